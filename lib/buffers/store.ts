@@ -1,0 +1,186 @@
+/**
+ * tmux paste buffers as a byte store: list, read, write, append, rename,
+ * delete. Content always travels as bytes and goes to tmux on stdin, so
+ * megabytes work and nothing is limited by argv size. No content is kept
+ * here: tmux is the only store.
+ *
+ * @example
+ * ```ts
+ * const store = createBufferStore(tmux);
+ * await store.write("notes", new TextEncoder().encode("hello"));
+ * const bytes = await store.read("notes");
+ * ```
+ */
+import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
+import { UserError } from "../errors.ts";
+import { KeyedLocks } from "./locks.ts";
+
+export interface BufferInfo {
+  name: string;
+  size_bytes: number;
+  /** 0 = most recently added (tmux's own list order). */
+  order_index: number;
+}
+
+export interface AppendOutcome {
+  created: boolean;
+  size_bytes: number;
+}
+
+export interface BufferStore {
+  list(): Promise<BufferInfo[]>;
+  /** Whole content; throws a {@linkcode UserError} naming the buffer when it does not exist. */
+  read(name: string): Promise<Uint8Array>;
+  /** Creates or replaces. */
+  write(name: string, content: Uint8Array): Promise<void>;
+  append(name: string, content: Uint8Array): Promise<AppendOutcome>;
+  delete(name: string): Promise<void>;
+  /** Renames; refuses when `to` exists and `overwrite` is false. Returns whether `to` was replaced. */
+  rename(from: string, to: string, overwrite: boolean): Promise<{ replaced: boolean }>;
+  /** Runs `fn` while no other store operation touches these names. */
+  locked<T>(names: readonly string[], fn: () => Promise<T>): Promise<T>;
+}
+
+export interface BufferStoreOptions {
+  /** Appends whose result exceeds this go through a temp file (default 8 MiB). */
+  tempFileThreshold?: number;
+}
+
+/** `#{n:buffer_name}` is the name's length in bytes, which makes each row self-delimiting. */
+const LIST_FORMAT = "#{buffer_size} #{n:buffer_name} #{buffer_name}";
+
+/**
+ * Parses `list-buffers -F LIST_FORMAT` output. Names are taken by their byte
+ * length, so spaces, tabs, `|`, `#`, quotes, newlines or any other byte in a
+ * name cannot corrupt a row.
+ */
+export function parseBufferList(out: Uint8Array): BufferInfo[] {
+  const rows: BufferInfo[] = [];
+  const dec = new TextDecoder();
+  let i = 0;
+  const readInt = (): number => {
+    let n = 0;
+    const start = i;
+    while (i < out.length && out[i] >= 0x30 && out[i] <= 0x39) n = n * 10 + (out[i++] - 0x30);
+    if (i === start || out[i] !== 0x20) throw new Error(`unexpected list-buffers output at byte ${i}`);
+    i++;
+    return n;
+  };
+  while (i < out.length) {
+    const size = readInt();
+    const len = readInt();
+    const name = dec.decode(out.subarray(i, i + len));
+    i += len;
+    if (out[i] !== 0x0a) throw new Error(`unexpected list-buffers output at byte ${i}`);
+    i++;
+    rows.push({ name, size_bytes: size, order_index: rows.length });
+  }
+  return rows;
+}
+
+function isMissingBuffer(e: unknown): boolean {
+  return e instanceof TmuxError && e.kind === "failed" &&
+    /^(no buffer|unknown buffer)/.test(e.message);
+}
+
+/** The error for a buffer that does not exist. */
+export function missingBuffer(name: string): UserError {
+  return new UserError(`no buffer named ${JSON.stringify(name)}: call list-buffers to see the buffers`);
+}
+
+/** tmux expands `#` formats in file paths of load-buffer; `##` is a literal `#`. */
+function formatLiteral(s: string): string {
+  return s.replaceAll("#", "##");
+}
+
+export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions = {}): BufferStore {
+  const locks = new KeyedLocks();
+  const threshold = opts.tempFileThreshold ?? 8 * 1024 * 1024;
+
+  async function readRaw(name: string): Promise<Uint8Array> {
+    try {
+      return await tmux.run(["show-buffer", "-b", name]);
+    } catch (e) {
+      if (isMissingBuffer(e)) throw missingBuffer(name);
+      throw e;
+    }
+  }
+
+  async function writeRaw(name: string, content: Uint8Array): Promise<void> {
+    if (content.length === 0) {
+      throw new UserError(
+        `tmux cannot hold an empty buffer: ${JSON.stringify(name)} was left unchanged (use delete-buffer to remove it)`,
+      );
+    }
+    if (content.length <= threshold) {
+      await tmux.run(["load-buffer", "-b", name, "-"], { stdin: content, timeoutMs: 60_000 });
+      return;
+    }
+    // Large content: hand tmux a file instead of a long stdin stream.
+    const path = await Deno.makeTempFile({ prefix: "tmux-mcp-" });
+    try {
+      await Deno.writeFile(path, content);
+      await tmux.run(["load-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });
+    } finally {
+      await Deno.remove(path).catch(() => {});
+    }
+  }
+
+  async function list(): Promise<BufferInfo[]> {
+    return parseBufferList(await tmux.run(["list-buffers", "-F", LIST_FORMAT]));
+  }
+
+  return {
+    list,
+    read: (name) => locks.with([name], () => readRaw(name)),
+    write: (name, content) => locks.with([name], () => writeRaw(name, content)),
+    append: (name, content) =>
+      locks.with([name], async () => {
+        let old: Uint8Array | undefined;
+        try {
+          old = await readRaw(name);
+        } catch (e) {
+          if (!(e instanceof UserError)) throw e;
+        }
+        const joined = old ? concat(old, content) : content;
+        await writeRaw(name, joined);
+        return { created: old === undefined, size_bytes: joined.length };
+      }),
+    delete: (name) =>
+      locks.with([name], async () => {
+        try {
+          await tmux.run(["delete-buffer", "-b", name]);
+        } catch (e) {
+          if (isMissingBuffer(e)) throw missingBuffer(name);
+          throw e;
+        }
+      }),
+    rename: (from, to, overwrite) =>
+      locks.with([from, to], async () => {
+        const names = new Set((await list()).map((b) => b.name));
+        if (!names.has(from)) throw missingBuffer(from);
+        if (from === to) return { replaced: false };
+        const replaced = names.has(to);
+        if (replaced && !overwrite) {
+          throw new UserError(
+            `buffer ${JSON.stringify(to)} already exists: nothing was changed; pass overwrite: true to replace it`,
+          );
+        }
+        // tmux renames in place (set-buffer -n), so the content is never
+        // absent: at every moment either `from` or `to` holds it.
+        const args: TmuxArg[] = replaced
+          ? ["delete-buffer", "-b", to, COMMAND_SEPARATOR, "set-buffer", "-b", from, "-n", to]
+          : ["set-buffer", "-b", from, "-n", to];
+        await tmux.run(args);
+        return { replaced };
+      }),
+    locked: (names, fn) => locks.with(names, fn),
+  };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

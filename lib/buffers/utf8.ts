@@ -1,0 +1,38 @@
+/**
+ * UTF-8 boundary helpers for byte-addressed slices of buffer content.
+ *
+ * @example
+ * ```ts
+ * const bytes = new TextEncoder().encode("aé");
+ * clipToCharBoundary(bytes, 0, 2); // 1: the cut would split "é"
+ * ```
+ */
+
+/** Length of the UTF-8 sequence a lead byte starts, or 0 for a continuation/invalid byte. */
+export function utf8SequenceLength(lead: number): number {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+/**
+ * Moves `end` back so that `bytes[start, end)` does not cut a well-formed
+ * character in two. Malformed bytes are left alone (they decode to U+FFFD
+ * wherever they are). Returns `start` when the slice holds only part of one
+ * character; callers decide what to do then.
+ */
+export function clipToCharBoundary(bytes: Uint8Array, start: number, end: number): number {
+  if (end >= bytes.length || end <= start) return end;
+  // Walk back over at most 3 continuation bytes to the lead byte.
+  let lead = end - 1;
+  while (lead > start && lead > end - 4 && (bytes[lead] & 0xc0) === 0x80) lead--;
+  const len = utf8SequenceLength(bytes[lead]);
+  if (len <= 1 || lead + len <= end) return end;
+  // The character continues past `end`; cut before it only if it is well-formed.
+  for (let i = lead + 1; i < lead + len; i++) {
+    if (i >= bytes.length || (bytes[i] & 0xc0) !== 0x80) return end;
+  }
+  return lead;
+}

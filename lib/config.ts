@@ -1,0 +1,266 @@
+/**
+ * Command line and environment → a validated {@linkcode Config}.
+ *
+ * Every option has one row in {@linkcode OPTIONS}: its flag, its environment
+ * variable and its parser. A bad value is a {@linkcode UsageError}, which
+ * `main.ts` prints as one line before exiting with code 2 — never a silent
+ * fallback.
+ *
+ * @example
+ * ```ts
+ * const cfg = parseConfig(["--socket-name", "work", "--safety", "readonly"], {});
+ * cfg.safety; // "readonly"
+ * ```
+ */
+import { parseArgs } from "node:util";
+
+export const TIERS = ["readonly", "mutating", "destructive"] as const;
+export type Tier = (typeof TIERS)[number];
+export const TOOLSETS = ["buffers", "workspace", "exec", "pty"] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+export const TERMINAL_BACKENDS = ["pty", "tmux"] as const;
+export type TerminalBackendName = (typeof TERMINAL_BACKENDS)[number];
+
+export interface Config {
+  socketName?: string;
+  socketPath?: string;
+  tmuxBin: string;
+  maxConcurrency: number;
+  safety: Tier;
+  toolsets: Toolset[];
+  maxMessageBytes: number;
+  /** Where audit lines go; undefined = stderr. */
+  auditLog?: string;
+  /** Upper bound for any wait (run-command, wait-for-*). */
+  maxWaitMs: number;
+  terminalBackend: TerminalBackendName;
+  keepSessions: boolean;
+  /** Path of the JSON/JSONC response-budget config file. */
+  configPath?: string;
+  /** `--max-tokens`: overrides the config file's maxTokensPerResponse. */
+  maxTokens?: number;
+}
+
+/** A bad command line or environment value; message is one line. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+type Parsed = string | boolean | undefined;
+
+interface OptionRow {
+  flag: string;
+  env?: string;
+  type: "string" | "boolean";
+  help: string;
+  apply(cfg: Config, value: string | boolean, source: string): void;
+}
+
+function intIn(source: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new UsageError(`${source}: expected a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  const n = Number(raw);
+  if (n < min || n > max) throw new UsageError(`${source}: ${n} is out of range (${min}..${max})`);
+  return n;
+}
+
+function oneOf<T extends string>(
+  source: string,
+  raw: string,
+  allowed: readonly T[],
+  aliases: Record<string, T> = {},
+): T {
+  const v = aliases[raw] ?? raw;
+  if (!(allowed as readonly string[]).includes(v)) {
+    throw new UsageError(`${source}: "${raw}" is not one of ${allowed.join(", ")}`);
+  }
+  return v as T;
+}
+
+function nonEmpty(source: string, raw: string): string {
+  if (raw.length === 0) throw new UsageError(`${source}: must not be empty`);
+  if (raw.includes("\0")) throw new UsageError(`${source}: must not contain NUL`);
+  return raw;
+}
+
+const MiB = 1024 * 1024;
+
+/** The option table: one row per flag, in `--help` order. */
+export const OPTIONS: readonly OptionRow[] = [
+  {
+    flag: "socket-name",
+    env: "TMUX_MCP_SOCKET_NAME",
+    type: "string",
+    help: "tmux socket name (tmux -L)",
+    apply: (c, v, s) => c.socketName = nonEmpty(s, String(v)),
+  },
+  {
+    flag: "socket-path",
+    env: "TMUX_MCP_SOCKET_PATH",
+    type: "string",
+    help: "tmux socket path (tmux -S)",
+    apply: (c, v, s) => c.socketPath = nonEmpty(s, String(v)),
+  },
+  {
+    flag: "tmux-bin",
+    env: "TMUX_MCP_TMUX_BIN",
+    type: "string",
+    help: "tmux executable (default: tmux)",
+    apply: (c, v, s) => c.tmuxBin = nonEmpty(s, String(v)),
+  },
+  {
+    flag: "max-concurrency",
+    env: "TMUX_MCP_MAX_CONCURRENCY",
+    type: "string",
+    help: "most tmux processes at once, 1..64 (default: 8)",
+    apply: (c, v, s) => c.maxConcurrency = intIn(s, String(v), 1, 64),
+  },
+  {
+    flag: "safety",
+    env: "TMUX_MCP_SAFETY",
+    type: "string",
+    help: "highest tool tier served: readonly|mutating|destructive (default: mutating)",
+    apply: (c, v, s) => c.safety = oneOf(s, String(v), TIERS),
+  },
+  {
+    flag: "toolsets",
+    env: "TMUX_MCP_TOOLSETS",
+    type: "string",
+    help: `comma-separated toolsets to serve: ${TOOLSETS.join(",")} (default: all)`,
+    apply: (c, v, s) => {
+      const names = String(v).split(",").map((x) => x.trim()).filter((x) => x.length > 0);
+      if (names.length === 0) throw new UsageError(`${s}: name at least one of ${TOOLSETS.join(", ")}`);
+      c.toolsets = [...new Set(names.map((n) => oneOf(s, n, TOOLSETS)))];
+    },
+  },
+  {
+    flag: "max-message-bytes",
+    env: "TMUX_MCP_MAX_MESSAGE_BYTES",
+    type: "string",
+    help: "largest JSON-RPC message accepted on stdin (default: 67108864 = 64 MiB)",
+    apply: (c, v, s) => c.maxMessageBytes = intIn(s, String(v), 1024, 1024 * MiB),
+  },
+  {
+    flag: "audit-log",
+    env: "TMUX_MCP_AUDIT_LOG",
+    type: "string",
+    help: "append one JSON line per tool call to this file (default: stderr)",
+    apply: (c, v, s) => c.auditLog = nonEmpty(s, String(v)),
+  },
+  {
+    flag: "max-wait-ms",
+    env: "TMUX_MCP_MAX_WAIT_MS",
+    type: "string",
+    help: "upper bound for timeout_ms of waiting tools (default: 120000)",
+    apply: (c, v, s) => c.maxWaitMs = intIn(s, String(v), 100, 24 * 3600 * 1000),
+  },
+  {
+    flag: "terminal-backend",
+    env: "TMUX_MCP_TERMINAL_BACKEND",
+    type: "string",
+    help: "backend of the pty_* tools: pty (alias internal) or tmux (default: pty)",
+    apply: (c, v, s) => c.terminalBackend = oneOf(s, String(v), TERMINAL_BACKENDS, { internal: "pty" }),
+  },
+  {
+    flag: "keep-sessions",
+    env: "TMUX_MCP_KEEP_SESSIONS",
+    type: "boolean",
+    help: "tmux backend: leave pty_* sessions running when the server exits",
+    apply: (c, v) => c.keepSessions = v === true || v === "1" || v === "true",
+  },
+  {
+    flag: "config",
+    env: "TMUX_MCP_CONFIG",
+    type: "string",
+    help: "JSON/JSONC file with response-budget settings",
+    apply: (c, v, s) => c.configPath = nonEmpty(s, String(v)),
+  },
+  {
+    flag: "max-tokens",
+    env: "TMUX_MCP_MAX_TOKENS",
+    type: "string",
+    help: "token budget per tool result (overrides maxTokensPerResponse)",
+    apply: (c, v, s) => c.maxTokens = intIn(s, String(v), 100, 10_000_000),
+  },
+];
+
+/** Defaults before flags and environment apply. */
+export function defaultConfig(): Config {
+  return {
+    tmuxBin: "tmux",
+    maxConcurrency: 8,
+    safety: "mutating",
+    toolsets: [...TOOLSETS],
+    maxMessageBytes: 64 * MiB,
+    maxWaitMs: 120_000,
+    terminalBackend: "pty",
+    keepSessions: false,
+  };
+}
+
+export type Command = { kind: "serve"; config: Config } | { kind: "help" } | { kind: "version" };
+
+/**
+ * Parses argv and environment. Flags win over environment variables.
+ * Throws {@linkcode UsageError} on any unknown flag or bad value.
+ */
+export function parseCommand(args: string[], env: Record<string, string | undefined>): Command {
+  const options: Record<string, { type: "string" | "boolean" }> = {
+    help: { type: "boolean" },
+    version: { type: "boolean" },
+  };
+  for (const o of OPTIONS) options[o.flag] = { type: o.type };
+  let parsed: { values: Record<string, Parsed | Parsed[]>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (e) {
+    // node:util's messages are multi-line with hints; keep the first line.
+    throw new UsageError((e as Error).message.split("\n")[0]);
+  }
+  if (parsed.values.help) return { kind: "help" };
+  if (parsed.values.version) return { kind: "version" };
+  if (parsed.positionals.length > 0) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[0]}" (the server takes flags only; see --help)`);
+  }
+  const cfg = defaultConfig();
+  for (const o of OPTIONS) {
+    const fromEnv = o.env ? env[o.env] : undefined;
+    if (fromEnv !== undefined && fromEnv !== "") o.apply(cfg, fromEnv, o.env!);
+  }
+  for (const o of OPTIONS) {
+    const v = parsed.values[o.flag];
+    if (v !== undefined && !Array.isArray(v)) o.apply(cfg, v, `--${o.flag}`);
+  }
+  return { kind: "serve", config: cfg };
+}
+
+/** Convenience for tests: the serve config or an error. */
+export function parseConfig(args: string[], env: Record<string, string | undefined>): Config {
+  const cmd = parseCommand(args, env);
+  if (cmd.kind !== "serve") throw new UsageError(`--${cmd.kind} does not produce a config`);
+  return cmd.config;
+}
+
+/** The `--help` text. */
+export function helpText(version: string): string {
+  const rows = OPTIONS.map((o) => {
+    const arg = o.type === "string" ? ` ${o.flag.split("-").pop()!.toUpperCase()}` : "";
+    const env = o.env ? ` [env ${o.env}]` : "";
+    return `  --${o.flag}${arg}\n      ${o.help}${env}`;
+  });
+  return [
+    `tmux-mcp ${version}: an MCP server (stdio) that lets AI agents drive tmux.`,
+    "",
+    "Usage: tmux-mcp [options]",
+    "",
+    "Options:",
+    ...rows,
+    "  --help       show this help",
+    "  --version    print the version",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,16 @@
+/**
+ * Errors whose message is meant for the model: one line that says what was
+ * wrong and what to do. The tool pipeline shows their message as-is; any
+ * other exception is reported as an internal error.
+ *
+ * @example
+ * ```ts
+ * throw new UserError(`no buffer named "x": call list-buffers to see the buffers`);
+ * ```
+ */
+export class UserError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UserError";
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The one path every tool call takes: look up → toolset and tier gate →
+ * strict input validation → handler → output validation → result stages
+ * (response budgets) → audit. Tools never see refused or malformed calls, and
+ * no failure escapes as an exception: each becomes an `isError` result with
+ * one line that says what to do.
+ *
+ * @example
+ * ```ts
+ * const pipeline = createPipeline({ tools: TOOLS, services, audit: createAuditSink(undefined) });
+ * const result = await pipeline.call("list-buffers", {}, extra);
+ * ```
+ */
+import type { z } from "zod";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { TIERS } from "../config.ts";
+import type { AnyTool, Services, ToolContext } from "../tools/tool.ts";
+import { UserError } from "../errors.ts";
+import { TmuxError } from "../tmux/executor.ts";
+import { log } from "../log.ts";
+import type { AuditOutcome, AuditSink } from "./audit.ts";
+
+/** What the pipeline needs from the SDK's per-request `extra`. */
+export interface CallExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification(notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }): Promise<void>;
+}
+
+/**
+ * A stage applied to every successful result after validation (response
+ * budgets live here). It may replace the result.
+ */
+export type ResultStage = (tool: AnyTool, result: CallToolResult, ctx: ToolContext) => Promise<CallToolResult>;
+
+export interface PipelineOptions {
+  tools: readonly AnyTool[];
+  services: Services;
+  audit?: AuditSink;
+  stages?: readonly ResultStage[];
+}
+
+export interface Pipeline {
+  /** Tools served (listed) under the current toolsets and safety tier. */
+  served: readonly AnyTool[];
+  call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult>;
+}
+
+const ID_KEYS = ["session_id", "window_id", "pane_id", "buffer_id"] as const;
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+/** zod issues → one line: `field: problem; field: problem`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.slice(0, 5).map((i) => {
+    const path = i.path.length ? i.path.join(".") : "arguments";
+    if (i.code === "unrecognized_keys") return `${path}: unknown parameter(s) ${i.keys.join(", ")}`;
+    return `${path}: ${i.message}`;
+  }).join("; ");
+}
+
+function targetOf(structured: unknown): Record<string, string> | undefined {
+  if (!structured || typeof structured !== "object") return undefined;
+  const s = structured as Record<string, unknown>;
+  const out: Record<string, string> = {};
+  for (const k of ID_KEYS) if (typeof s[k] === "string") out[k] = s[k] as string;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** Builds the pipeline for a server's tool table and configuration. */
+export function createPipeline(opts: PipelineOptions): Pipeline {
+  const { services } = opts;
+  const cfg = services.config;
+  const maxTier = TIERS.indexOf(cfg.safety);
+  const byName = new Map(opts.tools.map((t) => [t.name, t]));
+  // Strict once per tool, not per call: unknown parameters are a mistake worth telling.
+  const strictInput = new Map(opts.tools.map((t) => [t.name, t.input.strict()]));
+
+  function refusal(tool: AnyTool): string | undefined {
+    if (!cfg.toolsets.includes(tool.toolset)) {
+      return `tool ${tool.name} belongs to the "${tool.toolset}" toolset, which this server does not serve ` +
+        `(--toolsets ${cfg.toolsets.join(",")}); add it to --toolsets to use it`;
+    }
+    const tier = TIERS.indexOf(tool.tier);
+    if (tier < 0) return `tool ${tool.name} has no safety tier and is refused`; // fail closed
+    if (tier > maxTier) {
+      return `tool ${tool.name} is ${tool.tier}; this server runs with --safety ${cfg.safety}: ` +
+        `ask the user to restart it with --safety ${tool.tier} to allow such tools`;
+    }
+    return undefined;
+  }
+
+  const served = opts.tools.filter((t) => refusal(t) === undefined);
+
+  async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
+    const started = performance.now();
+    let outcome: AuditOutcome = "ok";
+    let message: string | undefined;
+    let target: Record<string, string> | undefined;
+    try {
+      const tool = byName.get(name);
+      if (!tool) {
+        outcome = "invalid";
+        message = `unknown tool ${JSON.stringify(name)}: call tools/list to see the tools this server offers`;
+        return errorResult(message);
+      }
+      const refused = refusal(tool);
+      if (refused) {
+        outcome = "refused";
+        message = refused;
+        return errorResult(message);
+      }
+      const parsed = strictInput.get(name)!.safeParse(args ?? {});
+      if (!parsed.success) {
+        outcome = "invalid";
+        message = `invalid arguments for ${name}: ${describeIssues(parsed.error)}`;
+        return errorResult(message);
+      }
+      const progressToken = extra._meta?.progressToken;
+      const ctx: ToolContext = {
+        ...services,
+        signal: extra.signal,
+        progress: async (progress, total, msg) => {
+          if (progressToken === undefined) return;
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken, progress, total, message: msg },
+          }).catch(() => {});
+        },
+      };
+      const out = await tool.handler(parsed.data, ctx);
+      const checked = tool.output.safeParse(out.structured);
+      if (!checked.success) {
+        outcome = "error";
+        message = `internal error: ${name} produced a result that does not match its output schema ` +
+          `(${describeIssues(checked.error)}); please report this`;
+        log("error", message);
+        return errorResult(message);
+      }
+      target = targetOf(out.structured);
+      let result: CallToolResult = {
+        content: out.content ?? [{ type: "text", text: JSON.stringify(out.structured) }],
+        structuredContent: out.structured as Record<string, unknown>,
+      };
+      for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx);
+      return result;
+    } catch (e) {
+      outcome = "error";
+      if (e instanceof UserError || e instanceof TmuxError) {
+        message = e.message;
+      } else {
+        message = `internal error in ${name}: ${e instanceof Error ? e.message : String(e)}`;
+        log("error", message, { stack: e instanceof Error ? e.stack : undefined });
+      }
+      return errorResult(message);
+    } finally {
+      opts.audit?.({
+        tool: name,
+        outcome,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        args: args ?? {},
+        ...(target ? { target } : {}),
+        ...(message ? { message } : {}),
+      });
+    }
+  }
+
+  return { served, call };
+}

@@ -1,0 +1,242 @@
+/**
+ * A newline-delimited JSON-RPC transport over byte streams (stdio) with
+ * linear buffering and a hard message-size limit.
+ *
+ * Why not the SDK's `StdioServerTransport`: it re-concatenates and re-scans
+ * the whole pending message on every chunk (a 32 MiB message took 33 s), and
+ * closes itself on a message over 10 MiB, after which the server silently
+ * stops answering. Here each byte is scanned once for the newline, chunks are
+ * joined once per message, and an oversized message is discarded and answered
+ * with a JSON-RPC error while the transport keeps serving.
+ *
+ * @example
+ * ```ts
+ * const transport = new LinearStdioTransport({ maxMessageBytes: 64 * 1024 * 1024 });
+ * await mcpServer.connect(transport);
+ * ```
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+
+export interface LinearStdioTransportOptions {
+  maxMessageBytes: number;
+  /** Defaults to Deno.stdin.readable. */
+  input?: ReadableStream<Uint8Array>;
+  /** Defaults to writing Deno.stdout fully. */
+  write?: (bytes: Uint8Array) => Promise<void>;
+  /** Called for protocol-level problems worth a log line (oversize, bad JSON). */
+  onWarning?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+const NEWLINE = 0x0a;
+/** How much of an oversized message is kept to recover its id. */
+const EDGE_BYTES = 512;
+
+type RequestId = string | number;
+
+/**
+ * Recovers the `id` of a JSON-RPC message from its first and last bytes.
+ * The SDK puts `id` last (`...,"jsonrpc":"2.0","id":7}`); other clients put it
+ * first (`{"jsonrpc":"2.0","id":7,...`). Only these top-level positions are
+ * trusted, so an `"id"` nested in params is never mistaken for the request's.
+ */
+export function recoverId(head: string, tail: string): RequestId | undefined {
+  const idValue = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+  const atEnd = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${idValue}\s*\}\s*$`).exec(tail);
+  const atStart = new RegExp(
+    String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${idValue}\s*,`,
+  ).exec(head);
+  const raw = atEnd?.[1] ?? atStart?.[1];
+  if (raw === undefined) return undefined;
+  try {
+    const v: unknown = JSON.parse(raw);
+    return typeof v === "number" || typeof v === "string" ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** See the module documentation. */
+export class LinearStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  #opts: LinearStdioTransportOptions;
+  #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  #writeChain: Promise<void> = Promise.resolve();
+  #closed = false;
+  #encoder = new TextEncoder();
+  #decoder = new TextDecoder();
+
+  // The message being assembled: chunks not yet joined.
+  #chunks: Uint8Array[] = [];
+  #pending = 0;
+  // Discard mode (message over the limit): keep only its edges.
+  #discarding = false;
+  #head: Uint8Array = new Uint8Array(0);
+  #tail: Uint8Array = new Uint8Array(0);
+
+  constructor(opts: LinearStdioTransportOptions) {
+    this.#opts = opts;
+  }
+
+  start(): Promise<void> {
+    const input = this.#opts.input ?? Deno.stdin.readable;
+    this.#reader = input.getReader();
+    void this.#readLoop();
+    return Promise.resolve();
+  }
+
+  async #readLoop(): Promise<void> {
+    const reader = this.#reader!;
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (value && value.length > 0) this.#consume(value);
+      }
+    } catch (e) {
+      if (!this.#closed) this.onerror?.(e instanceof Error ? e : new Error(String(e)));
+    } finally {
+      void this.close();
+    }
+  }
+
+  #consume(chunk: Uint8Array): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      const end = nl === -1 ? chunk.length : nl;
+      this.#append(chunk.subarray(start, end));
+      if (nl === -1) return;
+      this.#finishMessage();
+      start = nl + 1;
+    }
+  }
+
+  #append(part: Uint8Array): void {
+    if (part.length === 0) return;
+    if (!this.#discarding && this.#pending + part.length > this.#opts.maxMessageBytes) {
+      // Switch to discard mode: keep the head for id recovery, drop the rest.
+      const joined = joinChunks(this.#chunks, this.#pending);
+      this.#head = joined.slice(0, EDGE_BYTES);
+      this.#tail = new Uint8Array(0);
+      this.#chunks = [];
+      this.#discarding = true;
+    }
+    this.#pending += part.length;
+    if (this.#discarding) {
+      if (this.#head.length < EDGE_BYTES) {
+        this.#head = concat2(this.#head, part.subarray(0, EDGE_BYTES - this.#head.length));
+      }
+      this.#tail = part.length >= EDGE_BYTES
+        ? part.slice(part.length - EDGE_BYTES)
+        : concat2(this.#tail, part).slice(-EDGE_BYTES);
+    } else {
+      // Copy: the reader may reuse its buffer.
+      this.#chunks.push(part.slice());
+    }
+  }
+
+  #finishMessage(): void {
+    const size = this.#pending;
+    if (this.#discarding) {
+      const head = this.#decoder.decode(this.#head);
+      const tail = this.#decoder.decode(this.#tail);
+      this.#reset();
+      this.#rejectOversized(size, head, tail);
+      return;
+    }
+    const bytes = joinChunks(this.#chunks, size);
+    this.#reset();
+    if (size === 0) return;
+    let text = this.#decoder.decode(bytes);
+    if (text.endsWith("\r")) text = text.slice(0, -1);
+    if (text.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+    } catch (e) {
+      const reason = e instanceof SyntaxError ? "not valid JSON" : "not a JSON-RPC 2.0 message";
+      this.#opts.onWarning?.(`discarded a message that is ${reason}`, { bytes: size });
+      const id = recoverId(text.slice(0, EDGE_BYTES), text.slice(-EDGE_BYTES));
+      void this.#sendError(id ?? null, e instanceof SyntaxError ? -32700 : -32600, `Message is ${reason}`);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  #rejectOversized(size: number, head: string, tail: string): void {
+    const max = this.#opts.maxMessageBytes;
+    const id = recoverId(head, tail);
+    this.#opts.onWarning?.("discarded an oversized message", { bytes: size, max_message_bytes: max, id: id ?? null });
+    if (id === undefined) return;
+    void this.#sendError(
+      id,
+      -32600,
+      `Message of ${size} bytes exceeds the server's limit of ${max} bytes (--max-message-bytes): ` +
+        `send the content in smaller pieces, e.g. several append-buffer calls`,
+    );
+  }
+
+  #reset(): void {
+    this.#chunks = [];
+    this.#pending = 0;
+    this.#discarding = false;
+    this.#head = new Uint8Array(0);
+    this.#tail = new Uint8Array(0);
+  }
+
+  #sendError(id: RequestId | null, code: number, message: string): Promise<void> {
+    // id null is valid JSON-RPC for errors whose request id is unknown.
+    return this.#write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n");
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.#write(JSON.stringify(message) + "\n");
+  }
+
+  #write(text: string): Promise<void> {
+    const bytes = this.#encoder.encode(text);
+    const write = this.#opts.write ?? writeStdout;
+    // Chain writes so that concurrent sends never interleave their bytes.
+    const next = this.#writeChain.then(() => write(bytes));
+    this.#writeChain = next.catch(() => {});
+    return next;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#reader?.cancel();
+    } catch {
+      // already closed
+    }
+    this.onclose?.();
+  }
+}
+
+async function writeStdout(bytes: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < bytes.length) off += await Deno.stdout.write(bytes.subarray(off));
+}
+
+function joinChunks(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+function concat2(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

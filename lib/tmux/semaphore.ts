@@ -1,0 +1,68 @@
+/**
+ * A counting semaphore with FIFO fairness.
+ *
+ * Written by hand on purpose: the executor's concurrency bound is a product
+ * guarantee ("never more than N tmux children"), so its behaviour must be
+ * exact and small enough to read in one sitting.
+ *
+ * @example
+ * ```ts
+ * const sem = new Semaphore(2);
+ * const out = await sem.use(() => fetchSomething());
+ * ```
+ */
+export class Semaphore {
+  #available: number;
+  #waiters: Array<() => void> = [];
+  readonly capacity: number;
+
+  constructor(capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`semaphore capacity must be a positive integer, got ${capacity}`);
+    }
+    this.capacity = capacity;
+    this.#available = capacity;
+  }
+
+  /** Slots free right now. */
+  get available(): number {
+    return this.#available;
+  }
+
+  /** Callers waiting for a slot right now. */
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
+  /**
+   * Waits for a slot and returns its release function. The release function
+   * is idempotent so a double release can never inflate the count.
+   */
+  async acquire(): Promise<() => void> {
+    if (this.#available > 0 && this.#waiters.length === 0) {
+      this.#available--;
+    } else {
+      // The slot is handed over directly by release(), so a newcomer can
+      // never overtake a waiter (FIFO).
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiters.shift();
+      if (next) next();
+      else this.#available++;
+    };
+  }
+
+  /** Runs `fn` while holding a slot; the slot is released however `fn` ends. */
+  async use<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}

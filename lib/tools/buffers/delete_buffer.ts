@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { bufferName } from "../schemas.ts";
+
+export default defineTool({
+  name: "delete-buffer",
+  title: "Delete a tmux buffer",
+  description: "Deletes one paste buffer. An unknown name is an error (call list-buffers to see the names).",
+  toolset: "buffers",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  input: z.object({ name: bufferName }),
+  output: z.object({ name: z.string(), deleted: z.boolean() }),
+  async handler({ name }, ctx) {
+    await ctx.buffers.delete(name);
+    return { structured: { name, deleted: true } };
+  },
+});

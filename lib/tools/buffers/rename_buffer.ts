@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { bufferName } from "../schemas.ts";
+
+export default defineTool({
+  name: "rename-buffer",
+  title: "Rename a tmux buffer",
+  description: "Renames a paste buffer. If `to` already exists the call is refused and nothing changes, " +
+    "unless overwrite is true (then the old `to` is replaced). The content is never lost on the way: tmux " +
+    "renames in place.",
+  toolset: "buffers",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  input: z.object({
+    from: bufferName,
+    to: bufferName,
+    overwrite: z.boolean().default(false).describe("replace `to` if it exists"),
+  }),
+  output: z.object({ from: z.string(), to: z.string(), replaced: z.boolean() }),
+  async handler({ from, to, overwrite }, ctx) {
+    const { replaced } = await ctx.buffers.rename(from, to, overwrite);
+    return { structured: { from, to, replaced } };
+  },
+});

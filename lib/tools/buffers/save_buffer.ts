@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { absolutePath, bufferName } from "../schemas.ts";
+import { writeFileChecked } from "../files.ts";
+
+export default defineTool({
+  name: "save-buffer",
+  title: "Save a tmux buffer to a file",
+  description: "Writes a paste buffer's exact bytes to a file (absolute path; created if missing, replaced " +
+    "unless append is true). The directory must exist.",
+  toolset: "buffers",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  input: z.object({
+    name: bufferName,
+    path: absolutePath,
+    append: z.boolean().default(false).describe("append to the file instead of replacing it"),
+  }),
+  output: z.object({ name: z.string(), path: z.string(), bytes_written: z.number().int(), appended: z.boolean() }),
+  async handler({ name, path, append }, ctx) {
+    const bytes = await ctx.buffers.read(name);
+    await writeFileChecked(path, bytes, append);
+    return { structured: { name, path, bytes_written: bytes.length, appended: append } };
+  },
+});

@@ -1,0 +1,34 @@
+/**
+ * Input pieces shared by many tools. Every string from a model is hostile
+ * until validated: these bound lengths and reject the bytes that would
+ * corrupt tmux output parsing or reach a file system unchecked.
+ *
+ * @example
+ * ```ts
+ * const input = z.object({ name: bufferName, path: absolutePath });
+ * ```
+ */
+import { z } from "zod";
+
+// Tab is allowed (names like "a\tb" are legitimate); newlines and other
+// control characters are not: tmux prints names raw, one per line.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/** A tmux paste-buffer name. */
+export const bufferName = z.string()
+  .min(1, "buffer name must not be empty")
+  .max(256, "buffer name is longer than 256 characters")
+  .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)")
+  .describe("tmux paste-buffer name (any text up to 256 characters; no newlines)");
+
+/** An absolute file path, passed to the file system as-is. */
+export const absolutePath = z.string()
+  .min(1, "path must not be empty")
+  .max(4096, "path is longer than 4096 characters")
+  .refine((s) => s.startsWith("/"), "path must be absolute (start with /)")
+  .refine((s) => !s.includes("\0"), "path must not contain NUL")
+  .describe("absolute file path");
+
+/** Text content up to 256 MiB (the transport's own limit is usually lower). */
+export const content = z.string().max(256 * 1024 * 1024, "content is larger than 256 MiB");

@@ -1,0 +1,63 @@
+/**
+ * tmux-mcp: an MCP server (stdio) that lets AI agents drive tmux.
+ *
+ * Without a subcommand it serves MCP on stdin/stdout; stdout carries
+ * JSON-RPC only, everything else goes to stderr. See `--help`.
+ */
+import { helpText, parseCommand, UsageError } from "./lib/config.ts";
+import { log, writeStderr } from "./lib/log.ts";
+import { createApp } from "./lib/server/server.ts";
+import { LinearStdioTransport } from "./lib/server/transport.ts";
+import { VERSION } from "./lib/version.ts";
+
+async function main(): Promise<number> {
+  let command;
+  try {
+    command = parseCommand(Deno.args, Deno.env.toObject());
+  } catch (e) {
+    if (e instanceof UsageError) {
+      writeStderr(`tmux-mcp: ${e.message} (see --help)\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (command.kind === "help") {
+    console.log(helpText(VERSION));
+    return 0;
+  }
+  if (command.kind === "version") {
+    console.log(`tmux-mcp ${VERSION}`);
+    return 0;
+  }
+
+  const app = createApp(command.config);
+  const transport = new LinearStdioTransport({
+    maxMessageBytes: command.config.maxMessageBytes,
+    onWarning: (message, fields) => log("warn", message, fields),
+  });
+  const done = Promise.withResolvers<number>();
+  let closing = false;
+  const shutdown = async (code: number) => {
+    if (closing) return;
+    closing = true;
+    await app.close();
+    done.resolve(code);
+  };
+  transport.onclose = () => void shutdown(0);
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(sig, () => void shutdown(0));
+  }
+  await app.mcp.connect(transport);
+  // connect() replaced onclose with the SDK's; chain ours after it.
+  const sdkOnClose = transport.onclose;
+  transport.onclose = () => {
+    sdkOnClose?.();
+    void shutdown(0);
+  };
+  log("info", `serving MCP on stdio (tmux-mcp ${VERSION})`);
+  return await done.promise;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main());
+}

@@ -1,0 +1,140 @@
+/**
+ * Test fixtures: a private tmux server on a unique `-L` socket (never the
+ * user's default server) and the MCP server started the way users start it,
+ * over stdio, driven by the SDK `Client`.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+export const ROOT = new URL("../", import.meta.url).pathname;
+
+/** The permission flags of the `start` task, so tests run the server exactly as users do. */
+export const START_PERMISSIONS: string[] = (() => {
+  const cfg = JSON.parse(Deno.readTextFileSync(ROOT + "deno.json"));
+  return (cfg.tasks.start as string).split(/\s+/).filter((a) => a.startsWith("--allow"));
+})();
+
+let counter = 0;
+
+/** A unique socket name for this process and call. */
+export function uniqueSocketName(label = "t"): string {
+  return `tmcp-${label}-${Deno.pid}-${Date.now().toString(36)}-${counter++}`;
+}
+
+export interface TmuxFixture {
+  socketName: string;
+  /** Runs tmux on the fixture's socket and returns stdout (throws on failure). */
+  tmux(...args: string[]): Promise<string>;
+  /** Runs tmux with stdin bytes. */
+  tmuxStdin(stdin: Uint8Array, ...args: string[]): Promise<string>;
+  kill(): Promise<void>;
+}
+
+async function runTmux(socketName: string, args: string[], stdin?: Uint8Array): Promise<string> {
+  const child = new Deno.Command("tmux", {
+    args: ["-L", socketName, ...args],
+    stdin: stdin ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (stdin) {
+    const w = child.stdin.getWriter();
+    await w.write(stdin);
+    await w.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  if (!out.success) throw new Error(`tmux ${args.join(" ")}: ${dec.decode(out.stderr)}`);
+  return dec.decode(out.stdout);
+}
+
+/** Starts a tmux server with one detached session `main` on a unique socket. */
+export async function startTmux(label?: string): Promise<TmuxFixture> {
+  const socketName = uniqueSocketName(label);
+  await runTmux(socketName, ["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "120", "-y", "40"]);
+  return {
+    socketName,
+    tmux: (...args) => runTmux(socketName, args),
+    tmuxStdin: (stdin, ...args) => runTmux(socketName, args, stdin),
+    kill: async () => {
+      await runTmux(socketName, ["kill-server"]).catch(() => {});
+    },
+  };
+}
+
+export interface McpFixture {
+  client: Client;
+  /** Calls a tool; returns the raw result (errors are results, not throws). */
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Calls a tool and returns its structured content, failing on isError. */
+  ok<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
+  /** Calls a tool and returns its error text, failing if it succeeded. */
+  err(name: string, args?: Record<string, unknown>): Promise<string>;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  socketName?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/** Starts `main.ts` with the start task's permissions and connects an SDK client over stdio. */
+export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
+  const args = ["run", ...START_PERMISSIONS, ROOT + "main.ts"];
+  if (opts.socketName) args.push("--socket-name", opts.socketName);
+  args.push(...(opts.args ?? []));
+  const env: Record<string, string> = { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp" };
+  for (const k of ["DENO_DIR", "TMPDIR", "LANG"]) {
+    const v = Deno.env.get(k);
+    if (v) env[k] = v;
+  }
+  Object.assign(env, opts.env ?? {});
+  const transport = new StdioClientTransport({ command: Deno.execPath(), args, env, stderr: "pipe" });
+  let stderr = "";
+  const dec = new TextDecoder();
+  transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));
+  const client = new Client({ name: "tmux-mcp-tests", version: "0.0.0" });
+  await client.connect(transport);
+  const call = (name: string, a: Record<string, unknown> = {}) =>
+    client.callTool({ name, arguments: a }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>;
+  return {
+    client,
+    call,
+    async ok<T>(name: string, a: Record<string, unknown> = {}) {
+      const r = await call(name, a);
+      if (r.isError) throw new Error(`${name} failed: ${textOf(r)}`);
+      return r.structuredContent as T;
+    },
+    async err(name: string, a: Record<string, unknown> = {}) {
+      const r = await call(name, a);
+      if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${textOf(r).slice(0, 500)}`);
+      return textOf(r);
+    },
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
+
+/** The concatenated text blocks of a result. */
+export function textOf(r: CallToolResult): string {
+  return r.content.map((c) => c.type === "text" ? c.text : "").join("\n");
+}
+
+/** A tmux server plus a connected MCP server, torn down together. */
+export async function withServer(
+  fn: (mcp: McpFixture, tmux: TmuxFixture) => Promise<void>,
+  opts: Omit<ConnectOptions, "socketName"> = {},
+): Promise<void> {
+  const tmux = await startTmux();
+  const mcp = await connect({ ...opts, socketName: tmux.socketName });
+  try {
+    await fn(mcp, tmux);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+}
