@@ -21,6 +21,7 @@ import { createBufferStore } from "../buffers/store.ts";
 import { TOOLS } from "../tools/mod.ts";
 import type { AnyTool, Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
+import { log } from "../log.ts";
 import { createAuditSink } from "./audit.ts";
 import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
 
@@ -36,20 +37,34 @@ const INSTRUCTIONS = "tmux-mcp drives tmux. Paste buffers are a scratch space: s
   "store text, show-buffer to page through it, list-buffers to see what exists. Every tool result is bounded; " +
   "errors say what to do next.";
 
-/** Long-lived services for a configuration. */
-export function createServices(config: Config): Services {
+/** Long-lived services for a configuration, plus the exit hooks they registered. */
+export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
   const tmux = createSpawnExecutor({
     bin: config.tmuxBin,
     socketName: config.socketName,
     socketPath: config.socketPath,
     maxConcurrency: config.maxConcurrency,
   });
-  return { config, tmux, buffers: createBufferStore(tmux) };
+  const hooks: Array<() => Promise<void>> = [];
+  const services: Services = {
+    config,
+    tmux,
+    buffers: createBufferStore(tmux),
+    atExit: (fn) => void hooks.push(fn),
+  };
+  return {
+    services,
+    async runExitHooks() {
+      for (const fn of hooks.reverse()) {
+        await fn().catch((e) => log("warn", `cleanup failed: ${e instanceof Error ? e.message : String(e)}`));
+      }
+    },
+  };
 }
 
 /** Builds the server for a configuration; `tools` defaults to every tool. */
 export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): App {
-  const services = createServices(config);
+  const { services, runExitHooks } = createServices(config);
   const pipeline = createPipeline({ tools, services, audit: createAuditSink(config.auditLog) });
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
@@ -79,6 +94,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
     services,
     pipeline,
     async close() {
+      await runExitHooks();
       await mcp.close().catch(() => {});
     },
   };

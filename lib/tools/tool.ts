@@ -34,6 +34,11 @@ export interface Services {
   config: Config;
   tmux: TmuxExecutor;
   buffers: BufferStore;
+  /**
+   * Registers cleanup to run when the server exits normally (kill sessions
+   * it created, delete result buffers). Hooks run in reverse order.
+   */
+  atExit(fn: () => Promise<void>): void;
 }
 
 /** Per-call context handed to a tool's handler. */
