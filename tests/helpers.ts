@@ -3,9 +3,16 @@
  * user's default server) and the MCP server started the way users start it,
  * over stdio, driven by the SDK `Client`.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client as ClientJs } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client as ClientTyped } from "@modelcontextprotocol/sdk/client/index";
+import { StdioClientTransport as StdioClientTransportJs } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StdioClientTransport as StdioClientTransportTyped } from "@modelcontextprotocol/sdk/client/stdio";
+import type { CallToolResult } from "../lib/sdk.ts";
+
+// Typed like lib/sdk.ts does for the server side (the .js subpaths carry no types under Deno).
+export const Client: typeof ClientTyped = ClientJs;
+export type Client = ClientTyped;
+const StdioClientTransport: typeof StdioClientTransportTyped = StdioClientTransportJs;
 
 export const ROOT = new URL("../", import.meta.url).pathname;
 

@@ -12,7 +12,7 @@
  * ```
  */
 import type { z } from "zod";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "../sdk.ts";
 import { TIERS } from "../config.ts";
 import type { AnyTool, Services, ToolContext } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";

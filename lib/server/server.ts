@@ -13,8 +13,7 @@
  * await app.close();
  * ```
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { type CallToolRequest, CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolRequest, CallToolRequestSchema, McpServer } from "../sdk.ts";
 import type { Config } from "../config.ts";
 import { createSpawnExecutor } from "../tmux/executor.ts";
 import { createBufferStore } from "../buffers/store.ts";

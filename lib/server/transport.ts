@@ -15,8 +15,7 @@
  * await mcpServer.connect(transport);
  * ```
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../sdk.ts";
 
 export interface LinearStdioTransportOptions {
   maxMessageBytes: number;

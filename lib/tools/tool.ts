@@ -22,7 +22,7 @@
  * ```
  */
 import type { z } from "zod";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "../sdk.ts";
 import type { Config, Tier, Toolset } from "../config.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import type { BufferStore } from "../buffers/store.ts";

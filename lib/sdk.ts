@@ -1,0 +1,40 @@
+/**
+ * The MCP SDK, typed. Under Deno the SDK's `*.js` subpaths resolve without
+ * type declarations (its package.json maps `./*` types to `*.js.d.ts`, which
+ * do not exist), so every value would silently be `any`. Types come from the
+ * extension-less subpaths (type-only, erased at run time) and values from the
+ * `.js` subpaths, joined here once.
+ *
+ * @example
+ * ```ts
+ * import { McpServer, type CallToolResult } from "./sdk.ts";
+ * ```
+ */
+import { McpServer as McpServerJs } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer as McpServerTyped } from "@modelcontextprotocol/sdk/server/mcp";
+import {
+  CallToolRequestSchema as CallToolRequestSchemaJs,
+  ErrorCode as ErrorCodeJs,
+  JSONRPCMessageSchema as JSONRPCMessageSchemaJs,
+  McpError as McpErrorJs,
+} from "@modelcontextprotocol/sdk/types.js";
+import type * as Types from "@modelcontextprotocol/sdk/types";
+
+export type {
+  CallToolRequest,
+  CallToolResult,
+  GetPromptResult,
+  JSONRPCMessage,
+  ReadResourceResult,
+  ServerNotification,
+} from "@modelcontextprotocol/sdk/types";
+export type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+
+export const McpServer: typeof McpServerTyped = McpServerJs;
+export type McpServer = McpServerTyped;
+export const CallToolRequestSchema: typeof Types.CallToolRequestSchema = CallToolRequestSchemaJs;
+export const JSONRPCMessageSchema: typeof Types.JSONRPCMessageSchema = JSONRPCMessageSchemaJs;
+export const McpError: typeof Types.McpError = McpErrorJs;
+export type McpError = Types.McpError;
+export const ErrorCode: typeof Types.ErrorCode = ErrorCodeJs;
+export type ErrorCode = Types.ErrorCode;

@@ -1,0 +1,244 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { withServer } from "./helpers.ts";
+
+interface Slice {
+  size_bytes: number;
+  offset_bytes: number;
+  returned_bytes: number;
+  next_offset_bytes: number | null;
+  text: string;
+}
+
+const enc = new TextEncoder();
+
+Deno.test("buffer tools round-trip names with spaces, |, tab, leading -, #{...}, ;, non-ASCII", async () => {
+  await withServer(async (mcp, tmux) => {
+    const names = [
+      "sp ace",
+      "p|ipe",
+      "a\tb",
+      "-lead",
+      "#{pane_id}",
+      "#(touch /tmp/tmcp-pwned)",
+      "x;",
+      "é中🙂",
+      "q'\"x",
+    ];
+    for (const [i, name] of names.entries()) await mcp.ok("set-buffer", { name, content: `content ${i}` });
+    const { buffers } = await mcp.ok<{ buffers: { name: string; size_bytes: number; order_index: number }[] }>(
+      "list-buffers",
+    );
+    assertEquals(buffers.map((b) => b.name).sort(), [...names].sort());
+    // order_index 0 is the most recently added.
+    assertEquals(buffers[0], { name: names.at(-1)!, size_bytes: 9, order_index: 0 });
+    for (const [i, name] of names.entries()) {
+      assertEquals((await mcp.ok<Slice>("show-buffer", { name })).text, `content ${i}`);
+    }
+    // tmux itself sees the literal names (no format expansion, no command split).
+    const raw = await tmux.tmux("show-buffer", "-b", "#{pane_id}");
+    assertEquals(raw, "content 4");
+    let pwned = true;
+    await Deno.stat("/tmp/tmcp-pwned").catch(() => pwned = false);
+    assertEquals(pwned, false);
+  });
+});
+
+Deno.test("list-buffers parses a name containing a newline made outside the server", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmuxStdin(enc.encode("abc"), "load-buffer", "-b", "line1\n12 3 x", "-");
+    await tmux.tmuxStdin(enc.encode("de"), "load-buffer", "-b", "plain", "-");
+    const { buffers } = await mcp.ok<{ buffers: { name: string; size_bytes: number }[] }>("list-buffers");
+    assertEquals(buffers.map((b) => [b.name, b.size_bytes]), [["plain", 2], ["line1\n12 3 x", 3]]);
+  });
+});
+
+Deno.test("show-buffer slices never cut a multi-byte character and page back byte-exact", async () => {
+  await withServer(async (mcp) => {
+    const text = "aé中🙂".repeat(50) + "end";
+    await mcp.ok("set-buffer", { name: "mb", content: text });
+    const size = enc.encode(text).length;
+    for (const max of [1, 2, 3, 5, 7, 64]) {
+      let offset = 0;
+      let out = "";
+      let pages = 0;
+      while (true) {
+        const s = await mcp.ok<Slice>("show-buffer", { name: "mb", offset_bytes: offset, max_bytes: max });
+        assertEquals(s.size_bytes, size);
+        assert(s.returned_bytes >= 1, "every page moves forward");
+        assert(s.returned_bytes <= Math.max(max, 4));
+        if (max >= 4) assert(!s.text.includes("\uFFFD"), `max ${max}: no replacement character`);
+        out += s.text;
+        pages++;
+        if (s.next_offset_bytes === null) break;
+        offset = s.next_offset_bytes;
+        if (max < 4) break; // tiny pages split characters by design; checked below
+      }
+      if (max >= 4) assertEquals(out, text, `max_bytes ${max} reassembles exactly (${pages} pages)`);
+    }
+    // A slice too small for the character at its start still returns it partly.
+    const tiny = await mcp.ok<Slice>("show-buffer", { name: "mb", offset_bytes: 1, max_bytes: 1 });
+    assertEquals([tiny.returned_bytes, tiny.next_offset_bytes], [1, 2]);
+  });
+});
+
+Deno.test("show-buffer keeps paging facts out of the slice text", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "p", content: "0123456789" });
+    const r = await mcp.call("show-buffer", { name: "p", offset_bytes: 4, max_bytes: 3 });
+    assertEquals(r.content[0], { type: "text", text: "456" });
+    const facts = JSON.parse((r.content[1] as { text: string }).text);
+    assertEquals(facts, { name: "p", size_bytes: 10, offset_bytes: 4, returned_bytes: 3, next_offset_bytes: 7 });
+  });
+});
+
+Deno.test("show-buffer at the end returns an empty slice; past the end is an error", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "e", content: "abc" });
+    const end = await mcp.ok<Slice>("show-buffer", { name: "e", offset_bytes: 3 });
+    assertEquals([end.text, end.returned_bytes, end.next_offset_bytes], ["", 0, null]);
+    assertMatch(await mcp.err("show-buffer", { name: "e", offset_bytes: 4 }), /past the end.*size 3.*from 0 to 3/);
+  });
+});
+
+Deno.test("show-buffer replaces invalid UTF-8 instead of failing", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmuxStdin(new Uint8Array([0x61, 0xff, 0x62]), "load-buffer", "-b", "bin", "-");
+    const s = await mcp.ok<Slice>("show-buffer", { name: "bin" });
+    assertEquals([s.text, s.size_bytes], ["a\uFFFDb", 3]);
+  });
+});
+
+Deno.test("empty content is refused and leaves the buffer as it was", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "keep", content: "data" });
+    assertMatch(await mcp.err("set-buffer", { name: "keep", content: "" }), /empty buffer.*unchanged.*delete-buffer/);
+    assertEquals((await mcp.ok<Slice>("show-buffer", { name: "keep" })).text, "data");
+    assertMatch(await mcp.err("append-buffer", { name: "keep", content: "" }), /content must not be empty/);
+  });
+});
+
+Deno.test("a 10 MiB set, append and paged show round trip is byte-exact", async () => {
+  await withServer(async (mcp) => {
+    const line = "0123456789abcdefghijklmnopqrstuvwxyzé中🙂\n";
+    const half = line.repeat(Math.ceil(5 * 1024 * 1024 / enc.encode(line).length));
+    await mcp.ok("set-buffer", { name: "big", content: half });
+    const appended = await mcp.ok("append-buffer", {
+      name: "big",
+      content: half,
+    });
+    const expected = half + half;
+    const size = enc.encode(expected).length;
+    assert(size > 10 * 1024 * 1024);
+    assertEquals(appended, { name: "big", created: false, size_bytes: size, appended_bytes: size / 2 });
+    const parts: string[] = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const s: Slice = await mcp.ok<Slice>("show-buffer", { name: "big", offset_bytes: offset, max_bytes: 1048576 });
+      parts.push(s.text);
+      offset = s.next_offset_bytes;
+    }
+    assert(parts.join("") === expected, "reassembled content equals what was stored");
+  });
+});
+
+Deno.test("50 concurrent appends to one buffer lose nothing", async () => {
+  await withServer(async (mcp) => {
+    const results = await Promise.all(
+      Array.from(
+        { length: 50 },
+        (_, i) => mcp.ok<{ created: boolean }>("append-buffer", { name: "log", content: `<${i}>` }),
+      ),
+    );
+    assertEquals(results.filter((r) => r.created).length, 1, "exactly one append created the buffer");
+    const text = (await mcp.ok<Slice>("show-buffer", { name: "log" })).text;
+    const seen = [...text.matchAll(/<(\d+)>/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
+    assertEquals(seen, Array.from({ length: 50 }, (_, i) => i));
+  });
+});
+
+Deno.test("append-buffer creates a missing buffer and says so", async () => {
+  await withServer(async (mcp) => {
+    assertEquals(await mcp.ok("append-buffer", { name: "new", content: "x" }), {
+      name: "new",
+      size_bytes: 1,
+      appended_bytes: 1,
+      created: true,
+    });
+  });
+});
+
+Deno.test("rename-buffer refuses to overwrite without overwrite and changes nothing", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "a", content: "AAA" });
+    await mcp.ok("set-buffer", { name: "b", content: "BBB" });
+    assertMatch(
+      await mcp.err("rename-buffer", { from: "a", to: "b" }),
+      /already exists.*nothing was changed.*overwrite/,
+    );
+    assertEquals((await mcp.ok<Slice>("show-buffer", { name: "a" })).text, "AAA");
+    assertEquals((await mcp.ok<Slice>("show-buffer", { name: "b" })).text, "BBB");
+    assertEquals(await mcp.ok("rename-buffer", { from: "a", to: "b", overwrite: true }), {
+      from: "a",
+      to: "b",
+      replaced: true,
+    });
+    assertEquals((await mcp.ok<Slice>("show-buffer", { name: "b" })).text, "AAA");
+    assertMatch(await mcp.err("show-buffer", { name: "a" }), /no buffer named "a".*list-buffers/);
+    assertEquals(await mcp.ok("rename-buffer", { from: "b", to: "c;" }), { from: "b", to: "c;", replaced: false });
+    assertEquals((await mcp.ok<Slice>("show-buffer", { name: "c;" })).text, "AAA");
+    assertMatch(await mcp.err("rename-buffer", { from: "nope", to: "z" }), /no buffer named "nope"/);
+  });
+});
+
+Deno.test("delete-buffer removes a buffer; deleting it again is a clear error", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "d", content: "x" });
+    assertEquals(await mcp.ok("delete-buffer", { name: "d" }), { name: "d", deleted: true });
+    assertMatch(await mcp.err("delete-buffer", { name: "d" }), /no buffer named "d": call list-buffers/);
+  });
+});
+
+Deno.test("save-buffer and load-buffer move exact bytes and explain missing paths", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await withServer(async (mcp) => {
+      const path = `${dir}/#{pane_id} 100%.txt`;
+      await mcp.ok("set-buffer", { name: "s", content: "line1\nline2é" });
+      assertEquals(await mcp.ok("save-buffer", { name: "s", path }), {
+        name: "s",
+        path,
+        bytes_written: 13,
+        appended: false,
+      });
+      await mcp.ok("save-buffer", { name: "s", path, append: true });
+      assertEquals(await Deno.readTextFile(path), "line1\nline2éline1\nline2é");
+      assertEquals(await mcp.ok("load-buffer", { name: "l", path }), { name: "l", path, size_bytes: 26 });
+      assertEquals((await mcp.ok<Slice>("show-buffer", { name: "l" })).text, "line1\nline2éline1\nline2é");
+      assertMatch(
+        await mcp.err("save-buffer", { name: "s", path: `${dir}/no/such/f` }),
+        /directory ".*no\/such" does not exist/,
+      );
+      assertMatch(
+        await mcp.err("load-buffer", { name: "l", path: `${dir}/missing` }),
+        /file ".*missing" does not exist/,
+      );
+      assertMatch(await mcp.err("load-buffer", { name: "l", path: dir }), /is a directory/);
+      assertMatch(await mcp.err("save-buffer", { name: "s", path: "relative.txt" }), /path must be absolute/);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("invalid arguments get one clear line and the server keeps serving", async () => {
+  await withServer(async (mcp) => {
+    assertMatch(await mcp.err("show-buffer", {}), /invalid arguments for show-buffer: name:/);
+    assertMatch(await mcp.err("show-buffer", { name: "x", max_bytes: 2 * 1024 * 1024 }), /max_bytes/);
+    assertMatch(await mcp.err("set-buffer", { name: "a\nb", content: "x" }), /newlines/);
+    assertMatch(await mcp.err("set-buffer", { name: "", content: "x" }), /must not be empty/);
+    assertMatch(await mcp.err("set-buffer", { name: "x".repeat(300), content: "x" }), /longer than 256/);
+    assertMatch(await mcp.err("set-buffer", { name: "x", content: "y", extra: 1 }), /unknown parameter\(s\) extra/);
+    assertMatch(await mcp.err("no-such-tool", {}), /unknown tool "no-such-tool".*tools\/list/);
+    assertEquals((await mcp.ok<{ buffers: unknown[] }>("list-buffers")).buffers, []);
+  });
+});
