@@ -12,6 +12,10 @@ import deleteBuffer from "./buffers/delete_buffer.ts";
 import renameBuffer from "./buffers/rename_buffer.ts";
 import saveBuffer from "./buffers/save_buffer.ts";
 import loadBuffer from "./buffers/load_buffer.ts";
+import runCommand from "./exec/run_command.ts";
+import captureSince from "./exec/capture_since.ts";
+import waitForText from "./exec/wait_for_text.ts";
+import waitForQuiet from "./exec/wait_for_quiet.ts";
 
 export const TOOLS: readonly AnyTool[] = [
   // buffers
@@ -23,4 +27,9 @@ export const TOOLS: readonly AnyTool[] = [
   renameBuffer,
   saveBuffer,
   loadBuffer,
+  // exec
+  runCommand,
+  captureSince,
+  waitForText,
+  waitForQuiet,
 ];

@@ -1,0 +1,107 @@
+/**
+ * Observing one pane during a wait: its output bytes as they come (control
+ * mode), whether it still lives, and its screen and warnings at the end.
+ *
+ * @example
+ * ```ts
+ * const obs = await observePane(ctx, pane, (bytes) => lines.push(bytes));
+ * try {
+ *   await waitFor(Promise.race([matched, obs.exited]), { ctx, started, timeoutMs, what, tick: obs.checkAlive });
+ * } finally {
+ *   obs.stop();
+ * }
+ * const view = await finalView(ctx.tmux, pane.pane_id, 20);
+ * ```
+ */
+import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
+import { getPane, type PaneInfo } from "../tmux/panes.ts";
+import type { Services } from "../tools/tool.ts";
+import { UserError } from "../errors.ts";
+import { execRuntime } from "./runtime.ts";
+import { splitRows, tail, trimTrailingBlank } from "./text.ts";
+import { paneWarnings, type Warning } from "./warnings.ts";
+
+export interface Observation {
+  /** Resolves when the pane is gone or dead (its program exited) or its session closed. */
+  exited: Promise<"pane_exited">;
+  /** Checks now whether the pane still lives; resolves `exited` if not. For periodic ticks. */
+  checkAlive(): Promise<void>;
+  /** Stops the delivery of output. */
+  stop(): void;
+}
+
+const decoder = new TextDecoder();
+
+/** The pane's facts, or undefined when it no longer exists. */
+export async function paneIfAlive(tmux: TmuxExecutor, paneId: string): Promise<PaneInfo | undefined> {
+  try {
+    return (await getPane(tmux, paneId)).pane;
+  } catch (e) {
+    if (e instanceof UserError) return undefined; // unknown target: the pane is gone
+    throw e;
+  }
+}
+
+/**
+ * Starts delivering `pane`'s output to `onBytes`. Resolves once delivery is
+ * live: every byte printed from then on is seen, in order.
+ */
+export async function observePane(
+  services: Services,
+  pane: PaneInfo,
+  onBytes: (bytes: Uint8Array) => void,
+): Promise<Observation> {
+  const exited = Promise.withResolvers<"pane_exited">();
+  const checkAlive = async () => {
+    const now = await paneIfAlive(services.tmux, pane.pane_id);
+    if (!now || now.dead) exited.resolve("pane_exited");
+  };
+  const stop = await execRuntime(services).hub.watch(pane.session_id, pane.pane_id, {
+    output: onBytes,
+    signal(kind) {
+      if (kind === "closed") exited.resolve("pane_exited");
+      else if (kind === "layout") void checkAlive().catch(() => {});
+    },
+  });
+  return { exited: exited.promise, checkAlive, stop };
+}
+
+export interface FinalView {
+  /** The last lines of the visible screen (trailing blank lines dropped). */
+  tail: string[];
+  warnings: Warning[];
+  /** Facts now; undefined when the pane is gone. */
+  pane?: PaneInfo;
+}
+
+/** The pane's screen tail and warnings now, in one tmux call; empty when the pane is gone. */
+export async function finalView(tmux: TmuxExecutor, paneId: string, maxLines: number): Promise<FinalView> {
+  let facts;
+  try {
+    facts = await getPane(tmux, paneId, { then: (t) => ["capture-pane", "-p", "-J", "-t", t] });
+  } catch (e) {
+    if (e instanceof UserError) return { tail: [], warnings: [] };
+    throw e;
+  }
+  const screen = trimTrailingBlank(splitRows(decoder.decode(facts.output)));
+  return { tail: tail(screen, maxLines).rows, warnings: paneWarnings(facts.pane, screen), pane: facts.pane };
+}
+
+/** Facts and visible screen of a target (undefined = the default pane), plus the socket path, in one call. */
+export async function inspectPane(
+  tmux: TmuxExecutor,
+  target: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ pane: PaneInfo; socketPath: string; screen: string[] }> {
+  const { pane, output } = await getPane(tmux, target, {
+    signal,
+    then: (t) => [
+      ...["display-message", "-p", "-t", t, "#{socket_path}"],
+      COMMAND_SEPARATOR,
+      ...["capture-pane", "-p", "-J", "-t", t],
+    ],
+  });
+  const text = decoder.decode(output);
+  const nl = text.indexOf("\n");
+  return { pane, socketPath: text.slice(0, nl), screen: trimTrailingBlank(splitRows(text.slice(nl + 1))) };
+}

@@ -1,0 +1,147 @@
+/**
+ * The run-command protocol, per shell: which panes we can type into, the
+ * script a run sources, and the one short line typed at the prompt.
+ *
+ * The command never appears on the command line: it is written, quoted, into
+ * a private script file (mode 0600 in a 0700 directory) that the typed line
+ * sources, so multi-line commands, heredocs and quotes need no escaping for
+ * the line editor and a syntax error cannot leave the shell in a
+ * continuation prompt (`eval` reports it and returns 2). The script runs in
+ * the interactive shell itself (`.`/`source`, no subshell), so `cd`,
+ * `export`, aliases and functions persist, and on the pane's TTY.
+ *
+ * Around the command the script prints two markers that the terminal ignores
+ * (OSC 5379, which tmux drops) carrying a random per-run nonce that is never
+ * shown on screen, so output can neither fake them nor confuse two runs:
+ *
+ *   `ESC ] 5379 ; NONCE ; s BEL`           before the command
+ *   `ESC ] 5379 ; NONCE ; e ; STATUS BEL`  after it, with `$?`/`$status`
+ *
+ * After each marker the shell blocks in `tmux wait-for CHANNEL` until the
+ * server has read the cursor position (and, at the end, the output): the
+ * grid then cannot move under us, so output boundaries are exact. The wait
+ * runs inside a command substitution, which job control leaves in the
+ * shell's process group, so the pane's foreground process (what
+ * `pane_current_command` reports) stays the shell throughout. The server
+ * signals the channel; `wait-for -S` before the shell waits also works (tmux
+ * remembers one signal), which is how an abandoned run is released.
+ *
+ * History: the typed line starts with a space. fish never records such
+ * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
+ * otherwise the script deletes its own entry (`history -d`); zsh skips them
+ * only with `setopt HIST_IGNORE_SPACE` and offers no way to delete the entry
+ * afterwards, so there the short `. /tmp/…/r-…` line can remain.
+ *
+ * @example
+ * ```ts
+ * const flavor = shellFlavor("bash"); // "posix"
+ * const script = runScript(flavor!, { command: "make", nonce: "a1b2", tmuxBin: "/usr/bin/tmux",
+ *   socketPath: "/tmp/tmux-1000/default", scriptPath: "/tmp/tmux-mcp-x/r-1" });
+ * typedLine(flavor!, "/tmp/tmux-mcp-x/r-1"); // " . '/tmp/tmux-mcp-x/r-1'"
+ * ```
+ */
+
+/** How a shell is driven: POSIX-family syntax (bash, zsh, sh, dash, ksh) or fish. */
+export type ShellFlavor = "posix" | "fish";
+
+const FLAVORS: Record<string, ShellFlavor> = {
+  bash: "posix",
+  zsh: "posix",
+  sh: "posix",
+  dash: "posix",
+  ksh: "posix",
+  mksh: "posix",
+  ash: "posix",
+  fish: "fish",
+};
+
+/** The flavor for a pane's current command (tmux's `pane_current_command`), or undefined if it is no shell. */
+export function shellFlavor(currentCommand: string): ShellFlavor | undefined {
+  const name = currentCommand.replace(/^-/, "").split("/").pop() ?? "";
+  return Object.hasOwn(FLAVORS, name) ? FLAVORS[name] : undefined;
+}
+
+/** Quotes a string as one word for POSIX shells: single quotes, `'` written as `'\''`. */
+export function quotePosix(s: string): string {
+  return "'" + s.replaceAll("'", "'\\''") + "'";
+}
+
+/** Quotes a string as one word for fish: single quotes, with `\` and `'` escaped. */
+export function quoteFish(s: string): string {
+  return "'" + s.replace(/[\\']/g, "\\$&") + "'";
+}
+
+/** The OSC number of our markers; tmux ignores unknown OSC sequences. */
+export const MARKER_OSC = 5379;
+
+/** The marker prefix for a run: `ESC ] 5379 ; NONCE ;`. */
+export function markerPrefix(nonce: string): string {
+  return `\x1b]${MARKER_OSC};${nonce};`;
+}
+
+/** The wait-for channel names of a run. */
+export function channels(nonce: string): { start: string; end: string } {
+  return { start: `tmux-mcp-${nonce}-s`, end: `tmux-mcp-${nonce}-e` };
+}
+
+export interface ScriptParts {
+  command: string;
+  nonce: string;
+  /** Absolute path of the tmux binary, run by the shell. */
+  tmuxBin: string;
+  /** The tmux server's socket (`#{socket_path}`), so the shell reaches this server whatever $TMUX says. */
+  socketPath: string;
+  /** Where the script lives (bash finds its own history entry by it). */
+  scriptPath: string;
+}
+
+/** The script a run sources, for the pane's shell flavor. */
+export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
+  const ch = channels(p.nonce);
+  const osc = `\\033]${MARKER_OSC};${p.nonce};`;
+  if (flavor === "fish") {
+    const tmux = `${quoteFish(p.tmuxBin)} -S ${quoteFish(p.socketPath)} wait-for`;
+    return [
+      // $status of the previous command, restored right before the command.
+      `set -l __tmux_mcp_prev $status`,
+      `printf '${osc}s\\007'`,
+      `true (${tmux} ${quoteFish(ch.start)} 2>/dev/null)`,
+      `if test $__tmux_mcp_prev -ne 0; /bin/sh -c "exit $__tmux_mcp_prev"; end`,
+      `eval ${quoteFish(p.command)}`,
+      `set -l __tmux_mcp_status $status`,
+      `printf '${osc}e;%d\\007' $__tmux_mcp_status`,
+      `true (${tmux} ${quoteFish(ch.end)} 2>/dev/null)`,
+      `return $__tmux_mcp_status 2>/dev/null`,
+      "",
+    ].join("\n");
+  }
+  const tmux = `${quotePosix(p.tmuxBin)} -S ${quotePosix(p.socketPath)} wait-for`;
+  const name = p.scriptPath.split("/").pop()!;
+  return [
+    // $? of the previous command, restored right before the command.
+    `__tmux_mcp_prev=$?`,
+    // bash without HISTCONTROL=ignorespace records the typed line: remove
+    // exactly that entry (checked by the script's name), nothing else.
+    `if [ -n "\${BASH_VERSION-}" ]; then`,
+    `  case "$(HISTTIMEFORMAT= history 1 2>/dev/null)" in *${quotePosix(name)}*)`,
+    `    __tmux_mcp_h="$(HISTTIMEFORMAT= history 1)"; __tmux_mcp_h="\${__tmux_mcp_h#"\${__tmux_mcp_h%%[! ]*}"}"`,
+    `    history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null; unset __tmux_mcp_h ;;`,
+    `  esac`,
+    `fi`,
+    `printf '${osc}s\\007'`,
+    `: "$(${tmux} ${quotePosix(ch.start)} 2>/dev/null)"`,
+    `eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)"`,
+    `eval ${quotePosix(p.command)}`,
+    `__tmux_mcp_status=$?`,
+    `printf '${osc}e;%d\\007' "$__tmux_mcp_status"`,
+    `: "$(${tmux} ${quotePosix(ch.end)} 2>/dev/null)"`,
+    // Leave $? as the command left it, without leaving our variable behind.
+    `eval "unset __tmux_mcp_status; return $__tmux_mcp_status"`,
+    "",
+  ].join("\n");
+}
+
+/** The line typed at the prompt: a leading space (history), then source the script. */
+export function typedLine(flavor: ShellFlavor, scriptPath: string): string {
+  return flavor === "fish" ? ` source ${quoteFish(scriptPath)}` : ` . ${quotePosix(scriptPath)}`;
+}

@@ -1,0 +1,253 @@
+/**
+ * Reading a pane's raw output stream (from control mode): finding the
+ * server's own markers in it, and turning terminal bytes into text lines
+ * good enough to match patterns against.
+ *
+ * @example
+ * ```ts
+ * const scan = new MarkerScanner("\x1b]5379;abc;");
+ * scan.push(bytes); // → payloads such as ["s", "e;0"]
+ * const lines = new LineAssembler((text, complete) => console.log(text, complete));
+ * lines.push(bytes);
+ * ```
+ */
+
+const BEL = 0x07;
+const ESC = 0x1b;
+const BACKSLASH = 0x5c;
+const MAX_MARKER_PAYLOAD = 64;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
+  const first = needle[0];
+  for (let i = hay.indexOf(first, from); i >= 0 && i + needle.length <= hay.length; i = hay.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}
+
+/**
+ * Finds `prefix … BEL` (or `prefix … ESC \`) sequences in a byte stream that
+ * arrives in arbitrary chunks, and returns what lies between the prefix and
+ * the terminator.
+ */
+export class MarkerScanner {
+  #prefix: Uint8Array;
+  #carry: Uint8Array = new Uint8Array(0);
+
+  constructor(prefix: string) {
+    this.#prefix = encoder.encode(prefix);
+  }
+
+  /** Feeds a chunk; returns the payloads of the markers it completed. */
+  push(chunk: Uint8Array): string[] {
+    let buf = chunk;
+    if (this.#carry.length > 0) {
+      buf = new Uint8Array(this.#carry.length + chunk.length);
+      buf.set(this.#carry);
+      buf.set(chunk, this.#carry.length);
+    }
+    const found: string[] = [];
+    let from = 0;
+    for (;;) {
+      const at = indexOf(buf, this.#prefix, from);
+      if (at < 0) break;
+      const body = at + this.#prefix.length;
+      let end = -1;
+      let termLen = 1;
+      for (let i = body; i < buf.length && i - body <= MAX_MARKER_PAYLOAD; i++) {
+        if (buf[i] === BEL) {
+          end = i;
+          break;
+        }
+        if (buf[i] === ESC && buf[i + 1] === BACKSLASH) {
+          end = i;
+          termLen = 2;
+          break;
+        }
+      }
+      if (end < 0) {
+        if (buf.length - body <= MAX_MARKER_PAYLOAD) {
+          this.#carry = buf.slice(at); // terminator still to come
+          return found;
+        }
+        from = body; // too long to be ours
+        continue;
+      }
+      found.push(decoder.decode(buf.subarray(body, end)));
+      from = end + termLen;
+    }
+    const keep = Math.min(this.#prefix.length - 1, buf.length - from);
+    this.#carry = keep > 0 ? buf.slice(buf.length - keep) : new Uint8Array(0);
+    return found;
+  }
+}
+
+/** Receives text lines: `complete` when the line ended (newline or the cursor left the row). */
+export type LineSink = (text: string, complete: boolean) => void;
+
+const MAX_LINE = 4096;
+
+type State = "text" | "esc" | "csi" | "osc" | "string" | "charset";
+
+/**
+ * A deliberately small terminal model: one current line with a cursor
+ * column. Printable characters overwrite at the cursor; CR, BS, TAB, erase
+ * and horizontal cursor moves edit the line; newline, vertical moves and
+ * screen clears end it. Colours and other sequences are dropped. Before a CR
+ * or an erase can destroy text, the line is offered as it was, so a progress
+ * line such as `50%\r100%` is seen at both stages.
+ */
+export class LineAssembler {
+  #sink: LineSink;
+  #decoder = new TextDecoder("utf-8", { fatal: false });
+  #state: State = "text";
+  #params = "";
+  #line: string[] = [];
+  #col = 0;
+  #dirty = false;
+
+  constructor(sink: LineSink) {
+    this.#sink = sink;
+  }
+
+  /** Feeds raw bytes; at the end the current (partial) line is offered if it changed. */
+  push(bytes: Uint8Array): void {
+    const text = this.#decoder.decode(bytes, { stream: true });
+    for (const ch of text) this.#char(ch);
+    this.#offer(false);
+  }
+
+  /** The current unfinished line. */
+  get partial(): string {
+    return this.#line.join("").trimEnd();
+  }
+
+  #offer(complete: boolean): void {
+    if (!this.#dirty && !complete) return;
+    const s = this.#line.join("").trimEnd();
+    if (complete || s.length > 0) this.#sink(s, complete);
+    this.#dirty = false;
+  }
+
+  #endLine(): void {
+    if (this.#line.length > 0) this.#offer(true);
+    this.#line = [];
+    this.#col = 0;
+    this.#dirty = false;
+  }
+
+  #put(ch: string): void {
+    if (this.#col >= MAX_LINE) return;
+    while (this.#line.length < this.#col) this.#line.push(" ");
+    this.#line[this.#col++] = ch;
+    this.#dirty = true;
+  }
+
+  #char(ch: string): void {
+    const c = ch.charCodeAt(0);
+    switch (this.#state) {
+      case "text":
+        if (c === 0x1b) this.#state = "esc";
+        else if (c === 0x0a || c === 0x0b || c === 0x0c) this.#endLine();
+        else if (c === 0x0d) {
+          this.#offer(false);
+          this.#col = 0;
+        } else if (c === 0x08) this.#col = Math.max(0, this.#col - 1);
+        else if (c === 0x09) this.#col = Math.min(MAX_LINE, (Math.floor(this.#col / 8) + 1) * 8);
+        else if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) this.#put(ch);
+        return;
+      case "esc":
+        if (ch === "[") {
+          this.#state = "csi";
+          this.#params = "";
+        } else if (ch === "]") this.#state = "osc";
+        else if (ch === "P" || ch === "X" || ch === "^" || ch === "_") this.#state = "string";
+        else if (ch === "(" || ch === ")" || ch === "*" || ch === "+" || ch === "#" || ch === "%") {
+          this.#state = "charset";
+        } else {
+          // ESC c (reset), ESC M (reverse index), ESC D/E: the row changes.
+          if (ch === "c" || ch === "M" || ch === "D" || ch === "E") this.#endLine();
+          this.#state = "text";
+        }
+        return;
+      case "charset":
+        this.#state = "text";
+        return;
+      case "osc":
+        if (c === 0x07) this.#state = "text";
+        else if (c === 0x1b) this.#state = "esc"; // ESC \ ends it; the backslash is then ignored
+        return;
+      case "string":
+        if (c === 0x1b) this.#state = "esc";
+        return;
+      case "csi":
+        if (c >= 0x40 && c <= 0x7e) {
+          this.#state = "text";
+          this.#csi(ch, this.#params);
+        } else if (this.#params.length < 64) {
+          this.#params += ch;
+        }
+        return;
+    }
+  }
+
+  #csi(final: string, params: string): void {
+    if (params.startsWith("?") || params.startsWith(">") || params.startsWith("=")) return;
+    const n = Math.max(1, parseInt(params, 10) || 1);
+    switch (final) {
+      case "K": {
+        const mode = parseInt(params, 10) || 0;
+        this.#offer(false);
+        if (mode === 0) this.#line.length = Math.min(this.#line.length, this.#col);
+        else if (mode === 1) { for (let i = 0; i <= this.#col && i < this.#line.length; i++) this.#line[i] = " "; }
+        else this.#line = [];
+        this.#dirty = true;
+        return;
+      }
+      case "C":
+        this.#col = Math.min(MAX_LINE, this.#col + n);
+        return;
+      case "D":
+        this.#col = Math.max(0, this.#col - n);
+        return;
+      case "G":
+      case "`":
+        this.#col = Math.min(MAX_LINE, n - 1);
+        return;
+      case "X": // erase characters
+        this.#offer(false);
+        for (let i = this.#col; i < this.#col + n && i < this.#line.length; i++) this.#line[i] = " ";
+        return;
+      case "P": // delete characters
+        this.#offer(false);
+        this.#line.splice(this.#col, n);
+        return;
+      case "@": // insert blanks
+        if (this.#col < this.#line.length) this.#line.splice(this.#col, 0, ...Array(n).fill(" "));
+        return;
+      case "A":
+      case "B":
+      case "E":
+      case "F":
+      case "H":
+      case "f":
+      case "d":
+      case "J":
+      case "S":
+      case "T":
+      case "L":
+      case "M": {
+        this.#endLine();
+        if (final === "H" || final === "f") {
+          const col = parseInt(params.split(";")[1] ?? "", 10);
+          this.#col = Number.isFinite(col) && col > 0 ? Math.min(MAX_LINE, col - 1) : 0;
+        }
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * What an agent should know before it types into a pane or trusts its
+ * screen: a full-screen program, copy mode, a pager, a prompt waiting for an
+ * answer, a program that is not a shell. Each warning says what to do.
+ * Shared by the exec tools and the screen tools (capture-pane, snapshot-pane).
+ *
+ * @example
+ * ```ts
+ * const warnings = paneWarnings(pane, screenLines);
+ * // [{ kind: "pager", message: "pane %3 shows a pager (less) ...: send q to leave it ..." }]
+ * ```
+ */
+import { z } from "zod";
+import type { PaneInfo } from "../tmux/panes.ts";
+import { shellFlavor } from "./shell.ts";
+
+export const WARNING_KINDS = [
+  "alternate_screen",
+  "copy_mode",
+  "pager",
+  "input_prompt",
+  "not_a_shell",
+  "pane_dead",
+] as const;
+export type WarningKind = (typeof WARNING_KINDS)[number];
+
+export interface Warning {
+  kind: WarningKind;
+  /** One sentence: what is going on and what to do. */
+  message: string;
+}
+
+/** The output-schema piece for a `warnings` field. */
+export const warningsSchema = z.array(z.object({
+  kind: z.enum(WARNING_KINDS),
+  message: z.string(),
+})).describe("things to know before typing into this pane, each with what to do (empty when all is normal)");
+
+/** The pane facts the warnings look at. */
+export type WarningFacts = Pick<
+  PaneInfo,
+  "pane_id" | "current_command" | "alternate_on" | "in_mode" | "mode" | "dead"
+>;
+
+const PAGERS = new Set(["less", "more", "most", "man", "pg", "w3m"]);
+const PAGER_SCREEN =
+  /^(\(END\)|--More--.*|:|Manual page .*|lines \d+-\d+.*|byte \d+.*|.*\(press h for help or q to quit\))$/;
+
+/** How to leave well-known programs, for messages. */
+const LEAVE: Record<string, string> = {
+  python: "send exit() and Enter, or C-d",
+  python3: "send exit() and Enter, or C-d",
+  ipython: "send exit and Enter, or C-d twice",
+  node: "send .exit and Enter, or C-d",
+  deno: "send close() and Enter, or C-d",
+  irb: "send exit and Enter",
+  psql: "send \\q and Enter",
+  mysql: "send exit and Enter",
+  sqlite3: "send .quit and Enter",
+  ghci: "send :quit and Enter",
+  R: "send q() and Enter",
+  ssh: "send exit and Enter to leave the remote shell",
+  vim: "send Escape, then :q! and Enter (or :wq to save)",
+  nvim: "send Escape, then :q! and Enter (or :wq to save)",
+  vi: "send Escape, then :q! and Enter",
+  nano: "send C-x (answer the save question)",
+  emacs: "send C-x C-c",
+  htop: "send q",
+  top: "send q",
+  less: "send q",
+  more: "send q",
+  man: "send q",
+  tmux: "wait a moment and retry",
+  sleep: "wait, or send C-c to interrupt it",
+};
+
+// Prompts that wait for an answer. Anchored at the end of the line: the
+// cursor sits right after them.
+const INPUT_PROMPTS: RegExp[] = [
+  /(password|passphrase|passcode|\bpin\b)[^:\n]{0,40}:\s*$/i,
+  /\[(y\/n|yes\/no)\]\s*[?:]?\s*$/i,
+  /\((y\/n|yes\/no)(\/\[fingerprint\])?\)\s*[?:]?\s*$/i,
+  /\[[yn]\/[yn]\]\s*[?:]?\s*$/i,
+  /press (any key|enter|return)/i,
+  /(continue|proceed|overwrite|replace|remove|delete)\b[^\n]{0,60}\?\s*$/i,
+];
+
+function leaveHint(command: string): string {
+  return LEAVE[command] ?? LEAVE[command.replace(/[\d.]+$/, "")] ?? "send C-c (or the program's quit key)";
+}
+
+/** The last line that has any text (the cursor is usually on or after it). */
+function lastLine(lines: readonly string[]): string {
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim() !== "") return lines[i].trimEnd();
+  return "";
+}
+
+/**
+ * Warnings for a pane, from its facts and its visible screen lines (or the
+ * last lines of it). Empty when the pane looks like a normal shell or program.
+ */
+export function paneWarnings(pane: WarningFacts, screen: readonly string[]): Warning[] {
+  const out: Warning[] = [];
+  const id = pane.pane_id;
+  const cmd = pane.current_command;
+  if (pane.dead) {
+    out.push({
+      kind: "pane_dead",
+      message: `pane ${id} is dead (its program exited; remain-on-exit keeps it): respawn-pane to restart it, ` +
+        `or kill-pane`,
+    });
+    return out;
+  }
+  if (pane.in_mode) {
+    out.push({
+      kind: "copy_mode",
+      message: `pane ${id} is in ${pane.mode || "copy mode"}: the screen shows scrollback, not live output, and ` +
+        `keys go to the mode; leave it with send-keys q (or tmux copy-mode -q) before typing`,
+    });
+  }
+  const last = lastLine(screen);
+  const pager = PAGERS.has(cmd) || PAGER_SCREEN.test(last.trim());
+  if (pager) {
+    out.push({
+      kind: "pager",
+      message:
+        `pane ${id} shows a pager (${PAGERS.has(cmd) ? cmd : "less-like, bottom line " + JSON.stringify(last)}) ` +
+        `that waits for keys: send q to leave it, Space for the next page; to avoid pagers run commands with ` +
+        `PAGER=cat or --no-pager`,
+    });
+  } else if (pane.alternate_on) {
+    out.push({
+      kind: "alternate_screen",
+      message: `pane ${id} runs a full-screen program (${cmd}, alternate screen): it redraws the screen instead ` +
+        `of printing lines, so use snapshot-pane/capture-pane to read it and send-keys to drive it; to leave ` +
+        `it ${leaveHint(cmd)}`,
+    });
+  }
+  if (!pager && INPUT_PROMPTS.some((re) => re.test(last))) {
+    out.push({
+      kind: "input_prompt",
+      message: `pane ${id} appears to wait for input (${JSON.stringify(last.slice(-120))}): answer with ` +
+        `send-keys (e.g. y then Enter), or send C-c to abort; never guess a password: ask the user`,
+    });
+  }
+  if (!pane.alternate_on && !pager && shellFlavor(cmd) === undefined && !pane.in_mode) {
+    out.push({
+      kind: "not_a_shell",
+      message: `pane ${id} runs ${cmd || "a program"}, not a shell prompt: run-command cannot be used here; drive ` +
+        `it with send-keys and wait-for-text/wait-for-quiet, or leave it (${leaveHint(cmd)})`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Why run-command must not type into this pane, as a one-line error that
+ * says what to do; undefined when the pane is at (or looks like) a shell.
+ */
+export function notAtPrompt(pane: WarningFacts, screen: readonly string[]): string | undefined {
+  const blocking = paneWarnings(pane, screen).filter((w) => w.kind !== "input_prompt");
+  if (blocking.length === 0) return undefined;
+  return `run-command needs a bash, zsh or fish prompt, but ${blocking.map((w) => w.message).join("; also ")}`;
+}

@@ -1,0 +1,295 @@
+/**
+ * Live pane output through tmux control mode, for waits that must react
+ * within milliseconds without polling and without holding an executor slot.
+ *
+ * One read-only control client (`tmux -C attach-session -f read-only,ignore-size`)
+ * per session that has watchers. tmux sends it every byte each pane of the
+ * session outputs (`%output %ID bytes`, in order, after parsing them into the
+ * pane's grid), so a watcher sees exactly what a program printed, including
+ * escape sequences, and the grid already holds it when the bytes arrive.
+ * The client sends no commands; it is closed when its last watcher has been
+ * gone for `idleMs`, and when the server exits.
+ *
+ * This is the one place besides the executor that starts tmux: a control
+ * client is a long-lived subscriber, not a command, so it must not take an
+ * executor slot.
+ *
+ * @example
+ * ```ts
+ * const hub = createControlHub({ bin: "tmux", socketArgs: ["-L", "work"] });
+ * const stop = await hub.watch("$0", "%3", { output: (b) => console.log(b.length) });
+ * // ... later
+ * stop();
+ * await hub.close();
+ * ```
+ */
+import { log } from "../log.ts";
+
+/** Why a watcher's stream may have changed shape. */
+export type PaneSignal =
+  /** Panes or windows of the session changed (a pane may have exited). */
+  | "layout"
+  /** A pane entered or left a mode (copy mode). */
+  | "mode"
+  /** The control connection ended (session or server gone); no more output will come. */
+  | "closed";
+
+export interface PaneWatcher {
+  /** Raw bytes the pane printed, in order. */
+  output(bytes: Uint8Array): void;
+  /** Something other than output happened that may matter to the waiter. */
+  signal?(kind: PaneSignal): void;
+}
+
+export interface ControlHub {
+  /**
+   * Starts delivering the pane's output to `watcher`. Resolves once the
+   * control client is attached, so every byte printed after that is seen.
+   * Returns the function that stops the delivery.
+   */
+  watch(sessionId: string, paneId: string, watcher: PaneWatcher): Promise<() => void>;
+  /** Closes every control client. */
+  close(): Promise<void>;
+  /** Sessions with a live control client (for tests and leak checks). */
+  readonly connections: number;
+}
+
+export interface ControlHubOptions {
+  bin: string;
+  /** `-L name` / `-S path`, as the executor uses. */
+  socketArgs: readonly string[];
+  /** Keep an unwatched client this long before closing it (default 15 s). */
+  idleMs?: number;
+}
+
+interface Connection {
+  child: Deno.ChildProcess;
+  ready: Promise<void>;
+  watchers: Map<string, Set<PaneWatcher>>;
+  idleTimer?: ReturnType<typeof setTimeout>;
+  closed: boolean;
+  done: Promise<void>;
+}
+
+const NL = 0x0a;
+const BACKSLASH = 0x5c;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const OUTPUT_PREFIX = encoder.encode("%output %");
+
+/**
+ * Decodes the value of a `%output` line: tmux writes bytes below 0x20 and
+ * backslash as `\ooo` octal escapes and every other byte as is.
+ */
+export function decodeOutput(line: Uint8Array, from: number): Uint8Array {
+  const out = new Uint8Array(line.length - from);
+  let n = 0;
+  for (let i = from; i < line.length; i++) {
+    const b = line[i];
+    if (
+      b === BACKSLASH && i + 3 < line.length && isOctal(line[i + 1]) && isOctal(line[i + 2]) && isOctal(line[i + 3])
+    ) {
+      out[n++] = ((line[i + 1] - 0x30) << 6) | ((line[i + 2] - 0x30) << 3) | (line[i + 3] - 0x30);
+      i += 3;
+    } else {
+      out[n++] = b;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+function isOctal(b: number | undefined): boolean {
+  return b !== undefined && b >= 0x30 && b <= 0x37;
+}
+
+function startsWith(line: Uint8Array, prefix: Uint8Array): boolean {
+  if (line.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (line[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Creates the hub; nothing runs until the first {@linkcode ControlHub.watch}. */
+export function createControlHub(opts: ControlHubOptions): ControlHub {
+  const idleMs = opts.idleMs ?? 15_000;
+  const conns = new Map<string, Connection>();
+
+  function open(sessionId: string): Connection {
+    const child = new Deno.Command(opts.bin, {
+      args: ["-u", ...opts.socketArgs, "-C", "attach-session", "-f", "read-only,ignore-size", "-t", sessionId],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const ready = Promise.withResolvers<void>();
+    const conn: Connection = {
+      child,
+      ready: ready.promise,
+      watchers: new Map(),
+      closed: false,
+      done: Promise.resolve(),
+    };
+    // Lines between %begin and %end are command replies; the first block is
+    // the reply to attach-session itself, and its end means we are attached.
+    let inBlock = false;
+    let attached = false;
+    let errorText = "";
+    const onLine = (line: Uint8Array) => {
+      if (startsWith(line, OUTPUT_PREFIX)) {
+        if (inBlock) return;
+        const space = line.indexOf(0x20, OUTPUT_PREFIX.length);
+        if (space < 0) return;
+        const paneId = "%" + decoder.decode(line.subarray(OUTPUT_PREFIX.length, space));
+        const set = conn.watchers.get(paneId);
+        if (!set || set.size === 0) return;
+        const bytes = decodeOutput(line, space + 1);
+        for (const w of set) w.output(bytes);
+        return;
+      }
+      const text = decoder.decode(line);
+      if (text.startsWith("%begin ")) {
+        inBlock = true;
+      } else if (text.startsWith("%end ") || text.startsWith("%error ")) {
+        inBlock = false;
+        if (!attached) {
+          attached = true;
+          if (text.startsWith("%error ")) ready.reject(new Error(errorText || "control client could not attach"));
+          else ready.resolve();
+        }
+      } else if (inBlock) {
+        if (!attached) errorText = text;
+      } else if (
+        /^%(layout-change|window-close|unlinked-window-close|window-pane-changed|sessions-changed) /.test(text)
+      ) {
+        broadcast(conn, "layout");
+      } else if (text.startsWith("%pane-mode-changed ")) {
+        broadcast(conn, "mode");
+      } else if (text.startsWith("%exit")) {
+        attached = true;
+        ready.reject(new Error("control client exited: " + (text.slice(6) || "session closed")));
+      }
+    };
+    conn.done = (async () => {
+      const reader = child.stdout.getReader();
+      let pending: Uint8Array[] = [];
+      let pendingLen = 0;
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          let start = 0;
+          for (let i = value.indexOf(NL); i >= 0; i = value.indexOf(NL, start)) {
+            let line: Uint8Array = value.subarray(start, i);
+            if (pendingLen > 0) {
+              pending.push(line);
+              line = concat(pending, pendingLen + line.length);
+              pending = [];
+              pendingLen = 0;
+            }
+            start = i + 1;
+            try {
+              onLine(line);
+            } catch (e) {
+              log("warn", `control-mode watcher failed: ${e instanceof Error ? e.message : String(e)}`);
+            }
+          }
+          if (start < value.length) {
+            pending.push(value.slice(start));
+            pendingLen += value.length - start;
+          }
+        }
+      } catch {
+        // stream torn down by close()
+      } finally {
+        conn.closed = true;
+        ready.reject(new Error("control client ended before attaching"));
+        if (conns.get(sessionId) === conn) conns.delete(sessionId);
+        broadcast(conn, "closed");
+        await child.status.catch(() => {});
+      }
+    })();
+    // An unobserved rejection must not crash the server; watch() observes it.
+    conn.ready.catch(() => {});
+    return conn;
+  }
+
+  function broadcast(conn: Connection, kind: PaneSignal) {
+    for (const set of conn.watchers.values()) for (const w of set) w.signal?.(kind);
+  }
+
+  async function shut(conn: Connection): Promise<void> {
+    if (conn.idleTimer !== undefined) clearTimeout(conn.idleTimer);
+    try {
+      await conn.child.stdin.close();
+    } catch {
+      // already closed
+    }
+    const killer = setTimeout(() => {
+      try {
+        conn.child.kill("SIGKILL");
+      } catch {
+        // gone
+      }
+    }, 1000);
+    await conn.done;
+    clearTimeout(killer);
+  }
+
+  return {
+    get connections() {
+      return conns.size;
+    },
+    async watch(sessionId, paneId, watcher) {
+      let conn = conns.get(sessionId);
+      if (!conn || conn.closed) {
+        conn = open(sessionId);
+        conns.set(sessionId, conn);
+      }
+      if (conn.idleTimer !== undefined) {
+        clearTimeout(conn.idleTimer);
+        conn.idleTimer = undefined;
+      }
+      let set = conn.watchers.get(paneId);
+      if (!set) conn.watchers.set(paneId, set = new Set());
+      set.add(watcher);
+      const c = conn;
+      let stopped = false;
+      const stop = () => {
+        if (stopped) return;
+        stopped = true;
+        const s = c.watchers.get(paneId);
+        s?.delete(watcher);
+        if (s && s.size === 0) c.watchers.delete(paneId);
+        if (c.watchers.size === 0 && !c.closed) {
+          c.idleTimer = setTimeout(() => {
+            if (c.watchers.size === 0 && conns.get(sessionId) === c) {
+              conns.delete(sessionId);
+              void shut(c);
+            }
+          }, idleMs);
+        }
+      };
+      try {
+        await conn.ready;
+      } catch (e) {
+        stop();
+        throw e;
+      }
+      return stop;
+    },
+    async close() {
+      const all = [...conns.values()];
+      conns.clear();
+      await Promise.all(all.map(shut));
+    },
+  };
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}

@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { resolveTarget, targetSchema } from "../../tmux/target.ts";
+import { UserError } from "../../errors.ts";
+import { readScreen, readSince } from "../../exec/grid.ts";
+import { cursorSchema, decodeCursor, encodeCursor } from "../../exec/cursor.ts";
+import { tail } from "../../exec/text.ts";
+import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
+
+export default defineTool({
+  name: "capture-since",
+  title: "Read only what a pane printed since last time",
+  description: "Follows a pane's output without re-reading it. First call (no cursor): returns the visible screen " +
+    "and a cursor. Next calls with that cursor: only the lines that appeared since (including lines that " +
+    "scrolled off the screen into history; the cursor's own line only from its column on) plus a new cursor " +
+    "for the call after. lines_missed: true when tmux history was cleared or trimmed past the cursor: then " +
+    "everything the pane still holds is returned. Returns the last max_lines lines (dropped_lines counts the " +
+    "rest). A cursor belongs to one pane and one process in it: passing it with another target, or after " +
+    "respawn-pane, is an error (omit cursor to start over). To block until something appears, use " +
+    "wait-for-text or wait-for-quiet instead of calling this in a loop.",
+  toolset: "exec",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  textField: "text",
+  input: z.object({
+    target: targetSchema.optional().describe(
+      "pane to read (default: the cursor's pane, or without a cursor the active pane of the most recently used " +
+        "session)",
+    ),
+    cursor: cursorSchema.optional(),
+    max_lines: z.number().int().min(1).max(20000).default(400).describe("return at most this many (last) lines"),
+  }),
+  output: z.object({
+    pane_id: z.string(),
+    text: z.string().describe("the new lines (the whole visible screen on the first call)"),
+    line_count: z.number().int(),
+    first_call: z.boolean().describe("true when no cursor was given: text is the visible screen"),
+    lines_missed: z.boolean(),
+    dropped_lines: z.number().int().describe("lines left out at the start to respect max_lines"),
+    cursor: z.string().describe("pass this to the next capture-since call"),
+    warnings: warningsSchema,
+  }),
+  async handler({ target, cursor, max_lines }, ctx) {
+    if (cursor === undefined) {
+      const s = await readScreen(ctx.tmux, target, ctx.signal);
+      const t = tail(s.rows, max_lines);
+      return {
+        structured: {
+          pane_id: s.pane.pane_id,
+          text: t.rows.join("\n"),
+          line_count: t.rows.length,
+          first_call: true,
+          lines_missed: false,
+          dropped_lines: t.dropped,
+          cursor: encodeCursor({ pane: s.pane.pane_id, pid: s.pane.pid, pos: s.next }),
+          warnings: paneWarnings(s.pane, s.rows),
+        },
+      };
+    }
+    const c = decodeCursor(cursor);
+    if (target !== undefined) {
+      const r = await resolveTarget(ctx.tmux, target, ctx.signal);
+      if (r.pane_id !== c.pane) {
+        throw new UserError(
+          `this cursor belongs to pane ${c.pane}, not ${r.pane_id} (target ${JSON.stringify(target)}): pass it ` +
+            `without target (or with ${c.pane}), or omit cursor to start over on ${r.pane_id}`,
+        );
+      }
+    }
+    let read;
+    try {
+      read = await readSince(ctx.tmux, c.pane, c.pos, { maxRows: max_lines, signal: ctx.signal });
+    } catch (e) {
+      if (!(e instanceof UserError)) throw e;
+      throw new UserError(
+        `pane ${c.pane} of this cursor no longer exists: call list-panes, then capture-since without cursor`,
+      );
+    }
+    if (read.pane.pid !== c.pid) {
+      throw new UserError(
+        `pane ${c.pane} was respawned since this cursor was taken (it runs another process now): call ` +
+          `capture-since without cursor to start over`,
+      );
+    }
+    return {
+      structured: {
+        pane_id: c.pane,
+        text: read.rows.join("\n"),
+        line_count: read.rows.length,
+        first_call: false,
+        lines_missed: read.missed,
+        dropped_lines: read.dropped,
+        cursor: encodeCursor({ pane: c.pane, pid: read.pane.pid, pos: read.next }),
+        warnings: paneWarnings(read.pane, read.rows),
+      },
+    };
+  },
+});

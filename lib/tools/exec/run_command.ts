@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { runCommand } from "../../exec/run.ts";
+import { checkTimeout } from "../../exec/wait.ts";
+import { warningsSchema } from "../../exec/warnings.ts";
+
+export default defineTool({
+  name: "run-command",
+  title: "Run a shell command in a pane and wait for it",
+  description: "Types one command into a pane's bash, zsh or fish prompt, waits until it finishes and returns its " +
+    "exact exit_code and only its output (not the prompt or the typed line; rows that scrolled off the screen " +
+    "included; the last max_lines lines). It runs in the pane's own shell on its terminal, so cd, export, " +
+    "aliases and functions persist for later commands. Multi-line commands and heredocs are fine. " +
+    "On timeout it returns timed_out: true, exit_code: null and the output so far; the command keeps running " +
+    "(follow it with wait-for-text, wait-for-quiet or capture-since, or send C-c with send-keys). " +
+    "Fails with a clear error when the pane is not at a shell prompt (a REPL, ssh, an editor, a pager, copy " +
+    "mode): use send-keys plus wait-for-text there. warnings say when the pane waits for input. " +
+    "Sends progress notifications while waiting when the request has a progressToken.",
+  toolset: "exec",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  textField: "output",
+  input: z.object({
+    target: targetSchema.optional().describe(
+      "pane to run in (%3, session:window.pane, ...); default: the active pane of the most recently used session",
+    ),
+    command: z.string().min(1, "command must not be empty").max(65536, "command is longer than 65536 characters")
+      .refine((s) => !s.includes("\0"), "command must not contain NUL")
+      .describe("shell command line(s) in the pane's shell syntax (bash/zsh or fish)"),
+    timeout_ms: z.number().int().min(100).max(24 * 3600 * 1000).default(30000)
+      .describe("how long to wait for the command to finish (at most the server's --max-wait-ms, default 120000)"),
+    max_lines: z.number().int().min(1).max(20000).default(400)
+      .describe("return at most this many last lines of output (output_truncated says when lines were cut)"),
+  }),
+  output: z.object({
+    exit_code: z.number().int().nullable().describe("the command's exit status; null when it timed out"),
+    output: z.string(),
+    output_truncated: z.boolean().describe(
+      "true when lines were cut (more than max_lines, or the start left tmux's history)",
+    ),
+    timed_out: z.boolean(),
+    elapsed_ms: z.number().int(),
+    pane_id: z.string(),
+    warnings: warningsSchema,
+  }),
+  async handler({ target, command, timeout_ms, max_lines }, ctx) {
+    checkTimeout(timeout_ms, ctx.config.maxWaitMs);
+    const result = await runCommand(ctx, { target, command, timeoutMs: timeout_ms, maxLines: max_lines });
+    const { output, ...facts } = result;
+    return {
+      structured: result,
+      content: [{ type: "text", text: output }, { type: "text", text: JSON.stringify(facts) }],
+    };
+  },
+});

@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { getPane } from "../../tmux/panes.ts";
+import { UserError } from "../../errors.ts";
+import { compileMatcher, type Hit } from "../../exec/match.ts";
+import { finalView, observePane } from "../../exec/observe.ts";
+import { LineAssembler } from "../../exec/stream.ts";
+import { checkTimeout, waitFor } from "../../exec/wait.ts";
+import { warningsSchema } from "../../exec/warnings.ts";
+
+const pattern = z.string().min(1, "a pattern must not be empty").max(1000, "a pattern is longer than 1000 characters");
+const MAX_LINE = 1000;
+
+export default defineTool({
+  name: "wait-for-text",
+  title: "Wait until a pane prints some text",
+  description: "Blocks until NEW output of a pane (printed after this call started; text already on the screen " +
+    "does not count) contains one of patterns, or one of stop (stop wins: use it for errors), or timeout_ms " +
+    "passes (outcome timeout is a normal result, not an error), or the pane's program exits. Lines are matched " +
+    "as the terminal shows them, colours removed, also a line still being written (a prompt such as " +
+    "'Password: '). Reacts within milliseconds; other tool calls proceed meanwhile. Returns the matching line " +
+    "and the last tail_lines lines of the screen. Typical use: send-keys a command, then wait-for-text for its " +
+    "success text with stop set to its error texts. For commands at a shell prompt prefer run-command; for " +
+    "output without a known text use wait-for-quiet. Sends progress notifications when the request has a " +
+    "progressToken.",
+  toolset: "exec",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  textField: "tail",
+  input: z.object({
+    target: targetSchema.optional().describe(
+      "pane to watch; default: the active pane of the most recently used session",
+    ),
+    patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns")
+      .describe("texts to wait for (plain substrings unless regex is true)"),
+    regex: z.boolean().default(false).describe("treat patterns and stop as JavaScript regular expressions"),
+    ignore_case: z.boolean().default(false),
+    stop: z.array(pattern).max(20, "at most 20 stop patterns").default([])
+      .describe("texts that end the wait with outcome stopped (checked before patterns), e.g. error messages"),
+    timeout_ms: z.number().int().min(0).max(24 * 3600 * 1000).default(30000)
+      .describe("how long to wait (at most the server's --max-wait-ms, default 120000)"),
+    tail_lines: z.number().int().min(0).max(500).default(20).describe("how many last screen lines to return"),
+  }),
+  output: z.object({
+    outcome: z.enum(["matched", "stopped", "timeout", "pane_exited"]),
+    matched_pattern: z.string().nullable(),
+    matched_line: z.string().nullable(),
+    tail: z.string().describe("the last tail_lines lines of the pane's screen when the wait ended"),
+    elapsed_ms: z.number().int(),
+    pane_id: z.string(),
+    warnings: warningsSchema,
+  }),
+  async handler({ target, patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
+    const started = performance.now();
+    checkTimeout(timeout_ms, ctx.config.maxWaitMs);
+    const matcher = compileMatcher({ patterns, stop, regex, ignoreCase: ignore_case });
+    let end;
+    let paneId: string;
+    try {
+      const { pane } = await getPane(ctx.tmux, target, { signal: ctx.signal });
+      paneId = pane.pane_id;
+      const hit = Promise.withResolvers<Hit>();
+      // Lines wait here while the matcher (a worker for regexes) is busy.
+      let queue: string[] = [];
+      let busy = false;
+      const pump = async () => {
+        if (busy) return;
+        busy = true;
+        try {
+          while (queue.length > 0) {
+            const batch = queue;
+            queue = [];
+            const h = await matcher.check(batch);
+            if (h) return hit.resolve(h);
+          }
+        } catch (e) {
+          hit.reject(e);
+        } finally {
+          busy = false;
+        }
+      };
+      const lines = new LineAssembler((text) => {
+        if (text) queue.push(text.length > MAX_LINE * 4 ? text.slice(-MAX_LINE * 4) : text);
+      });
+      const obs = await observePane(ctx, pane, (bytes) => {
+        lines.push(bytes);
+        void pump();
+      });
+      try {
+        end = await waitFor(Promise.race([hit.promise, obs.exited]), {
+          ctx,
+          started,
+          timeoutMs: timeout_ms,
+          what: `${JSON.stringify(patterns[0])}${patterns.length > 1 ? " (or another pattern)" : ""} in ${paneId}`,
+          tick: obs.checkAlive,
+        });
+      } finally {
+        obs.stop();
+      }
+    } finally {
+      matcher.close();
+    }
+    if (end.kind === "cancelled") throw new UserError("wait-for-text cancelled by the client");
+    const view = await finalView(ctx.tmux, paneId, tail_lines);
+    const h = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
+    return {
+      structured: {
+        outcome: h ? h.kind : end.kind === "timeout" ? "timeout" as const : "pane_exited" as const,
+        matched_pattern: h?.pattern ?? null,
+        matched_line: h ? h.line.slice(0, MAX_LINE) : null,
+        tail: view.tail.join("\n"),
+        elapsed_ms: Math.round(performance.now() - started),
+        pane_id: paneId,
+        warnings: view.warnings,
+      },
+    };
+  },
+});

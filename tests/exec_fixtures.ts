@@ -1,0 +1,147 @@
+/**
+ * Fixtures for the exec tools: a private tmux server whose first pane runs a
+ * given shell in a clean environment (`env -i`, no rc files unless asked),
+ * and the MCP server connected to it.
+ */
+import { connect, type McpFixture, uniqueSocketName } from "./helpers.ts";
+
+export const SHELLS = ["bash", "zsh", "fish"] as const;
+export type Shell = (typeof SHELLS)[number];
+
+const BARE: Record<Shell, string> = {
+  bash: "bash --norc --noprofile",
+  zsh: "zsh -f",
+  fish: "fish --no-config",
+};
+
+/** Interactive shells as a new user gets them: distribution rc files, default prompt. */
+const DEFAULT: Record<Shell, string> = {
+  bash: "bash -i",
+  zsh: "zsh -i",
+  fish: "fish",
+};
+
+export interface ShellOptions {
+  /** Start the shell with its usual startup files (a fresh user's defaults) instead of none. */
+  rc?: boolean;
+  /** tmux history-limit for the panes. */
+  historyLimit?: number;
+  /** Pane height (default 40). */
+  height?: number;
+}
+
+export interface ExecFixture {
+  mcp: McpFixture;
+  socketName: string;
+  /** The shell pane the server started with. */
+  pane: string;
+  /** Runs tmux on the fixture's socket; returns stdout. */
+  tmux(...args: string[]): Promise<string>;
+  /** Opens another window running `shell` (waiting for its prompt) or any command line (not waiting). */
+  newPane(what: Shell | { command: string }): Promise<string>;
+}
+
+const dec = new TextDecoder();
+
+async function runTmux(socketName: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command("tmux", { args: ["-L", socketName, ...args], stderr: "piped" }).output();
+  if (!out.success) throw new Error(`tmux ${args.join(" ")}: ${dec.decode(out.stderr)}`);
+  return dec.decode(out.stdout);
+}
+
+async function makeHome(shell: Shell, rc: boolean): Promise<string> {
+  const home = await Deno.makeTempDir({ prefix: "tmcp-home-" });
+  if (rc && shell === "bash") await Deno.copyFile("/etc/skel/.bashrc", `${home}/.bashrc`);
+  // Without a ~/.zshrc, zsh starts its new-user menu; use Debian's recommended one.
+  if (rc && shell === "zsh") {
+    await Deno.copyFile("/etc/zsh/newuser.zshrc.recommended", `${home}/.zshrc`).catch(() =>
+      Deno.writeTextFile(`${home}/.zshrc`, "")
+    );
+  }
+  return home;
+}
+
+function shellCommand(shell: Shell, home: string, rc: boolean): string {
+  return `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${home} ` +
+    (rc ? DEFAULT : BARE)[shell];
+}
+
+/** Waits until the pane shows something and stops changing (the prompt is drawn). */
+export async function settle(socketName: string, pane: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last = "";
+  let stableSince = Date.now();
+  while (Date.now() < until) {
+    const screen = await runTmux(socketName, ["capture-pane", "-p", "-t", pane]);
+    if (screen !== last) {
+      last = screen;
+      stableSince = Date.now();
+    } else if (screen.trim() !== "" && Date.now() - stableSince >= 150) {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`pane ${pane} did not settle: ${JSON.stringify(last.trim().slice(-200))}`);
+}
+
+/** A tmux server whose first pane runs `shell`, plus a connected MCP server; all torn down afterwards. */
+export async function withShell(
+  shell: Shell,
+  fn: (fx: ExecFixture) => Promise<void>,
+  opts: ShellOptions = {},
+): Promise<void> {
+  const socketName = uniqueSocketName("exec");
+  const homes: string[] = [];
+  const conf = await Deno.makeTempFile({ prefix: "tmcp-conf-" });
+  await Deno.writeTextFile(conf, opts.historyLimit ? `set -g history-limit ${opts.historyLimit}\n` : "");
+  const rc = opts.rc ?? false;
+  const home = await makeHome(shell, rc);
+  homes.push(home);
+  await runTmux(socketName, [
+    ...["-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", String(opts.height ?? 40)],
+    shellCommand(shell, home, rc),
+  ]);
+  const pane = (await runTmux(socketName, ["display-message", "-p", "-t", "main", "#{pane_id}"])).trim();
+  let mcp: McpFixture | undefined;
+  try {
+    await settle(socketName, pane);
+    mcp = await connect({ socketName });
+    const tmux = (...args: string[]) => runTmux(socketName, args);
+    await fn({
+      mcp,
+      socketName,
+      pane,
+      tmux,
+      async newPane(what) {
+        if (typeof what !== "string") {
+          return (await tmux("new-window", "-d", "-P", "-F", "#{pane_id}", what.command)).trim();
+        }
+        const h = await makeHome(what, false);
+        homes.push(h);
+        const id = (await tmux("new-window", "-d", "-P", "-F", "#{pane_id}", shellCommand(what, h, false))).trim();
+        await settle(socketName, id);
+        return id;
+      },
+    });
+  } finally {
+    await mcp?.close();
+    await runTmux(socketName, ["kill-server"]).catch(() => {});
+    for (const h of homes) await Deno.remove(h, { recursive: true }).catch(() => {});
+    await Deno.remove(conf).catch(() => {});
+  }
+}
+
+/** Resolves after `ms`. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls `fn` until it returns true (or throws after timeoutMs). */
+export async function eventually(what: string, fn: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await fn()) return;
+    await delay(25);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

@@ -1,0 +1,238 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { delay, eventually, type ExecFixture, SHELLS, withShell } from "./exec_fixtures.ts";
+
+interface RunResult {
+  exit_code: number | null;
+  output: string;
+  output_truncated: boolean;
+  timed_out: boolean;
+  elapsed_ms: number;
+  pane_id: string;
+  warnings: { kind: string; message: string }[];
+}
+
+function runner(fx: ExecFixture, pane = fx.pane) {
+  return (command: string, extra: Record<string, unknown> = {}) =>
+    fx.mcp.ok<RunResult>("run-command", { target: pane, command, timeout_ms: 20_000, ...extra });
+}
+
+const seq = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join("\n");
+
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: exact exit codes and only the command's output`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      const hello = await run("echo hello");
+      assertEquals([hello.exit_code, hello.output, hello.timed_out, hello.output_truncated], [
+        0,
+        "hello",
+        false,
+        false,
+      ]);
+      assertEquals(hello.pane_id, fx.pane);
+      assertEquals(hello.warnings, []);
+      assertEquals((await run("true")).exit_code, 0);
+      assertEquals((await run("false")).exit_code, 1);
+      assertEquals((await run("sh -c 'exit 42'")).exit_code, 42);
+      assertEquals((await run("echo out; echo err >&2; sh -c 'exit 3'")).output, "out\nerr");
+      assertEquals((await run("printf 'no newline'")).output, "no newline");
+      assertEquals((await run("echo one\necho two")).output, "one\ntwo");
+      assertEquals((await run('echo "it\'s" \'a "quote"\' \\$HOME')).output, `it's a "quote" $HOME`);
+      // The command runs on the pane's terminal.
+      assertEquals((await run("test -t 0 && test -t 1 && echo tty")).output, "tty");
+    });
+  });
+
+  Deno.test(`run-command in ${shell}: cd, variables and functions persist in the pane's shell`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("cd /tmp");
+      assertEquals((await run("pwd")).output, "/tmp");
+      await run(shell === "fish" ? "set -gx TMCP_VAR persisted" : "export TMCP_VAR=persisted");
+      assertEquals((await run("echo $TMCP_VAR")).output, "persisted");
+      await run(shell === "fish" ? "function greet; echo hi $argv; end" : 'greet() { echo hi "$1"; }');
+      assertEquals((await run("greet you")).output, "hi you");
+      // The exit status stays visible to the next command, as if typed by hand.
+      await run("false");
+      assertEquals((await run(shell === "fish" ? "echo $status" : "echo $?")).output, "1");
+    });
+  });
+
+  Deno.test(`run-command in ${shell}: output longer than the screen is complete`, async () => {
+    await withShell(shell, async (fx) => {
+      const r = await runner(fx)("seq 1 300");
+      assertEquals(r.output, seq(300));
+      assertEquals([r.exit_code, r.output_truncated], [0, false]);
+      const cut = await runner(fx)("seq 1 500", { max_lines: 10 });
+      assertEquals(cut.output, Array.from({ length: 10 }, (_, i) => String(491 + i)).join("\n"));
+      assert(cut.output_truncated);
+    });
+  });
+
+  Deno.test(`run-command in ${shell}: printed fake completion markers cannot end the wait`, async () => {
+    await withShell(shell, async (fx) => {
+      const fake = "printf '\\033]5379;0123456789abcdef;e;0\\007\\033]5379;0123456789abcdef;s\\007'; " +
+        "echo '__TMUX_MCP_DONE__ 0'; sleep 0.3; echo after; sh -c 'exit 7'";
+      const r = await runner(fx)(fake);
+      assertEquals([r.exit_code, r.output], [7, "__TMUX_MCP_DONE__ 0\nafter"]);
+    });
+  });
+
+  Deno.test(`run-command in ${shell}: a syntax error is reported and the shell stays usable`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      const bad = await run("echo 'unterminated");
+      assert(bad.exit_code !== 0, `exit code ${bad.exit_code}`);
+      assertEquals((await run("echo fine")).output, "fine");
+    });
+  });
+
+  Deno.test(`run-command in ${shell}: works in a default interactive shell with its rc files`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      assertEquals((await run("echo hello")).output, "hello");
+      assertEquals((await run("sh -c 'exit 5'")).exit_code, 5);
+      await run("cd /tmp");
+      assertEquals((await run("pwd")).output, "/tmp");
+    }, { rc: true });
+  });
+}
+
+Deno.test("run-command leaves no helper line in bash or fish history and nothing in tmux", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    await run("echo one");
+    const hist = await run("history");
+    assert(!hist.output.includes("tmux-mcp"), hist.output);
+    assertEquals(await fx.tmux("list-buffers"), "");
+    assertEquals(
+      (await fx.tmux("show-options", "-p", "-t", fx.pane)).split("\n").filter((l) => l.includes("mcp")),
+      [],
+    );
+  });
+  await withShell("fish", async (fx) => {
+    const run = runner(fx);
+    await run("echo one");
+    const hist = await run("history");
+    assert(!hist.output.includes("tmux-mcp"), hist.output);
+  });
+});
+
+Deno.test("run-command: heredocs and multi-line scripts work in bash", async () => {
+  await withShell("bash", async (fx) => {
+    const r = await runner(fx)("cat <<'EOF'\nline $1\n  indented\nEOF\nfor i in 1 2; do\n  echo \"i=$i\"\ndone");
+    assertEquals(r.output, "line $1\n  indented\ni=1\ni=2");
+  });
+});
+
+Deno.test("run-command: output stays exact when tmux trims a full history", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    await run("seq 1 95"); // history nearly full (limit 100): the next run trims it
+    for (let i = 0; i < 3; i++) {
+      const r = await run("seq 1 60");
+      assertEquals([r.output, r.output_truncated], [seq(60), false]);
+    }
+  }, { historyLimit: 100 });
+});
+
+Deno.test("run-command: a timeout returns the output so far, then the shell is usable again", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    const slow = await run("echo started; sleep 1.5; echo finished", { timeout_ms: 400 });
+    assertEquals([slow.timed_out, slow.exit_code, slow.output], [true, null, "started"]);
+    // The next run waits for the earlier command, then runs normally.
+    const next = await run("echo next");
+    assertEquals([next.exit_code, next.output], [0, "next"]);
+    const screen = await fx.tmux("capture-pane", "-p", "-t", fx.pane);
+    assertMatch(screen, /finished/);
+  });
+});
+
+Deno.test("run-command: interrupting a timed-out command with C-c frees the pane", async () => {
+  await withShell("zsh", async (fx) => {
+    const run = runner(fx);
+    const slow = await run("sleep 30", { timeout_ms: 300 });
+    assert(slow.timed_out);
+    await fx.tmux("send-keys", "-t", fx.pane, "C-c");
+    assertEquals((await run("echo back")).output, "back");
+  });
+});
+
+Deno.test("run-command refuses panes that are not at a shell prompt, saying what to do", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "python3 -q");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    await eventually(
+      "python3 to start",
+      async () =>
+        (await fx.tmux("display-message", "-p", "-t", fx.pane, "#{pane_current_command}")).startsWith("python3"),
+    );
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: "echo hi" });
+    assertMatch(err, /python3/);
+    assertMatch(err, /exit\(\)/);
+    assertMatch(err, /send-keys/);
+    // Nothing was typed into the REPL.
+    assert(!(await fx.tmux("capture-pane", "-p", "-t", fx.pane)).includes("echo hi"));
+
+    const shellPane = await fx.newPane("bash");
+    await fx.tmux("copy-mode", "-t", shellPane);
+    const copy = await fx.mcp.err("run-command", { target: shellPane, command: "echo hi" });
+    assertMatch(copy, /copy-mode/);
+    assertMatch(copy, /send-keys q/);
+  });
+});
+
+Deno.test("run-command: commands queue per pane and never mix", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    const results = await Promise.all([1, 2, 3].map((i) => run(`sleep 0.2; echo run${i}; sh -c 'exit ${i}'`)));
+    assertEquals(results.map((r) => [r.exit_code, r.output]), [[1, "run1"], [2, "run2"], [3, "run3"]]);
+  });
+});
+
+Deno.test("run-command: bad timeout_ms and unknown panes are clear errors", async () => {
+  await withShell("bash", async (fx) => {
+    assertMatch(
+      await fx.mcp.err("run-command", { target: fx.pane, command: "true", timeout_ms: 500_000 }),
+      /--max-wait-ms/,
+    );
+    assertMatch(await fx.mcp.err("run-command", { target: "%999", command: "true" }), /list-panes/);
+    assertMatch(await fx.mcp.err("run-command", { target: fx.pane, command: "" }), /command/);
+  });
+});
+
+Deno.test("run-command sends progress notifications while waiting", async () => {
+  await withShell("bash", async (fx) => {
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const r = await fx.mcp.client.callTool(
+      { name: "run-command", arguments: { target: fx.pane, command: "sleep 2.5; echo ok", timeout_ms: 20_000 } },
+      undefined,
+      { onprogress: (p) => void progress.push(p), timeout: 60_000 },
+    );
+    assertEquals((r.structuredContent as unknown as RunResult).output, "ok");
+    assert(progress.length >= 2, `got ${progress.length} progress notifications`);
+    assertMatch(progress[0].message ?? "", /elapsed.*left/);
+    assertEquals(progress[0].total, 20_000);
+    assert(progress[1].progress > progress[0].progress, "progress must increase");
+  });
+});
+
+Deno.test("run-command: cancellation ends the wait; the command finishes and the pane stays usable", async () => {
+  await withShell("bash", async (fx) => {
+    const ac = new AbortController();
+    const call = fx.mcp.client.callTool(
+      { name: "run-command", arguments: { target: fx.pane, command: "sleep 1; echo done-late", timeout_ms: 20_000 } },
+      undefined,
+      { signal: ac.signal, timeout: 60_000 },
+    );
+    await delay(300);
+    ac.abort();
+    let rejected = false;
+    await call.catch(() => rejected = true);
+    assert(rejected, "the cancelled call must reject on the client");
+    await eventually("the server to record the cancellation", async () => /cancelled/.test(fx.mcp.stderr()));
+    assertEquals((await runner(fx)("echo again")).output, "again");
+    assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), /done-late/);
+  });
+});
