@@ -137,7 +137,11 @@ export function delay(ms: number): Promise<void> {
 }
 
 /** Polls `fn` until it returns true (or throws after timeoutMs). */
-export async function eventually(what: string, fn: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function eventually(
+  what: string,
+  fn: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await fn()) return;

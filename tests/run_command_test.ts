@@ -231,7 +231,7 @@ Deno.test("run-command: cancellation ends the wait; the command finishes and the
     let rejected = false;
     await call.catch(() => rejected = true);
     assert(rejected, "the cancelled call must reject on the client");
-    await eventually("the server to record the cancellation", async () => /cancelled/.test(fx.mcp.stderr()));
+    await eventually("the server to record the cancellation", () => /cancelled/.test(fx.mcp.stderr()));
     assertEquals((await runner(fx)("echo again")).output, "again");
     assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), /done-late/);
   });

@@ -128,7 +128,9 @@ export class LineAssembler {
 
   #offer(complete: boolean): void {
     if (!this.#dirty && !complete) return;
-    const s = this.#line.join("").trimEnd();
+    let s = this.#line.join("").trimEnd();
+    // An unfinished line keeps the blanks up to the cursor: "Password: " waits right after them.
+    if (!complete && this.#col > s.length) s = s.padEnd(Math.min(this.#col, this.#line.length), " ");
     if (complete || s.length > 0) this.#sink(s, complete);
     this.#dirty = false;
   }

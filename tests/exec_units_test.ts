@@ -1,0 +1,160 @@
+import fc from "fast-check";
+import { assert, assertEquals } from "./assert.ts";
+import { LineAssembler, MarkerScanner } from "../lib/exec/stream.ts";
+import { quoteFish, quotePosix, runScript, shellFlavor, typedLine } from "../lib/exec/shell.ts";
+import { decodeCursor, encodeCursor } from "../lib/exec/cursor.ts";
+import { columns, dropColumns, takeColumns } from "../lib/exec/text.ts";
+import { notAtPrompt, paneWarnings, type WarningFacts } from "../lib/exec/warnings.ts";
+import { decodeOutput } from "../lib/tmux/control.ts";
+import { compileMatcher } from "../lib/exec/match.ts";
+import { UserError } from "../lib/errors.ts";
+
+const enc = new TextEncoder();
+
+Deno.test("marker scanner finds markers split anywhere across chunks, and nothing else", () => {
+  fc.assert(fc.property(
+    fc.array(fc.string({ maxLength: 30 }), { maxLength: 6 }),
+    fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 10 }),
+    (noise, cuts) => {
+      const prefix = "\x1b]5379;abcd;";
+      const stream = noise.map((n, i) => `${n}${prefix}e;${i}\x07`).join("") + "\x1b]5379;abce;e;9\x07tail";
+      const bytes = enc.encode(stream);
+      const scan = new MarkerScanner(prefix);
+      const found: string[] = [];
+      let at = 0;
+      for (let i = 0; at < bytes.length; i++) {
+        const next = Math.min(bytes.length, at + cuts[i % cuts.length]);
+        found.push(...scan.push(bytes.subarray(at, next)));
+        at = next;
+      }
+      assertEquals(found, noise.map((_, i) => `e;${i}`));
+    },
+  ));
+});
+
+Deno.test("line assembler turns terminal bytes into the lines a terminal shows", () => {
+  const seen: [string, boolean][] = [];
+  const asm = new LineAssembler((t, complete) => seen.push([t, complete]));
+  asm.push(enc.encode("\x1b[1;32mgreen\x1b[0m text\r\n50%\r100%\r\nab\bX\x1b]0;title\x07\r\n"));
+  asm.push(enc.encode("Password: "));
+  const complete = seen.filter(([, c]) => c).map(([t]) => t);
+  assertEquals(complete, ["green text", "100%", "aX"]);
+  assert(seen.some(([t]) => t === "50%"), "a line about to be overwritten is offered first");
+  assertEquals(seen.at(-1), ["Password: ", false]);
+  // UTF-8 split inside a character.
+  const asm2 = new LineAssembler((t, c) => c && seen.push([t, c]));
+  const bytes = enc.encode("héllo\n");
+  asm2.push(bytes.subarray(0, 2));
+  asm2.push(bytes.subarray(2));
+  assertEquals(seen.at(-1), ["héllo", true]);
+});
+
+Deno.test("control-mode output values decode octal escapes to raw bytes", () => {
+  const line = enc.encode("%output %3 a\\033[0m\\134\\015\\012é");
+  const out = decodeOutput(line, "%output %3 ".length);
+  assertEquals(Array.from(out), [0x61, 0x1b, 0x5b, 0x30, 0x6d, 0x5c, 0x0d, 0x0a, 0xc3, 0xa9]);
+});
+
+async function shellEcho(shell: string[], words: string[], quote: (s: string) => string): Promise<string[]> {
+  const script = `printf '%s\\n' ${words.map((w) => quote(w + "|")).join(" ")}`;
+  const out = await new Deno.Command(shell[0], { args: [...shell.slice(1), script], stdout: "piped" }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  return text.split("|\n").slice(0, -1);
+}
+
+Deno.test("shell quoting keeps any text byte-exact in sh, bash, zsh and fish", async () => {
+  const words = fc.sample(fc.string({ unit: "grapheme", maxLength: 20 }).filter((s) => !s.includes("\0")), 60);
+  words.push("it's", "a\\b", "\\'", "$HOME", "`id`", "$(id)", "*", "~", "a\nb", "-n", "'", "\\");
+  for (const sh of [["sh", "-c"], ["bash", "-c"], ["zsh", "-f", "-c"]]) {
+    assertEquals(await shellEcho(sh, words, quotePosix), words, sh[0]);
+  }
+  assertEquals(await shellEcho(["fish", "--no-config", "-c"], words, quoteFish), words, "fish");
+});
+
+Deno.test("run scripts and typed lines per shell", () => {
+  assertEquals(shellFlavor("bash"), "posix");
+  assertEquals(shellFlavor("-zsh"), "posix");
+  assertEquals(shellFlavor("fish"), "fish");
+  assertEquals(shellFlavor("python3"), undefined);
+  assertEquals(shellFlavor("toString"), undefined);
+  assertEquals(typedLine("posix", "/tmp/a b/r-1"), " . '/tmp/a b/r-1'");
+  assertEquals(typedLine("fish", "/tmp/it's/r-1"), " source '/tmp/it\\'s/r-1'");
+  const parts = {
+    command: "echo 'x'",
+    nonce: "00ff",
+    tmuxBin: "/usr/bin/tmux",
+    socketPath: "/s",
+    scriptPath: "/d/r-1",
+  };
+  const posix = runScript("posix", parts);
+  assert(posix.includes(`eval 'echo '\\''x'\\'''`), posix);
+  assert(posix.includes("tmux-mcp-00ff-s") && posix.includes("tmux-mcp-00ff-e"));
+  const fish = runScript("fish", parts);
+  assert(fish.includes(`eval 'echo \\'x\\''`), fish);
+});
+
+Deno.test("cursors round-trip and damaged ones are refused", () => {
+  const c = { pane: "%12", pid: 4242, pos: { row: 1234, x: 7, above: "abc", head: "z9", hs: 1200 } };
+  const s = encodeCursor(c);
+  assertEquals(decodeCursor(s), c);
+  for (const bad of ["", "tmc1.", "tmc1.e30", s + "x", s.replace("tmc1.", "tmc2."), "tmc1." + btoa('{"p":"x"}')]) {
+    let threw = false;
+    try {
+      decodeCursor(bad);
+    } catch (e) {
+      threw = e instanceof UserError;
+    }
+    assert(threw, `cursor ${JSON.stringify(bad)} must be refused`);
+  }
+});
+
+Deno.test("column slicing counts wide characters as two columns", () => {
+  assertEquals(columns("a日b"), 4);
+  assertEquals(takeColumns("日本語", 4), "日本");
+  assertEquals(dropColumns("$ ls", 2), "ls");
+  assertEquals(dropColumns("ab", 5), "");
+});
+
+const facts = (over: Partial<WarningFacts> = {}): WarningFacts => ({
+  pane_id: "%1",
+  current_command: "bash",
+  alternate_on: false,
+  in_mode: false,
+  mode: "",
+  dead: false,
+  ...over,
+});
+
+Deno.test("pane warnings say what is going on and what to do", () => {
+  assertEquals(paneWarnings(facts(), ["$ ls", "a b", "$"]), []);
+  const kinds = (f: WarningFacts, screen: string[]) => paneWarnings(f, screen).map((w) => w.kind);
+  assertEquals(kinds(facts({ current_command: "less" }), ["text", ":"]), ["pager"]);
+  assertEquals(kinds(facts({ current_command: "git" }), ["commit 1", "(END)"]), ["pager"]);
+  assertEquals(kinds(facts({ current_command: "vim", alternate_on: true }), ["~"]), ["alternate_screen"]);
+  assertEquals(kinds(facts({ in_mode: true, mode: "copy-mode" }), []), ["copy_mode"]);
+  assertEquals(kinds(facts({ current_command: "sudo" }), ["[sudo] password for me: "]), [
+    "input_prompt",
+    "not_a_shell",
+  ]);
+  assertEquals(kinds(facts({ current_command: "apt" }), ["Do you want to continue? [Y/n] "]), [
+    "input_prompt",
+    "not_a_shell",
+  ]);
+  for (const w of paneWarnings(facts({ current_command: "less" }), [])) assert(/send q/.test(w.message));
+  assertEquals(notAtPrompt(facts(), []), undefined);
+  assert(/exit\(\)/.test(notAtPrompt(facts({ current_command: "python3" }), [">>> "]) ?? ""));
+  assert(/ssh/.test(notAtPrompt(facts({ current_command: "ssh" }), []) ?? ""));
+});
+
+Deno.test("matcher: stop wins within a batch; literal and regex, case folding", async () => {
+  const lit = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true });
+  assertEquals(await lit.check(["all DONE", "ERROR x"]), { kind: "stopped", pattern: "error", line: "ERROR x" });
+  assertEquals(await lit.check(["nothing"]), undefined);
+  lit.close();
+  const re = compileMatcher({ patterns: ["^v(\\d+)\\.\\d+$"], stop: [], regex: true, ignoreCase: false });
+  try {
+    assertEquals(await re.check(["x v1.2", "v10.3"]), { kind: "matched", pattern: "^v(\\d+)\\.\\d+$", line: "v10.3" });
+  } finally {
+    re.close();
+  }
+});

@@ -1,0 +1,195 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { delay, eventually, type ExecFixture, withShell } from "./exec_fixtures.ts";
+
+interface TextResult {
+  outcome: string;
+  matched_pattern: string | null;
+  matched_line: string | null;
+  tail: string;
+  elapsed_ms: number;
+  pane_id: string;
+  warnings: { kind: string; message: string }[];
+}
+
+interface QuietResult {
+  outcome: string;
+  output_bytes: number;
+  tail: string;
+  pane_id: string;
+  warnings: { kind: string; message: string }[];
+}
+
+/** Types a line into the pane as a user would (not through run-command). */
+async function type(fx: ExecFixture, line: string, pane = fx.pane): Promise<void> {
+  await fx.tmux("send-keys", "-t", pane, "-l", line);
+  await fx.tmux("send-keys", "-t", pane, "Enter");
+}
+
+async function screenHas(fx: ExecFixture, text: string, pane = fx.pane): Promise<boolean> {
+  return (await fx.tmux("capture-pane", "-p", "-t", pane)).includes(text);
+}
+
+Deno.test("wait-for-text ignores text already on the screen and matches new output", async () => {
+  await withShell("bash", async (fx) => {
+    await type(fx, "echo READY-1");
+    await eventually("READY-1 on screen", () => screenHas(fx, "\nREADY-1"));
+    const old = await fx.mcp.ok<TextResult>("wait-for-text", {
+      target: fx.pane,
+      patterns: ["READY-1"],
+      timeout_ms: 500,
+    });
+    assertEquals([old.outcome, old.matched_line], ["timeout", null]);
+    assertMatch(old.tail, /READY-1/);
+
+    const waiting = fx.mcp.ok<TextResult>("wait-for-text", {
+      target: fx.pane,
+      patterns: ["GO-42"],
+      timeout_ms: 10_000,
+    });
+    await delay(200);
+    await type(fx, "echo GO-$((40+2))"); // the typed line itself does not contain GO-42
+    const hit = await waiting;
+    assertEquals([hit.outcome, hit.matched_pattern, hit.matched_line], ["matched", "GO-42", "GO-42"]);
+    assertEquals(hit.pane_id, fx.pane);
+  });
+});
+
+Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; partial lines match", async () => {
+  await withShell("bash", async (fx) => {
+    const both = fx.mcp.ok<TextResult>("wait-for-text", {
+      target: fx.pane,
+      patterns: ["done"],
+      stop: ["FAIL"],
+      timeout_ms: 10_000,
+    });
+    await delay(200);
+    await type(fx, `printf 'build %s with %s\\n' d""one F""AIL`); // the typed line matches neither
+    const stopped = await both;
+    assertEquals([stopped.outcome, stopped.matched_pattern], ["stopped", "FAIL"]);
+    assertEquals(stopped.matched_line, "build done with FAIL");
+
+    const re = fx.mcp.ok<TextResult>("wait-for-text", {
+      target: fx.pane,
+      patterns: ["^RESULT=\\d+$"],
+      regex: true,
+      ignore_case: true,
+      timeout_ms: 10_000,
+    });
+    await delay(200);
+    await type(fx, "echo result=$((10+7))");
+    assertEquals((await re).matched_line, "result=17");
+
+    // A prompt without a newline, as password prompts are.
+    const prompt = fx.mcp.ok<TextResult>("wait-for-text", {
+      target: fx.pane,
+      patterns: ["Password: "],
+      timeout_ms: 10_000,
+    });
+    await delay(200);
+    await type(fx, `read -r -s -p "Pass""word: " x`);
+    const p = await prompt;
+    assertEquals(p.outcome, "matched");
+    assert(p.warnings.some((w) => w.kind === "input_prompt"), JSON.stringify(p.warnings));
+    await fx.tmux("send-keys", "-t", fx.pane, "C-c");
+  });
+});
+
+Deno.test("wait-for-text rejects bad regular expressions and survives catastrophic ones", async () => {
+  await withShell("bash", async (fx) => {
+    assertMatch(
+      await fx.mcp.err("wait-for-text", { target: fx.pane, patterns: ["(unclosed"], regex: true }),
+      /invalid regular expression/,
+    );
+    const slow = fx.mcp.call("wait-for-text", {
+      target: fx.pane,
+      patterns: ["^(a+)+$"],
+      regex: true,
+      timeout_ms: 20_000,
+    });
+    await delay(200);
+    await type(fx, `echo ${"a".repeat(40)}!`);
+    const r = await slow;
+    assert(r.isError === true);
+    assertMatch(JSON.stringify(r.content), /backtracking/);
+    // The server still answers.
+    assertEquals((await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 50 })).outcome, "quiet");
+  });
+});
+
+Deno.test("wait-for-text and wait-for-quiet report a pane whose program exits", async () => {
+  await withShell("bash", async (fx) => {
+    const pane = await fx.newPane({ command: "sleep 0.6" });
+    const r = await fx.mcp.ok<TextResult>("wait-for-text", { target: pane, patterns: ["never"], timeout_ms: 10_000 });
+    assertEquals(r.outcome, "pane_exited");
+    const pane2 = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.1; done' & sleep 0.6; kill $!" });
+    const q = await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: pane2, quiet_ms: 5000, timeout_ms: 10_000 });
+    assertEquals(q.outcome, "pane_exited");
+  });
+});
+
+Deno.test("wait-for-quiet returns once output stops, and times out on endless output", async () => {
+  await withShell("bash", async (fx) => {
+    const quiet = fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 400, timeout_ms: 10_000 });
+    await type(fx, "for i in 1 2 3 4 5; do echo step$i; sleep 0.15; done");
+    const q = await quiet;
+    assertEquals(q.outcome, "quiet");
+    assert(q.output_bytes > 0);
+    assertMatch(q.tail, /step5/);
+
+    const busy = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.05; done'" });
+    const t = await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: busy, quiet_ms: 300, timeout_ms: 1000 });
+    assertEquals(t.outcome, "timeout");
+    assertMatch(t.tail, /tick/);
+  });
+});
+
+Deno.test("a second tool call is answered while a long wait is pending", async () => {
+  await withShell("bash", async (fx) => {
+    let waitDone = false;
+    const long = fx.mcp.ok<TextResult>("wait-for-text", { target: fx.pane, patterns: ["never"], timeout_ms: 4000 })
+      .finally(() => waitDone = true);
+    const slowRun = fx.mcp.ok("run-command", {
+      target: await fx.newPane("bash"),
+      command: "sleep 3",
+      timeout_ms: 10_000,
+    }).finally(() => waitDone = true);
+    await delay(300);
+    for (let i = 0; i < 5; i++) {
+      const r = await fx.mcp.ok<{ first_call: boolean }>("capture-since", { target: fx.pane });
+      assert(r.first_call);
+      assertEquals(await fx.mcp.ok("list-buffers"), { buffers: [] });
+    }
+    assert(!waitDone, "quick calls must be answered while the waits are still pending");
+    assertEquals((await long).outcome, "timeout");
+    await slowRun;
+  });
+});
+
+Deno.test("wait-for-text: progress notifications and cancellation", async () => {
+  await withShell("bash", async (fx) => {
+    const progress: { progress: number; message?: string }[] = [];
+    const r = await fx.mcp.client.callTool(
+      { name: "wait-for-text", arguments: { target: fx.pane, patterns: ["never"], timeout_ms: 2500 } },
+      undefined,
+      { onprogress: (p) => void progress.push(p), timeout: 60_000 },
+    );
+    assertEquals((r.structuredContent as unknown as TextResult).outcome, "timeout");
+    assert(progress.length >= 2, `got ${progress.length} progress notifications`);
+    assertMatch(progress[0].message ?? "", /never.*elapsed.*left/);
+
+    const ac = new AbortController();
+    const started = performance.now();
+    const call = fx.mcp.client.callTool(
+      { name: "wait-for-quiet", arguments: { target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 } },
+      undefined,
+      { signal: ac.signal, timeout: 120_000 },
+    );
+    await delay(300);
+    ac.abort();
+    let rejected = false;
+    await call.catch(() => rejected = true);
+    assert(rejected);
+    await eventually("the server to end the cancelled wait", () => /wait-for-quiet cancelled/.test(fx.mcp.stderr()));
+    assert(performance.now() - started < 30_000);
+  });
+});
