@@ -85,6 +85,7 @@ Deno.test("run scripts and typed lines per shell", () => {
     tmuxBin: "/usr/bin/tmux",
     socketPath: "/s",
     scriptPath: "/d/r-1",
+    armedPath: "/d/a-1",
   };
   const posix = runScript("posix", parts);
   assert(posix.includes(`eval 'echo '\\''x'\\'''`), posix);

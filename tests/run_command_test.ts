@@ -236,3 +236,22 @@ Deno.test("run-command: cancellation ends the wait; the command finishes and the
     assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), /done-late/);
   });
 });
+
+Deno.test("run-command: a command still running when the server exits never blocks the shell afterwards", async () => {
+  await withShell("bash", async (fx) => {
+    const pending = runner(fx)("sleep 1; echo finished-after-exit").catch(() => "connection closed");
+    await delay(300);
+    await fx.mcp.close(); // the server exits mid-run; its script directory goes with it
+    assertEquals(await pending, "connection closed");
+    await eventually(
+      "the shell to come back by itself",
+      async () => /finished-after-exit\n.*[#$] *$/m.test(await fx.tmux("capture-pane", "-p", "-t", fx.pane)),
+    );
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "echo alive-$((1+1))");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    await eventually(
+      "the shell to answer",
+      async () => /^alive-2$/m.test(await fx.tmux("capture-pane", "-p", "-t", fx.pane)),
+    );
+  });
+});

@@ -2,13 +2,12 @@
  * Long-lived state of the exec tools, one per server (keyed by its tmux
  * executor, created on first use): the control-mode hub, the private
  * directory for run scripts, the tmux binary the panes' shells run, one run
- * at a time per pane, and runs that were abandoned (timeout, cancellation)
- * but whose shell may still block on our handshake later.
+ * at a time per pane, and the runs in flight or given up on (timeout,
+ * cancellation) whose command may still run.
  *
- * Everything is released by the server's exit hook: control clients closed,
- * pending handshakes pre-signalled (tmux remembers a `wait-for -S` nobody
- * waited for yet, so a shell that reaches the handshake later does not
- * block), the script directory removed.
+ * Everything is released by the server's exit hook: the script directory
+ * removed (which disarms every run: no shell will wait for this server any
+ * more), shells waiting in a handshake released, control clients closed.
  *
  * @example
  * ```ts
@@ -27,17 +26,17 @@ import type { Services } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
 
-/** A run whose end the server still has to release. */
-export interface PendingRun {
+/** A run-command in flight or given up on, as the runtime sees it. */
+export interface TrackedRun {
   paneId: string;
-  /** wait-for channels the shell may still block on. */
-  channels: string[];
-  /** Whether the command started (its start marker came). */
+  /** Channels the pane's shell waits on right now (to release them on exit). */
+  blocked(): string[];
+  /** True once the call gave the run up (timeout, cancellation) while its command may still run. */
+  abandoned(): boolean;
+  /** Whether the command started. */
   started(): boolean;
-  /** Resolves when the run is dropped: it ended, or its pane is back at the shell or gone. */
+  /** Resolves when the run is over for good: ended, interrupted, or its pane gone. */
   settled: Promise<void>;
-  /** Stops watching and drops the run. */
-  drop(): void;
 }
 
 export interface ExecRuntime {
@@ -52,8 +51,8 @@ export interface ExecRuntime {
    * function. Rejects with a UserError after `timeoutMs` or when `signal` fires.
    */
   lockPane(paneId: string, signal: AbortSignal, timeoutMs: number): Promise<{ release: () => void; waited: boolean }>;
-  /** Runs abandoned by their call (timed out, cancelled) that may still hit a handshake. */
-  pending: Set<PendingRun>;
+  /** Runs in flight, and runs given up on whose command may still run. */
+  runs: Set<TrackedRun>;
   /** Releases everything (the server's exit hook). */
   close(): Promise<void>;
 }
@@ -90,7 +89,7 @@ function createRuntime(services: Services): ExecRuntime {
   const { tmux, config } = services;
   let dir: Promise<string> | undefined;
   const tails = new Map<string, Promise<void>>();
-  const pending = new Set<PendingRun>();
+  const runs = new Set<TrackedRun>();
   const hub = createControlHub({ bin: config.tmuxBin, socketArgs: tmux.socketArgs });
   return {
     hub,
@@ -145,18 +144,18 @@ function createRuntime(services: Services): ExecRuntime {
       }
       return { release: done, waited: true };
     },
-    pending,
+    runs,
     async close() {
-      const channels = [...pending].flatMap((p) => p.channels);
-      for (const p of [...pending]) p.drop();
-      for (const ch of channels) {
+      // Removing the directory disarms every run (no shell waits any more);
+      // a shell already waiting is released.
+      const d = await dir?.catch(() => undefined);
+      if (d) await Deno.remove(d, { recursive: true }).catch(() => {});
+      for (const ch of [...runs].flatMap((r) => r.blocked())) {
         await tmux.run(["wait-for", "-S", ch], { timeoutMs: 2000 }).catch((e) =>
           log("warn", `could not release wait-for channel ${ch}: ${e instanceof Error ? e.message : String(e)}`)
         );
       }
       await hub.close();
-      const d = await dir?.catch(() => undefined);
-      if (d) await Deno.remove(d, { recursive: true }).catch(() => {});
     },
   };
 }

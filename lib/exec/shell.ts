@@ -14,8 +14,11 @@
  * (OSC 5379, which tmux drops) carrying a random per-run nonce that is never
  * shown on screen, so output can neither fake them nor confuse two runs:
  *
- *   `ESC ] 5379 ; NONCE ; s BEL`           before the command
- *   `ESC ] 5379 ; NONCE ; e ; STATUS BEL`  after it, with `$?`/`$status`
+ *   `ESC ] 5379 ; NONCE ; s ; W BEL`           before the command
+ *   `ESC ] 5379 ; NONCE ; e ; STATUS ; W BEL`  after it, with `$?`/`$status`
+ *
+ * where W is `w` when the shell then waits for the server (below) and `f`
+ * when it does not.
  *
  * After each marker the shell blocks in `tmux wait-for CHANNEL` until the
  * server has read the cursor position (and, at the end, the output): the
@@ -23,8 +26,11 @@
  * runs inside a command substitution, which job control leaves in the
  * shell's process group, so the pane's foreground process (what
  * `pane_current_command` reports) stays the shell throughout. The server
- * signals the channel; `wait-for -S` before the shell waits also works (tmux
- * remembers one signal), which is how an abandoned run is released.
+ * signals the channel (`wait-for -S` before the shell waits also works:
+ * tmux remembers one signal). The shell only waits while the run's "armed"
+ * file exists: a run the server gave up on (timeout, cancellation), and
+ * every run once the server has exited (its directory is removed), never
+ * blocks a shell, and no channel is ever left signalled but unconsumed.
  *
  * History: the typed line starts with a space. fish never records such
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
@@ -36,7 +42,7 @@
  * ```ts
  * const flavor = shellFlavor("bash"); // "posix"
  * const script = runScript(flavor!, { command: "make", nonce: "a1b2", tmuxBin: "/usr/bin/tmux",
- *   socketPath: "/tmp/tmux-1000/default", scriptPath: "/tmp/tmux-mcp-x/r-1" });
+ *   socketPath: "/tmp/tmux-1000/default", scriptPath: "/tmp/tmux-mcp-x/r-1", armedPath: "/tmp/tmux-mcp-x/a-1" });
  * typedLine(flavor!, "/tmp/tmux-mcp-x/r-1"); // " . '/tmp/tmux-mcp-x/r-1'"
  * ```
  */
@@ -93,6 +99,8 @@ export interface ScriptParts {
   socketPath: string;
   /** Where the script lives (bash finds its own history entry by it). */
   scriptPath: string;
+  /** The shell waits in a handshake only while this file exists. */
+  armedPath: string;
 }
 
 /** The script a run sources, for the pane's shell flavor. */
@@ -100,22 +108,25 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const ch = channels(p.nonce);
   const osc = `\\033]${MARKER_OSC};${p.nonce};`;
   if (flavor === "fish") {
-    const tmux = `${quoteFish(p.tmuxBin)} -S ${quoteFish(p.socketPath)} wait-for`;
+    const q = quoteFish;
+    const wait = (channel: string) => `true (${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)`;
+    const armed = `test -e ${q(p.armedPath)}`;
     return [
       // $status of the previous command, restored right before the command.
       `set -l __tmux_mcp_prev $status`,
-      `printf '${osc}s\\007'`,
-      `true (${tmux} ${quoteFish(ch.start)} 2>/dev/null)`,
+      `if ${armed}; printf '${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${osc}s;f\\007'; end`,
       `if test $__tmux_mcp_prev -ne 0; /bin/sh -c "exit $__tmux_mcp_prev"; end`,
-      `eval ${quoteFish(p.command)}`,
+      `eval ${q(p.command)}`,
       `set -l __tmux_mcp_status $status`,
-      `printf '${osc}e;%d\\007' $__tmux_mcp_status`,
-      `true (${tmux} ${quoteFish(ch.end)} 2>/dev/null)`,
+      `if ${armed}; printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ${wait(ch.end)}; ` +
+      `else; printf '${osc}e;%d;f\\007' $__tmux_mcp_status; end`,
       `return $__tmux_mcp_status 2>/dev/null`,
       "",
     ].join("\n");
   }
-  const tmux = `${quotePosix(p.tmuxBin)} -S ${quotePosix(p.socketPath)} wait-for`;
+  const q = quotePosix;
+  const wait = (channel: string) => `: "$(${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)"`;
+  const armed = `[ -e ${q(p.armedPath)} ]`;
   const name = p.scriptPath.split("/").pop()!;
   return [
     // $? of the previous command, restored right before the command.
@@ -123,18 +134,17 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     // bash without HISTCONTROL=ignorespace records the typed line: remove
     // exactly that entry (checked by the script's name), nothing else.
     `if [ -n "\${BASH_VERSION-}" ]; then`,
-    `  case "$(HISTTIMEFORMAT= history 1 2>/dev/null)" in *${quotePosix(name)}*)`,
+    `  case "$(HISTTIMEFORMAT= history 1 2>/dev/null)" in *${q(name)}*)`,
     `    __tmux_mcp_h="$(HISTTIMEFORMAT= history 1)"; __tmux_mcp_h="\${__tmux_mcp_h#"\${__tmux_mcp_h%%[! ]*}"}"`,
     `    history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null; unset __tmux_mcp_h ;;`,
     `  esac`,
     `fi`,
-    `printf '${osc}s\\007'`,
-    `: "$(${tmux} ${quotePosix(ch.start)} 2>/dev/null)"`,
+    `if ${armed}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
     `eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)"`,
-    `eval ${quotePosix(p.command)}`,
+    `eval ${q(p.command)}`,
     `__tmux_mcp_status=$?`,
-    `printf '${osc}e;%d\\007' "$__tmux_mcp_status"`,
-    `: "$(${tmux} ${quotePosix(ch.end)} 2>/dev/null)"`,
+    `if ${armed}; then printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
+    `else printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
     // Leave $? as the command left it, without leaving our variable behind.
     `eval "unset __tmux_mcp_status; return $__tmux_mcp_status"`,
     "",

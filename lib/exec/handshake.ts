@@ -1,0 +1,179 @@
+/**
+ * One run's side of the protocol in `shell.ts`: reads its markers from the
+ * pane's output, releases the shell from each handshake exactly once, and,
+ * when the call gives the run up (timeout, cancellation, error), disarms it
+ * and keeps watching in the background until it is over for good.
+ *
+ * @example
+ * ```ts
+ * const run = trackRun(rt, paneId, nonce, files);
+ * const obs = await observePane(ctx, pane, run.feed);
+ * run.attach(obs.stop);
+ * const waits = await run.started; // the shell printed the start marker
+ * // ... read the cursor position while it waits
+ * await run.release("start");
+ * ```
+ */
+import type { TmuxExecutor } from "../tmux/executor.ts";
+import { log } from "../log.ts";
+import type { ExecRuntime, TrackedRun } from "./runtime.ts";
+import { paneIfAlive } from "./observe.ts";
+import { channels, markerPrefix, shellFlavor } from "./shell.ts";
+import { MarkerScanner } from "./stream.ts";
+
+export interface RunFiles {
+  script: string;
+  armed: string;
+}
+
+export interface RunTracker {
+  /** Feeds the pane's output bytes (the pane watcher). */
+  feed(bytes: Uint8Array): void;
+  /** Hands over the function that stops the pane watcher. */
+  attach(stopWatch: () => void): void;
+  /** Resolves at the start marker: true when the shell waits for release. */
+  started: Promise<boolean>;
+  /** Resolves at the end marker with `$?`, and whether the shell waits for release. */
+  ended: Promise<{ status: number; waits: boolean }>;
+  /** Releases the shell from a handshake it waits in; does nothing when it does not wait or was released. */
+  release(which: "start" | "end"): Promise<void>;
+  /** After the end release: waits briefly until the shell has drawn its prompt. */
+  promptDrawn(): Promise<void>;
+  /** The call gives the run up: disarm, delete its files, keep releasing in the background. */
+  abandon(): void;
+  /** The run is complete: stop watching, forget it. */
+  finish(): void;
+}
+
+/** How often a run given up on checks its pane. */
+const CHECK_MS = 1000;
+/** A run given up on before it started is forgotten after this long. */
+const UNSTARTED_DROP_MS = 60_000;
+/** At most this long for the prompt after a run; it counts as drawn after this much quiet. */
+const PROMPT_WAIT_MS = 250;
+const PROMPT_QUIET_MS = 5;
+
+async function signal(tmux: TmuxExecutor, channel: string): Promise<void> {
+  try {
+    await tmux.run(["wait-for", "-S", channel]);
+  } catch (e) {
+    log("warn", `could not signal ${channel}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Starts tracking a run; registers it with the runtime until it is over. */
+export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: RunFiles): RunTracker {
+  const { tmux } = rt;
+  const ch = channels(nonce);
+  const scanner = new MarkerScanner(markerPrefix(nonce));
+  const started = Promise.withResolvers<boolean>();
+  const ended = Promise.withResolvers<{ status: number; waits: boolean }>();
+  const settled = Promise.withResolvers<void>();
+  // Per handshake: undefined = marker not seen; else whether the shell waits, and whether we released it.
+  const state: Record<"start" | "end", { waits: boolean; released: boolean } | undefined> = {
+    start: undefined,
+    end: undefined,
+  };
+  let abandoned = false;
+  let stopWatch = () => {};
+  let timer: ReturnType<typeof setInterval> | undefined;
+  // Output after the end release is the shell drawing its prompt.
+  let promptWatch: { at: number; seen: PromiseWithResolvers<void> } | undefined;
+
+  const removeFiles = async () => {
+    await Deno.remove(files.armed).catch(() => {});
+    await Deno.remove(files.script).catch(() => {});
+  };
+
+  const tracked: TrackedRun = {
+    paneId,
+    blocked: () => (["start", "end"] as const).filter((k) => state[k]?.waits && !state[k]!.released).map((k) => ch[k]),
+    abandoned: () => abandoned,
+    started: () => state.start !== undefined,
+    settled: settled.promise,
+  };
+  rt.runs.add(tracked);
+
+  const drop = () => {
+    clearInterval(timer);
+    stopWatch();
+    rt.runs.delete(tracked);
+    void removeFiles();
+    settled.resolve();
+  };
+
+  const tracker: RunTracker = {
+    feed(bytes) {
+      if (promptWatch) {
+        promptWatch.at = performance.now();
+        promptWatch.seen.resolve();
+      }
+      for (const payload of scanner.push(bytes)) {
+        const parts = payload.split(";");
+        if (parts[0] === "s" && parts.length === 2 && !state.start) {
+          state.start = { waits: parts[1] === "w", released: false };
+          started.resolve(state.start.waits);
+          if (abandoned) void tracker.release("start");
+        } else if (parts[0] === "e" && parts.length === 3 && state.start && !state.end) {
+          state.end = { waits: parts[2] === "w", released: false };
+          ended.resolve({ status: Number.parseInt(parts[1], 10), waits: state.end.waits });
+          if (abandoned) void tracker.release("end").then(() => tracker.promptDrawn()).finally(drop);
+        }
+      }
+    },
+    attach(stop) {
+      stopWatch = stop;
+    },
+    started: started.promise,
+    ended: ended.promise,
+    async release(which) {
+      const s = state[which];
+      if (!s || !s.waits || s.released) return;
+      s.released = true;
+      if (which === "end") promptWatch = { at: 0, seen: Promise.withResolvers<void>() };
+      await signal(tmux, ch[which]);
+    },
+    async promptDrawn() {
+      const p = promptWatch;
+      if (!p) return;
+      const deadline = performance.now() + PROMPT_WAIT_MS;
+      await Promise.race([p.seen.promise, sleep(PROMPT_WAIT_MS)]);
+      while (p.at > 0 && performance.now() < deadline) {
+        const quietFor = performance.now() - p.at;
+        if (quietFor >= PROMPT_QUIET_MS) return;
+        await sleep(PROMPT_QUIET_MS - quietFor);
+      }
+    },
+    abandon() {
+      if (abandoned) return;
+      abandoned = true;
+      void removeFiles();
+      // A shell that already waits is released now; later handshakes find
+      // the run disarmed and do not wait.
+      void tracker.release("start");
+      void tracker.release("end");
+      if (state.end) return drop();
+      const since = performance.now();
+      let atShell = 0;
+      timer = setInterval(async () => {
+        const pane = await paneIfAlive(tmux, paneId).catch(() => undefined);
+        if (!pane || pane.dead) return drop();
+        if (!state.start) {
+          if (performance.now() - since > UNSTARTED_DROP_MS) drop();
+          return;
+        }
+        // Back at the shell twice in a row: the command was interrupted (C-c
+        // ends the whole script), or it is between two programs of a shell
+        // loop; disarmed, it cannot block anything, so stop watching.
+        atShell = shellFlavor(pane.current_command) === undefined ? 0 : atShell + 1;
+        if (atShell >= 2) drop();
+      }, CHECK_MS);
+    },
+    finish() {
+      drop();
+    },
+  };
+  return tracker;
+}
