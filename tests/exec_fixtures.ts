@@ -149,3 +149,38 @@ export async function eventually(
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/**
+ * Calls a tool and cancels the request (an AbortSignal on the client, which
+ * sends notifications/cancelled) after `afterMs`; resolves once the client
+ * call has rejected, and fails if it did not.
+ */
+export async function callAndCancel(
+  fx: ExecFixture,
+  name: string,
+  args: Record<string, unknown>,
+  afterMs: number,
+): Promise<void> {
+  const ac = new AbortController();
+  const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, { signal: ac.signal, timeout: 120_000 });
+  await delay(afterMs);
+  ac.abort();
+  let rejected = false;
+  await call.catch(() => rejected = true);
+  if (!rejected) throw new Error(`the cancelled ${name} call did not reject on the client`);
+}
+
+/** Calls a tool with a progress token; returns its structured result and the notifications received. */
+export async function callWithProgress<T>(
+  fx: ExecFixture,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ result: T; progress: { progress: number; total?: number; message?: string }[] }> {
+  const progress: { progress: number; total?: number; message?: string }[] = [];
+  const r = await fx.mcp.client.callTool({ name, arguments: args }, undefined, {
+    onprogress: (p) => void progress.push(p),
+    timeout: 120_000,
+  });
+  if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+  return { result: r.structuredContent as T, progress };
+}

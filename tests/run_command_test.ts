@@ -1,15 +1,15 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { delay, eventually, type ExecFixture, SHELLS, withShell } from "./exec_fixtures.ts";
+import {
+  callAndCancel,
+  callWithProgress,
+  delay,
+  eventually,
+  type ExecFixture,
+  SHELLS,
+  withShell,
+} from "./exec_fixtures.ts";
 
-interface RunResult {
-  exit_code: number | null;
-  output: string;
-  output_truncated: boolean;
-  timed_out: boolean;
-  elapsed_ms: number;
-  pane_id: string;
-  warnings: { kind: string; message: string }[];
-}
+import type { RunResult } from "../lib/exec/run.ts";
 
 function runner(fx: ExecFixture, pane = fx.pane) {
   return (command: string, extra: Record<string, unknown> = {}) =>
@@ -204,13 +204,12 @@ Deno.test("run-command: bad timeout_ms and unknown panes are clear errors", asyn
 
 Deno.test("run-command sends progress notifications while waiting", async () => {
   await withShell("bash", async (fx) => {
-    const progress: { progress: number; total?: number; message?: string }[] = [];
-    const r = await fx.mcp.client.callTool(
-      { name: "run-command", arguments: { target: fx.pane, command: "sleep 2.5; echo ok", timeout_ms: 20_000 } },
-      undefined,
-      { onprogress: (p) => void progress.push(p), timeout: 60_000 },
-    );
-    assertEquals((r.structuredContent as unknown as RunResult).output, "ok");
+    const { result, progress } = await callWithProgress<RunResult>(fx, "run-command", {
+      target: fx.pane,
+      command: "sleep 2.5; echo ok",
+      timeout_ms: 20_000,
+    });
+    assertEquals(result.output, "ok");
     assert(progress.length >= 2, `got ${progress.length} progress notifications`);
     assertMatch(progress[0].message ?? "", /elapsed.*left/);
     assertEquals(progress[0].total, 20_000);
@@ -220,17 +219,8 @@ Deno.test("run-command sends progress notifications while waiting", async () => 
 
 Deno.test("run-command: cancellation ends the wait; the command finishes and the pane stays usable", async () => {
   await withShell("bash", async (fx) => {
-    const ac = new AbortController();
-    const call = fx.mcp.client.callTool(
-      { name: "run-command", arguments: { target: fx.pane, command: "sleep 1; echo done-late", timeout_ms: 20_000 } },
-      undefined,
-      { signal: ac.signal, timeout: 60_000 },
-    );
-    await delay(300);
-    ac.abort();
-    let rejected = false;
-    await call.catch(() => rejected = true);
-    assert(rejected, "the cancelled call must reject on the client");
+    const args = { target: fx.pane, command: "sleep 1; echo done-late", timeout_ms: 20_000 };
+    await callAndCancel(fx, "run-command", args, 300);
     await eventually("the server to record the cancellation", () => /cancelled/.test(fx.mcp.stderr()));
     assertEquals((await runner(fx)("echo again")).output, "again");
     assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), /done-late/);

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { delay, eventually, type ExecFixture, withShell } from "./exec_fixtures.ts";
+import { callAndCancel, callWithProgress, delay, eventually, type ExecFixture, withShell } from "./exec_fixtures.ts";
 
 interface TextResult {
   outcome: string;
@@ -167,28 +167,17 @@ Deno.test("a second tool call is answered while a long wait is pending", async (
 
 Deno.test("wait-for-text: progress notifications and cancellation", async () => {
   await withShell("bash", async (fx) => {
-    const progress: { progress: number; message?: string }[] = [];
-    const r = await fx.mcp.client.callTool(
-      { name: "wait-for-text", arguments: { target: fx.pane, patterns: ["never"], timeout_ms: 2500 } },
-      undefined,
-      { onprogress: (p) => void progress.push(p), timeout: 60_000 },
-    );
-    assertEquals((r.structuredContent as unknown as TextResult).outcome, "timeout");
+    const { result, progress } = await callWithProgress<TextResult>(fx, "wait-for-text", {
+      target: fx.pane,
+      patterns: ["never"],
+      timeout_ms: 2500,
+    });
+    assertEquals(result.outcome, "timeout");
     assert(progress.length >= 2, `got ${progress.length} progress notifications`);
     assertMatch(progress[0].message ?? "", /never.*elapsed.*left/);
 
-    const ac = new AbortController();
     const started = performance.now();
-    const call = fx.mcp.client.callTool(
-      { name: "wait-for-quiet", arguments: { target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 } },
-      undefined,
-      { signal: ac.signal, timeout: 120_000 },
-    );
-    await delay(300);
-    ac.abort();
-    let rejected = false;
-    await call.catch(() => rejected = true);
-    assert(rejected);
+    await callAndCancel(fx, "wait-for-quiet", { target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 }, 300);
     await eventually("the server to end the cancelled wait", () => /wait-for-quiet cancelled/.test(fx.mcp.stderr()));
     assert(performance.now() - started < 30_000);
   });

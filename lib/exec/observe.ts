@@ -15,11 +15,12 @@
  */
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
-import type { Services } from "../tools/tool.ts";
+import type { Services, ToolContext } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
 import { execRuntime } from "./runtime.ts";
 import { splitRows, tail, trimTrailingBlank } from "./text.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
+import { waitFor } from "./wait.ts";
 
 export interface Observation {
   /** Resolves when the pane is gone or dead (its program exited) or its session closed. */
@@ -104,4 +105,47 @@ export async function inspectPane(
   const text = decoder.decode(output);
   const nl = text.indexOf("\n");
   return { pane, socketPath: text.slice(0, nl), screen: trimTrailingBlank(splitRows(text.slice(nl + 1))) };
+}
+
+export interface PaneWait<T> {
+  target: string | undefined;
+  /** performance.now() when the call started. */
+  started: number;
+  timeoutMs: number;
+  tailLines: number;
+  /** Progress text: what is awaited in pane `paneId`. */
+  what(paneId: string): string;
+  /** Receives the pane's output while waiting. */
+  onBytes(bytes: Uint8Array): void;
+  /** What ends the wait (besides timeout, cancellation and the pane exiting). */
+  until: Promise<T>;
+  /** Error message when the client cancels. */
+  cancelled: string;
+}
+
+/**
+ * The shape of every waiting tool: resolve the pane, watch its output until
+ * `until`, the deadline or the pane's exit (cancellation is an error), then
+ * read its screen tail and warnings.
+ */
+export async function waitOnPane<T>(
+  ctx: ToolContext,
+  w: PaneWait<T>,
+): Promise<{ pane: PaneInfo; end: { kind: "done"; value: T | "pane_exited" } | { kind: "timeout" }; view: FinalView }> {
+  const { pane } = await getPane(ctx.tmux, w.target, { signal: ctx.signal });
+  const obs = await observePane(ctx, pane, w.onBytes);
+  let end;
+  try {
+    end = await waitFor<T | "pane_exited">(Promise.race([w.until, obs.exited]), {
+      ctx,
+      started: w.started,
+      timeoutMs: w.timeoutMs,
+      what: w.what(pane.pane_id),
+      tick: obs.checkAlive,
+    });
+  } finally {
+    obs.stop();
+  }
+  if (end.kind === "cancelled") throw new UserError(w.cancelled);
+  return { pane, end, view: await finalView(ctx.tmux, pane.pane_id, w.tailLines) };
 }

@@ -170,21 +170,21 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     };
     conn.done = (async () => {
       const reader = child.stdout.getReader();
-      let pending: Uint8Array[] = [];
-      let pendingLen = 0;
+      // The unfinished last line of the previous read.
+      let rest = new Uint8Array(0);
       try {
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
+          let buf = value;
+          if (rest.length > 0) {
+            buf = new Uint8Array(rest.length + value.length);
+            buf.set(rest);
+            buf.set(value, rest.length);
+          }
           let start = 0;
-          for (let i = value.indexOf(NL); i >= 0; i = value.indexOf(NL, start)) {
-            let line: Uint8Array = value.subarray(start, i);
-            if (pendingLen > 0) {
-              pending.push(line);
-              line = concat(pending, pendingLen + line.length);
-              pending = [];
-              pendingLen = 0;
-            }
+          for (let i = buf.indexOf(NL); i >= 0; i = buf.indexOf(NL, start)) {
+            const line = buf.subarray(start, i);
             start = i + 1;
             try {
               onLine(line);
@@ -192,10 +192,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
               log("warn", `control-mode watcher failed: ${e instanceof Error ? e.message : String(e)}`);
             }
           }
-          if (start < value.length) {
-            pending.push(value.slice(start));
-            pendingLen += value.length - start;
-          }
+          rest = buf.slice(start);
         }
       } catch {
         // stream torn down by close()
@@ -282,14 +279,4 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
       await Promise.all(all.map(shut));
     },
   };
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
 }

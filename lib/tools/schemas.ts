@@ -9,6 +9,7 @@
  * ```
  */
 import { z } from "zod";
+import { targetSchema } from "../tmux/target.ts";
 
 // Tab is allowed (names like "a\tb" are legitimate); newlines and other
 // control characters are not: tmux prints names raw, one per line.
@@ -32,3 +33,19 @@ export const absolutePath = z.string()
 
 /** Text content up to 256 MiB (the transport's own limit is usually lower). */
 export const content = z.string().max(256 * 1024 * 1024, "content is larger than 256 MiB");
+
+/** How long a waiting tool may wait; the handler also checks the server's --max-wait-ms. */
+export function waitTimeout(defaultMs: number, what: string) {
+  return z.number().int().min(0).max(24 * 3600 * 1000).default(defaultMs)
+    .describe(`${what} (at most the server's --max-wait-ms, default 120000)`);
+}
+
+/** How many last screen lines a waiting tool returns. */
+export const tailLines = z.number().int().min(0).max(500).default(20).describe(
+  "how many last screen lines to return",
+);
+
+/** The pane a waiting tool watches. */
+export const watchedPane = targetSchema.optional().describe(
+  "pane to watch (%3, session:window.pane, ...); default: the active pane of the most recently used session",
+);

@@ -4,6 +4,7 @@ import { targetSchema } from "../../tmux/target.ts";
 import { runCommand } from "../../exec/run.ts";
 import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
+import { waitTimeout } from "../schemas.ts";
 
 export default defineTool({
   name: "run-command",
@@ -28,8 +29,7 @@ export default defineTool({
     command: z.string().min(1, "command must not be empty").max(65536, "command is longer than 65536 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
       .describe("shell command line(s) in the pane's shell syntax (bash/zsh or fish)"),
-    timeout_ms: z.number().int().min(100).max(24 * 3600 * 1000).default(30000)
-      .describe("how long to wait for the command to finish (at most the server's --max-wait-ms, default 120000)"),
+    timeout_ms: waitTimeout(30000, "how long to wait for the command to finish"),
     max_lines: z.number().int().min(1).max(20000).default(400)
       .describe("return at most this many last lines of output (output_truncated says when lines were cut)"),
   }),

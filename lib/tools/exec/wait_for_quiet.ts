@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
-import { getPane } from "../../tmux/panes.ts";
-import { UserError } from "../../errors.ts";
-import { finalView, observePane } from "../../exec/observe.ts";
-import { checkTimeout, waitFor } from "../../exec/wait.ts";
+import { waitOnPane } from "../../exec/observe.ts";
+import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
+import { tailLines, waitTimeout, watchedPane } from "../schemas.ts";
 
 export default defineTool({
   name: "wait-for-quiet",
@@ -22,13 +20,10 @@ export default defineTool({
   annotations: READ_ONLY,
   textField: "tail",
   input: z.object({
-    target: targetSchema.optional().describe(
-      "pane to watch; default: the active pane of the most recently used session",
-    ),
+    target: watchedPane,
     quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("how long without output counts as quiet"),
-    timeout_ms: z.number().int().min(0).max(24 * 3600 * 1000).default(30000)
-      .describe("how long to wait in all (at most the server's --max-wait-ms, default 120000)"),
-    tail_lines: z.number().int().min(0).max(500).default(20).describe("how many last screen lines to return"),
+    timeout_ms: waitTimeout(30000, "how long to wait in all"),
+    tail_lines: tailLines,
   }),
   output: z.object({
     outcome: z.enum(["quiet", "timeout", "pane_exited"]),
@@ -41,42 +36,36 @@ export default defineTool({
   async handler({ target, quiet_ms, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
     checkTimeout(timeout_ms, ctx.config.maxWaitMs);
-    const { pane } = await getPane(ctx.tmux, target, { signal: ctx.signal });
     const quiet = Promise.withResolvers<"quiet">();
     let timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
     let bytes = 0;
-    let end;
     try {
-      const obs = await observePane(ctx, pane, (chunk) => {
-        bytes += chunk.length;
-        clearTimeout(timer);
-        timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
+      const { pane, end, view } = await waitOnPane(ctx, {
+        target,
+        started,
+        timeoutMs: timeout_ms,
+        tailLines: tail_lines,
+        what: (id) => `${quiet_ms} ms without output in ${id}`,
+        onBytes(chunk) {
+          bytes += chunk.length;
+          clearTimeout(timer);
+          timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
+        },
+        until: quiet.promise,
+        cancelled: "wait-for-quiet cancelled by the client",
       });
-      try {
-        end = await waitFor(Promise.race([quiet.promise, obs.exited]), {
-          ctx,
-          started,
-          timeoutMs: timeout_ms,
-          what: `${quiet_ms} ms without output in ${pane.pane_id}`,
-          tick: obs.checkAlive,
-        });
-      } finally {
-        obs.stop();
-      }
+      return {
+        structured: {
+          outcome: end.kind === "timeout" ? "timeout" as const : end.value,
+          output_bytes: bytes,
+          tail: view.tail.join("\n"),
+          elapsed_ms: Math.round(performance.now() - started),
+          pane_id: pane.pane_id,
+          warnings: view.warnings,
+        },
+      };
     } finally {
       clearTimeout(timer);
     }
-    if (end.kind === "cancelled") throw new UserError("wait-for-quiet cancelled by the client");
-    const view = await finalView(ctx.tmux, pane.pane_id, tail_lines);
-    return {
-      structured: {
-        outcome: end.kind === "timeout" ? "timeout" as const : end.value,
-        output_bytes: bytes,
-        tail: view.tail.join("\n"),
-        elapsed_ms: Math.round(performance.now() - started),
-        pane_id: pane.pane_id,
-        warnings: view.warnings,
-      },
-    };
   },
 });

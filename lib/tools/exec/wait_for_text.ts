@@ -1,13 +1,11 @@
 import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
-import { getPane } from "../../tmux/panes.ts";
-import { UserError } from "../../errors.ts";
 import { compileMatcher, type Hit } from "../../exec/match.ts";
-import { finalView, observePane } from "../../exec/observe.ts";
+import { waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
-import { checkTimeout, waitFor } from "../../exec/wait.ts";
+import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
+import { tailLines, waitTimeout, watchedPane } from "../schemas.ts";
 
 const pattern = z.string().min(1, "a pattern must not be empty").max(1000, "a pattern is longer than 1000 characters");
 const MAX_LINE = 1000;
@@ -29,18 +27,15 @@ export default defineTool({
   annotations: READ_ONLY,
   textField: "tail",
   input: z.object({
-    target: targetSchema.optional().describe(
-      "pane to watch; default: the active pane of the most recently used session",
-    ),
+    target: watchedPane,
     patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns")
       .describe("texts to wait for (plain substrings unless regex is true)"),
     regex: z.boolean().default(false).describe("treat patterns and stop as JavaScript regular expressions"),
     ignore_case: z.boolean().default(false),
     stop: z.array(pattern).max(20, "at most 20 stop patterns").default([])
       .describe("texts that end the wait with outcome stopped (checked before patterns), e.g. error messages"),
-    timeout_ms: z.number().int().min(0).max(24 * 3600 * 1000).default(30000)
-      .describe("how long to wait (at most the server's --max-wait-ms, default 120000)"),
-    tail_lines: z.number().int().min(0).max(500).default(20).describe("how many last screen lines to return"),
+    timeout_ms: waitTimeout(30000, "how long to wait"),
+    tail_lines: tailLines,
   }),
   output: z.object({
     outcome: z.enum(["matched", "stopped", "timeout", "pane_exited"]),
@@ -55,65 +50,57 @@ export default defineTool({
     const started = performance.now();
     checkTimeout(timeout_ms, ctx.config.maxWaitMs);
     const matcher = compileMatcher({ patterns, stop, regex, ignoreCase: ignore_case });
-    let end;
-    let paneId: string;
-    try {
-      const { pane } = await getPane(ctx.tmux, target, { signal: ctx.signal });
-      paneId = pane.pane_id;
-      const hit = Promise.withResolvers<Hit>();
-      // Lines wait here while the matcher (a worker for regexes) is busy.
-      let queue: string[] = [];
-      let busy = false;
-      const pump = async () => {
-        if (busy) return;
-        busy = true;
-        try {
-          while (queue.length > 0) {
-            const batch = queue;
-            queue = [];
-            const h = await matcher.check(batch);
-            if (h) return hit.resolve(h);
-          }
-        } catch (e) {
-          hit.reject(e);
-        } finally {
-          busy = false;
-        }
-      };
-      const lines = new LineAssembler((text) => {
-        if (text) queue.push(text.length > MAX_LINE * 4 ? text.slice(-MAX_LINE * 4) : text);
-      });
-      const obs = await observePane(ctx, pane, (bytes) => {
-        lines.push(bytes);
-        void pump();
-      });
+    const hit = Promise.withResolvers<Hit>();
+    // Lines wait here while the matcher (a worker for regexes) is busy.
+    let queue: string[] = [];
+    let busy = false;
+    const pump = async () => {
+      if (busy) return;
+      busy = true;
       try {
-        end = await waitFor(Promise.race([hit.promise, obs.exited]), {
-          ctx,
-          started,
-          timeoutMs: timeout_ms,
-          what: `${JSON.stringify(patterns[0])}${patterns.length > 1 ? " (or another pattern)" : ""} in ${paneId}`,
-          tick: obs.checkAlive,
-        });
+        while (queue.length > 0) {
+          const batch = queue;
+          queue = [];
+          const h = await matcher.check(batch);
+          if (h) return hit.resolve(h);
+        }
+      } catch (e) {
+        hit.reject(e);
       } finally {
-        obs.stop();
+        busy = false;
       }
+    };
+    const lines = new LineAssembler((text) => {
+      if (text) queue.push(text.length > MAX_LINE * 4 ? text.slice(-MAX_LINE * 4) : text);
+    });
+    try {
+      const { pane, end, view } = await waitOnPane(ctx, {
+        target,
+        started,
+        timeoutMs: timeout_ms,
+        tailLines: tail_lines,
+        what: (id) => `${JSON.stringify(patterns[0])}${patterns.length > 1 ? " (or another pattern)" : ""} in ${id}`,
+        onBytes(bytes) {
+          lines.push(bytes);
+          void pump();
+        },
+        until: hit.promise,
+        cancelled: "wait-for-text cancelled by the client",
+      });
+      const h = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
+      return {
+        structured: {
+          outcome: h ? h.kind : end.kind === "timeout" ? "timeout" as const : "pane_exited" as const,
+          matched_pattern: h?.pattern ?? null,
+          matched_line: h ? h.line.slice(0, MAX_LINE) : null,
+          tail: view.tail.join("\n"),
+          elapsed_ms: Math.round(performance.now() - started),
+          pane_id: pane.pane_id,
+          warnings: view.warnings,
+        },
+      };
     } finally {
       matcher.close();
     }
-    if (end.kind === "cancelled") throw new UserError("wait-for-text cancelled by the client");
-    const view = await finalView(ctx.tmux, paneId, tail_lines);
-    const h = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
-    return {
-      structured: {
-        outcome: h ? h.kind : end.kind === "timeout" ? "timeout" as const : "pane_exited" as const,
-        matched_pattern: h?.pattern ?? null,
-        matched_line: h ? h.line.slice(0, MAX_LINE) : null,
-        tail: view.tail.join("\n"),
-        elapsed_ms: Math.round(performance.now() - started),
-        pane_id: paneId,
-        warnings: view.warnings,
-      },
-    };
   },
 });
