@@ -14,7 +14,12 @@
  * ```
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { type CallToolRequest, CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../config.ts";
 import { createSpawnExecutor } from "../tmux/executor.ts";
 import { createBufferStore } from "../buffers/store.ts";
@@ -23,6 +28,7 @@ import type { AnyTool, Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { createAuditSink } from "./audit.ts";
+import { advertisedInputSchema, advertisedOutputSchema, createBudget, loadBudgetSettings } from "../budget/mod.ts";
 import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
 
 export interface App {
@@ -62,10 +68,36 @@ export function createServices(config: Config): { services: Services; runExitHoo
   };
 }
 
-/** Builds the server for a configuration; `tools` defaults to every tool. */
+/** A tool as tools/list shows it; its output schema also admits a buffered response (lib/budget). */
+function listing(tool: AnyTool): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: advertisedInputSchema(tool.input) as Tool["inputSchema"],
+    outputSchema: advertisedOutputSchema(tool.output) as Tool["outputSchema"],
+    annotations: { title: tool.title, ...tool.annotations },
+    execution: { taskSupport: "forbidden" },
+  };
+}
+
+/**
+ * Builds the server for a configuration; `tools` defaults to every tool.
+ * Throws a `UsageError` when the response-budget config file is invalid.
+ */
 export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): App {
+  const settings = loadBudgetSettings(config, tools.map((t) => t.name));
   const { services, runExitHooks } = createServices(config);
-  const pipeline = createPipeline({ tools, services, audit: createAuditSink(config.auditLog) });
+  let served: ReadonlySet<string> = new Set();
+  const budget = createBudget({ services, settings, tools, isServed: (name) => served.has(name) });
+  const pipeline = createPipeline({
+    tools,
+    services,
+    audit: createAuditSink(config.auditLog),
+    stages: [budget.stage],
+    errorText: budget.trimError,
+  });
+  served = new Set(pipeline.served.map((t) => t.name));
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -83,6 +115,10 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
       (args: unknown, extra: CallExtra) => pipeline.call(tool.name, args, extra),
     );
   }
+  // Our own tools/list: the SDK lists only plain object output schemas, and
+  // ours admit a buffered response too (see lib/budget/schema.ts).
+  const listed = { tools: pipeline.served.map(listing) };
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => listed);
   // Replace the SDK's tools/call with the pipeline: it gates, validates and
   // audits every call, including calls to tools that are not listed.
   mcp.server.setRequestHandler(
