@@ -120,16 +120,16 @@ export function createBudget(opts: BudgetOptions): Budget {
   }
 
   async function keep(plan: PreviewPlan): Promise<{ id: string; why?: never } | { id: null; why: string }> {
-    if (settings.autoTruncate) return { id: null, why: "autoTruncate is on, so the full result was not kept" };
+    if (settings.autoTruncate) return { id: null, why: "The full result was not kept (autoTruncate is on)" };
     if (!opts.isServed("show-buffer")) {
-      return { id: null, why: "show-buffer is not served (--toolsets), so the full result was not kept" };
+      return { id: null, why: "The full result was not kept (show-buffer, needed to read it, is not served)" };
     }
     try {
       return { id: await registry.store(plan.full) };
     } catch (e) {
       return {
         id: null,
-        why: `the full result could not be kept in a tmux buffer (${e instanceof Error ? e.message : String(e)})`,
+        why: `The full result could not be kept in a tmux buffer (${e instanceof Error ? e.message : String(e)})`,
       };
     }
   }
@@ -155,7 +155,7 @@ export function createBudget(opts: BudgetOptions): Budget {
       ? `The full ${what} (${plan.full.length} bytes) is in tmux buffer "${kept.id}" for ${
         minutes(settings.bufferTTL)
       }; page it with show-buffer.`
-      : `${kept.why[0].toUpperCase()}${kept.why.slice(1)}: this preview is all there is; narrow the call to see more.`;
+      : `${kept.why}: this preview is all there is; narrow the call to see more.`;
     const envelope: BufferedResponse = {
       type: "buffered_response",
       note: `${head} ${where} The preview holds ${plan.describe}.`,

@@ -137,7 +137,7 @@ export function parseBudgetFile(raw: unknown, toolNames: readonly string[], sour
 export function loadBudgetSettings(config: Config, toolNames: readonly string[]): BudgetSettings {
   let settings = defaultBudgetSettings();
   if (config.configPath) {
-    const source = `--config ${config.configPath}`;
+    const source = `config file ${config.configPath}`;
     let text: string;
     try {
       text = Deno.readTextFileSync(config.configPath);
