@@ -18,7 +18,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ResultStage } from "../server/pipeline.ts";
 import type { AnyTool, ContentBlock, Services } from "../tools/tool.ts";
-import { estimateTokens } from "./estimate.ts";
+import { estimateTokens, MAX_TOKENS_PER_UNIT } from "./estimate.ts";
 import { planPreview, type PreviewPlan, trimMiddle } from "./preview.ts";
 import { createResultRegistry, type ResultRegistry } from "./registry.ts";
 import {
@@ -53,14 +53,20 @@ export interface Budget {
 
 const MAX_PAGE_BYTES = 1024 * 1024;
 
-/** Estimated tokens of a result as the client receives it. */
-export function resultTokens(result: CallToolResult): number {
-  let content = 0;
-  for (const block of result.content) {
-    content += estimateTokens(block.type === "text" ? block.text : JSON.stringify(block));
-  }
-  const structured = result.structuredContent ? estimateTokens(JSON.stringify(result.structuredContent)) : 0;
-  return Math.max(content, structured);
+/**
+ * Estimated tokens of a result as the client receives it, or undefined when
+ * it certainly fits `budget`. Content blocks and structured content carry
+ * the same information (clients show one or the other), so the longer of
+ * the two is estimated; text too short to reach the budget even at the
+ * estimate's highest rate per character is not estimated at all.
+ */
+export function resultTokens(result: CallToolResult, budget: number): number | undefined {
+  const texts = result.content.map((b: ContentBlock) => b.type === "text" ? b.text : JSON.stringify(b));
+  const contentChars = texts.reduce((n: number, t: string) => n + t.length, 0);
+  const json = result.structuredContent ? JSON.stringify(result.structuredContent) : "";
+  if (Math.max(contentChars, json.length) * MAX_TOKENS_PER_UNIT <= budget) return undefined;
+  if (json.length >= contentChars) return estimateTokens(json);
+  return texts.reduce((n: number, t: string) => n + estimateTokens(t), 0);
 }
 
 function contentText(result: CallToolResult): string {
@@ -137,14 +143,17 @@ export function createBudget(opts: BudgetOptions): Budget {
   const stage: ResultStage = async (tool, result) => {
     if (!settings.enableBuffering) return result;
     const budget = budgetOf(tool.name);
-    const tokens = resultTokens(result);
-    const over = tokens > budget.maxTokens;
+    const estimate = resultTokens(result, budget.maxTokens);
+    const over = estimate !== undefined && estimate > budget.maxTokens;
     if (!over && !budget.alwaysBuffer) return result;
+    const tokens = estimate ?? resultTokens(result, 0)!;
 
     const structured = result.structuredContent ?? { text: contentText(result) };
     const textField = result.structuredContent ? tool.textField : "text";
     const previewTokens = Math.min(PREVIEW_TOKENS, Math.floor(budget.maxTokens / 2));
     const plan = planPreview(structured, textField, { budgetTokens: previewTokens, maxDepth: budget.maxDepth });
+    // An empty text has nothing to page through: alwaysBuffer leaves it as it is.
+    if (!over && plan.full.length === 0) return result;
     const fullTokens = plan.kind === "text" ? estimateTokens(structured[textField!] as string) : tokens;
     const kept = await keep(plan);
     const what = plan.kind === "text" ? "text" : "result (as indented JSON)";
