@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ROOT, START_PERMISSIONS, withServer } from "./helpers.ts";
-import { asBuffered, configFile } from "./budget_helpers.ts";
+import { ROOT, START_PERMISSIONS } from "./helpers.ts";
+import { asBuffered, configFile, withConfig } from "./budget_helpers.ts";
 import { parseJsonc, stripJsonc } from "../lib/budget/jsonc.ts";
 
 /** Starts main.ts with a config file; stdin is closed, so a healthy server would exit 0 at once. */
@@ -87,22 +87,18 @@ Deno.test("config file: TMUX_MCP_CONFIG is read like --config", async () => {
 });
 
 Deno.test("config file: JSONC comments and trailing commas are accepted and the settings apply", async () => {
-  const path = await configFile(`// budgets for tests
+  const jsonc = `// budgets for tests
   {
     /* a small budget, so a modest result is over it */
     "maxTokensPerResponse": 150, // tokens
     "toolConfigs": {
       "list-buffers": { "alwaysBuffer": true, },
     },
-  }`);
-  try {
-    await withServer(async (mcp) => {
-      const b = asBuffered(await mcp.ok("list-buffers"));
-      assert.equal(b.metadata.limit_tokens, 150);
-    }, { args: ["--config", path] });
-  } finally {
-    await Deno.remove(path);
-  }
+  }`;
+  await withConfig(jsonc, async (mcp) => {
+    const b = asBuffered(await mcp.ok("list-buffers"));
+    assert.equal(b.metadata.limit_tokens, 150);
+  });
 });
 
 Deno.test("stripJsonc keeps strings intact and positions unchanged", () => {

@@ -3,7 +3,7 @@
  * responses and paging a result buffer through show-buffer.
  */
 import assert from "node:assert/strict";
-import type { McpFixture } from "./helpers.ts";
+import { type McpFixture, type TmuxFixture, withServer } from "./helpers.ts";
 
 export interface Buffered {
   type: "buffered_response";
@@ -27,6 +27,20 @@ export async function configFile(text: string, suffix = ".jsonc"): Promise<strin
   const path = await Deno.makeTempFile({ prefix: "tmux-mcp-budget-", suffix });
   await Deno.writeTextFile(path, text);
   return path;
+}
+
+/** Runs `fn` against a server started with `--config` pointing at a file holding `text` (and `args`). */
+export async function withConfig(
+  text: string,
+  fn: (mcp: McpFixture, tmux: TmuxFixture) => Promise<void>,
+  args: string[] = [],
+): Promise<void> {
+  const path = await configFile(text);
+  try {
+    await withServer(fn, { args: ["--config", path, ...args] });
+  } finally {
+    await Deno.remove(path);
+  }
 }
 
 /** Asserts a structured result is a buffered response and returns it. */

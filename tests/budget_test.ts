@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { connect, startTmux, withServer } from "./helpers.ts";
-import { asBuffered, configFile, pageThrough, resultBuffers } from "./budget_helpers.ts";
+import { asBuffered, pageThrough, resultBuffers, withConfig } from "./budget_helpers.ts";
 
 const enc = new TextEncoder();
 
@@ -78,13 +78,13 @@ Deno.test("a result under budget is returned untouched", async () => {
 });
 
 Deno.test("an over-budget list keeps its first items in the preview and the whole list as JSON in the buffer", async () => {
-  const config = await configFile(`{
+  await withConfig(
+    `{
     // lists get a small budget; show-buffer a large one to read the result back in one page
     "maxTokensPerResponse": 400,
     "toolConfigs": { "show-buffer": { "maxTokens": 1000000 } },
-  }`);
-  try {
-    await withServer(async (mcp, tmux) => {
+  }`,
+    async (mcp, tmux) => {
       await makeBuffers(tmux, 150);
       const all = await tmux.tmux("list-buffers", "-F", "#{buffer_name}");
       const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
@@ -99,63 +99,50 @@ Deno.test("an over-budget list keeps its first items in the preview and the whol
       const page = await mcp.ok<{ text: string }>("show-buffer", { name: b.buffer_id!, max_bytes: 1024 * 1024 });
       const full = JSON.parse(page.text) as { buffers: Array<{ name: string }> };
       assert.deepEqual(full.buffers.map((x) => x.name), all.trimEnd().split("\n"), "the buffer holds the whole list");
-    }, { args: ["--config", config] });
-  } finally {
-    await Deno.remove(config);
-  }
+    },
+  );
 });
 
 Deno.test("alwaysBuffer buffers one tool's small results and leaves other tools alone", async () => {
-  const config = await configFile(`{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`);
-  try {
-    await withServer(async (mcp, tmux) => {
-      await tmux.tmux("set-buffer", "-b", "one", "1");
-      const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
-      assert.equal(b.metadata.would_exceed_limit, false);
-      assert.deepEqual(b.preview, { buffers: [{ name: "one", size_bytes: 1, order_index: 0 }] });
-      assert.match(b.note, /always buffered/);
-      const kept = await tmux.tmux("show-buffer", "-b", b.buffer_id!);
-      assert.deepEqual(JSON.parse(kept), { buffers: [{ name: "one", size_bytes: 1, order_index: 0 }] });
-      // Another tool is untouched.
-      assert.deepEqual(await mcp.ok("set-buffer", { name: "two", content: "22" }), { name: "two", size_bytes: 2 });
-    }, { args: ["--config", config] });
-  } finally {
-    await Deno.remove(config);
-  }
+  await withConfig(`{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`, async (mcp, tmux) => {
+    await tmux.tmux("set-buffer", "-b", "one", "1");
+    const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
+    assert.equal(b.metadata.would_exceed_limit, false);
+    assert.deepEqual(b.preview, { buffers: [{ name: "one", size_bytes: 1, order_index: 0 }] });
+    assert.match(b.note, /always buffered/);
+    const kept = await tmux.tmux("show-buffer", "-b", b.buffer_id!);
+    assert.deepEqual(JSON.parse(kept), { buffers: [{ name: "one", size_bytes: 1, order_index: 0 }] });
+    // Another tool is untouched.
+    assert.deepEqual(await mcp.ok("set-buffer", { name: "two", content: "22" }), { name: "two", size_bytes: 2 });
+  });
 });
 
 Deno.test("previews summarize containers nested deeper than the tool's maxDepth", async () => {
-  const config = await configFile(`{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true, "maxDepth": 2 } } }`);
-  try {
-    await withServer(async (mcp, tmux) => {
+  await withConfig(
+    `{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true, "maxDepth": 2 } } }`,
+    async (mcp, tmux) => {
       await makeBuffers(tmux, 3);
       const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
       assert.equal(b.metadata.max_depth, 3);
       assert.equal(b.metadata.truncated_at_depth, 2);
       assert.deepEqual(b.preview, { buffers: Array(3).fill("[Object: 3 properties, truncated]") });
-    }, { args: ["--config", config] });
-    const shallow = await configFile(
-      `{ "defaultMaxDepth": 1, "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`,
-    );
-    try {
-      await withServer(async (mcp, tmux) => {
-        await makeBuffers(tmux, 4);
-        const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
-        assert.equal(b.metadata.truncated_at_depth, 1);
-        assert.deepEqual(b.preview, { buffers: "[Array: 4 items, truncated]" });
-      }, { args: ["--config", shallow] });
-    } finally {
-      await Deno.remove(shallow);
-    }
-  } finally {
-    await Deno.remove(config);
-  }
+    },
+  );
+  await withConfig(
+    `{ "defaultMaxDepth": 1, "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`,
+    async (mcp, tmux) => {
+      await makeBuffers(tmux, 4);
+      const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
+      assert.equal(b.metadata.truncated_at_depth, 1);
+      assert.deepEqual(b.preview, { buffers: "[Array: 4 items, truncated]" });
+    },
+  );
 });
 
 Deno.test("result buffers expire after bufferTTL", async () => {
-  const config = await configFile(`{ "bufferTTL": 1500, "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`);
-  try {
-    await withServer(async (mcp, tmux) => {
+  await withConfig(
+    `{ "bufferTTL": 1500, "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`,
+    async (mcp, tmux) => {
       const first = asBuffered((await mcp.call("list-buffers")).structuredContent).buffer_id;
       await new Promise((r) => setTimeout(r, 750));
       const second = asBuffered((await mcp.call("list-buffers")).structuredContent).buffer_id;
@@ -165,26 +152,19 @@ Deno.test("result buffers expire after bufferTTL", async () => {
       assert.deepEqual(await resultBuffers(tmux), [second]);
       await new Promise((r) => setTimeout(r, 1000));
       assert.deepEqual(await resultBuffers(tmux), []);
-    }, { args: ["--config", config] });
-  } finally {
-    await Deno.remove(config);
-  }
+    },
+  );
 });
 
 Deno.test("at most 32 result buffers are kept, the oldest deleted first", async () => {
-  const config = await configFile(`{ "toolConfigs": { "set-buffer": { "alwaysBuffer": true } } }`);
-  try {
-    await withServer(async (mcp, tmux) => {
-      const ids: string[] = [];
-      for (let i = 0; i < 35; i++) {
-        ids.push(asBuffered(await mcp.ok("set-buffer", { name: `b${i}`, content: `${i}` })).buffer_id!);
-      }
-      assert.equal(new Set(ids).size, 35, "every result buffer has its own name");
-      assert.deepEqual((await resultBuffers(tmux)).sort(), ids.slice(3).sort());
-    }, { args: ["--config", config] });
-  } finally {
-    await Deno.remove(config);
-  }
+  await withConfig(`{ "toolConfigs": { "set-buffer": { "alwaysBuffer": true } } }`, async (mcp, tmux) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 35; i++) {
+      ids.push(asBuffered(await mcp.ok("set-buffer", { name: `b${i}`, content: `${i}` })).buffer_id!);
+    }
+    assert.equal(new Set(ids).size, 35, "every result buffer has its own name");
+    assert.deepEqual((await resultBuffers(tmux)).sort(), ids.slice(3).sort());
+  });
 });
 
 Deno.test("result buffers are deleted when the server exits normally", async () => {
@@ -204,46 +184,31 @@ Deno.test("result buffers are deleted when the server exits normally", async () 
 });
 
 Deno.test("autoTruncate returns the preview without keeping the full result", async () => {
-  const config = await configFile(`{ "autoTruncate": true, "maxTokensPerResponse": 200 }`);
-  try {
-    await withServer(async (mcp, tmux) => {
-      await tmux.tmuxStdin(enc.encode("alpha beta\n".repeat(500)), "load-buffer", "-b", "big", "-");
-      const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
-      assert.equal(b.buffer_id, null);
-      assert.match(b.note, /autoTruncate/);
-      assert.ok((b.preview.text as string).endsWith("alpha beta\n"));
-      assert.ok(!b.suggested_refinements.some((s) => s.includes("mcp-result-")));
-      assert.deepEqual(await resultBuffers(tmux), []);
-    }, { args: ["--config", config] });
-  } finally {
-    await Deno.remove(config);
-  }
+  await withConfig(`{ "autoTruncate": true, "maxTokensPerResponse": 200 }`, async (mcp, tmux) => {
+    await tmux.tmuxStdin(enc.encode("alpha beta\n".repeat(500)), "load-buffer", "-b", "big", "-");
+    const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
+    assert.equal(b.buffer_id, null);
+    assert.match(b.note, /autoTruncate/);
+    assert.ok((b.preview.text as string).endsWith("alpha beta\n"));
+    assert.ok(!b.suggested_refinements.some((s) => s.includes("mcp-result-")));
+    assert.deepEqual(await resultBuffers(tmux), []);
+  });
 });
 
 Deno.test("enableBuffering false returns every result whole", async () => {
-  const config = await configFile(`{ "enableBuffering": false, "maxTokensPerResponse": 100 }`);
-  try {
-    await withServer(async (mcp, tmux) => {
-      const text = "alpha beta\n".repeat(500);
-      await tmux.tmuxStdin(enc.encode(text), "load-buffer", "-b", "big", "-");
-      assert.equal((await mcp.ok<{ text: string }>("show-buffer", { name: "big" })).text, text);
-    }, { args: ["--config", config] });
-  } finally {
-    await Deno.remove(config);
-  }
+  await withConfig(`{ "enableBuffering": false, "maxTokensPerResponse": 100 }`, async (mcp, tmux) => {
+    const text = "alpha beta\n".repeat(500);
+    await tmux.tmuxStdin(enc.encode(text), "load-buffer", "-b", "big", "-");
+    assert.equal((await mcp.ok<{ text: string }>("show-buffer", { name: "big" })).text, text);
+  });
 });
 
 Deno.test("--max-tokens overrides maxTokensPerResponse from the config file", async () => {
-  const config = await configFile(`{ "maxTokensPerResponse": 1000000 }`);
-  try {
-    await withServer(async (mcp, tmux) => {
-      await tmux.tmuxStdin(enc.encode("alpha beta\n".repeat(500)), "load-buffer", "-b", "big", "-");
-      const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
-      assert.equal(b.metadata.limit_tokens, 300);
-    }, { args: ["--config", config, "--max-tokens", "300"] });
-  } finally {
-    await Deno.remove(config);
-  }
+  await withConfig(`{ "maxTokensPerResponse": 1000000 }`, async (mcp, tmux) => {
+    await tmux.tmuxStdin(enc.encode("alpha beta\n".repeat(500)), "load-buffer", "-b", "big", "-");
+    const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
+    assert.equal(b.metadata.limit_tokens, 300);
+  }, ["--max-tokens", "300"]);
 });
 
 Deno.test("errors are never buffered: shown whole, and trimmed to head and tail only when huge", async () => {
