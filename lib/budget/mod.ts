@@ -146,7 +146,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     const estimate = resultTokens(result, budget.maxTokens);
     const over = estimate !== undefined && estimate > budget.maxTokens;
     if (!over && !budget.alwaysBuffer) return result;
-    const tokens = estimate ?? resultTokens(result, 0)!;
+    const tokens = estimate ?? resultTokens(result, 0) ?? 0;
 
     const structured = result.structuredContent ?? { text: contentText(result) };
     const textField = result.structuredContent ? tool.textField : "text";
@@ -161,7 +161,7 @@ export function createBudget(opts: BudgetOptions): Budget {
       ? `${tool.name} returned about ${tokens} tokens, over this server's ${budget.maxTokens}-token budget for it.`
       : `${tool.name} results are always buffered (alwaysBuffer).`;
     const where = kept.id !== null
-      ? `The full ${what} (${plan.full.length} bytes) is in tmux buffer "${kept.id}" for ${
+      ? `The full ${what} (${plan.full.length} bytes) is in tmux buffer "${kept.id}" for up to ${
         minutes(settings.bufferTTL)
       }; page it with show-buffer.`
       : `${kept.why}: this preview is all there is; narrow the call to see more.`;

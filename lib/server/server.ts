@@ -40,8 +40,9 @@ export interface App {
 }
 
 const INSTRUCTIONS = "tmux-mcp drives tmux. Paste buffers are a scratch space: set-buffer/append-buffer to " +
-  "store text, show-buffer to page through it, list-buffers to see what exists. Every tool result is bounded; " +
-  "errors say what to do next.";
+  "store text, show-buffer to page through it, list-buffers to see what exists. Every tool result is bounded: " +
+  "one over the token budget comes back as a buffered_response (a preview, and a buffer_id to page with " +
+  "show-buffer). Errors say what to do next.";
 
 /** Long-lived services for a configuration, plus the exit hooks they registered. */
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
@@ -88,6 +89,7 @@ function listing(tool: AnyTool): Tool {
 export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): App {
   const settings = loadBudgetSettings(config, tools.map((t) => t.name));
   const { services, runExitHooks } = createServices(config);
+  // Budget suggestions name only served tools; the pipeline decides which those are.
   let served: ReadonlySet<string> = new Set();
   const budget = createBudget({ services, settings, tools, isServed: (name) => served.has(name) });
   const pipeline = createPipeline({
