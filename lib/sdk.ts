@@ -16,6 +16,7 @@ import {
   CallToolRequestSchema as CallToolRequestSchemaJs,
   ErrorCode as ErrorCodeJs,
   JSONRPCMessageSchema as JSONRPCMessageSchemaJs,
+  ListToolsRequestSchema as ListToolsRequestSchemaJs,
   McpError as McpErrorJs,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as Types from "@modelcontextprotocol/sdk/types";
@@ -27,12 +28,14 @@ export type {
   JSONRPCMessage,
   ReadResourceResult,
   ServerNotification,
+  Tool,
 } from "@modelcontextprotocol/sdk/types";
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 
 export const McpServer: typeof McpServerTyped = McpServerJs;
 export type McpServer = McpServerTyped;
 export const CallToolRequestSchema: typeof Types.CallToolRequestSchema = CallToolRequestSchemaJs;
+export const ListToolsRequestSchema: typeof Types.ListToolsRequestSchema = ListToolsRequestSchemaJs;
 export const JSONRPCMessageSchema: typeof Types.JSONRPCMessageSchema = JSONRPCMessageSchemaJs;
 export const McpError: typeof Types.McpError = McpErrorJs;
 export type McpError = Types.McpError;

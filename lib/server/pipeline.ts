@@ -41,6 +41,11 @@ export interface PipelineOptions {
   services: Services;
   audit?: AuditSink;
   stages?: readonly ResultStage[];
+  /**
+   * Shapes every error message before it is returned and audited (response
+   * budgets trim one that is itself huge). Default: unchanged.
+   */
+  errorText?: (message: string) => string;
 }
 
 export interface Pipeline {
@@ -50,10 +55,6 @@ export interface Pipeline {
 }
 
 const ID_KEYS = ["session_id", "window_id", "pane_id", "buffer_id"] as const;
-
-function errorResult(message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
-}
 
 /** zod issues → one line: `field: problem; field: problem`. */
 export function describeIssues(error: z.ZodError): string {
@@ -80,6 +81,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   // Strict once per tool, not per call: unknown parameters are a mistake worth telling.
   const strictInput = new Map(opts.tools.map((t) => [t.name, t.input.strict()]));
+  const shapeError = opts.errorText ?? ((m: string) => m);
 
   function refusal(tool: AnyTool): string | undefined {
     if (!cfg.toolsets.includes(tool.toolset)) {
@@ -102,6 +104,10 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     let outcome: AuditOutcome = "ok";
     let message: string | undefined;
     let target: Record<string, string> | undefined;
+    const errorResult = (text: string): CallToolResult => {
+      message = shapeError(text);
+      return { content: [{ type: "text", text: message }], isError: true };
+    };
     try {
       const tool = byName.get(name);
       if (!tool) {

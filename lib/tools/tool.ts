@@ -88,6 +88,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * terminal text, whose END is kept in previews (where errors and prompts are).
    */
   textField?: string;
+  /**
+   * For response budgets: tool-specific next calls suggested when a result
+   * is over budget, e.g. `"pass max_lines: 100"`. Declarative text only; the
+   * budget stage adds the paging and search calls for the result buffer.
+   */
+  refinements?: readonly string[];
   handler(args: z.infer<I>, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
 }
 
