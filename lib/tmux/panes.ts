@@ -47,7 +47,7 @@ export const WINDOW_SPEC = {
   zoomed: ["window_zoomed_flag", "bool"],
 } as const satisfies RowSpec;
 
-/** Pane facts. `active` is the pane's flag within its window; `mode` is "" when the pane is in no mode. */
+/** Pane facts. `active` is the pane's flag within its window; `mode` (copy-mode, view-mode…) is null outside modes. */
 export const PANE_SPEC = {
   session_id: ["session_id", "str"],
   session_name: ["session_name", "str"],
@@ -70,7 +70,7 @@ export const PANE_SPEC = {
   dead: ["pane_dead", "bool"],
   dead_status: ["pane_dead_status", "int?"],
   in_mode: ["pane_in_mode", "bool"],
-  mode: ["pane_mode", "str"],
+  mode: ["pane_mode", "str?"],
   alternate_on: ["alternate_on", "bool"],
   cursor_x: ["cursor_x", "int"],
   cursor_y: ["cursor_y", "int"],
@@ -230,7 +230,7 @@ export interface GetPaneOptions {
   signal?: AbortSignal;
   /**
    * A command to run on the same pane in the same tmux call, given the
-   * target to use (`-t`); its stdout comes back as `output`.
+   * target to use (`-t`; already validated); its stdout comes back as `output`.
    */
   then?: (paneTarget: string) => TmuxArg[];
 }
@@ -268,21 +268,25 @@ export async function getPane(
     return { pane, defaulted: true, output };
   }
   // display-message never fails on a bad target: it silently falls back to
-  // the current pane ("main:5" without window 5 gives the active pane). The
-  // command after it has a strict pane target, so a bad target fails the
-  // whole call; capture-pane of one line is the cheapest read-only one.
+  // the current pane ("main:5" without window 5 gives the active pane). A
+  // strict pane command first makes a bad target fail the whole call;
+  // capture-pane of one screen row is the cheapest read-only one, and its
+  // output is exactly one line (a row holds no newline).
   const args: TmuxArg[] = [
-    ...["display-message", "-p", "-t", target, "--", PANE_FORMAT],
+    ...["capture-pane", "-p", "-t", target, "-S", "0", "-E", "0"],
     COMMAND_SEPARATOR,
-    ...(then ? then(target) : ["capture-pane", "-p", "-t", target, "-S", "0", "-E", "0"]),
+    ...["display-message", "-p", "-t", target, "--", PANE_FORMAT],
   ];
+  if (then) args.push(COMMAND_SEPARATOR, ...then(target));
   return await query(
     tmux,
     args,
     (out) => {
-      const { rows, end } = parseRows(PANE_SPEC, out, 1);
+      const skip = out.indexOf(0x0a) + 1;
+      if (skip === 0) throw new RowParseError("no validation row");
+      const { rows, end } = parseRows(PANE_SPEC, out.subarray(skip), 1);
       if (!rows[0]) throw new RowParseError("no pane row");
-      return { pane: rows[0], defaulted: false, output: then ? out.subarray(end) : new Uint8Array() };
+      return { pane: rows[0], defaulted: false, output: out.subarray(skip + end) };
     },
     target,
     signal,

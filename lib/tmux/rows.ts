@@ -14,8 +14,8 @@
  * ```
  */
 
-/** How a field's text becomes a value: string, integer, 0/1 flag, or integer-or-null when empty. */
-export type FieldKind = "str" | "int" | "bool" | "int?";
+/** How a field's text becomes a value: string, integer, 0/1 flag; `?` kinds are null when empty. */
+export type FieldKind = "str" | "int" | "bool" | "int?" | "str?";
 
 /** Result key → [tmux format variable, kind]. */
 export type RowSpec = Readonly<Record<string, readonly [string, FieldKind]>>;
@@ -45,7 +45,8 @@ const decoder = new TextDecoder();
 
 function convert(kind: FieldKind, text: string, key: string): string | number | boolean | null {
   if (kind === "str") return text;
-  if (kind === "int?" && text === "") return null;
+  if ((kind === "int?" || kind === "str?") && text === "") return null;
+  if (kind === "str?") return text;
   if (kind === "bool") return text === "1";
   const n = Number(text);
   if (text === "" || !Number.isInteger(n)) throw new RowParseError(`field ${key}: expected an integer, got "${text}"`);
