@@ -78,6 +78,15 @@ export const PANE_SPEC = {
   history_limit: ["history_limit", "int"],
 } as const satisfies RowSpec;
 
+/** Server facts; `start_time` is unix seconds. */
+export const SERVER_SPEC = {
+  version: ["version", "str"],
+  pid: ["pid", "int"],
+  start_time: ["start_time", "int"],
+  socket_path: ["socket_path", "str"],
+} as const satisfies RowSpec;
+
+export type ServerInfo = Row<typeof SERVER_SPEC> & { session_count: number };
 export type SessionInfo = Row<typeof SESSION_SPEC>;
 export type WindowInfo = Row<typeof WINDOW_SPEC>;
 export type PaneInfo = Row<typeof PANE_SPEC>;
@@ -87,6 +96,7 @@ export type PaneScope = { all: true } | { session: string } | { window: string }
 /** Which windows to list: the whole server or one session. */
 export type WindowScope = { all: true } | { session: string };
 
+const decoder = new TextDecoder();
 const SESSION_FORMAT = rowFormat(SESSION_SPEC);
 const WINDOW_FORMAT = rowFormat(WINDOW_SPEC);
 const PANE_FORMAT = rowFormat(PANE_SPEC);
@@ -143,6 +153,26 @@ function scopeArgs(scope: PaneScope | WindowScope): string[] {
 
 function scopeTarget(scope: PaneScope | WindowScope): string | undefined {
   return "all" in scope ? undefined : "session" in scope ? scope.session : scope.window;
+}
+
+// `#{S:.}` prints one dot per session: its length is the session count.
+const SERVER_FORMAT = "#{n:#{S:.}} " + rowFormat(SERVER_SPEC);
+
+/** tmux version, pid, start time, socket path and session count of the server, in one call. */
+export function serverInfo(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ServerInfo> {
+  return query(
+    tmux,
+    ["display-message", "-p", "--", SERVER_FORMAT],
+    (out) => {
+      const space = out.indexOf(0x20);
+      const session_count = Number(decoder.decode(out.subarray(0, space)));
+      const row = parseRows(SERVER_SPEC, out.subarray(space + 1), 1).rows[0];
+      if (space <= 0 || !Number.isInteger(session_count) || !row) throw new RowParseError("unexpected server info");
+      return { ...row, session_count };
+    },
+    undefined,
+    signal,
+  );
 }
 
 /** Every session on the server, in tmux's order (by name). */
