@@ -119,6 +119,38 @@ export function targetError(target: string, e: unknown): unknown {
 }
 
 /**
+ * tmux 3.3 reports a name prefix that fits several sessions or windows as
+ * "can't find"; on that error path only, one listing tells the model which
+ * names it could mean.
+ */
+async function ambiguity(
+  tmux: TmuxExecutor,
+  target: string,
+  e: unknown,
+  signal: AbortSignal | undefined,
+): Promise<UserError | undefined> {
+  if (!(e instanceof TmuxError) || !/can't find/.test(e.message)) return undefined;
+  const m = /^([^:.$@%=][^:.]*)(?::([^.$@%=][^.]*))?$/.exec(target);
+  if (!m) return undefined;
+  try {
+    const [session, window] = [m[1], m[2]];
+    const names = window === undefined
+      ? (await listSessions(tmux, signal)).map((x) => x.session_name)
+      : (await listWindows(tmux, { session }, signal)).map((w) => w.window_name);
+    const prefix = window ?? session;
+    const fits = names.filter((n) => n.startsWith(prefix));
+    if (fits.length < 2) return undefined;
+    return new UserError(
+      `ambiguous target ${JSON.stringify(target)}: it fits the ${window === undefined ? "sessions" : "windows"} ` +
+        `${fits.slice(0, 5).map((n) => JSON.stringify(n)).join(", ")}${fits.length > 5 ? ", …" : ""}; ` +
+        `call list-sessions or list-panes and use an id such as %3, @2 or $1`,
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Runs one tmux call and parses its output. A value read twice by tmux
  * (`#{n:x}` then `#{x}`) can change in between when it comes from the OS
  * (the foreground command of a pane that just exec'd); one retry settles it.
@@ -135,7 +167,8 @@ async function query<T>(
     try {
       out = await tmux.run(args, { signal });
     } catch (e) {
-      throw target === undefined ? e : targetError(target, e);
+      if (target === undefined) throw e;
+      throw await ambiguity(tmux, target, e, signal) ?? targetError(target, e);
     }
     try {
       return parse(out);
