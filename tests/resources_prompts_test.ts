@@ -1,7 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, startTmux, withServer } from "./helpers.ts";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { waitText, windowRunning } from "./workspace_fixtures.ts";
 
 async function readText(client: { readResource(p: { uri: string }): Promise<unknown> }, uri: string) {
   const r = await client.readResource({ uri }) as { contents: { uri: string; text?: string; mimeType?: string }[] };
@@ -21,16 +20,7 @@ async function readError(client: { readResource(p: { uri: string }): Promise<unk
 
 Deno.test("resources list sessions and panes and read them; a missing object is resource-not-found", async () => {
   await withServer(async (mcp, tmux) => {
-    const pane = (await tmux.tmux(
-      "new-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      "main:1",
-      "seq 1 700; exec sleep 300",
-    )).trim();
+    const pane = await windowRunning(tmux, "main:1", "seq 1 700");
     const { client } = mcp;
     const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
     assertEquals(templates.sort(), [
@@ -57,9 +47,7 @@ Deno.test("resources list sessions and panes and read them; a missing object is 
       assertEquals([facts.pane_id, facts.window_index], [pane, 1]);
     }
 
-    for (let i = 0; i < 100 && !(await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("700"); i++) {
-      await sleep(25);
-    }
+    await waitText(tmux, pane, (t) => t.includes("700\n"));
     const content = await readText(client, `${paneUri}/content`);
     assertEquals(content.mimeType, "text/plain");
     const lines = content.text.split("\n");

@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, type McpFixture, startTmux, textOf, type TmuxFixture, withServer } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, textOf, withServer } from "./helpers.ts";
+import { sleep, waitText, windowRunning } from "./workspace_fixtures.ts";
 
 type Pane =
   & { pane_id: string; session_name: string; window_index: number; pane_index: number }
@@ -7,34 +8,6 @@ type Pane =
     string,
     unknown
   >;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A window running `script` under sh (no login shell: its profile can be slow). Returns its pane id. */
-async function windowRunning(tmux: TmuxFixture, target: string, script: string, name = "w"): Promise<string> {
-  const out = await tmux.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "-t",
-    target,
-    "-n",
-    name,
-    `${script}; exec sleep 300`,
-  );
-  return out.trim();
-}
-
-/** Polls capture-pane until `pred` holds for the pane's text. */
-async function waitText(tmux: TmuxFixture, pane: string, pred: (s: string) => boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (pred(await tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane))) return;
-    await sleep(25);
-  }
-  throw new Error(`pane ${pane} never showed the expected text`);
-}
 
 Deno.test("listing tools return ids, names, flags, sizes and layout", async () => {
   await withServer(async (mcp, tmux) => {

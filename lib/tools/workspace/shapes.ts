@@ -48,3 +48,7 @@ export const paneTarget = targetSchema.optional()
     "pane to use: %pane_id, @window_id, $session_id, session name or session:window.pane " +
       "(a window or session means its active pane); omit for the active pane of the most recently used session",
   );
+
+/** A target whose session is meant; omitted means tmux's global table (environment, hooks). */
+export const sessionOrGlobal = targetSchema.optional()
+  .describe("session (or a pane/window in it); omit for the global table");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
+import { sessionOrGlobal } from "./shapes.ts";
 import { showFor } from "./scoped.ts";
 
 // Values of variables with these words in their name never reach the model.
@@ -17,9 +17,7 @@ export default defineTool({
   toolset: "workspace",
   tier: "readonly",
   annotations: READ_ONLY,
-  input: z.object({
-    target: targetSchema.optional().describe("session (or a pane/window in it); omit for the global environment"),
-  }),
+  input: z.object({ target: sessionOrGlobal }),
   output: z.object({
     session_id: z.string().nullable().describe("null for the global environment"),
     variables: z.array(z.object({

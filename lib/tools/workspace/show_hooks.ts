@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
+import { sessionOrGlobal } from "./shapes.ts";
 import { showFor } from "./scoped.ts";
 
 export default defineTool({
@@ -11,9 +11,7 @@ export default defineTool({
   toolset: "workspace",
   tier: "readonly",
   annotations: READ_ONLY,
-  input: z.object({
-    target: targetSchema.optional().describe("session (or a pane/window in it); omit for the global hooks"),
-  }),
+  input: z.object({ target: sessionOrGlobal }),
   output: z.object({
     session_id: z.string().nullable().describe("null for the global hooks"),
     hooks: z.array(z.object({ name: z.string(), command: z.string() })),
