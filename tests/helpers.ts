@@ -80,6 +80,8 @@ export interface McpFixture {
   err(name: string, args?: Record<string, unknown>): Promise<string>;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** Waits (up to 5 s) until stderr matches; returns stderr. Audit lines are written asynchronously. */
+  waitForStderr(pattern: RegExp): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,14 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
       return textOf(r);
     },
     stderr: () => stderr,
+    async waitForStderr(pattern: RegExp) {
+      const deadline = Date.now() + 5000;
+      while (!pattern.test(stderr)) {
+        if (Date.now() > deadline) throw new Error(`stderr never matched ${pattern}:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return stderr;
+    },
     close: () => client.close(),
   };
 }
