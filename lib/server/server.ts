@@ -24,6 +24,8 @@ import { log } from "../log.ts";
 import { createAuditSink } from "./audit.ts";
 import { advertisedInputSchema, advertisedOutputSchema, createBudget, loadBudgetSettings } from "../budget/mod.ts";
 import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
+import { registerResources } from "./resources.ts";
+import { registerPrompts } from "./prompts.ts";
 
 export interface App {
   mcp: McpServer;
@@ -121,6 +123,11 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
     CallToolRequestSchema,
     (request: CallToolRequest, extra: CallExtra) => pipeline.call(request.params.name, request.params.arguments, extra),
   );
+  // Resources and prompts are views of the workspace: served with its toolset.
+  if (config.toolsets.includes("workspace")) {
+    registerResources(mcp, services);
+    registerPrompts(mcp, new Set(pipeline.served.map((t) => t.name)));
+  }
   return {
     mcp,
     services,

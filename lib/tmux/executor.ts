@@ -127,7 +127,9 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(opts.bin, {
-        args: [...socketArgs, ...args.map((a) => a === COMMAND_SEPARATOR ? ";" : escapeArg(a))],
+        // -u: without a UTF-8 locale in our environment tmux would print every
+        // non-ASCII byte of a name or format result as "_".
+        args: ["-u", ...socketArgs, ...args.map((a) => a === COMMAND_SEPARATOR ? ";" : escapeArg(a))],
         stdin: ro.stdin ? "piped" : "null",
         stdout: "piped",
         stderr: "piped",

@@ -14,8 +14,10 @@
  * ```
  */
 import { z } from "zod";
-import { TmuxError, type TmuxExecutor } from "./executor.ts";
-import { UserError } from "../errors.ts";
+import type { TmuxExecutor } from "./executor.ts";
+import { getPane } from "./panes.ts";
+
+export { targetError } from "./panes.ts";
 
 export interface ResolvedTarget {
   session_id: string;
@@ -36,65 +38,17 @@ export const targetSchema = z.string()
   .refine((s) => !CONTROL.test(s), "target must not contain control characters")
   .describe("tmux target: session name, $session_id, @window_id, %pane_id or session:window.pane");
 
-const FIELDS = "#{session_id}\t#{window_id}\t#{pane_id}";
-
-function parseIds(line: string, defaulted: boolean): ResolvedTarget {
-  const [session_id, window_id, pane_id] = line.trim().split("\t");
-  if (!session_id?.startsWith("$") || !window_id?.startsWith("@") || !pane_id?.startsWith("%")) {
-    throw new Error(`unexpected tmux output while resolving a target: ${JSON.stringify(line)}`);
-  }
-  return { session_id, window_id, pane_id, defaulted };
-}
-
-/** Maps tmux's "can't find …"/"ambiguous" errors to a message that says what to call. */
-export function targetError(target: string, e: unknown): unknown {
-  if (e instanceof TmuxError && e.kind === "failed" && /can't find|ambiguous|not found|no such/i.test(e.message)) {
-    const what = /ambiguous/i.test(e.message) ? "ambiguous" : "unknown";
-    return new UserError(
-      `${what} target ${JSON.stringify(target)} (tmux: ${e.message}): call list-sessions or list-panes ` +
-        `and use an id such as %3, @2 or $1`,
-    );
-  }
-  return e;
-}
-
 /**
  * Resolves `target` (or the default pane when undefined) to session, window
  * and pane ids. For a session or window target, the ids are those of its
- * active window and pane.
+ * active window and pane. Use {@linkcode getPane} when you also need the
+ * pane's facts: it is the same single tmux call.
  */
 export async function resolveTarget(
   tmux: TmuxExecutor,
   target: string | undefined,
   signal?: AbortSignal,
 ): Promise<ResolvedTarget> {
-  if (target === undefined) return await defaultPane(tmux, signal);
-  try {
-    return parseIds(await tmux.text(["display-message", "-p", "-t", target, FIELDS], { signal }), false);
-  } catch (e) {
-    throw targetError(target, e);
-  }
-}
-
-/** The active pane of the most recently used session. */
-async function defaultPane(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ResolvedTarget> {
-  const out = await tmux.text([
-    "list-panes",
-    "-a",
-    "-f",
-    "#{&&:#{window_active},#{pane_active}}",
-    "-F",
-    `#{session_activity}\t${FIELDS}`,
-  ], { signal });
-  let best: { activity: number; line: string } | undefined;
-  for (const row of out.split("\n")) {
-    if (!row) continue;
-    const tab = row.indexOf("\t");
-    const activity = Number(row.slice(0, tab));
-    if (!best || activity > best.activity) best = { activity, line: row.slice(tab + 1) };
-  }
-  if (!best) {
-    throw new UserError("there is no tmux session on this server: create one with new-session, then retry");
-  }
-  return parseIds(best.line, true);
+  const { pane, defaulted } = await getPane(tmux, target, { signal });
+  return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
 }

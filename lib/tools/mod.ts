@@ -12,6 +12,17 @@ import deleteBuffer from "./buffers/delete_buffer.ts";
 import renameBuffer from "./buffers/rename_buffer.ts";
 import saveBuffer from "./buffers/save_buffer.ts";
 import loadBuffer from "./buffers/load_buffer.ts";
+import serverInfo from "./workspace/server_info.ts";
+import listSessions from "./workspace/list_sessions.ts";
+import listWindows from "./workspace/list_windows.ts";
+import listPanes from "./workspace/list_panes.ts";
+import capturePane from "./workspace/capture_pane.ts";
+import snapshotPane from "./workspace/snapshot_pane.ts";
+import searchPanes from "./workspace/search_panes.ts";
+import displayMessage from "./workspace/display_message.ts";
+import showOptions from "./workspace/show_options.ts";
+import showEnvironment from "./workspace/show_environment.ts";
+import showHooks from "./workspace/show_hooks.ts";
 
 export const TOOLS: readonly AnyTool[] = [
   // buffers
@@ -23,4 +34,16 @@ export const TOOLS: readonly AnyTool[] = [
   renameBuffer,
   saveBuffer,
   loadBuffer,
+  // workspace, readonly
+  serverInfo,
+  listSessions,
+  listWindows,
+  listPanes,
+  capturePane,
+  snapshotPane,
+  searchPanes,
+  displayMessage,
+  showOptions,
+  showEnvironment,
+  showHooks,
 ];

@@ -1,0 +1,378 @@
+/**
+ * Facts about sessions, windows and panes, each kind fetched with ONE tmux
+ * call and parsed into typed rows (see `rows.ts`: any byte in a name, title
+ * or path is safe).
+ *
+ * {@linkcode getPane} resolves a target (or the default pane: the active pane
+ * of the most recently used session) and returns the pane's facts in the same
+ * call; it can chain one more command on that pane (`capture-pane`) so a
+ * snapshot costs one tmux process.
+ *
+ * @example
+ * ```ts
+ * const { pane, defaulted, output } = await getPane(tmux, "main:0.1", {
+ *   then: (t) => ["capture-pane", "-p", "-t", t],
+ * });
+ * pane.pane_id; // "%3"
+ * pane.cursor_y; // 12
+ * new TextDecoder().decode(output); // the screen
+ * ```
+ */
+import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "./executor.ts";
+import { parseRows, type Row, rowFormat, RowParseError, type RowSpec } from "./rows.ts";
+import { UserError } from "../errors.ts";
+
+/** Session facts. Times are unix seconds. */
+export const SESSION_SPEC = {
+  session_id: ["session_id", "str"],
+  session_name: ["session_name", "str"],
+  window_count: ["session_windows", "int"],
+  attached_clients: ["session_attached", "int"],
+  created: ["session_created", "int"],
+  activity: ["session_activity", "int"],
+} as const satisfies RowSpec;
+
+/** Window facts; `layout` is tmux's layout string (usable with select-layout). */
+export const WINDOW_SPEC = {
+  session_id: ["session_id", "str"],
+  session_name: ["session_name", "str"],
+  window_id: ["window_id", "str"],
+  window_index: ["window_index", "int"],
+  window_name: ["window_name", "str"],
+  active: ["window_active", "bool"],
+  width: ["window_width", "int"],
+  height: ["window_height", "int"],
+  layout: ["window_layout", "str"],
+  pane_count: ["window_panes", "int"],
+  zoomed: ["window_zoomed_flag", "bool"],
+} as const satisfies RowSpec;
+
+/** Pane facts. `active` is the pane's flag within its window; `mode` (copy-mode, view-mode…) is null outside modes. */
+export const PANE_SPEC = {
+  session_id: ["session_id", "str"],
+  session_name: ["session_name", "str"],
+  window_id: ["window_id", "str"],
+  window_index: ["window_index", "int"],
+  window_name: ["window_name", "str"],
+  window_active: ["window_active", "bool"],
+  pane_id: ["pane_id", "str"],
+  pane_index: ["pane_index", "int"],
+  active: ["pane_active", "bool"],
+  width: ["pane_width", "int"],
+  height: ["pane_height", "int"],
+  left: ["pane_left", "int"],
+  top: ["pane_top", "int"],
+  current_command: ["pane_current_command", "str"],
+  current_path: ["pane_current_path", "str"],
+  pid: ["pane_pid", "int?"],
+  title: ["pane_title", "str"],
+  tty: ["pane_tty", "str"],
+  dead: ["pane_dead", "bool"],
+  dead_status: ["pane_dead_status", "int?"],
+  in_mode: ["pane_in_mode", "bool"],
+  mode: ["pane_mode", "str?"],
+  alternate_on: ["alternate_on", "bool"],
+  cursor_x: ["cursor_x", "int"],
+  cursor_y: ["cursor_y", "int"],
+  history_size: ["history_size", "int"],
+  history_limit: ["history_limit", "int"],
+} as const satisfies RowSpec;
+
+/** Server facts; `start_time` is unix seconds. */
+export const SERVER_SPEC = {
+  version: ["version", "str"],
+  pid: ["pid", "int"],
+  start_time: ["start_time", "int"],
+  socket_path: ["socket_path", "str"],
+} as const satisfies RowSpec;
+
+export type ServerInfo = Row<typeof SERVER_SPEC> & { session_count: number };
+export type SessionInfo = Row<typeof SESSION_SPEC>;
+export type WindowInfo = Row<typeof WINDOW_SPEC>;
+export type PaneInfo = Row<typeof PANE_SPEC>;
+
+/** Which panes to list: the whole server, one session (all its windows) or one window. */
+export type PaneScope = { all: true } | { session: string } | { window: string };
+/** Which windows to list: the whole server or one session. */
+export type WindowScope = { all: true } | { session: string };
+
+const decoder = new TextDecoder();
+const SESSION_FORMAT = rowFormat(SESSION_SPEC);
+const WINDOW_FORMAT = rowFormat(WINDOW_SPEC);
+const PANE_FORMAT = rowFormat(PANE_SPEC);
+const DEFAULT_SPEC = { ...PANE_SPEC, session_activity: ["session_activity", "int"] } as const satisfies RowSpec;
+const DEFAULT_FORMAT = rowFormat(DEFAULT_SPEC);
+
+/**
+ * Maps tmux's "can't find …"/"ambiguous" errors for `target` to a message
+ * that says what to call; other errors pass through unchanged.
+ */
+export function targetError(target: string, e: unknown): unknown {
+  if (e instanceof TmuxError && e.kind === "failed" && /can't find|ambiguous|not found|no such/i.test(e.message)) {
+    const what = /ambiguous/i.test(e.message) ? "ambiguous" : "unknown";
+    return new UserError(
+      `${what} target ${JSON.stringify(target)} (tmux: ${e.message}): call list-sessions or list-panes ` +
+        `and use an id such as %3, @2 or $1`,
+    );
+  }
+  return e;
+}
+
+/**
+ * tmux 3.3 reports a name prefix that fits several sessions or windows as
+ * "can't find"; on that error path only, one listing tells the model which
+ * names it could mean.
+ */
+async function ambiguity(
+  tmux: TmuxExecutor,
+  target: string,
+  e: unknown,
+  signal: AbortSignal | undefined,
+): Promise<UserError | undefined> {
+  if (!(e instanceof TmuxError) || !/can't find/.test(e.message)) return undefined;
+  const m = /^([^:.$@%=][^:.]*)(?::([^.$@%=][^.]*))?$/.exec(target);
+  if (!m) return undefined;
+  try {
+    const [session, window] = [m[1], m[2]];
+    const names = window === undefined
+      ? (await listSessions(tmux, signal)).map((x) => x.session_name)
+      : (await listWindows(tmux, { session }, signal)).map((w) => w.window_name);
+    const prefix = window ?? session;
+    const fits = names.filter((n) => n.startsWith(prefix));
+    if (fits.length < 2) return undefined;
+    return new UserError(
+      `ambiguous target ${JSON.stringify(target)}: it fits the ${window === undefined ? "sessions" : "windows"} ` +
+        `${fits.slice(0, 5).map((n) => JSON.stringify(n)).join(", ")}${fits.length > 5 ? ", …" : ""}; ` +
+        `call list-sessions or list-panes and use an id such as %3, @2 or $1`,
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs one tmux call and parses its output. A value read twice by tmux
+ * (`#{n:x}` then `#{x}`) can change in between when it comes from the OS
+ * (the foreground command of a pane that just exec'd); one retry settles it.
+ */
+async function query<T>(
+  tmux: TmuxExecutor,
+  args: readonly TmuxArg[],
+  parse: (out: Uint8Array) => T,
+  target: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  for (let attempt = 0;; attempt++) {
+    let out: Uint8Array;
+    try {
+      out = await tmux.run(args, { signal });
+    } catch (e) {
+      if (target === undefined) throw e;
+      throw await ambiguity(tmux, target, e, signal) ?? targetError(target, e);
+    }
+    try {
+      return parse(out);
+    } catch (e) {
+      if (!(e instanceof RowParseError) || attempt > 0) throw e;
+    }
+  }
+}
+
+function scopeArgs(scope: PaneScope | WindowScope): string[] {
+  if ("all" in scope) return ["-a"];
+  if ("session" in scope) return ["-t", scope.session];
+  return ["-t", scope.window];
+}
+
+function scopeTarget(scope: PaneScope | WindowScope): string | undefined {
+  return "all" in scope ? undefined : "session" in scope ? scope.session : scope.window;
+}
+
+// `#{S:.}` prints one dot per session: its length is the session count.
+const SERVER_FORMAT = "#{n:#{S:.}} " + rowFormat(SERVER_SPEC);
+
+/** tmux version, pid, start time, socket path and session count of the server, in one call. */
+export function serverInfo(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ServerInfo> {
+  return query(
+    tmux,
+    ["display-message", "-p", "--", SERVER_FORMAT],
+    (out) => {
+      const space = out.indexOf(0x20);
+      const session_count = Number(decoder.decode(out.subarray(0, space)));
+      const row = parseRows(SERVER_SPEC, out.subarray(space + 1), 1).rows[0];
+      if (space <= 0 || !Number.isInteger(session_count) || !row) throw new RowParseError("unexpected server info");
+      return { ...row, session_count };
+    },
+    undefined,
+    signal,
+  );
+}
+
+/** Every session on the server, in tmux's order (by name). */
+export function listSessions(tmux: TmuxExecutor, signal?: AbortSignal): Promise<SessionInfo[]> {
+  return query(
+    tmux,
+    ["list-sessions", "-F", SESSION_FORMAT],
+    (o) => parseRows(SESSION_SPEC, o).rows,
+    undefined,
+    signal,
+  );
+}
+
+/** Windows of one session or of the whole server. */
+export function listWindows(tmux: TmuxExecutor, scope: WindowScope, signal?: AbortSignal): Promise<WindowInfo[]> {
+  return query(
+    tmux,
+    ["list-windows", ...scopeArgs(scope), "-F", WINDOW_FORMAT],
+    (o) => parseRows(WINDOW_SPEC, o).rows,
+    scopeTarget(scope),
+    signal,
+  );
+}
+
+/** Panes of one window, one session (`-s`) or the whole server (`-a`). */
+export function listPanes(tmux: TmuxExecutor, scope: PaneScope, signal?: AbortSignal): Promise<PaneInfo[]> {
+  const args = "session" in scope ? ["-s", "-t", scope.session] : scopeArgs(scope);
+  return query(
+    tmux,
+    ["list-panes", ...args, "-F", PANE_FORMAT],
+    (o) => parseRows(PANE_SPEC, o).rows,
+    scopeTarget(scope),
+    signal,
+  );
+}
+
+/** A session with all its windows and panes, read in one tmux call. */
+export interface SessionTree {
+  session: SessionInfo;
+  windows: WindowInfo[];
+  panes: PaneInfo[];
+}
+
+/**
+ * One session's facts, windows and panes in a single tmux call (so they are
+ * consistent with each other). `session` is a session target: `$3`, or
+ * `=name` for an exact name match.
+ */
+export function describeSession(tmux: TmuxExecutor, session: string, signal?: AbortSignal): Promise<SessionTree> {
+  // display-message falls back to the current pane on a bad target; the
+  // strict list-windows after it makes a bad target fail the call.
+  const args: TmuxArg[] = [
+    ...["display-message", "-p", "-t", `${session}:`, "--", SESSION_FORMAT],
+    COMMAND_SEPARATOR,
+    ...["list-windows", "-t", session, "-F", WINDOW_FORMAT],
+    COMMAND_SEPARATOR,
+    ...["list-panes", "-s", "-t", session, "-F", PANE_FORMAT],
+  ];
+  return query(
+    tmux,
+    args,
+    (out) => {
+      const s = parseRows(SESSION_SPEC, out, 1);
+      const session = s.rows[0];
+      if (!session) throw new RowParseError("no session row");
+      const w = parseRows(WINDOW_SPEC, out.subarray(s.end), session.window_count);
+      const p = parseRows(PANE_SPEC, out.subarray(s.end + w.end));
+      return { session, windows: w.rows, panes: p.rows };
+    },
+    session,
+    signal,
+  );
+}
+
+/** A pane's facts, whether it was the default pane, and the output of the chained command. */
+export interface PaneFacts {
+  pane: PaneInfo;
+  /** True when no target was given and the active pane of the most recently used session was chosen. */
+  defaulted: boolean;
+  /** stdout of `then` (empty without it). */
+  output: Uint8Array;
+}
+
+export interface GetPaneOptions {
+  signal?: AbortSignal;
+  /**
+   * A command to run on the same pane in the same tmux call, given the
+   * target to use (`-t`; already validated); its stdout comes back as `output`.
+   */
+  then?: (paneTarget: string) => TmuxArg[];
+}
+
+/**
+ * Resolves `target` (undefined = the default pane) and returns the pane's
+ * facts. With an explicit target the facts and `then` share one tmux call;
+ * the default pane needs one listing first, then `then` runs on its id.
+ */
+export async function getPane(
+  tmux: TmuxExecutor,
+  target: string | undefined,
+  opts: GetPaneOptions = {},
+): Promise<PaneFacts> {
+  const { signal, then } = opts;
+  if (target === undefined) {
+    const pane = await query(
+      tmux,
+      [
+        "list-panes",
+        "-a",
+        "-f",
+        "#{&&:#{window_active},#{pane_active}}",
+        "-F",
+        DEFAULT_FORMAT,
+      ],
+      (o) => mostRecent(parseRows(DEFAULT_SPEC, o).rows),
+      undefined,
+      signal,
+    );
+    if (!pane) {
+      throw new UserError("there is no tmux session on this server: create one with new-session, then retry");
+    }
+    const output = then ? await queryThen(tmux, pane.pane_id, then(pane.pane_id), signal) : new Uint8Array();
+    return { pane, defaulted: true, output };
+  }
+  // display-message never fails on a bad target: it silently falls back to
+  // the current pane ("main:5" without window 5 gives the active pane). A
+  // strict pane command first makes a bad target fail the whole call;
+  // capture-pane of one screen row is the cheapest read-only one, and its
+  // output is exactly one line (a row holds no newline).
+  const args: TmuxArg[] = [
+    ...["capture-pane", "-p", "-t", target, "-S", "0", "-E", "0"],
+    COMMAND_SEPARATOR,
+    ...["display-message", "-p", "-t", target, "--", PANE_FORMAT],
+  ];
+  if (then) args.push(COMMAND_SEPARATOR, ...then(target));
+  return await query(
+    tmux,
+    args,
+    (out) => {
+      const skip = out.indexOf(0x0a) + 1;
+      if (skip === 0) throw new RowParseError("no validation row");
+      const { rows, end } = parseRows(PANE_SPEC, out.subarray(skip), 1);
+      if (!rows[0]) throw new RowParseError("no pane row");
+      return { pane: rows[0], defaulted: false, output: out.subarray(skip + end) };
+    },
+    target,
+    signal,
+  );
+}
+
+async function queryThen(
+  tmux: TmuxExecutor,
+  paneId: string,
+  args: TmuxArg[],
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
+  try {
+    return await tmux.run(args, { signal });
+  } catch (e) {
+    throw targetError(paneId, e);
+  }
+}
+
+function mostRecent(rows: Row<typeof DEFAULT_SPEC>[]): PaneInfo | undefined {
+  let best: Row<typeof DEFAULT_SPEC> | undefined;
+  for (const r of rows) if (!best || r.session_activity > best.session_activity) best = r;
+  if (!best) return undefined;
+  const { session_activity: _, ...pane } = best;
+  return pane;
+}

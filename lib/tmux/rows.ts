@@ -1,0 +1,99 @@
+/**
+ * Typed rows out of tmux `-F` formats, robust against any byte in any value.
+ *
+ * Every field is printed as `#{n:var} #{var}`: its length in bytes, a space,
+ * then the value. Rows end with a newline. Names, titles and paths may hold
+ * tabs, newlines or `|` (a directory can be called anything); a length
+ * prefix cannot be fooled by them, where a separator could.
+ *
+ * @example
+ * ```ts
+ * const SPEC = { id: ["session_id", "str"], windows: ["session_windows", "int"] } as const;
+ * const rows = parseRows(SPEC, await tmux.run(["list-sessions", "-F", rowFormat(SPEC)])).rows;
+ * rows[0].windows; // 1
+ * ```
+ */
+
+/** How a field's text becomes a value: string, integer, 0/1 flag; `?` kinds are null when empty. */
+export type FieldKind = "str" | "int" | "bool" | "int?" | "str?";
+
+/** Result key → [tmux format variable, kind]. */
+export type RowSpec = Readonly<Record<string, readonly [string, FieldKind]>>;
+
+type ValueOf<K extends FieldKind> = K extends "int" ? number
+  : K extends "bool" ? boolean
+  : K extends "int?" ? number | null
+  : string;
+
+/** The typed row a {@linkcode RowSpec} describes. */
+export type Row<S extends RowSpec> = { -readonly [K in keyof S]: ValueOf<S[K][1]> };
+
+/** A row that did not parse: tmux output changed between the length and the value, or a bug. */
+export class RowParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RowParseError";
+  }
+}
+
+/** The `-F` format for a spec (one row, without the trailing newline tmux adds). */
+export function rowFormat(spec: RowSpec): string {
+  return Object.values(spec).map(([v]) => `#{n:${v}} #{${v}}`).join("");
+}
+
+const decoder = new TextDecoder();
+
+/** Most values are short ASCII (ids, numbers, flags); TextDecoder costs more than the bytes for those. */
+function text(out: Uint8Array, start: number, end: number): string {
+  if (end - start > 64) return decoder.decode(out.subarray(start, end));
+  let s = "";
+  for (let i = start; i < end; i++) {
+    const b = out[i];
+    if (b >= 0x80) return decoder.decode(out.subarray(start, end));
+    s += String.fromCharCode(b);
+  }
+  return s;
+}
+
+function convert(kind: FieldKind, text: string, key: string): string | number | boolean | null {
+  if (kind === "str") return text;
+  if ((kind === "int?" || kind === "str?") && text === "") return null;
+  if (kind === "str?") return text;
+  if (kind === "bool") return text === "1";
+  const n = Number(text);
+  if (text === "" || !Number.isInteger(n)) throw new RowParseError(`field ${key}: expected an integer, got "${text}"`);
+  return n;
+}
+
+/**
+ * Parses rows printed with {@linkcode rowFormat}. Reads `limit` rows at most
+ * (all by default) and returns where it stopped, so output of a later command
+ * in the same tmux call (`display-message ; capture-pane`) can follow.
+ */
+export function parseRows<S extends RowSpec>(
+  spec: S,
+  out: Uint8Array,
+  limit = Infinity,
+): { rows: Row<S>[]; end: number } {
+  const entries = Object.entries(spec);
+  const rows: Row<S>[] = [];
+  let i = 0;
+  while (i < out.length && rows.length < limit) {
+    const row: Record<string, unknown> = {};
+    for (const [key, [, kind]] of entries) {
+      let len = 0;
+      const start = i;
+      while (i < out.length && out[i] >= 0x30 && out[i] <= 0x39) len = len * 10 + (out[i++] - 0x30);
+      if (i === start || out[i] !== 0x20 || i + 1 + len > out.length) {
+        throw new RowParseError(`unexpected tmux output at byte ${i} (field ${key})`);
+      }
+      i++;
+      row[key] = convert(kind, text(out, i, i + len), key);
+      i += len;
+    }
+    if (out[i] !== 0x0a) throw new RowParseError(`unexpected tmux output at byte ${i} (end of row)`);
+    i++;
+    rows.push(row as Row<S>);
+  }
+  return { rows, end: i };
+}

@@ -1,0 +1,119 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { createSpawnExecutor, type TmuxExecutor } from "../lib/tmux/executor.ts";
+import { describeSession, getPane, listPanes, listSessions, listWindows } from "../lib/tmux/panes.ts";
+import { parseRows, rowFormat, RowParseError } from "../lib/tmux/rows.ts";
+import { UserError } from "../lib/errors.ts";
+import { resolveTarget } from "../lib/tmux/target.ts";
+import { startTmux, type TmuxFixture } from "./helpers.ts";
+
+async function withTmux(fn: (tmux: TmuxExecutor, fx: TmuxFixture) => Promise<void>): Promise<void> {
+  const fx = await startTmux("panes");
+  try {
+    await fn(createSpawnExecutor({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4 }), fx);
+  } finally {
+    await fx.kill();
+  }
+}
+
+Deno.test("row parser takes values by byte length, so tabs, newlines and UTF-8 cannot split a row", () => {
+  const spec = { a: ["x", "str"], n: ["y", "int"], f: ["z", "bool"], o: ["w", "int?"] } as const;
+  assertEquals(rowFormat(spec), "#{n:x} #{x}#{n:y} #{y}#{n:z} #{z}#{n:w} #{w}");
+  const enc = new TextEncoder();
+  const weird = "é\tb\nc 3 ";
+  const out = enc.encode(`${enc.encode(weird).length} ${weird}2 421 11 7\n1 x1 01 00 \ntrailing`);
+  const { rows, end } = parseRows(spec, out, 2);
+  assertEquals(rows, [{ a: weird, n: 42, f: true, o: 7 }, { a: "x", n: 0, f: false, o: null }]);
+  assertEquals(new TextDecoder().decode(out.subarray(end)), "trailing");
+  let threw = false;
+  try {
+    parseRows(spec, enc.encode("5 ab\n"));
+  } catch (e) {
+    threw = e instanceof RowParseError;
+  }
+  assert(threw, "a length past the end must be a parse error");
+});
+
+Deno.test("pane facts survive names, titles and paths with tabs, newlines and UTF-8", async () => {
+  const base = await Deno.makeTempDir({ prefix: "tmcp-panes-" });
+  const dir = `${base}/é\t\nx |y `;
+  await Deno.mkdir(dir);
+  try {
+    await withTmux(async (tmux, fx) => {
+      await fx.tmux("rename-window", "-t", "main:0", "wïn|dow");
+      await fx.tmux("new-window", "-t", "main", "-c", dir, "-n", "two", "sleep 300");
+      await fx.tmux("select-pane", "-t", "main:1.0", "-T", "tïtle | x");
+      const panes = await listPanes(tmux, { all: true });
+      assertEquals(panes.length, 2);
+      const [p0, p1] = panes;
+      assertEquals(p0.window_name, "wïn|dow");
+      assertEquals(p1.current_path, dir);
+      assertEquals(p1.title, "tïtle | x");
+      assertEquals(p1.current_command, "sleep");
+      assertEquals(p1.window_index, 1);
+      assertMatch(p1.pane_id, /^%\d+$/);
+      assert(p1.pid !== null && p1.pid > 0);
+      assertEquals(p1.width, 120);
+      assertEquals(p1.in_mode, false);
+      assertEquals(p1.dead, false);
+      assertEquals(p1.dead_status, null);
+      assert(p1.history_limit > 0);
+
+      const windows = await listWindows(tmux, { session: "main" });
+      assertEquals(windows.map((w) => [w.window_index, w.window_name, w.active, w.pane_count]), [
+        [0, "wïn|dow", false, 1],
+        [1, "two", true, 1],
+      ]);
+      assertMatch(windows[0].layout, /^[0-9a-f]{4},120x\d+,0,0/);
+
+      const sessions = await listSessions(tmux);
+      assertEquals(sessions.map((s) => [s.session_name, s.window_count]), [["main", 2]]);
+
+      const tree = await describeSession(tmux, "=main");
+      assertEquals(tree.session.session_id, sessions[0].session_id);
+      assertEquals(tree.windows.length, 2);
+      assertEquals(tree.panes.map((p) => p.pane_id), panes.map((p) => p.pane_id));
+    });
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("getPane resolves the default pane and chains a command in the same call", async () => {
+  await withTmux(async (tmux, fx) => {
+    // session_activity has one-second resolution: make "other" clearly the most recent.
+    await new Promise((r) => setTimeout(r, 1100));
+    await fx.tmux("new-session", "-d", "-s", "other");
+    await fx.tmux("split-window", "-t", "other");
+    const active = (await fx.tmux("display-message", "-p", "-t", "other", "#{pane_id}")).trim();
+    const d = await getPane(tmux, undefined);
+    assertEquals(d.defaulted, true);
+    assertEquals(d.pane.pane_id, active, "most recently used session's active pane");
+    assertEquals(d.pane.session_name, "other");
+
+    // No login shell: its profile may be slow to start on a busy machine.
+    await fx.tmux("new-window", "-d", "-t", "main:7", "printf 'hello-%s\\n' marker; exec sleep 300");
+    let text = "";
+    for (let i = 0; i < 100 && !text.includes("hello-marker\n"); i++) {
+      const r = await getPane(tmux, "main:7.0", { then: (t) => ["capture-pane", "-p", "-t", t] });
+      assertEquals(r.defaulted, false);
+      assertEquals([r.pane.session_name, r.pane.window_index], ["main", 7]);
+      text = new TextDecoder().decode(r.output);
+      if (!text.includes("hello-marker\n")) await new Promise((r) => setTimeout(r, 50));
+    }
+    assertMatch(text, /^hello-marker$/m);
+
+    const byId = await getPane(tmux, d.pane.pane_id);
+    assertEquals(byId.pane.pane_id, d.pane.pane_id);
+    // display-message alone would silently fall back to the current pane for these.
+    for (const bad of ["nosuch", "main:5", "main:0.7", "%999", "=main"]) {
+      for (const resolve of [() => getPane(tmux, bad), () => resolveTarget(tmux, bad)]) {
+        const err = await resolve().then(() => undefined, (e) => e);
+        assert(err instanceof UserError, `${bad}: expected a UserError, got ${err}`);
+        assertMatch(err.message, /unknown target .*list-sessions/);
+      }
+    }
+    const r = await resolveTarget(tmux, "main:0.0");
+    assertEquals(r.session_id, (await getPane(tmux, "main")).pane.session_id);
+    assertEquals(r.defaulted, false);
+  });
+});
