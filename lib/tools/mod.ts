@@ -12,6 +12,26 @@ import deleteBuffer from "./buffers/delete_buffer.ts";
 import renameBuffer from "./buffers/rename_buffer.ts";
 import saveBuffer from "./buffers/save_buffer.ts";
 import loadBuffer from "./buffers/load_buffer.ts";
+import newSession from "./workspace/new_session.ts";
+import newWindow from "./workspace/new_window.ts";
+import splitWindow from "./workspace/split_window.ts";
+import renameSession from "./workspace/rename_session.ts";
+import renameWindow from "./workspace/rename_window.ts";
+import selectWindow from "./workspace/select_window.ts";
+import selectPane from "./workspace/select_pane.ts";
+import resizePane from "./workspace/resize_pane.ts";
+import selectLayout from "./workspace/select_layout.ts";
+import sendKeys from "./workspace/send_keys.ts";
+import pasteText from "./workspace/paste_text.ts";
+import pipePane from "./workspace/pipe_pane.ts";
+import setOption from "./workspace/set_option.ts";
+import setEnvironment from "./workspace/set_environment.ts";
+import clearHistory from "./workspace/clear_history.ts";
+import respawnPane from "./workspace/respawn_pane.ts";
+import killSession from "./workspace/kill_session.ts";
+import killWindow from "./workspace/kill_window.ts";
+import killPane from "./workspace/kill_pane.ts";
+import killServer from "./workspace/kill_server.ts";
 
 export const TOOLS: readonly AnyTool[] = [
   // buffers
@@ -23,4 +43,26 @@ export const TOOLS: readonly AnyTool[] = [
   renameBuffer,
   saveBuffer,
   loadBuffer,
+  // workspace: mutating
+  newSession,
+  newWindow,
+  splitWindow,
+  renameSession,
+  renameWindow,
+  selectWindow,
+  selectPane,
+  resizePane,
+  selectLayout,
+  sendKeys,
+  pasteText,
+  pipePane,
+  setOption,
+  setEnvironment,
+  clearHistory,
+  respawnPane,
+  // workspace: destructive
+  killSession,
+  killWindow,
+  killPane,
+  killServer,
 ];
