@@ -14,7 +14,7 @@
  * ```
  */
 import { z } from "zod";
-import { TmuxError, type TmuxExecutor } from "./executor.ts";
+import { COMMAND_SEPARATOR, TmuxError, type TmuxExecutor } from "./executor.ts";
 import { UserError } from "../errors.ts";
 
 export interface ResolvedTarget {
@@ -70,7 +70,27 @@ export async function resolveTarget(
 ): Promise<ResolvedTarget> {
   if (target === undefined) return await defaultPane(tmux, signal);
   try {
-    return parseIds(await tmux.text(["display-message", "-p", "-t", target, FIELDS], { signal }), false);
+    // display-message alone never fails on a bad -t: tmux lets its target fail and falls back to the
+    // current pane ("main:9" would silently become the active pane of "main"). capture-pane does fail,
+    // which stops the command sequence before display-message runs. Its one captured line comes first.
+    const out = await tmux.text([
+      "capture-pane",
+      "-p",
+      "-t",
+      target,
+      "-S",
+      "0",
+      "-E",
+      "0",
+      COMMAND_SEPARATOR,
+      "display-message",
+      "-p",
+      "-t",
+      target,
+      FIELDS,
+    ], { signal });
+    const body = out.replace(/\n$/, "");
+    return parseIds(body.slice(body.lastIndexOf("\n") + 1), false);
   } catch (e) {
     throw targetError(target, e);
   }

@@ -1,0 +1,36 @@
+/**
+ * Polling helpers for tests that watch a terminal: programs in panes run
+ * asynchronously, so tests wait for an observable state (with a deadline)
+ * instead of sleeping a guessed time.
+ */
+import type { TmuxFixture } from "./helpers.ts";
+
+/** Polls `probe` every 20 ms until it returns a truthy value; throws after `timeoutMs` with `what`. */
+export async function waitUntil<T>(what: string, probe: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v) return v;
+      last = v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : String(last)})`);
+}
+
+/** Waits until the visible screen (plus history) of `target` matches `pattern`; returns the text. */
+export function waitForPane(tmux: TmuxFixture, target: string, pattern: RegExp, timeoutMs?: number): Promise<string> {
+  return waitUntil(`pane ${target} to show ${pattern}`, async () => {
+    const text = await tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", target);
+    return pattern.test(text) ? text : "";
+  }, timeoutMs);
+}
+
+/** One tmux format evaluated for a target, trimmed. */
+export async function tmuxFormat(tmux: TmuxFixture, target: string, format: string): Promise<string> {
+  return (await tmux.tmux("display-message", "-p", "-t", target, format)).trim();
+}
