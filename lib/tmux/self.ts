@@ -8,10 +8,10 @@
  * - the environment tmux gives every pane process: `TMUX=socket_path,server_pid,…`
  *   and `TMUX_PANE=%N`, trusted only when socket (same file) and server pid
  *   match the configured server — a restarted server reuses socket paths;
- * - the process tree: a pane whose process is an ancestor of this process
- *   (Linux: `/proc`; elsewhere only the direct parent is known), or the
- *   tmux server's own pid among the ancestors. This still works when a
- *   client starts the MCP server with a scrubbed environment.
+ * - the process tree (from `ps`): a pane whose process is an ancestor of
+ *   this process, or the tmux server's own pid among the ancestors. This
+ *   still works when a client starts the MCP server with a scrubbed
+ *   environment.
  *
  * @example
  * ```ts
@@ -39,7 +39,7 @@ export interface SelfLocation {
 export interface LocateOptions {
   /** The process environment; default `Deno.env.toObject()`. */
   env?: Record<string, string | undefined>;
-  /** Pids of this process and its ancestors; default from `/proc` (or pid + ppid). */
+  /** Pids of this process and its ancestors; default {@linkcode ancestorPids}. */
   ancestors?: ReadonlySet<number>;
   signal?: AbortSignal;
 }
@@ -57,22 +57,35 @@ export function parseTmuxEnv(value: string | undefined): { socketPath: string; p
   return { socketPath, pid };
 }
 
-/** This process and its ancestors' pids (Linux walks `/proc`; elsewhere pid and ppid only). */
+/**
+ * This process and its ancestors' pids, from one `ps -A -o pid=,ppid=` (Linux and macOS; Deno grants
+ * `/proc` reads only with --allow-all). Without `ps`: this pid and the parent's only.
+ */
 export async function ancestorPids(): Promise<Set<number>> {
   const pids = new Set<number>([Deno.pid, Deno.ppid]);
-  let pid = Deno.ppid;
-  for (let depth = 0; depth < 64 && pid > 1; depth++) {
-    let stat: string;
-    try {
-      stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    } catch {
-      break; // not Linux, or the process is gone
-    }
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses.
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (!Number.isInteger(ppid) || ppid <= 0) break;
-    pids.add(ppid);
-    pid = ppid;
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command("ps", {
+      args: ["-A", "-o", "pid=,ppid="],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      signal: AbortSignal.timeout(5000),
+    }).output();
+  } catch {
+    return pids;
+  }
+  if (!out.success) return pids;
+  const parent = new Map<number, number>();
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (pid > 0 && ppid >= 0) parent.set(pid, ppid);
+  }
+  for (let pid = Deno.ppid, depth = 0; pid > 1 && depth < 64; depth++) {
+    const up = parent.get(pid);
+    if (up === undefined) break;
+    pids.add(up);
+    pid = up;
   }
   return pids;
 }
