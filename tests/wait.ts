@@ -6,13 +6,17 @@
 import type { TmuxFixture } from "./helpers.ts";
 
 /** Polls `probe` every 20 ms until it returns a truthy value; throws after `timeoutMs` with `what`. */
-export async function waitUntil<T>(what: string, probe: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+export async function waitUntil<T>(
+  what: string,
+  probe: () => Promise<T>,
+  timeoutMs = 10_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
       const v = await probe();
-      if (v) return v;
+      if (v) return v as NonNullable<T>;
       last = v;
     } catch (e) {
       last = e;

@@ -109,6 +109,11 @@ Deno.test("rename, select and targets by name, id and session:window.pane", asyn
     const r = await mcp.ok<Resolved & { name: string }>("rename-window", { target: w.window_id, name: "logs #1" });
     assertEquals([r.window_id, r.defaulted, r.name], [w.window_id, false, "logs #1"]);
     assertEquals(await tmuxFormat(tmux, w.window_id, "#{window_name}"), "logs #1");
+    // tmux escapes some characters in names; the result reports what it stored.
+    const esc = await mcp.ok<{ name: string }>("rename-window", { target: w.window_id, name: "x$y" });
+    assertEquals(esc.name, "x\\$y");
+    await mcp.ok("rename-window", { target: w.window_id, name: "logs #1" });
+    assertMatch(await mcp.err("rename-window", { target: w.window_id, name: "a\\b" }), /must not contain '\\'/);
 
     const sel = await mcp.ok<Resolved>("select-window", { target: "main:1" });
     assertEquals(sel.window_id, w.window_id);

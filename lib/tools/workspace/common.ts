@@ -17,14 +17,16 @@ import type { ToolContext } from "../tool.ts";
 import { absolutePath } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
+import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
 
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 
 /**
  * A session or window name. tmux silently rewrites ':' and '.' (they
- * separate target parts); a leading '-', '$', '@', '%' or '=' would make the
- * name unusable or ambiguous as a target. `#` is fine: tools escape it.
+ * separate target parts) and doubles '\'; a leading '-', '$', '@', '%' or
+ * '=' would make the name unusable or ambiguous as a target. `#` is fine:
+ * tools escape it.
  */
 function objectName(kind: "session" | "window") {
   return z.string()
@@ -32,8 +34,9 @@ function objectName(kind: "session" | "window") {
     .max(128, `${kind} name is longer than 128 characters`)
     .refine((s) => !CONTROL.test(s), `${kind} name must not contain control characters`)
     .refine((s) => !/[:.]/.test(s), `${kind} name must not contain ':' or '.' (tmux uses them in targets)`)
+    .refine((s) => !s.includes("\\"), `${kind} name must not contain '\\' (tmux would store it doubled)`)
     .refine((s) => !/^[-$@%=]/.test(s), `${kind} name must not start with '-', '$', '@', '%' or '='`)
-    .describe(`${kind} name (no ':' or '.'; must not start with - $ @ % =)`);
+    .describe(`${kind} name (no ':', '.' or '\\'; must not start with - $ @ % =)`);
 }
 
 export const sessionName = objectName("session");
@@ -146,3 +149,37 @@ export const KILL_ANNOTATIONS = {
   idempotentHint: false,
   openWorldHint: false,
 } as const;
+
+/**
+ * Renames a session or window by id and returns the name tmux stored, which
+ * differs from `name` when tmux escapes characters it will not show as-is
+ * (some `$`, characters it cannot display).
+ */
+export async function renameObject(
+  ctx: ToolContext,
+  kind: "session" | "window",
+  id: string,
+  name: string,
+): Promise<string> {
+  try {
+    const out = await ctx.tmux.text([
+      `rename-${kind}`,
+      "-t",
+      id,
+      "--",
+      formatLiteral(name),
+      COMMAND_SEPARATOR,
+      "display-message",
+      "-p",
+      "-t",
+      id,
+      `#{${kind}_name}`,
+    ], { signal: ctx.signal });
+    return out.replace(/\n$/, "");
+  } catch (e) {
+    if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
+      throw new UserError(`a session named ${JSON.stringify(name)} already exists: choose another name`);
+    }
+    throw e;
+  }
+}
