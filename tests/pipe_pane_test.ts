@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { withServer } from "./helpers.ts";
-import { waitUntil } from "./wait.ts";
+import { newPane, waitUntil } from "./wait.ts";
 
 /** Every file and directory below `dir`, as paths relative to it. */
 async function tree(dir: string, prefix = ""): Promise<string[]> {
@@ -50,7 +50,7 @@ Deno.test("pipe-pane writes to paths with shell and tmux format characters byte-
       }
       expected.add("/" + n);
     }
-    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "--", "sh")).trim();
+    const pane = await newPane(tmux, "sh");
     for (const [i, n] of names.entries()) {
       const path = `${dir}/${n}`;
       const r = await mcp.ok<{ piping: boolean; path: string; pane_id: string }>("pipe-pane", { target: pane, path });
@@ -72,7 +72,7 @@ Deno.test("pipe-pane appends by default, truncates with append false, and explai
     const dir = await Deno.makeTempDir();
     const path = `${dir}/log`;
     await Deno.writeTextFile(path, "old\n");
-    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "--", "sh")).trim();
+    const pane = await newPane(tmux, "sh");
     await mcp.ok("pipe-pane", { target: pane, path });
     await tmux.tmux("send-keys", "-t", pane, "echo one-$((1))", "Enter");
     await waitUntil("appended output", async () => (await Deno.readTextFile(path)).includes("one-1"));

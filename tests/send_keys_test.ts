@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTmux, type TmuxFixture, withServer } from "./helpers.ts";
-import { tmuxFormat, waitForPane, waitUntil } from "./wait.ts";
+import { newPane, tmuxFormat, waitForPane, waitUntil } from "./wait.ts";
 import { createSpawnExecutor } from "../lib/tmux/executor.ts";
 import { createBufferStore } from "../lib/buffers/store.ts";
 import { TEMP_BUFFER_PREFIX, withTempBuffer } from "../lib/buffers/temp.ts";
@@ -8,14 +8,10 @@ import { keyBytes } from "../lib/tmux/keys.ts";
 
 /** A pane whose program reads `n` raw bytes and prints them as hex. */
 async function hexReader(tmux: TmuxFixture, n: number, before = ""): Promise<string> {
-  const pane = (await tmux.tmux(
-    "new-window",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "--",
+  const pane = await newPane(
+    tmux,
     `${before}stty raw -echo; echo READY; head -c ${n} | od -An -v -tx1 | tr -s ' \\n' '  '; echo; echo END; sleep 100`,
-  )).trim();
+  );
   await waitForPane(tmux, pane, /READY/);
   return pane;
 }
@@ -29,7 +25,7 @@ const hex = (bytes: Iterable<number>) => [...bytes].map((b) => b.toString(16).pa
 
 Deno.test("send-keys: C-c interrupts sleep 100", async () => {
   await withServer(async (mcp, tmux) => {
-    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "--", "sh")).trim();
+    const pane = await newPane(tmux, "sh");
     const r = await mcp.ok<{ pane_id: string; keys: number; text_bytes: number }>("send-keys", {
       target: pane,
       text: "sleep 100",
@@ -62,14 +58,10 @@ Deno.test("send-keys delivers long multi-byte text in chunks, byte-exact", async
     const text = "aé中🙂;".repeat(3000) + "-end;";
     const bytes = new TextEncoder().encode(text);
     const dir = await Deno.makeTempDir();
-    const pane = (await tmux.tmux(
-      "new-window",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "--",
+    const pane = await newPane(
+      tmux,
       `stty raw -echo; echo READY; head -c ${bytes.length} > ${dir}/out; echo END; sleep 100`,
-    )).trim();
+    );
     await waitForPane(tmux, pane, /READY/);
     const r = await mcp.ok<{ text_bytes: number }>("send-keys", { target: pane, text });
     assertEquals(r.text_bytes, bytes.length);
@@ -80,7 +72,7 @@ Deno.test("send-keys delivers long multi-byte text in chunks, byte-exact", async
 
 Deno.test("send-keys refuses unknown key names instead of typing them", async () => {
   await withServer(async (mcp, tmux) => {
-    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "--", "cat")).trim();
+    const pane = await newPane(tmux, "cat");
     const msg = await mcp.err("send-keys", { target: pane, text: "hello", keys: ["Enter", "Bogus", "C-;"] });
     assertMatch(msg, /unknown key name "Bogus".*C-c.*put literal text in "text"/);
     assertMatch(msg, /unknown key name "C-;"/);
@@ -95,7 +87,7 @@ Deno.test("send-keys refuses unknown key names instead of typing them", async ()
 Deno.test("paste-text pastes multi-line text into cat and leaves no buffer behind", async () => {
   await withServer(async (mcp, tmux) => {
     const dir = await Deno.makeTempDir();
-    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "--", `cat > ${dir}/out`)).trim();
+    const pane = await newPane(tmux, `cat > ${dir}/out`);
     const text = "line one\n  indented -x;\nüñí #{pane_id}\n";
     const r = await mcp.ok<{ bytes: number; pane_id: string }>("paste-text", { target: pane, text });
     assertEquals([r.bytes, r.pane_id], [new TextEncoder().encode(text).length, pane]);

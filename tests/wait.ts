@@ -38,3 +38,8 @@ export function waitForPane(tmux: TmuxFixture, target: string, pattern: RegExp, 
 export async function tmuxFormat(tmux: TmuxFixture, target: string, format: string): Promise<string> {
   return (await tmux.tmux("display-message", "-p", "-t", target, format)).trim();
 }
+
+/** A new background window running `command` (via the shell); returns its pane id. */
+export async function newPane(tmux: TmuxFixture, command: string): Promise<string> {
+  return (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", command)).trim();
+}

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, uniqueSocketName, withServer } from "./helpers.ts";
-import { tmuxFormat, waitForPane, waitUntil } from "./wait.ts";
+import { newPane, tmuxFormat, waitForPane, waitUntil } from "./wait.ts";
 
 interface Created {
   session_id: string;
@@ -227,7 +227,7 @@ Deno.test("set-option and set-environment: scopes, values starting with '-', uns
 
 Deno.test("clear-history empties the scrollback; respawn-pane restarts a pane, keeping its id", async () => {
   await withServer(async (mcp, tmux) => {
-    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "--", "seq 1 300; exec sleep 100")).trim();
+    const pane = await newPane(tmux, "seq 1 300; exec sleep 100");
     await waitUntil("history", async () => Number(await tmuxFormat(tmux, pane, "#{history_size}")) > 200);
     const c = await mcp.ok<{ lines_cleared: number; pane_id: string }>("clear-history", { target: pane });
     assert(c.lines_cleared > 200, `cleared ${c.lines_cleared}`);

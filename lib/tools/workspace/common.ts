@@ -96,7 +96,7 @@ export async function checkDir(path: string): Promise<void> {
 }
 
 /** `-P -F` format of new-session/new-window/split-window: the created object's ids and names. */
-export const CREATED_FORMAT = "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}\t#{window_name}";
+const CREATED_FORMAT = "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}\t#{window_name}";
 
 /** The ids and names of a created pane (and its window and session). */
 export const createdShape = {
@@ -108,11 +108,26 @@ export const createdShape = {
 };
 
 /** Parses the {@linkcode CREATED_FORMAT} line tmux printed. */
-export function parseCreated(out: string): z.infer<z.ZodObject<typeof createdShape>> {
+function parseCreated(out: string): z.infer<z.ZodObject<typeof createdShape>> {
   // The session is new or named by us (no tabs); the window name comes last and keeps any tab.
   const [session_id, window_id, pane_id, session_name, ...rest] = out.replace(/\n$/, "").split("\t");
   if (!pane_id?.startsWith("%")) throw new Error(`unexpected tmux output for a new pane: ${JSON.stringify(out)}`);
   return { session_id, window_id, pane_id, session_name, window_name: rest.join("\t") };
+}
+
+/**
+ * Runs a pane-creating command (`new-session -d`, `new-window -d`,
+ * `split-window -d` with their own flags) with the pane's directory and
+ * command, and returns the created ids and names.
+ */
+export async function spawnPane(
+  ctx: ToolContext,
+  argv: readonly string[],
+  cwd: string | undefined,
+  command: string | undefined,
+): Promise<z.infer<z.ZodObject<typeof createdShape>>> {
+  const args = [...argv, "-P", "-F", CREATED_FORMAT, ...await paneSpawnArgs(cwd, command)];
+  return parseCreated(await ctx.tmux.text(args, { signal: ctx.signal }));
 }
 
 /**
@@ -141,14 +156,6 @@ export function valueOrUnset(name: string, value: string | undefined, unset: boo
   // "--" ends the options: a name or value starting with "-" stays a name or value.
   return unset ? ["-u", "--", name] : ["--", name, value!];
 }
-
-/** Annotations of the kill-* tools. */
-export const KILL_ANNOTATIONS = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-  openWorldHint: false,
-} as const;
 
 /**
  * Renames a session or window by id and returns the name tmux stored, which

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
-import { KILL_ANNOTATIONS } from "./common.ts";
 
 export default defineTool({
   name: "kill-server",
@@ -10,7 +9,7 @@ export default defineTool({
     "and program in it, and its paste buffers. Refused when tmux-mcp itself runs inside that server.",
   toolset: "workspace",
   tier: "destructive",
-  annotations: KILL_ANNOTATIONS,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: z.object({}),
   output: z.object({ killed: z.literal("server"), socket_path: z.string().optional() }),
   async handler(_args, ctx) {

@@ -3,17 +3,7 @@ import { defineTool } from "../tool.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { UserError } from "../../errors.ts";
-import {
-  CREATED_FORMAT,
-  createdShape,
-  envName,
-  envValue,
-  paneSpawnArgs,
-  parseCreated,
-  sessionName,
-  shellCommand,
-  startDir,
-} from "./common.ts";
+import { createdShape, envName, envValue, sessionName, shellCommand, spawnPane, startDir } from "./common.ts";
 
 /** Set in every new session unless the caller's env overrides them: agents cannot answer a pager or an editor. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
@@ -46,14 +36,13 @@ export default defineTool({
   }),
   output: z.object(createdShape),
   async handler({ name, cwd, command, width, height, env }, ctx) {
-    const args = ["new-session", "-d", "-P", "-F", CREATED_FORMAT];
+    const args = ["new-session", "-d"];
     if (name !== undefined) args.push("-s", formatLiteral(name));
     if (width !== undefined) args.push("-x", String(width));
     if (height !== undefined) args.push("-y", String(height));
     for (const [k, v] of Object.entries({ ...NON_INTERACTIVE_ENV, ...env })) args.push("-e", `${k}=${v}`);
-    args.push(...await paneSpawnArgs(cwd, command));
     try {
-      return { structured: parseCreated(await ctx.tmux.text(args, { signal: ctx.signal })) };
+      return { structured: await spawnPane(ctx, args, cwd, command) };
     } catch (e) {
       if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
         throw new UserError(

@@ -2,16 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { targetSchema } from "../../tmux/target.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
-import {
-  CREATED_FORMAT,
-  createdShape,
-  paneSpawnArgs,
-  parseCreated,
-  resolve,
-  shellCommand,
-  startDir,
-  windowName,
-} from "./common.ts";
+import { createdShape, resolve, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
 
 export default defineTool({
   name: "new-window",
@@ -31,9 +22,8 @@ export default defineTool({
   output: z.object(createdShape),
   async handler({ target, name, cwd, command }, ctx) {
     const t = await resolve(ctx, target);
-    const args = ["new-window", "-d", "-P", "-F", CREATED_FORMAT, "-t", `${t.session_id}:`];
+    const args = ["new-window", "-d", "-t", `${t.session_id}:`];
     if (name !== undefined) args.push("-n", formatLiteral(name));
-    args.push(...await paneSpawnArgs(cwd, command));
-    return { structured: parseCreated(await ctx.tmux.text(args, { signal: ctx.signal })) };
+    return { structured: await spawnPane(ctx, args, cwd, command) };
   },
 });

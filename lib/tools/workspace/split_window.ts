@@ -1,15 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { targetSchema } from "../../tmux/target.ts";
-import {
-  CREATED_FORMAT,
-  createdShape,
-  paneSpawnArgs,
-  parseCreated,
-  resolve,
-  shellCommand,
-  startDir,
-} from "./common.ts";
+import { createdShape, resolve, shellCommand, spawnPane, startDir } from "./common.ts";
 
 const DIRECTION_FLAGS = {
   right: ["-h"],
@@ -39,9 +31,8 @@ export default defineTool({
   output: z.object(createdShape),
   async handler({ target, direction, size_percent, cwd, command }, ctx) {
     const t = await resolve(ctx, target);
-    const args = ["split-window", "-d", "-P", "-F", CREATED_FORMAT, ...DIRECTION_FLAGS[direction], "-t", t.pane_id];
+    const args = ["split-window", "-d", ...DIRECTION_FLAGS[direction], "-t", t.pane_id];
     if (size_percent !== undefined) args.push("-l", `${size_percent}%`);
-    args.push(...await paneSpawnArgs(cwd, command));
-    return { structured: parseCreated(await ctx.tmux.text(args, { signal: ctx.signal })) };
+    return { structured: await spawnPane(ctx, args, cwd, command) };
   },
 });
