@@ -2,8 +2,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTmux, type TmuxFixture, withServer } from "./helpers.ts";
 import { newPane, tmuxFormat, waitForPane, waitUntil } from "./wait.ts";
 import { createSpawnExecutor } from "../lib/tmux/executor.ts";
-import { createBufferStore } from "../lib/buffers/store.ts";
-import { TEMP_BUFFER_PREFIX, withTempBuffer } from "../lib/buffers/temp.ts";
+import { pasteBytes } from "../lib/buffers/paste.ts";
 import { keyBytes } from "../lib/tmux/keys.ts";
 
 /** A pane whose program reads `n` raw bytes and prints them as hex. */
@@ -113,20 +112,17 @@ Deno.test("paste-text brackets the paste only when asked and the program enabled
   });
 });
 
-Deno.test("withTempBuffer deletes its buffer when the work fails", async () => {
+Deno.test("pasteBytes leaves no buffer behind when the paste fails", async () => {
   const fx = await startTmux();
   try {
     const tmux = createSpawnExecutor({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4 });
-    const store = createBufferStore(tmux);
-    let seen = "";
-    const failed = await withTempBuffer(store, new TextEncoder().encode("secret"), async (name) => {
-      seen = name;
-      assertEquals(new TextDecoder().decode(await store.read(name)), "secret");
-      await tmux.run(["paste-buffer", "-b", name, "-t", "%999"]);
-    }).then(() => false, () => true);
-    assert(failed, "the paste into a missing pane failed");
-    assert(seen.startsWith(TEMP_BUFFER_PREFIX));
-    assertEquals((await store.list()).length, 0);
+    await fx.tmux("set-buffer", "-b", "mine", "keep");
+    let failed = false;
+    await pasteBytes(tmux, new TextEncoder().encode("secret"), "%999", { bracketed: true }).catch((e) => {
+      failed = /can't find pane: %999/.test(String(e));
+    });
+    assert(failed, "the paste into a missing pane failed with tmux's reason");
+    assertEquals((await fx.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "mine");
   } finally {
     await fx.kill();
   }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { targetSchema } from "../../tmux/target.ts";
-import { withTempBuffer } from "../../buffers/temp.ts";
+import { pasteBytes } from "../../buffers/paste.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
 export default defineTool({
@@ -23,14 +23,7 @@ export default defineTool({
   async handler({ target, text, bracketed }, ctx) {
     const t = await resolve(ctx, target);
     const bytes = new TextEncoder().encode(text);
-    await withTempBuffer(
-      ctx.buffers,
-      bytes,
-      (name) =>
-        ctx.tmux.run(["paste-buffer", "-b", name, "-t", t.pane_id, ...(bracketed ? ["-p"] : [])], {
-          signal: ctx.signal,
-        }),
-    );
+    await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, signal: ctx.signal });
     return { structured: { ...t, bytes: bytes.length } };
   },
 });
