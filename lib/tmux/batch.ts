@@ -13,8 +13,8 @@
  */
 import { COMMAND_SEPARATOR, type TmuxArg } from "./executor.ts";
 
-/** Bytes of argv per invocation: half of tmux's message limit leaves room for the socket and framing. */
-export const INVOCATION_BUDGET = 8192;
+/** Bytes of argv per invocation: three quarters of tmux's 16 KiB message, leaving room for framing. */
+export const INVOCATION_BUDGET = 12_288;
 
 const encoder = new TextEncoder();
 
@@ -24,7 +24,7 @@ function utf8Len(cp: number): number {
 }
 
 /** Splits text into pieces of at most `maxBytes` UTF-8 bytes, never inside a code point. */
-export function chunkText(text: string, maxBytes = INVOCATION_BUDGET / 2): string[] {
+export function chunkText(text: string, maxBytes = INVOCATION_BUDGET - 512): string[] {
   const chunks: string[] = [];
   let start = 0, bytes = 0, i = 0;
   while (i < text.length) {

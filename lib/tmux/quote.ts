@@ -2,13 +2,13 @@
  * Making a string reach its destination byte-exact when tmux rewrites it
  * before use. tmux (3.3a) treats some arguments as templates:
  *
- * | argument                                         | `#` formats | `%` strftime | run by `sh -c` |
- * | ------------------------------------------------ | ----------- | ------------ | -------------- |
- * | `new-session -s`, `new-window -n`, `rename-*`    | yes         | no           | no             |
- * | `-c` start directory (new-session/window, split, respawn) | yes | no           | no             |
- * | `load-buffer`/`save-buffer` paths                | yes         | no           | no             |
- * | `pipe-pane` command                              | yes         | **yes**      | yes            |
- * | `new-session`/`new-window`/`split-window`/`respawn-pane` command | no | no    | yes (one arg)  |
+ * | argument                                                  | `#` formats | `%` strftime | run by a shell           |
+ * | --------------------------------------------------------- | ----------- | ------------ | ------------------------ |
+ * | `new-session -s`, `new-window -n`, `rename-*` names       | yes         | no           | no                       |
+ * | `-c` start directory                                      | yes         | no           | no                       |
+ * | `load-buffer`/`save-buffer` paths                         | yes         | no           | no                       |
+ * | `pipe-pane` command                                       | yes         | **yes**      | `/bin/sh -c`             |
+ * | new-session/new-window/split-window/respawn-pane command  | no          | no           | default-shell `-c`       |
  *
  * (measured against tmux 3.3a; `tests/quote_test.ts` keeps it honest).
  * So a literal name or directory needs {@linkcode formatLiteral}; a file
@@ -54,8 +54,8 @@ export function shQuote(word: string): string {
 }
 
 /**
- * A command line for tmux to run with `sh -c` after format and strftime
- * expansion (`pipe-pane`): each argv element shell-quoted, then escaped for
+ * A command line for tmux to run with `/bin/sh -c` after format and
+ * strftime expansion (`pipe-pane`): each argv element shell-quoted, then escaped for
  * tmux. `argv[0]` is quoted too, so it is looked up as a plain program name.
  *
  * @example

@@ -45,12 +45,12 @@ export const windowName = objectName("window");
 /** Start directory of a new pane. */
 export const startDir = absolutePath.describe("working directory (absolute path of an existing directory)");
 
-/** A shell command line; tmux runs it with `sh -c` as the pane's program. */
+/** A shell command line; tmux runs it with the default shell's `-c` as the pane's program. */
 export const shellCommand = z.string()
   .min(1, "command must not be empty")
   .max(16_384, "command is longer than 16384 characters")
   .refine((s) => !s.includes("\0"), "command must not contain NUL")
-  .describe("shell command the pane runs instead of the default shell (run with sh -c; the pane closes when it exits)");
+  .describe("shell command line the pane runs instead of an interactive shell (the pane closes when it exits)");
 
 /** An environment variable name. */
 export const envName = z.string()
@@ -133,7 +133,7 @@ export async function spawnPane(
 /**
  * The trailing argv that gives a new pane its directory and command:
  * `-c DIR` (checked, `#` escaped: tmux expands formats there) and
- * `-- COMMAND` (one element, so tmux runs it with `sh -c`; after `--` it is
+ * `-- COMMAND` (one element, so tmux runs it with the shell's `-c`; after `--` it is
  * never read as an option). Put it last.
  */
 export async function paneSpawnArgs(cwd: string | undefined, command: string | undefined): Promise<string[]> {
