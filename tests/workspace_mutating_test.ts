@@ -136,6 +136,13 @@ Deno.test("rename, select and targets by name, id and session:window.pane", asyn
     assertMatch(await mcp.err("rename-session", { target: "main", name: "a:b" }), /name: .*':'/);
     await mcp.ok("new-session", { name: "other" });
     assertMatch(await mcp.err("rename-session", { target: "other", name: "main" }), /already exists/);
+    // A prefix of two session names is ambiguous: refused with the listing tools to call, nothing renamed.
+    await mcp.ok("new-session", { name: "otherwise" });
+    assertMatch(await mcp.err("rename-session", { target: "oth", name: "x" }), /target "oth".*call list-sessions/);
+    assertEquals(
+      (await tmux.tmux("list-sessions", "-F", "#{session_name}")).split("\n").sort().join(","),
+      ",main,other,otherwise",
+    );
     assertMatch(await mcp.err("select-pane", {}), /target: /);
   });
 });
