@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { withServer } from "./helpers.ts";
-import { newPane, waitUntil } from "./wait.ts";
+import { newPane, tempDir, waitUntil } from "./pane_helpers.ts";
 
 /** Every file and directory below `dir`, as paths relative to it. */
 async function tree(dir: string, prefix = ""): Promise<string[]> {
@@ -19,7 +19,7 @@ async function exists(path: string): Promise<boolean> {
 
 Deno.test("pipe-pane writes to paths with shell and tmux format characters byte-exact, and nothing else", async () => {
   await withServer(async (mcp, tmux) => {
-    const dir = await Deno.makeTempDir({ prefix: "tmcp-pipe-" });
+    const dir = await tempDir("tmcp-pipe-");
     const marker = `/tmp/tmcp-pwned-${Deno.pid}-${Date.now()}`;
     const names = [
       `#(touch ${marker})`,
@@ -69,7 +69,7 @@ Deno.test("pipe-pane writes to paths with shell and tmux format characters byte-
 
 Deno.test("pipe-pane appends by default, truncates with append false, and explains a missing directory", async () => {
   await withServer(async (mcp, tmux) => {
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const path = `${dir}/log`;
     await Deno.writeTextFile(path, "old\n");
     const pane = await newPane(tmux, "sh");

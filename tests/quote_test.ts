@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "./assert.ts";
 import { startTmux } from "./helpers.ts";
-import { waitUntil } from "./wait.ts";
+import { tempDir, waitUntil } from "./pane_helpers.ts";
 import { expandedShellCommand, formatLiteral, pipeToFileCommand, shQuote } from "../lib/tmux/quote.ts";
 import { chunkText, packCommands } from "../lib/tmux/batch.ts";
 import { COMMAND_SEPARATOR, escapeArg } from "../lib/tmux/executor.ts";
@@ -36,7 +36,7 @@ Deno.test("shQuote: sh reads every quoted word back byte-exact", async () => {
 Deno.test("expandedShellCommand and formatLiteral survive tmux's expansion byte-exact", async () => {
   const tmux = await startTmux("quote");
   try {
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const pane = (await tmux.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
     let n = 0;
     await fc.assert(

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux, type TmuxFixture } from "./helpers.ts";
-import { tmuxFormat, waitUntil } from "./wait.ts";
+import { tempDir, tmuxFormat, waitUntil } from "./pane_helpers.ts";
 import { shQuote } from "../lib/tmux/quote.ts";
 
 interface InPane {
@@ -19,7 +19,7 @@ interface InPane {
  * so only the process tree can tell where it runs.
  */
 async function serverInPane(tmux: TmuxFixture, scrubEnv: boolean): Promise<InPane> {
-  const dir = await Deno.makeTempDir({ prefix: "tmcp-self-" });
+  const dir = await tempDir("tmcp-self-");
   const [input, output, audit] = [`${dir}/in`, `${dir}/out`, `${dir}/audit.log`];
   for (const f of [input, output]) {
     if (!(await new Deno.Command("mkfifo", { args: [f] }).output()).success) throw new Error("mkfifo failed");

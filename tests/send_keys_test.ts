@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTmux, type TmuxFixture, withServer } from "./helpers.ts";
-import { newPane, tmuxFormat, waitForPane, waitUntil } from "./wait.ts";
+import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 import { createSpawnExecutor } from "../lib/tmux/executor.ts";
 import { pasteBytes } from "../lib/buffers/paste.ts";
 import { keyBytes } from "../lib/tmux/keys.ts";
@@ -56,7 +56,7 @@ Deno.test("send-keys delivers long multi-byte text in chunks, byte-exact", async
   await withServer(async (mcp, tmux) => {
     const text = "aé中🙂;".repeat(3000) + "-end;";
     const bytes = new TextEncoder().encode(text);
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const pane = await newPane(
       tmux,
       `stty raw -echo; echo READY; head -c ${bytes.length} > ${dir}/out; echo END; sleep 100`,
@@ -85,7 +85,7 @@ Deno.test("send-keys refuses unknown key names instead of typing them", async ()
 
 Deno.test("paste-text pastes multi-line text into cat and leaves no buffer behind", async () => {
   await withServer(async (mcp, tmux) => {
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const pane = await newPane(tmux, `cat > ${dir}/out`);
     const text = "line one\n  indented -x;\nüñí #{pane_id}\n";
     const r = await mcp.ok<{ bytes: number; pane_id: string }>("paste-text", { target: pane, text });

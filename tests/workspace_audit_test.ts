@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, startTmux } from "./helpers.ts";
-import { waitUntil } from "./wait.ts";
+import { tempDir, waitUntil } from "./pane_helpers.ts";
 
 interface AuditLine {
   time: string;
@@ -26,7 +26,7 @@ async function readAudit(path: string, count: number): Promise<AuditLine[]> {
 
 Deno.test("audit lines: every call with outcome, duration, resolved ids and secrets redacted", async () => {
   const tmux = await startTmux("audit");
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const log = `${dir}/audit.jsonl`;
   const secrets = ["hunter2-env", "sleep 1000 # secret-cmd", "secret-text", "secret-value", "secret-paste", "C-x"];
   const mcp = await connect({ socketName: tmux.socketName, args: ["--audit-log", log, "--safety", "destructive"] });
@@ -85,7 +85,7 @@ Deno.test("audit lines: every call with outcome, duration, resolved ids and secr
 
 Deno.test("audit: calls refused by the safety tier are logged with their secrets redacted", async () => {
   const tmux = await startTmux("audit");
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const log = `${dir}/audit.jsonl`;
   const mcp = await connect({ socketName: tmux.socketName, args: ["--audit-log", log, "--safety", "readonly"] });
   try {

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, uniqueSocketName, withServer } from "./helpers.ts";
-import { newPane, tmuxFormat, waitForPane, waitUntil } from "./wait.ts";
+import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 interface Created {
   session_id: string;
@@ -23,7 +23,7 @@ Deno.test("new-session starts a server if needed, returns ids, keeps '#' in name
   const socket = uniqueSocketName("ns");
   const mcp = await connect({ socketName: socket, args: ["--safety", "destructive"] });
   try {
-    const dir = await Deno.makeTempDir({ prefix: "tmcp-d#{pane_id}-" });
+    const dir = await tempDir("tmcp-d#{pane_id}-");
     const s = await mcp.ok<Created>("new-session", {
       name: "w#{pane_id}",
       cwd: dir,
@@ -73,7 +73,7 @@ Deno.test("new-session: command runs via the shell; bad names, duplicates and mi
 
 Deno.test("new-window and split-window create panes where asked, in the background", async () => {
   await withServer(async (mcp, tmux) => {
-    const dir = await Deno.makeTempDir({ prefix: "tmcp-w#x%d-" });
+    const dir = await tempDir("tmcp-w#x%d-");
     const w = await mcp.ok<Created>("new-window", { target: "main", name: "build#1", cwd: dir });
     assertEquals([w.session_name, w.window_name], ["main", "build#1"]);
     assertEquals(await tmuxFormat(tmux, w.pane_id, "#{pane_current_path}"), dir);

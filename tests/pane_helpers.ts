@@ -1,7 +1,8 @@
 /**
- * Polling helpers for tests that watch a terminal: programs in panes run
- * asynchronously, so tests wait for an observable state (with a deadline)
- * instead of sleeping a guessed time.
+ * Helpers for tests that drive programs in tmux panes: polling for an
+ * observable state (with a deadline) instead of sleeping a guessed time,
+ * panes running a given command, and temporary directories that are removed
+ * when the test module ends.
  */
 import type { TmuxFixture } from "./helpers.ts";
 
@@ -42,4 +43,22 @@ export async function tmuxFormat(tmux: TmuxFixture, target: string, format: stri
 /** A new background window running `command` (via the shell); returns its pane id. */
 export async function newPane(tmux: TmuxFixture, command: string): Promise<string> {
   return (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", command)).trim();
+}
+
+const tempDirs: string[] = [];
+globalThis.addEventListener("unload", () => {
+  for (const dir of tempDirs) {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** A fresh directory under the system temp dir, removed when the test module ends. */
+export async function tempDir(prefix = "tmcp-"): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix });
+  tempDirs.push(dir);
+  return dir;
 }
