@@ -89,6 +89,11 @@ export interface ConnectOptions {
   socketName?: string;
   args?: string[];
   env?: Record<string, string>;
+  /**
+   * Spawn this argv instead of `main.ts` (socketName and args then unused): e.g. a relay to a server
+   * that runs inside a tmux pane.
+   */
+  spawn?: string[];
 }
 
 /** Starts `main.ts` with the start task's permissions and connects an SDK client over stdio. */
@@ -102,7 +107,8 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
     if (v) env[k] = v;
   }
   Object.assign(env, opts.env ?? {});
-  const transport = new StdioClientTransport({ command: Deno.execPath(), args, env, stderr: "pipe" });
+  const [command, ...argv] = opts.spawn ?? [Deno.execPath(), ...args];
+  const transport = new StdioClientTransport({ command, args: argv, env, stderr: "pipe" });
   let stderr = "";
   const dec = new TextDecoder();
   transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));

@@ -15,7 +15,7 @@ import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
 import { TIERS } from "../config.ts";
 import type { AnyTool, Services, ToolContext } from "../tools/tool.ts";
-import { UserError } from "../errors.ts";
+import { RefusedError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
@@ -138,6 +138,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
             params: { progressToken, progress, total, message: msg },
           }).catch(() => {});
         },
+        noteTarget: (ids) => {
+          target = { ...target, ...ids };
+        },
       };
       const out = await tool.handler(parsed.data, ctx);
       const checked = tool.output.safeParse(out.structured);
@@ -148,7 +151,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         log("error", message);
         return errorResult(message);
       }
-      target = targetOf(out.structured);
+      target = { ...target, ...targetOf(out.structured) };
       let result: CallToolResult = {
         content: out.content ?? [{ type: "text", text: JSON.stringify(out.structured) }],
         structuredContent: out.structured as Record<string, unknown>,
@@ -156,7 +159,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx);
       return result;
     } catch (e) {
-      outcome = "error";
+      outcome = e instanceof RefusedError ? "refused" : "error";
       if (e instanceof UserError || e instanceof TmuxError) {
         message = e.message;
       } else {
@@ -170,7 +173,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         outcome,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         args: args ?? {},
-        ...(target ? { target } : {}),
+        ...(target && Object.keys(target).length ? { target } : {}),
         ...(message ? { message } : {}),
       });
     }

@@ -23,6 +23,26 @@ import displayMessage from "./workspace/display_message.ts";
 import showOptions from "./workspace/show_options.ts";
 import showEnvironment from "./workspace/show_environment.ts";
 import showHooks from "./workspace/show_hooks.ts";
+import newSession from "./workspace/new_session.ts";
+import newWindow from "./workspace/new_window.ts";
+import splitWindow from "./workspace/split_window.ts";
+import renameSession from "./workspace/rename_session.ts";
+import renameWindow from "./workspace/rename_window.ts";
+import selectWindow from "./workspace/select_window.ts";
+import selectPane from "./workspace/select_pane.ts";
+import resizePane from "./workspace/resize_pane.ts";
+import selectLayout from "./workspace/select_layout.ts";
+import sendKeys from "./workspace/send_keys.ts";
+import pasteText from "./workspace/paste_text.ts";
+import pipePane from "./workspace/pipe_pane.ts";
+import setOption from "./workspace/set_option.ts";
+import setEnvironment from "./workspace/set_environment.ts";
+import clearHistory from "./workspace/clear_history.ts";
+import respawnPane from "./workspace/respawn_pane.ts";
+import killSession from "./workspace/kill_session.ts";
+import killWindow from "./workspace/kill_window.ts";
+import killPane from "./workspace/kill_pane.ts";
+import killServer from "./workspace/kill_server.ts";
 
 export const TOOLS: readonly AnyTool[] = [
   // buffers
@@ -46,4 +66,26 @@ export const TOOLS: readonly AnyTool[] = [
   showOptions,
   showEnvironment,
   showHooks,
+  // workspace: mutating
+  newSession,
+  newWindow,
+  splitWindow,
+  renameSession,
+  renameWindow,
+  selectWindow,
+  selectPane,
+  resizePane,
+  selectLayout,
+  sendKeys,
+  pasteText,
+  pipePane,
+  setOption,
+  setEnvironment,
+  clearHistory,
+  respawnPane,
+  // workspace: destructive
+  killSession,
+  killWindow,
+  killPane,
+  killServer,
 ];

@@ -50,6 +50,12 @@ export interface ToolContext extends Services {
    * (sent a progressToken); a no-op otherwise.
    */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Records the tmux objects this call resolved its target to, for the audit
+   * line — also when the call then fails or is refused. Ids in the result
+   * (session_id, window_id, pane_id) are recorded without this.
+   */
+  noteTarget(ids: Readonly<Record<string, string>>): void;
 }
 
 export interface ToolAnnotations {

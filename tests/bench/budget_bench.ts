@@ -35,7 +35,12 @@ const tool = defineTool({
 const { services } = createServices(parseConfig(["--socket-name", "tmcp-bench-none"], {}));
 const settings = { ...defaultBudgetSettings(), autoTruncate: true };
 const budget = createBudget({ services, settings, tools: [tool], isServed: () => true });
-const ctx = { ...services, signal: new AbortController().signal, progress: () => Promise.resolve() } as ToolContext;
+const ctx = {
+  ...services,
+  signal: new AbortController().signal,
+  progress: () => Promise.resolve(),
+  noteTarget: () => {},
+} as ToolContext;
 
 function textResult(text: string): CallToolResult {
   const structured = { name: "x", text };
