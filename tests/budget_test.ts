@@ -234,7 +234,7 @@ Deno.test("tools/list declares the buffered shape in every output schema", async
       const schema = t.outputSchema as { type: string; anyOf: Array<{ properties: Record<string, unknown> }> };
       assert.equal(schema.type, "object", t.name);
       assert.equal(schema.anyOf.length, 2, t.name);
-      assert.deepEqual(schema.anyOf[1].properties.type, { type: "string", const: "buffered_response" }, t.name);
+      assert.deepEqual(schema.anyOf[1].properties.type, { const: "buffered_response" }, t.name);
     }
   });
 });
