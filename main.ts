@@ -7,6 +7,7 @@
 import { helpText, parseCommand, UsageError } from "./lib/config.ts";
 import { log, writeStderr } from "./lib/log.ts";
 import { createApp } from "./lib/server/server.ts";
+import { terminalStartupError } from "./lib/terminal/mod.ts";
 import { LinearStdioTransport } from "./lib/server/transport.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -31,6 +32,11 @@ async function main(): Promise<number> {
   }
 
   const app = createApp(command.config);
+  const backendProblem = await terminalStartupError(command.config, app.services.tmux);
+  if (backendProblem) {
+    writeStderr(`tmux-mcp: ${backendProblem}\n`);
+    return 2;
+  }
   const transport = new LinearStdioTransport({
     maxMessageBytes: command.config.maxMessageBytes,
     onWarning: (message, fields) => log("warn", message, fields),

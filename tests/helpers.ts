@@ -121,7 +121,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
 
 /** The concatenated text blocks of a result. */
 export function textOf(r: CallToolResult): string {
-  return r.content.map((c) => c.type === "text" ? c.text : "").join("\n");
+  return r.content.map((c: CallToolResult["content"][number]) => c.type === "text" ? c.text : "").join("\n");
 }
 
 /** A tmux server plus a connected MCP server, torn down together. */
