@@ -347,3 +347,23 @@ function existsSync(path: string): boolean {
     return false;
   }
 }
+
+/** Registers "sessions end with the server" for one backend. */
+export function exitCleanupTest(backend: Backend): void {
+  Deno.test(`${backend} backend: sessions and their children end when the server exits`, async () => {
+    await withPty(backend, async (_mcp, tmux) => {
+      const mcp = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", backend] });
+      const p = pty(mcp);
+      const id = await p.launch({ command: "sleep 1000 & echo PID=$!; wait" });
+      const screen = await p.waitScreen(id, "the pid", (s) => /PID=\d+/.test(s));
+      const pid = Number(/PID=(\d+)/.exec(screen)![1]);
+      assert(!processGone(pid));
+      await mcp.close();
+      await until("the child to end", () => Promise.resolve(processGone(pid)), (gone) => gone, 5000);
+      if (backend === "tmux") {
+        const names = await tmux.tmux("list-sessions", "-F", "#{session_name}");
+        assert(!names.includes("mcp-pty-"), `left behind: ${names}`);
+      }
+    });
+  });
+}

@@ -53,8 +53,11 @@ export interface InputState {
   exited: boolean;
   /** Terminal clients attached to the session (always 0 where attaching is impossible). */
   clients: number;
-  /** Whether the terminal echoes input; false while a program reads a password. Undefined if unknown. */
-  echo?: boolean;
+  /**
+   * True while the program reads a line without echo (a password prompt),
+   * false otherwise, undefined when the terminal cannot be asked.
+   */
+  hiddenInput?: boolean;
 }
 
 /** How a human reaches a session, or why they cannot. */

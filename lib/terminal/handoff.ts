@@ -1,10 +1,11 @@
 /**
  * pty_request_input's hand-off: tell the human how to reach the session, then
  * wait (with progress notifications) until they are done. Done means one of:
- * the terminal's echo came back on after a password prompt had turned it off
- * (the program read the secret), a human attached and then every client
- * detached, or the program exited. Nothing the human typed is ever read or
- * returned.
+ * the program was reading a line without echo (a password prompt) and no
+ * longer is (it read the secret; polling the terminal mode, not the screen,
+ * so a shell's line editor switching to raw mode right after counts too), a
+ * human attached and then every client detached, or the program exited.
+ * Nothing the human typed is ever read or returned.
  *
  * @example
  * ```ts
@@ -36,8 +37,8 @@ export interface HandOffOptions {
 const PROGRESS_EVERY_MS = 1000;
 
 const NEXT: Record<Exclude<HandOffOutcome, "unavailable" | "timeout">, string> = {
-  input_received: "the program read the input (the terminal echo came back on after the prompt); " +
-    "continue with pty_get_screen",
+  input_received: "the program read the hidden input (its terminal left the no-echo line mode of the " +
+    "prompt); continue with pty_get_screen",
   detached: "the human attached and detached again; continue with pty_get_screen",
   exited: "the program exited; pty_list_sessions shows its exit code, pty_get_screen its last screen",
   cancelled: "the hand-off was cancelled",
@@ -66,7 +67,7 @@ export async function handOff(
 
   const first = await backend.inputState(id);
   if (first.exited) return done("exited", NEXT.exited);
-  const passwordPrompt = first.echo === false;
+  const passwordPrompt = first.hiddenInput === true;
   let sawClient = first.clients > 0;
   let clients = first.clients;
   if (sawClient) await backend.notifyAttached(id, prompt);
@@ -90,7 +91,7 @@ export async function handOff(
     clients = state.clients;
     if (clients > 0) sawClient = true;
     else if (sawClient) return done("detached", NEXT.detached);
-    if (passwordPrompt && state.echo === true) return done("input_received", NEXT.input_received);
+    if (passwordPrompt && state.hiddenInput === false) return done("input_received", NEXT.input_received);
     if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
       lastProgress = Date.now();
       const status = clients > 0 ? "the human is attached" : "waiting for the human to attach";

@@ -354,13 +354,13 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const [dead, attached, tty] = (await display(id, s, "#{pane_dead}\t#{session_attached}\t#{pane_tty}")).split(
         "\t",
       );
-      let echo: boolean | undefined;
+      let hiddenInput: boolean | undefined;
       try {
-        echo = dead === "1" ? undefined : libc().ttyEcho(tty);
+        hiddenInput = dead === "1" ? undefined : libc().ttyHiddenLineInput(tty);
       } catch {
-        echo = undefined; // no FFI here: hand-off ends on detach or exit only
+        hiddenInput = undefined; // no FFI here: the hand-off ends on detach or exit only
       }
-      return { exited: dead === "1", clients: Number(attached) || 0, echo };
+      return { exited: dead === "1", clients: Number(attached) || 0, hiddenInput };
     },
 
     async notifyAttached(id, message) {

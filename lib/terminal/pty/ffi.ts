@@ -168,8 +168,12 @@ export interface Libc {
   setWindowSize(fd: number, rows: number, cols: number): void;
   /** Sets IUTF8 on the terminal (as tmux does) so line editing erases whole UTF-8 characters. */
   setUtf8Input(fd: number): void;
-  /** Whether the terminal echoes input (false while a program reads a password). */
-  echoEnabled(fd: number): boolean;
+  /**
+   * True while the terminal reads a whole line without echoing it, the mode
+   * of password prompts (a line editor at a shell prompt reads raw keys
+   * instead). Undefined when the terminal cannot be asked.
+   */
+  hiddenLineInput(fd: number): boolean | undefined;
   /** Spawns `argv` in a new session whose controlling terminal is `slavePath`; returns the pid. */
   spawn(opts: { path: string; argv: string[]; env: string[]; slavePath: string; cwd: string }): number;
   /** Reads what is available: bytes, `"again"` when nothing is, `"eof"` when the slave side is gone. */
@@ -181,8 +185,8 @@ export interface Libc {
   /** Reaps `pid` if it has ended (never blocks). */
   reap(pid: number): ChildExit | undefined;
   close(fd: number): void;
-  /** Whether the terminal device at `path` echoes input (undefined when it cannot be opened). */
-  ttyEcho(path: string): boolean | undefined;
+  /** {@linkcode Libc.hiddenLineInput} for the terminal device at `path`. */
+  ttyHiddenLineInput(path: string): boolean | undefined;
 }
 
 let loaded: Libc | undefined;
@@ -265,6 +269,12 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
   };
   const flag = (view: DataView, offset: number): number =>
     p.tcflagSize === 4 ? view.getUint32(offset, true) : Number(view.getBigUint64(offset, true));
+  const hiddenLine = (fd: number): boolean | undefined => {
+    const view = readTermios(fd);
+    if (!view) return undefined;
+    const lflag = flag(view, p.lflagOffset);
+    return (lflag & p.ECHO) === 0 && (lflag & p.ICANON) !== 0;
+  };
 
   return {
     platform: p,
@@ -301,10 +311,7 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
       else view.setBigUint64(p.iflagOffset, BigInt(flag(view, p.iflagOffset) | p.IUTF8), true);
       s.tcsetattr(fd, 0, /* TCSANOW */ new Uint8Array(view.buffer as ArrayBuffer));
     },
-    echoEnabled(fd) {
-      const view = readTermios(fd);
-      return view ? (flag(view, p.lflagOffset) & p.ECHO) !== 0 : true;
-    },
+    hiddenLineInput: (fd) => hiddenLine(fd),
     spawn({ path, argv, env, slavePath, cwd }) {
       const actions = new Uint8Array(OPAQUE_BYTES);
       const attr = new Uint8Array(OPAQUE_BYTES);
@@ -380,12 +387,11 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
     close(fd) {
       s.close(fd);
     },
-    ttyEcho(path) {
+    ttyHiddenLineInput(path) {
       const fd = s.open(cString(path), p.O_NOCTTY | p.O_NONBLOCK); // O_RDONLY is 0
       if (fd < 0) return undefined;
       try {
-        const view = readTermios(fd);
-        return view ? (flag(view, p.lflagOffset) & p.ECHO) !== 0 : undefined;
+        return hiddenLine(fd);
       } finally {
         s.close(fd);
       }

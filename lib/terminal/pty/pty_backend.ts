@@ -333,7 +333,7 @@ export function createPtyBackend(): TerminalBackend {
 
     async inputState(id): Promise<InputState> {
       const { c, s } = await session(id);
-      return { exited: s.exit !== undefined, clients: 0, echo: s.eof ? undefined : c.echoEnabled(s.fd) };
+      return { exited: s.exit !== undefined, clients: 0, hiddenInput: s.eof ? undefined : c.hiddenLineInput(s.fd) };
     },
 
     notifyAttached: () => Promise.resolve(),

@@ -10,7 +10,7 @@ export default defineTool({
   description: "For input you must not type or see (passwords, passphrases, one-time codes, confirmations the " +
     "user should make): asks the human to enter it directly into the session, and waits. With the tmux backend " +
     "the human gets an exact `tmux attach` command (in progress notifications and in the result); the wait ends " +
-    "when the program has read a password (terminal echo back on), when the human detaches, when the program " +
+    "when the program has read a password (its terminal leaves no-echo line mode), when the human detaches, when the program " +
     "exits, or at timeout_ms. The internal pty backend cannot be attached to: the result says so at once. " +
     "What the human typed is never returned. Next: pty_get_screen.",
   toolset: "pty",
