@@ -5,6 +5,7 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
 import { BASH, pty } from "./pty_suite.ts";
+import { PLATFORMS } from "../lib/terminal/pty/ffi.ts";
 
 Deno.test("the same program shows the same screens on both backends", async () => {
   const tmux = await startTmux("cmp");
@@ -92,5 +93,15 @@ Deno.test("the internal backend (alias internal, from the environment) runs with
     assertEquals((await p.list()).map((s) => s.backend), ["pty"]);
   } finally {
     await mcp.close();
+  }
+});
+
+Deno.test("the start and compile tasks allow FFI for exactly the C libraries the pty backend loads", () => {
+  const tasks = JSON.parse(Deno.readTextFileSync(ROOT + "deno.json")).tasks as Record<string, string>;
+  const ffi = (cmd: string) => (/--allow-ffi=(\S+)/.exec(cmd)?.[1] ?? "").split(",");
+  assertEquals(ffi(tasks.start), [...PLATFORMS.linux.libPaths, ...PLATFORMS.darwin.libPaths]);
+  for (const cmd of tasks.compile.split(" && ")) {
+    const os = cmd.includes("apple-darwin") ? "darwin" : "linux";
+    assertEquals(ffi(cmd), PLATFORMS[os].libPaths, cmd);
   }
 });

@@ -47,6 +47,16 @@ export function filled(screen: string): string[] {
 export function pty(mcp: McpFixture) {
   const screen = (session_id: string, include_colors = false) =>
     mcp.ok<Screen>("pty_get_screen", { session_id, include_colors });
+  /** Waits until a bash session shows its prompt on the last line, after a line equal to `after` if given. */
+  const waitIdle = async (session_id: string, after?: string) =>
+    (await until(
+      `the bash prompt${after === undefined ? "" : ` after "${after}"`}`,
+      () => screen(session_id),
+      (s) => {
+        const lines = filled(s.screen);
+        return PROMPT.test(lines.at(-1) ?? "") && (after === undefined || lines.includes(after));
+      },
+    )).screen;
   return {
     screen,
     launch: async (args: Record<string, unknown>) =>
@@ -56,16 +66,13 @@ export function pty(mcp: McpFixture) {
     /** Waits until the screen satisfies `ok`. */
     waitScreen: async (session_id: string, what: string, ok: (screen: string) => boolean, timeoutMs?: number) =>
       (await until(what, () => screen(session_id), (s) => ok(s.screen), timeoutMs)).screen,
-    /** Waits until a bash session shows its prompt on the last line, after a line equal to `after` if given. */
-    idle: async (session_id: string, after?: string) =>
-      (await until(
-        `the bash prompt${after === undefined ? "" : ` after "${after}"`}`,
-        () => screen(session_id),
-        (s) => {
-          const lines = filled(s.screen);
-          return PROMPT.test(lines.at(-1) ?? "") && (after === undefined || lines.includes(after));
-        },
-      )).screen,
+    idle: waitIdle,
+    /** Launches bash --norc and waits for its first prompt. */
+    bash: async (args: Record<string, unknown> = {}) => {
+      const id = (await mcp.ok<{ session_id: string }>("pty_launch", { command: BASH, ...args })).session_id;
+      await waitIdle(id);
+      return id;
+    },
     list: async () => (await mcp.ok<{ sessions: Record<string, unknown>[] }>("pty_list_sessions")).sessions,
     kill: (session_id: string) => mcp.ok("pty_kill_session", { session_id }),
   };
@@ -103,8 +110,7 @@ export function ptySuite(backend: Backend): void {
       const p = pty(mcp);
 
       await t.step("echo hello appears on the screen", async () => {
-        const id = await p.launch({ command: BASH });
-        await p.idle(id);
+        const id = await p.bash();
         await p.send(id, "echo hello\n");
         const screen = await p.idle(id, "hello");
         const lines = filled(screen);
@@ -116,8 +122,7 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step("Ctrl-C interrupts sleep 100", async () => {
-        const id = await p.launch({ command: BASH });
-        await p.idle(id);
+        const id = await p.bash();
         await p.send(id, "sleep 100\n");
         await p.waitScreen(id, "sleep to start", (s) => filled(s).at(-1)!.endsWith("sleep 100"));
         await p.send(id, "", ["C-c"]);
@@ -128,8 +133,7 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step("Up arrow recalls the previous command", async () => {
-        const id = await p.launch({ command: BASH });
-        await p.idle(id);
+        const id = await p.bash();
         await p.send(id, "echo recall-me\n");
         await p.idle(id, "recall-me");
         await p.send(id, "", ["Up"]);
@@ -163,8 +167,7 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step("a resize is seen by stty size", async () => {
-        const id = await p.launch({ command: BASH, rows: 24, cols: 80 });
-        await p.idle(id);
+        const id = await p.bash({ rows: 24, cols: 80 });
         await p.send(id, "stty size\n");
         await p.waitScreen(id, "the first size", (s) => s.includes("\n24 80\n"));
         assertEquals(await mcp.ok("pty_resize", { session_id: id, rows: 30, cols: 100 }), {
@@ -181,8 +184,7 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step("after 500 lines the scrollback still has the first ones", async () => {
-        const id = await p.launch({ command: BASH });
-        await p.idle(id);
+        const id = await p.bash();
         await p.send(id, "seq 1 500\n");
         await p.idle(id, "500");
         const all = await mcp.ok<{ text: string; line_count: number }>("pty_get_scrollback", {
@@ -236,10 +238,24 @@ export function ptySuite(backend: Backend): void {
         }
       });
 
+      await t.step("a working directory with quotes, # and $ is used exactly as given", async () => {
+        const base = await Deno.makeTempDir({ prefix: "pty-cwd-" });
+        const dir = `${base}/d'q #{pane_id} #(touch w) $(touch v) %Y`;
+        await Deno.mkdir(dir);
+        try {
+          const id = await p.launch({ command: "pwd; exec sleep 60", working_dir: dir });
+          await p.waitScreen(id, "pwd", (s) => s.startsWith("/"));
+          assertEquals(filled((await p.screen(id)).screen), [dir]);
+          assertEquals([...Deno.readDirSync(base)].map((e) => e.name), [dir.slice(base.length + 1)]);
+          await p.kill(id);
+        } finally {
+          await Deno.remove(base, { recursive: true });
+        }
+      });
+
       await t.step("a process exit is reported with its exit code", async () => {
         const quick = await p.launch({ command: "echo bye; exit 7" });
-        const id = await p.launch({ command: BASH });
-        await p.idle(id);
+        const id = await p.bash();
         await p.send(id, "echo last words; exit 3\n");
         const sessions = await until(
           "both to exit",
@@ -259,8 +275,7 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step("killing a session ends its children", async () => {
-        const id = await p.launch({ command: BASH });
-        await p.idle(id);
+        const id = await p.bash();
         await p.send(id, "sleep 1000 & echo PID=$!\nsleep 1001\n");
         const screen = await p.waitScreen(id, "the pid", (s) => /PID=\d+/.test(s) && s.includes("sleep 1001"));
         const bg = Number(/PID=(\d+)/.exec(screen)![1]);

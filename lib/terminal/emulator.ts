@@ -108,24 +108,33 @@ function rowsOf(buf: Buffer, rows: number, render: (line: Line) => string): stri
   return out;
 }
 
-const encoder = new TextEncoder();
+/** One terminal reused for every {@linkcode ansiScreenColors} call (creating one costs milliseconds). */
+let scratch: { term: Terminal; queue: Promise<unknown> } | undefined;
 
 /**
  * Renders `capture-pane -p -e` output (one line per row, SGR sequences) the
  * way {@linkcode Emulator.screenColors} renders a live screen.
  */
-export async function ansiScreenColors(lines: string[], rows: number, cols: number): Promise<string[]> {
-  const em = createEmulator(rows, cols);
-  try {
+export function ansiScreenColors(lines: string[], rows: number, cols: number): Promise<string[]> {
+  scratch ??= {
+    term: new xterm.Terminal({ rows, cols, scrollback: 0, allowProposedApi: true }),
+    queue: Promise.resolve(),
+  };
+  const { term } = scratch;
+  // Calls take turns: each one resets the terminal and reads it back.
+  const run = async () => {
+    term.reset();
+    if (term.rows !== rows || term.cols !== cols) term.resize(cols, rows);
     // Each captured row is written at the start of its own screen row, so a
     // row that fills the width never wraps into the next one.
     const text = lines.slice(0, rows).map((l, y) => `\x1b[${y + 1};1H${l}\x1b[0m`).join("");
-    em.write(encoder.encode(text));
-    await em.flushed();
-    return em.screenColors();
-  } finally {
-    em.dispose();
-  }
+    await new Promise<void>((resolve) => term.write(text, resolve));
+    const cell = term.buffer.active.getNullCell();
+    return rowsOf(term.buffer.active, rows, (line) => styledRow(line, cols, cell));
+  };
+  const result = scratch.queue.then(run, run);
+  scratch.queue = result.catch(() => {});
+  return result;
 }
 
 /** The SGR parameters of a cell ("" for default attributes). */

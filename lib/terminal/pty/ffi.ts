@@ -19,7 +19,12 @@ import { UserError } from "../../errors.ts";
 
 /** Constants and struct layouts of one operating system's C library. */
 export interface Platform {
-  libPath: string;
+  /**
+   * Where the C library may be, by absolute path: Deno's `--allow-ffi` can
+   * be scoped to files, and then only absolute paths match. The start and
+   * compile tasks in deno.json allow exactly these files.
+   */
+  libPaths: readonly string[];
   errnoSymbol: "__errno_location" | "__error";
   /** Flags for posix_openpt (O_RDWR | O_NOCTTY, plus O_CLOEXEC where posix_openpt accepts it). */
   openptFlags: number;
@@ -48,7 +53,14 @@ export interface Platform {
 /** One row per supported OS. POLL* and WNOHANG are the same on both. */
 export const PLATFORMS: Readonly<Record<"linux" | "darwin", Platform>> = {
   linux: {
-    libPath: "libc.so.6",
+    // Debian/Ubuntu (amd64, arm64), Fedora/RHEL, Arch.
+    libPaths: [
+      "/lib/x86_64-linux-gnu/libc.so.6",
+      "/lib/aarch64-linux-gnu/libc.so.6",
+      "/lib64/libc.so.6",
+      "/usr/lib64/libc.so.6",
+      "/usr/lib/libc.so.6",
+    ],
     errnoSymbol: "__errno_location",
     openptFlags: 0o2 | 0o400 | 0o2000000,
     O_RDWR: 0o2,
@@ -71,7 +83,7 @@ export const PLATFORMS: Readonly<Record<"linux" | "darwin", Platform>> = {
     IUTF8: 0o40000,
   },
   darwin: {
-    libPath: "/usr/lib/libSystem.B.dylib",
+    libPaths: ["/usr/lib/libSystem.B.dylib"],
     errnoSymbol: "__error",
     // macOS' posix_openpt accepts only O_RDWR | O_NOCTTY; close-on-exec is set with FIOCLEX.
     openptFlags: 0x2 | 0x20000,
@@ -146,10 +158,16 @@ const SYMBOLS = {
   posix_spawnattr_setsigdefault: { parameters: ["buffer", "buffer"], result: "i32" },
   posix_spawnattr_setsigmask: { parameters: ["buffer", "buffer"], result: "i32" },
   posix_spawn: { parameters: ["buffer", "buffer", "buffer", "buffer", "buffer", "buffer"], result: "i32" },
-  strerror: { parameters: ["i32"], result: "pointer" },
+  // Addresses are plain integers here, read and written with memcpy: Deno's pointer API needs
+  // an unscoped --allow-ffi, while these calls work with --allow-ffi scoped to the C library.
+  strerror: { parameters: ["i32"], result: "usize" },
+  strlen: { parameters: ["usize"], result: "usize" },
+  /** memcpy(dest, src, 0) returns dest: the address of a JS buffer. */
+  addressOf: { name: "memcpy", parameters: ["buffer", "buffer", "usize"], result: "usize" },
+  copyFrom: { name: "memcpy", parameters: ["buffer", "usize", "usize"], result: "usize" },
   // errno's address: glibc and macOS name the function differently.
-  __errno_location: { parameters: [], result: "pointer", optional: true },
-  __error: { parameters: [], result: "pointer", optional: true },
+  __errno_location: { parameters: [], result: "usize", optional: true },
+  __error: { parameters: [], result: "usize", optional: true },
 } as const;
 
 type Symbols = typeof SYMBOLS;
@@ -207,20 +225,23 @@ export function currentPlatform(): Platform {
 export function libc(): Libc {
   if (loaded) return loaded;
   const platform = currentPlatform();
-  let lib: Deno.DynamicLibrary<Symbols>;
-  try {
-    lib = Deno.dlopen(platform.libPath, SYMBOLS);
-  } catch (e) {
-    if (e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.NotCapable) {
-      throw new UserError(
-        "the internal pty backend needs FFI permission: start the server with --allow-ffi (the start task does), " +
-          "or use --terminal-backend tmux",
-      );
+  let denied = false;
+  for (const path of platform.libPaths) {
+    try {
+      loaded = bind(Deno.dlopen(path, SYMBOLS).symbols, platform);
+      return loaded;
+    } catch (e) {
+      // Not at this path (another distribution's layout), or not allowed: try the next one.
+      if (e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.NotCapable) denied = true;
     }
-    throw new UserError(`cannot load the C library for the internal pty backend (${(e as Error).message})`);
   }
-  loaded = bind(lib.symbols, platform);
-  return loaded;
+  throw new UserError(
+    denied
+      ? "the internal pty backend needs FFI permission for the C library: start the server with " +
+        `--allow-ffi=${platform.libPaths.join(",")} (the start task does), or use --terminal-backend tmux`
+      : `the internal pty backend found no C library at ${platform.libPaths.join(", ")}: ` +
+        "use --terminal-backend tmux on this system",
+  );
 }
 
 const encoder = new TextEncoder();
@@ -231,26 +252,39 @@ function cString(s: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** A NULL-terminated char*[] for posix_spawn; `keep` holds the strings alive during the call. */
-function cStringArray(items: string[], keep: Uint8Array[]): BigUint64Array<ArrayBuffer> {
-  const arr = new BigUint64Array(items.length + 1);
-  items.forEach((s, i) => {
-    const c = cString(s);
-    keep.push(c);
-    arr[i] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(c)));
-  });
-  return arr;
-}
-
 function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
-  const errnoPtr = s[p.errnoSymbol];
+  const errnoAddress = s[p.errnoSymbol];
   const errno = (): number => {
-    const ptr = errnoPtr?.();
-    return ptr ? new Deno.UnsafePointerView(ptr).getInt32() : 0;
+    const address = errnoAddress?.() ?? 0;
+    if (!address) return 0;
+    const out = new Int32Array(1);
+    s.copyFrom(out, address, 4n);
+    return out[0];
   };
   const describe = (code: number): string => {
-    const ptr = s.strerror(code);
-    return ptr ? Deno.UnsafePointerView.getCString(ptr) : `errno ${code}`;
+    const address = s.strerror(code);
+    if (!address) return `errno ${code}`;
+    const text = new Uint8Array(Number(s.strlen(address)));
+    s.copyFrom(text, address, BigInt(text.length));
+    return new TextDecoder().decode(text);
+  };
+  /**
+   * A NULL-terminated char*[] for posix_spawn. The strings share one
+   * ArrayBuffer (its memory is outside V8's heap and never moves); the
+   * returned block must stay referenced until the call returns.
+   */
+  const cStringArray = (items: string[]): { array: BigUint64Array<ArrayBuffer>; block: Uint8Array } => {
+    const encoded = items.map((x) => encoder.encode(x));
+    const block = new Uint8Array(new ArrayBuffer(Math.max(256, encoded.reduce((n, e) => n + e.length + 1, 0))));
+    const base = BigInt(s.addressOf(block, block, 0n));
+    const array = new BigUint64Array(items.length + 1);
+    let off = 0;
+    encoded.forEach((e, i) => {
+      block.set(e, off);
+      array[i] = base + BigInt(off);
+      off += e.length + 1; // the byte after each string stays 0
+    });
+    return { array, block };
   };
   /** For calls that return -1 and set errno. */
   const check = (what: string, rc: number | bigint): void => {
@@ -341,10 +375,13 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
           const flags = p.POSIX_SPAWN_SETSID | p.POSIX_SPAWN_SETSIGDEF | p.POSIX_SPAWN_SETSIGMASK |
             p.POSIX_SPAWN_CLOEXEC_DEFAULT;
           checkRc("posix_spawnattr_setflags", s.posix_spawnattr_setflags(attr, flags));
-          const keep: Uint8Array[] = [];
+          const args = cStringArray(argv);
+          const environ = cStringArray(env);
           const pid = new Int32Array(1);
-          const rc = s.posix_spawn(pid, file, actions, attr, cStringArray(argv, keep), cStringArray(env, keep));
+          const rc = s.posix_spawn(pid, file, actions, attr, args.array, environ.array);
           checkRc(`posix_spawn ${path}`, rc);
+          // The string blocks must outlive the call: the arrays only hold their addresses.
+          void args.block, environ.block;
           return pid[0];
         } finally {
           s.posix_spawnattr_destroy(attr);
