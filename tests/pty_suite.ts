@@ -146,6 +146,20 @@ export function ptySuite(backend: Backend): void {
         await p.kill(id);
       });
 
+      await t.step("keys and key_names arrive as exact bytes; arrows follow application cursor mode", async () => {
+        const id = await p.launch({ command: "od -An -tx1 -w8", cols: 60 });
+        await p.send(id, "é€\t\u0001", ["C-d", "C-d"]);
+        await p.waitScreen(id, "the bytes", (s) => s.includes("c3 a9 e2 82 ac 09 01"));
+        const app = await p.launch({ command: "printf '\\033[?1hready\\n'; od -An -tx1 -w8", cols: 60 });
+        await p.waitScreen(app, "the program to switch modes", (s) => s.startsWith("ready"));
+        await p.send(app, "\u001b[A", ["Up", "C-Up", "Enter", "C-d"]);
+        await p.waitScreen(app, "the bytes", (s) => s.includes("1b 5b 41 1b 4f 41 1b 5b"));
+        const screen = await p.waitScreen(app, "the rest", (s) => s.includes("1b 4f 41 1b 5b\n 31 3b 35 41"));
+        assertMatch(screen, /\n 31 3b 35 41 0a\n/, "C-Up keeps its CSI form, Enter arrives as a newline");
+        await p.kill(id);
+        await p.kill(app);
+      });
+
       await t.step("printf red shows plain text, or SGR with include_colors", async () => {
         const id = await p.launch({ command: "printf 'x\\033[31mred\\033[0m plain\\n'; exec sleep 60" });
         await p.waitScreen(id, "the output", (s) => s.startsWith("xred plain"));
@@ -260,7 +274,7 @@ export function ptySuite(backend: Backend): void {
         const sessions = await until(
           "both to exit",
           p.list,
-          (l) => l.filter((s) => s.status === "exited").length === 2,
+          (l) => l.filter((s) => [quick, id].includes(s.session_id as string) && s.status === "exited").length === 2,
         );
         const byId = new Map(sessions.map((s) => [s.session_id, s]));
         assertEquals([byId.get(quick)!.exit_code, byId.get(id)!.exit_code], [7, 3]);
