@@ -261,6 +261,7 @@ export function ptySuite(backend: Backend): void {
           await p.waitScreen(id, "pwd", (s) => s.startsWith("/"));
           assertEquals(filled((await p.screen(id)).screen), [dir]);
           assertEquals([...Deno.readDirSync(base)].map((e) => e.name), [dir.slice(base.length + 1)]);
+          for (const f of ["w", "v"]) assert(!existsSync(f), `a stray file ${f} appeared in the server's directory`);
           await p.kill(id);
         } finally {
           await Deno.remove(base, { recursive: true });
