@@ -123,8 +123,9 @@ export function ptySuite(backend: Backend): void {
 
       await t.step("Ctrl-C interrupts sleep 100", async () => {
         const id = await p.bash();
-        await p.send(id, "sleep 100\n");
-        await p.waitScreen(id, "sleep to start", (s) => filled(s).at(-1)!.endsWith("sleep 100"));
+        // The echo of the typed line comes before the job is in the foreground; "started" comes after.
+        await p.send(id, "sh -c 'echo started; exec sleep 100'\n");
+        await p.waitScreen(id, "sleep to start", (s) => filled(s).at(-1) === "started");
         await p.send(id, "", ["C-c"]);
         await p.idle(id, "^C");
         await p.send(id, "echo status-$?\n");
@@ -147,10 +148,11 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step("keys and key_names arrive as exact bytes; arrows follow application cursor mode", async () => {
-        const id = await p.launch({ command: "od -An -tx1 -w8", cols: 60 });
+        const id = await p.launch({ command: "echo ready; exec od -An -tx1 -w8", cols: 60 });
+        await p.waitScreen(id, "od to start", (s) => s.startsWith("ready"));
         await p.send(id, "é€\t\u0001", ["C-d", "C-d"]);
         await p.waitScreen(id, "the bytes", (s) => s.includes("c3 a9 e2 82 ac 09 01"));
-        const app = await p.launch({ command: "printf '\\033[?1hready\\n'; od -An -tx1 -w8", cols: 60 });
+        const app = await p.launch({ command: "printf '\\033[?1hready\\n'; exec od -An -tx1 -w8", cols: 60 });
         await p.waitScreen(app, "the program to switch modes", (s) => s.startsWith("ready"));
         await p.send(app, "\u001b[A", ["Up", "C-Up", "Enter", "C-d"]);
         await p.waitScreen(app, "the bytes", (s) => s.includes("1b 5b 41 1b 4f 41 1b 5b"));

@@ -96,6 +96,18 @@ function processAlive(pid: number): boolean {
   }
 }
 
+const PANE_FORMAT = "#{pane_id}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{pane_height}\t#{pane_width}";
+
+/** `list-panes -F PANE_FORMAT` output by pane id. */
+function parsePanes(text: string): Map<string, string[]> {
+  return new Map(
+    lines(text).map((l) => {
+      const f = l.split("\t");
+      return [f[0], f] as const;
+    }),
+  );
+}
+
 function lines(text: string): string[] {
   const out = text.split("\n");
   if (out.at(-1) === "") out.pop();
@@ -261,24 +273,20 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       await ready();
       const entries = table.entries();
       if (entries.length === 0) return [];
-      let out: string;
+      const listPanes: TmuxArg[] = ["list-panes", "-a", "-F", PANE_FORMAT];
+      let panes: Map<string, string[]>;
       try {
-        out = await tmux.text([
-          "list-panes",
-          "-a",
-          "-F",
-          "#{pane_id}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{pane_height}\t#{pane_width}",
-        ]);
+        panes = parsePanes(await tmux.text(listPanes));
+        const ours = entries.map(([, s]) => panes.get(s.pane));
+        if (ours.some((f) => f?.[1] === "1" && exitCode(f[2], f[3]) === undefined)) {
+          // tmux 3.3 sometimes misses a SIGCHLD under load and leaves a dead pane's program unreaped
+          // (no exit status) until some other child of the server exits. A trivial job provides one.
+          panes = parsePanes(await tmux.text(["run-shell", ":", sep, ...listPanes]));
+        }
       } catch (e) {
         if (!(e instanceof TmuxError && e.kind === "no-server")) throw e;
-        out = "";
+        panes = new Map();
       }
-      const panes = new Map(
-        lines(out).map((l) => {
-          const f = l.split("\t");
-          return [f[0], f] as const;
-        }),
-      );
       const result: SessionInfo[] = [];
       for (const [id, s] of entries) {
         const f = panes.get(s.pane);
@@ -286,15 +294,17 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
           table.delete(id); // killed outside this server
           continue;
         }
-        const dead = f[1] === "1";
+        // tmux marks a pane dead when its terminal closes, a moment before it reaps the program; like the
+        // internal backend, report the exit once its code is known.
+        const code = f[1] === "1" ? exitCode(f[2], f[3]) : undefined;
         result.push({
           session_id: id,
           command: s.command,
           created_at: s.createdAt,
           rows: Number(f[4]),
           cols: Number(f[5]),
-          status: dead ? "exited" : "running",
-          ...(dead ? { exit_code: exitCode(f[2], f[3]) } : {}),
+          status: code === undefined ? "running" : "exited",
+          ...(code === undefined ? {} : { exit_code: code }),
         });
       }
       return result;
