@@ -7,6 +7,7 @@
 import { helpText, parseCommand, UsageError } from "./lib/config.ts";
 import { log, writeStderr } from "./lib/log.ts";
 import { createApp } from "./lib/server/server.ts";
+import { terminalStartupError } from "./lib/terminal/mod.ts";
 import { LinearStdioTransport } from "./lib/server/transport.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -39,6 +40,12 @@ async function main(): Promise<number> {
     app = createApp(command.config); // reads and checks the --config file
   } catch (e) {
     return usageFailure(e);
+  }
+  const backendProblem = await terminalStartupError(command.config, app.services.tmux);
+  if (backendProblem) {
+    writeStderr(`tmux-mcp: ${backendProblem}\n`);
+    await app.close();
+    return 2;
   }
   const transport = new LinearStdioTransport({
     maxMessageBytes: command.config.maxMessageBytes,

@@ -76,7 +76,7 @@ Deno.test("expandedShellCommand and formatLiteral survive tmux's expansion byte-
 });
 
 Deno.test("pipeToFileCommand escapes # and % for tmux and quotes for sh", () => {
-  assertEquals(pipeToFileCommand("/tmp/100%#(x)'y"), "cat >> '/tmp/100%%##(x)'\\''y'");
+  assertEquals(pipeToFileCommand("/tmp/100%#(x)'y"), "exec cat >> '/tmp/100%%##(x)'\\''y'");
 });
 
 Deno.test("chunkText never splits a code point and keeps every chunk within the byte budget", () => {

@@ -17,6 +17,7 @@ import { type CallToolRequest, CallToolRequestSchema, ListToolsRequestSchema, Mc
 import type { Config } from "../config.ts";
 import { createSpawnExecutor } from "../tmux/executor.ts";
 import { createBufferStore } from "../buffers/store.ts";
+import { createTerminalBackend } from "../terminal/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
 import type { AnyTool, Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
@@ -49,12 +50,16 @@ export function createServices(config: Config): { services: Services; runExitHoo
     maxConcurrency: config.maxConcurrency,
   });
   const hooks: Array<() => Promise<void>> = [];
+  const terminal = createTerminalBackend(config, tmux);
   const services: Services = {
     config,
     tmux,
     buffers: createBufferStore(tmux),
+    terminal,
     atExit: (fn) => void hooks.push(fn),
   };
+  // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
+  services.atExit(() => terminal.close());
   return {
     services,
     async runExitHooks() {

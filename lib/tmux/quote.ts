@@ -20,7 +20,7 @@
  * ```ts
  * formatLiteral("a#{pane_id}");            // "a##{pane_id}"  → tmux makes it "a#{pane_id}"
  * shQuote("it's");                         // "'it'\\''s'"
- * pipeToFileCommand("/tmp/100%#(x).log");  // "cat >> '/tmp/100%%##(x).log'"
+ * pipeToFileCommand("/tmp/100%#(x).log");  // "exec cat >> '/tmp/100%%##(x).log'"
  * ```
  */
 
@@ -72,5 +72,16 @@ export function expandedShellCommand(argv: readonly string[]): string {
  * whatever the path contains. (Truncate the file beforehand for a fresh log.)
  */
 export function pipeToFileCommand(path: string): string {
-  return strftimeFormatLiteral(`cat >> ${shQuote(path)}`);
+  // exec: the shell becomes cat, so stopping the pipe leaves no shell behind.
+  return strftimeFormatLiteral(`exec cat >> ${shQuote(path)}`);
+}
+
+/**
+ * Words a person can paste into any common shell (sh, bash, zsh, fish),
+ * quoted unless plainly safe — for commands shown to the human, such as
+ * `tmux -L x attach -t s`.
+ */
+export function shellLine(words: readonly string[]): string {
+  // A leading "=" or "~" means something to zsh or sh; both are quoted.
+  return words.map((w) => /^[A-Za-z0-9_./:@%+,-]+$/.test(w) ? w : shQuote(w)).join(" ");
 }

@@ -43,6 +43,17 @@ import killSession from "./workspace/kill_session.ts";
 import killWindow from "./workspace/kill_window.ts";
 import killPane from "./workspace/kill_pane.ts";
 import killServer from "./workspace/kill_server.ts";
+import ptyLaunch from "./pty/pty_launch.ts";
+import ptySendKeys from "./pty/pty_send_keys.ts";
+import ptyGetScreen from "./pty/pty_get_screen.ts";
+import ptyListSessions from "./pty/pty_list_sessions.ts";
+import ptyKillSession from "./pty/pty_kill_session.ts";
+import ptyGetCursorPosition from "./pty/pty_get_cursor_position.ts";
+import ptyResize from "./pty/pty_resize.ts";
+import ptyGetScrollback from "./pty/pty_get_scrollback.ts";
+import ptyCaptureStart from "./pty/pty_capture_start.ts";
+import ptyCaptureStop from "./pty/pty_capture_stop.ts";
+import ptyRequestInput from "./pty/pty_request_input.ts";
 
 export const TOOLS: readonly AnyTool[] = [
   // buffers
@@ -88,4 +99,16 @@ export const TOOLS: readonly AnyTool[] = [
   killWindow,
   killPane,
   killServer,
+  // pty
+  ptyLaunch,
+  ptySendKeys,
+  ptyGetScreen,
+  ptyListSessions,
+  ptyKillSession,
+  ptyGetCursorPosition,
+  ptyResize,
+  ptyGetScrollback,
+  ptyCaptureStart,
+  ptyCaptureStop,
+  ptyRequestInput,
 ];

@@ -26,6 +26,7 @@ import type { CallToolResult } from "../sdk.ts";
 import type { Config, Tier, Toolset } from "../config.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import type { BufferStore } from "../buffers/store.ts";
+import type { TerminalBackend } from "../terminal/backend.ts";
 
 export type { Tier, Toolset };
 
@@ -34,6 +35,8 @@ export interface Services {
   config: Config;
   tmux: TmuxExecutor;
   buffers: BufferStore;
+  /** The backend of the pty_* tools (internal PTY or tmux, per --terminal-backend). */
+  terminal: TerminalBackend;
   /**
    * Registers cleanup to run when the server exits normally (kill sessions
    * it created, delete result buffers). Hooks run in reverse order.
