@@ -7,19 +7,24 @@
 import { helpText, parseCommand, UsageError } from "./lib/config.ts";
 import { log, writeStderr } from "./lib/log.ts";
 import { createApp } from "./lib/server/server.ts";
+import { terminalStartupError } from "./lib/terminal/mod.ts";
 import { LinearStdioTransport } from "./lib/server/transport.ts";
 import { VERSION } from "./lib/version.ts";
+
+function usageFailure(e: unknown): number {
+  if (e instanceof UsageError) {
+    writeStderr(`tmux-mcp: ${e.message} (see --help)\n`);
+    return 2;
+  }
+  throw e;
+}
 
 async function main(): Promise<number> {
   let command;
   try {
     command = parseCommand(Deno.args, Deno.env.toObject());
   } catch (e) {
-    if (e instanceof UsageError) {
-      writeStderr(`tmux-mcp: ${e.message} (see --help)\n`);
-      return 2;
-    }
-    throw e;
+    return usageFailure(e);
   }
   if (command.kind === "help") {
     console.log(helpText(VERSION));
@@ -30,7 +35,18 @@ async function main(): Promise<number> {
     return 0;
   }
 
-  const app = createApp(command.config);
+  let app;
+  try {
+    app = createApp(command.config); // reads and checks the --config file
+  } catch (e) {
+    return usageFailure(e);
+  }
+  const backendProblem = await terminalStartupError(command.config, app.services.tmux);
+  if (backendProblem) {
+    writeStderr(`tmux-mcp: ${backendProblem}\n`);
+    await app.close();
+    return 2;
+  }
   const transport = new LinearStdioTransport({
     maxMessageBytes: command.config.maxMessageBytes,
     onWarning: (message, fields) => log("warn", message, fields),

@@ -14,3 +14,19 @@ export class UserError extends Error {
     this.name = "UserError";
   }
 }
+
+/**
+ * A call the server declines on purpose (a safety rule, not a mistake in
+ * the arguments); audited with outcome "refused".
+ *
+ * @example
+ * ```ts
+ * throw new RefusedError("refusing to kill pane %3: tmux-mcp itself runs in it; kill another pane");
+ * ```
+ */
+export class RefusedError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = "RefusedError";
+  }
+}

@@ -10,13 +10,21 @@
  * import { McpServer, type CallToolResult } from "./sdk.ts";
  * ```
  */
-import { McpServer as McpServerJs } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { McpServer as McpServerTyped } from "@modelcontextprotocol/sdk/server/mcp";
+import {
+  McpServer as McpServerJs,
+  ResourceTemplate as ResourceTemplateJs,
+} from "@modelcontextprotocol/sdk/server/mcp.js";
+import type {
+  McpServer as McpServerTyped,
+  ResourceTemplate as ResourceTemplateTyped,
+} from "@modelcontextprotocol/sdk/server/mcp";
 import {
   CallToolRequestSchema as CallToolRequestSchemaJs,
   ErrorCode as ErrorCodeJs,
   JSONRPCMessageSchema as JSONRPCMessageSchemaJs,
+  ListToolsRequestSchema as ListToolsRequestSchemaJs,
   McpError as McpErrorJs,
+  ReadResourceRequestSchema as ReadResourceRequestSchemaJs,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as Types from "@modelcontextprotocol/sdk/types";
 
@@ -26,13 +34,19 @@ export type {
   GetPromptResult,
   JSONRPCMessage,
   ReadResourceResult,
+  Resource,
   ServerNotification,
+  Tool,
 } from "@modelcontextprotocol/sdk/types";
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 
 export const McpServer: typeof McpServerTyped = McpServerJs;
 export type McpServer = McpServerTyped;
+export const ResourceTemplate: typeof ResourceTemplateTyped = ResourceTemplateJs;
+export type ResourceTemplate = ResourceTemplateTyped;
+export const ReadResourceRequestSchema: typeof Types.ReadResourceRequestSchema = ReadResourceRequestSchemaJs;
 export const CallToolRequestSchema: typeof Types.CallToolRequestSchema = CallToolRequestSchemaJs;
+export const ListToolsRequestSchema: typeof Types.ListToolsRequestSchema = ListToolsRequestSchemaJs;
 export const JSONRPCMessageSchema: typeof Types.JSONRPCMessageSchema = JSONRPCMessageSchemaJs;
 export const McpError: typeof Types.McpError = McpErrorJs;
 export type McpError = Types.McpError;

@@ -80,6 +80,8 @@ export interface McpFixture {
   err(name: string, args?: Record<string, unknown>): Promise<string>;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** Waits (up to 5 s) until stderr matches; returns stderr. Audit lines are written asynchronously. */
+  waitForStderr(pattern: RegExp): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,11 @@ export interface ConnectOptions {
   socketName?: string;
   args?: string[];
   env?: Record<string, string>;
+  /**
+   * Spawn this argv instead of `main.ts` (socketName and args then unused): e.g. a relay to a server
+   * that runs inside a tmux pane.
+   */
+  spawn?: string[];
 }
 
 /** Starts `main.ts` with the start task's permissions and connects an SDK client over stdio. */
@@ -100,7 +107,8 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
     if (v) env[k] = v;
   }
   Object.assign(env, opts.env ?? {});
-  const transport = new StdioClientTransport({ command: Deno.execPath(), args, env, stderr: "pipe" });
+  const [command, ...argv] = opts.spawn ?? [Deno.execPath(), ...args];
+  const transport = new StdioClientTransport({ command, args: argv, env, stderr: "pipe" });
   let stderr = "";
   const dec = new TextDecoder();
   transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));
@@ -122,13 +130,21 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
       return textOf(r);
     },
     stderr: () => stderr,
+    async waitForStderr(pattern: RegExp) {
+      const deadline = Date.now() + 5000;
+      while (!pattern.test(stderr)) {
+        if (Date.now() > deadline) throw new Error(`stderr never matched ${pattern}:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return stderr;
+    },
     close: () => client.close(),
   };
 }
 
 /** The concatenated text blocks of a result. */
 export function textOf(r: CallToolResult): string {
-  return r.content.map((c) => c.type === "text" ? c.text : "").join("\n");
+  return r.content.map((c: CallToolResult["content"][number]) => c.type === "text" ? c.text : "").join("\n");
 }
 
 /** A tmux server plus a connected MCP server, torn down together. */

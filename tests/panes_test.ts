@@ -90,15 +90,15 @@ Deno.test("getPane resolves the default pane and chains a command in the same ca
     assertEquals(d.pane.pane_id, active, "most recently used session's active pane");
     assertEquals(d.pane.session_name, "other");
 
-    await fx.tmux("send-keys", "-t", "main", "-l", "echo hel''lo-marker");
-    await fx.tmux("send-keys", "-t", "main", "Enter");
+    // No login shell: its profile may be slow to start on a busy machine.
+    await fx.tmux("new-window", "-d", "-t", "main:7", "printf 'hello-%s\\n' marker; exec sleep 300");
     let text = "";
     for (let i = 0; i < 100 && !text.includes("hello-marker\n"); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const r = await getPane(tmux, "main:0.0", { then: (t) => ["capture-pane", "-p", "-t", t] });
+      const r = await getPane(tmux, "main:7.0", { then: (t) => ["capture-pane", "-p", "-t", t] });
       assertEquals(r.defaulted, false);
-      assertEquals(r.pane.session_name, "main");
+      assertEquals([r.pane.session_name, r.pane.window_index], ["main", 7]);
       text = new TextDecoder().decode(r.output);
+      if (!text.includes("hello-marker\n")) await new Promise((r) => setTimeout(r, 50));
     }
     assertMatch(text, /^hello-marker$/m);
 

@@ -14,6 +14,7 @@
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
 import { KeyedLocks } from "./locks.ts";
+import { formatLiteral } from "../tmux/quote.ts";
 
 export interface BufferInfo {
   name: string;
@@ -86,11 +87,6 @@ function isMissingBuffer(e: unknown): boolean {
 /** The error for a buffer that does not exist. */
 export function missingBuffer(name: string): UserError {
   return new UserError(`no buffer named ${JSON.stringify(name)}: call list-buffers to see the buffers`);
-}
-
-/** tmux expands `#` formats in file paths of load-buffer; `##` is a literal `#`. */
-function formatLiteral(s: string): string {
-  return s.replaceAll("#", "##");
 }
 
 export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions = {}): BufferStore {

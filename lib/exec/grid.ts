@@ -42,6 +42,8 @@ export interface Position {
 
 export interface ScreenRead {
   pane: PaneInfo;
+  /** True when no target was given and the default pane was used. */
+  defaulted: boolean;
   /** Joined lines (wrapped rows rejoined), trailing blank lines dropped. */
   rows: string[];
   /** The cursor's position now, for the next read. */
@@ -102,7 +104,7 @@ function joinFullRows(rows: string[], width: number): string[] {
 
 function finish(pane: PaneInfo, rows: string[], maxRows: number, next: Position, missed: boolean): SinceRead {
   const t = tail(trimTrailingBlank(rows), maxRows);
-  return { pane, rows: t.rows, dropped: t.dropped, next, missed };
+  return { pane, defaulted: false, rows: t.rows, dropped: t.dropped, next, missed };
 }
 
 /**
@@ -114,7 +116,7 @@ export async function readScreen(
   target: string | undefined,
   signal?: AbortSignal,
 ): Promise<ScreenRead> {
-  const { pane, output } = await getPane(tmux, target, {
+  const { pane, defaulted, output } = await getPane(tmux, target, {
     signal,
     then: (t) => ["capture-pane", "-p", "-t", t, "-S", "-1", COMMAND_SEPARATOR, "capture-pane", "-p", "-J", "-t", t],
   });
@@ -124,6 +126,7 @@ export async function readScreen(
   const raw = lines.slice(0, rawCount);
   return {
     pane,
+    defaulted,
     rows: trimTrailingBlank(lines.slice(rawCount)),
     next: cursorPosition(pane, (abs) => raw[abs - start]),
   };

@@ -1,10 +1,9 @@
 /**
- * Matching output lines against wait-for-text's patterns and stop patterns.
- *
- * Literal patterns (the default) are matched with `includes`, inline.
- * Regular expressions come from a model and may backtrack catastrophically
- * (`(a+)+$`), which would freeze the whole server on its one thread; they run
- * in a worker that is terminated when a batch takes longer than a deadline.
+ * Matching output lines against wait-for-text's patterns and stop patterns,
+ * batch by batch as the output arrives. Literal patterns are matched inline;
+ * regular expressions run in one long-lived regex worker per wait (see
+ * `lib/text/line_search.ts`: a catastrophic pattern fails the call instead of
+ * freezing the server).
  *
  * Within one batch of lines, a stop pattern wins over a pattern.
  *
@@ -15,7 +14,7 @@
  * m.close();
  * ```
  */
-import { UserError } from "../errors.ts";
+import { compileRegex, type LineHit, literalHits, regexRunner } from "../text/line_search.ts";
 
 export interface MatchSpec {
   patterns: string[];
@@ -32,114 +31,47 @@ export interface Hit {
 
 export interface Matcher {
   /** The first hit in these lines (a stop hit anywhere in them wins), or undefined. */
-  check(lines: readonly string[]): Hit | undefined | Promise<Hit | undefined>;
+  check(lines: readonly string[]): Promise<Hit | undefined>;
   close(): void;
 }
 
 /** How long one batch of lines may take in the regex worker. */
 const REGEX_DEADLINE_MS = 2000;
 
-function firstHit(
-  lines: readonly string[],
-  spec: MatchSpec,
-  test: (pattern: number, stop: boolean, line: string) => boolean,
-): Hit | undefined {
-  for (const stop of [true, false]) {
-    const list = stop ? spec.stop : spec.patterns;
-    for (const line of lines) {
-      for (let i = 0; i < list.length; i++) {
-        if (test(i, stop, line)) return { kind: stop ? "stopped" : "matched", pattern: list[i], line };
-      }
-    }
+/** The earliest hit of the stops, else of the patterns; `hits[i]` are the hits of pattern i (stops first). */
+function firstHit(spec: MatchSpec, lines: readonly string[], hits: readonly LineHit[][]): Hit | undefined {
+  const lists = [{ kind: "stopped", list: spec.stop, offset: 0 }, {
+    kind: "matched",
+    list: spec.patterns,
+    offset: spec.stop.length,
+  }] as const;
+  for (const { kind, list, offset } of lists) {
+    let best: { line: number; pattern: string } | undefined;
+    list.forEach((pattern, i) => {
+      const first = hits[offset + i][0];
+      if (first && (!best || first.line < best.line)) best = { line: first.line, pattern };
+    });
+    if (best) return { kind, pattern: best.pattern, line: lines[best.line] };
   }
   return undefined;
 }
 
-// Runs in the worker; kept as source text so no extra module file has to be
-// shipped (deno compile, remote imports).
-const WORKER_SOURCE = `
-let compiled;
-self.onmessage = (e) => {
-  const m = e.data;
-  if (m.init) {
-    compiled = { patterns: m.init.patterns.map((p) => new RegExp(p, m.init.flags)),
-                 stop: m.init.stop.map((p) => new RegExp(p, m.init.flags)) };
-    return;
-  }
-  for (const stop of [true, false]) {
-    const list = stop ? compiled.stop : compiled.patterns;
-    for (const line of m.lines) {
-      for (let i = 0; i < list.length; i++) {
-        if (list[i].test(line)) { self.postMessage({ id: m.id, hit: { stop, index: i, line } }); return; }
-      }
-    }
-  }
-  self.postMessage({ id: m.id, hit: null });
-};`;
-
-let workerUrl: string | undefined;
-
 /** Validates and prepares the patterns; throws a UserError for an invalid regular expression. */
 export function compileMatcher(spec: MatchSpec): Matcher {
+  const all = [...spec.stop, ...spec.patterns];
   if (!spec.regex) {
-    const fold = (s: string) => spec.ignoreCase ? s.toLowerCase() : s;
-    const patterns = spec.patterns.map(fold);
-    const stops = spec.stop.map(fold);
     return {
-      check: (lines) => firstHit(lines, spec, (i, stop, line) => fold(line).includes((stop ? stops : patterns)[i])),
+      check: (lines) => Promise.resolve(firstHit(spec, lines, all.map((p) => literalHits(lines, p, spec.ignoreCase)))),
       close() {},
     };
   }
-  const flags = spec.ignoreCase ? "i" : "";
-  for (const p of [...spec.patterns, ...spec.stop]) {
-    try {
-      new RegExp(p, flags);
-    } catch (e) {
-      throw new UserError(
-        `invalid regular expression ${JSON.stringify(p)}: ${(e as Error).message}; fix it, or pass regex: false ` +
-          `to match it as plain text`,
-      );
-    }
-  }
-  workerUrl ??= URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" }));
-  const worker = new Worker(workerUrl, { type: "module" });
-  worker.postMessage({ init: { patterns: spec.patterns, stop: spec.stop, flags } });
-  let seq = 0;
-  let closed = false;
+  const regexes = all.map((p) => compileRegex(p, spec.ignoreCase));
+  const runner = regexRunner();
   return {
-    check(lines) {
-      const id = ++seq;
-      return new Promise<Hit | undefined>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          closed = true;
-          worker.terminate();
-          reject(
-            new UserError(
-              `a regular expression took over ${REGEX_DEADLINE_MS} ms on the pane's output (catastrophic ` +
-                `backtracking, e.g. nested quantifiers like (a+)+): simplify the pattern or use regex: false`,
-            ),
-          );
-        }, REGEX_DEADLINE_MS);
-        worker.onmessage = (e: MessageEvent) => {
-          if (e.data.id !== id) return;
-          clearTimeout(timer);
-          const h = e.data.hit as { stop: boolean; index: number; line: string } | null;
-          resolve(
-            h
-              ? {
-                kind: h.stop ? "stopped" : "matched",
-                pattern: (h.stop ? spec.stop : spec.patterns)[h.index],
-                line: h.line,
-              }
-              : undefined,
-          );
-        };
-        worker.postMessage({ id, lines });
-      });
+    async check(lines) {
+      const hits = await runner.run(regexes, [lines], { timeoutMs: REGEX_DEADLINE_MS });
+      return firstHit(spec, lines, hits.map((perGroup) => perGroup[0]));
     },
-    close() {
-      if (!closed) worker.terminate();
-      closed = true;
-    },
+    close: () => runner.close(),
   };
 }

@@ -93,8 +93,8 @@ export async function inspectPane(
   tmux: TmuxExecutor,
   target: string | undefined,
   signal?: AbortSignal,
-): Promise<{ pane: PaneInfo; socketPath: string; screen: string[] }> {
-  const { pane, output } = await getPane(tmux, target, {
+): Promise<{ pane: PaneInfo; defaulted: boolean; socketPath: string; screen: string[] }> {
+  const { pane, defaulted, output } = await getPane(tmux, target, {
     signal,
     then: (t) => [
       ...["display-message", "-p", "-t", t, "#{socket_path}"],
@@ -104,7 +104,8 @@ export async function inspectPane(
   });
   const text = decoder.decode(output);
   const nl = text.indexOf("\n");
-  return { pane, socketPath: text.slice(0, nl), screen: trimTrailingBlank(splitRows(text.slice(nl + 1))) };
+  const screen = trimTrailingBlank(splitRows(text.slice(nl + 1)));
+  return { pane, defaulted, socketPath: text.slice(0, nl), screen };
 }
 
 export interface PaneWait<T> {
@@ -131,8 +132,13 @@ export interface PaneWait<T> {
 export async function waitOnPane<T>(
   ctx: ToolContext,
   w: PaneWait<T>,
-): Promise<{ pane: PaneInfo; end: { kind: "done"; value: T | "pane_exited" } | { kind: "timeout" }; view: FinalView }> {
-  const { pane } = await getPane(ctx.tmux, w.target, { signal: ctx.signal });
+): Promise<{
+  pane: PaneInfo;
+  defaulted: boolean;
+  end: { kind: "done"; value: T | "pane_exited" } | { kind: "timeout" };
+  view: FinalView;
+}> {
+  const { pane, defaulted } = await getPane(ctx.tmux, w.target, { signal: ctx.signal });
   const obs = await observePane(ctx, pane, w.onBytes);
   let end;
   try {
@@ -147,5 +153,5 @@ export async function waitOnPane<T>(
     obs.stop();
   }
   if (end.kind === "cancelled") throw new UserError(w.cancelled);
-  return { pane, end, view: await finalView(ctx.tmux, pane.pane_id, w.tailLines) };
+  return { pane, defaulted, end, view: await finalView(ctx.tmux, pane.pane_id, w.tailLines) };
 }

@@ -31,6 +31,7 @@ import { type ExecRuntime, execRuntime } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { notAtPrompt, paneWarnings, type Warning } from "./warnings.ts";
+import { resolvedOf } from "../tools/workspace/shapes.ts";
 
 export interface RunRequest {
   target?: string;
@@ -46,7 +47,11 @@ export interface RunResult {
   output_truncated: boolean;
   timed_out: boolean;
   elapsed_ms: number;
+  session_id: string;
+  window_id: string;
   pane_id: string;
+  /** True when no target was given and the default pane was used. */
+  defaulted: boolean;
   warnings: Warning[];
 }
 
@@ -61,6 +66,7 @@ export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<Run
   const rt = execRuntime(ctx);
   const { tmux } = ctx;
   let info = await inspectPane(tmux, req.target, ctx.signal);
+  const defaulted = info.defaulted;
   const paneId = info.pane.pane_id;
   const left = () => Math.max(0, req.timeoutMs - (performance.now() - started));
   const { release, waited } = await rt.lockPane(paneId, ctx.signal, left());
@@ -85,14 +91,19 @@ export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<Run
     if (waited || earlier.length > 0) info = await inspectPane(tmux, paneId, ctx.signal);
     const why = notAtPrompt(info.pane, info.screen);
     if (why) throw new UserError(why);
-    return await runLocked(ctx, rt, req, info, started);
+    const ids = resolvedOf(info.pane, defaulted);
+    return await runLocked(ctx, rt, req, info, ids, started);
   } finally {
     release();
   }
 }
 
-function result(read: SinceRead, r: Omit<RunResult, "output" | "output_truncated" | "elapsed_ms">, t0: number) {
+type Ids = Pick<RunResult, "session_id" | "window_id" | "pane_id" | "defaulted">;
+type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
+
+function result(read: SinceRead, ids: Ids, r: Outcome, t0: number): RunResult {
   return {
+    ...ids,
     ...r,
     output: read.rows.join("\n"),
     output_truncated: read.missed || read.dropped > 0,
@@ -105,6 +116,7 @@ async function runLocked(
   rt: ExecRuntime,
   req: RunRequest,
   info: { pane: PaneInfo; socketPath: string },
+  ids: Ids,
   started: number,
 ): Promise<RunResult> {
   const { tmux } = ctx;
@@ -170,10 +182,9 @@ async function runLocked(
     if (!end) {
       run.abandon();
       const read = await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
-      return result(read, {
+      return result(read, ids, {
         exit_code: null,
         timed_out: true,
-        pane_id: paneId,
         warnings: paneWarnings(read.pane, read.rows).filter((w) => w.kind !== "not_a_shell"),
       }, started);
     }
@@ -184,10 +195,9 @@ async function runLocked(
     run.finish();
     finished = true;
     const shellNow = { ...read.pane, current_command: pane.current_command };
-    return result(read, {
+    return result(read, ids, {
       exit_code: end.status,
       timed_out: false,
-      pane_id: paneId,
       warnings: paneWarnings(shellNow, read.rows).filter((w) =>
         w.kind === "alternate_screen" || w.kind === "copy_mode"
       ),

@@ -15,7 +15,7 @@ import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
 import { TIERS } from "../config.ts";
 import type { AnyTool, Services, ToolContext } from "../tools/tool.ts";
-import { UserError } from "../errors.ts";
+import { RefusedError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
@@ -41,6 +41,11 @@ export interface PipelineOptions {
   services: Services;
   audit?: AuditSink;
   stages?: readonly ResultStage[];
+  /**
+   * Shapes every error message before it is returned and audited (response
+   * budgets trim one that is itself huge). Default: unchanged.
+   */
+  errorText?: (message: string) => string;
 }
 
 export interface Pipeline {
@@ -50,10 +55,6 @@ export interface Pipeline {
 }
 
 const ID_KEYS = ["session_id", "window_id", "pane_id", "buffer_id"] as const;
-
-function errorResult(message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
-}
 
 /** zod issues → one line: `field: problem; field: problem`. */
 export function describeIssues(error: z.ZodError): string {
@@ -80,6 +81,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   // Strict once per tool, not per call: unknown parameters are a mistake worth telling.
   const strictInput = new Map(opts.tools.map((t) => [t.name, t.input.strict()]));
+  const shapeError = opts.errorText ?? ((m: string) => m);
 
   function refusal(tool: AnyTool): string | undefined {
     if (!cfg.toolsets.includes(tool.toolset)) {
@@ -102,6 +104,10 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     let outcome: AuditOutcome = "ok";
     let message: string | undefined;
     let target: Record<string, string> | undefined;
+    const errorResult = (text: string): CallToolResult => {
+      message = shapeError(text);
+      return { content: [{ type: "text", text: message }], isError: true };
+    };
     try {
       const tool = byName.get(name);
       if (!tool) {
@@ -132,6 +138,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
             params: { progressToken, progress, total, message: msg },
           }).catch(() => {});
         },
+        noteTarget: (ids) => {
+          target = { ...target, ...ids };
+        },
       };
       const out = await tool.handler(parsed.data, ctx);
       const checked = tool.output.safeParse(out.structured);
@@ -142,7 +151,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         log("error", message);
         return errorResult(message);
       }
-      target = targetOf(out.structured);
+      target = { ...target, ...targetOf(out.structured) };
       let result: CallToolResult = {
         content: out.content ?? [{ type: "text", text: JSON.stringify(out.structured) }],
         structuredContent: out.structured as Record<string, unknown>,
@@ -150,7 +159,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx);
       return result;
     } catch (e) {
-      outcome = "error";
+      outcome = e instanceof RefusedError ? "refused" : "error";
       if (e instanceof UserError || e instanceof TmuxError) {
         message = e.message;
       } else {
@@ -164,7 +173,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         outcome,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         args: args ?? {},
-        ...(target ? { target } : {}),
+        ...(target && Object.keys(target).length ? { target } : {}),
         ...(message ? { message } : {}),
       });
     }

@@ -13,16 +13,20 @@
  * await app.close();
  * ```
  */
-import { type CallToolRequest, CallToolRequestSchema, McpServer } from "../sdk.ts";
+import { type CallToolRequest, CallToolRequestSchema, ListToolsRequestSchema, McpServer, type Tool } from "../sdk.ts";
 import type { Config } from "../config.ts";
 import { createSpawnExecutor } from "../tmux/executor.ts";
 import { createBufferStore } from "../buffers/store.ts";
+import { createTerminalBackend } from "../terminal/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
 import type { AnyTool, Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { createAuditSink } from "./audit.ts";
+import { advertisedInputSchema, advertisedOutputSchema, createBudget, loadBudgetSettings } from "../budget/mod.ts";
 import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
+import { registerResources } from "./resources.ts";
+import { registerPrompts } from "./prompts.ts";
 
 export interface App {
   mcp: McpServer;
@@ -33,8 +37,9 @@ export interface App {
 }
 
 const INSTRUCTIONS = "tmux-mcp drives tmux. Paste buffers are a scratch space: set-buffer/append-buffer to " +
-  "store text, show-buffer to page through it, list-buffers to see what exists. Every tool result is bounded; " +
-  "errors say what to do next.";
+  "store text, show-buffer to page through it, list-buffers to see what exists. Every tool result is bounded: " +
+  "one over the token budget comes back as a buffered_response (a preview, and a buffer_id to page with " +
+  "show-buffer). Errors say what to do next.";
 
 /** Long-lived services for a configuration, plus the exit hooks they registered. */
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
@@ -45,12 +50,16 @@ export function createServices(config: Config): { services: Services; runExitHoo
     maxConcurrency: config.maxConcurrency,
   });
   const hooks: Array<() => Promise<void>> = [];
+  const terminal = createTerminalBackend(config, tmux);
   const services: Services = {
     config,
     tmux,
     buffers: createBufferStore(tmux),
+    terminal,
     atExit: (fn) => void hooks.push(fn),
   };
+  // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
+  services.atExit(() => terminal.close());
   return {
     services,
     async runExitHooks() {
@@ -61,10 +70,37 @@ export function createServices(config: Config): { services: Services; runExitHoo
   };
 }
 
-/** Builds the server for a configuration; `tools` defaults to every tool. */
+/** A tool as tools/list shows it; its output schema also admits a buffered response (lib/budget). */
+function listing(tool: AnyTool): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: advertisedInputSchema(tool.input) as Tool["inputSchema"],
+    outputSchema: advertisedOutputSchema(tool.output) as Tool["outputSchema"],
+    annotations: { title: tool.title, ...tool.annotations },
+    execution: { taskSupport: "forbidden" },
+  };
+}
+
+/**
+ * Builds the server for a configuration; `tools` defaults to every tool.
+ * Throws a `UsageError` when the response-budget config file is invalid.
+ */
 export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): App {
+  const settings = loadBudgetSettings(config, tools.map((t) => t.name));
   const { services, runExitHooks } = createServices(config);
-  const pipeline = createPipeline({ tools, services, audit: createAuditSink(config.auditLog) });
+  // Budget suggestions name only served tools; the pipeline decides which those are.
+  let served: ReadonlySet<string> = new Set();
+  const budget = createBudget({ services, settings, tools, isServed: (name) => served.has(name) });
+  const pipeline = createPipeline({
+    tools,
+    services,
+    audit: createAuditSink(config.auditLog),
+    stages: [budget.stage],
+    errorText: budget.trimError,
+  });
+  served = new Set(pipeline.served.map((t) => t.name));
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -82,12 +118,21 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
       (args: unknown, extra: CallExtra) => pipeline.call(tool.name, args, extra),
     );
   }
+  // Our own tools/list: the SDK lists only plain object output schemas, and
+  // ours admit a buffered response too (see lib/budget/schema.ts).
+  const listed = { tools: pipeline.served.map(listing) };
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => listed);
   // Replace the SDK's tools/call with the pipeline: it gates, validates and
   // audits every call, including calls to tools that are not listed.
   mcp.server.setRequestHandler(
     CallToolRequestSchema,
     (request: CallToolRequest, extra: CallExtra) => pipeline.call(request.params.name, request.params.arguments, extra),
   );
+  // Resources and prompts are views of the workspace: served with its toolset.
+  if (config.toolsets.includes("workspace")) {
+    registerResources(mcp, services);
+    registerPrompts(mcp, new Set(pipeline.served.map((t) => t.name)));
+  }
   return {
     mcp,
     services,

@@ -133,6 +133,9 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
         stdin: ro.stdin ? "piped" : "null",
         stdout: "piped",
         stderr: "piped",
+        // Own process group, so a timeout kills everything the binary started
+        // (a --tmux-bin wrapper script, not only its shell).
+        detached: true,
       }).spawn();
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) {
@@ -151,9 +154,13 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
       if (ended) return;
       ended = why;
       try {
-        child.kill("SIGKILL");
+        Deno.kill(-child.pid, "SIGKILL");
       } catch {
-        // already exited
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // already exited
+        }
       }
     };
     const timeoutMs = ro.timeoutMs ?? defaultTimeout;

@@ -47,7 +47,7 @@ export const WINDOW_SPEC = {
   zoomed: ["window_zoomed_flag", "bool"],
 } as const satisfies RowSpec;
 
-/** Pane facts. `active` is the pane's flag within its window; `mode` is "" when the pane is in no mode. */
+/** Pane facts. `active` is the pane's flag within its window; `mode` (copy-mode, view-mode…) is null outside modes. */
 export const PANE_SPEC = {
   session_id: ["session_id", "str"],
   session_name: ["session_name", "str"],
@@ -70,7 +70,7 @@ export const PANE_SPEC = {
   dead: ["pane_dead", "bool"],
   dead_status: ["pane_dead_status", "int?"],
   in_mode: ["pane_in_mode", "bool"],
-  mode: ["pane_mode", "str"],
+  mode: ["pane_mode", "str?"],
   alternate_on: ["alternate_on", "bool"],
   cursor_x: ["cursor_x", "int"],
   cursor_y: ["cursor_y", "int"],
@@ -78,6 +78,15 @@ export const PANE_SPEC = {
   history_limit: ["history_limit", "int"],
 } as const satisfies RowSpec;
 
+/** Server facts; `start_time` is unix seconds. */
+export const SERVER_SPEC = {
+  version: ["version", "str"],
+  pid: ["pid", "int"],
+  start_time: ["start_time", "int"],
+  socket_path: ["socket_path", "str"],
+} as const satisfies RowSpec;
+
+export type ServerInfo = Row<typeof SERVER_SPEC> & { session_count: number };
 export type SessionInfo = Row<typeof SESSION_SPEC>;
 export type WindowInfo = Row<typeof WINDOW_SPEC>;
 export type PaneInfo = Row<typeof PANE_SPEC>;
@@ -87,6 +96,7 @@ export type PaneScope = { all: true } | { session: string } | { window: string }
 /** Which windows to list: the whole server or one session. */
 export type WindowScope = { all: true } | { session: string };
 
+const decoder = new TextDecoder();
 const SESSION_FORMAT = rowFormat(SESSION_SPEC);
 const WINDOW_FORMAT = rowFormat(WINDOW_SPEC);
 const PANE_FORMAT = rowFormat(PANE_SPEC);
@@ -109,6 +119,38 @@ export function targetError(target: string, e: unknown): unknown {
 }
 
 /**
+ * tmux 3.3 reports a name prefix that fits several sessions or windows as
+ * "can't find"; on that error path only, one listing tells the model which
+ * names it could mean.
+ */
+async function ambiguity(
+  tmux: TmuxExecutor,
+  target: string,
+  e: unknown,
+  signal: AbortSignal | undefined,
+): Promise<UserError | undefined> {
+  if (!(e instanceof TmuxError) || !/can't find/.test(e.message)) return undefined;
+  const m = /^([^:.$@%=][^:.]*)(?::([^.$@%=][^.]*))?$/.exec(target);
+  if (!m) return undefined;
+  try {
+    const [session, window] = [m[1], m[2]];
+    const names = window === undefined
+      ? (await listSessions(tmux, signal)).map((x) => x.session_name)
+      : (await listWindows(tmux, { session }, signal)).map((w) => w.window_name);
+    const prefix = window ?? session;
+    const fits = names.filter((n) => n.startsWith(prefix));
+    if (fits.length < 2) return undefined;
+    return new UserError(
+      `ambiguous target ${JSON.stringify(target)}: it fits the ${window === undefined ? "sessions" : "windows"} ` +
+        `${fits.slice(0, 5).map((n) => JSON.stringify(n)).join(", ")}${fits.length > 5 ? ", …" : ""}; ` +
+        `call list-sessions or list-panes and use an id such as %3, @2 or $1`,
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Runs one tmux call and parses its output. A value read twice by tmux
  * (`#{n:x}` then `#{x}`) can change in between when it comes from the OS
  * (the foreground command of a pane that just exec'd); one retry settles it.
@@ -125,7 +167,8 @@ async function query<T>(
     try {
       out = await tmux.run(args, { signal });
     } catch (e) {
-      throw target === undefined ? e : targetError(target, e);
+      if (target === undefined) throw e;
+      throw await ambiguity(tmux, target, e, signal) ?? targetError(target, e);
     }
     try {
       return parse(out);
@@ -143,6 +186,26 @@ function scopeArgs(scope: PaneScope | WindowScope): string[] {
 
 function scopeTarget(scope: PaneScope | WindowScope): string | undefined {
   return "all" in scope ? undefined : "session" in scope ? scope.session : scope.window;
+}
+
+// `#{S:.}` prints one dot per session: its length is the session count.
+const SERVER_FORMAT = "#{n:#{S:.}} " + rowFormat(SERVER_SPEC);
+
+/** tmux version, pid, start time, socket path and session count of the server, in one call. */
+export function serverInfo(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ServerInfo> {
+  return query(
+    tmux,
+    ["display-message", "-p", "--", SERVER_FORMAT],
+    (out) => {
+      const space = out.indexOf(0x20);
+      const session_count = Number(decoder.decode(out.subarray(0, space)));
+      const row = parseRows(SERVER_SPEC, out.subarray(space + 1), 1).rows[0];
+      if (space <= 0 || !Number.isInteger(session_count) || !row) throw new RowParseError("unexpected server info");
+      return { ...row, session_count };
+    },
+    undefined,
+    signal,
+  );
 }
 
 /** Every session on the server, in tmux's order (by name). */
@@ -230,7 +293,7 @@ export interface GetPaneOptions {
   signal?: AbortSignal;
   /**
    * A command to run on the same pane in the same tmux call, given the
-   * target to use (`-t`); its stdout comes back as `output`.
+   * target to use (`-t`; already validated); its stdout comes back as `output`.
    */
   then?: (paneTarget: string) => TmuxArg[];
 }
@@ -268,21 +331,25 @@ export async function getPane(
     return { pane, defaulted: true, output };
   }
   // display-message never fails on a bad target: it silently falls back to
-  // the current pane ("main:5" without window 5 gives the active pane). The
-  // command after it has a strict pane target, so a bad target fails the
-  // whole call; capture-pane of one line is the cheapest read-only one.
+  // the current pane ("main:5" without window 5 gives the active pane). A
+  // strict pane command first makes a bad target fail the whole call;
+  // capture-pane of one screen row is the cheapest read-only one, and its
+  // output is exactly one line (a row holds no newline).
   const args: TmuxArg[] = [
-    ...["display-message", "-p", "-t", target, "--", PANE_FORMAT],
+    ...["capture-pane", "-p", "-t", target, "-S", "0", "-E", "0"],
     COMMAND_SEPARATOR,
-    ...(then ? then(target) : ["capture-pane", "-p", "-t", target, "-S", "0", "-E", "0"]),
+    ...["display-message", "-p", "-t", target, "--", PANE_FORMAT],
   ];
+  if (then) args.push(COMMAND_SEPARATOR, ...then(target));
   return await query(
     tmux,
     args,
     (out) => {
-      const { rows, end } = parseRows(PANE_SPEC, out, 1);
+      const skip = out.indexOf(0x0a) + 1;
+      if (skip === 0) throw new RowParseError("no validation row");
+      const { rows, end } = parseRows(PANE_SPEC, out.subarray(skip), 1);
       if (!rows[0]) throw new RowParseError("no pane row");
-      return { pane: rows[0], defaulted: false, output: then ? out.subarray(end) : new Uint8Array() };
+      return { pane: rows[0], defaulted: false, output: out.subarray(skip + end) };
     },
     target,
     signal,

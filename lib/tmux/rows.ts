@@ -14,8 +14,8 @@
  * ```
  */
 
-/** How a field's text becomes a value: string, integer, 0/1 flag, or integer-or-null when empty. */
-export type FieldKind = "str" | "int" | "bool" | "int?";
+/** How a field's text becomes a value: string, integer, 0/1 flag; `?` kinds are null when empty. */
+export type FieldKind = "str" | "int" | "bool" | "int?" | "str?";
 
 /** Result key → [tmux format variable, kind]. */
 export type RowSpec = Readonly<Record<string, readonly [string, FieldKind]>>;
@@ -43,9 +43,22 @@ export function rowFormat(spec: RowSpec): string {
 
 const decoder = new TextDecoder();
 
+/** Most values are short ASCII (ids, numbers, flags); TextDecoder costs more than the bytes for those. */
+function text(out: Uint8Array, start: number, end: number): string {
+  if (end - start > 64) return decoder.decode(out.subarray(start, end));
+  let s = "";
+  for (let i = start; i < end; i++) {
+    const b = out[i];
+    if (b >= 0x80) return decoder.decode(out.subarray(start, end));
+    s += String.fromCharCode(b);
+  }
+  return s;
+}
+
 function convert(kind: FieldKind, text: string, key: string): string | number | boolean | null {
   if (kind === "str") return text;
-  if (kind === "int?" && text === "") return null;
+  if ((kind === "int?" || kind === "str?") && text === "") return null;
+  if (kind === "str?") return text;
   if (kind === "bool") return text === "1";
   const n = Number(text);
   if (text === "" || !Number.isInteger(n)) throw new RowParseError(`field ${key}: expected an integer, got "${text}"`);
@@ -75,7 +88,7 @@ export function parseRows<S extends RowSpec>(
         throw new RowParseError(`unexpected tmux output at byte ${i} (field ${key})`);
       }
       i++;
-      row[key] = convert(kind, decoder.decode(out.subarray(i, i + len)), key);
+      row[key] = convert(kind, text(out, i, i + len), key);
       i += len;
     }
     if (out[i] !== 0x0a) throw new RowParseError(`unexpected tmux output at byte ${i} (end of row)`);

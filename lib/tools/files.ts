@@ -61,3 +61,26 @@ export async function writeFileChecked(path: string, data: Uint8Array, append: b
     throw explain(e, path, true);
   }
 }
+
+/** Opens a file for appending, creating it if needed. */
+export async function openForAppend(path: string): Promise<Deno.FsFile> {
+  try {
+    return await Deno.open(path, { append: true, create: true });
+  } catch (e) {
+    throw explain(e, path, true);
+  }
+}
+
+/** Checks that `path` is an existing directory (a working directory to start a program in). */
+export async function requireDirectory(path: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new UserError(`directory ${JSON.stringify(path)} does not exist: give an existing absolute directory`);
+    }
+    throw explain(e, path, false);
+  }
+  if (!info.isDirectory) throw new UserError(`${JSON.stringify(path)} is not a directory: give a directory`);
+}

@@ -12,6 +12,48 @@ import deleteBuffer from "./buffers/delete_buffer.ts";
 import renameBuffer from "./buffers/rename_buffer.ts";
 import saveBuffer from "./buffers/save_buffer.ts";
 import loadBuffer from "./buffers/load_buffer.ts";
+import serverInfo from "./workspace/server_info.ts";
+import listSessions from "./workspace/list_sessions.ts";
+import listWindows from "./workspace/list_windows.ts";
+import listPanes from "./workspace/list_panes.ts";
+import capturePane from "./workspace/capture_pane.ts";
+import snapshotPane from "./workspace/snapshot_pane.ts";
+import searchPanes from "./workspace/search_panes.ts";
+import displayMessage from "./workspace/display_message.ts";
+import showOptions from "./workspace/show_options.ts";
+import showEnvironment from "./workspace/show_environment.ts";
+import showHooks from "./workspace/show_hooks.ts";
+import newSession from "./workspace/new_session.ts";
+import newWindow from "./workspace/new_window.ts";
+import splitWindow from "./workspace/split_window.ts";
+import renameSession from "./workspace/rename_session.ts";
+import renameWindow from "./workspace/rename_window.ts";
+import selectWindow from "./workspace/select_window.ts";
+import selectPane from "./workspace/select_pane.ts";
+import resizePane from "./workspace/resize_pane.ts";
+import selectLayout from "./workspace/select_layout.ts";
+import sendKeys from "./workspace/send_keys.ts";
+import pasteText from "./workspace/paste_text.ts";
+import pipePane from "./workspace/pipe_pane.ts";
+import setOption from "./workspace/set_option.ts";
+import setEnvironment from "./workspace/set_environment.ts";
+import clearHistory from "./workspace/clear_history.ts";
+import respawnPane from "./workspace/respawn_pane.ts";
+import killSession from "./workspace/kill_session.ts";
+import killWindow from "./workspace/kill_window.ts";
+import killPane from "./workspace/kill_pane.ts";
+import killServer from "./workspace/kill_server.ts";
+import ptyLaunch from "./pty/pty_launch.ts";
+import ptySendKeys from "./pty/pty_send_keys.ts";
+import ptyGetScreen from "./pty/pty_get_screen.ts";
+import ptyListSessions from "./pty/pty_list_sessions.ts";
+import ptyKillSession from "./pty/pty_kill_session.ts";
+import ptyGetCursorPosition from "./pty/pty_get_cursor_position.ts";
+import ptyResize from "./pty/pty_resize.ts";
+import ptyGetScrollback from "./pty/pty_get_scrollback.ts";
+import ptyCaptureStart from "./pty/pty_capture_start.ts";
+import ptyCaptureStop from "./pty/pty_capture_stop.ts";
+import ptyRequestInput from "./pty/pty_request_input.ts";
 import runCommand from "./exec/run_command.ts";
 import captureSince from "./exec/capture_since.ts";
 import waitForText from "./exec/wait_for_text.ts";
@@ -27,6 +69,52 @@ export const TOOLS: readonly AnyTool[] = [
   renameBuffer,
   saveBuffer,
   loadBuffer,
+  // workspace, readonly
+  serverInfo,
+  listSessions,
+  listWindows,
+  listPanes,
+  capturePane,
+  snapshotPane,
+  searchPanes,
+  displayMessage,
+  showOptions,
+  showEnvironment,
+  showHooks,
+  // workspace: mutating
+  newSession,
+  newWindow,
+  splitWindow,
+  renameSession,
+  renameWindow,
+  selectWindow,
+  selectPane,
+  resizePane,
+  selectLayout,
+  sendKeys,
+  pasteText,
+  pipePane,
+  setOption,
+  setEnvironment,
+  clearHistory,
+  respawnPane,
+  // workspace: destructive
+  killSession,
+  killWindow,
+  killPane,
+  killServer,
+  // pty
+  ptyLaunch,
+  ptySendKeys,
+  ptyGetScreen,
+  ptyListSessions,
+  ptyKillSession,
+  ptyGetCursorPosition,
+  ptyResize,
+  ptyGetScrollback,
+  ptyCaptureStart,
+  ptyCaptureStop,
+  ptyRequestInput,
   // exec
   runCommand,
   captureSince,

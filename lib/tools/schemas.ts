@@ -9,7 +9,6 @@
  * ```
  */
 import { z } from "zod";
-import { targetSchema } from "../tmux/target.ts";
 
 // Tab is allowed (names like "a\tb" are legitimate); newlines and other
 // control characters are not: tmux prints names raw, one per line.
@@ -43,9 +42,4 @@ export function waitTimeout(defaultMs: number, what: string) {
 /** How many last screen lines a waiting tool returns. */
 export const tailLines = z.number().int().min(0).max(500).default(20).describe(
   "how many last screen lines to return",
-);
-
-/** The pane a waiting tool watches. */
-export const watchedPane = targetSchema.optional().describe(
-  "pane to watch (%3, session:window.pane, ...); default: the active pane of the most recently used session",
 );

@@ -26,6 +26,7 @@ import type { CallToolResult } from "../sdk.ts";
 import type { Config, Tier, Toolset } from "../config.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import type { BufferStore } from "../buffers/store.ts";
+import type { TerminalBackend } from "../terminal/backend.ts";
 
 export type { Tier, Toolset };
 
@@ -34,6 +35,8 @@ export interface Services {
   config: Config;
   tmux: TmuxExecutor;
   buffers: BufferStore;
+  /** The backend of the pty_* tools (internal PTY or tmux, per --terminal-backend). */
+  terminal: TerminalBackend;
   /**
    * Registers cleanup to run when the server exits normally (kill sessions
    * it created, delete result buffers). Hooks run in reverse order.
@@ -50,6 +53,12 @@ export interface ToolContext extends Services {
    * (sent a progressToken); a no-op otherwise.
    */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Records the tmux objects this call resolved its target to, for the audit
+   * line — also when the call then fails or is refused. Ids in the result
+   * (session_id, window_id, pane_id) are recorded without this.
+   */
+  noteTarget(ids: Readonly<Record<string, string>>): void;
 }
 
 export interface ToolAnnotations {
@@ -88,6 +97,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * terminal text, whose END is kept in previews (where errors and prompts are).
    */
   textField?: string;
+  /**
+   * For response budgets: tool-specific next calls suggested when a result
+   * is over budget, e.g. `"pass max_lines: 100"`. Declarative text only; the
+   * budget stage adds the paging and search calls for the result buffer.
+   */
+  refinements?: readonly string[];
   handler(args: z.infer<I>, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
 }
 

@@ -19,6 +19,7 @@ export default defineTool({
   tier: "readonly",
   annotations: READ_ONLY,
   textField: "text",
+  refinements: ["pass a smaller max_bytes", "search-buffer finds text in a buffer without reading all of it"],
   input: z.object({
     name: bufferName,
     offset_bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0)

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool.ts";
-import { resolveTarget, targetSchema } from "../../tmux/target.ts";
+import { resolveTarget } from "../../tmux/target.ts";
+import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 import { UserError } from "../../errors.ts";
 import { readScreen, readSince } from "../../exec/grid.ts";
 import { cursorSchema, decodeCursor, encodeCursor } from "../../exec/cursor.ts";
@@ -13,7 +14,7 @@ export default defineTool({
   description: "Follows a pane's output without re-reading it. First call (no cursor): returns the visible screen " +
     "and a cursor. Next calls with that cursor: only the lines that appeared since (including lines that " +
     "scrolled off the screen into history; the cursor's own line only from its column on) plus a new cursor " +
-    "for the call after. lines_missed: true when tmux history was cleared or trimmed past the cursor: then " +
+    "for the call after (target may then be omitted). lines_missed: true when tmux history was cleared or trimmed past the cursor: then " +
     "everything the pane still holds is returned. Returns the last max_lines lines (dropped_lines counts the " +
     "rest). A cursor belongs to one pane and one process in it: passing it with another target, or after " +
     "respawn-pane, is an error (omit cursor to start over). To block until something appears, use " +
@@ -23,15 +24,12 @@ export default defineTool({
   annotations: READ_ONLY,
   textField: "text",
   input: z.object({
-    target: targetSchema.optional().describe(
-      "pane to read (default: the cursor's pane, or without a cursor the active pane of the most recently used " +
-        "session)",
-    ),
+    target: paneTarget,
     cursor: cursorSchema.optional(),
     max_lines: z.number().int().min(1).max(20000).default(400).describe("return at most this many (last) lines"),
   }),
   output: z.object({
-    pane_id: z.string(),
+    ...resolvedShape,
     text: z.string().describe("the new lines (the whole visible screen on the first call)"),
     line_count: z.number().int(),
     first_call: z.boolean().describe("true when no cursor was given: text is the visible screen"),
@@ -46,7 +44,7 @@ export default defineTool({
       const t = tail(s.rows, max_lines);
       return {
         structured: {
-          pane_id: s.pane.pane_id,
+          ...resolvedOf(s.pane, s.defaulted),
           text: t.rows.join("\n"),
           line_count: t.rows.length,
           first_call: true,
@@ -84,7 +82,7 @@ export default defineTool({
     }
     return {
       structured: {
-        pane_id: c.pane,
+        ...resolvedOf(read.pane, false),
         text: read.rows.join("\n"),
         line_count: read.rows.length,
         first_call: false,

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { runCommand } from "../../exec/run.ts";
 import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { waitTimeout } from "../schemas.ts";
+import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
 
 export default defineTool({
   name: "run-command",
@@ -23,9 +23,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   textField: "output",
   input: z.object({
-    target: targetSchema.optional().describe(
-      "pane to run in (%3, session:window.pane, ...); default: the active pane of the most recently used session",
-    ),
+    target: paneTarget,
     command: z.string().min(1, "command must not be empty").max(65536, "command is longer than 65536 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
       .describe("shell command line(s) in the pane's shell syntax (bash/zsh or fish)"),
@@ -41,7 +39,7 @@ export default defineTool({
     ),
     timed_out: z.boolean(),
     elapsed_ms: z.number().int(),
-    pane_id: z.string(),
+    ...resolvedShape,
     warnings: warningsSchema,
   }),
   async handler({ target, command, timeout_ms, max_lines }, ctx) {

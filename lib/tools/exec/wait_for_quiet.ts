@@ -3,7 +3,8 @@ import { defineTool, READ_ONLY } from "../tool.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
-import { tailLines, waitTimeout, watchedPane } from "../schemas.ts";
+import { tailLines, waitTimeout } from "../schemas.ts";
+import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 
 export default defineTool({
   name: "wait-for-quiet",
@@ -20,7 +21,7 @@ export default defineTool({
   annotations: READ_ONLY,
   textField: "tail",
   input: z.object({
-    target: watchedPane,
+    target: paneTarget,
     quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("how long without output counts as quiet"),
     timeout_ms: waitTimeout(30000, "how long to wait in all"),
     tail_lines: tailLines,
@@ -30,7 +31,7 @@ export default defineTool({
     output_bytes: z.number().int().describe("bytes the pane printed during the wait"),
     tail: z.string().describe("the last tail_lines lines of the pane's screen when the wait ended"),
     elapsed_ms: z.number().int(),
-    pane_id: z.string(),
+    ...resolvedShape,
     warnings: warningsSchema,
   }),
   async handler({ target, quiet_ms, timeout_ms, tail_lines }, ctx) {
@@ -40,7 +41,7 @@ export default defineTool({
     let timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
     let bytes = 0;
     try {
-      const { pane, end, view } = await waitOnPane(ctx, {
+      const { pane, defaulted, end, view } = await waitOnPane(ctx, {
         target,
         started,
         timeoutMs: timeout_ms,
@@ -60,7 +61,7 @@ export default defineTool({
           output_bytes: bytes,
           tail: view.tail.join("\n"),
           elapsed_ms: Math.round(performance.now() - started),
-          pane_id: pane.pane_id,
+          ...resolvedOf(pane, defaulted),
           warnings: view.warnings,
         },
       };

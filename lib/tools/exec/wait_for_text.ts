@@ -5,7 +5,8 @@ import { waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
 import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
-import { tailLines, waitTimeout, watchedPane } from "../schemas.ts";
+import { tailLines, waitTimeout } from "../schemas.ts";
+import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 
 const pattern = z.string().min(1, "a pattern must not be empty").max(1000, "a pattern is longer than 1000 characters");
 const MAX_LINE = 1000;
@@ -27,7 +28,7 @@ export default defineTool({
   annotations: READ_ONLY,
   textField: "tail",
   input: z.object({
-    target: watchedPane,
+    target: paneTarget,
     patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns")
       .describe("texts to wait for (plain substrings unless regex is true)"),
     regex: z.boolean().default(false).describe("treat patterns and stop as JavaScript regular expressions"),
@@ -43,7 +44,7 @@ export default defineTool({
     matched_line: z.string().nullable(),
     tail: z.string().describe("the last tail_lines lines of the pane's screen when the wait ended"),
     elapsed_ms: z.number().int(),
-    pane_id: z.string(),
+    ...resolvedShape,
     warnings: warningsSchema,
   }),
   async handler({ target, patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
@@ -74,7 +75,7 @@ export default defineTool({
       if (text) queue.push(text.length > MAX_LINE * 4 ? text.slice(-MAX_LINE * 4) : text);
     });
     try {
-      const { pane, end, view } = await waitOnPane(ctx, {
+      const { pane, defaulted, end, view } = await waitOnPane(ctx, {
         target,
         started,
         timeoutMs: timeout_ms,
@@ -95,7 +96,7 @@ export default defineTool({
           matched_line: h ? h.line.slice(0, MAX_LINE) : null,
           tail: view.tail.join("\n"),
           elapsed_ms: Math.round(performance.now() - started),
-          pane_id: pane.pane_id,
+          ...resolvedOf(pane, defaulted),
           warnings: view.warnings,
         },
       };

@@ -1,0 +1,195 @@
+/**
+ * Response budgets: the one {@linkcode ResultStage} every successful tool
+ * result passes through, and the trimming of huge error messages.
+ *
+ * A result estimated over its tool's budget (or any result of a tool with
+ * `alwaysBuffer`) is stored whole in a tmux buffer `mcp-result-<id>` and
+ * replaced by a {@linkcode BufferedResponse}: a preview in the tool's own
+ * shape, metadata, the buffer's name and concrete next calls. The estimate
+ * counts what the client receives: the larger of the content blocks and the
+ * structured result as JSON.
+ *
+ * @example
+ * ```ts
+ * const budget = createBudget({ services, settings, tools: TOOLS, isServed: (n) => served.has(n) });
+ * const pipeline = createPipeline({ tools, services, stages: [budget.stage], errorText: budget.trimError });
+ * ```
+ */
+import type { CallToolResult } from "../sdk.ts";
+import type { ResultStage } from "../server/pipeline.ts";
+import type { AnyTool, ContentBlock, Services } from "../tools/tool.ts";
+import { estimateTokens, MAX_TOKENS_PER_UNIT } from "./estimate.ts";
+import { planPreview, type PreviewPlan, trimMiddle } from "./preview.ts";
+import { createResultRegistry, type ResultRegistry } from "./registry.ts";
+import {
+  type BudgetSettings,
+  MAX_RESULT_BUFFERS,
+  MAX_RESULT_BYTES,
+  PREVIEW_TOKENS,
+  resolveToolBudget,
+  type ToolBudget,
+} from "./settings.ts";
+import type { BufferedResponse } from "./schema.ts";
+
+export { type BudgetSettings, loadBudgetSettings } from "./settings.ts";
+export { advertisedInputSchema, advertisedOutputSchema, BufferedResponse } from "./schema.ts";
+
+export interface BudgetOptions {
+  services: Services;
+  settings: BudgetSettings;
+  /** Every tool the server knows (for per-tool budgets). */
+  tools: readonly AnyTool[];
+  /** Whether a tool is served: suggestions only name tools the model can call. */
+  isServed(name: string): boolean;
+}
+
+export interface Budget {
+  stage: ResultStage;
+  /** An error message as returned: whole, or head and tail when it alone is over budget. */
+  trimError(message: string): string;
+  /** The result buffers currently kept (for tests and diagnostics). */
+  registry: ResultRegistry;
+}
+
+const MAX_PAGE_BYTES = 1024 * 1024;
+
+/**
+ * Estimated tokens of a result as the client receives it, or undefined when
+ * it certainly fits `budget`. Content blocks and structured content carry
+ * the same information (clients show one or the other), so the longer of
+ * the two is estimated; text too short to reach the budget even at the
+ * estimate's highest rate per character is not estimated at all.
+ */
+export function resultTokens(result: CallToolResult, budget: number): number | undefined {
+  const texts = result.content.map((b: ContentBlock) => b.type === "text" ? b.text : JSON.stringify(b));
+  const contentChars = texts.reduce((n: number, t: string) => n + t.length, 0);
+  const json = result.structuredContent ? JSON.stringify(result.structuredContent) : "";
+  if (Math.max(contentChars, json.length) * MAX_TOKENS_PER_UNIT <= budget) return undefined;
+  if (json.length >= contentChars) return estimateTokens(json);
+  return texts.reduce((n: number, t: string) => n + estimateTokens(t), 0);
+}
+
+function contentText(result: CallToolResult): string {
+  return result.content.map((b: ContentBlock) => b.type === "text" ? b.text : "").join("\n");
+}
+
+function minutes(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Math.round(ms / 1000)} s`;
+}
+
+/** Moves a byte offset forward to the start of a UTF-8 character. */
+function charStart(bytes: Uint8Array, offset: number): number {
+  while (offset < bytes.length && (bytes[offset] & 0xc0) === 0x80) offset++;
+  return offset;
+}
+
+export function createBudget(opts: BudgetOptions): Budget {
+  const { settings, services } = opts;
+  const budgets = new Map<string, ToolBudget>(opts.tools.map((t) => [t.name, resolveToolBudget(settings, t.name)]));
+  const budgetOf = (name: string) => budgets.get(name) ?? resolveToolBudget(settings, name);
+  const registry = createResultRegistry(services.buffers, {
+    ttlMs: settings.bufferTTL,
+    maxCount: MAX_RESULT_BUFFERS,
+    maxBytes: MAX_RESULT_BYTES,
+  });
+  services.atExit(() => registry.clear());
+
+  /** A show-buffer page size that keeps a page of this content under show-buffer's own budget. */
+  function pageBytes(plan: PreviewPlan, fullTokens: number): number {
+    const bytesPerToken = plan.full.length / Math.max(1, fullTokens);
+    const page = Math.floor(budgetOf("show-buffer").maxTokens * 0.75 * bytesPerToken);
+    return Math.max(1024, Math.min(MAX_PAGE_BYTES, page));
+  }
+
+  function refinements(tool: AnyTool, plan: PreviewPlan, bufferId: string | null, fullTokens: number): string[] {
+    const out: string[] = [];
+    if (bufferId) {
+      const page = pageBytes(plan, fullTokens);
+      const name = JSON.stringify(bufferId);
+      if (plan.tailOffsetBytes) {
+        const from = charStart(plan.full, Math.max(0, plan.tailOffsetBytes - page));
+        out.push(
+          `show-buffer {"name":${name},"offset_bytes":${from},"max_bytes":${plan.tailOffsetBytes - from}} ` +
+            `reads the part just before the preview`,
+        );
+      }
+      out.push(
+        `show-buffer {"name":${name},"offset_bytes":0,"max_bytes":${page}} reads it from the start; ` +
+          `go on with offset_bytes = next_offset_bytes`,
+      );
+      if (opts.isServed("search-buffer")) {
+        out.push(`search-buffer {"buffers":[${name}],"query":"error"} finds lines without reading it all`);
+      }
+    }
+    out.push(...tool.refinements ?? []);
+    return out;
+  }
+
+  async function keep(plan: PreviewPlan): Promise<{ id: string; why?: never } | { id: null; why: string }> {
+    if (settings.autoTruncate) return { id: null, why: "The full result was not kept (autoTruncate is on)" };
+    if (!opts.isServed("show-buffer")) {
+      return { id: null, why: "The full result was not kept (show-buffer, needed to read it, is not served)" };
+    }
+    try {
+      return { id: await registry.store(plan.full) };
+    } catch (e) {
+      return {
+        id: null,
+        why: `The full result could not be kept in a tmux buffer (${e instanceof Error ? e.message : String(e)})`,
+      };
+    }
+  }
+
+  const stage: ResultStage = async (tool, result) => {
+    if (!settings.enableBuffering) return result;
+    const budget = budgetOf(tool.name);
+    const estimate = resultTokens(result, budget.maxTokens);
+    const over = estimate !== undefined && estimate > budget.maxTokens;
+    if (!over && !budget.alwaysBuffer) return result;
+    const tokens = estimate ?? resultTokens(result, 0) ?? 0;
+
+    const structured = result.structuredContent ?? { text: contentText(result) };
+    const textField = result.structuredContent ? tool.textField : "text";
+    const previewTokens = Math.min(PREVIEW_TOKENS, Math.floor(budget.maxTokens / 2));
+    const plan = planPreview(structured, textField, { budgetTokens: previewTokens, maxDepth: budget.maxDepth });
+    // An empty text has nothing to page through: alwaysBuffer leaves it as it is.
+    if (!over && plan.full.length === 0) return result;
+    const fullTokens = plan.kind === "text" ? estimateTokens(structured[textField!] as string) : tokens;
+    const kept = await keep(plan);
+    const what = plan.kind === "text" ? "text" : "result (as indented JSON)";
+    const head = over
+      ? `${tool.name} returned about ${tokens} tokens, over this server's ${budget.maxTokens}-token budget for it.`
+      : `${tool.name} results are always buffered (alwaysBuffer).`;
+    const where = kept.id !== null
+      ? `The full ${what} (${plan.full.length} bytes) is in tmux buffer "${kept.id}" for up to ${
+        minutes(settings.bufferTTL)
+      }; page it with show-buffer.`
+      : `${kept.why}: this preview is all there is; narrow the call to see more.`;
+    const envelope: BufferedResponse = {
+      type: "buffered_response",
+      note: `${head} ${where} The preview holds ${plan.describe}.`,
+      metadata: {
+        total_tokens: tokens,
+        total_bytes: plan.full.length,
+        item_count: plan.itemCount,
+        max_depth: plan.maxDepth,
+        ...(plan.truncatedAtDepth !== undefined ? { truncated_at_depth: plan.truncatedAtDepth } : {}),
+        would_exceed_limit: over,
+        limit_tokens: budget.maxTokens,
+      },
+      buffer_id: kept.id,
+      suggested_refinements: refinements(tool, plan, kept.id, fullTokens),
+      preview: plan.preview,
+    };
+    return {
+      content: [{ type: "text", text: JSON.stringify(envelope) }],
+      structuredContent: envelope as unknown as Record<string, unknown>,
+    };
+  };
+
+  return {
+    stage,
+    registry,
+    trimError: (message) => trimMiddle(message, settings.maxTokensPerResponse),
+  };
+}

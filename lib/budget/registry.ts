@@ -1,0 +1,108 @@
+/**
+ * The result buffers this server created: ordinary tmux paste buffers named
+ * `mcp-result-<8 hex digits>`, kept for a TTL and within a count and byte
+ * cap (oldest deleted first), all deleted by {@linkcode ResultRegistry.clear}
+ * on exit. tmux holds the content; this module only remembers names, sizes
+ * and ages.
+ *
+ * @example
+ * ```ts
+ * const registry = createResultRegistry(services.buffers, { ttlMs: 600_000, maxCount: 32, maxBytes: 256 << 20 });
+ * const name = await registry.store(new TextEncoder().encode(bigText)); // "mcp-result-3f2a91bc"
+ * services.atExit(() => registry.clear());
+ * ```
+ */
+import type { BufferStore } from "../buffers/store.ts";
+
+export const RESULT_BUFFER_PREFIX = "mcp-result-";
+
+export interface ResultRegistryOptions {
+  ttlMs: number;
+  maxCount: number;
+  maxBytes: number;
+}
+
+export interface ResultRegistry {
+  /**
+   * Writes `content` to a new result buffer and returns its name, then
+   * deletes expired buffers and the oldest ones beyond the caps (never the
+   * one just written). Throws what the buffer store throws (no tmux server…).
+   */
+  store(content: Uint8Array): Promise<string>;
+  /** Names kept, oldest first. */
+  names(): string[];
+  /** Deletes every result buffer and stops the expiry timer. */
+  clear(): Promise<void>;
+}
+
+interface Entry {
+  name: string;
+  bytes: number;
+  expiresAt: number;
+}
+
+function shortId(): string {
+  const b = crypto.getRandomValues(new Uint8Array(4));
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryOptions): ResultRegistry {
+  const entries: Entry[] = []; // oldest first
+  let totalBytes = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  // Best effort: the model may have deleted or renamed the buffer, or tmux may be gone.
+  const remove = (e: Entry) => buffers.delete(e.name).catch(() => {});
+
+  function take(count: number): Entry[] {
+    const gone = entries.splice(0, count);
+    for (const e of gone) totalBytes -= e.bytes;
+    return gone;
+  }
+
+  async function expire(): Promise<void> {
+    const now = Date.now();
+    let n = 0;
+    while (n < entries.length && entries[n].expiresAt <= now) n++;
+    await Promise.all(take(n).map(remove));
+  }
+
+  function schedule(): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (entries.length === 0) return;
+    const delay = Math.max(0, entries[0].expiresAt - Date.now());
+    timer = setTimeout(() => {
+      timer = undefined;
+      void expire().then(schedule);
+    }, delay);
+    // Expiry must not keep the process alive on its own.
+    Deno.unrefTimer(timer);
+  }
+
+  return {
+    async store(content) {
+      let name = RESULT_BUFFER_PREFIX + shortId();
+      while (entries.some((e) => e.name === name)) name = RESULT_BUFFER_PREFIX + shortId();
+      await buffers.write(name, content);
+      entries.push({ name, bytes: content.length, expiresAt: Date.now() + opts.ttlMs });
+      totalBytes += content.length;
+      let over = 0;
+      let bytes = totalBytes;
+      while (entries.length - over > 1 && (entries.length - over > opts.maxCount || bytes > opts.maxBytes)) {
+        bytes -= entries[over].bytes;
+        over++;
+      }
+      await Promise.all(take(over).map(remove));
+      await expire();
+      schedule();
+      return name;
+    },
+    names: () => entries.map((e) => e.name),
+    async clear() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      await Promise.all(take(entries.length).map(remove));
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The shape of a buffered response, and the output schema every tool
+ * advertises: `anyOf` [the tool's own result, a buffered response].
+ *
+ * Why in the schema: clients validate `structuredContent` against the
+ * advertised output schema (the SDK client does), and an over-budget result
+ * is replaced by a buffered response. Declaring both shapes keeps every
+ * result valid, and tells a model up front that any tool may answer with a
+ * preview plus a buffer to page through.
+ *
+ * @example
+ * ```ts
+ * const schema = advertisedOutputSchema(tool.output); // { type: "object", anyOf: [...] }
+ * ```
+ */
+import { z } from "zod";
+
+// Plain numbers (not .int()) keep the advertised JSON Schema short: it is repeated in every tool's listing.
+export const BufferedResponse = z.object({
+  type: z.literal("buffered_response"),
+  note: z.string(),
+  metadata: z.object({
+    total_tokens: z.number(),
+    total_bytes: z.number(),
+    /** Lines of text, items of the main list, or top-level fields. */
+    item_count: z.number(),
+    max_depth: z.number(),
+    truncated_at_depth: z.number().optional(),
+    /** false: buffered because the tool has alwaysBuffer. */
+    would_exceed_limit: z.boolean(),
+    limit_tokens: z.number(),
+  }),
+  buffer_id: z.string().nullable().describe(
+    "tmux buffer with the full result: page with show-buffer; null if not kept",
+  ),
+  suggested_refinements: z.array(z.string()),
+  preview: z.record(z.string(), z.unknown()).describe("the result's own fields, cut down"),
+});
+
+export type BufferedResponse = z.infer<typeof BufferedResponse>;
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * Drops what costs tokens in every listing but tells a model nothing: the
+ * ±2^53 bounds zod puts on every integer. The listing is paid for by every
+ * agent in every conversation.
+ */
+function compact(node: unknown, io: "input" | "output"): unknown {
+  if (Array.isArray(node)) return node.map((n) => compact(n, io));
+  if (node === null || typeof node !== "object") return node;
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(node as JsonSchema)) {
+    if ((k === "minimum" && v === Number.MIN_SAFE_INTEGER) || (k === "maximum" && v === Number.MAX_SAFE_INTEGER)) {
+      continue;
+    }
+    // A result always carries its declared fields (nullable ones as null): repeating every field name in
+    // `required`, and `additionalProperties: false`, would double the listing for no information.
+    if (io === "output" && (k === "required" || k === "additionalProperties")) continue;
+    out[k] = compact(v, io);
+  }
+  return out;
+}
+
+/** JSON Schema of a zod schema, as the SDK converts it (draft-7), compacted, without `$schema`. */
+function toJson(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io }) as JsonSchema;
+  return compact(rest, io) as JsonSchema;
+}
+
+/**
+ * The buffered branch as advertised: only what tells the two shapes apart
+ * and where the full result is. The complete shape is `BufferedResponse`
+ * (the type the budget stage builds); it is described once, in the server
+ * instructions, instead of once per tool.
+ */
+const bufferedJson: JsonSchema = {
+  type: "object",
+  description: "over-budget result: a preview plus buffer_id (page it with show-buffer)",
+  properties: {
+    type: { const: "buffered_response" },
+    buffer_id: { type: ["string", "null"] },
+    preview: { type: "object" },
+    suggested_refinements: { type: "array", items: { type: "string" } },
+  },
+  required: ["type", "buffer_id", "preview"],
+};
+
+/** The input schema as listed in tools/list (same conversion the SDK applies). */
+export function advertisedInputSchema(input: z.ZodObject): JsonSchema {
+  return { $schema: "http://json-schema.org/draft-07/schema#", ...toJson(input, "input") };
+}
+
+/** The output schema as listed in tools/list: the tool's own result or a buffered response. */
+export function advertisedOutputSchema(output: z.ZodObject): JsonSchema {
+  return { type: "object", anyOf: [toJson(output, "output"), bufferedJson] };
+}

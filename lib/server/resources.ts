@@ -1,0 +1,196 @@
+/**
+ * MCP resources: read-only views of the tmux workspace an agent (or the
+ * user, in a client's resource picker) can attach without a tool call.
+ *
+ * - `tmux://sessions`: every session;
+ * - `tmux://sessions/{session}`: one session ($id or name) with its windows and panes;
+ * - `tmux://panes/{pane_id}`: one pane's facts;
+ * - `tmux://panes/{pane_id}/content`: its newest lines (screen plus scrollback), bounded.
+ *
+ * Pane ids contain `%`, so in a URI `%3` is written `%253` (listings use that
+ * form); `3` works too. A URI naming no existing object, or matching no
+ * resource, is a resource-not-found error (-32002).
+ *
+ * @example
+ * ```ts
+ * registerResources(mcp, services);
+ * // client: resources/read { uri: "tmux://panes/%253/content" }
+ * ```
+ */
+import {
+  McpError,
+  type McpServer,
+  ReadResourceRequestSchema,
+  type ReadResourceResult,
+  type Resource,
+  ResourceTemplate,
+} from "../sdk.ts";
+import type { Services } from "../tools/tool.ts";
+import { UserError } from "../errors.ts";
+import { describeSession, getPane, listPanes, listSessions } from "../tmux/panes.ts";
+import { capturePane } from "../tmux/capture.ts";
+
+/** JSON-RPC error code for a resource that does not exist (MCP specification). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/** Newest lines returned by a pane's content resource. */
+export const CONTENT_LINES = 500;
+
+type Vars = Record<string, string | string[]>;
+
+interface ResourceDef {
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  /** A fixed URI or an RFC 6570 template. */
+  uri: string;
+  /** Concrete resources of a template, for resources/list. */
+  list?(services: Services, signal: AbortSignal): Promise<Resource[]>;
+  read(services: Services, vars: Vars, signal: AbortSignal): Promise<string>;
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+
+function notFound(uri: string, why: string): McpError {
+  return new McpError(RESOURCE_NOT_FOUND, `resource not found: ${uri} (${why})`, { uri });
+}
+
+function one(vars: Vars, name: string): string {
+  const v = vars[name];
+  return Array.isArray(v) ? v.join(",") : v;
+}
+
+/** `%253`, `%3` or `3` → `%3`; anything else is no pane id. */
+export function paneIdFromUri(raw: string): string | undefined {
+  const m = /^(?:%25|%)?(\d{1,9})$/.exec(raw);
+  return m ? `%${m[1]}` : undefined;
+}
+
+/** `$3` stays an id; a (percent-encoded) name becomes an exact-match target `=name`. */
+export function sessionTargetFromUri(raw: string): string | undefined {
+  if (/^\$\d{1,9}$/.test(raw)) return raw;
+  let name: string;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+  // deno-lint-ignore no-control-regex
+  return name.length > 0 && name.length <= 256 && !/[\x00-\x1f:]/.test(name) ? `=${name}` : undefined;
+}
+
+function paneVar(vars: Vars): string {
+  const id = paneIdFromUri(one(vars, "pane_id"));
+  if (!id) throw new UserError("pane_id must be a pane id such as %253 (that is %3) or 3");
+  return id;
+}
+
+const paneUri = (paneId: string) => `tmux://panes/${encodeURIComponent(paneId)}`;
+
+const RESOURCES: readonly ResourceDef[] = [
+  {
+    name: "sessions",
+    title: "tmux sessions",
+    description: "Every tmux session with ids, names, window counts and activity times (JSON).",
+    mimeType: "application/json",
+    uri: "tmux://sessions",
+    read: async (s, _v, signal) => json({ sessions: await listSessions(s.tmux, signal) }),
+  },
+  {
+    name: "session",
+    title: "tmux session",
+    description: "One session ($id or name) with its windows and panes (JSON).",
+    mimeType: "application/json",
+    uri: "tmux://sessions/{session}",
+    list: async (s, signal) =>
+      (await listSessions(s.tmux, signal)).map((x) => ({
+        uri: `tmux://sessions/${x.session_id}`,
+        name: `session ${x.session_name}`,
+        mimeType: "application/json",
+      })),
+    read: async (s, vars, signal) => {
+      const target = sessionTargetFromUri(one(vars, "session"));
+      if (!target) throw new UserError("session must be a session id such as $1 or a session name");
+      return json(await describeSession(s.tmux, target, signal));
+    },
+  },
+  {
+    name: "pane",
+    title: "tmux pane",
+    description: "One pane's facts: ids, size, cursor, current command and path, mode, alternate screen (JSON).",
+    mimeType: "application/json",
+    uri: "tmux://panes/{pane_id}",
+    list: async (s, signal) =>
+      (await listPanes(s.tmux, { all: true }, signal)).map((p) => ({
+        uri: paneUri(p.pane_id),
+        name: `pane ${p.pane_id} (${p.session_name}:${p.window_index}.${p.pane_index} ${p.current_command})`,
+        mimeType: "application/json",
+      })),
+    read: async (s, vars, signal) => json((await getPane(s.tmux, paneVar(vars), { signal })).pane),
+  },
+  {
+    name: "pane-content",
+    title: "tmux pane content",
+    description: `The newest ${CONTENT_LINES} lines of a pane (screen plus scrollback, wrapped lines joined).`,
+    mimeType: "text/plain",
+    uri: "tmux://panes/{pane_id}/content",
+    read: async (s, vars, signal) =>
+      (await capturePane(s.tmux, paneVar(vars), {
+        start: -CONTENT_LINES,
+        join: true,
+        maxLines: CONTENT_LINES,
+        signal,
+      })).text,
+  },
+];
+
+/**
+ * Registers the workspace resources and routes resources/read through
+ * {@linkcode readResource}, so every miss is -32002 (the SDK would answer an
+ * unmatched URI with "invalid params").
+ */
+export function registerResources(mcp: McpServer, services: Services): void {
+  const routes: { def: ResourceDef; template?: ResourceTemplate }[] = [];
+  for (const def of RESOURCES) {
+    const meta = { title: def.title, description: def.description, mimeType: def.mimeType };
+    const read = () => {
+      throw new Error("unreachable: resources/read is routed by registerResources");
+    };
+    if (!def.uri.includes("{")) {
+      mcp.registerResource(def.name, def.uri, meta, read);
+      routes.push({ def });
+      continue;
+    }
+    const list = def.list;
+    const template = new ResourceTemplate(def.uri, {
+      list: list && (async (extra) => ({ resources: await list(services, extra.signal) })),
+    });
+    mcp.registerResource(def.name, template, meta, read);
+    routes.push({ def, template });
+  }
+  mcp.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const uri = request.params.uri;
+    for (const { def, template } of routes) {
+      const vars = template ? template.uriTemplate.match(uri) : uri === def.uri ? {} : null;
+      if (vars) return await readResource(def, services, uri, vars, extra.signal);
+    }
+    throw notFound(uri, "no such resource: use resources/list and resources/templates/list");
+  });
+}
+
+async function readResource(
+  def: ResourceDef,
+  services: Services,
+  uri: string,
+  vars: Vars,
+  signal: AbortSignal,
+): Promise<ReadResourceResult> {
+  try {
+    return { contents: [{ uri, mimeType: def.mimeType, text: await def.read(services, vars, signal) }] };
+  } catch (e) {
+    // Target errors (unknown/ambiguous) and malformed ids are UserErrors: the object is not there.
+    if (e instanceof UserError) throw notFound(uri, e.message);
+    throw e;
+  }
+}

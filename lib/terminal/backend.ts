@@ -1,0 +1,188 @@
+/**
+ * The one interface behind the `pty_*` tools. Two implementations exist: the
+ * internal PTY (`pty/pty_backend.ts`: Deno FFI + `@xterm/headless`) and tmux
+ * (`tmux_backend.ts`). The tools know only this interface, so a model sees the
+ * same tools, parameters and results whichever backend the user picked.
+ *
+ * Shared rules live here too: session-id bookkeeping, the text conventions of
+ * screens and scrollback, and the errors a model gets for a bad id.
+ *
+ * @example
+ * ```ts
+ * const { session_id } = await backend.launch({ command: "bash --norc", rows: 24, cols: 80, cwd: "/tmp" });
+ * await backend.send(session_id, new TextEncoder().encode("echo hi\n"));
+ * const screen = await backend.screen(session_id, false);
+ * ```
+ */
+import type { TerminalBackendName } from "../config.ts";
+import { UserError } from "../errors.ts";
+
+export type { TerminalBackendName };
+
+export interface LaunchSpec {
+  command: string;
+  rows: number;
+  cols: number;
+  /** Absolute, existing directory. */
+  cwd: string;
+  /** Chosen by the caller; the backend picks one when absent. */
+  sessionId?: string;
+}
+
+export interface SessionInfo {
+  session_id: string;
+  command: string;
+  /** ISO 8601. */
+  created_at: string;
+  rows: number;
+  cols: number;
+  status: "running" | "exited";
+  /** Set once exited; 128 + N when signal N ended the program. */
+  exit_code?: number;
+}
+
+export interface Screen {
+  rows: number;
+  cols: number;
+  /** Exactly `rows` lines, trailing spaces trimmed (SGR sequences when coloured). */
+  lines: string[];
+}
+
+/** What {@linkcode TerminalBackend.inputState} reports while a human has the session. */
+export interface InputState {
+  exited: boolean;
+  /** Terminal clients attached to the session (always 0 where attaching is impossible). */
+  clients: number;
+  /**
+   * True while the program reads a line without echo (a password prompt),
+   * false otherwise, undefined when the terminal cannot be asked.
+   */
+  hiddenInput?: boolean;
+}
+
+/** How a human reaches a session, or why they cannot. */
+export type HandOffRoute = { attachCommand: string } | { unavailable: string };
+
+export interface TerminalBackend {
+  readonly name: TerminalBackendName;
+  launch(spec: LaunchSpec): Promise<{ session_id: string }>;
+  /** Writes bytes to the program's terminal input, exactly as given. */
+  send(id: string, bytes: Uint8Array): Promise<void>;
+  /** Whether the program put the cursor keys in application mode (arrows then send ESC O A…). */
+  applicationCursor(id: string): Promise<boolean>;
+  screen(id: string, colors: boolean): Promise<Screen>;
+  cursor(id: string): Promise<{ row: number; col: number }>;
+  list(): Promise<SessionInfo[]>;
+  /** Ends the session's process group and forgets the session. */
+  kill(id: string): Promise<void>;
+  resize(id: string, rows: number, cols: number): Promise<void>;
+  /**
+   * The newest lines of history above the screen followed by the screen,
+   * trailing spaces trimmed per line: at least `count` lines beyond the
+   * screen's blank bottom rows when that much exists (cut with {@linkcode lastLines}).
+   */
+  lines(id: string, count: number): Promise<string[]>;
+  /** Appends raw program output to `path` (absolute, byte-exact) from now on. */
+  captureStart(id: string, path: string): Promise<void>;
+  /** Stops capturing; returns the file that was being written. */
+  captureStop(id: string): Promise<string>;
+  handOffRoute(id: string, prompt: string): Promise<HandOffRoute>;
+  inputState(id: string): Promise<InputState>;
+  /** Shows `message` to humans attached to the session, if any. */
+  notifyAttached(id: string, message: string): Promise<void>;
+  /** Releases everything (kills the sessions this server owns unless they are to be kept). */
+  close(): Promise<void>;
+}
+
+/** Session ids: short, safe inside tmux session names and file names. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** The error for an id that names no session of this server. */
+export function noSuchSession(id: string): UserError {
+  return new UserError(
+    `no pty session "${id}": call pty_list_sessions to see the sessions, or pty_launch to start one`,
+  );
+}
+
+/** The error for sending to a session whose program has ended. */
+export function sessionExited(id: string, exitCode: number | undefined): UserError {
+  const code = exitCode === undefined ? "" : ` with exit code ${exitCode}`;
+  return new UserError(
+    `pty session "${id}" has exited${code}: its screen can still be read; pty_kill_session removes it`,
+  );
+}
+
+/** The error for starting a second capture on one session. */
+export function alreadyCapturing(id: string, path: string): UserError {
+  return new UserError(
+    `pty session "${id}" is already capturing to ${JSON.stringify(path)}: call pty_capture_stop first`,
+  );
+}
+
+/** The error for stopping a capture that is not running. */
+export function notCapturing(id: string): UserError {
+  return new UserError(`pty session "${id}" is not capturing: start with pty_capture_start`);
+}
+
+/**
+ * Ids of the sessions a backend owns, with their per-backend state. An id is
+ * reserved synchronously, so two concurrent launches can never take the same
+ * one.
+ */
+export class SessionTable<T> {
+  #items = new Map<string, T | undefined>();
+  #counter = 0;
+
+  /** Reserves `wanted`, or a fresh short id ("s1", "s2", …) when absent. */
+  reserve(wanted: string | undefined): string {
+    if (wanted !== undefined) {
+      if (this.#items.has(wanted)) {
+        throw new UserError(
+          `pty session id "${wanted}" is taken: choose another session_id, or omit it to get a fresh one`,
+        );
+      }
+      this.#items.set(wanted, undefined);
+      return wanted;
+    }
+    let id: string;
+    do id = `s${++this.#counter}`; while (this.#items.has(id));
+    this.#items.set(id, undefined);
+    return id;
+  }
+
+  /** Fills a reserved id. */
+  set(id: string, value: T): void {
+    this.#items.set(id, value);
+  }
+
+  /** The session, or the error a model gets for an unknown id. */
+  get(id: string): T {
+    const v = this.#items.get(id);
+    if (v === undefined) throw noSuchSession(id);
+    return v;
+  }
+
+  has(id: string): boolean {
+    return this.#items.has(id);
+  }
+
+  delete(id: string): void {
+    this.#items.delete(id);
+  }
+
+  /** Every filled entry, in creation order. */
+  entries(): [string, T][] {
+    return [...this.#items].filter((e): e is [string, T] => e[1] !== undefined);
+  }
+}
+
+/**
+ * The last `count` lines of history plus screen, after dropping blank lines
+ * at the very end (an idle screen's empty rows say nothing). Both backends
+ * use this, so they cut the same way.
+ */
+export function lastLines(all: string[], count: number): string[] {
+  let end = all.length;
+  while (end > 0 && all[end - 1] === "") end--;
+  return all.slice(Math.max(0, end - count), end);
+}

@@ -1,0 +1,185 @@
+/**
+ * Terminal emulation for the internal PTY backend, and the one place that
+ * turns emulator cells into text, so that screens mean the same on both
+ * backends.
+ *
+ * `@xterm/headless` parses the program's output. Colours are serialized here
+ * cell by cell (SGR sequences at attribute changes, one reset at the end of a
+ * styled row). `@xterm/addon-serialize` is not used: its per-row API reads the
+ * normal buffer only, so full-screen programs on the alternate screen would
+ * show stale text, and its whole-screen output joins wrapped rows. The tmux
+ * backend feeds `capture-pane -e` output through {@linkcode ansiScreenColors},
+ * which makes its coloured screens byte-identical to the internal backend's.
+ *
+ * @example
+ * ```ts
+ * const em = createEmulator(24, 80);
+ * em.write(new TextEncoder().encode("\x1b[31mred"));
+ * await em.flushed();
+ * em.screenLines()[0]; // "red"
+ * em.screenColors()[0]; // "\x1b[31mred\x1b[0m"
+ * ```
+ */
+import xterm from "@xterm/headless";
+
+type Terminal = InstanceType<typeof xterm.Terminal>;
+type Buffer = Terminal["buffer"]["active"];
+type Cell = NonNullable<ReturnType<Buffer["getNullCell"]>>;
+
+/** Most lines a session keeps above the screen (pty_get_scrollback's upper bound). */
+export const SCROLLBACK_LINES = 10_000;
+
+export interface Emulator {
+  readonly rows: number;
+  readonly cols: number;
+  /** Queues program output; parsing happens asynchronously (see {@linkcode Emulator.flushed}). */
+  write(bytes: Uint8Array): void;
+  /** Resolves once everything written so far has been parsed. */
+  flushed(): Promise<void>;
+  resize(rows: number, cols: number): void;
+  /** The visible screen: `rows` lines, trailing spaces trimmed. */
+  screenLines(): string[];
+  /** The visible screen with SGR colour/style sequences. */
+  screenColors(): string[];
+  /** Cursor position on the screen, 0-based. */
+  cursor(): { row: number; col: number };
+  /** The last `count` lines of history-then-screen (trailing spaces trimmed). */
+  tailLines(count: number): string[];
+  /** True when the program switched the cursor keys to application mode (DECCKM). */
+  applicationCursor(): boolean;
+  /** Replies the terminal sends back to the program (device attributes, cursor reports). */
+  onReply(fn: (data: string) => void): void;
+  dispose(): void;
+}
+
+/** A headless xterm of the given size with {@linkcode SCROLLBACK_LINES} of history. */
+export function createEmulator(rows: number, cols: number): Emulator {
+  const term = new xterm.Terminal({ rows, cols, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
+  let pending: Promise<void> = Promise.resolve();
+  return {
+    get rows() {
+      return term.rows;
+    },
+    get cols() {
+      return term.cols;
+    },
+    write(bytes) {
+      pending = new Promise((resolve) => term.write(bytes, resolve));
+    },
+    flushed: () => pending,
+    resize: (r, c) => term.resize(c, r),
+    screenLines: () => rowsOf(term.buffer.active, term.rows, plain),
+    screenColors() {
+      const cell = term.buffer.active.getNullCell();
+      return rowsOf(term.buffer.active, term.rows, (line) => styledRow(line, term.cols, cell));
+    },
+    cursor: () => ({ row: term.buffer.active.cursorY, col: term.buffer.active.cursorX }),
+    tailLines(count) {
+      const buf = term.buffer.active;
+      const out: string[] = [];
+      for (let i = Math.max(0, buf.length - count); i < buf.length; i++) {
+        const line = buf.getLine(i);
+        out.push(line ? plain(line) : "");
+      }
+      return out;
+    },
+    applicationCursor: () => term.modes.applicationCursorKeysMode,
+    onReply(fn) {
+      term.onData(fn);
+      term.onBinary(fn);
+    },
+    dispose: () => term.dispose(),
+  };
+}
+
+type Line = NonNullable<ReturnType<Buffer["getLine"]>>;
+
+/** A row's text without trailing spaces (xterm keeps spaces the program wrote; tmux drops them). */
+function plain(line: Line): string {
+  return line.translateToString(true).replace(/ +$/, "");
+}
+
+function rowsOf(buf: Buffer, rows: number, render: (line: Line) => string): string[] {
+  const out: string[] = [];
+  for (let y = 0; y < rows; y++) {
+    const line = buf.getLine(buf.viewportY + y);
+    out.push(line ? render(line) : "");
+  }
+  return out;
+}
+
+/** One terminal reused for every {@linkcode ansiScreenColors} call (creating one costs milliseconds). */
+let scratch: { term: Terminal; queue: Promise<unknown> } | undefined;
+
+/**
+ * Renders `capture-pane -p -e` output (one line per row, SGR sequences) the
+ * way {@linkcode Emulator.screenColors} renders a live screen.
+ */
+export function ansiScreenColors(lines: string[], rows: number, cols: number): Promise<string[]> {
+  scratch ??= {
+    term: new xterm.Terminal({ rows, cols, scrollback: 0, allowProposedApi: true }),
+    queue: Promise.resolve(),
+  };
+  const { term } = scratch;
+  // Calls take turns: each one resets the terminal and reads it back.
+  const run = async () => {
+    term.reset();
+    if (term.rows !== rows || term.cols !== cols) term.resize(cols, rows);
+    // Each captured row is written at the start of its own screen row, so a
+    // row that fills the width never wraps into the next one.
+    const text = lines.slice(0, rows).map((l, y) => `\x1b[${y + 1};1H${l}\x1b[0m`).join("");
+    await new Promise<void>((resolve) => term.write(text, resolve));
+    const cell = term.buffer.active.getNullCell();
+    return rowsOf(term.buffer.active, rows, (line) => styledRow(line, cols, cell));
+  };
+  const result = scratch.queue.then(run, run);
+  scratch.queue = result.catch(() => {});
+  return result;
+}
+
+/** The SGR parameters of a cell ("" for default attributes). */
+function sgrOf(c: Cell): string {
+  const p: (number | string)[] = [];
+  if (c.isBold()) p.push(1);
+  if (c.isDim()) p.push(2);
+  if (c.isItalic()) p.push(3);
+  if (c.isUnderline()) p.push(4);
+  if (c.isBlink()) p.push(5);
+  if (c.isInverse()) p.push(7);
+  if (c.isInvisible()) p.push(8);
+  if (c.isStrikethrough()) p.push(9);
+  if (c.isOverline()) p.push(53);
+  colour(p, c.isFgRGB(), c.isFgPalette(), c.getFgColor(), 30);
+  colour(p, c.isBgRGB(), c.isBgPalette(), c.getBgColor(), 40);
+  return p.join(";");
+}
+
+function colour(p: (number | string)[], rgb: boolean, palette: boolean, value: number, base: 30 | 40): void {
+  if (rgb) p.push(`${base + 8};2;${(value >> 16) & 0xff};${(value >> 8) & 0xff};${value & 0xff}`);
+  else if (palette && value < 8) p.push(base + value);
+  else if (palette && value < 16) p.push(base + 60 + value - 8);
+  else if (palette) p.push(`${base + 8};5;${value}`);
+}
+
+/** One row as text with SGR sequences where attributes change; blank default cells at the end are dropped. */
+function styledRow(line: Line, cols: number, cell: Cell): string {
+  let end = 0; // one past the last cell worth printing
+  for (let x = 0; x < cols; x++) {
+    if (!line.getCell(x, cell)) break;
+    const blank = cell.getChars() === "" || cell.getChars() === " ";
+    if (!blank || !cell.isBgDefault() || cell.isInverse()) end = x + 1;
+  }
+  let out = "";
+  let current = "";
+  for (let x = 0; x < end; x++) {
+    line.getCell(x, cell);
+    if (cell.getWidth() === 0) continue; // right half of a wide character
+    const sgr = sgrOf(cell);
+    if (sgr !== current) {
+      out += sgr === "" ? "\x1b[0m" : `\x1b[${current === "" ? "" : "0;"}${sgr}m`;
+      current = sgr;
+    }
+    out += cell.getChars() || " ";
+  }
+  return current === "" ? out : out + "\x1b[0m";
+}

@@ -1,0 +1,347 @@
+/**
+ * The internal PTY backend: programs run on pseudo-terminals this server
+ * opens itself (Deno FFI, see `ffi.ts`) and their output is parsed by
+ * `@xterm/headless`, so no tmux is needed.
+ *
+ * Each session has one background loop: a poll() on the master runs off the
+ * main thread (a non-blocking FFI call) and wakes at least every
+ * {@linkcode POLL_MS}; readable output is read without blocking, fed to the
+ * emulator (awaiting its parser, so a flood of output is paced by the
+ * terminal's own buffer) and appended to the capture file; the child is
+ * reaped with waitpid(WNOHANG). Before any read of the screen the loop's
+ * pending output is drained synchronously, so results are never stale.
+ *
+ * @example
+ * ```ts
+ * const backend = createPtyBackend();
+ * const { session_id } = await backend.launch({ command: "bash --norc", rows: 24, cols: 80, cwd: "/tmp" });
+ * ```
+ */
+import { UserError } from "../../errors.ts";
+import { log } from "../../log.ts";
+import { openForAppend } from "../../tools/files.ts";
+import {
+  alreadyCapturing,
+  type HandOffRoute,
+  type InputState,
+  type LaunchSpec,
+  notCapturing,
+  sessionExited,
+  type SessionInfo,
+  SessionTable,
+  type TerminalBackend,
+} from "../backend.ts";
+import { createEmulator, type Emulator } from "../emulator.ts";
+import { hangUpSession } from "../hangup.ts";
+import { type ChildExit, type Libc, libc, POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT } from "./ffi.ts";
+
+/** Longest a session's loop sleeps in poll() before it checks for exit or shutdown. */
+const POLL_MS = 250;
+/** Most bytes read per wake-up, so one chatty program cannot starve the others. */
+const READ_BUDGET = 1024 * 1024;
+/** A write gives up when the program has not read its input for this long. */
+const WRITE_STALL_MS = 10_000;
+/** The terminal type the programs see: what `@xterm/headless` emulates. */
+const TERM = "xterm-256color";
+
+interface PtySession {
+  command: string;
+  createdAt: string;
+  pid: number;
+  fd: number;
+  em: Emulator;
+  exit?: ChildExit;
+  /** Every slave descriptor is closed: nothing more will arrive. */
+  eof: boolean;
+  /** Kill requested: the loop stops, then the descriptor is closed. */
+  closed: boolean;
+  loop: Promise<void>;
+  capture?: { path: string; file: Deno.FsFile };
+  writes: Promise<void>;
+  pollScratch: Uint8Array;
+  writeScratch: Uint8Array;
+}
+
+/** Killed sessions whose program has not been reaped yet (zombies until waitpid). */
+const unreaped = new Set<PtySession>();
+let reaperTimer: ReturnType<typeof setInterval> | undefined;
+
+function reap(c: Libc, s: PtySession): void {
+  if (!s.exit) s.exit = c.reap(s.pid);
+}
+
+function reapLater(c: Libc, s: PtySession): void {
+  unreaped.add(s);
+  if (reaperTimer !== undefined) return;
+  const timer = setInterval(() => {
+    for (const u of unreaped) {
+      reap(c, u);
+      if (u.exit) unreaped.delete(u);
+    }
+    if (unreaped.size === 0) {
+      clearInterval(timer);
+      reaperTimer = undefined;
+    }
+  }, 200);
+  Deno.unrefTimer(timer);
+  reaperTimer = timer;
+}
+
+function environment(): string[] {
+  const env = Deno.env.toObject();
+  // A server started inside tmux must not make its programs believe they run in that tmux.
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  env.TERM = TERM;
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+
+/** The internal PTY backend. The C library is loaded at the first launch. */
+export function createPtyBackend(): TerminalBackend {
+  const table = new SessionTable<PtySession>();
+  const readBuf = new Uint8Array(64 * 1024);
+
+  /** Reads what the program has written so far (sets `eof` once the slave side is gone). */
+  function drain(c: Libc, s: PtySession): void {
+    let budget = READ_BUDGET;
+    while (!s.eof && budget > 0) {
+      const r = c.read(s.fd, readBuf);
+      if (r === "again") return;
+      if (r === "eof") {
+        s.eof = true;
+        return;
+      }
+      budget -= r;
+      const chunk = readBuf.slice(0, r);
+      s.em.write(chunk);
+      if (s.capture) appendCapture(s, chunk);
+    }
+  }
+
+  function appendCapture(s: PtySession, chunk: Uint8Array): void {
+    const cap = s.capture!;
+    try {
+      for (let off = 0; off < chunk.length;) off += cap.file.writeSync(chunk.subarray(off));
+    } catch (e) {
+      log("warn", `capture to ${cap.path} stopped: ${(e as Error).message}`);
+      stopCapture(s);
+    }
+  }
+
+  function stopCapture(s: PtySession): string | undefined {
+    const cap = s.capture;
+    if (!cap) return undefined;
+    s.capture = undefined;
+    try {
+      cap.file.close();
+    } catch {
+      // already closed
+    }
+    return cap.path;
+  }
+
+  async function pump(c: Libc, s: PtySession): Promise<void> {
+    while (!s.closed) {
+      const events = s.eof ? 0 : await c.poll(s.fd, POLLIN, POLL_MS, s.pollScratch);
+      if (s.closed) break;
+      if (events & POLLNVAL) break;
+      if (events & (POLLIN | POLLHUP | POLLERR)) drain(c, s);
+      await s.em.flushed();
+      reap(c, s);
+      if (s.eof && s.exit) break;
+      // Output ended but the program lives on (it closed its terminal): only its exit is left to see.
+      if (s.eof) await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  /** Brings the emulator up to date with everything the program wrote so far. */
+  async function settle(c: Libc, s: PtySession): Promise<void> {
+    reap(c, s);
+    if (!s.closed) drain(c, s);
+    await s.em.flushed();
+  }
+
+  async function session(id: string): Promise<{ c: Libc; s: PtySession }> {
+    const s = table.get(id);
+    const c = libc();
+    await settle(c, s);
+    return { c, s };
+  }
+
+  function enqueueWrite(c: Libc, s: PtySession, id: string, bytes: Uint8Array): Promise<void> {
+    const run = async () => {
+      let off = 0;
+      let lastProgress = Date.now();
+      while (off < bytes.length) {
+        if (s.closed) throw new UserError(`pty session "${id}" was killed while sending`);
+        reap(c, s);
+        if (s.exit || s.eof) throw sessionExited(id, s.exit?.exitCode);
+        const n = c.write(s.fd, bytes.subarray(off));
+        if (n > 0) {
+          off += n;
+          lastProgress = Date.now();
+          continue;
+        }
+        if (Date.now() - lastProgress > WRITE_STALL_MS) {
+          throw new UserError(
+            `the program in pty session "${id}" is not reading its input (${off} of ${bytes.length} bytes sent): ` +
+              'check pty_get_screen, or interrupt it with key_names ["C-c"]',
+          );
+        }
+        await c.poll(s.fd, POLLOUT, POLL_MS, s.writeScratch);
+      }
+    };
+    const next = s.writes.then(run, run);
+    s.writes = next.catch(() => {});
+    return next;
+  }
+
+  function info(id: string, s: PtySession): SessionInfo {
+    return {
+      session_id: id,
+      command: s.command,
+      created_at: s.createdAt,
+      rows: s.em.rows,
+      cols: s.em.cols,
+      status: s.exit ? "exited" : "running",
+      ...(s.exit ? { exit_code: s.exit.exitCode } : {}),
+    };
+  }
+
+  async function kill(c: Libc, s: PtySession): Promise<void> {
+    s.closed = true;
+    await hangUpSession(s.pid);
+    await s.loop;
+    stopCapture(s);
+    c.close(s.fd); // hangs up the terminal: what is left of the session gets SIGHUP and EOF
+    s.em.dispose();
+    reap(c, s);
+    if (!s.exit) reapLater(c, s);
+  }
+
+  return {
+    name: "pty",
+
+    launch(spec: LaunchSpec) {
+      const id = table.reserve(spec.sessionId);
+      let fd = -1;
+      try {
+        const c = libc();
+        const master = c.openMaster();
+        fd = master.fd;
+        c.setWindowSize(fd, spec.rows, spec.cols);
+        c.setUtf8Input(fd);
+        const pid = c.spawn({
+          path: "/bin/sh",
+          argv: ["/bin/sh", "-c", spec.command],
+          env: environment(),
+          slavePath: master.slavePath,
+          cwd: spec.cwd,
+        });
+        const s: PtySession = {
+          command: spec.command,
+          createdAt: new Date().toISOString(),
+          pid,
+          fd,
+          em: createEmulator(spec.rows, spec.cols),
+          eof: false,
+          closed: false,
+          loop: Promise.resolve(),
+          writes: Promise.resolve(),
+          pollScratch: new Uint8Array(8),
+          writeScratch: new Uint8Array(8),
+        };
+        // Answers to the program's terminal queries (device attributes, cursor position), as tmux gives them.
+        s.em.onReply((data) => void enqueueWrite(c, s, id, new TextEncoder().encode(data)).catch(() => {}));
+        table.set(id, s);
+        s.loop = pump(c, s).catch((e) => log("error", `pty session ${id} reader failed: ${(e as Error).message}`));
+        return Promise.resolve({ session_id: id });
+      } catch (e) {
+        table.delete(id);
+        if (fd >= 0) libc().close(fd);
+        return Promise.reject(e);
+      }
+    },
+
+    async send(id, bytes) {
+      const { c, s } = await session(id);
+      if (s.exit) throw sessionExited(id, s.exit.exitCode);
+      await enqueueWrite(c, s, id, bytes);
+    },
+
+    async applicationCursor(id) {
+      return (await session(id)).s.em.applicationCursor();
+    },
+
+    async screen(id, colors) {
+      const { s } = await session(id);
+      return { rows: s.em.rows, cols: s.em.cols, lines: colors ? s.em.screenColors() : s.em.screenLines() };
+    },
+
+    async cursor(id) {
+      return (await session(id)).s.em.cursor();
+    },
+
+    async list() {
+      const out: SessionInfo[] = [];
+      for (const [id, s] of table.entries()) {
+        await settle(libc(), s);
+        out.push(info(id, s));
+      }
+      return out;
+    },
+
+    async kill(id) {
+      const s = table.get(id);
+      table.delete(id);
+      await kill(libc(), s);
+    },
+
+    async resize(id, rows, cols) {
+      const { c, s } = await session(id);
+      s.em.resize(rows, cols);
+      if (!s.eof) c.setWindowSize(s.fd, rows, cols); // the kernel sends SIGWINCH to the foreground job
+    },
+
+    async lines(id, count) {
+      const { s } = await session(id);
+      return s.em.tailLines(count + s.em.rows);
+    },
+
+    async captureStart(id, path) {
+      const { s } = await session(id);
+      if (s.capture) throw alreadyCapturing(id, s.capture.path);
+      s.capture = { path, file: await openForAppend(path) };
+    },
+
+    async captureStop(id) {
+      const { s } = await session(id);
+      const path = stopCapture(s);
+      if (path === undefined) throw notCapturing(id);
+      return path;
+    },
+
+    handOffRoute(id): Promise<HandOffRoute> {
+      table.get(id);
+      return Promise.resolve({
+        unavailable: "this server uses the internal pty backend, whose sessions cannot be attached to from " +
+          "another terminal, so nobody can type into it but this server. For a hand-off, ask the user to restart " +
+          "the server with --terminal-backend tmux (then pty_request_input prints a `tmux attach` command), or " +
+          "to run the command in their own terminal",
+      });
+    },
+
+    async inputState(id): Promise<InputState> {
+      const { c, s } = await session(id);
+      return { exited: s.exit !== undefined, clients: 0, hiddenInput: s.eof ? undefined : c.hiddenLineInput(s.fd) };
+    },
+
+    notifyAttached: () => Promise.resolve(),
+
+    async close() {
+      const all = table.entries();
+      for (const [id] of all) table.delete(id);
+      if (all.length > 0) await Promise.all(all.map(([, s]) => kill(libc(), s)));
+    },
+  };
+}

@@ -1,0 +1,412 @@
+/**
+ * The tmux backend: each `pty_*` session is a tmux session on the configured
+ * socket, named `mcp-pty-<server pid>-<session_id>` so two servers never
+ * collide, and every tmux command goes through the {@linkcode TmuxExecutor}.
+ *
+ * What keeps it indistinguishable from the internal backend:
+ * - the program runs as `/bin/sh -c COMMAND` (argv, no second shell), in an
+ *   explicit working directory, with 10 000 lines of history;
+ * - `remain-on-exit` with an empty `remain-on-exit-format`, so an exited
+ *   program's last screen stays exactly as it was and its exit code is known;
+ * - `window-size manual`, so a human attaching does not resize the program;
+ * - input goes through `send-keys -H`, byte for byte;
+ * - coloured screens are re-rendered by the shared emulator code.
+ *
+ * With `--keep-sessions` the sessions survive the server; a later server run
+ * adopts sessions whose owning server is gone (renaming them to its own pid),
+ * so they can be used again under the same session ids.
+ *
+ * @example
+ * ```ts
+ * const backend = createTmuxBackend(executor, { keepSessions: false, tmuxBin: "tmux" });
+ * ```
+ */
+import { log } from "../log.ts";
+import { openForAppend } from "../tools/files.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
+import { formatLiteral, pipeToFileCommand, shellLine } from "../tmux/quote.ts";
+import {
+  alreadyCapturing,
+  type InputState,
+  type LaunchSpec,
+  noSuchSession,
+  notCapturing,
+  SESSION_ID_PATTERN,
+  sessionExited,
+  type SessionInfo,
+  SessionTable,
+  type TerminalBackend,
+} from "./backend.ts";
+import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
+import { hangUpSession } from "./hangup.ts";
+import { libc } from "./pty/ffi.ts";
+
+/** Session names are `<prefix>-<server pid>-<session id>`. */
+export const SESSION_PREFIX = "mcp-pty";
+/** The session option holding a session's command and creation time, for adoption by a later server. */
+const META_OPTION = "@mcp_pty_meta";
+/** Bytes per send-keys call: tmux refuses client messages over 16 KiB, and each byte is 3 argv bytes. */
+const SEND_CHUNK = 2048;
+
+interface TmuxSession {
+  name: string;
+  pane: string;
+  panePid: number;
+  command: string;
+  createdAt: string;
+  capture?: string;
+}
+
+export interface TmuxBackendOptions {
+  keepSessions: boolean;
+  tmuxBin: string;
+}
+
+interface Meta {
+  command: string;
+  created_at: string;
+}
+
+const encoder = new TextEncoder();
+
+function encodeMeta(meta: Meta): string {
+  return btoa(String.fromCharCode(...encoder.encode(JSON.stringify(meta))));
+}
+
+function decodeMeta(raw: string): Meta | undefined {
+  try {
+    const m = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(raw), (ch) => ch.charCodeAt(0))));
+    return typeof m.command === "string" && typeof m.created_at === "string" ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function hex(bytes: Uint8Array): string[] {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0"));
+}
+
+/** True when a process with this pid exists (signal 0 only checks). */
+function processAlive(pid: number): boolean {
+  try {
+    Deno.kill(pid, 0 as unknown as Deno.Signal);
+    return true;
+  } catch (e) {
+    return !(e instanceof Deno.errors.NotFound); // EPERM: alive, but someone else's
+  }
+}
+
+const PANE_FORMAT = "#{pane_id}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{pane_height}\t#{pane_width}";
+
+/** `list-panes -F PANE_FORMAT` output by pane id. */
+function parsePanes(text: string): Map<string, string[]> {
+  return new Map(
+    lines(text).map((l) => {
+      const f = l.split("\t");
+      return [f[0], f] as const;
+    }),
+  );
+}
+
+function lines(text: string): string[] {
+  const out = text.split("\n");
+  if (out.at(-1) === "") out.pop();
+  return out;
+}
+
+/** The tmux backend over an executor (the only module that runs tmux). */
+export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions): TerminalBackend {
+  const table = new SessionTable<TmuxSession>();
+  const sep: typeof COMMAND_SEPARATOR = COMMAND_SEPARATOR;
+  let linkDir: Promise<string> | undefined;
+  let linkCounter = 0;
+  let adopted: Promise<void> | undefined;
+
+  const nameOf = (id: string, pid = Deno.pid) => `${SESSION_PREFIX}-${pid}-${id}`;
+
+  /** Sessions left behind by a server that no longer runs (kept, or after a crash) become ours. */
+  async function adopt(): Promise<void> {
+    let out: string;
+    try {
+      out = await tmux.text(["list-panes", "-a", "-F", `#{session_name}\t#{pane_id}\t#{pane_pid}\t#{${META_OPTION}}`]);
+    } catch (e) {
+      if (e instanceof TmuxError && e.kind === "no-server") return;
+      throw e;
+    }
+    const pattern = new RegExp(`^${SESSION_PREFIX}-(\\d+)-(.+)$`);
+    for (const line of lines(out)) {
+      const [name, pane, panePid, rawMeta] = line.split("\t");
+      const m = pattern.exec(name);
+      if (!m || Number(m[1]) === Deno.pid || !SESSION_ID_PATTERN.test(m[2]) || table.has(m[2])) continue;
+      if (processAlive(Number(m[1]))) continue;
+      const meta = decodeMeta(rawMeta ?? "");
+      const id = m[2];
+      try {
+        await tmux.run(["rename-session", "-t", `=${name}`, nameOf(id)]);
+      } catch {
+        continue; // another server adopted it first
+      }
+      table.reserve(id);
+      table.set(id, {
+        name: nameOf(id),
+        pane,
+        panePid: Number(panePid),
+        command: meta?.command ?? "",
+        createdAt: meta?.created_at ?? new Date().toISOString(),
+      });
+      log("info", `adopted kept pty session ${id} (tmux session ${name})`);
+    }
+  }
+
+  function ready(): Promise<void> {
+    adopted ??= adopt().catch((e) => log("warn", `could not look for kept pty sessions: ${(e as Error).message}`));
+    return adopted;
+  }
+
+  /** Runs tmux for one session; a pane that vanished (killed outside this server) means the session is gone. */
+  async function run(id: string, args: TmuxArg[]): Promise<string> {
+    try {
+      return await tmux.text(args);
+    } catch (e) {
+      if (e instanceof TmuxError && (e.kind === "no-server" || /can't find (pane|session|window)/.test(e.message))) {
+        table.delete(id);
+        throw noSuchSession(id);
+      }
+      throw e;
+    }
+  }
+
+  async function session(id: string): Promise<TmuxSession> {
+    await ready();
+    return table.get(id);
+  }
+
+  async function display(id: string, s: TmuxSession, format: string): Promise<string> {
+    return (await run(id, ["display-message", "-p", "-t", s.pane, format])).replace(/\n$/, "");
+  }
+
+  async function links(): Promise<string> {
+    linkDir ??= Deno.makeTempDir({ prefix: "tmux-mcp-capture-" });
+    return await linkDir;
+  }
+
+  return {
+    name: "tmux",
+
+    async launch(spec: LaunchSpec) {
+      await ready();
+      const id = table.reserve(spec.sessionId);
+      const name = nameOf(id);
+      const createdAt = new Date().toISOString();
+      try {
+        const target = `=${name}:`;
+        // The first window only carries the session: history-limit applies to panes created after it is set.
+        const out = await tmux.text([
+          ...["new-session", "-d", "-s", name, "-x", String(spec.cols), "-y", String(spec.rows)],
+          ...["--", "/bin/sh", "-c", "exec cat"],
+          sep,
+          ...["set-option", "-t", target, "history-limit", String(SCROLLBACK_LINES)],
+          sep,
+          ...["set-option", "-t", target, META_OPTION, encodeMeta({ command: spec.command, created_at: createdAt })],
+          sep,
+          ...["new-window", "-k", "-t", `=${name}:^`, "-P", "-F", "#{pane_id} #{pane_pid}"],
+          ...["-c", formatLiteral(spec.cwd), "--", "/bin/sh", "-c", spec.command],
+          sep,
+          ...["set-option", "-w", "-t", target, "window-size", "manual"],
+          sep,
+          ...["set-option", "-p", "-t", target, "remain-on-exit", "on"],
+          sep,
+          ...["set-option", "-p", "-t", target, "remain-on-exit-format", ""],
+        ]);
+        const [pane, pid] = out.trim().split(" ");
+        table.set(id, { name, pane, panePid: Number(pid), command: spec.command, createdAt });
+        return { session_id: id };
+      } catch (e) {
+        table.delete(id);
+        await tmux.run(["kill-session", "-t", `=${name}`]).catch(() => {});
+        throw e;
+      }
+    },
+
+    async send(id, bytes) {
+      const s = await session(id);
+      for (let off = 0; off < bytes.length; off += SEND_CHUNK) {
+        const chunk = bytes.subarray(off, off + SEND_CHUNK);
+        // Checking first in the same call: a dead pane silently drops keys.
+        const out = await run(id, [
+          ...["display-message", "-p", "-t", s.pane, "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"],
+          sep,
+          ...["send-keys", "-t", s.pane, "-H", ...hex(chunk)],
+        ]);
+        const [dead, status, signal] = out.trim().split(" ");
+        if (dead === "1") throw sessionExited(id, exitCode(status, signal));
+      }
+    },
+
+    async applicationCursor(id) {
+      const s = await session(id);
+      return (await display(id, s, "#{keypad_cursor_flag}")) === "1";
+    },
+
+    async screen(id, colors) {
+      const s = await session(id);
+      const out = lines(
+        await run(id, [
+          ...["display-message", "-p", "-t", s.pane, "#{pane_height} #{pane_width}"],
+          sep,
+          ...["capture-pane", "-p", ...(colors ? ["-e"] : []), "-t", s.pane],
+        ]),
+      );
+      const [rows, cols] = (out.shift() ?? "").split(" ").map(Number);
+      const screen = out.slice(0, rows);
+      while (screen.length < rows) screen.push("");
+      return { rows, cols, lines: colors ? await ansiScreenColors(screen, rows, cols) : screen };
+    },
+
+    async cursor(id) {
+      const s = await session(id);
+      const [col, row] = (await display(id, s, "#{cursor_x} #{cursor_y}")).split(" ").map(Number);
+      return { row, col };
+    },
+
+    async list() {
+      await ready();
+      const entries = table.entries();
+      if (entries.length === 0) return [];
+      const listPanes: TmuxArg[] = ["list-panes", "-a", "-F", PANE_FORMAT];
+      let panes: Map<string, string[]>;
+      try {
+        panes = parsePanes(await tmux.text(listPanes));
+        const ours = entries.map(([, s]) => panes.get(s.pane));
+        if (ours.some((f) => f?.[1] === "1" && exitCode(f[2], f[3]) === undefined)) {
+          // tmux 3.3 sometimes misses a SIGCHLD under load and leaves a dead pane's program unreaped
+          // (no exit status) until some other child of the server exits. A trivial job provides one.
+          panes = parsePanes(await tmux.text(["run-shell", ":", sep, ...listPanes]));
+        }
+      } catch (e) {
+        if (!(e instanceof TmuxError && e.kind === "no-server")) throw e;
+        panes = new Map();
+      }
+      const result: SessionInfo[] = [];
+      for (const [id, s] of entries) {
+        const f = panes.get(s.pane);
+        if (!f) {
+          table.delete(id); // killed outside this server
+          continue;
+        }
+        // tmux marks a pane dead when its terminal closes, a moment before it reaps the program; like the
+        // internal backend, report the exit once its code is known.
+        const code = f[1] === "1" ? exitCode(f[2], f[3]) : undefined;
+        result.push({
+          session_id: id,
+          command: s.command,
+          created_at: s.createdAt,
+          rows: Number(f[4]),
+          cols: Number(f[5]),
+          status: code === undefined ? "running" : "exited",
+          ...(code === undefined ? {} : { exit_code: code }),
+        });
+      }
+      return result;
+    },
+
+    async kill(id) {
+      const s = await session(id);
+      await display(id, s, "#{pane_dead}"); // the error for a session killed elsewhere
+      table.delete(id);
+      // The pane's first process leads the terminal's session; background jobs of a shell are in it too.
+      await hangUpSession(s.panePid);
+      await tmux.run(["kill-session", "-t", `=${s.name}`]);
+    },
+
+    async resize(id, rows, cols) {
+      const s = await session(id);
+      await run(id, ["resize-window", "-t", s.pane, "-x", String(cols), "-y", String(rows)]);
+    },
+
+    async lines(id, count) {
+      const s = await session(id);
+      return lines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
+    },
+
+    async captureStart(id, path) {
+      const s = await session(id);
+      if (s.capture !== undefined) throw alreadyCapturing(id, s.capture);
+      // The user's path never reaches a shell or tmux: pipe-pane appends through a symlink whose
+      // name this server chose, and the kernel resolves the link to the exact path bytes.
+      (await openForAppend(path)).close(); // creates the file, and a clear error if it cannot be written
+      const link = `${await links()}/${id}-${++linkCounter}`;
+      await Deno.symlink(path, link);
+      await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(link)]);
+      s.capture = path;
+    },
+
+    async captureStop(id) {
+      const s = await session(id);
+      if (s.capture === undefined) throw notCapturing(id);
+      await run(id, ["pipe-pane", "-t", s.pane]).catch((e) => {
+        // A dead pane produces no more output, and tmux refuses pipe-pane on it: nothing left to stop.
+        if (!(e instanceof TmuxError && /pane has exited/.test(e.message))) throw e;
+      });
+      const path = s.capture;
+      s.capture = undefined;
+      return path;
+    },
+
+    async handOffRoute(id) {
+      const s = await session(id);
+      const socket = await display(id, s, "#{socket_path}");
+      return { attachCommand: shellLine([opts.tmuxBin, "-S", socket, "attach-session", "-t", `=${s.name}`]) };
+    },
+
+    async inputState(id): Promise<InputState> {
+      const s = await session(id);
+      const [dead, attached, tty] = (await display(id, s, "#{pane_dead}\t#{session_attached}\t#{pane_tty}")).split(
+        "\t",
+      );
+      let hiddenInput: boolean | undefined;
+      try {
+        hiddenInput = dead === "1" ? undefined : libc().ttyHiddenLineInput(tty);
+      } catch {
+        hiddenInput = undefined; // no FFI here: the hand-off ends on detach or exit only
+      }
+      return { exited: dead === "1", clients: Number(attached) || 0, hiddenInput };
+    },
+
+    async notifyAttached(id, message) {
+      const s = await session(id);
+      const text = formatLiteral(message.replace(/[\r\n]+/g, " "));
+      await tmux.run(["display-message", "-t", s.pane, "-d", "15000", text]).catch(() => {});
+    },
+
+    async close() {
+      const entries = table.entries();
+      for (const [id] of entries) table.delete(id);
+      await Promise.all(entries.map(async ([, s]) => {
+        if (s.capture !== undefined) await tmux.run(["pipe-pane", "-t", s.pane]).catch(() => {});
+        if (!opts.keepSessions) await tmux.run(["kill-session", "-t", `=${s.name}`]).catch(() => {});
+      }));
+      if (linkDir) await Deno.remove(await linkDir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** tmux reports an exit status or a signal; a signal N is reported as 128 + N, as shells do. */
+function exitCode(status: string | undefined, signal: string | undefined): number | undefined {
+  if (status) return Number(status);
+  if (signal) return 128 + Number(signal);
+  return undefined;
+}
+
+/** The startup check for `--terminal-backend tmux`: undefined when tmux runs, else the one-line error. */
+export async function tmuxMissing(tmux: TmuxExecutor): Promise<string | undefined> {
+  try {
+    await tmux.run(["-V"]);
+    return undefined;
+  } catch (e) {
+    if (e instanceof TmuxError && e.kind === "missing") {
+      return "tmux not found. Install tmux or use --terminal-backend pty";
+    }
+    throw e;
+  }
+}

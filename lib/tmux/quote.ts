@@ -1,0 +1,87 @@
+/**
+ * Making a string reach its destination byte-exact when tmux rewrites it
+ * before use. tmux (3.3a) treats some arguments as templates:
+ *
+ * | argument                                                  | `#` formats | `%` strftime | run by a shell           |
+ * | --------------------------------------------------------- | ----------- | ------------ | ------------------------ |
+ * | `new-session -s`, `new-window -n`, `rename-*` names       | yes         | no           | no                       |
+ * | `-c` start directory                                      | yes         | no           | no                       |
+ * | `load-buffer`/`save-buffer` paths                         | yes         | no           | no                       |
+ * | `pipe-pane` command                                       | yes         | **yes**      | `/bin/sh -c`             |
+ * | new-session/new-window/split-window/respawn-pane command  | no          | no           | default-shell `-c`       |
+ *
+ * (measured against tmux 3.3a; `tests/quote_test.ts` keeps it honest).
+ * So a literal name or directory needs {@linkcode formatLiteral}; a file
+ * path inside a `pipe-pane` command needs {@linkcode shQuote} for the shell
+ * and then {@linkcode strftimeFormatLiteral} for tmux — or simply
+ * {@linkcode pipeToFileCommand}.
+ *
+ * @example
+ * ```ts
+ * formatLiteral("a#{pane_id}");            // "a##{pane_id}"  → tmux makes it "a#{pane_id}"
+ * shQuote("it's");                         // "'it'\\''s'"
+ * pipeToFileCommand("/tmp/100%#(x).log");  // "exec cat >> '/tmp/100%%##(x).log'"
+ * ```
+ */
+
+/**
+ * Escapes `#` so tmux's format expansion yields the string unchanged
+ * (`#{…}`, `#(…)`, `#[…]` and `##` all become literal). Use for arguments
+ * tmux expands with formats but not strftime: session and window names,
+ * start directories, load/save-buffer paths.
+ */
+export function formatLiteral(s: string): string {
+  return s.replaceAll("#", "##");
+}
+
+/**
+ * Escapes `#` and `%` for arguments tmux expands with formats AND strftime
+ * (`pipe-pane`'s command: `100%done` would otherwise become `10022one`).
+ */
+export function strftimeFormatLiteral(s: string): string {
+  return s.replaceAll("#", "##").replaceAll("%", "%%");
+}
+
+/**
+ * Quotes one word for a POSIX shell: wrapped in single quotes, each `'`
+ * written as `'\''`. Every byte other than NUL survives unchanged, including
+ * newlines, `$`, backquotes and backslashes. Throws on NUL, which no shell
+ * word can carry.
+ */
+export function shQuote(word: string): string {
+  if (word.includes("\0")) throw new Error("a shell word cannot contain NUL");
+  return "'" + word.replaceAll("'", "'\\''") + "'";
+}
+
+/**
+ * A command line for tmux to run with `/bin/sh -c` after format and
+ * strftime expansion (`pipe-pane`): each argv element shell-quoted, then escaped for
+ * tmux. `argv[0]` is quoted too, so it is looked up as a plain program name.
+ *
+ * @example
+ * ```ts
+ * tmux.run(["pipe-pane", "-t", "%3", "--", expandedShellCommand(["tee", "-a", path])]);
+ * ```
+ */
+export function expandedShellCommand(argv: readonly string[]): string {
+  return strftimeFormatLiteral(argv.map(shQuote).join(" "));
+}
+
+/**
+ * The `pipe-pane` command that appends a pane's output to `path`, byte-exact
+ * whatever the path contains. (Truncate the file beforehand for a fresh log.)
+ */
+export function pipeToFileCommand(path: string): string {
+  // exec: the shell becomes cat, so stopping the pipe leaves no shell behind.
+  return strftimeFormatLiteral(`exec cat >> ${shQuote(path)}`);
+}
+
+/**
+ * Words a person can paste into any common shell (sh, bash, zsh, fish),
+ * quoted unless plainly safe — for commands shown to the human, such as
+ * `tmux -L x attach -t s`.
+ */
+export function shellLine(words: readonly string[]): string {
+  // A leading "=" or "~" means something to zsh or sh; both are quoted.
+  return words.map((w) => /^[A-Za-z0-9_./:@%+,-]+$/.test(w) ? w : shQuote(w)).join(" ");
+}

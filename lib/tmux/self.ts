@@ -1,0 +1,180 @@
+/**
+ * The self-kill guard: finds the pane, window, session and server that this
+ * tmux-mcp process runs inside (when it runs inside the configured tmux
+ * server at all), so the kill tools can refuse to end the agent that drives
+ * them.
+ *
+ * Two independent kinds of evidence, either one suffices:
+ * - the environment tmux gives every pane process: `TMUX=socket_path,server_pid,…`
+ *   and `TMUX_PANE=%N`, trusted only when socket (same file) and server pid
+ *   match the configured server — a restarted server reuses socket paths;
+ * - the process tree (from `ps`): a pane whose process is an ancestor of
+ *   this process, or the tmux server's own pid among the ancestors. This
+ *   still works when a client starts the MCP server with a scrubbed
+ *   environment.
+ *
+ * @example
+ * ```ts
+ * await refuseSelfKill(tmux, "window", { window_id: "@2" }); // throws RefusedError if @2 holds our pane
+ * ```
+ */
+import type { TmuxExecutor } from "./executor.ts";
+import { RefusedError } from "../errors.ts";
+
+/** Where this process runs on the configured tmux server. */
+export interface SelfLocation {
+  /** The configured server's socket path (undefined when it has no panes to report it). */
+  socket_path?: string;
+  /** This process runs inside the configured server (in a pane, or as one of its jobs). */
+  inServer: boolean;
+  /** Our pane(s): usually one; two if environment and process tree disagree (both are protected). */
+  pane_ids: string[];
+  window_ids: string[];
+  /** Every session our window is linked into. */
+  session_ids: string[];
+  /** How it was found, for messages: "TMUX_PANE", "process tree". */
+  evidence: string[];
+}
+
+export interface LocateOptions {
+  /** The process environment; default `Deno.env.toObject()`. */
+  env?: Record<string, string | undefined>;
+  /** Pids of this process and its ancestors; default {@linkcode ancestorPids}. */
+  ancestors?: ReadonlySet<number>;
+  signal?: AbortSignal;
+}
+
+const ROW = "#{pid}\t#{socket_path}\t#{session_id}\t#{window_id}\t#{pane_id}\t#{pane_pid}";
+
+/** Parses `TMUX=path,pid,index`; the path itself may contain commas. */
+export function parseTmuxEnv(value: string | undefined): { socketPath: string; pid: number } | undefined {
+  if (!value) return undefined;
+  const parts = value.split(",");
+  if (parts.length < 3) return undefined;
+  const pid = Number(parts[parts.length - 2]);
+  const socketPath = parts.slice(0, -2).join(",");
+  if (!Number.isInteger(pid) || pid <= 0 || !socketPath) return undefined;
+  return { socketPath, pid };
+}
+
+/**
+ * This process and its ancestors' pids, from one `ps -A -o pid=,ppid=` (Linux and macOS; Deno grants
+ * `/proc` reads only with --allow-all). Without `ps`: this pid and the parent's only.
+ */
+export async function ancestorPids(): Promise<Set<number>> {
+  const pids = new Set<number>([Deno.pid, Deno.ppid]);
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command("ps", {
+      args: ["-A", "-o", "pid=,ppid="],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      signal: AbortSignal.timeout(5000),
+    }).output();
+  } catch {
+    return pids;
+  }
+  if (!out.success) return pids;
+  const parent = new Map<number, number>();
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (pid > 0 && ppid >= 0) parent.set(pid, ppid);
+  }
+  for (let pid = Deno.ppid, depth = 0; pid > 1 && depth < 64; depth++) {
+    const up = parent.get(pid);
+    if (up === undefined) break;
+    pids.add(up);
+    pid = up;
+  }
+  return pids;
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  if (a === b) return true;
+  try {
+    const [x, y] = await Promise.all([Deno.stat(a), Deno.stat(b)]);
+    return x.dev === y.dev && x.ino !== null && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** Finds where this process runs on the configured server (one tmux call). */
+export async function locateSelf(tmux: TmuxExecutor, opts: LocateOptions = {}): Promise<SelfLocation> {
+  const out = await tmux.text(["list-panes", "-a", "-F", ROW], { signal: opts.signal });
+  const rows = out.split("\n").filter((l) => l.length > 0).map((l) => {
+    const [pid, socket_path, session_id, window_id, pane_id, pane_pid] = l.split("\t");
+    return { pid: Number(pid), socket_path, session_id, window_id, pane_id, pane_pid: Number(pane_pid) };
+  });
+  const loc: SelfLocation = {
+    socket_path: rows[0]?.socket_path,
+    inServer: false,
+    pane_ids: [],
+    window_ids: [],
+    session_ids: [],
+    evidence: [],
+  };
+  if (rows.length === 0) return loc; // no panes: nothing of ours can be killed here
+
+  const panes = new Set<string>();
+  const env = opts.env ?? Deno.env.toObject();
+  const fromEnv = parseTmuxEnv(env.TMUX);
+  if (fromEnv && fromEnv.pid === rows[0].pid && await sameFile(fromEnv.socketPath, rows[0].socket_path)) {
+    loc.inServer = true;
+    loc.evidence.push("TMUX");
+    const envPane = env.TMUX_PANE;
+    if (envPane && rows.some((r) => r.pane_id === envPane)) {
+      panes.add(envPane);
+      loc.evidence[loc.evidence.length - 1] = "TMUX_PANE";
+    }
+  }
+  const ancestors = opts.ancestors ?? await ancestorPids();
+  if (ancestors.has(rows[0].pid)) {
+    loc.inServer = true;
+    loc.evidence.push("process tree");
+    for (const r of rows) if (ancestors.has(r.pane_pid)) panes.add(r.pane_id);
+  }
+  // A window linked into several sessions is listed once per session.
+  const mine = rows.filter((r) => panes.has(r.pane_id));
+  loc.pane_ids = [...panes];
+  loc.window_ids = [...new Set(mine.map((r) => r.window_id))];
+  loc.session_ids = [...new Set(mine.map((r) => r.session_id))];
+  return loc;
+}
+
+export type SelfKillKind = "pane" | "window" | "session" | "server";
+
+/**
+ * Throws {@linkcode RefusedError} when killing this object would kill the
+ * tmux-mcp process itself. `ids` are the resolved ids of the object to kill
+ * (pane_id for "pane", window_id for "window", session_id for "session").
+ * Returns the location so callers can reuse the socket path.
+ */
+export async function refuseSelfKill(
+  tmux: TmuxExecutor,
+  kind: SelfKillKind,
+  ids: { session_id?: string; window_id?: string; pane_id?: string },
+  opts: LocateOptions & { action?: string } = {},
+): Promise<SelfLocation> {
+  const loc = await locateSelf(tmux, opts);
+  const hit = kind === "server"
+    ? loc.inServer
+    : kind === "pane"
+    ? loc.pane_ids.includes(ids.pane_id ?? "")
+    : kind === "window"
+    ? loc.window_ids.includes(ids.window_id ?? "")
+    : loc.session_ids.includes(ids.session_id ?? "");
+  if (!hit) return loc;
+  const what = kind === "server"
+    ? `the tmux server at ${loc.socket_path ?? "this socket"}`
+    : `${kind} ${kind === "pane" ? ids.pane_id : kind === "window" ? ids.window_id : ids.session_id}`;
+  const where = loc.pane_ids.length ? ` (pane ${loc.pane_ids.join(", ")})` : "";
+  throw new RefusedError(
+    `refusing to ${opts.action ?? "kill"} ${what}: the tmux-mcp server itself runs inside it${where}, so this ` +
+      `would end the MCP connection and likely the agent (found by ${loc.evidence.join(" and ")}); choose another ${
+        kind === "server" ? "socket" : kind
+      }, ` +
+      `or ask the user to do it by hand`,
+  );
+}

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { sessionId } from "./schemas.ts";
+
+export default defineTool({
+  name: "pty_get_screen",
+  title: "Read a terminal session's screen",
+  description: "Returns the visible screen of a pty session: `rows` lines, trailing spaces trimmed. With " +
+    "include_colors, colours and styles are kept as ANSI SGR sequences (ESC[...m). Works after the program " +
+    "exited (its last screen). For lines that scrolled off the top use pty_get_scrollback; for where the cursor " +
+    "is, pty_get_cursor_position.",
+  toolset: "pty",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  input: z.object({
+    session_id: sessionId,
+    include_colors: z.boolean().default(false).describe("keep colours as ANSI SGR sequences"),
+  }),
+  output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int(), screen: z.string() }),
+  textField: "screen",
+  async handler({ session_id, include_colors }, ctx) {
+    const s = await ctx.terminal.screen(session_id, include_colors);
+    const screen = s.lines.join("\n");
+    return {
+      structured: { session_id, rows: s.rows, cols: s.cols, screen },
+      content: [{ type: "text", text: screen }],
+    };
+  },
+});

@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { cols, rows, sessionId } from "./schemas.ts";
+
+export default defineTool({
+  name: "pty_resize",
+  title: "Resize a terminal session",
+  description: "Changes a pty session's terminal size. The program gets SIGWINCH and sees the new size " +
+    "(`stty size` agrees); full-screen programs redraw. Next: pty_get_screen.",
+  toolset: "pty",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: z.object({ session_id: sessionId, rows, cols }),
+  output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int() }),
+  async handler({ session_id, rows, cols }, ctx) {
+    await ctx.terminal.resize(session_id, rows, cols);
+    return { structured: { session_id, rows, cols } };
+  },
+});

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { KEY_NAME_HELP } from "../../tmux/keys.ts";
+import { UserError } from "../../errors.ts";
+import { keyNamesToBytes } from "../../terminal/keys.ts";
+import { sessionId } from "./schemas.ts";
+
+const encoder = new TextEncoder();
+
+export default defineTool({
+  name: "pty_send_keys",
+  title: "Type into a terminal session",
+  description: "Sends input to the program in a pty session. `keys` is sent exactly as given (UTF-8): append \\n " +
+    "to run a command; control characters are JSON escapes, e.g. \\u0003 for Ctrl-C, \\u001b[A for Up, " +
+    "\\u0004 for Ctrl-D. `key_names` (sent after `keys`) names keys instead: " + KEY_NAME_HELP + "; arrow keys " +
+    "follow the program's cursor-key mode as a real terminal does. The program may need a moment to react: " +
+    "next, read the result with pty_get_screen.",
+  toolset: "pty",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  input: z.object({
+    session_id: sessionId,
+    keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").default("")
+      .describe("text sent exactly as given; end with \\n to press Enter"),
+    key_names: z.array(z.string().min(1).max(32, "a key name is at most 32 characters"))
+      .max(256, "at most 256 key names per call").optional()
+      .describe('named keys sent after `keys`, e.g. ["C-c"], ["Up", "Enter"], ["Escape", ":", "q"]'),
+  }),
+  output: z.object({ session_id: z.string(), bytes_sent: z.number().int() }),
+  async handler({ session_id, keys, key_names }, ctx) {
+    const named = key_names?.length
+      ? await keyNamesToBytes(key_names, () => ctx.terminal.applicationCursor(session_id))
+      : new Uint8Array(0);
+    const text = encoder.encode(keys);
+    if (text.length + named.length === 0) {
+      throw new UserError("nothing to send: give `keys` (text) and/or `key_names`");
+    }
+    const bytes = new Uint8Array(text.length + named.length);
+    bytes.set(text);
+    bytes.set(named, text.length);
+    await ctx.terminal.send(session_id, bytes);
+    return { structured: { session_id, bytes_sent: bytes.length } };
+  },
+});

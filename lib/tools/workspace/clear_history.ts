@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { resolve, resolvedShape } from "./common.ts";
+
+export default defineTool({
+  name: "clear-history",
+  title: "Clear a pane's scrollback",
+  description: "Deletes the scrollback history of a pane (the lines above the visible screen); the screen " +
+    "itself stays. Useful before a command whose output you want to read alone.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  input: z.object({ target: targetSchema.optional() }),
+  output: z.object({ ...resolvedShape, lines_cleared: z.number().int() }),
+  async handler({ target }, ctx) {
+    const t = await resolve(ctx, target);
+    const out = await ctx.tmux.text([
+      "display-message",
+      "-p",
+      "-t",
+      t.pane_id,
+      "#{history_size}",
+      COMMAND_SEPARATOR,
+      "clear-history",
+      "-t",
+      t.pane_id,
+    ], { signal: ctx.signal });
+    return { structured: { ...t, lines_cleared: Number(out.trim()) || 0 } };
+  },
+});

@@ -1,0 +1,192 @@
+/**
+ * Pieces shared by the workspace tools that create, change and kill tmux
+ * objects: validated names, directories, commands and environment
+ * variables, the resolved-ids output, and target resolution that records
+ * the ids for the audit line.
+ *
+ * @example
+ * ```ts
+ * const t = await resolve(ctx, target);          // { session_id, window_id, pane_id, defaulted }
+ * await ctx.tmux.run(["clear-history", "-t", t.pane_id]);
+ * return { structured: t };
+ * ```
+ */
+import { z } from "zod";
+import { type ResolvedTarget, resolveTarget } from "../../tmux/target.ts";
+import type { ToolContext } from "../tool.ts";
+import { absolutePath } from "../schemas.ts";
+import { UserError } from "../../errors.ts";
+import { formatLiteral } from "../../tmux/quote.ts";
+import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
+
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/**
+ * A session or window name. tmux silently rewrites ':' and '.' (they
+ * separate target parts) and doubles '\'; a leading '-', '$', '@', '%' or
+ * '=' would make the name unusable or ambiguous as a target. `#` is fine:
+ * tools escape it.
+ */
+function objectName(kind: "session" | "window") {
+  return z.string()
+    .min(1, `${kind} name must not be empty`)
+    .max(128, `${kind} name is longer than 128 characters`)
+    .refine((s) => !CONTROL.test(s), `${kind} name must not contain control characters`)
+    .refine((s) => !/[:.]/.test(s), `${kind} name must not contain ':' or '.' (tmux uses them in targets)`)
+    .refine((s) => !s.includes("\\"), `${kind} name must not contain '\\' (tmux would store it doubled)`)
+    .refine((s) => !/^[-$@%=]/.test(s), `${kind} name must not start with '-', '$', '@', '%' or '='`)
+    .describe(`${kind} name (no ':', '.' or '\\'; must not start with - $ @ % =)`);
+}
+
+export const sessionName = objectName("session");
+export const windowName = objectName("window");
+
+/** Start directory of a new pane. */
+export const startDir = absolutePath.describe("working directory (absolute path of an existing directory)");
+
+/** A shell command line; tmux runs it with the default shell's `-c` as the pane's program. */
+export const shellCommand = z.string()
+  .min(1, "command must not be empty")
+  .max(16_384, "command is longer than 16384 characters")
+  .refine((s) => !s.includes("\0"), "command must not contain NUL")
+  .describe("shell command line the pane runs instead of an interactive shell (the pane closes when it exits)");
+
+/** An environment variable name. */
+export const envName = z.string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]{0,127}$/,
+    "environment variable names are letters, digits and _, not starting with a digit",
+  );
+
+/** An environment variable value. */
+export const envValue = z.string()
+  .max(65_536, "environment value is longer than 65536 characters")
+  .refine((s) => !s.includes("\0"), "environment value must not contain NUL");
+
+/** The ids a target resolved to, returned by every tool that acts on an existing object. */
+export const resolvedShape = {
+  session_id: z.string().describe("session id, e.g. $1"),
+  window_id: z.string().describe("window id, e.g. @2"),
+  pane_id: z.string().describe("pane id, e.g. %3"),
+  defaulted: z.boolean().describe("true when no target was given and the active pane of the latest session was used"),
+};
+
+/** Output schema for tools that only report what they acted on. */
+export const resolvedOutput = z.object(resolvedShape);
+
+/** Resolves a target (undefined → default pane) and records its ids for the audit line. */
+export async function resolve(ctx: ToolContext, target: string | undefined): Promise<ResolvedTarget> {
+  const t = await resolveTarget(ctx.tmux, target, ctx.signal);
+  ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
+  return t;
+}
+
+/** Refuses a start directory that is not an existing directory (tmux would silently use another). */
+export async function checkDir(path: string): Promise<void> {
+  let ok = false;
+  try {
+    ok = (await Deno.stat(path)).isDirectory;
+  } catch {
+    // missing or unreadable: reported below
+  }
+  if (!ok) {
+    throw new UserError(`cwd ${JSON.stringify(path)} is not an existing directory: give an absolute path to one`);
+  }
+}
+
+/** `-P -F` format of new-session/new-window/split-window: the created object's ids and names. */
+const CREATED_FORMAT = "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}\t#{window_name}";
+
+/** The ids and names of a created pane (and its window and session). */
+export const createdShape = {
+  session_id: z.string().describe("session id, e.g. $1"),
+  window_id: z.string().describe("window id, e.g. @2"),
+  pane_id: z.string().describe("id of the new pane, e.g. %3: use it as target from now on"),
+  session_name: z.string(),
+  window_name: z.string(),
+};
+
+/** Parses the {@linkcode CREATED_FORMAT} line tmux printed. */
+function parseCreated(out: string): z.infer<z.ZodObject<typeof createdShape>> {
+  // The session is new or named by us (no tabs); the window name comes last and keeps any tab.
+  const [session_id, window_id, pane_id, session_name, ...rest] = out.replace(/\n$/, "").split("\t");
+  if (!pane_id?.startsWith("%")) throw new Error(`unexpected tmux output for a new pane: ${JSON.stringify(out)}`);
+  return { session_id, window_id, pane_id, session_name, window_name: rest.join("\t") };
+}
+
+/**
+ * Runs a pane-creating command (`new-session -d`, `new-window -d`,
+ * `split-window -d` with their own flags) with the pane's directory and
+ * command, and returns the created ids and names.
+ */
+export async function spawnPane(
+  ctx: ToolContext,
+  argv: readonly string[],
+  cwd: string | undefined,
+  command: string | undefined,
+): Promise<z.infer<z.ZodObject<typeof createdShape>>> {
+  const args = [...argv, "-P", "-F", CREATED_FORMAT, ...await paneSpawnArgs(cwd, command)];
+  return parseCreated(await ctx.tmux.text(args, { signal: ctx.signal }));
+}
+
+/**
+ * The trailing argv that gives a new pane its directory and command:
+ * `-c DIR` (checked, `#` escaped: tmux expands formats there) and
+ * `-- COMMAND` (one element, so tmux runs it with the shell's `-c`; after `--` it is
+ * never read as an option). Put it last.
+ */
+export async function paneSpawnArgs(cwd: string | undefined, command: string | undefined): Promise<string[]> {
+  const args: string[] = [];
+  if (cwd !== undefined) {
+    await checkDir(cwd);
+    args.push("-c", formatLiteral(cwd));
+  }
+  if (command !== undefined) args.push("--", command);
+  return args;
+}
+
+/** The `unset` parameter of set-option and set-environment. */
+export const unsetFlag = z.boolean().default(false).describe("remove the setting instead of setting value");
+
+/** For set-option/set-environment: exactly one of `value` and `unset: true`. Returns the argv tail. */
+export function valueOrUnset(name: string, value: string | undefined, unset: boolean): string[] {
+  if (unset && value !== undefined) throw new UserError("give either value or unset: true, not both");
+  if (!unset && value === undefined) throw new UserError(`give a value for ${name} (or unset: true to remove it)`);
+  // "--" ends the options: a name or value starting with "-" stays a name or value.
+  return unset ? ["-u", "--", name] : ["--", name, value!];
+}
+
+/**
+ * Renames a session or window by id and returns the name tmux stored, which
+ * differs from `name` when tmux escapes characters it will not show as-is
+ * (some `$`, characters it cannot display).
+ */
+export async function renameObject(
+  ctx: ToolContext,
+  kind: "session" | "window",
+  id: string,
+  name: string,
+): Promise<string> {
+  try {
+    const out = await ctx.tmux.text([
+      `rename-${kind}`,
+      "-t",
+      id,
+      "--",
+      formatLiteral(name),
+      COMMAND_SEPARATOR,
+      "display-message",
+      "-p",
+      "-t",
+      id,
+      `#{${kind}_name}`,
+    ], { signal: ctx.signal });
+    return out.replace(/\n$/, "");
+  } catch (e) {
+    if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
+      throw new UserError(`a session named ${JSON.stringify(name)} already exists: choose another name`);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { getPane } from "../../tmux/panes.ts";
+import { formatRefusal, MAX_PAD } from "../../tmux/format_guard.ts";
+import { UserError } from "../../errors.ts";
+import { paneTarget, resolvedOf, resolvedShape } from "./shapes.ts";
+
+const MAX_OUTPUT = 65_536;
+
+export default defineTool({
+  name: "display-message",
+  title: "Evaluate a tmux format",
+  description: 'Expands a tmux format (e.g. "#{pane_current_command} #{pane_width}x#{pane_height}", ' +
+    '"#{?pane_in_mode,copy,normal}", "#{S:#{session_name} }") for a pane and returns the text. ' +
+    "Refused: #( (runs shell commands), the E: and T: modifiers (re-expand option values that may hold #(…)), " +
+    `R: (repeat), padding wider than ${MAX_PAD} and more than two loops (#{S:…} #{W:…} #{P:…}). Output over 64 KiB is cut (truncated: true). ` +
+    "For whole-pane facts prefer list-panes or snapshot-pane.",
+  toolset: "workspace",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  textField: "text",
+  input: z.object({
+    target: paneTarget,
+    format: z.string().min(1).max(2000).describe("tmux format string, e.g. #{pane_current_path}"),
+  }),
+  output: z.object({ ...resolvedShape, text: z.string(), truncated: z.boolean() }),
+  async handler({ target, format }, ctx) {
+    const refused = formatRefusal(format);
+    if (refused) throw new UserError(`display-message refused: ${refused}`);
+    const { pane, defaulted, output } = await getPane(ctx.tmux, target, {
+      signal: ctx.signal,
+      then: (t) => ["display-message", "-p", "-t", t, "--", format],
+    });
+    let text = new TextDecoder().decode(output).replace(/\n$/, "");
+    const truncated = text.length > MAX_OUTPUT;
+    if (truncated) text = text.slice(0, MAX_OUTPUT);
+    return { structured: { ...resolvedOf(pane, defaulted), text, truncated } };
+  },
+});

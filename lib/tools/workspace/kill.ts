@@ -1,0 +1,36 @@
+/**
+ * kill-pane, kill-window and kill-session are one tool shape: resolve the
+ * explicit target, refuse if tmux-mcp itself runs in it, kill it by id.
+ *
+ * @example
+ * ```ts
+ * export default defineKillTool("pane", "Kills one pane …", "pane to kill: %id or session:window.pane");
+ * ```
+ */
+import { z } from "zod";
+import { type AnyTool, defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { refuseSelfKill } from "../../tmux/self.ts";
+import { resolve, resolvedShape } from "./common.ts";
+
+const ID_OF = { pane: "pane_id", window: "window_id", session: "session_id" } as const;
+
+/** The kill tool for one kind of tmux object; `description` is what the model reads. */
+export function defineKillTool(kind: "pane" | "window" | "session", description: string, targetHelp: string): AnyTool {
+  return defineTool({
+    name: `kill-${kind}`,
+    title: `Kill a ${kind}`,
+    description: `${description} The target is required. Refused for the ${kind} tmux-mcp itself runs in.`,
+    toolset: "workspace",
+    tier: "destructive",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    input: z.object({ target: targetSchema.describe(targetHelp) }),
+    output: z.object({ ...resolvedShape, killed: z.literal(kind) }),
+    async handler({ target }, ctx) {
+      const t = await resolve(ctx, target);
+      await refuseSelfKill(ctx.tmux, kind, t, { signal: ctx.signal });
+      await ctx.tmux.run([`kill-${kind}`, "-t", t[ID_OF[kind]]], { signal: ctx.signal });
+      return { structured: { ...t, killed: kind } };
+    },
+  });
+}

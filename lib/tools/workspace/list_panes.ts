@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { listPanes, type PaneScope } from "../../tmux/panes.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { paneShape } from "./shapes.ts";
+
+export default defineTool({
+  name: "list-panes",
+  title: "List tmux panes",
+  description: "Panes with everything needed to pick one: pane_id (%N, the stable target), session/window ids " +
+    "and indexes, active flags, size and position, current_command, current_path, pid, title, dead, mode " +
+    "(copy-mode…, null when none), alternate_on (a full-screen program), cursor, history size. " +
+    "No target: every pane on the server. A target lists its window's panes; all: true lists its whole " +
+    "session. Next: snapshot-pane or capture-pane {target: pane_id}.",
+  toolset: "workspace",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  input: z.object({
+    target: targetSchema.optional().describe("window (@id, session:window) or session; omit for every pane"),
+    all: z.boolean().default(false).describe("with a target: list every pane of the target's session"),
+  }),
+  output: z.object({ panes: z.array(paneShape) }),
+  async handler({ target, all }, ctx) {
+    const scope: PaneScope = target === undefined ? { all: true } : all ? { session: target } : { window: target };
+    return { structured: { panes: await listPanes(ctx.tmux, scope, ctx.signal) } };
+  },
+});

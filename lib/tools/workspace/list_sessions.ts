@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { listSessions } from "../../tmux/panes.ts";
+import { sessionShape } from "./shapes.ts";
+
+export default defineTool({
+  name: "list-sessions",
+  title: "List tmux sessions",
+  description: "Every tmux session: session_id ($N), name, window count, attached clients, created and last " +
+    "activity (unix seconds). Use the ids as targets from then on. Next: list-windows or list-panes {target}.",
+  toolset: "workspace",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  input: z.object({}),
+  output: z.object({ sessions: z.array(sessionShape) }),
+  async handler(_args, ctx) {
+    return { structured: { sessions: await listSessions(ctx.tmux, ctx.signal) } };
+  },
+});

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { listWindows } from "../../tmux/panes.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { windowShape } from "./shapes.ts";
+
+export default defineTool({
+  name: "list-windows",
+  title: "List tmux windows",
+  description: "Windows of one session (target: session name or $id), or of every session when target is " +
+    "omitted: window_id (@N), index, name, active flag, size, layout string, pane count, zoomed. " +
+    "Next: list-panes {target: window_id}.",
+  toolset: "workspace",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  input: z.object({
+    target: targetSchema.optional().describe("session name or $session_id; omit for all sessions"),
+  }),
+  output: z.object({ windows: z.array(windowShape) }),
+  async handler({ target }, ctx) {
+    const scope = target === undefined ? { all: true as const } : { session: target };
+    return { structured: { windows: await listWindows(ctx.tmux, scope, ctx.signal) } };
+  },
+});

@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { TmuxError } from "../../tmux/executor.ts";
+import { formatLiteral } from "../../tmux/quote.ts";
+import { UserError } from "../../errors.ts";
+import { createdShape, envName, envValue, sessionName, shellCommand, spawnPane, startDir } from "./common.ts";
+
+/** Set in every new session unless the caller's env overrides them: agents cannot answer a pager or an editor. */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  MANPAGER: "cat",
+  GIT_EDITOR: "true",
+};
+
+export default defineTool({
+  name: "new-session",
+  title: "Create a tmux session",
+  description: "Creates a detached session (starting the tmux server if none runs) and returns the ids of its " +
+    "session, window and pane; use pane_id as target from now on. Its environment gets PAGER=cat, " +
+    "GIT_PAGER=cat, MANPAGER=cat and GIT_EDITOR=true (so nothing waits in a pager or editor) unless env " +
+    "overrides them. Without command the pane runs the default shell. Next: send-keys to type, " +
+    "capture-pane or snapshot-pane to read.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  input: z.object({
+    name: sessionName.optional().describe("session name (default: tmux numbers it); no ':' or '.'"),
+    cwd: startDir.optional(),
+    command: shellCommand.optional(),
+    width: z.number().int().min(10).max(1000).optional().describe("columns (default 80)"),
+    height: z.number().int().min(2).max(1000).optional().describe("rows (default 24)"),
+    env: z.record(envName, envValue).optional()
+      .refine((e) => e === undefined || Object.keys(e).length <= 64, "env has more than 64 variables")
+      .describe('extra environment variables for the session, e.g. {"PAGER": "less"}'),
+  }),
+  output: z.object(createdShape),
+  async handler({ name, cwd, command, width, height, env }, ctx) {
+    const args = ["new-session", "-d"];
+    if (name !== undefined) args.push("-s", formatLiteral(name));
+    if (width !== undefined) args.push("-x", String(width));
+    if (height !== undefined) args.push("-y", String(height));
+    for (const [k, v] of Object.entries({ ...NON_INTERACTIVE_ENV, ...env })) args.push("-e", `${k}=${v}`);
+    try {
+      return { structured: await spawnPane(ctx, args, cwd, command) };
+    } catch (e) {
+      if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
+        throw new UserError(
+          `a session named ${JSON.stringify(name)} already exists: choose another name, or use it (list-sessions)`,
+        );
+      }
+      throw e;
+    }
+  },
+});

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { formatLiteral } from "../../tmux/quote.ts";
+import { createdShape, resolve, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
+
+export default defineTool({
+  name: "new-window",
+  title: "Create a tmux window",
+  description: "Adds a window at the next free index of the target's session (default: the most recently " +
+    "used session). It opens in the background: the active window does not change (select-window shows it). " +
+    "Returns the new window and pane ids. Next: send-keys with the pane_id.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  input: z.object({
+    target: targetSchema.optional().describe("session (or any window/pane in it) to add the window to"),
+    name: windowName.optional().describe("window name (default: tmux names it after the running command)"),
+    cwd: startDir.optional(),
+    command: shellCommand.optional(),
+  }),
+  output: z.object(createdShape),
+  async handler({ target, name, cwd, command }, ctx) {
+    const t = await resolve(ctx, target);
+    const args = ["new-window", "-d", "-t", `${t.session_id}:`];
+    if (name !== undefined) args.push("-n", formatLiteral(name));
+    return { structured: await spawnPane(ctx, args, cwd, command) };
+  },
+});

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { pipeToFileCommand } from "../../tmux/quote.ts";
+import { absolutePath } from "../schemas.ts";
+import { writeFileChecked } from "../files.ts";
+import { resolve, resolvedShape } from "./common.ts";
+
+export default defineTool({
+  name: "pipe-pane",
+  title: "Log a pane's output to a file",
+  description: "Starts copying everything the pane outputs from now on (raw terminal bytes, including escape " +
+    "sequences) to a file, replacing any earlier pipe of that pane; without path, stops piping. The path is " +
+    "used exactly as given. append false truncates the file first.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  input: z.object({
+    target: targetSchema.optional(),
+    path: absolutePath.optional().describe("file to write the output to (its directory must exist); omit to stop"),
+    append: z.boolean().default(true).describe("append to the file (true) or truncate it first (false)"),
+  }),
+  output: z.object({
+    ...resolvedShape,
+    piping: z.boolean().describe("true: output now goes to path; false: piping stopped"),
+    path: z.string().optional(),
+  }),
+  async handler({ target, path, append }, ctx) {
+    const t = await resolve(ctx, target);
+    if (path === undefined) {
+      await ctx.tmux.run(["pipe-pane", "-t", t.pane_id], { signal: ctx.signal });
+      return { structured: { ...t, piping: false } };
+    }
+    // Create (or truncate) the file here, byte-exact and with errors a model can act on;
+    // the pipe itself then only appends.
+    await writeFileChecked(path, new Uint8Array(), append);
+    await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(path)], { signal: ctx.signal });
+    return { structured: { ...t, piping: true, path } };
+  },
+});

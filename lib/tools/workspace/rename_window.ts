@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { renameObject, resolve, resolvedShape, windowName } from "./common.ts";
+
+export default defineTool({
+  name: "rename-window",
+  title: "Rename a tmux window",
+  description: "Renames the target's window (default: the active window of the latest session) and stops " +
+    "tmux from renaming it automatically after the running command. Ids do not change. Returns the name " +
+    "tmux stored (it escapes characters it cannot show as-is).",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: z.object({ target: targetSchema.optional(), name: windowName }),
+  output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
+  async handler({ target, name }, ctx) {
+    const t = await resolve(ctx, target);
+    return { structured: { ...t, name: await renameObject(ctx, "window", t.window_id, name) } };
+  },
+});

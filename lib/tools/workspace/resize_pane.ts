@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { COMMAND_SEPARATOR, type TmuxArg } from "../../tmux/executor.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { UserError } from "../../errors.ts";
+import { resolve, resolvedShape } from "./common.ts";
+
+const SIZE_FORMAT = "#{pane_width}\t#{pane_height}\t#{window_zoomed_flag}";
+
+export default defineTool({
+  name: "resize-pane",
+  title: "Resize or zoom a pane",
+  description: "Sets a pane's width and/or height in cells, and/or zooms it to fill its window (zoom: true) " +
+    "or unzooms it (zoom: false). A pane cannot outgrow its window; the result reports the size tmux applied.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: z.object({
+    target: targetSchema.optional(),
+    width: z.number().int().min(1).max(10_000).optional().describe("columns"),
+    height: z.number().int().min(1).max(10_000).optional().describe("rows"),
+    zoom: z.boolean().optional().describe("true: zoom the pane to fill its window; false: unzoom"),
+  }),
+  output: z.object({ ...resolvedShape, width: z.number().int(), height: z.number().int(), zoomed: z.boolean() }),
+  async handler({ target, width, height, zoom }, ctx) {
+    if (width === undefined && height === undefined && zoom === undefined) {
+      throw new UserError("nothing to do: give width, height or zoom");
+    }
+    const t = await resolve(ctx, target);
+    const read: TmuxArg[] = ["display-message", "-p", "-t", t.pane_id, SIZE_FORMAT];
+    const run = async (first: TmuxArg[]) => {
+      const [w, h, z] = (await ctx.tmux.text([...first, ...read], { signal: ctx.signal })).trim().split("\t");
+      return { width: Number(w), height: Number(h), zoomed: z === "1" };
+    };
+    // Resizing unzooms the window in tmux, so resize first, then zoom if asked.
+    const resize: TmuxArg[] = ["resize-pane", "-t", t.pane_id];
+    if (width !== undefined) resize.push("-x", String(width));
+    if (height !== undefined) resize.push("-y", String(height));
+    let size = await run(resize.length > 3 ? [...resize, COMMAND_SEPARATOR] : []);
+    if (zoom !== undefined && zoom !== size.zoomed) {
+      size = await run(["resize-pane", "-Z", "-t", t.pane_id, COMMAND_SEPARATOR]);
+    }
+    return { structured: { ...t, ...size } };
+  },
+});

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { TmuxError } from "../../tmux/executor.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { refuseSelfKill } from "../../tmux/self.ts";
+import { UserError } from "../../errors.ts";
+import { paneSpawnArgs, resolve, resolvedOutput, shellCommand, startDir } from "./common.ts";
+
+export default defineTool({
+  name: "respawn-pane",
+  title: "Restart a pane's program",
+  description: "Starts the pane's program again (or command instead), keeping the pane and its id: for a pane " +
+    "whose program exited (remain-on-exit) or, with kill: true, to kill what runs there and start over. " +
+    "Refused for the pane tmux-mcp itself runs in.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  input: z.object({
+    target: targetSchema.optional(),
+    kill: z.boolean().default(false).describe("kill the running program first (otherwise a live pane is refused)"),
+    command: shellCommand.optional().describe("command to run instead of the pane's original one"),
+    cwd: startDir.optional(),
+  }),
+  output: resolvedOutput,
+  async handler({ target, kill, command, cwd }, ctx) {
+    const t = await resolve(ctx, target);
+    if (kill) await refuseSelfKill(ctx.tmux, "pane", t, { action: "respawn (kill: true)", signal: ctx.signal });
+    const args = ["respawn-pane", ...(kill ? ["-k"] : []), "-t", t.pane_id, ...await paneSpawnArgs(cwd, command)];
+    try {
+      await ctx.tmux.run(args, { signal: ctx.signal });
+    } catch (e) {
+      if (e instanceof TmuxError && /still active/.test(e.message)) {
+        throw new UserError(`pane ${t.pane_id} is still running its program: pass kill: true to kill it and respawn`);
+      }
+      throw e;
+    }
+    return { structured: t };
+  },
+});

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { resolve, resolvedShape } from "./common.ts";
+
+const PRESETS = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
+
+/** A preset name, or a layout string as list-windows reports it (checksum,WxH,X,Y{…} / […]). */
+const layout = z.string()
+  .max(8192, "layout is longer than 8192 characters")
+  .refine(
+    (s) => PRESETS.includes(s) || /^[0-9a-f]{4},\d+x\d+,\d+,\d+[0-9x,{}[\]]*$/.test(s),
+    `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list-windows`,
+  )
+  .describe(`${PRESETS.join(" | ")}, or a saved window_layout string from list-windows`);
+
+export default defineTool({
+  name: "select-layout",
+  title: "Arrange the panes of a window",
+  description: "Arranges the panes of the target's window with a preset layout (even-horizontal: side by " +
+    "side; even-vertical: stacked; main-*: one big pane plus the rest; tiled: grid) or restores a saved " +
+    "window_layout string. Returns the resulting layout string.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: z.object({ target: targetSchema.optional(), layout }),
+  output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),
+  async handler({ target, layout }, ctx) {
+    const t = await resolve(ctx, target);
+    const out = await ctx.tmux.text([
+      "select-layout",
+      "-t",
+      t.window_id,
+      "--",
+      layout,
+      COMMAND_SEPARATOR,
+      "display-message",
+      "-p",
+      "-t",
+      t.window_id,
+      "#{window_layout}",
+    ], { signal: ctx.signal });
+    return { structured: { ...t, layout: out.trim() } };
+  },
+});

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { resolve, resolvedOutput } from "./common.ts";
+
+export default defineTool({
+  name: "select-pane",
+  title: "Make a pane the active one",
+  description: "Makes the target pane the active pane of its window and that window the current one of its " +
+    "session (what an attached user sees, and what a missing target means for later calls).",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: z.object({ target: targetSchema.describe("pane: %id or session:window.pane") }),
+  output: resolvedOutput,
+  async handler({ target }, ctx) {
+    const t = await resolve(ctx, target);
+    await ctx.tmux.run(["select-window", "-t", t.window_id, COMMAND_SEPARATOR, "select-pane", "-t", t.pane_id], {
+      signal: ctx.signal,
+    });
+    return { structured: t };
+  },
+});

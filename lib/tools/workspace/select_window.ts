@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { resolve, resolvedOutput } from "./common.ts";
+
+export default defineTool({
+  name: "select-window",
+  title: "Make a window the current one",
+  description: "Makes the target window the current window of its session (what an attached user sees, and " +
+    "what a missing target means for later calls).",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: z.object({ target: targetSchema.describe("window (or a pane in it): @id, session:index or session:name") }),
+  output: resolvedOutput,
+  async handler({ target }, ctx) {
+    const t = await resolve(ctx, target);
+    await ctx.tmux.run(["select-window", "-t", t.window_id], { signal: ctx.signal });
+    return { structured: t };
+  },
+});

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { isKeyName, KEY_NAME_HELP } from "../../tmux/keys.ts";
+import { chunkText, packCommands } from "../../tmux/batch.ts";
+import { UserError } from "../../errors.ts";
+import { resolve, resolvedShape } from "./common.ts";
+
+const keyName = z.string().max(32, "a key name is at most 32 characters").superRefine((k, ctx) => {
+  if (!isKeyName(k)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `unknown key name ${JSON.stringify(k)}: a key is ${KEY_NAME_HELP}; put literal text in "text" instead`,
+    });
+  }
+});
+
+export default defineTool({
+  name: "send-keys",
+  title: "Type text and keys into a pane",
+  description: "Types into a pane as if at its keyboard, in this order: `text` exactly as given (literal, " +
+    "no key names), then each of `keys` (tmux key names like C-c, Enter, Escape, Up, F5, M-x), then Enter " +
+    "when enter is true. Unknown key names are refused, never typed as text. A newline inside text is a " +
+    "line feed (most shells treat it as Enter); for multi-line text prefer paste-text. Returns at once: it " +
+    "does not wait for output. Next: capture-pane or snapshot-pane to read the result.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  input: z.object({
+    target: targetSchema.optional(),
+    text: z.string().max(100_000, "text is longer than 100000 characters: use paste-text")
+      .refine((s) => !s.includes("\0"), "text must not contain NUL (send the key C-@ instead)")
+      .optional().describe("literal text typed first"),
+    keys: z.array(keyName).max(200, "at most 200 keys per call").optional()
+      .describe('key names typed after the text, e.g. ["C-c"] or ["Down", "Down", "Enter"]'),
+    enter: z.boolean().default(false).describe("press Enter last"),
+  }),
+  output: z.object({
+    ...resolvedShape,
+    text_bytes: z.number().int().describe("UTF-8 bytes of text typed"),
+    keys: z.number().int().describe("number of keys pressed, Enter included"),
+  }),
+  async handler({ target, text, keys, enter }, ctx) {
+    const names = [...(keys ?? []), ...(enter ? ["Enter"] : [])];
+    if (!text && names.length === 0) throw new UserError("nothing to send: give text, keys or enter: true");
+    const t = await resolve(ctx, target);
+    const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
+    if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names]);
+    for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });
+    return {
+      structured: { ...t, text_bytes: new TextEncoder().encode(text ?? "").length, keys: names.length },
+    };
+  },
+});

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { serverInfo } from "../../tmux/panes.ts";
+
+export default defineTool({
+  name: "server-info",
+  title: "tmux server facts",
+  description: "The tmux server this MCP server drives: tmux version, socket path, server pid, start time " +
+    "(unix seconds) and number of sessions. Next: list-sessions or list-panes to find a pane.",
+  toolset: "workspace",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  input: z.object({}),
+  output: z.object({
+    version: z.string(),
+    socket_path: z.string(),
+    pid: z.number().int(),
+    start_time: z.number().int(),
+    session_count: z.number().int(),
+  }),
+  async handler(_args, ctx) {
+    const s = await serverInfo(ctx.tmux, ctx.signal);
+    return {
+      structured: {
+        version: s.version,
+        socket_path: s.socket_path,
+        pid: s.pid,
+        start_time: s.start_time,
+        session_count: s.session_count,
+      },
+    };
+  },
+});

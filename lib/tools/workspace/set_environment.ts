@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { UserError } from "../../errors.ts";
+import { envName, envValue, resolve, unsetFlag, valueOrUnset } from "./common.ts";
+
+export default defineTool({
+  name: "set-environment",
+  title: "Set a session environment variable",
+  description: "Sets (or with unset: true removes) an environment variable of the target's session, or of " +
+    "the global environment with global: true. Only processes started afterwards (new-window, split-window, " +
+    "respawn-pane) see it; running shells do not. Next: show-environment to check.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: z.object({
+    target: targetSchema.optional().describe("session (or a window/pane in it); default: the latest session"),
+    global: z.boolean().default(false).describe("set it in the global environment instead of one session's"),
+    name: envName.describe("variable name, e.g. RUST_LOG"),
+    value: envValue.optional(),
+    unset: unsetFlag,
+  }),
+  output: z.object({ name: z.string(), global: z.boolean(), unset: z.boolean(), session_id: z.string().optional() }),
+  async handler({ target, global, name, value, unset }, ctx) {
+    const tail = valueOrUnset(name, value, unset);
+    if (global && target !== undefined) throw new UserError("target is not used with global: true: leave it out");
+    let scope: string[] = ["-g"];
+    let ids = {};
+    if (!global) {
+      const t = await resolve(ctx, target);
+      scope = ["-t", t.session_id];
+      ids = { session_id: t.session_id };
+    }
+    await ctx.tmux.run(["set-environment", ...scope, ...tail], { signal: ctx.signal });
+    return { structured: { name, global, unset, ...ids } };
+  },
+});

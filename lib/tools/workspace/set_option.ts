@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { UserError } from "../../errors.ts";
+import { resolve, unsetFlag, valueOrUnset } from "./common.ts";
+
+const optionName = z.string()
+  .regex(
+    /^(@[A-Za-z0-9_-]{1,127}|[a-z][a-z0-9-]{0,63})(\[\d{1,4}\])?$/,
+    "option name is a tmux option like status-left or mouse, or a user option like @my-flag (optionally with [index])",
+  )
+  .describe("option name, e.g. mouse, history-limit, remain-on-exit, @my-option; array items as name[0]");
+
+const optionValue = z.string()
+  .max(65_536, "value is longer than 65536 characters")
+  .refine((s) => !s.includes("\0"), "value must not contain NUL")
+  // Options such as status-right are formats that tmux evaluates over and over; #( would run a shell command each time.
+  .refine((s) => !s.includes("#("), "value must not contain '#(': tmux would run it as a shell command")
+  .describe("new value (as on tmux's command line: on/off, numbers, strings)");
+
+export default defineTool({
+  name: "set-option",
+  title: "Set a tmux option",
+  description: "Sets (or with unset: true removes) a tmux option. scope: server (server options), session " +
+    "(the target's session), window (the target's window), pane (the target pane); global: true sets the " +
+    "global default for session or window options instead of one object's. Unknown names or bad values are " +
+    "refused by tmux with its reason. Next: show-options to check.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: z.object({
+    target: targetSchema.optional().describe(
+      "object for session/window/pane scope (default: latest session's active pane)",
+    ),
+    scope: z.enum(["server", "session", "window", "pane"]),
+    global: z.boolean().default(false).describe("session/window scope: set the global default"),
+    name: optionName,
+    value: optionValue.optional(),
+    unset: unsetFlag,
+  }),
+  output: z.object({
+    scope: z.string(),
+    global: z.boolean(),
+    name: z.string(),
+    unset: z.boolean(),
+    session_id: z.string().optional(),
+    window_id: z.string().optional(),
+    pane_id: z.string().optional(),
+  }),
+  async handler({ target, scope, global, name, value, unset }, ctx) {
+    const tail = valueOrUnset(name, value, unset);
+    if (global && (scope === "server" || scope === "pane")) {
+      throw new UserError(`global applies to session and window options only (${scope} scope has no global level)`);
+    }
+    if (target !== undefined && (global || scope === "server")) {
+      throw new UserError(`target is not used with ${global ? "global: true" : "server scope"}: leave it out`);
+    }
+    const args = ["set-option"];
+    let ids: { session_id?: string; window_id?: string; pane_id?: string } = {};
+    if (scope === "server") args.push("-s");
+    else if (global) args.push(scope === "window" ? "-gw" : "-g");
+    else {
+      const t = await resolve(ctx, target);
+      if (scope === "session") ids = { session_id: t.session_id };
+      if (scope === "window") ids = { session_id: t.session_id, window_id: t.window_id };
+      if (scope === "pane") ids = { session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id };
+      const flag = { session: [], window: ["-w"], pane: ["-p"] }[scope];
+      args.push(...flag, "-t", ids.pane_id ?? ids.window_id ?? ids.session_id!);
+    }
+    await ctx.tmux.run([...args, ...tail], { signal: ctx.signal });
+    return { structured: { scope, global, name, unset, ...ids } };
+  },
+});

@@ -1,0 +1,54 @@
+/**
+ * Output schemas of the workspace tools, derived from the row specs in
+ * `lib/tmux/panes.ts` so a fact added there appears in every result and
+ * schema at once.
+ *
+ * @example
+ * ```ts
+ * output: z.object({ panes: z.array(paneShape) }),
+ * ```
+ */
+import { z } from "zod";
+import { targetSchema } from "../../tmux/target.ts";
+import type { FieldKind, RowSpec } from "../../tmux/rows.ts";
+import { PANE_SPEC, SESSION_SPEC, WINDOW_SPEC } from "../../tmux/panes.ts";
+
+const KIND: Record<FieldKind, () => z.ZodType> = {
+  "str": () => z.string(),
+  "str?": () => z.string().nullable(),
+  "int": () => z.number().int(),
+  "int?": () => z.number().int().nullable(),
+  "bool": () => z.boolean(),
+};
+
+function shapeOf(spec: RowSpec): z.ZodObject {
+  return z.object(Object.fromEntries(Object.entries(spec).map(([k, [, kind]]) => [k, KIND[kind]()])));
+}
+
+export const sessionShape = shapeOf(SESSION_SPEC);
+export const windowShape = shapeOf(WINDOW_SPEC);
+export const paneShape = shapeOf(PANE_SPEC);
+
+/** The resolved ids every tool that takes a pane target returns. */
+export const resolvedShape = {
+  session_id: z.string(),
+  window_id: z.string(),
+  pane_id: z.string(),
+  defaulted: z.boolean().describe("true when no target was given and the default pane was used"),
+};
+
+/** Picks the resolved ids out of a pane's facts. */
+export function resolvedOf(pane: { session_id: string; window_id: string; pane_id: string }, defaulted: boolean) {
+  return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
+}
+
+/** An optional pane target: omitted means the active pane of the most recently used session. */
+export const paneTarget = targetSchema.optional()
+  .describe(
+    "pane to use: %pane_id, @window_id, $session_id, session name or session:window.pane " +
+      "(a window or session means its active pane); omit for the active pane of the most recently used session",
+  );
+
+/** A target whose session is meant; omitted means tmux's global table (environment, hooks). */
+export const sessionOrGlobal = targetSchema.optional()
+  .describe("session (or a pane/window in it); omit for the global table");

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool.ts";
+import { UserError } from "../../errors.ts";
+import { TmuxError } from "../../tmux/executor.ts";
+import { paneTarget } from "./shapes.ts";
+import { showFor } from "./scoped.ts";
+
+const SCOPE_FLAGS = { server: ["-s"], session: [], window: ["-w"], pane: ["-p"] } as const;
+
+/** An option name as tmux spells them: `history-limit`, `@user-option`, `status-format[1]`. */
+export const optionName = z.string()
+  .min(1)
+  .max(128)
+  .regex(
+    /^(@[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)(\[\d{1,4}\])?$/,
+    "option name must look like history-limit, @my-option or status-format[0]",
+  );
+
+export default defineTool({
+  name: "show-options",
+  title: "Show tmux options",
+  description: "Options of one scope: server, session, window or pane. For session/window/pane scope the " +
+    "values are those in effect for the target (default: the active pane of the most recently used session); " +
+    "inherited: true marks a value inherited from the global or parent table rather than set there. " +
+    "Values are printed as in tmux.conf (strings quoted). Pass name to read one option.",
+  toolset: "workspace",
+  tier: "readonly",
+  annotations: READ_ONLY,
+  input: z.object({
+    target: paneTarget.describe("pane/window/session whose options to show; ignored for scope server"),
+    scope: z.enum(["server", "session", "window", "pane"]),
+    name: optionName.optional().describe("one option, e.g. history-limit or @my-option; omit for all"),
+  }),
+  output: z.object({
+    scope: z.string(),
+    session_id: z.string().nullable(),
+    window_id: z.string().nullable(),
+    pane_id: z.string().nullable(),
+    options: z.array(z.object({ name: z.string(), value: z.string().nullable(), inherited: z.boolean() })),
+  }),
+  async handler({ target, scope, name }, ctx) {
+    const tail = name === undefined ? [] : ["--", name];
+    const forTarget = (t: string) => ["show-options", ...SCOPE_FLAGS[scope], "-A", "-t", t, ...tail];
+    let r;
+    try {
+      r = await showFor(ctx, target, forTarget, scope === "server" ? ["show-options", "-s", ...tail] : undefined);
+    } catch (e) {
+      if (e instanceof TmuxError && /invalid option|unknown option|ambiguous option/.test(e.message)) {
+        throw new UserError(
+          `${e.message} (scope ${scope}): call show-options without name to list the options of this scope`,
+        );
+      }
+      throw e;
+    }
+    const options = r.lines.map((line) => {
+      const space = line.indexOf(" ");
+      let key = space < 0 ? line : line.slice(0, space);
+      const inherited = key.endsWith("*");
+      if (inherited) key = key.slice(0, -1);
+      return { name: key, value: space < 0 ? null : line.slice(space + 1), inherited };
+    });
+    return {
+      structured: { scope, session_id: r.session_id, window_id: r.window_id, pane_id: r.pane_id, options },
+    };
+  },
+});

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+import { targetSchema } from "../../tmux/target.ts";
+import { createdShape, resolve, shellCommand, spawnPane, startDir } from "./common.ts";
+
+const DIRECTION_FLAGS = {
+  right: ["-h"],
+  left: ["-h", "-b"],
+  down: ["-v"],
+  up: ["-v", "-b"],
+} as const;
+
+export default defineTool({
+  name: "split-window",
+  title: "Split a pane",
+  description: "Splits the target pane (default: the active pane of the latest session) and puts a new pane " +
+    "on the given side. The new pane does not become active (select-pane does that). Returns its ids. " +
+    "Next: send-keys with the new pane_id.",
+  toolset: "workspace",
+  tier: "mutating",
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  input: z.object({
+    target: targetSchema.optional().describe("pane to split"),
+    direction: z.enum(["left", "right", "up", "down"]).describe("side of the target pane where the new pane goes"),
+    size_percent: z.number().int().min(1).max(99).optional().describe(
+      "size of the new pane as a percentage of the split pane (default 50)",
+    ),
+    cwd: startDir.optional(),
+    command: shellCommand.optional(),
+  }),
+  output: z.object(createdShape),
+  async handler({ target, direction, size_percent, cwd, command }, ctx) {
+    const t = await resolve(ctx, target);
+    const args = ["split-window", "-d", ...DIRECTION_FLAGS[direction], "-t", t.pane_id];
+    if (size_percent !== undefined) args.push("-l", `${size_percent}%`);
+    return { structured: await spawnPane(ctx, args, cwd, command) };
+  },
+});

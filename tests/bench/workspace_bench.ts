@@ -1,0 +1,39 @@
+/**
+ * Workspace tools through the real stdio path against a private tmux
+ * server: what an agent waits for per keystroke batch, and what the
+ * self-kill guard adds to a kill (one list-panes plus one `ps`).
+ */
+import { connect, startTmux } from "../helpers.ts";
+import { createSpawnExecutor } from "../../lib/tmux/executor.ts";
+import { locateSelf } from "../../lib/tmux/self.ts";
+import { resolveTarget } from "../../lib/tmux/target.ts";
+
+const tmux = await startTmux("bench");
+const mcp = await connect({ socketName: tmux.socketName });
+const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", "cat > /dev/null")).trim();
+const exec = createSpawnExecutor({ bin: "tmux", socketName: tmux.socketName, maxConcurrency: 8 });
+const text64k = "x".repeat(64 * 1024);
+
+globalThis.addEventListener("unload", () => {
+  new Deno.Command("tmux", { args: ["-L", tmux.socketName, "kill-server"] }).outputSync();
+});
+
+Deno.bench("resolveTarget %id (one tmux call)", { n: 200 }, async () => {
+  await resolveTarget(exec, pane);
+});
+
+Deno.bench("send-keys text + Enter round trip over stdio", { n: 200 }, async () => {
+  await mcp.ok("send-keys", { target: pane, text: "hello", enter: true });
+});
+
+Deno.bench("send-keys 64 KiB text (chunked) round trip over stdio", { n: 20 }, async () => {
+  await mcp.ok("send-keys", { target: pane, text: text64k });
+});
+
+Deno.bench("paste-text round trip over stdio (temp buffer)", { n: 100 }, async () => {
+  await mcp.ok("paste-text", { target: pane, text: "a\nb\nc" });
+});
+
+Deno.bench("self-kill guard: locateSelf (list-panes + ps)", { n: 100 }, async () => {
+  await locateSelf(exec);
+});

@@ -1,0 +1,240 @@
+/**
+ * Response budgets through the MCP client over stdio, against real tmux:
+ * over-budget results become a preview plus a result buffer that pages back
+ * byte-exact; under-budget results are untouched; alwaysBuffer, depth
+ * truncation, TTL, the 32-buffer cap, exit cleanup, errors.
+ */
+import assert from "node:assert/strict";
+import { connect, startTmux, withServer } from "./helpers.ts";
+import { asBuffered, pageThrough, resultBuffers, withConfig } from "./budget_helpers.ts";
+
+const enc = new TextEncoder();
+
+/** 20,000 numbered lines with multi-byte text, so pages and previews must respect UTF-8. */
+function bigLog(): string {
+  return Array.from({ length: 20_000 }, (_, i) => {
+    const n = String(i + 1).padStart(5, "0");
+    return `line ${n} 日本語 ✅ ${"x".repeat(i % 37)}`;
+  }).join("\n") + "\n";
+}
+
+/** Creates `count` buffers named `item-NNN` in one tmux call. */
+async function makeBuffers(tmux: { tmux(...args: string[]): Promise<string> }, count: number): Promise<void> {
+  const args: string[] = [];
+  for (let i = 0; i < count; i++) {
+    if (i > 0) args.push(";");
+    args.push("set-buffer", "-b", `item-${String(i).padStart(3, "0")}`, `value ${i}`);
+  }
+  await tmux.tmux(...args);
+}
+
+Deno.test("an over-budget show-buffer result becomes a preview of its end plus a buffer that pages back byte-exact", async () => {
+  const text = bigLog();
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmuxStdin(enc.encode(text), "load-buffer", "-b", "big", "-");
+    // The SDK client validates structuredContent against the advertised output schema: this call would throw if
+    // the buffered shape were not declared.
+    const r = await mcp.call("show-buffer", { name: "big", max_bytes: 1024 * 1024 });
+    assert.equal(r.isError, undefined);
+    const b = asBuffered(r.structuredContent);
+    assert.deepEqual(JSON.parse((r.content[0] as { text: string }).text), b, "content carries the same envelope");
+    assert.equal(b.metadata.would_exceed_limit, true);
+    assert.equal(b.metadata.total_bytes, enc.encode(text).length);
+    assert.equal(b.metadata.item_count, 20_000);
+    assert.equal(b.metadata.limit_tokens, 25_000);
+    assert.ok(b.metadata.total_tokens > 25_000);
+    assert.match(b.buffer_id!, /^mcp-result-[0-9a-f]{8}$/);
+
+    // The preview keeps the tool's own fields and the END of the text, starting at a line.
+    const preview = b.preview as { name: string; size_bytes: number; text: string };
+    assert.equal(preview.name, "big");
+    assert.equal(preview.size_bytes, enc.encode(text).length);
+    assert.ok(preview.text.endsWith("line 20000 日本語 ✅ " + "x".repeat(19999 % 37) + "\n"));
+    assert.ok(text.endsWith(preview.text), "the preview is a suffix of the text");
+    assert.ok(preview.text.startsWith("line "), "the preview starts at a line boundary");
+    assert.ok(preview.text.length < 20_000, "the preview is small");
+
+    // Suggestions name the buffer and page sizes that fit the show-buffer budget.
+    assert.ok(b.suggested_refinements.some((s) => s.startsWith(`show-buffer {"name":"${b.buffer_id}"`)));
+    assert.ok(b.suggested_refinements.includes("pass a smaller max_bytes"), "the tool's own hint is there");
+    const pageHint = b.suggested_refinements.find((s) => s.includes('"offset_bytes":0'))!;
+    const maxBytes = Number(/"max_bytes":(\d+)/.exec(pageHint)![1]);
+
+    const paged = await pageThrough(mcp, b.buffer_id!, maxBytes);
+    assert.deepEqual(paged, enc.encode(text), "paging the result buffer reproduces the text byte-exact");
+    assert.deepEqual(await resultBuffers(tmux), [b.buffer_id]);
+  });
+});
+
+Deno.test("a result under budget is returned untouched", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("set-buffer", "-b", "small", "hello 世界");
+    const r = await mcp.call("show-buffer", { name: "small" });
+    const facts = { name: "small", size_bytes: 12, offset_bytes: 0, returned_bytes: 12, next_offset_bytes: null };
+    assert.deepEqual(r.structuredContent, { ...facts, text: "hello 世界" });
+    assert.deepEqual(r.content, [{ type: "text", text: "hello 世界" }, { type: "text", text: JSON.stringify(facts) }]);
+    assert.deepEqual(await resultBuffers(tmux), []);
+  });
+});
+
+Deno.test("an over-budget list keeps its first items in the preview and the whole list as JSON in the buffer", async () => {
+  await withConfig(
+    `{
+    // lists get a small budget; show-buffer a large one to read the result back in one page
+    "maxTokensPerResponse": 400,
+    "toolConfigs": { "show-buffer": { "maxTokens": 1000000 } },
+  }`,
+    async (mcp, tmux) => {
+      await makeBuffers(tmux, 150);
+      const all = await tmux.tmux("list-buffers", "-F", "#{buffer_name}");
+      const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
+      assert.equal(b.metadata.item_count, 150);
+      assert.equal(b.metadata.max_depth, 3);
+      assert.equal(b.metadata.truncated_at_depth, undefined, "depth 3 is within the default limit");
+      const shown = (b.preview as { buffers: Array<{ name: string; order_index: number }> }).buffers;
+      assert.ok(shown.length > 0 && shown.length < 150, `preview holds some items, got ${shown.length}`);
+      assert.deepEqual(shown.map((x) => x.name), all.split("\n").slice(0, shown.length), "the first items, in order");
+      assert.match(b.note, new RegExp(`the first ${shown.length} of 150 items of buffers`));
+
+      const page = await mcp.ok<{ text: string }>("show-buffer", { name: b.buffer_id!, max_bytes: 1024 * 1024 });
+      const full = JSON.parse(page.text) as { buffers: Array<{ name: string }> };
+      assert.deepEqual(full.buffers.map((x) => x.name), all.trimEnd().split("\n"), "the buffer holds the whole list");
+    },
+  );
+});
+
+Deno.test("alwaysBuffer buffers one tool's small results and leaves other tools alone", async () => {
+  await withConfig(`{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`, async (mcp, tmux) => {
+    await tmux.tmux("set-buffer", "-b", "one", "1");
+    const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
+    assert.equal(b.metadata.would_exceed_limit, false);
+    assert.deepEqual(b.preview, { buffers: [{ name: "one", size_bytes: 1, order_index: 0 }] });
+    assert.match(b.note, /always buffered/);
+    const kept = await tmux.tmux("show-buffer", "-b", b.buffer_id!);
+    assert.deepEqual(JSON.parse(kept), { buffers: [{ name: "one", size_bytes: 1, order_index: 0 }] });
+    // Another tool is untouched.
+    assert.deepEqual(await mcp.ok("set-buffer", { name: "two", content: "22" }), { name: "two", size_bytes: 2 });
+  });
+});
+
+Deno.test("previews summarize containers nested deeper than the tool's maxDepth", async () => {
+  await withConfig(
+    `{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true, "maxDepth": 2 } } }`,
+    async (mcp, tmux) => {
+      await makeBuffers(tmux, 3);
+      const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
+      assert.equal(b.metadata.max_depth, 3);
+      assert.equal(b.metadata.truncated_at_depth, 2);
+      assert.deepEqual(b.preview, { buffers: Array(3).fill("[Object: 3 properties, truncated]") });
+    },
+  );
+  await withConfig(
+    `{ "defaultMaxDepth": 1, "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`,
+    async (mcp, tmux) => {
+      await makeBuffers(tmux, 4);
+      const b = asBuffered((await mcp.call("list-buffers")).structuredContent);
+      assert.equal(b.metadata.truncated_at_depth, 1);
+      assert.deepEqual(b.preview, { buffers: "[Array: 4 items, truncated]" });
+    },
+  );
+});
+
+Deno.test("result buffers expire after bufferTTL", async () => {
+  await withConfig(
+    `{ "bufferTTL": 1500, "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`,
+    async (mcp, tmux) => {
+      const first = asBuffered((await mcp.call("list-buffers")).structuredContent).buffer_id;
+      await new Promise((r) => setTimeout(r, 750));
+      const second = asBuffered((await mcp.call("list-buffers")).structuredContent).buffer_id;
+      assert.deepEqual((await resultBuffers(tmux)).sort(), [first, second].sort());
+      // first expires at ~1500 ms, second at ~2250 ms.
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.deepEqual(await resultBuffers(tmux), [second]);
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.deepEqual(await resultBuffers(tmux), []);
+    },
+  );
+});
+
+Deno.test("at most 32 result buffers are kept, the oldest deleted first", async () => {
+  await withConfig(`{ "toolConfigs": { "set-buffer": { "alwaysBuffer": true } } }`, async (mcp, tmux) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 35; i++) {
+      ids.push(asBuffered(await mcp.ok("set-buffer", { name: `b${i}`, content: `${i}` })).buffer_id!);
+    }
+    assert.equal(new Set(ids).size, 35, "every result buffer has its own name");
+    assert.deepEqual((await resultBuffers(tmux)).sort(), ids.slice(3).sort());
+  });
+});
+
+Deno.test("result buffers are deleted when the server exits normally", async () => {
+  const tmux = await startTmux();
+  try {
+    await tmux.tmux("set-buffer", "-b", "mine", "the user's own buffer");
+    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "100"] });
+    await tmux.tmuxStdin(enc.encode("word ".repeat(2000)), "load-buffer", "-b", "big", "-");
+    const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
+    assert.deepEqual(await resultBuffers(tmux), [b.buffer_id]);
+    await mcp.close();
+    assert.deepEqual(await resultBuffers(tmux), []);
+    assert.equal(await tmux.tmux("show-buffer", "-b", "mine"), "the user's own buffer", "other buffers stay");
+  } finally {
+    await tmux.kill();
+  }
+});
+
+Deno.test("autoTruncate returns the preview without keeping the full result", async () => {
+  await withConfig(`{ "autoTruncate": true, "maxTokensPerResponse": 200 }`, async (mcp, tmux) => {
+    await tmux.tmuxStdin(enc.encode("alpha beta\n".repeat(500)), "load-buffer", "-b", "big", "-");
+    const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
+    assert.equal(b.buffer_id, null);
+    assert.match(b.note, /autoTruncate/);
+    assert.ok((b.preview.text as string).endsWith("alpha beta\n"));
+    assert.ok(!b.suggested_refinements.some((s) => s.includes("mcp-result-")));
+    assert.deepEqual(await resultBuffers(tmux), []);
+  });
+});
+
+Deno.test("enableBuffering false returns every result whole", async () => {
+  await withConfig(`{ "enableBuffering": false, "maxTokensPerResponse": 100 }`, async (mcp, tmux) => {
+    const text = "alpha beta\n".repeat(500);
+    await tmux.tmuxStdin(enc.encode(text), "load-buffer", "-b", "big", "-");
+    assert.equal((await mcp.ok<{ text: string }>("show-buffer", { name: "big" })).text, text);
+  });
+});
+
+Deno.test("--max-tokens overrides maxTokensPerResponse from the config file", async () => {
+  await withConfig(`{ "maxTokensPerResponse": 1000000 }`, async (mcp, tmux) => {
+    await tmux.tmuxStdin(enc.encode("alpha beta\n".repeat(500)), "load-buffer", "-b", "big", "-");
+    const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
+    assert.equal(b.metadata.limit_tokens, 300);
+  }, ["--max-tokens", "300"]);
+});
+
+Deno.test("errors are never buffered: shown whole, and trimmed to head and tail only when huge", async () => {
+  await withServer(async (mcp, tmux) => {
+    const small = await mcp.err("show-buffer", { name: "nope" });
+    assert.equal(small, `no buffer named "nope": call list-buffers to see the buffers`);
+    const args: Record<string, unknown> = { name: "x" };
+    for (let i = 0; i < 5000; i++) args[`unknown_${i}`] = i;
+    const huge = await mcp.err("show-buffer", args);
+    assert.ok(huge.startsWith("invalid arguments for show-buffer: arguments: unknown parameter(s) unknown_0, "));
+    assert.ok(huge.endsWith("unknown_4999"), "the tail is kept");
+    assert.match(huge, /\[…\d+ characters of this message omitted…\]/);
+    assert.ok(huge.length < 60_000 && huge.length > 1_000, `trimmed to about the budget, got ${huge.length}`);
+    assert.deepEqual(await resultBuffers(tmux), []);
+  }, { args: ["--max-tokens", "2000"] });
+});
+
+Deno.test("tools/list declares the buffered shape in every output schema", async () => {
+  await withServer(async (mcp) => {
+    const { tools } = await mcp.client.listTools();
+    assert.ok(tools.length > 0);
+    for (const t of tools) {
+      const schema = t.outputSchema as { type: string; anyOf: Array<{ properties: Record<string, unknown> }> };
+      assert.equal(schema.type, "object", t.name);
+      assert.equal(schema.anyOf.length, 2, t.name);
+      assert.deepEqual(schema.anyOf[1].properties.type, { const: "buffered_response" }, t.name);
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import { assertEquals, assertMatch } from "./assert.ts";
+import { defaultConfig, parseConfig, UsageError } from "../lib/config.ts";
+import { ROOT, START_PERMISSIONS } from "./helpers.ts";
+
+async function runMain(args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args],
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("--help lists every option and exits 0", async () => {
+  const r = await runMain(["--help"]);
+  assertEquals(r.code, 0);
+  for (const flag of ["--socket-name", "--socket-path", "--tmux-bin", "--max-concurrency", "--safety", "--toolsets"]) {
+    assertMatch(r.stdout, new RegExp(flag));
+  }
+});
+
+Deno.test("--version prints the version", async () => {
+  const r = await runMain(["--version"]);
+  assertEquals(r.code, 0);
+  assertMatch(r.stdout, /^tmux-mcp \d+\.\d+\.\d+\n$/);
+});
+
+for (
+  const [args, env, pattern] of [
+    [["--bogus"], {}, /Unknown option '--bogus'/],
+    [["--safety", "admin"], {}, /--safety: "admin" is not one of readonly, mutating, destructive/],
+    [[], { TMUX_MCP_SAFETY: "nope" }, /TMUX_MCP_SAFETY: "nope" is not one of/],
+    [["--max-concurrency", "0"], {}, /--max-concurrency: 0 is out of range \(1\.\.64\)/],
+    [["--max-concurrency", "65"], {}, /out of range/],
+    [["--max-concurrency", "x"], {}, /expected a whole number/],
+    [["--toolsets", "buffers,nope"], {}, /--toolsets: "nope" is not one of buffers, workspace, exec, pty/],
+    [["serve"], {}, /unexpected argument "serve"/],
+  ] as [string[], Record<string, string>, RegExp][]
+) {
+  Deno.test(`bad command line ${JSON.stringify(args)} ${JSON.stringify(env)} exits 2 with one line`, async () => {
+    const r = await runMain(args, env);
+    assertEquals(r.code, 2);
+    assertEquals(r.stdout, "");
+    assertEquals(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+    assertMatch(r.stderr, pattern);
+  });
+}
+
+Deno.test("flags win over environment variables, which win over defaults", () => {
+  const cfg = parseConfig(["--socket-name", "flag"], {
+    TMUX_MCP_SOCKET_NAME: "env",
+    TMUX_MCP_MAX_CONCURRENCY: "3",
+    TMUX_MCP_TOOLSETS: "buffers, exec",
+  });
+  assertEquals(cfg.socketName, "flag");
+  assertEquals(cfg.maxConcurrency, 3);
+  assertEquals(cfg.toolsets, ["buffers", "exec"]);
+  assertEquals(parseConfig([], {}), defaultConfig());
+  assertEquals(parseConfig(["--terminal-backend", "internal"], {}).terminalBackend, "pty");
+});
+
+Deno.test("parseConfig throws UsageError rather than falling back", () => {
+  let err: unknown;
+  try {
+    parseConfig(["--safety=readonlyy"], {});
+  } catch (e) {
+    err = e;
+  }
+  assertEquals(err instanceof UsageError, true);
+});

@@ -1,0 +1,64 @@
+/**
+ * Helpers for tests that drive programs in tmux panes: polling for an
+ * observable state (with a deadline) instead of sleeping a guessed time,
+ * panes running a given command, and temporary directories that are removed
+ * when the test module ends.
+ */
+import type { TmuxFixture } from "./helpers.ts";
+
+/** Polls `probe` every 20 ms until it returns a truthy value; throws after `timeoutMs` with `what`. */
+export async function waitUntil<T>(
+  what: string,
+  probe: () => Promise<T>,
+  timeoutMs = 10_000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v) return v as NonNullable<T>;
+      last = v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : String(last)})`);
+}
+
+/** Waits until the visible screen (plus history) of `target` matches `pattern`; returns the text. */
+export function waitForPane(tmux: TmuxFixture, target: string, pattern: RegExp, timeoutMs?: number): Promise<string> {
+  return waitUntil(`pane ${target} to show ${pattern}`, async () => {
+    const text = await tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", target);
+    return pattern.test(text) ? text : "";
+  }, timeoutMs);
+}
+
+/** One tmux format evaluated for a target, trimmed. */
+export async function tmuxFormat(tmux: TmuxFixture, target: string, format: string): Promise<string> {
+  return (await tmux.tmux("display-message", "-p", "-t", target, format)).trim();
+}
+
+/** A new background window running `command` (via the shell); returns its pane id. */
+export async function newPane(tmux: TmuxFixture, command: string): Promise<string> {
+  return (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", command)).trim();
+}
+
+const tempDirs: string[] = [];
+globalThis.addEventListener("unload", () => {
+  for (const dir of tempDirs) {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** A fresh directory under the system temp dir, removed when the test module ends. */
+export async function tempDir(prefix = "tmcp-"): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix });
+  tempDirs.push(dir);
+  return dir;
+}

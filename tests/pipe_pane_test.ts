@@ -1,0 +1,88 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { withServer } from "./helpers.ts";
+import { newPane, tempDir, waitUntil } from "./pane_helpers.ts";
+
+/** Every file and directory below `dir`, as paths relative to it. */
+async function tree(dir: string, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir + prefix)) {
+    const rel = `${prefix}/${e.name}`;
+    out.push(rel);
+    if (e.isDirectory) out.push(...await tree(dir, rel));
+  }
+  return out.sort();
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
+
+Deno.test("pipe-pane writes to paths with shell and tmux format characters byte-exact, and nothing else", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir("tmcp-pipe-");
+    const marker = `/tmp/tmcp-pwned-${Deno.pid}-${Date.now()}`;
+    const names = [
+      `#(touch ${marker})`,
+      "#(touch pwned)",
+      "#{pane_id}",
+      "##{x}#",
+      "100%done",
+      "%H%M%S%%",
+      `a'b"c`,
+      "sp ace",
+      "$(touch pwned2)",
+      "`touch pwned3`",
+      "$HOME",
+      "back\\slash",
+      "x;",
+      "-lead",
+      "line\nbreak",
+      "é中🙂",
+      "semi;colon & amp | pipe > gt",
+    ];
+    // Names with '/' need their parent directories (the '#(touch /tmp/…)' one).
+    const expected = new Set<string>();
+    for (const n of names) {
+      const parts = n.split("/");
+      for (let i = 1; i < parts.length; i++) {
+        expected.add("/" + parts.slice(0, i).join("/"));
+        await Deno.mkdir(`${dir}/${parts.slice(0, i).join("/")}`, { recursive: true });
+      }
+      expected.add("/" + n);
+    }
+    const pane = await newPane(tmux, "sh");
+    for (const [i, n] of names.entries()) {
+      const path = `${dir}/${n}`;
+      const r = await mcp.ok<{ piping: boolean; path: string; pane_id: string }>("pipe-pane", { target: pane, path });
+      assertEquals([r.piping, r.path, r.pane_id], [true, path, pane]);
+      await tmux.tmux("send-keys", "-t", pane, `echo MARK-${i}-$((40+2))`, "Enter");
+      await waitUntil(`output in ${JSON.stringify(path)}`, async () => {
+        return (await Deno.readTextFile(path).catch(() => "")).includes(`MARK-${i}-42`);
+      });
+      assertEquals((await mcp.ok<{ piping: boolean }>("pipe-pane", { target: pane })).piping, false);
+    }
+    assertEquals(await tree(dir), [...expected].sort());
+    assert(!await exists(marker), "#( in a path never ran");
+    assert(!await exists("pwned") && !await exists(`${Deno.cwd()}/pwned2`));
+  });
+});
+
+Deno.test("pipe-pane appends by default, truncates with append false, and explains a missing directory", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    const path = `${dir}/log`;
+    await Deno.writeTextFile(path, "old\n");
+    const pane = await newPane(tmux, "sh");
+    await mcp.ok("pipe-pane", { target: pane, path });
+    await tmux.tmux("send-keys", "-t", pane, "echo one-$((1))", "Enter");
+    await waitUntil("appended output", async () => (await Deno.readTextFile(path)).includes("one-1"));
+    assert((await Deno.readTextFile(path)).startsWith("old\n"));
+    await mcp.ok("pipe-pane", { target: pane, path, append: false });
+    await tmux.tmux("send-keys", "-t", pane, "echo two-$((2))", "Enter");
+    await waitUntil("new output", async () => (await Deno.readTextFile(path)).includes("two-2"));
+    const text = await Deno.readTextFile(path);
+    assert(!text.includes("old") && !text.includes("one-1"), text);
+    assertMatch(await mcp.err("pipe-pane", { target: pane, path: `${dir}/missing/log` }), /does not exist: create it/);
+    assertMatch(await mcp.err("pipe-pane", { target: pane, path: "log" }), /absolute/);
+  });
+});

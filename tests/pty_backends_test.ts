@@ -1,0 +1,107 @@
+/**
+ * Across backends: the same program gives the same screens, colours, cursor
+ * and scrollback on the internal PTY and on tmux; and how a backend is chosen.
+ */
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
+import { BASH, pty } from "./pty_suite.ts";
+import { PLATFORMS } from "../lib/terminal/pty/ffi.ts";
+
+Deno.test("the same program shows the same screens on both backends", async () => {
+  const tmux = await startTmux("cmp");
+  const servers = await Promise.all(
+    (["pty", "tmux"] as const).map((b) => connect({ socketName: tmux.socketName, args: ["--terminal-backend", b] })),
+  );
+  try {
+    const [internal, viaTmux] = servers.map(pty);
+    const both = [internal, viaTmux];
+    const id = "cmp";
+    await Promise.all(both.map((p) => p.launch({ command: BASH, rows: 12, cols: 60, session_id: id })));
+    await Promise.all(both.map((p) => p.idle(id)));
+    const steps: { keys: string; after: string; resize?: [number, number] }[] = [
+      { keys: "echo hello\n", after: "hello" },
+      {
+        keys: "printf '\\e[1;32mgreen\\e[0m \\e[44mbg \\e[0m \\e[38;5;208morange\\e[0m " +
+          "\\e[38;2;1;2;3mrgb\\e[0m \\e[7minv\\e[0m \\e[4;3mul\\e[0m\\n'\n",
+        after: "green bg  orange rgb inv ul",
+      },
+      { keys: "printf 'tab\\there\\n'; echo 日本語 wide\n", after: "日本語 wide" },
+      { keys: "seq 1 40\n", after: "40" },
+      {
+        keys: "printf 'wrap%.0s' $(seq 1 20); echo\n",
+        after: "wrapwrapwrapwrapwrapwrapwrapwrapwrapwrapwrapwrapwrapwrapwrap",
+      },
+      { keys: "stty size\n", after: "15 70", resize: [15, 70] },
+      { keys: "printf 'abcdef\\e[3Dxy\\e[K \\e[1;31mA\\e[22mB\\e[0m\\n'\n", after: "abcxy AB" },
+    ];
+    for (const step of steps) {
+      if (step.resize) {
+        const [rows, cols] = step.resize;
+        await Promise.all(servers.map((m) => m.ok("pty_resize", { session_id: id, rows, cols })));
+      }
+      await Promise.all(both.map((p) => p.send(id, step.keys)));
+      await Promise.all(both.map((p) => p.waitScreen(id, step.after, (s) => s.includes(step.after))));
+      await Promise.all(both.map((p) => p.idle(id)));
+      const views = await Promise.all(servers.map(async (m, i) => ({
+        screen: (await both[i].screen(id)).screen,
+        colors: (await both[i].screen(id, true)).screen,
+        cursor: await m.ok("pty_get_cursor_position", { session_id: id }),
+        scrollback: (await m.ok<{ text: string }>("pty_get_scrollback", { session_id: id, lines: 100 })).text,
+      })));
+      assertEquals(views[0], views[1], `after ${JSON.stringify(step.keys)}`);
+    }
+    const lists = await Promise.all(both.map((p) => p.list()));
+    const strip = (s: Record<string, unknown>) => ({ ...s, created_at: "", backend: "" });
+    assertEquals(lists[0].map(strip), lists[1].map(strip));
+  } finally {
+    await Promise.all(servers.map((m) => m.close()));
+    await tmux.kill();
+  }
+});
+
+Deno.test("choosing tmux when tmux is missing is a one-line startup error with exit code 2", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...START_PERMISSIONS,
+      ROOT + "main.ts",
+      "--terminal-backend",
+      "tmux",
+      "--tmux-bin",
+      "/nonexistent/tmux",
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  assertEquals(
+    [out.code, dec.decode(out.stdout), dec.decode(out.stderr)],
+    [2, "", "tmux-mcp: tmux not found. Install tmux or use --terminal-backend pty\n"],
+  );
+});
+
+Deno.test("the internal backend (alias internal, from the environment) runs without tmux", async () => {
+  const mcp = await connect({
+    args: ["--tmux-bin", "/nonexistent/tmux"],
+    env: { TMUX_MCP_TERMINAL_BACKEND: "internal" },
+  });
+  try {
+    const p = pty(mcp);
+    const id = await p.launch({ command: "echo no tmux needed; exec sleep 60" });
+    await p.waitScreen(id, "the output", (s) => s.startsWith("no tmux needed"));
+    assertEquals((await p.list()).map((s) => s.backend), ["pty"]);
+  } finally {
+    await mcp.close();
+  }
+});
+
+Deno.test("the start and compile tasks allow FFI for exactly the C libraries the pty backend loads", () => {
+  const tasks = JSON.parse(Deno.readTextFileSync(ROOT + "deno.json")).tasks as Record<string, string>;
+  const ffi = (cmd: string) => (/--allow-ffi=(\S+)/.exec(cmd)?.[1] ?? "").split(",");
+  assertEquals(ffi(tasks.start), [...PLATFORMS.linux.libPaths, ...PLATFORMS.darwin.libPaths]);
+  for (const cmd of tasks.compile.split(" && ")) {
+    const os = cmd.includes("apple-darwin") ? "darwin" : "linux";
+    assertEquals(ffi(cmd), PLATFORMS[os].libPaths, cmd);
+  }
+});

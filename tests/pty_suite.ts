@@ -1,0 +1,401 @@
+/**
+ * The pty_* test suite, shared by both terminal backends: every behaviour is
+ * checked through the MCP client against a real server started with
+ * `--terminal-backend <backend>`. `pty_internal_test.ts` and
+ * `pty_tmux_test.ts` run it, so `--parallel` runs the two backends at once.
+ */
+import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
+import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
+
+export type Backend = "pty" | "tmux";
+
+/** bash without rc files or a history file, so the screen is the same everywhere. */
+export const BASH = "HISTFILE=/dev/null bash --norc";
+/** bash --norc's prompt line, after trailing spaces are trimmed. */
+export const PROMPT = /^bash-[\d.]+[$#]$/;
+
+export interface Screen {
+  session_id: string;
+  rows: number;
+  cols: number;
+  screen: string;
+}
+
+/** Polls until `ok(value)` holds; fails with the last value after `timeoutMs`. */
+export async function until<T>(
+  what: string,
+  get: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await get();
+  while (!ok(last)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 40));
+    last = await get();
+  }
+  return last;
+}
+
+/** The non-empty lines of a screen, bottom last. */
+export function filled(screen: string): string[] {
+  return screen.split("\n").filter((l) => l !== "");
+}
+
+/** Tool calls shared by the suites. */
+export function pty(mcp: McpFixture) {
+  const screen = (session_id: string, include_colors = false) =>
+    mcp.ok<Screen>("pty_get_screen", { session_id, include_colors });
+  /** Waits until a bash session shows its prompt on the last line, after a line equal to `after` if given. */
+  const waitIdle = async (session_id: string, after?: string) =>
+    (await until(
+      `the bash prompt${after === undefined ? "" : ` after "${after}"`}`,
+      () => screen(session_id),
+      (s) => {
+        const lines = filled(s.screen);
+        return PROMPT.test(lines.at(-1) ?? "") && (after === undefined || lines.includes(after));
+      },
+    )).screen;
+  return {
+    screen,
+    launch: async (args: Record<string, unknown>) =>
+      (await mcp.ok<{ session_id: string }>("pty_launch", args)).session_id,
+    send: (session_id: string, keys: string, key_names?: string[]) =>
+      mcp.ok("pty_send_keys", { session_id, keys, ...(key_names ? { key_names } : {}) }),
+    /** Waits until the screen satisfies `ok`. */
+    waitScreen: async (session_id: string, what: string, ok: (screen: string) => boolean, timeoutMs?: number) =>
+      (await until(what, () => screen(session_id), (s) => ok(s.screen), timeoutMs)).screen,
+    idle: waitIdle,
+    /** Launches bash --norc and waits for its first prompt. */
+    bash: async (args: Record<string, unknown> = {}) => {
+      const id = (await mcp.ok<{ session_id: string }>("pty_launch", { command: BASH, ...args })).session_id;
+      await waitIdle(id);
+      return id;
+    },
+    list: async () => (await mcp.ok<{ sessions: Record<string, unknown>[] }>("pty_list_sessions")).sessions,
+    kill: (session_id: string) => mcp.ok("pty_kill_session", { session_id }),
+  };
+}
+
+/** A server on the given backend with its own tmux socket, torn down after `fn`. */
+export async function withPty(
+  backend: Backend,
+  fn: (mcp: McpFixture, tmux: TmuxFixture) => Promise<void>,
+  extraArgs: string[] = [],
+): Promise<void> {
+  const tmux = await startTmux("pty");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", backend, ...extraArgs] });
+  try {
+    await fn(mcp, tmux);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+}
+
+function processGone(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+/** Registers the suite for one backend. */
+export function ptySuite(backend: Backend): void {
+  Deno.test(`pty tools behave the same on the ${backend} backend`, async (t) => {
+    await withPty(backend, async (mcp) => {
+      const p = pty(mcp);
+
+      await t.step("echo hello appears on the screen", async () => {
+        const id = await p.bash();
+        await p.send(id, "echo hello\n");
+        const screen = await p.idle(id, "hello");
+        const lines = filled(screen);
+        assertMatch(lines[0], /^bash-[\d.]+[$#] echo hello$/);
+        assertEquals(lines[1], "hello");
+        const s = await p.screen(id);
+        assertEquals([s.rows, s.cols, s.screen.split("\n").length], [24, 80, 24]);
+        await p.kill(id);
+      });
+
+      await t.step("Ctrl-C interrupts sleep 100", async () => {
+        const id = await p.bash();
+        // The echo of the typed line comes before the job is in the foreground; "started" comes after.
+        await p.send(id, "sh -c 'echo started; exec sleep 100'\n");
+        await p.waitScreen(id, "sleep to start", (s) => filled(s).at(-1) === "started");
+        await p.send(id, "", ["C-c"]);
+        await p.idle(id, "^C");
+        await p.send(id, "echo status-$?\n");
+        await p.waitScreen(id, "the exit status", (s) => s.includes("\nstatus-130\n"));
+        await p.kill(id);
+      });
+
+      await t.step("Up arrow recalls the previous command", async () => {
+        const id = await p.bash();
+        await p.send(id, "echo recall-me\n");
+        await p.idle(id, "recall-me");
+        await p.send(id, "", ["Up"]);
+        await p.waitScreen(id, "the recalled command", (s) => /[$#] echo recall-me$/.test(filled(s).at(-1)!));
+        await p.send(id, "", ["Enter"]);
+        await p.waitScreen(id, "the second run", (s) => filled(s).filter((l) => l === "recall-me").length === 2);
+        // The raw escape sequence works as well.
+        await p.send(id, "\u001b[A\n");
+        await p.waitScreen(id, "the third run", (s) => filled(s).filter((l) => l === "recall-me").length === 3);
+        await p.kill(id);
+      });
+
+      await t.step("keys and key_names arrive as exact bytes; arrows follow application cursor mode", async () => {
+        const id = await p.launch({ command: "echo ready; exec od -An -tx1 -w8", cols: 60 });
+        await p.waitScreen(id, "od to start", (s) => s.startsWith("ready"));
+        await p.send(id, "é€\t\u0001", ["C-d", "C-d"]);
+        await p.waitScreen(id, "the bytes", (s) => s.includes("c3 a9 e2 82 ac 09 01"));
+        const app = await p.launch({ command: "printf '\\033[?1hready\\n'; exec od -An -tx1 -w8", cols: 60 });
+        await p.waitScreen(app, "the program to switch modes", (s) => s.startsWith("ready"));
+        await p.send(app, "\u001b[A", ["Up", "C-Up", "Enter", "C-d"]);
+        await p.waitScreen(app, "the bytes", (s) => s.includes("1b 5b 41 1b 4f 41 1b 5b"));
+        const screen = await p.waitScreen(app, "the rest", (s) => s.includes("1b 4f 41 1b 5b\n 31 3b 35 41"));
+        assertMatch(screen, /\n 31 3b 35 41 0a\n/, "C-Up keeps its CSI form, Enter arrives as a newline");
+        await p.kill(id);
+        await p.kill(app);
+      });
+
+      await t.step("printf red shows plain text, or SGR with include_colors", async () => {
+        const id = await p.launch({ command: "printf 'x\\033[31mred\\033[0m plain\\n'; exec sleep 60" });
+        await p.waitScreen(id, "the output", (s) => s.startsWith("xred plain"));
+        const plain = await p.screen(id);
+        assertEquals(filled(plain.screen), ["xred plain"]);
+        const colored = await p.screen(id, true);
+        assertEquals(filled(colored.screen), ["x\x1b[31mred\x1b[0m plain"]);
+        await p.kill(id);
+      });
+
+      await t.step("the cursor position follows known output", async () => {
+        const id = await p.launch({ command: "printf 'abc\\ndefgh'; exec sleep 60", rows: 10, cols: 40 });
+        await p.waitScreen(id, "the output", (s) => s.startsWith("abc\ndefgh"));
+        assertEquals(
+          await mcp.ok("pty_get_cursor_position", { session_id: id }),
+          { session_id: id, row: 1, col: 5 },
+        );
+        await p.kill(id);
+      });
+
+      await t.step("a resize is seen by stty size", async () => {
+        const id = await p.bash({ rows: 24, cols: 80 });
+        await p.send(id, "stty size\n");
+        await p.waitScreen(id, "the first size", (s) => s.includes("\n24 80\n"));
+        assertEquals(await mcp.ok("pty_resize", { session_id: id, rows: 30, cols: 100 }), {
+          session_id: id,
+          rows: 30,
+          cols: 100,
+        });
+        await p.send(id, "stty size\n");
+        await p.waitScreen(id, "the new size", (s) => s.includes("\n30 100\n"));
+        const listed = (await p.list()).find((s) => s.session_id === id)!;
+        assertEquals([listed.rows, listed.cols], [30, 100]);
+        assertEquals((await p.screen(id)).screen.split("\n").length, 30);
+        await p.kill(id);
+      });
+
+      await t.step("after 500 lines the scrollback still has the first ones", async () => {
+        const id = await p.bash();
+        await p.send(id, "seq 1 500\n");
+        await p.idle(id, "500");
+        const all = await mcp.ok<{ text: string; line_count: number }>("pty_get_scrollback", {
+          session_id: id,
+          lines: 10_000,
+        });
+        const lines = all.text.split("\n");
+        assertEquals(all.line_count, lines.length);
+        assertMatch(lines[0], /[$#] seq 1 500$/);
+        assertEquals(lines.slice(1, 501), Array.from({ length: 500 }, (_, i) => String(i + 1)));
+        assertMatch(lines.at(-1)!, PROMPT);
+        const tail = await mcp.ok<{ text: string }>("pty_get_scrollback", { session_id: id, lines: 3 });
+        assertEquals(tail.text.split("\n").slice(0, 2), ["499", "500"]);
+        await p.kill(id);
+      });
+
+      await t.step("the capture file holds exactly what the program printed, at a hostile path", async () => {
+        const dir = await Deno.makeTempDir({ prefix: "pty-capture-" });
+        const script = "IFS= read -r x; printf 'got:%s\\n' \"$x\"; printf '\\033[1mbold\\033[0m\\tend\\n'; " +
+          "IFS= read -r y";
+        const id = await p.launch({ command: script, working_dir: dir });
+        await p.waitScreen(id, "the shell to start", () => true);
+        const names = ["a'b;touch x", "c #{pane_id} %Y $(touch y) `touch z`"];
+        const stray = ["x", "y", "z"];
+        try {
+          await mcp.ok("pty_capture_start", { session_id: id, output_file: `${dir}/${names[0]}` });
+          assertMatch(
+            await mcp.err("pty_capture_start", { session_id: id, output_file: `${dir}/other` }),
+            /already capturing to .*pty_capture_stop/,
+          );
+          await p.send(id, "hi\n");
+          await p.waitScreen(id, "the output", (s) => s.includes("bold\tend") || s.includes("bold    end"));
+          assertEquals(await mcp.ok("pty_capture_stop", { session_id: id }), {
+            session_id: id,
+            output_file: `${dir}/${names[0]}`,
+          });
+          await mcp.ok("pty_capture_start", { session_id: id, output_file: `${dir}/${names[1]}` });
+          await p.send(id, "bye\n");
+          await until("the program to exit", p.list, (l) => l.find((s) => s.session_id === id)?.status === "exited");
+          await mcp.ok("pty_capture_stop", { session_id: id });
+          const expected = ["hi\r\ngot:hi\r\n\x1b[1mbold\x1b[0m\tend\r\n", "bye\r\n"];
+          for (const [i, name] of names.entries()) {
+            await until(`capture ${i}`, () => Deno.readTextFile(`${dir}/${name}`), (c) => c === expected[i], 5000);
+          }
+          const entries = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+          assertEquals(entries, [...names].sort());
+          for (const f of stray) assert(!existsSync(f), `a stray file ${f} appeared in the server's directory`);
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+          await mcp.call("pty_kill_session", { session_id: id });
+        }
+      });
+
+      await t.step("a working directory with quotes, # and $ is used exactly as given", async () => {
+        const base = await Deno.makeTempDir({ prefix: "pty-cwd-" });
+        const dir = `${base}/d'q #{pane_id} #(touch w) $(touch v) %Y`;
+        await Deno.mkdir(dir);
+        try {
+          const id = await p.launch({ command: "pwd; exec sleep 60", working_dir: dir });
+          await p.waitScreen(id, "pwd", (s) => s.startsWith("/"));
+          assertEquals(filled((await p.screen(id)).screen), [dir]);
+          assertEquals([...Deno.readDirSync(base)].map((e) => e.name), [dir.slice(base.length + 1)]);
+          for (const f of ["w", "v"]) assert(!existsSync(f), `a stray file ${f} appeared in the server's directory`);
+          await p.kill(id);
+        } finally {
+          await Deno.remove(base, { recursive: true });
+        }
+      });
+
+      await t.step("a process exit is reported with its exit code", async () => {
+        const quick = await p.launch({ command: "echo bye; exit 7" });
+        const id = await p.bash();
+        await p.send(id, "echo last words; exit 3\n");
+        const sessions = await until(
+          "both to exit",
+          p.list,
+          (l) => l.filter((s) => [quick, id].includes(s.session_id as string) && s.status === "exited").length === 2,
+        );
+        const byId = new Map(sessions.map((s) => [s.session_id, s]));
+        assertEquals([byId.get(quick)!.exit_code, byId.get(id)!.exit_code], [7, 3]);
+        assertEquals(byId.get(id)!.backend, backend);
+        assertEquals(byId.get(id)!.command, BASH);
+        // The last screen stays readable, and is unchanged by the exit.
+        assertEquals(filled((await p.screen(quick)).screen), ["bye"]);
+        assertEquals(filled((await p.screen(id)).screen).slice(-2), ["last words", "exit"]);
+        assertMatch(await mcp.err("pty_send_keys", { session_id: id, keys: "x" }), /has exited with exit code 3/);
+        await p.kill(quick);
+        await p.kill(id);
+      });
+
+      await t.step("killing a session ends its children", async () => {
+        const id = await p.bash();
+        await p.send(id, "sleep 1000 & echo PID=$!\nsleep 1001\n");
+        const screen = await p.waitScreen(id, "the pid", (s) => /PID=\d+/.test(s) && s.includes("sleep 1001"));
+        const bg = Number(/PID=(\d+)/.exec(screen)![1]);
+        assert(!processGone(bg), "the background sleep should be running");
+        assertEquals(await p.kill(id), { session_id: id, killed: true });
+        await until("the background job to end", () => Promise.resolve(processGone(bg)), (gone) => gone, 5000);
+        assertEquals((await p.list()).filter((s) => s.session_id === id), []);
+        assertMatch(await mcp.err("pty_kill_session", { session_id: id }), /no pty session "s\d+"/);
+      });
+
+      await t.step("20 sessions run at once", async () => {
+        const ids = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => p.launch({ command: `echo ready-${i}; exec sleep 60`, rows: 5 })),
+        );
+        assertEquals(new Set(ids).size, 20);
+        await Promise.all(ids.map((id, i) => p.waitScreen(id, `session ${i}`, (s) => s.startsWith(`ready-${i}\n`))));
+        const listed = (await p.list()).filter((s) => ids.includes(s.session_id as string));
+        assertEquals(listed.length, 20);
+        assert(listed.every((s) => s.status === "running" && s.rows === 5 && s.backend === backend));
+        await Promise.all(ids.map((id) => p.kill(id)));
+        assertEquals((await p.list()).filter((s) => ids.includes(s.session_id as string)), []);
+      });
+
+      await t.step("bad session ids and bad input get clear errors", async () => {
+        for (const tool of ["pty_get_screen", "pty_kill_session", "pty_get_cursor_position", "pty_capture_stop"]) {
+          assertMatch(
+            await mcp.err(tool, { session_id: "nope" }),
+            /^no pty session "nope": call pty_list_sessions/,
+          );
+        }
+        assertMatch(await mcp.err("pty_send_keys", { session_id: "nope", keys: "x" }), /no pty session "nope"/);
+        assertMatch(await mcp.err("pty_resize", { session_id: "nope", rows: 5, cols: 20 }), /no pty session/);
+        assertMatch(await mcp.err("pty_get_scrollback", { session_id: "nope" }), /no pty session/);
+        for (const bad of ["", "-x", "../x", "a:b", "a.b", "x".repeat(65), "a b"]) {
+          assertMatch(await mcp.err("pty_get_screen", { session_id: bad }), /invalid arguments.*session_id/);
+        }
+        const id = await p.launch({ command: "exec sleep 60", session_id: "mine" });
+        assertEquals(id, "mine");
+        assertMatch(
+          await mcp.err("pty_launch", { command: "true", session_id: "mine" }),
+          /session id "mine" is taken/,
+        );
+        assertMatch(await mcp.err("pty_send_keys", { session_id: id, key_names: ["Hyper-q"] }), /unknown key name/);
+        assertMatch(await mcp.err("pty_send_keys", { session_id: id }), /nothing to send/);
+        assertMatch(await mcp.err("pty_capture_stop", { session_id: id }), /is not capturing/);
+        assertMatch(
+          await mcp.err("pty_capture_start", { session_id: id, output_file: "/nonexistent-dir/x" }),
+          /directory "\/nonexistent-dir" does not exist/,
+        );
+        assertMatch(
+          await mcp.err("pty_launch", { command: "true", working_dir: "/nonexistent-dir" }),
+          /does not exist/,
+        );
+        assertMatch(await mcp.err("pty_launch", { command: "true", rows: 1 }), /invalid arguments.*rows/);
+        await p.kill(id);
+      });
+
+      await t.step("request_input hands the session over or says it cannot", async () => {
+        const id = await p.launch({ command: "cat" });
+        const r = await mcp.ok<Record<string, unknown>>("pty_request_input", {
+          session_id: id,
+          prompt: "type anything",
+          timeout_ms: 300,
+        });
+        if (backend === "pty") {
+          assertEquals(r.outcome, "unavailable");
+          assertMatch(r.message as string, /cannot be attached.*--terminal-backend tmux/);
+        } else {
+          assertEquals(r.outcome, "timeout");
+          assertMatch(r.attach_command as string, /^tmux -S \S+ attach-session -t '=mcp-pty-\d+-s\d+'$/);
+          assert((r.waited_ms as number) >= 300);
+        }
+        await p.kill(id);
+      });
+    });
+  });
+}
+
+function existsSync(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Registers "sessions end with the server" for one backend. */
+export function exitCleanupTest(backend: Backend): void {
+  Deno.test(`${backend} backend: sessions and their children end when the server exits`, async () => {
+    await withPty(backend, async (_mcp, tmux) => {
+      const mcp = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", backend] });
+      const p = pty(mcp);
+      const id = await p.launch({ command: "sleep 1000 & echo PID=$!; wait" });
+      const screen = await p.waitScreen(id, "the pid", (s) => /PID=\d+/.test(s));
+      const pid = Number(/PID=(\d+)/.exec(screen)![1]);
+      assert(!processGone(pid));
+      await mcp.close();
+      await until("the child to end", () => Promise.resolve(processGone(pid)), (gone) => gone, 5000);
+      if (backend === "tmux") {
+        const names = await tmux.tmux("list-sessions", "-F", "#{session_name}");
+        assert(!names.includes("mcp-pty-"), `left behind: ${names}`);
+      }
+    });
+  });
+}

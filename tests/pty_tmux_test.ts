@@ -1,0 +1,143 @@
+/**
+ * The shared pty_* suite on the tmux backend, plus what only tmux can do: a
+ * human attaching for pty_request_input, and sessions kept across server runs.
+ */
+import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
+import type { CallToolResult } from "../lib/sdk.ts";
+import { connect, type McpFixture, textOf, type TmuxFixture } from "./helpers.ts";
+import { BASH, exitCleanupTest, pty, ptySuite, until, withPty } from "./pty_suite.ts";
+
+ptySuite("tmux");
+exitCleanupTest("tmux");
+
+interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Calls pty_request_input, collecting its progress notifications. */
+function requestInput(mcp: McpFixture, args: Record<string, unknown>, progress: Progress[]) {
+  return mcp.client.callTool({ name: "pty_request_input", arguments: args }, undefined, {
+    timeout: 60_000,
+    onprogress: (p: Progress) => void progress.push(p),
+  }) as Promise<CallToolResult>;
+}
+
+async function tmuxSessionOf(tmux: TmuxFixture, id: string): Promise<string> {
+  const names = (await tmux.tmux("list-sessions", "-F", "#{session_name}")).split("\n");
+  const name = names.find((n) => n.endsWith(`-${id}`));
+  assert(name, `no tmux session for ${id} in ${names.join(", ")}`);
+  return name;
+}
+
+Deno.test("request_input ends once the program has read the password, which the model never sees", async () => {
+  await withPty("tmux", async (mcp, tmux) => {
+    const p = pty(mcp);
+    const id = await p.launch({ command: BASH });
+    await p.idle(id);
+    await p.send(id, "read -r -s -p 'Password: ' pw; echo; echo got-${#pw}\n");
+    await p.waitScreen(id, "the password prompt", (s) => s.includes("Password:"));
+    const progress: Progress[] = [];
+    const call = requestInput(mcp, { session_id: id, prompt: "Enter the test password", timeout_ms: 30_000 }, progress);
+    // The human types into the session (as through an attached client).
+    await until("the first progress notification", () => Promise.resolve(progress.length), (n) => n > 0);
+    const name = await tmuxSessionOf(tmux, id);
+    await tmux.tmux("send-keys", "-t", `=${name}:`, "-l", "hunter2-secret");
+    await tmux.tmux("send-keys", "-t", `=${name}:`, "Enter");
+    const result = await call;
+    const structured = result.structuredContent as Record<string, unknown>;
+    assertEquals(structured.outcome, "input_received");
+    assert(!JSON.stringify(result).includes("hunter2"), "the result must not contain what the human typed");
+    assertMatch(progress[0].message!, /^Enter the test password — run `tmux -S \S+ attach-session -t '=mcp-pty-/);
+    assertEquals(progress[0].total, 30);
+    const screen = await p.waitScreen(id, "the program to go on", (s) => s.includes("got-14"));
+    assert(!screen.includes("hunter2"), "the secret is not echoed");
+  });
+});
+
+Deno.test("request_input ends when the human attaches with the given command and detaches", async () => {
+  await withPty("tmux", async (mcp, tmux) => {
+    const p = pty(mcp);
+    const id = await p.launch({ command: "cat" });
+    const progress: Progress[] = [];
+    const call = requestInput(mcp, { session_id: id, prompt: "Have a look", timeout_ms: 30_000 }, progress);
+    await until("the first progress notification", () => Promise.resolve(progress.length), (n) => n > 0);
+    const attach = /`([^`]+)`/.exec(progress[0].message!)![1];
+    // The human runs the command from the progress message in a terminal: a window of the test's tmux.
+    await tmux.tmux(
+      "new-session",
+      "-d",
+      "-s",
+      "human",
+      "-x",
+      "100",
+      "-y",
+      "30",
+      "--",
+      "env",
+      "-u",
+      "TMUX",
+      "sh",
+      "-c",
+      attach,
+    );
+    const name = await tmuxSessionOf(tmux, id);
+    await until(
+      "the human to attach",
+      () => tmux.tmux("display-message", "-p", "-t", `=${name}:`, "#{session_attached}"),
+      (n) => n.trim() === "1",
+    );
+    await until(
+      "a progress message saying so",
+      () => Promise.resolve(progress),
+      (ps) => ps.some((x) => x.message?.startsWith("the human is attached")),
+    );
+    await tmux.tmux("detach-client", "-s", `=${name}`);
+    const result = await call;
+    assertEquals((result.structuredContent as Record<string, unknown>).outcome, "detached", textOf(result));
+  });
+});
+
+Deno.test("request_input ends when the program exits, and refuses waits over --max-wait-ms", async () => {
+  await withPty("tmux", async (mcp) => {
+    const p = pty(mcp);
+    const id = await p.launch({ command: "read -r x" });
+    const call = mcp.ok<Record<string, unknown>>("pty_request_input", {
+      session_id: id,
+      prompt: "p",
+      timeout_ms: 2500,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await p.send(id, "\n");
+    assertEquals((await call).outcome, "exited");
+    assertMatch(
+      await mcp.err("pty_request_input", { session_id: id, prompt: "p", timeout_ms: 5000 }),
+      /timeout_ms 5000 is over this server's --max-wait-ms 3000: use at most 3000/,
+    );
+  }, ["--max-wait-ms", "3000"]);
+});
+
+Deno.test("with --keep-sessions a later server run takes the sessions over; without it they end", async () => {
+  await withPty("tmux", async (_mcp, tmux) => {
+    const first = await connect({
+      socketName: tmux.socketName,
+      args: ["--terminal-backend", "tmux", "--keep-sessions"],
+    });
+    const p1 = pty(first);
+    await p1.launch({ command: "echo kept; exec cat", session_id: "keep1" });
+    await p1.waitScreen("keep1", "the output", (s) => s.startsWith("kept"));
+    await first.close();
+    assertMatch(await tmux.tmux("list-sessions", "-F", "#{session_name}"), /^mcp-pty-\d+-keep1$/m);
+
+    const second = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", "tmux"] });
+    const p2 = pty(second);
+    const listed = await p2.list();
+    assertEquals(listed.map((s) => [s.session_id, s.command, s.status]), [["keep1", "echo kept; exec cat", "running"]]);
+    assert((await p2.screen("keep1")).screen.startsWith("kept"));
+    await p2.send("keep1", "again\n");
+    await p2.waitScreen("keep1", "the echo", (s) => s.includes("again\nagain"));
+    await second.close();
+    assert(!(await tmux.tmux("list-sessions", "-F", "#{session_name}")).includes("mcp-pty-"));
+  });
+});

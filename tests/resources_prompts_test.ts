@@ -1,0 +1,120 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, startTmux, withServer } from "./helpers.ts";
+import { waitText, windowRunning } from "./workspace_fixtures.ts";
+
+async function readText(client: { readResource(p: { uri: string }): Promise<unknown> }, uri: string) {
+  const r = await client.readResource({ uri }) as { contents: { uri: string; text?: string; mimeType?: string }[] };
+  assertEquals(r.contents.length, 1);
+  assertEquals(r.contents[0].uri, uri);
+  return { text: r.contents[0].text ?? "", mimeType: r.contents[0].mimeType };
+}
+
+async function readError(client: { readResource(p: { uri: string }): Promise<unknown> }, uri: string) {
+  try {
+    await client.readResource({ uri });
+  } catch (e) {
+    return e as { code: number; message: string };
+  }
+  throw new Error(`reading ${uri} unexpectedly succeeded`);
+}
+
+Deno.test("resources list sessions and panes and read them; a missing object is resource-not-found", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await windowRunning(tmux, "main:1", "seq 1 700");
+    const { client } = mcp;
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    assertEquals(templates.sort(), [
+      "tmux://panes/{pane_id}",
+      "tmux://panes/{pane_id}/content",
+      "tmux://sessions/{session}",
+    ]);
+    const listed = (await client.listResources()).resources.map((r) => r.uri);
+    const paneUri = `tmux://panes/${encodeURIComponent(pane)}`;
+    for (const uri of ["tmux://sessions", "tmux://sessions/$0", "tmux://panes/%250", paneUri]) {
+      assert(listed.includes(uri), `${uri} is not listed (${listed.join(" ")})`);
+    }
+
+    const sessions = JSON.parse((await readText(client, "tmux://sessions")).text);
+    assertEquals(sessions.sessions.map((s: { session_name: string }) => s.session_name), ["main"]);
+    for (const uri of ["tmux://sessions/$0", "tmux://sessions/main"]) {
+      const tree = JSON.parse((await readText(client, uri)).text);
+      assertEquals(tree.session.session_name, "main");
+      assertEquals(tree.windows.length, 2);
+      assert(tree.panes.some((p: { pane_id: string }) => p.pane_id === pane));
+    }
+    for (const uri of [paneUri, `tmux://panes/${pane.slice(1)}`]) {
+      const facts = JSON.parse((await readText(client, uri)).text);
+      assertEquals([facts.pane_id, facts.window_index], [pane, 1]);
+    }
+
+    await waitText(tmux, pane, (t) => t.includes("700\n"));
+    const content = await readText(client, `${paneUri}/content`);
+    assertEquals(content.mimeType, "text/plain");
+    const lines = content.text.split("\n");
+    assertEquals(lines.length, 500, "bounded");
+    assertEquals([lines[0], lines.at(-1)], ["201", "700"], "the newest lines are kept");
+
+    for (
+      const uri of [
+        "tmux://panes/%25999",
+        "tmux://panes/999/content",
+        "tmux://panes/abc",
+        "tmux://sessions/nosuch",
+        "tmux://sessions/$999",
+        "tmux://sessions/mai", // a prefix is not a name
+        "tmux://nothing-here",
+      ]
+    ) {
+      const e = await readError(client, uri);
+      assertEquals(e.code, -32002, `${uri}: ${e.message}`);
+      assertMatch(e.message, /resource not found/);
+    }
+  });
+});
+
+Deno.test("prompts give the discover, act, wait, read recipe in terms of the served tools", async () => {
+  await withServer(async (mcp) => {
+    const names = (await mcp.client.listPrompts()).prompts.map((p) => p.name).sort();
+    assertEquals(names, ["drive-pane", "inspect-workspace"]);
+    const r = await mcp.client.getPrompt({ name: "drive-pane", arguments: { task: "run the tests", target: "%1" } });
+    const text = (r.messages[0].content as { text: string }).text;
+    assertMatch(text, /^Task: run the tests\n/);
+    assertMatch(text, /on pane "%1"/);
+    for (const step of ["1. Discover: call snapshot-pane", "Wait:", "Read: capture-pane"]) {
+      assert(text.includes(step), `missing ${step}: ${text}`);
+    }
+    // The act step names a typing tool exactly when one is served (they come with mutating tools).
+    const served = new Set((await mcp.client.listTools()).tools.map((t) => t.name));
+    const act = ["run-command", "send-keys"].find((t) => served.has(t));
+    if (act) assertMatch(text, new RegExp(`Act: .*call ${act} `));
+    else assert(!text.includes("Act:"), "no act step without a tool that types");
+    const survey = await mcp.client.getPrompt({ name: "inspect-workspace" });
+    assertMatch((survey.messages[0].content as { text: string }).text, /list-sessions[\s\S]*list-panes/);
+  });
+});
+
+Deno.test("a readonly server's recipe has no typing step", async () => {
+  const tmux = await startTmux();
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--safety", "readonly"] });
+  try {
+    const r = await mcp.client.getPrompt({ name: "drive-pane", arguments: { task: "look" } });
+    const text = (r.messages[0].content as { text: string }).text;
+    for (const tool of ["send-keys", "run-command"]) assert(!text.includes(tool), `${tool} in ${text}`);
+    assertMatch(text, /snapshot-pane/);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("without the workspace toolset there are no workspace resources or prompts", async () => {
+  const tmux = await startTmux();
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--toolsets", "buffers"] });
+  try {
+    const caps = mcp.client.getServerCapabilities();
+    assertEquals([caps?.resources, caps?.prompts], [undefined, undefined]);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

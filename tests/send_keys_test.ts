@@ -1,0 +1,129 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { startTmux, type TmuxFixture, withServer } from "./helpers.ts";
+import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
+import { createSpawnExecutor } from "../lib/tmux/executor.ts";
+import { pasteBytes } from "../lib/buffers/paste.ts";
+import { keyBytes } from "../lib/tmux/keys.ts";
+
+/** A pane whose program reads `n` raw bytes and prints them as hex. */
+async function hexReader(tmux: TmuxFixture, n: number, before = ""): Promise<string> {
+  const pane = await newPane(
+    tmux,
+    `${before}stty raw -echo; echo READY; head -c ${n} | od -An -v -tx1 | tr -s ' \\n' '  '; echo; echo END; sleep 100`,
+  );
+  await waitForPane(tmux, pane, /READY/);
+  return pane;
+}
+
+async function hexOf(tmux: TmuxFixture, pane: string): Promise<string> {
+  const text = await waitForPane(tmux, pane, /END/);
+  return text.slice(text.indexOf("READY") + 5, text.indexOf("END")).replace(/\s+/g, " ").trim();
+}
+
+const hex = (bytes: Iterable<number>) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
+
+Deno.test("send-keys: C-c interrupts sleep 100", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "sh");
+    const r = await mcp.ok<{ pane_id: string; keys: number; text_bytes: number }>("send-keys", {
+      target: pane,
+      text: "sleep 100",
+      enter: true,
+    });
+    assertEquals([r.pane_id, r.keys, r.text_bytes], [pane, 1, 9]);
+    await waitUntil("sleep to run", async () => await tmuxFormat(tmux, pane, "#{pane_current_command}") === "sleep");
+    await mcp.ok("send-keys", { target: pane, keys: ["C-c"] });
+    await waitUntil("sleep to end", async () => await tmuxFormat(tmux, pane, "#{pane_current_command}") === "sh");
+  });
+});
+
+Deno.test("send-keys types text, then keys, then Enter, byte-exact; '-' and ';' stay literal", async () => {
+  await withServer(async (mcp, tmux) => {
+    const keys = ["C-c", "Tab", "-", ";", "Up", "M-x", "BSpace", "Escape"];
+    const text = "-n x;";
+    const expected = [
+      ...new TextEncoder().encode(text),
+      ...keys.flatMap((k) => [...keyBytes(k)!]),
+      0x0d,
+    ];
+    const pane = await hexReader(tmux, expected.length);
+    await mcp.ok("send-keys", { target: pane, text, keys, enter: true });
+    assertEquals(await hexOf(tmux, pane), hex(expected));
+  });
+});
+
+Deno.test("send-keys delivers long multi-byte text in chunks, byte-exact", async () => {
+  await withServer(async (mcp, tmux) => {
+    const text = "aé中🙂;".repeat(3000) + "-end;";
+    const bytes = new TextEncoder().encode(text);
+    const dir = await tempDir();
+    const pane = await newPane(
+      tmux,
+      `stty raw -echo; echo READY; head -c ${bytes.length} > ${dir}/out; echo END; sleep 100`,
+    );
+    await waitForPane(tmux, pane, /READY/);
+    const r = await mcp.ok<{ text_bytes: number }>("send-keys", { target: pane, text });
+    assertEquals(r.text_bytes, bytes.length);
+    await waitForPane(tmux, pane, /END/);
+    assertEquals(await Deno.readTextFile(`${dir}/out`), text);
+  });
+});
+
+Deno.test("send-keys refuses unknown key names instead of typing them", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "cat");
+    const msg = await mcp.err("send-keys", { target: pane, text: "hello", keys: ["Enter", "Bogus", "C-;"] });
+    assertMatch(msg, /unknown key name "Bogus".*C-c.*put literal text in "text"/);
+    assertMatch(msg, /unknown key name "C-;"/);
+    assertMatch(await mcp.err("send-keys", { target: pane }), /nothing to send/);
+    assertMatch(await mcp.err("send-keys", { target: pane, text: "a\0b" }), /NUL/);
+    await new Promise((r) => setTimeout(r, 200));
+    const screen = await tmux.tmux("capture-pane", "-p", "-t", pane);
+    assert(!screen.includes("hello") && !screen.includes("Bogus"), `nothing typed: ${screen}`);
+  });
+});
+
+Deno.test("paste-text pastes multi-line text into cat and leaves no buffer behind", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    const pane = await newPane(tmux, `cat > ${dir}/out`);
+    const text = "line one\n  indented -x;\nüñí #{pane_id}\n";
+    const r = await mcp.ok<{ bytes: number; pane_id: string }>("paste-text", { target: pane, text });
+    assertEquals([r.bytes, r.pane_id], [new TextEncoder().encode(text).length, pane]);
+    await mcp.ok("send-keys", { target: pane, keys: ["C-d"] });
+    await waitUntil("cat to finish", async () => (await Deno.readTextFile(`${dir}/out`)) === text);
+    assertEquals((await tmux.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "");
+  });
+});
+
+Deno.test("paste-text brackets the paste only when asked and the program enabled it", async () => {
+  await withServer(async (mcp, tmux) => {
+    const enc = new TextEncoder();
+    const body = "a\nb";
+    // A program that turned bracketed paste mode on: ESC[200~ … ESC[201~ around the paste, \n sent as \r.
+    const bracketed = [...enc.encode("\x1b[200~a\rb\x1b[201~")];
+    let pane = await hexReader(tmux, bracketed.length, "printf '\\033[?2004h'; ");
+    await mcp.ok("paste-text", { target: pane, text: body });
+    assertEquals(await hexOf(tmux, pane), hex(bracketed));
+    const plain = [...enc.encode("a\rb")];
+    pane = await hexReader(tmux, plain.length, "printf '\\033[?2004h'; ");
+    await mcp.ok("paste-text", { target: pane, text: body, bracketed: false });
+    assertEquals(await hexOf(tmux, pane), hex(plain));
+  });
+});
+
+Deno.test("pasteBytes leaves no buffer behind when the paste fails", async () => {
+  const fx = await startTmux();
+  try {
+    const tmux = createSpawnExecutor({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4 });
+    await fx.tmux("set-buffer", "-b", "mine", "keep");
+    let failed = false;
+    await pasteBytes(tmux, new TextEncoder().encode("secret"), "%999", { bracketed: true }).catch((e) => {
+      failed = /can't find pane: %999/.test(String(e));
+    });
+    assert(failed, "the paste into a missing pane failed with tmux's reason");
+    assertEquals((await fx.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "mine");
+  } finally {
+    await fx.kill();
+  }
+});

@@ -1,0 +1,93 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
+
+Deno.test("tools/list carries titles, annotations, schemas and bounds", async () => {
+  await withServer(async (mcp) => {
+    const { tools } = await mcp.client.listTools();
+    const show = tools.find((t) => t.name === "show-buffer")!;
+    assertEquals(show.annotations?.readOnlyHint, true);
+    assert(show.title && show.description && show.outputSchema);
+    const props = show.inputSchema.properties as Record<string, { maximum?: number; maxLength?: number }>;
+    assertEquals(props.max_bytes.maximum, 1048576);
+    assertEquals(props.name.maxLength, 256);
+    for (const t of tools) assertMatch(t.name, /^[a-z]+(-[a-z]+)*$|^pty_[a-z_]+$/);
+  });
+});
+
+Deno.test("--safety readonly hides and refuses mutating tools, and audits the refusal", async () => {
+  await withServer(async (mcp) => {
+    const names = (await mcp.client.listTools()).tools.map((t) => t.name);
+    assert(names.includes("list-buffers") && names.includes("show-buffer"));
+    assert(!names.includes("set-buffer") && !names.includes("delete-buffer"));
+    assertMatch(
+      await mcp.err("set-buffer", { name: "x", content: "y" }),
+      /set-buffer is mutating; this server runs with --safety readonly.*--safety mutating/,
+    );
+    await mcp.waitForStderr(/"tool":"set-buffer","outcome":"refused"/);
+  }, { args: ["--safety", "readonly"] });
+});
+
+Deno.test("--toolsets serves only the named toolsets", async () => {
+  await withServer(async (mcp) => {
+    const names = (await mcp.client.listTools()).tools.map((t) => t.name);
+    assert(!names.some((n) => n.endsWith("-buffer") || n === "list-buffers"), names.join(","));
+    assertMatch(await mcp.err("list-buffers"), /"buffers" toolset.*--toolsets/);
+  }, { args: ["--toolsets", "pty"] });
+});
+
+Deno.test("tmux missing: the server starts and every tmux tool says how to install it", async () => {
+  const mcp = await connect({ args: ["--tmux-bin", "/nonexistent/tmux"] });
+  try {
+    assertMatch(await mcp.err("list-buffers"), /tmux is not installed.*apt-get install tmux.*--tmux-bin/);
+    assertMatch(await mcp.err("set-buffer", { name: "a", content: "b" }), /tmux is not installed/);
+  } finally {
+    await mcp.close();
+  }
+});
+
+Deno.test("no tmux server on the socket: the error says so and names the socket", async () => {
+  const socket = uniqueSocketName("none");
+  const mcp = await connect({ socketName: socket });
+  try {
+    const msg = await mcp.err("list-buffers");
+    assertMatch(msg, new RegExp(`no tmux server is running on socket name "${socket}"`));
+    assertMatch(msg, /new-session -d/);
+  } finally {
+    await mcp.close();
+  }
+});
+
+Deno.test("never more than --max-concurrency tmux processes run at once", async () => {
+  const state = await Deno.makeTempDir();
+  const wrapper = `${state}/tmux-wrapper`;
+  await Deno.writeTextFile(
+    wrapper,
+    `#!/usr/bin/env bash
+# Counts how many copies of this wrapper run at once, then runs real tmux.
+touch "${state}/run.$$"
+ls "${state}" | grep -c '^run\\.' >> "${state}/peaks"
+sleep 0.05
+tmux "$@"
+rc=$?
+rm -f "${state}/run.$$"
+exit $rc
+`,
+  );
+  await Deno.chmod(wrapper, 0o755);
+  const tmux = await startTmux();
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--tmux-bin", wrapper, "--max-concurrency", "3"] });
+  try {
+    const calls = Array.from({ length: 24 }, (_, i) => mcp.ok("set-buffer", { name: `b${i}`, content: `${i}` }));
+    await Promise.all(calls);
+    const peaks = (await Deno.readTextFile(`${state}/peaks`)).trim().split("\n").map(Number);
+    assertEquals(peaks.length, 24);
+    const peak = Math.max(...peaks);
+    assert(peak <= 3, `peak concurrency ${peak} exceeds 3`);
+    assert(peak >= 2, `calls ran concurrently (peak ${peak}), so the bound was exercised`);
+    assertEquals((await mcp.ok<{ buffers: unknown[] }>("list-buffers")).buffers.length, 24);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(state, { recursive: true });
+  }
+});

@@ -1,0 +1,35 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { eventually, withShell } from "./exec_fixtures.ts";
+
+interface Warned {
+  warnings: { kind: string; message: string }[];
+}
+
+Deno.test("capture-pane and snapshot-pane warn about pagers, full-screen programs, copy mode and prompts", async () => {
+  await withShell("bash", async (fx) => {
+    const kinds = async (tool: string, target: string) =>
+      (await fx.mcp.ok<Warned>(tool, { target })).warnings.map((w) => w.kind);
+    const whenShowing = async (target: string, tool: string, kind: string) => {
+      await eventually(`${kind} in ${tool} of ${target}`, async () => (await kinds(tool, target)).includes(kind));
+      return (await fx.mcp.ok<Warned>(tool, { target })).warnings.find((w) => w.kind === kind)!.message;
+    };
+
+    assertEquals(await kinds("snapshot-pane", fx.pane), []);
+    assertEquals(await kinds("capture-pane", fx.pane), []);
+
+    const pager = await fx.newPane({ command: "seq 1 500 | less" });
+    assertMatch(await whenShowing(pager, "snapshot-pane", "pager"), /send q/);
+    assertMatch(await whenShowing(pager, "capture-pane", "pager"), /send q/);
+
+    const fullScreen = await fx.newPane({ command: "tput smcup; echo drawing; sleep 30" });
+    assertMatch(await whenShowing(fullScreen, "snapshot-pane", "alternate_screen"), /full-screen/);
+
+    const prompt = await fx.newPane({ command: "printf 'Password: '; read -r x" });
+    assertMatch(await whenShowing(prompt, "capture-pane", "input_prompt"), /send-keys/);
+
+    await fx.tmux("copy-mode", "-t", fx.pane);
+    const copy = await whenShowing(fx.pane, "capture-pane", "copy_mode");
+    assertMatch(copy, /copy-mode/);
+    assert(/send-keys q/.test(copy), copy);
+  });
+});

@@ -1,0 +1,331 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, uniqueSocketName, withServer } from "./helpers.ts";
+import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
+
+interface Created {
+  session_id: string;
+  window_id: string;
+  pane_id: string;
+  session_name: string;
+  window_name: string;
+}
+
+interface Resolved {
+  session_id: string;
+  window_id: string;
+  pane_id: string;
+  defaulted: boolean;
+}
+
+const DESTRUCTIVE = { args: ["--safety", "destructive"] };
+
+Deno.test("new-session starts a server if needed, returns ids, keeps '#' in names literal; kill-server ends it", async () => {
+  const socket = uniqueSocketName("ns");
+  const mcp = await connect({ socketName: socket, args: ["--safety", "destructive"] });
+  try {
+    const dir = await tempDir("tmcp-d#{pane_id}-");
+    const s = await mcp.ok<Created>("new-session", {
+      name: "w#{pane_id}",
+      cwd: dir,
+      width: 100,
+      height: 30,
+      env: { PAGER: "less", MY_VAR: "#{pane_id} -x" },
+    });
+    assertMatch(s.session_id, /^\$\d+$/);
+    assertMatch(s.window_id, /^@\d+$/);
+    assertMatch(s.pane_id, /^%\d+$/);
+    assertEquals(s.session_name, "w#{pane_id}");
+    const tmux = (...a: string[]) => runTmux(socket, a);
+    assertEquals(
+      (await tmux("display-message", "-p", "-t", s.pane_id, "#{pane_width}x#{pane_height}")).trim(),
+      "100x30",
+    );
+    assertEquals((await tmux("display-message", "-p", "-t", s.pane_id, "#{pane_current_path}")).trim(), dir);
+    const env = await tmux("show-environment", "-t", s.session_id);
+    // The caller's PAGER wins; the other non-interactive defaults are set.
+    for (const line of ["PAGER=less", "GIT_PAGER=cat", "MANPAGER=cat", "GIT_EDITOR=true", "MY_VAR=#{pane_id} -x"]) {
+      assert(env.split("\n").includes(line), `${line} in ${env}`);
+    }
+    const k = await mcp.ok<{ killed: string; socket_path: string }>("kill-server");
+    assertEquals(k.killed, "server");
+    assertMatch(k.socket_path, new RegExp(`${socket}$`));
+    assertMatch(await mcp.err("kill-server"), /no tmux server is running/);
+  } finally {
+    await mcp.close();
+    await runTmux(socket, ["kill-server"]).catch(() => {});
+  }
+});
+
+Deno.test("new-session: command runs via the shell; bad names, duplicates and missing cwd are refused", async () => {
+  await withServer(async (mcp, tmux) => {
+    const s = await mcp.ok<Created>("new-session", { name: "cmd", command: "echo started-$((6*7)); sleep 100" });
+    await waitForPane(tmux, s.pane_id, /started-42/);
+    assertEquals(await tmuxFormat(tmux, s.pane_id, "#{pane_current_command}"), "sleep");
+    for (const name of ["a:b", "a.b", "-x", "$1", "%2", "@3", "=x", "a\nb", ""]) {
+      assertMatch(await mcp.err("new-session", { name }), /invalid arguments for new-session: name: /, name);
+    }
+    assertMatch(await mcp.err("new-session", { name: "cmd" }), /session named "cmd" already exists.*another name/);
+    assertMatch(await mcp.err("new-session", { cwd: "/nonexistent/dir" }), /not an existing directory/);
+    assertMatch(await mcp.err("new-session", { cwd: "relative" }), /path must be absolute/);
+    assertMatch(await mcp.err("new-session", { env: { "1BAD": "x" } }), /env/);
+  });
+});
+
+Deno.test("new-window and split-window create panes where asked, in the background", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir("tmcp-w#x%d-");
+    const w = await mcp.ok<Created>("new-window", { target: "main", name: "build#1", cwd: dir });
+    assertEquals([w.session_name, w.window_name], ["main", "build#1"]);
+    assertEquals(await tmuxFormat(tmux, w.pane_id, "#{pane_current_path}"), dir);
+    // Background: the first window stays current.
+    assertEquals(await tmuxFormat(tmux, "main", "#{window_index}"), "0");
+
+    const base = await tmuxFormat(tmux, "main:0.0", "#{pane_id}");
+    const geom = async (p: string) =>
+      (await tmuxFormat(tmux, p, "#{pane_left} #{pane_top} #{pane_width} #{pane_height}")).split(" ").map(Number);
+    const right = await mcp.ok<Created>("split-window", { target: base, direction: "right", size_percent: 30 });
+    const [bl] = await geom(base);
+    const [rl, , rw] = await geom(right.pane_id);
+    assert(rl > bl, "right pane is right of the base pane");
+    assert(rw >= 33 && rw <= 38, `30% of 120 columns, got ${rw}`);
+    const up = await mcp.ok<Created>("split-window", { target: base, direction: "up", command: "sleep 100" });
+    const [, bt] = await geom(base);
+    const [, ut] = await geom(up.pane_id);
+    assert(ut < bt, "up pane is above the base pane");
+    assertEquals(await tmuxFormat(tmux, "main:0", "#{pane_id}"), base, "active pane unchanged");
+    const left = await mcp.ok<Created>("split-window", { target: right.pane_id, direction: "left" });
+    assert((await geom(left.pane_id))[0] < (await geom(right.pane_id))[0]);
+    const down = await mcp.ok<Created>("split-window", { target: left.pane_id, direction: "down" });
+    assert((await geom(down.pane_id))[1] > (await geom(left.pane_id))[1]);
+    assertEquals(right.window_id, up.window_id);
+    assertMatch(await mcp.err("split-window", { target: "nosuch", direction: "up" }), /unknown target "nosuch".*list-/);
+    assertMatch(await mcp.err("split-window", { direction: "sideways" }), /direction/);
+  });
+});
+
+Deno.test("rename, select and targets by name, id and session:window.pane", async () => {
+  await withServer(async (mcp, tmux) => {
+    const w = await mcp.ok<Created>("new-window", { target: "main" });
+    const r = await mcp.ok<Resolved & { name: string }>("rename-window", { target: w.window_id, name: "logs #1" });
+    assertEquals([r.window_id, r.defaulted, r.name], [w.window_id, false, "logs #1"]);
+    assertEquals(await tmuxFormat(tmux, w.window_id, "#{window_name}"), "logs #1");
+    // tmux escapes some characters in names; the result reports what it stored.
+    const esc = await mcp.ok<{ name: string }>("rename-window", { target: w.window_id, name: "x$y" });
+    assertEquals(esc.name, "x\\$y");
+    await mcp.ok("rename-window", { target: w.window_id, name: "logs #1" });
+    assertMatch(await mcp.err("rename-window", { target: w.window_id, name: "a\\b" }), /must not contain '\\'/);
+
+    const sel = await mcp.ok<Resolved>("select-window", { target: "main:1" });
+    assertEquals(sel.window_id, w.window_id);
+    assertEquals(await tmuxFormat(tmux, "main", "#{window_id}"), w.window_id);
+
+    const split = await mcp.ok<Created>("split-window", { target: "main:1.0", direction: "down" });
+    const p = await mcp.ok<Resolved>("select-pane", { target: split.pane_id });
+    assertEquals(p.pane_id, split.pane_id);
+    assertEquals(await tmuxFormat(tmux, "main", "#{pane_id}"), split.pane_id);
+    // A missing target now means that pane, and the result says it was defaulted.
+    const d = await mcp.ok<Resolved>("clear-history");
+    assertEquals([d.pane_id, d.defaulted], [split.pane_id, true]);
+    await mcp.ok("select-window", { target: "main:0" });
+
+    const s = await mcp.ok<Resolved & { name: string }>("rename-session", { target: "main", name: "work#{x}" });
+    assertEquals(await tmuxFormat(tmux, s.session_id, "#{session_name}"), "work#{x}");
+    // The session id still works after the rename; the old name does not.
+    await mcp.ok("rename-session", { target: s.session_id, name: "main" });
+    assertMatch(await mcp.err("select-window", { target: "work#{x}" }), /unknown target/);
+    assertMatch(await mcp.err("rename-session", { target: "main", name: "a:b" }), /name: .*':'/);
+    await mcp.ok("new-session", { name: "other" });
+    assertMatch(await mcp.err("rename-session", { target: "other", name: "main" }), /already exists/);
+    // A prefix of two session names is ambiguous: refused with the listing tools to call, nothing renamed.
+    await mcp.ok("new-session", { name: "otherwise" });
+    assertMatch(await mcp.err("rename-session", { target: "oth", name: "x" }), /target "oth".*call list-sessions/);
+    assertEquals(
+      (await tmux.tmux("list-sessions", "-F", "#{session_name}")).split("\n").sort().join(","),
+      ",main,other,otherwise",
+    );
+    assertMatch(await mcp.err("select-pane", {}), /target: /);
+  });
+});
+
+Deno.test("resize-pane sets sizes and zoom; select-layout applies presets and saved layouts", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    const b = await mcp.ok<Created>("split-window", { target: a, direction: "right" });
+    const r = await mcp.ok<Resolved & { width: number; height: number; zoomed: boolean }>("resize-pane", {
+      target: a,
+      width: 30,
+    });
+    assertEquals([r.width, r.zoomed], [30, false]);
+    assertEquals(await tmuxFormat(tmux, a, "#{pane_width}"), "30");
+    const z = await mcp.ok<{ zoomed: boolean; width: number }>("resize-pane", { target: b.pane_id, zoom: true });
+    assertEquals([z.zoomed, z.width], [true, 120]);
+    assertEquals((await mcp.ok<{ zoomed: boolean }>("resize-pane", { target: b.pane_id, zoom: true })).zoomed, true);
+    assertEquals((await mcp.ok<{ zoomed: boolean }>("resize-pane", { target: b.pane_id, zoom: false })).zoomed, false);
+    assertMatch(await mcp.err("resize-pane", { target: a }), /nothing to do/);
+    assertMatch(await mcp.err("resize-pane", { target: a, width: 0 }), /width/);
+
+    const saved = await tmuxFormat(tmux, a, "#{window_layout}");
+    const tiled = await mcp.ok<{ layout: string; window_id: string }>("select-layout", {
+      target: a,
+      layout: "even-vertical",
+    });
+    assertEquals(tiled.layout, await tmuxFormat(tmux, a, "#{window_layout}"));
+    assert(tiled.layout !== saved);
+    assert(Number(await tmuxFormat(tmux, b.pane_id, "#{pane_top}")) > 0, "even-vertical stacks the panes");
+    const back = await mcp.ok<{ layout: string }>("select-layout", { target: tiled.window_id, layout: saved });
+    assertEquals(back.layout, saved);
+    assertMatch(await mcp.err("select-layout", { layout: "-t" }), /layout must be one of/);
+    assertMatch(await mcp.err("select-layout", { layout: "zigzag" }), /layout must be one of/);
+  });
+});
+
+Deno.test("set-option and set-environment: scopes, values starting with '-', unset, refusals", async () => {
+  await withServer(async (mcp, tmux) => {
+    const o = await mcp.ok<{ session_id: string }>("set-option", {
+      target: "main",
+      scope: "session",
+      name: "@note",
+      value: "-x #{pane_id} ;",
+    });
+    assertMatch(o.session_id, /^\$/);
+    assertEquals((await tmux.tmux("show-options", "-v", "-t", "main", "@note")).trim(), "-x #{pane_id} ;");
+    await mcp.ok("set-option", { scope: "window", target: "main:0", name: "remain-on-exit", value: "on" });
+    assertEquals((await tmux.tmux("show-options", "-w", "-v", "-t", "main:0", "remain-on-exit")).trim(), "on");
+    await mcp.ok("set-option", { scope: "pane", name: "@p", value: "1" });
+    assertEquals((await tmux.tmux("show-options", "-p", "-v", "-t", "main:0.0", "@p")).trim(), "1");
+    await mcp.ok("set-option", { scope: "server", name: "escape-time", value: "7" });
+    assertEquals((await tmux.tmux("show-options", "-s", "-v", "escape-time")).trim(), "7");
+    await mcp.ok("set-option", { scope: "window", global: true, name: "@gw", value: "yes" });
+    assertEquals((await tmux.tmux("show-options", "-gw", "-v", "@gw")).trim(), "yes");
+    await mcp.ok("set-option", { target: "main", scope: "session", name: "@note", unset: true });
+    assertEquals((await tmux.tmux("show-options", "-t", "main", "@note").catch(() => "")).trim(), "");
+
+    assertMatch(
+      await mcp.err("set-option", { scope: "session", name: "status-right", value: "#(touch /tmp/x)" }),
+      /'#\('/,
+    );
+    assertMatch(await mcp.err("set-option", { scope: "session", name: "-g", value: "x" }), /option name/);
+    assertMatch(
+      await mcp.err("set-option", { scope: "session", name: "no-such-option", value: "1" }),
+      /invalid option|unknown option/,
+    );
+    assertMatch(await mcp.err("set-option", { scope: "session", name: "mouse", value: "maybe" }), /value/);
+    assertMatch(await mcp.err("set-option", { scope: "session", name: "@x" }), /give a value for @x/);
+    assertMatch(
+      await mcp.err("set-option", { scope: "server", target: "main", name: "@x", value: "1" }),
+      /target is not used/,
+    );
+
+    const e = await mcp.ok<{ session_id: string }>("set-environment", {
+      target: "main",
+      name: "RUST_LOG",
+      value: "-v;",
+    });
+    assertMatch(e.session_id, /^\$/);
+    assertEquals((await tmux.tmux("show-environment", "-t", "main", "RUST_LOG")).trim(), "RUST_LOG=-v;");
+    await mcp.ok("set-environment", { global: true, name: "G_ONE", value: "#{pane_id}" });
+    assertEquals((await tmux.tmux("show-environment", "-g", "G_ONE")).trim(), "G_ONE=#{pane_id}");
+    await mcp.ok("set-environment", { target: "main", name: "RUST_LOG", unset: true });
+    assertEquals(await tmux.tmux("show-environment", "-t", "main", "RUST_LOG").catch(() => "gone"), "gone");
+    assertMatch(await mcp.err("set-environment", { name: "-u", value: "x" }), /name/);
+    assertMatch(await mcp.err("set-environment", { name: "A", value: "x", unset: true }), /not both/);
+  });
+});
+
+Deno.test("clear-history empties the scrollback; respawn-pane restarts a pane, keeping its id", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "seq 1 300; exec sleep 100");
+    await waitUntil("history", async () => Number(await tmuxFormat(tmux, pane, "#{history_size}")) > 200);
+    const c = await mcp.ok<{ lines_cleared: number; pane_id: string }>("clear-history", { target: pane });
+    assert(c.lines_cleared > 200, `cleared ${c.lines_cleared}`);
+    assertEquals(await tmuxFormat(tmux, pane, "#{history_size}"), "0");
+
+    assertMatch(await mcp.err("respawn-pane", { target: pane }), /still running.*kill: true/);
+    const r = await mcp.ok<Resolved>("respawn-pane", {
+      target: pane,
+      kill: true,
+      command: "echo again-$((1+1)); sleep 100",
+    });
+    assertEquals(r.pane_id, pane);
+    await waitForPane(tmux, pane, /again-2/);
+    // A pane whose program exited (remain-on-exit) respawns without kill.
+    await mcp.ok("set-option", { scope: "window", target: pane, name: "remain-on-exit", value: "on" });
+    await mcp.ok("respawn-pane", { target: pane, kill: true, command: "true" });
+    await waitUntil("dead pane", async () => await tmuxFormat(tmux, pane, "#{pane_dead}") === "1");
+    await mcp.ok("respawn-pane", { target: pane, command: "sleep 100" });
+    await waitUntil("live pane", async () => await tmuxFormat(tmux, pane, "#{pane_dead}") === "0");
+  });
+});
+
+Deno.test("kill-pane, kill-window and kill-session kill what they name; the target is required", async () => {
+  await withServer(async (mcp, tmux) => {
+    const s = await mcp.ok<Created>("new-session", { name: "victim" });
+    const w = await mcp.ok<Created>("new-window", { target: "victim" });
+    const p = await mcp.ok<Created>("split-window", { target: w.pane_id, direction: "down" });
+    for (const tool of ["kill-pane", "kill-window", "kill-session"]) {
+      assertMatch(await mcp.err(tool, {}), /target: /, tool);
+    }
+    const kp = await mcp.ok<Resolved & { killed: string }>("kill-pane", { target: p.pane_id });
+    assertEquals([kp.pane_id, kp.killed], [p.pane_id, "pane"]);
+    assertMatch(await mcp.err("kill-pane", { target: p.pane_id }), /unknown target/);
+    const kw = await mcp.ok<Resolved>("kill-window", { target: w.window_id });
+    assertEquals(kw.window_id, w.window_id);
+    const ks = await mcp.ok<Resolved>("kill-session", { target: "victim" });
+    assertEquals(ks.session_id, s.session_id);
+    assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+  }, DESTRUCTIVE);
+});
+
+Deno.test("tiers: readonly serves none of these tools, mutating none of the kill tools; calls are refused", async () => {
+  const mutating = [
+    "new-session",
+    "new-window",
+    "split-window",
+    "rename-session",
+    "rename-window",
+    "select-window",
+    "select-pane",
+    "resize-pane",
+    "select-layout",
+    "send-keys",
+    "paste-text",
+    "pipe-pane",
+    "set-option",
+    "set-environment",
+    "clear-history",
+    "respawn-pane",
+  ];
+  const destructive = ["kill-session", "kill-window", "kill-pane", "kill-server"];
+  await withServer(async (mcp) => {
+    const names = (await mcp.client.listTools()).tools.map((t) => t.name);
+    for (const n of [...mutating, ...destructive]) assert(!names.includes(n), `${n} hidden under readonly`);
+    assertMatch(await mcp.err("send-keys", { keys: ["C-c"] }), /send-keys is mutating.*--safety readonly/);
+    await mcp.waitForStderr(/"tool":"send-keys","outcome":"refused"/);
+  }, { args: ["--safety", "readonly"] });
+  await withServer(async (mcp, tmux) => {
+    const tools = (await mcp.client.listTools()).tools;
+    const names = tools.map((t) => t.name);
+    for (const n of mutating) assert(names.includes(n), `${n} served by default`);
+    for (const n of destructive) assert(!names.includes(n), `${n} hidden by default`);
+    assertMatch(await mcp.err("kill-server"), /kill-server is destructive.*--safety destructive/);
+    assert((await tmux.tmux("list-sessions")).includes("main"), "server still running");
+    for (const t of tools.filter((t) => mutating.includes(t.name))) {
+      assert(t.outputSchema, `${t.name} has an output schema`);
+      assertEquals(t.annotations?.readOnlyHint, false);
+    }
+  });
+  await withServer(async (mcp) => {
+    const tools = (await mcp.client.listTools()).tools;
+    for (const n of destructive) {
+      const t = tools.find((t) => t.name === n);
+      assert(t?.annotations?.destructiveHint === true, `${n} served and marked destructive`);
+    }
+  }, DESTRUCTIVE);
+});
+
+async function runTmux(socket: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command("tmux", { args: ["-L", socket, ...args], stdout: "piped", stderr: "piped" })
+    .output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}

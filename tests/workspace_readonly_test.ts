@@ -1,0 +1,292 @@
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, type McpFixture, startTmux, textOf, withServer } from "./helpers.ts";
+import { sleep, waitText, windowRunning } from "./workspace_fixtures.ts";
+
+type Pane =
+  & { pane_id: string; session_name: string; window_index: number; pane_index: number }
+  & Record<
+    string,
+    unknown
+  >;
+
+Deno.test("listing tools return ids, names, flags, sizes and layout", async () => {
+  await withServer(async (mcp, tmux) => {
+    const version = (await new Deno.Command("tmux", { args: ["-V"] }).output()).stdout;
+    const info = await mcp.ok("server-info");
+    assertEquals(`tmux ${info.version}\n`, new TextDecoder().decode(version));
+    assertEquals(info.session_count, 1);
+    assertMatch(String(info.socket_path), new RegExp(`/${tmux.socketName}$`));
+    assert(Number(info.pid) > 0);
+
+    await tmux.tmux("new-session", "-d", "-s", "second", "-x", "100", "-y", "30");
+    await tmux.tmux("split-window", "-h", "-t", "second");
+    const { sessions } = await mcp.ok<{ sessions: Record<string, unknown>[] }>("list-sessions");
+    assertEquals(sessions.map((s) => [s.session_name, s.window_count]), [["main", 1], ["second", 1]]);
+    assertMatch(String(sessions[1].session_id), /^\$\d+$/);
+
+    const { windows } = await mcp.ok<{ windows: Record<string, unknown>[] }>("list-windows");
+    assertEquals(windows.length, 2);
+    const w2 = (await mcp.ok<{ windows: Record<string, unknown>[] }>("list-windows", { target: "second" })).windows;
+    assertEquals(w2.length, 1);
+    assertEquals([w2[0].pane_count, w2[0].active, w2[0].zoomed], [2, true, false]);
+    assertMatch(String(w2[0].layout), /^[0-9a-f]{4},100x30,0,0\{/);
+
+    const all = (await mcp.ok<{ panes: Pane[] }>("list-panes")).panes;
+    assertEquals(all.length, 3);
+    const win = (await mcp.ok<{ panes: Pane[] }>("list-panes", { target: "second" })).panes;
+    assertEquals(win.map((p) => p.pane_index), [0, 1]);
+    assertEquals(win.filter((p) => p.active).length, 1);
+    const session = (await mcp.ok<{ panes: Pane[] }>("list-panes", { target: "main", all: true })).panes;
+    assertEquals(session.length, 1);
+    for (const key of ["current_command", "current_path", "pid", "title", "dead", "mode", "alternate_on"]) {
+      assert(key in win[0], `pane facts lack ${key}`);
+    }
+    assertEquals([win[0].dead, win[0].mode, win[0].alternate_on, win[0].width], [false, null, false, 50]);
+  });
+});
+
+Deno.test("targets resolve by name, $id, @id, %id and session:window.pane; no target means the newest session", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await windowRunning(tmux, "main:4", "echo here", "four");
+    const ids = (await tmux.tmux("display-message", "-p", "-t", pane, "#{session_id} #{window_id}")).trim().split(" ");
+    await tmux.tmux("select-window", "-t", "main:4");
+    for (const target of ["main", ids[0], ids[1], pane, "main:4.0", "main:four", "main:4"]) {
+      const r = await mcp.ok("capture-pane", { target });
+      assertEquals([r.session_id, r.window_id, r.pane_id, r.defaulted], [ids[0], ids[1], pane, false], target);
+    }
+    // session_activity has one-second resolution: make "later" clearly the most recently used session.
+    await sleep(1100);
+    await tmux.tmux("new-session", "-d", "-s", "later");
+    const later = (await tmux.tmux("display-message", "-p", "-t", "later", "#{pane_id}")).trim();
+    const d = await mcp.ok("snapshot-pane");
+    assertEquals([d.pane_id, d.session_name, d.defaulted], [later, "later", true]);
+  });
+});
+
+Deno.test("unknown and ambiguous targets are errors that name the listing tools", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("new-session", "-d", "-s", "mainx");
+    await tmux.tmux("rename-window", "-t", "main:0", "build1");
+    await tmux.tmux("new-window", "-d", "-t", "main", "-n", "build2");
+    for (const target of ["nosuch", "main:9", "main:0.7", "%999", "@999", "$999"]) {
+      assertMatch(await mcp.err("capture-pane", { target }), /^unknown target .*call list-sessions or list-panes/);
+    }
+    // tmux itself reports these as "can't find"; the error says which names fit.
+    assertMatch(await mcp.err("snapshot-pane", { target: "mai" }), /^ambiguous target "mai".*"main", "mainx"/);
+    assertMatch(await mcp.err("capture-pane", { target: "main:bui" }), /^ambiguous target.*"build1", "build2"/);
+    assertMatch(await mcp.err("list-windows", { target: "nosuch" }), /^unknown target "nosuch"/);
+    assertMatch(await mcp.err("list-panes", { target: "main:9" }), /^unknown target "main:9"/);
+    assertMatch(await mcp.err("show-environment", { target: "nosuch" }), /^unknown target/);
+    assertMatch(await mcp.err("capture-pane", { target: "-t" }), /target must not start with '-'/);
+  });
+});
+
+Deno.test("capture-pane keeps the newest lines, says how many were dropped, joins wraps and keeps colours on request", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await windowRunning(tmux, "main:1", "seq 1 300");
+    await waitText(tmux, pane, (s) => s.includes("300\n"));
+    const r = await mcp.ok("capture-pane", { target: pane, start: -1000, max_lines: 50 });
+    assertEquals(String(r.text).split("\n"), Array.from({ length: 50 }, (_, i) => String(251 + i)));
+    assertEquals([r.lines, r.dropped_lines], [50, 250]);
+    const recent = await mcp.ok("capture-pane", { target: pane });
+    // Default: the newest max_lines (200) lines across scrollback and screen.
+    assertEquals(String(recent.text).split("\n"), Array.from({ length: 200 }, (_, i) => String(101 + i)));
+    const screen = await mcp.ok("capture-pane", { target: pane, start: 0 });
+    // The visible screen: 40 rows, the last one (the cursor's) blank and trimmed.
+    assertEquals([screen.lines, screen.dropped_lines], [39, 0]);
+    assert(String(screen.text).startsWith("262\n") && String(screen.text).endsWith("\n300"));
+    const slice = await mcp.ok("capture-pane", { target: pane, start: -5, end: -3 });
+    assertEquals(slice.text, "257\n258\n259", "line -1 is the one just above the screen");
+
+    const wide = await windowRunning(tmux, "main:2", "printf '%0300d\\n' 7; printf '\\033[31mred\\033[0m\\n'");
+    await waitText(tmux, wide, (s) => s.includes("red"));
+    const joined = String((await mcp.ok("capture-pane", { target: wide })).text).split("\n");
+    assertEquals(joined[0], "0".repeat(299) + "7");
+    const rows = String((await mcp.ok("capture-pane", { target: wide, join_wrapped: false })).text).split("\n");
+    assertEquals(rows.slice(0, 3).map((l) => l.length), [120, 120, 60]);
+    assertEquals(joined[1], "red");
+    const colored = String((await mcp.ok("capture-pane", { target: wide, colors: true })).text);
+    assert(colored.includes("\x1b[31mred"), JSON.stringify(colored));
+    const raw = await mcp.call("capture-pane", { target: wide, max_lines: 1 });
+    assertEquals(textOf(raw).split("\n")[0], "red", "the text is the first content block");
+  });
+});
+
+Deno.test("snapshot-pane returns screen, cursor, size, mode flags and history in one result", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await windowRunning(tmux, "main:1", "printf 'first\\nsecond\\nab'");
+    await waitText(tmux, pane, (s) => s.includes("ab"));
+    const s = await mcp.ok("snapshot-pane", { target: pane });
+    assertEquals([s.cursor_x, s.cursor_y, s.width, s.height], [2, 2, 120, 40]);
+    assertEquals(String(s.text).split("\n"), ["first", "second", "ab"]);
+    assertEquals([s.current_command, s.mode, s.in_mode, s.alternate_on, s.defaulted], [
+      "sleep",
+      null,
+      false,
+      false,
+      false,
+    ]);
+    assert(typeof s.history_size === "number" && typeof s.history_limit === "number");
+
+    await tmux.tmux("copy-mode", "-t", pane);
+    const c = await mcp.ok("snapshot-pane", { target: pane });
+    assertEquals([c.mode, c.in_mode], ["copy-mode", true]);
+
+    const alt = await windowRunning(tmux, "main:2", "printf '\\033[?1049hfull screen'");
+    await waitText(tmux, alt, (t) => t.includes("full screen"));
+    assertEquals((await mcp.ok("snapshot-pane", { target: alt })).alternate_on, true);
+  });
+});
+
+Deno.test("search-panes finds lines across panes, pages exactly once, and stops runaway regexes", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await windowRunning(tmux, "main:1", 'for i in 1 2 3 4; do echo "needle a$i"; done; echo other');
+    const b = await windowRunning(tmux, "main:2", "echo NEEDLE b1; seq 1 100; echo needle b2");
+    await waitText(tmux, a, (s) => s.includes("other"));
+    await waitText(tmux, b, (s) => s.includes("needle b2"));
+
+    type Found = {
+      total_matches: number;
+      next_offset: number | null;
+      panes_searched: number;
+      panes: { pane_id: string; matches: { line: number; text: string }[] }[];
+    };
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    let pages = 0;
+    while (offset !== null) {
+      const r: Found = await mcp.ok<Found>("search-panes", { pattern: "needle", max_matches: 4, offset });
+      assertEquals(r.total_matches, 6);
+      for (const p of r.panes) for (const m of p.matches) seen.push(`${p.pane_id} ${m.text}`);
+      offset = r.next_offset;
+      pages++;
+    }
+    assertEquals(pages, 2);
+    assertEquals(seen, [
+      ...[1, 2, 3, 4].map((i) => `${a} needle a${i}`),
+      `${b} NEEDLE b1`,
+      `${b} needle b2`,
+    ]);
+
+    const exact = await mcp.ok<Found>("search-panes", { pattern: "needle", ignore_case: false, target: b });
+    assertEquals(exact.panes_searched, 1);
+    assertEquals(exact.panes[0].matches.map((m) => m.text), ["needle b2"]);
+    // line numbers are capture-pane's: reading that line shows the match.
+    const hit = (await mcp.ok<Found>("search-panes", { pattern: "NEEDLE b1", target: b })).panes[0].matches[0];
+    assert(hit.line < 0, "the first line scrolled into history");
+    const back = await mcp.ok("capture-pane", { target: b, start: hit.line, end: hit.line });
+    assertEquals(back.text, "NEEDLE b1");
+
+    const re = await mcp.ok<Found>("search-panes", { pattern: "^needle a[24]$", regex: true, target: "main:1" });
+    assertEquals(re.panes[0].matches.map((m) => m.text), ["needle a2", "needle a4"]);
+    assertMatch(await mcp.err("search-panes", { pattern: "(", regex: true }), /^invalid regex "\(".*regex: false/);
+
+    await windowRunning(tmux, "main:3", `printf '%s!\\n' ${"a".repeat(40)}`);
+    await sleep(200);
+    const slow = await mcp.err("search-panes", { pattern: "^(a+)+$", regex: true });
+    assertMatch(slow, /took longer than 3000 ms and was stopped/);
+    // The server still answers after the runaway regex was stopped.
+    assertEquals((await mcp.ok("server-info")).session_count, 1);
+  });
+});
+
+Deno.test("display-message expands formats and refuses #( and formats that run or re-expand commands", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await windowRunning(tmux, "main:1", "true", "fmt");
+    const r = await mcp.ok("display-message", { target: pane, format: "-#{pane_id} #{window_name} ;" });
+    assertEquals([r.text, r.pane_id, r.truncated], [`-${pane} fmt ;`, pane, false]);
+    const loop = await mcp.ok("display-message", { format: "#{S:#{session_name},}" });
+    assertEquals([loop.text, loop.defaulted], ["main,", true]);
+
+    const dir = await Deno.makeTempDir({ prefix: "tmcp-fmt-" });
+    try {
+      const witness = `${dir}/pwned`;
+      await tmux.tmux("set-option", "-g", "@cmd", `#(touch ${witness})`);
+      for (const format of [`#(touch ${witness})`, "#{E:@cmd}", "#{T:@cmd}", "#{=5;E:@cmd}", "#{p100000:pane_id}"]) {
+        assertMatch(await mcp.err("display-message", { format }), /^display-message refused: /, format);
+      }
+      assertMatch(await mcp.err("display-message", { format: "#{S:#{S:#{S:x}}}" }), /loop modifiers/);
+      // A plain read of the option does not expand it.
+      assertEquals((await mcp.ok("display-message", { format: "#{@cmd}" })).text, `#(touch ${witness})`);
+      await sleep(300);
+      assertEquals(await Deno.stat(witness).then(() => true, () => false), false, "no command ran");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
+
+Deno.test("show-options, show-environment and show-hooks read each scope and validate names", async () => {
+  await withServer(async (mcp, tmux) => {
+    type Opts = { options: { name: string; value: string | null; inherited: boolean }[]; session_id: string | null };
+    const inherited = await mcp.ok<Opts>("show-options", { scope: "session", target: "main", name: "history-limit" });
+    assertEquals(inherited.options, [{ name: "history-limit", value: "2000", inherited: true }]);
+    await tmux.tmux("set-option", "-t", "main", "history-limit", "5000");
+    const own = await mcp.ok<Opts>("show-options", { scope: "session", target: "main", name: "history-limit" });
+    assertEquals(own.options, [{ name: "history-limit", value: "5000", inherited: false }]);
+    assertMatch(String(own.session_id), /^\$\d+$/);
+    await tmux.tmux("set-option", "-w", "-t", "main:0", "@note", 'a b"c');
+    const w = await mcp.ok<Opts>("show-options", { scope: "window", target: "main:0", name: "@note" });
+    assertEquals(w.options, [{ name: "@note", value: '"a b\\"c"', inherited: false }]);
+    const server = await mcp.ok<Opts>("show-options", { scope: "server" });
+    assert(server.options.some((o) => o.name === "buffer-limit"));
+    assertEquals(server.session_id, null);
+    const pane = await mcp.ok<Opts>("show-options", { scope: "pane" });
+    assert(pane.options.some((o) => o.name === "remain-on-exit"));
+    assertMatch(await mcp.err("show-options", { scope: "window", name: "nosuch" }), /invalid option: nosuch.*list/);
+    for (const name of ["-g", "a b", "history-limit;kill-server", "x\n"]) {
+      assertMatch(await mcp.err("show-options", { scope: "session", name }), /^invalid arguments.*name:/);
+    }
+
+    await tmux.tmux("set-environment", "-t", "main", "FOO", "bar");
+    await tmux.tmux("set-environment", "-t", "main", "MY_API_TOKEN", "hunter2");
+    await tmux.tmux("set-environment", "-t", "main", "-r", "GONE");
+    type Env = { session_id: string | null; variables: Record<string, unknown>[] };
+    const env = await mcp.ok<Env>("show-environment", { target: "main" });
+    const byName = new Map(env.variables.map((v) => [v.name, v]));
+    assertEquals(byName.get("FOO"), { name: "FOO", value: "bar", removed: false, redacted: false });
+    assertEquals(byName.get("MY_API_TOKEN"), { name: "MY_API_TOKEN", value: null, removed: false, redacted: true });
+    assertEquals(byName.get("GONE")?.removed, true);
+    assert(!JSON.stringify(env).includes("hunter2"), "a secret value never reaches the model");
+    const global = await mcp.ok<Env>("show-environment");
+    assertEquals(global.session_id, null);
+    assert(!global.variables.some((v) => v.name === "FOO"), "FOO is the session's, not global");
+
+    await tmux.tmux("set-hook", "-t", "main", "after-new-window", "display-message hi");
+    type Hooks = { session_id: string | null; hooks: { name: string; command: string }[] };
+    const hooks = await mcp.ok<Hooks>("show-hooks", { target: "main" });
+    assertEquals(hooks.hooks, [{ name: "after-new-window[0]", command: "display-message hi" }]);
+    assertEquals((await mcp.ok<Hooks>("show-hooks")).hooks, [], "no global hooks set; unset hooks are not listed");
+  });
+});
+
+Deno.test("readonly safety serves every readonly workspace tool", async () => {
+  const tmux = await startTmux();
+  const mcp: McpFixture = await connect({ socketName: tmux.socketName, args: ["--safety", "readonly"] });
+  try {
+    const names = new Set((await mcp.client.listTools()).tools.map((t) => t.name));
+    for (
+      const n of [
+        "server-info",
+        "list-sessions",
+        "list-windows",
+        "list-panes",
+        "capture-pane",
+        "snapshot-pane",
+        "search-panes",
+        "display-message",
+        "show-options",
+        "show-environment",
+        "show-hooks",
+      ]
+    ) {
+      assert(names.has(n), `${n} is not served under --safety readonly`);
+    }
+    const tools = (await mcp.client.listTools()).tools.filter((t) => names.has(t.name));
+    for (const t of tools) assert(t.outputSchema, `${t.name} has no output schema`);
+    assertEquals((await mcp.ok("list-sessions")).sessions instanceof Array, true);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
