@@ -4,6 +4,8 @@
  * and the MCP server connected to it.
  */
 import { connect, type McpFixture, uniqueSocketName } from "./helpers.ts";
+import { tempDir } from "./pane_helpers.ts";
+import { sleep } from "./workspace_fixtures.ts";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -50,8 +52,13 @@ async function runTmux(socketName: string, args: string[]): Promise<string> {
 }
 
 async function makeHome(shell: Shell, rc: boolean): Promise<string> {
-  const home = await Deno.makeTempDir({ prefix: "tmcp-home-" });
-  if (rc && shell === "bash") await Deno.copyFile("/etc/skel/.bashrc", `${home}/.bashrc`);
+  const home = await tempDir("tmcp-home-");
+  // Debian's /etc/skel/.bashrc; elsewhere (macOS) its essentials.
+  if (rc && shell === "bash") {
+    await Deno.copyFile("/etc/skel/.bashrc", `${home}/.bashrc`).catch(() =>
+      Deno.writeTextFile(`${home}/.bashrc`, "HISTCONTROL=ignoreboth\nshopt -s histappend\nPS1='\\u@\\h:\\w\\$ '\n")
+    );
+  }
   // Without a ~/.zshrc, zsh starts its new-user menu; use Debian's recommended one.
   if (rc && shell === "zsh") {
     await Deno.copyFile("/etc/zsh/newuser.zshrc.recommended", `${home}/.zshrc`).catch(() =>
@@ -79,7 +86,7 @@ export async function settle(socketName: string, pane: string, timeoutMs = 15_00
     } else if (screen.trim() !== "" && Date.now() - stableSince >= 150) {
       return;
     }
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
   throw new Error(`pane ${pane} did not settle: ${JSON.stringify(last.trim().slice(-200))}`);
 }
@@ -91,12 +98,10 @@ export async function withShell(
   opts: ShellOptions = {},
 ): Promise<void> {
   const socketName = uniqueSocketName("exec");
-  const homes: string[] = [];
-  const conf = await Deno.makeTempFile({ prefix: "tmcp-conf-" });
+  const conf = `${await tempDir("tmcp-conf-")}/tmux.conf`;
   await Deno.writeTextFile(conf, opts.historyLimit ? `set -g history-limit ${opts.historyLimit}\n` : "");
   const rc = opts.rc ?? false;
   const home = await makeHome(shell, rc);
-  homes.push(home);
   await runTmux(socketName, [
     ...["-f", conf, "new-session", "-d", "-s", "main", "-x", "120", "-y", String(opts.height ?? 40)],
     shellCommand(shell, home, rc),
@@ -117,7 +122,6 @@ export async function withShell(
           return (await tmux("new-window", "-d", "-P", "-F", "#{pane_id}", what.command)).trim();
         }
         const h = await makeHome(what, false);
-        homes.push(h);
         const id = (await tmux("new-window", "-d", "-P", "-F", "#{pane_id}", shellCommand(what, h, false))).trim();
         await settle(socketName, id);
         return id;
@@ -126,28 +130,7 @@ export async function withShell(
   } finally {
     await mcp?.close();
     await runTmux(socketName, ["kill-server"]).catch(() => {});
-    for (const h of homes) await Deno.remove(h, { recursive: true }).catch(() => {});
-    await Deno.remove(conf).catch(() => {});
   }
-}
-
-/** Resolves after `ms`. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** Polls `fn` until it returns true (or throws after timeoutMs). */
-export async function eventually(
-  what: string,
-  fn: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await fn()) return;
-    await delay(25);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /**
@@ -163,7 +146,7 @@ export async function callAndCancel(
 ): Promise<void> {
   const ac = new AbortController();
   const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, { signal: ac.signal, timeout: 120_000 });
-  await delay(afterMs);
+  await sleep(afterMs);
   ac.abort();
   let rejected = false;
   await call.catch(() => rejected = true);

@@ -1,13 +1,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import {
-  callAndCancel,
-  callWithProgress,
-  delay,
-  eventually,
-  type ExecFixture,
-  SHELLS,
-  withShell,
-} from "./exec_fixtures.ts";
+import { callAndCancel, callWithProgress, type ExecFixture, SHELLS, withShell } from "./exec_fixtures.ts";
+import { waitUntil } from "./pane_helpers.ts";
+import { sleep } from "./workspace_fixtures.ts";
 
 import type { RunResult } from "../lib/exec/run.ts";
 
@@ -47,7 +41,7 @@ for (const shell of SHELLS) {
     await withShell(shell, async (fx) => {
       const run = runner(fx);
       await run("cd /tmp");
-      assertEquals((await run("pwd")).output, "/tmp");
+      assertMatch((await run("pwd")).output, /^(\/private)?\/tmp$/); // macOS: /tmp is a link
       await run(shell === "fish" ? "set -gx TMCP_VAR persisted" : "export TMCP_VAR=persisted");
       assertEquals((await run("echo $TMCP_VAR")).output, "persisted");
       await run(shell === "fish" ? "function greet; echo hi $argv; end" : 'greet() { echo hi "$1"; }');
@@ -93,7 +87,7 @@ for (const shell of SHELLS) {
       assertEquals((await run("echo hello")).output, "hello");
       assertEquals((await run("sh -c 'exit 5'")).exit_code, 5);
       await run("cd /tmp");
-      assertEquals((await run("pwd")).output, "/tmp");
+      assertMatch((await run("pwd")).output, /^(\/private)?\/tmp$/); // macOS: /tmp is a link
     }, { rc: true });
   });
 }
@@ -163,7 +157,7 @@ Deno.test("run-command refuses panes that are not at a shell prompt, saying what
   await withShell("bash", async (fx) => {
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "python3 -q");
     await fx.tmux("send-keys", "-t", fx.pane, "Enter");
-    await eventually(
+    await waitUntil(
       "python3 to start",
       async () =>
         (await fx.tmux("display-message", "-p", "-t", fx.pane, "#{pane_current_command}")).startsWith("python3"),
@@ -221,7 +215,7 @@ Deno.test("run-command: cancellation ends the wait; the command finishes and the
   await withShell("bash", async (fx) => {
     const args = { target: fx.pane, command: "sleep 1; echo done-late", timeout_ms: 20_000 };
     await callAndCancel(fx, "run-command", args, 300);
-    await eventually("the server to record the cancellation", () => /cancelled/.test(fx.mcp.stderr()));
+    await waitUntil("the server to record the cancellation", () => Promise.resolve(/cancelled/.test(fx.mcp.stderr())));
     assertEquals((await runner(fx)("echo again")).output, "again");
     assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), /done-late/);
   });
@@ -230,16 +224,16 @@ Deno.test("run-command: cancellation ends the wait; the command finishes and the
 Deno.test("run-command: a command still running when the server exits never blocks the shell afterwards", async () => {
   await withShell("bash", async (fx) => {
     const pending = runner(fx)("sleep 1; echo finished-after-exit").catch(() => "connection closed");
-    await delay(300);
+    await sleep(300);
     await fx.mcp.close(); // the server exits mid-run; its script directory goes with it
     assertEquals(await pending, "connection closed");
-    await eventually(
+    await waitUntil(
       "the shell to come back by itself",
       async () => /finished-after-exit\n.*[#$] *$/m.test(await fx.tmux("capture-pane", "-p", "-t", fx.pane)),
     );
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "echo alive-$((1+1))");
     await fx.tmux("send-keys", "-t", fx.pane, "Enter");
-    await eventually(
+    await waitUntil(
       "the shell to answer",
       async () => /^alive-2$/m.test(await fx.tmux("capture-pane", "-p", "-t", fx.pane)),
     );

@@ -1,5 +1,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { callAndCancel, callWithProgress, delay, eventually, type ExecFixture, withShell } from "./exec_fixtures.ts";
+import { callAndCancel, callWithProgress, type ExecFixture, withShell } from "./exec_fixtures.ts";
+import { waitUntil } from "./pane_helpers.ts";
+import { sleep } from "./workspace_fixtures.ts";
 
 interface TextResult {
   outcome: string;
@@ -32,7 +34,7 @@ async function screenHas(fx: ExecFixture, text: string, pane = fx.pane): Promise
 Deno.test("wait-for-text ignores text already on the screen and matches new output", async () => {
   await withShell("bash", async (fx) => {
     await type(fx, "echo READY-1");
-    await eventually("READY-1 on screen", () => screenHas(fx, "\nREADY-1"));
+    await waitUntil("READY-1 on screen", () => screenHas(fx, "\nREADY-1"));
     const old = await fx.mcp.ok<TextResult>("wait-for-text", {
       target: fx.pane,
       patterns: ["READY-1"],
@@ -46,7 +48,7 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
       patterns: ["GO-42"],
       timeout_ms: 10_000,
     });
-    await delay(200);
+    await sleep(200);
     await type(fx, "echo GO-$((40+2))"); // the typed line itself does not contain GO-42
     const hit = await waiting;
     assertEquals([hit.outcome, hit.matched_pattern, hit.matched_line], ["matched", "GO-42", "GO-42"]);
@@ -62,7 +64,7 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
       stop: ["FAIL"],
       timeout_ms: 10_000,
     });
-    await delay(200);
+    await sleep(200);
     await type(fx, `printf 'build %s with %s\\n' d""one F""AIL`); // the typed line matches neither
     const stopped = await both;
     assertEquals([stopped.outcome, stopped.matched_pattern], ["stopped", "FAIL"]);
@@ -75,7 +77,7 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
       ignore_case: true,
       timeout_ms: 10_000,
     });
-    await delay(200);
+    await sleep(200);
     await type(fx, "echo result=$((10+7))");
     assertEquals((await re).matched_line, "result=17");
 
@@ -85,7 +87,7 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
       patterns: ["Password: "],
       timeout_ms: 10_000,
     });
-    await delay(200);
+    await sleep(200);
     await type(fx, `read -r -s -p "Pass""word: " x`);
     const p = await prompt;
     assertEquals(p.outcome, "matched");
@@ -106,7 +108,7 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
       regex: true,
       timeout_ms: 20_000,
     });
-    await delay(200);
+    await sleep(200);
     await type(fx, `echo ${"a".repeat(40)}!`);
     const r = await slow;
     assert(r.isError === true);
@@ -153,7 +155,7 @@ Deno.test("a second tool call is answered while a long wait is pending", async (
       command: "sleep 3",
       timeout_ms: 10_000,
     }).finally(() => waitDone = true);
-    await delay(300);
+    await sleep(300);
     for (let i = 0; i < 5; i++) {
       const r = await fx.mcp.ok<{ first_call: boolean }>("capture-since", { target: fx.pane });
       assert(r.first_call);
@@ -178,7 +180,10 @@ Deno.test("wait-for-text: progress notifications and cancellation", async () => 
 
     const started = performance.now();
     await callAndCancel(fx, "wait-for-quiet", { target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 }, 300);
-    await eventually("the server to end the cancelled wait", () => /wait-for-quiet cancelled/.test(fx.mcp.stderr()));
+    await waitUntil(
+      "the server to end the cancelled wait",
+      () => Promise.resolve(/wait-for-quiet cancelled/.test(fx.mcp.stderr())),
+    );
     assert(performance.now() - started < 30_000);
   });
 });

@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { eventually, withShell } from "./exec_fixtures.ts";
+import { withShell } from "./exec_fixtures.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 interface Warned {
   warnings: { kind: string; message: string }[];
@@ -10,7 +11,7 @@ Deno.test("capture-pane and snapshot-pane warn about pagers, full-screen program
     const kinds = async (tool: string, target: string) =>
       (await fx.mcp.ok<Warned>(tool, { target })).warnings.map((w) => w.kind);
     const whenShowing = async (target: string, tool: string, kind: string) => {
-      await eventually(`${kind} in ${tool} of ${target}`, async () => (await kinds(tool, target)).includes(kind));
+      await waitUntil(`${kind} in ${tool} of ${target}`, async () => (await kinds(tool, target)).includes(kind));
       return (await fx.mcp.ok<Warned>(tool, { target })).warnings.find((w) => w.kind === kind)!.message;
     };
 
