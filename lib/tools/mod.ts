@@ -12,6 +12,8 @@ import deleteBuffer from "./buffers/delete_buffer.ts";
 import renameBuffer from "./buffers/rename_buffer.ts";
 import saveBuffer from "./buffers/save_buffer.ts";
 import loadBuffer from "./buffers/load_buffer.ts";
+import searchBuffer from "./buffers/search_buffer.ts";
+import subsearchBuffer from "./buffers/subsearch_buffer.ts";
 
 export const TOOLS: readonly AnyTool[] = [
   // buffers
@@ -23,4 +25,6 @@ export const TOOLS: readonly AnyTool[] = [
   renameBuffer,
   saveBuffer,
   loadBuffer,
+  searchBuffer,
+  subsearchBuffer,
 ];

@@ -1,0 +1,116 @@
+/**
+ * UTF-8 byte offsets ↔ UTF-16 indexes of the decoded text, without
+ * re-encoding the buffer per match.
+ *
+ * Search results arrive in increasing order, so a cursor walks forward from
+ * the last position it converted: a whole call costs one pass at most. For an
+ * ASCII-only text (`text.length === bytes.length`) both are the same number
+ * and nothing is walked at all.
+ *
+ * @example
+ * ```ts
+ * const text = "é-x";                     // bytes: c3 a9 2d 78
+ * const at = createOffsetCursor(text, false);
+ * at.toByte(2);  // 3 (the "x")
+ * at.toU16(4);   // 3 (the end)
+ * ```
+ */
+
+/** Maps positions of one text between UTF-16 indexes and UTF-8 byte offsets, walking forward. */
+export interface OffsetCursor {
+  /** Byte offset of UTF-16 index `u16` (a code point boundary). */
+  toByte(u16: number): number;
+  /** UTF-16 index of byte offset `byte` (a character boundary). */
+  toU16(byte: number): number;
+}
+
+/**
+ * A forward-walking cursor over `text`. `ascii` says the text is ASCII-only,
+ * which makes every conversion the identity. Starts at (0, 0), or at a known
+ * pair (`u16`, `byte`) of the same position.
+ */
+export function createOffsetCursor(text: string, ascii: boolean, u16 = 0, byte = 0): OffsetCursor {
+  if (ascii) return { toByte: (u) => u, toU16: (b) => b };
+  const start = { u16, byte };
+  let u = u16, b = byte;
+  const rewind = (toU: number, toB: number) => {
+    // Positions before the cursor are rare (they never occur in one scan);
+    // restart from the origin rather than keep a history.
+    if (toU < u || toB < b) {
+      u = start.u16;
+      b = start.byte;
+      if (toU < u || toB < b) u = b = 0;
+    }
+  };
+  // One character forward; a surrogate pair is one 4-byte character.
+  const step = () => {
+    const c = text.charCodeAt(u);
+    if (c < 0x80) {
+      b++;
+      u++;
+    } else if (c >= 0xd800 && c <= 0xdbff) {
+      b += 4;
+      u += 2;
+    } else {
+      b += c < 0x800 ? 2 : 3;
+      u++;
+    }
+  };
+  return {
+    toByte(target) {
+      rewind(target, b);
+      while (u < target) step();
+      return b;
+    },
+    toU16(target) {
+      rewind(u, target);
+      while (b < target) step();
+      return u;
+    },
+  };
+}
+
+/**
+ * Counts `\n` in `text` before increasing positions, walking forward once.
+ * Long lines are skipped with the native `indexOf`; when lines turn out to be
+ * very short, a plain loop is faster than one `indexOf` call per line.
+ *
+ * @example
+ * ```ts
+ * const lines = createLineCounter("a\nb\nc");
+ * lines.before(4); // 2
+ * ```
+ */
+export function createLineCounter(text: string): { before(u16: number): number } {
+  let pos = 0, count = 0;
+  return {
+    before(target) {
+      if (target < pos) pos = count = 0;
+      let hits = 0;
+      const from = pos;
+      while (pos < target) {
+        if (hits > 256 && hits * 16 > pos - from) {
+          // Dense newlines: count the rest with a loop.
+          for (; pos < target; pos++) if (text.charCodeAt(pos) === 10) count++;
+          break;
+        }
+        const nl = text.indexOf("\n", pos);
+        if (nl < 0 || nl >= target) {
+          pos = target;
+          break;
+        }
+        count++;
+        hits++;
+        pos = nl + 1;
+      }
+      return count;
+    },
+  };
+}
+
+/** Number of `byte` values in `bytes[from, to)`. */
+export function countByte(bytes: Uint8Array, byte: number, from = 0, to = bytes.length): number {
+  let n = 0;
+  for (let i = from; i < to; i++) if (bytes[i] === byte) n++;
+  return n;
+}
