@@ -118,8 +118,8 @@ export function openSubject(t: SearchTarget, bytes: Uint8Array): Subject {
   if (bad >= 0) {
     throw new UserError(
       `buffer ${JSON.stringify(t.name)} is not valid UTF-8: the first invalid byte is at offset ${lo + bad} ` +
-        `(bytes ${hexAround(part, bad)}): only text can be searched; look at it with show-buffer, ` +
-        `or search a window before that offset with subsearch-buffer`,
+        `(bytes ${hexAround(part, bad)}): only text can be searched; leave it out of buffers, look at it with ` +
+        `show-buffer, or search a window before that offset with subsearch-buffer`,
     );
   }
   return subjectOf(part, lo, lo > 0 ? countByte(bytes, 10, 0, lo) : 0);

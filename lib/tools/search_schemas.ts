@@ -27,6 +27,14 @@ export const MAX_SCAN_BYTES = 256 * MiB;
 /** Offsets beyond any real buffer; keeps offset + length + context exact in doubles. */
 const MAX_OFFSET = 2 ** 40;
 
+/** How include_similarity scores, for both tools' descriptions. */
+export const SIMILARITY_DOC = "include_similarity scores each match in [0, 1]: similarity = (|m| / |w|) × (1 − d/2), " +
+  "where m is the matched text, w is m widened to the whole word(s) it cuts into (letters, marks, digits, _; at " +
+  "most 64 characters each side), lengths in characters, and d = 0 for an exact-case hit, for literal the fraction " +
+  "of characters whose case differs from the query, for regex 1 when it matches only with ignore_case. So an exact " +
+  "whole-word same-case hit scores 1.0, a hit inside a longer word or in another case less, an empty match 0. " +
+  "Matches stay in buffer order.";
+
 /** A byte offset into a buffer. */
 export const byteOffset = z.number().int().min(0).max(MAX_OFFSET);
 

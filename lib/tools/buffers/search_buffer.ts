@@ -11,6 +11,7 @@ import {
   resumeFromOffset,
   runSearch,
   searchOutput,
+  SIMILARITY_DOC,
 } from "../search_schemas.ts";
 import type { SearchTarget } from "../../search/search.ts";
 
@@ -27,12 +28,7 @@ export default defineTool({
     "that budget is returned whole). When truncated_buffers is not empty, call again with the same arguments " +
     "plus resume_from_offset copied from the response: you get exactly the remaining matches, none twice. " +
     "Next: show-buffer with offset_bytes = context_start to read around a match, or subsearch-buffer to " +
-    "search near one. include_similarity scores each match in [0, 1]: similarity = (|m| / |w|) × (1 − d/2), " +
-    "where m is the matched text, w is m widened to the whole word(s) it cuts into (letters, marks, digits, " +
-    "_; at most 64 characters each side), lengths in characters, and d = 0 for an exact-case hit, for " +
-    "literal the fraction of characters whose case differs from the query, for regex 1 when it matches only " +
-    "with ignore_case. So an exact whole-word same-case hit scores 1.0, a hit inside a longer word or in " +
-    "another case less, an empty match 0. Matches stay in buffer order.",
+    "search near one. " + SIMILARITY_DOC,
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,

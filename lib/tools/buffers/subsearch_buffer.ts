@@ -2,7 +2,15 @@ import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
-import { byteOffset, contextBytes, queryParams, resumeFromOffset, runSearch, searchOutput } from "../search_schemas.ts";
+import {
+  byteOffset,
+  contextBytes,
+  queryParams,
+  resumeFromOffset,
+  runSearch,
+  searchOutput,
+  SIMILARITY_DOC,
+} from "../search_schemas.ts";
 
 export default defineTool({
   name: "subsearch-buffer",
@@ -13,9 +21,9 @@ export default defineTool({
     "new query, e.g. the request id near an error. The window is searched as if it were the whole text " +
     "(^ and $ match its edges, lookbehind does not see before it) and must itself be valid UTF-8. Same query " +
     "options and the same response as search-buffer: offsets are absolute buffer offsets, snippets stay " +
-    "inside the window, `window` gives its bounds, similarity is scored the same way. truncated_buffers names " +
-    "the buffer only when the window holds more matches than max_matches; then call again with " +
-    "resume_from_offset from the response. No state is kept between calls.",
+    "inside the window, `window` gives its bounds. truncated_buffers names the buffer only when the window " +
+    "holds more matches than max_matches; then call again with resume_from_offset from the response. No state " +
+    "is kept between calls. " + SIMILARITY_DOC,
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,
