@@ -10,9 +10,9 @@ import { compileMatcher, type SearchMode } from "../lib/search/matcher.ts";
 import { createLineCounter, createOffsetCursor } from "../lib/search/offsets.ts";
 import { firstInvalidUtf8, scanInvalid } from "../lib/search/text.ts";
 import { SNIPPET_MATCH_MAX, snippetRange } from "../lib/search/snippet.ts";
-import { similarity, wordCoverage } from "../lib/search/similarity.ts";
+import { WIDEN_MAX, wordCoverage } from "../lib/search/similarity.ts";
 import { type BufferMatch, searchBuffers, type SearchTarget } from "../lib/search/search.ts";
-import { scanSubject, subjectOf } from "../lib/search/scan.ts";
+import { round4, scanSubject, subjectOf } from "../lib/search/scan.ts";
 import { isUtf8 } from "node:buffer";
 
 const enc = new TextEncoder();
@@ -118,6 +118,24 @@ Deno.test("offset cursor converts UTF-16 indexes to UTF-8 offsets and back, as T
   );
 });
 
+Deno.test("offset cursor skips long distances natively and lands on the same offsets", () => {
+  const text = Array.from({ length: 70_000 }, (_, i) => ["a", "é", "中", "😀", "\n"][(i * 7) % 5]).join("");
+  fc.assert(
+    fc.property(fc.array(fc.nat({ max: text.length }), { minLength: 1, maxLength: 6 }), (picks) => {
+      const ascii = false;
+      const toByte = createOffsetCursor(text, ascii);
+      const toU16 = createOffsetCursor(text, ascii);
+      for (let u of [...picks].sort((a, b) => a - b)) {
+        if (u > 0 && u < text.length && text.charCodeAt(u) >= 0xdc00 && text.charCodeAt(u) <= 0xdfff) u--;
+        const b = byteLen(text.slice(0, u));
+        assertEquals(toByte.toByte(u), b);
+        assertEquals(toU16.toU16(b), u);
+      }
+    }),
+    { numRuns: 40 },
+  );
+});
+
 Deno.test("an ASCII-only text converts offsets without walking it", () => {
   // A cursor declared ASCII answers the identity even for positions past the text: no walk happens.
   const at = createOffsetCursor("", true);
@@ -198,26 +216,36 @@ Deno.test("snippets never cut a character and hold the match", () => {
   assertEquals(snippetRange(long, 0, long.length, 10), [0, SNIPPET_MATCH_MAX]);
 });
 
-Deno.test("similarity: exact whole word 1, inside a longer word less, case-only match least", () => {
-  const score = (text: string, query: string, mode: SearchMode) => {
-    const m = compileMatcher(query, mode, true);
-    const span = m.finder(text, text.length + 1)(0)!;
-    return similarity(wordCoverage(text, span), m.caseDistance(text, span));
+Deno.test("similarity: exact whole word 1, inside a longer word less, case-only match least", async () => {
+  const score = async (text: string, query: string, mode: SearchMode, ignoreCase = true) => {
+    const r = await searchBuffers([{ name: "s" }], () => Promise.resolve(enc.encode(text)), {
+      matcher: compileMatcher(query, mode, ignoreCase),
+      maxMatches: 1,
+      maxScanBytes: Infinity,
+      contextBytes: 0,
+      includeSimilarity: true,
+    });
+    return r.matches[0].similarity!;
   };
   for (const mode of ["literal", "regex"] as const) {
-    const exact = score("an error here", "error", mode);
-    const inside = score("an errors here", "error", mode);
-    const caseOnly = score("an ERROR here", "error", mode);
+    const exact = await score("an error here", "error", mode);
+    const inside = await score("an errors here", "error", mode);
+    const caseOnly = await score("an ERROR here", "error", mode);
     assertEquals(exact, 1);
     assert(exact > inside && inside > caseOnly, `${mode}: ${exact} > ${inside} > ${caseOnly}`);
+    assertEquals(await score("an errors here", "error", mode, false), inside);
   }
   // Partly different case scores between exact and all-different.
-  const mixed = score("Error", "error", "literal");
-  assert(mixed < 1 && mixed > score("ERROR", "error", "literal"));
-  // Non-word edges do not widen; word characters of any script do.
-  assertEquals(score("(error)", "error", "literal"), 1);
-  assertEquals(score("éerror", "error", "literal"), 5 / 6);
-  assertEquals(wordCoverage("abc", { start: 1, end: 1 }), 0);
+  const mixed = await score("Error", "error", "literal");
+  assert(mixed < 1 && mixed > await score("ERROR", "error", "literal"));
+  assertEquals(mixed, 0.9);
+  // Non-word edges do not widen; word characters of any script do, counted as characters.
+  assertEquals(await score("(error)", "error", "literal"), 1);
+  assertEquals(await score("中error", "error", "literal", false), round4(5 / 6));
+  assertEquals(await score("😀é", "é", "literal", false), 1);
+  assertEquals(await score("xé\u0301yz", "é", "regex", false), round4(1 / 5));
+  assertEquals(wordCoverage(enc.encode("abc"), 1, 1), 0);
+  assertEquals(wordCoverage(enc.encode("x".repeat(200) + "ab" + "y".repeat(200)), 200, 202), 2 / (2 + 2 * WIDEN_MAX));
 });
 
 Deno.test("regex matches come out as one matchAll pass gives them, empty matches included", async () => {
@@ -280,9 +308,9 @@ Deno.test("paginated results equal unpaginated results (max_matches and max_scan
 
 Deno.test("a match straddling the scan budget is returned once, whole, and the next page resumes after it", () => {
   const bytes = enc.encode("xx abcdef yy abc");
-  const subject = subjectOf(bytes);
   for (const [query, mode] of [["abcdef", "literal"], ["a\\w+", "regex"]] as const) {
     const m = compileMatcher(query, mode, false);
+    const subject = subjectOf(bytes, m.needsChars);
     // The budget ends inside "abcdef" (bytes 3..9).
     const first = scanSubject(subject, m, {
       from: 0,
@@ -308,7 +336,7 @@ Deno.test("a match straddling the scan budget is returned once, whole, and the n
 Deno.test("a regex budget far from the end is probed without missing matches across probe spans", () => {
   const text = "😀".repeat(50) + "é".repeat(50) + "needle" + "z".repeat(500);
   const bytes = enc.encode(text);
-  const subject = subjectOf(bytes);
+  const subject = subjectOf(bytes, true);
   const at = byteLen(text.slice(0, text.indexOf("needle")));
   for (const span of [1, 2, 3, 7, 64]) {
     const m = compileMatcher("ne+dle", "regex", false, span);

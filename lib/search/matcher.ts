@@ -8,6 +8,8 @@
  * makes paging exact: a later call resuming at any position the scan reached
  * continues the same sequence.
  *
+ * A case-sensitive literal is searched as its UTF-8 bytes in the content's
+ * byte string, so its offsets need no conversion and nothing is decoded.
  * Literal queries (either case) only look at the characters they match, so
  * they are searched in a view that ends just past `limit`. A regex can look
  * arbitrarily far ahead, so it always runs on the whole text; to keep it from
@@ -17,12 +19,13 @@
  *
  * @example
  * ```ts
- * const m = compileMatcher("b+", "regex", false);
+ * const m = compileMatcher("b+", "regex", false); // needsChars: search decoded text
  * const find = m.finder("abba", 5);
  * find(0); // { start: 1, end: 3 }
  * ```
  */
 import { UserError } from "../errors.ts";
+import { byteString } from "./text.ts";
 
 export type SearchMode = "literal" | "regex";
 
@@ -36,6 +39,12 @@ export interface Matcher {
   readonly query: string;
   readonly mode: SearchMode;
   readonly ignoreCase: boolean;
+  /**
+   * False when the matcher searches the byte string of the content (see
+   * `byteString`), true when it needs the decoded text. Both are the same for
+   * ASCII content.
+   */
+  readonly needsChars: boolean;
   /**
    * A finder over match starts below `limit` (`text.length + 1` lets an empty
    * match at the very end count). Returns undefined when no match starts in
@@ -126,18 +135,20 @@ export function compileMatcher(
   const flags = ignoreCase ? "iu" : "u";
   if (mode === "literal") {
     const folded = ignoreCase ? compile(escapeRegExp(query), "g" + flags) : undefined;
+    const needle = byteString(new TextEncoder().encode(query));
     const finder = folded
       // A case-folded character is one code point, at most 2 units.
       ? (text: string, limit: number) => viewFinder(text, limit, 2 * query.length, (v, f) => execAt(folded, v, f))
       : (text: string, limit: number) =>
-        viewFinder(text, limit, query.length, (v, f) => {
-          const i = v.indexOf(query, f);
-          return i < 0 ? undefined : { start: i, end: i + query.length };
+        viewFinder(text, limit, needle.length, (v, f) => {
+          const i = v.indexOf(needle, f);
+          return i < 0 ? undefined : { start: i, end: i + needle.length };
         });
     return {
       query,
       mode,
       ignoreCase,
+      needsChars: ignoreCase,
       finder,
       caseDistance(text, span) {
         if (!ignoreCase) return 0;
@@ -165,6 +176,7 @@ export function compileMatcher(
     query,
     mode,
     ignoreCase,
+    needsChars: true,
     finder(text, limit) {
       return (from) => {
         if (from > text.length || from >= limit) return undefined;

@@ -13,8 +13,9 @@
  *
  * @example
  * ```ts
- * const subject = subjectOf(new TextEncoder().encode("a b a"));
- * const r = scanSubject(subject, compileMatcher("a", "literal", false), {
+ * const matcher = compileMatcher("a", "literal", false);
+ * const subject = subjectOf(new TextEncoder().encode("a b a"), matcher.needsChars);
+ * const r = scanSubject(subject, matcher, {
  *   from: 0, budget: 3, maxMatches: 10, contextBytes: 1, includeSimilarity: false,
  * });
  * r.matches.length; // 1 ("a" at 0; the window [0, 3) ends before the second)
@@ -24,15 +25,17 @@
 import type { Matcher, Span } from "./matcher.ts";
 import { nextCodePoint } from "./matcher.ts";
 import { createLineCounter, createOffsetCursor } from "./offsets.ts";
-import { decodeUtf8, isContinuation } from "./text.ts";
+import { byteString, decodeUtf8, isContinuation } from "./text.ts";
 import { snippetRange } from "./snippet.ts";
 import { similarity, wordCoverage } from "./similarity.ts";
 
 /** Content being searched: a whole buffer, or a window of it. Must be valid UTF-8. */
 export interface Subject {
   bytes: Uint8Array;
-  /** `bytes` decoded; `text.length === bytes.length` exactly when it is ASCII. */
+  /** What the matcher searches: the decoded text, or the byte string (see `byteString`). */
   text: string;
+  /** Whether indexes of `text` are byte offsets: true for the byte string and for ASCII content. */
+  byteIndexed: boolean;
   /** Buffer offset of `bytes[0]`. */
   base: number;
   /** Newlines in the buffer before `base`. */
@@ -70,9 +73,16 @@ export interface ScanResult {
   scanned: number;
 }
 
-/** A subject for bytes known to be valid UTF-8. */
-export function subjectOf(bytes: Uint8Array, base = 0, lineBase = 0): Subject {
-  return { bytes, text: decodeUtf8(bytes), base, lineBase };
+/**
+ * A subject for bytes known to be valid UTF-8: decoded when the matcher
+ * needs characters, else (and for ASCII, where both are the same) the byte
+ * string, whose indexes need no conversion.
+ */
+export function subjectOf(bytes: Uint8Array, needsChars: boolean, base = 0, lineBase = 0): Subject {
+  if (!needsChars) return { bytes, text: byteString(bytes), byteIndexed: true, base, lineBase };
+  const text = decodeUtf8(bytes);
+  // Decoding yields fewer UTF-16 units than bytes exactly when some character is not ASCII.
+  return { bytes, text, byteIndexed: text.length === bytes.length, base, lineBase };
 }
 
 /** First character boundary at or after `i` in valid UTF-8. */
@@ -85,7 +95,7 @@ export function boundaryAfter(bytes: Uint8Array, i: number): number {
 export function scanSubject(subject: Subject, matcher: Matcher, o: ScanOptions): ScanResult {
   const { bytes, text } = subject;
   const size = bytes.length;
-  const ascii = text.length === size;
+  const ascii = subject.byteIndexed;
   const at = createOffsetCursor(text, ascii);
   const fromU = at.toU16(o.from);
 
@@ -133,7 +143,8 @@ function report(
     snippet: decodeUtf8(subject.bytes.subarray(lo, hi)),
   };
   if (o.includeSimilarity) {
-    m.similarity = round4(similarity(wordCoverage(subject.text, span), matcher.caseDistance(subject.text, span)));
+    const coverage = wordCoverage(subject.bytes, start, end);
+    m.similarity = round4(similarity(coverage, matcher.caseDistance(subject.text, span)));
   }
   return m;
 }

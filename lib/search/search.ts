@@ -76,7 +76,7 @@ export async function searchBuffers(
       continue;
     }
     if (o.signal?.aborted) throw new UserError("search cancelled by the client");
-    const subject = openSubject(t, await read(t.name));
+    const subject = openSubject(t, await read(t.name), o.matcher.needsChars);
     if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.bytes.length });
     const from = startOffset(t, subject);
     const r = scanSubject(subject, o.matcher, {
@@ -97,7 +97,7 @@ export async function searchBuffers(
 }
 
 /** Validates and decodes a target's bytes (its window, when it has one). */
-export function openSubject(t: SearchTarget, bytes: Uint8Array): Subject {
+export function openSubject(t: SearchTarget, bytes: Uint8Array, needsChars: boolean): Subject {
   let lo = 0, hi = bytes.length;
   if (t.around) {
     const { offset, length, context } = t.around;
@@ -122,7 +122,7 @@ export function openSubject(t: SearchTarget, bytes: Uint8Array): Subject {
         `show-buffer, or search a window before that offset with subsearch-buffer`,
     );
   }
-  return subjectOf(part, lo, lo > 0 ? countByte(bytes, 10, 0, lo) : 0);
+  return subjectOf(part, needsChars, lo, lo > 0 ? countByte(bytes, 10, 0, lo) : 0);
 }
 
 function startOffset(t: SearchTarget, subject: Subject): number {

@@ -10,63 +10,48 @@
  * the fraction of characters whose case differs from the query, for a regex 1
  * when it only matches with ignore_case. An exact whole-word same-case hit is
  * 1; a hit inside a longer word or in another case scores lower; an empty
- * match scores 0. Cost: the match length plus at most 2 × WIDEN_MAX.
+ * match scores 0. Cost: one pass over the match's bytes plus two decodes of
+ * at most 4 × WIDEN_MAX bytes.
  *
  * @example
  * ```ts
- * similarity(1, 0);    // 1
- * wordCoverage("errors", { start: 0, end: 5 }); // 5/6
+ * similarity(1, 0); // 1
+ * wordCoverage(new TextEncoder().encode("errors"), 0, 5); // 5/6
  * ```
  */
-import type { Span } from "./matcher.ts";
-import { nextCodePoint } from "./matcher.ts";
+import { clipToCharBoundary, utf8SequenceLength } from "../buffers/utf8.ts";
+import { decodeUtf8, isContinuation } from "./text.ts";
 
 /** Most characters a match is widened by on each side. */
 export const WIDEN_MAX = 64;
+/** Bytes that hold WIDEN_MAX characters. */
+const WINDOW = 4 * WIDEN_MAX;
 
 const WORD = /^[\p{L}\p{M}\p{N}_]$/u;
 
-function isWordAt(text: string, i: number): boolean {
-  const cp = text.codePointAt(i);
-  return cp !== undefined && WORD.test(String.fromCodePoint(cp));
-}
-
-/** Start index of the code point that ends at `i` (exclusive). */
-function prevCodePoint(text: string, i: number): number {
-  const c = text.charCodeAt(i - 1);
-  if (c >= 0xdc00 && c <= 0xdfff && i >= 2) {
-    const h = text.charCodeAt(i - 2);
-    if (h >= 0xd800 && h <= 0xdbff) return i - 2;
-  }
-  return i - 1;
-}
-
-function codePoints(text: string, from: number, to: number): number {
+/** Word characters of `chars` walked from index `from` by `step`, before a non-word one (at most WIDEN_MAX). */
+function wordRun(chars: string[], from: number, step: 1 | -1): number {
   let n = 0;
-  for (let i = from; i < to; i = nextCodePoint(text, i)) n++;
+  for (let i = from; i >= 0 && i < chars.length && n < WIDEN_MAX && WORD.test(chars[i]); i += step) n++;
   return n;
 }
 
-/** |m| / |w| for the match `span` of `text` (see the module doc); 0 for an empty match. */
-export function wordCoverage(text: string, span: Span): number {
-  const { start, end } = span;
+/** |m| / |w| for the match `bytes[start, end)` of valid UTF-8 (see the module doc); 0 for an empty match. */
+export function wordCoverage(bytes: Uint8Array, start: number, end: number): number {
   if (end <= start) return 0;
+  let chars = 0;
+  for (let i = start; i < end; i++) if (!isContinuation(bytes[i])) chars++;
+  // The text before the match, up to and including its first character.
+  let lo = Math.max(0, start - WINDOW);
+  while (lo < start && isContinuation(bytes[lo])) lo++;
+  const left = Array.from(decodeUtf8(bytes.subarray(lo, start + utf8SequenceLength(bytes[start]))));
+  // The text from the match's last character on.
+  let last = end - 1;
+  while (last > start && isContinuation(bytes[last])) last--;
+  const right = Array.from(decodeUtf8(bytes.subarray(last, clipToCharBoundary(bytes, end, end + WINDOW))));
   let extra = 0;
-  if (isWordAt(text, start)) {
-    for (let i = start, k = 0; i > 0 && k < WIDEN_MAX; k++) {
-      i = prevCodePoint(text, i);
-      if (!isWordAt(text, i)) break;
-      extra++;
-    }
-  }
-  if (isWordAt(text, prevCodePoint(text, end))) {
-    for (let i = end, k = 0; i < text.length && k < WIDEN_MAX; k++) {
-      if (!isWordAt(text, i)) break;
-      extra++;
-      i = nextCodePoint(text, i);
-    }
-  }
-  const chars = codePoints(text, start, end);
+  if (WORD.test(left[left.length - 1])) extra += wordRun(left, left.length - 2, -1);
+  if (WORD.test(right[0])) extra += wordRun(right, 1, 1);
   return chars / (chars + extra);
 }
 

@@ -11,9 +11,10 @@
  * ```ts
  * firstInvalidUtf8(new Uint8Array([0x61, 0xe2, 0x82, 0x41])); // 1
  * decodeUtf8(new TextEncoder().encode("\uFEFFhi")).length; // 3: a BOM is content, not dropped
+ * byteString(new TextEncoder().encode("é")); // "\u00c3\u00a9"
  * ```
  */
-import { isUtf8 } from "node:buffer";
+import { Buffer, isUtf8 } from "node:buffer";
 
 /** Whether a byte is a UTF-8 continuation byte (10xxxxxx). */
 export function isContinuation(byte: number): boolean {
@@ -69,6 +70,16 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 /** Decodes bytes already known to be valid UTF-8 (see {@linkcode firstInvalidUtf8}). */
 export function decodeUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
+}
+
+/**
+ * The bytes as a string of one char per byte (U+0000..U+00FF), so string
+ * indexes are byte offsets. A literal's UTF-8 bytes found in it are a match of
+ * the literal: UTF-8 is self-synchronizing, so a byte match of valid UTF-8 in
+ * valid UTF-8 never starts or ends inside a character.
+ */
+export function byteString(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
 }
 
 /** `bytes[at]` up to 8 bytes, as hex, for error messages. */
