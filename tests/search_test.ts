@@ -4,37 +4,10 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { type McpFixture, withServer } from "./helpers.ts";
+import type { SearchOutput } from "../lib/tools/search_schemas.ts";
 
-interface Match {
-  buffer: string;
-  offset_bytes: number;
-  match_len: number;
-  line: number;
-  context_start: number;
-  context_end: number;
-  snippet: string;
-  similarity?: number;
-}
-
-interface Result {
-  query: string;
-  mode: string;
-  ignore_case: boolean;
-  context_bytes: number;
-  max_matches: number;
-  max_scan_bytes: number;
-  include_similarity: boolean;
-  buffers: string[];
-  window?: { buffer: string; start_bytes: number; end_bytes: number };
-  total_matches: number;
-  buffers_scanned: number;
-  bytes_scanned_total: number;
-  matches: Match[];
-  truncated_buffers: string[];
-  resume_from_offset: Record<string, number>;
-  max_similarity?: number | null;
-  avg_similarity?: number | null;
-}
+/** The response as the tools' output schema types it. */
+type Result = SearchOutput;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -10,48 +10,19 @@
  * end. Peak memory is measured separately: tests/bench/search_memory.ts.
  */
 import { connect, startTmux } from "../helpers.ts";
-import { compileMatcher, type SearchMode } from "../../lib/search/matcher.ts";
+import { compileMatcher } from "../../lib/search/matcher.ts";
 import { searchBuffers } from "../../lib/search/search.ts";
+import { makeLog, QUERIES } from "./search_data.ts";
 
-const MiB = 1024 * 1024;
-const SIZE = 32 * MiB;
-
-/** Just under SIZE bytes of log lines with `needle` planted 40 times, evenly. */
-export function makeLog(nonAscii: boolean): Uint8Array {
-  const words = nonAscii
-    ? ["día", "größe", "中文", "ログ", "🙂", "naïve", "connection", "timeout", "user", "GET"]
-    : ["alpha", "beta", "gamma", "delta", "connection", "timeout", "user", "GET", "/api/v1/items", "latency"];
-  const lines: string[] = [];
-  let bytes = 0;
-  const enc = new TextEncoder();
-  for (let i = 0; bytes < SIZE; i++) {
-    const w = Array.from({ length: 9 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(" ");
-    const line = `2024-05-01T12:${String(i % 60).padStart(2, "0")}:00Z INFO req=${i} ${w}\n`;
-    lines.push(line);
-    bytes += nonAscii ? enc.encode(line).length : line.length;
-  }
-  const every = Math.floor(lines.length / 40);
-  for (let k = 0; k < 40; k++) {
-    lines[k * every + (every >> 1)] = `2024-05-01T13:00:00Z ERROR code=E${k}42 needle-${k} failed\n`;
-  }
-  const all = enc.encode(lines.join(""));
-  return all.subarray(0, all.lastIndexOf(10, SIZE - 1) + 1); // whole lines: never cut a character
-}
+const SIZE = 32 * 1024 * 1024;
 
 const tmux = await startTmux("bench");
-const buffers = { ascii: makeLog(false), mixed: makeLog(true) };
+const buffers = { ascii: makeLog(false, SIZE), mixed: makeLog(true, SIZE) };
 for (const [name, bytes] of Object.entries(buffers)) await tmux.tmuxStdin(bytes, "load-buffer", "-b", name, "-");
 const mcp = await connect({ socketName: tmux.socketName });
 globalThis.addEventListener("unload", () => {
   new Deno.Command("tmux", { args: ["-L", tmux.socketName, "kill-server"] }).outputSync();
 });
-
-const QUERIES: Array<[label: string, query: string, mode: SearchMode, ignoreCase: boolean]> = [
-  ["literal", "failed", "literal", false],
-  ["literal, ignore_case", "FAILED", "literal", true],
-  ["regex", "ERROR code=E\\d+ needle-\\d+", "regex", false],
-  ["regex, ignore_case", "error code=e\\d+", "regex", true],
-];
 
 for (const name of ["ascii", "mixed"] as const) {
   const group = `32 MiB ${name === "ascii" ? "ASCII" : "non-ASCII"} buffer, end to end`;

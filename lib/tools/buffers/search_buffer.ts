@@ -3,16 +3,7 @@ import { defineTool, READ_ONLY } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { missingBuffer } from "../../buffers/store.ts";
-import {
-  contextBytes,
-  MAX_BUFFERS,
-  MAX_SCAN_BYTES,
-  queryParams,
-  resumeFromOffset,
-  runSearch,
-  searchOutput,
-  SIMILARITY_DOC,
-} from "../search_schemas.ts";
+import * as search from "../search_schemas.ts";
 import type { SearchTarget } from "../../search/search.ts";
 
 export default defineTool({
@@ -28,21 +19,21 @@ export default defineTool({
     "that budget is returned whole). When truncated_buffers is not empty, call again with the same arguments " +
     "plus resume_from_offset copied from the response: you get exactly the remaining matches, none twice. " +
     "Next: show-buffer with offset_bytes = context_start to read around a match, or subsearch-buffer to " +
-    "search near one. " + SIMILARITY_DOC,
+    "search near one. " + search.SIMILARITY_DOC,
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,
   input: z.object({
-    ...queryParams,
+    ...search.queryParams,
     buffers: z.array(bufferName).min(1, "buffers must name at least one buffer (omit it to search all)")
-      .max(MAX_BUFFERS, `buffers names more than ${MAX_BUFFERS} buffers`).optional()
+      .max(search.MAX_BUFFERS, `buffers names more than ${search.MAX_BUFFERS} buffers`).optional()
       .describe("buffer names to search, in this order; omit to search every buffer in list-buffers order"),
-    context_bytes: contextBytes(64, "snippet radius: bytes of context on each side of a match (0..4096)"),
-    max_scan_bytes: z.number().int().min(1).max(MAX_SCAN_BYTES).default(16 * 1024 * 1024)
+    context_bytes: search.contextBytes(64, "snippet radius: bytes of context on each side of a match (0..4096)"),
+    max_scan_bytes: z.number().int().min(1).max(search.MAX_SCAN_BYTES).default(16 * 1024 * 1024)
       .describe("most bytes of buffer content one call scans, over all buffers (default 16 MiB, max 256 MiB)"),
-    resume_from_offset: resumeFromOffset,
+    resume_from_offset: search.resumeFromOffset,
   }),
-  output: searchOutput,
+  output: search.searchOutput,
   async handler(args, ctx) {
     let names = args.buffers;
     if (names) {
@@ -53,9 +44,9 @@ export default defineTool({
       }
     } else {
       names = (await ctx.buffers.list()).map((b) => b.name);
-      if (names.length > MAX_BUFFERS) {
+      if (names.length > search.MAX_BUFFERS) {
         throw new UserError(
-          `there are ${names.length} buffers, more than one search covers (${MAX_BUFFERS}): ` +
+          `there are ${names.length} buffers, more than one search covers (${search.MAX_BUFFERS}): ` +
             `name the ones to search in buffers`,
         );
       }
@@ -74,6 +65,6 @@ export default defineTool({
       }
       targets = names.filter((n) => resume.has(n)).map((name) => ({ name, from: resume.get(name) }));
     }
-    return await runSearch(ctx, args, targets, args.max_scan_bytes);
+    return await search.runSearch(ctx, args, targets, args.max_scan_bytes);
   },
 });

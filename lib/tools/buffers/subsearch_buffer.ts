@@ -2,15 +2,7 @@ import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
-import {
-  byteOffset,
-  contextBytes,
-  queryParams,
-  resumeFromOffset,
-  runSearch,
-  searchOutput,
-  SIMILARITY_DOC,
-} from "../search_schemas.ts";
+import * as search from "../search_schemas.ts";
 
 export default defineTool({
   name: "subsearch-buffer",
@@ -23,22 +15,22 @@ export default defineTool({
     "options and the same response as search-buffer: offsets are absolute buffer offsets, snippets stay " +
     "inside the window, `window` gives its bounds. truncated_buffers names the buffer only when the window " +
     "holds more matches than max_matches; then call again with resume_from_offset from the response. No state " +
-    "is kept between calls. " + SIMILARITY_DOC,
+    "is kept between calls. " + search.SIMILARITY_DOC,
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,
   input: z.object({
     buffer: bufferName,
-    offset_bytes: byteOffset.describe("byte offset of the earlier match (offset_bytes from search-buffer)"),
-    match_len: byteOffset.default(0).describe("its length in bytes (match_len from search-buffer)"),
-    context_bytes: contextBytes(
+    offset_bytes: search.byteOffset.describe("byte offset of the earlier match (offset_bytes from search-buffer)"),
+    match_len: search.byteOffset.default(0).describe("its length in bytes (match_len from search-buffer)"),
+    context_bytes: search.contextBytes(
       256,
       "window radius in bytes on each side of the match (0..4096); also the snippet radius",
     ),
-    ...queryParams,
-    resume_from_offset: resumeFromOffset,
+    ...search.queryParams,
+    resume_from_offset: search.resumeFromOffset,
   }),
-  output: searchOutput,
+  output: search.searchOutput,
   async handler(args, ctx) {
     let from: number | undefined;
     for (const [name, offset] of Object.entries(args.resume_from_offset ?? {})) {
@@ -53,6 +45,6 @@ export default defineTool({
       from = offset;
     }
     const around = { offset: args.offset_bytes, length: args.match_len, context: args.context_bytes };
-    return await runSearch(ctx, args, [{ name: args.buffer, from, around }], Infinity);
+    return await search.runSearch(ctx, args, [{ name: args.buffer, from, around }], Infinity);
   },
 });
