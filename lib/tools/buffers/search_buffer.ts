@@ -18,6 +18,7 @@ export default defineTool({
     "returns at most max_matches matches and scans at most max_scan_bytes bytes (a match that starts inside " +
     "that budget is returned whole). When truncated_buffers is not empty, call again with the same arguments " +
     "plus resume_from_offset copied from the response: you get exactly the remaining matches, none twice. " +
+    "A snippet shows at most the first 4096 bytes of a longer match. " +
     "Next: show-buffer with offset_bytes = context_start to read around a match, or subsearch-buffer to " +
     "search near one. " + search.SIMILARITY_DOC,
   toolset: "buffers",

@@ -8,7 +8,7 @@ export default defineTool({
   name: "subsearch-buffer",
   title: "Search near an earlier match",
   description: "Searches only a window around an earlier match: bytes [offset_bytes − context_bytes, " +
-    "offset_bytes + match_len + context_bytes] of one buffer, clamped to the buffer (a character cut by an " +
+    "offset_bytes + match_len + context_bytes) of one buffer, clamped to the buffer (a character cut by an " +
     "edge is left out). Pass offset_bytes and match_len of a search-buffer match (or any byte range) and a " +
     "new query, e.g. the request id near an error. The window is searched as if it were the whole text " +
     "(^ and $ match its edges, lookbehind does not see before it) and must itself be valid UTF-8. Same query " +
