@@ -376,3 +376,57 @@ Deno.test("an invalid regex is a clear error, not a crash", () => {
   // A literal is never parsed as a pattern.
   assertEquals(compileMatcher("a(", "literal", true).finder("xa(", 4)(0), { start: 1, end: 3 });
 });
+
+Deno.test("a window is searched as a whole text of its own, with buffer offsets and whole characters", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      textArb,
+      fc.nat(),
+      fc.nat({ max: 12 }),
+      fc.nat({ max: 12 }),
+      fc.constantFrom(...REGEXES),
+      fc.integer({ min: 1, max: 4 }),
+      async (text, at, len, context, query, maxMatches) => {
+        const bytes = enc.encode(text);
+        const offset = at % (bytes.length + 1);
+        const length = Math.min(len, bytes.length - offset);
+        // The expected window: clamped, and shrunk to whole characters.
+        let lo = Math.max(0, offset - context), hi = Math.min(bytes.length, offset + length + context);
+        while (lo < hi && (bytes[lo] & 0xc0) === 0x80) lo++;
+        while (hi > lo && hi < bytes.length && (bytes[hi] & 0xc0) === 0x80) hi--;
+        const windowText = new TextDecoder().decode(bytes.subarray(lo, hi));
+        const linesBefore = new TextDecoder().decode(bytes.subarray(0, lo)).split("\n").length - 1;
+        const want = referenceMatches(windowText, query, "regex", false).map((m) => ({
+          buffer: "w",
+          offset_bytes: lo + m.offset_bytes,
+          match_len: m.match_len,
+          line: linesBefore + m.line,
+        }));
+        const matcher = compileMatcher(query, "regex", false);
+        const read = () => Promise.resolve(bytes);
+        const got: BufferMatch[] = [];
+        let from: number | undefined;
+        for (let pages = 0;; pages++) {
+          assert(pages < 1000, "pagination does not terminate");
+          const r = await searchBuffers([{ name: "w", from, around: { offset, length, context } }], read, {
+            matcher,
+            maxMatches,
+            maxScanBytes: Infinity,
+            contextBytes: context,
+            includeSimilarity: false,
+          });
+          assertEquals(r.windows.get("w"), { start: lo, end: hi });
+          for (const m of r.matches) assert(m.context_start >= lo && m.context_end <= hi, "snippet leaves the window");
+          got.push(...r.matches);
+          if (r.truncated.length === 0) break;
+          from = r.truncated[0][1];
+        }
+        assertEquals(
+          got.map((m) => ({ buffer: m.buffer, offset_bytes: m.offset_bytes, match_len: m.match_len, line: m.line })),
+          want,
+        );
+      },
+    ),
+    { numRuns: 400 },
+  );
+});
