@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { assert, assertEquals } from "./assert.ts";
 import { compileMatcher, type SearchMode } from "../lib/search/matcher.ts";
 import { createLineCounter, createOffsetCursor } from "../lib/search/offsets.ts";
-import { firstInvalidUtf8, scanInvalid } from "../lib/search/text.ts";
+import { firstInvalidUtf8, InvalidUtf8, scanInvalid, searchText } from "../lib/search/text.ts";
 import { SNIPPET_MATCH_MAX, snippetRange } from "../lib/search/snippet.ts";
 import { WIDEN_MAX, wordCoverage } from "../lib/search/similarity.ts";
 import { type BufferMatch, searchBuffers, type SearchTarget } from "../lib/search/search.ts";
@@ -179,7 +179,7 @@ function fatalPrefix(bytes: Uint8Array): number {
 const bytesArb = fc.array(
   fc.oneof(
     fc.integer({ min: 0, max: 255 }).map((b) => [b]),
-    fc.constantFrom("a", "é", "中", "😀", "\uFEFF").map((s) => [...enc.encode(s)]),
+    fc.constantFrom("a", "é", "中", "😀", "\uFEFF", "\uFFFD").map((s) => [...enc.encode(s)]),
     fc.constantFrom([0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe0, 0x9f, 0x80]),
   ),
   { maxLength: 24 },
@@ -192,6 +192,19 @@ Deno.test("first invalid UTF-8 byte is where the longest fatally-decodable prefi
       assertEquals(firstInvalidUtf8(bytes), expected);
       assertEquals(scanInvalid(bytes), expected);
       assertEquals(isUtf8(bytes), expected === -1);
+      // searchText validates on every path: byte string, ASCII, lenient decode (a real U+FFFD included).
+      for (const needsChars of [false, true]) {
+        try {
+          const { text, byteIndexed } = searchText(bytes, needsChars);
+          assertEquals(expected, -1);
+          const decoded = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+          assertEquals(text, byteIndexed ? String.fromCharCode(...bytes) : decoded);
+          assertEquals(byteIndexed, !needsChars || decoded.length === bytes.length);
+        } catch (e) {
+          if (!(e instanceof InvalidUtf8)) throw e;
+          assertEquals(e.offset, expected);
+        }
+      }
     }),
     { numRuns: 2000 },
   );

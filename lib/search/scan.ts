@@ -25,16 +25,16 @@
 import type { Matcher, Span } from "./matcher.ts";
 import { nextCodePoint } from "./matcher.ts";
 import { createLineCounter, createOffsetCursor } from "./offsets.ts";
-import { byteString, decodeUtf8, isContinuation } from "./text.ts";
+import { decodeUtf8, isContinuation, searchText } from "./text.ts";
 import { snippetRange } from "./snippet.ts";
 import { similarity, wordCoverage } from "./similarity.ts";
 
 /** Content being searched: a whole buffer, or a window of it. Must be valid UTF-8. */
 export interface Subject {
   bytes: Uint8Array;
-  /** What the matcher searches: the decoded text, or the byte string (see `byteString`). */
+  /** What the matcher searches: the decoded text, or the byte string (see `searchText`). */
   text: string;
-  /** Whether indexes of `text` are byte offsets: true for the byte string and for ASCII content. */
+  /** Whether indexes of `text` are byte offsets. */
   byteIndexed: boolean;
   /** Buffer offset of `bytes[0]`. */
   base: number;
@@ -73,16 +73,9 @@ export interface ScanResult {
   scanned: number;
 }
 
-/**
- * A subject for bytes known to be valid UTF-8: decoded when the matcher
- * needs characters, else (and for ASCII, where both are the same) the byte
- * string, whose indexes need no conversion.
- */
+/** A subject for UTF-8 bytes (see `searchText`); throws `InvalidUtf8`. */
 export function subjectOf(bytes: Uint8Array, needsChars: boolean, base = 0, lineBase = 0): Subject {
-  if (!needsChars) return { bytes, text: byteString(bytes), byteIndexed: true, base, lineBase };
-  const text = decodeUtf8(bytes);
-  // Decoding yields fewer UTF-16 units than bytes exactly when some character is not ASCII.
-  return { bytes, text, byteIndexed: text.length === bytes.length, base, lineBase };
+  return { bytes, ...searchText(bytes, needsChars), base, lineBase };
 }
 
 /** First character boundary at or after `i` in valid UTF-8. */

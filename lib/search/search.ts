@@ -18,7 +18,7 @@ import { UserError } from "../errors.ts";
 import type { Matcher } from "./matcher.ts";
 import { countByte } from "./offsets.ts";
 import { type FoundMatch, scanSubject, type Subject, subjectOf } from "./scan.ts";
-import { firstInvalidUtf8, hexAround, isContinuation } from "./text.ts";
+import { hexAround, InvalidUtf8, isContinuation } from "./text.ts";
 
 export interface SearchTarget {
   name: string;
@@ -114,15 +114,16 @@ export function openSubject(t: SearchTarget, bytes: Uint8Array, needsChars: bool
     for (let k = 0; k < 3 && hi > lo && hi < bytes.length && isContinuation(bytes[hi]); k++) hi--;
   }
   const part = bytes.subarray(lo, hi);
-  const bad = firstInvalidUtf8(part);
-  if (bad >= 0) {
+  try {
+    return subjectOf(part, needsChars, lo, lo > 0 ? countByte(bytes, 10, 0, lo) : 0);
+  } catch (e) {
+    if (!(e instanceof InvalidUtf8)) throw e;
     throw new UserError(
-      `buffer ${JSON.stringify(t.name)} is not valid UTF-8: the first invalid byte is at offset ${lo + bad} ` +
-        `(bytes ${hexAround(part, bad)}): only text can be searched; leave it out of buffers, look at it with ` +
+      `buffer ${JSON.stringify(t.name)} is not valid UTF-8: the first invalid byte is at offset ${lo + e.offset} ` +
+        `(bytes ${hexAround(part, e.offset)}): only text can be searched; leave it out of buffers, look at it with ` +
         `show-buffer, or search a window before that offset with subsearch-buffer`,
     );
   }
-  return subjectOf(part, needsChars, lo, lo > 0 ? countByte(bytes, 10, 0, lo) : 0);
 }
 
 function startOffset(t: SearchTarget, subject: Subject): number {
