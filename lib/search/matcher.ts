@@ -1,5 +1,6 @@
 /**
- * Finding matches in decoded text, bounded by a scan limit.
+ * Finding matches in a buffer's text (decoded, or its byte string), bounded
+ * by a scan limit.
  *
  * A finder returns the first match (in the whole text's context: lookbehind,
  * `^` and `\b` see everything before it) whose start lies in `[from, limit)`.
@@ -95,7 +96,7 @@ export function nextCodePoint(text: string, i: number): number {
   return i + 1;
 }
 
-/** A finder for a regex that reads only the characters of its match, at most `reach` UTF-16 units. */
+/** A finder for a query that reads only the characters it matches, at most `reach` units from its start. */
 function viewFinder(
   text: string,
   limit: number,

@@ -3,9 +3,9 @@
  * re-encoding the buffer per match.
  *
  * Search results arrive in increasing order, so a cursor walks forward from
- * the last position it converted: a whole call costs one pass at most. For an
- * ASCII-only text (`text.length === bytes.length`) both are the same number
- * and nothing is walked at all.
+ * the last position it converted: a whole call costs one pass at most. For
+ * ASCII text, and for the byte string a literal search uses, both are the
+ * same number and nothing is walked at all.
  *
  * @example
  * ```ts
@@ -42,14 +42,15 @@ function isHighSurrogate(c: number): boolean {
 }
 
 /**
- * A forward-walking cursor over `text`. `ascii` says the text is ASCII-only
- * (or a byte string), which makes every conversion the identity. Starts at
+ * A forward-walking cursor over `text`. `byteIndexed` says its indexes
+ * already are byte offsets (ASCII text, or a byte string), which makes every
+ * conversion the identity. Starts at
  * (0, 0), or at a known pair (`u16`, `byte`) of the same position. Long
  * distances are skipped in native steps (see `encodedLength`); the last
  * stretch is walked character by character.
  */
-export function createOffsetCursor(text: string, ascii: boolean, u16 = 0, byte = 0): OffsetCursor {
-  if (ascii) return { toByte: (u) => u, toU16: (b) => b };
+export function createOffsetCursor(text: string, byteIndexed: boolean, u16 = 0, byte = 0): OffsetCursor {
+  if (byteIndexed) return { toByte: (u) => u, toU16: (b) => b };
   const start = { u16, byte };
   let u = u16, b = byte;
   const rewind = (toU: number, toB: number) => {

@@ -79,7 +79,7 @@ export function subjectOf(bytes: Uint8Array, needsChars: boolean, base = 0, line
 }
 
 /** First character boundary at or after `i` in valid UTF-8. */
-export function boundaryAfter(bytes: Uint8Array, i: number): number {
+function boundaryAfter(bytes: Uint8Array, i: number): number {
   while (i < bytes.length && isContinuation(bytes[i])) i++;
   return i;
 }
@@ -88,15 +88,15 @@ export function boundaryAfter(bytes: Uint8Array, i: number): number {
 export function scanSubject(subject: Subject, matcher: Matcher, o: ScanOptions): ScanResult {
   const { bytes, text } = subject;
   const size = bytes.length;
-  const ascii = subject.byteIndexed;
-  const at = createOffsetCursor(text, ascii);
+  const { byteIndexed } = subject;
+  const at = createOffsetCursor(text, byteIndexed);
   const fromU = at.toU16(o.from);
 
   // The window of match starts: [from, cut), or through the end (inclusive:
   // an empty match can sit at the very end).
   const cut = o.from + o.budget >= size ? size : boundaryAfter(bytes, o.from + o.budget);
   const reachesEnd = cut >= size;
-  const limit = reachesEnd ? text.length + 1 : createOffsetCursor(text, ascii, fromU, o.from).toU16(cut);
+  const limit = reachesEnd ? text.length + 1 : createOffsetCursor(text, byteIndexed, fromU, o.from).toU16(cut);
   const find = matcher.finder(text, limit);
 
   const lines = createLineCounter(text);
