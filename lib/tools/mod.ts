@@ -54,6 +54,8 @@ import ptyGetScrollback from "./pty/pty_get_scrollback.ts";
 import ptyCaptureStart from "./pty/pty_capture_start.ts";
 import ptyCaptureStop from "./pty/pty_capture_stop.ts";
 import ptyRequestInput from "./pty/pty_request_input.ts";
+import searchBuffer from "./buffers/search_buffer.ts";
+import subsearchBuffer from "./buffers/subsearch_buffer.ts";
 import runCommand from "./exec/run_command.ts";
 import captureSince from "./exec/capture_since.ts";
 import waitForText from "./exec/wait_for_text.ts";
@@ -69,6 +71,8 @@ export const TOOLS: readonly AnyTool[] = [
   renameBuffer,
   saveBuffer,
   loadBuffer,
+  searchBuffer,
+  subsearchBuffer,
   // workspace, readonly
   serverInfo,
   listSessions,

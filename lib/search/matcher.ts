@@ -1,0 +1,217 @@
+/**
+ * Finding matches in a buffer's text (decoded, or its byte string), bounded
+ * by a scan limit.
+ *
+ * A finder returns the first match (in the whole text's context: lookbehind,
+ * `^` and `\b` see everything before it) whose start lies in `[from, limit)`.
+ * Calling it again from the end of that match yields exactly the sequence a
+ * single left-to-right pass (`exec` with the `g` flag) yields, which is what
+ * makes paging exact: a later call resuming at any position the scan reached
+ * continues the same sequence.
+ *
+ * A case-sensitive literal is searched as its UTF-8 bytes in the content's
+ * byte string, so its offsets need no conversion and nothing is decoded.
+ * Literal queries (either case) only look at the characters they match, so
+ * they are searched in a view that ends just past `limit`. A regex can look
+ * arbitrarily far ahead, so it always runs on the whole text; to keep it from
+ * scanning far past `limit` for a match that does not exist, a far-away limit
+ * is searched with a sticky probe `[^]{0,K}?(?=R)` that gives up after K
+ * start positions.
+ *
+ * @example
+ * ```ts
+ * const m = compileMatcher("b+", "regex", false); // needsChars: search decoded text
+ * const find = m.finder("abba", 5);
+ * find(0); // { start: 1, end: 3 }
+ * ```
+ */
+import { UserError } from "../errors.ts";
+import { byteString } from "./text.ts";
+
+export type SearchMode = "literal" | "regex";
+
+/** A match in UTF-16 indexes of the text: `[start, end)`. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export interface Matcher {
+  readonly query: string;
+  readonly mode: SearchMode;
+  readonly ignoreCase: boolean;
+  /**
+   * False when the matcher searches the byte string of the content (see
+   * `byteString`), true when it needs the decoded text. Both are the same for
+   * ASCII content.
+   */
+  readonly needsChars: boolean;
+  /**
+   * A finder over match starts below `limit` (`text.length + 1` lets an empty
+   * match at the very end count). Returns undefined when no match starts in
+   * `[from, limit)`.
+   */
+  finder(text: string, limit: number): (from: number) => Span | undefined;
+  /**
+   * How far the match `[start, end)` is from an exact-case hit: 0 when it
+   * would match without ignore_case; for a literal the fraction of its
+   * characters whose case differs from the query; for a regex 1 otherwise.
+   */
+  caseDistance(text: string, span: Span): number;
+}
+
+/** Start positions a regex probe covers per call; bounds V8's backtrack stack (32 Mi overflows it). */
+const PROBE_SPAN = 65536;
+
+/**
+ * A plain `exec` searching to the end of the text costs about a fifth of the
+ * probe per position, so it is used when the end is no more than this many
+ * times as far as the limit.
+ */
+const PLAIN_REACH = 4;
+
+/** Escapes a literal for a `u`-flag pattern (only syntax characters may be escaped there). */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}
+
+function compile(source: string, flags: string): RegExp {
+  try {
+    return new RegExp(source, flags);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new UserError(
+      `invalid regex: ${why}: fix the pattern (JavaScript syntax, u flag) or use mode "literal" to search the text as-is`,
+    );
+  }
+}
+
+/** Index after the code point at `i` (which may be a surrogate pair). */
+export function nextCodePoint(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return i + 2;
+  }
+  return i + 1;
+}
+
+/** A finder for a query that reads only the characters it matches, at most `reach` units from its start. */
+function viewFinder(
+  text: string,
+  limit: number,
+  reach: number,
+  find: (view: string, from: number) => Span | undefined,
+) {
+  // A match starting before `limit` lies inside the view, so the view gives the same answers as the text.
+  const end = limit - 1 + reach;
+  const view = end >= text.length ? text : text.slice(0, end);
+  return (from: number) => {
+    const m = find(view, from);
+    return m && m.start < limit ? m : undefined;
+  };
+}
+
+function execAt(re: RegExp, text: string, from: number): Span | undefined {
+  re.lastIndex = from;
+  const m = re.exec(text);
+  return m ? { start: m.index, end: m.index + m[0].length } : undefined;
+}
+
+/**
+ * Compiles a query. Throws a {@linkcode UserError} for an invalid regex.
+ * Literal + ignore_case is a regex of the escaped literal (Unicode simple case
+ * folding, as the `iu` flags define it).
+ */
+export function compileMatcher(
+  query: string,
+  mode: SearchMode,
+  ignoreCase: boolean,
+  /** Tests shrink this to walk the probe across many spans. */
+  probeSpan = PROBE_SPAN,
+): Matcher {
+  if (!query.isWellFormed()) {
+    throw new UserError("query holds a lone surrogate (half of a UTF-16 pair): pass whole characters");
+  }
+  const flags = ignoreCase ? "iu" : "u";
+  if (mode === "literal") {
+    const folded = ignoreCase ? compile(escapeRegExp(query), "g" + flags) : undefined;
+    const needle = byteString(new TextEncoder().encode(query));
+    const finder = folded
+      // A case-folded character is one code point, at most 2 units.
+      ? (text: string, limit: number) => viewFinder(text, limit, 2 * query.length, (v, f) => execAt(folded, v, f))
+      : (text: string, limit: number) =>
+        viewFinder(text, limit, needle.length, (v, f) => {
+          const i = v.indexOf(needle, f);
+          return i < 0 ? undefined : { start: i, end: i + needle.length };
+        });
+    return {
+      query,
+      mode,
+      ignoreCase,
+      needsChars: ignoreCase,
+      finder,
+      caseDistance(text, span) {
+        if (!ignoreCase) return 0;
+        // Case folding maps one code point to one, so match and query have as many.
+        let differ = 0, chars = 0;
+        for (let i = span.start, j = 0; i < span.end; chars++) {
+          const a = text.codePointAt(i)!, b = query.codePointAt(j);
+          if (a !== b) differ++;
+          i += a > 0xffff ? 2 : 1;
+          j += b !== undefined && b > 0xffff ? 2 : 1;
+        }
+        return chars === 0 ? 0 : differ / chars;
+      },
+    };
+  }
+
+  const global = compile(query, "g" + flags);
+  const sticky = compile(query, "y" + flags);
+  // Exact-case check for similarity: the same pattern without `i`.
+  const exactCase = ignoreCase ? compile(query, "yu") : undefined;
+  // The probe: sticky at `from`, tries R at up to probeSpan + 1 positions and
+  // stops at the first where R matches; its length is the distance to that start.
+  const probe = compile(`[^]{0,${probeSpan}}?(?=${query})`, "y" + flags);
+  return {
+    query,
+    mode,
+    ignoreCase,
+    needsChars: true,
+    finder(text, limit) {
+      return (from) => {
+        if (from > text.length || from >= limit) return undefined;
+        if (text.length - from <= PLAIN_REACH * (limit - from)) {
+          const m = execAt(global, text, from);
+          return m && m.start < limit ? m : undefined;
+        }
+        for (let p = from; p < limit;) {
+          probe.lastIndex = p;
+          const hit = probe.exec(text);
+          if (hit) {
+            const start = p + hit[0].length;
+            if (start >= limit) return undefined;
+            // R matched inside the lookahead at `start`, so it matches there on its own.
+            const m = execAt(sticky, text, start);
+            if (!m) throw new Error(`regex probe and match disagree at ${start}`);
+            return m;
+          }
+          // The probe covered probeSpan + 1 code points, i.e. at least that many units.
+          p += probeSpan + 1;
+          if (p < text.length && isLowSurrogateAfterHigh(text, p)) p++;
+        }
+        return undefined;
+      };
+    },
+    caseDistance(text, span) {
+      if (!exactCase) return 0;
+      const m = execAt(exactCase, text, span.start);
+      return m && m.end === span.end ? 0 : 1;
+    },
+  };
+}
+
+function isLowSurrogateAfterHigh(text: string, i: number): boolean {
+  const d = text.charCodeAt(i), c = text.charCodeAt(i - 1);
+  return d >= 0xdc00 && d <= 0xdfff && c >= 0xd800 && c <= 0xdbff;
+}

@@ -1,0 +1,148 @@
+/**
+ * One buffer (or a window of one), one call: collect matches from a start
+ * offset until the match quota or the scan budget runs out, and say where the
+ * next call resumes.
+ *
+ * Resume rule (what makes paging exact): the scan reports every match whose
+ * start lies in its window `[from, cut)` — a match that starts inside and
+ * ends past `cut` is reported whole — and resumes at whichever is later, the
+ * end of the last match or `cut`. When the quota stops it, it resumes at the
+ * start of the next match (already found, so the next call begins with it).
+ * Each of these is a position a single unpaginated pass would also search
+ * from, with nothing left behind it.
+ *
+ * @example
+ * ```ts
+ * const matcher = compileMatcher("a", "literal", false);
+ * const subject = subjectOf(new TextEncoder().encode("a b a"), matcher.needsChars);
+ * const r = scanSubject(subject, matcher, {
+ *   from: 0, budget: 3, maxMatches: 10, contextBytes: 1, includeSimilarity: false,
+ * });
+ * r.matches.length; // 1 ("a" at 0; the window [0, 3) ends before the second)
+ * r.next; // 3
+ * ```
+ */
+import type { Matcher, Span } from "./matcher.ts";
+import { nextCodePoint } from "./matcher.ts";
+import { createLineCounter, createOffsetCursor } from "./offsets.ts";
+import { decodeUtf8, isContinuation, searchText } from "./text.ts";
+import { snippetRange } from "./snippet.ts";
+import { similarity, wordCoverage } from "./similarity.ts";
+
+/** Content being searched: a whole buffer, or a window of it. Must be valid UTF-8. */
+export interface Subject {
+  bytes: Uint8Array;
+  /** What the matcher searches: the decoded text, or the byte string (see `searchText`). */
+  text: string;
+  /** Whether indexes of `text` are byte offsets. */
+  byteIndexed: boolean;
+  /** Buffer offset of `bytes[0]`. */
+  base: number;
+  /** Newlines in the buffer before `base`. */
+  lineBase: number;
+}
+
+/** A match as the tools report it; offsets are buffer offsets in bytes. */
+export interface FoundMatch {
+  offset_bytes: number;
+  match_len: number;
+  line: number;
+  context_start: number;
+  context_end: number;
+  snippet: string;
+  similarity?: number;
+}
+
+export interface ScanOptions {
+  /** Offset in `subject.bytes` to search from (a character boundary). */
+  from: number;
+  /** Bytes this scan may cover; Infinity for all. */
+  budget: number;
+  maxMatches: number;
+  contextBytes: number;
+  includeSimilarity: boolean;
+}
+
+export interface ScanResult {
+  matches: FoundMatch[];
+  /** True when nothing is left to find from `from` on. */
+  done: boolean;
+  /** Where the next call resumes (an offset in `subject.bytes`); meaningful when not done. */
+  next: number;
+  /** Bytes covered: from `from` to `next`, or to the end when done. */
+  scanned: number;
+}
+
+/** A subject for UTF-8 bytes (see `searchText`); throws `InvalidUtf8`. */
+export function subjectOf(bytes: Uint8Array, needsChars: boolean, base = 0, lineBase = 0): Subject {
+  return { bytes, ...searchText(bytes, needsChars), base, lineBase };
+}
+
+/** First character boundary at or after `i` in valid UTF-8. */
+function boundaryAfter(bytes: Uint8Array, i: number): number {
+  while (i < bytes.length && isContinuation(bytes[i])) i++;
+  return i;
+}
+
+/** Scans `subject` as described in the module doc. */
+export function scanSubject(subject: Subject, matcher: Matcher, o: ScanOptions): ScanResult {
+  const { bytes, text } = subject;
+  const size = bytes.length;
+  const { byteIndexed } = subject;
+  const at = createOffsetCursor(text, byteIndexed);
+  const fromU = at.toU16(o.from);
+
+  // The window of match starts: [from, cut), or through the end (inclusive:
+  // an empty match can sit at the very end).
+  const cut = o.from + o.budget >= size ? size : boundaryAfter(bytes, o.from + o.budget);
+  const reachesEnd = cut >= size;
+  const limit = reachesEnd ? text.length + 1 : createOffsetCursor(text, byteIndexed, fromU, o.from).toU16(cut);
+  const find = matcher.finder(text, limit);
+
+  const lines = createLineCounter(text);
+  const matches: FoundMatch[] = [];
+  let pos = fromU;
+  let next: Span | undefined;
+  while ((next = find(pos)) && matches.length < o.maxMatches) {
+    matches.push(report(subject, matcher, next, at, lines, o));
+    // An empty match moves on by one character, as String.prototype.matchAll does.
+    pos = next.end > next.start ? next.end : nextCodePoint(text, next.end);
+  }
+
+  let resume: number;
+  if (next) resume = at.toByte(next.start); // quota reached; the next call starts with this match
+  else if (reachesEnd) return { matches, done: true, next: size, scanned: size - o.from };
+  else resume = pos > limit ? at.toByte(pos) : cut;
+  return { matches, done: false, next: resume, scanned: resume - o.from };
+}
+
+function report(
+  subject: Subject,
+  matcher: Matcher,
+  span: Span,
+  at: ReturnType<typeof createOffsetCursor>,
+  lines: ReturnType<typeof createLineCounter>,
+  o: ScanOptions,
+): FoundMatch {
+  const start = at.toByte(span.start);
+  const end = at.toByte(span.end);
+  const [lo, hi] = snippetRange(subject.bytes, start, end, o.contextBytes);
+  const m: FoundMatch = {
+    offset_bytes: subject.base + start,
+    match_len: end - start,
+    line: subject.lineBase + lines.before(span.start) + 1,
+    context_start: subject.base + lo,
+    context_end: subject.base + hi,
+    snippet: decodeUtf8(subject.bytes.subarray(lo, hi)),
+  };
+  if (o.includeSimilarity) {
+    const coverage = wordCoverage(subject.bytes, start, end);
+    m.similarity = round4(similarity(coverage, matcher.caseDistance(subject.text, span)));
+  }
+  return m;
+}
+
+/** Rounds to 4 decimals: enough to rank, short to read. */
+export function round4(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}

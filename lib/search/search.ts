@@ -1,0 +1,147 @@
+/**
+ * A search over several buffers in one call: reads each buffer once, scans
+ * them in order under one match quota and one byte budget, and reports where
+ * each unfinished buffer resumes. Buffers are read through a function, so
+ * this module runs on plain bytes in tests.
+ *
+ * @example
+ * ```ts
+ * const store = new Map([["log", new TextEncoder().encode("ok\nerror\n")]]);
+ * const r = await searchBuffers([{ name: "log" }], async (n) => store.get(n)!, {
+ *   matcher: compileMatcher("error", "literal", false),
+ *   maxMatches: 50, maxScanBytes: Infinity, contextBytes: 16, includeSimilarity: false,
+ * });
+ * r.matches[0].offset_bytes; // 3
+ * ```
+ */
+import { UserError } from "../errors.ts";
+import type { Matcher } from "./matcher.ts";
+import { countByte } from "./offsets.ts";
+import { type FoundMatch, scanSubject, type Subject, subjectOf } from "./scan.ts";
+import { hexAround, InvalidUtf8, isContinuation } from "./text.ts";
+
+export interface SearchTarget {
+  name: string;
+  /** Buffer offset to resume at (from a previous response); default: the start of the buffer or window. */
+  from?: number;
+  /**
+   * Search only the window `[offset - context, offset + length + context]`
+   * around an earlier match (clamped to the buffer, shrunk to whole
+   * characters), as if it were the whole text.
+   */
+  around?: { offset: number; length: number; context: number };
+}
+
+export interface SearchOptions {
+  matcher: Matcher;
+  maxMatches: number;
+  /** Byte budget shared by all buffers; Infinity for none. */
+  maxScanBytes: number;
+  contextBytes: number;
+  includeSimilarity: boolean;
+  signal?: AbortSignal;
+  /** Called after each buffer is scanned. */
+  onBuffer?(done: number, total: number): void;
+}
+
+export interface BufferMatch extends FoundMatch {
+  buffer: string;
+}
+
+export interface SearchResult {
+  matches: BufferMatch[];
+  buffersScanned: number;
+  bytesScanned: number;
+  /** Unfinished buffers and their resume offsets, in scan order. */
+  truncated: Array<[name: string, offset: number]>;
+  /** Clamped windows of windowed targets, by name. */
+  windows: Map<string, { start: number; end: number }>;
+}
+
+/** Reads a buffer's bytes (throws a UserError naming a missing buffer). */
+export type ReadBuffer = (name: string) => Promise<Uint8Array>;
+
+/** Runs the search; see the module doc. */
+export async function searchBuffers(
+  targets: readonly SearchTarget[],
+  read: ReadBuffer,
+  o: SearchOptions,
+): Promise<SearchResult> {
+  const result: SearchResult = { matches: [], buffersScanned: 0, bytesScanned: 0, truncated: [], windows: new Map() };
+  let budget = o.maxScanBytes;
+  for (const t of targets) {
+    if (result.matches.length >= o.maxMatches || budget <= 0) {
+      // Not visited: everything from its start offset is left.
+      result.truncated.push([t.name, t.from ?? 0]);
+      continue;
+    }
+    if (o.signal?.aborted) throw new UserError("search cancelled by the client");
+    const subject = openSubject(t, await read(t.name), o.matcher.needsChars);
+    if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.bytes.length });
+    const from = startOffset(t, subject);
+    const r = scanSubject(subject, o.matcher, {
+      from,
+      budget,
+      maxMatches: o.maxMatches - result.matches.length,
+      contextBytes: o.contextBytes,
+      includeSimilarity: o.includeSimilarity,
+    });
+    for (const m of r.matches) result.matches.push({ buffer: t.name, ...m });
+    result.buffersScanned++;
+    result.bytesScanned += r.scanned;
+    budget -= r.scanned;
+    if (!r.done) result.truncated.push([t.name, subject.base + r.next]);
+    o.onBuffer?.(result.buffersScanned, targets.length);
+  }
+  return result;
+}
+
+/** Validates and decodes a target's bytes (its window, when it has one). */
+export function openSubject(t: SearchTarget, bytes: Uint8Array, needsChars: boolean): Subject {
+  let lo = 0, hi = bytes.length;
+  if (t.around) {
+    const { offset, length, context } = t.around;
+    if (offset + length > bytes.length) {
+      throw new UserError(
+        `offset_bytes ${offset} + match_len ${length} is past the end of buffer ${JSON.stringify(t.name)} ` +
+          `(size ${bytes.length} bytes): pass offset_bytes and match_len of a match from search-buffer`,
+      );
+    }
+    lo = Math.max(0, offset - context);
+    hi = Math.min(bytes.length, offset + length + context);
+    // Leave out characters the window cuts (at most 3 continuation bytes each side).
+    for (let k = 0; k < 3 && lo < hi && isContinuation(bytes[lo]); k++) lo++;
+    for (let k = 0; k < 3 && hi > lo && hi < bytes.length && isContinuation(bytes[hi]); k++) hi--;
+  }
+  const part = bytes.subarray(lo, hi);
+  try {
+    return subjectOf(part, needsChars, lo, lo > 0 ? countByte(bytes, 10, 0, lo) : 0);
+  } catch (e) {
+    if (!(e instanceof InvalidUtf8)) throw e;
+    throw new UserError(
+      `buffer ${JSON.stringify(t.name)} is not valid UTF-8: the first invalid byte is at offset ${lo + e.offset} ` +
+        `(bytes ${hexAround(part, e.offset)}): only text can be searched; leave it out of buffers, look at it with ` +
+        `show-buffer, or search a window before that offset with subsearch-buffer`,
+    );
+  }
+}
+
+function startOffset(t: SearchTarget, subject: Subject): number {
+  if (t.from === undefined) return 0;
+  const rel = t.from - subject.base;
+  const size = subject.bytes.length;
+  const where = t.around ? `the window [${subject.base}, ${subject.base + size})` : `the buffer (size ${size} bytes)`;
+  if (rel < 0 || rel > size) {
+    throw new UserError(
+      `resume_from_offset ${t.from} for ${JSON.stringify(t.name)} is outside ${where}: the buffer changed ` +
+        `since that response, or the offset is not one a response gave; start again without resume_from_offset`,
+    );
+  }
+  if (rel < size && isContinuation(subject.bytes[rel])) {
+    throw new UserError(
+      `resume_from_offset ${t.from} for ${JSON.stringify(t.name)} is inside a UTF-8 character: pass back the ` +
+        `resume_from_offset of the previous response unchanged, or start again without it`,
+    );
+  }
+  return rel;
+}

@@ -1,0 +1,164 @@
+/**
+ * What search-buffer and subsearch-buffer share: their query parameters, the
+ * one response schema, and the one path from arguments to a response (both
+ * tools only differ in which bytes they hand to `lib/search`).
+ *
+ * @example
+ * ```ts
+ * input: z.object({ ...queryParams, buffers: ..., resume_from_offset: resumeFromOffset }),
+ * output: searchOutput,
+ * handler: (args, ctx) => runSearch(ctx, args, [{ name: "log" }], args.max_scan_bytes),
+ * ```
+ */
+import { z } from "zod";
+import { bufferName } from "./schemas.ts";
+import type { ToolContext, ToolOutput } from "./tool.ts";
+import { compileMatcher } from "../search/matcher.ts";
+import { searchBuffers, type SearchTarget } from "../search/search.ts";
+import { round4 } from "../search/scan.ts";
+
+export const MAX_QUERY_CHARS = 1024;
+/** Most buffers one call names (in `buffers`, `resume_from_offset`, or by omission). */
+export const MAX_BUFFERS = 1024;
+export const MAX_CONTEXT_BYTES = 4096;
+export const MAX_MATCHES = 1000;
+const MiB = 1024 * 1024;
+export const MAX_SCAN_BYTES = 256 * MiB;
+/** Offsets beyond any real buffer; keeps offset + length + context exact in doubles. */
+const MAX_OFFSET = 2 ** 40;
+
+/** How include_similarity scores, for both tools' descriptions. */
+export const SIMILARITY_DOC = "include_similarity scores each match in [0, 1]: similarity = (|m| / |w|) × (1 − d/2), " +
+  "where m is the matched text, w is m widened to the whole word(s) it cuts into (letters, marks, digits, _; at " +
+  "most 64 characters each side), lengths in characters, and d = 0 for an exact-case hit, for literal the fraction " +
+  "of characters whose case differs from the query, for regex 1 when it matches only with ignore_case. So an exact " +
+  "whole-word same-case hit scores 1.0, a hit inside a longer word or in another case less, an empty match 0. " +
+  "Matches stay in buffer order.";
+
+/** A byte offset into a buffer. */
+export const byteOffset = z.number().int().min(0).max(MAX_OFFSET);
+
+/** Query parameters both tools take. */
+export const queryParams = {
+  query: z.string().min(1, "query must not be empty").max(
+    MAX_QUERY_CHARS,
+    `query is longer than ${MAX_QUERY_CHARS} characters`,
+  ).describe("the text to find (mode literal) or a JavaScript regex source without slashes (mode regex)"),
+  mode: z.enum(["literal", "regex"]).default("literal")
+    .describe('"literal" (default): the exact text; "regex": JavaScript (V8) regex, u flag always on'),
+  ignore_case: z.boolean().default(false).describe("match regardless of case (Unicode case folding)"),
+  max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50)
+    .describe(`most matches this call returns, over all buffers (1..${MAX_MATCHES})`),
+  include_similarity: z.boolean().default(false)
+    .describe("add a similarity score in [0, 1] to each match, plus max_similarity and avg_similarity"),
+};
+
+/** `resume_from_offset` as the input takes it. */
+export const resumeFromOffset = z.record(bufferName, byteOffset)
+  .refine((r) => Object.keys(r).length <= MAX_BUFFERS, `resume_from_offset names more than ${MAX_BUFFERS} buffers`)
+  .optional()
+  .describe(
+    "copy resume_from_offset from the previous response to continue that search (same other arguments); " +
+      "only the buffers it names are searched, each from its offset",
+  );
+
+/** `context_bytes` with a tool's own default. */
+export function contextBytes(fallback: number, what: string) {
+  return z.number().int().min(0).max(MAX_CONTEXT_BYTES).default(fallback).describe(what);
+}
+
+const count = z.number().int().min(0);
+
+const matchSchema = z.object({
+  buffer: z.string(),
+  offset_bytes: count.describe("UTF-8 byte offset of the match in the buffer"),
+  match_len: count.describe("length of the match in UTF-8 bytes"),
+  line: z.number().int().min(1).describe("1-based line of the match start"),
+  context_start: count.describe("buffer offset where the snippet starts"),
+  context_end: count.describe("buffer offset where the snippet ends"),
+  snippet: z.string().describe("bytes [context_start, context_end) as text; never cuts a character"),
+  similarity: z.number().min(0).max(1).optional(),
+});
+
+/** The response of both tools. */
+export const searchOutput = z.object({
+  query: z.string(),
+  mode: z.enum(["literal", "regex"]),
+  ignore_case: z.boolean(),
+  context_bytes: count,
+  max_matches: count,
+  max_scan_bytes: count,
+  include_similarity: z.boolean(),
+  buffers: z.array(z.string()).describe("the buffers searched, in scan order"),
+  window: z.object({ buffer: z.string(), start_bytes: count, end_bytes: count }).optional()
+    .describe("subsearch-buffer: the window searched, [start_bytes, end_bytes)"),
+  total_matches: count.describe("matches in this response"),
+  buffers_scanned: count,
+  bytes_scanned_total: count,
+  matches: z.array(matchSchema),
+  truncated_buffers: z.array(z.string())
+    .describe("buffers with matches or bytes left; empty when the search is complete"),
+  resume_from_offset: z.record(z.string(), count)
+    .describe("pass back as resume_from_offset to get the remaining matches"),
+  max_similarity: z.number().min(0).max(1).nullable().optional(),
+  avg_similarity: z.number().min(0).max(1).nullable().optional(),
+});
+
+export type SearchOutput = z.infer<typeof searchOutput>;
+
+/** The query arguments after validation. */
+export interface QueryArgs {
+  query: string;
+  mode: "literal" | "regex";
+  ignore_case: boolean;
+  max_matches: number;
+  include_similarity: boolean;
+  context_bytes: number;
+}
+
+/**
+ * Runs a search for either tool and shapes the response. `maxScanBytes`
+ * is Infinity for a window, whose own size is then echoed.
+ */
+export async function runSearch(
+  ctx: ToolContext,
+  args: QueryArgs,
+  targets: SearchTarget[],
+  maxScanBytes: number,
+): Promise<ToolOutput<SearchOutput>> {
+  const matcher = compileMatcher(args.query, args.mode, args.ignore_case);
+  const r = await searchBuffers(targets, (name) => ctx.buffers.read(name), {
+    matcher,
+    maxMatches: args.max_matches,
+    maxScanBytes,
+    contextBytes: args.context_bytes,
+    includeSimilarity: args.include_similarity,
+    signal: ctx.signal,
+    onBuffer: (done, total) => void ctx.progress(done, total),
+  });
+  const [win] = r.windows;
+  const out: SearchOutput = {
+    query: args.query,
+    mode: args.mode,
+    ignore_case: args.ignore_case,
+    context_bytes: args.context_bytes,
+    max_matches: args.max_matches,
+    max_scan_bytes: win ? win[1].end - win[1].start : maxScanBytes,
+    include_similarity: args.include_similarity,
+    buffers: targets.map((t) => t.name),
+    ...(win ? { window: { buffer: win[0], start_bytes: win[1].start, end_bytes: win[1].end } } : {}),
+    total_matches: r.matches.length,
+    buffers_scanned: r.buffersScanned,
+    bytes_scanned_total: r.bytesScanned,
+    matches: r.matches,
+    truncated_buffers: r.truncated.map(([name]) => name),
+    // fromEntries defines own properties, so a buffer named "__proto__" stays a key.
+    resume_from_offset: Object.fromEntries(r.truncated),
+  };
+  if (args.include_similarity) {
+    const scores = r.matches.map((m) => m.similarity ?? 0);
+    out.max_similarity = scores.length ? Math.max(...scores) : null;
+    out.avg_similarity = scores.length ? round4(scores.reduce((a, b) => a + b, 0) / scores.length) : null;
+  }
+  return { structured: out };
+}

@@ -1,0 +1,445 @@
+/**
+ * The search engine (lib/search) on plain bytes: unit tests and fast-check
+ * properties against independent computations (TextEncoder for offsets,
+ * String.prototype.matchAll for regex semantics, a byte-level scan for
+ * literals, a fatal TextDecoder for UTF-8 validity).
+ */
+import fc from "fast-check";
+import { assert, assertEquals } from "./assert.ts";
+import { compileMatcher, type SearchMode } from "../lib/search/matcher.ts";
+import { createLineCounter, createOffsetCursor } from "../lib/search/offsets.ts";
+import { firstInvalidUtf8, InvalidUtf8, scanInvalid, searchText } from "../lib/search/text.ts";
+import { SNIPPET_MATCH_MAX, snippetRange } from "../lib/search/snippet.ts";
+import { WIDEN_MAX, wordCoverage } from "../lib/search/similarity.ts";
+import { type BufferMatch, searchBuffers, type SearchTarget } from "../lib/search/search.ts";
+import { round4, scanSubject, subjectOf } from "../lib/search/scan.ts";
+import { isUtf8 } from "node:buffer";
+
+const enc = new TextEncoder();
+const byteLen = (s: string) => enc.encode(s).length;
+
+/** Text with ASCII, 2-, 3- and 4-byte characters, newlines and a combining mark. */
+const CHARS = ["a", "b", "A", "B", " ", "\n", "x", "é", "É", "中", "😀", "\u0301", "_", "ab", "aB"];
+const textArb = fc.array(fc.constantFrom(...CHARS), { maxLength: 60, size: "max" }).map((a) => a.join(""));
+
+const REGEXES = [
+  "a",
+  "ab",
+  "a+",
+  "a*",
+  "b?",
+  "x*",
+  "(?<=a)b",
+  "a(?=b)",
+  "^a",
+  "$",
+  "^",
+  "\\b",
+  "[^]",
+  ".",
+  "😀",
+  "\\p{L}+",
+  "a|ab",
+  "(a)\\1",
+  "(?m:^)",
+  "(?m:^.)",
+  "(?:a|é)+?",
+  "é",
+  "a[^]*b",
+  "(?=[^]*😀)a",
+  "\\n\\n?",
+];
+
+/** Independent reference: every match of a one-pass matchAll, as byte offsets. */
+function referenceMatches(text: string, query: string, mode: SearchMode, ignoreCase: boolean) {
+  const src = mode === "literal" ? query.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&") : query;
+  const re = new RegExp(src, "g" + (ignoreCase ? "iu" : "u"));
+  return [...text.matchAll(re)].map((m) => {
+    const start = byteLen(text.slice(0, m.index));
+    return { offset_bytes: start, match_len: byteLen(m[0]), line: text.slice(0, m.index).split("\n").length };
+  });
+}
+
+/** A literal case-sensitive scan over bytes, not over text. */
+function byteLiteralMatches(bytes: Uint8Array, q: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + q.length <= bytes.length;) {
+    let k = 0;
+    while (k < q.length && bytes[i + k] === q[k]) k++;
+    if (k === q.length) {
+      out.push(i);
+      i += q.length;
+    } else i++;
+  }
+  return out;
+}
+
+async function searchAll(
+  store: Map<string, Uint8Array>,
+  query: string,
+  mode: SearchMode,
+  ignoreCase: boolean,
+  page: { maxMatches: number; maxScanBytes: number },
+  probeSpan?: number,
+) {
+  const matcher = compileMatcher(query, mode, ignoreCase, probeSpan);
+  const read = (n: string) => Promise.resolve(store.get(n)!);
+  let targets: SearchTarget[] = [...store.keys()].map((name) => ({ name }));
+  const all: BufferMatch[] = [];
+  for (let pages = 0; targets.length > 0; pages++) {
+    if (pages > 10_000) throw new Error("pagination does not terminate");
+    const r = await searchBuffers(targets, read, { matcher, ...page, contextBytes: 3, includeSimilarity: false });
+    assert(r.matches.length <= page.maxMatches, "page exceeds max_matches");
+    all.push(...r.matches);
+    targets = r.truncated.map(([name, from]) => ({ name, from }));
+  }
+  return all.map((m) => ({ buffer: m.buffer, offset_bytes: m.offset_bytes, match_len: m.match_len, line: m.line }));
+}
+
+Deno.test("offset cursor converts UTF-16 indexes to UTF-8 offsets and back, as TextEncoder counts", () => {
+  fc.assert(
+    fc.property(textArb, fc.array(fc.nat(), { maxLength: 12 }), (text, picks) => {
+      // Code point boundaries in increasing order.
+      const bounds = [0];
+      for (let i = 0; i < text.length; bounds.push(i)) i += text.codePointAt(i)! > 0xffff ? 2 : 1;
+      const targets = [...new Set(picks.map((p) => bounds[p % bounds.length]))].sort((a, b) => a - b);
+      const ascii = byteLen(text) === text.length;
+      const toByte = createOffsetCursor(text, ascii);
+      const toU16 = createOffsetCursor(text, ascii);
+      for (const u of targets) {
+        const b = byteLen(text.slice(0, u));
+        assertEquals(toByte.toByte(u), b);
+        assertEquals(toU16.toU16(b), u);
+      }
+      // Going backwards restarts and still answers right.
+      if (targets.length) assertEquals(toByte.toByte(targets[0]), byteLen(text.slice(0, targets[0])));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("offset cursor skips long distances natively and lands on the same offsets", () => {
+  const text = Array.from({ length: 70_000 }, (_, i) => ["a", "é", "中", "😀", "\n"][(i * 7) % 5]).join("");
+  fc.assert(
+    fc.property(fc.array(fc.nat({ max: text.length }), { minLength: 1, maxLength: 6 }), (picks) => {
+      const ascii = false;
+      const toByte = createOffsetCursor(text, ascii);
+      const toU16 = createOffsetCursor(text, ascii);
+      for (let u of [...picks].sort((a, b) => a - b)) {
+        if (u > 0 && u < text.length && text.charCodeAt(u) >= 0xdc00 && text.charCodeAt(u) <= 0xdfff) u--;
+        const b = byteLen(text.slice(0, u));
+        assertEquals(toByte.toByte(u), b);
+        assertEquals(toU16.toU16(b), u);
+      }
+    }),
+    { numRuns: 40 },
+  );
+});
+
+Deno.test("an ASCII-only text converts offsets without walking it", () => {
+  // A cursor declared ASCII answers the identity even for positions past the text: no walk happens.
+  const at = createOffsetCursor("", true);
+  assertEquals(at.toByte(1e9), 1e9);
+  assertEquals(at.toU16(123), 123);
+});
+
+Deno.test("line counter counts newlines before increasing positions, long and short lines alike", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom("\n", "a", "bb", "\n\n", "ccccccccccccccccccccccccc"), { maxLength: 2000, size: "max" }),
+      (parts) => {
+        const text = parts.join("");
+        const lines = createLineCounter(text);
+        for (let u = 0; u <= text.length; u += 1 + (u % 97)) {
+          assertEquals(lines.before(u), text.slice(0, u).split("\n").length - 1);
+        }
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
+/** Reference for UTF-8 validity: the longest prefix a fatal TextDecoder accepts. */
+function fatalPrefix(bytes: Uint8Array): number {
+  const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const ok = (n: number) => {
+    try {
+      fatal.decode(bytes.subarray(0, n));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (ok(bytes.length)) return -1;
+  let n = bytes.length;
+  while (!ok(n)) n--;
+  return n;
+}
+
+const bytesArb = fc.array(
+  fc.oneof(
+    fc.integer({ min: 0, max: 255 }).map((b) => [b]),
+    fc.constantFrom("a", "é", "中", "😀", "\uFEFF", "\uFFFD").map((s) => [...enc.encode(s)]),
+    fc.constantFrom([0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe0, 0x9f, 0x80]),
+  ),
+  { maxLength: 24 },
+).map((parts) => new Uint8Array(parts.flat()));
+
+Deno.test("first invalid UTF-8 byte is where the longest fatally-decodable prefix ends", () => {
+  fc.assert(
+    fc.property(bytesArb, (bytes) => {
+      const expected = fatalPrefix(bytes);
+      assertEquals(firstInvalidUtf8(bytes), expected);
+      assertEquals(scanInvalid(bytes), expected);
+      assertEquals(isUtf8(bytes), expected === -1);
+      // searchText validates on every path: byte string, ASCII, lenient decode (a real U+FFFD included).
+      for (const needsChars of [false, true]) {
+        try {
+          const { text, byteIndexed } = searchText(bytes, needsChars);
+          assertEquals(expected, -1);
+          const decoded = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+          assertEquals(text, byteIndexed ? String.fromCharCode(...bytes) : decoded);
+          assertEquals(byteIndexed, !needsChars || decoded.length === bytes.length);
+        } catch (e) {
+          if (!(e instanceof InvalidUtf8)) throw e;
+          assertEquals(e.offset, expected);
+        }
+      }
+    }),
+    { numRuns: 2000 },
+  );
+  assertEquals(firstInvalidUtf8(new Uint8Array([0x61, 0xe2, 0x82, 0x41])), 1);
+  assertEquals(firstInvalidUtf8(enc.encode("ok")), -1);
+});
+
+Deno.test("snippets never cut a character and hold the match", () => {
+  fc.assert(
+    fc.property(textArb, fc.nat(), fc.nat(), fc.nat({ max: 12 }), (text, a, b, ctx) => {
+      const bytes = enc.encode(text);
+      const bounds: number[] = [];
+      for (let i = 0; i <= bytes.length; i++) if (i === bytes.length || (bytes[i] & 0xc0) !== 0x80) bounds.push(i);
+      const [s, e] = [bounds[a % bounds.length], bounds[b % bounds.length]].sort((x, y) => x - y);
+      const [lo, hi] = snippetRange(bytes, s, e, ctx);
+      assert(bounds.includes(lo) && bounds.includes(hi), "snippet edge inside a character");
+      assert(lo <= s && hi >= e && s - lo <= ctx && hi - e <= ctx, `snippet [${lo},${hi}) for [${s},${e})`);
+    }),
+    { numRuns: 1000 },
+  );
+  const long = enc.encode("x".repeat(SNIPPET_MATCH_MAX * 2));
+  assertEquals(snippetRange(long, 0, long.length, 10), [0, SNIPPET_MATCH_MAX]);
+});
+
+Deno.test("similarity: exact whole word 1, inside a longer word less, case-only match least", async () => {
+  const score = async (text: string, query: string, mode: SearchMode, ignoreCase = true) => {
+    const r = await searchBuffers([{ name: "s" }], () => Promise.resolve(enc.encode(text)), {
+      matcher: compileMatcher(query, mode, ignoreCase),
+      maxMatches: 1,
+      maxScanBytes: Infinity,
+      contextBytes: 0,
+      includeSimilarity: true,
+    });
+    return r.matches[0].similarity!;
+  };
+  for (const mode of ["literal", "regex"] as const) {
+    const exact = await score("an error here", "error", mode);
+    const inside = await score("an errors here", "error", mode);
+    const caseOnly = await score("an ERROR here", "error", mode);
+    assertEquals(exact, 1);
+    assert(exact > inside && inside > caseOnly, `${mode}: ${exact} > ${inside} > ${caseOnly}`);
+    assertEquals(await score("an errors here", "error", mode, false), inside);
+  }
+  // Partly different case scores between exact and all-different.
+  const mixed = await score("Error", "error", "literal");
+  assert(mixed < 1 && mixed > await score("ERROR", "error", "literal"));
+  assertEquals(mixed, 0.9);
+  // Non-word edges do not widen; word characters of any script do, counted as characters.
+  assertEquals(await score("(error)", "error", "literal"), 1);
+  assertEquals(await score("中error", "error", "literal", false), round4(5 / 6));
+  assertEquals(await score("😀é", "é", "literal", false), 1);
+  assertEquals(await score("xé\u0301yz", "é", "regex", false), round4(1 / 5));
+  assertEquals(wordCoverage(enc.encode("abc"), 1, 1), 0);
+  assertEquals(wordCoverage(enc.encode("x".repeat(200) + "ab" + "y".repeat(200)), 200, 202), 2 / (2 + 2 * WIDEN_MAX));
+});
+
+Deno.test("regex matches come out as one matchAll pass gives them, empty matches included", async () => {
+  await fc.assert(
+    fc.asyncProperty(textArb, fc.constantFrom(...REGEXES), fc.boolean(), async (text, query, ic) => {
+      const store = new Map([["b", enc.encode(text)]]);
+      const got = await searchAll(store, query, "regex", ic, { maxMatches: 1000, maxScanBytes: Infinity });
+      assertEquals(got, referenceMatches(text, query, "regex", ic).map((m) => ({ buffer: "b", ...m })));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("literal matches are the non-overlapping byte matches, left to right", async () => {
+  await fc.assert(
+    fc.asyncProperty(textArb, fc.nat(), fc.nat({ max: 4 }), async (text, at, len) => {
+      const query = text.slice(at % (text.length + 1), (at % (text.length + 1)) + len + 1) || "a";
+      if (!query.isWellFormed()) return; // the tools refuse lone surrogates
+      const bytes = enc.encode(text);
+      const got = await searchAll(new Map([["b", bytes]]), query, "literal", false, {
+        maxMatches: 1000,
+        maxScanBytes: Infinity,
+      });
+      assertEquals(got.map((m) => m.offset_bytes), byteLiteralMatches(bytes, enc.encode(query)));
+      assertEquals(got, referenceMatches(text, query, "literal", false).map((m) => ({ buffer: "b", ...m })));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("paginated results equal unpaginated results (max_matches and max_scan_bytes pages)", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(textArb, { minLength: 1, maxLength: 3 }),
+      fc.oneof(
+        fc.record({ mode: fc.constant<SearchMode>("regex"), query: fc.constantFrom(...REGEXES) }),
+        fc.record({
+          mode: fc.constant<SearchMode>("literal"),
+          query: fc.constantFrom("a", "ab", "é", "😀", "a\nb", "x"),
+        }),
+      ),
+      fc.boolean(),
+      fc.integer({ min: 1, max: 6 }),
+      fc.integer({ min: 1, max: 24 }),
+      fc.constantFrom(undefined, 1, 2, 5),
+      async (texts, { mode, query }, ic, maxMatches, maxScanBytes, probeSpan) => {
+        const store = new Map(texts.map((t, i) => [`buf${i}`, enc.encode(t)]));
+        const whole = await searchAll(store, query, mode, ic, { maxMatches: 100_000, maxScanBytes: Infinity });
+        const paged = await searchAll(store, query, mode, ic, { maxMatches, maxScanBytes }, probeSpan);
+        assertEquals(paged, whole);
+        const expected = texts.flatMap((t, i) =>
+          referenceMatches(t, query, mode, ic).map((m) => ({ buffer: `buf${i}`, ...m }))
+        );
+        assertEquals(whole, expected);
+      },
+    ),
+    { numRuns: 600 },
+  );
+});
+
+Deno.test("a match straddling the scan budget is returned once, whole, and the next page resumes after it", () => {
+  const bytes = enc.encode("xx abcdef yy abc");
+  for (const [query, mode] of [["abcdef", "literal"], ["a\\w+", "regex"]] as const) {
+    const m = compileMatcher(query, mode, false);
+    const subject = subjectOf(bytes, m.needsChars);
+    // The budget ends inside "abcdef" (bytes 3..9).
+    const first = scanSubject(subject, m, {
+      from: 0,
+      budget: 5,
+      maxMatches: 10,
+      contextBytes: 0,
+      includeSimilarity: false,
+    });
+    assertEquals(first.matches.map((x) => [x.offset_bytes, x.match_len]), [[3, 6]]);
+    assertEquals([first.done, first.next], [false, 9]);
+    const second = scanSubject(subject, m, {
+      from: 9,
+      budget: 100,
+      maxMatches: 10,
+      contextBytes: 0,
+      includeSimilarity: false,
+    });
+    assertEquals(second.matches.map((x) => x.offset_bytes), mode === "regex" ? [13] : []);
+    assert(second.done);
+  }
+});
+
+Deno.test("a regex budget far from the end is probed without missing matches across probe spans", () => {
+  const text = "😀".repeat(50) + "é".repeat(50) + "needle" + "z".repeat(500);
+  const bytes = enc.encode(text);
+  const subject = subjectOf(bytes, true);
+  const at = byteLen(text.slice(0, text.indexOf("needle")));
+  for (const span of [1, 2, 3, 7, 64]) {
+    const m = compileMatcher("ne+dle", "regex", false, span);
+    const r = scanSubject(subject, m, {
+      from: 0,
+      budget: at + 1,
+      maxMatches: 5,
+      contextBytes: 0,
+      includeSimilarity: false,
+    });
+    assertEquals(r.matches.map((x) => x.offset_bytes), [at], `probe span ${span}`);
+    const none = scanSubject(subject, m, {
+      from: 0,
+      budget: at,
+      maxMatches: 5,
+      contextBytes: 0,
+      includeSimilarity: false,
+    });
+    assertEquals([none.matches.length, none.next, none.done], [0, at, false], `probe span ${span}`);
+  }
+});
+
+Deno.test("an invalid regex is a clear error, not a crash", () => {
+  try {
+    compileMatcher("a(", "regex", false);
+    throw new Error("compiled");
+  } catch (e) {
+    assert(e instanceof Error && /^invalid regex: .*mode "literal"/.test(e.message), String(e));
+  }
+  // A lone surrogate could match half a character: refused.
+  try {
+    compileMatcher("\uD83D", "literal", false);
+    throw new Error("compiled");
+  } catch (e) {
+    assert(e instanceof Error && /lone surrogate/.test(e.message), String(e));
+  }
+  // A literal is never parsed as a pattern.
+  assertEquals(compileMatcher("a(", "literal", true).finder("xa(", 4)(0), { start: 1, end: 3 });
+});
+
+Deno.test("a window is searched as a whole text of its own, with buffer offsets and whole characters", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      textArb,
+      fc.nat(),
+      fc.nat({ max: 12 }),
+      fc.nat({ max: 12 }),
+      fc.constantFrom(...REGEXES),
+      fc.integer({ min: 1, max: 4 }),
+      async (text, at, len, context, query, maxMatches) => {
+        const bytes = enc.encode(text);
+        const offset = at % (bytes.length + 1);
+        const length = Math.min(len, bytes.length - offset);
+        // The expected window: clamped, and shrunk to whole characters.
+        let lo = Math.max(0, offset - context), hi = Math.min(bytes.length, offset + length + context);
+        while (lo < hi && (bytes[lo] & 0xc0) === 0x80) lo++;
+        while (hi > lo && hi < bytes.length && (bytes[hi] & 0xc0) === 0x80) hi--;
+        const windowText = new TextDecoder().decode(bytes.subarray(lo, hi));
+        const linesBefore = new TextDecoder().decode(bytes.subarray(0, lo)).split("\n").length - 1;
+        const want = referenceMatches(windowText, query, "regex", false).map((m) => ({
+          buffer: "w",
+          offset_bytes: lo + m.offset_bytes,
+          match_len: m.match_len,
+          line: linesBefore + m.line,
+        }));
+        const matcher = compileMatcher(query, "regex", false);
+        const read = () => Promise.resolve(bytes);
+        const got: BufferMatch[] = [];
+        let from: number | undefined;
+        for (let pages = 0;; pages++) {
+          assert(pages < 1000, "pagination does not terminate");
+          const r = await searchBuffers([{ name: "w", from, around: { offset, length, context } }], read, {
+            matcher,
+            maxMatches,
+            maxScanBytes: Infinity,
+            contextBytes: context,
+            includeSimilarity: false,
+          });
+          assertEquals(r.windows.get("w"), { start: lo, end: hi });
+          for (const m of r.matches) assert(m.context_start >= lo && m.context_end <= hi, "snippet leaves the window");
+          got.push(...r.matches);
+          if (r.truncated.length === 0) break;
+          from = r.truncated[0][1];
+        }
+        assertEquals(
+          got.map((m) => ({ buffer: m.buffer, offset_bytes: m.offset_bytes, match_len: m.match_len, line: m.line })),
+          want,
+        );
+      },
+    ),
+    { numRuns: 400 },
+  );
+});

@@ -1,0 +1,353 @@
+/**
+ * search-buffer and subsearch-buffer through the MCP client over stdio,
+ * against a private tmux server.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { type McpFixture, withServer } from "./helpers.ts";
+import type { SearchOutput } from "../lib/tools/search_schemas.ts";
+
+/** The response as the tools' output schema types it. */
+type Result = SearchOutput;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Byte offset of UTF-16 index `i` of `text`, computed independently of the server. */
+const byteAt = (text: string, i: number) => enc.encode(text.slice(0, i)).length;
+
+/** Every match of `re` in `text` as [byte offset, byte length, line]. */
+function expected(text: string, re: RegExp): Array<[number, number, number]> {
+  return [...text.matchAll(re)].map((m) => [
+    byteAt(text, m.index),
+    enc.encode(m[0]).length,
+    text.slice(0, m.index).split("\n").length,
+  ]);
+}
+
+const triples = (r: Result) => r.matches.map((m) => [m.offset_bytes, m.match_len, m.line]);
+
+/** Follows resume_from_offset until the search is complete; returns every page. */
+async function allPages(mcp: McpFixture, tool: string, args: Record<string, unknown>): Promise<Result[]> {
+  const pages: Result[] = [];
+  let resume: Record<string, number> | undefined;
+  for (;;) {
+    const page = await mcp.ok<Result>(tool, resume ? { ...args, resume_from_offset: resume } : args);
+    pages.push(page);
+    if (page.truncated_buffers.length === 0) return pages;
+    assert(pages.length < 500, "pagination does not end");
+    resume = page.resume_from_offset;
+  }
+}
+
+Deno.test("search-buffer finds literals and regexes with byte offsets, lines and snippets", async () => {
+  await withServer(async (mcp) => {
+    const text = "first line\nan error here\nno Error there\nerror: again\n";
+    await mcp.ok("set-buffer", { name: "log", content: text });
+
+    const lit = await mcp.ok<Result>("search-buffer", { query: "error", buffers: ["log"], context_bytes: 3 });
+    assertEquals(triples(lit), expected(text, /error/g));
+    assertEquals(lit.matches[0], {
+      buffer: "log",
+      offset_bytes: 14,
+      match_len: 5,
+      line: 2,
+      context_start: 11,
+      context_end: 22,
+      snippet: "an error he",
+    });
+    assertEquals([lit.total_matches, lit.buffers_scanned, lit.bytes_scanned_total], [2, 1, enc.encode(text).length]);
+    assertEquals([lit.truncated_buffers, lit.resume_from_offset], [[], {}]);
+    // Inputs are echoed with their defaults.
+    assertEquals(
+      [lit.query, lit.mode, lit.ignore_case, lit.max_matches, lit.max_scan_bytes, lit.include_similarity, lit.buffers],
+      ["error", "literal", false, 50, 16 * 1024 * 1024, false, ["log"]],
+    );
+
+    const ic = await mcp.ok<Result>("search-buffer", { query: "ERROR", ignore_case: true, buffers: ["log"] });
+    assertEquals(triples(ic), expected(text, /error/gi));
+
+    const re = await mcp.ok<Result>("search-buffer", { query: "^\\w+(?=:)|e\\w+r", mode: "regex", buffers: ["log"] });
+    assertEquals(triples(re), expected(text, /^\w+(?=:)|e\w+r/gu));
+    // ^ is the buffer start; (?m:^) is a line start.
+    const lines = await mcp.ok<Result>("search-buffer", { query: "(?m:^)\\w+", mode: "regex", buffers: ["log"] });
+    assertEquals(lines.matches.map((m) => m.line), [1, 2, 3, 4]);
+  });
+});
+
+Deno.test("offsets count UTF-8 bytes with multi-byte text before and inside matches", async () => {
+  await withServer(async (mcp, tmux) => {
+    const text = "日本語のログ 🙂\nérror: ça a échoué — 中文错误 🙂🙂 naïve\nfin é";
+    await mcp.ok("set-buffer", { name: "mb", content: text });
+    for (
+      const [query, mode, re] of [
+        ["🙂", "literal", /🙂/gu],
+        ["échoué", "literal", /échoué/gu],
+        ["错误 🙂", "literal", /错误 🙂/gu],
+        ["ÉRROR", "literal", /érror/giu],
+        ["\\p{Script=Han}+", "regex", /\p{Script=Han}+/gu],
+        ["[^\\x20-\\x7e\\n]", "regex", /[^\x20-\x7e\n]/gu],
+      ] as const
+    ) {
+      const r = await mcp.ok<Result>("search-buffer", {
+        query,
+        mode,
+        ignore_case: re.flags.includes("i"),
+        buffers: ["mb"],
+        max_matches: 1000,
+        context_bytes: 5,
+      });
+      assertEquals(triples(r), expected(text, re), `${mode} ${query}`);
+    }
+    // The offsets address the buffer tmux holds: slicing its raw bytes gives the match back.
+    const raw = enc.encode(await tmux.tmux("show-buffer", "-b", "mb"));
+    const r = await mcp.ok<Result>("search-buffer", { query: "中文错误", buffers: ["mb"], context_bytes: 7 });
+    const m = r.matches[0];
+    assertEquals(dec.decode(raw.subarray(m.offset_bytes, m.offset_bytes + m.match_len)), "中文错误");
+    // Snippets stop at character boundaries even when context_bytes lands inside one.
+    assertEquals(m.snippet, dec.decode(raw.subarray(m.context_start, m.context_end)));
+    assert(!m.snippet.includes("\uFFFD"), m.snippet);
+    assert(m.offset_bytes - m.context_start <= 7 && m.context_end - (m.offset_bytes + m.match_len) <= 7);
+  });
+});
+
+Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and the first invalid byte", async () => {
+  await withServer(async (mcp, tmux) => {
+    const bytes = new Uint8Array([...enc.encode("ok é line\n"), 0xe2, 0x82, 0x41, ...enc.encode(" more")]);
+    await tmux.tmuxStdin(bytes, "load-buffer", "-b", "bin", "-");
+    const e = await mcp.err("search-buffer", { query: "more", buffers: ["bin"] });
+    assertMatch(e, /^buffer "bin" is not valid UTF-8: the first invalid byte is at offset 11 \(bytes e2 82 41/);
+    // A window that stays before the bad byte is text and can be searched.
+    const w = await mcp.ok<Result>("subsearch-buffer", {
+      buffer: "bin",
+      offset_bytes: 3,
+      match_len: 2,
+      context_bytes: 3,
+      query: "é",
+    });
+    assertEquals(triples(w), [[3, 2, 1]]);
+  });
+});
+
+Deno.test("invalid regex, empty query, lone surrogate and unknown buffers are clear errors", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "b", content: "abc" });
+    assertMatch(await mcp.err("search-buffer", { query: "a(b", mode: "regex" }), /^invalid regex: .*mode "literal"/);
+    assertMatch(await mcp.err("search-buffer", { query: "" }), /query: query must not be empty/);
+    assertMatch(await mcp.err("search-buffer", { query: "x".repeat(1025) }), /longer than 1024/);
+    assertMatch(await mcp.err("search-buffer", { query: "\uD83D" }), /lone surrogate/);
+    assertMatch(
+      await mcp.err("search-buffer", { query: "a", buffers: ["nope"] }),
+      /^no buffer named "nope": call list-buffers/,
+    );
+    assertMatch(
+      await mcp.err("subsearch-buffer", { buffer: "nope", offset_bytes: 0, query: "a" }),
+      /^no buffer named "nope"/,
+    );
+    assertMatch(await mcp.err("search-buffer", { query: "a", buffers: ["b", "b"] }), /lists "b" twice/);
+    assertMatch(
+      await mcp.err("search-buffer", { query: "a", buffers: ["b"], resume_from_offset: { other: 0 } }),
+      /names "other", which is not in buffers/,
+    );
+    assertMatch(
+      await mcp.err("search-buffer", { query: "a", buffers: ["b"], resume_from_offset: { b: 99 } }),
+      /resume_from_offset 99 for "b" is outside the buffer/,
+    );
+    assertMatch(await mcp.err("search-buffer", { query: "a", max_matches: 1001 }), /max_matches/);
+    assertMatch(
+      await mcp.err("subsearch-buffer", { buffer: "b", offset_bytes: 2, match_len: 5, query: "a" }),
+      /past the end of buffer "b" \(size 3 bytes\)/,
+    );
+  });
+});
+
+Deno.test("a regex that matches the empty string still makes progress and pages exactly", async () => {
+  await withServer(async (mcp) => {
+    const text = "ab\n🙂\n\nc";
+    await mcp.ok("set-buffer", { name: "e", content: text });
+    for (const query of ["x*", "(?m:^)", "$", "\\b", "(?=🙂)|c"]) {
+      const want = expected(text, new RegExp(query, "gu"));
+      const one = await mcp.ok<Result>("search-buffer", { query, mode: "regex", buffers: ["e"], max_matches: 1000 });
+      assertEquals(triples(one), want, query);
+      for (const page of [{ max_matches: 1 }, { max_scan_bytes: 1 }, { max_matches: 2, max_scan_bytes: 3 }]) {
+        const pages = await allPages(mcp, "search-buffer", { query, mode: "regex", buffers: ["e"], ...page });
+        assertEquals(pages.flatMap(triples), want, `${query} ${JSON.stringify(page)}`);
+      }
+    }
+  });
+});
+
+Deno.test("pages by max_matches and by max_scan_bytes return every match exactly once, across buffers", async () => {
+  await withServer(async (mcp) => {
+    const texts: Record<string, string> = {
+      one: "error é error\nerrorerror ünïcödé error 🙂error\n",
+      two: "nothing here",
+      three: "x".repeat(40) + "error" + "中".repeat(10) + "error",
+    };
+    for (const [name, content] of Object.entries(texts)) await mcp.ok("set-buffer", { name, content });
+    const buffers = ["one", "two", "three"];
+    const want = buffers.flatMap((b) => expected(texts[b], /error/g).map(([o, l, n]) => [b, o, l, n]));
+    const flat = (pages: Result[]) =>
+      pages.flatMap((p) => p.matches.map((m) => [m.buffer, m.offset_bytes, m.match_len, m.line]));
+
+    const whole = await mcp.ok<Result>("search-buffer", { query: "error", buffers });
+    assertEquals(flat([whole]), want);
+
+    for (const page of [{ max_matches: 1 }, { max_matches: 2 }, { max_scan_bytes: 3 }, { max_scan_bytes: 7 }]) {
+      for (const [query, mode] of [["error", "literal"], ["e[a-z]+r", "regex"]]) {
+        const pages = await allPages(mcp, "search-buffer", { query, mode, buffers, ...page });
+        const base = mode === "literal"
+          ? want
+          : flat([await mcp.ok<Result>("search-buffer", { query, mode, buffers })]);
+        assertEquals(flat(pages), base, `${query} ${JSON.stringify(page)}`);
+        for (const p of pages) {
+          assert(p.total_matches === p.matches.length && p.total_matches <= (page.max_matches ?? 50));
+          // Over the budget only by a match that starts inside it (≤ 10 bytes here) and a character (≤ 3).
+          if (page.max_scan_bytes) assert(p.bytes_scanned_total <= page.max_scan_bytes + 12, "budget overrun");
+          assertEquals(Object.keys(p.resume_from_offset), p.truncated_buffers);
+        }
+      }
+    }
+
+    // A budget that ends inside a match: the match comes whole in the first page, and only there.
+    const split = await mcp.ok<Result>("search-buffer", { query: "errorerror", buffers: ["one"], max_scan_bytes: 18 });
+    assertEquals(triples(split), [[15, 10, 2]]);
+    assertEquals(split.resume_from_offset, { one: 25 });
+    const rest = await mcp.ok<Result>("search-buffer", {
+      query: "errorerror",
+      buffers: ["one"],
+      resume_from_offset: split.resume_from_offset,
+    });
+    assertEquals([rest.total_matches, rest.truncated_buffers], [0, []]);
+
+    // Omitting buffers searches every buffer in list-buffers order (most recent first).
+    const all = await mcp.ok<Result>("search-buffer", { query: "error", max_matches: 1 });
+    assertEquals(all.buffers, ["three", "two", "one"]);
+    assertEquals(all.truncated_buffers, ["three", "two", "one"]);
+    const next = await mcp.ok<Result>("search-buffer", {
+      query: "error",
+      max_matches: 1000,
+      resume_from_offset: all.resume_from_offset,
+    });
+    assertEquals(all.total_matches + next.total_matches, want.length);
+  });
+});
+
+Deno.test("subsearch-buffer searches a window clamped at the buffer's start and end, with absolute offsets", async () => {
+  await withServer(async (mcp) => {
+    const text = "id=1 start é id=2\n" + "-".repeat(100) + "\nid=3 end id=4 🙂";
+    await mcp.ok("set-buffer", { name: "w", content: text });
+    const size = enc.encode(text).length;
+    const ids = expected(text, /id=\d/g);
+
+    // At the start: the window [0 - 20 → 0, 5 + 4 + 20] holds id=1 and id=2.
+    const head = await mcp.ok<Result>("subsearch-buffer", {
+      buffer: "w",
+      offset_bytes: 5,
+      match_len: 5,
+      context_bytes: 20,
+      query: "id=\\d",
+      mode: "regex",
+    });
+    assertEquals(head.window, { buffer: "w", start_bytes: 0, end_bytes: 30 });
+    assertEquals(head.max_scan_bytes, 30);
+    assertEquals(triples(head), ids.slice(0, 2));
+    assert(head.matches.every((m) => m.context_start >= 0 && m.context_end <= 30));
+
+    // At the end: the window is cut at the buffer's end.
+    const endAt = byteAt(text, text.indexOf("end"));
+    const tail = await mcp.ok<Result>("subsearch-buffer", {
+      buffer: "w",
+      offset_bytes: endAt,
+      match_len: 3,
+      context_bytes: 4096,
+      query: "id=\\d|🙂$",
+      mode: "regex",
+    });
+    assertEquals(tail.window, { buffer: "w", start_bytes: 0, end_bytes: size });
+    assertEquals(triples(tail), expected(text, /id=\d|🙂$/gu));
+
+    // The window is the whole text: ^ and $ match its edges; a character cut by an edge is left out.
+    const edges = (offset_bytes: number, context_bytes: number) =>
+      mcp.ok<Result>("subsearch-buffer", {
+        buffer: "w",
+        offset_bytes,
+        match_len: 4,
+        context_bytes,
+        query: "^.|.$",
+        mode: "regex",
+      });
+    // [129 - 3, 129 + 4 + 3) ends inside "🙂" (134..137): the window stops before it.
+    const endCut = await edges(129, 3);
+    assertEquals(endCut.window, { buffer: "w", start_bytes: 126, end_bytes: 134 });
+    assertEquals(triples(endCut), [[126, 1, 3], [133, 1, 3]]);
+    // [14 - 2, ...) starts inside "é" (11..12): the window starts after it.
+    const startCut = await edges(14, 2);
+    assertEquals(startCut.window, { buffer: "w", start_bytes: 13, end_bytes: 20 });
+    assertEquals(triples(startCut), [[13, 1, 1], [19, 1, 2]]);
+
+    // truncated only when the window holds more matches than returned, not because the buffer goes on.
+    const narrow = await mcp.ok<Result>("subsearch-buffer", {
+      buffer: "w",
+      offset_bytes: 0,
+      match_len: 4,
+      context_bytes: 10,
+      query: "id=",
+    });
+    assertEquals([triples(narrow), narrow.truncated_buffers, narrow.window?.end_bytes], [[[0, 3, 1]], [], 14]);
+    const pages = await allPages(mcp, "subsearch-buffer", {
+      buffer: "w",
+      offset_bytes: 0,
+      match_len: size,
+      context_bytes: 0,
+      query: "id=\\d",
+      mode: "regex",
+      max_matches: 1,
+    });
+    assertEquals(pages.flatMap(triples), ids);
+    assertEquals(pages.map((p) => p.truncated_buffers.length), [1, 1, 1, 0]);
+    assertMatch(
+      await mcp.err("subsearch-buffer", { buffer: "w", offset_bytes: 0, query: "x", resume_from_offset: { v: 1 } }),
+      /but this subsearch is in "w"/,
+    );
+  });
+});
+
+Deno.test("similarity ranks an exact word above a hit inside a word above a case-only match", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "s", content: "ERROR then errors then error" });
+    for (const [query, mode] of [["error", "literal"], ["error", "regex"]]) {
+      const r = await mcp.ok<Result>("search-buffer", {
+        query,
+        mode,
+        ignore_case: true,
+        include_similarity: true,
+        buffers: ["s"],
+      });
+      const [caseOnly, inside, exact] = r.matches.map((m) => m.similarity!);
+      assertEquals(exact, 1);
+      assert(exact > inside && inside > caseOnly, `${mode}: ${exact} > ${inside} > ${caseOnly}`);
+      assertEquals(r.max_similarity, 1);
+      assertEquals(r.avg_similarity, Math.round(((caseOnly + inside + exact) / 3) * 1e4) / 1e4);
+    }
+    const none = await mcp.ok<Result>("search-buffer", { query: "zzz", include_similarity: true, buffers: ["s"] });
+    assertEquals([none.max_similarity, none.avg_similarity], [null, null]);
+    const plain = await mcp.ok<Result>("search-buffer", { query: "error", buffers: ["s"] });
+    assert(!("similarity" in plain.matches[0]) && !("max_similarity" in plain));
+  });
+});
+
+Deno.test("search tools are listed read-only with bounded inputs and an output schema", async () => {
+  await withServer(async (mcp) => {
+    const { tools } = await mcp.client.listTools();
+    for (const name of ["search-buffer", "subsearch-buffer"]) {
+      const t = tools.find((x) => x.name === name)!;
+      assert(t, name);
+      assertEquals(t.annotations?.readOnlyHint, true);
+      assert(t.outputSchema && t.description!.includes("(|m| / |w|)"), name);
+      const props = t.inputSchema.properties as Record<string, { maxLength?: number; maximum?: number }>;
+      assertEquals(props.query.maxLength, 1024);
+      assertEquals(props.max_matches.maximum, 1000);
+      assertEquals(props.context_bytes.maximum, 4096);
+    }
+  }, { args: ["--safety", "readonly"] });
+});
