@@ -29,6 +29,9 @@ const shellPane = tmux(
 await new Promise((r) => setTimeout(r, 500));
 const mcp = await connect({ socketName: socket });
 globalThis.addEventListener("unload", () => {
+  // The server gets SIGTERM (it then runs its exit hooks: control clients, script directory), tmux is killed.
+  const pid = (mcp.client.transport as { pid?: number | null } | undefined)?.pid;
+  if (pid) Deno.kill(pid, "SIGTERM");
   tmux("kill-server");
   Deno.removeSync(home, { recursive: true });
 });
