@@ -91,3 +91,19 @@ exit $rc
     await Deno.remove(state, { recursive: true });
   }
 });
+
+Deno.test("server instructions describe the flow of the served toolsets only", async () => {
+  const all = await connect({ socketName: uniqueSocketName("instr") });
+  const buffersOnly = await connect({ socketName: uniqueSocketName("instr"), args: ["--toolsets", "buffers"] });
+  try {
+    const full = all.client.getInstructions() ?? "";
+    assertMatch(full, /run-command.*capture-since.*wait-for-text/);
+    assertMatch(full, /buffered_response/);
+    const narrow = buffersOnly.client.getInstructions() ?? "";
+    assertMatch(narrow, /search-buffer/);
+    assert(!narrow.includes("run-command") && !narrow.includes("list-panes"), narrow);
+  } finally {
+    await all.close();
+    await buffersOnly.close();
+  }
+});

@@ -69,21 +69,15 @@ function toJson(schema: z.ZodType, io: "input" | "output"): JsonSchema {
 }
 
 /**
- * The buffered branch as advertised: only what tells the two shapes apart
- * and where the full result is. The complete shape is `BufferedResponse`
- * (the type the budget stage builds); it is described once, in the server
- * instructions, instead of once per tool.
+ * The buffered branch as advertised: only what tells the two shapes apart.
+ * It is repeated in every tool's listing, so the complete shape
+ * (`BufferedResponse`, what the budget stage builds) is described once, in
+ * the server instructions, instead of once per tool.
  */
 const bufferedJson: JsonSchema = {
   type: "object",
-  description: "over-budget result: a preview plus buffer_id (page it with show-buffer)",
-  properties: {
-    type: { const: "buffered_response" },
-    buffer_id: { type: ["string", "null"] },
-    preview: { type: "object" },
-    suggested_refinements: { type: "array", items: { type: "string" } },
-  },
-  required: ["type", "buffer_id", "preview"],
+  properties: { type: { const: "buffered_response" } },
+  required: ["type"],
 };
 
 /** The input schema as listed in tools/list (same conversion the SDK applies). */

@@ -36,10 +36,32 @@ export interface App {
   close(): Promise<void>;
 }
 
-const INSTRUCTIONS = "tmux-mcp drives tmux. Paste buffers are a scratch space: set-buffer/append-buffer to " +
-  "store text, show-buffer to page through it, list-buffers to see what exists. Every tool result is bounded: " +
-  "one over the token budget comes back as a buffered_response (a preview, and a buffer_id to page with " +
-  "show-buffer). Errors say what to do next.";
+/** Server instructions: the intended flow, naming only toolsets the server serves. */
+function instructions(toolsets: readonly string[]): string {
+  const parts = ["tmux-mcp drives tmux."];
+  if (toolsets.includes("workspace")) {
+    parts.push("Find terminals with list-panes or snapshot-pane and use the ids (%3, @2, $1) results return.");
+  }
+  if (toolsets.includes("exec")) {
+    parts.push(
+      "To run a shell command use run-command (exit code and exactly its output in one call); to follow output " +
+        "use capture-since; to wait use wait-for-text or wait-for-quiet instead of polling.",
+    );
+  }
+  if (toolsets.includes("pty")) parts.push("pty_* tools run programs in terminal sessions of their own.");
+  if (toolsets.includes("buffers")) {
+    parts.push(
+      "Paste buffers are a scratch space: set-buffer/append-buffer store text, show-buffer pages through it, " +
+        "search-buffer finds things in it.",
+    );
+  }
+  parts.push(
+    'Every result is bounded: one over the token budget comes back as {type: "buffered_response", note, ' +
+      "metadata, buffer_id, suggested_refinements, preview}: a preview (the end of terminal text, the first items " +
+      "of lists) plus a tmux buffer holding the full result, to page with show-buffer. Errors say what to do next.",
+  );
+  return parts.join(" ");
+}
 
 /** Long-lived services for a configuration, plus the exit hooks they registered. */
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
@@ -78,8 +100,8 @@ function listing(tool: AnyTool): Tool {
     description: tool.description,
     inputSchema: advertisedInputSchema(tool.input) as Tool["inputSchema"],
     outputSchema: advertisedOutputSchema(tool.output) as Tool["outputSchema"],
-    annotations: { title: tool.title, ...tool.annotations },
-    execution: { taskSupport: "forbidden" },
+    // title is already top-level; execution defaults to no task support. Every byte here is paid by every agent.
+    annotations: tool.annotations,
   };
 }
 
@@ -103,7 +125,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   served = new Set(pipeline.served.map((t) => t.name));
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: instructions(config.toolsets) },
   );
   for (const tool of pipeline.served) {
     mcp.registerTool(
