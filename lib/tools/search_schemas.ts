@@ -15,6 +15,7 @@ import { bufferName } from "./schemas.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
+import { searchInWorker } from "../search/worker_pool.ts";
 import { round4 } from "../search/scan.ts";
 
 export const MAX_QUERY_CHARS = 1024;
@@ -118,7 +119,9 @@ export interface QueryArgs {
 
 /**
  * Runs a search for either tool and shapes the response. `maxScanBytes`
- * is Infinity for a window, whose own size is then echoed.
+ * is Infinity for a window, whose own size is then echoed. Regex searches
+ * run in a worker with a deadline (`lib/search/worker_pool.ts`), so a
+ * runaway pattern cannot freeze the server.
  */
 export async function runSearch(
   ctx: ToolContext,
@@ -126,8 +129,11 @@ export async function runSearch(
   targets: SearchTarget[],
   maxScanBytes: number,
 ): Promise<ToolOutput<SearchOutput>> {
+  // Compiled here first so an invalid regex is reported at once, without a worker.
   const matcher = compileMatcher(args.query, args.mode, args.ignore_case);
-  const r = await searchBuffers(targets, (name) => ctx.buffers.read(name), {
+  // A regex can backtrack for minutes: it runs in a worker with a deadline. Literal search is linear.
+  const search = matcher.mode === "regex" ? searchInWorker : searchBuffers;
+  const r = await search(targets, (name) => ctx.buffers.read(name), {
     matcher,
     maxMatches: args.max_matches,
     maxScanBytes,

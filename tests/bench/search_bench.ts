@@ -2,8 +2,11 @@
  * search-buffer on a 32 MiB buffer, end to end (MCP client → server → tmux
  * show-buffer → search → response), against the issue's baseline: `tmux
  * show-buffer` of the same buffer to /dev/null. Targets: literal ≤ 2×, regex
- * ≤ 4× the baseline. The "engine only" group is the search on bytes already
- * in memory (UTF-8 check, decode, scan, offsets, lines), without tmux.
+ * ≤ 4× the baseline (regex searches run in the server's search worker). The
+ * "engine only" group is the search on bytes already in memory (UTF-8 check,
+ * decode, scan, offsets, lines), without tmux; "engine in worker" is the same
+ * through a search pool (lib/search/worker_pool.ts), including a copy of the
+ * buffer per call, since the pool takes over (transfers) the bytes it is given.
  *
  * Each buffer holds 40 planted matches spread over its whole length, so every
  * search scans the whole buffer and converts offsets and counts lines to its
@@ -12,6 +15,7 @@
 import { connect, startTmux } from "../helpers.ts";
 import { compileMatcher } from "../../lib/search/matcher.ts";
 import { searchBuffers } from "../../lib/search/search.ts";
+import { createSearchPool } from "../../lib/search/worker_pool.ts";
 import { makeLog, QUERIES } from "./search_data.ts";
 
 const SIZE = 32 * 1024 * 1024;
@@ -20,7 +24,9 @@ const tmux = await startTmux("bench");
 const buffers = { ascii: makeLog(false, SIZE), mixed: makeLog(true, SIZE) };
 for (const [name, bytes] of Object.entries(buffers)) await tmux.tmuxStdin(bytes, "load-buffer", "-b", name, "-");
 const mcp = await connect({ socketName: tmux.socketName });
+const pool = createSearchPool();
 globalThis.addEventListener("unload", () => {
+  pool.close();
   new Deno.Command("tmux", { args: ["-L", tmux.socketName, "kill-server"] }).outputSync();
 });
 
@@ -48,6 +54,18 @@ for (const name of ["ascii", "mixed"] as const) {
   for (const [label, query, mode, ignoreCase] of QUERIES) {
     Deno.bench(`engine only: ${label} (${name})`, { group: `32 MiB ${name}, engine only` }, async () => {
       const r = await searchBuffers([{ name }], () => Promise.resolve(buffers[name]), {
+        matcher: compileMatcher(query, mode, ignoreCase),
+        maxMatches: 50,
+        maxScanBytes: SIZE,
+        contextBytes: 64,
+        includeSimilarity: false,
+      });
+      if (r.matches.length !== 40) throw new Error(`expected 40 matches, got ${r.matches.length}`);
+    });
+  }
+  for (const [label, query, mode, ignoreCase] of QUERIES.filter(([, , mode]) => mode === "regex")) {
+    Deno.bench(`engine in worker: ${label} (${name})`, { group: `32 MiB ${name}, engine only` }, async () => {
+      const r = await pool.search([{ name }], () => Promise.resolve(buffers[name].slice()), {
         matcher: compileMatcher(query, mode, ignoreCase),
         maxMatches: 50,
         maxScanBytes: SIZE,

@@ -1,0 +1,94 @@
+/**
+ * The search worker's entry module: runs {@linkcode searchBuffers} off the
+ * main thread, so a regex that backtracks for minutes stalls only this
+ * worker, which `lib/search/worker_pool.ts` terminates at a deadline.
+ *
+ * The worker keeps no buffers: it asks the main thread for each one when the
+ * engine reaches it (one `read` message, answered by a `buffer` message whose
+ * bytes are transferred), so a search that stops early fetches no more than
+ * it would in the main thread. One search at a time; each ends with exactly
+ * one `done` or `error` message.
+ *
+ * @example
+ * ```ts
+ * // main thread (see worker_pool.ts):
+ * const w = new Worker(new URL("./worker.ts", import.meta.url), { type: "module" });
+ * w.postMessage({ type: "search", targets: [{ name: "log" }], query: "e+", mode: "regex", ... });
+ * // ← { type: "read", name: "log" }   → { type: "buffer", bytes } (transfer [bytes.buffer])
+ * // ← { type: "progress", done: 1, total: 1 }   ← { type: "done", result }
+ * ```
+ */
+import { UserError } from "../errors.ts";
+import { compileMatcher, type SearchMode } from "./matcher.ts";
+import { searchBuffers, type SearchResult, type SearchTarget } from "./search.ts";
+
+/** Starts a search: `SearchOptions` with the matcher as its query (functions cannot cross threads). */
+export interface SearchRequest {
+  type: "search";
+  targets: SearchTarget[];
+  query: string;
+  mode: SearchMode;
+  ignoreCase: boolean;
+  maxMatches: number;
+  maxScanBytes: number;
+  contextBytes: number;
+  includeSimilarity: boolean;
+}
+
+/** The answer to a `read`: the buffer's bytes, or none when reading it failed (the main thread keeps the error). */
+export interface BufferReply {
+  type: "buffer";
+  bytes?: Uint8Array;
+}
+
+export type ToWorker = SearchRequest | BufferReply;
+
+export type FromWorker =
+  | { type: "read"; name: string }
+  | { type: "progress"; done: number; total: number }
+  | { type: "done"; result: SearchResult }
+  | { type: "error"; message: string; user: boolean; stack?: string };
+
+/** The parts of the worker global scope used here (Deno's lib types `self` as a window). */
+interface WorkerScope {
+  onmessage: ((e: MessageEvent<ToWorker>) => void) | null;
+  postMessage(message: FromWorker): void;
+}
+
+const scope = self as unknown as WorkerScope;
+
+let pending: PromiseWithResolvers<Uint8Array> | undefined;
+
+function read(name: string): Promise<Uint8Array> {
+  pending = Promise.withResolvers();
+  scope.postMessage({ type: "read", name });
+  return pending.promise;
+}
+
+async function run(req: SearchRequest): Promise<void> {
+  try {
+    const result = await searchBuffers(req.targets, read, {
+      matcher: compileMatcher(req.query, req.mode, req.ignoreCase),
+      maxMatches: req.maxMatches,
+      maxScanBytes: req.maxScanBytes,
+      contextBytes: req.contextBytes,
+      includeSimilarity: req.includeSimilarity,
+      onBuffer: (done, total) => scope.postMessage({ type: "progress", done, total }),
+    });
+    scope.postMessage({ type: "done", result });
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    scope.postMessage({ type: "error", message: err.message, user: err instanceof UserError, stack: err.stack });
+  }
+}
+
+scope.onmessage = ({ data }) => {
+  if (data.type === "search") {
+    void run(data);
+    return;
+  }
+  const p = pending;
+  pending = undefined;
+  if (data.bytes) p?.resolve(data.bytes);
+  else p?.reject(new Error("reading the buffer failed"));
+};

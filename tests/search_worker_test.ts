@@ -1,0 +1,227 @@
+/**
+ * Regex searches run in a worker with a deadline (lib/search/worker_pool.ts):
+ * through the MCP client, a runaway regex ends with a clear error while the
+ * server keeps answering; in-process, the pool gives exactly what the inline
+ * engine gives, reads lazily, transfers bytes and keeps error messages.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { type McpFixture, withServer } from "./helpers.ts";
+import { UserError } from "../lib/errors.ts";
+import { compileMatcher, type SearchMode } from "../lib/search/matcher.ts";
+import { searchBuffers, type SearchOptions, type SearchTarget } from "../lib/search/search.ts";
+import { createSearchPool, DEFAULT_DEADLINE } from "../lib/search/worker_pool.ts";
+import type { SearchOutput } from "../lib/tools/search_schemas.ts";
+
+const enc = new TextEncoder();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `(a+)+$` backtracks 2^40 times on this before failing: minutes of CPU without a deadline. */
+const RUNAWAY = { query: "(a+)+$", mode: "regex", buffers: ["evil"] };
+const EVIL = "a".repeat(40) + "b";
+
+Deno.test("a runaway regex ends at its deadline with a clear error while other calls are answered", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "evil", content: EVIL });
+    await mcp.ok("set-buffer", { name: "log", content: "x1 y22\nz333\n" });
+    const started = performance.now();
+    let settled = false;
+    const runaway = mcp.err("search-buffer", RUNAWAY).finally(() => settled = true);
+    for (let i = 0; i < 5; i++) {
+      await sleep(200);
+      const t = performance.now();
+      const list = await mcp.ok<{ buffers: unknown[] }>("list-buffers");
+      assertEquals(list.buffers.length, 2);
+      assert(performance.now() - t < 1000, "list-buffers is answered within 1 s while the regex runs");
+      assert(!settled, "list-buffers was answered while the runaway search was still running");
+    }
+    const e = await runaway;
+    const elapsed = performance.now() - started;
+    assertMatch(e, /^regex "\(a\+\)\+\$" took too long and was stopped after 3000 ms of matching .*mode "literal"$/);
+    assert(!e.includes("\n"), "one line");
+    assert(elapsed < DEFAULT_DEADLINE.baseMs + 5000, `the error came ${elapsed} ms after the call`);
+
+    // A new worker serves the next regex search.
+    const r = await mcp.ok<SearchOutput>("search-buffer", { query: "\\d+", mode: "regex", buffers: ["log"] });
+    assertEquals(r.matches.map((m) => [m.offset_bytes, m.match_len, m.line]), [[1, 1, 1], [4, 2, 1], [8, 3, 2]]);
+  });
+});
+
+Deno.test("cancelling a runaway regex search ends it before its deadline", async () => {
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "evil", content: EVIL });
+    const ac = new AbortController();
+    const call = mcp.client.callTool({ name: "search-buffer", arguments: RUNAWAY }, undefined, { signal: ac.signal });
+    await sleep(300);
+    ac.abort();
+    await call.catch(() => {});
+    const stderr = await mcp.waitForStderr(/"tool":"search-buffer".*search cancelled by the client/);
+    const line = stderr.split("\n").find((l) => l.includes("search cancelled by the client"))!;
+    const audit = JSON.parse(line.slice(line.indexOf("{"))) as { outcome: string; duration_ms: number };
+    assertEquals(audit.outcome, "error");
+    assert(audit.duration_ms < DEFAULT_DEADLINE.baseMs, `cancelled after ${audit.duration_ms} ms`);
+    const r = await mcp.ok<SearchOutput>("search-buffer", { query: "a+b", mode: "regex", buffers: ["evil"] });
+    assertEquals(r.total_matches, 1);
+  });
+});
+
+/** The error of a call in literal mode and in regex mode (`literal` is a literal query, `regex` the same as a regex). */
+async function bothModes(mcp: McpFixture, tool: string, args: Record<string, unknown>, regex: string) {
+  const literal = await mcp.err(tool, { ...args, mode: "literal" });
+  const viaWorker = await mcp.err(tool, { ...args, query: regex, mode: "regex" });
+  return [literal, viaWorker];
+}
+
+Deno.test("regex searches report engine and read errors with the same messages as literal ones", async () => {
+  await withServer(async (mcp, tmux) => {
+    const bytes = new Uint8Array([...enc.encode("ok é line\n"), 0xe2, 0x82, 0x41, ...enc.encode(" more")]);
+    await tmux.tmuxStdin(bytes, "load-buffer", "-b", "bin", "-");
+    await mcp.ok("set-buffer", { name: "b", content: "aé" });
+    const cases: Array<[tool: string, args: Record<string, unknown>, pattern: RegExp]> = [
+      ["search-buffer", { query: "more", buffers: ["bin"] }, /^buffer "bin" is not valid UTF-8: .* offset 11 /],
+      ["search-buffer", { query: "more", buffers: ["b", "nope"] }, /^no buffer named "nope"/],
+      ["search-buffer", { query: "more", buffers: ["b"], resume_from_offset: { b: 2 } }, /inside a UTF-8 character/],
+      ["search-buffer", { query: "more", buffers: ["b"], resume_from_offset: { b: 9 } }, /is outside the buffer/],
+      ["subsearch-buffer", { buffer: "b", offset_bytes: 2, match_len: 5, query: "more" }, /past the end of buffer/],
+      ["subsearch-buffer", { buffer: "nope", offset_bytes: 0, query: "more" }, /^no buffer named "nope"/],
+    ];
+    for (const [tool, args, pattern] of cases) {
+      const [literal, viaWorker] = await bothModes(mcp, tool, args, "mo+re");
+      assertMatch(viaWorker, pattern);
+      assertEquals(viaWorker, literal);
+    }
+    // An invalid regex is still reported at once, before any buffer is read.
+    assertMatch(await mcp.err("search-buffer", { query: "a(", mode: "regex", buffers: ["nope"] }), /^invalid regex/);
+  });
+});
+
+Deno.test("regex searches report progress per buffer from the worker", async () => {
+  await withServer(async (mcp) => {
+    for (const name of ["p1", "p2", "p3"]) await mcp.ok("set-buffer", { name, content: `${name}: 42\n` });
+    const progress: number[][] = [];
+    const r = await mcp.client.callTool(
+      { name: "search-buffer", arguments: { query: "\\d+", mode: "regex", buffers: ["p1", "p2", "p3"] } },
+      undefined,
+      { onprogress: (p) => void progress.push([p.progress, p.total ?? -1]) },
+    );
+    assertEquals((r.structuredContent as SearchOutput).total_matches, 6);
+    assertEquals(progress, [[1, 3], [2, 3], [3, 3]]);
+  });
+});
+
+// In-process: the pool itself.
+
+const store = new Map<string, Uint8Array>([
+  ["ascii", enc.encode("alpha beta\ngamma ALPHA\nalphabet\n".repeat(20))],
+  ["mixed", enc.encode("día größe 中文 🙂 naïve\nDÍA día\n".repeat(20))],
+  ["short", enc.encode("a1b22c333")],
+]);
+
+/** Reads a fresh copy: the pool transfers what it is given. */
+const readCopy = (name: string) => Promise.resolve(store.get(name)!.slice());
+
+function options(query: string, mode: SearchMode, ignoreCase: boolean, extra: Partial<SearchOptions> = {}) {
+  return {
+    matcher: compileMatcher(query, mode, ignoreCase),
+    maxMatches: 7,
+    maxScanBytes: 300,
+    contextBytes: 8,
+    includeSimilarity: true,
+    ...extra,
+  };
+}
+
+Deno.test("the worker pool returns exactly what the inline engine returns, page after page", async () => {
+  const pool = createSearchPool();
+  try {
+    const queries: Array<[string, boolean]> = [["alpha\\w*", false], ["día|a", true], ["$", false], ["\\d+", false]];
+    for (const [query, ignoreCase] of queries) {
+      // Several whole buffers, or one window (as subsearch-buffer searches).
+      const around = { offset: 40, length: 3, context: 30 };
+      for (const start of [[{ name: "ascii" }, { name: "mixed" }, { name: "short" }], [{ name: "mixed", around }]]) {
+        let targets: SearchTarget[] = start;
+        for (let page = 0; page < 50 && targets.length; page++) {
+          const o = options(query, "regex", ignoreCase);
+          const inline = await searchBuffers(targets, readCopy, o);
+          assertEquals(await pool.search(targets, readCopy, o), inline, `${query} page ${page}`);
+          targets = inline.truncated.map(([name, from]) => ({ ...start.find((t) => t.name === name)!, from }));
+        }
+        assertEquals(targets, [], `${query}: pagination ends`);
+      }
+    }
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("the worker pool reads buffers one at a time, only as far as the search goes, and transfers them", async () => {
+  const pool = createSearchPool();
+  try {
+    const read: string[] = [];
+    const handed: Uint8Array[] = [];
+    const r = await pool.search(
+      [{ name: "short" }, { name: "ascii" }, { name: "mixed" }],
+      async (name) => {
+        read.push(name);
+        handed.push(store.get(name)!.slice());
+        return handed.at(-1)!;
+      },
+      options("\\d+", "regex", false, { maxMatches: 2 }),
+    );
+    assertEquals(r.matches.map((m) => m.snippet.length > 0 && m.offset_bytes), [1, 3]);
+    assertEquals(read, ["short"]);
+    assertEquals(handed[0].byteLength, 0, "the bytes were transferred (detached here), not copied");
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("the worker pool's deadline counts matching time only, and a new worker follows a stopped one", async () => {
+  const pool = createSearchPool({ baseMs: 300, perMiBMs: 0 });
+  try {
+    store.set("evil", enc.encode(EVIL));
+    const slowRead = async (name: string) => (await sleep(600), readCopy(name));
+    const ok = await pool.search([{ name: "short" }, { name: "ascii" }], slowRead, options("\\d+", "regex", false));
+    assertEquals(ok.matches.length, 3, "1.2 s of reads do not count against a 300 ms deadline");
+    const started = performance.now();
+    let error: unknown;
+    await pool.search([{ name: "evil" }], readCopy, options("(a+)+$", "regex", false)).catch((e) => error = e);
+    assert(error instanceof UserError, String(error));
+    assertMatch(error.message, /^regex "\(a\+\)\+\$" took too long and was stopped after 300 ms/);
+    assert(performance.now() - started < 5000);
+    const again = await pool.search([{ name: "short" }], readCopy, options("\\d+", "regex", false));
+    assertEquals(again.matches.length, 3);
+  } finally {
+    store.delete("evil");
+    pool.close();
+  }
+});
+
+Deno.test("the worker pool ends a cancelled search and keeps the engine's and the reader's errors", async () => {
+  const pool = createSearchPool({ baseMs: 60_000, perMiBMs: 0 });
+  try {
+    store.set("evil", enc.encode(EVIL));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const o = options("(a+)+$", "regex", false, { signal: ac.signal });
+    const why = async (p: Promise<unknown>) => await p.then(() => undefined, (e: Error) => e);
+    const cancelled = await why(pool.search([{ name: "evil" }], readCopy, o));
+    assert(cancelled instanceof UserError);
+    assertEquals(cancelled.message, "search cancelled by the client");
+    assertEquals((await why(pool.search([{ name: "evil" }], readCopy, o)))?.message, cancelled.message);
+
+    const bad = new Uint8Array([0x61, 0xff]);
+    const inline = await why(searchBuffers([{ name: "x" }], () => Promise.resolve(bad), options("a", "regex", false)));
+    const pooled = await why(
+      pool.search([{ name: "x" }], () => Promise.resolve(bad.slice()), options("a", "regex", false)),
+    );
+    assert(pooled instanceof UserError && inline instanceof UserError);
+    assertEquals(pooled.message, inline.message);
+
+    const missing = new UserError("no buffer named x");
+    const failed = await why(pool.search([{ name: "x" }], () => Promise.reject(missing), options("a", "regex", false)));
+    assert(failed === missing, "a failed read fails the search with the read's own error");
+  } finally {
+    store.delete("evil");
+    pool.close();
+  }
+});
