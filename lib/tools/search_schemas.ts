@@ -15,7 +15,7 @@ import { bufferName } from "./schemas.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
-import { searchInWorker } from "../search/worker_pool.ts";
+import { DEFAULT_DEADLINE, searchInWorker } from "../search/worker_pool.ts";
 import { round4 } from "../search/scan.ts";
 
 export const MAX_QUERY_CHARS = 1024;
@@ -46,7 +46,11 @@ export const queryParams = {
     `query is longer than ${MAX_QUERY_CHARS} characters`,
   ).describe("the text to find (mode literal) or a JavaScript regex source without slashes (mode regex)"),
   mode: z.enum(["literal", "regex"]).default("literal")
-    .describe('"literal" (default): the exact text; "regex": JavaScript (V8) regex, u flag always on'),
+    .describe(
+      '"literal" (default): the exact text; "regex": JavaScript (V8) regex, u flag always on, stopped with an ' +
+        `error after ${DEFAULT_DEADLINE.baseMs / 1000} s + ${DEFAULT_DEADLINE.perMiBMs / 1000} s per MiB of ` +
+        "buffer (avoid nested quantifiers such as (a+)+)",
+    ),
   ignore_case: z.boolean().default(false).describe("match regardless of case (Unicode case folding)"),
   max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50)
     .describe(`most matches this call returns, over all buffers (1..${MAX_MATCHES})`),
