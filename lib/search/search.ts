@@ -61,6 +61,11 @@ export interface SearchResult {
 /** Reads a buffer's bytes (throws a UserError naming a missing buffer). */
 export type ReadBuffer = (name: string) => Promise<Uint8Array>;
 
+/** The error of a search the client cancelled. */
+export function cancelled(): UserError {
+  return new UserError("search cancelled by the client");
+}
+
 /** Runs the search; see the module doc. */
 export async function searchBuffers(
   targets: readonly SearchTarget[],
@@ -75,7 +80,7 @@ export async function searchBuffers(
       result.truncated.push([t.name, t.from ?? 0]);
       continue;
     }
-    if (o.signal?.aborted) throw new UserError("search cancelled by the client");
+    if (o.signal?.aborted) throw cancelled();
     const subject = openSubject(t, await read(t.name), o.matcher.needsChars);
     if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.bytes.length });
     const from = startOffset(t, subject);

@@ -30,7 +30,7 @@
  * ```
  */
 import { UserError } from "../errors.ts";
-import type { ReadBuffer, SearchOptions, SearchResult, SearchTarget } from "./search.ts";
+import { cancelled, type ReadBuffer, type SearchOptions, type SearchResult, type SearchTarget } from "./search.ts";
 import type { FromWorker, SearchRequest, ToWorker } from "./worker.ts";
 
 /** How long a search may match: `baseMs + perMiBMs × MiB of buffers handed to the worker`. */
@@ -58,11 +58,6 @@ export interface SearchPool {
   search(targets: readonly SearchTarget[], read: ReadBuffer, o: SearchOptions): Promise<SearchResult>;
   /** Terminates the idle workers; busy ones end with their search. */
   close(): void;
-}
-
-/** The message for a search cancelled by the client (the engine's own wording). */
-export function cancelled(): UserError {
-  return new UserError("search cancelled by the client");
 }
 
 /** Starts no worker yet: the first search does. */
