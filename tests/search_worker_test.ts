@@ -160,10 +160,10 @@ Deno.test("the worker pool reads buffers one at a time, only as far as the searc
     const handed: Uint8Array[] = [];
     const r = await pool.search(
       [{ name: "short" }, { name: "ascii" }, { name: "mixed" }],
-      async (name) => {
+      (name) => {
         read.push(name);
         handed.push(store.get(name)!.slice());
-        return handed.at(-1)!;
+        return Promise.resolve(handed.at(-1)!);
       },
       options("\\d+", "regex", false, { maxMatches: 2 }),
     );
