@@ -35,6 +35,10 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  // stdout is the JSON-RPC channel from here on: whatever a dependency logs
+  // (xterm.js logs through console.info, for one) goes to stderr instead.
+  console.log = console.info = console.debug = console.error;
+
   let app;
   try {
     app = createApp(command.config); // reads and checks the --config file
