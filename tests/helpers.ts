@@ -40,7 +40,7 @@ export interface TmuxFixture {
 
 async function runTmux(socketName: string, args: string[], stdin?: Uint8Array): Promise<string> {
   const child = new Deno.Command("tmux", {
-    args: ["-L", socketName, ...args],
+    args: ["-u", "-L", socketName, ...args], // -u as the executor: UTF-8 even without a UTF-8 locale
     stdin: stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
