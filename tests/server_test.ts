@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, ROOT, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
 
 Deno.test("tools/list carries titles, annotations, schemas and bounds", async () => {
   await withServer(async (mcp) => {
@@ -105,5 +105,30 @@ Deno.test("server instructions describe the flow of the served toolsets only", a
   } finally {
     await all.close();
     await buffersOnly.close();
+  }
+});
+
+Deno.test("the client command from the README (deno task --quiet --config … start) serves MCP", async () => {
+  const tmux = await startTmux("readme");
+  const mcp = await connect({
+    spawn: [
+      Deno.execPath(),
+      "task",
+      "--quiet",
+      "--config",
+      ROOT + "deno.json",
+      "start",
+      "--socket-name",
+      tmux.socketName,
+    ],
+  });
+  try {
+    const names = (await mcp.client.listTools()).tools.map((t) => t.name);
+    assert(names.includes("run-command") && names.includes("pty_launch") && names.includes("set-buffer"));
+    await mcp.ok("set-buffer", { name: "readme", content: "works" });
+    assertEquals(await tmux.tmux("show-buffer", "-b", "readme"), "works");
+  } finally {
+    await mcp.close();
+    await tmux.kill();
   }
 });
