@@ -15,6 +15,7 @@
  * const pipeline = createPipeline({ tools, services, stages: [budget.stage], errorText: budget.trimError });
  * ```
  */
+import { charStartAtOrAfter } from "../buffers/utf8.ts";
 import type { CallToolResult } from "../sdk.ts";
 import type { ResultStage } from "../server/pipeline.ts";
 import type { AnyTool, ContentBlock, Services } from "../tools/tool.ts";
@@ -77,12 +78,6 @@ function minutes(ms: number): string {
   return ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Math.round(ms / 1000)} s`;
 }
 
-/** Moves a byte offset forward to the start of a UTF-8 character. */
-function charStart(bytes: Uint8Array, offset: number): number {
-  while (offset < bytes.length && (bytes[offset] & 0xc0) === 0x80) offset++;
-  return offset;
-}
-
 export function createBudget(opts: BudgetOptions): Budget {
   const { settings, services } = opts;
   const budgets = new Map<string, ToolBudget>(opts.tools.map((t) => [t.name, resolveToolBudget(settings, t.name)]));
@@ -107,7 +102,7 @@ export function createBudget(opts: BudgetOptions): Budget {
       const page = pageBytes(plan, fullTokens);
       const name = JSON.stringify(bufferId);
       if (plan.tailOffsetBytes) {
-        const from = charStart(plan.full, Math.max(0, plan.tailOffsetBytes - page));
+        const from = charStartAtOrAfter(plan.full, Math.max(0, plan.tailOffsetBytes - page));
         out.push(
           `show-buffer {"name":${name},"offset_bytes":${from},"max_bytes":${plan.tailOffsetBytes - from}} ` +
             `reads the part just before the preview`,

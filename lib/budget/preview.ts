@@ -12,6 +12,7 @@
  * plan.full;         // log, to be stored in a result buffer
  * ```
  */
+import { Buffer } from "node:buffer";
 import { estimateTokens, MAX_UNITS_PER_TOKEN } from "./estimate.ts";
 import { getPath, mainArrayPath, nestingDepth, setPath, shrink } from "./shape.ts";
 
@@ -73,20 +74,6 @@ function countLines(text: string): number {
   return text.endsWith("\n") ? n : n + 1;
 }
 
-function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
 export interface PreviewOptions {
   /** Token budget of the whole preview. */
   budgetTokens: number;
@@ -143,7 +130,7 @@ function planText(
   const full = encoder.encode(text);
   const lines = countLines(text);
   const tailLines = countLines(tail);
-  const tailBytes = utf8Length(tail);
+  const tailBytes = Buffer.byteLength(tail, "utf8");
   // Keep the tool's key order: the text field where it was.
   const preview: Record<string, unknown> = {};
   for (const k of Object.keys(structured)) {

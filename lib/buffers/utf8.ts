@@ -8,6 +8,17 @@
  * ```
  */
 
+/** Whether a byte is a UTF-8 continuation byte (10xxxxxx). */
+export function isContinuation(byte: number): boolean {
+  return (byte & 0xc0) === 0x80;
+}
+
+/** The first character boundary at or after `offset` (skips continuation bytes). */
+export function charStartAtOrAfter(bytes: Uint8Array, offset: number): number {
+  while (offset < bytes.length && isContinuation(bytes[offset])) offset++;
+  return offset;
+}
+
 /** Length of the UTF-8 sequence a lead byte starts, or 0 for a continuation/invalid byte. */
 export function utf8SequenceLength(lead: number): number {
   if (lead < 0x80) return 1;
@@ -27,12 +38,12 @@ export function clipToCharBoundary(bytes: Uint8Array, start: number, end: number
   if (end >= bytes.length || end <= start) return end;
   // Walk back over at most 3 continuation bytes to the lead byte.
   let lead = end - 1;
-  while (lead > start && lead > end - 4 && (bytes[lead] & 0xc0) === 0x80) lead--;
+  while (lead > start && lead > end - 4 && isContinuation(bytes[lead])) lead--;
   const len = utf8SequenceLength(bytes[lead]);
   if (len <= 1 || lead + len <= end) return end;
   // The character continues past `end`; cut before it only if it is well-formed.
   for (let i = lead + 1; i < lead + len; i++) {
-    if (i >= bytes.length || (bytes[i] & 0xc0) !== 0x80) return end;
+    if (i >= bytes.length || !isContinuation(bytes[i])) return end;
   }
   return lead;
 }

@@ -25,7 +25,8 @@
 import type { Matcher, Span } from "./matcher.ts";
 import { nextCodePoint } from "./matcher.ts";
 import { createLineCounter, createOffsetCursor } from "./offsets.ts";
-import { decodeUtf8, isContinuation, searchText } from "./text.ts";
+import { decodeUtf8, searchText } from "./text.ts";
+import { charStartAtOrAfter } from "../buffers/utf8.ts";
 import { snippetRange } from "./snippet.ts";
 import { similarity, wordCoverage } from "./similarity.ts";
 
@@ -78,12 +79,6 @@ export function subjectOf(bytes: Uint8Array, needsChars: boolean, base = 0, line
   return { bytes, ...searchText(bytes, needsChars), base, lineBase };
 }
 
-/** First character boundary at or after `i` in valid UTF-8. */
-function boundaryAfter(bytes: Uint8Array, i: number): number {
-  while (i < bytes.length && isContinuation(bytes[i])) i++;
-  return i;
-}
-
 /** Scans `subject` as described in the module doc. */
 export function scanSubject(subject: Subject, matcher: Matcher, o: ScanOptions): ScanResult {
   const { bytes, text } = subject;
@@ -94,7 +89,7 @@ export function scanSubject(subject: Subject, matcher: Matcher, o: ScanOptions):
 
   // The window of match starts: [from, cut), or through the end (inclusive:
   // an empty match can sit at the very end).
-  const cut = o.from + o.budget >= size ? size : boundaryAfter(bytes, o.from + o.budget);
+  const cut = o.from + o.budget >= size ? size : charStartAtOrAfter(bytes, o.from + o.budget);
   const reachesEnd = cut >= size;
   const limit = reachesEnd ? text.length + 1 : createOffsetCursor(text, byteIndexed, fromU, o.from).toU16(cut);
   const find = matcher.finder(text, limit);

@@ -16,11 +16,9 @@
  * ```
  */
 import { Buffer, isAscii, isUtf8 } from "node:buffer";
+import { isContinuation } from "../buffers/utf8.ts";
 
-/** Whether a byte is a UTF-8 continuation byte (10xxxxxx). */
-export function isContinuation(byte: number): boolean {
-  return (byte & 0xc0) === 0x80;
-}
+export { isContinuation };
 
 /**
  * Offset of the first byte that is not part of a well-formed UTF-8 sequence

@@ -135,7 +135,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
         description: tool.description,
         inputSchema: tool.input,
         outputSchema: tool.output,
-        annotations: { title: tool.title, ...tool.annotations },
+        annotations: tool.annotations,
       },
       (args: unknown, extra: CallExtra) => pipeline.call(tool.name, args, extra),
     );
@@ -153,7 +153,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   // Resources and prompts are views of the workspace: served with its toolset.
   if (config.toolsets.includes("workspace")) {
     registerResources(mcp, services);
-    registerPrompts(mcp, new Set(pipeline.served.map((t) => t.name)));
+    registerPrompts(mcp, served);
   }
   return {
     mcp,
