@@ -15,6 +15,7 @@ import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from ".
 import { UserError } from "../errors.ts";
 import { KeyedLocks } from "./locks.ts";
 import { formatLiteral } from "../tmux/quote.ts";
+import type { ServerFileReader } from "./server_file.ts";
 
 export interface BufferInfo {
   name: string;
@@ -45,6 +46,8 @@ export interface BufferStore {
 export interface BufferStoreOptions {
   /** Appends whose result exceeds this go through a temp file (default 8 MiB). */
   tempFileThreshold?: number;
+  /** The fast read route (the server writes a file); without it, or when it is unavailable, `show-buffer`. */
+  files?: ServerFileReader;
 }
 
 /** `#{n:buffer_name}` is the name's length in bytes, which makes each row self-delimiting. */
@@ -95,7 +98,7 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
 
   async function readRaw(name: string): Promise<Uint8Array> {
     try {
-      return await tmux.run(["show-buffer", "-b", name]);
+      return (await opts.files?.read(name)) ?? await tmux.run(["show-buffer", "-b", name]);
     } catch (e) {
       if (isMissingBuffer(e)) throw missingBuffer(name);
       throw e;

@@ -17,6 +17,8 @@ import { type CallToolRequest, CallToolRequestSchema, ListToolsRequestSchema, Mc
 import type { Config } from "../config.ts";
 import { createSpawnExecutor } from "../tmux/executor.ts";
 import { createBufferStore } from "../buffers/store.ts";
+import { createServerFileReader } from "../buffers/server_file.ts";
+import { createCommandChannel } from "../tmux/channel.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
 import type { AnyTool, Services } from "../tools/tool.ts";
@@ -73,15 +75,21 @@ export function createServices(config: Config): { services: Services; runExitHoo
   });
   const hooks: Array<() => Promise<void>> = [];
   const terminal = createTerminalBackend(config, tmux);
+  const channel = createCommandChannel({ bin: config.tmuxBin, socketArgs: tmux.socketArgs });
+  const files = createServerFileReader(channel);
   const services: Services = {
     config,
     tmux,
-    buffers: createBufferStore(tmux),
+    buffers: createBufferStore(tmux, { files }),
     terminal,
     atExit: (fn) => void hooks.push(fn),
   };
   // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
   services.atExit(() => terminal.close());
+  services.atExit(async () => {
+    await channel.close();
+    await files.close();
+  });
   return {
     services,
     async runExitHooks() {

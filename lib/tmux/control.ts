@@ -24,6 +24,7 @@
  * ```
  */
 import { log } from "../log.ts";
+import { readLines } from "./lines.ts";
 
 /** Why a watcher's stream may have changed shape. */
 export type PaneSignal =
@@ -71,7 +72,6 @@ interface Connection {
   done: Promise<void>;
 }
 
-const NL = 0x0a;
 const BACKSLASH = 0x5c;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -169,33 +169,14 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
       }
     };
     conn.done = (async () => {
-      const reader = child.stdout.getReader();
-      // The unfinished last line of the previous read.
-      let rest = new Uint8Array(0);
       try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          let buf = value;
-          if (rest.length > 0) {
-            buf = new Uint8Array(rest.length + value.length);
-            buf.set(rest);
-            buf.set(value, rest.length);
+        await readLines(child.stdout, (line) => {
+          try {
+            onLine(line);
+          } catch (e) {
+            log("warn", `control-mode watcher failed: ${e instanceof Error ? e.message : String(e)}`);
           }
-          let start = 0;
-          for (let i = buf.indexOf(NL); i >= 0; i = buf.indexOf(NL, start)) {
-            const line = buf.subarray(start, i);
-            start = i + 1;
-            try {
-              onLine(line);
-            } catch (e) {
-              log("warn", `control-mode watcher failed: ${e instanceof Error ? e.message : String(e)}`);
-            }
-          }
-          rest = buf.slice(start);
-        }
-      } catch {
-        // stream torn down by close()
+        });
       } finally {
         conn.closed = true;
         ready.reject(new Error("control client ended before attaching"));

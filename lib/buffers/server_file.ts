@@ -1,0 +1,87 @@
+/**
+ * Reading a buffer through a file the tmux server writes itself: the fast
+ * route for large buffers (see lib/tmux/channel.ts for why the server only
+ * does this for an attached control client).
+ *
+ * Files go to a private directory (mode 0700, made on first use, removed by
+ * `close`), one fresh name per read, and are deleted as soon as they are
+ * read. When the route cannot work here (no session to attach to yet, a
+ * tmux server that cannot write our directory or sees another file system,
+ * a buffer name a command line cannot carry), `read` answers undefined and
+ * the caller uses `show-buffer`; a route that turned out not to work at all
+ * is not tried again.
+ *
+ * @example
+ * ```ts
+ * const files = createServerFileReader(channel);
+ * const bytes = (await files.read("log")) ?? await tmux.run(["show-buffer", "-b", "log"]);
+ * ```
+ */
+import { ChannelUnavailable, type CommandChannel } from "../tmux/channel.ts";
+import { TmuxError } from "../tmux/executor.ts";
+import { formatLiteral } from "../tmux/quote.ts";
+import { log } from "../log.ts";
+
+export interface ServerFileReader {
+  /** The buffer's bytes; undefined when this route is not available. Throws tmux's `no buffer` as a TmuxError. */
+  read(name: string): Promise<Uint8Array | undefined>;
+  /** Removes the private directory. */
+  close(): Promise<void>;
+}
+
+/** Reads a whole file into one exactly sized array (`Deno.readFile` grows its array and costs twice as long). */
+export async function readWholeFile(path: string): Promise<Uint8Array> {
+  using file = await Deno.open(path);
+  const size = (await file.stat()).size;
+  const out = new Uint8Array(size);
+  let at = 0;
+  while (at < size) {
+    const n = await file.read(out.subarray(at));
+    if (n === null) return out.subarray(0, at);
+    at += n;
+  }
+  return out;
+}
+
+export function createServerFileReader(channel: CommandChannel): ServerFileReader {
+  let dir: Promise<string> | undefined;
+  let broken = false;
+  let counter = 0;
+
+  const disable = (why: string) => {
+    if (!broken) log("info", `reading buffers through show-buffer from now on: ${why}`);
+    broken = true;
+  };
+
+  return {
+    async read(name) {
+      if (broken) return undefined;
+      dir ??= Deno.makeTempDir({ prefix: "tmux-mcp-buffers-" });
+      const path = `${await dir}/${counter++}`;
+      try {
+        await channel.run(["save-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });
+      } catch (e) {
+        if (e instanceof ChannelUnavailable) return undefined;
+        if (e instanceof TmuxError && e.kind === "failed" && !/^(no buffer|unknown buffer)/.test(e.message)) {
+          disable(`the tmux server cannot write ${path}: ${e.message}`);
+          return undefined;
+        }
+        throw e;
+      }
+      try {
+        return await readWholeFile(path);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+        disable(`the tmux server wrote ${path} where this process cannot see it`);
+        return undefined;
+      } finally {
+        await Deno.remove(path).catch(() => {});
+      }
+    },
+    async close() {
+      const d = dir;
+      dir = undefined;
+      if (d) await Deno.remove(await d, { recursive: true }).catch(() => {});
+    },
+  };
+}

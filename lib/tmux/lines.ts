@@ -1,0 +1,49 @@
+/**
+ * Splitting a control-mode client's stdout into lines as it arrives. Both
+ * control-mode users (the pane-output hub and the command channel) read tmux
+ * this way.
+ *
+ * @example
+ * ```ts
+ * const child = new Deno.Command("tmux", { args: ["-C", "attach"], stdin: "piped", stdout: "piped" }).spawn();
+ * await readLines(child.stdout, (line) => console.log(new TextDecoder().decode(line)));
+ * ```
+ */
+
+const NL = 0x0a;
+
+/**
+ * Calls `onLine` with each `\n`-terminated line of `stream` (without the
+ * `\n`; a view valid only during the call) until the stream ends. An
+ * unfinished last line is dropped. Resolves when the stream ends or errors.
+ */
+export async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  onLine: (line: Uint8Array) => void,
+): Promise<void> {
+  const reader = stream.getReader();
+  // The unfinished last line of the previous read.
+  let rest = new Uint8Array(0);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      let buf = value;
+      if (rest.length > 0) {
+        buf = new Uint8Array(rest.length + value.length);
+        buf.set(rest);
+        buf.set(value, rest.length);
+      }
+      let start = 0;
+      for (let i = buf.indexOf(NL); i >= 0; i = buf.indexOf(NL, start)) {
+        onLine(buf.subarray(start, i));
+        start = i + 1;
+      }
+      rest = buf.slice(start);
+    }
+  } catch {
+    // the stream was torn down (the child killed or its stdout cancelled)
+  } finally {
+    reader.releaseLock();
+  }
+}
