@@ -43,7 +43,8 @@ export async function readWholeFile(path: string): Promise<Uint8Array> {
   return out;
 }
 
-export function createServerFileReader(channel: CommandChannel): ServerFileReader {
+/** Makes the reader; `parent` is where its private directory goes (default: the system temp dir). */
+export function createServerFileReader(channel: CommandChannel, parent?: string): ServerFileReader {
   let dir: Promise<string> | undefined;
   let broken = false;
   let counter = 0;
@@ -56,7 +57,7 @@ export function createServerFileReader(channel: CommandChannel): ServerFileReade
   return {
     async read(name) {
       if (broken) return undefined;
-      dir ??= Deno.makeTempDir({ prefix: "tmux-mcp-buffers-" });
+      dir ??= Deno.makeTempDir({ dir: parent, prefix: "tmux-mcp-buffers-" });
       const path = `${await dir}/${counter++}`;
       try {
         await channel.run(["save-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });

@@ -361,16 +361,30 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
     async inputState(id): Promise<InputState> {
       const s = await session(id);
-      const [dead, attached, tty] = (await display(id, s, "#{pane_dead}\t#{session_attached}\t#{pane_tty}")).split(
-        "\t",
-      );
+      // Control-mode clients (this server's own read-only ones, while it waits on output or reads a buffer) are
+      // not a human at a terminal, so only the others count.
+      const [facts, ...clientLines] = (await run(id, [
+        "display-message",
+        "-p",
+        "-t",
+        s.pane,
+        "#{pane_dead}\t#{pane_tty}",
+        COMMAND_SEPARATOR,
+        "list-clients",
+        "-t",
+        s.pane,
+        "-F",
+        "#{client_control_mode}",
+      ])).split("\n");
+      const [dead, tty] = facts.split("\t");
+      const attached = clientLines.filter((l) => l === "0").length;
       let hiddenInput: boolean | undefined;
       try {
         hiddenInput = dead === "1" ? undefined : libc().ttyHiddenLineInput(tty);
       } catch {
         hiddenInput = undefined; // no FFI here: the hand-off ends on detach or exit only
       }
-      return { exited: dead === "1", clients: Number(attached) || 0, hiddenInput };
+      return { exited: dead === "1", clients: attached, hiddenInput };
     },
 
     async notifyAttached(id, message) {

@@ -58,7 +58,7 @@ export interface CommandChannelOptions {
   bin: string;
   /** `-L name` / `-S path`, as the executor uses. */
   socketArgs: readonly string[];
-  /** End the client after this long without a command (default 15 s). */
+  /** End the client after this long without a command (default 5 s: it shows in `list-clients` meanwhile). */
   idleMs?: number;
   /** Default per-command timeout (default 10 s). */
   timeoutMs?: number;
@@ -85,6 +85,8 @@ interface Client {
   writer: WritableStreamDefaultWriter<Uint8Array>;
   pending: Pending[];
   closed: boolean;
+  /** Resolves once attached (or once the client ended). */
+  ready: Promise<void>;
   /** Why tmux refused the attach, when it did. */
   refusal: string;
   done: Promise<void>;
@@ -97,7 +99,7 @@ const OWN_BLOCK = /^%(begin|end|error) \d+ \d+ 1$/;
 
 /** Creates the channel; nothing runs until the first command. */
 export function createCommandChannel(opts: CommandChannelOptions): CommandChannel {
-  const idleMs = opts.idleMs ?? 15_000;
+  const idleMs = opts.idleMs ?? 5_000;
   const defaultTimeout = opts.timeoutMs ?? 10_000;
   let client: Client | undefined;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -116,8 +118,12 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
       pending: [],
       closed: false,
       refusal: "",
+      ready: Promise.resolve(),
       done: Promise.resolve(),
     };
+    // Commands sent before the attach completes run unattached (tmux reads them first), so they wait for it.
+    const attached = Promise.withResolvers<void>();
+    c.ready = attached.promise;
     let inOwn = false, inOther = false;
     const onLine = (bytes: Uint8Array) => {
       if (c.closed) return; // timed out: replies can no longer be matched to commands
@@ -139,8 +145,11 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
           );}
         if (c.pending.length === 0) armIdle(c);
       } else if (inOther) {
-        if (/^%(end|error) /.test(line)) inOther = false;
-        else if (!c.refusal) c.refusal = line;
+        if (/^%(end|error) /.test(line)) {
+          inOther = false;
+          // The first such block answers the attach itself.
+          if (line.startsWith("%end ")) attached.resolve();
+        } else if (!c.refusal) c.refusal = line;
       } else if (OWN_BLOCK.test(line) && line.startsWith("%begin")) {
         inOwn = true;
       } else if (line.startsWith("%begin ")) {
@@ -151,6 +160,7 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
     c.done = (async () => {
       await readLines(child.stdout, onLine);
       c.closed = true;
+      attached.resolve(); // whatever is pending fails below
       if (client === c) client = undefined;
       const why = c.refusal ? `tmux refused the control client: ${c.refusal}` : "the control client ended";
       if (c.refusal) retryAt = Date.now() + RETRY_MS;
@@ -219,7 +229,9 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
           void shut(c);
         }, timeoutMs);
         c.pending.push({ resolve, reject, lines: [], timer });
-        c.writer.write(encoder.encode(words.join(" ") + "\n")).catch(() => {
+        const line = encoder.encode(words.join(" ") + "\n");
+        // Continuations run in registration order, so commands are written in the order of `pending`.
+        c.ready.then(() => c.closed ? undefined : c.writer.write(line)).catch(() => {
           // The client is gone; its end rejects every pending command.
         });
       });

@@ -6,7 +6,8 @@ import { sessionShape } from "./shapes.ts";
 export default defineTool({
   name: "list-sessions",
   title: "List tmux sessions",
-  description: "Every tmux session: session_id ($N), name, window count, attached clients, created and last " +
+  description: "Every tmux session: session_id ($N), name, window count, attached clients (control-mode ones too: " +
+    "this server briefly attaches a read-only one while it waits on output or reads a buffer), created and last " +
     "activity (unix seconds). Use the ids as targets from then on. Next: list-windows or list-panes {target}.",
   toolset: "workspace",
   tier: "readonly",
