@@ -86,7 +86,8 @@ export function bytesSubject(
   base = 0,
   lineBase = 0,
 ): Subject {
-  return { ...bytesView(bytes), ...createOffsetCursor(text, byteIndexed), text, byteIndexed, base, lineBase };
+  const at = createOffsetCursor(text, byteIndexed);
+  return { ...bytesView(bytes), toByte: at.toByte, toU16: at.toU16, text, byteIndexed, base, lineBase };
 }
 
 /** A text-backed subject: `text` decoded from `size` bytes of UTF-8. */
