@@ -512,7 +512,7 @@ const runsTextArb = fc.array(
       arbitrary: fc.tuple(fc.constantFrom(...CHARS), fc.integer({ min: 2, max: 2500 })).map(([c, n]) => c.repeat(n)),
     },
   ),
-  { maxLength: 40 },
+  { maxLength: 40, size: "max" },
 ).map((a) => a.join(""));
 
 Deno.test("a text-backed subject gives exactly the results of a bytes-backed one", () => {

@@ -43,8 +43,11 @@ export interface TextCursor extends OffsetCursor {
   floor(byte: number): Position;
 }
 
-/** UTF-16 units per native skip. */
+/** Most UTF-16 units per native skip. */
 const SKIP = 1 << 16;
+
+/** Distances (UTF-16 units) from which a native skip beats stepping character by character. */
+const NATIVE_MIN = 32;
 
 /** Recently converted positions a cursor walks from. A match needs about 8 (its ends, snippet, similarity). */
 const RECENT = 8;
@@ -83,8 +86,8 @@ export function createOffsetCursor(text: string, byteIndexed: boolean): OffsetCu
 /**
  * A cursor over well-formed `text` (no lone surrogates, as decoded UTF-8 is)
  * whose UTF-8 size is `size`, when known. Each answer walks from the nearest
- * known position: long distances in native skips (see `encodedLength`), the
- * last stretch character by character.
+ * known position: most of the way in native skips (see `encodedLength`), the
+ * last few characters one by one.
  */
 export function createTextCursor(text: string, size?: number): TextCursor {
   const fixed: Position[] = [{ u: 0, b: 0 }];
@@ -107,15 +110,15 @@ export function createTextCursor(text: string, size?: number): TextCursor {
     return { u: p.u, b: p.b };
   };
 
-  // SKIP units (one more to keep a surrogate pair whole) forward / back.
-  const skip = (p: Position) => {
-    let end = p.u + SKIP;
+  // `units` forward / back natively (one more to keep a surrogate pair whole).
+  const skip = (p: Position, units: number) => {
+    let end = p.u + units;
     if (isHighSurrogate(text.charCodeAt(end - 1))) end++;
     p.b += encodedLength(text, p.u, end);
     p.u = end;
   };
-  const skipBack = (p: Position) => {
-    let start = p.u - SKIP;
+  const skipBack = (p: Position, units: number) => {
+    let start = p.u - units;
     if (isLowSurrogate(text.charCodeAt(start))) start--;
     p.b -= encodedLength(text, start, p.u);
     p.u = start;
@@ -133,16 +136,22 @@ export function createTextCursor(text: string, size?: number): TextCursor {
     p.b -= n;
     p.u -= n === 4 ? 2 : 1;
   };
-  // Skips that cannot pass `target`: one skips at most SKIP + 1 units, which hold at most 3 bytes each.
+  // Native skips toward a byte offset that cannot pass it: k units (k + 1 with a pair completed) hold at most
+  // 3k + 1 bytes. The rest, under NATIVE_MIN units, is cheaper to step.
   const skipTowardByte = (p: Position, target: number) => {
-    while (target - p.b > 3 * SKIP + 6 && p.u + SKIP + 1 < text.length) skip(p);
-    while (p.b - target > 3 * SKIP + 6 && p.u > SKIP + 1) skipBack(p);
+    for (let k; (k = Math.min(SKIP, Math.floor((target - p.b) / 3) - 1)) > NATIVE_MIN && p.u + k <= text.length;) {
+      skip(p, k);
+    }
+    for (let k; (k = Math.min(SKIP, Math.floor((p.b - target) / 3) - 1)) > NATIVE_MIN && p.u - k >= 0;) {
+      skipBack(p, k);
+    }
   };
 
   const toByte = (target: number): number => {
     const from = nearest("u", target), p = { u: from.u, b: from.b };
-    while (target - p.u > SKIP + 1) skip(p);
-    while (p.u - target > SKIP + 1) skipBack(p);
+    // A skip ends exactly at `target` (a character boundary) or, when SKIP short of it, at most one unit further.
+    while (target - p.u > NATIVE_MIN) skip(p, Math.min(SKIP, target - p.u));
+    while (p.u - target > NATIVE_MIN) skipBack(p, Math.min(SKIP, p.u - target));
     while (p.u < target) step(p);
     while (p.u > target) stepBack(p);
     return remember(p, from).b;
