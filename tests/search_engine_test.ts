@@ -5,14 +5,22 @@
  * literals, a fatal TextDecoder for UTF-8 validity).
  */
 import fc from "fast-check";
-import { assert, assertEquals } from "./assert.ts";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { compileMatcher, type SearchMode } from "../lib/search/matcher.ts";
-import { createLineCounter, createOffsetCursor } from "../lib/search/offsets.ts";
-import { firstInvalidUtf8, InvalidUtf8, scanInvalid, searchText } from "../lib/search/text.ts";
+import { createLineCounter, createOffsetCursor, createTextCursor } from "../lib/search/offsets.ts";
+import {
+  DECODE_CHUNK,
+  decodePieces,
+  firstInvalidUtf8,
+  InvalidUtf8,
+  scanInvalid,
+  validByteString,
+} from "../lib/search/text.ts";
 import { SNIPPET_MATCH_MAX, snippetRange } from "../lib/search/snippet.ts";
 import { WIDEN_MAX, wordCoverage } from "../lib/search/similarity.ts";
 import { type BufferMatch, searchBuffers, type SearchTarget } from "../lib/search/search.ts";
-import { round4, scanSubject, subjectOf } from "../lib/search/scan.ts";
+import { round4, type ScanOptions, type ScanResult, scanSubject } from "../lib/search/scan.ts";
+import { bytesSubject, bytesView, subjectOf } from "../lib/search/subject.ts";
 import { isUtf8 } from "node:buffer";
 
 const enc = new TextEncoder();
@@ -83,7 +91,8 @@ async function searchAll(
   probeSpan?: number,
 ) {
   const matcher = compileMatcher(query, mode, ignoreCase, probeSpan);
-  const read = (n: string) => Promise.resolve(store.get(n)!);
+  // A copy per read: the search takes over (and may release) the arrays it is handed.
+  const read = (n: string) => Promise.resolve(store.get(n)!.slice());
   let targets: SearchTarget[] = [...store.keys()].map((name) => ({ name }));
   const all: BufferMatch[] = [];
   for (let pages = 0; targets.length > 0; pages++) {
@@ -133,6 +142,51 @@ Deno.test("offset cursor skips long distances natively and lands on the same off
       }
     }),
     { numRuns: 40 },
+  );
+});
+
+/** For each byte offset of `text`'s UTF-8, the character boundaries around it, and each boundary's UTF-16 index. */
+function boundaryTable(text: string) {
+  const u16OfByte = new Map<number, number>();
+  let b = 0;
+  for (let u = 0; u < text.length;) {
+    u16OfByte.set(b, u);
+    const cp = text.codePointAt(u)!;
+    b += byteLen(String.fromCodePoint(cp));
+    u += cp > 0xffff ? 2 : 1;
+  }
+  u16OfByte.set(b, text.length);
+  const size = b;
+  const ceil = (x: number) => {
+    while (!u16OfByte.has(x)) x++;
+    return x;
+  };
+  const floor = (x: number) => {
+    while (!u16OfByte.has(x)) x--;
+    return x;
+  };
+  return { size, u16OfByte, ceil, floor };
+}
+
+Deno.test("text cursor answers in any order and rounds offsets inside characters to either side", () => {
+  const long = Array.from({ length: 150_000 }, (_, i) => ["a", "é", "中", "😀", "\n"][(i * 7) % 5]).join("");
+  const longTable = boundaryTable(long);
+  const texts = fc.oneof(textArb, fc.constant(long));
+  fc.assert(
+    fc.property(texts, fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (text, picks, sized) => {
+      const t = text === long ? longTable : boundaryTable(text);
+      const at = createTextCursor(text, sized ? t.size : undefined);
+      // Unsorted on purpose: the cursor walks back as well as forward.
+      for (const pick of picks) {
+        const byte = pick % (t.size + 1);
+        const up = t.ceil(byte), down = t.floor(byte);
+        assertEquals(at.ceil(byte), { u: t.u16OfByte.get(up)!, b: up });
+        assertEquals(at.floor(byte), { u: t.u16OfByte.get(down)!, b: down });
+        assertEquals(at.toU16(byte), t.u16OfByte.get(up));
+        assertEquals(at.toByte(t.u16OfByte.get(down)!), down);
+      }
+    }),
+    { numRuns: 300 },
   );
 });
 
@@ -192,14 +246,18 @@ Deno.test("first invalid UTF-8 byte is where the longest fatally-decodable prefi
       assertEquals(firstInvalidUtf8(bytes), expected);
       assertEquals(scanInvalid(bytes), expected);
       assertEquals(isUtf8(bytes), expected === -1);
-      // searchText validates on every path: byte string, ASCII, lenient decode (a real U+FFFD included).
-      for (const needsChars of [false, true]) {
+      // Both ways to make searchable text validate: the byte string, and the decode in pieces (a real
+      // U+FFFD included), whatever the piece size, even when pieces cut characters.
+      const makers: Array<() => string> = [
+        () => validByteString(bytes),
+        ...[1, 2, 3, 5, 1 << 20].map((chunk) => () => decodePieces(bytes, chunk).join("")),
+      ];
+      for (const [i, make] of makers.entries()) {
         try {
-          const { text, byteIndexed } = searchText(bytes, needsChars);
+          const text = make();
           assertEquals(expected, -1);
           const decoded = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-          assertEquals(text, byteIndexed ? String.fromCharCode(...bytes) : decoded);
-          assertEquals(byteIndexed, !needsChars || decoded.length === bytes.length);
+          assertEquals(text, i === 0 ? String.fromCharCode(...bytes) : decoded);
         } catch (e) {
           if (!(e instanceof InvalidUtf8)) throw e;
           assertEquals(e.offset, expected);
@@ -219,14 +277,14 @@ Deno.test("snippets never cut a character and hold the match", () => {
       const bounds: number[] = [];
       for (let i = 0; i <= bytes.length; i++) if (i === bytes.length || (bytes[i] & 0xc0) !== 0x80) bounds.push(i);
       const [s, e] = [bounds[a % bounds.length], bounds[b % bounds.length]].sort((x, y) => x - y);
-      const [lo, hi] = snippetRange(bytes, s, e, ctx);
+      const [lo, hi] = snippetRange(bytesView(bytes), s, e, ctx);
       assert(bounds.includes(lo) && bounds.includes(hi), "snippet edge inside a character");
       assert(lo <= s && hi >= e && s - lo <= ctx && hi - e <= ctx, `snippet [${lo},${hi}) for [${s},${e})`);
     }),
     { numRuns: 1000 },
   );
   const long = enc.encode("x".repeat(SNIPPET_MATCH_MAX * 2));
-  assertEquals(snippetRange(long, 0, long.length, 10), [0, SNIPPET_MATCH_MAX]);
+  assertEquals(snippetRange(bytesView(long), 0, long.length, 10), [0, SNIPPET_MATCH_MAX]);
 });
 
 Deno.test("similarity: exact whole word 1, inside a longer word less, case-only match least", async () => {
@@ -257,8 +315,9 @@ Deno.test("similarity: exact whole word 1, inside a longer word less, case-only 
   assertEquals(await score("中error", "error", "literal", false), round4(5 / 6));
   assertEquals(await score("😀é", "é", "literal", false), 1);
   assertEquals(await score("xé\u0301yz", "é", "regex", false), round4(1 / 5));
-  assertEquals(wordCoverage(enc.encode("abc"), 1, 1), 0);
-  assertEquals(wordCoverage(enc.encode("x".repeat(200) + "ab" + "y".repeat(200)), 200, 202), 2 / (2 + 2 * WIDEN_MAX));
+  assertEquals(wordCoverage(bytesView(enc.encode("abc")), 1, 1), 0);
+  const long = bytesView(enc.encode("x".repeat(200) + "ab" + "y".repeat(200)));
+  assertEquals(wordCoverage(long, 200, 202), 2 / (2 + 2 * WIDEN_MAX));
 });
 
 Deno.test("regex matches come out as one matchAll pass gives them, empty matches included", async () => {
@@ -416,7 +475,7 @@ Deno.test("a window is searched as a whole text of its own, with buffer offsets 
           line: linesBefore + m.line,
         }));
         const matcher = compileMatcher(query, "regex", false);
-        const read = () => Promise.resolve(bytes);
+        const read = () => Promise.resolve(bytes.slice());
         const got: BufferMatch[] = [];
         let from: number | undefined;
         for (let pages = 0;; pages++) {
@@ -442,4 +501,110 @@ Deno.test("a window is searched as a whole text of its own, with buffer offsets 
     ),
     { numRuns: 400 },
   );
+});
+
+/** Text with long runs too, so contexts of up to 4096 bytes and the cursor's walks have room. */
+const runsTextArb = fc.array(
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...CHARS) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom(...CHARS), fc.integer({ min: 2, max: 2500 })).map(([c, n]) => c.repeat(n)),
+    },
+  ),
+  { maxLength: 40, size: "max" },
+).map((a) => a.join(""));
+
+Deno.test("a text-backed subject gives exactly the results of a bytes-backed one", () => {
+  fc.assert(
+    fc.property(
+      runsTextArb,
+      fc.oneof(
+        fc.record({ mode: fc.constant<SearchMode>("regex"), query: fc.constantFrom(...REGEXES) }),
+        fc.record({
+          mode: fc.constant<SearchMode>("literal"),
+          query: fc.constantFrom("a", "AB", "é", "É", "中", "😀", "a\nb", "\u0301"),
+        }),
+      ),
+      fc.boolean(),
+      fc.record({
+        maxMatches: fc.integer({ min: 1, max: 20 }),
+        budget: fc.oneof(fc.constant(Infinity), fc.integer({ min: 1, max: 6000 })),
+        contextBytes: fc.oneof(fc.constantFrom(0, 1, 2, 3, 4096), fc.nat({ max: 4096 })),
+        includeSimilarity: fc.boolean(),
+      }),
+      // Pieces of 1..7 bytes cut 2-, 3- and 4-byte characters.
+      fc.integer({ min: 1, max: 7 }),
+      (text, { mode, query }, ic, o, chunk) => {
+        const matcher = compileMatcher(query, mode, mode === "literal" || ic);
+        const bytes = enc.encode(text);
+        const decoded = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+        const reference = bytesSubject(bytes, decoded, false, 7, 2);
+        const subject = subjectOf(bytes.slice(), matcher.needsChars, 7, 2, chunk);
+        assertEquals(subject.byteIndexed, bytes.length === text.length, "non-ASCII content is decoded");
+        assertEquals([subject.size, subject.text], [bytes.length, subject.byteIndexed ? text : decoded]);
+        // A few pages, each with its resume point.
+        let from = 0;
+        for (let page = 0; page < 5; page++) {
+          const options: ScanOptions = { from, ...o };
+          const want: ScanResult = scanSubject(reference, matcher, options);
+          assertEquals(scanSubject(subject, matcher, options), want, `page ${page}`);
+          if (want.done) break;
+          from = want.next;
+        }
+      },
+    ),
+    { numRuns: 400 },
+  );
+});
+
+Deno.test("invalid UTF-8 is reported at its first invalid byte wherever the decoding pieces are cut", async () => {
+  const chunk = DECODE_CHUNK;
+  const emoji = enc.encode("😀");
+  const join = (...parts: Array<Uint8Array | number[] | string>) =>
+    new Uint8Array(parts.flatMap((p) => typeof p === "string" ? [...enc.encode(p)] : [...p]));
+  const emojis = (n: number) => new Uint8Array(n * 4).map((_, i) => emoji[i % 4]);
+  const cases: Array<[string, Uint8Array, number]> = [
+    ["a stray continuation byte right at a piece boundary", join(emojis(chunk / 4), [0x80], "x"), chunk],
+    ["a bad byte just after a piece boundary", join(emojis(chunk / 4), "a", [0xff], "é"), chunk + 1],
+    // Byte `chunk` falls inside a 4-byte character; the surrogate sequence after it is invalid.
+    [
+      "a bad sequence after a 4-byte character cut by the boundary",
+      join("a", emojis(chunk / 4), [0xed, 0xa0, 0x80]),
+      1 + chunk,
+    ],
+    ["a character cut at the very end, after a piece boundary", join(emojis(chunk / 4), [0xe4, 0xb8]), chunk],
+    ["a 4-byte character cut at the very end", join("ab", [0xf0, 0x9f, 0x98]), 2],
+    ["a real U+FFFD, then a bad byte", join("\uFFFD", emojis(chunk / 4), [0xc0, 0x80]), 3 + chunk],
+  ];
+  for (const [what, bytes, offset] of cases) {
+    assertEquals(scanInvalid(bytes), offset, what);
+    for (const [query, mode, ignoreCase] of [["x", "regex", false], ["x", "literal", true], ["x", "literal", false]]) {
+      const error = await searchBuffers([{ name: "b" }], () => Promise.resolve(bytes.slice()), {
+        matcher: compileMatcher(query as string, mode as SearchMode, ignoreCase as boolean),
+        maxMatches: 1,
+        maxScanBytes: Infinity,
+        contextBytes: 0,
+        includeSimilarity: false,
+      }).then(() => undefined, (e: Error) => e.message);
+      assertMatch(error ?? "", new RegExp(`not valid UTF-8: the first invalid byte is at offset ${offset} `), what);
+    }
+  }
+});
+
+Deno.test("a decoded search releases the array it was handed; a byte-string search keeps it", async () => {
+  const search = async (bytes: Uint8Array, query: string, mode: SearchMode) =>
+    (await searchBuffers([{ name: "b" }], () => Promise.resolve(bytes), {
+      matcher: compileMatcher(query, mode, false),
+      maxMatches: 5,
+      maxScanBytes: Infinity,
+      contextBytes: 8,
+      includeSimilarity: true,
+    })).matches.map((m) => [m.offset_bytes, m.snippet]);
+  const decoded = enc.encode("día 中文 x día");
+  assertEquals(await search(decoded, "d.a", "regex"), [[0, "día 中文 "], [14, "文 x día"]]);
+  assertEquals([decoded.length, decoded.buffer.detached], [0, true]);
+  const byteString = enc.encode("día 中文 x día");
+  assertEquals(await search(byteString, "día", "literal"), [[0, "día 中文 "], [14, "文 x día"]]);
+  assertEquals(byteString.buffer.detached, false);
 });

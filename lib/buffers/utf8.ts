@@ -19,6 +19,12 @@ export function charStartAtOrAfter(bytes: Uint8Array, offset: number): number {
   return offset;
 }
 
+/** The last character boundary at or before `offset` (at most `bytes.length`) in valid UTF-8. */
+export function charStartAtOrBefore(bytes: Uint8Array, offset: number): number {
+  while (offset > 0 && offset < bytes.length && isContinuation(bytes[offset])) offset--;
+  return offset;
+}
+
 /** Length of the UTF-8 sequence a lead byte starts, or 0 for a continuation/invalid byte. */
 export function utf8SequenceLength(lead: number): number {
   if (lead < 0x80) return 1;

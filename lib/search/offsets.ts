@@ -2,10 +2,13 @@
  * UTF-8 byte offsets ↔ UTF-16 indexes of the decoded text, without
  * re-encoding the buffer per match.
  *
- * Search results arrive in increasing order, so a cursor walks forward from
- * the last position it converted: a whole call costs one pass at most. For
- * ASCII text, and for the byte string a literal search uses, both are the
- * same number and nothing is walked at all.
+ * A cursor walks from the nearest position it already knows (the start, the
+ * end when the byte size is given, and the last few it converted), in either
+ * direction. Search results arrive in increasing order and everything else a
+ * match needs (its snippet, its similarity) lies within a few KiB of it, so a
+ * whole call costs one pass at most, plus short local walks. For ASCII text,
+ * and for the byte string a literal search uses, both are the same number and
+ * nothing is walked at all.
  *
  * @example
  * ```ts
@@ -13,23 +16,44 @@
  * const at = createOffsetCursor(text, false);
  * at.toByte(2);  // 3 (the "x")
  * at.toU16(4);   // 3 (the end)
+ * createTextCursor(text).floor(1); // { u: 0, b: 0 }: byte 1 is inside "é"
  * ```
  */
 import { Buffer } from "node:buffer";
 
-/** Maps positions of one text between UTF-16 indexes and UTF-8 byte offsets, walking forward. */
+/** Maps positions of one text between UTF-16 indexes and UTF-8 byte offsets. */
 export interface OffsetCursor {
   /** Byte offset of UTF-16 index `u16` (a code point boundary). */
   toByte(u16: number): number;
-  /** UTF-16 index of byte offset `byte` (a character boundary). */
+  /** UTF-16 index of byte offset `byte` (a character boundary; inside a character: the next one). */
   toU16(byte: number): number;
 }
 
-/** UTF-16 units per native skip. */
+/** One character boundary in both units: UTF-16 index `u`, UTF-8 byte offset `b`. */
+export interface Position {
+  u: number;
+  b: number;
+}
+
+/** An offset cursor over decoded text that also finds the character boundaries around any byte offset. */
+export interface TextCursor extends OffsetCursor {
+  /** The first character boundary at or after byte offset `byte` (the end of the text when past it). */
+  ceil(byte: number): Position;
+  /** The last character boundary at or before byte offset `byte`. */
+  floor(byte: number): Position;
+}
+
+/** Most UTF-16 units per native skip. */
 const SKIP = 1 << 16;
 
+/** Distances (UTF-16 units) from which a native skip beats stepping character by character. */
+const NATIVE_MIN = 32;
+
+/** Recently converted positions a cursor walks from. A match needs about 8 (its ends, snippet, similarity). */
+const RECENT = 8;
+
 /**
- * UTF-8 length of `text[from, to)` (`to` must not split a surrogate pair),
+ * UTF-8 length of `text[from, to)` (neither end may split a surrogate pair),
  * counted natively without encoding: `Buffer.byteLength` is about 2.5 times
  * as fast as `TextEncoder.encodeInto` and 4 times a JavaScript loop.
  */
@@ -41,63 +65,112 @@ function isHighSurrogate(c: number): boolean {
   return c >= 0xd800 && c <= 0xdbff;
 }
 
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** UTF-8 length of a character from its UTF-16 unit (the first of a pair, or any unit of a pair: 4). */
+function utf8Length(c: number): number {
+  return c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdfff ? 4 : 3;
+}
+
 /**
- * A forward-walking cursor over `text`. `byteIndexed` says its indexes
- * already are byte offsets (ASCII text, or a byte string), which makes every
- * conversion the identity. Starts at
- * (0, 0), or at a known pair (`u16`, `byte`) of the same position. Long
- * distances are skipped in native steps (see `encodedLength`); the last
- * stretch is walked character by character.
+ * A cursor over `text`. `byteIndexed` says its indexes already are byte
+ * offsets (ASCII text, or a byte string), which makes every conversion the
+ * identity; otherwise see {@linkcode createTextCursor}.
  */
-export function createOffsetCursor(text: string, byteIndexed: boolean, u16 = 0, byte = 0): OffsetCursor {
-  if (byteIndexed) return { toByte: (u) => u, toU16: (b) => b };
-  const start = { u16, byte };
-  let u = u16, b = byte;
-  const rewind = (toU: number, toB: number) => {
-    // Positions before the cursor are rare (they never occur in one scan);
-    // restart from the origin rather than keep a history.
-    if (toU < u || toB < b) {
-      u = start.u16;
-      b = start.byte;
-      if (toU < u || toB < b) u = b = 0;
-    }
+export function createOffsetCursor(text: string, byteIndexed: boolean): OffsetCursor {
+  return byteIndexed ? { toByte: (u) => u, toU16: (b) => b } : createTextCursor(text);
+}
+
+/**
+ * A cursor over well-formed `text` (no lone surrogates, as decoded UTF-8 is)
+ * whose UTF-8 size is `size`, when known. Each answer walks from the nearest
+ * known position: most of the way in native skips (see `encodedLength`), the
+ * last few characters one by one.
+ */
+export function createTextCursor(text: string, size?: number): TextCursor {
+  const fixed: Position[] = [{ u: 0, b: 0 }];
+  if (size !== undefined) fixed.push({ u: text.length, b: size });
+  const known = [...fixed];
+  let slot = 0;
+
+  /** The known position nearest to `target` in unit `key`. */
+  const nearest = (key: "u" | "b", target: number): Position => {
+    let best = known[0];
+    for (const p of known) if (Math.abs(p[key] - target) < Math.abs(best[key] - target)) best = p;
+    return best;
   };
-  // SKIP units (one more when the last is the first half of a pair) forward.
-  const skip = () => {
-    let end = u + SKIP;
+  /** Keeps `p` (walked from `from`) as a known position, replacing the oldest; returns a copy. */
+  const remember = (p: Position, from: Position): Position => {
+    if (p.u !== from.u) {
+      known[fixed.length + slot] = p;
+      slot = (slot + 1) % RECENT;
+    }
+    return { u: p.u, b: p.b };
+  };
+
+  // `units` forward / back natively (one more to keep a surrogate pair whole).
+  const skip = (p: Position, units: number) => {
+    let end = p.u + units;
     if (isHighSurrogate(text.charCodeAt(end - 1))) end++;
-    b += encodedLength(text, u, end);
-    u = end;
+    p.b += encodedLength(text, p.u, end);
+    p.u = end;
   };
-  // One character forward; a surrogate pair is one 4-byte character.
-  const step = () => {
-    const c = text.charCodeAt(u);
-    if (c < 0x80) {
-      b++;
-      u++;
-    } else if (isHighSurrogate(c)) {
-      b += 4;
-      u += 2;
-    } else {
-      b += c < 0x800 ? 2 : 3;
-      u++;
+  const skipBack = (p: Position, units: number) => {
+    let start = p.u - units;
+    if (isLowSurrogate(text.charCodeAt(start))) start--;
+    p.b -= encodedLength(text, start, p.u);
+    p.u = start;
+  };
+  // One character forward / back; a surrogate pair is one 4-byte character.
+  const nextLength = (p: Position) => utf8Length(text.charCodeAt(p.u));
+  const prevLength = (p: Position) => utf8Length(text.charCodeAt(p.u - 1));
+  const step = (p: Position) => {
+    const n = nextLength(p);
+    p.b += n;
+    p.u += n === 4 ? 2 : 1;
+  };
+  const stepBack = (p: Position) => {
+    const n = prevLength(p);
+    p.b -= n;
+    p.u -= n === 4 ? 2 : 1;
+  };
+  // Native skips toward a byte offset that cannot pass it: k units (k + 1 with a pair completed) hold at most
+  // 3k + 1 bytes. The rest, under NATIVE_MIN units, is cheaper to step.
+  const skipTowardByte = (p: Position, target: number) => {
+    for (let k; (k = Math.min(SKIP, Math.floor((target - p.b) / 3) - 1)) > NATIVE_MIN && p.u + k <= text.length;) {
+      skip(p, k);
+    }
+    for (let k; (k = Math.min(SKIP, Math.floor((p.b - target) / 3) - 1)) > NATIVE_MIN && p.u - k >= 0;) {
+      skipBack(p, k);
     }
   };
-  return {
-    toByte(target) {
-      rewind(target, b);
-      while (target - u > SKIP + 1) skip();
-      while (u < target) step();
-      return b;
-    },
-    toU16(target) {
-      rewind(u, target);
-      // A skip adds at most 3 bytes per unit, so it cannot pass a target this far.
-      while (target - b > 3 * SKIP + 6 && u + SKIP + 1 < text.length) skip();
-      while (b < target) step();
-      return u;
-    },
+
+  const toByte = (target: number): number => {
+    const from = nearest("u", target), p = { u: from.u, b: from.b };
+    // A skip ends exactly at `target` (a character boundary) or, when SKIP short of it, at most one unit further.
+    while (target - p.u > NATIVE_MIN) skip(p, Math.min(SKIP, target - p.u));
+    while (p.u - target > NATIVE_MIN) skipBack(p, Math.min(SKIP, p.u - target));
+    while (p.u < target) step(p);
+    while (p.u > target) stepBack(p);
+    return remember(p, from).b;
   };
+  const ceil = (target: number): Position => {
+    const from = nearest("b", target), p = { u: from.u, b: from.b };
+    skipTowardByte(p, target);
+    while (p.b < target && p.u < text.length) step(p);
+    while (p.u > 0 && p.b - prevLength(p) >= target) stepBack(p);
+    return remember(p, from);
+  };
+  const floor = (target: number): Position => {
+    const from = nearest("b", target), p = { u: from.u, b: from.b };
+    skipTowardByte(p, target);
+    while (p.u < text.length && p.b + nextLength(p) <= target) step(p);
+    while (p.b > target) stepBack(p);
+    return remember(p, from);
+  };
+  return { toByte, toU16: (byte) => ceil(byte).u, ceil, floor };
 }
 
 /**

@@ -14,7 +14,7 @@
  * @example
  * ```ts
  * const matcher = compileMatcher("a", "literal", false);
- * const subject = subjectOf(new TextEncoder().encode("a b a"), matcher.needsChars);
+ * const subject = subjectOf(new TextEncoder().encode("a b a"), matcher.needsChars); // see subject.ts
  * const r = scanSubject(subject, matcher, {
  *   from: 0, budget: 3, maxMatches: 10, contextBytes: 1, includeSimilarity: false,
  * });
@@ -24,24 +24,10 @@
  */
 import type { Matcher, Span } from "./matcher.ts";
 import { nextCodePoint } from "./matcher.ts";
-import { createLineCounter, createOffsetCursor } from "./offsets.ts";
-import { decodeUtf8, searchText } from "./text.ts";
-import { charStartAtOrAfter } from "../buffers/utf8.ts";
+import { createLineCounter } from "./offsets.ts";
 import { snippetRange } from "./snippet.ts";
 import { similarity, wordCoverage } from "./similarity.ts";
-
-/** Content being searched: a whole buffer, or a window of it. Must be valid UTF-8. */
-export interface Subject {
-  bytes: Uint8Array;
-  /** What the matcher searches: the decoded text, or the byte string (see `searchText`). */
-  text: string;
-  /** Whether indexes of `text` are byte offsets. */
-  byteIndexed: boolean;
-  /** Buffer offset of `bytes[0]`. */
-  base: number;
-  /** Newlines in the buffer before `base`. */
-  lineBase: number;
-}
+import type { Subject } from "./subject.ts";
 
 /** A match as the tools report it; offsets are buffer offsets in bytes. */
 export interface FoundMatch {
@@ -55,7 +41,7 @@ export interface FoundMatch {
 }
 
 export interface ScanOptions {
-  /** Offset in `subject.bytes` to search from (a character boundary). */
+  /** Byte offset in the subject to search from (a character boundary). */
   from: number;
   /** Bytes this scan may cover; Infinity for all. */
   budget: number;
@@ -68,30 +54,22 @@ export interface ScanResult {
   matches: FoundMatch[];
   /** True when nothing is left to find from `from` on. */
   done: boolean;
-  /** Where the next call resumes (an offset in `subject.bytes`); meaningful when not done. */
+  /** Where the next call resumes (a byte offset in the subject); meaningful when not done. */
   next: number;
   /** Bytes covered: from `from` to `next`, or to the end when done. */
   scanned: number;
 }
 
-/** A subject for UTF-8 bytes (see `searchText`); throws `InvalidUtf8`. */
-export function subjectOf(bytes: Uint8Array, needsChars: boolean, base = 0, lineBase = 0): Subject {
-  return { bytes, ...searchText(bytes, needsChars), base, lineBase };
-}
-
 /** Scans `subject` as described in the module doc. */
 export function scanSubject(subject: Subject, matcher: Matcher, o: ScanOptions): ScanResult {
-  const { bytes, text } = subject;
-  const size = bytes.length;
-  const { byteIndexed } = subject;
-  const at = createOffsetCursor(text, byteIndexed);
-  const fromU = at.toU16(o.from);
+  const { text, size } = subject;
+  const fromU = subject.toU16(o.from);
 
   // The window of match starts: [from, cut), or through the end (inclusive:
   // an empty match can sit at the very end).
-  const cut = o.from + o.budget >= size ? size : charStartAtOrAfter(bytes, o.from + o.budget);
+  const cut = o.from + o.budget >= size ? size : subject.charStartAtOrAfter(o.from + o.budget);
   const reachesEnd = cut >= size;
-  const limit = reachesEnd ? text.length + 1 : createOffsetCursor(text, byteIndexed, fromU, o.from).toU16(cut);
+  const limit = reachesEnd ? text.length + 1 : subject.toU16(cut);
   const find = matcher.finder(text, limit);
 
   const lines = createLineCounter(text);
@@ -99,15 +77,15 @@ export function scanSubject(subject: Subject, matcher: Matcher, o: ScanOptions):
   let pos = fromU;
   let next: Span | undefined;
   while ((next = find(pos)) && matches.length < o.maxMatches) {
-    matches.push(report(subject, matcher, next, at, lines, o));
+    matches.push(report(subject, matcher, next, lines, o));
     // An empty match moves on by one character, as String.prototype.matchAll does.
     pos = next.end > next.start ? next.end : nextCodePoint(text, next.end);
   }
 
   let resume: number;
-  if (next) resume = at.toByte(next.start); // quota reached; the next call starts with this match
+  if (next) resume = subject.toByte(next.start); // quota reached; the next call starts with this match
   else if (reachesEnd) return { matches, done: true, next: size, scanned: size - o.from };
-  else resume = pos > limit ? at.toByte(pos) : cut;
+  else resume = pos > limit ? subject.toByte(pos) : cut;
   return { matches, done: false, next: resume, scanned: resume - o.from };
 }
 
@@ -115,23 +93,22 @@ function report(
   subject: Subject,
   matcher: Matcher,
   span: Span,
-  at: ReturnType<typeof createOffsetCursor>,
   lines: ReturnType<typeof createLineCounter>,
   o: ScanOptions,
 ): FoundMatch {
-  const start = at.toByte(span.start);
-  const end = at.toByte(span.end);
-  const [lo, hi] = snippetRange(subject.bytes, start, end, o.contextBytes);
+  const start = subject.toByte(span.start);
+  const end = subject.toByte(span.end);
+  const [lo, hi] = snippetRange(subject, start, end, o.contextBytes);
   const m: FoundMatch = {
     offset_bytes: subject.base + start,
     match_len: end - start,
     line: subject.lineBase + lines.before(span.start) + 1,
     context_start: subject.base + lo,
     context_end: subject.base + hi,
-    snippet: decodeUtf8(subject.bytes.subarray(lo, hi)),
+    snippet: subject.textOf(lo, hi),
   };
   if (o.includeSimilarity) {
-    const coverage = wordCoverage(subject.bytes, start, end);
+    const coverage = wordCoverage(subject, start, end);
     m.similarity = round4(similarity(coverage, matcher.caseDistance(subject.text, span)));
   }
   return m;

@@ -17,7 +17,8 @@
 import { UserError } from "../errors.ts";
 import type { Matcher } from "./matcher.ts";
 import { countByte } from "./offsets.ts";
-import { type FoundMatch, scanSubject, type Subject, subjectOf } from "./scan.ts";
+import { type FoundMatch, scanSubject } from "./scan.ts";
+import { type Subject, subjectOf } from "./subject.ts";
 import { hexAround, InvalidUtf8, isContinuation } from "./text.ts";
 
 export interface SearchTarget {
@@ -58,7 +59,11 @@ export interface SearchResult {
   windows: Map<string, { start: number; end: number }>;
 }
 
-/** Reads a buffer's bytes (throws a UserError naming a missing buffer). */
+/**
+ * Reads a buffer's bytes (throws a UserError naming a missing buffer) and
+ * hands them over: the search may release (detach) the array to free its
+ * memory early, so pass a fresh array or a copy, never one still in use.
+ */
 export type ReadBuffer = (name: string) => Promise<Uint8Array>;
 
 /** The error of a search the client cancelled. */
@@ -82,7 +87,7 @@ export async function searchBuffers(
     }
     if (o.signal?.aborted) throw cancelled();
     const subject = openSubject(t, await read(t.name), o.matcher.needsChars);
-    if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.bytes.length });
+    if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.size });
     const from = startOffset(t, subject);
     const r = scanSubject(subject, o.matcher, {
       from,
@@ -101,7 +106,7 @@ export async function searchBuffers(
   return result;
 }
 
-/** Validates and decodes a target's bytes (its window, when it has one). */
+/** Validates and decodes a target's bytes (its window, when it has one), which it takes over (see `subjectOf`). */
 export function openSubject(t: SearchTarget, bytes: Uint8Array, needsChars: boolean): Subject {
   let lo = 0, hi = bytes.length;
   if (t.around) {
@@ -134,7 +139,7 @@ export function openSubject(t: SearchTarget, bytes: Uint8Array, needsChars: bool
 function startOffset(t: SearchTarget, subject: Subject): number {
   if (t.from === undefined) return 0;
   const rel = t.from - subject.base;
-  const size = subject.bytes.length;
+  const size = subject.size;
   const where = t.around ? `the window [${subject.base}, ${subject.base + size})` : `the buffer (size ${size} bytes)`;
   if (rel < 0 || rel > size) {
     throw new UserError(
@@ -142,7 +147,7 @@ function startOffset(t: SearchTarget, subject: Subject): number {
         `since that response, or the offset is not one a response gave; start again without resume_from_offset`,
     );
   }
-  if (rel < size && isContinuation(subject.bytes[rel])) {
+  if (rel < size && subject.charStartAtOrAfter(rel) !== rel) {
     throw new UserError(
       `resume_from_offset ${t.from} for ${JSON.stringify(t.name)} is inside a UTF-8 character: pass back the ` +
         `resume_from_offset of the previous response unchanged, or start again without it`,

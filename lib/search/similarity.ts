@@ -10,17 +10,16 @@
  * the fraction of characters whose case differs from the query, for a regex 1
  * when it only matches with ignore_case. An exact whole-word same-case hit is
  * 1; a hit inside a longer word or in another case scores lower; an empty
- * match scores 0. Cost: one pass over the match's bytes plus two decodes of
- * at most 4 × WIDEN_MAX bytes.
+ * match scores 0. Cost: one pass over the match plus two texts of at most
+ * 4 × WIDEN_MAX bytes.
  *
  * @example
  * ```ts
  * similarity(1, 0); // 1
- * wordCoverage(new TextEncoder().encode("errors"), 0, 5); // 5/6
+ * wordCoverage(bytesView(new TextEncoder().encode("errors")), 0, 5); // 5/6
  * ```
  */
-import { clipToCharBoundary, utf8SequenceLength } from "../buffers/utf8.ts";
-import { decodeUtf8, isContinuation } from "./text.ts";
+import type { Utf8View } from "./subject.ts";
 
 /** Most characters a match is widened by on each side. */
 export const WIDEN_MAX = 64;
@@ -36,19 +35,16 @@ function wordRun(chars: string[], from: number, step: 1 | -1): number {
   return n;
 }
 
-/** |m| / |w| for the match `bytes[start, end)` of valid UTF-8 (see the module doc); 0 for an empty match. */
-export function wordCoverage(bytes: Uint8Array, start: number, end: number): number {
+/** |m| / |w| for the match `[start, end)` of `content` (see the module doc); 0 for an empty match. */
+export function wordCoverage(content: Utf8View, start: number, end: number): number {
   if (end <= start) return 0;
-  let chars = 0;
-  for (let i = start; i < end; i++) if (!isContinuation(bytes[i])) chars++;
+  const chars = content.countChars(start, end);
   // The text before the match, up to and including its first character.
-  let lo = Math.max(0, start - WINDOW);
-  while (lo < start && isContinuation(bytes[lo])) lo++;
-  const left = Array.from(decodeUtf8(bytes.subarray(lo, start + utf8SequenceLength(bytes[start]))));
+  const lo = content.charStartAtOrAfter(Math.max(0, start - WINDOW));
+  const left = Array.from(content.textOf(lo, content.charStartAtOrAfter(start + 1)));
   // The text from the match's last character on.
-  let last = end - 1;
-  while (last > start && isContinuation(bytes[last])) last--;
-  const right = Array.from(decodeUtf8(bytes.subarray(last, clipToCharBoundary(bytes, end, end + WINDOW))));
+  const hi = content.charStartAtOrBefore(Math.min(content.size, end + WINDOW));
+  const right = Array.from(content.textOf(content.charStartAtOrBefore(end - 1), hi));
   let extra = 0;
   if (WORD.test(left[left.length - 1])) extra += wordRun(left, left.length - 2, -1);
   if (WORD.test(right[0])) extra += wordRun(right, 1, 1);

@@ -1,6 +1,7 @@
 /**
- * Buffer bytes as searchable text: validated as UTF-8, decoded once, in the
- * cheapest order (see {@linkcode searchText}).
+ * Buffer bytes as searchable text, validated as UTF-8: their byte string
+ * (see {@linkcode byteString}), or the decoded text, built in pieces (see
+ * {@linkcode decodePieces}).
  *
  * Validation uses the native `isAscii`/`isUtf8` (~2 and ~4 ms for 32 MiB of
  * ASCII) and only when they fail walks the bytes in JavaScript to find where.
@@ -15,7 +16,7 @@
  * byteString(new TextEncoder().encode("é")); // "\u00c3\u00a9"
  * ```
  */
-import { Buffer, isAscii, isUtf8 } from "node:buffer";
+import { Buffer, isUtf8 } from "node:buffer";
 import { isContinuation } from "../buffers/utf8.ts";
 
 export { isContinuation };
@@ -81,14 +82,6 @@ export function byteString(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
 }
 
-/** What a matcher searches, from {@linkcode searchText}. */
-export interface SearchText {
-  /** The decoded text, or the byte string (see {@linkcode byteString}). */
-  text: string;
-  /** Whether indexes of `text` are byte offsets: the byte string, or ASCII content. */
-  byteIndexed: boolean;
-}
-
 /** Bytes that are not valid UTF-8; `offset` as {@linkcode firstInvalidUtf8} defines it. */
 export class InvalidUtf8 extends Error {
   constructor(readonly offset: number) {
@@ -96,27 +89,59 @@ export class InvalidUtf8 extends Error {
   }
 }
 
+/** The byte string (see {@linkcode byteString}) of bytes validated as UTF-8; throws {@linkcode InvalidUtf8}. */
+export function validByteString(bytes: Uint8Array): string {
+  const bad = firstInvalidUtf8(bytes);
+  if (bad >= 0) throw new InvalidUtf8(bad);
+  return byteString(bytes);
+}
+
 /**
- * Validates `bytes` as UTF-8 and makes the text to search: the byte string
- * when the matcher does not need characters or the content is ASCII (both
- * are then the same), else the decoded text. A lenient decode that produced
- * no U+FFFD had nothing to replace, so it needs no separate validation pass;
- * when it did, the content may hold a real U+FFFD and `isUtf8` decides.
- * Throws {@linkcode InvalidUtf8}.
+ * Bytes decoded per piece by {@linkcode decodePieces}: small enough that the
+ * decoder's transient copy is negligible, large enough to keep each piece
+ * out of V8's young generation (at 64 KiB, copying them between GC spaces
+ * costs more memory than the pieces save).
  */
-export function searchText(bytes: Uint8Array, needsChars: boolean): SearchText {
-  if (isAscii(bytes)) return { text: byteString(bytes), byteIndexed: true };
-  if (!needsChars) {
-    const bad = firstInvalidUtf8(bytes);
-    if (bad >= 0) throw new InvalidUtf8(bad);
-    return { text: byteString(bytes), byteIndexed: true };
+export const DECODE_CHUNK = 1 << 20;
+
+/**
+ * Validates and decodes UTF-8 in pieces of about `chunk` bytes, each cut
+ * before a character (a valid one has at most 3 continuation bytes). Decoding
+ * 32 MiB at once needs twice the text's size while it runs (Deno's decoder
+ * holds a second copy), a piece only twice its own. A lenient decode that
+ * produced no U+FFFD had nothing to replace, so it needs no separate
+ * validation; when it did, the content may hold a real U+FFFD and `isUtf8`
+ * decides. Every piece before an invalid one is valid and ends on a character
+ * boundary, so the first invalid byte is found by walking on from that
+ * piece's start. Throws {@linkcode InvalidUtf8}.
+ */
+export function decodePieces(bytes: Uint8Array, chunk = DECODE_CHUNK): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < bytes.length;) {
+    let j = Math.min(bytes.length, i + chunk);
+    for (let k = 0; k < 3 && j < bytes.length && isContinuation(bytes[j]); k++) j++;
+    const piece = decodeUtf8(bytes.subarray(i, j));
+    if (piece.includes("\uFFFD") && !isUtf8(bytes.subarray(i, j))) {
+      throw new InvalidUtf8(i + scanInvalid(bytes.subarray(i)));
+    }
+    pieces.push(piece);
+    i = j;
   }
-  const text = decodeUtf8(bytes);
-  if (text.includes("\uFFFD")) {
-    const bad = firstInvalidUtf8(bytes);
-    if (bad >= 0) throw new InvalidUtf8(bad);
-  }
-  return { text, byteIndexed: false };
+  return pieces;
+}
+
+/**
+ * Gives the memory of `bytes`, which the caller owns and no longer needs,
+ * back at once instead of at some later garbage collection: transferring its
+ * ArrayBuffer to an empty one detaches it, and V8 frees a detached backing
+ * store right away (measured: the resident set drops by its size). Only when
+ * the view spans its whole ArrayBuffer, so a slice of a shared or pooled one
+ * is never touched.
+ */
+export function release(bytes: Uint8Array): void {
+  const buffer = bytes.buffer;
+  if (!(buffer instanceof ArrayBuffer) || buffer.detached) return;
+  if (bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) buffer.transfer(0);
 }
 
 /** `bytes[at]` up to 8 bytes, as hex, for error messages. */
