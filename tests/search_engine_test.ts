@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { compileMatcher, type SearchMode } from "../lib/search/matcher.ts";
+import { compileMatcher, escapeRegExp, type SearchMode } from "../lib/search/matcher.ts";
 import { createLineCounter, createOffsetCursor, createTextCursor } from "../lib/search/offsets.ts";
 import {
   DECODE_CHUNK,
@@ -348,6 +348,40 @@ Deno.test("literal matches are the non-overlapping byte matches, left to right",
   );
 });
 
+Deno.test("under the iu flags an ASCII letter matches only its two cases, KELVIN SIGN and LONG S", () => {
+  for (const letter of "abcdefghijklmnopqrstuvwxyz") {
+    const re = new RegExp(`^${letter}$`, "iu");
+    const hits: number[] = [];
+    for (let c = 0; c <= 0x10ffff; c++) {
+      if ((c < 0xd800 || c > 0xdfff) && re.test(String.fromCodePoint(c))) hits.push(c);
+    }
+    const extra = { k: [0x212a], s: [0x17f] }[letter as "k" | "s"] ?? [];
+    assertEquals(hits, [letter.toUpperCase().charCodeAt(0), letter.charCodeAt(0), ...extra]);
+  }
+});
+
+Deno.test("an ASCII literal with ignore_case, searched over bytes, matches what the iu regex matches in the text", async () => {
+  const chars = [...CHARS, "k", "K", "\u212A", "s", "S", "\u017F", "ß", "ẞ", "Å", "\u212B", "é", "É", "."];
+  const text = fc.array(fc.constantFrom(...chars), { maxLength: 60, size: "max" }).map((a) => a.join(""));
+  const query = fc.array(fc.constantFrom("a", "B", "k", "K", "s", "S", " ", ".", "*", "\n", "x", "_", "ab"), {
+    minLength: 1,
+    maxLength: 4,
+  }).map((a) => a.join(""));
+  await fc.assert(
+    fc.asyncProperty(text, query, async (text, query) => {
+      assert(!compileMatcher(query, "literal", true).needsChars, "searched over bytes");
+      const got = await searchAll(new Map([["b", enc.encode(text)]]), query, "literal", true, {
+        maxMatches: 1000,
+        maxScanBytes: Infinity,
+      });
+      assertEquals(got, referenceMatches(text, query, "literal", true).map((m) => ({ buffer: "b", ...m })));
+    }),
+    { numRuns: 500 },
+  );
+  // Non-ASCII queries still need the decoded text.
+  assert(compileMatcher("é", "literal", true).needsChars);
+});
+
 Deno.test("paginated results equal unpaginated results (max_matches and max_scan_bytes pages)", async () => {
   await fc.assert(
     fc.asyncProperty(
@@ -536,7 +570,9 @@ Deno.test("a text-backed subject gives exactly the results of a bytes-backed one
       // Pieces of 1..7 bytes cut 2-, 3- and 4-byte characters.
       fc.integer({ min: 1, max: 7 }),
       (text, { mode, query }, ic, o, chunk) => {
-        const matcher = compileMatcher(query, mode, mode === "literal" || ic);
+        // Matchers that need the decoded text (ASCII literals with ignore_case search bytes: as a regex here).
+        let matcher = compileMatcher(query, mode, mode === "literal" || ic);
+        if (!matcher.needsChars) matcher = compileMatcher(escapeRegExp(query), "regex", true);
         const bytes = enc.encode(text);
         const decoded = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
         const reference = bytesSubject(bytes, decoded, false, 7, 2);

@@ -10,7 +10,12 @@
  * continues the same sequence.
  *
  * A case-sensitive literal is searched as its UTF-8 bytes in the content's
- * byte string, so its offsets need no conversion and nothing is decoded.
+ * byte string, so its offsets need no conversion and nothing is decoded. So
+ * is an ASCII literal with ignore_case: under the `iu` flags an ASCII letter
+ * matches only its two cases, except `k` (also U+212A KELVIN SIGN) and `s`
+ * (also U+017F LONG S) — a test checks this against every code point — so
+ * it becomes a flagless pattern over bytes (`[eE][rR]…`, the two signs as
+ * their UTF-8 bytes) with the same matches.
  * Literal queries (either case) only look at the characters they match, so
  * they are searched in a view that ends just past `limit`. A regex can look
  * arbitrarily far ahead, so it always runs on the whole text; to keep it from
@@ -26,7 +31,7 @@
  * ```
  */
 import { UserError } from "../errors.ts";
-import { byteString } from "./text.ts";
+import { byteString, decodeUtf8 } from "./text.ts";
 
 export type SearchMode = "literal" | "regex";
 
@@ -96,6 +101,28 @@ export function nextCodePoint(text: string, i: number): number {
   return i + 1;
 }
 
+/** What an ASCII letter also matches under `iu`, as UTF-8 bytes in a byte string. */
+const FOLDS_BEYOND_ASCII: Record<string, string> = {
+  k: byteString(new TextEncoder().encode("\u212A")),
+  s: byteString(new TextEncoder().encode("\u017F")),
+};
+
+/**
+ * A flagless pattern over the byte string that matches what `query` (ASCII)
+ * matches with the `iu` flags in the decoded text; see the module doc.
+ */
+export function asciiFoldedPattern(query: string): string {
+  let p = "";
+  for (const ch of query) {
+    const lower = ch.toLowerCase(), upper = ch.toUpperCase();
+    const beyond = FOLDS_BEYOND_ASCII[lower];
+    if (beyond) p += `(?:[${lower}${upper}]|${beyond})`;
+    else if (lower !== upper) p += `[${lower}${upper}]`;
+    else p += escapeRegExp(ch);
+  }
+  return p;
+}
+
 /** A finder for a query that reads only the characters it matches, at most `reach` units from its start. */
 function viewFinder(
   text: string,
@@ -135,11 +162,17 @@ export function compileMatcher(
   }
   const flags = ignoreCase ? "iu" : "u";
   if (mode === "literal") {
-    const folded = ignoreCase ? compile(escapeRegExp(query), "g" + flags) : undefined;
+    const onBytes = !ignoreCase || /^[\x00-\x7f]*$/.test(query);
+    const folded = !ignoreCase
+      ? undefined
+      : onBytes
+      ? compile(asciiFoldedPattern(query), "g")
+      : compile(escapeRegExp(query), "g" + flags);
     const needle = byteString(new TextEncoder().encode(query));
+    // A case-folded character is one code point: at most 2 units of text, or 3 bytes (U+212A) of a byte string.
+    const reach = onBytes ? 3 * query.length : 2 * query.length;
     const finder = folded
-      // A case-folded character is one code point, at most 2 units.
-      ? (text: string, limit: number) => viewFinder(text, limit, 2 * query.length, (v, f) => execAt(folded, v, f))
+      ? (text: string, limit: number) => viewFinder(text, limit, reach, (v, f) => execAt(folded, v, f))
       : (text: string, limit: number) =>
         viewFinder(text, limit, needle.length, (v, f) => {
           const i = v.indexOf(needle, f);
@@ -149,14 +182,18 @@ export function compileMatcher(
       query,
       mode,
       ignoreCase,
-      needsChars: ignoreCase,
+      needsChars: !onBytes,
       finder,
       caseDistance(text, span) {
         if (!ignoreCase) return 0;
+        // On a byte string the match is UTF-8 bytes; a few, decoded here.
+        const match = onBytes
+          ? decodeUtf8(Uint8Array.from(text.slice(span.start, span.end), (c) => c.charCodeAt(0)))
+          : text.slice(span.start, span.end);
         // Case folding maps one code point to one, so match and query have as many.
         let differ = 0, chars = 0;
-        for (let i = span.start, j = 0; i < span.end; chars++) {
-          const a = text.codePointAt(i)!, b = query.codePointAt(j);
+        for (let i = 0, j = 0; i < match.length; chars++) {
+          const a = match.codePointAt(i)!, b = query.codePointAt(j);
           if (a !== b) differ++;
           i += a > 0xffff ? 2 : 1;
           j += b !== undefined && b > 0xffff ? 2 : 1;
