@@ -30,6 +30,7 @@
  * find(0); // { start: 1, end: 3 }
  * ```
  */
+import { isAscii } from "node:buffer";
 import { UserError } from "../errors.ts";
 import { byteString, decodeUtf8 } from "./text.ts";
 
@@ -162,13 +163,14 @@ export function compileMatcher(
   }
   const flags = ignoreCase ? "iu" : "u";
   if (mode === "literal") {
-    const onBytes = !ignoreCase || /^[\x00-\x7f]*$/.test(query);
+    const utf8 = new TextEncoder().encode(query);
+    const onBytes = !ignoreCase || isAscii(utf8);
     const folded = !ignoreCase
       ? undefined
       : onBytes
       ? compile(asciiFoldedPattern(query), "g")
       : compile(escapeRegExp(query), "g" + flags);
-    const needle = byteString(new TextEncoder().encode(query));
+    const needle = byteString(utf8);
     // A case-folded character is one code point: at most 2 units of text, or 3 bytes (U+212A) of a byte string.
     const reach = onBytes ? 3 * query.length : 2 * query.length;
     const finder = folded
