@@ -99,6 +99,32 @@ Deno.test("request_input ends when the human attaches with the given command and
   });
 });
 
+Deno.test("request_input does not take a control-mode client (like this server's own) for a human", async () => {
+  await withPty("tmux", async (mcp, tmux) => {
+    const id = await pty(mcp).launch({ command: "cat" });
+    const name = await tmuxSessionOf(tmux, id);
+    const control = new Deno.Command("tmux", {
+      args: ["-L", tmux.socketName, "-C", "attach-session", "-t", `=${name}`, "-f", "read-only,no-output"],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await until(
+      "the control client to attach",
+      () => tmux.tmux("display-message", "-p", "-t", `=${name}:`, "#{session_attached}"),
+      (n) => n.trim() === "1",
+    );
+    const progress: Progress[] = [];
+    const call = requestInput(mcp, { session_id: id, prompt: "p", timeout_ms: 2000 }, progress);
+    await new Promise((r) => setTimeout(r, 800));
+    await control.stdin.close(); // it leaves: a human who had attached would now have detached
+    await control.status;
+    const result = await call;
+    assertEquals((result.structuredContent as Record<string, unknown>).outcome, "timeout", textOf(result));
+    assert(!progress.some((x) => x.message?.startsWith("the human is attached")));
+  });
+});
+
 Deno.test("request_input ends when the program exits, and refuses waits over --max-wait-ms", async () => {
   await withPty("tmux", async (mcp) => {
     const p = pty(mcp);

@@ -32,7 +32,7 @@
  * await channel.close();
  * ```
  */
-import { readLines } from "./lines.ts";
+import { endClient, readLines } from "./control_client.ts";
 import { TmuxError } from "./executor.ts";
 
 /** The channel cannot run commands now (no session to attach to, the client went away, an unsendable argument). */
@@ -183,20 +183,7 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
 
   async function shut(c: Client): Promise<void> {
     if (client === c) client = undefined;
-    try {
-      await c.writer.close();
-    } catch {
-      // already closed
-    }
-    const killer = setTimeout(() => {
-      try {
-        c.child.kill("SIGKILL");
-      } catch {
-        // gone
-      }
-    }, 1000);
-    await c.done;
-    clearTimeout(killer);
+    await endClient(c.child, () => c.writer.close(), c.done);
   }
 
   return {

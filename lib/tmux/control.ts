@@ -24,7 +24,7 @@
  * ```
  */
 import { log } from "../log.ts";
-import { readLines } from "./lines.ts";
+import { endClient, readLines } from "./control_client.ts";
 
 /** Why a watcher's stream may have changed shape. */
 export type PaneSignal =
@@ -196,20 +196,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
 
   async function shut(conn: Connection): Promise<void> {
     if (conn.idleTimer !== undefined) clearTimeout(conn.idleTimer);
-    try {
-      await conn.child.stdin.close();
-    } catch {
-      // already closed
-    }
-    const killer = setTimeout(() => {
-      try {
-        conn.child.kill("SIGKILL");
-      } catch {
-        // gone
-      }
-    }, 1000);
-    await conn.done;
-    clearTimeout(killer);
+    await endClient(conn.child, () => conn.child.stdin.close(), conn.done);
   }
 
   return {

@@ -1,12 +1,13 @@
 /**
- * Splitting a control-mode client's stdout into lines as it arrives. Both
- * control-mode users (the pane-output hub and the command channel) read tmux
- * this way.
+ * What both control-mode clients (the pane-output hub and the command
+ * channel) do with their `tmux -C` child: read its stdout line by line as it
+ * arrives, and end it.
  *
  * @example
  * ```ts
  * const child = new Deno.Command("tmux", { args: ["-C", "attach"], stdin: "piped", stdout: "piped" }).spawn();
- * await readLines(child.stdout, (line) => console.log(new TextDecoder().decode(line)));
+ * const done = readLines(child.stdout, (line) => console.log(new TextDecoder().decode(line)));
+ * await endClient(child, () => child.stdin.close(), done);
  * ```
  */
 
@@ -46,4 +47,30 @@ export async function readLines(
   } finally {
     reader.releaseLock();
   }
+}
+
+/**
+ * Ends a control client: closing its stdin makes tmux detach it and exit;
+ * one that has not ended a second later is killed. Resolves when `done` (its
+ * reader) has finished.
+ */
+export async function endClient(
+  child: Deno.ChildProcess,
+  closeStdin: () => Promise<void>,
+  done: Promise<void>,
+): Promise<void> {
+  try {
+    await closeStdin();
+  } catch {
+    // already closed
+  }
+  const killer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // gone
+    }
+  }, 1000);
+  await done;
+  clearTimeout(killer);
 }
