@@ -263,3 +263,15 @@ Deno.test("search-buffer and show-buffer read through the control client, not a 
     assertMatch(await tmux.tmux("list-clients", "-F", "#{client_control_mode} #{client_flags}"), /^1 .*no-output/);
   });
 });
+
+Deno.test("without a tmux binary the channel is unavailable and the store reports the executor's clear error", async () => {
+  const channel = createCommandChannel({ bin: "/nonexistent/tmux", socketArgs: [] });
+  const e = await channel.run(["display-message", "-p", "x"]).catch((e) => e);
+  assert(e instanceof ChannelUnavailable, String(e));
+  const exec = createSpawnExecutor({ bin: "/nonexistent/tmux", maxConcurrency: 1 });
+  const files = createServerFileReader(channel);
+  const err = await createBufferStore(exec, { files }).read("x").catch((e) => e);
+  assertMatch(String(err), /tmux is not installed/);
+  await channel.close();
+  await files.close();
+});

@@ -97,6 +97,11 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const OWN_BLOCK = /^%(begin|end|error) \d+ \d+ 1$/;
 
+/** A command's `%error` block as the executor's error: tmux's message is its first non-empty line. */
+function commandFailed(lines: string[]): TmuxError {
+  return new TmuxError("failed", lines.find((l) => l.trim()) ?? "tmux command failed", lines.join("\n"));
+}
+
 /** Creates the channel; nothing runs until the first command. */
 export function createCommandChannel(opts: CommandChannelOptions): CommandChannel {
   const idleMs = opts.idleMs ?? 5_000;
@@ -124,7 +129,7 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
     // Commands sent before the attach completes run unattached (tmux reads them first), so they wait for it.
     const attached = Promise.withResolvers<void>();
     c.ready = attached.promise;
-    let inOwn = false, inOther = false;
+    let inOwn = false, inOther = false, isAttached = false;
     const onLine = (bytes: Uint8Array) => {
       if (c.closed) return; // timed out: replies can no longer be matched to commands
       const line = decoder.decode(bytes);
@@ -136,20 +141,15 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
         if (!p) return;
         clearTimeout(p.timer);
         if (end[1] === "end") p.resolve(p.lines);
-        else {p.reject(
-            new TmuxError(
-              "failed",
-              p.lines.find((l) => l.trim()) ?? "tmux command failed",
-              p.lines.join("\n"),
-            ),
-          );}
+        else p.reject(commandFailed(p.lines));
         if (c.pending.length === 0) armIdle(c);
       } else if (inOther) {
         if (/^%(end|error) /.test(line)) {
           inOther = false;
-          // The first such block answers the attach itself.
-          if (line.startsWith("%end ")) attached.resolve();
-        } else if (!c.refusal) c.refusal = line;
+          // The first such block answers the attach itself (later ones come from hooks).
+          if (line.startsWith("%end ")) isAttached = true;
+          attached.resolve();
+        } else if (!isAttached && !c.refusal) c.refusal = line;
       } else if (OWN_BLOCK.test(line) && line.startsWith("%begin")) {
         inOwn = true;
       } else if (line.startsWith("%begin ")) {
@@ -163,7 +163,7 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
       attached.resolve(); // whatever is pending fails below
       if (client === c) client = undefined;
       const why = c.refusal ? `tmux refused the control client: ${c.refusal}` : "the control client ended";
-      if (c.refusal) retryAt = Date.now() + RETRY_MS;
+      if (!isAttached) retryAt = Date.now() + RETRY_MS;
       for (const p of c.pending.splice(0)) {
         clearTimeout(p.timer);
         p.reject(new ChannelUnavailable(why));
@@ -198,7 +198,13 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
       }
       if (!client || client.closed) {
         if (Date.now() < retryAt) return Promise.reject(new ChannelUnavailable("no session to attach to"));
-        client = start();
+        try {
+          client = start();
+        } catch (e) {
+          // No tmux binary, or no permission to run it: the executor's own call will say so.
+          retryAt = Date.now() + RETRY_MS;
+          return Promise.reject(new ChannelUnavailable(`cannot start tmux: ${(e as Error).message}`));
+        }
       }
       if (idleTimer !== undefined) {
         clearTimeout(idleTimer);
