@@ -21,6 +21,7 @@ import { ChannelUnavailable, type CommandChannel } from "../tmux/channel.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { formatLiteral } from "../tmux/quote.ts";
 import { log } from "../log.ts";
+import { isMissingBuffer } from "./store.ts";
 
 export interface ServerFileReader {
   /** The buffer's bytes; undefined when this route is not available. Throws tmux's `no buffer` as a TmuxError. */
@@ -63,7 +64,7 @@ export function createServerFileReader(channel: CommandChannel, parent?: string)
         await channel.run(["save-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });
       } catch (e) {
         if (e instanceof ChannelUnavailable) return undefined;
-        if (e instanceof TmuxError && e.kind === "failed" && !/^(no buffer|unknown buffer)/.test(e.message)) {
+        if (e instanceof TmuxError && e.kind === "failed" && !isMissingBuffer(e)) {
           disable(`the tmux server cannot write ${path}: ${e.message}`);
           return undefined;
         }

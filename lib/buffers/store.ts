@@ -82,7 +82,8 @@ export function parseBufferList(out: Uint8Array): BufferInfo[] {
   return rows;
 }
 
-function isMissingBuffer(e: unknown): boolean {
+/** Whether a tmux failure says the buffer does not exist (from show-buffer, save-buffer, delete-buffer). */
+export function isMissingBuffer(e: unknown): boolean {
   return e instanceof TmuxError && e.kind === "failed" &&
     /^(no buffer|unknown buffer)/.test(e.message);
 }

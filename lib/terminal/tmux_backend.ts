@@ -377,14 +377,14 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         "#{client_control_mode}",
       ])).split("\n");
       const [dead, tty] = facts.split("\t");
-      const attached = clientLines.filter((l) => l === "0").length;
+      const humans = clientLines.filter((l) => l === "0").length;
       let hiddenInput: boolean | undefined;
       try {
         hiddenInput = dead === "1" ? undefined : libc().ttyHiddenLineInput(tty);
       } catch {
         hiddenInput = undefined; // no FFI here: the hand-off ends on detach or exit only
       }
-      return { exited: dead === "1", clients: attached, hiddenInput };
+      return { exited: dead === "1", clients: humans, hiddenInput };
     },
 
     async notifyAttached(id, message) {

@@ -117,18 +117,17 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
       stdout: "piped",
       stderr: "null",
     }).spawn();
+    // Commands sent before the attach completes run unattached (tmux reads them first), so they wait for it.
+    const attached = Promise.withResolvers<void>();
     const c: Client = {
       child,
       writer: child.stdin.getWriter(),
       pending: [],
       closed: false,
       refusal: "",
-      ready: Promise.resolve(),
+      ready: attached.promise,
       done: Promise.resolve(),
     };
-    // Commands sent before the attach completes run unattached (tmux reads them first), so they wait for it.
-    const attached = Promise.withResolvers<void>();
-    c.ready = attached.promise;
     let inOwn = false, inOther = false, isAttached = false;
     const onLine = (bytes: Uint8Array) => {
       if (c.closed) return; // timed out: replies can no longer be matched to commands
@@ -197,7 +196,9 @@ export function createCommandChannel(opts: CommandChannelOptions): CommandChanne
         words.push(w);
       }
       if (!client || client.closed) {
-        if (Date.now() < retryAt) return Promise.reject(new ChannelUnavailable("no session to attach to"));
+        if (Date.now() < retryAt) {
+          return Promise.reject(new ChannelUnavailable("the control client could not attach a moment ago"));
+        }
         try {
           client = start();
         } catch (e) {
