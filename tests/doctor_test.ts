@@ -4,22 +4,15 @@
  * server, a missing tmux binary, an unused socket and a bad config file.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { ROOT, START_PERMISSIONS, startTmux, uniqueSocketName } from "./helpers.ts";
+import { ROOT, runProcess, START_PERMISSIONS, startTmux, uniqueSocketName } from "./helpers.ts";
 import { parseCommand } from "../lib/config.ts";
 import { parseTmuxVersion } from "../lib/doctor/tmux.ts";
 import { findOnPath } from "../lib/doctor/shells.ts";
 import { shellWord } from "../lib/doctor/client.ts";
 
 async function doctor(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  const stdout = dec.decode(out.stdout);
-  return { code: out.code, stdout, stderr: dec.decode(out.stderr), lines: stdout.trimEnd().split("\n") };
+  const r = await runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args]);
+  return { ...r, lines: r.stdout.trimEnd().split("\n") };
 }
 
 /** Kills the fixture's tmux server and removes its socket file. */

@@ -7,23 +7,20 @@
  * nothing here is skipped.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { ROOT, START_PERMISSIONS } from "./helpers.ts";
+import { ROOT, runProcess as run, START_PERMISSIONS } from "./helpers.ts";
 import { VERSION } from "../lib/version.ts";
 import { checkTag, parseSums, projectVersion, ReleaseError, TARGETS } from "../.github/scripts/release.ts";
 import { renderFormula } from "../.github/scripts/render_formula.ts";
 
 const SCRIPTS = ROOT + ".github/scripts/";
 const TEMPLATE = Deno.readTextFileSync(ROOT + ".github/homebrew/tmux-mcp.rb.template");
-const dec = new TextDecoder();
-
-async function run(cmd: string, args: string[], opts: { cwd?: string } = {}) {
-  const out = await new Deno.Command(cmd, { args, cwd: opts.cwd, stdin: "null", stdout: "piped", stderr: "piped" })
-    .output();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 const script = (name: string, perms: string[], args: string[]) =>
   run(Deno.execPath(), ["run", ...perms, SCRIPTS + name, ...args]);
+
+/** render_formula.ts for this version, as the release workflow runs it. */
+const renderScript = (sumsPath: string, repo: string) =>
+  script("render_formula.ts", ["--allow-read"], ["--version", VERSION, "--sums", sumsPath, "--repo", repo]);
 
 function assertOneLineFailure(r: { code: number; stderr: string }, pattern: RegExp) {
   assertEquals(r.code, 1, r.stderr);
@@ -75,14 +72,7 @@ Deno.test("render: fake checksums → a formula that ruby parses, with url+sha25
   try {
     const sums = fakeSums(VERSION);
     await Deno.writeTextFile(`${dir}/SHA256SUMS`, sums);
-    const r = await script("render_formula.ts", ["--allow-read"], [
-      "--version",
-      VERSION,
-      "--sums",
-      `${dir}/SHA256SUMS`,
-      "--repo",
-      "example/tmux-mcp",
-    ]);
+    const r = await renderScript(`${dir}/SHA256SUMS`, "example/tmux-mcp");
     assertEquals(r.code, 0, r.stderr);
     await Deno.writeTextFile(`${dir}/tmux-mcp.rb`, r.stdout);
     const syntax = await run("ruby", ["-c", `${dir}/tmux-mcp.rb`]);
@@ -159,24 +149,10 @@ Deno.test("render: missing checksum, unknown target, leftover placeholder, bad i
   const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-formula-" });
   try {
     await Deno.writeTextFile(`${dir}/SHA256SUMS`, fakeSums(VERSION, "linux-x86_64"));
-    const r = await script("render_formula.ts", ["--allow-read"], [
-      "--version",
-      VERSION,
-      "--sums",
-      `${dir}/SHA256SUMS`,
-      "--repo",
-      "o/r",
-    ]);
+    const r = await renderScript(`${dir}/SHA256SUMS`, "o/r");
     assertOneLineFailure(r, /^render_formula: SHA256SUMS has no checksum for .*linux-x86_64\.tar\.gz/);
     assertEquals(r.stdout, "");
-    const missingFile = await script("render_formula.ts", ["--allow-read"], [
-      "--version",
-      VERSION,
-      "--sums",
-      `${dir}/nope`,
-      "--repo",
-      "o/r",
-    ]);
+    const missingFile = await renderScript(`${dir}/nope`, "o/r");
     assertOneLineFailure(missingFile, /^render_formula: cannot read checksums /);
   } finally {
     await Deno.remove(dir, { recursive: true });

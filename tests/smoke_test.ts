@@ -4,17 +4,11 @@
  * runs against every compiled binary, so it is exercised on every change.
  */
 import { assertEquals, assertMatch } from "./assert.ts";
-import { ROOT, START_PERMISSIONS } from "./helpers.ts";
+import { ROOT, runProcess, START_PERMISSIONS } from "./helpers.ts";
 
-async function runSmoke(serverArgs: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ROOT + "tests/smoke/smoke_client.ts", "--", Deno.execPath(), "run", ...serverArgs],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function runSmoke(serverArgs: string[]) {
+  const client = ["run", "-A", ROOT + "tests/smoke/smoke_client.ts"];
+  return runProcess(Deno.execPath(), [...client, "--", Deno.execPath(), "run", ...serverArgs]);
 }
 
 Deno.test("smoke client passes against deno run with the start task's permissions", async () => {
