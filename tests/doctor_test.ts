@@ -8,7 +8,7 @@ import { ROOT, runProcess, START_PERMISSIONS, startTmux, uniqueSocketName } from
 import { parseCommand } from "../lib/config.ts";
 import { parseTmuxVersion } from "../lib/doctor/tmux.ts";
 import { findOnPath } from "../lib/doctor/shells.ts";
-import { shellWord } from "../lib/doctor/client.ts";
+import { absoluteFlags, shellWord } from "../lib/doctor/client.ts";
 
 async function doctor(args: string[]) {
   const r = await runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args]);
@@ -136,4 +136,8 @@ Deno.test("doctor helpers: tmux version strings, PATH lookup, shell quoting", ()
   assertEquals(findOnPath("no-such-shell-xyz", "/bin:/usr/bin"), undefined);
   assertEquals(shellWord("/a/b.json"), "/a/b.json");
   assertEquals(shellWord("it's x"), `'it'"'"'s x'`);
+  assertEquals(
+    absoluteFlags(["--config", "b.json", "--audit-log=logs/a", "--socket-name", "s", "--socket-path", "/abs"], "/w/"),
+    ["--config", "/w/b.json", "--audit-log=/w/logs/a", "--socket-name", "s", "--socket-path", "/abs"],
+  );
 });

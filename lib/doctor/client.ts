@@ -1,7 +1,8 @@
 /**
  * The command line to paste into an MCP client's config: for a compiled
  * binary its own path, for a checkout `deno task --quiet --config
- * <abs>/deno.json start` — followed by the flags doctor was given.
+ * <abs>/deno.json start` — followed by the flags doctor was given, file
+ * paths made absolute.
  *
  * @example
  * ```ts
@@ -23,8 +24,24 @@ function runFromSource(): boolean {
   return /^deno(\.exe)?$/.test(exe);
 }
 
+/** Flags whose value is a file: a client starts the server in a directory of its own choosing. */
+const PATH_FLAGS = new Set(["--config", "--audit-log", "--socket-path"]);
+
+/** `flags` with the values of {@linkcode PATH_FLAGS} made absolute (against `cwd`). */
+export function absoluteFlags(flags: readonly string[], cwd: string): string[] {
+  const abs = (v: string) => v.startsWith("/") ? v : `${cwd.replace(/\/+$/, "")}/${v}`;
+  return flags.map((f, i) => {
+    const eq = f.indexOf("=");
+    if (f.startsWith("--") && eq > 0 && PATH_FLAGS.has(f.slice(0, eq))) {
+      return `${f.slice(0, eq)}=${abs(f.slice(eq + 1))}`;
+    }
+    return i > 0 && PATH_FLAGS.has(flags[i - 1]) ? abs(f) : f;
+  });
+}
+
 /** The command for this installation, as argv. */
-export function clientArgv(flags: readonly string[]): string[] {
+export function clientArgv(rawFlags: readonly string[]): string[] {
+  const flags = absoluteFlags(rawFlags, Deno.cwd());
   if (!runFromSource()) return [Deno.execPath(), ...flags];
   const config = fileURLToPath(new URL("../../deno.json", import.meta.url));
   return ["deno", "task", "--quiet", "--config", config, "start", ...flags];
