@@ -15,7 +15,7 @@ export async function checkControlMode(
   opts: { bin: string; socketArgs: readonly string[] },
   needed: boolean,
 ): Promise<CheckResult> {
-  const channel = createCommandChannel({ bin: opts.bin, socketArgs: opts.socketArgs, timeoutMs: 5_000 });
+  const channel = createCommandChannel({ bin: opts.bin, socketArgs: opts.socketArgs, timeoutMs: 10_000 });
   try {
     const lines = await channel.run(["display-message", "-p", "ok"]);
     if (lines.join("\n").trim() !== "ok") {

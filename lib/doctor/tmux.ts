@@ -33,7 +33,7 @@ export async function checkTmuxVersion(
 ): Promise<{ result: CheckResult; found: boolean }> {
   let out: string;
   try {
-    out = (await tmux.text(["-V"], { timeoutMs: 5_000 })).trim();
+    out = (await tmux.text(["-V"], { timeoutMs: 10_000 })).trim();
   } catch (e) {
     return { found: false, result: { status: failIfNeeded(needed), name: "tmux", detail: messageOf(e) } };
   }
@@ -63,7 +63,7 @@ export async function checkTmuxVersion(
 export async function checkSocket(tmux: TmuxExecutor, needed: boolean): Promise<{ result: CheckResult; up: boolean }> {
   const where = describeSocket(tmux.socket);
   try {
-    const rows = (await tmux.text(["list-sessions", "-F", "#{socket_path}"], { timeoutMs: 5_000 }))
+    const rows = (await tmux.text(["list-sessions", "-F", "#{socket_path}"], { timeoutMs: 10_000 }))
       .split("\n").filter((l) => l.length > 0);
     const path = rows[0] ? ` (${rows[0]})` : "";
     return {
