@@ -159,7 +159,7 @@ Deno.test("render: missing checksum, unknown target, leftover placeholder, bad i
   }
 });
 
-Deno.test("pack.ts: one archive per target (tmux-mcp, README.md, LICENSE) and a SHA256SUMS shasum -c accepts", async () => {
+Deno.test("pack.ts: one archive per target (tmux-mcp, README.md, LICENSE) and a SHA256SUMS that sha256sum -c accepts", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-pack-test-" });
   try {
     await Deno.mkdir(`${dir}/dist`);
@@ -169,8 +169,10 @@ Deno.test("pack.ts: one archive per target (tmux-mcp, README.md, LICENSE) and a 
     assertEquals(r.code, 0, r.stderr);
     const sums = parseSums(await Deno.readTextFile(`${dir}/out/SHA256SUMS`));
     assertEquals([...sums.keys()], Object.keys(TARGETS).map((t) => `tmux-mcp-${VERSION}-${t}.tar.gz`));
-    // shasum: on Linux and macOS alike (sha256sum is not on every macOS).
-    const check = await run("shasum", ["-a", "256", "-c", "SHA256SUMS"], { cwd: `${dir}/out` });
+    // The README's commands: sha256sum (Linux, coreutils) or shasum (macOS, and Linux with perl).
+    const hasSha256sum = (await run("sh", ["-c", "command -v sha256sum"])).code === 0;
+    const [tool, ...toolArgs] = hasSha256sum ? ["sha256sum", "-c"] : ["shasum", "-a", "256", "-c"];
+    const check = await run(tool, [...toolArgs, "SHA256SUMS"], { cwd: `${dir}/out` });
     assertEquals(check.code, 0, check.stdout + check.stderr);
 
     const top = `tmux-mcp-${VERSION}-macos-aarch64`;
