@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { pasteBytes } from "../../buffers/paste.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
@@ -15,7 +15,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetSchema.optional(),
+    target: targetParam("pane to paste into; default: the latest session's active pane").optional(),
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
     bracketed: z.boolean().default(true).describe("wrap in bracketed-paste markers if the program enabled them"),
   }),

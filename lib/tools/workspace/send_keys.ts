@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { isKeyName, KEY_NAME_HELP } from "../../tmux/keys.ts";
 import { chunkText, packCommands } from "../../tmux/batch.ts";
 import { UserError } from "../../errors.ts";
@@ -27,7 +27,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetSchema.optional(),
+    target: targetParam("pane to type into; default: the latest session's active pane").optional(),
     text: z.string().max(100_000, "text is longer than 100000 characters: use paste-text")
       .refine((s) => !s.includes("\0"), "text must not contain NUL (send the key C-@ instead)")
       .optional().describe("literal text typed first"),

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
 import { envName, envValue, resolve, unsetFlag, valueOrUnset } from "./common.ts";
 
@@ -14,7 +14,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetSchema.optional().describe("session (or a window/pane in it); default: the latest session"),
+    target: targetParam("session (or a window/pane in it); default: the latest session").optional(),
     global: z.boolean().default(false).describe("set it in the global environment instead of one session's"),
     name: envName.describe("variable name, e.g. RUST_LOG"),
     value: envValue.optional(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
 import { resolve, unsetFlag, valueOrUnset } from "./common.ts";
 
@@ -29,9 +29,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetSchema.optional().describe(
-      "object for session/window/pane scope (default: latest session's active pane)",
-    ),
+    target: targetParam("object for session/window/pane scope (default: latest session's active pane)").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
     global: z.boolean().default(false).describe("session/window scope: set the global default"),
     name: optionName,
