@@ -314,7 +314,7 @@ class Parser {
 export function checkFormat(
   format: string,
   policy: FormatPolicy = {},
-): { refused: string } | { refused?: undefined; facts: FormatFacts } {
+): { refused: string; facts?: undefined } | { refused: undefined; facts: FormatFacts } {
   const p = new Parser(policy);
   try {
     p.format(format, 0);
@@ -323,7 +323,7 @@ export function checkFormat(
     // A parser bug must not let a format through: refuse, with a reason a maintainer can trace.
     return { refused: `the format could not be checked (${e instanceof Error ? e.message : String(e)})` };
   }
-  return { facts: p.facts };
+  return { refused: undefined, facts: p.facts };
 }
 
 /** Why `format` is refused, or undefined when it may be expanded. Never throws. */

@@ -96,7 +96,7 @@ export function optionRisk(name: string, value: string): Risk | undefined {
   if (FILE_OPTIONS.has(base)) return { what: `${base} is a file tmux writes`, kind: "file" };
   const parsed = checkFormat(value, { allowShell: true, allowReexpand: true });
   // A value the parser refuses is refused before this (set-option checks every value as a format).
-  const facts = "facts" in parsed ? parsed.facts : { shell: [value], reexpand: true };
+  const facts = parsed.facts ?? { shell: [value], reexpand: true };
   if (facts.shell.length > 0) {
     return { what: "the value contains #( which tmux runs as a shell command wherever it expands it", kind: "shell" };
   }
