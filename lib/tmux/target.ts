@@ -5,7 +5,8 @@
  * A missing target means the active pane of the most recently used session;
  * the result says so (`defaulted: true`) so the agent learns which pane it
  * got. Unknown or ambiguous targets become errors that name the listing tool
- * to call.
+ * to call. tmux's `=name` (exact session name) works everywhere; destructive
+ * tools add {@linkcode exactTarget}, which refuses prefixes and globs.
  *
  * @example
  * ```ts
