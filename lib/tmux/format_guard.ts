@@ -316,6 +316,7 @@ export function checkFormat(
   policy: FormatPolicy = {},
 ): { refused: string; facts?: undefined } | { refused: undefined; facts: FormatFacts } {
   const p = new Parser(policy);
+  if (!format.includes("#")) return { refused: undefined, facts: p.facts }; // plain text: nothing to expand
   try {
     p.format(format, 0);
   } catch (e) {
