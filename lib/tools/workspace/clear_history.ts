@@ -14,6 +14,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   input: z.object({ target: targetSchema.optional() }),
   output: z.object({ ...resolvedShape, lines_cleared: z.number().int() }),
+  secrets: [],
   async handler({ target }, ctx) {
     const t = await resolve(ctx, target);
     const out = await ctx.tmux.text([

@@ -26,6 +26,7 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     input: z.object({ target: targetSchema.describe(targetHelp) }),
     output: z.object({ ...resolvedShape, killed: z.literal(kind) }),
+    secrets: [],
     async handler({ target }, ctx) {
       const t = await resolve(ctx, target);
       await refuseSelfKill(ctx.tmux, kind, t, { signal: ctx.signal });

@@ -17,6 +17,7 @@ export default defineTool({
     target: targetSchema.optional().describe("session name or $session_id; omit for all sessions"),
   }),
   output: z.object({ windows: z.array(windowShape) }),
+  secrets: [],
   async handler({ target }, ctx) {
     const scope = target === undefined ? { all: true as const } : { session: target };
     return { structured: { windows: await listWindows(ctx.tmux, scope, ctx.signal) } };

@@ -35,6 +35,7 @@ export default defineTool({
       .describe('extra environment variables for the session, e.g. {"PAGER": "less"}'),
   }),
   output: z.object(createdShape),
+  secrets: ["command", "env"],
   async handler({ name, cwd, command, width, height, env }, ctx) {
     const args = ["new-session", "-d"];
     if (name !== undefined) args.push("-s", formatLiteral(name));

@@ -26,6 +26,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({ target: targetSchema.optional(), layout }),
   output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),
+  secrets: [],
   async handler({ target, layout }, ctx) {
     const t = await resolve(ctx, target);
     const out = await ctx.tmux.text([

@@ -21,6 +21,7 @@ export default defineTool({
     unset: unsetFlag,
   }),
   output: z.object({ name: z.string(), global: z.boolean(), unset: z.boolean(), session_id: z.string().optional() }),
+  secrets: ["name", "value"],
   async handler({ target, global, name, value, unset }, ctx) {
     const tail = valueOrUnset(name, value, unset);
     if (global && target !== undefined) throw new UserError("target is not used with global: true: leave it out");
