@@ -55,6 +55,17 @@ function dirOf(path: string): string {
   return i <= 0 ? "/" : path.slice(0, i);
 }
 
+/** `path` with `.` and `..` segments removed, lexically (for a path that does not resolve). */
+function normalize(path: string): string {
+  const out: string[] = [];
+  for (const seg of path.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") out.pop();
+    else out.push(seg);
+  }
+  return "/" + out.join("/");
+}
+
 function within(path: string, dir: string): boolean {
   return dir === "/" || path === dir || path.startsWith(dir + "/");
 }
@@ -205,6 +216,7 @@ export async function checkReadable(path: string, policy: FilePolicy): Promise<s
       return undefined;
     });
     if (resolved === undefined) {
+      refuseOutsideRoot(path, normalize(path), policy, root); // no hint about files outside the root
       const link = await Deno.lstat(path).catch(() => undefined);
       if (link?.isSymlink) {
         throw new UserError(
@@ -288,7 +300,10 @@ export async function openForWrite(
     if (path.endsWith("/")) throw new UserError(`${q(path)} ends with "/": give a file path`);
     const root = await resolvedRoot(policy);
     const name = path.slice(path.lastIndexOf("/") + 1);
-    const dir = await Deno.realPath(dirOf(path));
+    const dir = await Deno.realPath(dirOf(path)).catch((e) => {
+      refuseOutsideRoot(path, normalize(path), policy, root); // no hint about directories outside the root
+      throw e;
+    });
     const dirInfo = await Deno.stat(dir);
     if (!dirInfo.isDirectory) throw new Deno.errors.NotADirectory();
     const direct = `${dir === "/" ? "" : dir}/${name}`;
