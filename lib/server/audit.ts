@@ -73,7 +73,8 @@ export interface Redaction {
 /**
  * Replaces the arguments the tool declares secret, and every argument it
  * does not know (name and value: `unknown_parameters` holds one fingerprint
- * of them all), by a fingerprint.
+ * of them all), by a fingerprint. `known` undefined (an unknown tool): every
+ * argument is unknown.
  *
  * @example
  * ```ts
@@ -95,7 +96,7 @@ export async function redact(
   const unknown: Record<string, unknown> = {};
   const hidden: string[] = [];
   for (const [k, v] of Object.entries(args as Record<string, unknown>)) {
-    if (known !== undefined && !known.includes(k)) {
+    if (known === undefined || !known.includes(k)) {
       unknown[k] = v;
       hidden.push(k);
       stringsIn(v, hidden);

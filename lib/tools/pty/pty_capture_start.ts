@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { absolutePath } from "../schemas.ts";
 import { sessionId } from "./schemas.ts";
-import { filePolicy, prepareWrite } from "../files.ts";
+import { filePolicy } from "../files.ts";
 
 export default defineTool({
   name: "pty_capture_start",
@@ -21,9 +21,7 @@ export default defineTool({
   output: z.object({ session_id: z.string(), output_file: z.string() }),
   secrets: [],
   async handler({ session_id, output_file }, ctx) {
-    // Checked and created here under the file policy; the backend opens the resolved path.
-    const resolved = await prepareWrite(output_file, filePolicy(ctx.config), { truncate: false });
-    await ctx.terminal.captureStart(session_id, resolved);
+    await ctx.terminal.captureStart(session_id, output_file, filePolicy(ctx.config));
     return { structured: { session_id, output_file } };
   },
 });
