@@ -24,8 +24,9 @@ Deno.test("two servers × 50 appends to one buffer: all 100 are there, each once
         assertEquals(text.split(`<${who}${i}>`).length - 1, 1, `append ${who}${i} is present once`);
       }
     }
-    const expected = ["A", "B"].reduce((n, w) => n + Array.from({ length: 50 }, (_, i) => piece(w, i).length)
-      .reduce((x, y) => x + y, 0), 0);
+    const expected = ["A", "B"].reduce((n, w) =>
+      n + Array.from({ length: 50 }, (_, i) => piece(w, i).length)
+        .reduce((x, y) => x + y, 0), 0);
     assertEquals(new TextEncoder().encode(text).length, expected, "no byte lost or doubled");
   } finally {
     await a.close();
@@ -38,7 +39,20 @@ Deno.test("append-buffer is byte-exact for text tmux could misread, on both rout
   const tmux = await startTmux("append2");
   const mcp = await connect({ socketName: tmux.socketName });
   try {
-    const pieces = ["a;", "\\;", "-a", "--", "#{pane_id}", "$(touch x)", "{ x }", "\t\r\x1b[1m", "é€𝄞", "~", " ;", "x".repeat(9000)];
+    const pieces = [
+      "a;",
+      "\\;",
+      "-a",
+      "--",
+      "#{pane_id}",
+      "$(touch x)",
+      "{ x }",
+      "\t\r\x1b[1m",
+      "é€𝄞",
+      "~",
+      " ;",
+      "x".repeat(9000),
+    ];
     let expected = "";
     for (const p of pieces) {
       await mcp.ok("append-buffer", { name: "exact", content: p });

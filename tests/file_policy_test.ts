@@ -27,16 +27,18 @@ Deno.test("file policy: FIFOs, devices, /proc and links to them are refused at o
   const dir = await tempDir();
   const fifo = `${dir}/fifo`;
   await mkfifo(fifo);
-  for (const [name, target] of [
-    ["l-environ", "/proc/self/environ"],
-    ["l-zero", "/dev/zero"],
-    ["l-urandom", "/dev/urandom"],
-    ["l-stdout", "/proc/self/fd/1"],
-    ["l-stdin", "/proc/self/fd/0"],
-    ["l-devstdout", "/dev/stdout"],
-    ["l-fifo", fifo],
-    ["l-dir", dir],
-  ]) await Deno.symlink(target, `${dir}/${name}`);
+  for (
+    const [name, target] of [
+      ["l-environ", "/proc/self/environ"],
+      ["l-zero", "/dev/zero"],
+      ["l-urandom", "/dev/urandom"],
+      ["l-stdout", "/proc/self/fd/1"],
+      ["l-stdin", "/proc/self/fd/0"],
+      ["l-devstdout", "/dev/stdout"],
+      ["l-fifo", fifo],
+      ["l-dir", dir],
+    ]
+  ) await Deno.symlink(target, `${dir}/${name}`);
   await Deno.symlink("/proc/self", `${dir}/procdir`);
   const mcp = await connect({ socketName: tmux.socketName, args: ["--safety", "destructive"] });
   try {
@@ -81,8 +83,11 @@ Deno.test("file policy: FIFOs, devices, /proc and links to them are refused at o
     // Nothing was written through any of the links, and the server still answers normally.
     assertEquals((await Deno.lstat(fifo)).isFifo, true);
     await mcp.ok("save-buffer", { name: "b", path: `${dir}/plain.json` });
-    assertEquals((await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "c", path: `${dir}/plain.json` }))
-      .size_bytes, forged.length);
+    assertEquals(
+      (await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "c", path: `${dir}/plain.json` }))
+        .size_bytes,
+      forged.length,
+    );
   } finally {
     await mcp.close();
     await tmux.kill();
@@ -96,8 +101,11 @@ Deno.test("file policy: a symlink to a regular file is followed, and pipe-pane w
   await Deno.symlink(`${dir}/real.txt`, `${dir}/link.txt`);
   const mcp = await connect({ socketName: tmux.socketName });
   try {
-    assertEquals((await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "x", path: `${dir}/link.txt` }))
-      .size_bytes, 5);
+    assertEquals(
+      (await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "x", path: `${dir}/link.txt` }))
+        .size_bytes,
+      5,
+    );
     await mcp.ok("save-buffer", { name: "x", path: `${dir}/link.txt`, append: true });
     assertEquals(await Deno.readTextFile(`${dir}/real.txt`), "hellohello");
     assert((await Deno.lstat(`${dir}/link.txt`)).isSymlink, "the link is left a link");
@@ -122,8 +130,11 @@ Deno.test("file policy: --files-root confines every file tool, symlinks out of i
   await Deno.symlink(outside, `${root}/outdir`);
   const mcp = await connect({ socketName: tmux.socketName, args: ["--files-root", root] });
   try {
-    assertEquals((await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "x", path: `${root}/in.txt` }))
-      .size_bytes, 6);
+    assertEquals(
+      (await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "x", path: `${root}/in.txt` }))
+        .size_bytes,
+      6,
+    );
     for (const path of [`${outside}/secret`, `${root}/escape`, `${root}/outdir/secret`, `${root}/../x`]) {
       like(await mcp.err("load-buffer", { name: "y", path }), /--files-root|refusing/, path);
     }
