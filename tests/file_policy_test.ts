@@ -6,7 +6,7 @@
  * timeout) and leave the server answering.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, ROOT, startTmux } from "./helpers.ts";
+import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
 import { tempDir } from "./pane_helpers.ts";
 import { readFileChecked, writeFileChecked } from "../lib/tools/files.ts";
 
@@ -173,30 +173,42 @@ Deno.test("file policy: sizes are counted on bytes read", async () => {
   assertEquals(await writeFileChecked(`${dir}/g`, new Uint8Array([1, 2]), {}, { truncate: true }), `${dir}/g`);
 });
 
-Deno.test("file policy: a file that is this process's stdout is refused, however it is reached", async () => {
-  // A child whose stdout is a regular file: /proc/self/fd/1 then resolves to that file, outside /proc.
+Deno.test("file policy: this process's stdout is never written, however a link reaches it", async () => {
+  // A child whose stdout is a regular file: /proc/PID/fd/1 then resolves to that file, outside /proc.
   const dir = await tempDir();
-  const out = `${dir}/stdout.txt`;
-  await Deno.symlink("/proc/self/fd/1", `${dir}/via-proc`);
   const script = `${dir}/probe.ts`;
   await Deno.writeTextFile(
     script,
     `import { writeFileChecked, readFileChecked } from ${JSON.stringify(ROOT + "lib/tools/files.ts")};
-const results = [];
-for (const p of [${JSON.stringify(out)}, ${JSON.stringify(`${dir}/via-proc`)}]) {
-  try { await writeFileChecked(p, new TextEncoder().encode("FORGED"), {}, { truncate: false }); results.push("written"); }
-  catch (e) { results.push(e.message); }
-  try { await readFileChecked(p, 1000, {}); results.push("read"); } catch (e) { results.push(e.message); }
+const [out, dir] = Deno.args;
+await Deno.symlink("/proc/" + Deno.pid + "/fd/1", dir + "/via-pid");
+await Deno.mkdir(dir + "/d");
+await Deno.symlink("/proc/" + Deno.pid + "/fd", dir + "/d/fds");
+const results = {};
+for (const p of [out, dir + "/via-pid", dir + "/d/fds/1", dir + "/d/../via-pid"]) {
+  try { await writeFileChecked(p, new TextEncoder().encode("FORGED"), {}, { truncate: false }); results[p] = "written"; }
+  catch (e) { results[p] = e.message; }
 }
 console.error(JSON.stringify(results));`,
   );
-  const r = await new Deno.Command("sh", {
-    args: ["-c", `exec "$0" run -A "$1" > "$2"`, Deno.execPath(), script, out],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  const results: string[] = JSON.parse(new TextDecoder().decode(r.stderr).trim().split("\n").pop()!);
-  assertEquals(results.length, 4);
-  for (const m of results) assertMatch(m, /this server's own stdin, stdout or stderr|refusing/);
-  assertEquals(await Deno.readTextFile(out), "", "nothing was written to stdout");
+  for (const perms of [["-A"], START_PERMISSIONS]) {
+    const out = `${dir}/stdout-${perms.length}.txt`;
+    const sub = `${dir}/run-${perms.length}`;
+    await Deno.mkdir(sub);
+    const r = await new Deno.Command("sh", {
+      args: ["-c", `exec "$0" run "$@" > "${out}"`, Deno.execPath(), ...perms, script, out, sub],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const results: Record<string, string> = JSON.parse(new TextDecoder().decode(r.stderr).trim().split("\n").pop()!);
+    for (const [p, m] of Object.entries(results)) {
+      // By its own name the file is recognised only where /proc/self may be read (Deno refuses it
+      // without --allow-all); through /proc it is refused either way.
+      if (p === out && perms !== START_PERMISSIONS) assertMatch(m, /own stdin, stdout or stderr/, p);
+      if (p !== out) assertMatch(m, /refusing .*\/proc/, `${p}: ${m}`);
+    }
+    const written = await Deno.readTextFile(out);
+    assertEquals(written.replaceAll("FORGED", "").length, 0);
+    if (perms !== START_PERMISSIONS) assertEquals(written, "", "nothing was written to stdout");
+  }
 });

@@ -5,57 +5,9 @@
  * refused or bounded without spinning the main thread.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, ROOT, START_PERMISSIONS, startTmux, textOf } from "./helpers.ts";
+import { connect, startTmux, textOf } from "./helpers.ts";
+import { rawServer } from "./raw_stdio.ts";
 import { decodeCursor, encodeCursor } from "../lib/exec/cursor.ts";
-
-const enc = new TextEncoder();
-
-/** A server on raw stdio: send lines, read answers (one JSON object per line). */
-function rawServer(socketName: string, extra: string[] = []) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", "--socket-name", socketName, ...extra],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const writer = child.stdin.getWriter();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let pending = "";
-  return {
-    child,
-    stderr,
-    writer,
-    sendRaw: (line: string) => writer.write(enc.encode(line + "\n")),
-    send: (m: unknown) => writer.write(enc.encode(JSON.stringify(m) + "\n")),
-    async next(): Promise<Record<string, unknown>> {
-      while (!pending.includes("\n")) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error("server closed stdout");
-        pending += value;
-      }
-      const i = pending.indexOf("\n");
-      const line = pending.slice(0, i);
-      pending = pending.slice(i + 1);
-      return JSON.parse(line);
-    },
-    async initialize() {
-      await this.send({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
-      });
-      assertEquals((await this.next()).id, 0);
-      await this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    },
-    async stop() {
-      await writer.close().catch(() => {});
-      await reader.cancel().catch(() => {});
-      return await child.status;
-    },
-  };
-}
 
 Deno.test("JSON-RPC: invalid requests are answered with their id whenever it can be read", async () => {
   const tmux = await startTmux("rpc");

@@ -42,13 +42,27 @@ export class KeyedLocks {
   }
 }
 
-/** This process's user id without the `sys` permission: the owner of /proc/self (undefined off Linux). */
-async function ownUid(): Promise<number | undefined> {
-  try {
-    return (await Deno.stat("/proc/self")).uid ?? undefined;
-  } catch {
-    return undefined;
-  }
+let uid: Promise<number | undefined> | undefined;
+
+/**
+ * This process's user id without the `sys` permission (Deno.uid) or a look
+ * at /proc/self (refused to a process without --allow-all): the owner of a
+ * file it creates. A process-wide fact, found once.
+ */
+function ownUid(): Promise<number | undefined> {
+  uid ??= (async () => {
+    try {
+      const probe = await Deno.makeTempFile({ prefix: `tmux-mcp-${Deno.pid}-uid-` });
+      try {
+        return (await Deno.stat(probe)).uid ?? undefined;
+      } finally {
+        await Deno.remove(probe).catch(() => {});
+      }
+    } catch {
+      return undefined;
+    }
+  })();
+  return uid;
 }
 
 /**

@@ -138,6 +138,52 @@ function requireRegular(given: string, resolved: string, info: Deno.FileInfo): v
   throw new UserError(`refusing ${q(given)}${via}: it is a ${kindOf(info)}; only regular files can be used`);
 }
 
+/** Most symlinks followed in one path, as Linux's own limit. */
+const MAX_HOPS = 40;
+
+/**
+ * `realpath` done here, one component at a time, checking the target of
+ * every symlink on the way against /proc, /sys and /dev. Needed because
+ * the kernel resolves `/proc/PID/fd/1` to the file behind the descriptor: a
+ * link to our own stdout would resolve to a harmless-looking path (when
+ * stdout is a file) or fail like a missing file (a pipe), and Deno refuses
+ * this process a look at /proc/self to tell. Returns undefined when a
+ * component does not exist.
+ */
+async function resolvePath(given: string): Promise<string | undefined> {
+  let pending = given.split("/");
+  let done = "/";
+  let hops = 0;
+  while (pending.length > 0) {
+    const seg = pending.shift()!;
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      done = dirOf(done);
+      continue;
+    }
+    const next = done === "/" ? `/${seg}` : `${done}/${seg}`;
+    refuseTree(given, next);
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(next);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return undefined;
+      throw e;
+    }
+    if (!info.isSymlink) {
+      done = next;
+      continue;
+    }
+    if (++hops > MAX_HOPS) throw new UserError(`refusing ${q(given)}: more than ${MAX_HOPS} symlinks to follow`);
+    const target = await Deno.readLink(next);
+    const absolute = target.startsWith("/") ? target : `${done}/${target}`;
+    refuseTree(given, normalize(absolute));
+    pending = [...absolute.split("/"), ...pending];
+    done = "/";
+  }
+  return done;
+}
+
 /** (dev, ino) of this process's stdin, stdout and stderr when they are files; empty where /proc is absent. */
 async function ownDescriptors(): Promise<Array<{ dev: number; ino: number }>> {
   const out: Array<{ dev: number; ino: number }> = [];
@@ -211,10 +257,7 @@ export async function checkReadable(path: string, policy: FilePolicy): Promise<s
   try {
     refuseTree(path, path);
     const root = await resolvedRoot(policy);
-    const resolved = await Deno.realPath(path).catch((e) => {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
-      return undefined;
-    });
+    const resolved = await resolvePath(path);
     if (resolved === undefined) {
       refuseOutsideRoot(path, normalize(path), policy, root); // no hint about files outside the root
       const link = await Deno.lstat(path).catch(() => undefined);
@@ -300,10 +343,11 @@ export async function openForWrite(
     if (path.endsWith("/")) throw new UserError(`${q(path)} ends with "/": give a file path`);
     const root = await resolvedRoot(policy);
     const name = path.slice(path.lastIndexOf("/") + 1);
-    const dir = await Deno.realPath(dirOf(path)).catch((e) => {
+    const dir = await resolvePath(dirOf(path));
+    if (dir === undefined) {
       refuseOutsideRoot(path, normalize(path), policy, root); // no hint about directories outside the root
-      throw e;
-    });
+      throw new Deno.errors.NotFound();
+    }
     const dirInfo = await Deno.stat(dir);
     if (!dirInfo.isDirectory) throw new Deno.errors.NotADirectory();
     const direct = `${dir === "/" ? "" : dir}/${name}`;

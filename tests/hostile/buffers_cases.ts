@@ -1,6 +1,6 @@
 /** Hostile cases for the buffers toolset: names, contents, queries, offsets, tiers. */
 import type { HostileCase } from "./types.ts";
-import { CONTROL, HUGE, INJECTIONS } from "./payloads.ts";
+import { CONTROL, HUGE, INJECTIONS, tierRefusals } from "./payloads.ts";
 
 const cases: HostileCase[] = [];
 
@@ -123,24 +123,13 @@ cases.push(
   { name: "search-buffer huge query", tool: "search-buffer", args: { query: HUGE }, expect: "error" },
 );
 
-for (
-  const [tool, args] of [
-    ["set-buffer", { name: "r", content: "x" }],
-    ["append-buffer", { name: "r", content: "x" }],
-    ["delete-buffer", { name: "r" }],
-    ["rename-buffer", { from: "r", to: "s" }],
-    ["load-buffer", { name: "r", path: "{{FIXTURES}}/file.txt" }],
-    ["save-buffer", { name: "r", path: "{{FIXTURES}}/out/ro" }],
-  ] as const
-) {
-  cases.push({
-    name: `readonly server refuses ${tool}`,
-    tool,
-    args,
-    safety: "readonly",
-    expect: "refused",
-    match: /--safety/,
-  });
-}
+cases.push(...tierRefusals("readonly", [
+  ["set-buffer", { name: "r", content: "x" }],
+  ["append-buffer", { name: "r", content: "x" }],
+  ["delete-buffer", { name: "r" }],
+  ["rename-buffer", { from: "r", to: "s" }],
+  ["load-buffer", { name: "r", path: "{{FIXTURES}}/file.txt" }],
+  ["save-buffer", { name: "r", path: "{{FIXTURES}}/out/ro" }],
+]));
 
 export const CASES: readonly HostileCase[] = cases;

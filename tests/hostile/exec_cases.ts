@@ -1,6 +1,6 @@
 /** Hostile cases for the exec toolset: forged cursors, targets, patterns, bounds. */
 import type { HostileCase } from "./types.ts";
-import { INJECTIONS } from "./payloads.ts";
+import { INJECTIONS, tierRefusals } from "./payloads.ts";
 
 /** A capture-since cursor for {{PANE}} with these wire fields (see lib/exec/cursor.ts). */
 function cursor(fields: Record<string, unknown>): string {
@@ -29,19 +29,6 @@ for (
     ["pane #()", cursor({ p: "#(touch {{CANARY}})" })],
     ["extra field", cursor({ z: 1 })],
     ["fingerprint not hex", cursor({ a: "$(touch)" })],
-  ] as const
-) {
-  cases.push({
-    name: `capture-since cursor ${label}`,
-    tool: "capture-since",
-    args: { cursor: c },
-    safety: "readonly",
-    expect: "error",
-    match: INVALID,
-  });
-}
-for (
-  const [label, c] of [
     ["wrong prefix", "tmc2.e30"],
     ["bad base64", "tmc1.!!!!"],
     ["empty body", "tmc1."],
@@ -123,14 +110,7 @@ cases.push(
     args: { target: "{{PANE}}", command: "" },
     expect: "error",
   },
-  {
-    name: "readonly server refuses run-command",
-    tool: "run-command",
-    args: { command: "touch {{CANARY}}" },
-    safety: "readonly",
-    expect: "refused",
-    match: /--safety/,
-  },
+  ...tierRefusals("readonly", [["run-command", { command: "touch {{CANARY}}" }]]),
 );
 for (const [label, p] of INJECTIONS.filter(([l]) => !["-t", "--", "~"].includes(l))) {
   cases.push(

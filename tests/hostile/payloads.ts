@@ -8,6 +8,7 @@
  * for (const [label, p] of INJECTIONS) cases.push({ name: `set-buffer name ${label}`, ... });
  * ```
  */
+import type { HostileCase } from "./types.ts";
 
 /** [label, value]: shell, tmux command-separator, format and option-looking values. */
 export const INJECTIONS: ReadonlyArray<readonly [string, string]> = [
@@ -38,6 +39,21 @@ export const CONTROL: ReadonlyArray<readonly [string, string]> = [
   ["CR", "a\rb"],
   ["ESC", "\x1b[31mred"],
 ];
+
+/** Cases that a server of `tier` must refuse for the tier alone: one per [tool, args]. */
+export function tierRefusals(
+  tier: "readonly" | "mutating",
+  calls: ReadonlyArray<readonly [string, Record<string, unknown>]>,
+): HostileCase[] {
+  return calls.map(([tool, args]) => ({
+    name: `${tier} server refuses ${tool}`,
+    tool,
+    args,
+    ...(tier === "readonly" ? { safety: "readonly" as const } : {}),
+    expect: "refused" as const,
+    match: /--safety/,
+  }));
+}
 
 /** Far over any name or path limit. */
 export const HUGE = "x".repeat(100_000);

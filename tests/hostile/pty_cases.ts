@@ -1,6 +1,6 @@
 /** Hostile cases for the pty toolset: session ids, keys, working directories, sizes, tiers. */
 import type { HostileCase } from "./types.ts";
-import { INJECTIONS } from "./payloads.ts";
+import { INJECTIONS, tierRefusals } from "./payloads.ts";
 
 const cases: HostileCase[] = [];
 
@@ -93,30 +93,11 @@ cases.push(
     expect: "error",
   },
   { name: "pty_kill_session unknown id", tool: "pty_kill_session", args: { session_id: "nosuch" }, expect: "error" },
-  {
-    name: "readonly server refuses pty_launch",
-    tool: "pty_launch",
-    args: { command: "touch {{CANARY}}" },
-    safety: "readonly",
-    expect: "refused",
-    match: /--safety/,
-  },
-  {
-    name: "readonly server refuses pty_send_keys",
-    tool: "pty_send_keys",
-    args: { session_id: "{{PTY}}", keys: "x" },
-    safety: "readonly",
-    expect: "refused",
-    match: /--safety/,
-  },
-  {
-    name: "readonly server refuses pty_capture_start",
-    tool: "pty_capture_start",
-    args: { session_id: "{{PTY}}", output_file: "{{FIXTURES}}/out/ro" },
-    safety: "readonly",
-    expect: "refused",
-    match: /--safety/,
-  },
+  ...tierRefusals("readonly", [
+    ["pty_launch", { command: "touch {{CANARY}}" }],
+    ["pty_send_keys", { session_id: "{{PTY}}", keys: "x" }],
+    ["pty_capture_start", { session_id: "{{PTY}}", output_file: "{{FIXTURES}}/out/ro" }],
+  ]),
 );
 
 export const CASES: readonly HostileCase[] = cases;

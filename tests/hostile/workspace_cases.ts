@@ -1,6 +1,6 @@
 /** Hostile cases for the workspace toolset: targets, names, formats, keys, environment, layouts, sizes, tiers. */
 import type { HostileCase } from "./types.ts";
-import { CONTROL, HUGE, INJECTIONS } from "./payloads.ts";
+import { CONTROL, HUGE, INJECTIONS, tierRefusals } from "./payloads.ts";
 
 const cases: HostileCase[] = [];
 
@@ -246,34 +246,20 @@ cases.push(
   { name: "new-session name :", tool: "new-session", args: { name: "a:b", command: "cat" }, expect: "error" },
 );
 
-for (const tool of ["kill-session", "kill-window", "kill-pane", "kill-server"]) {
-  cases.push({
-    name: `mutating server refuses ${tool}`,
-    tool,
-    args: { target: "{{PANE}}" },
-    expect: "refused",
-    match: /--safety/,
-  });
-}
-for (
-  const [tool, args] of [
+cases.push(
+  ...tierRefusals(
+    "mutating",
+    ["kill-session", "kill-window", "kill-pane", "kill-server"].map((t) => [t, { target: "{{PANE}}" }]),
+  ),
+  ...tierRefusals("readonly", [
     ["send-keys", { target: "{{PANE}}", text: "x" }],
     ["paste-text", { target: "{{PANE}}", text: "x" }],
     ["pipe-pane", { target: "{{PANE}}", path: "{{FIXTURES}}/out/ro" }],
     ["set-environment", { name: "X", value: "y" }],
     ["new-window", { target: "{{SESSION}}" }],
     ["respawn-pane", { target: "{{PANE}}" }],
-  ] as const
-) {
-  cases.push({
-    name: `readonly server refuses ${tool}`,
-    tool,
-    args,
-    safety: "readonly",
-    expect: "refused",
-    match: /--safety/,
-  });
-}
+  ]),
+);
 cases.push(
   { name: "unknown tool name with $()", tool: "$(touch {{CANARY}})", args: {}, expect: "error", match: /unknown tool/ },
   { name: "unknown tool name kill-server;", tool: "kill-server;", args: {}, expect: "error", match: /unknown tool/ },
