@@ -39,6 +39,8 @@ export interface Config {
   configPath?: string;
   /** `--max-tokens`: overrides the config file's maxTokensPerResponse. */
   maxTokens?: number;
+  /** `--files-root`: confine every file tool to this directory (after symlinks). */
+  filesRoot?: string;
 }
 
 /** A bad command line or environment value; message is one line. */
@@ -85,6 +87,19 @@ function nonEmpty(source: string, raw: string): string {
   if (raw.length === 0) throw new UsageError(`${source}: must not be empty`);
   if (raw.includes("\0")) throw new UsageError(`${source}: must not contain NUL`);
   return raw;
+}
+
+/** An absolute directory that exists now, resolved through symlinks. */
+function existingDirectory(source: string, raw: string): string {
+  const path = nonEmpty(source, raw);
+  if (!path.startsWith("/")) throw new UsageError(`${source}: "${raw}" is not an absolute path`);
+  try {
+    if (!Deno.statSync(path).isDirectory) throw new UsageError(`${source}: "${raw}" is not a directory`);
+    return Deno.realPathSync(path);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`${source}: "${raw}" cannot be used: ${(e as Error).message.split("\n")[0]}`);
+  }
 }
 
 const MiB = 1024 * 1024;
@@ -185,6 +200,13 @@ export const OPTIONS: readonly OptionRow[] = [
     type: "string",
     help: "token budget per tool result (overrides maxTokensPerResponse)",
     apply: (c, v, s) => c.maxTokens = intIn(s, String(v), 100, 10_000_000),
+  },
+  {
+    flag: "files-root",
+    env: "TMUX_MCP_FILES_ROOT",
+    type: "string",
+    help: "confine file tools (load/save-buffer, pipe-pane, pty_capture_start) to this directory",
+    apply: (c, v, s) => c.filesRoot = existingDirectory(s, String(v)),
   },
 ];
 
