@@ -128,6 +128,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
     services,
     audit: createAuditSink(config.auditLog),
     stages: [budget.stage],
+    pageBudget: budget.pageBudget,
     errorText: budget.trimError,
   });
   served = new Set(pipeline.served.map((t) => t.name));

@@ -40,6 +40,8 @@ const ctx = {
   signal: new AbortController().signal,
   progress: () => Promise.resolve(),
   noteTarget: () => {},
+  budget: budget.pageBudget(tool),
+  call: () => Promise.reject(new Error("not in this bench")),
 } as ToolContext;
 
 function textResult(text: string): CallToolResult {
