@@ -23,7 +23,7 @@ export default defineTool({
   output: z.object({
     ...resolvedShape,
     piping: z.boolean().describe("true: output now goes to path; false: piping stopped"),
-    path: z.string().optional(),
+    path: z.string().optional().describe("present when piping: the file the output goes to"),
   }),
   async handler({ target, path, append }, ctx) {
     const t = await resolve(ctx, target);

@@ -20,7 +20,12 @@ export default defineTool({
     value: envValue.optional(),
     unset: unsetFlag,
   }),
-  output: z.object({ name: z.string(), global: z.boolean(), unset: z.boolean(), session_id: z.string().optional() }),
+  output: z.object({
+    name: z.string(),
+    global: z.boolean(),
+    unset: z.boolean(),
+    session_id: z.string().optional().describe("present unless global: the session whose environment changed"),
+  }),
   async handler({ target, global, name, value, unset }, ctx) {
     const tail = valueOrUnset(name, value, unset);
     if (global && target !== undefined) throw new UserError("target is not used with global: true: leave it out");
