@@ -11,7 +11,7 @@
  * check("list-buffers", result); // throws with the schema errors when the result does not match
  * ```
  */
-import { Ajv, type ValidateFunction } from "npm:ajv@8.20.0";
+import { Ajv, type ValidateFunction } from "ajv";
 
 const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: false, validateFormats: false });
 
