@@ -101,7 +101,7 @@ export function createServices(config: Config): { services: Services; runExitHoo
 }
 
 /** A tool as tools/list shows it; its output schema also admits a buffered response (lib/budget). */
-function listing(tool: AnyTool): Tool {
+export function listing(tool: AnyTool): Tool {
   return {
     name: tool.name,
     title: tool.title,
