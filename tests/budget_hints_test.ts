@@ -4,22 +4,17 @@
  */
 import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
-import { asBuffered } from "./budget_helpers.ts";
+import { asBuffered, windowRunning } from "./budget_helpers.ts";
 
 const LINES = 3000;
 
 Deno.test("every suggested call of a buffered capture works as written; the suggested search finds the ERROR lines", async () => {
   await withServer(async (mcp, tmux) => {
-    await tmux.tmux("set-option", "-g", "history-limit", "50000");
-    const pane = (await tmux.tmux(
-      "new-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
+    const pane = await windowRunning(
+      tmux,
       `awk 'BEGIN { for (i = 1; i <= ${LINES}; i++) printf "%05d %s request done\\n", i, (i % 100 == 0 ? "ERROR" : "INFO") }'; ` +
         "exec sleep 3600",
-    )).trim();
+    );
     for (let i = 0; !(await tmux.tmux("capture-pane", "-p", "-t", pane)).includes(`0${LINES} ERROR`); i++) {
       assert.ok(i < 400, "the pane finishes printing");
       await new Promise((r) => setTimeout(r, 50));
