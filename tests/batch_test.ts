@@ -82,6 +82,10 @@ Deno.test("batch refuses nested batches, empty and oversized batches, and unknow
     assert.match(await mcp.err("batch", { calls: [] }), /at least one call/);
     const many = Array.from({ length: 21 }, () => ({ tool: "list-buffers" }));
     assert.match(await mcp.err("batch", { calls: many }), /at most 20 calls/);
+    assert.match(
+      await mcp.err("batch", { calls: [{ tool: "list-buffers", argument: {} }] }),
+      /calls\.0: unknown parameter\(s\) argument \(did you mean arguments\?\)/,
+    );
     const r = await mcp.ok<BatchResult>("batch", { calls: [{ tool: "list-buffer" }] });
     assert.match(r.results[0].error!, /unknown tool "list-buffer": did you mean list-buffers\?/);
   });

@@ -83,10 +83,14 @@ export function describeIssues(error: z.ZodError, known?: (path: readonly Proper
 function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let node: unknown = schema;
   for (const step of path) {
-    if (typeof step !== "string") return [];
     node = unwrap(node);
+    if (typeof step === "number") {
+      node = (node as { element?: unknown })?.element; // an array's items
+      if (!node) return [];
+      continue;
+    }
     const shape = (node as { shape?: Record<string, unknown> })?.shape;
-    if (!shape || !(step in shape)) return [];
+    if (typeof step !== "string" || !shape || !(step in shape)) return [];
     node = shape[step];
   }
   const shape = (unwrap(node) as { shape?: Record<string, unknown> })?.shape;
