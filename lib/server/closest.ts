@@ -6,6 +6,7 @@
  * ```ts
  * closest("max_byte", ["name", "offset_bytes", "max_bytes"]); // "max_bytes"
  * closest("zzz", ["name"]); // undefined: nothing is near enough
+ * parameterNames(tool.input, []); // ["name", "offset_bytes", "max_bytes"]
  * ```
  */
 
@@ -42,4 +43,37 @@ export function closest(name: string, candidates: Iterable<string>): string | un
     }
   }
   return best;
+}
+
+/**
+ * The parameter names of the object a zod issue path points into: the
+ * top-level input (path []), a nested object, or an array's items (a number
+ * step). Empty when the path leads elsewhere.
+ */
+export function parameterNames(schema: unknown, path: readonly PropertyKey[]): string[] {
+  let node: unknown = schema;
+  for (const step of path) {
+    node = unwrap(node);
+    if (typeof step === "number") {
+      node = (node as { element?: unknown })?.element; // an array's items
+      if (!node) return [];
+      continue;
+    }
+    const shape = (node as { shape?: Record<string, unknown> })?.shape;
+    if (typeof step !== "string" || !shape || !(step in shape)) return [];
+    node = shape[step];
+  }
+  const shape = (unwrap(node) as { shape?: Record<string, unknown> })?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** Looks through optional/default/nullable wrappers to the schema inside. */
+function unwrap(node: unknown): unknown {
+  let n = node as { def?: { innerType?: unknown } } | undefined;
+  for (let k = 0; k < 8 && n; k++) {
+    const inner = n.def?.innerType;
+    if (!inner) break;
+    n = inner as typeof n;
+  }
+  return n;
 }

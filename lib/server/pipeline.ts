@@ -19,7 +19,7 @@ import { RefusedError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
-import { closest } from "./closest.ts";
+import { closest, parameterNames } from "./closest.ts";
 
 /** What the pipeline needs from the SDK's per-request `extra`. */
 export interface CallExtra {
@@ -77,35 +77,6 @@ export function describeIssues(error: z.ZodError, known?: (path: readonly Proper
     }
     return `${path}: ${i.message}`;
   }).join("; ");
-}
-
-/** The parameter names of the object a zod issue path points into (top level, or a nested object). */
-function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let node: unknown = schema;
-  for (const step of path) {
-    node = unwrap(node);
-    if (typeof step === "number") {
-      node = (node as { element?: unknown })?.element; // an array's items
-      if (!node) return [];
-      continue;
-    }
-    const shape = (node as { shape?: Record<string, unknown> })?.shape;
-    if (typeof step !== "string" || !shape || !(step in shape)) return [];
-    node = shape[step];
-  }
-  const shape = (unwrap(node) as { shape?: Record<string, unknown> })?.shape;
-  return shape ? Object.keys(shape) : [];
-}
-
-/** Looks through optional/default/nullable wrappers to the schema inside. */
-function unwrap(node: unknown): unknown {
-  let n = node as { unwrap?: () => unknown; def?: { innerType?: unknown } } | undefined;
-  for (let k = 0; k < 8 && n; k++) {
-    const inner = n.def?.innerType;
-    if (!inner) break;
-    n = inner as typeof n;
-  }
-  return n;
 }
 
 /** A handler's output as the client receives it (before result stages). */
@@ -180,7 +151,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       const parsed = strictInput.get(name)!.safeParse(args ?? {});
       if (!parsed.success) {
         outcome = "invalid";
-        message = `invalid arguments for ${name}: ${describeIssues(parsed.error, (p) => keysAt(tool.input, p))}`;
+        message = `invalid arguments for ${name}: ${
+          describeIssues(parsed.error, (p) => parameterNames(tool.input, p))
+        }`;
         return errorResult(message);
       }
       const progressToken = extra._meta?.progressToken;
