@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { connect, type McpFixture, startTmux, type TmuxFixture, uniqueSocketName } from "./helpers.ts";
-import { asBuffered, type Buffered, pageThrough } from "./budget_helpers.ts";
+import { asBuffered, type Buffered, pageThrough, windowRunning } from "./budget_helpers.ts";
 
 const listed: Set<string> = await (async () => {
   const mcp = await connect({ socketName: uniqueSocketName("list") });
@@ -35,15 +35,7 @@ const LINES = 20_000;
 
 /** A pane that printed LINES numbered lines and then sits idle; returns its pane id. */
 async function paneWithOutput(tmux: TmuxFixture): Promise<string> {
-  await tmux.tmux("set-option", "-g", "history-limit", "50000");
-  const pane = (await tmux.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `seq -f 'log line %05g' 1 ${LINES}; exec sleep 3600`,
-  )).trim();
+  const pane = await windowRunning(tmux, `seq -f 'log line %05g' 1 ${LINES}; exec sleep 3600`);
   for (let i = 0; i < 200; i++) {
     const screen = await tmux.tmux("capture-pane", "-p", "-t", pane);
     if (screen.includes(`log line ${LINES}`)) return pane;

@@ -80,3 +80,9 @@ export async function resultBuffers(tmux: { tmux(...args: string[]): Promise<str
   const out = await tmux.tmux("list-buffers", "-F", "#{buffer_name}").catch(() => "");
   return out.split("\n").filter((n) => n.startsWith("mcp-result-"));
 }
+
+/** Opens a detached window running a shell command (history-limit raised first) and returns its pane id. */
+export async function windowRunning(tmux: TmuxFixture, command: string): Promise<string> {
+  await tmux.tmux("set-option", "-g", "history-limit", "50000");
+  return (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", command)).trim();
+}

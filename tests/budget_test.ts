@@ -2,21 +2,15 @@
  * Response budgets through the MCP client over stdio, against real tmux:
  * over-budget results become a preview plus a result buffer that pages back
  * byte-exact; under-budget results are untouched; alwaysBuffer, depth
- * truncation, TTL, the 32-buffer cap, exit cleanup, errors.
+ * truncation, TTL, the 32-buffer cap, exit cleanup, errors. Text results
+ * paged back byte-exact: tests/budget_capture_test.ts; natively paged tools
+ * (show-buffer, search-buffer), which are never buffered: tests/budget_paging_test.ts.
  */
 import assert from "node:assert/strict";
 import { connect, startTmux, withServer } from "./helpers.ts";
-import { asBuffered, pageThrough, resultBuffers, withConfig } from "./budget_helpers.ts";
+import { asBuffered, resultBuffers, withConfig } from "./budget_helpers.ts";
 
 const enc = new TextEncoder();
-
-/** 20,000 numbered lines with multi-byte text, so pages and previews must respect UTF-8. */
-function bigLog(): string {
-  return Array.from({ length: 20_000 }, (_, i) => {
-    const n = String(i + 1).padStart(5, "0");
-    return `line ${n} 日本語 ✅ ${"x".repeat(i % 37)}`;
-  }).join("\n") + "\n";
-}
 
 /** Creates `count` buffers named `item-NNN` in one tmux call. */
 async function makeBuffers(tmux: { tmux(...args: string[]): Promise<string> }, count: number): Promise<void> {
@@ -27,44 +21,6 @@ async function makeBuffers(tmux: { tmux(...args: string[]): Promise<string> }, c
   }
   await tmux.tmux(...args);
 }
-
-Deno.test("an over-budget show-buffer result becomes a preview of its end plus a buffer that pages back byte-exact", async () => {
-  const text = bigLog();
-  await withServer(async (mcp, tmux) => {
-    await tmux.tmuxStdin(enc.encode(text), "load-buffer", "-b", "big", "-");
-    // The SDK client validates structuredContent against the advertised output schema: this call would throw if
-    // the buffered shape were not declared.
-    const r = await mcp.call("show-buffer", { name: "big", max_bytes: 1024 * 1024 });
-    assert.equal(r.isError, undefined);
-    const b = asBuffered(r.structuredContent);
-    assert.deepEqual(JSON.parse((r.content[0] as { text: string }).text), b, "content carries the same envelope");
-    assert.equal(b.metadata.would_exceed_limit, true);
-    assert.equal(b.metadata.total_bytes, enc.encode(text).length);
-    assert.equal(b.metadata.item_count, 20_000);
-    assert.equal(b.metadata.limit_tokens, 25_000);
-    assert.ok(b.metadata.total_tokens > 25_000);
-    assert.match(b.buffer_id!, /^mcp-result-[0-9a-f]{8}$/);
-
-    // The preview keeps the tool's own fields and the END of the text, starting at a line.
-    const preview = b.preview as { name: string; size_bytes: number; text: string };
-    assert.equal(preview.name, "big");
-    assert.equal(preview.size_bytes, enc.encode(text).length);
-    assert.ok(preview.text.endsWith("line 20000 日本語 ✅ " + "x".repeat(19999 % 37) + "\n"));
-    assert.ok(text.endsWith(preview.text), "the preview is a suffix of the text");
-    assert.ok(preview.text.startsWith("line "), "the preview starts at a line boundary");
-    assert.ok(preview.text.length < 20_000, "the preview is small");
-
-    // Suggestions name the buffer and page sizes that fit the show-buffer budget.
-    assert.ok(b.suggested_refinements.some((s) => s.startsWith(`show-buffer {"name":"${b.buffer_id}"`)));
-    assert.ok(b.suggested_refinements.includes("pass a smaller max_bytes"), "the tool's own hint is there");
-    const pageHint = b.suggested_refinements.find((s) => s.includes('"offset_bytes":0'))!;
-    const maxBytes = Number(/"max_bytes":(\d+)/.exec(pageHint)![1]);
-
-    const paged = await pageThrough(mcp, b.buffer_id!, maxBytes);
-    assert.deepEqual(paged, enc.encode(text), "paging the result buffer reproduces the text byte-exact");
-    assert.deepEqual(await resultBuffers(tmux), [b.buffer_id]);
-  });
-});
 
 Deno.test("a result under budget is returned untouched", async () => {
   await withServer(async (mcp, tmux) => {
@@ -172,8 +128,8 @@ Deno.test("result buffers are deleted when the server exits normally", async () 
   try {
     await tmux.tmux("set-buffer", "-b", "mine", "the user's own buffer");
     const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "100"] });
-    await tmux.tmuxStdin(enc.encode("word ".repeat(2000)), "load-buffer", "-b", "big", "-");
-    const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
+    await makeBuffers(tmux, 100);
+    const b = asBuffered(await mcp.ok("list-buffers"));
     assert.deepEqual(await resultBuffers(tmux), [b.buffer_id]);
     await mcp.close();
     assert.deepEqual(await resultBuffers(tmux), []);
@@ -185,11 +141,11 @@ Deno.test("result buffers are deleted when the server exits normally", async () 
 
 Deno.test("autoTruncate returns the preview without keeping the full result", async () => {
   await withConfig(`{ "autoTruncate": true, "maxTokensPerResponse": 200 }`, async (mcp, tmux) => {
-    await tmux.tmuxStdin(enc.encode("alpha beta\n".repeat(500)), "load-buffer", "-b", "big", "-");
-    const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
+    await makeBuffers(tmux, 100);
+    const b = asBuffered(await mcp.ok("list-buffers"));
     assert.equal(b.buffer_id, null);
     assert.match(b.note, /autoTruncate/);
-    assert.ok((b.preview.text as string).endsWith("alpha beta\n"));
+    assert.ok((b.preview.buffers as unknown[]).length > 0);
     assert.ok(!b.suggested_refinements.some((s) => s.includes("mcp-result-")));
     assert.deepEqual(await resultBuffers(tmux), []);
   });
@@ -205,8 +161,8 @@ Deno.test("enableBuffering false returns every result whole", async () => {
 
 Deno.test("--max-tokens overrides maxTokensPerResponse from the config file", async () => {
   await withConfig(`{ "maxTokensPerResponse": 1000000 }`, async (mcp, tmux) => {
-    await tmux.tmuxStdin(enc.encode("alpha beta\n".repeat(500)), "load-buffer", "-b", "big", "-");
-    const b = asBuffered(await mcp.ok("show-buffer", { name: "big" }));
+    await makeBuffers(tmux, 100);
+    const b = asBuffered(await mcp.ok("list-buffers"));
     assert.equal(b.metadata.limit_tokens, 300);
   }, ["--max-tokens", "300"]);
 });

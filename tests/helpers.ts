@@ -8,6 +8,7 @@ import type { Client as ClientTyped } from "@modelcontextprotocol/sdk/client/ind
 import { StdioClientTransport as StdioClientTransportJs } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StdioClientTransport as StdioClientTransportTyped } from "@modelcontextprotocol/sdk/client/stdio";
 import type { CallToolResult } from "../lib/sdk.ts";
+import { checkResult, type ListedTool } from "./schema_check.ts";
 
 // Typed like lib/sdk.ts does for the server side (the .js subpaths carry no types under Deno).
 export const Client: typeof ClientTyped = ClientJs;
@@ -114,8 +115,16 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
   transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));
   const client = new Client({ name: "tmux-mcp-tests", version: "0.0.0" });
   await client.connect(transport);
-  const call = (name: string, a: Record<string, unknown> = {}) =>
-    client.callTool({ name, arguments: a }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>;
+  // Every result is checked strictly against the output schema this server advertises (tests/schema_check.ts).
+  let listed: Promise<Map<string, ListedTool>> | undefined;
+  const call = async (name: string, a: Record<string, unknown> = {}) => {
+    const r = await client.callTool({ name, arguments: a }, undefined, { timeout: 120_000 }) as CallToolResult;
+    if (!r.isError && r.structuredContent) {
+      listed ??= client.listTools().then((l) => new Map(l.tools.map((t) => [t.name, t as ListedTool])));
+      checkResult((await listed).get(name), r.structuredContent);
+    }
+    return r;
+  };
   return {
     client,
     call,

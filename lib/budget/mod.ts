@@ -17,8 +17,8 @@
  */
 import { charStartAtOrAfter } from "../buffers/utf8.ts";
 import type { CallToolResult } from "../sdk.ts";
-import type { ResultStage } from "../server/pipeline.ts";
-import type { AnyTool, ContentBlock, Services } from "../tools/tool.ts";
+import { outputResult, type ResultStage } from "../server/pipeline.ts";
+import type { AnyTool, ContentBlock, PageBudget, Services } from "../tools/tool.ts";
 import { estimateTokens, MAX_TOKENS_PER_UNIT } from "./estimate.ts";
 import { planPreview, type PreviewPlan, trimMiddle } from "./preview.ts";
 import { createResultRegistry, type ResultRegistry } from "./registry.ts";
@@ -50,6 +50,8 @@ export interface Budget {
   trimError(message: string): string;
   /** The result buffers currently kept (for tests and diagnostics). */
   registry: ResultRegistry;
+  /** The budget a natively paged tool fits its page to (`ToolDef.pagesNatively`). */
+  pageBudget(tool: AnyTool): PageBudget;
 }
 
 const MAX_PAGE_BYTES = 1024 * 1024;
@@ -113,7 +115,10 @@ export function createBudget(opts: BudgetOptions): Budget {
           `go on with offset_bytes = next_offset_bytes`,
       );
       if (opts.isServed("search-buffer")) {
-        out.push(`search-buffer {"buffers":[${name}],"query":"error"} finds lines without reading it all`);
+        out.push(
+          `search-buffer {"buffers":[${name}],"query":"error","ignore_case":true} finds lines (here: any case of ` +
+            `"error") without reading it all`,
+        );
       }
     }
     out.push(...tool.refinements ?? []);
@@ -136,7 +141,8 @@ export function createBudget(opts: BudgetOptions): Budget {
   }
 
   const stage: ResultStage = async (tool, result) => {
-    if (!settings.enableBuffering) return result;
+    // A natively paged tool already fit its page and says where to go on: a copy would only cost a buffer.
+    if (!settings.enableBuffering || tool.pagesNatively) return result;
     const budget = budgetOf(tool.name);
     const estimate = resultTokens(result, budget.maxTokens);
     const over = estimate !== undefined && estimate > budget.maxTokens;
@@ -182,9 +188,17 @@ export function createBudget(opts: BudgetOptions): Budget {
     };
   };
 
+  const unlimited: PageBudget = { fits: () => true };
+  function pageBudget(tool: AnyTool): PageBudget {
+    if (!settings.enableBuffering) return unlimited;
+    const { maxTokens } = budgetOf(tool.name);
+    return { fits: (out) => (resultTokens(outputResult(out), maxTokens) ?? 0) <= maxTokens };
+  }
+
   return {
     stage,
     registry,
+    pageBudget,
     trimError: (message) => trimMiddle(message, settings.maxTokensPerResponse),
   };
 }

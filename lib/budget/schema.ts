@@ -43,23 +43,41 @@ type JsonSchema = Record<string, unknown>;
 
 /**
  * Drops what costs tokens in every listing but tells a model nothing: the
- * ±2^53 bounds zod puts on every integer. The listing is paid for by every
- * agent in every conversation.
+ * ±2^53 bounds zod puts on every integer, and the `additionalProperties:
+ * false` zod puts on every result object (clients read the fields they know
+ * and need no promise about others). `required` stays
+ * in output schemas: it tells a client which fields it can rely on, while a
+ * field that is sometimes absent is optional and its description says when.
+ * Nullable types become `anyOf` [type, null] instead of zod's type arrays
+ * (`["string","null"]`), which strict validators (MCP Inspector --strict,
+ * Ajv strictTypes) warn about.
  */
 function compact(node: unknown, io: "input" | "output"): unknown {
   if (Array.isArray(node)) return node.map((n) => compact(n, io));
   if (node === null || typeof node !== "object") return node;
+  const src = node as JsonSchema;
+  if (Array.isArray(src.type)) return compact(splitTypeArray(src), io);
   const out: JsonSchema = {};
-  for (const [k, v] of Object.entries(node as JsonSchema)) {
+  for (const [k, v] of Object.entries(src)) {
     if ((k === "minimum" && v === Number.MIN_SAFE_INTEGER) || (k === "maximum" && v === Number.MAX_SAFE_INTEGER)) {
       continue;
     }
-    // A result always carries its declared fields (nullable ones as null): repeating every field name in
-    // `required`, and `additionalProperties: false`, would double the listing for no information.
-    if (io === "output" && (k === "required" || k === "additionalProperties")) continue;
+    if (io === "output" && k === "additionalProperties" && v === false) continue;
     out[k] = compact(v, io);
   }
   return out;
+}
+
+/** `{type: ["string","null"], ...}` → `{anyOf: [{type: "string", ...}, {type: "null"}]}`, annotations outside. */
+function splitTypeArray(node: JsonSchema): JsonSchema {
+  const { type, description, title, default: dflt, ...rest } = node;
+  const branches = (type as string[]).map((t) => t === "null" ? { type: "null" } : { type: t, ...rest });
+  return {
+    ...(description !== undefined ? { description } : {}),
+    ...(title !== undefined ? { title } : {}),
+    ...(dflt !== undefined ? { default: dflt } : {}),
+    anyOf: branches,
+  };
 }
 
 /** JSON Schema of a zod schema, as the SDK converts it (draft-7), compacted, without `$schema`. */

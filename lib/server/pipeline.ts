@@ -14,11 +14,12 @@
 import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
 import { TIERS } from "../config.ts";
-import type { AnyTool, Services, ToolContext } from "../tools/tool.ts";
+import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
 import { RefusedError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
+import { closest, parameterNames } from "./closest.ts";
 
 /** What the pipeline needs from the SDK's per-request `extra`. */
 export interface CallExtra {
@@ -46,6 +47,8 @@ export interface PipelineOptions {
    * budgets trim one that is itself huge). Default: unchanged.
    */
   errorText?: (message: string) => string;
+  /** The response budget a natively paged tool fits its page to (lib/budget). Default: everything fits. */
+  pageBudget?: (tool: AnyTool) => PageBudget;
 }
 
 export interface Pipeline {
@@ -56,14 +59,36 @@ export interface Pipeline {
 
 const ID_KEYS = ["session_id", "window_id", "pane_id", "buffer_id"] as const;
 
-/** zod issues → one line: `field: problem; field: problem`. */
-export function describeIssues(error: z.ZodError): string {
+/**
+ * zod issues → one line: `field: problem; field: problem`. `known` (the
+ * parameter names of the object at each path) lets an unknown parameter
+ * name its closest valid one.
+ */
+export function describeIssues(error: z.ZodError, known?: (path: readonly PropertyKey[]) => string[]): string {
   return error.issues.slice(0, 5).map((i) => {
     const path = i.path.length ? i.path.join(".") : "arguments";
-    if (i.code === "unrecognized_keys") return `${path}: unknown parameter(s) ${i.keys.join(", ")}`;
+    if (i.code === "unrecognized_keys") {
+      const valid = known?.(i.path) ?? [];
+      const keys = i.keys.map((k) => {
+        const near = closest(k, valid);
+        return near ? `${k} (did you mean ${near}?)` : k;
+      });
+      return `${path}: unknown parameter(s) ${keys.join(", ")}`;
+    }
     return `${path}: ${i.message}`;
   }).join("; ");
 }
+
+/** A handler's output as the client receives it (before result stages). */
+export function outputResult(out: ToolOutput<unknown>): CallToolResult {
+  return {
+    content: out.content ?? [{ type: "text", text: JSON.stringify(out.structured) }],
+    structuredContent: out.structured as Record<string, unknown>,
+  };
+}
+
+const NO_NOTIFICATIONS: CallExtra["sendNotification"] = () => Promise.resolve();
+const UNLIMITED: PageBudget = { fits: () => true };
 
 function targetOf(structured: unknown): Record<string, string> | undefined {
   if (!structured || typeof structured !== "object") return undefined;
@@ -86,7 +111,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   const shapeError = opts.errorText ?? ((m: string) => m);
 
   function refusal(tool: AnyTool): string | undefined {
-    if (!cfg.toolsets.includes(tool.toolset)) {
+    if (tool.toolset !== "any" && !cfg.toolsets.includes(tool.toolset)) {
       return `tool ${tool.name} belongs to the "${tool.toolset}" toolset, which this server does not serve ` +
         `(--toolsets ${cfg.toolsets.join(",")}); add it to --toolsets to use it`;
     }
@@ -110,11 +135,13 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       message = shapeError(text);
       return { content: [{ type: "text", text: message }], isError: true };
     };
+    const tool = byName.get(name);
     try {
-      const tool = byName.get(name);
       if (!tool) {
         outcome = "invalid";
-        message = `unknown tool ${JSON.stringify(name)}: call tools/list to see the tools this server offers`;
+        const near = closest(name, served.map((t) => t.name)) ?? closest(name, byName.keys());
+        message = `unknown tool ${JSON.stringify(name)}: ` +
+          (near ? `did you mean ${near}? ` : "") + "call tools/list to see the tools this server offers";
         return errorResult(message);
       }
       const refused = refusal(tool);
@@ -126,7 +153,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       const parsed = strictInput.get(name)!.safeParse(args ?? {});
       if (!parsed.success) {
         outcome = "invalid";
-        message = `invalid arguments for ${name}: ${describeIssues(parsed.error)}`;
+        message = `invalid arguments for ${name}: ${
+          describeIssues(parsed.error, (p) => parameterNames(tool.input, p))
+        }`;
         return errorResult(message);
       }
       const progressToken = extra._meta?.progressToken;
@@ -143,6 +172,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         noteTarget: (ids) => {
           target = { ...target, ...ids };
         },
+        budget: opts.pageBudget?.(tool) ?? UNLIMITED,
+        call: (inner, innerArgs) =>
+          call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS }),
       };
       const out = await tool.handler(parsed.data, ctx);
       const checked = tool.output.safeParse(out.structured);
@@ -154,10 +186,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         return errorResult(message);
       }
       target = { ...target, ...targetOf(out.structured) };
-      let result: CallToolResult = {
-        content: out.content ?? [{ type: "text", text: JSON.stringify(out.structured) }],
-        structuredContent: out.structured as Record<string, unknown>,
-      };
+      let result = outputResult(out);
       for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx);
       return result;
     } catch (e) {
@@ -174,7 +203,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         tool: name,
         outcome,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        args: args ?? {},
+        args: tool?.auditArgs ? tool.auditArgs(args ?? {}) : args ?? {},
         ...(target && Object.keys(target).length ? { target } : {}),
         ...(message ? { message } : {}),
         secrets: byName.get(name)?.secrets,

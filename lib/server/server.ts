@@ -60,8 +60,15 @@ function instructions(toolsets: readonly string[]): string {
   parts.push(
     'Every result is bounded: one over the token budget comes back as {type: "buffered_response", note, ' +
       "metadata, buffer_id, suggested_refinements, preview}: a preview (the end of terminal text, the first items " +
-      "of lists) plus a tmux buffer holding the full result, to page with show-buffer. Errors say what to do next.",
+      "of lists) plus a tmux buffer holding the full result, to page with show-buffer.",
   );
+  if (toolsets.includes("buffers")) {
+    parts.push(
+      "show-buffer, search-buffer and subsearch-buffer page themselves instead: a page that would not fit is cut " +
+        "shorter (truncated_by_budget: true) and says exactly where to continue.",
+    );
+  }
+  parts.push("batch runs several tool calls in one request. Errors say what to do next.");
   return parts.join(" ");
 }
 
@@ -101,7 +108,7 @@ export function createServices(config: Config): { services: Services; runExitHoo
 }
 
 /** A tool as tools/list shows it; its output schema also admits a buffered response (lib/budget). */
-function listing(tool: AnyTool): Tool {
+export function listing(tool: AnyTool): Tool {
   return {
     name: tool.name,
     title: tool.title,
@@ -128,6 +135,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
     services,
     audit: createAuditSink(config.auditLog),
     stages: [budget.stage],
+    pageBudget: budget.pageBudget,
     errorText: budget.trimError,
   });
   served = new Set(pipeline.served.map((t) => t.name));

@@ -60,6 +60,7 @@ import runCommand from "./exec/run_command.ts";
 import captureSince from "./exec/capture_since.ts";
 import waitForText from "./exec/wait_for_text.ts";
 import waitForQuiet from "./exec/wait_for_quiet.ts";
+import batch from "./batch.ts";
 
 export const TOOLS: readonly AnyTool[] = [
   // buffers
@@ -124,4 +125,6 @@ export const TOOLS: readonly AnyTool[] = [
   captureSince,
   waitForText,
   waitForQuiet,
+  // any toolset
+  batch,
 ];

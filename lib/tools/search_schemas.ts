@@ -17,6 +17,7 @@ import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
 import { DEFAULT_DEADLINE, searchInWorker } from "../search/worker_pool.ts";
 import { round4 } from "../search/scan.ts";
+import { largestFitting } from "../budget/page.ts";
 
 export const MAX_QUERY_CHARS = 1024;
 /** Most buffers one call names (in `buffers`, `resume_from_offset`, or by omission). */
@@ -82,7 +83,7 @@ const matchSchema = z.object({
   context_start: count.describe("buffer offset where the snippet starts"),
   context_end: count.describe("buffer offset where the snippet ends"),
   snippet: z.string().describe("bytes [context_start, context_end) as text; never cuts a character"),
-  similarity: z.number().min(0).max(1).optional(),
+  similarity: z.number().min(0).max(1).optional().describe("present when include_similarity"),
 });
 
 /** The response of both tools. */
@@ -96,7 +97,7 @@ export const searchOutput = z.object({
   include_similarity: z.boolean(),
   buffers: z.array(z.string()).describe("the buffers searched, in scan order"),
   window: z.object({ buffer: z.string(), start_bytes: count, end_bytes: count }).optional()
-    .describe("subsearch-buffer: the window searched, [start_bytes, end_bytes)"),
+    .describe("present for subsearch-buffer only: the window searched, [start_bytes, end_bytes)"),
   total_matches: count.describe("matches in this response"),
   buffers_scanned: count,
   bytes_scanned_total: count,
@@ -105,8 +106,14 @@ export const searchOutput = z.object({
     .describe("buffers with matches or bytes left; empty when the search is complete"),
   resume_from_offset: z.record(z.string(), count)
     .describe("pass back as resume_from_offset to get the remaining matches"),
-  max_similarity: z.number().min(0).max(1).nullable().optional(),
-  avg_similarity: z.number().min(0).max(1).nullable().optional(),
+  max_similarity: z.number().min(0).max(1).nullable().optional()
+    .describe("present when include_similarity: the highest score, null without matches"),
+  avg_similarity: z.number().min(0).max(1).nullable().optional()
+    .describe("present when include_similarity: the mean score, null without matches"),
+  truncated_by_budget: z.literal(true).optional().describe(
+    "present (true) when fewer than max_matches matches were returned to fit the response budget; " +
+      "resume_from_offset continues exactly after the last one",
+  ),
 });
 
 export type SearchOutput = z.infer<typeof searchOutput>;
@@ -165,10 +172,43 @@ export async function runSearch(
     // fromEntries defines own properties, so a buffer named "__proto__" stays a key.
     resume_from_offset: Object.fromEntries(r.truncated),
   };
-  if (args.include_similarity) {
-    const scores = r.matches.map((m) => m.similarity ?? 0);
-    out.max_similarity = scores.length ? Math.max(...scores) : null;
-    out.avg_similarity = scores.length ? round4(scores.reduce((a, b) => a + b, 0) / scores.length) : null;
-  }
-  return { structured: out };
+  if (args.include_similarity) Object.assign(out, similarityStats(r.matches));
+  if (ctx.budget.fits({ structured: out })) return { structured: out };
+  // Over the response budget: the most matches that fit, and resume offsets that continue right after them.
+  const k = largestFitting(1, out.matches.length, (n) => ctx.budget.fits({ structured: firstMatches(out, n) }));
+  return { structured: firstMatches(out, k) };
+}
+
+function similarityStats(matches: readonly { similarity?: number }[]) {
+  const scores = matches.map((m) => m.similarity ?? 0);
+  return {
+    max_similarity: scores.length ? Math.max(...scores) : null,
+    avg_similarity: scores.length ? round4(scores.reduce((a, b) => a + b, 0) / scores.length) : null,
+  };
+}
+
+/**
+ * A response cut to its first `k` matches. The search resumes at a match
+ * start (as when max_matches is reached), so each buffer with left-out
+ * matches resumes at its first left-out match: between where it was
+ * scanned from and that match there is none. Buffers before those keep
+ * their state; truncated_buffers stays in scan order.
+ */
+export function firstMatches(out: SearchOutput, k: number): SearchOutput {
+  if (k >= out.matches.length) return out;
+  const resume = new Map(Object.entries(out.resume_from_offset));
+  const cutAt = new Map<string, number>();
+  for (const m of out.matches.slice(k)) if (!cutAt.has(m.buffer)) cutAt.set(m.buffer, m.offset_bytes);
+  for (const [name, offset] of cutAt) resume.set(name, offset);
+  const truncated = out.buffers.filter((b) => resume.has(b));
+  const matches = out.matches.slice(0, k);
+  return {
+    ...out,
+    total_matches: matches.length,
+    matches,
+    truncated_buffers: truncated,
+    resume_from_offset: Object.fromEntries(truncated.map((b) => [b, resume.get(b)!])),
+    ...(out.include_similarity ? similarityStats(matches) : {}),
+    truncated_by_budget: true,
+  };
 }

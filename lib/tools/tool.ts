@@ -64,6 +64,23 @@ export interface ToolContext extends Services {
    * (`resolve` in workspace/common.ts) accepts only ids and exact names.
    */
   exactTarget?: boolean;
+  /**
+   * The response budget of this call, for tools that page natively (see
+   * {@linkcode ToolDef.pagesNatively}): whether an output, as the client
+   * would receive it, fits. Always true when budgets are off.
+   */
+  budget: PageBudget;
+  /**
+   * Runs another tool call through the whole pipeline (toolset and tier
+   * gates, validation, audit, budget), as if the client had made it; errors
+   * come back as `isError` results. The batch tool is built on this.
+   */
+  call(name: string, args: unknown): Promise<CallToolResult>;
+}
+
+/** What a natively paged tool asks of the response budget. */
+export interface PageBudget {
+  fits(out: ToolOutput<unknown>): boolean;
 }
 
 export interface ToolAnnotations {
@@ -92,7 +109,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   title: string;
   /** Written for a model: what it is for, its limits, what to call next. */
   description: string;
-  toolset: Toolset;
+  /** "any": served whatever toolsets are (the batch tool). */
+  toolset: Toolset | "any";
   tier: Tier;
   annotations: ToolAnnotations;
   input: I;
@@ -123,6 +141,20 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * would pick the wrong victim. Resolution sees it as `ctx.exactTarget`.
    */
   exactTarget?: boolean;
+  /**
+   * For response budgets: the tool's input already has a way to continue
+   * (an offset, a resume point), so its handler fits the page to
+   * `ctx.budget` itself and returns the exact place to continue in the
+   * original source. The budget stage never moves such a result into a
+   * result buffer.
+   */
+  pagesNatively?: true;
+  /**
+   * What the audit line records as this call's arguments, when not the
+   * arguments themselves (the batch tool: its inner calls are audited one by
+   * one). Gets the raw arguments, which may not be valid.
+   */
+  auditArgs?: (args: unknown) => unknown;
   handler(args: z.infer<I>, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
 }
 

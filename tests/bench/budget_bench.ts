@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { CallToolResult } from "../../lib/sdk.ts";
 import { estimateTokens } from "../../lib/budget/estimate.ts";
 import { createBudget } from "../../lib/budget/mod.ts";
+import { largestFitting } from "../../lib/budget/page.ts";
 import { defaultBudgetSettings } from "../../lib/budget/settings.ts";
 import { createServices } from "../../lib/server/server.ts";
 import { parseConfig } from "../../lib/config.ts";
@@ -40,6 +41,8 @@ const ctx = {
   signal: new AbortController().signal,
   progress: () => Promise.resolve(),
   noteTarget: () => {},
+  budget: budget.pageBudget(tool),
+  call: () => Promise.reject(new Error("not in this bench")),
 } as ToolContext;
 
 function textResult(text: string): CallToolResult {
@@ -55,3 +58,13 @@ Deno.bench("estimateTokens: 1 MiB of CJK (UTF-8)", () => void estimateTokens(chi
 Deno.bench("stage: small result under budget", async () => void await budget.stage(tool, small, ctx));
 Deno.bench("stage: 64 KiB text under budget", async () => void await budget.stage(tool, page64k, ctx));
 Deno.bench("stage: 1 MiB log over budget → preview", async () => void await budget.stage(tool, big, ctx));
+
+// show-buffer's fit of a 1 MiB slice to the budget: bisection over bytes, one estimate per step.
+const logBytes = new TextEncoder().encode(log.slice(0, MiB));
+const pageOf = (n: number) => {
+  const text = new TextDecoder().decode(logBytes.subarray(0, n));
+  return { structured: { name: "x", text }, content: [{ type: "text" as const, text }] };
+};
+Deno.bench("page fit: 1 MiB slice cut to the 25,000-token budget", () => {
+  void largestFitting(1, logBytes.length, (n) => ctx.budget.fits(pageOf(n)));
+});

@@ -15,7 +15,8 @@ export default defineTool({
     "slashes, always with the u flag (and i with ignore_case); ^ and $ match the buffer's start and end, " +
     "use (?m:^...) for line starts. Buffers must hold valid UTF-8 (otherwise the error names the first " +
     "invalid byte). Searches `buffers` in the order given, or every buffer in list-buffers order. One call " +
-    "returns at most max_matches matches and scans at most max_scan_bytes bytes (a match that starts inside " +
+    "returns at most max_matches matches (fewer, with truncated_by_budget, when they would not fit the response " +
+    "budget) and scans at most max_scan_bytes bytes (a match that starts inside " +
     "that budget is returned whole). When truncated_buffers is not empty, call again with the same arguments " +
     "plus resume_from_offset copied from the response: you get exactly the remaining matches, none twice. " +
     "A snippet shows at most the first 4096 bytes of a longer match. " +
@@ -24,6 +25,7 @@ export default defineTool({
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,
+  pagesNatively: true,
   input: z.object({
     ...search.queryParams,
     buffers: z.array(bufferName).min(1, "buffers must name at least one buffer (omit it to search all)")

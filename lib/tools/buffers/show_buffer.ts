@@ -2,7 +2,8 @@ import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
-import { clipToCharBoundary } from "../../buffers/utf8.ts";
+import { clipToCharBoundary, utf8SequenceLength } from "../../buffers/utf8.ts";
+import { largestFitting } from "../../budget/page.ts";
 
 const MAX_SLICE = 1024 * 1024;
 
@@ -10,7 +11,9 @@ export default defineTool({
   name: "show-buffer",
   title: "Read a slice of a tmux buffer",
   description: "Returns bytes [offset_bytes, offset_bytes + max_bytes) of a paste buffer as text " +
-    "(max_bytes up to 1 MiB; a slice never ends inside a UTF-8 character; invalid UTF-8 shows as U+FFFD). " +
+    "(max_bytes up to 1 MiB; a slice never ends inside a UTF-8 character, and holds at least one whole " +
+    "character; invalid UTF-8 shows as U+FFFD). A page that would not fit the response budget is cut " +
+    "shorter (truncated_by_budget: true); next_offset_bytes still continues exactly. " +
     "The first content block is the text itself; the paging facts (size_bytes, returned_bytes, " +
     "next_offset_bytes — null at the end) come in a second block and in the structured result. " +
     "To read on, call again with offset_bytes = next_offset_bytes. To find something in a large " +
@@ -18,8 +21,7 @@ export default defineTool({
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,
-  textField: "text",
-  refinements: ["pass a smaller max_bytes", "search-buffer finds text in a buffer without reading all of it"],
+  pagesNatively: true,
   input: z.object({
     name: bufferName,
     offset_bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0)
@@ -32,6 +34,8 @@ export default defineTool({
     offset_bytes: z.number().int(),
     returned_bytes: z.number().int(),
     next_offset_bytes: z.number().int().nullable(),
+    truncated_by_budget: z.literal(true).optional()
+      .describe("present (true) when the page was cut shorter than max_bytes to fit the response budget"),
     text: z.string(),
   }),
   secrets: [],
@@ -44,22 +48,33 @@ export default defineTool({
           `pass an offset from 0 to ${size}`,
       );
     }
-    let end = Math.min(size, offset_bytes + max_bytes);
-    const clipped = clipToCharBoundary(bytes, offset_bytes, end);
-    // A slice too small for the character at its start returns it partly
-    // rather than nothing, so paging always moves forward.
-    if (clipped > offset_bytes) end = clipped;
-    const text = new TextDecoder().decode(bytes.subarray(offset_bytes, end));
-    const facts = {
-      name,
-      size_bytes: size,
-      offset_bytes,
-      returned_bytes: end - offset_bytes,
-      next_offset_bytes: end < size ? end : null,
+    /** Where a page of at most `limit` bytes ends: never inside a character, and never before the first one. */
+    const pageEnd = (limit: number): number => {
+      const end = Math.min(size, offset_bytes + limit);
+      const clipped = clipToCharBoundary(bytes, offset_bytes, end);
+      if (clipped > offset_bytes || end === offset_bytes) return clipped;
+      // Too small for the (well-formed) character at the start: return that character whole, so paging moves on.
+      return Math.min(size, offset_bytes + utf8SequenceLength(bytes[offset_bytes]));
     };
-    return {
-      structured: { ...facts, text },
-      content: [{ type: "text", text }, { type: "text", text: JSON.stringify(facts) }],
+    const page = (end: number, cut: boolean) => {
+      const text = new TextDecoder().decode(bytes.subarray(offset_bytes, end));
+      const facts = {
+        name,
+        size_bytes: size,
+        offset_bytes,
+        returned_bytes: end - offset_bytes,
+        next_offset_bytes: end < size ? end : null,
+        ...(cut ? { truncated_by_budget: true as const } : {}),
+      };
+      return {
+        structured: { ...facts, text },
+        content: [{ type: "text" as const, text }, { type: "text" as const, text: JSON.stringify(facts) }],
+      };
     };
+    const whole = page(pageEnd(max_bytes), false);
+    if (ctx.budget.fits(whole)) return whole;
+    // Over the response budget: the longest page that fits, continued exactly by next_offset_bytes.
+    const n = largestFitting(1, whole.structured.returned_bytes, (k) => ctx.budget.fits(page(pageEnd(k), true)));
+    return page(pageEnd(n), true);
   },
 });

@@ -19,6 +19,7 @@ export default defineTool({
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,
+  pagesNatively: true,
   input: z.object({
     buffer: bufferName,
     offset_bytes: search.byteOffset.describe("byte offset of the earlier match (offset_bytes from search-buffer)"),

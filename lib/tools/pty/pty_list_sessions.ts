@@ -19,7 +19,7 @@ export default defineTool({
       rows: z.number().int(),
       cols: z.number().int(),
       status: z.enum(["running", "exited"]),
-      exit_code: z.number().int().optional(),
+      exit_code: z.number().int().optional().describe("present when status is exited and the code is known"),
       backend: z.enum(["pty", "tmux"]),
     })),
   }),

@@ -27,7 +27,7 @@ export default defineTool({
     session_id: z.string(),
     outcome: z.enum(["input_received", "detached", "exited", "timeout", "cancelled", "unavailable"]),
     message: z.string(),
-    attach_command: z.string().optional(),
+    attach_command: z.string().optional().describe("present unless outcome is unavailable"),
     waited_ms: z.number().int(),
   }),
   secrets: ["prompt"],

@@ -11,7 +11,10 @@ export default defineTool({
   tier: "destructive",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: z.object({}),
-  output: z.object({ killed: z.literal("server"), socket_path: z.string().optional() }),
+  output: z.object({
+    killed: z.literal("server"),
+    socket_path: z.string().optional().describe("present when the server had a pane to read it from"),
+  }),
   secrets: [],
   async handler(_args, ctx) {
     const self = await refuseSelfKill(ctx.tmux, "server", {}, { signal: ctx.signal });

@@ -22,7 +22,7 @@ export default defineTool({
   output: z.object({
     ...resolvedShape,
     piping: z.boolean().describe("true: output now goes to path; false: piping stopped"),
-    path: z.string().optional(),
+    path: z.string().optional().describe("present when piping: the file the output goes to"),
   }),
   secrets: [],
   async handler({ target, path, append }, ctx) {

@@ -24,7 +24,12 @@ export default defineTool({
     value: envValue.optional(),
     unset: unsetFlag,
   }),
-  output: z.object({ name: z.string(), global: z.boolean(), unset: z.boolean(), session_id: z.string().optional() }),
+  output: z.object({
+    name: z.string(),
+    global: z.boolean(),
+    unset: z.boolean(),
+    session_id: z.string().optional().describe("present unless global: the session whose environment changed"),
+  }),
   secrets: ["name", "value"],
   async handler({ target, global, name, value, unset }, ctx) {
     const tail = valueOrUnset(name, value, unset);

@@ -45,9 +45,9 @@ export default defineTool({
     global: z.boolean(),
     name: z.string(),
     unset: z.boolean(),
-    session_id: z.string().optional(),
-    window_id: z.string().optional(),
-    pane_id: z.string().optional(),
+    session_id: z.string().optional().describe("present for a session, window or pane option (not global)"),
+    window_id: z.string().optional().describe("present for a window or pane option (not global)"),
+    pane_id: z.string().optional().describe("present for a pane option"),
   }),
   secrets: ["value"],
   async handler({ target, scope, global, name, value, unset }, ctx) {

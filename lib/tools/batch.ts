@@ -1,0 +1,90 @@
+/**
+ * batch: several tool calls in one request, each through the same pipeline
+ * as a call from the client (toolset and tier gates, validation, audit,
+ * budget), so a batch can do nothing its calls could not do one by one.
+ * Results come back in order; the batch stops at the first error unless
+ * `continue_on_error` is true. The batch itself is readonly: every inner
+ * call is gated by its own tier.
+ *
+ * @example
+ * ```ts
+ * // tools/call batch {"calls":[{"tool":"list-panes"},{"tool":"capture-pane","arguments":{"target":"%1"}}]}
+ * // → {"results":[{"tool":"list-panes","ok":true,"result":{...}},{"tool":"capture-pane","ok":true,...}],"completed":2}
+ * ```
+ */
+import { z } from "zod";
+import { defineTool } from "./tool.ts";
+import type { CallToolResult } from "../sdk.ts";
+
+/** Most calls one batch runs. */
+export const MAX_BATCH_CALLS = 20;
+
+const NAME = "batch";
+
+const innerCall = z.object({
+  tool: z.string().min(1).refine((t) => t !== NAME, "a batch cannot contain a batch: list its calls here instead")
+    .describe("tool name, as in tools/list"),
+  arguments: z.record(z.string(), z.unknown()).default({}).describe("that tool's arguments"),
+}).strict();
+
+const innerResult = z.object({
+  tool: z.string(),
+  ok: z.boolean(),
+  result: z.record(z.string(), z.unknown()).optional()
+    .describe("present when ok: the tool's structured result (or a buffered_response)"),
+  text: z.string().optional().describe("present when ok and the tool returned no structured result"),
+  error: z.string().optional().describe("present when not ok: the tool's one-line error"),
+});
+
+function textOf(r: CallToolResult): string {
+  return r.content.map((c) => c.type === "text" ? c.text : "").join("\n");
+}
+
+export default defineTool({
+  name: NAME,
+  title: "Run several tool calls in one request",
+  description: `Runs up to ${MAX_BATCH_CALLS} tool calls in order, each exactly as if called alone (same ` +
+    "permissions, validation and budget), and returns their results in order. Stops at the first error unless " +
+    "continue_on_error is true. Use it for calls that do not depend on each other's results.",
+  toolset: "any",
+  tier: "readonly",
+  // Its calls may do anything their own tiers allow.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  input: z.object({
+    calls: z.array(innerCall).min(1, "calls must hold at least one call")
+      .max(MAX_BATCH_CALLS, `a batch runs at most ${MAX_BATCH_CALLS} calls: split it`),
+    continue_on_error: z.boolean().default(false).describe("run the remaining calls after one fails"),
+  }),
+  output: z.object({
+    results: z.array(innerResult).describe("one per call run, in order"),
+    completed: z.number().int().describe("calls that succeeded"),
+    stopped_at: z.number().int().optional()
+      .describe("present when the batch stopped early: index of the call that failed"),
+  }),
+  secrets: [],
+  // Inner calls get audit lines of their own (with their secrets redacted); this line names them only.
+  auditArgs: (args) => {
+    const a = (args ?? {}) as { calls?: unknown; continue_on_error?: unknown };
+    const calls = Array.isArray(a.calls) ? a.calls.map((c) => String((c as { tool?: unknown })?.tool)) : a.calls;
+    return { calls, ...(a.continue_on_error !== undefined ? { continue_on_error: a.continue_on_error } : {}) };
+  },
+  async handler({ calls, continue_on_error }, ctx) {
+    const results: z.infer<typeof innerResult>[] = [];
+    let completed = 0;
+    for (const [i, c] of calls.entries()) {
+      const r = await ctx.call(c.tool, c.arguments);
+      if (r.isError) {
+        results.push({ tool: c.tool, ok: false, error: textOf(r) });
+        if (!continue_on_error) return { structured: { results, completed, stopped_at: i } };
+        continue;
+      }
+      completed++;
+      results.push(
+        r.structuredContent
+          ? { tool: c.tool, ok: true, result: r.structuredContent }
+          : { tool: c.tool, ok: true, text: textOf(r) },
+      );
+    }
+    return { structured: { results, completed } };
+  },
+});

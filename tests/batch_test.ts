@@ -1,0 +1,102 @@
+/**
+ * The batch tool through the MCP client: inner calls run in order through the
+ * same pipeline (tier, validation, audit, budget) as calls from the client.
+ */
+import assert from "node:assert/strict";
+import { withServer } from "./helpers.ts";
+
+interface BatchResult {
+  results: Array<{ tool: string; ok: boolean; result?: Record<string, unknown>; error?: string }>;
+  completed: number;
+  stopped_at?: number;
+}
+
+Deno.test("batch runs its calls in order and returns their results in order", async () => {
+  await withServer(async (mcp, tmux) => {
+    const r = await mcp.ok<BatchResult>("batch", {
+      calls: [
+        { tool: "set-buffer", arguments: { name: "one", content: "first" } },
+        { tool: "append-buffer", arguments: { name: "one", content: " second" } },
+        { tool: "show-buffer", arguments: { name: "one" } },
+        { tool: "list-buffers" },
+      ],
+    });
+    assert.deepEqual(r.results.map((x) => [x.tool, x.ok]), [
+      ["set-buffer", true],
+      ["append-buffer", true],
+      ["show-buffer", true],
+      ["list-buffers", true],
+    ]);
+    assert.equal(r.completed, 4);
+    assert.equal(r.stopped_at, undefined);
+    assert.equal(r.results[2].result!.text, "first second", "the calls ran in order");
+    assert.equal(await tmux.tmux("show-buffer", "-b", "one"), "first second");
+  });
+});
+
+Deno.test("batch stops at the first error unless continue_on_error", async () => {
+  await withServer(async (mcp, tmux) => {
+    const calls = [
+      { tool: "set-buffer", arguments: { name: "a", content: "1" } },
+      { tool: "show-buffer", arguments: { name: "missing" } },
+      { tool: "set-buffer", arguments: { name: "b", content: "2" } },
+    ];
+    const stopped = await mcp.ok<BatchResult>("batch", { calls });
+    assert.equal(stopped.stopped_at, 1);
+    assert.equal(stopped.completed, 1);
+    assert.equal(stopped.results.length, 2);
+    assert.equal(stopped.results[1].ok, false);
+    assert.match(stopped.results[1].error!, /no buffer named "missing"/);
+    await assert.rejects(tmux.tmux("show-buffer", "-b", "b"), Error, "the call after the error did not run");
+
+    const all = await mcp.ok<BatchResult>("batch", { calls, continue_on_error: true });
+    assert.deepEqual(all.results.map((x) => x.ok), [true, false, true]);
+    assert.equal(all.completed, 2);
+    assert.equal(all.stopped_at, undefined);
+    assert.equal(await tmux.tmux("show-buffer", "-b", "b"), "2");
+  });
+});
+
+Deno.test("batch: an inner call above the server's tier is refused, and every inner call is audited", async () => {
+  await withServer(async (mcp) => {
+    const r = await mcp.ok<BatchResult>("batch", {
+      calls: [{ tool: "list-buffers" }, { tool: "set-buffer", arguments: { name: "x", content: "secret-value" } }],
+      continue_on_error: true,
+    });
+    assert.equal(r.results[0].ok, true);
+    assert.match(r.results[1].error!, /set-buffer is mutating; this server runs with --safety readonly/);
+    const err = await mcp.waitForStderr(/"tool":"batch","outcome":"ok"/);
+    assert.match(err, /"tool":"list-buffers","outcome":"ok"/);
+    assert.match(err, /"tool":"set-buffer","outcome":"refused"/);
+    assert.match(err, /"tool":"batch","outcome":"ok"[^\n]*"args":\{"calls":\["list-buffers","set-buffer"\]/);
+    assert.ok(!err.includes("secret-value"), "inner arguments are redacted, and the batch line names tools only");
+  }, { args: ["--safety", "readonly"] });
+});
+
+Deno.test("batch refuses nested batches, empty and oversized batches, and unknown inner tools by name", async () => {
+  await withServer(async (mcp) => {
+    assert.match(
+      await mcp.err("batch", { calls: [{ tool: "batch", arguments: { calls: [{ tool: "list-buffers" }] } }] }),
+      /calls\.0\.tool: a batch cannot contain a batch/,
+    );
+    assert.match(await mcp.err("batch", { calls: [] }), /at least one call/);
+    const many = Array.from({ length: 21 }, () => ({ tool: "list-buffers" }));
+    assert.match(await mcp.err("batch", { calls: many }), /at most 20 calls/);
+    assert.match(
+      await mcp.err("batch", { calls: [{ tool: "list-buffers", argument: {} }] }),
+      /calls\.0: unknown parameter\(s\) argument \(did you mean arguments\?\)/,
+    );
+    const r = await mcp.ok<BatchResult>("batch", { calls: [{ tool: "list-buffer" }] });
+    assert.match(r.results[0].error!, /unknown tool "list-buffer": did you mean list-buffers\?/);
+  });
+});
+
+Deno.test("a batch result over the budget is buffered like any other result", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("set-buffer", "-b", "big", "word ".repeat(400));
+    const calls = Array.from({ length: 5 }, () => ({ tool: "show-buffer", arguments: { name: "big" } }));
+    const r = await mcp.ok<{ type?: string; buffer_id?: string }>("batch", { calls });
+    assert.equal(r.type, "buffered_response");
+    assert.match(r.buffer_id!, /^mcp-result-/);
+  }, { args: ["--max-tokens", "1000"] });
+});

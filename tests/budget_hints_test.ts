@@ -1,0 +1,48 @@
+/**
+ * The next calls a buffered response suggests work when followed literally:
+ * each `tool {json}` suggestion is called exactly as written.
+ */
+import assert from "node:assert/strict";
+import { withServer } from "./helpers.ts";
+import { asBuffered, windowRunning } from "./budget_helpers.ts";
+
+const LINES = 3000;
+
+Deno.test("every suggested call of a buffered capture works as written; the suggested search finds the ERROR lines", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await windowRunning(
+      tmux,
+      `awk 'BEGIN { for (i = 1; i <= ${LINES}; i++) printf "%05d %s request done\\n", i, (i % 100 == 0 ? "ERROR" : "INFO") }'; ` +
+        "exec sleep 3600",
+    );
+    for (let i = 0; !(await tmux.tmux("capture-pane", "-p", "-t", pane)).includes(`0${LINES} ERROR`); i++) {
+      assert.ok(i < 400, "the pane finishes printing");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const b = asBuffered(await mcp.ok("capture-pane", { target: pane, max_lines: LINES + 100 }));
+    assert.ok(b.buffer_id);
+    const calls = b.suggested_refinements.map((s) => /^(\S+) (\{\S*\})/.exec(s)).filter((m) => m !== null);
+    assert.ok(calls.some((m) => m[1] === "search-buffer"), `a search is suggested: ${b.suggested_refinements}`);
+    assert.ok(calls.some((m) => m[1] === "show-buffer"));
+    for (const [, tool, json] of calls) {
+      const r = await mcp.call(tool, JSON.parse(json));
+      assert.ok(!r.isError, `${tool} ${json} works as written`);
+      if (tool !== "search-buffer") continue;
+      // Under this small budget the search pages itself: go on with resume_from_offset as the response says.
+      const snippets: string[] = [];
+      let s = r.structuredContent as {
+        matches: { snippet: string }[];
+        truncated_buffers: string[];
+        resume_from_offset: Record<string, number>;
+      };
+      for (let page = 0;; page++) {
+        snippets.push(...s.matches.map((m) => m.snippet));
+        if (!s.truncated_buffers.length) break;
+        assert.ok(page < 100, "the search ends");
+        s = await mcp.ok("search-buffer", { ...JSON.parse(json), resume_from_offset: s.resume_from_offset });
+      }
+      assert.equal(snippets.length, LINES / 100, "the suggested search finds every ERROR line");
+      assert.ok(snippets.every((t) => t.includes("ERROR")));
+    }
+  }, { args: ["--max-tokens", "2000"] });
+});

@@ -1,0 +1,191 @@
+/**
+ * Natively paged tools under the response budget, through the MCP client:
+ * show-buffer and search-buffer return the part that fits plus the exact
+ * place to continue in the original buffer, never a copy in a result buffer.
+ */
+import assert from "node:assert/strict";
+import { withServer } from "./helpers.ts";
+import { pageThrough } from "./budget_helpers.ts";
+import { resultTokens } from "../lib/budget/mod.ts";
+import type { CallToolResult } from "../lib/sdk.ts";
+
+const enc = new TextEncoder();
+const MiB = 1024 * 1024;
+
+/** About 3 MiB of log lines mixing 2-, 3- and 4-byte characters, with an ERROR every 7th line. */
+function bigLog(): Uint8Array {
+  const lines: string[] = [];
+  let bytes = 0;
+  for (let i = 0; bytes < 3 * MiB; i++) {
+    const line = `${String(i).padStart(6, "0")} ${i % 7 === 0 ? "ERROR" : "info"} é日本語🙂 ${"ü".repeat(i % 11)}` +
+      `${"x".repeat(i % 23)}\n`;
+    lines.push(line);
+    bytes += enc.encode(line).length;
+  }
+  return enc.encode(lines.join(""));
+}
+
+/** Byte offsets of every (non-overlapping) occurrence of an ASCII needle. */
+function offsetsOf(bytes: Uint8Array, needle: string): number[] {
+  const n = enc.encode(needle);
+  const out: number[] = [];
+  outer: for (let i = 0; i + n.length <= bytes.length; i++) {
+    for (let j = 0; j < n.length; j++) if (bytes[i + j] !== n[j]) continue outer;
+    out.push(i);
+    i += n.length - 1;
+  }
+  return out;
+}
+
+async function bufferNames(tmux: { tmux(...args: string[]): Promise<string> }): Promise<string[]> {
+  return (await tmux.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter(Boolean).sort();
+}
+
+function fits(r: CallToolResult, budget = 25_000): boolean {
+  return (resultTokens(r, budget) ?? 0) <= budget;
+}
+
+Deno.test("show-buffer with max_bytes 1 MiB walks a 3 MiB buffer in pages that fit the budget, no buffer created", async () => {
+  const log = bigLog();
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmuxStdin(log, "load-buffer", "-b", "big", "-");
+    const before = await bufferNames(tmux);
+    // Each page is checked against the budget, and none is a buffered response (pageThrough asserts that).
+    let pages = 0;
+    const origCall = mcp.call;
+    const checked = {
+      ...mcp,
+      ok: async <T>(name: string, args: Record<string, unknown> = {}) => {
+        const r = await origCall(name, args);
+        assert.ok(!r.isError, JSON.stringify(r.content));
+        assert.ok(fits(r), `page ${pages} fits the 25,000-token budget`);
+        const s = r.structuredContent as { truncated_by_budget?: true; next_offset_bytes: number | null };
+        if (s.next_offset_bytes !== null) assert.equal(s.truncated_by_budget, true, "cut by the budget, not max_bytes");
+        pages++;
+        return s as T;
+      },
+    };
+    const paged = await pageThrough(checked, "big", MiB);
+    assert.deepEqual(paged, log, "the pages concatenate to the buffer, byte-exact");
+    assert.ok(pages > 3, `more pages than 1 MiB slices (${pages})`);
+    assert.deepEqual(await bufferNames(tmux), before, "no buffer was created");
+  });
+});
+
+Deno.test("show-buffer: a max_bytes smaller than the character at the offset returns that character whole", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmuxStdin(enc.encode("🙂é"), "load-buffer", "-b", "emoji", "-");
+    const first = await mcp.ok("show-buffer", { name: "emoji", max_bytes: 1 });
+    assert.deepEqual(
+      { text: first.text, returned_bytes: first.returned_bytes, next_offset_bytes: first.next_offset_bytes },
+      { text: "🙂", returned_bytes: 4, next_offset_bytes: 4 },
+    );
+    const second = await mcp.ok("show-buffer", { name: "emoji", offset_bytes: 4, max_bytes: 1 });
+    assert.deepEqual([second.text, second.next_offset_bytes], ["é", null]);
+  });
+});
+
+Deno.test("search-buffer with max_matches 1000 walks every match of a 3 MiB buffer via resume_from_offset, no buffer created", async () => {
+  const log = bigLog();
+  const expected = offsetsOf(log, "ERROR");
+  assert.ok(expected.length > 1000);
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmuxStdin(log, "load-buffer", "-b", "big", "-");
+    const before = await bufferNames(tmux);
+    const found: number[] = [];
+    let resume: Record<string, number> | undefined;
+    let calls = 0;
+    let cut = 0;
+    do {
+      const r = await mcp.call("search-buffer", {
+        buffers: ["big"],
+        query: "ERROR",
+        max_matches: 1000,
+        context_bytes: 256,
+        ...(resume ? { resume_from_offset: resume } : {}),
+      });
+      assert.ok(!r.isError, JSON.stringify(r.content));
+      assert.ok(fits(r), `response ${calls} fits the budget`);
+      const s = r.structuredContent as {
+        type?: string;
+        matches: { offset_bytes: number }[];
+        truncated_buffers: string[];
+        resume_from_offset: Record<string, number>;
+        truncated_by_budget?: true;
+      };
+      assert.equal(s.type, undefined, "not a buffered response");
+      assert.ok(s.matches.length > 0 && s.matches.length <= 1000);
+      if (s.truncated_by_budget) cut++;
+      found.push(...s.matches.map((m) => m.offset_bytes));
+      resume = s.truncated_buffers.length ? s.resume_from_offset : undefined;
+      assert.ok(++calls < 1000, "the search ends");
+    } while (resume);
+    assert.ok(cut > 0, "the budget cut some responses (context_bytes 256 makes 1000 matches too large)");
+    assert.deepEqual(found, expected, "every match exactly once, in order");
+    assert.deepEqual(await bufferNames(tmux), before, "no buffer was created");
+  });
+});
+
+Deno.test("a budget cut across several buffers resumes each at its first left-out match", async () => {
+  await withServer(async (mcp, tmux) => {
+    const text = Array.from({ length: 400 }, (_, i) => `line ${i} needle ${"y".repeat(i % 30)}`).join("\n");
+    for (const name of ["a", "b", "c"]) await tmux.tmuxStdin(enc.encode(text), "load-buffer", "-b", name, "-");
+    const expected = ["a", "b", "c"].flatMap((b) => offsetsOf(enc.encode(text), "needle").map((o) => `${b}:${o}`));
+    const found: string[] = [];
+    let resume: Record<string, number> | undefined;
+    let cut = 0;
+    do {
+      const s = await mcp.ok<{
+        matches: { buffer: string; offset_bytes: number }[];
+        truncated_buffers: string[];
+        resume_from_offset: Record<string, number>;
+        truncated_by_budget?: true;
+      }>("search-buffer", {
+        buffers: ["a", "b", "c"],
+        query: "needle",
+        max_matches: 1000,
+        ...(resume ? { resume_from_offset: resume } : {}),
+      });
+      if (s.truncated_by_budget) cut++;
+      found.push(...s.matches.map((m) => `${m.buffer}:${m.offset_bytes}`));
+      resume = s.truncated_buffers.length ? s.resume_from_offset : undefined;
+    } while (resume);
+    assert.ok(cut > 0, "the 2,000-token budget cut some responses");
+    assert.deepEqual(found, expected);
+  }, { args: ["--max-tokens", "2000"] });
+});
+
+Deno.test("subsearch-buffer cut by the budget resumes inside its window and finds every match once", async () => {
+  await withServer(async (mcp, tmux) => {
+    const text = Array.from({ length: 2000 }, (_, i) => `${i} ab 日本 `).join("");
+    const bytes = enc.encode(text);
+    await tmux.tmuxStdin(bytes, "load-buffer", "-b", "w", "-");
+    const around = {
+      buffer: "w",
+      offset_bytes: 8000,
+      match_len: 2,
+      context_bytes: 300,
+      query: "ab",
+      max_matches: 1000,
+    };
+    const lo = 8000 - 300, hi = 8002 + 300;
+    const expected = offsetsOf(bytes, "ab").filter((o) => o >= lo && o + 2 <= hi);
+    const found: number[] = [];
+    let resume: Record<string, number> | undefined;
+    let cut = 0;
+    do {
+      const s = await mcp.ok<{
+        matches: { offset_bytes: number }[];
+        truncated_buffers: string[];
+        resume_from_offset: Record<string, number>;
+        truncated_by_budget?: true;
+        window: { start_bytes: number; end_bytes: number };
+      }>("subsearch-buffer", { ...around, ...(resume ? { resume_from_offset: resume } : {}) });
+      if (s.truncated_by_budget) cut++;
+      found.push(...s.matches.map((m) => m.offset_bytes));
+      resume = s.truncated_buffers.length ? s.resume_from_offset : undefined;
+    } while (resume);
+    assert.ok(cut > 0, "the 1,000-token budget cut some responses");
+    assert.deepEqual(found, expected);
+  }, { args: ["--max-tokens", "1000"] });
+});

@@ -1,0 +1,76 @@
+/**
+ * What tools/list advertises, checked strictly: every input and output
+ * schema compiles under Ajv strict mode (no `["string","null"]` type
+ * arrays, as MCP Inspector --strict warns about them), and every object
+ * with properties lists its `required` ones. A server with every toolset at
+ * the highest tier lists every tool (output objects only: an input may
+ * have nothing but optional parameters); the listing of a tool does not depend
+ * on the toolsets or tier served, so this covers every toolset and tier.
+ * Also: unknown tools and parameters are answered with the closest valid name.
+ */
+import assert from "node:assert/strict";
+import { withServer } from "./helpers.ts";
+import { missingRequired, strictValidator, typeArrays } from "./schema_check.ts";
+import { TOOLS } from "../lib/tools/mod.ts";
+import { closest } from "../lib/server/closest.ts";
+
+Deno.test("every listed schema is strict: no type arrays, required declared, compiles under Ajv strict mode", async () => {
+  await withServer(async (mcp) => {
+    const { tools } = await mcp.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS.map((t) => t.name).sort(), "every tool is listed");
+    const problems: string[] = [];
+    for (const t of tools) {
+      for (const [which, schema] of [["input", t.inputSchema], ["output", t.outputSchema]] as const) {
+        problems.push(...typeArrays(schema).map((p) => `${t.name} ${which}: type array at ${p}`));
+        // An input may have only optional parameters; a result always has fields a client can rely on.
+        if (which === "output") {
+          problems.push(...missingRequired(schema).map((p) => `${t.name} ${which}: no required at ${p}`));
+        }
+        try {
+          strictValidator(schema as Record<string, unknown>);
+        } catch (e) {
+          problems.push(`${t.name} ${which}: ${e instanceof Error ? e.message : e}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+  }, { args: ["--safety", "destructive"] });
+});
+
+Deno.test("a field that is sometimes absent is optional and says when it is there", () => {
+  const undocumented: string[] = [];
+  const walk = (node: Record<string, unknown>, path: string) => {
+    const props = node.properties as Record<string, Record<string, unknown>> | undefined;
+    const required = new Set(node.required as string[] | undefined);
+    for (const [k, v] of Object.entries(props ?? {})) {
+      if (!required.has(k) && !/present|absent|omitted|only/i.test(String(v.description ?? ""))) {
+        undocumented.push(`${path}.${k}`);
+      }
+      walk(v, `${path}.${k}`);
+    }
+    if (node.items) walk(node.items as Record<string, unknown>, `${path}[]`);
+  };
+  for (const t of TOOLS) walk(t.output.toJSONSchema({ io: "output" }) as Record<string, unknown>, t.name);
+  assert.deepEqual(undocumented, []);
+});
+
+Deno.test("an unknown tool or parameter gets a one-line error naming the closest valid one", async () => {
+  await withServer(async (mcp) => {
+    assert.equal(
+      await mcp.err("show_buffer", { name: "x" }),
+      'unknown tool "show_buffer": did you mean show-buffer? call tools/list to see the tools this server offers',
+    );
+    assert.match(
+      await mcp.err("show-buffer", { name: "x", max_byte: 10 }),
+      /^invalid arguments for show-buffer: arguments: unknown parameter\(s\) max_byte \(did you mean max_bytes\?\)$/,
+    );
+    assert.match(
+      await mcp.err("search-buffer", { query: "x", ignorecase: true }),
+      /unknown parameter\(s\) ignorecase \(did you mean ignore_case\?\)/,
+    );
+    // Far from every name: no guess, the name alone.
+    assert.match(await mcp.err("show-buffer", { name: "x", zzzzzzzz: 1 }), /unknown parameter\(s\) zzzzzzzz$/);
+  });
+  assert.equal(closest("kill-pain", ["kill-pane", "kill-window"]), "kill-pane");
+  assert.equal(closest("qqq", ["kill-pane"]), undefined);
+});
