@@ -4,7 +4,7 @@
  * destructive tools; keys into the MCP server's own pane; format strings
  * that would make the tmux server allocate, backtrack or run commands.
  *
- * They expect the world {@linkcode setupTmuxCases} builds on a fresh
+ * They expect the world {@linkcode setup} builds on a fresh
  * `startTmux()` server: sessions `prod-db` (windows `logs`, `logs-old`),
  * `other` (window `gone-w`), `gone-a`, `gone-b` and `self`, and an MCP server
  * started with {@linkcode SetupResult.env}, which makes it believe it runs in
@@ -13,7 +13,7 @@
  *
  * @example
  * ```ts
- * const { env } = await setupTmuxCases(tmux);
+ * const { env } = await setup(tmux);
  * const mcp = await connect({ socketName: tmux.socketName, args: ["--safety", "destructive"], env });
  * ```
  */
@@ -28,7 +28,7 @@ export interface SetupResult {
 }
 
 /** Builds the sessions and windows the cases name. */
-export async function setupTmuxCases(tmux: TmuxFixture): Promise<SetupResult> {
+export async function setup(tmux: TmuxFixture): Promise<SetupResult> {
   const shell = "exec sh";
   await tmux.tmux("new-session", "-d", "-s", "prod-db", "-n", "logs", shell);
   await tmux.tmux("new-window", "-d", "-t", "prod-db:", "-n", "logs-old", shell);
@@ -455,3 +455,10 @@ export const CASES: HostileCase[] = [
   ...selfInput,
   ...formats,
 ];
+
+/** Fires whatever a hook or alias could have been set on, as the user's own client would. */
+export async function afterEach(tmux: TmuxFixture): Promise<void> {
+  for (const argv of [["list-panes", "-a"], ["capture-pane", "-p", "-t", "main"], ["select-window", "-t", "main:0"]]) {
+    await tmux.tmux(...argv).catch(() => "");
+  }
+}
