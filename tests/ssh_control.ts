@@ -1,0 +1,96 @@
+/**
+ * A bare control-mode (`tmux -C`) client over any {@linkcode ClientLaunch},
+ * for the ssh tests and bench only: one command at a time, the reply block
+ * (`%begin … %end|%error`) returned as lines. The server's real control-mode
+ * engine lives in lib/tmux/.
+ *
+ * @example
+ * ```ts
+ * const c = await launchControl(sshLaunch(target, "master", "tmux", socket, ["-C", "attach"]));
+ * (await c.command("display-message -p ok")).lines; // ["ok"]
+ * await c.close();
+ * ```
+ */
+import type { ClientLaunch } from "../lib/tmux/ssh.ts";
+
+export interface ControlLine {
+  ok: boolean;
+  lines: string[];
+}
+
+export interface ControlClient {
+  pid: number;
+  /** tmux's reply to the command on its command line (the attach): `ok: false` when it failed. */
+  attach: ControlLine;
+  /** Sends one command line, resolves with its reply block. */
+  command(line: string): Promise<ControlLine>;
+  /** Resolves when the client process exits. */
+  exited: Promise<Deno.CommandStatus>;
+  /** Closes stdin (tmux detaches and exits) and waits for the exit. */
+  close(): Promise<void>;
+}
+
+const enc = new TextEncoder();
+
+/** Starts the client and waits for tmux's first reply block (the attach itself). */
+export async function launchControl(l: ClientLaunch): Promise<ControlClient> {
+  const child = new Deno.Command(l.command, {
+    args: l.args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const stderr = new Response(child.stderr).text();
+  const waiting: ((r: ControlLine) => void)[] = [];
+  let first: (r: ControlLine) => void = () => {};
+  const ready = new Promise<ControlLine>((r) => first = r);
+  let block: string[] | undefined;
+  let seen = 0;
+
+  const pump = (async () => {
+    let rest = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      rest += chunk;
+      let nl;
+      while ((nl = rest.indexOf("\n")) >= 0) {
+        const line = rest.slice(0, nl);
+        rest = rest.slice(nl + 1);
+        if (block === undefined) {
+          if (line.startsWith("%begin ")) block = [];
+          continue; // notifications (%output, %session-changed, …) are not replies
+        }
+        if (line.startsWith("%end ") || line.startsWith("%error ")) {
+          const reply = { ok: line.startsWith("%end "), lines: block };
+          block = undefined;
+          if (seen++ === 0) first(reply);
+          else waiting.shift()?.(reply);
+        } else {
+          block.push(line);
+        }
+      }
+    }
+  })();
+
+  const exited = child.status;
+  const attach = await Promise.race([ready, exited.then(() => undefined)]);
+  if (!attach) {
+    await pump.catch(() => {});
+    throw new Error(`control client exited before attaching: ${(await stderr).trim()}`);
+  }
+  return {
+    pid: child.pid,
+    attach,
+    exited,
+    command: (line) => {
+      const reply = new Promise<ControlLine>((r) => waiting.push(r));
+      return writer.write(enc.encode(line + "\n")).then(() => reply);
+    },
+    close: async () => {
+      await writer.close().catch(() => {});
+      await exited;
+      await pump.catch(() => {});
+      await stderr;
+    },
+  };
+}
