@@ -13,6 +13,7 @@
  * ```
  */
 import { parseArgs } from "node:util";
+import { destinationProblem } from "./tmux/ssh.ts";
 
 export const TIERS = ["readonly", "mutating", "destructive"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -39,6 +40,10 @@ export interface Config {
   configPath?: string;
   /** `--max-tokens`: overrides the config file's maxTokensPerResponse. */
   maxTokens?: number;
+  /** `--ssh`: the remote host whose tmux to drive (not used yet: issue #12). */
+  ssh?: string;
+  /** `--ssh-config`: ssh client config file, passed as `ssh -F`. */
+  sshConfig?: string;
 }
 
 /** A bad command line or environment value; message is one line. */
@@ -85,6 +90,17 @@ function nonEmpty(source: string, raw: string): string {
   if (raw.length === 0) throw new UsageError(`${source}: must not be empty`);
   if (raw.includes("\0")) throw new UsageError(`${source}: must not contain NUL`);
   return raw;
+}
+
+function existingFile(source: string, path: string): string {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    throw new UsageError(`${source}: cannot read "${path}" (${(e as Error).name}): give the path of an existing file`);
+  }
+  if (!info.isFile) throw new UsageError(`${source}: "${path}" is not a file`);
+  return path;
 }
 
 const MiB = 1024 * 1024;
@@ -185,6 +201,24 @@ export const OPTIONS: readonly OptionRow[] = [
     type: "string",
     help: "token budget per tool result (overrides maxTokensPerResponse)",
     apply: (c, v, s) => c.maxTokens = intIn(s, String(v), 100, 10_000_000),
+  },
+  {
+    flag: "ssh",
+    env: "TMUX_MCP_SSH",
+    type: "string",
+    help: "remote host whose tmux to drive: user@host, an ssh config Host alias, or ssh://user@host:port",
+    apply: (c, v, s) => {
+      const bad = destinationProblem(String(v));
+      if (bad) throw new UsageError(`${s}: ${bad}`);
+      c.ssh = String(v);
+    },
+  },
+  {
+    flag: "ssh-config",
+    env: "TMUX_MCP_SSH_CONFIG",
+    type: "string",
+    help: "ssh client config file for --ssh (ssh -F FILE)",
+    apply: (c, v, s) => c.sshConfig = existingFile(s, nonEmpty(s, String(v))),
   },
 ];
 

@@ -37,8 +37,8 @@
  * // new Deno.Command(master.command, { args: master.args, stdin: "piped", ... })
  * ```
  */
-import { COMMAND_SEPARATOR, escapeArg, type SocketSpec, socketArgsFor, type TmuxArg } from "./executor.ts";
-import { shQuote } from "./quote.ts";
+import { COMMAND_SEPARATOR, escapeArg, socketArgsFor, type SocketSpec, type TmuxArg } from "./executor.ts";
+import { shellLine, shQuote } from "./quote.ts";
 
 /** One tmux client process: the program to run and its argv. */
 export interface ClientLaunch {
@@ -290,15 +290,14 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
     );
   }
   if (NO_SERVER.test(stderr)) {
-    const [flag, value] = socketArgsFor(ctx.socket);
-    const where = flag ? `${flag} ${value}` : "the default socket";
+    const socketArgs = socketArgsFor(ctx.socket);
+    const where = socketArgs.length > 0 ? shellLine(socketArgs) : "the default socket";
+    const start = shellLine([ctx.bin, ...socketArgs, "new-session", "-d"]);
     return err(
       "no-server",
       NO_SERVER,
       (l) =>
-        `no tmux server is running on ${host} at ${where} (${l}): start one there (\`tmux${
-          flag ? ` ${flag} ${value}` : ""
-        } new-session -d\`) or point --socket-name/--socket-path at a running one`,
+        `no tmux server is running on ${host} at ${where} (${l}): start one there (\`${start}\`) or point --socket-name/--socket-path at a running one`,
     );
   }
   return undefined;
