@@ -485,20 +485,3 @@ Deno.test("config: --ssh and --ssh-config (and env twins) validated", async () =
     assertMatch(msg, re);
   }
 });
-    } catch (e) {
-      assert(e instanceof UsageError);
-      msg = e.message;
-    }
-    assertMatch(msg, re);
-  }
-  for (const [env, re] of [[{ TMUX_MCP_SSH: "-F/etc/passwd" }, /^TMUX_MCP_SSH: .*starts with "-"/]] as const) {
-    let msg = "";
-    try {
-      parseConfig([], env);
-    } catch (e) {
-      assert(e instanceof UsageError);
-      msg = e.message;
-    }
-    assertMatch(msg, re);
-  }
-});
