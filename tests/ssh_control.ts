@@ -33,9 +33,10 @@ export interface ControlClient {
 const enc = new TextEncoder();
 
 /** Starts the client and waits for tmux's first reply block (the attach itself). */
-export async function launchControl(l: ClientLaunch): Promise<ControlClient> {
+export async function launchControl(l: ClientLaunch, env?: Record<string, string>): Promise<ControlClient> {
   const child = new Deno.Command(l.command, {
     args: l.args,
+    env,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
