@@ -206,7 +206,8 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "ssh",
     env: "TMUX_MCP_SSH",
     type: "string",
-    help: "remote host whose tmux to drive: user@host, an ssh config Host alias, or ssh://user@host:port",
+    help:
+      "remote host whose tmux to drive: user@host, ssh config Host alias, ssh://user@host:port (in progress: refused for now)",
     apply: (c, v, s) => {
       const bad = destinationProblem(String(v));
       if (bad) throw new UsageError(`${s}: ${bad}`);
@@ -268,6 +269,12 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   for (const o of OPTIONS) {
     const v = parsed.values[o.flag];
     if (v !== undefined && !Array.isArray(v)) o.apply(cfg, v, `--${o.flag}`);
+  }
+  if (cfg.ssh !== undefined) {
+    // Validated above, but the server would still drive the LOCAL tmux: refuse rather than fall back silently.
+    throw new UsageError(
+      "--ssh: remote hosts are not wired into the server yet (in progress); run tmux-mcp on that host for now",
+    );
   }
   return { kind: "serve", config: cfg };
 }

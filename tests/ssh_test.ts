@@ -464,10 +464,12 @@ Deno.test("ssh: remote tmux missing → tmux-missing; unused socket → no-serve
 Deno.test("config: --ssh and --ssh-config (and env twins) validated", async () => {
   const file = `${await tempDir()}/ssh_config`;
   await Deno.writeTextFile(file, "");
-  const cfg = parseConfig(["--ssh", "ssh://me@box:2222", "--ssh-config", file], {});
-  assertEquals([cfg.ssh, cfg.sshConfig], ["ssh://me@box:2222", file]);
-  assertEquals(parseConfig([], { TMUX_MCP_SSH: "devbox", TMUX_MCP_SSH_CONFIG: file }).ssh, "devbox");
+  assertEquals(parseConfig(["--ssh-config", file], {}).sshConfig, file);
+  assertEquals(parseConfig([], { TMUX_MCP_SSH_CONFIG: file }).sshConfig, file);
   const refused: [string[], Record<string, string>, RegExp][] = [
+    // A valid destination is refused as a whole until the server drives remote tmux (never the local one instead).
+    [["--ssh", "ssh://me@box:2222", "--ssh-config", file], {}, /^--ssh: remote hosts are not wired .* yet/],
+    [[], { TMUX_MCP_SSH: "devbox" }, /^--ssh: remote hosts are not wired .* yet/],
     [["--ssh=-oProxyCommand=touch x"], {}, /^--ssh: .*starts with "-"/],
     [[], { TMUX_MCP_SSH: "-F/etc/passwd" }, /^TMUX_MCP_SSH: .*starts with "-"/],
     [["--ssh", "a b"], {}, /^--ssh: .*whitespace/],
