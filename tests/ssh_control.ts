@@ -74,7 +74,8 @@ export async function launchControl(l: ClientLaunch, env?: Record<string, string
   })();
 
   const exited = child.status;
-  const attach = await Promise.race([ready, exited.then(() => undefined)]);
+  // On an early exit, read stdout to its end first: the attach's reply may be there.
+  const attach = await Promise.race([ready, exited.then(() => pump).then(() => undefined, () => undefined)]);
   if (!attach) {
     await pump.catch(() => {});
     throw new Error(`control client exited before attaching: ${(await stderr).trim()}`);

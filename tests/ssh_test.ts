@@ -223,7 +223,7 @@ Deno.test("classifySshFailure: ssh's messages (OpenSSH 9 wording) → the five k
   ];
   for (const [code, stderr, kind] of cases) {
     const e = classifySshFailure(code, stderr, ctx);
-    assertEquals(e?.kind, kind, stderr);
+    assertEquals(e?.remote, kind, stderr);
     if (e) {
       assert(!e.message.includes("\n"), `one line: ${e.message}`);
       assertMatch(e.message, /ssh host "devbox"/);
@@ -387,7 +387,7 @@ Deno.test("ssh: sshd stopped → unreachable, started again → a new master and
     // The connection dropped: the master notices and exits (a hang fails here, not the whole run).
     await waitUntil("the master to exit", () => Promise.race([master.exited, Promise.resolve(undefined)]), 20_000);
     const down = await runLaunch(remote.launch("shared", ["display-message", "-p", "x"]));
-    assertEquals(remoteError(down, remote).kind, "unreachable");
+    assertEquals(remoteError(down, remote).remote, "unreachable");
     assertMatch(remoteError(down, remote).message, /^cannot reach ssh host ".*" \(.*Connection refused.*\): /);
     await remote.fx.start();
     await removeStaleSocket(remote.target.controlDir);
@@ -416,14 +416,14 @@ Deno.test("ssh: wrong key → auth; changed and unknown host key → host-key, w
     await new Deno.Command("ssh-keygen", { args: ["-q", "-t", "ed25519", "-N", "", "-f", `${dir}/other`] }).output();
     const wrongKey = await variant("cfg-key", base.replace(`IdentityFile ${fx.identity}`, `IdentityFile ${dir}/other`));
     const auth = remoteError(await spawn(wrongKey), remote);
-    assertEquals(auth.kind, "auth", auth.message);
+    assertEquals(auth.remote, "auth", auth.message);
     assertMatch(auth.message, /Permission denied \(publickey/);
 
     const otherHostKey = (await Deno.readTextFile(`${dir}/other.pub`)).trim().split(" ").slice(0, 2).join(" ");
     await Deno.writeTextFile(`${dir}/known_changed`, `[127.0.0.1]:${fx.port} ${otherHostKey}\n`);
     const changed = await variant("cfg-changed", base.replace(fx.knownHosts, `${dir}/known_changed`));
     const hk = remoteError(await spawn(changed), remote);
-    assertEquals(hk.kind, "host-key", hk.message);
+    assertEquals(hk.remote, "host-key", hk.message);
     assertMatch(hk.message, /CHANGED/);
 
     // Unknown key and a config asking to confirm it: BatchMode turns the prompt into a failure.
@@ -436,7 +436,7 @@ Deno.test("ssh: wrong key → auth; changed and unknown host key → host-key, w
       ),
     );
     const unknown = remoteError(await spawn(ask), remote);
-    assertEquals(unknown.kind, "host-key", unknown.message);
+    assertEquals(unknown.remote, "host-key", unknown.message);
     assertMatch(unknown.message, /could not be verified/);
   });
 });
@@ -445,13 +445,13 @@ Deno.test("ssh: remote tmux missing → tmux-missing; unused socket → no-serve
   await withRemote(async (remote) => {
     const missing = await runLaunch(remote.launch("shared", ["list-sessions"], "/nonexistent/tmux"));
     const e = remoteError(missing, remote, "/nonexistent/tmux");
-    assertEquals(e.kind, "tmux-missing", e.message);
+    assertEquals([e.remote, e.kind], ["tmux-missing", "missing"], e.message);
     assertMatch(e.message, /--tmux-bin/);
 
     const socket = { socketName: `${remote.fx.socketName}-unused` };
     const none = await runLaunch(remote.launch("shared", ["list-sessions"], "tmux", socket));
     const n = remoteError(none, remote, "tmux", socket);
-    assertEquals(n.kind, "no-server", n.message);
+    assertEquals([n.remote, n.kind], ["no-server", "no-server"], n.message);
     assertMatch(n.message, /-L tmcp-ssh-.*-unused/);
     // A control-mode client answers in-band instead (tmux -C starts a server, which has no session):
     // the engine reads the attach's %error block.

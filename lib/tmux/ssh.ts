@@ -37,7 +37,7 @@
  * // new Deno.Command(master.command, { args: master.args, stdin: "piped", ... })
  * ```
  */
-import { COMMAND_SEPARATOR, escapeArg, socketArgsFor, type SocketSpec, type TmuxArg } from "./executor.ts";
+import { COMMAND_SEPARATOR, escapeArg, socketArgsFor, type SocketSpec, type TmuxArg, TmuxError } from "./executor.ts";
 import { shellLine, shQuote } from "./quote.ts";
 
 /** One tmux client process: the program to run and its argv. */
@@ -198,16 +198,18 @@ export async function removeStaleSocket(controlDir: string): Promise<void> {
 
 export type RemoteErrorKind = "unreachable" | "auth" | "host-key" | "tmux-missing" | "no-server" | "ssh-failed";
 
-/** A failure reaching the remote tmux, with a one-line message that says what to do. */
-export class RemoteError extends Error {
-  readonly kind: RemoteErrorKind;
-  /** ssh's or the remote tmux's stderr, trimmed. */
-  readonly stderr: string;
-  constructor(kind: RemoteErrorKind, message: string, stderr = "") {
-    super(message);
+/**
+ * A failure reaching the remote tmux, with a one-line message that says what
+ * to do. It IS a {@linkcode TmuxError} (a missing remote tmux is `"missing"`,
+ * no remote server `"no-server"`, the ssh failures `"failed"`), so callers
+ * that handle tmux errors need no second case; `remote` says which one.
+ */
+export class RemoteError extends TmuxError {
+  readonly remote: RemoteErrorKind;
+  constructor(remote: RemoteErrorKind, message: string, stderr = "") {
+    super(remote === "tmux-missing" ? "missing" : remote === "no-server" ? "no-server" : "failed", message, stderr);
     this.name = "RemoteError";
-    this.kind = kind;
-    this.stderr = stderr;
+    this.remote = remote;
   }
 }
 
