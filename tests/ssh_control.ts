@@ -1,18 +1,16 @@
 /**
- * A bare control-mode (`tmux -C`) client over any {@linkcode ClientLaunch},
- * for the ssh tests and bench only: one command at a time, the reply block
+ * A bare control-mode (`tmux -C`) client over any spawned tmux client
+ * process (local or through ssh), for the ssh tests and bench only: one command at a time, the reply block
  * (`%begin … %end|%error`) returned as lines. The server's real control-mode
  * engine lives in lib/tmux/.
  *
  * @example
  * ```ts
- * const c = await launchControl(sshLaunch(target, "master", "tmux", socket, ["-C", "attach"]));
+ * const c = await launchControl(launcher.spawn(["-C", "attach-session"], { stdin: "piped" }));
  * (await c.command("display-message -p ok")).lines; // ["ok"]
  * await c.close();
  * ```
  */
-import type { ClientLaunch } from "../lib/tmux/ssh.ts";
-
 export interface ControlLine {
   ok: boolean;
   lines: string[];
@@ -32,15 +30,8 @@ export interface ControlClient {
 
 const enc = new TextEncoder();
 
-/** Starts the client and waits for tmux's first reply block (the attach itself). */
-export async function launchControl(l: ClientLaunch, env?: Record<string, string>): Promise<ControlClient> {
-  const child = new Deno.Command(l.command, {
-    args: l.args,
-    env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+/** Takes a started `tmux -C` (stdin, stdout, stderr piped) and waits for its first reply block (the attach itself). */
+export async function launchControl(child: Deno.ChildProcess): Promise<ControlClient> {
   const writer = child.stdin.getWriter();
   const stderr = new Response(child.stderr).text();
   const waiting: ((r: ControlLine) => void)[] = [];

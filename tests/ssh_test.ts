@@ -1,8 +1,8 @@
 /**
  * The SSH route to a remote tmux (lib/tmux/ssh.ts) against a real sshd on
- * 127.0.0.1 (tests/ssh_fixture.ts): quoting of the remote command line,
- * connection sharing, the master's lifetime, and ssh's failures as one-line
- * errors.
+ * 127.0.0.1 (tests/ssh_fixture.ts): quoting of the remote command line, one
+ * shared connection for every client, the connection's lifetime, and ssh's
+ * failures as one-line errors.
  */
 import fc from "fast-check";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
@@ -12,19 +12,17 @@ import { ROOT } from "./helpers.ts";
 import { parseConfig, UsageError } from "../lib/config.ts";
 import {
   classifySshFailure,
-  type ClientLaunch,
   controlDirPath,
   controlSocket,
-  localLaunch,
+  createSshLauncher,
   makeControlDir,
   RemoteError,
   remoteTmuxLine,
-  removeStaleSocket,
   sshArgv,
-  sshLaunch,
+  type SshLauncher,
   type SshTarget,
 } from "../lib/tmux/ssh.ts";
-import { COMMAND_SEPARATOR, escapeArg, type SocketSpec, type TmuxArg } from "../lib/tmux/executor.ts";
+import { escapeArg, type SocketSpec } from "../lib/tmux/executor.ts";
 import { launchControl } from "./ssh_control.ts";
 
 const dec = new TextDecoder();
@@ -35,23 +33,25 @@ interface Ran {
   stderr: string;
 }
 
-/** Runs a launch to completion; a generous bound so a hung ssh fails the test instead of hanging it. */
-async function runLaunch(l: ClientLaunch, stdin?: Uint8Array): Promise<Ran> {
-  const child = new Deno.Command(l.command, {
-    args: l.args,
-    stdin: stdin ? "piped" : "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).spawn();
-  if (stdin) {
-    const w = child.stdin.getWriter();
-    await w.write(stdin);
-    await w.close();
+/** Waits for a started client (stdout, stderr piped) to end; a generous bound so a hung ssh fails the test. */
+async function collect(child: Deno.ChildProcess, stdin?: Uint8Array): Promise<Ran> {
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  try {
+    if (stdin) {
+      const w = child.stdin.getWriter();
+      await w.write(stdin);
+      await w.close();
+    }
+    const out = await child.output();
+    return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  } finally {
+    clearTimeout(timer);
   }
-  const out = await child.output();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
+
+/** Runs `command args` to completion. */
+const run = (command: string, args: string[]) =>
+  collect(new Deno.Command(command, { args, stdin: "null", stdout: "piped", stderr: "piped" }).spawn());
 
 /** A stand-in for tmux that prints its argv NUL-separated, to see what arrives. */
 async function argvPrinter(dir: string): Promise<string> {
@@ -106,9 +106,6 @@ const hostileWord = (canary: string) =>
     }),
   );
 
-/** What tmux receives for our arguments: a trailing ";" escaped as the executor does. */
-const tmuxArgv = (args: string[]) => args.map(escapeArg);
-
 function splitNul(s: string): string[] {
   return s.split("\0").slice(0, -1);
 }
@@ -129,9 +126,9 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
       async (args, name, shell) => {
         fc.pre(name !== "");
         const line = remoteTmuxLine(bin, { socketName: name }, args);
-        const r = await runLaunch({ command: shell[0], args: [...shell.slice(1), "-c", line] });
+        const r = await run(shell[0], [...shell.slice(1), "-c", line]);
         assertEquals(r.code, 0, `${shell.join(" ")}: ${r.stderr}`);
-        assertEquals(splitNul(r.stdout), ["-u", "-L", name, ...tmuxArgv(args)], shell.join(" "));
+        assertEquals(splitNul(r.stdout), ["-u", "-L", name, ...args], shell.join(" "));
       },
     ),
     { numRuns: 200 },
@@ -139,19 +136,12 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
   assert(!(await canaryExists(canary)), "no hostile word ran a command");
   assertEquals(remoteTmuxLine("tmux", {}, ["-C", "attach"]), "exec 'tmux' -u '-C' 'attach'");
   assertEquals(
-    remoteTmuxLine("/opt/t m/tmux", { socketPath: "/tmp/a'b" }, ["list-sessions", COMMAND_SEPARATOR, "x;"]),
+    remoteTmuxLine("/opt/t m/tmux", { socketPath: "/tmp/a'b" }, ["list-sessions", ";", escapeArg("x;")]),
     "exec '/opt/t m/tmux' -u -S '/tmp/a'\\''b' 'list-sessions' ';' 'x'\\\\';'",
   );
   // -S wins over -L, as in tmux and the local executor.
   assertMatch(remoteTmuxLine("tmux", { socketName: "n", socketPath: "/p" }, []), / -S '\/p'$/);
   assertEquals(remoteTmuxLine("~/bin/tmux", {}, []), "exec ~/'bin/tmux' -u");
-});
-
-Deno.test("localLaunch: the spawn executor's argv", () => {
-  assertEquals(localLaunch("tmux", { socketName: "w" }, ["a", COMMAND_SEPARATOR, "b;"]), {
-    command: "tmux",
-    args: ["-u", "-L", "w", "a", ";", "b\\;"],
-  });
 });
 
 Deno.test("sshArgv: options, destination and the line after --; bad destinations refused", () => {
@@ -236,27 +226,46 @@ Deno.test("classifySshFailure: ssh's messages (OpenSSH 9 wording) → the five k
 interface Remote {
   fx: SshFixture;
   target: SshTarget;
-  launch(role: "master" | "shared", args: readonly TmuxArg[], bin?: string, socket?: SocketSpec): ClientLaunch;
+  /** The launcher under test: `bin` on the fixture's tmux socket. */
+  launcher: SshLauncher;
+  /** One ssh client built by hand (another bin, socket or target), for the cases one launcher does not cover. */
+  spawnWith(args: string[], o?: { bin?: string; socket?: SocketSpec; target?: SshTarget }): Promise<Ran>;
 }
 
-async function withRemote(fn: (r: Remote) => Promise<void>): Promise<void> {
+async function withRemote(fn: (r: Remote) => Promise<void>, bin = "tmux"): Promise<void> {
   const fx = await startSshd();
+  let launcher: SshLauncher | undefined;
   try {
     await fx.startTmux();
-    const controlDir = await makeControlDir(Deno.pid, fx.dir);
-    const target: SshTarget = { destination: fx.alias, configFile: fx.configPath, controlDir };
+    const socket = { socketName: fx.socketName };
+    const target: SshTarget = {
+      destination: fx.alias,
+      configFile: fx.configPath,
+      controlDir: await makeControlDir(Deno.pid, fx.dir),
+    };
+    launcher = createSshLauncher(target, bin, socket);
     await fn({
       fx,
       target,
-      launch: (role, args, bin = "tmux", socket = { socketName: fx.socketName }) =>
-        sshLaunch(target, role, bin, socket, args),
+      launcher,
+      spawnWith: (args, o = {}) =>
+        run("ssh", sshArgv(o.target ?? target, "shared", remoteTmuxLine(o.bin ?? "tmux", o.socket ?? socket, args))),
     });
   } finally {
+    await launcher?.close();
     await fx.cleanup();
   }
 }
 
-/** Classifies a failed run, asserting it is one of ours. */
+/** Starts a client through the launcher and waits for it. */
+const spawnRun = (l: SshLauncher, args: string[], stdin?: Uint8Array) =>
+  collect(l.spawn(args, { stdin: stdin ? "piped" : "null" }), stdin);
+
+/** A control-mode client through the launcher. */
+const control = (l: SshLauncher, ...extra: string[]) =>
+  launchControl(l.spawn(["-C", "attach-session", ...extra], { stdin: "piped" }));
+
+/** Classifies a failed run, asserting it is one of ours and one line. */
 function remoteError(r: Ran, remote: Remote, bin = "tmux", socket: SocketSpec = {}): RemoteError {
   assert(r.code !== 0, `expected a failure, got ${JSON.stringify(r)}`);
   const e = classifySshFailure(r.code, r.stderr, { destination: remote.target.destination, bin, socket });
@@ -265,85 +274,88 @@ function remoteError(r: Ran, remote: Remote, bin = "tmux", socket: SocketSpec = 
   return e;
 }
 
-Deno.test("ssh: hostile arguments of a spawned (fallback) client arrive byte-exact over sshd; no canary", async () => {
-  await withRemote(async (remote) => {
-    const bin = await argvPrinter(remote.fx.dir);
-    const canary = `${remote.fx.dir}/canary`;
-    // One master so the many runs below share one login.
-    const master = await launchControl(remote.launch("master", ["-C", "attach-session", "-t", "main"]));
-    try {
-      await fc.assert(
-        fc.asyncProperty(fc.array(hostileWord(canary), { maxLength: 5 }), async (args) => {
-          const r = await runLaunch(remote.launch("shared", args, bin));
-          assertEquals(r.code, 0, r.stderr);
-          assertEquals(splitNul(r.stdout), ["-u", "-L", remote.fx.socketName, ...tmuxArgv(args)]);
-        }),
-        { numRuns: 40 },
-      );
-    } finally {
-      await master.close();
-    }
+/** ssh processes still using this control directory (its path is on their command line). */
+async function sshUsing(controlDir: string): Promise<string> {
+  return (await run("pgrep", ["-a", "-f", `ControlPath=${controlDir}/`])).stdout.trim();
+}
+
+Deno.test("ssh: hostile arguments of spawned (fallback) clients arrive byte-exact over sshd; no canary; one login", async () => {
+  const printer = await argvPrinter(await tempDir());
+  await withRemote(async ({ fx, launcher }) => {
+    const canary = `${fx.dir}/canary`;
+    const before = await fx.loginCount();
+    await launcher.ready();
+    await fc.assert(
+      fc.asyncProperty(fc.array(hostileWord(canary), { maxLength: 5 }), async (words) => {
+        // The engine tmux-escapes its arguments before the launcher (spawnTmux); do the same.
+        const args = words.map(escapeArg);
+        const r = await spawnRun(launcher, args);
+        assertEquals(r.code, 0, r.stderr);
+        assertEquals(splitNul(r.stdout), ["-u", "-L", fx.socketName, ...args]);
+      }),
+      { numRuns: 40 },
+    );
+    assertEquals(await fx.loginCount() - before, 1, "every client rode the one connection");
     assert(!(await canaryExists(canary)), "no hostile word ran a command on the remote side");
-    // And a real tmux gets them too: a session name full of shell syntax, made and read back.
-    const name = `$(touch ${canary})\`touch ${canary}\`'"; x`;
-    const made = await runLaunch(remote.launch("shared", ["new-session", "-d", "-s", name]));
-    assertEquals(made.code, 0, made.stderr);
-    const listed = await remote.fx.tmux("list-sessions", "-F", "#{session_name}");
-    assert(listed.split("\n").includes(name), listed);
-    assert(!(await canaryExists(canary)));
-  });
+  }, printer);
 });
 
-Deno.test("ssh: destinations as alias, user@host and ssh://user@host:port", async () => {
+Deno.test("ssh: a real tmux gets a session name full of shell syntax; destination forms", async () => {
   await withRemote(async (remote) => {
     const { fx } = remote;
+    const canary = `${fx.dir}/canary`;
+    // (no backslash: tmux shows one doubled in names; the argv test above covers it)
+    const name = `$(touch ${canary})\`touch ${canary}\`'"; x`;
+    const made = await spawnRun(remote.launcher, ["new-session", "-d", "-s", name]);
+    assertEquals(made.code, 0, made.stderr);
+    const listed = await fx.tmux("list-sessions", "-F", "#{session_name}");
+    assert(listed.split("\n").includes(name), listed);
+    assert(!(await canaryExists(canary)));
     for (const destination of [fx.alias, `${fx.user}@127.0.0.1`, `ssh://${fx.user}@127.0.0.1:${fx.port}`]) {
-      const t = { ...remote.target, destination };
-      const r = await runLaunch(
-        sshLaunch(t, "shared", "tmux", { socketName: fx.socketName }, ["display-message", "-p", "ok"]),
-      );
+      const r = await remote.spawnWith(["display-message", "-p", "ok"], { target: { ...remote.target, destination } });
       assertEquals([r.code, r.stdout], [0, "ok\n"], `${destination}: ${r.stderr}`);
     }
   });
 });
 
-Deno.test("ssh: one login serves the control client and many spawned clients; control mode answers", async () => {
-  await withRemote(async (remote) => {
-    const before = await remote.fx.loginCount();
-    const master = await launchControl(remote.launch("master", ["-C", "attach-session", "-t", "main"]));
+Deno.test("ssh: one login serves control-mode clients (closed and reopened) and many spawns", async () => {
+  await withRemote(async ({ fx, target, launcher }) => {
+    const before = await fx.loginCount();
+    await launcher.ready();
+    const first = await control(launcher, "-t", "main");
+    assertEquals(await first.command("display-message -p ok"), { ok: true, lines: ["ok"] });
+    // The engine closes an idle control client and opens another later: same connection.
+    await first.close();
+    const ctl = await control(launcher, "-t", "main");
     try {
-      const reply = await master.command("display-message -p ok");
-      assertEquals(reply, { ok: true, lines: ["ok"] });
       for (let i = 0; i < 10; i++) {
-        const r = await runLaunch(remote.launch("shared", ["display-message", "-p", `n${i}`]));
+        const r = await spawnRun(launcher, ["display-message", "-p", `n${i}`]);
         assertEquals([r.code, r.stdout], [0, `n${i}\n`], r.stderr);
       }
       // stdin travels over the shared connection too (load-buffer -).
-      const big = new Uint8Array(1 << 20).fill(0x61);
-      const loaded = await runLaunch(remote.launch("shared", ["load-buffer", "-b", "big", "-"]), big);
+      const loaded = await spawnRun(launcher, ["load-buffer", "-b", "big", "-"], new Uint8Array(1 << 20).fill(0x61));
       assertEquals(loaded.code, 0, loaded.stderr);
-      assertEquals((await master.command("show-buffer -b big")).lines[0]?.length, 1 << 20);
-      assertEquals(await remote.fx.loginCount() - before, 1, "one ssh login for everything");
+      assertEquals((await ctl.command("show-buffer -b big")).lines[0]?.length, 1 << 20);
+      assertEquals(await fx.loginCount() - before, 1, "one ssh login for everything");
     } finally {
-      await master.close();
+      await ctl.close();
     }
-    // The master's exit removed its socket.
-    await waitUntil(
-      "control socket removed",
-      async () => !(await canaryExists(controlSocket(remote.target.controlDir))),
-    );
+    await launcher.close();
+    assertEquals(await sshUsing(target.controlDir), "", "no ssh left");
+    assert(!(await canaryExists(controlSocket(target.controlDir))), "the master removed its socket");
   });
 });
 
-Deno.test("ssh: the master ends with its parent (SIGKILL): no ssh, no remote tmux client, no socket left", async () => {
-  await withRemote(async (remote) => {
-    const launch = remote.launch("master", ["-C", "attach-session", "-t", "main"]);
-    // A parent process that starts the master with a pipe on its stdin, says the pid, then waits.
+Deno.test("ssh: the connection ends with its parent (SIGKILL): no ssh, no remote tmux client, no socket left", async () => {
+  await withRemote(async ({ fx, target }) => {
+    // A parent that opens the connection and a control-mode client, says so, then waits to be killed.
     const script = `
-      const c = new Deno.Command(${JSON.stringify(launch.command)}, { args: ${JSON.stringify(launch.args)},
-        stdin: "piped", stdout: "piped", stderr: "null", detached: true }).spawn();
-      const r = c.stdout.getReader(); await r.read();
-      console.log(c.pid);
+      import { createSshLauncher } from ${JSON.stringify(new URL("../lib/tmux/ssh.ts", import.meta.url).href)};
+      const l = createSshLauncher(${JSON.stringify(target)}, "tmux", { socketName: ${JSON.stringify(fx.socketName)} });
+      await l.ready();
+      const c = l.spawn(["-C", "attach-session", "-t", "main"], { stdin: "piped" });
+      await c.stdout.getReader().read();
+      console.log("up");
       await new Promise(() => {});`;
     const parent = new Deno.Command(Deno.execPath(), {
       args: ["eval", script],
@@ -354,51 +366,56 @@ Deno.test("ssh: the master ends with its parent (SIGKILL): no ssh, no remote tmu
     }).spawn();
     const reader = parent.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let got = "";
-    while (!got.includes("\n")) {
+    while (!got.includes("up\n")) {
       const { value, done } = await reader.read();
       if (done) break;
       got += value;
     }
-    const sshPid = Number(got.trim());
-    assert(sshPid > 0, `ssh pid: ${got}`);
-    const alive = (pid: number) =>
-      new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" }).output().then((o) => o.success);
-    assert(await alive(sshPid));
-    assertEquals((await remote.fx.tmux("list-clients", "-F", "#{client_control_mode}")).trim(), "1");
+    assertEquals(got, "up\n");
+    assert((await sshUsing(target.controlDir)) !== "", "the master and the client run");
+    assertEquals((await fx.tmux("list-clients", "-F", "#{client_control_mode}")).trim(), "1");
     parent.kill("SIGKILL");
     await parent.status;
-    reader.releaseLock();
-    await parent.stdout.cancel().catch(() => {});
-    await waitUntil("the master ssh to exit", async () => !(await alive(sshPid)), 20_000);
+    await reader.cancel().catch(() => {});
+    await waitUntil("every ssh of the parent to exit", async () => (await sshUsing(target.controlDir)) === "", 20_000);
     await waitUntil(
       "the remote control client to go",
-      async () => (await remote.fx.tmux("list-clients", "-F", "#{client_name}")).trim() === "",
+      async () => (await fx.tmux("list-clients", "-F", "#{client_name}")).trim() === "",
       20_000,
     );
-    assert(!(await canaryExists(controlSocket(remote.target.controlDir))), "socket removed");
+    assert(!(await canaryExists(controlSocket(target.controlDir))), "socket removed");
   });
 });
 
-Deno.test("ssh: sshd stopped → unreachable, started again → a new master and spawns work", async () => {
-  await withRemote(async (remote) => {
-    const master = await launchControl(remote.launch("master", ["-C", "attach-session", "-t", "main"]));
-    assertEquals((await master.command("display-message -p up")).lines, ["up"]);
-    await remote.fx.stop();
-    // The connection dropped: the master notices and exits (a hang fails here, not the whole run).
-    await waitUntil("the master to exit", () => Promise.race([master.exited, Promise.resolve(undefined)]), 20_000);
-    const down = await runLaunch(remote.launch("shared", ["display-message", "-p", "x"]));
-    assertEquals(remoteError(down, remote).remote, "unreachable");
-    assertMatch(remoteError(down, remote).message, /^cannot reach ssh host ".*" \(.*Connection refused.*\): /);
-    await remote.fx.start();
-    await removeStaleSocket(remote.target.controlDir);
-    const again = await launchControl(remote.launch("master", ["-C", "attach-session", "-t", "main"]));
+Deno.test("ssh: sshd stopped → unreachable, started again → the connection heals", async () => {
+  await withRemote(async ({ fx, target, launcher }) => {
+    await launcher.ready();
+    const ctl = await control(launcher, "-t", "main");
+    assertEquals((await ctl.command("display-message -p up")).lines, ["up"]);
+    await fx.stop();
+    // The connection dropped: the control client and the master notice and exit.
+    await waitUntil("the control client to exit", () => Promise.race([ctl.exited, Promise.resolve(undefined)]), 20_000);
+    await waitUntil("the master to exit", async () => (await sshUsing(target.controlDir)) === "", 20_000);
+    const down = await spawnRun(launcher, ["display-message", "-p", "x"]);
+    const e = launcher.classify(down.code, down.stderr);
+    assertEquals(e?.remote, "unreachable", down.stderr);
+    assertMatch(e!.message, /^cannot reach ssh host ".*" \(.*Connection refused.*\): /);
+    let refused: unknown;
+    await launcher.ready().catch((err) => refused = err);
+    assert(refused instanceof RemoteError && refused.remote === "unreachable", String(refused));
+    await fx.start();
+    const before = await fx.loginCount();
+    // A start attempt made while sshd was down may still be failing: ask until one succeeds.
+    await waitUntil("the connection to come back", () => launcher.ready().then(() => true), 20_000);
+    const again = await control(launcher, "-t", "main");
     try {
       assertEquals((await again.command("display-message -p back")).lines, ["back"]);
-      const r = await runLaunch(remote.launch("shared", ["display-message", "-p", "y"]));
+      const r = await spawnRun(launcher, ["display-message", "-p", "y"]);
       assertEquals([r.code, r.stdout], [0, "y\n"], r.stderr);
     } finally {
       await again.close();
     }
+    assertEquals(await fx.loginCount() - before, 1, "healed with one new login");
   });
 });
 
@@ -407,35 +424,43 @@ Deno.test("ssh: wrong key → auth; changed and unknown host key → host-key, w
     const { fx } = remote;
     const base = await Deno.readTextFile(fx.configPath);
     const dir = fx.dir;
-    const variant = async (name: string, text: string) => {
-      await Deno.writeTextFile(`${dir}/${name}`, text);
-      return { ...remote.target, configFile: `${dir}/${name}` };
+    let n = 0;
+    /** A launcher whose ssh config is `text`, with its own control directory; its connection attempt's error. */
+    const failure = async (text: string) => {
+      const configFile = `${dir}/cfg-${n}`;
+      await Deno.writeTextFile(configFile, text);
+      const controlDir = `${dir}/ctl-${n++}`;
+      await Deno.mkdir(controlDir, { mode: 0o700 });
+      const t = { ...remote.target, configFile, controlDir };
+      let err: unknown;
+      await createSshLauncher(t, "tmux", {}).ready().catch((e) => err = e);
+      assert(err instanceof RemoteError, `connection refused with a RemoteError: ${err}`);
+      assert(!err.message.includes("\n"), err.message);
+      // A spawned client without the connection fails the same way.
+      const spawned = await remote.spawnWith(["display-message", "-p", "x"], { target: t });
+      assertEquals(remoteError(spawned, remote).remote, err.remote);
+      return err;
     };
-    const spawn = (t: SshTarget) => runLaunch(sshLaunch(t, "shared", "tmux", {}, ["display-message", "-p", "x"]));
 
-    await new Deno.Command("ssh-keygen", { args: ["-q", "-t", "ed25519", "-N", "", "-f", `${dir}/other`] }).output();
-    const wrongKey = await variant("cfg-key", base.replace(`IdentityFile ${fx.identity}`, `IdentityFile ${dir}/other`));
-    const auth = remoteError(await spawn(wrongKey), remote);
+    await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", `${dir}/other`]);
+    const auth = await failure(base.replace(`IdentityFile ${fx.identity}`, `IdentityFile ${dir}/other`));
     assertEquals(auth.remote, "auth", auth.message);
     assertMatch(auth.message, /Permission denied \(publickey/);
 
     const otherHostKey = (await Deno.readTextFile(`${dir}/other.pub`)).trim().split(" ").slice(0, 2).join(" ");
     await Deno.writeTextFile(`${dir}/known_changed`, `[127.0.0.1]:${fx.port} ${otherHostKey}\n`);
-    const changed = await variant("cfg-changed", base.replace(fx.knownHosts, `${dir}/known_changed`));
-    const hk = remoteError(await spawn(changed), remote);
-    assertEquals(hk.remote, "host-key", hk.message);
-    assertMatch(hk.message, /CHANGED/);
+    const changed = await failure(base.replace(fx.knownHosts, `${dir}/known_changed`));
+    assertEquals(changed.remote, "host-key", changed.message);
+    assertMatch(changed.message, /CHANGED/);
 
     // Unknown key and a config asking to confirm it: BatchMode turns the prompt into a failure.
     await Deno.writeTextFile(`${dir}/known_empty`, "");
-    const ask = await variant(
-      "cfg-ask",
+    const unknown = await failure(
       base.replace(fx.knownHosts, `${dir}/known_empty`).replace(
         "StrictHostKeyChecking yes",
         "StrictHostKeyChecking ask",
       ),
     );
-    const unknown = remoteError(await spawn(ask), remote);
     assertEquals(unknown.remote, "host-key", unknown.message);
     assertMatch(unknown.message, /could not be verified/);
   });
@@ -443,19 +468,20 @@ Deno.test("ssh: wrong key → auth; changed and unknown host key → host-key, w
 
 Deno.test("ssh: remote tmux missing → tmux-missing; unused socket → no-server", async () => {
   await withRemote(async (remote) => {
-    const missing = await runLaunch(remote.launch("shared", ["list-sessions"], "/nonexistent/tmux"));
+    const missing = await remote.spawnWith(["list-sessions"], { bin: "/nonexistent/tmux" });
     const e = remoteError(missing, remote, "/nonexistent/tmux");
     assertEquals([e.remote, e.kind], ["tmux-missing", "missing"], e.message);
     assertMatch(e.message, /--tmux-bin/);
 
     const socket = { socketName: `${remote.fx.socketName}-unused` };
-    const none = await runLaunch(remote.launch("shared", ["list-sessions"], "tmux", socket));
+    const none = await remote.spawnWith(["list-sessions"], { socket });
     const n = remoteError(none, remote, "tmux", socket);
     assertEquals([n.remote, n.kind], ["no-server", "no-server"], n.message);
     assertMatch(n.message, /-L tmcp-ssh-.*-unused/);
     // A control-mode client answers in-band instead (tmux -C starts a server, which has no session):
     // the engine reads the attach's %error block.
-    const ctl = await launchControl(remote.launch("master", ["-C", "attach-session"], "tmux", socket));
+    const unused = createSshLauncher(remote.target, "tmux", socket);
+    const ctl = await control(unused);
     assertEquals(ctl.attach, { ok: false, lines: ["no sessions"] });
     await ctl.close();
   });

@@ -1,50 +1,41 @@
 /**
  * Reaching a remote host's tmux over OpenSSH (issue #12; not wired into the
- * server yet): how a tmux client is launched through `ssh`, and what ssh's
- * failures mean.
+ * server yet): a launcher that starts tmux clients through `ssh`, the one
+ * function that builds the remote command line, and what ssh's failures mean.
  *
- * The design in one paragraph. A {@linkcode ClientLaunch} is "which program,
- * which argv" for one tmux client: {@linkcode localLaunch} runs tmux here,
- * {@linkcode sshLaunch} runs it on `--ssh DEST`. The long-lived control-mode
- * client (`tmux -C`) is launched with role `"master"`: that ssh process IS the
- * OpenSSH connection master (`ControlMaster=yes`, socket in a private 0700
- * directory). Spawned fallback clients use role `"shared"`
- * (`ControlMaster=no`, same `ControlPath`): they ride the master's connection
- * with no new handshake, or make their own connection when there is no
- * master. The master lives exactly as long as our pipe to its stdin: when the
- * server dies (even by SIGKILL) stdin hits EOF, the remote `tmux -C` exits,
- * the session closes and ssh exits (`ControlPersist=no`). Nothing is left on
- * either side; a dropped master is re-launched like any control client.
+ * Connection. {@linkcode createSshLauncher} keeps ONE ssh connection per host:
+ * a master process (`ControlMaster=yes`, socket in a private 0700 directory)
+ * whose remote command only waits for EOF on its stdin. Every tmux client —
+ * the control-mode connection, output subscribers, spawned fallback commands —
+ * is a `ControlMaster=no` client of that connection: no new handshake, and the
+ * engine may close and reopen its control client without touching SSH. The
+ * master lives exactly as long as our pipe to its stdin: when the server dies
+ * (even by SIGKILL) the remote side sees EOF and the session, the clients
+ * riding it and ssh all end (`ControlPersist=no`). A dropped master is
+ * restarted by the next spawn; until it is up, clients connect on their own.
  *
  * What travels where. The command line ssh hands to the remote login shell is
- * built by {@linkcode remoteTmuxLine} alone: fixed words (`exec`, `-u`, `-L`/`-S`,
- * the control-mode words) plus the operator's `--tmux-bin` and socket flags,
- * each quoted by {@linkcode shQuote}. For the control connection no value a
- * model sends is ever on that line: tool commands go over the connection's
- * stdin in tmux command syntax, quoted by the control-mode engine. The spawned
- * fallback is the one exception: its tmux arguments (which may come from a
- * model) ARE on the remote line, so every element is tmux-escaped
- * ({@linkcode escapeArg}) and then shell-quoted — tested byte-exact through
- * `sh -c` and a real sshd with hostile values.
- *
- * The remote login shell must read POSIX-style quoting: sh, dash, bash, zsh,
- * ksh and fish do; csh/tcsh (newlines in quotes) do not.
+ * built by {@linkcode remoteTmuxLine} alone: fixed words (`exec`, `-u`, `-L`/`-S`)
+ * plus `--tmux-bin`, the socket flag and the tmux argv, each quoted by
+ * {@linkcode shQuote}. For the control connection that argv is fixed words
+ * (`-C attach-session …`): tool commands travel over the connection's stdin in
+ * tmux command syntax, quoted by the control-mode engine, and no value a model
+ * sends is on the line. A spawned fallback client is the one exception: its
+ * tmux arguments (which may come from a model) ARE on the remote line — already
+ * tmux-escaped by the engine, then shell-quoted here, every element — which
+ * `tests/ssh_test.ts` checks byte-exact through `sh -c`, dash, bash, zsh, fish
+ * and a real sshd with hostile values. csh/tcsh login shells are not supported.
  *
  * @example
  * ```ts
- * const ssh: SshTarget = { destination: "devbox", controlDir: await makeControlDir() };
- * const master = sshLaunch(ssh, "master", "tmux", { socketName: "work" }, ["-C", "new-session", "-A", "-s", "mcp"]);
- * // new Deno.Command(master.command, { args: master.args, stdin: "piped", ... })
+ * const target: SshTarget = { destination: "devbox", controlDir: await makeControlDir() };
+ * const launcher = createSshLauncher(target, "tmux", { socketName: "work" });
+ * await launcher.ready(); // one login
+ * const ctl = launcher.spawn(["-C", "attach-session"], { stdin: "piped" });
  * ```
  */
-import { COMMAND_SEPARATOR, escapeArg, socketArgsFor, type SocketSpec, type TmuxArg, TmuxError } from "./executor.ts";
+import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
 import { shellLine, shQuote } from "./quote.ts";
-
-/** One tmux client process: the program to run and its argv. */
-export interface ClientLaunch {
-  command: string;
-  args: string[];
-}
 
 /** How to reach the remote host: the `--ssh` / `--ssh-config` settings plus our private socket directory. */
 export interface SshTarget {
@@ -61,9 +52,9 @@ export interface SshTarget {
 }
 
 /**
- * `"master"`: the one long-lived connection (the control-mode client) — it
- * creates the shared socket. `"shared"`: a short-lived client that reuses the
- * master's connection, or connects on its own when there is none.
+ * `"master"`: the one long-lived connection — it creates the shared socket.
+ * `"shared"`: a tmux client that rides the master's connection, or connects
+ * on its own when there is none.
  */
 export type SshRole = "master" | "shared";
 
@@ -77,24 +68,24 @@ export function destinationProblem(dest: string): string | undefined {
 
 /**
  * The command line the remote login shell runs: `exec BIN -u [-L name|-S path] ARGS…`,
- * every word but the fixed ones shell-quoted. `exec` lets tmux replace the
- * shell, so signals and stdin EOF reach tmux directly. A `--tmux-bin`
- * starting with `~/` keeps the `~/` unquoted so the remote shell expands it
- * to the remote home.
+ * every word but the fixed ones shell-quoted. `args` is tmux's argv exactly
+ * as a local tmux would get it (the engine has already escaped a trailing
+ * ";"), so this function adds shell quoting and nothing else. `exec` lets tmux
+ * replace the shell, so stdin EOF and signals reach tmux directly. A
+ * `--tmux-bin` starting with `~/` keeps the `~/` unquoted so the remote shell
+ * expands it to the remote home.
  *
  * @example
  * ```ts
  * remoteTmuxLine("tmux", { socketName: "w" }, ["-C", "attach"]); // "exec 'tmux' -u -L 'w' '-C' 'attach'"
  * ```
  */
-export function remoteTmuxLine(bin: string, socket: SocketSpec, args: readonly TmuxArg[]): string {
+export function remoteTmuxLine(bin: string, socket: SocketSpec, args: readonly string[]): string {
   const binWord = bin.startsWith("~/") && bin.length > 2 ? "~/" + shQuote(bin.slice(2)) : shQuote(bin);
   const [flag, value] = socketArgsFor(socket);
   const words = ["exec", binWord, "-u"];
   if (flag !== undefined) words.push(flag, shQuote(value));
-  // A separator stays a bare ";" argv element for tmux; any other argument is
-  // tmux-escaped (trailing ";") before the shell quoting, as the local executor does.
-  for (const a of args) words.push(shQuote(a === COMMAND_SEPARATOR ? ";" : escapeArg(a)));
+  for (const a of args) words.push(shQuote(a));
   return words.join(" ");
 }
 
@@ -131,23 +122,136 @@ export function sshArgv(t: SshTarget, role: SshRole, remoteLine: string): string
   return [...sshOptions(t, role), t.destination, "--", remoteLine];
 }
 
-/** A tmux client on this machine: `BIN -u [-L|-S …] ARGS…` (what the spawn executor runs today). */
-export function localLaunch(bin: string, socket: SocketSpec, args: readonly TmuxArg[]): ClientLaunch {
-  return {
-    command: bin,
-    args: ["-u", ...socketArgsFor(socket), ...args.map((a) => a === COMMAND_SEPARATOR ? ";" : escapeArg(a))],
-  };
+/**
+ * The master's remote command, fixed words only: say "ready" once the session
+ * is open (the sharing socket exists by then), then wait for stdin's EOF —
+ * which comes when we close it or die — and end the session with it.
+ */
+const MASTER_READY = "tmux-mcp-ready";
+const MASTER_LINE = `echo ${MASTER_READY}; exec cat >/dev/null`;
+
+/** What the server's launcher seam needs from a remote host (the engine's `TmuxLauncher` shape, plus lifecycle). */
+export interface SshLauncher {
+  readonly socket: SocketSpec;
+  /** The argv prefix that selects the socket, for messages such as `tmux -L x attach`. */
+  readonly socketArgs: readonly string[];
+  /** The remote tmux binary (for messages). */
+  readonly bin: string;
+  /** The destination, for server-info and messages. */
+  readonly destination: string;
+  /**
+   * Starts `tmux ARGS` on the remote host as a client of the shared
+   * connection (`args` already tmux-escaped, as the local launcher takes
+   * them). Also (re)starts the shared connection in the background when it is
+   * down, so a dropped connection heals on the next call.
+   */
+  spawn(args: readonly string[], opts: { stdin: "piped" | "null"; detached?: boolean }): Deno.ChildProcess;
+  /** Resolves once the shared connection is up, starting it if needed; rejects with a {@linkcode RemoteError}. */
+  ready(): Promise<void>;
+  /** Our error for a client that exited with `code` and `stderr`, or `undefined` for an ordinary tmux failure. */
+  classify(code: number, stderr: string): RemoteError | undefined;
+  /** Ends the shared connection (clients riding it end with it). */
+  close(): Promise<void>;
 }
 
-/** The same tmux client on the remote host, through `ssh` (see the module doc for roles). */
-export function sshLaunch(
-  t: SshTarget,
-  role: SshRole,
-  bin: string,
-  socket: SocketSpec,
-  args: readonly TmuxArg[],
-): ClientLaunch {
-  return { command: "ssh", args: sshArgv(t, role, remoteTmuxLine(bin, socket, args)) };
+/**
+ * A launcher for the tmux of `target.destination`. One ssh process is the
+ * connection master (`ControlMaster=yes`) with a fixed remote command that
+ * only waits for EOF on its stdin, so the connection's life is independent
+ * of any tmux client's: the engine may close and reopen its control-mode
+ * client (idle time, tmux server restarts) without a new SSH handshake, and
+ * every client — control-mode or spawned — is a `ControlMaster=no` client of
+ * the same connection. The master ends when {@linkcode SshLauncher.close} is
+ * called or our process dies (its stdin pipe closes).
+ *
+ * @example
+ * ```ts
+ * const l = createSshLauncher({ destination: "devbox", controlDir: await makeControlDir() }, "tmux", {});
+ * await l.ready();
+ * const child = l.spawn(["-C", "attach-session"], { stdin: "piped" });
+ * ```
+ */
+export function createSshLauncher(target: SshTarget, bin: string, socket: SocketSpec): SshLauncher {
+  const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
+  const ctx: FailureContext = { destination: target.destination, bin, socket: spec };
+  let master: { up: Promise<void>; end(): Promise<void> } | undefined;
+
+  /** Starts the master; `master` is set at once, so concurrent callers share one start. */
+  const startMaster = () => {
+    let child: Deno.ChildProcess | undefined;
+    const current = {
+      up: (async () => {
+        // A master killed outright leaves its socket; with it in place ControlMaster=yes would not share.
+        await removeStaleSocket(target.controlDir);
+        const c = child = new Deno.Command("ssh", {
+          args: sshArgv(target, "master", MASTER_LINE),
+          stdin: "piped",
+          stdout: "piped",
+          stderr: "piped",
+          // Its own process group: a terminal's Ctrl-C to the server's group must not cut the connection
+          // under calls the server is still finishing. The stdin pipe, not a signal, ends it.
+          detached: true,
+        }).spawn();
+        c.status.then(() => {
+          if (master === current) master = undefined;
+        });
+        const stderr = new Response(c.stderr).text();
+        const reader = c.stdout.pipeThrough(new TextDecoderStream()).getReader();
+        let seen = "";
+        while (!seen.includes(MASTER_READY)) {
+          const { value, done } = await reader.read();
+          if (done) {
+            const status = await c.status;
+            const text = await stderr;
+            throw classifySshFailure(status.code === 0 ? 255 : status.code, text, ctx) ??
+              new RemoteError("ssh-failed", `ssh to ssh host "${target.destination}" ended at once: ${text.trim()}`);
+          }
+          seen += value;
+        }
+        // Nothing more is expected on stdout; keep reading so the pipe can never fill.
+        void (async () => {
+          while (!(await reader.read()).done) { /* drain */ }
+        })().catch(() => {});
+      })(),
+      async end() {
+        await current.up.catch(() => {});
+        if (!child) return;
+        await child.stdin.close().catch(() => {});
+        await child.status;
+      },
+    };
+    current.up.catch(() => {
+      if (master === current) master = undefined;
+    });
+    master = current;
+    return current;
+  };
+
+  const ready = (): Promise<void> => (master ?? startMaster()).up;
+
+  return {
+    socket: spec,
+    socketArgs: socketArgsFor(spec),
+    bin,
+    destination: target.destination,
+    spawn(args, opts) {
+      if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
+      return new Deno.Command("ssh", {
+        args: sshArgv(target, "shared", remoteTmuxLine(bin, spec, args)),
+        stdin: opts.stdin,
+        stdout: "piped",
+        stderr: "piped",
+        detached: opts.detached ?? false,
+      }).spawn();
+    },
+    ready,
+    classify: (code, stderr) => classifySshFailure(code, stderr, ctx),
+    async close() {
+      const m = master;
+      master = undefined;
+      await m?.end();
+    },
+  };
 }
 
 /**
@@ -188,12 +292,20 @@ export async function makeControlDir(
 }
 
 /**
- * Removes a master's socket left behind by a master that was killed. Call it
- * before launching a new master: with a stale socket in place `ControlMaster=yes`
- * would quietly connect without sharing.
+ * Removes a master's socket left behind by a master that was killed (nothing
+ * accepts on it). Call it before launching a new master: with a stale socket
+ * in place `ControlMaster=yes` would quietly connect without sharing. Returns
+ * true when a live master answers on the socket (then it is left alone).
  */
-export async function removeStaleSocket(controlDir: string): Promise<void> {
-  await Deno.remove(controlSocket(controlDir)).catch(() => {});
+export async function removeStaleSocket(controlDir: string): Promise<boolean> {
+  const path = controlSocket(controlDir);
+  try {
+    (await Deno.connect({ transport: "unix", path })).close();
+    return true;
+  } catch {
+    await Deno.remove(path).catch(() => {});
+    return false;
+  }
 }
 
 export type RemoteErrorKind = "unreachable" | "auth" | "host-key" | "tmux-missing" | "no-server" | "ssh-failed";

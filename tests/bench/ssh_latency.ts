@@ -12,20 +12,19 @@
  * Figures on a loaded machine are upper bounds.
  */
 import { startSshd } from "../ssh_fixture.ts";
-import { localLaunch, makeControlDir, sshLaunch, type SshTarget } from "../../lib/tmux/ssh.ts";
+import { createSshLauncher, makeControlDir, remoteTmuxLine, sshArgv, type SshTarget } from "../../lib/tmux/ssh.ts";
 import { type ControlClient, launchControl } from "../ssh_control.ts";
-import type { ClientLaunch } from "../../lib/tmux/ssh.ts";
 
 const N = Number(Deno.args[0] ?? 100);
 const fx = await startSshd();
+const dec = new TextDecoder();
 
-async function spawnOnce(l: ClientLaunch, env?: Record<string, string>): Promise<void> {
-  const out = await new Deno.Command(l.command, { args: l.args, env, stdin: "null", stdout: "piped", stderr: "piped" })
-    .output();
-  if (!out.success || new TextDecoder().decode(out.stdout) !== "x\n") {
-    throw new Error(`${l.command} failed: ${new TextDecoder().decode(out.stderr)}`);
-  }
+async function spawnOnce(child: Deno.ChildProcess): Promise<void> {
+  const out = await child.output();
+  if (!out.success || dec.decode(out.stdout) !== "x\n") throw new Error(`spawn failed: ${dec.decode(out.stderr)}`);
 }
+
+const piped = { stdout: "piped", stderr: "piped" } as const;
 
 async function controlOnce(c: ControlClient): Promise<void> {
   const r = await c.command("display-message -p x");
@@ -38,25 +37,31 @@ try {
   await fx.startTmux();
   const socket = { socketName: fx.socketName };
   const args = ["display-message", "-p", "x"];
-  const shared: SshTarget = {
+  const target: SshTarget = {
     destination: fx.alias,
     configFile: fx.configPath,
     controlDir: await makeControlDir(Deno.pid, fx.dir),
   };
+  const launcher = createSshLauncher(target, "tmux", socket);
+  await launcher.ready();
   // A control directory no master lives in: every spawn makes its own connection.
-  const lone: SshTarget = { ...shared, controlDir: `${fx.dir}/no-master` };
-  const master = await launchControl(
-    sshLaunch(shared, "master", "tmux", socket, ["-C", "attach-session", "-t", "main"]),
+  const lone = sshArgv(
+    { ...target, controlDir: `${fx.dir}/no-master` },
+    "shared",
+    remoteTmuxLine("tmux", socket, args),
   );
-  const local = await launchControl(localLaunch("tmux", socket, ["-C", "attach-session", "-t", "main"]), fx.remoteEnv);
-  for (const c of [master, local]) if (!c.attach.ok) throw new Error(`attach failed: ${c.attach.lines.join(" ")}`);
+  const local = (a: string[], stdin: "piped" | "null") =>
+    new Deno.Command("tmux", { args: ["-u", "-L", fx.socketName, ...a], env: fx.remoteEnv, stdin, ...piped }).spawn();
+  const master = await launchControl(launcher.spawn(["-C", "attach-session", "-t", "main"], { stdin: "piped" }));
   // The local client reaches the fixture's tmux through the same TMUX_TMPDIR as sshd's sessions.
+  const localCtl = await launchControl(local(["-C", "attach-session", "-t", "main"], "piped"));
+  for (const c of [master, localCtl]) if (!c.attach.ok) throw new Error(`attach failed: ${c.attach.lines.join(" ")}`);
   const routes: [string, () => Promise<void>][] = [
-    ["ssh spawn, new handshake", () => spawnOnce(sshLaunch(lone, "shared", "tmux", socket, args))],
-    ["ssh spawn over the shared master", () => spawnOnce(sshLaunch(shared, "shared", "tmux", socket, args))],
+    ["ssh spawn, new handshake", () => spawnOnce(new Deno.Command("ssh", { args: lone, ...piped }).spawn())],
+    ["ssh spawn over the shared connection", () => spawnOnce(launcher.spawn(args, { stdin: "null" }))],
     ["tmux -C over ssh (persistent)", () => controlOnce(master)],
-    ["local tmux spawn", () => spawnOnce(localLaunch("tmux", socket, args), fx.remoteEnv)],
-    ["local tmux -C (persistent)", () => controlOnce(local)],
+    ["local tmux spawn", () => spawnOnce(local(args, "null"))],
+    ["local tmux -C (persistent)", () => controlOnce(localCtl)],
   ];
   const times = routes.map(() => [] as number[]);
   const loginsBefore = await fx.loginCount();
@@ -75,7 +80,8 @@ try {
     `\nssh logins during the run: ${logins} (= the ${N} new-handshake spawns; shared spawns and -C add none)`,
   );
   await master.close();
-  await local.close();
+  await localCtl.close();
+  await launcher.close();
 } finally {
   await fx.cleanup();
 }
