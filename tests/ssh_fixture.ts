@@ -113,7 +113,6 @@ export async function startSshd(): Promise<SshFixture> {
       "PermitRootLogin prohibit-password",
       "LogLevel VERBOSE",
       "MaxStartups 100",
-      "MaxSessions 100",
       `SetEnv HOME=${home} TMUX_TMPDIR=${tmuxDir}`,
       "",
     ].join("\n"),

@@ -346,6 +346,25 @@ Deno.test("ssh: one login serves control-mode clients (closed and reopened) and 
   });
 });
 
+Deno.test("ssh: clients beyond sshd's MaxSessions (10, the master's included) still work, on their own connections", async () => {
+  await withRemote(async ({ fx, launcher }) => {
+    const before = await fx.loginCount();
+    await launcher.ready();
+    const clients = [];
+    try {
+      for (let i = 0; i < 11; i++) {
+        const c = await control(launcher, "-t", "main");
+        clients.push(c);
+        assertEquals((await c.command(`display-message -p c${i}`)).lines, [`c${i}`]);
+      }
+    } finally {
+      for (const c of clients) await c.close();
+    }
+    // 1 master + 9 clients share the connection; the 10th and 11th logged in by themselves.
+    assertEquals(await fx.loginCount() - before, 3);
+  });
+});
+
 Deno.test("ssh: the connection ends with its parent (SIGKILL): no ssh, no remote tmux client, no socket left", async () => {
   await withRemote(async ({ fx, target }) => {
     // A parent that opens the connection and a control-mode client, says so, then waits to be killed.

@@ -13,6 +13,10 @@
  * (even by SIGKILL) the remote side sees EOF and the session, the clients
  * riding it and ssh all end (`ControlPersist=no`). A dropped master is
  * restarted by the next spawn; until it is up, clients connect on their own.
+ * sshd allows `MaxSessions` (default 10) sessions per connection, the
+ * master's own included: a client beyond that is refused by the master and
+ * ssh quietly makes its own connection (a full handshake, still correct), so
+ * keep concurrent clients (spawns + control clients) at 9 or fewer.
  *
  * What travels where. The command line ssh hands to the remote login shell is
  * built by {@linkcode remoteTmuxLine} alone: fixed words (`exec`, `-u`, `-L`/`-S`)
