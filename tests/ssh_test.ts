@@ -184,6 +184,23 @@ Deno.test("controlDirPath: private name under TMPDIR, /tmp when a socket path wo
   assert(controlSocket(controlDirPath(99999, mac)).length + 17 < 104);
 });
 
+Deno.test("makeControlDir: 0700, re-used when ours, refused when a symlink or a file", async () => {
+  const base = await tempDir();
+  const dir = await makeControlDir(7, base);
+  assertEquals(dir, `${base}/tmux-mcp-7-ssh`);
+  assertEquals((await Deno.stat(dir)).mode! & 0o777, 0o700);
+  await Deno.chmod(dir, 0o755);
+  assertEquals(await makeControlDir(7, base), dir);
+  assertEquals((await Deno.stat(dir)).mode! & 0o777, 0o700);
+  const elsewhere = await tempDir();
+  await Deno.symlink(elsewhere, `${base}/tmux-mcp-8-ssh`);
+  await Deno.writeTextFile(`${base}/tmux-mcp-9-ssh`, "");
+  for (const pid of [8, 9]) {
+    const e = await makeControlDir(pid, base).then(() => undefined, (e) => e);
+    assertMatch(String(e), /exists and is not a directory of ours/);
+  }
+});
+
 Deno.test("classifySshFailure: ssh's messages (OpenSSH 9 wording) → the five kinds", () => {
   const ctx = { destination: "devbox", bin: "tmux", socket: { socketName: "w" } as SocketSpec };
   const cases: [number, string, string | undefined][] = [

@@ -283,13 +283,26 @@ export function controlDirPath(pid: number, tmpdir: string | undefined): string 
   return dir.length <= MAX_CONTROL_DIR ? dir : `/tmp/${name}`;
 }
 
-/** Creates (or re-uses) the control directory with mode 0700 and returns its path. */
+/**
+ * Creates (or re-uses) the control directory with mode 0700 and returns its
+ * path. The name is predictable and /tmp is shared, so an existing entry is
+ * used only if it is a real directory (not a symlink) owned by us; anything
+ * else is an error rather than a socket in someone else's directory.
+ */
 export async function makeControlDir(
   pid = Deno.pid,
   tmpdir: string | undefined = Deno.env.get("TMPDIR"),
 ): Promise<string> {
   const dir = controlDirPath(pid, tmpdir);
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  try {
+    await Deno.mkdir(dir, { mode: 0o700 });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    const info = await Deno.lstat(dir);
+    if (!info.isDirectory || info.isSymlink || (info.uid !== null && info.uid !== Deno.uid())) {
+      throw new Error(`${dir} exists and is not a directory of ours: remove it, or set TMPDIR to a private directory`);
+    }
+  }
   // mkdir's mode is filtered by the umask and ignored for an existing directory.
   await Deno.chmod(dir, 0o700);
   return dir;
