@@ -502,6 +502,25 @@ Deno.test("ssh: wrong key → auth; changed and unknown host key → host-key, w
   });
 });
 
+Deno.test("ssh: a login shell stuck in its rc file fails the connection in bounded time, not forever", async () => {
+  await withRemote(async ({ fx, target }) => {
+    // Debian's bash reads ~/.bashrc even for `ssh host cmd` (sshd's sessions here have HOME=<fixture>/home).
+    const rc = `${fx.dir}/home/.bashrc`;
+    // It waits on stdin, which ends when the connection does: nothing lingers after the test.
+    await Deno.writeTextFile(rc, "read -r _line\n");
+    try {
+      const controlDir = `${fx.dir}/ctl-stuck`;
+      await Deno.mkdir(controlDir, { mode: 0o700 });
+      let err: unknown;
+      await createSshLauncher({ ...target, controlDir, connectTimeoutS: 1 }, "tmux", {}).ready().catch((e) => err = e);
+      assert(err instanceof RemoteError, String(err));
+      assertMatch(err.message, /did not start a session within 2 s/);
+    } finally {
+      await Deno.remove(rc);
+    }
+  });
+});
+
 Deno.test("ssh: remote tmux missing → tmux-missing; unused socket → no-server", async () => {
   await withRemote(async (remote) => {
     const missing = await remote.spawnWith(["list-sessions"], { bin: "/nonexistent/tmux" });

@@ -9,9 +9,10 @@
  * the control-mode connection, output subscribers, spawned fallback commands —
  * is a `ControlMaster=no` client of that connection: no new handshake, and the
  * engine may close and reopen its control client without touching SSH. The
- * master lives exactly as long as our pipe to its stdin: when the server dies
- * (even by SIGKILL) the remote side sees EOF and the session, the clients
- * riding it and ssh all end (`ControlPersist=no`). A dropped master is
+ * master lives as long as our pipe to its stdin: when the server dies (even
+ * by SIGKILL) every pipe it held closes, the remote `cat` and each `tmux -C`
+ * see EOF and exit, and ssh exits with its last session (`ControlPersist=no`;
+ * tested with a SIGKILLed parent: no ssh, remote client or socket left). A dropped master is
  * restarted by the next spawn; until it is up, clients connect on their own.
  * sshd allows `MaxSessions` (default 10) sessions per connection, the
  * master's own included: a client beyond that is refused by the master and
@@ -154,7 +155,7 @@ export interface SshLauncher {
   ready(): Promise<void>;
   /** Our error for a client that exited with `code` and `stderr`, or `undefined` for an ordinary tmux failure. */
   classify(code: number, stderr: string): RemoteError | undefined;
-  /** Ends the shared connection (clients riding it end with it). */
+  /** Ends the shared connection; ssh exits once the clients still riding it have ended (close those first). */
   close(): Promise<void>;
 }
 
@@ -199,18 +200,34 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         c.status.then(() => {
           if (master === current) master = undefined;
         });
+        // ConnectTimeout bounds the connect and the handshake, not a login shell stuck in its rc files.
+        const limitS = 2 * (target.connectTimeoutS ?? 10);
+        const limit = AbortSignal.timeout(limitS * 1000);
+        const stop = () => c.kill("SIGTERM");
+        limit.addEventListener("abort", stop, { once: true });
         const stderr = new Response(c.stderr).text();
         const reader = c.stdout.pipeThrough(new TextDecoderStream()).getReader();
         let seen = "";
-        while (!seen.includes(MASTER_READY)) {
-          const { value, done } = await reader.read();
-          if (done) {
-            const status = await c.status;
-            const text = await stderr;
-            throw classifySshFailure(status.code === 0 ? 255 : status.code, text, ctx) ??
-              new RemoteError("ssh-failed", `ssh to ssh host "${target.destination}" ended at once: ${text.trim()}`);
+        try {
+          while (!seen.includes(MASTER_READY)) {
+            const { value, done } = await reader.read();
+            if (done) {
+              const status = await c.status;
+              const text = await stderr;
+              if (limit.aborted) {
+                throw new RemoteError(
+                  "ssh-failed",
+                  `ssh host "${target.destination}" did not start a session within ${limitS} s (a login shell waiting in its rc files?): try \`ssh ${target.destination} true\``,
+                  text.trim(),
+                );
+              }
+              throw classifySshFailure(status.code === 0 ? 255 : status.code, text, ctx) ??
+                new RemoteError("ssh-failed", `ssh to ssh host "${target.destination}" ended at once: ${text.trim()}`);
+            }
+            seen += value;
           }
-          seen += value;
+        } finally {
+          limit.removeEventListener("abort", stop);
         }
         // Nothing more is expected on stdout; keep reading so the pipe can never fill.
         void (async () => {
