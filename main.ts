@@ -10,6 +10,7 @@ import { createApp } from "./lib/server/server.ts";
 import { terminalStartupError } from "./lib/terminal/mod.ts";
 import { LinearStdioTransport } from "./lib/server/transport.ts";
 import { VERSION } from "./lib/version.ts";
+import { runDoctor } from "./lib/doctor/mod.ts";
 
 function usageFailure(e: unknown): number {
   if (e instanceof UsageError) {
@@ -33,6 +34,11 @@ async function main(): Promise<number> {
   if (command.kind === "version") {
     console.log(`tmux-mcp ${VERSION}`);
     return 0;
+  }
+  if (command.kind === "doctor") {
+    const { lines, ok } = await runDoctor(command.config, command.args);
+    console.log(lines.join("\n"));
+    return ok ? 0 : 1;
   }
 
   // stdout is the JSON-RPC channel from here on: whatever a dependency logs

@@ -237,7 +237,12 @@ export function defaultConfig(): Config {
   };
 }
 
-export type Command = { kind: "serve"; config: Config } | { kind: "help" } | { kind: "version" };
+export type Command =
+  | { kind: "serve"; config: Config }
+  | { kind: "help" }
+  | { kind: "version" }
+  /** `tmux-mcp doctor [flags]`: check the set-up for this config; `args` are the flags as given. */
+  | { kind: "doctor"; config: Config; args: string[] };
 
 /**
  * Parses argv and environment. Flags win over environment variables.
@@ -249,17 +254,25 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     version: { type: "boolean" },
   };
   for (const o of OPTIONS) options[o.flag] = { type: o.type };
-  let parsed: { values: Record<string, Parsed | Parsed[]>; positionals: string[] };
+  let parsed: {
+    values: Record<string, Parsed | Parsed[]>;
+    positionals: string[];
+    tokens?: { kind: string; index: number }[];
+  };
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true, tokens: true });
   } catch (e) {
     // node:util's messages are multi-line with hints; keep the first line.
     throw new UsageError((e as Error).message.split("\n")[0]);
   }
   if (parsed.values.help) return { kind: "help" };
   if (parsed.values.version) return { kind: "version" };
-  if (parsed.positionals.length > 0) {
-    throw new UsageError(`unexpected argument "${parsed.positionals[0]}" (the server takes flags only; see --help)`);
+  const doctor = parsed.positionals[0] === "doctor";
+  if (parsed.positionals.length > (doctor ? 1 : 0)) {
+    throw new UsageError(
+      `unexpected argument "${parsed.positionals[doctor ? 1 : 0]}" (the server takes flags only, ` +
+        `plus the subcommand doctor; see --help)`,
+    );
   }
   const cfg = defaultConfig();
   for (const o of OPTIONS) {
@@ -275,6 +288,10 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     throw new UsageError(
       "--ssh: remote hosts are not wired into the server yet (in progress); run tmux-mcp on that host for now",
     );
+  }
+  if (doctor) {
+    const at = parsed.tokens?.find((t) => t.kind === "positional")?.index ?? -1;
+    return { kind: "doctor", config: cfg, args: args.filter((_, i) => i !== at) };
   }
   return { kind: "serve", config: cfg };
 }
@@ -296,7 +313,8 @@ export function helpText(version: string): string {
   return [
     `tmux-mcp ${version}: an MCP server (stdio) that lets AI agents drive tmux.`,
     "",
-    "Usage: tmux-mcp [options]",
+    "Usage: tmux-mcp [options]          serve MCP on stdin/stdout",
+    "       tmux-mcp doctor [options]   check tmux, the socket, shells, libc and the config file for these options",
     "",
     "Options:",
     ...rows,

@@ -161,3 +161,18 @@ export async function withServer(
     await tmux.kill();
   }
 }
+
+/** Output of a finished subprocess, decoded. */
+export interface ProcessOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `cmd args` to completion (stdin closed) and returns its exit code and decoded output. */
+export async function runProcess(cmd: string, args: string[], opts: { cwd?: string } = {}): Promise<ProcessOutput> {
+  const out = await new Deno.Command(cmd, { args, cwd: opts.cwd, stdin: "null", stdout: "piped", stderr: "piped" })
+    .output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}

@@ -105,13 +105,15 @@ Deno.test("getPane resolves the default pane and chains a command in the same ca
     const byId = await getPane(tmux, d.pane.pane_id);
     assertEquals(byId.pane.pane_id, d.pane.pane_id);
     // display-message alone would silently fall back to the current pane for these.
-    for (const bad of ["nosuch", "main:5", "main:0.7", "%999", "=main"]) {
+    for (const bad of ["nosuch", "main:5", "main:0.7", "%999", "=mai"]) {
       for (const resolve of [() => getPane(tmux, bad), () => resolveTarget(tmux, bad)]) {
         const err = await resolve().then(() => undefined, (e) => e);
         assert(err instanceof UserError, `${bad}: expected a UserError, got ${err}`);
         assertMatch(err.message, /unknown target .*list-sessions/);
       }
     }
+    // tmux's exact-name form works as a target of its own, not only as "=main:".
+    assertEquals((await resolveTarget(tmux, "=main")).session_id, (await getPane(tmux, "main")).pane.session_id);
     const r = await resolveTarget(tmux, "main:0.0");
     assertEquals(r.session_id, (await getPane(tmux, "main")).pane.session_id);
     assertEquals(r.defaulted, false);

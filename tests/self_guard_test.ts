@@ -61,6 +61,15 @@ Deno.test("kill tools refuse the pane, window, session and server tmux-mcp runs 
       assertMatch(await mcp.err("kill-server"), /refusing to kill the tmux server at \/.*choose another socket/);
       assertMatch(await mcp.err("respawn-pane", { target: s.pane, kill: true }), /refusing to respawn \(kill: true\)/);
 
+      // Input that would signal or end us, and hooks that would kill our server, are refused too (issue 16).
+      const typed = /refusing to type into pane %\d+: .*tmux-mcp server itself runs in this pane/;
+      assertMatch(await mcp.err("send-keys", { target: s.pane, keys: ["C-c"] }), typed);
+      assertMatch(await mcp.err("send-keys", { target: s.pane, text: "exit", enter: true }), typed);
+      assertMatch(await mcp.err("paste-text", { target: s.pane, text: "\u001c" }), typed);
+      const hook = { scope: "session", global: true, name: "after-select-window", value: "kill-server" };
+      assertMatch(await mcp.err("set-option", hook), /could end or take over our own pane or server.*found by/);
+      await mcp.ok("list-buffers");
+
       // Everything else may go: a sibling pane, another window, another session.
       const sib = await mcp.ok<{ pane_id: string }>("split-window", { target: s.pane, direction: "down" });
       await mcp.ok("kill-pane", { target: sib.pane_id });
@@ -137,5 +146,44 @@ Deno.test("self-kill guard trusts TMUX only for the same socket and server pid",
     }
   } finally {
     await tmux.kill();
+  }
+});
+
+Deno.test("destructive tier outside the server: hooks are allowed, kills need an exact target", async () => {
+  const tmux = await startTmux("self");
+  const dir = await tempDir("tmcp-hook-");
+  try {
+    await tmux.tmux("new-session", "-d", "-s", "prod-db");
+    const mutating = await connect({ socketName: tmux.socketName });
+    const destructive = await connect({ socketName: tmux.socketName, args: ["--safety", "destructive"] });
+    try {
+      const canary = `${dir}/hook-ran`;
+      const hook = {
+        scope: "session",
+        global: true,
+        name: "after-select-window",
+        value: `run-shell ${shQuote(`touch ${canary}`)}`,
+      };
+      assertMatch(await mutating.err("set-option", hook), /after-select-window is a hook.*--safety destructive/);
+      await tmux.tmux("select-window", "-t", "main:0");
+      assert(!(await Deno.stat(canary).then(() => true, () => false)), "refused hook did not run");
+      // Not inside this server: nothing of ours can die, so the destructive tier may set it, and tmux runs it.
+      await destructive.ok("set-option", hook);
+      await tmux.tmux("select-window", "-t", "main:0");
+      await waitUntil("hook ran", () => Deno.stat(canary).then(() => true, () => false));
+
+      for (const target of ["prod", "p*", "*"]) {
+        assertMatch(await destructive.err("kill-session", { target }), /"prod-db".*pass an id .* or the exact =name/);
+      }
+      assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim().split("\n"), ["main", "prod-db"]);
+      await destructive.ok("kill-session", { target: "=prod-db" });
+      assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+    } finally {
+      await mutating.close();
+      await destructive.close();
+    }
+  } finally {
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -32,6 +32,7 @@ import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { notAtPrompt, paneWarnings, type Warning } from "./warnings.ts";
 import { resolvedOf } from "../tools/workspace/shapes.ts";
+import { refuseSelfInput } from "../tmux/self.ts";
 
 export interface RunRequest {
   target?: string;
@@ -68,6 +69,7 @@ export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<Run
   let info = await inspectPane(tmux, req.target, ctx.signal);
   const defaulted = info.defaulted;
   const paneId = info.pane.pane_id;
+  await refuseSelfInput(tmux, paneId, { text: req.command, enter: true }, { signal: ctx.signal });
   const left = () => Math.max(0, req.timeoutMs - (performance.now() - started));
   const { release, waited } = await rt.lockPane(paneId, ctx.signal, left());
   try {

@@ -104,6 +104,20 @@ const DEFAULT_SPEC = { ...PANE_SPEC, session_activity: ["session_activity", "int
 const DEFAULT_FORMAT = rowFormat(DEFAULT_SPEC);
 
 /**
+ * tmux finds `=name` (exact session name) only in a session-shaped target:
+ * as a pane target it reports "can't find pane". `=name` alone becomes
+ * `=name:` (that session's active window and pane).
+ *
+ * @example
+ * ```ts
+ * normalizeTarget("=prod-db"); // "=prod-db:"
+ * ```
+ */
+export function normalizeTarget(target: string): string {
+  return target.startsWith("=") && !target.includes(":") ? `${target}:` : target;
+}
+
+/**
  * Maps tmux's "can't find …"/"ambiguous" errors for `target` to a message
  * that says what to call; other errors pass through unchanged.
  */
@@ -309,6 +323,7 @@ export async function getPane(
   opts: GetPaneOptions = {},
 ): Promise<PaneFacts> {
   const { signal, then } = opts;
+  if (target !== undefined) target = normalizeTarget(target);
   if (target === undefined) {
     const pane = await query(
       tmux,

@@ -2,7 +2,8 @@
  * The self-kill guard: finds the pane, window, session and server that this
  * tmux-mcp process runs inside (when it runs inside the configured tmux
  * server at all), so the kill tools can refuse to end the agent that drives
- * them.
+ * them, and the typing tools can refuse keys that would signal it
+ * ({@linkcode refuseSelfInput}).
  *
  * Two independent kinds of evidence, either one suffices:
  * - the environment tmux gives every pane process: `TMUX=socket_path,server_pid,…`
@@ -20,6 +21,7 @@
  */
 import type { TmuxExecutor } from "./executor.ts";
 import { RefusedError } from "../errors.ts";
+import { keySequence } from "./keys.ts";
 
 /** Where this process runs on the configured tmux server. */
 export interface SelfLocation {
@@ -176,5 +178,80 @@ export async function refuseSelfKill(
         kind === "server" ? "socket" : kind
       }, ` +
       `or ask the user to do it by hand`,
+  );
+}
+
+/** What a typing tool is about to send into a pane. */
+export interface TypedInput {
+  /** Literal text (send-keys text, paste-text, run-command's command line). */
+  text?: string;
+  /** tmux key names, in order. */
+  keys?: readonly string[];
+  /** Enter is pressed after everything. */
+  enter?: boolean;
+}
+
+// Bytes a terminal turns into a signal or end of input for the foreground process: ^C SIGINT, ^\ SIGQUIT,
+// ^Z SIGTSTP, ^D end of file.
+const SIGNAL_BYTES: Readonly<Record<string, string>> = {
+  "\x03": "C-c (SIGINT)",
+  "\x1c": "C-\\ (SIGQUIT)",
+  "\x1a": "C-z (SIGTSTP)",
+  "\x04": "C-d (end of input)",
+};
+// Words that end or signal a process when typed into a shell and submitted.
+const ENDING_WORDS =
+  /(?:^|[^\w-])(exit|logout|kill|pkill|killall|exec|tmux|shutdown|reboot|halt|poweroff|suspend)(?![\w-])/;
+
+/**
+ * Why typing `input` into a pane could signal or end the process that runs
+ * there (a key or byte that the terminal turns into a signal, or an ending
+ * command submitted with Enter), or undefined. Pure: no tmux call.
+ *
+ * @example
+ * ```ts
+ * endingInput({ keys: ["C-c"] });                  // "C-c (SIGINT)"
+ * endingInput({ text: "exit", enter: true });      // "the command word exit, submitted with Enter"
+ * endingInput({ text: "ls -l", enter: true });     // undefined
+ * ```
+ */
+export function endingInput(input: TypedInput): string | undefined {
+  const keySeqs = (input.keys ?? []).map((k) => [k, keySequence(k) ?? ""] as const);
+  for (const [name, seq] of keySeqs) {
+    for (const [byte, what] of Object.entries(SIGNAL_BYTES)) {
+      if (seq.includes(byte)) return `the key ${name} is ${what}`;
+    }
+  }
+  const text = input.text ?? "";
+  for (const [byte, what] of Object.entries(SIGNAL_BYTES)) {
+    if (text.includes(byte)) return `the text holds the byte of ${what}`;
+  }
+  // Single-character keys type text too ("e","x","i","t","Enter").
+  const typed = text + keySeqs.map(([, seq]) => (seq.length === 1 && seq >= " " ? seq : "\n")).join("");
+  const submitted = input.enter || /[\r\n]/.test(typed) || keySeqs.some(([, seq]) => seq === "\r" || seq === "\n");
+  const word = ENDING_WORDS.exec(typed);
+  if (submitted && word) return `the command word ${word[1]}, submitted with Enter`;
+  return undefined;
+}
+
+/**
+ * Throws {@linkcode RefusedError} when `input` would signal or end a process
+ * and `paneId` is the pane this tmux-mcp process runs in. Costs nothing for
+ * ordinary input: the server is asked where we run only when the input
+ * could end a process.
+ */
+export async function refuseSelfInput(
+  tmux: TmuxExecutor,
+  paneId: string,
+  input: TypedInput,
+  opts: LocateOptions = {},
+): Promise<void> {
+  const why = endingInput(input);
+  if (!why) return;
+  const loc = await locateSelf(tmux, opts);
+  if (!loc.pane_ids.includes(paneId)) return;
+  throw new RefusedError(
+    `refusing to type into pane ${paneId}: ${why}, and the tmux-mcp server itself runs in this pane (found by ` +
+      `${loc.evidence.join(" and ")}), so it would end the MCP connection; type into another pane`,
   );
 }

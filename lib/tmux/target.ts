@@ -5,7 +5,8 @@
  * A missing target means the active pane of the most recently used session;
  * the result says so (`defaulted: true`) so the agent learns which pane it
  * got. Unknown or ambiguous targets become errors that name the listing tool
- * to call.
+ * to call. tmux's `=name` (exact session name) works everywhere; destructive
+ * tools add {@linkcode exactTarget}, which refuses prefixes and globs.
  *
  * @example
  * ```ts
@@ -15,7 +16,10 @@
  */
 import { z } from "zod";
 import type { TmuxExecutor } from "./executor.ts";
-import { getPane } from "./panes.ts";
+import { getPane, listSessions, listWindows } from "./panes.ts";
+
+export { normalizeTarget } from "./panes.ts";
+import { UserError } from "../errors.ts";
 
 export { targetError } from "./panes.ts";
 
@@ -30,13 +34,25 @@ export interface ResolvedTarget {
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 
+/**
+ * How names in a target match, said in every target parameter's description
+ * (tmux's own rules: `cmd_find_get_session`/`cmd_find_get_window`).
+ */
+export const NAME_MATCHING = "Ids ($1, @2, %3) and =name match exactly; a plain name matches a session or window " +
+  "of exactly that name, else tmux takes a unique name prefix or an fnmatch glob (kill and respawn tools refuse " +
+  "prefixes and globs: they need an id or an exact name).";
+
+/** How an exact target (kill and respawn tools) is written, said in their target descriptions. */
+export const EXACT_MATCHING = "Only ids ($1, @2, %3), window/pane indexes and exact names (name or =name) are " +
+  "accepted: a bare name is a session name, a window is session:window; prefixes and globs are refused.";
+
 /** The `target` parameter shared by every tool that addresses a tmux object. */
 export const targetSchema = z.string()
   .min(1, "target must not be empty")
   .max(256, "target is longer than 256 characters")
   .refine((s) => !s.startsWith("-"), "target must not start with '-' (use an id such as %3, @2 or $1)")
   .refine((s) => !CONTROL.test(s), "target must not contain control characters")
-  .describe("tmux target: session name, $session_id, @window_id, %pane_id or session:window.pane");
+  .describe(`tmux target: session name, $session_id, @window_id, %pane_id or session:window.pane. ${NAME_MATCHING}`);
 
 /**
  * Resolves `target` (or the default pane when undefined) to session, window
@@ -51,4 +67,124 @@ export async function resolveTarget(
 ): Promise<ResolvedTarget> {
   const { pane, defaulted } = await getPane(tmux, target, { signal });
   return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
+}
+
+/** What an exact target names, for messages: the kind of object a destructive tool acts on. */
+export type TargetKind = "session" | "window" | "pane";
+
+const ID = /^[$@%]\d+$/;
+const INDEX = /^\d+$/;
+
+/** fnmatch(3) without flags, as tmux matches session and window names. */
+function globMatches(pattern: string, name: string): boolean {
+  let re = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "*") re += "[^]*";
+    else if (c === "?") re += "[^]";
+    else if (c === "[") {
+      const end = pattern.indexOf("]", i + 2);
+      if (end < 0) re += "\\[";
+      else {
+        const body = pattern.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\");
+        re += `[${body}]`;
+        i = end;
+      }
+    } else re += c.replace(/[\\^$.|?*+()[\]{}/]/g, "\\$&");
+  }
+  try {
+    return new RegExp(`^${re}$`, "u").test(name);
+  } catch {
+    return false;
+  }
+}
+
+function quoteList(names: string[]): string {
+  return names.slice(0, 8).map((n) => JSON.stringify(n)).join(", ") + (names.length > 8 ? ", …" : "");
+}
+
+/** The refusal for a name that is not exact: what tmux would have matched, and what to pass instead. */
+function notExact(kind: "session" | "window", name: string, candidates: string[]): UserError {
+  const matched = candidates.filter((n) => n.startsWith(name) || globMatches(name, n));
+  const what = matched.length
+    ? `it would match the ${kind}${matched.length > 1 ? "s" : ""} ${quoteList(matched)}`
+    : `no ${kind} has that name`;
+  return new UserError(
+    `${kind} ${JSON.stringify(name)} is not an exact name (${what}); this tool acts only on an exact target: ` +
+      `pass an id ($1, @2, %3) or the exact =name (list-sessions, list-windows show them)`,
+  );
+}
+
+/**
+ * Rewrites a model's target for a destructive tool into ids, accepting only
+ * ids (`$1`, `@2`, `%3`), window and pane indexes, and names that match a
+ * session or window exactly (`name` or tmux's `=name`); a unique prefix
+ * (`prod` for `prod-db`), a glob (`p*`, `*`), tmux's relative tokens (`{last}`,
+ * `+1`, `!`) or an empty session part are refused with the names they would
+ * have matched. A bare name is a session name (tmux would try windows of the
+ * current session first); name a window as `session:window`.
+ *
+ * @example
+ * ```ts
+ * await exactTarget(tmux, "prod-db:logs.1"); // "$3:@7.1"
+ * await exactTarget(tmux, "prod");           // throws: it would match the session "prod-db"
+ * ```
+ */
+export async function exactTarget(tmux: TmuxExecutor, target: string, signal?: AbortSignal): Promise<string> {
+  if (ID.test(target)) return target;
+  const colon = target.indexOf(":");
+  if (colon < 0 && target.includes(".")) {
+    throw new UserError(
+      `target ${JSON.stringify(target)} is not exact: give session:window.pane, or an id such as %3, @2 or $1`,
+    );
+  }
+  const sessionPart = colon < 0 ? target : target.slice(0, colon);
+  const rest = colon < 0 ? undefined : target.slice(colon + 1);
+  const dot = rest === undefined ? -1 : rest.indexOf(".");
+  const windowPart = rest === undefined ? undefined : dot < 0 ? rest : rest.slice(0, dot);
+  const panePart = rest === undefined || dot < 0 ? undefined : rest.slice(dot + 1);
+
+  let session: string;
+  if (/^\$\d+$/.test(sessionPart)) session = sessionPart;
+  else if (sessionPart === "" || sessionPart === "=") {
+    throw new UserError(
+      `target ${JSON.stringify(target)} names no session: this tool acts only on an exact target, so give ` +
+        `session:window or an id such as @2`,
+    );
+  } else {
+    const name = sessionPart.startsWith("=") ? sessionPart.slice(1) : sessionPart;
+    const sessions = await listSessions(tmux, signal);
+    const hit = sessions.find((s) => s.session_name === name);
+    if (!hit) throw notExact("session", name, sessions.map((s) => s.session_name));
+    session = hit.session_id;
+  }
+  if (windowPart === undefined) return session;
+
+  let window = "";
+  if (windowPart === "" || INDEX.test(windowPart) || /^@\d+$/.test(windowPart)) window = windowPart;
+  else if (/^[{}!^$~+-]/.test(windowPart)) {
+    throw new UserError(
+      `window ${JSON.stringify(windowPart)} is a relative tmux token, not an exact target: pass an id (@2) ` +
+        `or session:index`,
+    );
+  } else {
+    const name = windowPart.startsWith("=") ? windowPart.slice(1) : windowPart;
+    const windows = await listWindows(tmux, { session }, signal);
+    const hits = windows.filter((w) => w.window_name === name);
+    if (hits.length === 0) throw notExact("window", name, windows.map((w) => w.window_name));
+    if (hits.length > 1) {
+      throw new UserError(
+        `several windows are named ${JSON.stringify(name)} (${hits.map((w) => w.window_id).join(", ")}): ` +
+          `pass the window id`,
+      );
+    }
+    window = hits[0].window_id;
+  }
+  if (panePart === undefined) return `${session}:${window}`;
+  if (!INDEX.test(panePart) && !/^%\d+$/.test(panePart)) {
+    throw new UserError(
+      `pane ${JSON.stringify(panePart)} is not exact: give a pane index (session:window.1) or an id such as %3`,
+    );
+  }
+  return `${session}:${window}.${panePart}`;
 }

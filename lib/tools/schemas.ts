@@ -9,6 +9,7 @@
  * ```
  */
 import { z } from "zod";
+import { EXACT_MATCHING, NAME_MATCHING, targetSchema } from "../tmux/target.ts";
 
 // Tab is allowed (names like "a\tb" are legitimate); newlines and other
 // control characters are not: tmux prints names raw, one per line.
@@ -43,3 +44,16 @@ export function waitTimeout(defaultMs: number, what: string) {
 export const tailLines = z.number().int().min(0).max(500).default(20).describe(
   "how many last screen lines to return",
 );
+
+/**
+ * A target parameter: `what` it addresses, followed by the one shared
+ * sentence on how names match (exact: the stricter rule of kill/respawn tools).
+ *
+ * @example
+ * ```ts
+ * input: z.object({ target: targetParam("pane to split").optional() })
+ * ```
+ */
+export function targetParam(what: string, exact = false): typeof targetSchema {
+  return targetSchema.describe(`${what}. ${exact ? EXACT_MATCHING : NAME_MATCHING}`);
+}

@@ -59,6 +59,11 @@ export interface ToolContext extends Services {
    * (session_id, window_id, pane_id) are recorded without this.
    */
   noteTarget(ids: Readonly<Record<string, string>>): void;
+  /**
+   * Set for tools declared with `exactTarget: true`: target resolution
+   * (`resolve` in workspace/common.ts) accepts only ids and exact names.
+   */
+  exactTarget?: boolean;
 }
 
 export interface ToolAnnotations {
@@ -103,6 +108,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * budget stage adds the paging and search calls for the result buffer.
    */
   refinements?: readonly string[];
+  /**
+   * The tool acts only on an exact target (ids or exact names; prefixes and
+   * globs refused): destructive tools, where tmux's fuzzy name matching
+   * would pick the wrong victim. Resolution sees it as `ctx.exactTarget`.
+   */
+  exactTarget?: boolean;
   handler(args: z.infer<I>, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
 }
 
@@ -111,7 +122,11 @@ export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
 
 /** Identity with type inference, so an entry reads as a declaration. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): AnyTool {
-  return def as unknown as AnyTool;
+  if (!def.exactTarget) return def as unknown as AnyTool;
+  // Until the pipeline resolves targets itself, the declaration reaches resolution through the context.
+  const handler = def.handler;
+  const wrapped: ToolDef<I, O> = { ...def, handler: (args, ctx) => handler(args, { ...ctx, exactTarget: true }) };
+  return wrapped as unknown as AnyTool;
 }
 
 /** Annotation presets: most tools are one of these. */

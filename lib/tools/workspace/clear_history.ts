@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
 export default defineTool({
@@ -12,7 +12,9 @@ export default defineTool({
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetSchema.optional() }),
+  input: z.object({
+    target: targetParam("pane whose history to clear; default: the latest session's active pane").optional(),
+  }),
   output: z.object({ ...resolvedShape, lines_cleared: z.number().int() }),
   async handler({ target }, ctx) {
     const t = await resolve(ctx, target);

@@ -12,7 +12,7 @@
  * ```
  */
 import { z } from "zod";
-import { type ResolvedTarget, resolveTarget } from "../../tmux/target.ts";
+import { exactTarget, type ResolvedTarget, resolveTarget } from "../../tmux/target.ts";
 import type { ToolContext } from "../tool.ts";
 import { absolutePath } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
@@ -75,9 +75,17 @@ export const resolvedShape = {
 /** Output schema for tools that only report what they acted on. */
 export const resolvedOutput = z.object(resolvedShape);
 
-/** Resolves a target (undefined → default pane) and records its ids for the audit line. */
+/**
+ * Resolves a target (undefined → default pane) and records its ids for the
+ * audit line. For a tool declared `exactTarget`, the target must be given and
+ * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs).
+ */
 export async function resolve(ctx: ToolContext, target: string | undefined): Promise<ResolvedTarget> {
-  const t = await resolveTarget(ctx.tmux, target, ctx.signal);
+  if (ctx.exactTarget && target === undefined) {
+    throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
+  }
+  const exact = ctx.exactTarget && target !== undefined ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
+  const t = await resolveTarget(ctx.tmux, exact, ctx.signal);
   ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
   return t;
 }

@@ -12,8 +12,10 @@ export default defineTool({
   title: "Evaluate a tmux format",
   description: 'Expands a tmux format (e.g. "#{pane_current_command} #{pane_width}x#{pane_height}", ' +
     '"#{?pane_in_mode,copy,normal}", "#{S:#{session_name} }") for a pane and returns the text. ' +
-    "Refused: #( (runs shell commands), the E: and T: modifiers (re-expand option values that may hold #(…)), " +
-    `R: (repeat), padding wider than ${MAX_PAD} and more than two loops (#{S:…} #{W:…} #{P:…}). Output over 64 KiB is cut (truncated: true). ` +
+    "Refused (checked by a parser of tmux's format syntax): #( (runs shell commands), the E: and T: modifiers " +
+    "(re-expand option values that may hold #(…)), R: (repeat), C: (pane search), m/r regexes and s/…/…/ with " +
+    `regex operators (a backtracking regex blocks the tmux server), padding p wider than ${MAX_PAD} or not a ` +
+    "literal number, and more than two loops (#{S:…} #{W:…} #{P:…}). Output over 64 KiB is cut (truncated: true). " +
     "For whole-pane facts prefer list-panes or snapshot-pane.",
   toolset: "workspace",
   tier: "readonly",

@@ -1,6 +1,6 @@
 /**
  * kill-pane, kill-window and kill-session are one tool shape: resolve the
- * explicit target, refuse if tmux-mcp itself runs in it, kill it by id.
+ * explicit, exact target (`exactTarget`), refuse if tmux-mcp itself runs in it, kill it by id.
  *
  * @example
  * ```ts
@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { type AnyTool, defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
+import { targetParam } from "../schemas.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
@@ -20,11 +20,13 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
   return defineTool({
     name: `kill-${kind}`,
     title: `Kill a ${kind}`,
-    description: `${description} The target is required. Refused for the ${kind} tmux-mcp itself runs in.`,
+    description:
+      `${description} The target is required and must be exact (an id or an exact name: prefixes and globs are refused). Refused for the ${kind} tmux-mcp itself runs in.`,
     toolset: "workspace",
     tier: "destructive",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    input: z.object({ target: targetSchema.describe(targetHelp) }),
+    exactTarget: true,
+    input: z.object({ target: targetParam(targetHelp, true) }),
     output: z.object({ ...resolvedShape, killed: z.literal(kind) }),
     async handler({ target }, ctx) {
       const t = await resolve(ctx, target);

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { listPanes, type PaneScope } from "../../tmux/panes.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { paneShape } from "./shapes.ts";
 
 export default defineTool({
@@ -16,7 +16,7 @@ export default defineTool({
   tier: "readonly",
   annotations: READ_ONLY,
   input: z.object({
-    target: targetSchema.optional().describe("window (@id, session:window) or session; omit for every pane"),
+    target: targetParam("window (@id, session:window) or session; omit for every pane").optional(),
     all: z.boolean().default(false).describe("with a target: list every pane of the target's session"),
   }),
   output: z.object({ panes: z.array(paneShape) }),

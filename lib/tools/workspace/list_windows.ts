@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { listWindows } from "../../tmux/panes.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { windowShape } from "./shapes.ts";
 
 export default defineTool({
@@ -14,7 +14,7 @@ export default defineTool({
   tier: "readonly",
   annotations: READ_ONLY,
   input: z.object({
-    target: targetSchema.optional().describe("session name or $session_id; omit for all sessions"),
+    target: targetParam("session name or $session_id; omit for all sessions").optional(),
   }),
   output: z.object({ windows: z.array(windowShape) }),
   async handler({ target }, ctx) {

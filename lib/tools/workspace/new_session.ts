@@ -4,6 +4,8 @@ import { TmuxError } from "../../tmux/executor.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { UserError } from "../../errors.ts";
 import { createdShape, envName, envValue, sessionName, shellCommand, spawnPane, startDir } from "./common.ts";
+import { envRisk } from "../../tmux/option_policy.ts";
+import { guardSetting } from "./setting_guard.ts";
 
 /** Set in every new session unless the caller's env overrides them: agents cannot answer a pager or an editor. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
@@ -19,7 +21,8 @@ export default defineTool({
   description: "Creates a detached session (starting the tmux server if none runs) and returns the ids of its " +
     "session, window and pane; use pane_id as target from now on. Its environment gets PAGER=cat, " +
     "GIT_PAGER=cat, MANPAGER=cat and GIT_EDITOR=true (so nothing waits in a pager or editor) unless env " +
-    "overrides them. Without command the pane runs the default shell. Next: send-keys to type, " +
+    "overrides them (env variables that make programs run code at start, such as LD_PRELOAD or BASH_ENV, " +
+    "need --safety destructive). Without command the pane runs the default shell. Next: send-keys to type, " +
     "capture-pane or snapshot-pane to read.",
   toolset: "workspace",
   tier: "mutating",
@@ -36,6 +39,7 @@ export default defineTool({
   }),
   output: z.object(createdShape),
   async handler({ name, cwd, command, width, height, env }, ctx) {
+    for (const [k, v] of Object.entries(env ?? {})) await guardSetting(ctx, "new-session", envRisk(k), v);
     const args = ["new-session", "-d"];
     if (name !== undefined) args.push("-s", formatLiteral(name));
     if (width !== undefined) args.push("-x", String(width));

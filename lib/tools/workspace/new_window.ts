@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { createdShape, resolve, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
 
@@ -14,7 +14,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetSchema.optional().describe("session (or any window/pane in it) to add the window to"),
+    target: targetParam("session (or any window/pane in it) to add the window to").optional(),
     name: windowName.optional().describe("window name (default: tmux names it after the running command)"),
     cwd: startDir.optional(),
     command: shellCommand.optional(),

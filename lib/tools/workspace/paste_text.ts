@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { pasteBytes } from "../../buffers/paste.ts";
 import { resolve, resolvedShape } from "./common.ts";
+import { refuseSelfInput } from "../../tmux/self.ts";
 
 export default defineTool({
   name: "paste-text",
@@ -10,18 +11,19 @@ export default defineTool({
   description: "Pastes text into a pane the way a terminal paste does: newlines arrive as Enter (CR), and " +
     "with bracketed (default) a program that asked for bracketed paste (shells, editors) receives it as one " +
     "paste instead of typed lines. Best for multi-line input and code. Goes through a temporary paste " +
-    "buffer that is always deleted. Does not press Enter after the last line: send-keys with enter for that.",
+    "buffer that is always deleted. Text that would signal or end tmux-mcp's own pane is refused there. Does not press Enter after the last line: send-keys with enter for that.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetSchema.optional(),
+    target: targetParam("pane to paste into; default: the latest session's active pane").optional(),
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
     bracketed: z.boolean().default(true).describe("wrap in bracketed-paste markers if the program enabled them"),
   }),
   output: z.object({ ...resolvedShape, bytes: z.number().int().describe("UTF-8 bytes pasted") }),
   async handler({ target, text, bracketed }, ctx) {
     const t = await resolve(ctx, target);
+    await refuseSelfInput(ctx.tmux, t.pane_id, { text }, { signal: ctx.signal });
     const bytes = new TextEncoder().encode(text);
     await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, signal: ctx.signal });
     return { structured: { ...t, bytes: bytes.length } };

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
-import { absolutePath } from "../schemas.ts";
+import { absolutePath, targetParam } from "../schemas.ts";
 import { writeFileChecked } from "../files.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
@@ -16,7 +15,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
-    target: targetSchema.optional(),
+    target: targetParam("pane to pipe; default: the latest session's active pane").optional(),
     path: absolutePath.optional().describe("file to write the output to (its directory must exist); omit to stop"),
     append: z.boolean().default(true).describe("append to the file (true) or truncate it first (false)"),
   }),

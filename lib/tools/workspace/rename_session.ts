@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { renameObject, resolve, resolvedShape, sessionName } from "./common.ts";
 
 export default defineTool({
@@ -11,7 +11,10 @@ export default defineTool({
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetSchema.optional(), name: sessionName }),
+  input: z.object({
+    target: targetParam("session to rename (or a window/pane in it); default: the latest session").optional(),
+    name: sessionName,
+  }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
   async handler({ target, name }, ctx) {
     const t = await resolve(ctx, target);

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { renameObject, resolve, resolvedShape, windowName } from "./common.ts";
 
 export default defineTool({
@@ -12,7 +12,10 @@ export default defineTool({
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetSchema.optional(), name: windowName }),
+  input: z.object({
+    target: targetParam("window to rename (or a pane in it); default: the latest session's active window").optional(),
+    name: windowName,
+  }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
   async handler({ target, name }, ctx) {
     const t = await resolve(ctx, target);

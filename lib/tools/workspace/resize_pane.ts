@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR, type TmuxArg } from "../../tmux/executor.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
@@ -16,7 +16,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetSchema.optional(),
+    target: targetParam("pane to resize; default: the latest session's active pane").optional(),
     width: z.number().int().min(1).max(10_000).optional().describe("columns"),
     height: z.number().int().min(1).max(10_000).optional().describe("rows"),
     zoom: z.boolean().optional().describe("true: zoom the pane to fill its window; false: unzoom"),

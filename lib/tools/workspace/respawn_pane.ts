@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { TmuxError } from "../../tmux/executor.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { UserError } from "../../errors.ts";
 import { paneSpawnArgs, resolve, resolvedOutput, shellCommand, startDir } from "./common.ts";
@@ -11,12 +11,13 @@ export default defineTool({
   title: "Restart a pane's program",
   description: "Starts the pane's program again (or command instead), keeping the pane and its id: for a pane " +
     "whose program exited (remain-on-exit) or, with kill: true, to kill what runs there and start over. " +
-    "Refused for the pane tmux-mcp itself runs in.",
+    "The target is required and must be exact (an id or an exact name). Refused for the pane tmux-mcp itself runs in.",
   toolset: "workspace",
   tier: "mutating",
+  exactTarget: true,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetSchema.optional(),
+    target: targetParam("pane to respawn", true),
     kill: z.boolean().default(false).describe("kill the running program first (otherwise a live pane is refused)"),
     command: shellCommand.optional().describe("command to run instead of the pane's original one"),
     cwd: startDir.optional(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { getPane, listPanes, type PaneInfo } from "../../tmux/panes.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { TmuxError, type TmuxExecutor } from "../../tmux/executor.ts";
 import { searchLines } from "../../text/line_search.ts";
 
@@ -39,7 +39,7 @@ export default defineTool({
     pattern: z.string().min(1).max(1000).describe("text to find (or a regex with regex: true)"),
     regex: z.boolean().default(false),
     ignore_case: z.boolean().default(true),
-    target: targetSchema.optional().describe("session, window (@id, s:w) or pane (%id, s:w.p); omit for all"),
+    target: targetParam("session, window (@id, s:w) or pane (%id, s:w.p); omit for all").optional(),
     lines: z.number().int().min(1).max(100_000).default(2000).describe("how many newest lines of each pane"),
     max_matches: z.number().int().min(1).max(500).default(50),
     offset: z.number().int().min(0).max(10_000_000).default(0).describe("matches to skip (next_offset)"),

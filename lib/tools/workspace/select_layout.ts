@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
 const PRESETS = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
@@ -24,7 +24,10 @@ export default defineTool({
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetSchema.optional(), layout }),
+  input: z.object({
+    target: targetParam("window to lay out (or a pane in it); default: the latest session's active window").optional(),
+    layout,
+  }),
   output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),
   async handler({ target, layout }, ctx) {
     const t = await resolve(ctx, target);

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { resolve, resolvedOutput } from "./common.ts";
 
 export default defineTool({
@@ -12,7 +12,7 @@ export default defineTool({
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetSchema.describe("pane: %id or session:window.pane") }),
+  input: z.object({ target: targetParam("pane: %id or session:window.pane") }),
   output: resolvedOutput,
   async handler({ target }, ctx) {
     const t = await resolve(ctx, target);

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { resolve, resolvedOutput } from "./common.ts";
 
 export default defineTool({
@@ -11,7 +11,7 @@ export default defineTool({
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetSchema.describe("window (or a pane in it): @id, session:index or session:name") }),
+  input: z.object({ target: targetParam("window (or a pane in it): @id, session:index or session:name") }),
   output: resolvedOutput,
   async handler({ target }, ctx) {
     const t = await resolve(ctx, target);

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { isKeyName, KEY_NAME_HELP } from "../../tmux/keys.ts";
 import { chunkText, packCommands } from "../../tmux/batch.ts";
 import { UserError } from "../../errors.ts";
 import { resolve, resolvedShape } from "./common.ts";
+import { refuseSelfInput } from "../../tmux/self.ts";
 
 const keyName = z.string().max(32, "a key name is at most 32 characters").superRefine((k, ctx) => {
   if (!isKeyName(k)) {
@@ -22,12 +23,13 @@ export default defineTool({
     "no key names), then each of `keys` (tmux key names like C-c, Enter, Escape, Up, F5, M-x), then Enter " +
     "when enter is true. Unknown key names are refused, never typed as text. A newline inside text is a " +
     "line feed (most shells treat it as Enter); for multi-line text prefer paste-text. Returns at once: it " +
-    "does not wait for output. Next: capture-pane or snapshot-pane to read the result.",
+    "does not wait for output. Into the pane tmux-mcp itself runs in, C-c, C-\\, C-z, C-d and exit/kill/… " +
+    "submitted with Enter are refused. Next: capture-pane or snapshot-pane to read the result.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetSchema.optional(),
+    target: targetParam("pane to type into; default: the latest session's active pane").optional(),
     text: z.string().max(100_000, "text is longer than 100000 characters: use paste-text")
       .refine((s) => !s.includes("\0"), "text must not contain NUL (send the key C-@ instead)")
       .optional().describe("literal text typed first"),
@@ -44,6 +46,7 @@ export default defineTool({
     const names = [...(keys ?? []), ...(enter ? ["Enter"] : [])];
     if (!text && names.length === 0) throw new UserError("nothing to send: give text, keys or enter: true");
     const t = await resolve(ctx, target);
+    await refuseSelfInput(ctx.tmux, t.pane_id, { text, keys, enter }, { signal: ctx.signal });
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
     if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names]);
     for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });

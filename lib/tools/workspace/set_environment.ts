@@ -1,20 +1,24 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
 import { envName, envValue, resolve, unsetFlag, valueOrUnset } from "./common.ts";
+import { envRisk } from "../../tmux/option_policy.ts";
+import { guardSetting } from "./setting_guard.ts";
 
 export default defineTool({
   name: "set-environment",
   title: "Set a session environment variable",
   description: "Sets (or with unset: true removes) an environment variable of the target's session, or of " +
     "the global environment with global: true. Only processes started afterwards (new-window, split-window, " +
-    "respawn-pane) see it; running shells do not. Next: show-environment to check.",
+    "respawn-pane) see it; running shells do not. Variables that make programs run code at start (LD_*, " +
+    "DYLD_*, BASH_ENV, ENV, PROMPT_COMMAND, PS0-PS4, ZDOTDIR, …) need --safety destructive. " +
+    "Next: show-environment to check.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetSchema.optional().describe("session (or a window/pane in it); default: the latest session"),
+    target: targetParam("session (or a window/pane in it); default: the latest session").optional(),
     global: z.boolean().default(false).describe("set it in the global environment instead of one session's"),
     name: envName.describe("variable name, e.g. RUST_LOG"),
     value: envValue.optional(),
@@ -23,6 +27,7 @@ export default defineTool({
   output: z.object({ name: z.string(), global: z.boolean(), unset: z.boolean(), session_id: z.string().optional() }),
   async handler({ target, global, name, value, unset }, ctx) {
     const tail = valueOrUnset(name, value, unset);
+    if (!unset) await guardSetting(ctx, "set-environment", envRisk(name), value ?? "");
     if (global && target !== undefined) throw new UserError("target is not used with global: true: leave it out");
     let scope: string[] = ["-g"];
     let ids = {};

@@ -1,8 +1,11 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
 import { resolve, unsetFlag, valueOrUnset } from "./common.ts";
+import { formatRefusal } from "../../tmux/format_guard.ts";
+import { optionRisk } from "../../tmux/option_policy.ts";
+import { guardSetting } from "./setting_guard.ts";
 
 const optionName = z.string()
   .regex(
@@ -14,8 +17,6 @@ const optionName = z.string()
 const optionValue = z.string()
   .max(65_536, "value is longer than 65536 characters")
   .refine((s) => !s.includes("\0"), "value must not contain NUL")
-  // Options such as status-right are formats that tmux evaluates over and over; #( would run a shell command each time.
-  .refine((s) => !s.includes("#("), "value must not contain '#(': tmux would run it as a shell command")
   .describe("new value (as on tmux's command line: on/off, numbers, strings)");
 
 export default defineTool({
@@ -24,14 +25,15 @@ export default defineTool({
   description: "Sets (or with unset: true removes) a tmux option. scope: server (server options), session " +
     "(the target's session), window (the target's window), pane (the target pane); global: true sets the " +
     "global default for session or window options instead of one object's. Unknown names or bad values are " +
-    "refused by tmux with its reason. Next: show-options to check.",
+    "refused by tmux with its reason. Hooks (after-*, pane-died, …), command-alias, default-command, " +
+    "default-shell, copy-command, lock-command, editor, exit-empty, exit-unattached, destroy-unattached, " +
+    "history-file and any value with #( or E:/T: need --safety destructive; every value is checked as a tmux " +
+    "format (no huge padding, regexes or deep loops). Next: show-options to check.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetSchema.optional().describe(
-      "object for session/window/pane scope (default: latest session's active pane)",
-    ),
+    target: targetParam("object for session/window/pane scope (default: latest session's active pane)").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
     global: z.boolean().default(false).describe("session/window scope: set the global default"),
     name: optionName,
@@ -49,6 +51,12 @@ export default defineTool({
   }),
   async handler({ target, scope, global, name, value, unset }, ctx) {
     const tail = valueOrUnset(name, value, unset);
+    if (value !== undefined) {
+      // tmux evaluates format options (status-right, pane-border-format, …) again and again: bound them as formats.
+      const refused = formatRefusal(value, { allowShell: true, allowReexpand: true });
+      if (refused) throw new UserError(`set-option refused: the value, read as a tmux format: ${refused}`);
+      await guardSetting(ctx, "set-option", optionRisk(name, value), value);
+    }
     if (global && (scope === "server" || scope === "pane")) {
       throw new UserError(`global applies to session and window options only (${scope} scope has no global level)`);
     }

@@ -9,7 +9,7 @@
  * ```
  */
 import { z } from "zod";
-import { targetSchema } from "../../tmux/target.ts";
+import { targetParam } from "../schemas.ts";
 import type { FieldKind, RowSpec } from "../../tmux/rows.ts";
 import { PANE_SPEC, SESSION_SPEC, WINDOW_SPEC } from "../../tmux/panes.ts";
 
@@ -43,12 +43,10 @@ export function resolvedOf(pane: { session_id: string; window_id: string; pane_i
 }
 
 /** An optional pane target: omitted means the active pane of the most recently used session. */
-export const paneTarget = targetSchema.optional()
-  .describe(
-    "pane to use: %pane_id, @window_id, $session_id, session name or session:window.pane " +
-      "(a window or session means its active pane); omit for the active pane of the most recently used session",
-  );
+export const paneTarget = targetParam(
+  "pane to use: %pane_id, @window_id, $session_id, session name or session:window.pane " +
+    "(a window or session means its active pane); omit for the active pane of the most recently used session",
+).optional();
 
 /** A target whose session is meant; omitted means tmux's global table (environment, hooks). */
-export const sessionOrGlobal = targetSchema.optional()
-  .describe("session (or a pane/window in it); omit for the global table");
+export const sessionOrGlobal = targetParam("session (or a pane/window in it); omit for the global table").optional();

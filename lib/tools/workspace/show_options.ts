@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
 import { UserError } from "../../errors.ts";
 import { TmuxError } from "../../tmux/executor.ts";
-import { paneTarget } from "./shapes.ts";
 import { showFor } from "./scoped.ts";
 
 const SCOPE_FLAGS = { server: ["-s"], session: [], window: ["-w"], pane: ["-p"] } as const;
@@ -27,7 +27,7 @@ export default defineTool({
   tier: "readonly",
   annotations: READ_ONLY,
   input: z.object({
-    target: paneTarget.describe("pane/window/session whose options to show; ignored for scope server"),
+    target: targetParam("pane/window/session whose options to show; ignored for scope server").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
     name: optionName.optional().describe("one option, e.g. history-limit or @my-option; omit for all"),
   }),

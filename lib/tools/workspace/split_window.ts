@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { targetSchema } from "../../tmux/target.ts";
 import { createdShape, resolve, shellCommand, spawnPane, startDir } from "./common.ts";
 
 const DIRECTION_FLAGS = {
@@ -20,7 +20,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetSchema.optional().describe("pane to split"),
+    target: targetParam("pane to split").optional(),
     direction: z.enum(["left", "right", "up", "down"]).describe("side of the target pane where the new pane goes"),
     size_percent: z.number().int().min(1).max(99).optional().describe(
       "size of the new pane as a percentage of the split pane (default 50)",

@@ -1,0 +1,73 @@
+/**
+ * `tmux-mcp doctor`: checks, one line each, what this configuration needs —
+ * tmux and its version, a server on the socket, control mode, shells for
+ * run-command, the internal PTY backend's libc, the budget config file —
+ * and prints the command to paste into an MCP client. A check fails only
+ * when a configured toolset needs it (otherwise it is a warning); the exit
+ * code is 0 when nothing failed, 1 otherwise.
+ *
+ * @example
+ * ```ts
+ * const { lines, ok } = await runDoctor(parseConfig(["--socket-name", "work"], {}), ["--socket-name", "work"]);
+ * ```
+ */
+import type { Config } from "../config.ts";
+import { createSpawnExecutor } from "../tmux/executor.ts";
+import { type CheckResult, formatCheck } from "./check.ts";
+import { checkSocket, checkTmuxVersion } from "./tmux.ts";
+import { checkControlMode } from "./control_mode.ts";
+import { checkShells } from "./shells.ts";
+import { checkLibc } from "./libc.ts";
+import { checkBudgetConfig } from "./budget.ts";
+import { clientCommand } from "./client.ts";
+
+/** What the configured toolsets and backend need. */
+export function needs(config: Config): { tmux: boolean; shells: boolean; libc: boolean } {
+  const has = (t: Config["toolsets"][number]) => config.toolsets.includes(t);
+  const pty = has("pty");
+  return {
+    tmux: has("buffers") || has("workspace") || has("exec") || (pty && config.terminalBackend === "tmux"),
+    shells: has("exec"),
+    libc: pty && config.terminalBackend === "pty",
+  };
+}
+
+/** Runs every check in order; `flags` are the command-line flags to repeat in the client command. */
+export async function runDoctor(config: Config, flags: readonly string[]): Promise<{ lines: string[]; ok: boolean }> {
+  const need = needs(config);
+  const results: CheckResult[] = [];
+  const tmux = createSpawnExecutor({
+    bin: config.tmuxBin,
+    socketName: config.socketName,
+    socketPath: config.socketPath,
+    maxConcurrency: 2,
+  });
+  const version = await checkTmuxVersion(tmux, config.tmuxBin, need.tmux);
+  results.push(version.result);
+  if (!version.found) {
+    results.push({ status: "skip", name: "socket", detail: "tmux not found" });
+    results.push({ status: "skip", name: "control mode", detail: "tmux not found" });
+  } else {
+    const socket = await checkSocket(tmux, need.tmux);
+    results.push(socket.result);
+    results.push(
+      socket.up
+        ? await checkControlMode({ bin: config.tmuxBin, socketArgs: tmux.socketArgs }, need.tmux)
+        : { status: "skip", name: "control mode", detail: "no server to attach to" },
+    );
+  }
+  results.push(checkShells(Deno.env.get("PATH") ?? "", need.shells));
+  results.push(
+    need.libc ? checkLibc(true) : { status: "skip", name: "pty libc", detail: "internal pty backend not configured" },
+  );
+  results.push(checkBudgetConfig(config));
+  results.push(clientCommand(flags));
+  const failed = results.filter((r) => r.status === "fail").length;
+  const lines = results.map(formatCheck);
+  lines.push(
+    failed === 0
+      ? "tmux-mcp doctor: everything the configured toolsets need works"
+      : `tmux-mcp doctor: ${failed} check(s) failed: see the FAIL lines`,
+  );
+  return { lines, ok: failed === 0 };
+}

@@ -1,0 +1,86 @@
+/**
+ * Doctor checks of tmux itself: the binary and its version, and whether a
+ * server answers on the configured socket. Both go through the executor
+ * (lib/tmux/executor.ts), the one module that runs tmux.
+ *
+ * @example
+ * ```ts
+ * const tmux = createSpawnExecutor({ bin: "tmux", socketName: "work", maxConcurrency: 2 });
+ * const { result } = await checkTmuxVersion(tmux, "tmux", true); // ok  tmux: 3.3a (minimum 3.2)
+ * ```
+ */
+import { describeSocket, type TmuxExecutor } from "../tmux/executor.ts";
+import { type CheckResult, failIfNeeded, messageOf } from "./check.ts";
+
+/** The oldest tmux the server supports (README: Install). */
+export const MIN_TMUX = [3, 2] as const;
+const MIN_TEXT = MIN_TMUX.join(".");
+
+/**
+ * `[major, minor]` from `tmux -V` output ("tmux 3.3a", "tmux next-3.5", "tmux 3.4-rc"),
+ * or undefined for builds without a number ("tmux master").
+ */
+export function parseTmuxVersion(output: string): [number, number] | undefined {
+  const m = /(\d+)\.(\d+)/.exec(output);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/** The tmux binary runs and is new enough; `found` is false when it is missing (later checks skip). */
+export async function checkTmuxVersion(
+  tmux: TmuxExecutor,
+  bin: string,
+  needed: boolean,
+): Promise<{ result: CheckResult; found: boolean }> {
+  let out: string;
+  try {
+    out = (await tmux.text(["-V"], { timeoutMs: 10_000 })).trim();
+  } catch (e) {
+    return { found: false, result: { status: failIfNeeded(needed), name: "tmux", detail: messageOf(e) } };
+  }
+  const v = parseTmuxVersion(out);
+  const name = out.replace(/^tmux\s+/, "");
+  if (!v) {
+    return {
+      found: true,
+      result: { status: "warn", name: "tmux", detail: `${name} at "${bin}": unknown version (minimum ${MIN_TEXT})` },
+    };
+  }
+  if (v[0] < MIN_TMUX[0] || (v[0] === MIN_TMUX[0] && v[1] < MIN_TMUX[1])) {
+    return {
+      found: true,
+      result: {
+        status: failIfNeeded(needed),
+        name: "tmux",
+        detail: `${name} is older than the minimum ${MIN_TEXT}: upgrade tmux (brew install tmux, or your ` +
+          `distribution's backports) or pass --tmux-bin PATH to a newer one`,
+      },
+    };
+  }
+  return { found: true, result: { status: "ok", name: "tmux", detail: `${name} (minimum ${MIN_TEXT})` } };
+}
+
+/** A tmux server answers on the configured socket; `up` tells the control-mode check whether to run. */
+export async function checkSocket(tmux: TmuxExecutor, needed: boolean): Promise<{ result: CheckResult; up: boolean }> {
+  const where = describeSocket(tmux.socket);
+  try {
+    const rows = (await tmux.text(["list-sessions", "-F", "#{socket_path}"], { timeoutMs: 10_000 }))
+      .split("\n").filter((l) => l.length > 0);
+    const path = rows[0] ? ` (${rows[0]})` : "";
+    return {
+      up: true,
+      result: {
+        status: "ok",
+        name: "socket",
+        detail: `server on ${where}${path} reachable, ${rows.length} session(s)`,
+      },
+    };
+  } catch (e) {
+    const kind = (e as { kind?: string }).kind;
+    const detail = kind === "no-server"
+      ? `no server running on ${where}: start one with \`tmux ${
+        [...tmux.socketArgs, "new-session", "-d"].join(" ")
+      }\`, or point --socket-name/--socket-path at a running server`
+      : messageOf(e);
+    return { up: false, result: { status: failIfNeeded(needed), name: "socket", detail } };
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * `tmux-mcp doctor`, run as users run it: the real entry point as a
+ * subprocess with the start task's permissions, against a private tmux
+ * server, a missing tmux binary, an unused socket and a bad config file.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { ROOT, runProcess, START_PERMISSIONS, startTmux, uniqueSocketName } from "./helpers.ts";
+import { parseCommand } from "../lib/config.ts";
+import { parseTmuxVersion } from "../lib/doctor/tmux.ts";
+import { findOnPath } from "../lib/doctor/shells.ts";
+import { absoluteFlags, shellWord } from "../lib/doctor/client.ts";
+
+async function doctor(args: string[]) {
+  const r = await runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args]);
+  return { ...r, lines: r.stdout.trimEnd().split("\n") };
+}
+
+/** Kills the fixture's tmux server and removes its socket file. */
+async function stop(t: { socketName: string; kill(): Promise<void> }) {
+  await t.kill();
+  const dir = Deno.env.get("TMUX_TMPDIR") || "/tmp";
+  await Deno.remove(`${dir}/tmux-${Deno.uid()}/${t.socketName}`).catch(() => {});
+}
+
+/** The one line of check `name`; fails unless exactly one line has it. */
+function lineOf(lines: string[], name: string): string {
+  const hits = lines.filter((l) => new RegExp(`^\\S+\\s+${name}: `).test(l));
+  assertEquals(hits.length, 1, `one "${name}" line expected in:\n${lines.join("\n")}`);
+  return hits[0];
+}
+
+/** Every line is a check line or the summary; nothing looks like a stack trace. */
+function assertOneLineEach(r: { lines: string[]; stderr: string }) {
+  for (const l of r.lines) {
+    assertMatch(l, /^(ok|warn|FAIL|skip|info) {2}[a-z ]+: \S|^tmux-mcp doctor: /, `unexpected line: ${l}`);
+  }
+  assert(!/^\s+at /m.test(r.lines.join("\n") + r.stderr), "stack trace in the output");
+  assertEquals(r.stderr, "");
+}
+
+Deno.test("doctor: healthy private server — every check ok, exit 0", async () => {
+  const t = await startTmux("doc");
+  try {
+    const r = await doctor(["--socket-name", t.socketName]);
+    assertOneLineEach(r);
+    assertEquals(r.code, 0, r.stdout);
+    assertMatch(lineOf(r.lines, "tmux"), /^ok {4}tmux: \d+\.\d+\S* \(minimum 3\.2\)$/);
+    assertMatch(lineOf(r.lines, "socket"), new RegExp(`^ok .*socket name "${t.socketName}".* reachable, 1 session`));
+    assertMatch(lineOf(r.lines, "control mode"), /^ok /);
+    assertMatch(lineOf(r.lines, "shells"), /^ok .*run-command: .*\bsh\b/);
+    assertMatch(lineOf(r.lines, "pty libc"), /^ok .*loaded through FFI$/);
+    assertMatch(lineOf(r.lines, "config"), /^ok .*defaults/);
+    assertEquals(
+      lineOf(r.lines, "client command"),
+      `info  client command: deno task --quiet --config ${ROOT}deno.json start --socket-name ${t.socketName}`,
+    );
+    assertMatch(r.lines.at(-1)!, /works$/);
+  } finally {
+    await stop(t);
+  }
+});
+
+Deno.test("doctor: missing tmux binary — FAIL line saying what to do, later tmux checks skipped, exit 1", async () => {
+  const r = await doctor(["--tmux-bin", "/nonexistent/tmux", "--socket-name", uniqueSocketName("doc")]);
+  assertOneLineEach(r);
+  assertEquals(r.code, 1);
+  assertMatch(lineOf(r.lines, "tmux"), /^FAIL {2}tmux: .*"\/nonexistent\/tmux".*install it.*--tmux-bin/);
+  assertMatch(lineOf(r.lines, "socket"), /^skip /);
+  assertMatch(lineOf(r.lines, "control mode"), /^skip /);
+  assertMatch(r.lines.at(-1)!, /1 check\(s\) failed/);
+});
+
+Deno.test("doctor: no server on the socket — says how to start one, exit 1", async () => {
+  const name = uniqueSocketName("doc");
+  const r = await doctor(["--socket-name", name]);
+  assertOneLineEach(r);
+  assertEquals(r.code, 1);
+  assertMatch(lineOf(r.lines, "tmux"), /^ok /);
+  assertEquals(
+    lineOf(r.lines, "socket"),
+    `FAIL  socket: no server running on socket name "${name}": start one with \`tmux -L ${name} new-session -d\`, ` +
+      "or point --socket-name/--socket-path at a running server",
+  );
+  assertMatch(lineOf(r.lines, "control mode"), /^skip /);
+});
+
+Deno.test("doctor: tmux not needed (pty toolset, internal backend) — no server is a warning, exit 0", async () => {
+  const r = await doctor(["--socket-name", uniqueSocketName("doc"), "--toolsets", "pty"]);
+  assertOneLineEach(r);
+  assertEquals(r.code, 0, r.stdout);
+  assertMatch(lineOf(r.lines, "socket"), /^warn /);
+});
+
+Deno.test("doctor: bad config file — FAIL config line naming the file, exit 1", async () => {
+  const t = await startTmux("doc");
+  const file = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(file, '{"maxTokensPerResponse": ');
+    const r = await doctor(["--socket-name", t.socketName, "--config", file]);
+    assertOneLineEach(r);
+    assertEquals(r.code, 1);
+    assertMatch(lineOf(r.lines, "config"), new RegExp(`^FAIL {2}config: config file ${file}: not valid JSON.*fix the`));
+    assertMatch(lineOf(r.lines, "socket"), /^ok /);
+
+    await Deno.writeTextFile(file, '{"maxTokensPerResponse": 5000, "toolConfigs": {"no-such-tool": {}}}');
+    const unknown = await doctor(["--socket-name", t.socketName, "--config", file]);
+    assertEquals(unknown.code, 1);
+    assertMatch(lineOf(unknown.lines, "config"), /^FAIL .*unknown tool "no-such-tool"/);
+
+    await Deno.writeTextFile(file, '{"maxTokensPerResponse": 5000}');
+    const good = await doctor(["--socket-name", t.socketName, "--config", file]);
+    assertEquals(good.code, 0, good.stdout);
+    assertMatch(lineOf(good.lines, "config"), /^ok .*valid: 5000 tokens per response$/);
+  } finally {
+    await Deno.remove(file);
+    await stop(t);
+  }
+});
+
+Deno.test("doctor parses the server's flags; a flag value 'doctor' is not the subcommand", () => {
+  const cmd = parseCommand(["--socket-name", "doctor", "doctor", "--safety", "readonly"], {});
+  assertEquals(cmd.kind, "doctor");
+  if (cmd.kind !== "doctor") return;
+  assertEquals(cmd.config.socketName, "doctor");
+  assertEquals(cmd.config.safety, "readonly");
+  assertEquals(cmd.args, ["--socket-name", "doctor", "--safety", "readonly"]);
+  assertEquals(parseCommand(["--socket-name", "doctor"], {}).kind, "serve");
+});
+
+Deno.test("doctor helpers: tmux version strings, PATH lookup, shell quoting", () => {
+  assertEquals(parseTmuxVersion("tmux 3.3a"), [3, 3]);
+  assertEquals(parseTmuxVersion("tmux next-3.5"), [3, 5]);
+  assertEquals(parseTmuxVersion("tmux 3.4-rc"), [3, 4]);
+  assertEquals(parseTmuxVersion("tmux master"), undefined);
+  assertEquals(findOnPath("sh", "/nonexistent:/bin:/usr/bin")?.endsWith("/sh"), true);
+  assertEquals(findOnPath("no-such-shell-xyz", "/bin:/usr/bin"), undefined);
+  assertEquals(shellWord("/a/b.json"), "/a/b.json");
+  assertEquals(shellWord("it's x"), `'it'"'"'s x'`);
+  assertEquals(
+    absoluteFlags(["--config", "b.json", "--audit-log=logs/a", "--socket-name", "s", "--socket-path", "/abs"], "/w/"),
+    ["--config", "/w/b.json", "--audit-log=/w/logs/a", "--socket-name", "s", "--socket-path", "/abs"],
+  );
+});
