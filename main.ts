@@ -12,6 +12,9 @@ import { LinearStdioTransport } from "./lib/server/transport.ts";
 import { VERSION } from "./lib/version.ts";
 import { runDoctor } from "./lib/doctor/mod.ts";
 
+/** Longest time cleanup may take once the client has gone. */
+const CLOSE_BOUND_MS = 10_000;
+
 function usageFailure(e: unknown): number {
   if (e instanceof UsageError) {
     writeStderr(`tmux-mcp: ${e.message} (see --help)\n`);
@@ -66,7 +69,12 @@ async function main(): Promise<number> {
   const shutdown = async (code: number) => {
     if (closing) return;
     closing = true;
-    await app.close();
+    // The client is gone (or asked us to stop): exit whatever calls are still running. Cleanup
+    // gets a bounded time, so a hung tmux or a busy handler cannot keep the process alive.
+    const bound = AbortSignal.timeout(CLOSE_BOUND_MS);
+    const expired = new Promise<void>((r) => bound.addEventListener("abort", () => r(), { once: true }));
+    await Promise.race([app.close().catch((e) => log("warn", `cleanup failed: ${e}`)), expired]);
+    if (bound.aborted) log("warn", `cleanup did not finish within ${CLOSE_BOUND_MS / 1000} s; exiting anyway`);
     done.resolve(code);
   };
   transport.onclose = () => void shutdown(0);

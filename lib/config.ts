@@ -44,6 +44,8 @@ export interface Config {
   ssh?: string;
   /** `--ssh-config`: ssh client config file, passed as `ssh -F`. */
   sshConfig?: string;
+  /** `--files-root`: confine every file tool to this directory (after symlinks). */
+  filesRoot?: string;
 }
 
 /** A bad command line or environment value; message is one line. */
@@ -101,6 +103,19 @@ function existingFile(source: string, path: string): string {
   }
   if (!info.isFile) throw new UsageError(`${source}: "${path}" is not a file`);
   return path;
+}
+
+/** An absolute directory that exists now, resolved through symlinks. */
+function existingDirectory(source: string, raw: string): string {
+  const path = nonEmpty(source, raw);
+  if (!path.startsWith("/")) throw new UsageError(`${source}: "${raw}" is not an absolute path`);
+  try {
+    if (!Deno.statSync(path).isDirectory) throw new UsageError(`${source}: "${raw}" is not a directory`);
+    return Deno.realPathSync(path);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`${source}: "${raw}" cannot be used: ${(e as Error).message.split("\n")[0]}`);
+  }
 }
 
 const MiB = 1024 * 1024;
@@ -220,6 +235,13 @@ export const OPTIONS: readonly OptionRow[] = [
     type: "string",
     help: "ssh client config file for --ssh (ssh -F FILE)",
     apply: (c, v, s) => c.sshConfig = existingFile(s, nonEmpty(s, String(v))),
+  },
+  {
+    flag: "files-root",
+    env: "TMUX_MCP_FILES_ROOT",
+    type: "string",
+    help: "confine file tools (load/save-buffer, pipe-pane, pty_capture_start) to this directory",
+    apply: (c, v, s) => c.filesRoot = existingDirectory(s, String(v)),
   },
 ];
 

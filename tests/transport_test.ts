@@ -1,7 +1,8 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { LinearStdioTransport, recoverId } from "../lib/server/transport.ts";
 import type { JSONRPCMessage } from "../lib/sdk.ts";
-import { ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
+import { startTmux } from "./helpers.ts";
+import { rawServer } from "./raw_stdio.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -80,45 +81,11 @@ Deno.test("recoverId finds only top-level ids at either end of a message", () =>
 
 Deno.test("an oversized set-buffer is refused over stdio and the next call is answered", async () => {
   const tmux = await startTmux();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...START_PERMISSIONS,
-      ROOT + "main.ts",
-      "--socket-name",
-      tmux.socketName,
-      "--max-message-bytes",
-      "65536",
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const writer = child.stdin.getWriter();
-  const send = (m: unknown) => writer.write(enc.encode(JSON.stringify(m) + "\n"));
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let pending = "";
-  const next = async (): Promise<Record<string, unknown>> => {
-    while (!pending.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("server closed stdout");
-      pending += value;
-    }
-    const i = pending.indexOf("\n");
-    const line = pending.slice(0, i);
-    pending = pending.slice(i + 1);
-    return JSON.parse(line);
-  };
+  const s = rawServer(tmux.socketName, ["--max-message-bytes", "65536"]);
+  const { send, child, stderr } = s;
+  const next = () => s.next();
   try {
-    await send({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
-    });
-    assertEquals((await next()).id, 0);
-    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await s.initialize();
     await send({
       jsonrpc: "2.0",
       method: "tools/call",
@@ -133,8 +100,8 @@ Deno.test("an oversized set-buffer is refused over stdio and the next call is an
     assertEquals(answered.id, 2);
     assertEquals((answered.result as { structuredContent: unknown }).structuredContent, { buffers: [] });
   } finally {
-    await writer.close();
-    await reader.cancel().catch(() => {});
+    await s.writer.close();
+    await s.reader.cancel().catch(() => {});
     await tmux.kill();
   }
   // End of stdin ends the server normally, and the discard was logged.

@@ -41,3 +41,94 @@ export class KeyedLocks {
     return this.#tails.size;
   }
 }
+
+let uid: Promise<number | undefined> | undefined;
+
+/**
+ * This process's user id without the `sys` permission (Deno.uid) or a look
+ * at /proc/self (refused to a process without --allow-all): the owner of a
+ * file it creates. A process-wide fact, found once.
+ */
+function ownUid(): Promise<number | undefined> {
+  uid ??= (async () => {
+    try {
+      const probe = await Deno.makeTempFile({ prefix: `tmux-mcp-${Deno.pid}-uid-` });
+      try {
+        return (await Deno.stat(probe)).uid ?? undefined;
+      } finally {
+        await Deno.remove(probe).catch(() => {});
+      }
+    } catch {
+      return undefined;
+    }
+  })();
+  return uid;
+}
+
+/**
+ * The socket a tmux client with these flags talks to, as tmux itself finds
+ * it (`-S` path; `-L` name or "default" under `$TMUX_TMPDIR/tmux-UID`; the
+ * `$TMUX` socket inside tmux), so that two servers given `-L x` and
+ * `-S /tmp/tmux-1000/x` agree on one name.
+ */
+export async function socketIdentity(socket: { socketName?: string; socketPath?: string }): Promise<string> {
+  if (socket.socketPath) return socket.socketPath;
+  const inside = Deno.env.get("TMUX");
+  if (!socket.socketName && inside) return inside.split(",")[0];
+  const dir = (Deno.env.get("TMUX_TMPDIR") || "/tmp").replace(/\/+$/, "");
+  return `${dir}/tmux-${(await ownUid()) ?? "?"}/${socket.socketName ?? "default"}`;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Mutual exclusion between processes: an exclusive `flock` on a small file in
+ * a private directory (`$TMPDIR/tmux-mcp-locks-UID`, mode 0700). The kernel
+ * drops the lock when its holder exits, however it exits, so a crashed
+ * server never leaves a stale lock — which tmux's own `wait-for -L` does when
+ * a waiting client dies (it is granted the lock later and never releases it).
+ *
+ * @example
+ * ```ts
+ * const locks = createFileLocks();
+ * await locks.with(`${await socketIdentity({ socketName: "x" })}\0buffer-name`, async () => {});
+ * ```
+ */
+export interface FileLocks {
+  with<T>(key: string, fn: () => Promise<T>): Promise<T>;
+}
+
+export function createFileLocks(parent?: string): FileLocks {
+  let dir: Promise<string> | undefined;
+  const makeDir = async (): Promise<string> => {
+    const uid = await ownUid();
+    const d = `${parent ?? Deno.env.get("TMPDIR") ?? "/tmp"}/tmux-mcp-locks-${uid ?? "user"}`;
+    await Deno.mkdir(d, { mode: 0o700 }).catch((e) => {
+      if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    });
+    const info = await Deno.lstat(d);
+    if (!info.isDirectory || (uid !== undefined && info.uid !== uid)) {
+      throw new Error(`lock directory ${d} is not a directory of this user`);
+    }
+    return d;
+  };
+  return {
+    async with(key, fn) {
+      dir ??= makeDir().catch((e) => {
+        dir = undefined; // try again next time
+        throw e;
+      });
+      const path = `${await dir}/${await sha256Hex(key)}`;
+      using file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+      await file.lock(true);
+      try {
+        return await fn();
+      } finally {
+        await file.unlock().catch(() => {});
+      }
+    },
+  };
+}

@@ -13,7 +13,7 @@
  */
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
-import { KeyedLocks } from "./locks.ts";
+import { createFileLocks, type FileLocks, KeyedLocks, socketIdentity } from "./locks.ts";
 import { formatLiteral } from "../tmux/quote.ts";
 import type { ServerFileReader } from "./server_file.ts";
 
@@ -48,6 +48,25 @@ export interface BufferStoreOptions {
   tempFileThreshold?: number;
   /** The fast read route (the server writes a file); without it, or when it is unavailable, `show-buffer`. */
   files?: ServerFileReader;
+  /** Locks shared with other server processes on this machine (default: flock files in $TMPDIR). */
+  fileLocks?: FileLocks;
+}
+
+/**
+ * Appends up to this size go to tmux as one `set-buffer -a` (atomic in the
+ * tmux server, and no read of the old content); tmux refuses a command line
+ * over 16 KiB ("command too long").
+ */
+const SMALL_APPEND = 8 * 1024;
+
+/** The text of a small append that `set-buffer -a` carries byte-exact (argv: valid UTF-8, no NUL), else undefined. */
+function argvText(content: Uint8Array): string | undefined {
+  if (content.length === 0 || content.length > SMALL_APPEND || content.includes(0)) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(content);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `#{n:buffer_name}` is the name's length in bytes, which makes each row self-delimiting. */
@@ -95,7 +114,36 @@ export function missingBuffer(name: string): UserError {
 
 export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions = {}): BufferStore {
   const locks = new KeyedLocks();
+  const fileLocks = opts.fileLocks ?? createFileLocks();
   const threshold = opts.tempFileThreshold ?? 8 * 1024 * 1024;
+  let socket: Promise<string> | undefined;
+  /** Held across processes: two servers (two agents) on one tmux server appending to one buffer. */
+  const acrossProcesses = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    socket ??= socketIdentity(tmux.socket);
+    return await fileLocks.with(`${await socket}\0${name}`, fn);
+  };
+
+  async function appendRaw(name: string, content: Uint8Array): Promise<AppendOutcome> {
+    const text = argvText(content);
+    if (text !== undefined) {
+      const out = await tmux.run([
+        ...["list-buffers", "-F", LIST_FORMAT],
+        COMMAND_SEPARATOR,
+        ...["set-buffer", "-a", "-b", name, "--", text],
+      ]);
+      const old = parseBufferList(out).find((b) => b.name === name);
+      return { created: old === undefined, size_bytes: (old?.size_bytes ?? 0) + content.length };
+    }
+    let old: Uint8Array | undefined;
+    try {
+      old = await readRaw(name);
+    } catch (e) {
+      if (!(e instanceof UserError)) throw e;
+    }
+    const joined = old ? concat(old, content) : content;
+    await writeRaw(name, joined);
+    return { created: old === undefined, size_bytes: joined.length };
+  }
 
   async function readRaw(name: string): Promise<Uint8Array> {
     try {
@@ -134,18 +182,7 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
     list,
     read: (name) => locks.with([name], () => readRaw(name)),
     write: (name, content) => locks.with([name], () => writeRaw(name, content)),
-    append: (name, content) =>
-      locks.with([name], async () => {
-        let old: Uint8Array | undefined;
-        try {
-          old = await readRaw(name);
-        } catch (e) {
-          if (!(e instanceof UserError)) throw e;
-        }
-        const joined = old ? concat(old, content) : content;
-        await writeRaw(name, joined);
-        return { created: old === undefined, size_bytes: joined.length };
-      }),
+    append: (name, content) => locks.with([name], () => acrossProcesses(name, () => appendRaw(name, content))),
     delete: (name) =>
       locks.with([name], async () => {
         try {

@@ -24,7 +24,12 @@ export interface Cursor {
 }
 
 const PREFIX = "tmc1.";
-const nat = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/**
+ * tmux counts rows in 32 bits (history-limit is at most INT_MAX), so no
+ * cursor it produced exceeds this; a larger number is a forged cursor.
+ */
+const MAX_ROW = 2 ** 32;
+const nat = z.number().int().min(0).max(MAX_ROW);
 const hash = z.string().max(16).regex(/^[0-9a-z]*$/);
 const WIRE = z.object({
   p: z.string().regex(/^%\d{1,10}$/),

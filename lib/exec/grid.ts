@@ -218,7 +218,10 @@ async function locate(
   const raw = splitRows(decoder.decode(output));
   const rowAt = (abs: number) => raw[abs];
   const step = Math.max(1, Math.floor(pane.history_limit / 10));
-  for (let at = pos.row - step; at >= 0; at -= step) {
+  // pos.row comes back from a model: start at the first candidate the capture can hold, so this
+  // loop is bounded by the pane's rows (raw.length / step), never by the number in the cursor.
+  const first = pos.row - step * Math.max(1, Math.ceil((pos.row - (raw.length - 1)) / step));
+  for (let at = first; at >= 0; at -= step) {
     if (matchesAt(pos, rowAt, at)) return { row: at, hs: pane.history_size };
   }
   let match: number | undefined;

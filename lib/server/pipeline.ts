@@ -81,6 +81,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   // Strict once per tool, not per call: unknown parameters are a mistake worth telling.
   const strictInput = new Map(opts.tools.map((t) => [t.name, t.input.strict()]));
+  // For the audit: what each entry declares secret, and its parameter names (anything else is hidden).
+  const known = new Map(opts.tools.map((t) => [t.name, Object.keys(t.input.shape)]));
   const shapeError = opts.errorText ?? ((m: string) => m);
 
   function refusal(tool: AnyTool): string | undefined {
@@ -175,6 +177,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         args: args ?? {},
         ...(target && Object.keys(target).length ? { target } : {}),
         ...(message ? { message } : {}),
+        secrets: byName.get(name)?.secrets,
+        known: known.get(name),
       });
     }
   }

@@ -55,6 +55,13 @@ export function recoverId(head: string, tail: string): RequestId | undefined {
   }
 }
 
+/** The top-level `id` of a parsed message, when it is a valid JSON-RPC id. */
+function idOf(json: unknown): RequestId | undefined {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return undefined;
+  const id = (json as { id?: unknown }).id;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+}
+
 /** See the module documentation. */
 export class LinearStdioTransport implements Transport {
   onclose?: () => void;
@@ -154,12 +161,16 @@ export class LinearStdioTransport implements Transport {
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (text.trim() === "") return;
     let message: JSONRPCMessage;
+    let json: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+      json = JSON.parse(text);
+      message = JSONRPCMessageSchema.parse(json);
     } catch (e) {
       const reason = e instanceof SyntaxError ? "not valid JSON" : "not a JSON-RPC 2.0 message";
       this.#opts.onWarning?.(`discarded a message that is ${reason}`, { bytes: size });
-      const id = recoverId(text.slice(0, EDGE_BYTES), text.slice(-EDGE_BYTES));
+      // Valid JSON (a wrong "jsonrpc" version, a missing method…): its own top-level id, so the
+      // client's request fails at once instead of waiting for its timeout.
+      const id = idOf(json) ?? recoverId(text.slice(0, EDGE_BYTES), text.slice(-EDGE_BYTES));
       void this.#sendError(id ?? null, e instanceof SyntaxError ? -32700 : -32600, `Message is ${reason}`);
       return;
     }

@@ -14,6 +14,7 @@
  * const screen = await backend.screen(session_id, false);
  * ```
  */
+import type { FilePolicy } from "../tools/files.ts";
 import type { TerminalBackendName } from "../config.ts";
 import { UserError } from "../errors.ts";
 
@@ -82,8 +83,11 @@ export interface TerminalBackend {
    * screen's blank bottom rows when that much exists (cut with {@linkcode lastLines}).
    */
   lines(id: string, count: number): Promise<string[]>;
-  /** Appends raw program output to `path` (absolute, byte-exact) from now on. */
-  captureStart(id: string, path: string): Promise<void>;
+  /**
+   * Appends raw program output to `path` (absolute, byte-exact) from now on;
+   * the file is opened under the file policy (lib/tools/files.ts).
+   */
+  captureStart(id: string, path: string, policy: FilePolicy): Promise<void>;
   /** Stops capturing; returns the file that was being written. */
   captureStop(id: string): Promise<string>;
   handOffRoute(id: string, prompt: string): Promise<HandOffRoute>;

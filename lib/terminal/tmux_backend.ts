@@ -22,7 +22,7 @@
  * ```
  */
 import { log } from "../log.ts";
-import { openForAppend } from "../tools/files.ts";
+import { prepareWrite } from "../tools/files.ts";
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { formatLiteral, pipeToFileCommand, shellLine } from "../tmux/quote.ts";
 import {
@@ -329,14 +329,15 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       return lines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
     },
 
-    async captureStart(id, path) {
+    async captureStart(id, path, policy) {
       const s = await session(id);
       if (s.capture !== undefined) throw alreadyCapturing(id, s.capture);
       // The user's path never reaches a shell or tmux: pipe-pane appends through a symlink whose
-      // name this server chose, and the kernel resolves the link to the exact path bytes.
-      (await openForAppend(path)).close(); // creates the file, and a clear error if it cannot be written
+      // name this server chose to the file the policy checked and created (resolved, so no link
+      // of the model's is followed again).
+      const resolved = await prepareWrite(path, policy, { truncate: false });
       const link = `${await links()}/${id}-${++linkCounter}`;
-      await Deno.symlink(path, link);
+      await Deno.symlink(resolved, link);
       await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(link)]);
       s.capture = path;
     },

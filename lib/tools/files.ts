@@ -1,74 +1,423 @@
 /**
- * File-system access for tools, with errors a model can act on. tmux's own
- * load-buffer/save-buffer are not used for user paths because tmux expands
- * `#{...}` and `#(...)` formats in them; Deno's file API takes the path
- * byte-exact.
+ * The file policy: every tool that opens a path a model gave (load-buffer,
+ * save-buffer, pipe-pane, pty_capture_start) goes through this module, and
+ * nothing else in the server opens such a path.
+ *
+ * - Regular files only: FIFOs, devices, sockets and directories are refused,
+ *   and so is anything under `/proc`, `/sys` or `/dev` — the path as given and
+ *   the path after symlinks are resolved (`realpath`), so a link to
+ *   `/proc/self/environ` or `/dev/zero` is refused like the target itself.
+ * - Never a descriptor of this process: a path that resolves to the file our
+ *   stdin, stdout or stderr is (compared by device and inode, which catches
+ *   `/proc/self/fd/1` reached through any link) is refused, so a buffer cannot
+ *   be written into the JSON-RPC stream as a forged message.
+ * - The type is checked with `lstat`/`stat` before any open (a FIFO blocks in
+ *   `open` until the other side appears, and Deno has no `O_NONBLOCK`), new
+ *   files are created with `O_EXCL` (which follows no symlink), the opened file
+ *   is checked again with `fstat`, and every open is bounded by a timeout.
+ * - Sizes are counted on bytes actually read, not on what `stat` says.
+ * - With `--files-root DIR`, the resolved path must lie inside DIR (itself
+ *   resolved).
+ *
+ * tmux's own load-buffer/save-buffer are not used for user paths because tmux
+ * expands `#{...}` and `#(...)` formats in them; Deno's file API takes the
+ * path byte-exact.
  *
  * @example
  * ```ts
- * const bytes = await readFileChecked("/tmp/log.txt", 512 * 1024 * 1024);
+ * const bytes = await readFileChecked("/tmp/log.txt", 512 * 1024 * 1024, { root: undefined });
+ * const real = await prepareWrite("/tmp/out.log", { root: undefined }, { truncate: true });
  * ```
  */
 import { UserError } from "../errors.ts";
+
+/** Per-server settings of the policy (from the configuration). */
+export interface FilePolicy {
+  /** `--files-root`: when set, every resolved path must be inside this directory. */
+  root?: string;
+}
+
+/** The policy of a server's configuration. */
+export function filePolicy(config: { filesRoot?: string }): FilePolicy {
+  return { root: config.filesRoot };
+}
+
+/** How long an open may take before the call fails (a FIFO or a hung network file system). */
+export const OPEN_TIMEOUT_MS = 5_000;
+
+/** Directories whose entries are not ordinary files even when `stat` says so. */
+const FORBIDDEN_TREES = ["/proc", "/sys", "/dev"] as const;
+
+const q = JSON.stringify;
 
 function dirOf(path: string): string {
   const i = path.lastIndexOf("/");
   return i <= 0 ? "/" : path.slice(0, i);
 }
 
+/** `path` with `.` and `..` segments removed, lexically (for a path that does not resolve). */
+function normalize(path: string): string {
+  const out: string[] = [];
+  for (const seg of path.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") out.pop();
+    else out.push(seg);
+  }
+  return "/" + out.join("/");
+}
+
+function within(path: string, dir: string): boolean {
+  return dir === "/" || path === dir || path.startsWith(dir + "/");
+}
+
 function explain(e: unknown, path: string, writing: boolean): Error {
+  if (e instanceof UserError) return e;
   if (e instanceof Deno.errors.NotFound) {
     return new UserError(
       writing
-        ? `directory ${JSON.stringify(dirOf(path))} does not exist: create it first or choose another path`
-        : `file ${JSON.stringify(path)} does not exist: check the path (it must be absolute)`,
+        ? `directory ${q(dirOf(path))} does not exist: create it first or choose another path`
+        : `file ${q(path)} does not exist: check the path (it must be absolute)`,
     );
   }
   if (e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.NotCapable) {
     return new UserError(
-      `permission denied for ${JSON.stringify(path)}: choose a path the server may ${writing ? "write" : "read"}`,
+      `permission denied for ${q(path)}: choose a path the server may ${writing ? "write" : "read"}`,
     );
   }
-  if (e instanceof Deno.errors.IsADirectory) {
-    return new UserError(`${JSON.stringify(path)} is a directory: give a file path`);
-  }
+  if (e instanceof Deno.errors.IsADirectory) return new UserError(`${q(path)} is a directory: give a file path`);
   if (e instanceof Deno.errors.NotADirectory) {
-    return new UserError(`a parent of ${JSON.stringify(path)} is not a directory: check the path`);
+    return new UserError(`a parent of ${q(path)} is not a directory: check the path`);
   }
   return e instanceof Error ? e : new Error(String(e));
 }
 
-/** Reads a whole regular file, refusing files over `maxBytes`. */
-export async function readFileChecked(path: string, maxBytes: number): Promise<Uint8Array> {
-  try {
-    const info = await Deno.stat(path);
-    if (info.isDirectory) throw new Deno.errors.IsADirectory();
-    if (info.size > maxBytes) {
-      throw new UserError(`file ${JSON.stringify(path)} is ${info.size} bytes, over the ${maxBytes}-byte limit`);
+function kindOf(info: Deno.FileInfo): string {
+  if (info.isFile) return "regular file";
+  if (info.isDirectory) return "directory";
+  if (info.isSymlink) return "symlink";
+  if (info.isFifo) return "FIFO (named pipe)";
+  if (info.isSocket) return "socket";
+  if (info.isCharDevice || info.isBlockDevice) return "device";
+  return "special file";
+}
+
+function refuseTree(given: string, resolved: string): void {
+  for (const tree of FORBIDDEN_TREES) {
+    if (within(given, tree) || within(resolved, tree)) {
+      const via = given === resolved ? "" : ` (it resolves to ${q(resolved)})`;
+      throw new UserError(
+        `refusing ${q(given)}${via}: files under ${tree} are not ordinary files; give a regular file elsewhere`,
+      );
     }
-    return await Deno.readFile(path);
+  }
+}
+
+function refuseOutsideRoot(given: string, resolved: string, policy: FilePolicy, root: string | undefined): void {
+  if (policy.root === undefined || root === undefined) return;
+  if (!within(resolved, root)) {
+    const via = given === resolved ? "" : ` (it resolves to ${q(resolved)})`;
+    throw new UserError(
+      `refusing ${q(given)}${via}: this server confines file tools to ${q(policy.root)} (--files-root); ` +
+        `give a path inside it`,
+    );
+  }
+}
+
+async function resolvedRoot(policy: FilePolicy): Promise<string | undefined> {
+  if (policy.root === undefined) return undefined;
+  try {
+    return await Deno.realPath(policy.root);
+  } catch {
+    throw new UserError(`the --files-root directory ${q(policy.root)} is gone: ask the user to restart the server`);
+  }
+}
+
+function requireRegular(given: string, resolved: string, info: Deno.FileInfo): void {
+  if (info.isFile) return;
+  const via = given === resolved ? "" : ` (it resolves to ${q(resolved)})`;
+  throw new UserError(`refusing ${q(given)}${via}: it is a ${kindOf(info)}; only regular files can be used`);
+}
+
+/** Most symlinks followed in one path, as Linux's own limit. */
+const MAX_HOPS = 40;
+
+/**
+ * `realpath` done here, one component at a time, checking the target of
+ * every symlink on the way against /proc, /sys and /dev. Needed because
+ * the kernel resolves `/proc/PID/fd/1` to the file behind the descriptor: a
+ * link to our own stdout would resolve to a harmless-looking path (when
+ * stdout is a file) or fail like a missing file (a pipe), and Deno refuses
+ * this process a look at /proc/self to tell. Returns undefined when a
+ * component does not exist.
+ */
+async function resolvePath(given: string): Promise<string | undefined> {
+  let pending = given.split("/");
+  let done = "/";
+  let hops = 0;
+  while (pending.length > 0) {
+    const seg = pending.shift()!;
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      done = dirOf(done);
+      continue;
+    }
+    const next = done === "/" ? `/${seg}` : `${done}/${seg}`;
+    refuseTree(given, next);
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(next);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return undefined;
+      throw e;
+    }
+    if (!info.isSymlink) {
+      done = next;
+      continue;
+    }
+    if (++hops > MAX_HOPS) throw new UserError(`refusing ${q(given)}: more than ${MAX_HOPS} symlinks to follow`);
+    const target = await Deno.readLink(next);
+    const absolute = target.startsWith("/") ? target : `${done}/${target}`;
+    refuseTree(given, normalize(absolute));
+    pending = [...absolute.split("/"), ...pending];
+    done = "/";
+  }
+  return done;
+}
+
+/** (dev, ino) of this process's stdin, stdout and stderr when they are files; empty where /proc is absent. */
+async function ownDescriptors(): Promise<Array<{ dev: number; ino: number }>> {
+  const out: Array<{ dev: number; ino: number }> = [];
+  for (const fd of [0, 1, 2]) {
+    try {
+      const s = await Deno.stat(`/proc/self/fd/${fd}`);
+      if (s.ino !== null) out.push({ dev: s.dev, ino: s.ino });
+    } catch {
+      // no /proc, or the descriptor is closed: nothing to compare against
+    }
+  }
+  return out;
+}
+
+async function refuseOwnDescriptor(given: string, info: Deno.FileInfo): Promise<void> {
+  if (info.ino === null) return;
+  for (const d of await ownDescriptors()) {
+    if (d.dev === info.dev && d.ino === info.ino) {
+      throw new UserError(
+        `refusing ${q(given)}: it is this server's own stdin, stdout or stderr (the MCP channel); give another file`,
+      );
+    }
+  }
+}
+
+/** Opens with a time bound; a late open that does complete is closed again. */
+async function openBounded(path: string, options: Deno.OpenOptions, given: string): Promise<Deno.FsFile> {
+  const opening = Deno.open(path, options);
+  const timeout = AbortSignal.timeout(OPEN_TIMEOUT_MS);
+  const timedOut = new Promise<never>((_, reject) => {
+    timeout.addEventListener("abort", () =>
+      reject(
+        new UserError(
+          `opening ${q(given)} did not complete within ${OPEN_TIMEOUT_MS / 1000} s (a FIFO or a hung file ` +
+            `system?): give a regular local file`,
+        ),
+      ), { once: true });
+  });
+  try {
+    return await Promise.race([opening, timedOut]);
   } catch (e) {
-    if (e instanceof UserError) throw e;
+    opening.then((f) => f.close(), () => {});
+    throw e;
+  }
+}
+
+/** Checks an opened file again (it may have been swapped since the stat). */
+async function checkOpened(file: Deno.FsFile, given: string, resolved: string): Promise<void> {
+  const info = await file.stat();
+  requireRegular(given, resolved, info);
+  await refuseOwnDescriptor(given, info);
+}
+
+/** {@linkcode checkOpened}, closing the file when it fails. */
+async function keepIfRegular(file: Deno.FsFile, given: string, resolved: string): Promise<Deno.FsFile> {
+  try {
+    await checkOpened(file, given, resolved);
+    return file;
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+}
+
+/**
+ * Resolves and checks a path to read: it must exist, be a regular file after
+ * symlinks, lie outside /proc, /sys and /dev (and inside --files-root), and
+ * not be one of our standard descriptors. Returns the resolved path.
+ */
+export async function checkReadable(path: string, policy: FilePolicy): Promise<string> {
+  try {
+    refuseTree(path, path);
+    const root = await resolvedRoot(policy);
+    const resolved = await resolvePath(path);
+    if (resolved === undefined) {
+      refuseOutsideRoot(path, normalize(path), policy, root); // no hint about files outside the root
+      const link = await Deno.lstat(path).catch(() => undefined);
+      if (link?.isSymlink) {
+        throw new UserError(
+          `refusing ${q(path)}: it is a symlink to something that does not exist or is not a file ` +
+            `(a descriptor or pipe?); give a regular file`,
+        );
+      }
+      throw new Deno.errors.NotFound();
+    }
+    refuseTree(path, resolved);
+    refuseOutsideRoot(path, resolved, policy, root);
+    const info = await Deno.stat(resolved);
+    requireRegular(path, resolved, info);
+    await refuseOwnDescriptor(path, info);
+    return resolved;
+  } catch (e) {
     throw explain(e, path, false);
   }
 }
 
-/** Writes (or appends) bytes to a file, creating it if needed. */
-export async function writeFileChecked(path: string, data: Uint8Array, append: boolean): Promise<void> {
+/**
+ * Reads a whole regular file under the policy, refusing one over `maxBytes`
+ * (counted while reading, so a file that grows or lies about its size is
+ * still bounded).
+ */
+export async function readFileChecked(
+  path: string,
+  maxBytes: number,
+  policy: FilePolicy,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  const tooBig = () => new UserError(`file ${q(path)} is over the ${maxBytes}-byte limit: give a smaller file`);
   try {
-    await Deno.writeFile(path, data, { append, create: true });
+    const resolved = await checkReadable(path, policy);
+    using file = await openBounded(resolved, { read: true }, path);
+    await checkOpened(file, path, resolved);
+    const claimed = (await file.stat()).size;
+    if (claimed > maxBytes) throw tooBig();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    while (true) {
+      signal?.throwIfAborted();
+      const chunk = new Uint8Array(Math.min(Math.max(claimed - total, 64 * 1024), 16 * 1024 * 1024));
+      const n = await file.read(chunk);
+      if (n === null) break;
+      total += n;
+      if (total > maxBytes) throw tooBig();
+      chunks.push(chunk.subarray(0, n));
+    }
+    if (chunks.length === 1) return chunks[0];
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  } catch (e) {
+    throw explain(e, path, false);
+  }
+}
+
+/** Whether a write replaces the file's content or appends to it. */
+export interface WriteMode {
+  /** true: empty the file first; false: append. */
+  truncate: boolean;
+}
+
+/**
+ * Resolves a path to write and opens it under the policy: an existing target
+ * must be a regular file (after symlinks); a missing one is created with
+ * `O_EXCL` in a directory that must exist. The caller writes and closes.
+ */
+export async function openForWrite(
+  path: string,
+  policy: FilePolicy,
+  mode: WriteMode,
+): Promise<{ file: Deno.FsFile; resolved: string }> {
+  try {
+    refuseTree(path, path);
+    if (path.endsWith("/")) throw new UserError(`${q(path)} ends with "/": give a file path`);
+    const root = await resolvedRoot(policy);
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    const dir = await resolvePath(dirOf(path));
+    if (dir === undefined) {
+      refuseOutsideRoot(path, normalize(path), policy, root); // no hint about directories outside the root
+      throw new Deno.errors.NotFound();
+    }
+    const dirInfo = await Deno.stat(dir);
+    if (!dirInfo.isDirectory) throw new Deno.errors.NotADirectory();
+    const direct = `${dir === "/" ? "" : dir}/${name}`;
+    refuseTree(path, direct);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const existing = await Deno.lstat(direct).catch((e) => {
+        if (e instanceof Deno.errors.NotFound) return undefined;
+        throw e;
+      });
+      if (existing === undefined) {
+        refuseOutsideRoot(path, direct, policy, root);
+        try {
+          const file = await openBounded(direct, { write: true, createNew: true, mode: 0o644 }, path);
+          return { file: await keepIfRegular(file, path, direct), resolved: direct };
+        } catch (e) {
+          if (e instanceof Deno.errors.AlreadyExists) continue; // created meanwhile: look again
+          throw e;
+        }
+      }
+      const resolved = existing.isSymlink ? await checkReadable(direct, policy) : direct;
+      refuseTree(path, resolved);
+      refuseOutsideRoot(path, resolved, policy, root);
+      const info = existing.isSymlink ? await Deno.stat(resolved) : existing;
+      requireRegular(path, resolved, info);
+      await refuseOwnDescriptor(path, info);
+      const file = await openBounded(
+        resolved,
+        mode.truncate ? { write: true, truncate: true } : { append: true },
+        path,
+      );
+      return { file: await keepIfRegular(file, path, resolved), resolved };
+    }
+    throw new UserError(`${q(path)} keeps being created and removed by something else: try again`);
   } catch (e) {
     throw explain(e, path, true);
   }
 }
 
-/** Opens a file for appending, creating it if needed. */
-export async function openForAppend(path: string): Promise<Deno.FsFile> {
+/** Writes (or appends) bytes to a file under the policy; returns the resolved path written. */
+export async function writeFileChecked(
+  path: string,
+  data: Uint8Array,
+  policy: FilePolicy,
+  mode: WriteMode,
+): Promise<string> {
+  const { file, resolved } = await openForWrite(path, policy, mode);
+  using _ = file;
   try {
-    return await Deno.open(path, { append: true, create: true });
+    let off = 0;
+    while (off < data.length) off += await file.write(data.subarray(off));
   } catch (e) {
     throw explain(e, path, true);
   }
+  return resolved;
+}
+
+/**
+ * Creates `path` if missing (or empties it when `truncate`), checked under the
+ * policy, and returns its resolved path: for a path handed on to tmux or a
+ * shell (pipe-pane, a capture), which then opens exactly that file.
+ */
+export async function prepareWrite(path: string, policy: FilePolicy, mode: WriteMode): Promise<string> {
+  const { file, resolved } = await openForWrite(path, policy, mode);
+  file.close();
+  return resolved;
+}
+
+/** Opens a file for appending under the policy (creating it if needed). */
+export async function openForAppend(path: string, policy: FilePolicy = {}): Promise<Deno.FsFile> {
+  return (await openForWrite(path, policy, { truncate: false })).file;
 }
 
 /** Checks that `path` is an existing directory (a working directory to start a program in). */
@@ -78,9 +427,9 @@ export async function requireDirectory(path: string): Promise<void> {
     info = await Deno.stat(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
-      throw new UserError(`directory ${JSON.stringify(path)} does not exist: give an existing absolute directory`);
+      throw new UserError(`directory ${q(path)} does not exist: give an existing absolute directory`);
     }
     throw explain(e, path, false);
   }
-  if (!info.isDirectory) throw new UserError(`${JSON.stringify(path)} is not a directory: give a directory`);
+  if (!info.isDirectory) throw new UserError(`${q(path)} is not a directory: give a directory`);
 }

@@ -98,6 +98,15 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   input: I;
   output: O;
   /**
+   * Top-level input fields that are content rather than identity (text typed,
+   * commands, search queries, formats, values): the audit log shows them only
+   * as a length and hash, and hides them wherever an error message quotes
+   * them. Buffer, session and pane names, targets and paths are identity and
+   * stay readable. Every served tool declares this, `[]` when nothing is
+   * secret (tests/audit_redaction_test.ts checks the registry).
+   */
+  secrets?: readonly (keyof z.infer<I> & string)[];
+  /**
    * For response budgets: the field of the structured result that holds
    * terminal text, whose END is kept in previews (where errors and prompts are).
    */

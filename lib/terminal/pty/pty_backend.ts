@@ -308,10 +308,10 @@ export function createPtyBackend(): TerminalBackend {
       return s.em.tailLines(count + s.em.rows);
     },
 
-    async captureStart(id, path) {
+    async captureStart(id, path, policy) {
       const { s } = await session(id);
       if (s.capture) throw alreadyCapturing(id, s.capture.path);
-      s.capture = { path, file: await openForAppend(path) };
+      s.capture = { path, file: await openForAppend(path, policy) };
     },
 
     async captureStop(id) {

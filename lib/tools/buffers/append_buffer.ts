@@ -18,6 +18,7 @@ export default defineTool({
     appended_bytes: z.number().int(),
     created: z.boolean(),
   }),
+  secrets: ["content"],
   async handler({ name, content }, ctx) {
     const bytes = new TextEncoder().encode(content);
     const { created, size_bytes } = await ctx.buffers.append(name, bytes);

@@ -11,6 +11,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: z.object({ name: bufferName }),
   output: z.object({ name: z.string(), deleted: z.boolean() }),
+  secrets: [],
   async handler({ name }, ctx) {
     await ctx.buffers.delete(name);
     return { structured: { name, deleted: true } };

@@ -18,6 +18,7 @@ export default defineTool({
       order_index: z.number().int(),
     })),
   }),
+  secrets: [],
   async handler(_args, ctx) {
     return { structured: { buffers: await ctx.buffers.list() } };
   },

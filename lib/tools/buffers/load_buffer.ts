@@ -1,22 +1,24 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { absolutePath, bufferName } from "../schemas.ts";
-import { readFileChecked } from "../files.ts";
+import { filePolicy, readFileChecked } from "../files.ts";
 
 const MAX_FILE = 512 * 1024 * 1024;
 
 export default defineTool({
   name: "load-buffer",
   title: "Load a file into a tmux buffer",
-  description: "Reads a file (absolute path, up to 512 MiB) into a paste buffer, creating or replacing it. " +
+  description: "Reads a regular file (absolute path, up to 512 MiB; not under /proc, /sys or /dev) into a paste " +
+    "buffer, creating or replacing it. " +
     "Next: search-buffer to find lines in it, show-buffer to page through it.",
   toolset: "buffers",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({ name: bufferName, path: absolutePath }),
   output: z.object({ name: z.string(), path: z.string(), size_bytes: z.number().int() }),
+  secrets: [],
   async handler({ name, path }, ctx) {
-    const bytes = await readFileChecked(path, MAX_FILE);
+    const bytes = await readFileChecked(path, MAX_FILE, filePolicy(ctx.config), ctx.signal);
     await ctx.buffers.write(name, bytes);
     return { structured: { name, path, size_bytes: bytes.length } };
   },

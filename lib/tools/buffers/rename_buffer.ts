@@ -17,6 +17,7 @@ export default defineTool({
     overwrite: z.boolean().default(false).describe("replace `to` if it exists"),
   }),
   output: z.object({ from: z.string(), to: z.string(), replaced: z.boolean() }),
+  secrets: [],
   async handler({ from, to, overwrite }, ctx) {
     const { replaced } = await ctx.buffers.rename(from, to, overwrite);
     return { structured: { from, to, replaced } };

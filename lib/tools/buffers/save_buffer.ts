@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { absolutePath, bufferName } from "../schemas.ts";
-import { writeFileChecked } from "../files.ts";
+import { filePolicy, writeFileChecked } from "../files.ts";
 
 export default defineTool({
   name: "save-buffer",
   title: "Save a tmux buffer to a file",
   description: "Writes a paste buffer's exact bytes to a file (absolute path; created if missing, replaced " +
-    "unless append is true). The directory must exist.",
+    "unless append is true). The directory must exist; only regular files (symlinks are followed and checked), " +
+    "nothing under /proc, /sys or /dev.",
   toolset: "buffers",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -17,9 +18,10 @@ export default defineTool({
     append: z.boolean().default(false).describe("append to the file instead of replacing it"),
   }),
   output: z.object({ name: z.string(), path: z.string(), bytes_written: z.number().int(), appended: z.boolean() }),
+  secrets: [],
   async handler({ name, path, append }, ctx) {
     const bytes = await ctx.buffers.read(name);
-    await writeFileChecked(path, bytes, append);
+    await writeFileChecked(path, bytes, filePolicy(ctx.config), { truncate: !append });
     return { structured: { name, path, bytes_written: bytes.length, appended: append } };
   },
 });

@@ -35,6 +35,7 @@ export default defineTool({
     resume_from_offset: search.resumeFromOffset,
   }),
   output: search.searchOutput,
+  secrets: ["query"],
   async handler(args, ctx) {
     let names = args.buffers;
     if (names) {

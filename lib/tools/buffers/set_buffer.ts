@@ -13,6 +13,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   input: z.object({ name: bufferName, content }),
   output: z.object({ name: z.string(), size_bytes: z.number().int() }),
+  secrets: ["content"],
   async handler({ name, content }, ctx) {
     const bytes = new TextEncoder().encode(content);
     await ctx.buffers.write(name, bytes);

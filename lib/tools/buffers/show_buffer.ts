@@ -34,6 +34,7 @@ export default defineTool({
     next_offset_bytes: z.number().int().nullable(),
     text: z.string(),
   }),
+  secrets: [],
   async handler({ name, offset_bytes, max_bytes }, ctx) {
     const bytes = await ctx.buffers.read(name);
     const size = bytes.length;

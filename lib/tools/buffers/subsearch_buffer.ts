@@ -31,6 +31,7 @@ export default defineTool({
     resume_from_offset: search.resumeFromOffset,
   }),
   output: search.searchOutput,
+  secrets: ["query"],
   async handler(args, ctx) {
     let from: number | undefined;
     for (const [name, offset] of Object.entries(args.resume_from_offset ?? {})) {

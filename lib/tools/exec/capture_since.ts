@@ -38,6 +38,7 @@ export default defineTool({
     cursor: z.string().describe("pass this to the next capture-since call"),
     warnings: warningsSchema,
   }),
+  secrets: [],
   async handler({ target, cursor, max_lines }, ctx) {
     if (cursor === undefined) {
       const s = await readScreen(ctx.tmux, target, ctx.signal);

@@ -42,6 +42,7 @@ export default defineTool({
     ...resolvedShape,
     warnings: warningsSchema,
   }),
+  secrets: ["command"],
   async handler({ target, command, timeout_ms, max_lines }, ctx) {
     checkTimeout(timeout_ms, ctx.config.maxWaitMs);
     const result = await runCommand(ctx, { target, command, timeoutMs: timeout_ms, maxLines: max_lines });

@@ -34,6 +34,7 @@ export default defineTool({
     ...resolvedShape,
     warnings: warningsSchema,
   }),
+  secrets: [],
   async handler({ target, quiet_ms, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
     checkTimeout(timeout_ms, ctx.config.maxWaitMs);

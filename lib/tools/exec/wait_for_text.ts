@@ -47,6 +47,7 @@ export default defineTool({
     ...resolvedShape,
     warnings: warningsSchema,
   }),
+  secrets: ["patterns"],
   async handler({ target, patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
     checkTimeout(timeout_ms, ctx.config.maxWaitMs);

@@ -11,6 +11,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), output_file: z.string() }),
+  secrets: [],
   async handler({ session_id }, ctx) {
     const output_file = await ctx.terminal.captureStop(session_id);
     return { structured: { session_id, output_file } };

@@ -12,6 +12,7 @@ export default defineTool({
   annotations: READ_ONLY,
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), row: z.number().int(), col: z.number().int() }),
+  secrets: [],
   async handler({ session_id }, ctx) {
     const { row, col } = await ctx.terminal.cursor(session_id);
     return { structured: { session_id, row, col } };

@@ -18,6 +18,7 @@ export default defineTool({
   }),
   output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int(), screen: z.string() }),
   textField: "screen",
+  secrets: [],
   async handler({ session_id, include_colors }, ctx) {
     const s = await ctx.terminal.screen(session_id, include_colors);
     const screen = s.lines.join("\n");

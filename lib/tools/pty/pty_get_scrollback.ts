@@ -20,6 +20,7 @@ export default defineTool({
   }),
   output: z.object({ session_id: z.string(), line_count: z.number().int(), text: z.string() }),
   textField: "text",
+  secrets: [],
   async handler({ session_id, lines }, ctx) {
     const out = lastLines(await ctx.terminal.lines(session_id, lines), lines);
     const text = out.join("\n");

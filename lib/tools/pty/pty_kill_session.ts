@@ -13,6 +13,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), killed: z.boolean() }),
+  secrets: [],
   async handler({ session_id }, ctx) {
     await ctx.terminal.kill(session_id);
     return { structured: { session_id, killed: true } };

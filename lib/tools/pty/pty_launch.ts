@@ -25,6 +25,7 @@ export default defineTool({
     session_id: sessionId.optional().describe("id to give the session (default: a fresh short id)"),
   }),
   output: z.object({ session_id: z.string() }),
+  secrets: ["command"],
   async handler(args, ctx) {
     const cwd = args.working_dir ?? Deno.cwd();
     await requireDirectory(cwd);

@@ -23,6 +23,7 @@ export default defineTool({
       backend: z.enum(["pty", "tmux"]),
     })),
   }),
+  secrets: [],
   async handler(_args, ctx) {
     const backend = ctx.terminal.name;
     const sessions = (await ctx.terminal.list()).map((s) => ({ ...s, backend }));

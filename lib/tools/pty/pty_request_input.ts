@@ -30,6 +30,7 @@ export default defineTool({
     attach_command: z.string().optional(),
     waited_ms: z.number().int(),
   }),
+  secrets: ["prompt"],
   async handler({ session_id, prompt, timeout_ms }, ctx) {
     const max = ctx.config.maxWaitMs;
     if (timeout_ms !== undefined && timeout_ms > max) {

@@ -12,6 +12,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({ session_id: sessionId, rows, cols }),
   output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int() }),
+  secrets: [],
   async handler({ session_id, rows, cols }, ctx) {
     await ctx.terminal.resize(session_id, rows, cols);
     return { structured: { session_id, rows, cols } };

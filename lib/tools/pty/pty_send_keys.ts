@@ -27,6 +27,7 @@ export default defineTool({
       .describe('named keys sent after `keys`, e.g. ["C-c"], ["Up", "Enter"], ["Escape", ":", "q"]'),
   }),
   output: z.object({ session_id: z.string(), bytes_sent: z.number().int() }),
+  secrets: ["keys", "key_names"],
   async handler({ session_id, keys, key_names }, ctx) {
     const named = key_names?.length
       ? await keyNamesToBytes(key_names, () => ctx.terminal.applicationCursor(session_id))

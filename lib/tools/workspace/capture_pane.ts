@@ -38,6 +38,7 @@ export default defineTool({
     warnings: warningsSchema,
     text: z.string(),
   }),
+  secrets: [],
   async handler({ target, start, end, max_lines, join_wrapped, colors }, ctx) {
     const c = await capturePane(ctx.tmux, target, {
       // Default: reach back max_lines into scrollback; keepNewest trims the screen's share.

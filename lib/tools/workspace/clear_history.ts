@@ -16,6 +16,7 @@ export default defineTool({
     target: targetParam("pane whose history to clear; default: the latest session's active pane").optional(),
   }),
   output: z.object({ ...resolvedShape, lines_cleared: z.number().int() }),
+  secrets: [],
   async handler({ target }, ctx) {
     const t = await resolve(ctx, target);
     const out = await ctx.tmux.text([

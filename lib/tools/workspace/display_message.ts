@@ -26,6 +26,7 @@ export default defineTool({
     format: z.string().min(1).max(2000).describe("tmux format string, e.g. #{pane_current_path}"),
   }),
   output: z.object({ ...resolvedShape, text: z.string(), truncated: z.boolean() }),
+  secrets: ["format"],
   async handler({ target, format }, ctx) {
     const refused = formatRefusal(format);
     if (refused) throw new UserError(`display-message refused: ${refused}`);

@@ -28,6 +28,7 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
     exactTarget: true,
     input: z.object({ target: targetParam(targetHelp, true) }),
     output: z.object({ ...resolvedShape, killed: z.literal(kind) }),
+    secrets: [],
     async handler({ target }, ctx) {
       const t = await resolve(ctx, target);
       await refuseSelfKill(ctx.tmux, kind, t, { signal: ctx.signal });

@@ -12,6 +12,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: z.object({}),
   output: z.object({ killed: z.literal("server"), socket_path: z.string().optional() }),
+  secrets: [],
   async handler(_args, ctx) {
     const self = await refuseSelfKill(ctx.tmux, "server", {}, { signal: ctx.signal });
     await ctx.tmux.run(["kill-server"], { signal: ctx.signal });

@@ -20,6 +20,7 @@ export default defineTool({
     all: z.boolean().default(false).describe("with a target: list every pane of the target's session"),
   }),
   output: z.object({ panes: z.array(paneShape) }),
+  secrets: [],
   async handler({ target, all }, ctx) {
     const scope: PaneScope = target === undefined ? { all: true } : all ? { session: target } : { window: target };
     return { structured: { panes: await listPanes(ctx.tmux, scope, ctx.signal) } };

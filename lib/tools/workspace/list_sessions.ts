@@ -14,6 +14,7 @@ export default defineTool({
   annotations: READ_ONLY,
   input: z.object({}),
   output: z.object({ sessions: z.array(sessionShape) }),
+  secrets: [],
   async handler(_args, ctx) {
     return { structured: { sessions: await listSessions(ctx.tmux, ctx.signal) } };
   },

@@ -17,6 +17,7 @@ export default defineTool({
     target: targetParam("session name or $session_id; omit for all sessions").optional(),
   }),
   output: z.object({ windows: z.array(windowShape) }),
+  secrets: [],
   async handler({ target }, ctx) {
     const scope = target === undefined ? { all: true as const } : { session: target };
     return { structured: { windows: await listWindows(ctx.tmux, scope, ctx.signal) } };

@@ -38,6 +38,7 @@ export default defineTool({
       .describe('extra environment variables for the session, e.g. {"PAGER": "less"}'),
   }),
   output: z.object(createdShape),
+  secrets: ["command", "env"],
   async handler({ name, cwd, command, width, height, env }, ctx) {
     for (const [k, v] of Object.entries(env ?? {})) await guardSetting(ctx, "new-session", envRisk(k), v);
     const args = ["new-session", "-d"];

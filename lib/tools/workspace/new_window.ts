@@ -20,6 +20,7 @@ export default defineTool({
     command: shellCommand.optional(),
   }),
   output: z.object(createdShape),
+  secrets: ["command"],
   async handler({ target, name, cwd, command }, ctx) {
     const t = await resolve(ctx, target);
     const args = ["new-window", "-d", "-t", `${t.session_id}:`];

@@ -21,6 +21,7 @@ export default defineTool({
     bracketed: z.boolean().default(true).describe("wrap in bracketed-paste markers if the program enabled them"),
   }),
   output: z.object({ ...resolvedShape, bytes: z.number().int().describe("UTF-8 bytes pasted") }),
+  secrets: ["text"],
   async handler({ target, text, bracketed }, ctx) {
     const t = await resolve(ctx, target);
     await refuseSelfInput(ctx.tmux, t.pane_id, { text }, { signal: ctx.signal });

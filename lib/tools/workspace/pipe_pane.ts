@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
 import { absolutePath, targetParam } from "../schemas.ts";
-import { writeFileChecked } from "../files.ts";
+import { filePolicy, prepareWrite } from "../files.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
 export default defineTool({
@@ -10,7 +10,7 @@ export default defineTool({
   title: "Log a pane's output to a file",
   description: "Starts copying everything the pane outputs from now on (raw terminal bytes, including escape " +
     "sequences) to a file, replacing any earlier pipe of that pane; without path, stops piping. The path is " +
-    "used exactly as given. append false truncates the file first.",
+    "used exactly as given (a regular file, not under /proc, /sys or /dev). append false truncates the file first.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
@@ -24,16 +24,17 @@ export default defineTool({
     piping: z.boolean().describe("true: output now goes to path; false: piping stopped"),
     path: z.string().optional(),
   }),
+  secrets: [],
   async handler({ target, path, append }, ctx) {
     const t = await resolve(ctx, target);
     if (path === undefined) {
       await ctx.tmux.run(["pipe-pane", "-t", t.pane_id], { signal: ctx.signal });
       return { structured: { ...t, piping: false } };
     }
-    // Create (or truncate) the file here, byte-exact and with errors a model can act on;
-    // the pipe itself then only appends.
-    await writeFileChecked(path, new Uint8Array(), append);
-    await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(path)], { signal: ctx.signal });
+    // Create (or truncate) the file here under the file policy, with errors a model can act on; the
+    // pipe's shell then only appends to the resolved path (no symlink of the model's left to follow).
+    const resolved = await prepareWrite(path, filePolicy(ctx.config), { truncate: !append });
+    await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(resolved)], { signal: ctx.signal });
     return { structured: { ...t, piping: true, path } };
   },
 });

@@ -16,6 +16,7 @@ export default defineTool({
     name: sessionName,
   }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
+  secrets: [],
   async handler({ target, name }, ctx) {
     const t = await resolve(ctx, target);
     return { structured: { ...t, name: await renameObject(ctx, "session", t.session_id, name) } };

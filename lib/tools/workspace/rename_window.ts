@@ -17,6 +17,7 @@ export default defineTool({
     name: windowName,
   }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
+  secrets: [],
   async handler({ target, name }, ctx) {
     const t = await resolve(ctx, target);
     return { structured: { ...t, name: await renameObject(ctx, "window", t.window_id, name) } };

@@ -22,6 +22,7 @@ export default defineTool({
     zoom: z.boolean().optional().describe("true: zoom the pane to fill its window; false: unzoom"),
   }),
   output: z.object({ ...resolvedShape, width: z.number().int(), height: z.number().int(), zoomed: z.boolean() }),
+  secrets: [],
   async handler({ target, width, height, zoom }, ctx) {
     if (width === undefined && height === undefined && zoom === undefined) {
       throw new UserError("nothing to do: give width, height or zoom");

@@ -23,6 +23,7 @@ export default defineTool({
     cwd: startDir.optional(),
   }),
   output: resolvedOutput,
+  secrets: ["command"],
   async handler({ target, kill, command, cwd }, ctx) {
     const t = await resolve(ctx, target);
     if (kill) await refuseSelfKill(ctx.tmux, "pane", t, { action: "respawn (kill: true)", signal: ctx.signal });

@@ -58,6 +58,7 @@ export default defineTool({
       matches: z.array(z.object({ line: z.number().int(), text: z.string() })),
     })),
   }),
+  secrets: ["pattern"],
   async handler({ pattern, regex, ignore_case, target, lines, max_matches, offset }, ctx) {
     const panes = await panesOf(ctx.tmux, target, ctx.signal);
     const captured = await Promise.all(panes.map(async (p) => {

@@ -29,6 +29,7 @@ export default defineTool({
     layout,
   }),
   output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),
+  secrets: [],
   async handler({ target, layout }, ctx) {
     const t = await resolve(ctx, target);
     const out = await ctx.tmux.text([

@@ -14,6 +14,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({ target: targetParam("pane: %id or session:window.pane") }),
   output: resolvedOutput,
+  secrets: [],
   async handler({ target }, ctx) {
     const t = await resolve(ctx, target);
     await ctx.tmux.run(["select-window", "-t", t.window_id, COMMAND_SEPARATOR, "select-pane", "-t", t.pane_id], {

@@ -13,6 +13,7 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({ target: targetParam("window (or a pane in it): @id, session:index or session:name") }),
   output: resolvedOutput,
+  secrets: [],
   async handler({ target }, ctx) {
     const t = await resolve(ctx, target);
     await ctx.tmux.run(["select-window", "-t", t.window_id], { signal: ctx.signal });

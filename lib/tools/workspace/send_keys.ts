@@ -42,6 +42,7 @@ export default defineTool({
     text_bytes: z.number().int().describe("UTF-8 bytes of text typed"),
     keys: z.number().int().describe("number of keys pressed, Enter included"),
   }),
+  secrets: ["text", "keys"],
   async handler({ target, text, keys, enter }, ctx) {
     const names = [...(keys ?? []), ...(enter ? ["Enter"] : [])];
     if (!text && names.length === 0) throw new UserError("nothing to send: give text, keys or enter: true");

@@ -18,6 +18,7 @@ export default defineTool({
     start_time: z.number().int(),
     session_count: z.number().int(),
   }),
+  secrets: [],
   async handler(_args, ctx) {
     const s = await serverInfo(ctx.tmux, ctx.signal);
     return {

@@ -25,6 +25,7 @@ export default defineTool({
     unset: unsetFlag,
   }),
   output: z.object({ name: z.string(), global: z.boolean(), unset: z.boolean(), session_id: z.string().optional() }),
+  secrets: ["name", "value"],
   async handler({ target, global, name, value, unset }, ctx) {
     const tail = valueOrUnset(name, value, unset);
     if (!unset) await guardSetting(ctx, "set-environment", envRisk(name), value ?? "");

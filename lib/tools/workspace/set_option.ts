@@ -49,6 +49,7 @@ export default defineTool({
     window_id: z.string().optional(),
     pane_id: z.string().optional(),
   }),
+  secrets: ["value"],
   async handler({ target, scope, global, name, value, unset }, ctx) {
     const tail = valueOrUnset(name, value, unset);
     if (value !== undefined) {

@@ -27,6 +27,7 @@ export default defineTool({
       redacted: z.boolean(),
     })),
   }),
+  secrets: [],
   async handler({ target }, ctx) {
     const r = await showFor(ctx, target, (t) => ["show-environment", "-t", t], ["show-environment", "-g"]);
     const variables: { name: string; value: string | null; removed: boolean; redacted: boolean }[] = [];

@@ -16,6 +16,7 @@ export default defineTool({
     session_id: z.string().nullable().describe("null for the global hooks"),
     hooks: z.array(z.object({ name: z.string(), command: z.string() })),
   }),
+  secrets: [],
   async handler({ target }, ctx) {
     const r = await showFor(ctx, target, (t) => ["show-hooks", "-t", t], ["show-hooks", "-g"]);
     const hooks = [];

@@ -38,6 +38,7 @@ export default defineTool({
     pane_id: z.string().nullable(),
     options: z.array(z.object({ name: z.string(), value: z.string().nullable(), inherited: z.boolean() })),
   }),
+  secrets: [],
   async handler({ target, scope, name }, ctx) {
     const tail = name === undefined ? [] : ["--", name];
     const forTarget = (t: string) => ["show-options", ...SCOPE_FLAGS[scope], "-A", "-t", t, ...tail];

@@ -23,6 +23,7 @@ export default defineTool({
     warnings: warningsSchema,
     text: z.string(),
   }),
+  secrets: [],
   async handler({ target }, ctx) {
     const c = await capturePane(ctx.tmux, target, { maxLines: 10_000, keepTrailingBlank: true, signal: ctx.signal });
     // Rows up to the cursor line up with cursor_y; blank rows after it carry nothing.

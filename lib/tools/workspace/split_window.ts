@@ -29,6 +29,7 @@ export default defineTool({
     command: shellCommand.optional(),
   }),
   output: z.object(createdShape),
+  secrets: ["command"],
   async handler({ target, direction, size_percent, cwd, command }, ctx) {
     const t = await resolve(ctx, target);
     const args = ["split-window", "-d", ...DIRECTION_FLAGS[direction], "-t", t.pane_id];

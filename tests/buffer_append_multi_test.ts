@@ -1,0 +1,69 @@
+/**
+ * Two MCP servers (two agents) on one tmux server appending to one buffer:
+ * the append lock is held across processes (lib/buffers/locks.ts), so no
+ * append is lost, whether it goes to tmux as one `set-buffer -a` (small) or
+ * as a read-modify-write (large).
+ */
+import { assertEquals } from "./assert.ts";
+import { connect, startTmux } from "./helpers.ts";
+
+Deno.test("two servers × 50 appends to one buffer: all 100 are there, each once", async () => {
+  const tmux = await startTmux("append2");
+  const a = await connect({ socketName: tmux.socketName });
+  const b = await connect({ socketName: tmux.socketName });
+  try {
+    const pad = "p".repeat(12 * 1024); // over the set-buffer -a size: the read-modify-write route
+    const piece = (who: string, i: number) => `<${who}${i}>${i % 10 === 0 ? pad : ""}\n`;
+    const run = async (mcp: typeof a, who: string) => {
+      for (let i = 0; i < 50; i++) await mcp.ok("append-buffer", { name: "shared", content: piece(who, i) });
+    };
+    await Promise.all([run(a, "A"), run(b, "B")]);
+    const text = await tmux.tmux("show-buffer", "-b", "shared");
+    for (const who of ["A", "B"]) {
+      for (let i = 0; i < 50; i++) {
+        assertEquals(text.split(`<${who}${i}>`).length - 1, 1, `append ${who}${i} is present once`);
+      }
+    }
+    const expected = ["A", "B"].reduce((n, w) =>
+      n + Array.from({ length: 50 }, (_, i) => piece(w, i).length)
+        .reduce((x, y) => x + y, 0), 0);
+    assertEquals(new TextEncoder().encode(text).length, expected, "no byte lost or doubled");
+  } finally {
+    await a.close();
+    await b.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("append-buffer is byte-exact for text tmux could misread, on both routes", async () => {
+  const tmux = await startTmux("append2");
+  const mcp = await connect({ socketName: tmux.socketName });
+  try {
+    const pieces = [
+      "a;",
+      "\\;",
+      "-a",
+      "--",
+      "#{pane_id}",
+      "$(touch x)",
+      "{ x }",
+      "\t\r\x1b[1m",
+      "é€𝄞",
+      "~",
+      " ;",
+      "x".repeat(9000),
+    ];
+    let expected = "";
+    for (const p of pieces) {
+      await mcp.ok("append-buffer", { name: "exact", content: p });
+      expected += p;
+    }
+    const r = await mcp.ok<{ size_bytes: number; created: boolean }>("append-buffer", { name: "exact", content: "!" });
+    expected += "!";
+    assertEquals(r, { ...r, created: false, size_bytes: new TextEncoder().encode(expected).length });
+    assertEquals(await tmux.tmux("show-buffer", "-b", "exact"), expected);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

@@ -1,0 +1,214 @@
+/**
+ * The file policy (lib/tools/files.ts) through the MCP client against real
+ * tmux: FIFOs without a peer, devices, /proc, descriptors of the server
+ * itself, symlinks to all of these, directories, and --files-root. Every
+ * refusal must come back at once (a FIFO used to hang until the client's
+ * timeout) and leave the server answering.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
+import { tempDir } from "./pane_helpers.ts";
+import { readFileChecked, writeFileChecked } from "../lib/tools/files.ts";
+
+async function mkfifo(path: string): Promise<void> {
+  const r = await new Deno.Command("mkfifo", { args: [path] }).output();
+  assert(r.success, "mkfifo");
+}
+
+const REFUSED = /refusing|only regular files|does not exist|is a directory|permission denied/;
+
+/** assertMatch that shows the text when it fails. */
+function like(text: string, re: RegExp, label: string): void {
+  assertMatch(text, re, `${label}: ${text}`);
+}
+
+Deno.test("file policy: FIFOs, devices, /proc and links to them are refused at once by every file tool", async () => {
+  const tmux = await startTmux("files");
+  const dir = await tempDir();
+  const fifo = `${dir}/fifo`;
+  await mkfifo(fifo);
+  for (
+    const [name, target] of [
+      ["l-environ", "/proc/self/environ"],
+      ["l-zero", "/dev/zero"],
+      ["l-urandom", "/dev/urandom"],
+      ["l-stdout", "/proc/self/fd/1"],
+      ["l-stdin", "/proc/self/fd/0"],
+      ["l-devstdout", "/dev/stdout"],
+      ["l-fifo", fifo],
+      ["l-dir", dir],
+    ]
+  ) await Deno.symlink(target, `${dir}/${name}`);
+  await Deno.symlink("/proc/self", `${dir}/procdir`);
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--safety", "destructive"] });
+  try {
+    const forged = '{"jsonrpc":"2.0","id":99,"result":{"forged":true}}\n';
+    await mcp.ok("set-buffer", { name: "b", content: forged });
+    const reads = [
+      fifo,
+      "/dev/zero",
+      "/dev/urandom",
+      "/proc/self/environ",
+      "/proc/self/fd/0",
+      "/dev/stdin",
+      "/sys/kernel/mm/transparent_hugepage/enabled",
+      dir,
+      `${dir}/procdir/environ`,
+      ...["l-environ", "l-zero", "l-urandom", "l-stdout", "l-stdin", "l-devstdout", "l-fifo", "l-dir"].map((n) =>
+        `${dir}/${n}`
+      ),
+    ];
+    for (const path of reads) like(await mcp.err("load-buffer", { name: "x", path }), REFUSED, path);
+    const writes = [
+      fifo,
+      "/proc/self/fd/1",
+      "/dev/stdout",
+      "/dev/fd/1",
+      "/dev/null",
+      dir,
+      `${dir}/procdir/fd/1`,
+      ...["l-stdout", "l-devstdout", "l-fifo", "l-zero", "l-dir", "l-environ"].map((n) => `${dir}/${n}`),
+    ];
+    const pane = (await mcp.ok<{ pane_id: string }>("list-panes", {}) as unknown as { panes: { pane_id: string }[] })
+      .panes[0].pane_id;
+    for (const path of writes) {
+      like(await mcp.err("save-buffer", { name: "b", path }), REFUSED, `save-buffer ${path}`);
+      like(await mcp.err("save-buffer", { name: "b", path, append: true }), REFUSED, `append ${path}`);
+      like(await mcp.err("pipe-pane", { target: pane, path }), REFUSED, `pipe-pane ${path}`);
+    }
+    const pty = await mcp.ok<{ session_id: string }>("pty_launch", { command: "cat" });
+    for (const output_file of writes) {
+      like(await mcp.err("pty_capture_start", { session_id: pty.session_id, output_file }), REFUSED, output_file);
+    }
+    // Nothing was written through any of the links, and the server still answers normally.
+    assertEquals((await Deno.lstat(fifo)).isFifo, true);
+    await mcp.ok("save-buffer", { name: "b", path: `${dir}/plain.json` });
+    assertEquals(
+      (await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "c", path: `${dir}/plain.json` }))
+        .size_bytes,
+      forged.length,
+    );
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("file policy: a symlink to a regular file is followed, and pipe-pane writes the resolved file", async () => {
+  const tmux = await startTmux("files");
+  const dir = await tempDir();
+  await Deno.writeTextFile(`${dir}/real.txt`, "hello");
+  await Deno.symlink(`${dir}/real.txt`, `${dir}/link.txt`);
+  const mcp = await connect({ socketName: tmux.socketName });
+  try {
+    assertEquals(
+      (await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "x", path: `${dir}/link.txt` }))
+        .size_bytes,
+      5,
+    );
+    await mcp.ok("save-buffer", { name: "x", path: `${dir}/link.txt`, append: true });
+    assertEquals(await Deno.readTextFile(`${dir}/real.txt`), "hellohello");
+    assert((await Deno.lstat(`${dir}/link.txt`)).isSymlink, "the link is left a link");
+    assertMatch(
+      await mcp.err("save-buffer", { name: "x", path: `${dir}/missing/x` }),
+      /directory .* does not exist/,
+    );
+    assertMatch(await mcp.err("save-buffer", { name: "x", path: `${dir}/` }), /ends with "\/"/);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("file policy: --files-root confines every file tool, symlinks out of it included", async () => {
+  const tmux = await startTmux("files");
+  const root = await tempDir();
+  const outside = await tempDir();
+  await Deno.writeTextFile(`${outside}/secret`, "s3cret");
+  await Deno.writeTextFile(`${root}/in.txt`, "inside");
+  await Deno.symlink(`${outside}/secret`, `${root}/escape`);
+  await Deno.symlink(outside, `${root}/outdir`);
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--files-root", root] });
+  try {
+    assertEquals(
+      (await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "x", path: `${root}/in.txt` }))
+        .size_bytes,
+      6,
+    );
+    for (const path of [`${outside}/secret`, `${root}/escape`, `${root}/outdir/secret`, `${root}/../x`]) {
+      like(await mcp.err("load-buffer", { name: "y", path }), /--files-root|refusing/, path);
+    }
+    for (const path of [`${outside}/new`, `${root}/escape`, `${root}/outdir/new`]) {
+      like(await mcp.err("save-buffer", { name: "x", path }), /--files-root/, path);
+      like(await mcp.err("pipe-pane", { path }), /--files-root/, path);
+    }
+    await mcp.ok("save-buffer", { name: "x", path: `${root}/copy.txt` });
+    assertEquals(await Deno.readTextFile(`${root}/copy.txt`), "inside");
+    assertEquals(await Deno.readTextFile(`${outside}/secret`), "s3cret");
+    assertEquals(await Array.fromAsync(Deno.readDir(outside)).then((e) => e.length), 1, "nothing created outside");
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("file policy: --files-root must be an existing directory", async () => {
+  const child = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ROOT + "main.ts", "--files-root", "/no/such/dir"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(child.code, 2);
+  assertMatch(new TextDecoder().decode(child.stderr), /--files-root: "\/no\/such\/dir" cannot be used/);
+});
+
+Deno.test("file policy: sizes are counted on bytes read", async () => {
+  const dir = await tempDir();
+  await Deno.writeTextFile(`${dir}/f`, "0123456789abcdef");
+  assertEquals((await readFileChecked(`${dir}/f`, 16, {})).length, 16);
+  let message = "";
+  await readFileChecked(`${dir}/f`, 15, {}).catch((e) => message = e.message);
+  assertMatch(message, /over the 15-byte limit/);
+  assertEquals(await writeFileChecked(`${dir}/g`, new Uint8Array([1, 2]), {}, { truncate: true }), `${dir}/g`);
+});
+
+Deno.test("file policy: this process's stdout is never written, however a link reaches it", async () => {
+  // A child whose stdout is a regular file: /proc/PID/fd/1 then resolves to that file, outside /proc.
+  const dir = await tempDir();
+  const script = `${dir}/probe.ts`;
+  await Deno.writeTextFile(
+    script,
+    `import { writeFileChecked, readFileChecked } from ${JSON.stringify(ROOT + "lib/tools/files.ts")};
+const [out, dir] = Deno.args;
+await Deno.symlink("/proc/" + Deno.pid + "/fd/1", dir + "/via-pid");
+await Deno.mkdir(dir + "/d");
+await Deno.symlink("/proc/" + Deno.pid + "/fd", dir + "/d/fds");
+const results = {};
+for (const p of [out, dir + "/via-pid", dir + "/d/fds/1", dir + "/d/../via-pid"]) {
+  try { await writeFileChecked(p, new TextEncoder().encode("FORGED"), {}, { truncate: false }); results[p] = "written"; }
+  catch (e) { results[p] = e.message; }
+}
+console.error(JSON.stringify(results));`,
+  );
+  for (const perms of [["-A"], START_PERMISSIONS]) {
+    const out = `${dir}/stdout-${perms.length}.txt`;
+    const sub = `${dir}/run-${perms.length}`;
+    await Deno.mkdir(sub);
+    const r = await new Deno.Command("sh", {
+      args: ["-c", `exec "$0" run "$@" > "${out}"`, Deno.execPath(), ...perms, script, out, sub],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const results: Record<string, string> = JSON.parse(new TextDecoder().decode(r.stderr).trim().split("\n").pop()!);
+    for (const [p, m] of Object.entries(results)) {
+      // By its own name the file is recognised only where /proc/self may be read (Deno refuses it
+      // without --allow-all); through /proc it is refused either way.
+      if (p === out && perms !== START_PERMISSIONS) assertMatch(m, /own stdin, stdout or stderr/, p);
+      if (p !== out) assertMatch(m, /refusing .*\/proc/, `${p}: ${m}`);
+    }
+    const written = await Deno.readTextFile(out);
+    assertEquals(written.replaceAll("FORGED", "").length, 0);
+    if (perms !== START_PERMISSIONS) assertEquals(written, "", "nothing was written to stdout");
+  }
+});

@@ -1,0 +1,113 @@
+/**
+ * Hostile protocol and lifetime cases over raw stdio and the SDK client:
+ * invalid JSON-RPC requests are answered with their id, a server whose
+ * client has gone exits even mid-call, and forged capture-since cursors are
+ * refused or bounded without spinning the main thread.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, startTmux, textOf } from "./helpers.ts";
+import { rawServer } from "./raw_stdio.ts";
+import { decodeCursor, encodeCursor } from "../lib/exec/cursor.ts";
+
+Deno.test("JSON-RPC: invalid requests are answered with their id whenever it can be read", async () => {
+  const tmux = await startTmux("rpc");
+  const s = rawServer(tmux.socketName);
+  try {
+    await s.initialize();
+    const cases: Array<[string, unknown]> = [
+      [JSON.stringify({ jsonrpc: "1.0", id: 11, method: "ping" }), 11],
+      [JSON.stringify({ jsonrpc: "3", id: "abc", method: "tools/list" }), "abc"],
+      [JSON.stringify({ id: 12, method: "ping" }), 12],
+      [JSON.stringify({ jsonrpc: "2.0", id: 13, method: 7 }), 13],
+      [JSON.stringify({ jsonrpc: "2.0", method: "ping", id: 14, params: "not-an-object" }), 14],
+      [JSON.stringify({ jsonrpc: "2.0", id: { nested: 1 }, method: "ping" }), null],
+      [JSON.stringify([{ jsonrpc: "2.0", id: 15, method: "ping" }]), null],
+      ['{"jsonrpc":"2.0","id":16,"method":"ping"', 16],
+    ];
+    for (const [line, id] of cases) {
+      await s.sendRaw(line);
+      const answer = await s.next();
+      assertEquals(answer.id, id, line);
+      assertEquals(typeof (answer.error as { code: number }).code, "number", line);
+    }
+    await s.send({ jsonrpc: "2.0", id: 20, method: "ping" });
+    assertEquals((await s.next()).id, 20, "still serving");
+  } finally {
+    await s.stop();
+    await tmux.kill();
+  }
+});
+
+/** Resolves with the exit status, or undefined if the process is still running after `ms`. */
+async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | undefined> {
+  const timer = AbortSignal.timeout(ms);
+  const late = new Promise<undefined>((r) => timer.addEventListener("abort", () => r(undefined), { once: true }));
+  return await Promise.race([child.status, late]);
+}
+
+Deno.test("a server whose client has gone exits, even while a call is running", async () => {
+  const tmux = await startTmux("gone");
+  const s = rawServer(tmux.socketName);
+  try {
+    await s.initialize();
+    // A wait that would last two minutes, then the client goes away (its end of stdin closes).
+    await s.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "wait-for-text", arguments: { patterns: ["never-printed-xyzzy"], timeout_ms: 120_000 } },
+    });
+    await s.writer.close();
+    const status = await exitWithin(s.child, 60_000);
+    if (status === undefined) s.child.kill("SIGKILL");
+    assert(status !== undefined, "the server exited after its client left");
+    assertEquals(status.code, 0);
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
+
+Deno.test("forged capture-since cursors are refused or bounded, and the server keeps answering", async () => {
+  const tmux = await startTmux("cursor");
+  const mcp = await connect({ socketName: tmux.socketName });
+  try {
+    const first = await mcp.ok<{ cursor: string; pane_id: string }>("capture-since", {});
+    const pane = first.pane_id;
+    const pid = decodeCursor(first.cursor).pid;
+    const pos = { x: 0, above: "", head: "", hs: 0 };
+    const forged = (row: number, extra: Record<string, unknown> = {}) =>
+      "tmc1." + btoa(JSON.stringify({ p: pane, q: pid, r: row, x: 0, a: "", b: "", h: 0, ...extra }))
+        .replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+    for (
+      const cursor of [
+        forged(1e11),
+        forged(2 ** 53 - 1),
+        forged(-1),
+        forged(1.5),
+        forged(0, { h: 1e15 }),
+        forged(0, { x: 1e9 }),
+        forged(0, { p: "%1;kill-server" }),
+        "tmc1." + btoa('{"p":"%0","q":null,"r":"NaN","x":0,"a":"","b":"","h":0}'),
+        "tmc1.!!!",
+        "tmc1.",
+        encodeCursor({ pane: "%99999", pid: null, pos: { row: 0, ...pos } }) + "x",
+      ]
+    ) {
+      assertMatch(await mcp.err("capture-since", { cursor }), /cursor is not one that capture-since returned/, cursor);
+    }
+    // The largest row a cursor may carry: beyond the pane's rows, so it is lost, and the read says so.
+    const far = await mcp.call("capture-since", { cursor: forged(2 ** 32) });
+    assert(!far.isError, textOf(far));
+    assertEquals((far.structuredContent as { lines_missed: boolean }).lines_missed, true);
+    // A cursor for another pane that does not exist.
+    assertMatch(
+      await mcp.err("capture-since", { cursor: forged(0, { p: "%99999" }) }),
+      /no longer exists/,
+    );
+    assertEquals((await mcp.ok<{ buffers: unknown[] }>("list-buffers")).buffers, [], "still answering");
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

@@ -1,0 +1,135 @@
+/** Hostile cases for the buffers toolset: names, contents, queries, offsets, tiers. */
+import type { HostileCase } from "./types.ts";
+import { CONTROL, HUGE, INJECTIONS, tierRefusals } from "./payloads.ts";
+
+const cases: HostileCase[] = [];
+
+for (const [label, p] of INJECTIONS) {
+  cases.push(
+    { name: `set-buffer name ${label}`, tool: "set-buffer", args: { name: p, content: "v" }, expect: "ok" },
+    { name: `append-buffer name ${label}`, tool: "append-buffer", args: { name: p, content: "w" }, expect: "ok" },
+    {
+      name: `set-buffer content ${label}`,
+      tool: "set-buffer",
+      args: { name: `content ${label}`, content: p },
+      expect: "ok",
+    },
+    {
+      name: `show-buffer missing name ${label}`,
+      tool: "show-buffer",
+      args: { name: `absent ${p}` },
+      expect: "error",
+      match: /no buffer named/,
+    },
+    {
+      name: `delete-buffer missing name ${label}`,
+      tool: "delete-buffer",
+      args: { name: `absent ${p}` },
+      expect: "error",
+      match: /no buffer named/,
+    },
+    {
+      name: `rename-buffer to ${label}`,
+      tool: "rename-buffer",
+      args: { from: `content ${label}`, to: `renamed ${p}` },
+      expect: "ok",
+    },
+    { name: `search-buffer literal ${label}`, tool: "search-buffer", args: { query: p }, expect: "ok" },
+  );
+}
+
+for (const [label, p] of CONTROL) {
+  cases.push(
+    {
+      name: `set-buffer name with ${label}`,
+      tool: "set-buffer",
+      args: { name: p, content: "v" },
+      expect: "error",
+      match: /invalid arguments/,
+    },
+    {
+      name: `show-buffer name with ${label}`,
+      tool: "show-buffer",
+      args: { name: p },
+      expect: "error",
+      match: /invalid arguments/,
+    },
+  );
+}
+
+cases.push(
+  { name: "set-buffer huge name", tool: "set-buffer", args: { name: HUGE, content: "v" }, expect: "error" },
+  { name: "set-buffer empty name", tool: "set-buffer", args: { name: "", content: "v" }, expect: "error" },
+  { name: "set-buffer name not a string", tool: "set-buffer", args: { name: 7, content: "v" }, expect: "error" },
+  { name: "set-buffer content NUL", tool: "set-buffer", args: { name: "nul", content: "a\0b" }, expect: "ok" },
+  {
+    name: "set-buffer unknown parameter",
+    tool: "set-buffer",
+    args: { name: "u", content: "v", x: 1 },
+    expect: "error",
+  },
+  {
+    name: "show-buffer offset 2^53-1",
+    tool: "show-buffer",
+    args: { name: "nul", offset_bytes: 2 ** 53 - 1 },
+    expect: "error",
+  },
+  {
+    name: "show-buffer offset 2^53",
+    tool: "show-buffer",
+    args: { name: "nul", offset_bytes: 2 ** 53 },
+    expect: "error",
+  },
+  {
+    name: "show-buffer offset negative",
+    tool: "show-buffer",
+    args: { name: "nul", offset_bytes: -1 },
+    expect: "error",
+  },
+  {
+    name: "show-buffer offset NaN-ish",
+    tool: "show-buffer",
+    args: { name: "nul", offset_bytes: "NaN" },
+    expect: "error",
+  },
+  { name: "show-buffer offset 1e11", tool: "show-buffer", args: { name: "nul", offset_bytes: 1e11 }, expect: "error" },
+  { name: "show-buffer max_bytes 1e12", tool: "show-buffer", args: { name: "nul", max_bytes: 1e12 }, expect: "error" },
+  { name: "show-buffer offset 1.5", tool: "show-buffer", args: { name: "nul", offset_bytes: 1.5 }, expect: "error" },
+  {
+    name: "subsearch-buffer offset far past the end",
+    tool: "subsearch-buffer",
+    args: { buffer: "nul", offset_bytes: 2 ** 40, match_len: 1, query: "a" },
+    expect: "error",
+  },
+  {
+    name: "subsearch-buffer offset 2^53-1",
+    tool: "subsearch-buffer",
+    args: { buffer: "nul", offset_bytes: 2 ** 53 - 1, match_len: 1, query: "a" },
+    expect: "error",
+  },
+  {
+    name: "search-buffer invalid regex",
+    tool: "search-buffer",
+    args: { query: "(unclosed", mode: "regex" },
+    expect: "error",
+    match: /invalid regex/,
+  },
+  {
+    name: "search-buffer resume offset 2^53-1",
+    tool: "search-buffer",
+    args: { query: "a", resume_from_offset: { nul: 2 ** 53 - 1 } },
+    expect: "error",
+  },
+  { name: "search-buffer huge query", tool: "search-buffer", args: { query: HUGE }, expect: "error" },
+);
+
+cases.push(...tierRefusals("readonly", [
+  ["set-buffer", { name: "r", content: "x" }],
+  ["append-buffer", { name: "r", content: "x" }],
+  ["delete-buffer", { name: "r" }],
+  ["rename-buffer", { from: "r", to: "s" }],
+  ["load-buffer", { name: "r", path: "{{FIXTURES}}/file.txt" }],
+  ["save-buffer", { name: "r", path: "{{FIXTURES}}/out/ro" }],
+]));
+
+export const CASES: readonly HostileCase[] = cases;

@@ -1,0 +1,268 @@
+/** Hostile cases for the workspace toolset: targets, names, formats, keys, environment, layouts, sizes, tiers. */
+import type { HostileCase } from "./types.ts";
+import { CONTROL, HUGE, INJECTIONS, tierRefusals } from "./payloads.ts";
+
+const cases: HostileCase[] = [];
+
+/** Payloads that are no target at all (no session, window or pane can be named like this here). */
+const NOT_TARGETS = INJECTIONS.filter(([label]) => !["-t", "--", "~"].includes(label));
+
+for (const [label, p] of NOT_TARGETS) {
+  cases.push(
+    { name: `capture-pane target ${label}`, tool: "capture-pane", args: { target: p }, expect: "error" },
+    { name: `send-keys target ${label}`, tool: "send-keys", args: { target: p, text: "x" }, expect: "error" },
+    {
+      name: `kill-pane target ${label}`,
+      tool: "kill-pane",
+      args: { target: `${p}-nosuch` },
+      safety: "destructive",
+      expect: "error",
+    },
+  );
+}
+
+for (const [label, p] of INJECTIONS) {
+  cases.push(
+    // Typed into `cat > /dev/null`: literal text, never a command.
+    {
+      name: `send-keys text ${label}`,
+      tool: "send-keys",
+      args: { target: "{{PANE}}", text: p, enter: true },
+      expect: "ok",
+    },
+    { name: `paste-text ${label}`, tool: "paste-text", args: { target: "{{PANE}}", text: p }, expect: "ok" },
+    { name: `search-panes pattern ${label}`, tool: "search-panes", args: { pattern: p }, expect: "ok" },
+    {
+      name: `set-environment name ${label}`,
+      tool: "set-environment",
+      args: { name: p, value: "v" },
+      expect: "error",
+      match: /environment variable names/,
+    },
+    {
+      name: `set-environment value ${label}`,
+      tool: "set-environment",
+      args: { target: "{{SESSION}}", name: "HOSTILE_VALUE", value: p },
+      expect: "ok",
+    },
+    { name: `select-layout ${label}`, tool: "select-layout", args: { target: "{{PANE}}", layout: p }, expect: "error" },
+    {
+      name: `new-window cwd ${label}`,
+      tool: "new-window",
+      args: { target: "{{SESSION}}", cwd: `/nonexistent/${p}`, command: "cat" },
+      expect: "error",
+    },
+  );
+}
+
+for (const [label, p] of CONTROL) {
+  cases.push(
+    { name: `capture-pane target with ${label}`, tool: "capture-pane", args: { target: p }, expect: "error" },
+    {
+      name: `rename-window name with ${label}`,
+      tool: "rename-window",
+      args: { target: "{{WINDOW}}", name: p },
+      expect: "error",
+    },
+    {
+      name: `rename-session name with ${label}`,
+      tool: "rename-session",
+      args: { target: "{{SESSION}}", name: p },
+      expect: "error",
+    },
+  );
+}
+
+cases.push(
+  {
+    name: "display-message #() runs nothing",
+    tool: "display-message",
+    args: { format: "#(touch {{CANARY}})" },
+    safety: "readonly",
+    expect: "refused",
+  },
+  {
+    name: "display-message nested #()",
+    tool: "display-message",
+    args: { format: "#{?1,#(touch {{CANARY}}),}" },
+    safety: "readonly",
+    expect: "refused",
+  },
+  {
+    name: "display-message E: re-expansion",
+    tool: "display-message",
+    args: { format: "#{E:status-right}" },
+    safety: "readonly",
+    expect: "refused",
+  },
+  {
+    name: "display-message T: re-expansion",
+    tool: "display-message",
+    args: { format: "#{T:status-left}" },
+    safety: "readonly",
+    expect: "refused",
+  },
+  {
+    name: "display-message huge padding",
+    tool: "display-message",
+    args: { format: "#{p50000000:x}" },
+    safety: "readonly",
+    expect: "refused",
+  },
+  {
+    name: "display-message plain variable",
+    tool: "display-message",
+    args: { format: "#{pane_id}", target: "{{PANE}}" },
+    safety: "readonly",
+    expect: "ok",
+  },
+  {
+    name: "display-message huge format",
+    tool: "display-message",
+    args: { format: HUGE },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "capture-pane huge target",
+    tool: "capture-pane",
+    args: { target: HUGE },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "capture-pane start -1e12",
+    tool: "capture-pane",
+    args: { target: "{{PANE}}", start: -1e12 },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "capture-pane end 1e9",
+    tool: "capture-pane",
+    args: { target: "{{PANE}}", end: 1e9 },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "capture-pane max_lines 2^53-1",
+    tool: "capture-pane",
+    args: { target: "{{PANE}}", max_lines: 2 ** 53 - 1 },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "search-panes offset 2^53-1",
+    tool: "search-panes",
+    args: { pattern: "x", offset: 2 ** 53 - 1 },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "search-panes lines 1e9",
+    tool: "search-panes",
+    args: { pattern: "x", lines: 1e9 },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "search-panes invalid regex",
+    tool: "search-panes",
+    args: { pattern: "[", regex: true },
+    safety: "readonly",
+    expect: "error",
+  },
+  { name: "resize-pane width 1e9", tool: "resize-pane", args: { target: "{{PANE}}", width: 1e9 }, expect: "error" },
+  { name: "resize-pane height -1", tool: "resize-pane", args: { target: "{{PANE}}", height: -1 }, expect: "error" },
+  {
+    name: "send-keys invalid key password=",
+    tool: "send-keys",
+    args: { target: "{{PANE}}", keys: ["password=hunter2"] },
+    expect: "error",
+    match: /unknown key name/,
+  },
+  {
+    name: "send-keys key $()",
+    tool: "send-keys",
+    args: { target: "{{PANE}}", keys: ["$(touch {{CANARY}})"] },
+    expect: "error",
+  },
+  {
+    name: "send-keys key ; kill-server",
+    tool: "send-keys",
+    args: { target: "{{PANE}}", keys: ["Enter;", "kill-server"] },
+    expect: "error",
+  },
+  { name: "send-keys key empty", tool: "send-keys", args: { target: "{{PANE}}", keys: [""] }, expect: "error" },
+  { name: "send-keys text NUL", tool: "send-keys", args: { target: "{{PANE}}", text: "a\0b" }, expect: "error" },
+  {
+    name: "show-options name $()",
+    tool: "show-options",
+    args: { name: "$(touch {{CANARY}})" },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "show-options name #()",
+    tool: "show-options",
+    args: { name: "#(touch {{CANARY}})" },
+    safety: "readonly",
+    expect: "error",
+  },
+  { name: "show-options name ;", tool: "show-options", args: { name: "status;" }, safety: "readonly", expect: "error" },
+  {
+    name: "show-environment target $()",
+    tool: "show-environment",
+    args: { target: "$(touch {{CANARY}})" },
+    safety: "readonly",
+    expect: "error",
+  },
+  {
+    name: "list-panes target #()",
+    tool: "list-panes",
+    args: { target: "#(touch {{CANARY}})" },
+    safety: "readonly",
+    expect: "error",
+  },
+  { name: "list-windows target ;", tool: "list-windows", args: { target: "x;" }, safety: "readonly", expect: "error" },
+  {
+    name: "split-window cwd $()",
+    tool: "split-window",
+    args: { target: "{{PANE}}", cwd: "/nonexistent/$(touch {{CANARY}})" },
+    expect: "error",
+  },
+  {
+    name: "new-session env name injection",
+    tool: "new-session",
+    args: { name: "envx", env: { "A=$(touch {{CANARY}})": "v" } },
+    expect: "error",
+  },
+  {
+    name: "new-session name ; is a literal name",
+    tool: "new-session",
+    args: { name: "x;kill-server", command: "cat" },
+    expect: "ok",
+  },
+  { name: "new-session name :", tool: "new-session", args: { name: "a:b", command: "cat" }, expect: "error" },
+);
+
+cases.push(
+  ...tierRefusals(
+    "mutating",
+    ["kill-session", "kill-window", "kill-pane", "kill-server"].map((t) => [t, { target: "{{PANE}}" }]),
+  ),
+  ...tierRefusals("readonly", [
+    ["send-keys", { target: "{{PANE}}", text: "x" }],
+    ["paste-text", { target: "{{PANE}}", text: "x" }],
+    ["pipe-pane", { target: "{{PANE}}", path: "{{FIXTURES}}/out/ro" }],
+    ["set-environment", { name: "X", value: "y" }],
+    ["new-window", { target: "{{SESSION}}" }],
+    ["respawn-pane", { target: "{{PANE}}" }],
+  ]),
+);
+cases.push(
+  { name: "unknown tool name with $()", tool: "$(touch {{CANARY}})", args: {}, expect: "error", match: /unknown tool/ },
+  { name: "unknown tool name kill-server;", tool: "kill-server;", args: {}, expect: "error", match: /unknown tool/ },
+);
+
+export const CASES: readonly HostileCase[] = cases;

@@ -1,0 +1,69 @@
+/**
+ * The server over raw stdio, without the SDK client: for tests of what the
+ * transport does with messages the SDK would never send.
+ *
+ * @example
+ * ```ts
+ * const s = rawServer(tmux.socketName);
+ * await s.initialize();
+ * await s.sendRaw('{"jsonrpc":"1.0","id":1,"method":"ping"}');
+ * (await s.next()).id; // 1
+ * ```
+ */
+import { assertEquals } from "./assert.ts";
+import { ROOT, START_PERMISSIONS } from "./helpers.ts";
+
+const enc = new TextEncoder();
+
+/** Starts main.ts on the tmux socket `socketName` with extra flags; lines in, JSON objects out. */
+export function rawServer(socketName: string, extra: string[] = []) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", "--socket-name", socketName, ...extra],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  const send = (m: unknown) => writer.write(enc.encode(JSON.stringify(m) + "\n"));
+  return {
+    child,
+    /** Everything the server wrote to stderr, once it has exited. */
+    stderr,
+    writer,
+    reader,
+    sendRaw: (line: string) => writer.write(enc.encode(line + "\n")),
+    send,
+    /** The next line the server wrote, parsed. */
+    async next(): Promise<Record<string, unknown>> {
+      while (!pending.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error("server closed stdout");
+        pending += value;
+      }
+      const i = pending.indexOf("\n");
+      const line = pending.slice(0, i);
+      pending = pending.slice(i + 1);
+      return JSON.parse(line);
+    },
+    /** The MCP handshake. */
+    async initialize(): Promise<void> {
+      await send({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+      });
+      assertEquals((await this.next()).id, 0);
+      await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    },
+    /** Closes stdin and stdout; resolves with the exit status. */
+    async stop(): Promise<Deno.CommandStatus> {
+      await writer.close().catch(() => {});
+      await reader.cancel().catch(() => {});
+      return await child.status;
+    },
+  };
+}
