@@ -13,6 +13,7 @@
  * ```
  */
 import { parseArgs } from "node:util";
+import { destinationProblem } from "./tmux/ssh.ts";
 
 export const TIERS = ["readonly", "mutating", "destructive"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -39,6 +40,10 @@ export interface Config {
   configPath?: string;
   /** `--max-tokens`: overrides the config file's maxTokensPerResponse. */
   maxTokens?: number;
+  /** `--ssh`: the remote host whose tmux to drive (not used yet: issue #12). */
+  ssh?: string;
+  /** `--ssh-config`: ssh client config file, passed as `ssh -F`. */
+  sshConfig?: string;
   /** `--files-root`: confine every file tool to this directory (after symlinks). */
   filesRoot?: string;
 }
@@ -87,6 +92,17 @@ function nonEmpty(source: string, raw: string): string {
   if (raw.length === 0) throw new UsageError(`${source}: must not be empty`);
   if (raw.includes("\0")) throw new UsageError(`${source}: must not contain NUL`);
   return raw;
+}
+
+function existingFile(source: string, path: string): string {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    throw new UsageError(`${source}: cannot read "${path}" (${(e as Error).name}): give the path of an existing file`);
+  }
+  if (!info.isFile) throw new UsageError(`${source}: "${path}" is not a file`);
+  return path;
 }
 
 /** An absolute directory that exists now, resolved through symlinks. */
@@ -202,6 +218,25 @@ export const OPTIONS: readonly OptionRow[] = [
     apply: (c, v, s) => c.maxTokens = intIn(s, String(v), 100, 10_000_000),
   },
   {
+    flag: "ssh",
+    env: "TMUX_MCP_SSH",
+    type: "string",
+    help:
+      "remote host whose tmux to drive: user@host, ssh config Host alias, ssh://user@host:port (in progress: refused for now)",
+    apply: (c, v, s) => {
+      const bad = destinationProblem(String(v));
+      if (bad) throw new UsageError(`${s}: ${bad}`);
+      c.ssh = String(v);
+    },
+  },
+  {
+    flag: "ssh-config",
+    env: "TMUX_MCP_SSH_CONFIG",
+    type: "string",
+    help: "ssh client config file for --ssh (ssh -F FILE)",
+    apply: (c, v, s) => c.sshConfig = existingFile(s, nonEmpty(s, String(v))),
+  },
+  {
     flag: "files-root",
     env: "TMUX_MCP_FILES_ROOT",
     type: "string",
@@ -269,6 +304,12 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   for (const o of OPTIONS) {
     const v = parsed.values[o.flag];
     if (v !== undefined && !Array.isArray(v)) o.apply(cfg, v, `--${o.flag}`);
+  }
+  if (cfg.ssh !== undefined) {
+    // Validated above, but the server would still drive the LOCAL tmux: refuse rather than fall back silently.
+    throw new UsageError(
+      "--ssh: remote hosts are not wired into the server yet (in progress); run tmux-mcp on that host for now",
+    );
   }
   if (doctor) {
     const at = parsed.tokens?.find((t) => t.kind === "positional")?.index ?? -1;

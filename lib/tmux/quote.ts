@@ -43,14 +43,26 @@ export function strftimeFormatLiteral(s: string): string {
 }
 
 /**
- * Quotes one word for a POSIX shell: wrapped in single quotes, each `'`
- * written as `'\''`. Every byte other than NUL survives unchanged, including
- * newlines, `$`, backquotes and backslashes. Throws on NUL, which no shell
- * word can carry.
+ * Quotes one word for a shell — THE shell quoter of the server (pipe-pane's
+ * `/bin/sh -c`, lines shown to humans, the command line an ssh server hands
+ * to the remote login shell). Runs of other characters go in single quotes;
+ * `'` and `\` are written OUTSIDE the quotes as `\'` and `\\`, which sh,
+ * bash, zsh (with or without RC_QUOTES) and fish all read the same way (fish,
+ * unlike sh, gives `\\` and `\'` a meaning inside single quotes). Every byte
+ * other than NUL survives unchanged, including newlines, `$`, backquotes,
+ * globs and `~`. Throws on NUL, which no shell word can carry.
+ *
+ * @example
+ * ```ts
+ * shQuote("it's");  // "'it'\\''s'"
+ * shQuote("a\\b");  // "'a'\\\\'b'"
+ * shQuote("");      // "''"
+ * ```
  */
 export function shQuote(word: string): string {
   if (word.includes("\0")) throw new Error("a shell word cannot contain NUL");
-  return "'" + word.replaceAll("'", "'\\''") + "'";
+  if (word === "") return "''";
+  return word.replace(/[^'\\]+|['\\]/g, (m) => m === "'" ? "\\'" : m === "\\" ? "\\\\" : `'${m}'`);
 }
 
 /**

@@ -1,0 +1,452 @@
+/**
+ * Reaching a remote host's tmux over OpenSSH (issue #12; not wired into the
+ * server yet): a launcher that starts tmux clients through `ssh`, the one
+ * function that builds the remote command line, and what ssh's failures mean.
+ *
+ * Connection. {@linkcode createSshLauncher} keeps ONE ssh connection per host:
+ * a master process (`ControlMaster=yes`, socket in a private 0700 directory)
+ * whose remote command only waits for EOF on its stdin. Every tmux client —
+ * the control-mode connection, output subscribers, spawned fallback commands —
+ * is a `ControlMaster=no` client of that connection: no new handshake, and the
+ * engine may close and reopen its control client without touching SSH. The
+ * master lives as long as our pipe to its stdin: when the server dies (even
+ * by SIGKILL) every pipe it held closes, the remote `cat` and each `tmux -C`
+ * see EOF and exit, and ssh exits with its last session (`ControlPersist=no`;
+ * tested with a SIGKILLed parent: no ssh, remote client or socket left). A dropped master is
+ * restarted by the next spawn; until it is up, clients connect on their own.
+ * sshd allows `MaxSessions` (default 10) sessions per connection, the
+ * master's own included: a client beyond that is refused by the master and
+ * ssh quietly makes its own connection (a full handshake, still correct), so
+ * keep concurrent clients (spawns + control clients) at 9 or fewer.
+ *
+ * What travels where. The command line ssh hands to the remote login shell is
+ * built by {@linkcode remoteTmuxLine} alone: fixed words (`exec`, `-u`, `-L`/`-S`)
+ * plus `--tmux-bin`, the socket flag and the tmux argv, each quoted by
+ * {@linkcode shQuote}. For the control connection that argv is fixed words
+ * (`-C attach-session …`): tool commands travel over the connection's stdin in
+ * tmux command syntax, quoted by the control-mode engine, and no value a model
+ * sends is on the line. A spawned fallback client is the one exception: its
+ * tmux arguments (which may come from a model) ARE on the remote line — already
+ * tmux-escaped by the engine, then shell-quoted here, every element — which
+ * `tests/ssh_test.ts` checks byte-exact through `sh -c`, dash, bash, zsh, fish
+ * and a real sshd with hostile values. csh/tcsh login shells are not supported.
+ *
+ * @example
+ * ```ts
+ * const target: SshTarget = { destination: "devbox", controlDir: await makeControlDir() };
+ * const launcher = createSshLauncher(target, "tmux", { socketName: "work" });
+ * await launcher.ready(); // one login
+ * const ctl = launcher.spawn(["-C", "attach-session"], { stdin: "piped" });
+ * ```
+ */
+import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
+import { shellLine, shQuote } from "./quote.ts";
+
+/** How to reach the remote host: the `--ssh` / `--ssh-config` settings plus our private socket directory. */
+export interface SshTarget {
+  /** Anything ssh takes as a destination: `user@host`, a `Host` alias, `ssh://user@host:port`. */
+  destination: string;
+  /** `--ssh-config FILE`, passed as `ssh -F FILE`. */
+  configFile?: string;
+  /** Private 0700 directory holding the connection-sharing socket ({@linkcode makeControlDir}). */
+  controlDir: string;
+  /** Seconds to wait for the TCP connect and the handshake (default 10). */
+  connectTimeoutS?: number;
+  /** Seconds between keep-alive probes; three unanswered probes drop the connection (default 10). */
+  serverAliveIntervalS?: number;
+}
+
+/**
+ * `"master"`: the one long-lived connection — it creates the shared socket.
+ * `"shared"`: a tmux client that rides the master's connection, or connects
+ * on its own when there is none.
+ */
+export type SshRole = "master" | "shared";
+
+/** A bad `--ssh` destination; message is one line. */
+export function destinationProblem(dest: string): string | undefined {
+  if (dest.length === 0) return "must not be empty";
+  if (dest.startsWith("-")) return `"${dest}" starts with "-" (ssh would read it as an option)`;
+  if (/[\s\0]/.test(dest)) return `"${dest.replace(/\0/g, "\\0")}" contains whitespace or NUL`;
+  return undefined;
+}
+
+/**
+ * The command line the remote login shell runs: `exec BIN -u [-L name|-S path] ARGS…`,
+ * every word but the fixed ones shell-quoted. `args` is tmux's argv exactly
+ * as a local tmux would get it (the engine has already escaped a trailing
+ * ";"), so this function adds shell quoting and nothing else. `exec` lets tmux
+ * replace the shell, so stdin EOF and signals reach tmux directly. A
+ * `--tmux-bin` starting with `~/` keeps the `~/` unquoted so the remote shell
+ * expands it to the remote home.
+ *
+ * @example
+ * ```ts
+ * remoteTmuxLine("tmux", { socketName: "w" }, ["-C", "attach"]); // "exec 'tmux' -u -L 'w' '-C' 'attach'"
+ * ```
+ */
+export function remoteTmuxLine(bin: string, socket: SocketSpec, args: readonly string[]): string {
+  const binWord = bin.startsWith("~/") && bin.length > 2 ? "~/" + shQuote(bin.slice(2)) : shQuote(bin);
+  const [flag, value] = socketArgsFor(socket);
+  const words = ["exec", binWord, "-u"];
+  if (flag !== undefined) words.push(flag, shQuote(value));
+  for (const a of args) words.push(shQuote(a));
+  return words.join(" ");
+}
+
+/** The options every ssh we start gets; `-T`: no terminal, tmux `-C` wants plain pipes. */
+function sshOptions(t: SshTarget, role: SshRole): string[] {
+  const o = (kv: string) => ["-o", kv];
+  return [
+    ...(t.configFile ? ["-F", t.configFile] : []),
+    "-T",
+    // Never prompt (password, passphrase, unknown host key): fail at once with a message.
+    ...o("BatchMode=yes"),
+    ...o(`ControlMaster=${role === "master" ? "yes" : "no"}`),
+    ...o(`ControlPath=${controlSocket(t.controlDir)}`),
+    // The master ends with its own session; no background ssh outlives the server.
+    ...o("ControlPersist=no"),
+    ...o(`ConnectTimeout=${t.connectTimeoutS ?? 10}`),
+    ...o(`ServerAliveInterval=${t.serverAliveIntervalS ?? 10}`),
+    ...o("ServerAliveCountMax=3"),
+    // A user's config may forward ports or set a RemoteCommand for this host; neither belongs on our connection.
+    ...o("ClearAllForwardings=yes"),
+    ...o("RemoteCommand=none"),
+    // Control-mode commands on stdin must never be read as "~." escapes.
+    ...o("EscapeChar=none"),
+  ];
+}
+
+/**
+ * The argv of `ssh` that runs `remoteLine` on the target:
+ * `ssh [-F cfg] -T -o … DEST -- LINE`.
+ */
+export function sshArgv(t: SshTarget, role: SshRole, remoteLine: string): string[] {
+  const bad = destinationProblem(t.destination);
+  if (bad) throw new Error(`--ssh: ${bad}`);
+  return [...sshOptions(t, role), t.destination, "--", remoteLine];
+}
+
+/**
+ * The master's remote command, fixed words only: say "ready" once the session
+ * is open (the sharing socket exists by then), then wait for stdin's EOF —
+ * which comes when we close it or die — and end the session with it.
+ */
+const MASTER_READY = "tmux-mcp-ready";
+const MASTER_LINE = `echo ${MASTER_READY}; exec cat >/dev/null`;
+
+/** What the server's launcher seam needs from a remote host (the engine's `TmuxLauncher` shape, plus lifecycle). */
+export interface SshLauncher {
+  readonly socket: SocketSpec;
+  /** The argv prefix that selects the socket, for messages such as `tmux -L x attach`. */
+  readonly socketArgs: readonly string[];
+  /** The remote tmux binary (for messages). */
+  readonly bin: string;
+  /** The destination, for server-info and messages. */
+  readonly destination: string;
+  /**
+   * Starts `tmux ARGS` on the remote host as a client of the shared
+   * connection (`args` already tmux-escaped, as the local launcher takes
+   * them). Also (re)starts the shared connection in the background when it is
+   * down, so a dropped connection heals on the next call.
+   */
+  spawn(args: readonly string[], opts: { stdin: "piped" | "null"; detached?: boolean }): Deno.ChildProcess;
+  /** Resolves once the shared connection is up, starting it if needed; rejects with a {@linkcode RemoteError}. */
+  ready(): Promise<void>;
+  /** Our error for a client that exited with `code` and `stderr`, or `undefined` for an ordinary tmux failure. */
+  classify(code: number, stderr: string): RemoteError | undefined;
+  /** Ends the shared connection; ssh exits once the clients still riding it have ended (close those first). */
+  close(): Promise<void>;
+}
+
+/**
+ * A launcher for the tmux of `target.destination`. One ssh process is the
+ * connection master (`ControlMaster=yes`) with a fixed remote command that
+ * only waits for EOF on its stdin, so the connection's life is independent
+ * of any tmux client's: the engine may close and reopen its control-mode
+ * client (idle time, tmux server restarts) without a new SSH handshake, and
+ * every client — control-mode or spawned — is a `ControlMaster=no` client of
+ * the same connection. The master ends when {@linkcode SshLauncher.close} is
+ * called or our process dies (its stdin pipe closes).
+ *
+ * @example
+ * ```ts
+ * const l = createSshLauncher({ destination: "devbox", controlDir: await makeControlDir() }, "tmux", {});
+ * await l.ready();
+ * const child = l.spawn(["-C", "attach-session"], { stdin: "piped" });
+ * ```
+ */
+export function createSshLauncher(target: SshTarget, bin: string, socket: SocketSpec): SshLauncher {
+  const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
+  const ctx: FailureContext = { destination: target.destination, bin, socket: spec };
+  let master: { up: Promise<void>; end(): Promise<void> } | undefined;
+
+  /** Starts the master; `master` is set at once, so concurrent callers share one start. */
+  const startMaster = () => {
+    let child: Deno.ChildProcess | undefined;
+    const current = {
+      up: (async () => {
+        // A master killed outright leaves its socket; with it in place ControlMaster=yes would not share.
+        await removeStaleSocket(target.controlDir);
+        const c = child = new Deno.Command("ssh", {
+          args: sshArgv(target, "master", MASTER_LINE),
+          stdin: "piped",
+          stdout: "piped",
+          stderr: "piped",
+          // Its own process group: a terminal's Ctrl-C to the server's group must not cut the connection
+          // under calls the server is still finishing. The stdin pipe, not a signal, ends it.
+          detached: true,
+        }).spawn();
+        c.status.then(() => {
+          if (master === current) master = undefined;
+        });
+        // ConnectTimeout bounds the connect and the handshake, not a login shell stuck in its rc files.
+        const limitS = 2 * (target.connectTimeoutS ?? 10);
+        const limit = AbortSignal.timeout(limitS * 1000);
+        const stop = () => c.kill("SIGTERM");
+        limit.addEventListener("abort", stop, { once: true });
+        const stderr = new Response(c.stderr).text();
+        const reader = c.stdout.pipeThrough(new TextDecoderStream()).getReader();
+        let seen = "";
+        try {
+          while (!seen.includes(MASTER_READY)) {
+            const { value, done } = await reader.read();
+            if (done) {
+              const status = await c.status;
+              const text = await stderr;
+              if (limit.aborted) {
+                throw new RemoteError(
+                  "ssh-failed",
+                  `ssh host "${target.destination}" did not start a session within ${limitS} s (a login shell waiting in its rc files?): try \`ssh ${target.destination} true\``,
+                  text.trim(),
+                );
+              }
+              throw classifySshFailure(status.code === 0 ? 255 : status.code, text, ctx) ??
+                new RemoteError("ssh-failed", `ssh to ssh host "${target.destination}" ended at once: ${text.trim()}`);
+            }
+            seen += value;
+          }
+        } finally {
+          limit.removeEventListener("abort", stop);
+        }
+        // Nothing more is expected on stdout; keep reading so the pipe can never fill.
+        void (async () => {
+          while (!(await reader.read()).done) { /* drain */ }
+        })().catch(() => {});
+      })(),
+      async end() {
+        await current.up.catch(() => {});
+        if (!child) return;
+        await child.stdin.close().catch(() => {});
+        await child.status;
+      },
+    };
+    current.up.catch(() => {
+      if (master === current) master = undefined;
+    });
+    master = current;
+    return current;
+  };
+
+  const ready = (): Promise<void> => (master ?? startMaster()).up;
+
+  return {
+    socket: spec,
+    socketArgs: socketArgsFor(spec),
+    bin,
+    destination: target.destination,
+    spawn(args, opts) {
+      if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
+      return new Deno.Command("ssh", {
+        args: sshArgv(target, "shared", remoteTmuxLine(bin, spec, args)),
+        stdin: opts.stdin,
+        stdout: "piped",
+        stderr: "piped",
+        detached: opts.detached ?? false,
+      }).spawn();
+    },
+    ready,
+    classify: (code, stderr) => classifySshFailure(code, stderr, ctx),
+    async close() {
+      const m = master;
+      master = undefined;
+      await m?.end();
+    },
+  };
+}
+
+/**
+ * The connection-sharing socket. One remote host per server process, so a
+ * fixed short name serves instead of ssh's 40-character `%C` hash: unix socket
+ * paths are limited to 104 bytes on macOS (108 on Linux), ssh first binds a
+ * temporary name 17 characters longer, and macOS's TMPDIR alone is ~50.
+ */
+export function controlSocket(controlDir: string): string {
+  return `${controlDir}/m`;
+}
+
+/** Longest control directory whose socket (plus ssh's temporary suffix) fits a macOS sun_path. */
+const MAX_CONTROL_DIR = 104 - 1 - "/m".length - 17;
+
+/**
+ * The private directory for the connection-sharing socket:
+ * `${TMPDIR or /tmp}/tmux-mcp-<pid>-ssh`, or under `/tmp` when TMPDIR is too
+ * deep for a socket path. The name lets a later start sweep it once `pid` is dead.
+ */
+export function controlDirPath(pid: number, tmpdir: string | undefined): string {
+  const name = `tmux-mcp-${pid}-ssh`;
+  const base = (tmpdir || "/tmp").replace(/\/+$/, "");
+  const dir = `${base}/${name}`;
+  return dir.length <= MAX_CONTROL_DIR ? dir : `/tmp/${name}`;
+}
+
+/**
+ * Creates (or re-uses) the control directory with mode 0700 and returns its
+ * path. The name is predictable and /tmp is shared, so an existing entry is
+ * used only if it is a real directory (not a symlink) owned by us; anything
+ * else is an error rather than a socket in someone else's directory.
+ */
+export async function makeControlDir(
+  pid = Deno.pid,
+  tmpdir: string | undefined = Deno.env.get("TMPDIR"),
+): Promise<string> {
+  const dir = controlDirPath(pid, tmpdir);
+  try {
+    await Deno.mkdir(dir, { mode: 0o700 });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    const info = await Deno.lstat(dir);
+    if (!info.isDirectory || info.isSymlink || (info.uid !== null && info.uid !== Deno.uid())) {
+      throw new Error(`${dir} exists and is not a directory of ours: remove it, or set TMPDIR to a private directory`);
+    }
+  }
+  // mkdir's mode is filtered by the umask and ignored for an existing directory.
+  await Deno.chmod(dir, 0o700);
+  return dir;
+}
+
+/**
+ * Removes a master's socket left behind by a master that was killed (nothing
+ * accepts on it). Call it before launching a new master: with a stale socket
+ * in place `ControlMaster=yes` would quietly connect without sharing. Returns
+ * true when a live master answers on the socket (then it is left alone).
+ */
+export async function removeStaleSocket(controlDir: string): Promise<boolean> {
+  const path = controlSocket(controlDir);
+  try {
+    (await Deno.connect({ transport: "unix", path })).close();
+    return true;
+  } catch {
+    await Deno.remove(path).catch(() => {});
+    return false;
+  }
+}
+
+export type RemoteErrorKind = "unreachable" | "auth" | "host-key" | "tmux-missing" | "no-server" | "ssh-failed";
+
+/**
+ * A failure reaching the remote tmux, with a one-line message that says what
+ * to do. It IS a {@linkcode TmuxError} (a missing remote tmux is `"missing"`,
+ * no remote server `"no-server"`, the ssh failures `"failed"`), so callers
+ * that handle tmux errors need no second case; `remote` says which one.
+ */
+export class RemoteError extends TmuxError {
+  readonly remote: RemoteErrorKind;
+  constructor(remote: RemoteErrorKind, message: string, stderr = "") {
+    super(remote === "tmux-missing" ? "missing" : remote === "no-server" ? "no-server" : "failed", message, stderr);
+    this.name = "RemoteError";
+    this.remote = remote;
+  }
+}
+
+const UNREACHABLE =
+  /Connection refused|No route to host|Network is unreachable|Connection timed out|Operation timed out|Could not resolve hostname|Name or service not known|nodename nor servname|Temporary failure in name resolution|Connection reset|Connection closed by|kex_exchange_identification|banner exchange|Broken pipe/i;
+const HOST_KEY_CHANGED = /REMOTE HOST IDENTIFICATION HAS CHANGED|POSSIBLE DNS SPOOFING|Host key for .* has changed/;
+const HOST_KEY = /Host key verification failed|No (?:ED25519|RSA|ECDSA|DSA)? ?host key is known/i;
+const AUTH = /Permission denied \(|Too many authentication failures|no matching host key type|Authentication failed/i;
+const NO_SERVER = /no server running|error connecting to|server exited unexpectedly/;
+const NOT_FOUND = /not found|No such file or directory|Unknown command/i;
+
+/** The most telling line of ssh's stderr (ssh prints banners and warnings around it). */
+function telling(stderr: string, pattern: RegExp): string {
+  const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l.length > 0 && !/^@+$/.test(l));
+  const line = lines.find((l) => pattern.test(l)) ?? lines.at(-1) ?? "";
+  return line.length > 200 ? line.slice(0, 200) + "…" : line;
+}
+
+export interface FailureContext {
+  destination: string;
+  bin: string;
+  socket: SocketSpec;
+}
+
+/**
+ * Classifies a failed `ssh … tmux …` run. Returns a {@linkcode RemoteError}
+ * for the five failures that belong to the remote route (ssh's own exit code
+ * 255, a missing remote tmux — exit 127/126 — and tmux's "no server" answer);
+ * `undefined` for an ordinary tmux failure, which the caller reports as usual.
+ */
+export function classifySshFailure(code: number, stderr: string, ctx: FailureContext): RemoteError | undefined {
+  const host = `ssh host "${ctx.destination}"`;
+  const err = (kind: RemoteErrorKind, pattern: RegExp, say: (line: string) => string) =>
+    new RemoteError(kind, say(telling(stderr, pattern)), stderr.trim());
+  if (code === 255) {
+    if (HOST_KEY_CHANGED.test(stderr)) {
+      return err(
+        "host-key",
+        HOST_KEY_CHANGED,
+        () =>
+          `the host key of ${host} has CHANGED since it was recorded in known_hosts (possible man-in-the-middle): if the change is expected, remove the old key with \`ssh-keygen -R HOST\` and connect once with \`ssh ${ctx.destination}\``,
+      );
+    }
+    if (HOST_KEY.test(stderr)) {
+      return err(
+        "host-key",
+        HOST_KEY,
+        (l) =>
+          `the host key of ${host} could not be verified (${l}): connect once with \`ssh ${ctx.destination}\` to confirm and record it (tmux-mcp never answers ssh prompts: BatchMode=yes)`,
+      );
+    }
+    if (AUTH.test(stderr)) {
+      return err(
+        "auth",
+        AUTH,
+        (l) =>
+          `${host} refused to log us in (${l}): tmux-mcp uses key authentication only (BatchMode=yes, no password prompts) — load the key in ssh-agent or set IdentityFile for the host, and add it to the remote ~/.ssh/authorized_keys`,
+      );
+    }
+    if (UNREACHABLE.test(stderr)) {
+      return err(
+        "unreachable",
+        UNREACHABLE,
+        (l) =>
+          `cannot reach ${host} (${l}): check that the host is up and sshd listens, and the --ssh destination and --ssh-config`,
+      );
+    }
+    return err(
+      "ssh-failed",
+      /./,
+      (l) => `ssh to ${host} failed (${l || "exit code 255"}): try \`ssh ${ctx.destination} true\` to see why`,
+    );
+  }
+  if ((code === 127 || code === 126) && (NOT_FOUND.test(stderr) || code === 127)) {
+    return err(
+      "tmux-missing",
+      NOT_FOUND,
+      (l) =>
+        `tmux is not installed or not on the PATH of ${host} (${l}): install it there, or pass --tmux-bin with its absolute path on that host (non-interactive ssh sessions get a short PATH)`,
+    );
+  }
+  if (NO_SERVER.test(stderr)) {
+    const socketArgs = socketArgsFor(ctx.socket);
+    const where = socketArgs.length > 0 ? shellLine(socketArgs) : "the default socket";
+    const start = shellLine([ctx.bin, ...socketArgs, "new-session", "-d"]);
+    return err(
+      "no-server",
+      NO_SERVER,
+      (l) =>
+        `no tmux server is running on ${host} at ${where} (${l}): start one there (\`${start}\`) or point --socket-name/--socket-path at a running one`,
+    );
+  }
+  return undefined;
+}

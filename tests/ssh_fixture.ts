@@ -1,0 +1,215 @@
+/**
+ * A real OpenSSH server on 127.0.0.1 for the remote-host tests, everything in
+ * one temp directory: throw-away host and user keys, `sshd_config`, an ssh
+ * config with a `Host` alias, known_hosts, sshd's log, and the remote tmux's
+ * socket directory.
+ *
+ * sshd's sessions get `HOME=<tmp>/home` (no rc files: the image's bash rc runs
+ * a slow `pyenv init`, and Debian's bash reads ~/.bashrc even for `ssh host
+ * cmd`) and `TMUX_TMPDIR=<tmp>/tmux`, so `tmux -L NAME` over that sshd reaches
+ * a socket no other tmux client on the machine uses. {@linkcode SshFixture.tmux}
+ * reaches the same server locally (same TMUX_TMPDIR) without an ssh login.
+ *
+ * @example
+ * ```ts
+ * const fx = await startSshd();
+ * try {
+ *   await run("ssh", ["-F", fx.configPath, fx.alias, "true"]);
+ *   fx.loginCount(); // 1
+ * } finally {
+ *   await fx.cleanup();
+ * }
+ * ```
+ */
+import { tempDir, waitUntil } from "./pane_helpers.ts";
+import { uniqueSocketName } from "./helpers.ts";
+
+const SSHD = "/usr/sbin/sshd";
+const dec = new TextDecoder();
+
+export interface SshFixture {
+  /** The `Host` alias in {@linkcode configPath}. */
+  alias: string;
+  /** The ssh client config (`ssh -F`). */
+  configPath: string;
+  /** The temp directory holding everything. */
+  dir: string;
+  port: number;
+  user: string;
+  /** Private key authorized by the sshd. */
+  identity: string;
+  knownHosts: string;
+  /** tmux socket name (`-L`) of the remote side's server. */
+  socketName: string;
+  /** Runs tmux on the remote side's socket directly (no ssh login); returns stdout, throws on failure. */
+  tmux(...args: string[]): Promise<string>;
+  /** Starts a tmux server with session `main` on {@linkcode socketName}. */
+  startTmux(): Promise<void>;
+  /** Stops sshd: the listener and (unless told otherwise) every connection it serves. */
+  stop(opts?: { keepConnections?: boolean }): Promise<void>;
+  /** Starts sshd again on the same port. */
+  start(): Promise<void>;
+  /** "Accepted publickey" lines in sshd's log: completed logins so far. */
+  loginCount(): Promise<number>;
+  /** Environment for a process that runs tmux the way the remote side does. */
+  remoteEnv: Record<string, string>;
+  /** Stops sshd and the tmux server, removes the temp directory. */
+  cleanup(): Promise<void>;
+}
+
+async function run(cmd: string, args: string[], env?: Record<string, string>): Promise<string> {
+  const out = await new Deno.Command(cmd, { args, env, clearEnv: env !== undefined, stdout: "piped", stderr: "piped" })
+    .output();
+  if (!out.success) throw new Error(`${cmd} ${args.join(" ")}: ${dec.decode(out.stderr).trim()}`);
+  return dec.decode(out.stdout);
+}
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function canConnect(port: number): Promise<boolean> {
+  try {
+    const c = await Deno.connect({ hostname: "127.0.0.1", port });
+    c.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts sshd on a free port of 127.0.0.1 as the current user. */
+export async function startSshd(): Promise<SshFixture> {
+  const dir = await tempDir("tmcp-ssh-");
+  const user = Deno.env.get("USER") ?? (await run("id", ["-un"])).trim();
+  const home = `${dir}/home`;
+  const tmuxDir = `${dir}/tmux`;
+  await Deno.mkdir(home, { mode: 0o700 });
+  await Deno.mkdir(tmuxDir, { mode: 0o700 });
+  await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "tmcp-host", "-f", `${dir}/host_key`]);
+  await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "tmcp-user", "-f", `${dir}/id`]);
+  await Deno.copyFile(`${dir}/id.pub`, `${dir}/authorized_keys`);
+  // Privilege separation wants this directory when sshd starts as root.
+  if (Deno.uid() === 0) await Deno.mkdir("/run/sshd", { recursive: true, mode: 0o755 });
+  const port = freePort();
+  const hostKey = (await Deno.readTextFile(`${dir}/host_key.pub`)).trim();
+  const knownHosts = `${dir}/known_hosts`;
+  await Deno.writeTextFile(knownHosts, `[127.0.0.1]:${port} ${hostKey}\n`);
+  await Deno.writeTextFile(
+    `${dir}/sshd_config`,
+    [
+      `Port ${port}`,
+      "ListenAddress 127.0.0.1",
+      `HostKey ${dir}/host_key`,
+      `AuthorizedKeysFile ${dir}/authorized_keys`,
+      `PidFile ${dir}/sshd.pid`,
+      "UsePAM no",
+      "StrictModes no",
+      "PasswordAuthentication no",
+      "KbdInteractiveAuthentication no",
+      "PermitRootLogin prohibit-password",
+      "LogLevel VERBOSE",
+      "MaxStartups 100",
+      `SetEnv HOME=${home} TMUX_TMPDIR=${tmuxDir}`,
+      "",
+    ].join("\n"),
+  );
+  const alias = "tmcp-remote";
+  const configPath = `${dir}/ssh_config`;
+  await Deno.writeTextFile(
+    configPath,
+    [
+      // The alias and the bare address (for ssh://user@127.0.0.1:port) share the settings.
+      `Host ${alias} 127.0.0.1`,
+      "  HostName 127.0.0.1",
+      `  Port ${port}`,
+      `  User ${user}`,
+      `  IdentityFile ${dir}/id`,
+      "  IdentitiesOnly yes",
+      `  UserKnownHostsFile ${knownHosts}`,
+      "  StrictHostKeyChecking yes",
+      "",
+    ].join("\n"),
+  );
+  const log = `${dir}/sshd.log`;
+  const socketName = uniqueSocketName("ssh");
+  const remoteEnv = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home, TMUX_TMPDIR: tmuxDir };
+  let child: Deno.ChildProcess | undefined;
+
+  const start = async () => {
+    if (child) return;
+    // -D: stay in the foreground as our child; -e off, -E: log to the file so logins can be counted.
+    child = new Deno.Command(SSHD, {
+      args: ["-D", "-f", `${dir}/sshd_config`, "-E", log],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const status = child.status;
+    let exited = false;
+    status.then(() => exited = true);
+    await waitUntil(`sshd listening on 127.0.0.1:${port}`, async () => {
+      if (exited) {
+        const tail = await Deno.readTextFile(log).catch(() => "");
+        throw new Error(`sshd exited at start: ${tail.trim().split("\n").at(-1)}`);
+      }
+      return (await canConnect(port)) || undefined;
+    }, 15_000);
+  };
+
+  const stop = async (opts: { keepConnections?: boolean } = {}) => {
+    const c = child;
+    if (!c) return;
+    child = undefined;
+    // Each connection is served by a child of the listener (in its own session, so not in our process group).
+    const kids = opts.keepConnections ? [] : (await run("pgrep", ["-P", String(c.pid)]).catch(() => ""))
+      .split("\n").filter((s) => s.trim()).map(Number);
+    c.kill("SIGTERM");
+    await c.stderr.cancel();
+    await c.status;
+    for (const pid of kids) {
+      try {
+        Deno.kill(pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+    await waitUntil("sshd connections closed", async () => {
+      for (const pid of kids) if (await run("kill", ["-0", String(pid)]).then(() => true, () => false)) return;
+      return true;
+    }, 15_000);
+  };
+
+  const tmux = (...args: string[]) => run("tmux", ["-u", "-L", socketName, ...args], remoteEnv);
+
+  await start();
+  return {
+    alias,
+    configPath,
+    dir,
+    port,
+    user,
+    identity: `${dir}/id`,
+    knownHosts,
+    socketName,
+    remoteEnv,
+    tmux,
+    startTmux: async () => {
+      await tmux("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "120", "-y", "40");
+    },
+    stop,
+    start,
+    loginCount: async () => {
+      const text = await Deno.readTextFile(log).catch(() => "");
+      return text.split("\n").filter((l) => l.includes("Accepted publickey")).length;
+    },
+    cleanup: async () => {
+      await tmux("kill-server").catch(() => {});
+      await stop();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
