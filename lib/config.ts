@@ -39,6 +39,8 @@ export interface Config {
   configPath?: string;
   /** `--max-tokens`: overrides the config file's maxTokensPerResponse. */
   maxTokens?: number;
+  /** `--control-mode`: carry commands over a persistent `tmux -C` client (false: spawn one per command). */
+  controlMode: boolean;
 }
 
 /** A bad command line or environment value; message is one line. */
@@ -186,6 +188,13 @@ export const OPTIONS: readonly OptionRow[] = [
     help: "token budget per tool result (overrides maxTokensPerResponse)",
     apply: (c, v, s) => c.maxTokens = intIn(s, String(v), 100, 10_000_000),
   },
+  {
+    flag: "control-mode",
+    env: "TMUX_MCP_CONTROL_MODE",
+    type: "string",
+    help: "on: commands travel over one persistent tmux -C client; off: one tmux process per command (default: on)",
+    apply: (c, v, s) => c.controlMode = oneOf(s, String(v), ["on", "off"] as const) === "on",
+  },
 ];
 
 /** Defaults before flags and environment apply. */
@@ -199,6 +208,7 @@ export function defaultConfig(): Config {
     maxWaitMs: 120_000,
     terminalBackend: "pty",
     keepSessions: false,
+    controlMode: true,
   };
 }
 
