@@ -102,7 +102,8 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
   if (opts.socketName) args.push("--socket-name", opts.socketName);
   args.push(...(opts.args ?? []));
   const env: Record<string, string> = { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp" };
-  for (const k of ["DENO_DIR", "TMPDIR", "LANG"]) {
+  // TMUX_MCP_CONTROL_MODE: .ci/run runs part of the suite a second time with control mode off.
+  for (const k of ["DENO_DIR", "TMPDIR", "LANG", "TMUX_MCP_CONTROL_MODE"]) {
     const v = Deno.env.get(k);
     if (v) env[k] = v;
   }
