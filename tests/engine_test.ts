@@ -443,7 +443,7 @@ Deno.test("search-buffer reads through the control client, not a show-buffer per
   }, { env: { TMUX_MCP_CONTROL_MODE: "on" } });
 });
 
-Deno.test("two MCP servers on one tmux server never see each other's replies", async () => {
+Deno.test("two MCP servers on one tmux server never see each other's replies, nor count as attached", async () => {
   const fx = await startTmux("engine-two");
   const env = { TMUX_MCP_CONTROL_MODE: "on" };
   const a = await connect({ socketName: fx.socketName, env });
@@ -460,6 +460,10 @@ Deno.test("two MCP servers on one tmux server never see each other's replies", a
       assert(!out.includes(`from-${who === "a" ? "b" : "a"}`), out);
     }
     assertEquals((await clients(fx.socketName)).filter((c) => c.startsWith("1:")).length, 2);
+    // Neither server's own client is shown to the model as an attached client.
+    const { sessions } = await a.ok<{ sessions: { attached_clients: number }[] }>("list-sessions");
+    assertEquals(sessions.map((x) => x.attached_clients), [0]);
+    assertEquals(Number(await fx.tmux("display-message", "-p", "-t", "main", "#{session_attached}")), 2);
   } finally {
     await a.close();
     await b.close();
