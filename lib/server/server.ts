@@ -150,8 +150,10 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   }
   // Our own tools/list: the SDK lists only plain object output schemas, and
   // ours admit a buffered response too (see lib/budget/schema.ts).
-  const listed = { tools: pipeline.served.map(listing) };
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => listed);
+  // Built on the first tools/list, not at start-up: converting every schema to JSON Schema is the largest
+  // piece of eager work before `initialize` can be answered.
+  let listed: { tools: Tool[] } | undefined;
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => listed ??= { tools: pipeline.served.map(listing) });
   // Replace the SDK's tools/call with the pipeline: it gates, validates and
   // audits every call, including calls to tools that are not listed.
   mcp.server.setRequestHandler(
