@@ -28,7 +28,11 @@
  * `--control-mode off` spawns everything; so does a tmux older than 3.2.
  * Our clients end when our stdin pipe closes, so a SIGKILLed server leaves
  * none behind. tmux's `destroy-unattached` needs no care: tmux destroys such
- * sessions whenever any client leaves, a spawned one too.
+ * sessions whenever any client leaves, a spawned one too. A user's
+ * `client-attached` hook runs once per connection (not per command), as it
+ * did for the clients this replaces. Our clients have no terminal, so tmux
+ * names them `client-PID`: `list-sessions` (lib/tmux/panes.ts) does not count
+ * them as attached.
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@
  * Round trips and cold start of the MCP server, as a user's client sees them,
  * with control mode on and off, interleaved in one run (issue #11).
  *
- * Run: `deno run -A tests/bench/roundtrip_bench.ts [--n 200] [--cold 15]`
+ * Run: `deno run -A tests/bench/roundtrip.ts [--n 200] [--cold 15]`
  *
  * Per round, in turn: one raw `tmux display-message` spawn from Deno, then
  * a list-sessions and a capture-pane tools/call on each server (SDK client
