@@ -342,6 +342,23 @@ Deno.test("buffer reads through the server's file are byte-exact and leave no fi
   });
 });
 
+Deno.test("stdin content reaches tmux through a private file over the connection, byte-exact, nothing left", async () => {
+  const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
+  const mine = () => [...Deno.readDirSync(tmp)].filter((e) => e.name.startsWith(`tmux-mcp-${Deno.pid}-stdin-`));
+  await withEngine(async (engine, socketName) => {
+    const spawned = createSpawnExecutor({ bin: "tmux", socketName, maxConcurrency: 1 });
+    const all = Uint8Array.from({ length: 256 * 4 }, (_, i) => i % 256);
+    for (const name of ["plain", "it's;#{x} %d", "line\nbreak"]) {
+      await engine.run(["load-buffer", "-b", name, "-"], { stdin: all });
+      const back = await spawned.run(["save-buffer", "-b", name, "-"]);
+      assert(back.length === all.length && back.every((b, i) => b === all[i]), name);
+    }
+    assertEquals(mine().length, 1, "one private directory while the engine runs");
+    assertEquals([...Deno.readDirSync(`${tmp}/${mine()[0].name}`)], [], "each file deleted at once");
+  });
+  assertEquals(mine(), [], "removed on close");
+});
+
 Deno.test("a route that cannot work here is dropped for show-buffer after the first try", async () => {
   const fx = await startTmux("engine-fallback");
   const exec = createSpawnExecutor({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4 });

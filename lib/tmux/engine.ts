@@ -20,7 +20,8 @@
  *   start processes in the attached session's directory, a spawned client's
  *   in its own; `display-message` without `-p` shows on the issuing client;
  * - `show-buffer` output is vis(3)-escaped for a control client;
- * - stdin content (`load-buffer -`) has no way in; a relative file path is
+ * - stdin content has no way in (`load-buffer -` goes through a private
+ *   file the tmux server reads, `loadThroughFile`); a relative file path is
  *   resolved against the session's directory;
  * - `wait-for`, `run-shell`, `if-shell` would block every command queued
  *   behind them; `kill-server` never answers;
@@ -52,7 +53,7 @@ import {
   type TmuxExecutor,
 } from "./executor.ts";
 import { localLauncher, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
-import { tmuxCommandWord } from "./quote.ts";
+import { formatLiteral, tmuxCommandWord } from "./quote.ts";
 import { Semaphore } from "./semaphore.ts";
 
 /** The executor every tool uses, plus the connections it owns. */
@@ -196,6 +197,44 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     return probe;
   }
 
+  let stdinDir: Promise<string> | undefined;
+  let stdinByFile = true;
+  let stdinCount = 0;
+
+  /**
+   * `load-buffer … -` with stdin content, as a file the tmux server reads
+   * itself (it does an attached client's file IO): a private 0700 directory,
+   * one file per call, deleted at once. Undefined when this route cannot
+   * serve (the caller spawns with stdin); a server that cannot read our
+   * directory (another user, another mount namespace) is not asked again.
+   */
+  async function loadThroughFile(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array | undefined> {
+    if (!ro.stdin || !stdinByFile || args[0] !== "load-buffer" || args.at(-1) !== "-") return undefined;
+    if (args.includes(COMMAND_SEPARATOR) || !await controlUsable()) return undefined;
+    stdinDir ??= Deno.makeTempDir({ prefix: `tmux-mcp-${Deno.pid}-stdin-` });
+    const path = `${await stdinDir}/${stdinCount++}`;
+    const line = controlLine([...args.slice(0, -1), formatLiteral(path)]);
+    if (line === undefined) return undefined;
+    await Deno.writeFile(path, ro.stdin, { mode: 0o600 });
+    try {
+      return await conn.send(line, {
+        name: "load-buffer",
+        commands: 1,
+        timeoutMs: ro.timeoutMs ?? defaultTimeout,
+        signal: ro.signal,
+      });
+    } catch (e) {
+      if (e instanceof ConnectionUnavailable) return undefined;
+      if (e instanceof TmuxError && e.kind === "failed" && /No such file|Permission denied/i.test(e.message)) {
+        stdinByFile = false;
+        return undefined;
+      }
+      throw e;
+    } finally {
+      await Deno.remove(path).catch(() => {});
+    }
+  }
+
   async function socketDirCheck(args: readonly TmuxArg[]) {
     // tmux 3.3a exits 0 from new-session when it cannot create the socket.
     const path = launcher.socket.socketPath;
@@ -212,6 +251,8 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   }
 
   async function runOnce(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+    const loaded = await loadThroughFile(args, ro);
+    if (loaded) return loaded;
     const line = controlLine(args, ro);
     if (line !== undefined && await controlUsable()) {
       try {
@@ -257,6 +298,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     },
     async close() {
       await Promise.all([conn.close(), hub.close()]);
+      const dir = stdinDir;
+      stdinDir = undefined;
+      if (dir) await Deno.remove(await dir.catch(() => ""), { recursive: true }).catch(() => {});
     },
   };
 }
