@@ -5,7 +5,7 @@
  * SIGKILLed server leaving no client behind.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, ROOT, START_PERMISSIONS, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, fakeTmux, ROOT, START_PERMISSIONS, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { ConnectionUnavailable, controlLine, createTmuxEngine, type TmuxEngine } from "../lib/tmux/engine.ts";
 import { createControlConnection } from "../lib/tmux/connection.ts";
 import { localLauncher } from "../lib/tmux/launcher.ts";
@@ -396,14 +396,6 @@ Deno.test("with control mode off nothing attaches, and buffers are read through 
     await fx.kill();
   }
 });
-
-async function fakeTmux(body: string): Promise<{ path: string; dir: string }> {
-  const dir = await Deno.makeTempDir();
-  const path = `${dir}/fake-tmux`;
-  await Deno.writeTextFile(path, `#!/usr/bin/env bash\n${body}\n`);
-  await Deno.chmod(path, 0o755);
-  return { path, dir };
-}
 
 Deno.test("a --tmux-bin that is missing, prints garbage or hangs gets one line saying what to do", async () => {
   const missing = createTmuxEngine({ bin: "/nonexistent/tmux", maxConcurrency: 1, controlMode: true });

@@ -66,9 +66,12 @@ for (let i = 0; i < 20; i++) {
 }
 
 const raw: number[] = [];
+const floor: number[] = [];
 const seq: Record<string, number[]> = {};
 for (let i = 0; i < N; i++) {
   raw.push(await rawSpawn());
+  // The transport and pipeline alone: a call refused before any tmux work.
+  floor.push(await timed(() => servers.on.call("no-such-tool", {})));
   for (const tool of Object.keys(calls) as Tool[]) {
     for (const m of modes) (seq[`${tool} ${m}`] ??= []).push(await timed(() => calls[tool](servers[m])));
   }
@@ -132,6 +135,9 @@ const rows: string[] = [
   "| | control mode on | control mode off | target |",
   "|---|---|---|---|",
   `| one raw \`tmux display-message\` spawn, p50 | ${ms(rawP50)} ms | | |`,
+  `| floor: tools/call refused before any tmux work, p50 | ${ms(p50(floor))} ms (${
+    (p50(floor) / rawP50).toFixed(2)
+  }× raw) | | |`,
 ];
 for (const tool of Object.keys(calls) as Tool[]) {
   const on = p50(seq[`${tool} on`]), off = p50(seq[`${tool} off`]);
