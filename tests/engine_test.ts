@@ -14,6 +14,7 @@ import { createServerFileReader } from "../lib/buffers/server_file.ts";
 import { createBufferStore } from "../lib/buffers/store.ts";
 import { COMMAND_SEPARATOR, createSpawnExecutor, type TmuxArg, TmuxError } from "../lib/tmux/executor.ts";
 import { UserError } from "../lib/errors.ts";
+import { getPane } from "../lib/tmux/panes.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -527,4 +528,30 @@ Deno.test("a SIGKILLed server leaves no tmux client behind", async () => {
     await reader.cancel().catch(() => {});
     await fx.kill();
   }
+});
+
+Deno.test("a missing target still means the most recently used session, not the control client's", async () => {
+  await withEngine(async (engine, socketName, tmux) => {
+    await tmux("new-session", "-d", "-s", "newer");
+    // The engine's client attaches to the most recent session ("newer")…
+    await engine.run(["display-message", "-p", "-t", "main", "x"]);
+    assertEquals(await clients(socketName), ["1:newer"]);
+    // …then another client makes "main" the most recently used one.
+    const other = new Deno.Command("tmux", {
+      args: ["-L", socketName, "-C", "attach-session", "-t", "main"],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      assert(await until(async () => (await clients(socketName)).includes("1:main")));
+      const { pane, defaulted } = await getPane(engine, undefined);
+      assert(defaulted);
+      assertEquals(pane.session_name, "main");
+      assertEquals(await engine.text(["display-message", "-p", "#{session_name}"]), "main\n");
+    } finally {
+      await other.stdin.close();
+      await other.status;
+    }
+  });
 });
