@@ -13,7 +13,8 @@
  * lib/buffers/server_file.ts). Every client process is started by one
  * {@linkcode TmuxLauncher} (lib/tmux/launcher.ts), the seam for remote hosts.
  *
- * Why some commands must be spawned, measured on tmux 3.3a:
+ * Why some commands must be spawned (tmux 3.3a; the escaping, `wait-for`
+ * and `run-shell` observed, the rest read from its source):
  * - a command without a target resolves against the control client's
  *   session, a spawned client's against the most recently used one;
  * - `new-session`/`new-window`/`split-window`/`respawn-*`/`pipe-pane`
@@ -23,8 +24,9 @@
  * - stdin content has no way in (`load-buffer -` goes through a private
  *   file the tmux server reads, `loadThroughFile`); a relative file path is
  *   resolved against the session's directory;
- * - `wait-for`, `run-shell`, `if-shell` would block every command queued
- *   behind them; `kill-server` never answers;
+ * - `wait-for` without `-S` returns at once for an attached client instead
+ *   of waiting; `run-shell`/`if-shell` hold every command queued behind
+ *   them; `kill-server`'s reply goes down with the server;
  * - an argument holding a line break or NUL cannot travel on a command line.
  * `--control-mode off` spawns everything; so does a tmux older than 3.2.
  * Our clients end when our stdin pipe closes, so a SIGKILLed server leaves
