@@ -46,6 +46,8 @@ export interface Config {
   sshConfig?: string;
   /** `--files-root`: confine every file tool to this directory (after symlinks). */
   filesRoot?: string;
+  /** `--control-mode`: carry commands over a persistent `tmux -C` client (false: spawn one per command). */
+  controlMode: boolean;
 }
 
 /** A bad command line or environment value; message is one line. */
@@ -243,6 +245,13 @@ export const OPTIONS: readonly OptionRow[] = [
     help: "confine file tools (load/save-buffer, pipe-pane, pty_capture_start) to this directory",
     apply: (c, v, s) => c.filesRoot = existingDirectory(s, String(v)),
   },
+  {
+    flag: "control-mode",
+    env: "TMUX_MCP_CONTROL_MODE",
+    type: "string",
+    help: "on: commands travel over one persistent tmux -C client; off: one tmux process per command (default: on)",
+    apply: (c, v, s) => c.controlMode = oneOf(s, String(v), ["on", "off"] as const) === "on",
+  },
 ];
 
 /** Defaults before flags and environment apply. */
@@ -256,6 +265,7 @@ export function defaultConfig(): Config {
     maxWaitMs: 120_000,
     terminalBackend: "pty",
     keepSessions: false,
+    controlMode: true,
   };
 }
 

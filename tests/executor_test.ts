@@ -1,14 +1,6 @@
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { COMMAND_SEPARATOR, createSpawnExecutor, escapeArg, TmuxError } from "../lib/tmux/executor.ts";
-import { startTmux } from "./helpers.ts";
-
-async function script(body: string): Promise<{ path: string; dir: string }> {
-  const dir = await Deno.makeTempDir();
-  const path = `${dir}/fake-tmux`;
-  await Deno.writeTextFile(path, `#!/usr/bin/env bash\n${body}\n`);
-  await Deno.chmod(path, 0o755);
-  return { path, dir };
-}
+import { fakeTmux as script, startTmux } from "./helpers.ts";
 
 Deno.test("escapeArg protects a trailing ';' from tmux's command splitting", () => {
   assertEquals(escapeArg("a;"), "a\\;");

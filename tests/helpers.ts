@@ -57,6 +57,15 @@ async function runTmux(socketName: string, args: string[], stdin?: Uint8Array): 
   return dec.decode(out.stdout);
 }
 
+/** A stand-in for the tmux binary: a bash script with `body`, in a fresh directory (remove `dir` afterwards). */
+export async function fakeTmux(body: string): Promise<{ path: string; dir: string }> {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/fake-tmux`;
+  await Deno.writeTextFile(path, `#!/usr/bin/env bash\n${body}\n`);
+  await Deno.chmod(path, 0o755);
+  return { path, dir };
+}
+
 /** Starts a tmux server with one detached session `main` on a unique socket. */
 export async function startTmux(label?: string): Promise<TmuxFixture> {
   const socketName = uniqueSocketName(label);
@@ -103,7 +112,8 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
   if (opts.socketName) args.push("--socket-name", opts.socketName);
   args.push(...(opts.args ?? []));
   const env: Record<string, string> = { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp" };
-  for (const k of ["DENO_DIR", "TMPDIR", "LANG"]) {
+  // TMUX_MCP_CONTROL_MODE: .ci/run runs part of the suite a second time with control mode off.
+  for (const k of ["DENO_DIR", "TMPDIR", "LANG", "TMUX_MCP_CONTROL_MODE"]) {
     const v = Deno.env.get(k);
     if (v) env[k] = v;
   }

@@ -75,7 +75,11 @@ exit $rc
   );
   await Deno.chmod(wrapper, 0o755);
   const tmux = await startTmux();
-  const mcp = await connect({ socketName: tmux.socketName, args: ["--tmux-bin", wrapper, "--max-concurrency", "3"] });
+  // Control mode off: every command is a tmux process, so the bound shows as processes.
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    args: ["--tmux-bin", wrapper, "--max-concurrency", "3", "--control-mode", "off"],
+  });
   try {
     const calls = Array.from({ length: 24 }, (_, i) => mcp.ok("set-buffer", { name: `b${i}`, content: `${i}` }));
     await Promise.all(calls);

@@ -1,7 +1,12 @@
 /**
  * Reading a buffer through a file the tmux server writes itself: the fast
- * route for large buffers (see lib/tmux/channel.ts for why the server only
- * does this for an attached control client).
+ * route for large buffers. tmux hands the file IO of `save-buffer` to the
+ * client that asked, unless that client is attached, in which case the
+ * server writes the file itself: a spawned `tmux show-buffer` streams the
+ * buffer server → client → pipe → us in 16 KiB messages (32 MiB: ~85 ms into
+ * our process); the server writing a file costs ~11 ms and reading it back
+ * ~15 ms. So the command goes over the engine's attached control client
+ * (`runAttached`, lib/tmux/engine.ts).
  *
  * Files go to a private directory (mode 0700, made on first use, removed by
  * `close`), one fresh name per read, and are deleted as soon as they are
@@ -13,11 +18,11 @@
  *
  * @example
  * ```ts
- * const files = createServerFileReader(channel);
+ * const files = createServerFileReader(engine);
  * const bytes = (await files.read("log")) ?? await tmux.run(["show-buffer", "-b", "log"]);
  * ```
  */
-import { ChannelUnavailable, type CommandChannel } from "../tmux/channel.ts";
+import { ConnectionUnavailable, type TmuxEngine } from "../tmux/engine.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { formatLiteral } from "../tmux/quote.ts";
 import { log } from "../log.ts";
@@ -45,7 +50,10 @@ export async function readWholeFile(path: string): Promise<Uint8Array> {
 }
 
 /** Makes the reader; `parent` is where its private directory goes (default: the system temp dir). */
-export function createServerFileReader(channel: CommandChannel, parent?: string): ServerFileReader {
+export function createServerFileReader(
+  engine: Pick<TmuxEngine, "runAttached">,
+  parent?: string,
+): ServerFileReader {
   let dir: Promise<string> | undefined;
   let broken = false;
   let counter = 0;
@@ -58,12 +66,12 @@ export function createServerFileReader(channel: CommandChannel, parent?: string)
   return {
     async read(name) {
       if (broken) return undefined;
-      dir ??= Deno.makeTempDir({ dir: parent, prefix: "tmux-mcp-buffers-" });
+      dir ??= Deno.makeTempDir({ dir: parent, prefix: `tmux-mcp-${Deno.pid}-buffers-` });
       const path = `${await dir}/${counter++}`;
       try {
-        await channel.run(["save-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });
+        await engine.runAttached(["save-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });
       } catch (e) {
-        if (e instanceof ChannelUnavailable) return undefined;
+        if (e instanceof ConnectionUnavailable) return undefined;
         if (e instanceof TmuxError && e.kind === "failed" && !isMissingBuffer(e)) {
           disable(`the tmux server cannot write ${path}: ${e.message}`);
           return undefined;

@@ -1,28 +1,29 @@
 /**
- * The doctor's "control mode usable" check, isolated in one function so it
- * can follow whatever lib/tmux uses to talk control mode.
+ * The doctor's "control mode usable" check: the engine's own control-mode
+ * client (lib/tmux/engine.ts) attaches and answers one command, as it will
+ * for every tool call.
  *
  * @example
  * ```ts
- * const r = await checkControlMode({ bin: "tmux", socketArgs: ["-L", "work"] }, true);
+ * const r = await checkControlMode({ bin: "tmux", socketName: "work" }, true);
  * ```
  */
-import { createCommandChannel } from "../tmux/channel.ts";
+import { createTmuxEngine } from "../tmux/engine.ts";
+import type { SocketSpec } from "../tmux/launcher.ts";
 import { type CheckResult, failIfNeeded, messageOf } from "./check.ts";
 
-/** Attaches a control-mode client (`tmux -C`) and runs `display-message -p ok` through it. */
-export async function checkControlMode(
-  opts: { bin: string; socketArgs: readonly string[] },
-  needed: boolean,
-): Promise<CheckResult> {
-  const channel = createCommandChannel({ bin: opts.bin, socketArgs: opts.socketArgs, timeoutMs: 10_000 });
+const decoder = new TextDecoder();
+
+/** Attaches the engine's control-mode client (`tmux -C`) and runs `display-message -p ok` through it. */
+export async function checkControlMode(opts: SocketSpec & { bin: string }, needed: boolean): Promise<CheckResult> {
+  const engine = createTmuxEngine({ ...opts, maxConcurrency: 1, controlMode: true, timeoutMs: 10_000 });
   try {
-    const lines = await channel.run(["display-message", "-p", "ok"]);
-    if (lines.join("\n").trim() !== "ok") {
+    const reply = decoder.decode(await engine.runAttached(["display-message", "-p", "ok"])).trim();
+    if (reply !== "ok") {
       return {
         status: failIfNeeded(needed),
         name: "control mode",
-        detail: `unexpected reply ${JSON.stringify(lines.join("\\n").slice(0, 80))}: check tmux -V and --tmux-bin`,
+        detail: `unexpected reply ${JSON.stringify(reply.slice(0, 80))}: check tmux -V and --tmux-bin`,
       };
     }
     return { status: "ok", name: "control mode", detail: "a control client (tmux -C) attached and answered" };
@@ -33,6 +34,6 @@ export async function checkControlMode(
       detail: `${messageOf(e)}: the server needs tmux control mode (tmux -C); check that a session exists`,
     };
   } finally {
-    await channel.close();
+    await engine.close();
   }
 }

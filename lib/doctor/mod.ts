@@ -52,7 +52,10 @@ export async function runDoctor(config: Config, flags: readonly string[]): Promi
     results.push(socket.result);
     results.push(
       socket.up
-        ? await checkControlMode({ bin: config.tmuxBin, socketArgs: tmux.socketArgs }, need.tmux)
+        ? await checkControlMode(
+          { bin: config.tmuxBin, socketName: config.socketName, socketPath: config.socketPath },
+          need.tmux,
+        )
         : { status: "skip", name: "control mode", detail: "no server to attach to" },
     );
   }

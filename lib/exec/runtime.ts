@@ -7,7 +7,8 @@
  *
  * Everything is released by the server's exit hook: the script directory
  * removed (which disarms every run: no shell will wait for this server any
- * more), shells waiting in a handshake released, control clients closed.
+ * more), shells waiting in a handshake released. The control-mode hub is the
+ * engine's (lib/tmux/engine.ts), which closes it.
  *
  * @example
  * ```ts
@@ -20,7 +21,7 @@
  * }
  * ```
  */
-import { type ControlHub, createControlHub } from "../tmux/control.ts";
+import type { ControlHub } from "../tmux/control.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import type { Services } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
@@ -90,7 +91,8 @@ function createRuntime(services: Services): ExecRuntime {
   let dir: Promise<string> | undefined;
   const tails = new Map<string, Promise<void>>();
   const runs = new Set<TrackedRun>();
-  const hub = createControlHub({ bin: config.tmuxBin, socketArgs: tmux.socketArgs });
+  // The hub belongs to the engine, which closes it on exit.
+  const hub = tmux.hub;
   return {
     hub,
     tmux,
@@ -155,7 +157,6 @@ function createRuntime(services: Services): ExecRuntime {
           log("warn", `could not release wait-for channel ${ch}: ${e instanceof Error ? e.message : String(e)}`)
         );
       }
-      await hub.close();
     },
   };
 }

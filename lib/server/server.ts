@@ -15,10 +15,9 @@
  */
 import { type CallToolRequest, CallToolRequestSchema, ListToolsRequestSchema, McpServer, type Tool } from "../sdk.ts";
 import type { Config } from "../config.ts";
-import { createSpawnExecutor } from "../tmux/executor.ts";
+import { createTmuxEngine } from "../tmux/engine.ts";
 import { createBufferStore } from "../buffers/store.ts";
 import { createServerFileReader } from "../buffers/server_file.ts";
-import { createCommandChannel } from "../tmux/channel.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
 import type { AnyTool, Services } from "../tools/tool.ts";
@@ -74,16 +73,16 @@ function instructions(toolsets: readonly string[]): string {
 
 /** Long-lived services for a configuration, plus the exit hooks they registered. */
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
-  const tmux = createSpawnExecutor({
+  const tmux = createTmuxEngine({
     bin: config.tmuxBin,
     socketName: config.socketName,
     socketPath: config.socketPath,
     maxConcurrency: config.maxConcurrency,
+    controlMode: config.controlMode,
   });
   const hooks: Array<() => Promise<void>> = [];
   const terminal = createTerminalBackend(config, tmux);
-  const channel = createCommandChannel({ bin: config.tmuxBin, socketArgs: tmux.socketArgs });
-  const files = createServerFileReader(channel);
+  const files = createServerFileReader(tmux);
   const services: Services = {
     config,
     tmux,
@@ -91,12 +90,13 @@ export function createServices(config: Config): { services: Services; runExitHoo
     terminal,
     atExit: (fn) => void hooks.push(fn),
   };
-  // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
-  services.atExit(() => terminal.close());
+  // Registered first, so it runs last: the tools' own exit hooks may still need tmux.
   services.atExit(async () => {
-    await channel.close();
+    await tmux.close();
     await files.close();
   });
+  // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
+  services.atExit(() => terminal.close());
   return {
     services,
     async runExitHooks() {
@@ -158,8 +158,10 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   }
   // Our own tools/list: the SDK lists only plain object output schemas, and
   // ours admit a buffered response too (see lib/budget/schema.ts).
-  const listed = { tools: pipeline.served.map(listing) };
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => listed);
+  // Built on the first tools/list, not at start-up: converting every schema to JSON Schema is the largest
+  // piece of eager work before `initialize` can be answered.
+  let listed: { tools: Tool[] } | undefined;
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => listed ??= { tools: pipeline.served.map(listing) });
   // Replace the SDK's tools/call with the pipeline: it gates, validates and
   // audits every call, including calls to tools that are not listed.
   mcp.server.setRequestHandler(

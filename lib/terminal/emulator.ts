@@ -13,6 +13,7 @@
  *
  * @example
  * ```ts
+ * await loadEmulator();
  * const em = createEmulator(24, 80);
  * em.write(new TextEncoder().encode("\x1b[31mred"));
  * await em.flushed();
@@ -20,9 +21,27 @@
  * em.screenColors()[0]; // "\x1b[31mred\x1b[0m"
  * ```
  */
-import xterm from "@xterm/headless";
+import type xtermModule from "@xterm/headless";
 
-type Terminal = InstanceType<typeof xterm.Terminal>;
+type Xterm = typeof xtermModule;
+type Terminal = InstanceType<Xterm["Terminal"]>;
+
+/**
+ * The emulator (npm `@xterm/headless`) is loaded on first use, not at
+ * start-up: importing it costs a noticeable part of a cold start
+ * (`initialize` answered), and most sessions never launch a pty.
+ */
+let xterm: Xterm | undefined;
+
+/** Loads the emulator; await it before {@linkcode createEmulator}. */
+export async function loadEmulator(): Promise<void> {
+  xterm ??= (await import("@xterm/headless")).default;
+}
+
+function loaded(): Xterm {
+  if (!xterm) throw new Error("the terminal emulator is not loaded yet: await loadEmulator() first");
+  return xterm;
+}
 type Buffer = Terminal["buffer"]["active"];
 type Cell = NonNullable<ReturnType<Buffer["getNullCell"]>>;
 
@@ -52,9 +71,9 @@ export interface Emulator {
   dispose(): void;
 }
 
-/** A headless xterm of the given size with {@linkcode SCROLLBACK_LINES} of history. */
+/** A headless xterm of the given size with {@linkcode SCROLLBACK_LINES} of history (after {@linkcode loadEmulator}). */
 export function createEmulator(rows: number, cols: number): Emulator {
-  const term = new xterm.Terminal({ rows, cols, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
+  const term = new (loaded().Terminal)({ rows, cols, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
   let pending: Promise<void> = Promise.resolve();
   return {
     get rows() {
@@ -115,9 +134,10 @@ let scratch: { term: Terminal; queue: Promise<unknown> } | undefined;
  * Renders `capture-pane -p -e` output (one line per row, SGR sequences) the
  * way {@linkcode Emulator.screenColors} renders a live screen.
  */
-export function ansiScreenColors(lines: string[], rows: number, cols: number): Promise<string[]> {
+export async function ansiScreenColors(lines: string[], rows: number, cols: number): Promise<string[]> {
+  await loadEmulator();
   scratch ??= {
-    term: new xterm.Terminal({ rows, cols, scrollback: 0, allowProposedApi: true }),
+    term: new (loaded().Terminal)({ rows, cols, scrollback: 0, allowProposedApi: true }),
     queue: Promise.resolve(),
   };
   const { term } = scratch;

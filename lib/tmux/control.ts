@@ -10,13 +10,17 @@
  * The client sends no commands; it is closed when its last watcher has been
  * gone for `idleMs`, and when the server exits.
  *
- * This is the one place besides the executor that starts tmux: a control
- * client is a long-lived subscriber, not a command, so it must not take an
- * executor slot.
+ * The hub belongs to the engine (lib/tmux/engine.ts, the one owner of every
+ * connection to tmux) and starts its clients with the engine's launcher. They
+ * are clients of their own, not the engine's command connection, because
+ * tmux 3.3a sends `%output` only for panes of the session a client is
+ * attached to, and a client is attached to one session at a time; a waiter
+ * must also never queue behind commands. Like every client of ours they end
+ * when our stdin pipe closes, even if this process is SIGKILLed.
  *
  * @example
  * ```ts
- * const hub = createControlHub({ bin: "tmux", socketArgs: ["-L", "work"] });
+ * const hub = createControlHub({ launcher: localLauncher("tmux", { socketName: "work" }) });
  * const stop = await hub.watch("$0", "%3", { output: (b) => console.log(b.length) });
  * // ... later
  * stop();
@@ -25,6 +29,7 @@
  */
 import { log } from "../log.ts";
 import { endClient, readLines } from "./control_client.ts";
+import type { TmuxLauncher } from "./launcher.ts";
 
 /** Why a watcher's stream may have changed shape. */
 export type PaneSignal =
@@ -56,9 +61,8 @@ export interface ControlHub {
 }
 
 export interface ControlHubOptions {
-  bin: string;
-  /** `-L name` / `-S path`, as the executor uses. */
-  socketArgs: readonly string[];
+  /** Starts the tmux clients (the engine's). */
+  launcher: TmuxLauncher;
   /** Keep an unwatched client this long before closing it (default 15 s). */
   idleMs?: number;
 }
@@ -114,12 +118,10 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
   const conns = new Map<string, Connection>();
 
   function open(sessionId: string): Connection {
-    const child = new Deno.Command(opts.bin, {
-      args: ["-u", ...opts.socketArgs, "-C", "attach-session", "-f", "read-only,ignore-size", "-t", sessionId],
+    const child = opts.launcher.spawn(["-C", "attach-session", "-f", "read-only,ignore-size", "-t", sessionId], {
       stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    });
+    void child.stderr.cancel().catch(() => {});
     const ready = Promise.withResolvers<void>();
     const conn: Connection = {
       child,

@@ -1,6 +1,6 @@
 /**
- * What both control-mode clients (the pane-output hub and the command
- * channel) do with their `tmux -C` child: read its stdout line by line as it
+ * What both kinds of control-mode client (the pane-output hub's and the command
+ * connection) do with their `tmux -C` child: read its stdout line by line as it
  * arrives, and end it.
  *
  * @example

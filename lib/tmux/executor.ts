@@ -1,14 +1,14 @@
 /**
- * The one module that runs tmux.
+ * The interface every tool calls tmux through, and its spawned-client path.
  *
- * Every tmux invocation in the server goes through a {@linkcode TmuxExecutor}:
- * argv arrays only (never a shell), the configured socket applied, large
- * content on stdin, stdout kept as bytes, a per-call timeout, and a counting
- * semaphore that bounds how many tmux children run at once.
- *
- * It is an interface because a persistent control-mode connection (`tmux -C`)
- * answers in about 0.09 ms against about 1.5 ms per spawned client; that is a
- * second implementation, not a change to callers.
+ * Tools call a {@linkcode TmuxExecutor}: argv arrays only (never a shell),
+ * the configured socket applied, stdin content, stdout kept as bytes, a
+ * per-call timeout. The server's executor is the engine (lib/tmux/engine.ts,
+ * the one owner of every connection to tmux), which carries commands over a
+ * persistent control-mode client and uses {@linkcode spawnTmux} — one
+ * `tmux` process per call, defined here — only where control mode cannot
+ * serve. {@linkcode createSpawnExecutor} is that path alone, bounded by a
+ * semaphore (`--control-mode off`, and tests that want a plain executor).
  *
  * @example
  * ```ts
@@ -17,12 +17,9 @@
  * ```
  */
 import { Semaphore } from "./semaphore.ts";
+import { describeSocket, localLauncher, socketArgsFor, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
 
-/** Where the tmux server lives: `-L name`, `-S path`, or the user's default. */
-export interface SocketSpec {
-  socketName?: string;
-  socketPath?: string;
-}
+export { describeSocket, socketArgsFor, type SocketSpec };
 
 /**
  * Marks the boundary between two tmux commands in one invocation
@@ -88,125 +85,130 @@ export interface SpawnExecutorOptions extends SocketSpec {
 
 const decoder = new TextDecoder();
 
-/** The argv prefix for a socket spec (`-S` wins over `-L`, as in tmux). */
-export function socketArgsFor(socket: SocketSpec): string[] {
-  if (socket.socketPath) return ["-S", socket.socketPath];
-  if (socket.socketName) return ["-L", socket.socketName];
-  return [];
-}
-
-/** Human description of the socket for error messages. */
-export function describeSocket(socket: SocketSpec): string {
-  if (socket.socketPath) return `socket path "${socket.socketPath}"`;
-  if (socket.socketName) return `socket name "${socket.socketName}"`;
-  return "the default socket";
-}
-
 const NO_SERVER = /no server running|error connecting to|server exited unexpectedly|lost server/;
 
 /**
  * Turns tmux's stderr into one concise line. tmux sometimes prints several
  * lines (usage text); the first non-empty one carries the reason.
  */
-function conciseStderr(stderr: string): string {
+export function conciseStderr(stderr: string): string {
   const first = stderr.split("\n").map((l) => l.trim()).find((l) => l.length > 0) ?? "";
   return first.length > 300 ? first.slice(0, 300) + "…" : first;
 }
 
 /**
- * An executor that spawns one tmux client per call with `Deno.Command`.
+ * Runs one tmux client for `args` and returns its stdout: a timeout or an
+ * abort kills its whole process group; failures become one-line
+ * {@linkcode TmuxError}s. Not bounded here: the caller holds a semaphore slot.
+ */
+export async function spawnTmux(
+  launcher: TmuxLauncher,
+  args: readonly TmuxArg[],
+  ro: RunOptions,
+  defaultTimeout: number,
+): Promise<Uint8Array> {
+  if (ro.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
+  let child: Deno.ChildProcess;
+  try {
+    child = launcher.spawn(args.map((a) => a === COMMAND_SEPARATOR ? ";" : escapeArg(a)), {
+      stdin: ro.stdin ? "piped" : "null",
+      detached: true,
+    });
+  } catch (e) {
+    throw launchError(launcher.bin, e);
+  }
+  let ended: TmuxErrorKind | undefined;
+  const kill = (why: TmuxErrorKind) => {
+    if (ended) return;
+    ended = why;
+    try {
+      Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already exited
+      }
+    }
+  };
+  const timeoutMs = ro.timeoutMs ?? defaultTimeout;
+  const timer = setTimeout(() => kill("timeout"), timeoutMs);
+  const onAbort = () => kill("aborted");
+  ro.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const stdinDone = ro.stdin ? feedStdin(child, ro.stdin) : Promise.resolve();
+    const [out] = await Promise.all([child.output(), stdinDone]);
+    if (ended === "timeout") {
+      throw new TmuxError(
+        "timeout",
+        `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed` +
+          ` (is --tmux-bin "${launcher.bin}" a working tmux?)`,
+      );
+    }
+    if (ended === "aborted") throw new TmuxError("aborted", "tmux call cancelled");
+    if (!out.success) {
+      const stderr = decoder.decode(out.stderr);
+      const line = conciseStderr(stderr);
+      if (NO_SERVER.test(line)) throw noServer(launcher, line, stderr);
+      throw new TmuxError(
+        "failed",
+        line || `tmux ${String(args[0] ?? "")} failed with exit code ${out.code}`,
+        stderr,
+      );
+    }
+    return out.stdout;
+  } finally {
+    clearTimeout(timer);
+    ro.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The one-line error for a tmux binary that cannot be started. */
+export function launchError(bin: string, e: unknown): Error {
+  if (e instanceof Deno.errors.NotFound) {
+    return new TmuxError(
+      "missing",
+      `tmux is not installed (no "${bin}" found): install it (apt-get install tmux, brew install tmux) or pass --tmux-bin PATH`,
+    );
+  }
+  if (e instanceof Deno.errors.PermissionDenied) {
+    return new TmuxError("missing", `cannot run "${bin}": ${(e as Error).message}`);
+  }
+  return e as Error;
+}
+
+/** The one-line error for "no tmux server on this socket". */
+export function noServer(launcher: TmuxLauncher, line: string, stderr = ""): TmuxError {
+  return new TmuxError(
+    "no-server",
+    `no tmux server is running on ${describeSocket(launcher.socket)} (${line}): start one, e.g. \`tmux ${
+      [...launcher.socketArgs, "new-session", "-d"].join(" ")
+    }\`, or point --socket-name/--socket-path at a running server`,
+    stderr,
+  );
+}
+
+/** True for tmux's ways of saying there is no server (to connect to, or any more). */
+export function isNoServerText(line: string): boolean {
+  return NO_SERVER.test(line);
+}
+
+/**
+ * An executor that spawns one tmux client per call, at most
+ * `maxConcurrency` at once.
  */
 export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
-  const socket: SocketSpec = { socketName: opts.socketName, socketPath: opts.socketPath };
-  const socketArgs = socketArgsFor(socket);
+  const launcher = localLauncher(opts.bin, opts);
   const sem = new Semaphore(opts.maxConcurrency);
   const defaultTimeout = opts.timeoutMs ?? 10_000;
-
-  async function runOnce(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
-    if (ro.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command(opts.bin, {
-        // -u: without a UTF-8 locale in our environment tmux would print every
-        // non-ASCII byte of a name or format result as "_".
-        args: ["-u", ...socketArgs, ...args.map((a) => a === COMMAND_SEPARATOR ? ";" : escapeArg(a))],
-        stdin: ro.stdin ? "piped" : "null",
-        stdout: "piped",
-        stderr: "piped",
-        // Own process group, so a timeout kills everything the binary started
-        // (a --tmux-bin wrapper script, not only its shell).
-        detached: true,
-      }).spawn();
-    } catch (e) {
-      if (e instanceof Deno.errors.NotFound) {
-        throw new TmuxError(
-          "missing",
-          `tmux is not installed (no "${opts.bin}" found): install it (apt-get install tmux, brew install tmux) or pass --tmux-bin PATH`,
-        );
-      }
-      if (e instanceof Deno.errors.PermissionDenied) {
-        throw new TmuxError("missing", `cannot run "${opts.bin}": ${(e as Error).message}`);
-      }
-      throw e;
-    }
-    let ended: TmuxErrorKind | undefined;
-    const kill = (why: TmuxErrorKind) => {
-      if (ended) return;
-      ended = why;
-      try {
-        Deno.kill(-child.pid, "SIGKILL");
-      } catch {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already exited
-        }
-      }
-    };
-    const timeoutMs = ro.timeoutMs ?? defaultTimeout;
-    const timer = setTimeout(() => kill("timeout"), timeoutMs);
-    const onAbort = () => kill("aborted");
-    ro.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const stdinDone = ro.stdin ? feedStdin(child, ro.stdin) : Promise.resolve();
-      const [out] = await Promise.all([child.output(), stdinDone]);
-      if (ended === "timeout") {
-        throw new TmuxError("timeout", `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed`);
-      }
-      if (ended === "aborted") throw new TmuxError("aborted", "tmux call cancelled");
-      if (!out.success) {
-        const stderr = decoder.decode(out.stderr);
-        const line = conciseStderr(stderr);
-        if (NO_SERVER.test(line)) {
-          throw new TmuxError(
-            "no-server",
-            `no tmux server is running on ${describeSocket(socket)} (${line}): start one, e.g. \`tmux ${
-              [...socketArgs, "new-session", "-d"].join(" ")
-            }\`, or point --socket-name/--socket-path at a running server`,
-            stderr,
-          );
-        }
-        throw new TmuxError(
-          "failed",
-          line || `tmux ${String(args[0] ?? "")} failed with exit code ${out.code}`,
-          stderr,
-        );
-      }
-      return out.stdout;
-    } finally {
-      clearTimeout(timer);
-      ro.signal?.removeEventListener("abort", onAbort);
-    }
-  }
-
   return {
-    socket,
-    socketArgs,
+    socket: launcher.socket,
+    socketArgs: launcher.socketArgs,
     run(args, ro = {}) {
-      return sem.use(() => runOnce(args, ro));
+      return sem.use(() => spawnTmux(launcher, args, ro, defaultTimeout));
     },
     async text(args, ro = {}) {
-      return decoder.decode(await sem.use(() => runOnce(args, ro)));
+      return decoder.decode(await sem.use(() => spawnTmux(launcher, args, ro, defaultTimeout)));
     },
   };
 }

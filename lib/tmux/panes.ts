@@ -97,7 +97,21 @@ export type PaneScope = { all: true } | { session: string } | { window: string }
 export type WindowScope = { all: true } | { session: string };
 
 const decoder = new TextDecoder();
-const SESSION_FORMAT = rowFormat(SESSION_SPEC);
+/**
+ * What tmux is asked for a session: the attached clients come as their names,
+ * so clients without a terminal — control-mode clients over pipes, this
+ * server's own among them, which tmux names `client-PID` — are not counted.
+ */
+const SESSION_QUERY_SPEC = {
+  ...SESSION_SPEC,
+  attached_clients: ["session_attached_list", "str"],
+} as const satisfies RowSpec;
+const SESSION_FORMAT = rowFormat(SESSION_QUERY_SPEC);
+
+function sessionRow(r: Row<typeof SESSION_QUERY_SPEC>): SessionInfo {
+  const atTerminal = r.attached_clients.split(",").filter((n) => n !== "" && !/^client-\d+$/.test(n));
+  return { ...r, attached_clients: atTerminal.length };
+}
 const WINDOW_FORMAT = rowFormat(WINDOW_SPEC);
 const PANE_FORMAT = rowFormat(PANE_SPEC);
 const DEFAULT_SPEC = { ...PANE_SPEC, session_activity: ["session_activity", "int"] } as const satisfies RowSpec;
@@ -227,7 +241,7 @@ export function listSessions(tmux: TmuxExecutor, signal?: AbortSignal): Promise<
   return query(
     tmux,
     ["list-sessions", "-F", SESSION_FORMAT],
-    (o) => parseRows(SESSION_SPEC, o).rows,
+    (o) => parseRows(SESSION_QUERY_SPEC, o).rows.map(sessionRow),
     undefined,
     signal,
   );
@@ -282,9 +296,9 @@ export function describeSession(tmux: TmuxExecutor, session: string, signal?: Ab
     tmux,
     args,
     (out) => {
-      const s = parseRows(SESSION_SPEC, out, 1);
-      const session = s.rows[0];
-      if (!session) throw new RowParseError("no session row");
+      const s = parseRows(SESSION_QUERY_SPEC, out, 1);
+      if (!s.rows[0]) throw new RowParseError("no session row");
+      const session = sessionRow(s.rows[0]);
       const w = parseRows(WINDOW_SPEC, out.subarray(s.end), session.window_count);
       const p = parseRows(PANE_SPEC, out.subarray(s.end + w.end));
       return { session, windows: w.rows, panes: p.rows };

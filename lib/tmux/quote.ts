@@ -97,3 +97,21 @@ export function shellLine(words: readonly string[]): string {
   // A leading "=" or "~" means something to zsh or sh; both are quoted.
   return words.map((w) => /^[A-Za-z0-9_./:@%+,-]+$/.test(w) ? w : shQuote(w)).join(" ");
 }
+
+/**
+ * One argument as a word of a tmux command line (what a control-mode client
+ * sends): single-quoted, so `;`, `#`, `$`, `~`, braces, spaces and a
+ * trailing `;` are literal, with `'` written as `'"'"'`. Returns undefined
+ * for an argument a command line cannot carry (a line break or NUL): the
+ * caller must not send it half-escaped (lib/tmux/engine.ts spawns instead).
+ *
+ * @example
+ * ```ts
+ * tmuxCommandWord("it's;"); // "'it'\"'\"'s;'"
+ * tmuxCommandWord("a\nb");  // undefined
+ * ```
+ */
+export function tmuxCommandWord(arg: string): string | undefined {
+  if (/[\n\r\0]/.test(arg)) return undefined;
+  return "'" + arg.replaceAll("'", `'"'"'`) + "'";
+}

@@ -24,7 +24,7 @@
 import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
 import type { Config, Tier, Toolset } from "../config.ts";
-import type { TmuxExecutor } from "../tmux/executor.ts";
+import type { TmuxEngine } from "../tmux/engine.ts";
 import type { BufferStore } from "../buffers/store.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
 
@@ -33,7 +33,8 @@ export type { Tier, Toolset };
 /** Long-lived services shared by all tools; built once per server. */
 export interface Services {
   config: Config;
-  tmux: TmuxExecutor;
+  /** Every connection to tmux (lib/tmux/engine.ts); tools call it as a TmuxExecutor. */
+  tmux: TmuxEngine;
   buffers: BufferStore;
   /** The backend of the pty_* tools (internal PTY or tmux, per --terminal-backend). */
   terminal: TerminalBackend;

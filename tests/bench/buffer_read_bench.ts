@@ -5,14 +5,14 @@
  */
 import { startTmux } from "../helpers.ts";
 import { createSpawnExecutor } from "../../lib/tmux/executor.ts";
-import { createCommandChannel } from "../../lib/tmux/channel.ts";
+import { createTmuxEngine } from "../../lib/tmux/engine.ts";
 import { createServerFileReader } from "../../lib/buffers/server_file.ts";
 import { createBufferStore } from "../../lib/buffers/store.ts";
 
 const tmux = await startTmux("bench-read");
 const exec = createSpawnExecutor({ bin: "tmux", socketName: tmux.socketName, maxConcurrency: 4 });
-const channel = createCommandChannel({ bin: "tmux", socketArgs: ["-L", tmux.socketName] });
-const files = createServerFileReader(channel);
+const engine = createTmuxEngine({ bin: "tmux", socketName: tmux.socketName, maxConcurrency: 4, controlMode: true });
+const files = createServerFileReader(engine);
 const stores = { "server file": createBufferStore(exec, { files }), "show-buffer": createBufferStore(exec) };
 const sizes = { "1 KiB": 1024, "1 MiB": 1 << 20, "8 MiB": 8 << 20 };
 for (const [label, size] of Object.entries(sizes)) {

@@ -31,7 +31,7 @@ import {
   SessionTable,
   type TerminalBackend,
 } from "../backend.ts";
-import { createEmulator, type Emulator } from "../emulator.ts";
+import { createEmulator, type Emulator, loadEmulator } from "../emulator.ts";
 import { hangUpSession } from "../hangup.ts";
 import { type ChildExit, type Libc, libc, POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT } from "./ffi.ts";
 
@@ -222,7 +222,8 @@ export function createPtyBackend(): TerminalBackend {
   return {
     name: "pty",
 
-    launch(spec: LaunchSpec) {
+    async launch(spec: LaunchSpec) {
+      await loadEmulator();
       const id = table.reserve(spec.sessionId);
       let fd = -1;
       try {

@@ -6,8 +6,9 @@ import { sessionShape } from "./shapes.ts";
 export default defineTool({
   name: "list-sessions",
   title: "List tmux sessions",
-  description: "Every tmux session: session_id ($N), name, window count, attached clients (control-mode ones too: " +
-    "this server briefly attaches a read-only one while it waits on output or reads a buffer), created and last " +
+  description:
+    "Every tmux session: session_id ($N), name, window count, clients attached at a terminal (control-mode " +
+    "clients over pipes, this server's own read-only ones among them, are not counted), created and last " +
     "activity (unix seconds). Use the ids as targets from then on. Next: list-windows or list-panes {target}.",
   toolset: "workspace",
   tier: "readonly",

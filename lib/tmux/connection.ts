@@ -1,0 +1,339 @@
+/**
+ * The control-mode protocol on one persistent `tmux -C` client: commands
+ * written as lines, replies matched to them. lib/tmux/engine.ts owns the
+ * connection and decides which commands travel on it.
+ *
+ * The client attaches to tmux's default (most recently used) session with
+ * `read-only,ignore-size,no-output`: it cannot type, does not change window
+ * sizes and is sent no pane output. Attaching to the session that already is
+ * the most recent keeps it the most recent (attaching bumps a session's
+ * activity), so the default target of a spawned client does not move. It
+ * starts on the first command and ends after `idleMs` without one, when its
+ * stdin closes (our process exited, even by SIGKILL), or when the session it
+ * is attached to goes and tmux detaches it; the next command starts a new one.
+ *
+ * Replies: tmux answers a control client's own commands in `%begin T N 1` …
+ * `%end|%error T N 1` blocks in the order they were sent, one block per
+ * command of a line (`a ; b` gives two; after an `%error` the rest of the
+ * line is dropped). Flag 1 marks them; blocks of hooks and of the attach
+ * itself carry 0, and other clients never see ours. A block ends only at the
+ * `%end`/`%error` line carrying its `%begin`'s T and N, so output that merely
+ * looks like an end line does not end it. The output a spawned client would
+ * print is the blocks' lines, each followed by `\n`.
+ *
+ * When the client ends: a command tmux had begun fails with a one-line
+ * {@linkcode TmuxError}; one it had not begun never ran, and fails with
+ * {@linkcode ConnectionUnavailable} so the engine can spawn it instead.
+ *
+ * @example
+ * ```ts
+ * const conn = createControlConnection({ launcher: localLauncher("tmux", { socketName: "work" }) });
+ * const out = await conn.send("list-sessions", { name: "list-sessions", commands: 1, timeoutMs: 10_000 });
+ * await conn.close();
+ * ```
+ */
+import { endClient, readLines } from "./control_client.ts";
+import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
+import type { TmuxLauncher } from "./launcher.ts";
+
+/** The connection cannot carry this command now; nothing was run (the caller may spawn it). */
+export class ConnectionUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConnectionUnavailable";
+  }
+}
+
+export interface SendOptions {
+  /** The command's name, for messages. */
+  name: string;
+  /** How many commands the line holds (`a ; b` is two): tmux answers each in a block of its own. */
+  commands: number;
+  timeoutMs: number;
+  /** Stops waiting for the reply (the command itself cannot be recalled once sent). */
+  signal?: AbortSignal;
+}
+
+export interface ControlConnection {
+  /**
+   * Sends one command line (words already quoted) and resolves with its
+   * output. Throws {@linkcode TmuxError} (`failed` with tmux's message,
+   * `timeout`, `aborted`, `no-server`) or {@linkcode ConnectionUnavailable}.
+   */
+  send(line: string, opts: SendOptions): Promise<Uint8Array>;
+  /** Pid of the live client process, if any (for telling our own clients apart). */
+  readonly clientPid: number | undefined;
+  /** Forget a failed attach now (a session may exist since), instead of after the retry pause. */
+  retryNow(): void;
+  /** Ends the client. */
+  close(): Promise<void>;
+}
+
+export interface ControlConnectionOptions {
+  launcher: TmuxLauncher;
+  /** End the client after this long without a command (default 30 s). */
+  idleMs?: number;
+  /** After a failed attach, wait this long before trying again (default 1 s). */
+  retryMs?: number;
+}
+
+interface Pending {
+  name: string;
+  resolve(out: Uint8Array): void;
+  reject(e: Error): void;
+  /** `T N` of its first %begin, once tmux began it. */
+  begun?: string;
+  /** Blocks still to come. */
+  blocks: number;
+  lines: Uint8Array[];
+  /** Where the current block's lines start in `lines`. */
+  blockStart: number;
+  /** The caller stopped waiting (abort); the reply is still consumed to keep the order. */
+  dropped: boolean;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+interface Client {
+  child: Deno.ChildProcess;
+  writer: WritableStreamDefaultWriter<Uint8Array>;
+  pending: Pending[];
+  closed: boolean;
+  /** Resolves once attached, or once the client ended. */
+  ready: Promise<void>;
+  attached: boolean;
+  /** Why tmux refused the attach, when it did. */
+  refusal: string;
+  done: Promise<void>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const NL = 0x0a;
+const PERCENT = 0x25;
+const BLOCK = /^%(begin|end|error) (\d+ \d+) (\d+)$/;
+
+/** Output lines as a spawned client prints them: each followed by "\n". */
+function joinLines(lines: Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const l of lines) size += l.length + 1;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const l of lines) {
+    out.set(l, at);
+    at += l.length;
+    out[at++] = NL;
+  }
+  return out;
+}
+
+/**
+ * A `%error` block as the executor's error. tmux prints the output of the
+ * commands that ran before the failing one first; its message is the last line.
+ */
+function commandFailed(lines: Uint8Array[]): TmuxError {
+  const text = lines.map((l) => decoder.decode(l));
+  const message = text.findLast((l) => l.trim()) ?? "tmux command failed";
+  return new TmuxError("failed", message.trim(), message);
+}
+
+/** Creates the connection; nothing runs until the first command. */
+export function createControlConnection(opts: ControlConnectionOptions): ControlConnection {
+  const idleMs = opts.idleMs ?? 30_000;
+  const retryMs = opts.retryMs ?? 1000;
+  let client: Client | undefined;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let retryAt = 0;
+  let lastRefusal = "";
+
+  function start(): Client {
+    const child = opts.launcher.spawn(["-C", "attach-session", "-f", "read-only,ignore-size,no-output"], {
+      stdin: "piped",
+    });
+    const attached = Promise.withResolvers<void>();
+    const c: Client = {
+      child,
+      writer: child.stdin.getWriter(),
+      pending: [],
+      closed: false,
+      attached: false,
+      refusal: "",
+      ready: attached.promise,
+      done: Promise.resolve(),
+    };
+    // Our block: [T N] of its %begin; "other": inside a block of flag 0 (the attach, hooks).
+    let own: string | undefined;
+    let other = false;
+    const onLine = (bytes: Uint8Array) => {
+      if (own !== undefined) {
+        const p = c.pending[0];
+        if (bytes[0] === PERCENT) {
+          const m = BLOCK.exec(decoder.decode(bytes));
+          if (m && m[1] !== "begin" && m[2] === own && m[3] === "1") {
+            own = undefined;
+            if (!p) return;
+            // After an %error tmux drops the line's remaining commands: no more blocks come.
+            if (m[1] === "error") {
+              c.pending.shift();
+              settle(c, p, false, commandFailed(p.lines.slice(p.blockStart)));
+            } else if (--p.blocks === 0) {
+              c.pending.shift();
+              settle(c, p, true);
+            }
+            return;
+          }
+        }
+        p?.lines.push(bytes.slice());
+        return;
+      }
+      if (bytes[0] !== PERCENT) return;
+      const text = decoder.decode(bytes);
+      const m = BLOCK.exec(text);
+      if (other) {
+        if (m && m[1] !== "begin") {
+          other = false;
+          // The first such block answers the attach itself (later ones come from hooks).
+          if (!c.attached && m[1] === "end") c.attached = true;
+          attached.resolve();
+        } else if (!c.attached && !c.refusal) c.refusal = text;
+        return;
+      }
+      if (!m || m[1] !== "begin") return; // a notification: this client needs none
+      if (m[3] === "1" && c.pending.length > 0) {
+        own = m[2];
+        const p = c.pending[0];
+        p.begun ??= m[2];
+        p.blockStart = p.lines.length;
+      } else other = true;
+    };
+    const stderr = new Response(child.stderr).text().catch(() => "");
+    c.done = (async () => {
+      await readLines(child.stdout, onLine);
+      c.closed = true;
+      attached.resolve(); // whatever is pending fails below
+      if (client === c) client = undefined;
+      const said = conciseStderr(await stderr);
+      if (!c.attached) {
+        retryAt = Date.now() + retryMs;
+        lastRefusal = c.refusal || said || "the control client ended";
+      }
+      const gone = isNoServerText(said) || /server exited/.test(said);
+      for (const p of c.pending.splice(0)) {
+        if (p.begun) {
+          settle(
+            c,
+            p,
+            false,
+            new TmuxError(
+              gone ? "no-server" : "failed",
+              `tmux ${p.name}: the connection to tmux ended before it answered (${
+                gone ? "the tmux server exited" : "the session it was attached to closed"
+              }); check the state, then retry`,
+            ),
+          );
+        } else {
+          settle(c, p, false, new ConnectionUnavailable(c.attached ? "the control client ended" : lastRefusal));
+        }
+      }
+      await child.status.catch(() => {});
+    })();
+    return c;
+  }
+
+  function settle(c: Client, p: Pending, ok: boolean, error?: Error) {
+    clearTimeout(p.timer);
+    if (!p.dropped) {
+      p.dropped = true;
+      if (ok) p.resolve(joinLines(p.lines));
+      else p.reject(error ?? commandFailed(p.lines.slice(p.blockStart)));
+    }
+    if (c.pending.length === 0 && !c.closed) armIdle(c);
+  }
+
+  function armIdle(c: Client) {
+    if (idleTimer !== undefined) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      idleTimer = undefined;
+      if (client === c && c.pending.length === 0) void shut(c);
+    }, idleMs);
+  }
+
+  async function shut(c: Client): Promise<void> {
+    if (client === c) client = undefined;
+    c.closed = true;
+    await endClient(c.child, () => c.writer.close(), c.done);
+  }
+
+  return {
+    get clientPid() {
+      return client && !client.closed ? client.child.pid : undefined;
+    },
+    retryNow() {
+      retryAt = 0;
+    },
+    send(line, so) {
+      if (so.signal?.aborted) return Promise.reject(new TmuxError("aborted", "tmux call cancelled"));
+      if (!client || client.closed) {
+        if (Date.now() < retryAt) return Promise.reject(new ConnectionUnavailable(lastRefusal));
+        try {
+          client = start();
+        } catch (e) {
+          // No such binary, no permission: the engine's spawned command will say so.
+          retryAt = Date.now() + retryMs;
+          lastRefusal = `cannot start ${opts.launcher.bin}: ${(e as Error).message}`;
+          return Promise.reject(new ConnectionUnavailable(lastRefusal));
+        }
+      }
+      if (idleTimer !== undefined) {
+        clearTimeout(idleTimer);
+        idleTimer = undefined;
+      }
+      const c = client;
+      return new Promise<Uint8Array>((resolve, reject) => {
+        const p: Pending = {
+          name: so.name,
+          resolve,
+          reject,
+          lines: [],
+          blocks: so.commands,
+          blockStart: 0,
+          dropped: false,
+          timer: setTimeout(() => {
+            // A command this slow means tmux is stuck (or --tmux-bin is no tmux): drop the client;
+            // its end settles the other commands.
+            settle(
+              c,
+              p,
+              false,
+              new TmuxError(
+                "timeout",
+                `tmux ${so.name} timed out after ${so.timeoutMs} ms` +
+                  (c.attached ? "" : ` (is --tmux-bin "${opts.launcher.bin}" a working tmux?)`),
+              ),
+            );
+            void shut(c);
+          }, so.timeoutMs),
+        };
+        if (so.signal) {
+          const onAbort = () => settle(c, p, false, new TmuxError("aborted", "tmux call cancelled"));
+          so.signal.addEventListener("abort", onAbort, { once: true });
+          const clean = () => so.signal?.removeEventListener("abort", onAbort);
+          const { resolve: res, reject: rej } = p;
+          p.resolve = (v) => (clean(), res(v));
+          p.reject = (e) => (clean(), rej(e));
+        }
+        c.pending.push(p);
+        const bytes = encoder.encode(line + "\n");
+        // Continuations run in registration order, so lines are written in the order of `pending`.
+        // A client that was refused is not attached: nothing may be written to it (it would run unattached).
+        c.ready.then(() => c.closed || !c.attached ? undefined : c.writer.write(bytes)).catch(() => {
+          // The client is gone; its end settles every pending command.
+        });
+      });
+    },
+    async close() {
+      if (idleTimer !== undefined) clearTimeout(idleTimer);
+      idleTimer = undefined;
+      if (client) await shut(client);
+    },
+  };
+}

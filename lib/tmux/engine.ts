@@ -1,0 +1,308 @@
+/**
+ * The one owner of every connection to a tmux server.
+ *
+ * Tools call it as a {@linkcode TmuxExecutor}. Each command travels on one
+ * persistent control-mode client (lib/tmux/connection.ts: about 0.1 ms per
+ * command instead of a spawn's milliseconds) unless {@linkcode controlLine}
+ * — the one place that chooses — says control mode would change what it
+ * does; then one `tmux` process is spawned for it (lib/tmux/executor.ts).
+ * Either way a {@linkcode Semaphore} slot is held while the command is in
+ * flight. The engine also owns the pane-output hub of the waits
+ * (lib/tmux/control.ts, per-session clients) and runs the commands whose
+ * file IO must be done by the tmux server itself (`runAttached`, for
+ * lib/buffers/server_file.ts). Every client process is started by one
+ * {@linkcode TmuxLauncher} (lib/tmux/launcher.ts), the seam for remote hosts.
+ *
+ * Why some commands must be spawned (tmux 3.3a; the escaping, `wait-for`
+ * and `run-shell` observed, the rest read from its source):
+ * - a command without a target resolves against the control client's
+ *   session, a spawned client's against the most recently used one;
+ * - `new-session`/`new-window`/`split-window`/`respawn-*`/`pipe-pane`
+ *   start processes in the attached session's directory, a spawned client's
+ *   in its own; `display-message` without `-p` shows on the issuing client;
+ * - `show-buffer` output is vis(3)-escaped for a control client;
+ * - stdin content has no way in (`load-buffer -` goes through a private
+ *   file the tmux server reads, `loadThroughFile`); a relative file path is
+ *   resolved against the session's directory;
+ * - `wait-for` without `-S` returns at once for an attached client instead
+ *   of waiting; `run-shell`/`if-shell` hold every command queued behind
+ *   them; `kill-server`'s reply goes down with the server;
+ * - an argument holding a line break or NUL cannot travel on a command line.
+ * `--control-mode off` spawns everything; so does a tmux older than 3.2.
+ * Our clients end when our stdin pipe closes, so a SIGKILLed server leaves
+ * none behind. tmux's `destroy-unattached` needs no care: tmux destroys such
+ * sessions whenever any client leaves, a spawned one too. A user's
+ * `client-attached` hook runs once per connection (not per command), as it
+ * did for the clients this replaces. Our clients have no terminal, so tmux
+ * names them `client-PID`: `list-sessions` (lib/tmux/panes.ts) does not count
+ * them as attached.
+ *
+ * @example
+ * ```ts
+ * const tmux = createTmuxEngine({ bin: "tmux", socketName: "work", maxConcurrency: 8, controlMode: true });
+ * const names = await tmux.text(["list-sessions", "-F", "#{session_name}"]);
+ * await tmux.close();
+ * ```
+ */
+import { type ControlHub, createControlHub } from "./control.ts";
+import { ConnectionUnavailable, createControlConnection } from "./connection.ts";
+import {
+  COMMAND_SEPARATOR,
+  type RunOptions,
+  spawnTmux,
+  type TmuxArg,
+  TmuxError,
+  type TmuxExecutor,
+} from "./executor.ts";
+import { localLauncher, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
+import { formatLiteral, tmuxCommandWord } from "./quote.ts";
+import { Semaphore } from "./semaphore.ts";
+
+/** The executor every tool uses, plus the connections it owns. */
+export interface TmuxEngine extends TmuxExecutor {
+  /** Live pane output for the waits. */
+  readonly hub: ControlHub;
+  /**
+   * Runs a command on the attached control client, so tmux does its file IO
+   * itself. Throws {@linkcode ConnectionUnavailable} when there is none
+   * (control mode off, no session yet, an unsendable argument).
+   */
+  runAttached(args: readonly string[], opts?: RunOptions): Promise<Uint8Array>;
+  /** Ends every client this engine started. */
+  close(): Promise<void>;
+}
+
+export interface TmuxEngineOptions extends SocketSpec {
+  bin: string;
+  /** Commands in flight at once, spawned or over the connection. */
+  maxConcurrency: number;
+  /** False: spawn a client for every command (`--control-mode off`). */
+  controlMode: boolean;
+  /** Default per-command timeout in ms (10 s). */
+  timeoutMs?: number;
+  /** How clients are started (default: `bin` on this machine). */
+  launcher?: TmuxLauncher;
+  /** End the idle command connection after this long (default 30 s). */
+  idleMs?: number;
+}
+
+export { ConnectionUnavailable };
+
+type Rule = (args: readonly string[]) => boolean;
+
+/** Options before `--`: where a flag may stand. */
+function flags(args: readonly string[]): readonly string[] {
+  const end = args.indexOf("--");
+  return end < 0 ? args : args.slice(0, end);
+}
+const always: Rule = () => true;
+const targeted: Rule = (a) => flags(a).includes("-t");
+const targetedOr = (...alt: string[]): Rule => (a) => flags(a).some((f) => f === "-t" || alt.includes(f));
+const absolutePath: Rule = (a) => a.length > 0 && a[a.length - 1].startsWith("/");
+
+/**
+ * Commands that do on the control connection exactly what they do in a
+ * spawned client, and when; anything else is spawned.
+ */
+const CONTROL_SAFE: Record<string, Rule> = {
+  "list-sessions": always,
+  "list-buffers": always,
+  "list-clients": always,
+  "set-buffer": always,
+  "delete-buffer": always,
+  "load-buffer": absolutePath,
+  "save-buffer": absolutePath,
+  "wait-for": (a) => flags(a).includes("-S"),
+  "has-session": targeted,
+  "capture-pane": targeted,
+  "display-message": (a) => flags(a).includes("-p") && targeted(a),
+  "send-keys": targeted,
+  "list-panes": targetedOr("-a"),
+  "list-windows": targetedOr("-a"),
+  "select-window": targeted,
+  "select-pane": targeted,
+  "select-layout": targeted,
+  "resize-pane": targeted,
+  "resize-window": targeted,
+  "kill-pane": targeted,
+  "kill-window": targeted,
+  "kill-session": targeted,
+  "rename-session": targeted,
+  "rename-window": targeted,
+  "clear-history": targeted,
+  "paste-buffer": targeted,
+  "set-option": targetedOr("-g", "-s"),
+  "show-options": targetedOr("-g", "-s"),
+  "show-hooks": targetedOr("-g"),
+  "set-environment": targetedOr("-g"),
+  "show-environment": targetedOr("-g"),
+};
+
+/**
+ * The command line for the control connection, or undefined when the
+ * command must be spawned: the one place that chooses (see the header).
+ */
+export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): string | undefined {
+  if (opts.stdin) return undefined;
+  const words: string[] = [];
+  let command: string[] = [];
+  const commandOk = () => command.length > 0 && (CONTROL_SAFE[command[0]]?.(command.slice(1)) ?? false);
+  for (const a of args) {
+    if (a === COMMAND_SEPARATOR) {
+      if (!commandOk()) return undefined;
+      command = [];
+      words.push(";");
+      continue;
+    }
+    const w = tmuxCommandWord(a);
+    if (w === undefined) return undefined;
+    command.push(a);
+    words.push(w);
+  }
+  return commandOk() ? words.join(" ") : undefined;
+}
+
+const decoder = new TextDecoder();
+/** Control mode with the attach flags we use (`read-only,ignore-size,no-output`) needs tmux 3.2. */
+const CONTROL_MIN = [3, 2];
+
+/** The engine; nothing starts until the first command. */
+export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
+  const launcher = opts.launcher ?? localLauncher(opts.bin, opts);
+  const sem = new Semaphore(opts.maxConcurrency);
+  const defaultTimeout = opts.timeoutMs ?? 10_000;
+  const conn = createControlConnection({ launcher, idleMs: opts.idleMs });
+  const hub = createControlHub({ launcher });
+  let probe: Promise<boolean> | undefined;
+
+  /**
+   * Whether control mode can serve, asked of the binary once (`tmux -V`):
+   * a binary that is no tmux fails here with a line saying what to do.
+   */
+  function controlUsable(): Promise<boolean> {
+    if (!opts.controlMode) return Promise.resolve(false);
+    probe ??= (async () => {
+      const out = decoder.decode(await spawnTmux(launcher, ["-V"], { timeoutMs: 5000 }, defaultTimeout));
+      const m = /^tmux (?:next-)?(\d+)\.(\d+)/.exec(out);
+      if (!m) {
+        throw new TmuxError(
+          "missing",
+          `"${launcher.bin}" is not tmux (its -V printed ${JSON.stringify(out.slice(0, 60))}): ` +
+            "pass --tmux-bin PATH of tmux 3.x",
+        );
+      }
+      const [major, minor] = [Number(m[1]), Number(m[2])];
+      return major > CONTROL_MIN[0] || (major === CONTROL_MIN[0] && minor >= CONTROL_MIN[1]);
+    })();
+    // A failed probe (timeout, missing binary) is asked again next time.
+    probe.catch(() => probe = undefined);
+    return probe;
+  }
+
+  let stdinDir: Promise<string> | undefined;
+  let stdinByFile = true;
+  let stdinCount = 0;
+
+  /**
+   * `load-buffer … -` with stdin content, as a file the tmux server reads
+   * itself (it does an attached client's file IO): a private 0700 directory,
+   * one file per call, deleted at once. Undefined when this route cannot
+   * serve (the caller spawns with stdin); a server that cannot read our
+   * directory (another user, another mount namespace) is not asked again.
+   */
+  async function loadThroughFile(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array | undefined> {
+    if (!ro.stdin || !stdinByFile || args[0] !== "load-buffer" || args.at(-1) !== "-") return undefined;
+    if (args.includes(COMMAND_SEPARATOR) || !await controlUsable()) return undefined;
+    stdinDir ??= Deno.makeTempDir({ prefix: `tmux-mcp-${Deno.pid}-stdin-` });
+    const path = `${await stdinDir}/${stdinCount++}`;
+    const line = controlLine([...args.slice(0, -1), formatLiteral(path)]);
+    if (line === undefined) return undefined;
+    await Deno.writeFile(path, ro.stdin, { mode: 0o600 });
+    try {
+      return await conn.send(line, {
+        name: "load-buffer",
+        commands: 1,
+        timeoutMs: ro.timeoutMs ?? defaultTimeout,
+        signal: ro.signal,
+      });
+    } catch (e) {
+      if (e instanceof ConnectionUnavailable) return undefined;
+      if (e instanceof TmuxError && e.kind === "failed" && /No such file|Permission denied/i.test(e.message)) {
+        stdinByFile = false;
+        return undefined;
+      }
+      throw e;
+    } finally {
+      await Deno.remove(path).catch(() => {});
+    }
+  }
+
+  async function socketDirCheck(args: readonly TmuxArg[]) {
+    // tmux 3.3a exits 0 from new-session when it cannot create the socket.
+    const path = launcher.socket.socketPath;
+    if (!path || !args.some((a) => a === "new-session" || a === "start-server")) return;
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".";
+    try {
+      await Deno.stat(dir);
+    } catch {
+      throw new TmuxError(
+        "failed",
+        `the directory of --socket-path "${path}" does not exist: create it (mkdir -p '${dir}') or use another path`,
+      );
+    }
+  }
+
+  async function runOnce(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+    const loaded = await loadThroughFile(args, ro);
+    if (loaded) return loaded;
+    const line = controlLine(args, ro);
+    if (line !== undefined && await controlUsable()) {
+      try {
+        return await conn.send(line, {
+          name: String(args[0]),
+          commands: 1 + args.filter((a) => a === COMMAND_SEPARATOR).length,
+          timeoutMs: ro.timeoutMs ?? defaultTimeout,
+          signal: ro.signal,
+        });
+      } catch (e) {
+        if (!(e instanceof ConnectionUnavailable)) throw e;
+      }
+    }
+    await socketDirCheck(args);
+    const out = await spawnTmux(launcher, args, ro, defaultTimeout);
+    // A session may exist now: attach at once instead of after the retry pause.
+    if (args.includes("new-session")) conn.retryNow();
+    return out;
+  }
+
+  return {
+    socket: launcher.socket,
+    socketArgs: launcher.socketArgs,
+    hub,
+    run(args, ro = {}) {
+      return sem.use(() => runOnce(args, ro));
+    },
+    async text(args, ro = {}) {
+      return decoder.decode(await sem.use(() => runOnce(args, ro)));
+    },
+    runAttached(args, ro = {}) {
+      return sem.use(async () => {
+        const line = controlLine(args);
+        if (line === undefined) throw new ConnectionUnavailable("an argument cannot travel on a command line");
+        if (!await controlUsable()) throw new ConnectionUnavailable("control mode is off");
+        return await conn.send(line, {
+          name: args[0],
+          commands: 1,
+          timeoutMs: ro.timeoutMs ?? defaultTimeout,
+          signal: ro.signal,
+        });
+      });
+    },
+    async close() {
+      await Promise.all([conn.close(), hub.close()]);
+      const dir = stdinDir;
+      stdinDir = undefined;
+      if (dir) await Deno.remove(await dir.catch(() => ""), { recursive: true }).catch(() => {});
+    },
+  };
+}

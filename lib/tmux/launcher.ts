@@ -1,0 +1,79 @@
+/**
+ * How a tmux client process is started: the one place that knows the argv.
+ *
+ * Every tmux client the server runs — a spawned command, the persistent
+ * control-mode connection, a pane-output subscriber (lib/tmux/engine.ts owns
+ * them all) — is started by a {@linkcode TmuxLauncher}. Locally that is
+ * `tmux -u [-L name|-S path] ARGS…`; a remote host will be a launcher that
+ * wraps the same words in `ssh … host -- 'tmux -C …'`, with no change to the
+ * protocol code that talks to the client.
+ *
+ * @example
+ * ```ts
+ * const launcher = localLauncher("tmux", { socketName: "work" });
+ * const child = launcher.spawn(["-C", "attach-session"], { stdin: "piped" });
+ * ```
+ */
+
+/** Where the tmux server lives: `-L name`, `-S path`, or the user's default. */
+export interface SocketSpec {
+  socketName?: string;
+  socketPath?: string;
+}
+
+export interface LaunchOptions {
+  /** "piped" for a control-mode client or stdin content, "null" otherwise. */
+  stdin: "piped" | "null";
+  /** Own process group, so a kill reaches everything a wrapper script started. */
+  detached?: boolean;
+}
+
+/** Starts tmux client processes for one tmux server. */
+export interface TmuxLauncher {
+  readonly socket: SocketSpec;
+  /** The argv prefix that selects the socket, for messages such as `tmux -L x attach`. */
+  readonly socketArgs: readonly string[];
+  /** The program started (for error messages). */
+  readonly bin: string;
+  /**
+   * Starts `tmux ARGS` with stdout and stderr piped. Throws what
+   * `Deno.Command.spawn` throws (NotFound, PermissionDenied).
+   */
+  spawn(args: readonly string[], opts: LaunchOptions): Deno.ChildProcess;
+}
+
+/** The argv prefix for a socket spec (`-S` wins over `-L`, as in tmux). */
+export function socketArgsFor(socket: SocketSpec): string[] {
+  if (socket.socketPath) return ["-S", socket.socketPath];
+  if (socket.socketName) return ["-L", socket.socketName];
+  return [];
+}
+
+/** Human description of the socket for error messages. */
+export function describeSocket(socket: SocketSpec): string {
+  if (socket.socketPath) return `socket path "${socket.socketPath}"`;
+  if (socket.socketName) return `socket name "${socket.socketName}"`;
+  return "the default socket";
+}
+
+/** Runs the tmux binary `bin` on this machine. */
+export function localLauncher(bin: string, socket: SocketSpec): TmuxLauncher {
+  const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
+  const socketArgs = socketArgsFor(spec);
+  return {
+    socket: spec,
+    socketArgs,
+    bin,
+    spawn(args, opts) {
+      return new Deno.Command(bin, {
+        // -u: without a UTF-8 locale in our environment tmux would print every
+        // non-ASCII byte of a name or format result as "_".
+        args: ["-u", ...socketArgs, ...args],
+        stdin: opts.stdin,
+        stdout: "piped",
+        stderr: "piped",
+        detached: opts.detached ?? false,
+      }).spawn();
+    },
+  };
+}
