@@ -14,12 +14,12 @@ import { type CheckResult, failIfNeeded, messageOf } from "./check.ts";
 
 const decoder = new TextDecoder();
 
-/** Attaches the engine's control-mode client (`tmux -C`) and runs `display-message -p ok` through it. */
+/** Attaches the engine's control-mode client (`tmux -C`) and runs `list-sessions -F ok` through it. */
 export async function checkControlMode(opts: SocketSpec & { bin: string }, needed: boolean): Promise<CheckResult> {
   const engine = createTmuxEngine({ ...opts, maxConcurrency: 1, controlMode: true, timeoutMs: 10_000 });
   try {
-    const reply = decoder.decode(await engine.runAttached(["display-message", "-p", "ok"])).trim();
-    if (reply !== "ok") {
+    const reply = decoder.decode(await engine.runAttached(["list-sessions", "-F", "ok"])).trim();
+    if (!/^ok(\nok)*$/.test(reply)) {
       return {
         status: failIfNeeded(needed),
         name: "control mode",

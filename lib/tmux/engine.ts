@@ -288,7 +288,13 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     runAttached(args, ro = {}) {
       return sem.use(async () => {
         const line = controlLine(args);
-        if (line === undefined) throw new ConnectionUnavailable("an argument cannot travel on a command line");
+        if (line === undefined) {
+          throw new ConnectionUnavailable(
+            `${
+              args[0]
+            } cannot run on the control client as given (no target, or an argument a command line cannot carry)`,
+          );
+        }
         if (!await controlUsable()) throw new ConnectionUnavailable("control mode is off");
         return await conn.send(line, {
           name: args[0],
