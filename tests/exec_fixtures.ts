@@ -135,19 +135,17 @@ export async function withShell(
 
 /**
  * Calls a tool and cancels the request (an AbortSignal on the client, which
- * sends notifications/cancelled) after `afterMs`; resolves once the client
- * call has rejected, and fails if it did not.
+ * sends notifications/cancelled) as soon as the tool reports that its wait is
+ * armed (its first progress notification); resolves once the client call has
+ * rejected, and fails if it did not.
  */
-export async function callAndCancel(
-  fx: ExecFixture,
-  name: string,
-  args: Record<string, unknown>,
-  afterMs: number,
-): Promise<void> {
+export async function callAndCancel(fx: ExecFixture, name: string, args: Record<string, unknown>): Promise<void> {
   const ac = new AbortController();
-  const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, { signal: ac.signal, timeout: 120_000 });
-  await sleep(afterMs);
-  ac.abort();
+  const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, {
+    signal: ac.signal,
+    timeout: 120_000,
+    onprogress: () => ac.abort(),
+  });
   let rejected = false;
   await call.catch(() => rejected = true);
   if (!rejected) throw new Error(`the cancelled ${name} call did not reject on the client`);
@@ -166,4 +164,28 @@ export async function callWithProgress<T>(
   });
   if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
   return { result: r.structuredContent as T, progress };
+}
+
+/**
+ * Starts a waiting tool call and resolves `armed` at its first progress
+ * notification, which the exec tools send as soon as their wait is armed
+ * (output printed after that is seen): the event to type on, not a sleep.
+ */
+export function startWait<T>(
+  fx: ExecFixture,
+  name: string,
+  args: Record<string, unknown>,
+): { armed: Promise<void>; done: Promise<T> } {
+  const armed = Promise.withResolvers<void>();
+  const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, {
+    onprogress: () => armed.resolve(),
+    timeout: 120_000,
+  });
+  const done = call.then((r) => {
+    if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+    return r.structuredContent as T;
+  });
+  // A call that ends before it is armed (an error) ends the wait for arming too.
+  void done.then(() => armed.resolve(), (e) => armed.reject(e));
+  return { armed: armed.promise, done };
 }
