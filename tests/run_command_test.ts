@@ -1,7 +1,14 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { callAndCancel, callWithProgress, type ExecFixture, type Shell, SHELLS, withShell } from "./exec_fixtures.ts";
+import {
+  callAndCancel,
+  callWithProgress,
+  type ExecFixture,
+  type Shell,
+  SHELLS,
+  startWait,
+  withShell,
+} from "./exec_fixtures.ts";
 import { tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
-import { sleep } from "./workspace_fixtures.ts";
 
 import type { RunResult } from "../lib/exec/run.ts";
 
@@ -224,8 +231,13 @@ Deno.test("run-command: cancellation ends the wait; the command finishes and the
 
 Deno.test("run-command: a command still running when the server exits never blocks the shell afterwards", async () => {
   await withShell("bash", async (fx) => {
-    const pending = runner(fx)("sleep 1; echo finished-after-exit").catch(() => "connection closed");
-    await sleep(300);
+    const run = startWait(fx, "run-command", {
+      target: fx.pane,
+      command: "sleep 1; echo finished-after-exit",
+      timeout_ms: 20_000,
+    });
+    const pending = run.done.catch(() => "connection closed");
+    await run.armed; // typed: the shell runs it
     await fx.mcp.close(); // the server exits mid-run; its script directory goes with it
     assertEquals(await pending, "connection closed");
     await waitUntil(

@@ -9,7 +9,7 @@ import { type McpFixture, withServer } from "./helpers.ts";
 import { UserError } from "../lib/errors.ts";
 import { compileMatcher, type SearchMode } from "../lib/search/matcher.ts";
 import { searchBuffers, type SearchOptions, type SearchTarget } from "../lib/search/search.ts";
-import { createSearchPool, DEFAULT_DEADLINE } from "../lib/search/worker_pool.ts";
+import { createSearchPool } from "../lib/search/worker_pool.ts";
 import type { SearchOutput } from "../lib/tools/search_schemas.ts";
 
 const enc = new TextEncoder();
