@@ -43,7 +43,7 @@ Deno.test("an over-budget show-buffer result becomes a preview of its end plus a
     assert.equal(b.metadata.item_count, 20_000);
     assert.equal(b.metadata.limit_tokens, 25_000);
     assert.ok(b.metadata.total_tokens > 25_000);
-    assert.match(b.buffer_id!, /^mcp-result-[0-9a-f]{8}$/);
+    assert.match(b.buffer_id!, /^mcp-result-\d+-[0-9a-f]{8}$/);
 
     // The preview keeps the tool's own fields and the END of the text, starting at a line.
     const preview = b.preview as { name: string; size_bytes: number; text: string };

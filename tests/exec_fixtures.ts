@@ -30,6 +30,9 @@ export interface ShellOptions {
   historyLimit?: number;
   /** Pane height (default 40). */
   height?: number;
+  /** Extra command-line arguments and environment of the MCP server. */
+  serverArgs?: string[];
+  serverEnv?: Record<string, string>;
 }
 
 export interface ExecFixture {
@@ -110,7 +113,7 @@ export async function withShell(
   let mcp: McpFixture | undefined;
   try {
     await settle(socketName, pane);
-    mcp = await connect({ socketName });
+    mcp = await connect({ socketName, args: opts.serverArgs, env: opts.serverEnv });
     const tmux = (...args: string[]) => runTmux(socketName, args);
     await fn({
       mcp,

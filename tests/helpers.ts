@@ -78,6 +78,8 @@ export interface McpFixture {
   ok<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
   /** Calls a tool and returns its error text, failing if it succeeded. */
   err(name: string, args?: Record<string, unknown>): Promise<string>;
+  /** The server's process id (for tests that kill it). */
+  pid: number;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
   /** Waits (up to 5 s) until stderr matches; returns stderr. Audit lines are written asynchronously. */
@@ -129,6 +131,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
       if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${textOf(r).slice(0, 500)}`);
       return textOf(r);
     },
+    pid: transport.pid ?? -1,
     stderr: () => stderr,
     async waitForStderr(pattern: RegExp) {
       const deadline = Date.now() + 5000;

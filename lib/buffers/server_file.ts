@@ -58,7 +58,7 @@ export function createServerFileReader(channel: CommandChannel, parent?: string)
   return {
     async read(name) {
       if (broken) return undefined;
-      dir ??= Deno.makeTempDir({ dir: parent, prefix: "tmux-mcp-buffers-" });
+      dir ??= Deno.makeTempDir({ dir: parent, prefix: `tmux-mcp-${Deno.pid}-buffers-` });
       const path = `${await dir}/${counter++}`;
       try {
         await channel.run(["save-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });

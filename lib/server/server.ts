@@ -18,6 +18,7 @@ import type { Config } from "../config.ts";
 import { createSpawnExecutor } from "../tmux/executor.ts";
 import { createBufferStore } from "../buffers/store.ts";
 import { createServerFileReader } from "../buffers/server_file.ts";
+import { sweepLeftovers } from "./leftovers.ts";
 import { createCommandChannel } from "../tmux/channel.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
@@ -84,6 +85,8 @@ export function createServices(config: Config): { services: Services; runExitHoo
     terminal,
     atExit: (fn) => void hooks.push(fn),
   };
+  // What servers killed with SIGKILL left (temp files, result buffers), in the background.
+  void sweepLeftovers(services);
   // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
   services.atExit(() => terminal.close());
   services.atExit(async () => {
