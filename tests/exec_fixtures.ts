@@ -3,9 +3,8 @@
  * given shell in a clean environment (`env -i`, no rc files unless asked),
  * and the MCP server connected to it.
  */
-import { connect, type McpFixture, uniqueSocketName } from "./helpers.ts";
-import { tempDir } from "./pane_helpers.ts";
-import { sleep } from "./workspace_fixtures.ts";
+import { connect, type McpFixture, removeSocket, uniqueSocketName } from "./helpers.ts";
+import { tempDir, waitUntil } from "./pane_helpers.ts";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -78,20 +77,17 @@ function shellCommand(shell: Shell, home: string, rc: boolean): string {
 
 /** Waits until the pane shows something and stops changing (the prompt is drawn). */
 export async function settle(socketName: string, pane: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
   let last = "";
   let stableSince = Date.now();
-  while (Date.now() < until) {
+  await waitUntil(`pane ${pane} to settle`, async () => {
     const screen = await runTmux(socketName, ["capture-pane", "-p", "-t", pane]);
     if (screen !== last) {
       last = screen;
       stableSince = Date.now();
-    } else if (screen.trim() !== "" && Date.now() - stableSince >= 150) {
-      return;
+      return false;
     }
-    await sleep(25);
-  }
-  throw new Error(`pane ${pane} did not settle: ${JSON.stringify(last.trim().slice(-200))}`);
+    return screen.trim() !== "" && Date.now() - stableSince >= 150;
+  }, timeoutMs);
 }
 
 /** A tmux server whose first pane runs `shell`, plus a connected MCP server; all torn down afterwards. */
@@ -133,6 +129,7 @@ export async function withShell(
   } finally {
     await mcp?.close();
     await runTmux(socketName, ["kill-server"]).catch(() => {});
+    removeSocket(socketName);
   }
 }
 

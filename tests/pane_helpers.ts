@@ -6,7 +6,11 @@
  */
 import type { TmuxFixture } from "./helpers.ts";
 
-/** Polls `probe` every 20 ms until it returns a truthy value; throws after `timeoutMs` with `what`. */
+/**
+ * The one polling helper of the tests: polls `probe` every 20 ms until it
+ * returns a truthy value; throws after `timeoutMs` with `what`. Use it (or an
+ * event) wherever a test would otherwise sleep a guessed time.
+ */
 export async function waitUntil<T>(
   what: string,
   probe: () => Promise<T>,
