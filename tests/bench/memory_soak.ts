@@ -13,6 +13,8 @@
 import { connect, removeSocket, uniqueSocketName } from "../helpers.ts";
 
 const total = Number(Deno.args[0] ?? 10_000);
+/** Optional: only these kinds of call (indices into `calls`, comma-separated), to find where memory goes. */
+const only = Deno.args[1]?.split(",").map(Number);
 const socket = uniqueSocketName("soak");
 const tmux = (...args: string[]) => {
   const out = new Deno.Command("tmux", { args: ["-L", socket, ...args], stderr: "piped" }).outputSync();
@@ -29,9 +31,12 @@ const pane = tmux("display-message", "-p", "-t", "main", "#{pane_id}");
 tmux("new-window", "-d", "sh -c 'while :; do echo tick-$(date +%s); sleep 0.2; done'");
 while (!/[$#]\s*$/m.test(tmux("capture-pane", "-p", "-t", pane))) await new Promise((r) => setTimeout(r, 50));
 
-const mcp = await connect({ socketName: socket });
+// Environment for the server, e.g. MALLOC_ARENA_MAX=2 to compare allocator settings.
+const env: Record<string, string> = {};
+for (const k of ["MALLOC_ARENA_MAX", "MALLOC_TRIM_THRESHOLD_"]) if (Deno.env.get(k)) env[k] = Deno.env.get(k)!;
+const mcp = await connect({ socketName: socket, env });
 const pid = mcp.pid;
-globalThis.addEventListener("unload", () => {
+function cleanUp() {
   try {
     Deno.kill(pid, "SIGTERM");
   } catch {
@@ -39,7 +44,17 @@ globalThis.addEventListener("unload", () => {
   }
   tmux("kill-server");
   removeSocket(socket);
-  Deno.removeSync(home, { recursive: true });
+  try {
+    Deno.removeSync(home, { recursive: true });
+  } catch {
+    // already gone
+  }
+}
+globalThis.addEventListener("unload", cleanUp);
+Deno.addSignalListener("SIGINT", () => {
+  globalThis.removeEventListener("unload", cleanUp);
+  cleanUp();
+  Deno.exit(130);
 });
 
 function rssMiB(): number {
@@ -66,7 +81,7 @@ const calls: Array<(i: number) => Promise<unknown>> = [
 const started = performance.now();
 let first = 0;
 for (let i = 1; i <= total; i++) {
-  await calls[i % calls.length](i);
+  await (only ? calls[only[i % only.length]] : calls[i % calls.length])(i);
   if (i === 100) {
     first = rssMiB();
     console.log(`after ${i} calls: RSS ${first.toFixed(1)} MiB`);
