@@ -140,8 +140,9 @@ Deno.test("run-command: output stays exact when tmux trims a full history", asyn
 Deno.test("run-command: a timeout returns the output so far, then the shell is usable again", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);
-    const slow = await run("echo started; sleep 1.5; echo finished", { timeout_ms: 400 });
+    const slow = await run("echo started; read -r x; echo finished", { timeout_ms: 3000 });
     assertEquals([slow.timed_out, slow.exit_code, slow.output], [true, null, "started"]);
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter"); // the read ends: the command finishes by itself
     // The next run waits for the earlier command, then runs normally.
     const next = await run("echo next");
     assertEquals([next.exit_code, next.output], [0, "next"]);
@@ -153,7 +154,7 @@ Deno.test("run-command: a timeout returns the output so far, then the shell is u
 Deno.test("run-command: interrupting a timed-out command with C-c frees the pane", async () => {
   await withShell("zsh", async (fx) => {
     const run = runner(fx);
-    const slow = await run("sleep 30", { timeout_ms: 300 });
+    const slow = await run("sleep 30", { timeout_ms: 3000 });
     assert(slow.timed_out);
     await fx.tmux("send-keys", "-t", fx.pane, "C-c");
     assertEquals((await run("echo back")).output, "back");
