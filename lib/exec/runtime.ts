@@ -26,6 +26,7 @@ import type { TmuxExecutor } from "../tmux/executor.ts";
 import type { Services } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
+import { tempPrefix } from "../server/leftovers.ts";
 
 /** A run-command in flight or given up on, as the runtime sees it. */
 export interface TrackedRun {
@@ -98,7 +99,7 @@ function createRuntime(services: Services): ExecRuntime {
     tmux,
     tmuxPath: resolveBinary(config.tmuxBin),
     scriptDir() {
-      dir ??= Deno.makeTempDir({ prefix: "tmux-mcp-" }).then(async (d) => {
+      dir ??= Deno.makeTempDir({ prefix: tempPrefix("run") }).then(async (d) => {
         await Deno.chmod(d, 0o700);
         return d;
       });
