@@ -244,6 +244,7 @@ Deno.test("run-command: a command still running when the server exits never bloc
     await waitUntil(
       "the shell to come back by itself",
       async () => /finished-after-exit\n.*[#$] *$/m.test(await fx.tmux("capture-pane", "-p", "-t", fx.pane)),
+      30_000, // `sleep 1` plus the shell's own pace on a loaded machine
     );
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "echo alive-$((1+1))");
     await fx.tmux("send-keys", "-t", fx.pane, "Enter");
