@@ -1,0 +1,143 @@
+/**
+ * The MCP server with `--ssh` (issue #12), driven through the SDK client
+ * against a real sshd on 127.0.0.1 and a tmux server only that sshd's
+ * sessions reach (tests/ssh_fixture.ts): workspace tools, hostile names,
+ * one login for many calls, the failure classes, sshd stopped and started.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, type McpFixture } from "./helpers.ts";
+import { type SshFixture, startSshd } from "./ssh_fixture.ts";
+import { waitUntil } from "./pane_helpers.ts";
+
+/** sshd + remote tmux + an MCP server with `--ssh`, torn down together. */
+async function withRemote(
+  fn: (mcp: McpFixture, fx: SshFixture) => Promise<void>,
+  extra: string[] = [],
+): Promise<void> {
+  const fx = await startSshd();
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, ...extra],
+    });
+    await fn(mcp, fx);
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+  }
+}
+
+/** Files whose name starts with "canary" in `dir` (and below it, with `deep`). */
+async function canaries(dir: string, deep: boolean): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (d: string) => {
+    for await (const e of Deno.readDir(d)) {
+      if (e.name.startsWith("canary")) found.push(`${d}/${e.name}`);
+      if (deep && e.isDirectory && !e.isSymlink) await walk(`${d}/${e.name}`).catch(() => {});
+    }
+  };
+  await walk(dir);
+  return found;
+}
+
+Deno.test("ssh server: workspace tools drive the remote tmux; hostile names create no file; one login", async () => {
+  await withRemote(async (mcp, fx) => {
+    const info = await mcp.ok<{ ssh_host: string; socket_path: string }>("server-info");
+    assertEquals(info.ssh_host, fx.alias);
+    assertMatch(info.socket_path, new RegExp(`${fx.dir}/tmux/`));
+    const sessions = await mcp.ok<{ sessions: { session_name: string }[] }>("list-sessions");
+    assertEquals(sessions.sessions.map((s) => s.session_name), ["main"]);
+
+    // Relative names: a shell that ran them would touch the file in its cwd (the remote HOME under fx.dir, or ours).
+    const hostile = [
+      "a$(touch canary1)",
+      "`touch canary2`",
+      "x; touch canary3",
+      "x';touch canary4;'",
+      'y"; touch canary5; "',
+      "z;",
+    ];
+    for (const name of hostile) {
+      const made = await mcp.ok<{ session_name: string; pane_id: string }>("new-session", { name });
+      assertEquals(made.session_name, name);
+      await mcp.ok("send-keys", { target: made.pane_id, text: "echo remote-$((6*7))", enter: true });
+      await waitUntil("the remote pane to show the echo", async () => {
+        const cap = await mcp.ok<{ text: string }>("capture-pane", { target: made.pane_id });
+        return /remote-42/.test(cap.text) || undefined;
+      }, 20_000);
+    }
+    // tmux itself (no ssh) sees the names byte-exact.
+    const names = (await fx.tmux("list-sessions", "-F", "#{session_name}")).trim().split("\n").sort();
+    assertEquals(names, ["main", ...hostile].sort());
+    for (const name of hostile) {
+      await mcp.ok("kill-session", { target: `=${name}` });
+    }
+    assertEquals((await fx.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+    assertEquals(await canaries(fx.dir, true), []);
+    assertEquals(await canaries(Deno.cwd(), false), []);
+
+    // Many calls, one login: the master connection carries every client.
+    for (let i = 0; i < 50; i++) await mcp.ok("list-sessions");
+    for (let i = 0; i < 10; i++) await mcp.ok("list-panes", {});
+    assertEquals(await fx.loginCount(), 1);
+  }, ["--safety", "destructive"]);
+});
+
+Deno.test("ssh server: sshd stopped → a one-line unreachable error; started again → calls work, same server process", async () => {
+  await withRemote(async (mcp, fx) => {
+    await mcp.ok("list-sessions");
+    await fx.stop();
+    const msg = await mcp.err("list-sessions");
+    assertMatch(msg, /cannot reach ssh host "tmcp-remote" .*Connection refused/);
+    assert(!msg.includes("\n"), msg);
+    await fx.start();
+    await waitUntil(
+      "calls to work again",
+      async () => (await mcp.call("list-sessions")).isError ? undefined : true,
+      30_000,
+    );
+    const sessions = await mcp.ok<{ sessions: { session_name: string }[] }>("list-sessions");
+    assertEquals(sessions.sessions.map((s) => s.session_name), ["main"]);
+  });
+});
+
+Deno.test("ssh server: remote socket missing → no-server; remote tmux missing → tmux-missing; bad key → auth", async () => {
+  const fx = await startSshd();
+  try {
+    const base = ["--ssh", fx.alias, "--ssh-config", fx.configPath];
+    const cases: [string[], RegExp][] = [
+      [[...base, "--socket-name", "tmcp-none"], /no tmux server is running on ssh host "tmcp-remote"/],
+      [[...base, "--tmux-bin", "/nonexistent/tmux"], /tmux is not installed or not on the PATH of ssh host/],
+    ];
+    const badConfig = `${fx.dir}/bad_config`;
+    await Deno.writeTextFile(
+      badConfig,
+      (await Deno.readTextFile(fx.configPath)).replace(/IdentityFile .*/, `IdentityFile ${fx.dir}/nokey`),
+    );
+    cases.push([["--ssh", fx.alias, "--ssh-config", badConfig], /refused to log us in/]);
+    const hostKeys = `${fx.dir}/bad_known_hosts`;
+    await Deno.writeTextFile(hostKeys, "");
+    const unknownKey = `${fx.dir}/unknown_config`;
+    await Deno.writeTextFile(
+      unknownKey,
+      (await Deno.readTextFile(fx.configPath)).replace(/UserKnownHostsFile .*/, `UserKnownHostsFile ${hostKeys}`),
+    );
+    cases.push([
+      ["--ssh", fx.alias, "--ssh-config", unknownKey],
+      /host key of ssh host "tmcp-remote" could not be verified/,
+    ]);
+    for (const [args, re] of cases) {
+      const mcp = await connect({ args });
+      try {
+        const msg = await mcp.err("list-sessions");
+        assertMatch(msg, re);
+        assert(!msg.includes("\n"), msg);
+      } finally {
+        await mcp.close();
+      }
+    }
+  } finally {
+    await fx.cleanup();
+  }
+});
