@@ -141,3 +141,51 @@ Deno.test("ssh server: remote socket missing → no-server; remote tmux missing 
     await fx.cleanup();
   }
 });
+
+Deno.test("ssh server: 8 MiB buffers byte-exact both ways; search-buffer; files: save/load here, pipe-pane there", async () => {
+  await withRemote(async (mcp, fx) => {
+    const local = await Deno.makeTempDir({ prefix: "tmcp-sshbuf-" });
+    try {
+      // Every byte value, 8 MiB: through show-buffer and load-buffer's stdin over the shared connection.
+      const size = 8 * 1024 * 1024;
+      const bytes = new Uint8Array(size);
+      for (let i = 0; i < size; i++) bytes[i] = (i * 7 + (i >> 11)) & 0xff;
+      await Deno.writeFile(`${local}/in.bin`, bytes);
+      const loaded = await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "big", path: `${local}/in.bin` });
+      assertEquals(loaded.size_bytes, size);
+      // tmux on the remote side holds exactly these bytes.
+      const remoteCopy = `${fx.dir}/remote.bin`;
+      await fx.tmux("save-buffer", "-b", "big", remoteCopy);
+      assertEquals(await Deno.readFile(remoteCopy), bytes);
+      await Deno.remove(remoteCopy);
+      const saved = await mcp.ok<{ bytes_written: number }>("save-buffer", { name: "big", path: `${local}/out.bin` });
+      assertEquals(saved.bytes_written, size);
+      assertEquals(await Deno.readFile(`${local}/out.bin`), bytes);
+
+      // search-buffer reads a large text buffer over the connection too.
+      const line = "some remote log line\n";
+      const text = line.repeat(Math.floor(size / line.length)) + "needle-in-remote\n";
+      await Deno.writeTextFile(`${local}/text.txt`, text);
+      await mcp.ok("load-buffer", { name: "text", path: `${local}/text.txt` });
+      const found = await mcp.ok<{ matches: { offset_bytes: number }[] }>("search-buffer", {
+        query: "needle-in-remote",
+        buffers: ["text"],
+      });
+      assertEquals(found.matches.map((m) => m.offset_bytes), [text.length - 17]);
+
+      // pipe-pane's file is written by the remote tmux's shell (here: the fixture's directory).
+      const pane = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+      const log = `${fx.dir}/pipe.log`;
+      await mcp.ok("pipe-pane", { target: pane, path: log, append: false });
+      await mcp.ok("send-keys", { target: pane, text: "echo piped-$((2*21))", enter: true });
+      await waitUntil("the pipe file to get the output", async () => {
+        const text = await Deno.readTextFile(log).catch(() => "");
+        return text.includes("piped-42") || undefined;
+      }, 20_000);
+      await mcp.ok("pipe-pane", { target: pane });
+      assertMatch(await mcp.err("pipe-pane", { target: pane, path: "/proc/self/fd/1" }), /files under \/proc/);
+    } finally {
+      await Deno.remove(local, { recursive: true });
+    }
+  });
+});

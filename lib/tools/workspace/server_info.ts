@@ -17,7 +17,7 @@ export default defineTool({
     pid: z.number().int(),
     start_time: z.number().int(),
     session_count: z.number().int(),
-    ssh_host: z.string().optional(),
+    ssh_host: z.string().optional().describe("present with --ssh: the host whose tmux this is"),
   }),
   secrets: [],
   async handler(_args, ctx) {
