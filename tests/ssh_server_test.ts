@@ -189,3 +189,89 @@ Deno.test("ssh server: 8 MiB buffers byte-exact both ways; search-buffer; files:
     }
   });
 });
+
+Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact output and exit codes, no buffers left", async () => {
+  await withRemote(async (mcp, fx) => {
+    const shells = { bash: "bash --norc --noprofile", zsh: "zsh -f", fish: "fish --no-config" };
+    for (const [shell, argv] of Object.entries(shells)) {
+      const home = `${fx.dir}/home-${shell}`;
+      await Deno.mkdir(home);
+      const pane = (await fx.tmux(
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${home} ${argv}`,
+      )).trim();
+      await waitUntil(`${shell} to be the pane's command`, async () => {
+        const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+        return cmd === shell || undefined;
+      }, 20_000);
+      type Run = { exit_code: number | null; output: string; timed_out: boolean };
+      const a = await mcp.ok<Run>("run-command", {
+        target: pane,
+        command: "printf 'x%s\\n' one \"t'wo\"; sh -c 'exit 7'",
+        timeout_ms: 60_000,
+      });
+      assertEquals([a.exit_code, a.output, a.timed_out], [7, "xone\nxt'wo", false], shell);
+      const b = await mcp.ok<Run>("run-command", { target: pane, command: `cd ${fx.dir} && pwd`, timeout_ms: 60_000 });
+      assertEquals([b.exit_code, b.output], [0, fx.dir], shell);
+      const c = await mcp.ok<Run>("run-command", { target: pane, command: "pwd\necho done", timeout_ms: 60_000 });
+      assertEquals([c.exit_code, c.output], [0, `${fx.dir}\ndone`], shell);
+      // The script came from a tmux buffer (the typed line reads it), not from a file of ours.
+      const typed = (await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane)).replaceAll("\n", "");
+      assertMatch(typed, /show-buffer -b 'tmux-mcp-\d+-r-/);
+      assert(!/ (\.|source) '\//.test(typed), typed);
+      // The waits follow the remote pane's output through the hub's client on the same connection.
+      const since = await mcp.ok<{ cursor: string }>("capture-since", { target: pane });
+      const waiting = mcp.ok<{ outcome: string }>("wait-for-text", {
+        target: pane,
+        patterns: ["ready-9"],
+        timeout_ms: 60_000,
+      });
+      // Repeats until stopped: wait-for-text matches new output only, and its watch may start after the first line.
+      const writer = "sh -c 'while :; do echo ready-$((3*3)); sleep 0.3; done'";
+      await mcp.ok("send-keys", { target: pane, text: writer, enter: true });
+      assertEquals((await waiting).outcome, "matched");
+      const next = await mcp.ok<{ text: string }>("capture-since", { target: pane, cursor: since.cursor });
+      assertMatch(next.text, /^ready-9$/m);
+      await mcp.ok("send-keys", { target: pane, keys: ["C-c"] });
+      await waitUntil(`${shell} back at its prompt`, async () => {
+        const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+        return cmd === shell || undefined;
+      }, 20_000);
+    }
+    const left = (await fx.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) =>
+      n.startsWith("tmux-mcp-")
+    );
+    assertEquals(left, []);
+  });
+});
+
+Deno.test("ssh server: pty_* on the tmux backend run on the remote tmux; the capture file is written there", async () => {
+  await withRemote(async (mcp, fx) => {
+    const { session_id } = await mcp.ok<{ session_id: string }>("pty_launch", {
+      command: "env -i PATH=/usr/bin:/bin HOME=/nonexistent sh",
+      rows: 20,
+      cols: 70,
+      working_dir: fx.dir,
+    });
+    // The program runs in a session of the remote tmux server.
+    const names = await fx.tmux("list-sessions", "-F", "#{session_name}");
+    assertMatch(names, new RegExp(`-${session_id}$`, "m"));
+    const log = `${fx.dir}/pty.log`;
+    await mcp.ok("pty_capture_start", { session_id, output_file: log });
+    await mcp.ok("pty_send_keys", { session_id, keys: "pwd; echo pty-$((5*5))\n" });
+    await waitUntil("the remote program's output on the screen", async () => {
+      const s = await mcp.ok<{ screen: string }>("pty_get_screen", { session_id });
+      return (s.screen.includes("pty-25") && s.screen.includes(fx.dir)) || undefined;
+    }, 20_000);
+    await waitUntil("the capture file on the tmux host", async () => {
+      return (await Deno.readTextFile(log).catch(() => "")).includes("pty-25") || undefined;
+    }, 20_000);
+    await mcp.ok("pty_capture_stop", { session_id });
+    await mcp.ok("pty_kill_session", { session_id });
+    assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(session_id));
+  }, ["--terminal-backend", "tmux"]);
+});
