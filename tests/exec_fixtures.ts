@@ -3,9 +3,8 @@
  * given shell in a clean environment (`env -i`, no rc files unless asked),
  * and the MCP server connected to it.
  */
-import { connect, type McpFixture, uniqueSocketName } from "./helpers.ts";
-import { tempDir } from "./pane_helpers.ts";
-import { sleep } from "./workspace_fixtures.ts";
+import { connect, type McpFixture, removeSocket, uniqueSocketName } from "./helpers.ts";
+import { tempDir, waitUntil } from "./pane_helpers.ts";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -30,6 +29,9 @@ export interface ShellOptions {
   historyLimit?: number;
   /** Pane height (default 40). */
   height?: number;
+  /** Extra command-line arguments and environment of the MCP server. */
+  serverArgs?: string[];
+  serverEnv?: Record<string, string>;
 }
 
 export interface ExecFixture {
@@ -75,20 +77,17 @@ function shellCommand(shell: Shell, home: string, rc: boolean): string {
 
 /** Waits until the pane shows something and stops changing (the prompt is drawn). */
 export async function settle(socketName: string, pane: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
   let last = "";
   let stableSince = Date.now();
-  while (Date.now() < until) {
+  await waitUntil(`pane ${pane} to settle`, async () => {
     const screen = await runTmux(socketName, ["capture-pane", "-p", "-t", pane]);
     if (screen !== last) {
       last = screen;
       stableSince = Date.now();
-    } else if (screen.trim() !== "" && Date.now() - stableSince >= 150) {
-      return;
+      return false;
     }
-    await sleep(25);
-  }
-  throw new Error(`pane ${pane} did not settle: ${JSON.stringify(last.trim().slice(-200))}`);
+    return screen.trim() !== "" && Date.now() - stableSince >= 150;
+  }, timeoutMs);
 }
 
 /** A tmux server whose first pane runs `shell`, plus a connected MCP server; all torn down afterwards. */
@@ -110,7 +109,7 @@ export async function withShell(
   let mcp: McpFixture | undefined;
   try {
     await settle(socketName, pane);
-    mcp = await connect({ socketName });
+    mcp = await connect({ socketName, args: opts.serverArgs, env: opts.serverEnv });
     const tmux = (...args: string[]) => runTmux(socketName, args);
     await fn({
       mcp,
@@ -130,24 +129,23 @@ export async function withShell(
   } finally {
     await mcp?.close();
     await runTmux(socketName, ["kill-server"]).catch(() => {});
+    removeSocket(socketName);
   }
 }
 
 /**
  * Calls a tool and cancels the request (an AbortSignal on the client, which
- * sends notifications/cancelled) after `afterMs`; resolves once the client
- * call has rejected, and fails if it did not.
+ * sends notifications/cancelled) as soon as the tool reports that its wait is
+ * armed (its first progress notification); resolves once the client call has
+ * rejected, and fails if it did not.
  */
-export async function callAndCancel(
-  fx: ExecFixture,
-  name: string,
-  args: Record<string, unknown>,
-  afterMs: number,
-): Promise<void> {
+export async function callAndCancel(fx: ExecFixture, name: string, args: Record<string, unknown>): Promise<void> {
   const ac = new AbortController();
-  const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, { signal: ac.signal, timeout: 120_000 });
-  await sleep(afterMs);
-  ac.abort();
+  const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, {
+    signal: ac.signal,
+    timeout: 120_000,
+    onprogress: () => ac.abort(),
+  });
   let rejected = false;
   await call.catch(() => rejected = true);
   if (!rejected) throw new Error(`the cancelled ${name} call did not reject on the client`);
@@ -166,4 +164,28 @@ export async function callWithProgress<T>(
   });
   if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
   return { result: r.structuredContent as T, progress };
+}
+
+/**
+ * Starts a waiting tool call and resolves `armed` at its first progress
+ * notification, which the exec tools send as soon as their wait is armed
+ * (output printed after that is seen): the event to type on, not a sleep.
+ */
+export function startWait<T>(
+  fx: ExecFixture,
+  name: string,
+  args: Record<string, unknown>,
+): { armed: Promise<void>; done: Promise<T> } {
+  const armed = Promise.withResolvers<void>();
+  const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, {
+    onprogress: () => armed.resolve(),
+    timeout: 120_000,
+  });
+  const done = call.then((r) => {
+    if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+    return r.structuredContent as T;
+  });
+  // A call that ends before it is armed (an error) ends the wait for arming too.
+  void done.then(() => armed.resolve(), (e) => armed.reject(e));
+  return { armed: armed.promise, done };
 }

@@ -9,6 +9,7 @@ import { StdioClientTransport as StdioClientTransportJs } from "@modelcontextpro
 import type { StdioClientTransport as StdioClientTransportTyped } from "@modelcontextprotocol/sdk/client/stdio";
 import type { CallToolResult } from "../lib/sdk.ts";
 import { checkResult, type ListedTool } from "./schema_check.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 // Typed like lib/sdk.ts does for the server side (the .js subpaths carry no types under Deno).
 export const Client: typeof ClientTyped = ClientJs;
@@ -24,11 +25,42 @@ export const START_PERMISSIONS: string[] = (() => {
 })();
 
 let counter = 0;
+const socketNames: string[] = [];
 
-/** A unique socket name for this process and call. */
+/** A unique socket name for this process and call; its socket file is removed when the test module ends. */
 export function uniqueSocketName(label = "t"): string {
-  return `tmcp-${label}-${Deno.pid}-${Date.now().toString(36)}-${counter++}`;
+  const name = `tmcp-${label}-${Deno.pid}-${Date.now().toString(36)}-${counter++}`;
+  socketNames.push(name);
+  return name;
 }
+
+/** Where tmux puts the socket of `-L name`. */
+export function socketPathOf(name: string): string {
+  return `${Deno.env.get("TMUX_TMPDIR") || "/tmp"}/tmux-${Deno.uid()}/${name}`;
+}
+
+/** Removes the socket file of `-L name` (tmux 3.3a leaves it after kill-server). */
+export function removeSocket(name: string): void {
+  try {
+    Deno.removeSync(socketPathOf(name));
+  } catch {
+    // never created, or already gone
+  }
+}
+
+// Whatever a test left (a server started through the MCP server, a failed
+// teardown): end its server, then remove its socket file.
+globalThis.addEventListener("unload", () => {
+  for (const name of socketNames) {
+    try {
+      Deno.lstatSync(socketPathOf(name));
+    } catch {
+      continue;
+    }
+    new Deno.Command("tmux", { args: ["-L", name, "kill-server"], stdout: "null", stderr: "null" }).outputSync();
+    removeSocket(name);
+  }
+});
 
 export interface TmuxFixture {
   socketName: string;
@@ -76,6 +108,7 @@ export async function startTmux(label?: string): Promise<TmuxFixture> {
     tmuxStdin: (stdin, ...args) => runTmux(socketName, args, stdin),
     kill: async () => {
       await runTmux(socketName, ["kill-server"]).catch(() => {});
+      removeSocket(socketName);
     },
   };
 }
@@ -88,9 +121,11 @@ export interface McpFixture {
   ok<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
   /** Calls a tool and returns its error text, failing if it succeeded. */
   err(name: string, args?: Record<string, unknown>): Promise<string>;
+  /** The server's process id (for tests that kill it). */
+  pid: number;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
-  /** Waits (up to 5 s) until stderr matches; returns stderr. Audit lines are written asynchronously. */
+  /** Waits (up to 10 s) until stderr matches; returns stderr. Audit lines are written asynchronously. */
   waitForStderr(pattern: RegExp): Promise<string>;
   close(): Promise<void>;
 }
@@ -148,15 +183,10 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
       if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${textOf(r).slice(0, 500)}`);
       return textOf(r);
     },
+    pid: transport.pid ?? -1,
     stderr: () => stderr,
-    async waitForStderr(pattern: RegExp) {
-      const deadline = Date.now() + 5000;
-      while (!pattern.test(stderr)) {
-        if (Date.now() > deadline) throw new Error(`stderr never matched ${pattern}:\n${stderr}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      return stderr;
-    },
+    waitForStderr: (pattern: RegExp) =>
+      waitUntil(`stderr to match ${pattern}`, () => Promise.resolve(pattern.test(stderr) ? stderr : ""), 10_000),
     close: () => client.close(),
   };
 }

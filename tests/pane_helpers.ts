@@ -6,7 +6,11 @@
  */
 import type { TmuxFixture } from "./helpers.ts";
 
-/** Polls `probe` every 20 ms until it returns a truthy value; throws after `timeoutMs` with `what`. */
+/**
+ * The one polling helper of the tests: polls `probe` every 20 ms until it
+ * returns a truthy value; throws after `timeoutMs` with `what`. Use it (or an
+ * event) wherever a test would otherwise sleep a guessed time.
+ */
 export async function waitUntil<T>(
   what: string,
   probe: () => Promise<T>,
@@ -28,7 +32,12 @@ export async function waitUntil<T>(
 }
 
 /** Waits until the visible screen (plus history) of `target` matches `pattern`; returns the text. */
-export function waitForPane(tmux: TmuxFixture, target: string, pattern: RegExp, timeoutMs?: number): Promise<string> {
+export function waitForPane(
+  tmux: Pick<TmuxFixture, "tmux">,
+  target: string,
+  pattern: RegExp,
+  timeoutMs?: number,
+): Promise<string> {
   return waitUntil(`pane ${target} to show ${pattern}`, async () => {
     const text = await tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", target);
     return pattern.test(text) ? text : "";
@@ -36,7 +45,7 @@ export function waitForPane(tmux: TmuxFixture, target: string, pattern: RegExp, 
 }
 
 /** One tmux format evaluated for a target, trimmed. */
-export async function tmuxFormat(tmux: TmuxFixture, target: string, format: string): Promise<string> {
+export async function tmuxFormat(tmux: Pick<TmuxFixture, "tmux">, target: string, format: string): Promise<string> {
   return (await tmux.tmux("display-message", "-p", "-t", target, format)).trim();
 }
 

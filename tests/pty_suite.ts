@@ -6,6 +6,7 @@
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 export type Backend = "pty" | "tmux";
 
@@ -21,21 +22,22 @@ export interface Screen {
   screen: string;
 }
 
-/** Polls until `ok(value)` holds; fails with the last value after `timeoutMs`. */
+/** Polls (with the one polling helper, waitUntil) until `ok(value)` holds; fails with the last value. */
 export async function until<T>(
   what: string,
   get: () => Promise<T>,
   ok: (v: T) => boolean,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await get();
-  while (!ok(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 40));
-    last = await get();
+  let last: T | undefined;
+  try {
+    return (await waitUntil(what, async () => {
+      last = await get();
+      return ok(last) ? { value: last } : undefined;
+    }, timeoutMs)).value;
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last value: ${JSON.stringify(last)}`);
   }
-  return last;
 }
 
 /** The non-empty lines of a screen, bottom last. */

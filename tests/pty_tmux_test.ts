@@ -116,7 +116,7 @@ Deno.test("request_input does not take a control-mode client (like this server's
     );
     const progress: Progress[] = [];
     const call = requestInput(mcp, { session_id: id, prompt: "p", timeout_ms: 2000 }, progress);
-    await new Promise((r) => setTimeout(r, 800));
+    await until("the wait to be armed", () => Promise.resolve(progress.length), (n) => n > 0);
     await control.stdin.close(); // it leaves: a human who had attached would now have detached
     await control.status;
     const result = await call;
@@ -129,14 +129,11 @@ Deno.test("request_input ends when the program exits, and refuses waits over --m
   await withPty("tmux", async (mcp) => {
     const p = pty(mcp);
     const id = await p.launch({ command: "read -r x" });
-    const call = mcp.ok<Record<string, unknown>>("pty_request_input", {
-      session_id: id,
-      prompt: "p",
-      timeout_ms: 2500,
-    });
-    await new Promise((r) => setTimeout(r, 300));
+    const progress: Progress[] = [];
+    const call = requestInput(mcp, { session_id: id, prompt: "p", timeout_ms: 2500 }, progress);
+    await until("the wait to be armed", () => Promise.resolve(progress.length), (n) => n > 0);
     await p.send(id, "\n");
-    assertEquals((await call).outcome, "exited");
+    assertEquals(((await call).structuredContent as Record<string, unknown>).outcome, "exited");
     assertMatch(
       await mcp.err("pty_request_input", { session_id: id, prompt: "p", timeout_ms: 5000 }),
       /timeout_ms 5000 is over this server's --max-wait-ms 3000: use at most 3000/,

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, startTmux, withServer } from "./helpers.ts";
+import { connect, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { waitText, windowRunning } from "./workspace_fixtures.ts";
 
 async function readText(client: { readResource(p: { uri: string }): Promise<unknown> }, uri: string) {
@@ -116,5 +116,21 @@ Deno.test("without the workspace toolset there are no workspace resources or pro
   } finally {
     await mcp.close();
     await tmux.kill();
+  }
+});
+
+Deno.test("without a tmux server, resources/list answers (no sessions, no panes) and reads say what is wrong", async () => {
+  const mcp = await connect({ socketName: uniqueSocketName("none") });
+  try {
+    const listed = (await mcp.client.listResources()).resources.map((r) => r.uri);
+    assertEquals(listed, ["tmux://sessions"]);
+    const sessions = JSON.parse((await readText(mcp.client, "tmux://sessions")).text);
+    assertEquals(sessions, { sessions: [] });
+    const missing = await readError(mcp.client, "tmux://panes/%250");
+    assertEquals(missing.code, -32002);
+    assertMatch(missing.message, /no tmux server/i);
+    assert(!/internal error/i.test(missing.message), missing.message);
+  } finally {
+    await mcp.close();
   }
 });

@@ -1,7 +1,14 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { callAndCancel, callWithProgress, type ExecFixture, SHELLS, withShell } from "./exec_fixtures.ts";
-import { waitUntil } from "./pane_helpers.ts";
-import { sleep } from "./workspace_fixtures.ts";
+import {
+  callAndCancel,
+  callWithProgress,
+  type ExecFixture,
+  type Shell,
+  SHELLS,
+  startWait,
+  withShell,
+} from "./exec_fixtures.ts";
+import { tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 import type { RunResult } from "../lib/exec/run.ts";
 
@@ -133,8 +140,9 @@ Deno.test("run-command: output stays exact when tmux trims a full history", asyn
 Deno.test("run-command: a timeout returns the output so far, then the shell is usable again", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);
-    const slow = await run("echo started; sleep 1.5; echo finished", { timeout_ms: 400 });
+    const slow = await run("echo started; read -r x; echo finished", { timeout_ms: 3000 });
     assertEquals([slow.timed_out, slow.exit_code, slow.output], [true, null, "started"]);
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter"); // the read ends: the command finishes by itself
     // The next run waits for the earlier command, then runs normally.
     const next = await run("echo next");
     assertEquals([next.exit_code, next.output], [0, "next"]);
@@ -146,7 +154,7 @@ Deno.test("run-command: a timeout returns the output so far, then the shell is u
 Deno.test("run-command: interrupting a timed-out command with C-c frees the pane", async () => {
   await withShell("zsh", async (fx) => {
     const run = runner(fx);
-    const slow = await run("sleep 30", { timeout_ms: 300 });
+    const slow = await run("sleep 30", { timeout_ms: 3000 });
     assert(slow.timed_out);
     await fx.tmux("send-keys", "-t", fx.pane, "C-c");
     assertEquals((await run("echo back")).output, "back");
@@ -200,10 +208,11 @@ Deno.test("run-command sends progress notifications while waiting", async () => 
   await withShell("bash", async (fx) => {
     const { result, progress } = await callWithProgress<RunResult>(fx, "run-command", {
       target: fx.pane,
-      command: "sleep 2.5; echo ok",
+      command: "echo ok",
       timeout_ms: 20_000,
     });
     assertEquals(result.output, "ok");
+    // One when each wait is armed (the start, then the end of the command).
     assert(progress.length >= 2, `got ${progress.length} progress notifications`);
     assertMatch(progress[0].message ?? "", /elapsed.*left/);
     assertEquals(progress[0].total, 20_000);
@@ -214,7 +223,7 @@ Deno.test("run-command sends progress notifications while waiting", async () => 
 Deno.test("run-command: cancellation ends the wait; the command finishes and the pane stays usable", async () => {
   await withShell("bash", async (fx) => {
     const args = { target: fx.pane, command: "sleep 1; echo done-late", timeout_ms: 20_000 };
-    await callAndCancel(fx, "run-command", args, 300);
+    await callAndCancel(fx, "run-command", args);
     await waitUntil("the server to record the cancellation", () => Promise.resolve(/cancelled/.test(fx.mcp.stderr())));
     assertEquals((await runner(fx)("echo again")).output, "again");
     assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), /done-late/);
@@ -223,8 +232,13 @@ Deno.test("run-command: cancellation ends the wait; the command finishes and the
 
 Deno.test("run-command: a command still running when the server exits never blocks the shell afterwards", async () => {
   await withShell("bash", async (fx) => {
-    const pending = runner(fx)("sleep 1; echo finished-after-exit").catch(() => "connection closed");
-    await sleep(300);
+    const run = startWait(fx, "run-command", {
+      target: fx.pane,
+      command: "sleep 1; echo finished-after-exit",
+      timeout_ms: 20_000,
+    });
+    const pending = run.done.catch(() => "connection closed");
+    await run.armed; // typed: the shell runs it
     await fx.mcp.close(); // the server exits mid-run; its script directory goes with it
     assertEquals(await pending, "connection closed");
     await waitUntil(
@@ -237,5 +251,101 @@ Deno.test("run-command: a command still running when the server exits never bloc
       "the shell to answer",
       async () => /^alive-2$/m.test(await fx.tmux("capture-pane", "-p", "-t", fx.pane)),
     );
+  });
+});
+
+/** What a shell reads as its rc file under `home`, for the rc-sleeps tests. */
+const RC_FILE: Record<Shell, string> = { bash: ".bashrc", zsh: ".zshrc", fish: ".config/fish/config.fish" };
+const READ_PROMPT: Record<Shell, string> = {
+  bash: "read -p 'Continue? [y/N]' ans; echo got-$ans",
+  zsh: "read 'ans?Continue? [y/N]'; echo got-$ans",
+  fish: "read -P 'Continue? [y/N]' ans; echo got-$ans",
+};
+
+/** Everything the pane shows, its scrollback included. */
+const wholePane = (fx: ExecFixture, pane = fx.pane) => fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane);
+
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell} types nothing into a read prompt, which still waits`, async () => {
+    await withShell(shell, async (fx) => {
+      await fx.tmux("send-keys", "-t", fx.pane, "-l", READ_PROMPT[shell]);
+      await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+      await waitForPane(fx, fx.pane, /Continue\? \[y\/N\]\s*$/);
+      const err = await fx.mcp.err("run-command", { target: fx.pane, command: "echo typed-here" });
+      assertMatch(err, /typed nothing/);
+      assertMatch(err, /send-keys/);
+      assert(!(await wholePane(fx)).includes("typed-here"));
+      // The read still waits, and gets exactly what we answer.
+      await fx.tmux("send-keys", "-t", fx.pane, "y", "Enter");
+      await waitForPane(fx, fx.pane, /^got-y$/m);
+      assertEquals((await runner(fx)("echo after")).output, "after");
+    });
+  });
+
+  Deno.test(`run-command in ${shell} waits for a shell whose rc file is still running, or refuses`, async () => {
+    await withShell(shell, async (fx) => {
+      const pane = async (seconds: number) => {
+        const home = await tempDir("tmcp-home-");
+        const rc = `${home}/${RC_FILE[shell]}`;
+        await Deno.mkdir(rc.slice(0, rc.lastIndexOf("/")), { recursive: true });
+        await Deno.writeTextFile(rc, `sleep ${seconds}\necho rc-done\n`);
+        const argv = shell === "fish" ? "fish" : `${shell} -i`;
+        return await fx.newPane({
+          command: `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${home} ${argv}`,
+        });
+      };
+      const [slow, slower] = await Promise.all([pane(2), pane(4)]);
+      // Small timeout: refused, nothing typed (a line typed now would be echoed, then run after the rc file).
+      const err = await fx.mcp.err("run-command", { target: slower, command: "echo typed-early", timeout_ms: 300 });
+      assertMatch(err, /typed nothing/);
+      assertMatch(err, /starting/);
+      // Enough time: waits for the prompt, then runs.
+      const r = await fx.mcp.ok<RunResult>("run-command", { target: slow, command: "echo ran", timeout_ms: 20_000 });
+      assertEquals([r.exit_code, r.output], [0, "ran"]);
+      // A line typed during the rc file would have been echoed before its output, and run after it.
+      const text = await waitForPane(fx, slower, /rc-done/);
+      assert(!text.includes("typed-early") && !text.includes("tmux-mcp"), text);
+      const ok = await fx.mcp.ok<RunResult>("run-command", {
+        target: slower,
+        command: "echo fine",
+        timeout_ms: 20_000,
+      });
+      assertEquals(ok.output, "fine");
+      assert(!(await wholePane(fx, slower)).includes("typed-early"));
+    });
+  });
+}
+
+Deno.test("run-command refuses a program started a moment earlier, typing nothing", async () => {
+  await withShell("bash", async (fx) => {
+    const row = async () => Number(await tmuxFormat(fx, fx.pane, "#{cursor_y}"));
+    const before = await row();
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "python3 -q");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    // bash has taken the line (the cursor left it); python3 may not be running yet.
+    await waitUntil("bash to take the line", async () => (await row()) > before);
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: "print('typed-in')", timeout_ms: 5000 });
+    assertMatch(err, /python3|typed nothing/);
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "exit()");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    await waitUntil(
+      "python3 to exit",
+      async () => (await tmuxFormat(fx, fx.pane, "#{pane_current_command}")) === "bash",
+    );
+    const text = await wholePane(fx);
+    assert(!text.includes("typed-in") && !text.includes("tmux-mcp"), text);
+  });
+});
+
+Deno.test("run-command refuses a continuation prompt, typing nothing", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", 'echo "open');
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    await waitForPane(fx, fx.pane, /^> $/m);
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: "echo typed-here" });
+    assertMatch(err, /continuation prompt/);
+    assert(!(await wholePane(fx)).includes("typed-here"));
+    await fx.tmux("send-keys", "-t", fx.pane, "C-c");
+    assertEquals((await runner(fx)("echo back")).output, "back");
   });
 });

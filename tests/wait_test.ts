@@ -1,7 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { callAndCancel, callWithProgress, type ExecFixture, withShell } from "./exec_fixtures.ts";
+import { callAndCancel, callWithProgress, type ExecFixture, startWait, withShell } from "./exec_fixtures.ts";
 import { waitUntil } from "./pane_helpers.ts";
-import { sleep } from "./workspace_fixtures.ts";
 
 interface TextResult {
   outcome: string;
@@ -43,14 +42,14 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
     assertEquals([old.outcome, old.matched_line], ["timeout", null]);
     assertMatch(old.tail, /READY-1/);
 
-    const waiting = fx.mcp.ok<TextResult>("wait-for-text", {
+    const waiting = startWait<TextResult>(fx, "wait-for-text", {
       target: fx.pane,
       patterns: ["GO-42"],
       timeout_ms: 10_000,
     });
-    await sleep(200);
+    await waiting.armed;
     await type(fx, "echo GO-$((40+2))"); // the typed line itself does not contain GO-42
-    const hit = await waiting;
+    const hit = await waiting.done;
     assertEquals([hit.outcome, hit.matched_pattern, hit.matched_line], ["matched", "GO-42", "GO-42"]);
     assertEquals(hit.pane_id, fx.pane);
   });
@@ -58,38 +57,38 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
 
 Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; partial lines match", async () => {
   await withShell("bash", async (fx) => {
-    const both = fx.mcp.ok<TextResult>("wait-for-text", {
+    const both = startWait<TextResult>(fx, "wait-for-text", {
       target: fx.pane,
       patterns: ["done"],
       stop: ["FAIL"],
       timeout_ms: 10_000,
     });
-    await sleep(200);
+    await both.armed;
     await type(fx, `printf 'build %s with %s\\n' d""one F""AIL`); // the typed line matches neither
-    const stopped = await both;
+    const stopped = await both.done;
     assertEquals([stopped.outcome, stopped.matched_pattern], ["stopped", "FAIL"]);
     assertEquals(stopped.matched_line, "build done with FAIL");
 
-    const re = fx.mcp.ok<TextResult>("wait-for-text", {
+    const re = startWait<TextResult>(fx, "wait-for-text", {
       target: fx.pane,
       patterns: ["^RESULT=\\d+$"],
       regex: true,
       ignore_case: true,
       timeout_ms: 10_000,
     });
-    await sleep(200);
+    await re.armed;
     await type(fx, "echo result=$((10+7))");
-    assertEquals((await re).matched_line, "result=17");
+    assertEquals((await re.done).matched_line, "result=17");
 
     // A prompt without a newline, as password prompts are.
-    const prompt = fx.mcp.ok<TextResult>("wait-for-text", {
+    const prompt = startWait<TextResult>(fx, "wait-for-text", {
       target: fx.pane,
       patterns: ["Password: "],
       timeout_ms: 10_000,
     });
-    await sleep(200);
+    await prompt.armed;
     await type(fx, `read -r -s -p "Pass""word: " x`);
-    const p = await prompt;
+    const p = await prompt.done;
     assertEquals(p.outcome, "matched");
     assert(p.warnings.some((w) => w.kind === "input_prompt"), JSON.stringify(p.warnings));
     await fx.tmux("send-keys", "-t", fx.pane, "C-c");
@@ -102,17 +101,16 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
       await fx.mcp.err("wait-for-text", { target: fx.pane, patterns: ["(unclosed"], regex: true }),
       /invalid regex/,
     );
-    const slow = fx.mcp.call("wait-for-text", {
+    const slow = startWait(fx, "wait-for-text", {
       target: fx.pane,
       patterns: ["^(a+)+$"],
       regex: true,
       timeout_ms: 20_000,
     });
-    await sleep(200);
+    await slow.armed;
     await type(fx, `echo ${"a".repeat(40)}!`);
-    const r = await slow;
-    assert(r.isError === true);
-    assertMatch(JSON.stringify(r.content), /backtrack/);
+    const err = await slow.done.then(() => "", (e) => String(e));
+    assertMatch(err, /backtrack/);
     // The server still answers.
     assertEquals((await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 50 })).outcome, "quiet");
   });
@@ -120,18 +118,24 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
 
 Deno.test("wait-for-text and wait-for-quiet report a pane whose program exits", async () => {
   await withShell("bash", async (fx) => {
-    const pane = await fx.newPane({ command: "sleep 0.6" });
-    const r = await fx.mcp.ok<TextResult>("wait-for-text", { target: pane, patterns: ["never"], timeout_ms: 10_000 });
-    assertEquals(r.outcome, "pane_exited");
-    const pane2 = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.1; done' & sleep 0.6; kill $!" });
-    const q = await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: pane2, quiet_ms: 5000, timeout_ms: 10_000 });
+    // Programs that end when we press Enter, once the waits are armed.
+    const pane = await fx.newPane({ command: "sh -c 'read x'" });
+    const text = startWait<TextResult>(fx, "wait-for-text", { target: pane, patterns: ["never"], timeout_ms: 30_000 });
+    await text.armed;
+    await fx.tmux("send-keys", "-t", pane, "Enter");
+    assertEquals((await text.done).outcome, "pane_exited");
+    const pane2 = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.1; done & read x; kill $!'" });
+    const quiet = startWait<QuietResult>(fx, "wait-for-quiet", { target: pane2, quiet_ms: 5000, timeout_ms: 30_000 });
+    await quiet.armed;
+    await fx.tmux("send-keys", "-t", pane2, "Enter");
+    const q = await quiet.done;
     assertEquals(q.outcome, "pane_exited");
   });
 });
 
 Deno.test("wait-for-quiet returns once output stops, and times out on endless output", async () => {
   await withShell("bash", async (fx) => {
-    const quiet = fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 400, timeout_ms: 10_000 });
+    const quiet = fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 1500, timeout_ms: 20_000 });
     await type(fx, "for i in 1 2 3 4 5; do echo step$i; sleep 0.15; done");
     const q = await quiet;
     assertEquals(q.outcome, "quiet");
@@ -139,7 +143,7 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
     assertMatch(q.tail, /step5/);
 
     const busy = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.05; done'" });
-    const t = await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: busy, quiet_ms: 300, timeout_ms: 1000 });
+    const t = await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: busy, quiet_ms: 1000, timeout_ms: 2500 });
     assertEquals(t.outcome, "timeout");
     assertMatch(t.tail, /tick/);
   });
@@ -148,22 +152,31 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
 Deno.test("a second tool call is answered while a long wait is pending", async () => {
   await withShell("bash", async (fx) => {
     let waitDone = false;
-    const long = fx.mcp.ok<TextResult>("wait-for-text", { target: fx.pane, patterns: ["never"], timeout_ms: 4000 })
-      .finally(() => waitDone = true);
-    const slowRun = fx.mcp.ok("run-command", {
-      target: await fx.newPane("bash"),
-      command: "sleep 3",
-      timeout_ms: 10_000,
-    }).finally(() => waitDone = true);
-    await sleep(300);
+    const long = startWait<TextResult>(fx, "wait-for-text", {
+      target: fx.pane,
+      patterns: ["END-42"],
+      timeout_ms: 60_000,
+    });
+    long.done.finally(() => waitDone = true);
+    const runPane = await fx.newPane("bash");
+    const slowRun = startWait<{ exit_code: number; output: string }>(fx, "run-command", {
+      target: runPane,
+      command: "read -r x; echo got-line",
+      timeout_ms: 60_000,
+    });
+    slowRun.done.finally(() => waitDone = true);
+    await Promise.all([long.armed, slowRun.armed]);
     for (let i = 0; i < 5; i++) {
       const r = await fx.mcp.ok<{ first_call: boolean }>("capture-since", { target: fx.pane });
       assert(r.first_call);
       assertEquals(await fx.mcp.ok("list-buffers"), { buffers: [] });
     }
     assert(!waitDone, "quick calls must be answered while the waits are still pending");
-    assertEquals((await long).outcome, "timeout");
-    await slowRun;
+    await type(fx, "echo END-$((40+2))");
+    assertEquals((await long.done).outcome, "matched");
+    await fx.tmux("send-keys", "-t", runPane, "Enter"); // the command's read was waiting for it
+    const run = await slowRun.done;
+    assertEquals([run.exit_code, run.output.trim()], [0, "got-line"]); // the echoed Enter comes first
   });
 });
 
@@ -172,14 +185,14 @@ Deno.test("wait-for-text: progress notifications and cancellation", async () => 
     const { result, progress } = await callWithProgress<TextResult>(fx, "wait-for-text", {
       target: fx.pane,
       patterns: ["never"],
-      timeout_ms: 2500,
+      timeout_ms: 1200,
     });
     assertEquals(result.outcome, "timeout");
     assert(progress.length >= 2, `got ${progress.length} progress notifications`);
     assertMatch(progress[0].message ?? "", /never.*elapsed.*left/);
 
     const started = performance.now();
-    await callAndCancel(fx, "wait-for-quiet", { target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 }, 300);
+    await callAndCancel(fx, "wait-for-quiet", { target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 });
     await waitUntil(
       "the server to end the cancelled wait",
       () => Promise.resolve(/wait-for-quiet cancelled/.test(fx.mcp.stderr())),

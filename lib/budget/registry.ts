@@ -1,6 +1,6 @@
 /**
  * The result buffers this server created: ordinary tmux paste buffers named
- * `mcp-result-<8 hex digits>`, kept for a TTL and within a count and byte
+ * `mcp-result-<server pid>-<8 hex digits>`, kept for a TTL and within a count and byte
  * cap (oldest deleted first), all deleted by {@linkcode ResultRegistry.clear}
  * on exit. tmux holds the content; this module only remembers names, sizes
  * and ages.
@@ -8,13 +8,15 @@
  * @example
  * ```ts
  * const registry = createResultRegistry(services.buffers, { ttlMs: 600_000, maxCount: 32, maxBytes: 256 << 20 });
- * const name = await registry.store(new TextEncoder().encode(bigText)); // "mcp-result-3f2a91bc"
+ * const name = await registry.store(new TextEncoder().encode(bigText)); // "mcp-result-4242-3f2a91bc"
  * services.atExit(() => registry.clear());
  * ```
  */
 import type { BufferStore } from "../buffers/store.ts";
+import { RESULT_PREFIX, sweepResultBuffers } from "../server/leftovers.ts";
 
-export const RESULT_BUFFER_PREFIX = "mcp-result-";
+/** `mcp-result-<pid>-`: the owner's pid lets a later server sweep what a killed one left (lib/server/leftovers.ts). */
+export const RESULT_BUFFER_PREFIX = RESULT_PREFIX;
 
 export interface ResultRegistryOptions {
   ttlMs: number;
@@ -50,6 +52,7 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
   const entries: Entry[] = []; // oldest first
   let totalBytes = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let swept = false;
 
   // Best effort: the model may have deleted or renamed the buffer, or tmux may be gone.
   const remove = (e: Entry) => buffers.delete(e.name).catch(() => {});
@@ -82,6 +85,12 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
 
   return {
     async store(content) {
+      // Where there are result buffers, there may be some of a killed server: sweep once (the start may have
+      // found no tmux server).
+      if (!swept) {
+        swept = true;
+        void sweepResultBuffers(buffers).catch(() => {});
+      }
       let name = RESULT_BUFFER_PREFIX + shortId();
       while (entries.some((e) => e.name === name)) name = RESULT_BUFFER_PREFIX + shortId();
       await buffers.write(name, content);

@@ -16,6 +16,7 @@ import { UserError } from "../errors.ts";
 import { createFileLocks, type FileLocks, KeyedLocks, socketIdentity } from "./locks.ts";
 import { formatLiteral } from "../tmux/quote.ts";
 import type { ServerFileReader } from "./server_file.ts";
+import { tempPrefix } from "../server/leftovers.ts";
 
 export interface BufferInfo {
   name: string;
@@ -165,7 +166,7 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
       return;
     }
     // Large content: hand tmux a file instead of a long stdin stream.
-    const path = await Deno.makeTempFile({ prefix: "tmux-mcp-" });
+    const path = await Deno.makeTempFile({ prefix: tempPrefix("load") });
     try {
       await Deno.writeFile(path, content);
       await tmux.run(["load-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });

@@ -49,8 +49,13 @@ export interface RunTracker {
 const CHECK_MS = 1000;
 /** A run given up on before it started is forgotten after this long. */
 const UNSTARTED_DROP_MS = 60_000;
-/** At most this long for the prompt after a run; it counts as drawn after this much quiet. */
+/**
+ * At least this long for the prompt after a run, or 20 tmux round trips (the
+ * release's own, measured) on a machine slow enough to need more; the prompt
+ * counts as drawn after this much quiet.
+ */
 const PROMPT_WAIT_MS = 250;
+const PROMPT_WAIT_TRIPS = 20;
 const PROMPT_QUIET_MS = 5;
 
 async function signal(tmux: TmuxExecutor, channel: string): Promise<void> {
@@ -80,7 +85,7 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
   let stopWatch = () => {};
   let timer: ReturnType<typeof setInterval> | undefined;
   // Output after the end release is the shell drawing its prompt.
-  let promptWatch: { at: number; seen: PromiseWithResolvers<void> } | undefined;
+  let promptWatch: { at: number; seen: PromiseWithResolvers<void>; waitMs: number } | undefined;
 
   const removeFiles = async () => {
     await rt.scripts.remove(files.armed);
@@ -132,14 +137,19 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
       const s = state[which];
       if (!s || !s.waits || s.released) return;
       s.released = true;
-      if (which === "end") promptWatch = { at: 0, seen: Promise.withResolvers<void>() };
+      const t0 = performance.now();
+      const watch = which === "end"
+        ? { at: 0, seen: Promise.withResolvers<void>(), waitMs: PROMPT_WAIT_MS }
+        : undefined;
+      if (watch) promptWatch = watch;
       await signal(tmux, ch[which]);
+      if (watch) watch.waitMs = Math.max(PROMPT_WAIT_MS, PROMPT_WAIT_TRIPS * (performance.now() - t0));
     },
     async promptDrawn() {
       const p = promptWatch;
       if (!p) return;
-      const deadline = performance.now() + PROMPT_WAIT_MS;
-      await Promise.race([p.seen.promise, sleep(PROMPT_WAIT_MS)]);
+      const deadline = performance.now() + p.waitMs;
+      await Promise.race([p.seen.promise, sleep(p.waitMs)]);
       while (p.at > 0 && performance.now() < deadline) {
         const quietFor = performance.now() - p.at;
         if (quietFor >= PROMPT_QUIET_MS) return;

@@ -1,9 +1,9 @@
 /**
  * Matching output lines against wait-for-text's patterns and stop patterns,
  * batch by batch as the output arrives. Literal patterns are matched inline;
- * regular expressions run in one long-lived regex worker per wait (see
- * `lib/text/line_search.ts`: a catastrophic pattern fails the call instead of
- * freezing the server).
+ * regular expressions run in the regex-with-deadline service (see
+ * `lib/search/worker_pool.ts`: a catastrophic pattern fails the call instead
+ * of freezing the server).
  *
  * Within one batch of lines, a stop pattern wins over a pattern.
  *
@@ -14,7 +14,8 @@
  * m.close();
  * ```
  */
-import { compileRegex, type LineHit, literalHits, regexRunner } from "../text/line_search.ts";
+import { compileRegex, type LineHit, literalHits } from "../text/line_search.ts";
+import { regexService } from "../search/worker_pool.ts";
 
 export interface MatchSpec {
   patterns: string[];
@@ -34,9 +35,6 @@ export interface Matcher {
   check(lines: readonly string[]): Promise<Hit | undefined>;
   close(): void;
 }
-
-/** How long one batch of lines may take in the regex worker. */
-const REGEX_DEADLINE_MS = 2000;
 
 /** The earliest hit of the stops, else of the patterns; `hits[i]` are the hits of pattern i (stops first). */
 function firstHit(spec: MatchSpec, lines: readonly string[], hits: readonly LineHit[][]): Hit | undefined {
@@ -66,12 +64,18 @@ export function compileMatcher(spec: MatchSpec): Matcher {
     };
   }
   const regexes = all.map((p) => compileRegex(p, spec.ignoreCase));
-  const runner = regexRunner();
+  let failed: Error | undefined;
   return {
     async check(lines) {
-      const hits = await runner.run(regexes, [lines], { timeoutMs: REGEX_DEADLINE_MS });
-      return firstHit(spec, lines, hits.map((perGroup) => perGroup[0]));
+      // A regex stopped at its deadline fails this wait for good (later batches would stall the same way).
+      if (failed) throw failed;
+      try {
+        const hits = await regexService().lines(regexes, [lines]);
+        return firstHit(spec, lines, hits.map((perGroup) => perGroup[0]));
+      } catch (e) {
+        throw failed = e instanceof Error ? e : new Error(String(e));
+      }
     },
-    close: () => runner.close(),
+    close() {},
   };
 }

@@ -4,7 +4,8 @@
  * described in `shell.ts`, one run's side of it in `handshake.ts`; this
  * module drives it:
  *
- * 1. check the pane is at a bash/zsh/fish prompt (else a clear error);
+ * 1. check the pane's bash/zsh/fish is idle at its prompt (`prompt.ts`:
+ *    else a clear error, or a wait while the shell is still starting);
  * 2. take the pane's run lock, watch its output (control mode), write the
  *    script, type ` . /tmp/…/r-…` and Enter;
  * 3. on the start marker the shell waits: note the cursor's absolute row
@@ -30,7 +31,8 @@ import { inspectPane, observePane } from "./observe.ts";
 import { type ExecRuntime, execRuntime } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
-import { notAtPrompt, paneWarnings, type Warning } from "./warnings.ts";
+import { paneWarnings, type Warning } from "./warnings.ts";
+import { awaitPrompt } from "./prompt.ts";
 import { resolvedOf } from "../tools/workspace/shapes.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
 
@@ -90,9 +92,14 @@ export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<Run
         );
       }
     }
-    if (waited || earlier.length > 0) info = await inspectPane(tmux, paneId, ctx.signal);
-    const why = notAtPrompt(info.pane, info.screen);
-    if (why) throw new UserError(why);
+    // Types only at a prompt it has seen: refuses a pane waiting for an
+    // answer, waits (until the deadline) for a shell still starting.
+    info = await awaitPrompt(tmux, paneId, {
+      deadline: started + req.timeoutMs,
+      timeoutMs: req.timeoutMs,
+      signal: ctx.signal,
+      first: waited || earlier.length > 0 ? undefined : info,
+    });
     const ids = resolvedOf(info.pane, defaulted);
     return await runLocked(ctx, rt, req, info, ids, started);
   } finally {

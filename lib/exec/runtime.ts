@@ -27,6 +27,7 @@ import type { RunFiles } from "./handshake.ts";
 import type { Services } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
+import { tempPrefix } from "../server/leftovers.ts";
 
 /**
  * A run's script and "armed" flag (the shell waits in a handshake only while it exists): files in a
@@ -56,7 +57,7 @@ function fileScripts(): RunScripts {
   return {
     inBuffers: false,
     async files(id) {
-      dir ??= Deno.makeTempDir({ prefix: "tmux-mcp-" }).then(async (d) => {
+      dir ??= Deno.makeTempDir({ prefix: tempPrefix("run") }).then(async (d) => {
         await Deno.chmod(d, 0o700);
         return d;
       });

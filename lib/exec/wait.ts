@@ -1,7 +1,8 @@
 /**
  * The waiting part shared by every exec tool: race an event against the
  * call's deadline and the client's cancellation, send a progress
- * notification every second (when the client asked for progress), and run a
+ * notification when the wait is armed and then every second (when the client
+ * asked for progress), and run a
  * periodic check (is the pane still there?). Waiting is a promise, never a
  * blocked tmux command, so it holds no executor slot and other calls proceed.
  *
@@ -30,6 +31,9 @@ export interface WaitOptions {
 /** Progress and tick period: the spec asks for at least one notification every 2 s. */
 export const TICK_MS = 1000;
 
+/** The last progress value sent per call context (several waits of one call send one increasing series). */
+const reported = new WeakMap<object, number>();
+
 /** Waits for `event`, the deadline or cancellation, whichever comes first. */
 export async function waitFor<T>(event: Promise<T>, opts: WaitOptions): Promise<WaitEnd<T>> {
   const { ctx, started, timeoutMs } = opts;
@@ -46,14 +50,23 @@ export async function waitFor<T>(event: Promise<T>, opts: WaitOptions): Promise<
         timer = setTimeout(() => resolve({ kind: "timeout" }), left);
         onAbort = () => resolve({ kind: "cancelled" });
         ctx.signal.addEventListener("abort", onAbort, { once: true });
-        ticker = setInterval(() => {
+        const report = () => {
           const elapsed = performance.now() - started;
+          // MCP wants progress to increase; two waits of one call can be armed within a millisecond.
+          const value = Math.max(Math.round(elapsed), (reported.get(ctx) ?? -1) + 1);
+          reported.set(ctx, value);
           void ctx.progress(
-            Math.round(elapsed),
+            value,
             timeoutMs,
             `waiting for ${opts.what}: ${(elapsed / 1000).toFixed(1)} s elapsed, ` +
               `${(Math.max(0, timeoutMs - elapsed) / 1000).toFixed(1)} s left`,
           );
+        };
+        // One notification as soon as the wait is armed: the client knows the
+        // call got this far (the event can no longer be missed), then one a second.
+        report();
+        ticker = setInterval(() => {
+          report();
           if (opts.tick) void Promise.resolve().then(opts.tick).catch(() => {});
         }, TICK_MS);
       }),

@@ -7,7 +7,10 @@
  * engine reaches it (one `read` message, answered by a `buffer` message whose
  * bytes are transferred), so a search that stops early fetches no more than
  * it would in the main thread. One search at a time; each ends with exactly
- * one `done` or `error` message.
+ * one `done` or `error` message. It also matches lines against regexes
+ * (`lines`, answered by one `lines` or `error` message) for search-panes and
+ * the waits, and says `ready` once loaded, so start-up (module loading, type
+ * stripping) never counts against a deadline.
  *
  * @example
  * ```ts
@@ -35,18 +38,30 @@ export interface SearchRequest {
   includeSimilarity: boolean;
 }
 
+/**
+ * Matches lines against regexes (search-panes, wait-for-text): for each regex,
+ * for each group of lines, the lines that match and where (UTF-16 index).
+ */
+export interface LinesRequest {
+  type: "lines";
+  regexes: { source: string; flags: string }[];
+  groups: string[][];
+}
+
 /** The answer to a `read`: the buffer's bytes, or none when reading it failed (the main thread keeps the error). */
 export interface BufferReply {
   type: "buffer";
   bytes?: Uint8Array;
 }
 
-export type ToWorker = SearchRequest | BufferReply;
+export type ToWorker = SearchRequest | LinesRequest | BufferReply;
 
 export type FromWorker =
+  | { type: "ready" }
   | { type: "read"; name: string }
   | { type: "progress"; done: number; total: number }
   | { type: "done"; result: SearchResult }
+  | { type: "lines"; hits: { line: number; index: number }[][][] }
   | { type: "error"; message: string; user: boolean; stack?: string };
 
 /** The parts of the worker global scope used here (Deno's lib types `self` as a window). */
@@ -82,9 +97,41 @@ async function run(req: SearchRequest): Promise<void> {
   }
 }
 
+// Compiled line regexes, kept: a wait checks every batch of output against the same ones.
+const compiled = new Map<string, RegExp>();
+
+function lines(req: LinesRequest): void {
+  try {
+    const hits = req.regexes.map(({ source, flags }) => {
+      const key = flags + "/" + source;
+      let re = compiled.get(key);
+      if (!re) {
+        if (compiled.size >= 64) compiled.clear();
+        compiled.set(key, re = new RegExp(source, flags));
+      }
+      return req.groups.map((group) => {
+        const found: { line: number; index: number }[] = [];
+        for (let i = 0; i < group.length; i++) {
+          const m = re.exec(group[i]);
+          if (m) found.push({ line: i, index: m.index });
+        }
+        return found;
+      });
+    });
+    scope.postMessage({ type: "lines", hits });
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    scope.postMessage({ type: "error", message: err.message, user: false, stack: err.stack });
+  }
+}
+
 scope.onmessage = ({ data }) => {
   if (data.type === "search") {
     void run(data);
+    return;
+  }
+  if (data.type === "lines") {
+    lines(data);
     return;
   }
   const p = pending;
@@ -92,3 +139,6 @@ scope.onmessage = ({ data }) => {
   if (data.bytes) p?.resolve(data.bytes);
   else p?.reject(new Error("reading the buffer failed"));
 };
+
+// Loaded and ready: the pool starts a job's deadline clock only from here.
+scope.postMessage({ type: "ready" });

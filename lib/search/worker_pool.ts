@@ -1,39 +1,45 @@
 /**
- * Searches whose matching could backtrack (model-supplied regexes), run in a
- * worker with a deadline, so a pattern like `(a+)+$` stalls one call for
+ * The one regex-with-deadline service: every model-supplied regex (search-buffer
+ * and subsearch-buffer, search-panes, wait-for-text) runs in a worker that is
+ * terminated at a deadline, so a pattern like `(a+)+$` stalls one call for
  * seconds instead of the whole server for minutes.
  *
- * {@linkcode SearchPool.search} has the signature and results of
- * `searchBuffers` (same offsets, pagination, errors), but the engine runs in
- * `lib/search/worker.ts`. Buffers are still read here, in the main thread,
- * one at a time when the engine asks for them, and their bytes are
- * transferred to the worker, not copied. Workers are long-lived: one is
- * started on the first search and reused, so its startup and the JIT warm-up
- * of the engine are paid once; a worker is only terminated (and a new one
- * started by the next search) when a search runs past its deadline, is
- * cancelled, or crashes. Concurrent searches each get a worker of their own.
+ * Two kinds of job share the workers, the deadline rules and the message:
+ * - {@linkcode RegexService.search}: `searchBuffers` (same offsets,
+ *   pagination, errors) run in `lib/search/worker.ts`; buffers are read here,
+ *   one at a time when the engine asks, and their bytes transferred;
+ * - {@linkcode RegexService.lines}: lines matched against regexes (each
+ *   line's first match), for search-panes and the waits.
  *
- * The deadline counts matching time only (time the worker holds a buffer,
- * not time spent reading buffers from tmux): `baseMs` plus `perMiBMs` for
- * every MiB of buffer handed to the worker, so a legitimate search of a large
- * buffer (a few ms per MiB) has ample room and a catastrophic one on a small
- * buffer ends after `baseMs`.
+ * The deadline counts the work it bounds: the clock starts when the worker
+ * has said it is loaded (`ready`) and the job is handed over, and pauses
+ * while buffers are read from tmux. So worker start-up (module loading, type
+ * stripping: seconds on a busy machine) and slow reads never count, and a
+ * catastrophic pattern is still stopped `baseMs` after it starts matching
+ * (plus `perMiBMs` for every MiB handed to the worker, so a legitimate search
+ * of a large input has ample room).
+ *
+ * Workers are long-lived: a finished job's worker goes back to the pool (the
+ * JIT-warmed engine and compiled line regexes with it); one is terminated
+ * (and a new one started by the next job) only when a job runs past its
+ * deadline, is cancelled, or crashes. Concurrent jobs each get a worker.
  *
  * @example
  * ```ts
- * const pool = createSearchPool();
- * const r = await pool.search([{ name: "log" }], (n) => ctx.buffers.read(n), {
+ * const regex = createSearchPool();
+ * const r = await regex.search([{ name: "log" }], (n) => ctx.buffers.read(n), {
  *   matcher: compileMatcher("(a+)+$", "regex", false),
  *   maxMatches: 50, maxScanBytes: 16 << 20, contextBytes: 64, includeSimilarity: false,
- * }); // rejects with a UserError "... took too long ..." after about 3 s
- * pool.close();
+ * }); // rejects with a UserError "... took too long ..." about 3 s after matching began
+ * const [[hits]] = await regex.lines([new RegExp("err", "i")], [["ok", "error: x"]]); // [{ line: 1, index: 0 }]
+ * regex.close();
  * ```
  */
 import { UserError } from "../errors.ts";
 import { cancelled, type ReadBuffer, type SearchOptions, type SearchResult, type SearchTarget } from "./search.ts";
 import type { FromWorker, SearchRequest, ToWorker } from "./worker.ts";
 
-/** How long a search may match: `baseMs + perMiBMs × MiB of buffers handed to the worker`. */
+/** How long a job may match: `baseMs + perMiBMs × MiB of input handed to the worker`. */
 export interface Deadline {
   baseMs: number;
   perMiBMs: number;
@@ -46,110 +52,160 @@ export interface Deadline {
  */
 export const DEFAULT_DEADLINE: Deadline = { baseMs: 3000, perMiBMs: 100 };
 
-/** Idle workers kept for reuse (the machine has few cores; more concurrent searches start more). */
+/** A line matching a regex: its index in its group and where the first match starts (UTF-16 units). */
+export interface LineHit {
+  line: number;
+  index: number;
+}
+
+export interface LinesOptions {
+  signal?: AbortSignal;
+  /** How the caller asks for literal matching, for the deadline message (default `regex: false`). */
+  literalHint?: string;
+}
+
+export interface RegexService {
+  /** `searchBuffers` in a worker, bounded by the deadline; `read` hands over (transfers) its bytes. */
+  search(targets: readonly SearchTarget[], read: ReadBuffer, o: SearchOptions): Promise<SearchResult>;
+  /** For each regex, for each group of lines: the lines it matches, bounded by the deadline. */
+  lines(
+    regexes: readonly RegExp[],
+    groups: readonly (readonly string[])[],
+    o?: LinesOptions,
+  ): Promise<LineHit[][][]>;
+  /** Terminates the idle workers; busy ones end with their job. */
+  close(): void;
+}
+
+/** Idle workers kept for reuse (the machine has few cores; more concurrent jobs start more). */
 const MAX_IDLE = 2;
 
 const MiB = 1024 * 1024;
 
 const WORKER_URL = new URL("./worker.ts", import.meta.url);
 
-export interface SearchPool {
-  /** `searchBuffers` in a worker, bounded by the pool's deadline; `read` hands over (transfers) its bytes. */
-  search(targets: readonly SearchTarget[], read: ReadBuffer, o: SearchOptions): Promise<SearchResult>;
-  /** Terminates the idle workers; busy ones end with their search. */
-  close(): void;
+/** The one message for a regex stopped at its deadline. */
+export function regexTooLong(patterns: readonly string[], ms: number, literalHint: string): UserError {
+  return new UserError(
+    `regex ${patterns.map((p) => JSON.stringify(p)).join(", ")} took too long and was stopped after ` +
+      `${Math.round(ms)} ms of matching (nested quantifiers such as (a+)+ backtrack exponentially): simplify the ` +
+      `pattern, avoid nested quantifiers, or use ${literalHint}`,
+  );
 }
 
-/** Starts no worker yet: the first search does. */
-export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): SearchPool {
-  const idle: Worker[] = [];
+interface Slot {
+  worker: Worker;
+  /** Resolves at the worker's `ready` message; rejects when it fails to load. */
+  ready: Promise<void>;
+}
+
+function spawn(): Slot {
+  const worker = new Worker(WORKER_URL, { type: "module" });
+  const ready = Promise.withResolvers<void>();
+  worker.onmessage = ({ data }: MessageEvent<FromWorker>) => {
+    if (data.type === "ready") ready.resolve();
+  };
+  worker.onerror = (e: ErrorEvent) => {
+    e.preventDefault();
+    ready.reject(new Error(`search worker failed to start: ${e.message}`));
+  };
+  return { worker, ready: ready.promise };
+}
+
+/** What a job does with the worker's messages; `ctl` ends it or pauses its clock. */
+interface Job<T> {
+  request: ToWorker;
+  patterns: readonly string[];
+  literalHint: string;
+  /** Input handed over with the request, in bytes (for the allowance). */
+  bytes: number;
+  signal?: AbortSignal;
+  onMessage(data: FromWorker, ctl: JobControl<T>): void | Promise<void>;
+}
+
+interface JobControl<T> {
+  post(m: ToWorker, transfer?: Transferable[]): void;
+  /** Stops the deadline clock (reading from tmux); `resume` restarts it with `moreBytes` more allowance. */
+  pause(): void;
+  resume(moreBytes?: number): void;
+  /** Ends the job; the worker goes back to the pool. */
+  resolve(v: T): void;
+  reject(e: unknown, reusable: boolean): void;
+  settled(): boolean;
+}
+
+/** Starts no worker yet: the first job does. */
+export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexService {
+  const idle: Slot[] = [];
   let closed = false;
 
-  function search(targets: readonly SearchTarget[], read: ReadBuffer, o: SearchOptions): Promise<SearchResult> {
-    if (o.signal?.aborted) return Promise.reject(cancelled());
-    const worker = idle.pop() ?? new Worker(WORKER_URL, { type: "module" });
-    const { promise, resolve, reject } = Promise.withResolvers<SearchResult>();
-    const post = (m: ToWorker, transfer: Transferable[] = []) => worker.postMessage(m, transfer);
-
-    // The deadline clock runs only while the worker has work: paused during reads.
-    let allowance = deadline.baseMs, spent = 0, since = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const resume = () => {
-      since = performance.now();
-      timer = setTimeout(onDeadline, Math.max(0, allowance - spent));
-    };
-    const pause = () => {
-      clearTimeout(timer);
-      spent += performance.now() - since;
-    };
-
+  async function run<T>(job: Job<T>): Promise<T> {
+    if (job.signal?.aborted) throw cancelled();
+    const slot = idle.pop() ?? spawn();
+    const { worker } = slot;
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
     let settled = false;
-    /** Ends this search; a worker that finished normally goes back to the pool. */
+    let allowance = deadline.baseMs + deadline.perMiBMs * job.bytes / MiB, spent = 0, since = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+
     const end = (reusable: boolean) => {
       settled = true;
       clearTimeout(timer);
-      o.signal?.removeEventListener("abort", onAbort);
+      job.signal?.removeEventListener("abort", onAbort);
       worker.onmessage = worker.onerror = null;
-      if (reusable && !closed && idle.length < MAX_IDLE) idle.push(worker);
+      if (reusable && !closed && idle.length < MAX_IDLE) idle.push(slot);
       else worker.terminate();
     };
-    const fail = (e: Error) => {
-      end(false);
-      reject(e);
+    const ctl: JobControl<T> = {
+      post: (m, transfer = []) => worker.postMessage(m, transfer),
+      pause() {
+        clearTimeout(timer);
+        spent += performance.now() - since;
+      },
+      resume(moreBytes = 0) {
+        allowance += deadline.perMiBMs * moreBytes / MiB;
+        since = performance.now();
+        timer = setTimeout(
+          () => ctl.reject(regexTooLong(job.patterns, allowance, job.literalHint), false),
+          Math.max(0, allowance - spent),
+        );
+      },
+      resolve(v) {
+        end(true);
+        resolve(v);
+      },
+      reject(e, reusable) {
+        if (settled) return;
+        end(reusable);
+        reject(e);
+      },
+      settled: () => settled,
     };
-    function onDeadline() {
-      fail(
-        new UserError(
-          `regex ${JSON.stringify(o.matcher.query)} took too long and was stopped after ${Math.round(allowance)} ms ` +
-            `of matching (nested quantifiers such as (a+)+ backtrack exponentially): simplify the pattern, avoid ` +
-            `nested quantifiers, or use mode "literal"`,
-        ),
-      );
-    }
-    const onAbort = () => fail(cancelled());
+    const onAbort = () => ctl.reject(cancelled(), false);
+    job.signal?.addEventListener("abort", onAbort, { once: true });
 
-    let readError: unknown;
-    worker.onmessage = async ({ data }: MessageEvent<FromWorker>) => {
-      switch (data.type) {
-        case "read": {
-          pause();
-          let bytes: Uint8Array | undefined;
-          try {
-            bytes = await read(data.name);
-          } catch (e) {
-            readError = e;
-          }
-          if (settled) return;
-          try {
-            if (bytes) {
-              allowance += deadline.perMiBMs * bytes.length / MiB;
-              // Transferred, not copied (a SharedArrayBuffer is shared anyway).
-              post({ type: "buffer", bytes }, bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : []);
-            } else post({ type: "buffer" });
-          } catch (e) {
-            return fail(e instanceof Error ? e : new Error(String(e)));
-          }
-          resume();
-          return;
-        }
-        case "progress":
-          o.onBuffer?.(data.done, data.total);
-          return;
-        case "done":
-          end(true);
-          resolve(data.result);
-          return;
-        case "error":
-          end(true);
-          // A failed read fails the search with the read's own error (a missing buffer, a tmux error).
-          reject(readError ?? workerError(data));
-      }
+    try {
+      // Start-up is not matching: the clock starts once the worker is loaded.
+      await Promise.race([slot.ready, promise.then(() => {}, () => {})]);
+    } catch (e) {
+      ctl.reject(e, false);
+      return promise;
+    }
+    if (settled) return promise;
+    worker.onmessage = ({ data }: MessageEvent<FromWorker>) => {
+      if (!settled) void job.onMessage(data, ctl);
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
-      fail(new Error(`search worker failed: ${e.message}`));
+      ctl.reject(new Error(`search worker failed: ${e.message}`), false);
     };
-    o.signal?.addEventListener("abort", onAbort, { once: true });
+    ctl.post(job.request);
+    ctl.resume();
+    return promise;
+  }
+
+  function search(targets: readonly SearchTarget[], read: ReadBuffer, o: SearchOptions): Promise<SearchResult> {
+    let readError: unknown;
     const request: SearchRequest = {
       type: "search",
       targets: [...targets],
@@ -161,16 +217,77 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): SearchP
       contextBytes: o.contextBytes,
       includeSimilarity: o.includeSimilarity,
     };
-    post(request);
-    resume();
-    return promise;
+    return run<SearchResult>({
+      request,
+      patterns: [o.matcher.query],
+      literalHint: 'mode "literal"',
+      bytes: 0,
+      signal: o.signal,
+      async onMessage(data, ctl) {
+        switch (data.type) {
+          case "read": {
+            // The deadline clock runs only while the worker has work: paused during reads.
+            ctl.pause();
+            let bytes: Uint8Array | undefined;
+            try {
+              bytes = await read(data.name);
+            } catch (e) {
+              readError = e;
+            }
+            if (ctl.settled()) return;
+            try {
+              // Transferred, not copied (a SharedArrayBuffer is shared anyway).
+              if (bytes) ctl.post({ type: "buffer", bytes }, bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : []);
+              else ctl.post({ type: "buffer" });
+            } catch (e) {
+              return ctl.reject(e instanceof Error ? e : new Error(String(e)), false);
+            }
+            ctl.resume(bytes?.length ?? 0);
+            return;
+          }
+          case "progress":
+            o.onBuffer?.(data.done, data.total);
+            return;
+          case "done":
+            return ctl.resolve(data.result);
+          case "error":
+            // A failed read fails the search with the read's own error (a missing buffer, a tmux error).
+            return ctl.reject(readError ?? workerError(data), true);
+        }
+      },
+    });
+  }
+
+  function lines(
+    regexes: readonly RegExp[],
+    groups: readonly (readonly string[])[],
+    o: LinesOptions = {},
+  ): Promise<LineHit[][][]> {
+    let chars = 0;
+    for (const g of groups) for (const l of g) chars += l.length;
+    return run<LineHit[][][]>({
+      request: {
+        type: "lines",
+        regexes: regexes.map((re) => ({ source: re.source, flags: re.flags })),
+        groups: groups.map((g) => [...g]),
+      },
+      patterns: regexes.map((re) => re.source),
+      literalHint: o.literalHint ?? "regex: false",
+      bytes: chars * 2,
+      signal: o.signal,
+      onMessage(data, ctl) {
+        if (data.type === "lines") ctl.resolve(data.hits);
+        else if (data.type === "error") ctl.reject(workerError(data), true);
+      },
+    });
   }
 
   return {
     search,
+    lines,
     close() {
       closed = true;
-      for (const w of idle.splice(0)) w.terminate();
+      for (const s of idle.splice(0)) s.worker.terminate();
     },
   };
 }
@@ -182,14 +299,23 @@ function workerError(data: Extract<FromWorker, { type: "error" }>): Error {
   return e;
 }
 
-let shared: SearchPool | undefined;
+let shared: RegexService | undefined;
 
-/** `searchBuffers` in the server's shared pool (created on first use), with the default deadline. */
+/**
+ * The process's regex service (created on first use, default deadline). One
+ * per process rather than per server: it holds no server state, and its
+ * workers are the costly part worth sharing.
+ */
+export function regexService(): RegexService {
+  shared ??= createSearchPool();
+  return shared;
+}
+
+/** `searchBuffers` in the shared regex service. */
 export function searchInWorker(
   targets: readonly SearchTarget[],
   read: ReadBuffer,
   o: SearchOptions,
 ): Promise<SearchResult> {
-  shared ??= createSearchPool();
-  return shared.search(targets, read, o);
+  return regexService().search(targets, read, o);
 }

@@ -29,6 +29,8 @@ import type { Services } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
 import { describeSession, getPane, listPanes, listSessions } from "../tmux/panes.ts";
 import { capturePane } from "../tmux/capture.ts";
+import { TmuxError } from "../tmux/executor.ts";
+import { log } from "../log.ts";
 
 /** JSON-RPC error code for a resource that does not exist (MCP specification). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -95,7 +97,7 @@ const RESOURCES: readonly ResourceDef[] = [
     description: "Every tmux session with ids, names, window counts and activity times (JSON).",
     mimeType: "application/json",
     uri: "tmux://sessions",
-    read: async (s, _v, signal) => json({ sessions: await listSessions(s.tmux, signal) }),
+    read: async (s, _v, signal) => json({ sessions: await noServerIsEmpty(listSessions(s.tmux, signal)) }),
   },
   {
     name: "session",
@@ -164,7 +166,7 @@ export function registerResources(mcp: McpServer, services: Services): void {
     }
     const list = def.list;
     const template = new ResourceTemplate(def.uri, {
-      list: list && (async (extra) => ({ resources: await list(services, extra.signal) })),
+      list: list && (async (extra) => ({ resources: await listed(def.name, list(services, extra.signal)) })),
     });
     mcp.registerResource(def.name, template, meta, read);
     routes.push({ def, template });
@@ -179,6 +181,32 @@ export function registerResources(mcp: McpServer, services: Services): void {
   });
 }
 
+/** No tmux server running means no sessions: an empty list, as the tools answer. */
+async function noServerIsEmpty<T>(p: Promise<T[]>): Promise<T[]> {
+  try {
+    return await p;
+  } catch (e) {
+    if (e instanceof TmuxError && e.kind === "no-server") return [];
+    throw e;
+  }
+}
+
+/**
+ * A template's concrete resources for resources/list. Listing is discovery:
+ * without a tmux server there are none, and when tmux fails otherwise (a
+ * missing binary, a timeout) the list still shows the rest, the failure goes
+ * to the log, and reading a resource reports it.
+ */
+async function listed(name: string, p: Promise<Resource[]>): Promise<Resource[]> {
+  try {
+    return await noServerIsEmpty(p);
+  } catch (e) {
+    if (!(e instanceof TmuxError || e instanceof UserError)) throw e;
+    log("warn", `resources/list: no ${name} resources listed: ${e.message}`);
+    return [];
+  }
+}
+
 async function readResource(
   def: ResourceDef,
   services: Services,
@@ -191,6 +219,8 @@ async function readResource(
   } catch (e) {
     // Target errors (unknown/ambiguous) and malformed ids are UserErrors: the object is not there.
     if (e instanceof UserError) throw notFound(uri, e.message);
+    // No tmux server: the object is not there either (the message says how to start one).
+    if (e instanceof TmuxError && e.kind === "no-server") throw notFound(uri, e.message);
     throw e;
   }
 }

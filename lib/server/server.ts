@@ -19,6 +19,7 @@ import { createTmuxEngine } from "../tmux/engine.ts";
 import { controlDirPath, createSshLauncher } from "../tmux/ssh.ts";
 import { createBufferStore } from "../buffers/store.ts";
 import { createServerFileReader } from "../buffers/server_file.ts";
+import { sweepLeftovers } from "./leftovers.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
 import type { AnyTool, Services } from "../tools/tool.ts";
@@ -105,6 +106,8 @@ export function createServices(config: Config): { services: Services; runExitHoo
     terminal,
     atExit: (fn) => void hooks.push(fn),
   };
+  // What servers killed with SIGKILL left (temp files, result buffers), in the background.
+  void sweepLeftovers(services);
   // Registered first, so it runs last: the tools' own exit hooks may still need tmux.
   services.atExit(async () => {
     await tmux.close();

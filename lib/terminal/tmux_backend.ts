@@ -38,6 +38,7 @@ import {
   type TerminalBackend,
 } from "./backend.ts";
 import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
+import { tempPrefix } from "../server/leftovers.ts";
 import { hangUpSession } from "./hangup.ts";
 import { libc } from "./pty/ffi.ts";
 
@@ -187,7 +188,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
   }
 
   async function links(): Promise<string> {
-    linkDir ??= Deno.makeTempDir({ prefix: "tmux-mcp-capture-" });
+    linkDir ??= Deno.makeTempDir({ prefix: tempPrefix("capture") });
     return await linkDir;
   }
 

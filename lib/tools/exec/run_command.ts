@@ -15,8 +15,9 @@ export default defineTool({
     "aliases and functions persist for later commands. Multi-line commands and heredocs are fine. " +
     "On timeout it returns timed_out: true, exit_code: null and the output so far; the command keeps running " +
     "(follow it with wait-for-text, wait-for-quiet or capture-since, or send C-c with send-keys). " +
-    "Fails with a clear error when the pane is not at a shell prompt (a REPL, ssh, an editor, a pager, copy " +
-    "mode): use send-keys plus wait-for-text there. warnings say when the pane waits for input. " +
+    "Types only at an idle shell prompt: otherwise (a REPL, ssh, an editor, a pager, copy mode, a question " +
+    "waiting for an answer, a continuation prompt) it fails at once, typing nothing: use send-keys plus " +
+    "wait-for-text there. A shell still starting is waited for within timeout_ms. " +
     "Sends progress notifications while waiting when the request has a progressToken.",
   toolset: "exec",
   tier: "mutating",

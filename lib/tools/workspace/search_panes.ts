@@ -31,7 +31,7 @@ export default defineTool({
     "end: line + 5} shows the context. Lines are screen rows: text split by wrapping is not matched across " +
     "the split. Results are paged: max_matches per call, then call again with offset = next_offset " +
     "(null = no more); new output in between can shift pages. Regex is JavaScript syntax (u flag) and is " +
-    "stopped after 3 s.",
+    "stopped after 3 s of matching.",
   toolset: "workspace",
   tier: "readonly",
   annotations: READ_ONLY,
