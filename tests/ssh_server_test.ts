@@ -8,6 +8,8 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture } from "./helpers.ts";
 import { type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import { remotePath } from "../lib/tools/files.ts";
+import { typedLine } from "../lib/exec/shell.ts";
 
 /** sshd + remote tmux + an MCP server with `--ssh`, torn down together. */
 async function withRemote(
@@ -274,4 +276,30 @@ Deno.test("ssh server: pty_* on the tmux backend run on the remote tmux; the cap
     await mcp.ok("pty_kill_session", { session_id });
     assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(session_id));
   }, ["--terminal-backend", "tmux"]);
+});
+
+Deno.test("remotePath: lexical checks for files on the tmux host; typedLine reads a buffer with quoted words", () => {
+  assertEquals(remotePath("/tmp/a/../b/./log", {}), "/tmp/b/log");
+  assertEquals(remotePath("/srv/x/log", { root: "/srv/x/" }), "/srv/x/log");
+  for (
+    const [path, root, re] of [
+      ["/proc/self/fd/1", undefined, /files under \/proc/],
+      ["/tmp/../dev/zero", undefined, /files under \/dev/],
+      ["/srv/x/../y/log", "/srv/x", /confines file tools to "\/srv\/x"/],
+    ] as const
+  ) {
+    let msg = "";
+    try {
+      remotePath(path, { root });
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    assertMatch(msg, re);
+  }
+  const p = { scriptPath: "tmux-mcp-1-r-ab", tmuxBin: "tmux", socketPath: "/tmp/it's $(x)/s", inBuffers: true };
+  assertEquals(typedLine("posix", p), ` eval "$('tmux' -S '/tmp/it'\\''s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab')"`);
+  assertEquals(
+    typedLine("fish", p),
+    ` source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' | psub)`,
+  );
 });
