@@ -40,7 +40,7 @@ export interface Config {
   configPath?: string;
   /** `--max-tokens`: overrides the config file's maxTokensPerResponse. */
   maxTokens?: number;
-  /** `--ssh`: the remote host whose tmux to drive (not used yet: issue #12). */
+  /** `--ssh`: the remote host whose tmux to drive (lib/tmux/ssh.ts). */
   ssh?: string;
   /** `--ssh-config`: ssh client config file, passed as `ssh -F`. */
   sshConfig?: string;
@@ -224,7 +224,7 @@ export const OPTIONS: readonly OptionRow[] = [
     env: "TMUX_MCP_SSH",
     type: "string",
     help:
-      "remote host whose tmux to drive: user@host, ssh config Host alias, ssh://user@host:port (in progress: refused for now)",
+      "remote host whose tmux to drive over one ssh connection: user@host, ssh config Host alias, ssh://user@host:port",
     apply: (c, v, s) => {
       const bad = destinationProblem(String(v));
       if (bad) throw new UsageError(`${s}: ${bad}`);
@@ -314,12 +314,6 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   for (const o of OPTIONS) {
     const v = parsed.values[o.flag];
     if (v !== undefined && !Array.isArray(v)) o.apply(cfg, v, `--${o.flag}`);
-  }
-  if (cfg.ssh !== undefined) {
-    // Validated above, but the server would still drive the LOCAL tmux: refuse rather than fall back silently.
-    throw new UsageError(
-      "--ssh: remote hosts are not wired into the server yet (in progress); run tmux-mcp on that host for now",
-    );
   }
   if (doctor) {
     const at = parsed.tokens?.find((t) => t.kind === "positional")?.index ?? -1;

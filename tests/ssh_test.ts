@@ -547,10 +547,9 @@ Deno.test("config: --ssh and --ssh-config (and env twins) validated", async () =
   await Deno.writeTextFile(file, "");
   assertEquals(parseConfig(["--ssh-config", file], {}).sshConfig, file);
   assertEquals(parseConfig([], { TMUX_MCP_SSH_CONFIG: file }).sshConfig, file);
+  assertEquals(parseConfig(["--ssh", "ssh://me@box:2222", "--ssh-config", file], {}).ssh, "ssh://me@box:2222");
+  assertEquals(parseConfig([], { TMUX_MCP_SSH: "devbox" }).ssh, "devbox");
   const refused: [string[], Record<string, string>, RegExp][] = [
-    // A valid destination is refused as a whole until the server drives remote tmux (never the local one instead).
-    [["--ssh", "ssh://me@box:2222", "--ssh-config", file], {}, /^--ssh: remote hosts are not wired .* yet/],
-    [[], { TMUX_MCP_SSH: "devbox" }, /^--ssh: remote hosts are not wired .* yet/],
     [["--ssh=-oProxyCommand=touch x"], {}, /^--ssh: .*starts with "-"/],
     [[], { TMUX_MCP_SSH: "-F/etc/passwd" }, /^TMUX_MCP_SSH: .*starts with "-"/],
     [["--ssh", "a b"], {}, /^--ssh: .*whitespace/],

@@ -49,7 +49,7 @@ let uid: Promise<number | undefined> | undefined;
  * at /proc/self (refused to a process without --allow-all): the owner of a
  * file it creates. A process-wide fact, found once.
  */
-function ownUid(): Promise<number | undefined> {
+export function ownUid(): Promise<number | undefined> {
   uid ??= (async () => {
     try {
       const probe = await Deno.makeTempFile({ prefix: `tmux-mcp-${Deno.pid}-uid-` });

@@ -88,8 +88,8 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
   let promptWatch: { at: number; seen: PromiseWithResolvers<void>; waitMs: number } | undefined;
 
   const removeFiles = async () => {
-    await Deno.remove(files.armed).catch(() => {});
-    await Deno.remove(files.script).catch(() => {});
+    await rt.scripts.remove(files.armed);
+    await rt.scripts.remove(files.script);
   };
 
   const tracked: TrackedRun = {

@@ -133,29 +133,29 @@ async function runLocked(
   const paneId = pane.pane_id;
   const flavor = shellFlavor(pane.current_command)!;
   const id = nonce();
-  const dir = await rt.scriptDir();
-  const files = { script: `${dir}/r-${id}`, armed: `${dir}/a-${id}` };
+  const files = await rt.scripts.files(id);
   const run = trackRun(rt, paneId, id, files);
   let finished = false;
   try {
     const obs = await observePane(ctx, pane, run.feed);
     run.attach(obs.stop);
-    await Deno.writeFile(files.armed, new Uint8Array(), { mode: 0o600 });
-    const script = runScript(flavor, {
+    await rt.scripts.arm(files);
+    const parts = {
       command: req.command,
       nonce: id,
       tmuxBin: rt.tmuxPath,
       socketPath: info.socketPath,
       scriptPath: files.script,
       armedPath: files.armed,
-    });
-    await Deno.writeTextFile(files.script, script, { mode: 0o600 });
+      inBuffers: rt.scripts.inBuffers,
+    };
+    await rt.scripts.write(files, runScript(flavor, parts));
     // C-u first: a half-typed line left at the prompt would otherwise be
     // prepended to ours.
     await tmux.run([
       ...["send-keys", "-t", paneId, "C-u"],
       COMMAND_SEPARATOR,
-      ...["send-keys", "-t", paneId, "-l", typedLine(flavor, files.script)],
+      ...["send-keys", "-t", paneId, "-l", typedLine(flavor, parts)],
       COMMAND_SEPARATOR,
       ...["send-keys", "-t", paneId, "Enter"],
     ], { signal: ctx.signal });
@@ -177,7 +177,7 @@ async function runLocked(
     // The shell waits in the start handshake: the cursor is where the output begins.
     const startPos = (await readScreen(tmux, paneId, ctx.signal)).next;
     await run.release("start");
-    await Deno.remove(files.script).catch(() => {});
+    await rt.scripts.remove(files.script);
 
     const second = await waitFor(Promise.race([run.ended, obs.exited]), {
       ...waitOpts,

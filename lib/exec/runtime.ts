@@ -1,12 +1,12 @@
 /**
  * Long-lived state of the exec tools, one per server (keyed by its tmux
- * executor, created on first use): the control-mode hub, the private
- * directory for run scripts, the tmux binary the panes' shells run, one run
+ * executor, created on first use): the control-mode hub, where run scripts
+ * live ({@linkcode RunScripts}: files, or tmux buffers with --ssh), the tmux binary the panes' shells run, one run
  * at a time per pane, and the runs in flight or given up on (timeout,
  * cancellation) whose command may still run.
  *
- * Everything is released by the server's exit hook: the script directory
- * removed (which disarms every run: no shell will wait for this server any
+ * Everything is released by the server's exit hook: the scripts and armed
+ * flags removed (which disarms every run: no shell will wait for this server any
  * more), shells waiting in a handshake released. The control-mode hub is the
  * engine's (lib/tmux/engine.ts), which closes it.
  *
@@ -23,10 +23,82 @@
  */
 import type { ControlHub } from "../tmux/control.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
+import type { RunFiles } from "./handshake.ts";
 import type { Services } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
 import { tempPrefix } from "../server/leftovers.ts";
+
+/**
+ * A run's script and "armed" flag (the shell waits in a handshake only while it exists): files in a
+ * private 0700 directory here, or — with --ssh, where the pane's shell cannot see our files — tmux
+ * buffers on the remote server, which the shell reads and tests with its own tmux (lib/exec/shell.ts).
+ */
+export interface RunScripts {
+  /** True for the buffer route (pass it to runScript/typedLine as `inBuffers`). */
+  readonly inBuffers: boolean;
+  /** The names for run `id`: two paths, or two buffer names. */
+  files(id: string): Promise<RunFiles>;
+  /** Creates the armed flag. */
+  arm(files: RunFiles): Promise<void>;
+  /** Stores the script. */
+  write(files: RunFiles, script: string): Promise<void>;
+  /** Removes a script or armed flag (disarms); never throws. */
+  remove(name: string): Promise<void>;
+  /** Removes everything left (the server's exit). */
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+/** Run files in a private directory of this machine. */
+function fileScripts(): RunScripts {
+  let dir: Promise<string> | undefined;
+  return {
+    inBuffers: false,
+    async files(id) {
+      dir ??= Deno.makeTempDir({ prefix: tempPrefix("run") }).then(async (d) => {
+        await Deno.chmod(d, 0o700);
+        return d;
+      });
+      const d = await dir;
+      return { script: `${d}/r-${id}`, armed: `${d}/a-${id}` };
+    },
+    arm: (f) => Deno.writeFile(f.armed, new Uint8Array(), { mode: 0o600 }),
+    write: (f, script) => Deno.writeTextFile(f.script, script, { mode: 0o600 }),
+    remove: (name) => Deno.remove(name).catch(() => {}),
+    async close() {
+      // Removing the directory disarms every run (no shell waits any more).
+      const d = await dir?.catch(() => undefined);
+      if (d) await Deno.remove(d, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Run scripts and armed flags as buffers of the (remote) tmux server; names are ours, never a model's. */
+function bufferScripts(tmux: TmuxExecutor): RunScripts {
+  const live = new Set<string>();
+  const remove = async (name: string) => {
+    if (!live.delete(name)) return;
+    await tmux.run(["delete-buffer", "-b", name], { timeoutMs: 5000 }).catch(() => {});
+  };
+  return {
+    inBuffers: true,
+    files: (id) => Promise.resolve({ script: `tmux-mcp-${Deno.pid}-r-${id}`, armed: `tmux-mcp-${Deno.pid}-a-${id}` }),
+    async arm(f) {
+      live.add(f.armed);
+      await tmux.run(["set-buffer", "-b", f.armed, "1"]);
+    },
+    async write(f, script) {
+      live.add(f.script);
+      await tmux.run(["load-buffer", "-b", f.script, "-"], { stdin: encoder.encode(script) });
+    },
+    remove,
+    async close() {
+      await Promise.all([...live].map(remove));
+    },
+  };
+}
 
 /** A run-command in flight or given up on, as the runtime sees it. */
 export interface TrackedRun {
@@ -46,8 +118,8 @@ export interface ExecRuntime {
   tmux: TmuxExecutor;
   /** The absolute path of tmux for the panes' shells to run (the binary the server uses). */
   tmuxPath: string;
-  /** A private (0700) directory for run scripts, created on first use. */
-  scriptDir(): Promise<string>;
+  /** Where run scripts and armed flags live: files here, or tmux buffers when the shells run on another host. */
+  scripts: RunScripts;
   /**
    * Waits until no other run uses the pane, then returns the release
    * function. Rejects with a UserError after `timeoutMs` or when `signal` fires.
@@ -89,7 +161,7 @@ export function resolveBinary(bin: string, path = Deno.env.get("PATH") ?? ""): s
 
 function createRuntime(services: Services): ExecRuntime {
   const { tmux, config } = services;
-  let dir: Promise<string> | undefined;
+  const scripts = tmux.remote === undefined ? fileScripts() : bufferScripts(tmux);
   const tails = new Map<string, Promise<void>>();
   const runs = new Set<TrackedRun>();
   // The hub belongs to the engine, which closes it on exit.
@@ -97,14 +169,9 @@ function createRuntime(services: Services): ExecRuntime {
   return {
     hub,
     tmux,
-    tmuxPath: resolveBinary(config.tmuxBin),
-    scriptDir() {
-      dir ??= Deno.makeTempDir({ prefix: tempPrefix("run") }).then(async (d) => {
-        await Deno.chmod(d, 0o700);
-        return d;
-      });
-      return dir;
-    },
+    // On another host the pane's shell finds tmux on its own PATH (or --tmux-bin as given).
+    tmuxPath: tmux.remote === undefined ? resolveBinary(config.tmuxBin) : config.tmuxBin,
+    scripts,
     async lockPane(paneId, signal, timeoutMs) {
       const prev = tails.get(paneId);
       let release!: () => void;
@@ -149,10 +216,8 @@ function createRuntime(services: Services): ExecRuntime {
     },
     runs,
     async close() {
-      // Removing the directory disarms every run (no shell waits any more);
-      // a shell already waiting is released.
-      const d = await dir?.catch(() => undefined);
-      if (d) await Deno.remove(d, { recursive: true }).catch(() => {});
+      // Disarms every run (no shell waits any more); a shell already waiting is released.
+      await scripts.close();
       for (const ch of [...runs].flatMap((r) => r.blocked())) {
         await tmux.run(["wait-for", "-S", ch], { timeoutMs: 2000 }).catch((e) =>
           log("warn", `could not release wait-for channel ${ch}: ${e instanceof Error ? e.message : String(e)}`)

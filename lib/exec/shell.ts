@@ -4,7 +4,8 @@
  *
  * The command never appears on the command line: it is written, quoted, into
  * a private script file (mode 0600 in a 0700 directory) that the typed line
- * sources, so multi-line commands, heredocs and quotes need no escaping for
+ * sources — or, when the shell runs on another host (--ssh), into a tmux
+ * buffer that the typed line reads with the shell's own tmux — so multi-line commands, heredocs and quotes need no escaping for
  * the line editor and a syntax error cannot leave the shell in a
  * continuation prompt (`eval` reports it and returns 2). The script runs in
  * the interactive shell itself (`.`/`source`, no subshell), so `cd`,
@@ -101,6 +102,11 @@ export interface ScriptParts {
   scriptPath: string;
   /** The shell waits in a handshake only while this file exists. */
   armedPath: string;
+  /**
+   * True when the shell runs on another host (--ssh): `scriptPath` and `armedPath` then name tmux
+   * buffers, which the shell reads and tests with `tmuxBin -S socketPath` (see {@linkcode typedLine}).
+   */
+  inBuffers?: boolean;
 }
 
 /** The script a run sources, for the pane's shell flavor. */
@@ -110,7 +116,9 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   if (flavor === "fish") {
     const q = quoteFish;
     const wait = (channel: string) => `true (${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)`;
-    const armed = `test -e ${q(p.armedPath)}`;
+    const armed = p.inBuffers
+      ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
+      : `test -e ${q(p.armedPath)}`;
     return [
       // $status of the previous command, restored right before the command.
       `set -l __tmux_mcp_prev $status`,
@@ -126,7 +134,9 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   }
   const q = quotePosix;
   const wait = (channel: string) => `: "$(${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)"`;
-  const armed = `[ -e ${q(p.armedPath)} ]`;
+  const armed = p.inBuffers
+    ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
+    : `[ -e ${q(p.armedPath)} ]`;
   const name = p.scriptPath.split("/").pop()!;
   return [
     // $? of the previous command, restored right before the command.
@@ -145,13 +155,30 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `__tmux_mcp_status=$?`,
     `if ${armed}; then printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
     `else printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
-    // Leave $? as the command left it, without leaving our variable behind.
-    `eval "unset __tmux_mcp_status; return $__tmux_mcp_status"`,
+    // Leave $? as the command left it, without leaving our variable behind. Run by `eval` (from a
+    // buffer) there is nothing to return from: a subshell's exit sets $? instead.
+    p.inBuffers
+      ? `eval "unset __tmux_mcp_status; (exit $__tmux_mcp_status)"`
+      : `eval "unset __tmux_mcp_status; return $__tmux_mcp_status"`,
     "",
   ].join("\n");
 }
 
-/** The line typed at the prompt: a leading space (history), then source the script. */
-export function typedLine(flavor: ShellFlavor, scriptPath: string): string {
-  return flavor === "fish" ? ` source ${quoteFish(scriptPath)}` : ` . ${quotePosix(scriptPath)}`;
+/**
+ * The line typed at the prompt: a leading space (history), then source the script — from its file,
+ * or (`inBuffers`, --ssh) from its tmux buffer, which the shell reads from its own tmux server:
+ * fish sources it through `psub`, POSIX shells `eval` the text (`.` of a pipe would run in a subshell).
+ */
+export function typedLine(
+  flavor: ShellFlavor,
+  p: string | Pick<ScriptParts, "scriptPath" | "tmuxBin" | "socketPath" | "inBuffers">,
+): string {
+  const part = typeof p === "string" ? { scriptPath: p, tmuxBin: "", socketPath: "" } : p;
+  if (typeof p !== "string" && p.inBuffers) {
+    const q = flavor === "fish" ? quoteFish : quotePosix;
+    const read = `${q(part.tmuxBin)} -S ${q(part.socketPath)} show-buffer -b ${q(part.scriptPath)}`;
+    // fish: `source (… | psub)`, not `… | source`: the command's stdin stays the terminal.
+    return flavor === "fish" ? ` source (${read} | psub)` : ` eval "$(${read})"`;
+  }
+  return flavor === "fish" ? ` source ${quoteFish(part.scriptPath)}` : ` . ${quotePosix(part.scriptPath)}`;
 }

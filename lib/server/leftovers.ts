@@ -131,7 +131,8 @@ export async function sweepResultBuffers(buffers: Pick<BufferStore, "list" | "de
 export async function sweepLeftovers(services: Pick<Services, "buffers" | "tmux">): Promise<void> {
   const [{ removed: files, armed }, buffers] = await Promise.all([
     sweepTempFiles().catch(() => ({ removed: [], armed: [] })),
-    sweepResultBuffers(services.buffers).catch(() => []),
+    // A remote tmux (--ssh) may serve servers on other machines, whose pids ours cannot check.
+    services.tmux.remote === undefined ? sweepResultBuffers(services.buffers).catch(() => []) : [],
   ]);
   // A shell may wait in a run's handshake for the killed server: release it (its run is disarmed now that its
   // directory is gone; the channel it does not reach stays signalled, a few bytes in tmux).

@@ -16,6 +16,7 @@
 import { type CallToolRequest, CallToolRequestSchema, ListToolsRequestSchema, McpServer, type Tool } from "../sdk.ts";
 import type { Config } from "../config.ts";
 import { createTmuxEngine } from "../tmux/engine.ts";
+import { controlDirPath, createSshLauncher } from "../tmux/ssh.ts";
 import { createBufferStore } from "../buffers/store.ts";
 import { createServerFileReader } from "../buffers/server_file.ts";
 import { sweepLeftovers } from "./leftovers.ts";
@@ -72,22 +73,36 @@ function instructions(toolsets: readonly string[]): string {
   return parts.join(" ");
 }
 
+/**
+ * Commands in flight at once over --ssh: with the master, the control client and a few pane-output
+ * clients of the waits, sshd's 10 sessions per connection are not exceeded (beyond them ssh quietly
+ * opens a connection of its own: a full login).
+ */
+const SSH_SPAWNS = 4;
+
 /** Long-lived services for a configuration, plus the exit hooks they registered. */
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
+  const socket = { socketName: config.socketName, socketPath: config.socketPath };
+  const controlDir = config.ssh === undefined ? undefined : controlDirPath(Deno.pid, Deno.env.get("TMPDIR"));
+  const launcher = config.ssh === undefined || controlDir === undefined
+    ? undefined
+    : createSshLauncher({ destination: config.ssh, configFile: config.sshConfig, controlDir }, config.tmuxBin, socket);
   const tmux = createTmuxEngine({
     bin: config.tmuxBin,
-    socketName: config.socketName,
-    socketPath: config.socketPath,
-    maxConcurrency: config.maxConcurrency,
+    ...socket,
+    // sshd serves 10 sessions per connection (its MaxSessions), the master's and the control client's included.
+    maxConcurrency: launcher ? Math.min(config.maxConcurrency, SSH_SPAWNS) : config.maxConcurrency,
     controlMode: config.controlMode,
+    launcher,
   });
   const hooks: Array<() => Promise<void>> = [];
   const terminal = createTerminalBackend(config, tmux);
-  const files = createServerFileReader(tmux);
+  // A remote tmux server writes and reads files on its own host: buffers travel on the connection instead.
+  const files = launcher ? undefined : createServerFileReader(tmux);
   const services: Services = {
     config,
     tmux,
-    buffers: createBufferStore(tmux, { files }),
+    buffers: createBufferStore(tmux, { files, tempFileThreshold: launcher ? Infinity : undefined }),
     terminal,
     atExit: (fn) => void hooks.push(fn),
   };
@@ -96,7 +111,8 @@ export function createServices(config: Config): { services: Services; runExitHoo
   // Registered first, so it runs last: the tools' own exit hooks may still need tmux.
   services.atExit(async () => {
     await tmux.close();
-    await files.close();
+    await files?.close();
+    if (controlDir) await Deno.remove(controlDir, { recursive: true }).catch(() => {});
   });
   // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
   services.atExit(() => terminal.close());

@@ -24,8 +24,8 @@ export interface LaunchSpec {
   command: string;
   rows: number;
   cols: number;
-  /** Absolute, existing directory. */
-  cwd: string;
+  /** Absolute, existing directory; undefined: tmux's choice on a remote host (--ssh). */
+  cwd?: string;
   /** Chosen by the caller; the backend picks one when absent. */
   sessionId?: string;
 }

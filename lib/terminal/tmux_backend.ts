@@ -22,7 +22,7 @@
  * ```
  */
 import { log } from "../log.ts";
-import { prepareWrite } from "../tools/files.ts";
+import { prepareWrite, remotePath } from "../tools/files.ts";
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { formatLiteral, pipeToFileCommand, shellLine } from "../tmux/quote.ts";
 import {
@@ -139,7 +139,8 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const [name, pane, panePid, rawMeta] = line.split("\t");
       const m = pattern.exec(name);
       if (!m || Number(m[1]) === Deno.pid || !SESSION_ID_PATTERN.test(m[2]) || table.has(m[2])) continue;
-      if (processAlive(Number(m[1]))) continue;
+      // A server's pid says nothing about servers on other machines sharing a remote tmux: adopt none there.
+      if (tmux.remote !== undefined || processAlive(Number(m[1]))) continue;
       const meta = decodeMeta(rawMeta ?? "");
       const id = m[2];
       try {
@@ -211,7 +212,8 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
           ...["set-option", "-t", target, META_OPTION, encodeMeta({ command: spec.command, created_at: createdAt })],
           sep,
           ...["new-window", "-k", "-t", `=${name}:^`, "-P", "-F", "#{pane_id} #{pane_pid}"],
-          ...["-c", formatLiteral(spec.cwd), "--", "/bin/sh", "-c", spec.command],
+          ...(spec.cwd === undefined ? [] : ["-c", formatLiteral(spec.cwd)]),
+          ...["--", "/bin/sh", "-c", spec.command],
           sep,
           ...["set-option", "-w", "-t", target, "window-size", "manual"],
           sep,
@@ -336,6 +338,12 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       // The user's path never reaches a shell or tmux: pipe-pane appends through a symlink whose
       // name this server chose to the file the policy checked and created (resolved, so no link
       // of the model's is followed again).
+      if (tmux.remote !== undefined) {
+        // The file is on the tmux host (--ssh): checked by its name only; the pipe's shell there appends to it.
+        await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(remotePath(path, policy))]);
+        s.capture = path;
+        return;
+      }
       const resolved = await prepareWrite(path, policy, { truncate: false });
       const link = `${await links()}/${id}-${++linkCounter}`;
       await Deno.symlink(resolved, link);
@@ -358,7 +366,9 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async handOffRoute(id) {
       const s = await session(id);
       const socket = await display(id, s, "#{socket_path}");
-      return { attachCommand: shellLine([opts.tmuxBin, "-S", socket, "attach-session", "-t", `=${s.name}`]) };
+      const attach = shellLine([opts.tmuxBin, "-S", socket, "attach-session", "-t", `=${s.name}`]);
+      // On another host (--ssh) the human attaches through ssh, with a terminal.
+      return { attachCommand: tmux.remote === undefined ? attach : shellLine(["ssh", "-t", tmux.remote, attach]) };
     },
 
     async inputState(id): Promise<InputState> {

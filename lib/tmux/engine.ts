@@ -200,7 +200,8 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   }
 
   let stdinDir: Promise<string> | undefined;
-  let stdinByFile = true;
+  // A remote tmux cannot read our files: stdin content then travels on a spawned client's stdin.
+  let stdinByFile = launcher.destination === undefined;
   let stdinCount = 0;
 
   /**
@@ -240,7 +241,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   async function socketDirCheck(args: readonly TmuxArg[]) {
     // tmux 3.3a exits 0 from new-session when it cannot create the socket.
     const path = launcher.socket.socketPath;
-    if (!path || !args.some((a) => a === "new-session" || a === "start-server")) return;
+    if (!path || launcher.destination !== undefined || !args.some((a) => a === "new-session" || a === "start-server")) {
+      return;
+    }
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".";
     try {
       await Deno.stat(dir);
@@ -253,6 +256,8 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   }
 
   async function runOnce(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+    // A remote host: its shared connection before any client, so no client makes a connection of its own.
+    await launcher.ready?.();
     const loaded = await loadThroughFile(args, ro);
     if (loaded) return loaded;
     const line = controlLine(args, ro);
@@ -278,6 +283,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   return {
     socket: launcher.socket,
     socketArgs: launcher.socketArgs,
+    remote: launcher.destination,
     hub,
     run(args, ro = {}) {
       return sem.use(() => runOnce(args, ro));
@@ -287,6 +293,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     },
     runAttached(args, ro = {}) {
       return sem.use(async () => {
+        if (launcher.destination !== undefined) {
+          throw new ConnectionUnavailable("the tmux server runs on another host: its files are not ours to read");
+        }
         const line = controlLine(args);
         if (line === undefined) {
           throw new ConnectionUnavailable(
@@ -306,6 +315,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     },
     async close() {
       await Promise.all([conn.close(), hub.close()]);
+      await launcher.close?.();
       const dir = stdinDir;
       stdinDir = undefined;
       if (dir) await Deno.remove(await dir.catch(() => ""), { recursive: true }).catch(() => {});

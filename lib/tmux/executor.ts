@@ -55,6 +55,8 @@ export interface TmuxExecutor {
   readonly socket: SocketSpec;
   /** The argv prefix that selects the socket, for messages such as `tmux -L x attach`. */
   readonly socketArgs: readonly string[];
+  /** The ssh destination when the tmux server runs on another host (`--ssh`); undefined for this machine. */
+  readonly remote?: string;
   /** Runs one tmux client and returns its stdout bytes; throws {@linkcode TmuxError}. */
   run(args: readonly TmuxArg[], opts?: RunOptions): Promise<Uint8Array>;
   /** Like {@linkcode TmuxExecutor.run}, decoding stdout as UTF-8. */
@@ -108,6 +110,7 @@ export async function spawnTmux(
   defaultTimeout: number,
 ): Promise<Uint8Array> {
   if (ro.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
+  await launcher.ready?.();
   let child: Deno.ChildProcess;
   try {
     child = launcher.spawn(args.map((a) => a === COMMAND_SEPARATOR ? ";" : escapeArg(a)), {
@@ -148,6 +151,8 @@ export async function spawnTmux(
     if (ended === "aborted") throw new TmuxError("aborted", "tmux call cancelled");
     if (!out.success) {
       const stderr = decoder.decode(out.stderr);
+      const remote = launcher.classify?.(out.code, stderr);
+      if (remote) throw remote;
       const line = conciseStderr(stderr);
       if (NO_SERVER.test(line)) throw noServer(launcher, line, stderr);
       throw new TmuxError(

@@ -15,6 +15,8 @@
  * ```
  */
 
+import type { TmuxError } from "./executor.ts";
+
 /** Where the tmux server lives: `-L name`, `-S path`, or the user's default. */
 export interface SocketSpec {
   socketName?: string;
@@ -40,6 +42,14 @@ export interface TmuxLauncher {
    * `Deno.Command.spawn` throws (NotFound, PermissionDenied).
    */
   spawn(args: readonly string[], opts: LaunchOptions): Deno.ChildProcess;
+  /** The ssh destination when tmux runs on another host (lib/tmux/ssh.ts); undefined for this machine. */
+  readonly destination?: string;
+  /** Resolves once clients can be started (a remote host's shared connection is up); rejects with a TmuxError. */
+  ready?(): Promise<void>;
+  /** A remote route's own error for a client that exited with `code` and `stderr`, else undefined. */
+  classify?(code: number, stderr: string): TmuxError | undefined;
+  /** Ends what the launcher itself holds (a remote host's connection), after every client has ended. */
+  close?(): Promise<void>;
 }
 
 /** The argv prefix for a socket spec (`-S` wins over `-L`, as in tmux). */

@@ -81,11 +81,12 @@ export function expandedShellCommand(argv: readonly string[]): string {
 
 /**
  * The `pipe-pane` command that appends a pane's output to `path`, byte-exact
- * whatever the path contains. (Truncate the file beforehand for a fresh log.)
+ * whatever the path contains. (Truncate the file beforehand for a fresh log, or pass
+ * `append: false` where this machine cannot reach the file: tmux on another host.)
  */
-export function pipeToFileCommand(path: string): string {
+export function pipeToFileCommand(path: string, append = true): string {
   // exec: the shell becomes cat, so stopping the pipe leaves no shell behind.
-  return strftimeFormatLiteral(`exec cat >> ${shQuote(path)}`);
+  return strftimeFormatLiteral(`exec cat ${append ? ">>" : ">"} ${shQuote(path)}`);
 }
 
 /**

@@ -104,6 +104,10 @@ async function sameFile(a: string, b: string): Promise<boolean> {
 
 /** Finds where this process runs on the configured server (one tmux call). */
 export async function locateSelf(tmux: TmuxExecutor, opts: LocateOptions = {}): Promise<SelfLocation> {
+  // A server on another host (--ssh): we never run inside it, and its pids and socket paths are not ours to compare.
+  if (tmux.remote !== undefined) {
+    return { inServer: false, pane_ids: [], window_ids: [], session_ids: [], evidence: [] };
+  }
   const out = await tmux.text(["list-panes", "-a", "-F", ROW], { signal: opts.signal });
   const rows = out.split("\n").filter((l) => l.length > 0).map((l) => {
     const [pid, socket_path, session_id, window_id, pane_id, pane_pid] = l.split("\t");

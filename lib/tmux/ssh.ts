@@ -1,6 +1,6 @@
 /**
- * Reaching a remote host's tmux over OpenSSH (issue #12; not wired into the
- * server yet): a launcher that starts tmux clients through `ssh`, the one
+ * Reaching a remote host's tmux over OpenSSH (`--ssh`, issue #12; the server
+ * builds its engine on this launcher): a launcher that starts tmux clients through `ssh`, the one
  * function that builds the remote command line, and what ssh's failures mean.
  *
  * Connection. {@linkcode createSshLauncher} keeps ONE ssh connection per host:
@@ -41,6 +41,7 @@
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
 import { shellLine, shQuote } from "./quote.ts";
+import { ownUid } from "../buffers/locks.ts";
 
 /** How to reach the remote host: the `--ssh` / `--ssh-config` settings plus our private socket directory. */
 export interface SshTarget {
@@ -186,6 +187,9 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     let child: Deno.ChildProcess | undefined;
     const current = {
       up: (async () => {
+        // Made here, not by the caller: the server builds its services synchronously, and a swept or
+        // removed directory is made again on the next start.
+        await ensureControlDir(target.controlDir);
         // A master killed outright leaves its socket; with it in place ControlMaster=yes would not share.
         await removeStaleSocket(target.controlDir);
         const c = child = new Deno.Command("ssh", {
@@ -306,17 +310,21 @@ export function controlDirPath(pid: number, tmpdir: string | undefined): string 
  * used only if it is a real directory (not a symlink) owned by us; anything
  * else is an error rather than a socket in someone else's directory.
  */
-export async function makeControlDir(
+export function makeControlDir(
   pid = Deno.pid,
   tmpdir: string | undefined = Deno.env.get("TMPDIR"),
 ): Promise<string> {
-  const dir = controlDirPath(pid, tmpdir);
+  return ensureControlDir(controlDirPath(pid, tmpdir));
+}
+
+/** {@linkcode makeControlDir} for a given path (the launcher runs it before each master start). */
+export async function ensureControlDir(dir: string): Promise<string> {
   try {
     await Deno.mkdir(dir, { mode: 0o700 });
   } catch (e) {
     if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
     const info = await Deno.lstat(dir);
-    if (!info.isDirectory || info.isSymlink || (info.uid !== null && info.uid !== Deno.uid())) {
+    if (!info.isDirectory || info.isSymlink || (info.uid !== null && info.uid !== await ownUid())) {
       throw new Error(`${dir} exists and is not a directory of ours: remove it, or set TMPDIR to a private directory`);
     }
   }

@@ -112,6 +112,22 @@ function refuseTree(given: string, resolved: string): void {
   }
 }
 
+/**
+ * A path on another host (the --ssh host, where tmux runs): checked lexically only — its file system is
+ * not ours to look at — against /proc, /sys, /dev and --files-root. Returns it with `.`/`..` removed.
+ *
+ * @example
+ * ```ts
+ * remotePath("/tmp/a/../log", {}); // "/tmp/log"
+ * ```
+ */
+export function remotePath(path: string, policy: FilePolicy): string {
+  const resolved = normalize(path);
+  refuseTree(path, resolved);
+  refuseOutsideRoot(path, resolved, policy, policy.root === undefined ? undefined : normalize(policy.root));
+  return resolved;
+}
+
 function refuseOutsideRoot(given: string, resolved: string, policy: FilePolicy, root: string | undefined): void {
   if (policy.root === undefined || root === undefined) return;
   if (!within(resolved, root)) {

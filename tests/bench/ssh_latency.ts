@@ -5,7 +5,10 @@
  * - `ssh host tmux display-message -p x` with a new SSH handshake per call;
  * - the same spawn riding the shared master connection (`ControlMaster=no`);
  * - one `display-message -p x` over a persistent `tmux -C` through ssh;
- * - beside them, the same two local routes: a spawned `tmux` and `tmux -C`.
+ * - beside them, the same two local routes: a spawned `tmux` and `tmux -C`;
+ * - through the MCP server (SDK client over stdio, the whole pipeline): the
+ *   list-sessions tool with `--ssh` to that host, and on the local
+ *   control-mode path (same tmux server, reached directly).
  *
  *   deno run -A tests/bench/ssh_latency.ts [N=100]
  *
@@ -14,6 +17,7 @@
 import { startSshd } from "../ssh_fixture.ts";
 import { createSshLauncher, makeControlDir, remoteTmuxLine, sshArgv, type SshTarget } from "../../lib/tmux/ssh.ts";
 import { type ControlClient, launchControl } from "../ssh_control.ts";
+import { connect, type McpFixture } from "../helpers.ts";
 
 const N = Number(Deno.args[0] ?? 100);
 const fx = await startSshd();
@@ -56,12 +60,25 @@ try {
   // The local client reaches the fixture's tmux through the same TMUX_TMPDIR as sshd's sessions.
   const localCtl = await launchControl(local(["-C", "attach-session", "-t", "main"], "piped"));
   for (const c of [master, localCtl]) if (!c.attach.ok) throw new Error(`attach failed: ${c.attach.lines.join(" ")}`);
+  const viaSsh = await connect({
+    args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+  });
+  const viaLocal = await connect({ socketName: fx.socketName, env: { TMUX_TMPDIR: fx.remoteEnv.TMUX_TMPDIR } });
+  const listSessions = async (mcp: McpFixture) => {
+    const r = await mcp.ok<{ sessions: { session_name: string }[] }>("list-sessions");
+    if (r.sessions[0]?.session_name !== "main") throw new Error(`list-sessions: ${JSON.stringify(r)}`);
+  };
+  // Warm both: the first call starts the connections.
+  await listSessions(viaSsh);
+  await listSessions(viaLocal);
   const routes: [string, () => Promise<void>][] = [
     ["ssh spawn, new handshake", () => spawnOnce(new Deno.Command("ssh", { args: lone, ...piped }).spawn())],
     ["ssh spawn over the shared connection", () => spawnOnce(launcher.spawn(args, { stdin: "null" }))],
     ["tmux -C over ssh (persistent)", () => controlOnce(master)],
     ["local tmux spawn", () => spawnOnce(local(args, "null"))],
     ["local tmux -C (persistent)", () => controlOnce(localCtl)],
+    ["MCP list-sessions, --ssh (one connection)", () => listSessions(viaSsh)],
+    ["MCP list-sessions, local control mode", () => listSessions(viaLocal)],
   ];
   const times = routes.map(() => [] as number[]);
   const loginsBefore = await fx.loginCount();
@@ -79,6 +96,8 @@ try {
   console.log(
     `\nssh logins during the run: ${logins} (= the ${N} new-handshake spawns; shared spawns and -C add none)`,
   );
+  await viaSsh.close();
+  await viaLocal.close();
   await master.close();
   await localCtl.close();
   await launcher.close();

@@ -237,7 +237,7 @@ export function createPtyBackend(): TerminalBackend {
           argv: ["/bin/sh", "-c", spec.command],
           env: environment(),
           slavePath: master.slavePath,
-          cwd: spec.cwd,
+          cwd: spec.cwd ?? Deno.cwd(),
         });
         const s: PtySession = {
           command: spec.command,

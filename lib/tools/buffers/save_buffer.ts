@@ -6,7 +6,8 @@ import { filePolicy, writeFileChecked } from "../files.ts";
 export default defineTool({
   name: "save-buffer",
   title: "Save a tmux buffer to a file",
-  description: "Writes a paste buffer's exact bytes to a file (absolute path; created if missing, replaced " +
+  description:
+    "Writes a paste buffer's exact bytes to a file on the MCP server's machine (absolute path; created if missing, replaced " +
     "unless append is true). The directory must exist; only regular files (symlinks are followed and checked), " +
     "nothing under /proc, /sys or /dev.",
   toolset: "buffers",

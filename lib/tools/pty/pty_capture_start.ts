@@ -8,7 +8,7 @@ export default defineTool({
   name: "pty_capture_start",
   title: "Record a session's output to a file",
   description: "From now on, appends everything the program in a pty session writes (raw bytes, escape " +
-    "sequences included, as the terminal receives them) to output_file, which is created if missing. The path " +
+    "sequences included, as the terminal receives them) to output_file (on the host where tmux runs), which is created if missing. The path " +
     "is used exactly as given (absolute, a regular file, not under /proc, /sys or /dev; its directory must exist). One capture per session: stop it with " +
     "pty_capture_stop.",
   toolset: "pty",

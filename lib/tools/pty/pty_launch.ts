@@ -21,14 +21,19 @@ export default defineTool({
       .describe("shell command line to run, e.g. `bash --norc` or `python3 -q`"),
     rows: rows.default(24),
     cols: cols.default(80),
-    working_dir: absolutePath.optional().describe("absolute directory to start in (default: the server's)"),
+    working_dir: absolutePath.optional().describe(
+      "absolute directory to start in (default: the server's; with --ssh, the remote home)",
+    ),
     session_id: sessionId.optional().describe("id to give the session (default: a fresh short id)"),
   }),
   output: z.object({ session_id: z.string() }),
   secrets: ["command"],
   async handler(args, ctx) {
-    const cwd = args.working_dir ?? Deno.cwd();
-    await requireDirectory(cwd);
+    // The tmux backend over --ssh starts programs on that host: its directories are not ours to check,
+    // and without working_dir tmux picks the start directory there.
+    const remote = ctx.config.terminalBackend === "tmux" && ctx.tmux.remote !== undefined;
+    const cwd = args.working_dir ?? (remote ? undefined : Deno.cwd());
+    if (cwd !== undefined && !remote) await requireDirectory(cwd);
     const { session_id } = await ctx.terminal.launch({
       command: args.command,
       rows: args.rows,

@@ -134,7 +134,7 @@ export async function spawnPane(
   cwd: string | undefined,
   command: string | undefined,
 ): Promise<z.infer<z.ZodObject<typeof createdShape>>> {
-  const args = [...argv, "-P", "-F", CREATED_FORMAT, ...await paneSpawnArgs(cwd, command)];
+  const args = [...argv, "-P", "-F", CREATED_FORMAT, ...await paneSpawnArgs(cwd, command, ctx.tmux.remote)];
   return parseCreated(await ctx.tmux.text(args, { signal: ctx.signal }));
 }
 
@@ -142,12 +142,17 @@ export async function spawnPane(
  * The trailing argv that gives a new pane its directory and command:
  * `-c DIR` (checked, `#` escaped: tmux expands formats there) and
  * `-- COMMAND` (one element, so tmux runs it with the shell's `-c`; after `--` it is
- * never read as an option). Put it last.
+ * never read as an option). Put it last. With `remote` (--ssh) the directory is on that host and
+ * not checked here.
  */
-export async function paneSpawnArgs(cwd: string | undefined, command: string | undefined): Promise<string[]> {
+export async function paneSpawnArgs(
+  cwd: string | undefined,
+  command: string | undefined,
+  remote?: string,
+): Promise<string[]> {
   const args: string[] = [];
   if (cwd !== undefined) {
-    await checkDir(cwd);
+    if (remote === undefined) await checkDir(cwd);
     args.push("-c", formatLiteral(cwd));
   }
   if (command !== undefined) args.push("--", command);

@@ -2,14 +2,14 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
 import { absolutePath, targetParam } from "../schemas.ts";
-import { filePolicy, prepareWrite } from "../files.ts";
+import { filePolicy, prepareWrite, remotePath } from "../files.ts";
 import { resolve, resolvedShape } from "./common.ts";
 
 export default defineTool({
   name: "pipe-pane",
   title: "Log a pane's output to a file",
   description: "Starts copying everything the pane outputs from now on (raw terminal bytes, including escape " +
-    "sequences) to a file, replacing any earlier pipe of that pane; without path, stops piping. The path is " +
+    "sequences) to a file on the host where tmux runs, replacing any earlier pipe of that pane; without path, stops piping. The path is " +
     "used exactly as given (a regular file, not under /proc, /sys or /dev). append false truncates the file first.",
   toolset: "workspace",
   tier: "mutating",
@@ -33,8 +33,14 @@ export default defineTool({
     }
     // Create (or truncate) the file here under the file policy, with errors a model can act on; the
     // pipe's shell then only appends to the resolved path (no symlink of the model's left to follow).
-    const resolved = await prepareWrite(path, filePolicy(ctx.config), { truncate: !append });
-    await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(resolved)], { signal: ctx.signal });
+    // With --ssh the file is on the tmux host: checked by its name only, created by the pipe's shell there.
+    const remote = ctx.tmux.remote !== undefined;
+    const resolved = remote
+      ? remotePath(path, filePolicy(ctx.config))
+      : await prepareWrite(path, filePolicy(ctx.config), { truncate: !append });
+    await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(resolved, append || !remote)], {
+      signal: ctx.signal,
+    });
     return { structured: { ...t, piping: true, path } };
   },
 });

@@ -27,7 +27,13 @@ export default defineTool({
   async handler({ target, kill, command, cwd }, ctx) {
     const t = await resolve(ctx, target);
     if (kill) await refuseSelfKill(ctx.tmux, "pane", t, { action: "respawn (kill: true)", signal: ctx.signal });
-    const args = ["respawn-pane", ...(kill ? ["-k"] : []), "-t", t.pane_id, ...await paneSpawnArgs(cwd, command)];
+    const args = [
+      "respawn-pane",
+      ...(kill ? ["-k"] : []),
+      "-t",
+      t.pane_id,
+      ...await paneSpawnArgs(cwd, command, ctx.tmux.remote),
+    ];
     try {
       await ctx.tmux.run(args, { signal: ctx.signal });
     } catch (e) {

@@ -6,7 +6,7 @@ export default defineTool({
   name: "server-info",
   title: "tmux server facts",
   description: "The tmux server this MCP server drives: tmux version, socket path, server pid, start time " +
-    "(unix seconds) and number of sessions. Next: list-sessions or list-panes to find a pane.",
+    "(unix seconds), number of sessions, and ssh_host when it runs on another host (--ssh). Next: list-sessions or list-panes to find a pane.",
   toolset: "workspace",
   tier: "readonly",
   annotations: READ_ONLY,
@@ -17,6 +17,7 @@ export default defineTool({
     pid: z.number().int(),
     start_time: z.number().int(),
     session_count: z.number().int(),
+    ssh_host: z.string().optional().describe("present with --ssh: the host whose tmux this is"),
   }),
   secrets: [],
   async handler(_args, ctx) {
@@ -28,6 +29,7 @@ export default defineTool({
         pid: s.pid,
         start_time: s.start_time,
         session_count: s.session_count,
+        ...(ctx.tmux.remote === undefined ? {} : { ssh_host: ctx.tmux.remote }),
       },
     };
   },

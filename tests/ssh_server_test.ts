@@ -1,0 +1,305 @@
+/**
+ * The MCP server with `--ssh` (issue #12), driven through the SDK client
+ * against a real sshd on 127.0.0.1 and a tmux server only that sshd's
+ * sessions reach (tests/ssh_fixture.ts): workspace tools, hostile names,
+ * one login for many calls, the failure classes, sshd stopped and started.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, type McpFixture } from "./helpers.ts";
+import { type SshFixture, startSshd } from "./ssh_fixture.ts";
+import { waitUntil } from "./pane_helpers.ts";
+import { remotePath } from "../lib/tools/files.ts";
+import { typedLine } from "../lib/exec/shell.ts";
+
+/** sshd + remote tmux + an MCP server with `--ssh`, torn down together. */
+async function withRemote(
+  fn: (mcp: McpFixture, fx: SshFixture) => Promise<void>,
+  extra: string[] = [],
+): Promise<void> {
+  const fx = await startSshd();
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, ...extra],
+    });
+    await fn(mcp, fx);
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+  }
+}
+
+/** Files whose name starts with "canary" in `dir` (and below it, with `deep`). */
+async function canaries(dir: string, deep: boolean): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (d: string) => {
+    for await (const e of Deno.readDir(d)) {
+      if (e.name.startsWith("canary")) found.push(`${d}/${e.name}`);
+      if (deep && e.isDirectory && !e.isSymlink) await walk(`${d}/${e.name}`).catch(() => {});
+    }
+  };
+  await walk(dir);
+  return found;
+}
+
+Deno.test("ssh server: workspace tools drive the remote tmux; hostile names create no file; one login", async () => {
+  await withRemote(async (mcp, fx) => {
+    const info = await mcp.ok<{ ssh_host: string; socket_path: string }>("server-info");
+    assertEquals(info.ssh_host, fx.alias);
+    assertMatch(info.socket_path, new RegExp(`${fx.dir}/tmux/`));
+    const sessions = await mcp.ok<{ sessions: { session_name: string }[] }>("list-sessions");
+    assertEquals(sessions.sessions.map((s) => s.session_name), ["main"]);
+
+    // Relative names: a shell that ran them would touch the file in its cwd (the remote HOME under fx.dir, or ours).
+    const hostile = [
+      "a$(touch canary1)",
+      "`touch canary2`",
+      "x; touch canary3",
+      "x';touch canary4;'",
+      'y"; touch canary5; "',
+      "z;",
+    ];
+    for (const name of hostile) {
+      const made = await mcp.ok<{ session_name: string; pane_id: string }>("new-session", { name });
+      assertEquals(made.session_name, name);
+      await mcp.ok("send-keys", { target: made.pane_id, text: "echo remote-$((6*7))", enter: true });
+      await waitUntil("the remote pane to show the echo", async () => {
+        const cap = await mcp.ok<{ text: string }>("capture-pane", { target: made.pane_id });
+        return /remote-42/.test(cap.text) || undefined;
+      }, 20_000);
+    }
+    // tmux itself (no ssh) sees the names byte-exact.
+    const names = (await fx.tmux("list-sessions", "-F", "#{session_name}")).trim().split("\n").sort();
+    assertEquals(names, ["main", ...hostile].sort());
+    for (const name of hostile) {
+      await mcp.ok("kill-session", { target: `=${name}` });
+    }
+    assertEquals((await fx.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+    assertEquals(await canaries(fx.dir, true), []);
+    assertEquals(await canaries(Deno.cwd(), false), []);
+
+    // Many calls, one login: the master connection carries every client.
+    for (let i = 0; i < 50; i++) await mcp.ok("list-sessions");
+    for (let i = 0; i < 10; i++) await mcp.ok("list-panes", {});
+    assertEquals(await fx.loginCount(), 1);
+  }, ["--safety", "destructive"]);
+});
+
+Deno.test("ssh server: sshd stopped → a one-line unreachable error; started again → calls work, same server process", async () => {
+  await withRemote(async (mcp, fx) => {
+    await mcp.ok("list-sessions");
+    await fx.stop();
+    const msg = await mcp.err("list-sessions");
+    assertMatch(msg, /cannot reach ssh host "tmcp-remote" .*Connection refused/);
+    assert(!msg.includes("\n"), msg);
+    await fx.start();
+    await waitUntil(
+      "calls to work again",
+      async () => (await mcp.call("list-sessions")).isError ? undefined : true,
+      30_000,
+    );
+    const sessions = await mcp.ok<{ sessions: { session_name: string }[] }>("list-sessions");
+    assertEquals(sessions.sessions.map((s) => s.session_name), ["main"]);
+  });
+});
+
+Deno.test("ssh server: remote socket missing → no-server; remote tmux missing → tmux-missing; bad key → auth", async () => {
+  const fx = await startSshd();
+  try {
+    const base = ["--ssh", fx.alias, "--ssh-config", fx.configPath];
+    const cases: [string[], RegExp][] = [
+      [[...base, "--socket-name", "tmcp-none"], /no tmux server is running on ssh host "tmcp-remote"/],
+      [[...base, "--tmux-bin", "/nonexistent/tmux"], /tmux is not installed or not on the PATH of ssh host/],
+    ];
+    const badConfig = `${fx.dir}/bad_config`;
+    await Deno.writeTextFile(
+      badConfig,
+      (await Deno.readTextFile(fx.configPath)).replace(/IdentityFile .*/, `IdentityFile ${fx.dir}/nokey`),
+    );
+    cases.push([["--ssh", fx.alias, "--ssh-config", badConfig], /refused to log us in/]);
+    const hostKeys = `${fx.dir}/bad_known_hosts`;
+    await Deno.writeTextFile(hostKeys, "");
+    const unknownKey = `${fx.dir}/unknown_config`;
+    await Deno.writeTextFile(
+      unknownKey,
+      (await Deno.readTextFile(fx.configPath)).replace(/UserKnownHostsFile .*/, `UserKnownHostsFile ${hostKeys}`),
+    );
+    cases.push([
+      ["--ssh", fx.alias, "--ssh-config", unknownKey],
+      /host key of ssh host "tmcp-remote" could not be verified/,
+    ]);
+    for (const [args, re] of cases) {
+      const mcp = await connect({ args });
+      try {
+        const msg = await mcp.err("list-sessions");
+        assertMatch(msg, re);
+        assert(!msg.includes("\n"), msg);
+      } finally {
+        await mcp.close();
+      }
+    }
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+Deno.test("ssh server: 8 MiB buffers byte-exact both ways; search-buffer; files: save/load here, pipe-pane there", async () => {
+  await withRemote(async (mcp, fx) => {
+    const local = await Deno.makeTempDir({ prefix: "tmcp-sshbuf-" });
+    try {
+      // Every byte value, 8 MiB: through show-buffer and load-buffer's stdin over the shared connection.
+      const size = 8 * 1024 * 1024;
+      const bytes = new Uint8Array(size);
+      for (let i = 0; i < size; i++) bytes[i] = (i * 7 + (i >> 11)) & 0xff;
+      await Deno.writeFile(`${local}/in.bin`, bytes);
+      const loaded = await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "big", path: `${local}/in.bin` });
+      assertEquals(loaded.size_bytes, size);
+      // tmux on the remote side holds exactly these bytes.
+      const remoteCopy = `${fx.dir}/remote.bin`;
+      await fx.tmux("save-buffer", "-b", "big", remoteCopy);
+      assertEquals(await Deno.readFile(remoteCopy), bytes);
+      await Deno.remove(remoteCopy);
+      const saved = await mcp.ok<{ bytes_written: number }>("save-buffer", { name: "big", path: `${local}/out.bin` });
+      assertEquals(saved.bytes_written, size);
+      assertEquals(await Deno.readFile(`${local}/out.bin`), bytes);
+
+      // search-buffer reads a large text buffer over the connection too.
+      const line = "some remote log line\n";
+      const text = line.repeat(Math.floor(size / line.length)) + "needle-in-remote\n";
+      await Deno.writeTextFile(`${local}/text.txt`, text);
+      await mcp.ok("load-buffer", { name: "text", path: `${local}/text.txt` });
+      const found = await mcp.ok<{ matches: { offset_bytes: number }[] }>("search-buffer", {
+        query: "needle-in-remote",
+        buffers: ["text"],
+      });
+      assertEquals(found.matches.map((m) => m.offset_bytes), [text.length - 17]);
+
+      // pipe-pane's file is written by the remote tmux's shell (here: the fixture's directory).
+      const pane = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+      const log = `${fx.dir}/pipe.log`;
+      await mcp.ok("pipe-pane", { target: pane, path: log, append: false });
+      await mcp.ok("send-keys", { target: pane, text: "echo piped-$((2*21))", enter: true });
+      await waitUntil("the pipe file to get the output", async () => {
+        const text = await Deno.readTextFile(log).catch(() => "");
+        return text.includes("piped-42") || undefined;
+      }, 20_000);
+      await mcp.ok("pipe-pane", { target: pane });
+      assertMatch(await mcp.err("pipe-pane", { target: pane, path: "/proc/self/fd/1" }), /files under \/proc/);
+    } finally {
+      await Deno.remove(local, { recursive: true });
+    }
+  });
+});
+
+Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact output and exit codes, no buffers left", async () => {
+  await withRemote(async (mcp, fx) => {
+    const shells = { bash: "bash --norc --noprofile", zsh: "zsh -f", fish: "fish --no-config" };
+    for (const [shell, argv] of Object.entries(shells)) {
+      const home = `${fx.dir}/home-${shell}`;
+      await Deno.mkdir(home);
+      const pane = (await fx.tmux(
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${home} ${argv}`,
+      )).trim();
+      await waitUntil(`${shell} to be the pane's command`, async () => {
+        const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+        return cmd === shell || undefined;
+      }, 20_000);
+      type Run = { exit_code: number | null; output: string; timed_out: boolean };
+      const a = await mcp.ok<Run>("run-command", {
+        target: pane,
+        command: "printf 'x%s\\n' one \"t'wo\"; sh -c 'exit 7'",
+        timeout_ms: 60_000,
+      });
+      assertEquals([a.exit_code, a.output, a.timed_out], [7, "xone\nxt'wo", false], shell);
+      const b = await mcp.ok<Run>("run-command", { target: pane, command: `cd ${fx.dir} && pwd`, timeout_ms: 60_000 });
+      assertEquals([b.exit_code, b.output], [0, fx.dir], shell);
+      const c = await mcp.ok<Run>("run-command", { target: pane, command: "pwd\necho done", timeout_ms: 60_000 });
+      assertEquals([c.exit_code, c.output], [0, `${fx.dir}\ndone`], shell);
+      // The script came from a tmux buffer (the typed line reads it), not from a file of ours.
+      const typed = (await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane)).replaceAll("\n", "");
+      assertMatch(typed, /show-buffer -b 'tmux-mcp-\d+-r-/);
+      assert(!/ (\.|source) '\//.test(typed), typed);
+      // The waits follow the remote pane's output through the hub's client on the same connection.
+      const since = await mcp.ok<{ cursor: string }>("capture-since", { target: pane });
+      const waiting = mcp.ok<{ outcome: string }>("wait-for-text", {
+        target: pane,
+        patterns: ["ready-9"],
+        timeout_ms: 60_000,
+      });
+      // Repeats until stopped: wait-for-text matches new output only, and its watch may start after the first line.
+      const writer = "sh -c 'while :; do echo ready-$((3*3)); sleep 0.3; done'";
+      await mcp.ok("send-keys", { target: pane, text: writer, enter: true });
+      assertEquals((await waiting).outcome, "matched");
+      const next = await mcp.ok<{ text: string }>("capture-since", { target: pane, cursor: since.cursor });
+      assertMatch(next.text, /^ready-9$/m);
+      await mcp.ok("send-keys", { target: pane, keys: ["C-c"] });
+      await waitUntil(`${shell} back at its prompt`, async () => {
+        const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+        return cmd === shell || undefined;
+      }, 20_000);
+    }
+    const left = (await fx.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) =>
+      n.startsWith("tmux-mcp-")
+    );
+    assertEquals(left, []);
+  });
+});
+
+Deno.test("ssh server: pty_* on the tmux backend run on the remote tmux; the capture file is written there", async () => {
+  await withRemote(async (mcp, fx) => {
+    const { session_id } = await mcp.ok<{ session_id: string }>("pty_launch", {
+      command: "env -i PATH=/usr/bin:/bin HOME=/nonexistent sh",
+      rows: 20,
+      cols: 70,
+      working_dir: fx.dir,
+    });
+    // The program runs in a session of the remote tmux server.
+    const names = await fx.tmux("list-sessions", "-F", "#{session_name}");
+    assertMatch(names, new RegExp(`-${session_id}$`, "m"));
+    const log = `${fx.dir}/pty.log`;
+    await mcp.ok("pty_capture_start", { session_id, output_file: log });
+    await mcp.ok("pty_send_keys", { session_id, keys: "pwd; echo pty-$((5*5))\n" });
+    await waitUntil("the remote program's output on the screen", async () => {
+      const s = await mcp.ok<{ screen: string }>("pty_get_screen", { session_id });
+      return (s.screen.includes("pty-25") && s.screen.includes(fx.dir)) || undefined;
+    }, 20_000);
+    await waitUntil("the capture file on the tmux host", async () => {
+      return (await Deno.readTextFile(log).catch(() => "")).includes("pty-25") || undefined;
+    }, 20_000);
+    await mcp.ok("pty_capture_stop", { session_id });
+    await mcp.ok("pty_kill_session", { session_id });
+    assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(session_id));
+  }, ["--terminal-backend", "tmux"]);
+});
+
+Deno.test("remotePath: lexical checks for files on the tmux host; typedLine reads a buffer with quoted words", () => {
+  assertEquals(remotePath("/tmp/a/../b/./log", {}), "/tmp/b/log");
+  assertEquals(remotePath("/srv/x/log", { root: "/srv/x/" }), "/srv/x/log");
+  for (
+    const [path, root, re] of [
+      ["/proc/self/fd/1", undefined, /files under \/proc/],
+      ["/tmp/../dev/zero", undefined, /files under \/dev/],
+      ["/srv/x/../y/log", "/srv/x", /confines file tools to "\/srv\/x"/],
+    ] as const
+  ) {
+    let msg = "";
+    try {
+      remotePath(path, { root });
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    assertMatch(msg, re);
+  }
+  const p = { scriptPath: "tmux-mcp-1-r-ab", tmuxBin: "tmux", socketPath: "/tmp/it's $(x)/s", inBuffers: true };
+  assertEquals(typedLine("posix", p), ` eval "$('tmux' -S '/tmp/it'\\''s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab')"`);
+  assertEquals(
+    typedLine("fish", p),
+    ` source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' | psub)`,
+  );
+});
