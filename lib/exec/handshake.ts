@@ -94,7 +94,12 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
 
   const tracked: TrackedRun = {
     paneId,
-    blocked: () => (["start", "end"] as const).filter((k) => state[k]?.waits && !state[k]!.released).map((k) => ch[k]),
+    // A marker not seen yet may still be on its way (the shell checked "armed" just before the exit removed it),
+    // so its channel counts too: tmux keeps a signal nobody waits for, and a late wait then passes at once.
+    blocked: () =>
+      (["start", "end"] as const).filter((k) => !state[k] || (state[k]!.waits && !state[k]!.released)).map((k) =>
+        ch[k]
+      ),
     abandoned: () => abandoned,
     started: () => state.start !== undefined,
     settled: settled.promise,

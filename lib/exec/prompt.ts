@@ -60,7 +60,10 @@ function lastLine(screen: readonly string[]): string {
 
 /** Judges a pane from its facts, screen and shell activity; pure. */
 export function promptState(pane: PaneInfo, screen: readonly string[], act: ShellActivity): PromptState {
-  if (act.rcJob) return { kind: "busy", why: `its shell is still starting (its rc files run ${act.foreground})` };
+  // A program reading keys itself (raw mode: a REPL, an editor) is no rc file at work, however young its shell.
+  if (act.rcJob && act.canonical !== false) {
+    return { kind: "busy", why: `its shell is still starting (its rc files run ${act.foreground})` };
+  }
   const isShell = (command: string) => shellFlavor(command) !== undefined;
   if (act.foreground !== undefined && isShell(act.foreground) !== isShell(pane.current_command)) {
     return { kind: "busy", why: `its foreground program is changing (${pane.current_command} → ${act.foreground})` };
@@ -136,6 +139,12 @@ export interface PromptWait {
   timeoutMs: number;
   /** The pane's facts read just now, used for the first look instead of reading them again. */
   first?: Awaited<ReturnType<typeof inspectPane>>;
+  /**
+   * False when tmux runs on another machine (`--ssh`): the pane's terminal
+   * is not ours to ask `ps`/`stty` about (a local terminal of the same name
+   * would answer), so the screen alone decides.
+   */
+  localTerminal: boolean;
 }
 
 /** Poll intervals while a shell is busy: quick at first, then easing off. */
@@ -153,7 +162,8 @@ export async function awaitPrompt(
 ): Promise<Awaited<ReturnType<typeof inspectPane>>> {
   for (let i = 0;; i++) {
     const info = i === 0 && w.first ? w.first : await inspectPane(tmux, paneId, w.signal);
-    const state = promptState(info.pane, info.screen, await shellActivity(info.pane.tty));
+    const act = w.localTerminal ? await shellActivity(info.pane.tty) : {};
+    const state = promptState(info.pane, info.screen, act);
     if (state.kind === "ready") return info;
     if (state.kind === "refused") throw new UserError(state.message);
     const left = w.deadline - performance.now();

@@ -99,6 +99,7 @@ export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<Run
       timeoutMs: req.timeoutMs,
       signal: ctx.signal,
       first: waited || earlier.length > 0 ? undefined : info,
+      localTerminal: ctx.config.ssh === undefined,
     });
     const ids = resolvedOf(info.pane, defaulted);
     return await runLocked(ctx, rt, req, info, ids, started);

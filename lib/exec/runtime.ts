@@ -103,7 +103,7 @@ function bufferScripts(tmux: TmuxExecutor): RunScripts {
 /** A run-command in flight or given up on, as the runtime sees it. */
 export interface TrackedRun {
   paneId: string;
-  /** Channels the pane's shell waits on right now (to release them on exit). */
+  /** Channels the pane's shell waits on now or may still reach (released on exit). */
   blocked(): string[];
   /** True once the call gave the run up (timeout, cancellation) while its command may still run. */
   abandoned(): boolean;
