@@ -50,7 +50,7 @@ Deno.test("audit log: secrets echoed by messages, undeclared fields and unknown 
   const mcp = await connect({ socketName: tmux.socketName, args: ["--audit-log", log] });
   const S = (n: number) => `hunter2-${n}-zq`;
   try {
-    const pane = (await mcp.ok<{ panes: { pane_id: string }[] }>("list-panes", {})).panes[0].pane_id;
+    const pane = (await mcp.ok<{ panes: { pane_id: string }[] }>("list", { what: "panes" })).panes[0].pane_id;
     const calls: Array<[string, Record<string, unknown>, boolean]> = [
       ["send-keys", { target: pane, keys: [`password=${S(1)}`] }, true],
       ["set-environment", { name: `DB_PASSWORD=${S(2)}`, value: "x" }, true],

@@ -212,6 +212,6 @@ async function runLocked(
 
 function paneClosed(paneId: string): UserError {
   return new UserError(
-    `pane ${paneId} closed while the command ran (did it run exit?): call list-panes to pick another pane`,
+    `pane ${paneId} closed while the command ran (did it run exit?): call list (what: panes) to pick another pane`,
   );
 }

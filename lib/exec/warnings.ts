@@ -107,7 +107,7 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
     out.push({
       kind: "pane_dead",
       message: `pane ${id} is dead (its program exited; remain-on-exit keeps it): respawn-pane to restart it, ` +
-        `or kill-pane`,
+        `or kill (what: pane)`,
     });
     return out;
   }

@@ -109,6 +109,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   // For the audit: what each entry declares secret, and its parameter names (anything else is hidden).
   const known = new Map(opts.tools.map((t) => [t.name, Object.keys(t.input.shape)]));
   const shapeError = opts.errorText ?? ((m: string) => m);
+  // Former names of merged tools → how to call them now.
+  const replaced = new Map(opts.tools.flatMap((t) => Object.entries(t.replaces ?? {})));
 
   function refusal(tool: AnyTool): string | undefined {
     if (tool.toolset !== "any" && !cfg.toolsets.includes(tool.toolset)) {
@@ -139,9 +141,11 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     try {
       if (!tool) {
         outcome = "invalid";
+        const moved = replaced.get(name);
         const near = closest(name, served.map((t) => t.name)) ?? closest(name, byName.keys());
         message = `unknown tool ${JSON.stringify(name)}: ` +
-          (near ? `did you mean ${near}? ` : "") + "call tools/list to see the tools this server offers";
+          (moved ? `it is now ${moved}. ` : near ? `did you mean ${near}? ` : "") +
+          "call tools/list to see the tools this server offers";
         return errorResult(message);
       }
       const refused = refusal(tool);

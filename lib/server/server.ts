@@ -29,6 +29,8 @@ import { advertisedInputSchema, advertisedOutputSchema, createBudget, loadBudget
 import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
+import { EXACT_MATCHING, NAME_MATCHING } from "../tmux/target.ts";
+import { SEARCH_DOC, SIMILARITY_DOC } from "../tools/search_schemas.ts";
 
 export interface App {
   mcp: McpServer;
@@ -39,10 +41,18 @@ export interface App {
 }
 
 /** Server instructions: the intended flow, naming only toolsets the server serves. */
-function instructions(toolsets: readonly string[]): string {
+function instructions(config: Config): string {
+  const toolsets = config.toolsets;
   const parts = ["tmux-mcp drives tmux."];
   if (toolsets.includes("workspace")) {
-    parts.push("Find terminals with list-panes or snapshot-pane and use the ids (%3, @2, $1) results return.");
+    parts.push(
+      'Find terminals with list {what: "panes"} or snapshot-pane and use the ids (%3, @2, $1) results return.',
+      `Targets: %pane_id, @window_id, $session_id, a session name, session:window or session:window.pane; a ` +
+        `session or window means its active pane. ${NAME_MATCHING} Kill and respawn: ${EXACT_MATCHING}`,
+    );
+  }
+  if (toolsets.includes("workspace") || toolsets.includes("exec")) {
+    parts.push(`A wait (timeout_ms) is bounded by the server's --max-wait-ms (${config.maxWaitMs} ms here).`);
   }
   if (toolsets.includes("exec")) {
     parts.push(
@@ -55,6 +65,8 @@ function instructions(toolsets: readonly string[]): string {
     parts.push(
       "Paste buffers are a scratch space: set-buffer/append-buffer store text, show-buffer pages through it, " +
         "search-buffer finds things in it.",
+      SEARCH_DOC,
+      SIMILARITY_DOC,
     );
   }
   parts.push(
@@ -141,7 +153,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   served = new Set(pipeline.served.map((t) => t.name));
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
-    { capabilities: { tools: {} }, instructions: instructions(config.toolsets) },
+    { capabilities: { tools: {} }, instructions: instructions(config) },
   );
   for (const tool of pipeline.served) {
     mcp.registerTool(

@@ -8,8 +8,8 @@
  *
  * @example
  * ```ts
- * // tools/call batch {"calls":[{"tool":"list-panes"},{"tool":"capture-pane","arguments":{"target":"%1"}}]}
- * // → {"results":[{"tool":"list-panes","ok":true,"result":{...}},{"tool":"capture-pane","ok":true,...}],"completed":2}
+ * // tools/call batch {"calls":[{"tool":"list","arguments":{"what":"panes"}},{"tool":"capture-pane","arguments":{"target":"%1"}}]}
+ * // → {"results":[{"tool":"list","ok":true,"result":{...}},{"tool":"capture-pane","ok":true,...}],"completed":2}
  * ```
  */
 import { z } from "zod";
@@ -43,9 +43,8 @@ function textOf(r: CallToolResult): string {
 export default defineTool({
   name: NAME,
   title: "Run several tool calls in one request",
-  description: `Runs up to ${MAX_BATCH_CALLS} tool calls in order, each exactly as if called alone (same ` +
-    "permissions, validation and budget), and returns their results in order. Stops at the first error unless " +
-    "continue_on_error is true. Use it for calls that do not depend on each other's results.",
+  description:
+    "Runs up to 20 tool calls in order, each as if called alone, and returns their results; stops at the first error unless continue_on_error.",
   toolset: "any",
   tier: "readonly",
   // Its calls may do anything their own tiers allow.

@@ -9,7 +9,7 @@
  * ```
  */
 import { z } from "zod";
-import { EXACT_MATCHING, NAME_MATCHING, targetSchema } from "../tmux/target.ts";
+import { targetSchema } from "../tmux/target.ts";
 
 // Tab is allowed (names like "a\tb" are legitimate); newlines and other
 // control characters are not: tmux prints names raw, one per line.
@@ -45,15 +45,31 @@ export const tailLines = z.number().int().min(0).max(500).default(20).describe(
   "how many last screen lines to return",
 );
 
+/** What a tool addresses with its `target`: the tmux object kind (tmux's `cmd_entry` target flags). */
+export type TargetKind = "pane" | "window" | "session";
+
 /**
- * A target parameter: `what` it addresses, followed by the one shared
- * sentence on how names match (exact: the stricter rule of kill/respawn tools).
+ * What omitting a target means, in the one wording every target parameter
+ * uses. How names match is said once, in the server instructions.
+ */
+export const OMITTED = {
+  pane: "omit: the latest session's active pane",
+  window: "omit: the latest session's active window",
+  session: "omit: the latest session",
+} as const;
+
+/**
+ * A target parameter: the kind it addresses (a wider object means its active
+ * pane or window), and what omitting it means. `exact`: ids or exact names
+ * only (kill and respawn tools).
  *
  * @example
  * ```ts
- * input: z.object({ target: targetParam("pane to split").optional() })
+ * input: z.object({ target: targetParam("pane").optional() }) // "pane (%id or s:w.p); omit: the latest session's active pane"
  * ```
  */
-export function targetParam(what: string, exact = false): typeof targetSchema {
-  return targetSchema.describe(`${what}. ${exact ? EXACT_MATCHING : NAME_MATCHING}`);
+export function targetParam(kind: TargetKind, opts: { exact?: boolean; omit?: string } = {}): typeof targetSchema {
+  const syntax = { pane: "%id or s:w.p", window: "@id or s:w", session: "$id or name" }[kind];
+  const how = opts.exact ? "; an id or exact name, required" : `; ${opts.omit ?? OMITTED[kind]}`;
+  return targetSchema.describe(`${kind} (${syntax})${how}`);
 }

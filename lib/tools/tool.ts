@@ -155,6 +155,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * one). Gets the raw arguments, which may not be valid.
    */
   auditArgs?: (args: unknown) => unknown;
+  /**
+   * Former tool names this one replaced, each with how to call it instead
+   * (`{"kill-pane": 'kill with what: "pane"'}`): a call to an old name gets
+   * that in its one-line error.
+   */
+  replaces?: Readonly<Record<string, string>>;
   handler(args: z.infer<I>, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
 }
 

@@ -5,7 +5,7 @@ import { bufferName } from "../schemas.ts";
 export default defineTool({
   name: "delete-buffer",
   title: "Delete a tmux buffer",
-  description: "Deletes one paste buffer. An unknown name is an error (call list-buffers to see the names).",
+  description: "Deletes one paste buffer.",
   toolset: "buffers",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

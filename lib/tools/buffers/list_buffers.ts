@@ -4,9 +4,8 @@ import { defineTool, READ_ONLY } from "../tool.ts";
 export default defineTool({
   name: "list-buffers",
   title: "List tmux paste buffers",
-  description: "Lists every tmux paste buffer with its size in bytes. order_index 0 is the most recently added " +
-    "buffer (tmux's own order). Buffer content is not returned: read it with show-buffer " +
-    "(paged by offset_bytes/max_bytes) or search it with search-buffer.",
+  description:
+    "Lists paste buffers with their sizes (order_index 0 = newest). Next: show-buffer to read, search-buffer to find.",
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,

@@ -8,9 +8,8 @@ const MAX_FILE = 512 * 1024 * 1024;
 export default defineTool({
   name: "load-buffer",
   title: "Load a file into a tmux buffer",
-  description: "Reads a regular file (absolute path, up to 512 MiB; not under /proc, /sys or /dev) into a paste " +
-    "buffer, creating or replacing it. " +
-    "Next: search-buffer to find lines in it, show-buffer to page through it.",
+  description:
+    "Reads a file (absolute path, up to 512 MiB) into a paste buffer, creating or replacing it. Next: search-buffer.",
   toolset: "buffers",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },

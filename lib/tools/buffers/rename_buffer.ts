@@ -5,9 +5,7 @@ import { bufferName } from "../schemas.ts";
 export default defineTool({
   name: "rename-buffer",
   title: "Rename a tmux buffer",
-  description: "Renames a paste buffer. If `to` already exists the call is refused and nothing changes, " +
-    "unless overwrite is true (then the old `to` is replaced). The content is never lost on the way: tmux " +
-    "renames in place.",
+  description: "Renames a paste buffer; refused if `to` exists unless overwrite is true.",
   toolset: "buffers",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

@@ -6,9 +6,7 @@ import { filePolicy, writeFileChecked } from "../files.ts";
 export default defineTool({
   name: "save-buffer",
   title: "Save a tmux buffer to a file",
-  description: "Writes a paste buffer's exact bytes to a file (absolute path; created if missing, replaced " +
-    "unless append is true). The directory must exist; only regular files (symlinks are followed and checked), " +
-    "nothing under /proc, /sys or /dev.",
+  description: "Writes a paste buffer's exact bytes to a file (absolute path; its directory must exist).",
   toolset: "buffers",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

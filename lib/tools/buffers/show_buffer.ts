@@ -10,14 +10,8 @@ const MAX_SLICE = 1024 * 1024;
 export default defineTool({
   name: "show-buffer",
   title: "Read a slice of a tmux buffer",
-  description: "Returns bytes [offset_bytes, offset_bytes + max_bytes) of a paste buffer as text " +
-    "(max_bytes up to 1 MiB; a slice never ends inside a UTF-8 character, and holds at least one whole " +
-    "character; invalid UTF-8 shows as U+FFFD). A page that would not fit the response budget is cut " +
-    "shorter (truncated_by_budget: true); next_offset_bytes still continues exactly. " +
-    "The first content block is the text itself; the paging facts (size_bytes, returned_bytes, " +
-    "next_offset_bytes — null at the end) come in a second block and in the structured result. " +
-    "To read on, call again with offset_bytes = next_offset_bytes. To find something in a large " +
-    "buffer, use search-buffer instead of paging through it.",
+  description:
+    "Returns bytes [offset_bytes, offset_bytes + max_bytes) of a paste buffer as text, never cutting a UTF-8 character. Continue with offset_bytes = next_offset_bytes (null at the end). To find something, use search-buffer.",
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,

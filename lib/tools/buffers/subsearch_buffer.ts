@@ -7,15 +7,8 @@ import * as search from "../search_schemas.ts";
 export default defineTool({
   name: "subsearch-buffer",
   title: "Search near an earlier match",
-  description: "Searches only a window around an earlier match: bytes [offset_bytes − context_bytes, " +
-    "offset_bytes + match_len + context_bytes) of one buffer, clamped to the buffer (a character cut by an " +
-    "edge is left out). Pass offset_bytes and match_len of a search-buffer match (or any byte range) and a " +
-    "new query, e.g. the request id near an error. The window is searched as if it were the whole text " +
-    "(^ and $ match its edges, lookbehind does not see before it) and must itself be valid UTF-8. Same query " +
-    "options and the same response as search-buffer: offsets are absolute buffer offsets, snippets stay " +
-    "inside the window, `window` gives its bounds. truncated_buffers names the buffer only when the window " +
-    "holds more matches than max_matches; then call again with resume_from_offset from the response. No state " +
-    "is kept between calls. " + search.SIMILARITY_DOC,
+  description:
+    "Searches only the window [offset_bytes − context_bytes, offset_bytes + match_len + context_bytes) of one buffer, e.g. around a search-buffer match. Same query options and response as search-buffer; offsets stay absolute.",
   toolset: "buffers",
   tier: "readonly",
   annotations: READ_ONLY,

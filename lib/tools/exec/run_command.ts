@@ -9,15 +9,8 @@ import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
 export default defineTool({
   name: "run-command",
   title: "Run a shell command in a pane and wait for it",
-  description: "Types one command into a pane's bash, zsh or fish prompt, waits until it finishes and returns its " +
-    "exact exit_code and only its output (not the prompt or the typed line; rows that scrolled off the screen " +
-    "included; the last max_lines lines). It runs in the pane's own shell on its terminal, so cd, export, " +
-    "aliases and functions persist for later commands. Multi-line commands and heredocs are fine. " +
-    "On timeout it returns timed_out: true, exit_code: null and the output so far; the command keeps running " +
-    "(follow it with wait-for-text, wait-for-quiet or capture-since, or send C-c with send-keys). " +
-    "Fails with a clear error when the pane is not at a shell prompt (a REPL, ssh, an editor, a pager, copy " +
-    "mode): use send-keys plus wait-for-text there. warnings say when the pane waits for input. " +
-    "Sends progress notifications while waiting when the request has a progressToken.",
+  description:
+    "Runs one command at a pane's bash/zsh/fish prompt, waits, and returns its exit_code and only its output. State (cd, export) persists. On timeout the command keeps running (timed_out: true). Not at a prompt: use send-keys and wait-for-text.",
   toolset: "exec",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -9,13 +9,8 @@ import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 export default defineTool({
   name: "wait-for-quiet",
   title: "Wait until a pane stops printing",
-  description: "Blocks until the pane has printed nothing for quiet_ms (counted from this call's start), or " +
-    "timeout_ms passes (outcome timeout is a normal result), or the pane's program exits. For REPLs, installers, " +
-    "builds and full-screen programs where no exit code or known text marks the end: e.g. send-keys to a python " +
-    "REPL, then wait-for-quiet, then capture-pane. Any output counts, also a clock or spinner redrawing itself " +
-    "(then it times out). Returns the last tail_lines screen lines and warnings (e.g. the program waits for " +
-    "input). Other tool calls proceed meanwhile; progress notifications are sent when the request has a " +
-    "progressToken.",
+  description:
+    "Waits until a pane prints nothing for quiet_ms (or the timeout passes, or the program exits); returns the screen's last lines. For REPLs, installers and builds.",
   toolset: "exec",
   tier: "readonly",
   annotations: READ_ONLY,

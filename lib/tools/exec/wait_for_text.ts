@@ -14,15 +14,8 @@ const MAX_LINE = 1000;
 export default defineTool({
   name: "wait-for-text",
   title: "Wait until a pane prints some text",
-  description: "Blocks until NEW output of a pane (printed after this call started; text already on the screen " +
-    "does not count) contains one of patterns, or one of stop (stop wins: use it for errors), or timeout_ms " +
-    "passes (outcome timeout is a normal result, not an error), or the pane's program exits. Lines are matched " +
-    "as the terminal shows them, colours removed, also a line still being written (a prompt such as " +
-    "'Password: '). Reacts within milliseconds; other tool calls proceed meanwhile. Returns the matching line " +
-    "and the last tail_lines lines of the screen. Typical use: send-keys a command, then wait-for-text for its " +
-    "success text with stop set to its error texts. For commands at a shell prompt prefer run-command; for " +
-    "output without a known text use wait-for-quiet. Sends progress notifications when the request has a " +
-    "progressToken.",
+  description:
+    "Waits until new output of a pane contains one of patterns (or of stop, checked first), the timeout passes or the program exits; returns the matching line and the screen's last lines.",
   toolset: "exec",
   tier: "readonly",
   annotations: READ_ONLY,

@@ -7,10 +7,7 @@ import { filePolicy } from "../files.ts";
 export default defineTool({
   name: "pty_capture_start",
   title: "Record a session's output to a file",
-  description: "From now on, appends everything the program in a pty session writes (raw bytes, escape " +
-    "sequences included, as the terminal receives them) to output_file, which is created if missing. The path " +
-    "is used exactly as given (absolute, a regular file, not under /proc, /sys or /dev; its directory must exist). One capture per session: stop it with " +
-    "pty_capture_stop.",
+  description: "Appends everything a pty session's program writes (raw bytes) to output_file, until pty_capture_stop.",
   toolset: "pty",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

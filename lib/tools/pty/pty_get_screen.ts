@@ -5,10 +5,7 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_get_screen",
   title: "Read a terminal session's screen",
-  description: "Returns the visible screen of a pty session: `rows` lines, trailing spaces trimmed. With " +
-    "include_colors, colours and styles are kept as ANSI SGR sequences (ESC[...m). Works after the program " +
-    "exited (its last screen). For lines that scrolled off the top use pty_get_scrollback; for where the cursor " +
-    "is, pty_get_cursor_position.",
+  description: "The visible screen of a pty session (also after its program exited).",
   toolset: "pty",
   tier: "readonly",
   annotations: READ_ONLY,

@@ -7,9 +7,7 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_get_scrollback",
   title: "Read a terminal session's history",
-  description: "Returns the last `lines` lines of a pty session: lines that scrolled off the top followed by the " +
-    "screen, oldest first and newest last, trailing spaces trimmed, blank rows at the bottom of the screen left " +
-    `out. A session keeps ${SCROLLBACK_LINES} lines of history. For just the screen use pty_get_screen.`,
+  description: "The newest `lines` lines of a pty session, scrollback then screen, oldest first.",
   toolset: "pty",
   tier: "readonly",
   annotations: READ_ONLY,

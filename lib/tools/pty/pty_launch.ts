@@ -7,11 +7,8 @@ import { cols, rows, sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_launch",
   title: "Start a program in a new terminal session",
-  description: "Starts `command` (run by /bin/sh -c, so pipes and arguments work) in a new terminal of rows x cols " +
-    "and returns its session_id. Use it for interactive programs: shells (`bash --norc`), REPLs, editors, ssh, " +
-    "installers. Without session_id a short unique id is chosen; a session_id that is already in use is an error. " +
-    "The session lives until pty_kill_session or until the server exits. Next: pty_send_keys to type " +
-    "(end a command with \\n), pty_get_screen to read the screen.",
+  description:
+    "Starts `command` (via /bin/sh -c) in a new terminal of its own, for interactive programs; returns session_id. Next: pty_send_keys, pty_get_screen.",
   toolset: "pty",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

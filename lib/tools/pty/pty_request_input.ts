@@ -7,12 +7,8 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_request_input",
   title: "Hand a session to the human for input",
-  description: "For input you must not type or see (passwords, passphrases, one-time codes, confirmations the " +
-    "user should make): asks the human to enter it directly into the session, and waits. With the tmux backend " +
-    "the human gets an exact `tmux attach` command (in progress notifications and in the result); the wait ends " +
-    "when the program has read a password (its terminal leaves no-echo line mode), when the human detaches, when the program " +
-    "exits, or at timeout_ms. The internal pty backend cannot be attached to: the result says so at once. " +
-    "What the human typed is never returned. Next: pty_get_screen.",
+  description:
+    "Asks the human to type a secret (password, code) into the session themselves, and waits; what they typed is never returned. Next: pty_get_screen.",
   toolset: "pty",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

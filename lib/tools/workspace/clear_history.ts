@@ -7,13 +7,12 @@ import { resolve, resolvedShape } from "./common.ts";
 export default defineTool({
   name: "clear-history",
   title: "Clear a pane's scrollback",
-  description: "Deletes the scrollback history of a pane (the lines above the visible screen); the screen " +
-    "itself stays. Useful before a command whose output you want to read alone.",
+  description: "Deletes a pane's scrollback; the screen stays.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetParam("pane whose history to clear; default: the latest session's active pane").optional(),
+    target: targetParam("pane").optional(),
   }),
   output: z.object({ ...resolvedShape, lines_cleared: z.number().int() }),
   secrets: [],

@@ -26,7 +26,7 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
     tier: "destructive",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     exactTarget: true,
-    input: z.object({ target: targetParam(targetHelp, true) }),
+    input: z.object({ target: targetParam(kind, { exact: true }) }),
     output: z.object({ ...resolvedShape, killed: z.literal(kind) }),
     secrets: [],
     async handler({ target }, ctx) {

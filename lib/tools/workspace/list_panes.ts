@@ -16,7 +16,7 @@ export default defineTool({
   tier: "readonly",
   annotations: READ_ONLY,
   input: z.object({
-    target: targetParam("window (@id, session:window) or session; omit for every pane").optional(),
+    target: targetParam("window", { omit: "or a session; omit: every pane" }).optional(),
     all: z.boolean().default(false).describe("with a target: list every pane of the target's session"),
   }),
   output: z.object({ panes: z.array(paneShape) }),

@@ -14,7 +14,7 @@ export default defineTool({
   tier: "readonly",
   annotations: READ_ONLY,
   input: z.object({
-    target: targetParam("session name or $session_id; omit for all sessions").optional(),
+    target: targetParam("session", { omit: "omit: all sessions" }).optional(),
   }),
   output: z.object({ windows: z.array(windowShape) }),
   secrets: [],

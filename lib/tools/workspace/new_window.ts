@@ -7,14 +7,12 @@ import { createdShape, resolve, shellCommand, spawnPane, startDir, windowName } 
 export default defineTool({
   name: "new-window",
   title: "Create a tmux window",
-  description: "Adds a window at the next free index of the target's session (default: the most recently " +
-    "used session). It opens in the background: the active window does not change (select-window shows it). " +
-    "Returns the new window and pane ids. Next: send-keys with the pane_id.",
+  description: "Adds a background window to the target's session and returns its window and pane ids.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetParam("session (or any window/pane in it) to add the window to").optional(),
+    target: targetParam("session").optional(),
     name: windowName.optional().describe("window name (default: tmux names it after the running command)"),
     cwd: startDir.optional(),
     command: shellCommand.optional(),

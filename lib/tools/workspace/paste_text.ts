@@ -8,15 +8,13 @@ import { refuseSelfInput } from "../../tmux/self.ts";
 export default defineTool({
   name: "paste-text",
   title: "Paste text into a pane",
-  description: "Pastes text into a pane the way a terminal paste does: newlines arrive as Enter (CR), and " +
-    "with bracketed (default) a program that asked for bracketed paste (shells, editors) receives it as one " +
-    "paste instead of typed lines. Best for multi-line input and code. Goes through a temporary paste " +
-    "buffer that is always deleted. Text that would signal or end tmux-mcp's own pane is refused there. Does not press Enter after the last line: send-keys with enter for that.",
+  description:
+    "Pastes text into a pane as a terminal paste does (bracketed when the program asked for it). Best for multi-line input and code.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to paste into; default: the latest session's active pane").optional(),
+    target: targetParam("pane").optional(),
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
     bracketed: z.boolean().default(true).describe("wrap in bracketed-paste markers if the program enabled them"),
   }),

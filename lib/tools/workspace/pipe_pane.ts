@@ -8,14 +8,12 @@ import { resolve, resolvedShape } from "./common.ts";
 export default defineTool({
   name: "pipe-pane",
   title: "Log a pane's output to a file",
-  description: "Starts copying everything the pane outputs from now on (raw terminal bytes, including escape " +
-    "sequences) to a file, replacing any earlier pipe of that pane; without path, stops piping. The path is " +
-    "used exactly as given (a regular file, not under /proc, /sys or /dev). append false truncates the file first.",
+  description: "Copies everything a pane outputs from now on to a file (raw bytes); without path, stops.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to pipe; default: the latest session's active pane").optional(),
+    target: targetParam("pane").optional(),
     path: absolutePath.optional().describe("file to write the output to (its directory must exist); omit to stop"),
     append: z.boolean().default(true).describe("append to the file (true) or truncate it first (false)"),
   }),

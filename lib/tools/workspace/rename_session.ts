@@ -12,7 +12,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetParam("session to rename (or a window/pane in it); default: the latest session").optional(),
+    target: targetParam("session").optional(),
     name: sessionName,
   }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),

@@ -13,7 +13,7 @@ export default defineTool({
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetParam("window to rename (or a pane in it); default: the latest session's active window").optional(),
+    target: targetParam("window").optional(),
     name: windowName,
   }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),

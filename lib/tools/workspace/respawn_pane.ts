@@ -9,15 +9,14 @@ import { paneSpawnArgs, resolve, resolvedOutput, shellCommand, startDir } from "
 export default defineTool({
   name: "respawn-pane",
   title: "Restart a pane's program",
-  description: "Starts the pane's program again (or command instead), keeping the pane and its id: for a pane " +
-    "whose program exited (remain-on-exit) or, with kill: true, to kill what runs there and start over. " +
-    "The target is required and must be exact (an id or an exact name). Refused for the pane tmux-mcp itself runs in.",
+  description:
+    "Restarts a pane's program (or `command`), keeping the pane and its id; kill: true ends a live one first.",
   toolset: "workspace",
   tier: "mutating",
   exactTarget: true,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to respawn", true),
+    target: targetParam("pane", { exact: true }),
     kill: z.boolean().default(false).describe("kill the running program first (otherwise a live pane is refused)"),
     command: shellCommand.optional().describe("command to run instead of the pane's original one"),
     cwd: startDir.optional(),

@@ -18,14 +18,12 @@ const layout = z.string()
 export default defineTool({
   name: "select-layout",
   title: "Arrange the panes of a window",
-  description: "Arranges the panes of the target's window with a preset layout (even-horizontal: side by " +
-    "side; even-vertical: stacked; main-*: one big pane plus the rest; tiled: grid) or restores a saved " +
-    "window_layout string. Returns the resulting layout string.",
+  description: "Arranges the target window's panes with a preset layout or a saved window_layout string.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetParam("window to lay out (or a pane in it); default: the latest session's active window").optional(),
+    target: targetParam("window").optional(),
     layout,
   }),
   output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),

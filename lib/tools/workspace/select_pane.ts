@@ -12,7 +12,7 @@ export default defineTool({
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetParam("pane: %id or session:window.pane") }),
+  input: z.object({ target: targetParam("pane", { omit: "required" }) }),
   output: resolvedOutput,
   secrets: [],
   async handler({ target }, ctx) {

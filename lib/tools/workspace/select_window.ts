@@ -11,7 +11,7 @@ export default defineTool({
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetParam("window (or a pane in it): @id, session:index or session:name") }),
+  input: z.object({ target: targetParam("window", { omit: "required" }) }),
   output: resolvedOutput,
   secrets: [],
   async handler({ target }, ctx) {

@@ -5,8 +5,7 @@ import { serverInfo } from "../../tmux/panes.ts";
 export default defineTool({
   name: "server-info",
   title: "tmux server facts",
-  description: "The tmux server this MCP server drives: tmux version, socket path, server pid, start time " +
-    "(unix seconds) and number of sessions. Next: list-sessions or list-panes to find a pane.",
+  description: "tmux version, socket, pid, start time and session count of the tmux server. Next: list.",
   toolset: "workspace",
   tier: "readonly",
   annotations: READ_ONLY,

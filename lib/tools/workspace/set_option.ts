@@ -22,18 +22,13 @@ const optionValue = z.string()
 export default defineTool({
   name: "set-option",
   title: "Set a tmux option",
-  description: "Sets (or with unset: true removes) a tmux option. scope: server (server options), session " +
-    "(the target's session), window (the target's window), pane (the target pane); global: true sets the " +
-    "global default for session or window options instead of one object's. Unknown names or bad values are " +
-    "refused by tmux with its reason. Hooks (after-*, pane-died, …), command-alias, default-command, " +
-    "default-shell, copy-command, lock-command, editor, exit-empty, exit-unattached, destroy-unattached, " +
-    "history-file and any value with #( or E:/T: need --safety destructive; every value is checked as a tmux " +
-    "format (no huge padding, regexes or deep loops). Next: show-options to check.",
+  description:
+    "Sets or unsets a tmux option at server, session, window or pane scope (global: the default). Options that run commands need --safety destructive.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.object({
-    target: targetParam("object for session/window/pane scope (default: latest session's active pane)").optional(),
+    target: targetParam("pane").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
     global: z.boolean().default(false).describe("session/window scope: set the global default"),
     name: optionName,

@@ -27,7 +27,7 @@ export default defineTool({
   tier: "readonly",
   annotations: READ_ONLY,
   input: z.object({
-    target: targetParam("pane/window/session whose options to show; ignored for scope server").optional(),
+    target: targetParam("pane").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
     name: optionName.optional().describe("one option, e.g. history-limit or @my-option; omit for all"),
   }),

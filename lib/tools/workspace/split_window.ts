@@ -13,14 +13,12 @@ const DIRECTION_FLAGS = {
 export default defineTool({
   name: "split-window",
   title: "Split a pane",
-  description: "Splits the target pane (default: the active pane of the latest session) and puts a new pane " +
-    "on the given side. The new pane does not become active (select-pane does that). Returns its ids. " +
-    "Next: send-keys with the new pane_id.",
+  description: "Splits the target pane, putting a new (inactive) pane on the given side; returns its ids.",
   toolset: "workspace",
   tier: "mutating",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to split").optional(),
+    target: targetParam("pane").optional(),
     direction: z.enum(["left", "right", "up", "down"]).describe("side of the target pane where the new pane goes"),
     size_percent: z.number().int().min(1).max(99).optional().describe(
       "size of the new pane as a percentage of the split pane (default 50)",
