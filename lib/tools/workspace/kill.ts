@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * export default defineKillTool("pane", "Kills one pane …", "pane to kill: %id or session:window.pane");
+ * export default defineKillTool("pane", "Kills one pane …");
  * ```
  */
 import { z } from "zod";
@@ -16,7 +16,7 @@ import { resolve, resolvedShape } from "./common.ts";
 const ID_OF = { pane: "pane_id", window: "window_id", session: "session_id" } as const;
 
 /** The kill tool for one kind of tmux object; `description` is what the model reads. */
-export function defineKillTool(kind: "pane" | "window" | "session", description: string, targetHelp: string): AnyTool {
+export function defineKillTool(kind: "pane" | "window" | "session", description: string): AnyTool {
   return defineTool({
     name: `kill-${kind}`,
     title: `Kill a ${kind}`,
