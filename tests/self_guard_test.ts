@@ -72,8 +72,14 @@ Deno.test("kill tools refuse the pane, window, session and server tmux-mcp runs 
       assertMatch(await mcp.err("send-keys", { target: s.pane, keys: ["C-c"] }), typed);
       assertMatch(await mcp.err("send-keys", { target: s.pane, text: "exit", enter: true }), typed);
       assertMatch(await mcp.err("paste-text", { target: s.pane, text: "\u001c" }), typed);
-      const hook = { scope: "session", global: true, name: "after-select-window", value: "kill-server" };
-      assertMatch(await mcp.err("set-option", hook), /could end or take over our own pane or server.*found by/);
+      const hook = {
+        what: "option",
+        scope: "session",
+        global: true,
+        name: "after-select-window",
+        value: "kill-server",
+      };
+      assertMatch(await mcp.err("set", hook), /could end or take over our own pane or server.*found by/);
       await mcp.ok("list-buffers");
 
       // Everything else may go: a sibling pane, another window, another session.
@@ -168,16 +174,17 @@ Deno.test("destructive tier outside the server: hooks are allowed, kills need an
     try {
       const canary = `${dir}/hook-ran`;
       const hook = {
+        what: "option",
         scope: "session",
         global: true,
         name: "after-select-window",
         value: `run-shell ${shQuote(`touch ${canary}`)}`,
       };
-      assertMatch(await mutating.err("set-option", hook), /after-select-window is a hook.*--safety destructive/);
+      assertMatch(await mutating.err("set", hook), /after-select-window is a hook.*--safety destructive/);
       await tmux.tmux("select-window", "-t", "main:0");
       assert(!(await Deno.stat(canary).then(() => true, () => false)), "refused hook did not run");
       // Not inside this server: nothing of ours can die, so the destructive tier may set it, and tmux runs it.
-      await destructive.ok("set-option", hook);
+      await destructive.ok("set", hook);
       await tmux.tmux("select-window", "-t", "main:0");
       await waitUntil("hook ran", () => Deno.stat(canary).then(() => true, () => false));
 

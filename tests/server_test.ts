@@ -99,7 +99,7 @@ Deno.test("server instructions describe the flow of the served toolsets only", a
   const buffersOnly = await connect({ socketName: uniqueSocketName("instr"), args: ["--toolsets", "buffers"] });
   try {
     const full = all.client.getInstructions() ?? "";
-    assertMatch(full, /run-command.*capture-since.*wait-for-text/);
+    assertMatch(full, /run-command.*capture-since.*wait \(what: text/);
     assertMatch(full, /buffered_response/);
     const narrow = buffersOnly.client.getInstructions() ?? "";
     assertMatch(narrow, /search-buffer/);

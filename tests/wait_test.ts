@@ -35,7 +35,8 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
   await withShell("bash", async (fx) => {
     await type(fx, "echo READY-1");
     await waitUntil("READY-1 on screen", () => screenHas(fx, "\nREADY-1"));
-    const old = await fx.mcp.ok<TextResult>("wait-for-text", {
+    const old = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["READY-1"],
       timeout_ms: 500,
@@ -43,7 +44,8 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
     assertEquals([old.outcome, old.matched_line], ["timeout", null]);
     assertMatch(old.tail, /READY-1/);
 
-    const waiting = fx.mcp.ok<TextResult>("wait-for-text", {
+    const waiting = fx.mcp.ok<TextResult>("wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["GO-42"],
       timeout_ms: 10_000,
@@ -58,7 +60,8 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
 
 Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; partial lines match", async () => {
   await withShell("bash", async (fx) => {
-    const both = fx.mcp.ok<TextResult>("wait-for-text", {
+    const both = fx.mcp.ok<TextResult>("wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["done"],
       stop: ["FAIL"],
@@ -70,7 +73,8 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
     assertEquals([stopped.outcome, stopped.matched_pattern], ["stopped", "FAIL"]);
     assertEquals(stopped.matched_line, "build done with FAIL");
 
-    const re = fx.mcp.ok<TextResult>("wait-for-text", {
+    const re = fx.mcp.ok<TextResult>("wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["^RESULT=\\d+$"],
       regex: true,
@@ -82,7 +86,8 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
     assertEquals((await re).matched_line, "result=17");
 
     // A prompt without a newline, as password prompts are.
-    const prompt = fx.mcp.ok<TextResult>("wait-for-text", {
+    const prompt = fx.mcp.ok<TextResult>("wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["Password: "],
       timeout_ms: 10_000,
@@ -99,10 +104,11 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
 Deno.test("wait-for-text rejects bad regular expressions and survives catastrophic ones", async () => {
   await withShell("bash", async (fx) => {
     assertMatch(
-      await fx.mcp.err("wait-for-text", { target: fx.pane, patterns: ["(unclosed"], regex: true }),
+      await fx.mcp.err("wait", { what: "text", target: fx.pane, patterns: ["(unclosed"], regex: true }),
       /invalid regex/,
     );
-    const slow = fx.mcp.call("wait-for-text", {
+    const slow = fx.mcp.call("wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["^(a+)+$"],
       regex: true,
@@ -114,24 +120,37 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
     assert(r.isError === true);
     assertMatch(JSON.stringify(r.content), /backtrack/);
     // The server still answers.
-    assertEquals((await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 50 })).outcome, "quiet");
+    assertEquals(
+      (await fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: fx.pane, quiet_ms: 50 })).outcome,
+      "quiet",
+    );
   });
 });
 
 Deno.test("wait-for-text and wait-for-quiet report a pane whose program exits", async () => {
   await withShell("bash", async (fx) => {
     const pane = await fx.newPane({ command: "sleep 0.6" });
-    const r = await fx.mcp.ok<TextResult>("wait-for-text", { target: pane, patterns: ["never"], timeout_ms: 10_000 });
+    const r = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: pane,
+      patterns: ["never"],
+      timeout_ms: 10_000,
+    });
     assertEquals(r.outcome, "pane_exited");
     const pane2 = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.1; done' & sleep 0.6; kill $!" });
-    const q = await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: pane2, quiet_ms: 5000, timeout_ms: 10_000 });
+    const q = await fx.mcp.ok<QuietResult>("wait", {
+      what: "quiet",
+      target: pane2,
+      quiet_ms: 5000,
+      timeout_ms: 10_000,
+    });
     assertEquals(q.outcome, "pane_exited");
   });
 });
 
 Deno.test("wait-for-quiet returns once output stops, and times out on endless output", async () => {
   await withShell("bash", async (fx) => {
-    const quiet = fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 400, timeout_ms: 10_000 });
+    const quiet = fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: fx.pane, quiet_ms: 400, timeout_ms: 10_000 });
     await type(fx, "for i in 1 2 3 4 5; do echo step$i; sleep 0.15; done");
     const q = await quiet;
     assertEquals(q.outcome, "quiet");
@@ -139,7 +158,7 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
     assertMatch(q.tail, /step5/);
 
     const busy = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.05; done'" });
-    const t = await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: busy, quiet_ms: 300, timeout_ms: 1000 });
+    const t = await fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: busy, quiet_ms: 300, timeout_ms: 1000 });
     assertEquals(t.outcome, "timeout");
     assertMatch(t.tail, /tick/);
   });
@@ -148,7 +167,7 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
 Deno.test("a second tool call is answered while a long wait is pending", async () => {
   await withShell("bash", async (fx) => {
     let waitDone = false;
-    const long = fx.mcp.ok<TextResult>("wait-for-text", { target: fx.pane, patterns: ["never"], timeout_ms: 4000 })
+    const long = fx.mcp.ok<TextResult>("wait", { what: "text", target: fx.pane, patterns: ["never"], timeout_ms: 4000 })
       .finally(() => waitDone = true);
     const slowRun = fx.mcp.ok("run-command", {
       target: await fx.newPane("bash"),
@@ -169,7 +188,8 @@ Deno.test("a second tool call is answered while a long wait is pending", async (
 
 Deno.test("wait-for-text: progress notifications and cancellation", async () => {
   await withShell("bash", async (fx) => {
-    const { result, progress } = await callWithProgress<TextResult>(fx, "wait-for-text", {
+    const { result, progress } = await callWithProgress<TextResult>(fx, "wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["never"],
       timeout_ms: 2500,
@@ -179,7 +199,7 @@ Deno.test("wait-for-text: progress notifications and cancellation", async () => 
     assertMatch(progress[0].message ?? "", /never.*elapsed.*left/);
 
     const started = performance.now();
-    await callAndCancel(fx, "wait-for-quiet", { target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 }, 300);
+    await callAndCancel(fx, "wait", { what: "quiet", target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 }, 300);
     await waitUntil(
       "the server to end the cancelled wait",
       () => Promise.resolve(/wait-for-quiet cancelled/.test(fx.mcp.stderr())),

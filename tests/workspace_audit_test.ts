@@ -37,7 +37,7 @@ Deno.test("audit lines: every call with outcome, duration, resolved ids and secr
       env: { TOKEN: secrets[0] },
     });
     await mcp.ok("send-keys", { target: s.pane_id, text: secrets[2], keys: [secrets[5]] });
-    await mcp.ok("set-option", { target: "audited", scope: "session", name: "@k", value: secrets[3] });
+    await mcp.ok("set", { what: "option", target: "audited", scope: "session", name: "@k", value: secrets[3] });
     await mcp.ok("paste-text", { target: s.pane_id, text: secrets[4] });
     await mcp.err("send-keys", { target: s.pane_id, text: secrets[2], keys: ["NotAKey"] });
     await mcp.err("send-keys", { target: "%9999", text: secrets[2] });
@@ -49,7 +49,7 @@ Deno.test("audit lines: every call with outcome, duration, resolved ids and secr
     assertEquals(lines.map((l) => [l.tool, l.outcome]), [
       ["new-session", "ok"],
       ["send-keys", "ok"],
-      ["set-option", "ok"],
+      ["set", "ok"],
       ["paste-text", "ok"],
       ["send-keys", "invalid"],
       ["send-keys", "error"],

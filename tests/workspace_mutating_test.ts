@@ -182,23 +182,25 @@ Deno.test("resize-pane sets sizes and zoom; select-layout applies presets and sa
     assertMatch(await mcp.err("resize-pane", { target: a, width: 0 }), /width/);
 
     const saved = await tmuxFormat(tmux, a, "#{window_layout}");
-    const tiled = await mcp.ok<{ layout: string; window_id: string }>("select-layout", {
+    const tiled = await mcp.ok<{ layout: string; window_id: string }>("select", {
+      what: "layout",
       target: a,
       layout: "even-vertical",
     });
     assertEquals(tiled.layout, await tmuxFormat(tmux, a, "#{window_layout}"));
     assert(tiled.layout !== saved);
     assert(Number(await tmuxFormat(tmux, b.pane_id, "#{pane_top}")) > 0, "even-vertical stacks the panes");
-    const back = await mcp.ok<{ layout: string }>("select-layout", { target: tiled.window_id, layout: saved });
+    const back = await mcp.ok<{ layout: string }>("select", { what: "layout", target: tiled.window_id, layout: saved });
     assertEquals(back.layout, saved);
-    assertMatch(await mcp.err("select-layout", { layout: "-t" }), /layout must be one of/);
-    assertMatch(await mcp.err("select-layout", { layout: "zigzag" }), /layout must be one of/);
+    assertMatch(await mcp.err("select", { what: "layout", layout: "-t" }), /layout must be one of/);
+    assertMatch(await mcp.err("select", { what: "layout", layout: "zigzag" }), /layout must be one of/);
   });
 });
 
 Deno.test("set-option and set-environment: scopes, values starting with '-', unset, refusals", async () => {
   await withServer(async (mcp, tmux) => {
-    const o = await mcp.ok<{ session_id: string }>("set-option", {
+    const o = await mcp.ok<{ session_id: string }>("set", {
+      what: "option",
       target: "main",
       scope: "session",
       name: "@note",
@@ -206,46 +208,47 @@ Deno.test("set-option and set-environment: scopes, values starting with '-', uns
     });
     assertMatch(o.session_id, /^\$/);
     assertEquals((await tmux.tmux("show-options", "-v", "-t", "main", "@note")).trim(), "-x #{pane_id} ;");
-    await mcp.ok("set-option", { scope: "window", target: "main:0", name: "remain-on-exit", value: "on" });
+    await mcp.ok("set", { what: "option", scope: "window", target: "main:0", name: "remain-on-exit", value: "on" });
     assertEquals((await tmux.tmux("show-options", "-w", "-v", "-t", "main:0", "remain-on-exit")).trim(), "on");
-    await mcp.ok("set-option", { scope: "pane", name: "@p", value: "1" });
+    await mcp.ok("set", { what: "option", scope: "pane", name: "@p", value: "1" });
     assertEquals((await tmux.tmux("show-options", "-p", "-v", "-t", "main:0.0", "@p")).trim(), "1");
-    await mcp.ok("set-option", { scope: "server", name: "escape-time", value: "7" });
+    await mcp.ok("set", { what: "option", scope: "server", name: "escape-time", value: "7" });
     assertEquals((await tmux.tmux("show-options", "-s", "-v", "escape-time")).trim(), "7");
-    await mcp.ok("set-option", { scope: "window", global: true, name: "@gw", value: "yes" });
+    await mcp.ok("set", { what: "option", scope: "window", global: true, name: "@gw", value: "yes" });
     assertEquals((await tmux.tmux("show-options", "-gw", "-v", "@gw")).trim(), "yes");
-    await mcp.ok("set-option", { target: "main", scope: "session", name: "@note", unset: true });
+    await mcp.ok("set", { what: "option", target: "main", scope: "session", name: "@note", unset: true });
     assertEquals((await tmux.tmux("show-options", "-t", "main", "@note").catch(() => "")).trim(), "");
 
     assertMatch(
-      await mcp.err("set-option", { scope: "session", name: "status-right", value: "#(touch /tmp/x)" }),
+      await mcp.err("set", { what: "option", scope: "session", name: "status-right", value: "#(touch /tmp/x)" }),
       /contains #\( .*needs the destructive tier/,
     );
-    assertMatch(await mcp.err("set-option", { scope: "session", name: "-g", value: "x" }), /option name/);
+    assertMatch(await mcp.err("set", { what: "option", scope: "session", name: "-g", value: "x" }), /option name/);
     assertMatch(
-      await mcp.err("set-option", { scope: "session", name: "no-such-option", value: "1" }),
+      await mcp.err("set", { what: "option", scope: "session", name: "no-such-option", value: "1" }),
       /invalid option|unknown option/,
     );
-    assertMatch(await mcp.err("set-option", { scope: "session", name: "mouse", value: "maybe" }), /value/);
-    assertMatch(await mcp.err("set-option", { scope: "session", name: "@x" }), /give a value for @x/);
+    assertMatch(await mcp.err("set", { what: "option", scope: "session", name: "mouse", value: "maybe" }), /value/);
+    assertMatch(await mcp.err("set", { what: "option", scope: "session", name: "@x" }), /give a value for @x/);
     assertMatch(
-      await mcp.err("set-option", { scope: "server", target: "main", name: "@x", value: "1" }),
+      await mcp.err("set", { what: "option", scope: "server", target: "main", name: "@x", value: "1" }),
       /target is not used/,
     );
 
-    const e = await mcp.ok<{ session_id: string }>("set-environment", {
+    const e = await mcp.ok<{ session_id: string }>("set", {
+      what: "environment",
       target: "main",
       name: "RUST_LOG",
       value: "-v;",
     });
     assertMatch(e.session_id, /^\$/);
     assertEquals((await tmux.tmux("show-environment", "-t", "main", "RUST_LOG")).trim(), "RUST_LOG=-v;");
-    await mcp.ok("set-environment", { global: true, name: "G_ONE", value: "#{pane_id}" });
+    await mcp.ok("set", { what: "environment", global: true, name: "G_ONE", value: "#{pane_id}" });
     assertEquals((await tmux.tmux("show-environment", "-g", "G_ONE")).trim(), "G_ONE=#{pane_id}");
-    await mcp.ok("set-environment", { target: "main", name: "RUST_LOG", unset: true });
+    await mcp.ok("set", { what: "environment", target: "main", name: "RUST_LOG", unset: true });
     assertEquals(await tmux.tmux("show-environment", "-t", "main", "RUST_LOG").catch(() => "gone"), "gone");
-    assertMatch(await mcp.err("set-environment", { name: "-u", value: "x" }), /name/);
-    assertMatch(await mcp.err("set-environment", { name: "A", value: "x", unset: true }), /not both/);
+    assertMatch(await mcp.err("set", { what: "environment", name: "-u", value: "x" }), /name/);
+    assertMatch(await mcp.err("set", { what: "environment", name: "A", value: "x", unset: true }), /not both/);
   });
 });
 
@@ -266,7 +269,7 @@ Deno.test("clear-history empties the scrollback; respawn-pane restarts a pane, k
     assertEquals(r.pane_id, pane);
     await waitForPane(tmux, pane, /again-2/);
     // A pane whose program exited (remain-on-exit) respawns without kill.
-    await mcp.ok("set-option", { scope: "window", target: pane, name: "remain-on-exit", value: "on" });
+    await mcp.ok("set", { what: "option", scope: "window", target: pane, name: "remain-on-exit", value: "on" });
     await mcp.ok("respawn-pane", { target: pane, kill: true, command: "true" });
     await waitUntil("dead pane", async () => await tmuxFormat(tmux, pane, "#{pane_dead}") === "1");
     await mcp.ok("respawn-pane", { target: pane, command: "sleep 100" });
@@ -301,12 +304,10 @@ Deno.test("tiers: readonly serves none of these tools, mutating none of the kill
     "rename",
     "select",
     "resize-pane",
-    "select-layout",
     "send-keys",
     "paste-text",
     "pipe-pane",
-    "set-option",
-    "set-environment",
+    "set",
     "clear-history",
     "respawn-pane",
   ];

@@ -12,7 +12,7 @@ type Pane =
 Deno.test("listing tools return ids, names, flags, sizes and layout", async () => {
   await withServer(async (mcp, tmux) => {
     const version = (await new Deno.Command("tmux", { args: ["-V"] }).output()).stdout;
-    const info = await mcp.ok("server-info");
+    const info = await mcp.ok("list", { what: "server" });
     assertEquals(`tmux ${info.version}\n`, new TextDecoder().decode(version));
     assertEquals(info.session_count, 1);
     assertMatch(String(info.socket_path), new RegExp(`/${tmux.socketName}$`));
@@ -187,7 +187,7 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
     const slow = await mcp.err("search-panes", { pattern: "^(a+)+$", regex: true });
     assertMatch(slow, /took longer than 3000 ms and was stopped/);
     // The server still answers after the runaway regex was stopped.
-    assertEquals((await mcp.ok("server-info")).session_count, 1);
+    assertEquals((await mcp.ok("list", { what: "server" })).session_count, 1);
   });
 });
 
@@ -285,7 +285,6 @@ Deno.test("readonly safety serves every readonly workspace tool", async () => {
     const names = new Set((await mcp.client.listTools()).tools.map((t) => t.name));
     for (
       const n of [
-        "server-info",
         "list",
         "capture-pane",
         "snapshot-pane",

@@ -56,10 +56,18 @@ type JsonSchema = Record<string, unknown>;
  * Input constraints the server checks but does not advertise: string
  * lengths, patterns, key names and array sizes. They cost every agent tokens
  * in every listing, a model rarely comes near them, and a call that breaks
- * one gets a one-line error naming the limit. Numeric bounds stay: they say
- * what a parameter means (max_matches 1..1000).
+ * one gets a one-line error naming the limit. Numeric bounds stay where they
+ * say what a parameter means (max_matches 1..1000), not where they are only
+ * a sanity cap (beyond 2^20: offsets, milliseconds).
  */
 const INPUT_ONLY_CHECKED = new Set(["minLength", "maxLength", "pattern", "propertyNames", "minItems", "maxItems"]);
+
+/**
+ * Bounds of result values (counts are ≥ 0, scores in [0, 1]): true, but a
+ * client reading a result needs no promise about them, and every listing
+ * would repeat them.
+ */
+const OUTPUT_UNSAID = new Set(["minimum", "maximum", "propertyNames"]);
 
 function compact(node: unknown, io: "input" | "output", names = false): unknown {
   if (Array.isArray(node)) return node.map((n) => compact(n, io));
@@ -73,7 +81,8 @@ function compact(node: unknown, io: "input" | "output", names = false): unknown 
     }
     if (io === "output" && k === "additionalProperties" && v === false) continue;
     // `names`: the keys of a `properties` object are parameter names, not keywords.
-    if (io === "input" && !names && INPUT_ONLY_CHECKED.has(k)) continue;
+    if (!names && (io === "input" ? INPUT_ONLY_CHECKED : OUTPUT_UNSAID).has(k)) continue;
+    if (io === "input" && !names && (k === "minimum" || k === "maximum") && Math.abs(v as number) > 2 ** 20) continue;
     out[k] = compact(v, io, k === "properties" && !names);
   }
   if (io === "output" && !names) dropRequiredDocs(out);
@@ -120,7 +129,6 @@ function toJson(schema: z.ZodType, io: "input" | "output"): JsonSchema {
  * the server instructions, instead of once per tool.
  */
 const bufferedJson: JsonSchema = {
-  type: "object",
   properties: { type: { const: "buffered_response" } },
   required: ["type"],
 };
@@ -136,5 +144,7 @@ export function advertisedInputSchema(input: z.ZodObject): JsonSchema {
 
 /** The output schema as listed in tools/list: the tool's own result or a buffered response. */
 export function advertisedOutputSchema(output: z.ZodObject): JsonSchema {
-  return { type: "object", anyOf: [toJson(output, "output"), bufferedJson] };
+  // Both branches are objects: the outer `type` says so once.
+  const { type: _object, ...own } = toJson(output, "output");
+  return { type: "object", anyOf: [own, bufferedJson] };
 }

@@ -210,7 +210,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         args: tool?.auditArgs ? tool.auditArgs(args ?? {}) : args ?? {},
         ...(target && Object.keys(target).length ? { target } : {}),
         ...(message ? { message } : {}),
-        secrets: byName.get(name)?.secrets,
+        secrets: tool?.secretsOf?.(args) ?? tool?.secrets,
         known: known.get(name),
       });
     }

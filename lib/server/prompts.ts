@@ -37,9 +37,9 @@ const DRIVE_STEPS: readonly Step[] = [
     },
   },
   {
-    tool: "wait-for-text",
-    text: "Wait: for programs without an exit code call wait-for-text {target, patterns} for the line you " +
-      "expect (or wait-for-quiet until output stops) instead of sleeping or polling.",
+    tool: "wait",
+    text: "Wait: for programs without an exit code call wait {what: text, target, patterns} for the line you " +
+      "expect (or wait {what: quiet} until output stops) instead of sleeping or polling.",
     fallback: {
       tool: "snapshot-pane",
       text: "Wait: call snapshot-pane again until the screen shows the program is done (a prompt is back).",

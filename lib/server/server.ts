@@ -21,7 +21,7 @@ import { createServerFileReader } from "../buffers/server_file.ts";
 import { createCommandChannel } from "../tmux/channel.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
-import type { AnyTool, Services } from "../tools/tool.ts";
+import { annotationsOf, type AnyTool, type Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { createAuditSink } from "./audit.ts";
@@ -48,7 +48,8 @@ function instructions(config: Config): string {
     parts.push(
       'Find terminals with list {what: "panes"} or snapshot-pane and use the ids (%3, @2, $1) results return.',
       `Targets: %pane_id, @window_id, $session_id, a session name, session:window or session:window.pane; a ` +
-        `session or window means its active pane. ${NAME_MATCHING} Kill and respawn: ${EXACT_MATCHING}`,
+        `session or window means its active pane; an omitted target ("current") is the most recently used ` +
+        `session's active window and pane. ${NAME_MATCHING} Kill and respawn: ${EXACT_MATCHING}`,
     );
   }
   if (toolsets.includes("workspace") || toolsets.includes("exec")) {
@@ -57,7 +58,7 @@ function instructions(config: Config): string {
   if (toolsets.includes("exec")) {
     parts.push(
       "To run a shell command use run-command (exit code and exactly its output in one call); to follow output " +
-        "use capture-since; to wait use wait-for-text or wait-for-quiet instead of polling.",
+        "use capture-since; to wait use wait (what: text or quiet) instead of polling.",
     );
   }
   if (toolsets.includes("pty")) parts.push("pty_* tools run programs in terminal sessions of their own.");
@@ -128,7 +129,7 @@ export function listing(tool: AnyTool): Tool {
     inputSchema: advertisedInputSchema(tool.input) as Tool["inputSchema"],
     outputSchema: advertisedOutputSchema(tool.output) as Tool["outputSchema"],
     // title is already top-level; execution defaults to no task support. Every byte here is paid by every agent.
-    annotations: tool.annotations,
+    annotations: annotationsOf(tool),
   };
 }
 
@@ -163,7 +164,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
         description: tool.description,
         inputSchema: tool.input,
         outputSchema: tool.output,
-        annotations: tool.annotations,
+        annotations: annotationsOf(tool),
       },
       (args: unknown, extra: CallExtra) => pipeline.call(tool.name, args, extra),
     );

@@ -23,8 +23,8 @@ const NAME = "batch";
 
 const innerCall = z.object({
   tool: z.string().min(1).refine((t) => t !== NAME, "a batch cannot contain a batch: list its calls here instead")
-    .describe("tool name, as in tools/list"),
-  arguments: z.record(z.string(), z.unknown()).default({}).describe("that tool's arguments"),
+    .describe("tool name"),
+  arguments: z.record(z.string(), z.unknown()).default({}).describe("its arguments"),
 }).strict();
 
 const innerResult = z.object({
@@ -48,11 +48,11 @@ export default defineTool({
   toolset: "any",
   tier: "readonly",
   // Its calls may do anything their own tiers allow.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   input: z.object({
     calls: z.array(innerCall).min(1, "calls must hold at least one call")
       .max(MAX_BATCH_CALLS, `a batch runs at most ${MAX_BATCH_CALLS} calls: split it`),
-    continue_on_error: z.boolean().default(false).describe("run the remaining calls after one fails"),
+    continue_on_error: z.boolean().default(false).describe("go on after an error"),
   }),
   output: z.object({
     results: z.array(innerResult).describe("one per call run, in order"),

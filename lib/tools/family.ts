@@ -40,10 +40,19 @@ function withoutDefault(s: z.ZodType): z.ZodType {
 }
 
 /** Whether two schemas accept the same values (their JSON Schemas, descriptions aside, are equal). */
-function sameType(a: z.ZodType, b: z.ZodType): boolean {
+function sameType(a: z.ZodType, b: z.ZodType, io: "input" | "output" = "output"): boolean {
   const plain = (s: z.ZodType) =>
-    JSON.stringify(z.toJSONSchema(s, { io: "output" }), (k, v) => k === "description" ? undefined : v);
+    JSON.stringify(z.toJSONSchema(s, { io, unrepresentable: "any" }), (k, v) => k === "description" ? undefined : v);
   return a === b || plain(a) === plain(b);
+}
+
+/** A schema of the same JSON type with no checks of its own (the chosen member checks the value). */
+function plainOf(s: z.ZodType): z.ZodType {
+  const type = (z.toJSONSchema(s, { io: "input", unrepresentable: "any" }) as { type?: string }).type;
+  if (type === "string") return z.string();
+  if (type === "boolean") return z.boolean();
+  if (type === "number" || type === "integer") return z.number();
+  return z.unknown();
 }
 
 /** Builds the family tool; its tier, toolset and annotations are the members' (which must agree). */
@@ -66,8 +75,13 @@ export function defineFamily(fam: FamilyDef): AnyTool {
     for (const [k, s] of Object.entries(t.input.shape as Record<string, z.ZodType>)) {
       if (k in input) continue;
       const owners = whoHas(k, "input");
-      const everywhere = owners.length === entries.length;
-      const own = everywhere ? s : withoutDefault(s).optional();
+      const all = owners.map((o) => fam.members[o].input.shape[k] as z.ZodType);
+      const kinds = all.filter((x, i) => all.findIndex((y) => sameType(x, y, "input")) === i);
+      // Members that check the same name differently (an option name, a variable name): the family admits
+      // either, and the chosen member's own input gives the precise error.
+      const same = kinds.length === 1;
+      const everywhere = owners.length === entries.length && same;
+      const own = everywhere ? s : same ? withoutDefault(s).optional() : plainOf(kinds[0]).optional();
       const doc = fam.describe?.[k] ?? s.description ?? withoutDefault(s).description;
       const scoped = everywhere ? doc : `${doc ? doc + "; " : ""}${owners.join("/")} only`;
       input[k] = scoped ? own.describe(scoped) : own;
@@ -101,6 +115,10 @@ export function defineFamily(fam: FamilyDef): AnyTool {
     input: z.object(input),
     output: z.object(output),
     secrets,
+    secretsOf: (args) => {
+      const what = (args as { what?: unknown } | null)?.what;
+      return typeof what === "string" && Object.hasOwn(fam.members, what) ? fam.members[what].secrets : undefined;
+    },
     replaces: Object.fromEntries(entries.map(([k, t]) => [t.name, `${fam.name} with what: "${k}"`])),
     async handler(args, ctx) {
       const { what, ...rest } = args as { what: string } & Record<string, unknown>;

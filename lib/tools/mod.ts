@@ -13,7 +13,6 @@ import deleteBuffer from "./buffers/delete_buffer.ts";
 import renameBuffer from "./buffers/rename_buffer.ts";
 import saveBuffer from "./buffers/save_buffer.ts";
 import loadBuffer from "./buffers/load_buffer.ts";
-import serverInfo from "./workspace/server_info.ts";
 import list from "./workspace/list_family.ts";
 import capturePane from "./workspace/capture_pane.ts";
 import snapshotPane from "./workspace/snapshot_pane.ts";
@@ -26,12 +25,10 @@ import splitWindow from "./workspace/split_window.ts";
 import rename from "./workspace/rename_family.ts";
 import select from "./workspace/select_family.ts";
 import resizePane from "./workspace/resize_pane.ts";
-import selectLayout from "./workspace/select_layout.ts";
 import sendKeys from "./workspace/send_keys.ts";
 import pasteText from "./workspace/paste_text.ts";
 import pipePane from "./workspace/pipe_pane.ts";
-import setOption from "./workspace/set_option.ts";
-import setEnvironment from "./workspace/set_environment.ts";
+import set from "./workspace/set_family.ts";
 import clearHistory from "./workspace/clear_history.ts";
 import respawnPane from "./workspace/respawn_pane.ts";
 import kill from "./workspace/kill_family.ts";
@@ -50,8 +47,7 @@ import searchBuffer from "./buffers/search_buffer.ts";
 import subsearchBuffer from "./buffers/subsearch_buffer.ts";
 import runCommand from "./exec/run_command.ts";
 import captureSince from "./exec/capture_since.ts";
-import waitForText from "./exec/wait_for_text.ts";
-import waitForQuiet from "./exec/wait_for_quiet.ts";
+import wait from "./exec/wait_family.ts";
 import batch from "./batch.ts";
 
 export const TOOLS: readonly AnyTool[] = [
@@ -67,7 +63,6 @@ export const TOOLS: readonly AnyTool[] = [
   searchBuffer,
   subsearchBuffer,
   // workspace, readonly
-  serverInfo,
   list,
   capturePane,
   snapshotPane,
@@ -81,12 +76,10 @@ export const TOOLS: readonly AnyTool[] = [
   rename,
   select,
   resizePane,
-  selectLayout,
   sendKeys,
   pasteText,
   pipePane,
-  setOption,
-  setEnvironment,
+  set,
   clearHistory,
   respawnPane,
   // workspace: destructive
@@ -106,8 +99,7 @@ export const TOOLS: readonly AnyTool[] = [
   // exec
   runCommand,
   captureSince,
-  waitForText,
-  waitForQuiet,
+  wait,
   // any toolset
   batch,
 ];

@@ -60,18 +60,18 @@ export const queryParams = {
       `regex: JavaScript, u flag; stopped after ${DEFAULT_DEADLINE.baseMs / 1000} s + ` +
         `${DEFAULT_DEADLINE.perMiBMs / 1000} s per MiB`,
     ),
-  ignore_case: z.boolean().default(false).describe("match regardless of case (Unicode case folding)"),
+  ignore_case: z.boolean().default(false).describe("case-insensitive"),
   max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50)
-    .describe(`most matches this call returns, over all buffers (1..${MAX_MATCHES})`),
+    .describe("most matches returned"),
   include_similarity: z.boolean().default(false)
-    .describe("score each match in [0, 1] (see the server instructions)"),
+    .describe("add similarity scores (see instructions)"),
 };
 
 /** `resume_from_offset` as the input takes it. */
 export const resumeFromOffset = z.record(bufferName, byteOffset)
   .refine((r) => Object.keys(r).length <= MAX_BUFFERS, `resume_from_offset names more than ${MAX_BUFFERS} buffers`)
   .optional()
-  .describe("from the previous response, to continue that search (same other arguments)");
+  .describe("from the previous response, to continue");
 
 /** `context_bytes` with a tool's own default. */
 export function contextBytes(fallback: number, what: string) {

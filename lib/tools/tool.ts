@@ -11,7 +11,7 @@
  *   description: "Deletes one paste buffer. Next: list-buffers.",
  *   toolset: "buffers",
  *   tier: "mutating",
- *   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+ *   annotations: { destructiveHint: true },
  *   input: z.object({ name: bufferName }),
  *   output: z.object({ deleted: z.string() }),
  *   async handler({ name }, ctx) {
@@ -112,7 +112,14 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /** "any": served whatever toolsets are (the batch tool). */
   toolset: Toolset | "any";
   tier: Tier;
-  annotations: ToolAnnotations;
+  /**
+   * Only the hints that differ from what the tier implies
+   * ({@linkcode annotationsOf}): a mutating tool that overwrites something
+   * says `destructiveHint: true`, one that can be repeated safely
+   * `idempotentHint: true`, one that touches the file system or runs programs
+   * `openWorldHint: true`.
+   */
+  annotations?: Partial<ToolAnnotations>;
   input: I;
   output: O;
   /**
@@ -124,6 +131,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * secret (tests/audit_redaction_test.ts checks the registry).
    */
   secrets?: readonly (keyof z.infer<I> & string)[];
+  /**
+   * When which arguments are secret depends on the call (a family: the
+   * chosen member's own `secrets`); gets the raw arguments. Default: `secrets`.
+   */
+  secretsOf?: (args: unknown) => readonly string[] | undefined;
   /**
    * For response budgets: the field of the structured result that holds
    * terminal text, whose END is kept in previews (where errors and prompts are).
@@ -176,7 +188,22 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: To
   return wrapped as unknown as AnyTool;
 }
 
-/** Annotation presets: most tools are one of these. */
+/**
+ * A tool's annotations: derived from its tier (readonly → read-only and
+ * idempotent; destructive → destructive; nothing is open-world), with the
+ * entry's own hints where they differ.
+ */
+export function annotationsOf(tool: Pick<AnyTool, "tier" | "annotations">): ToolAnnotations {
+  return {
+    readOnlyHint: tool.tier === "readonly",
+    destructiveHint: tool.tier === "destructive",
+    idempotentHint: tool.tier === "readonly",
+    openWorldHint: false,
+    ...tool.annotations,
+  };
+}
+
+/** The annotations of a read-only tool (what `tier: "readonly"` implies). */
 export const READ_ONLY: ToolAnnotations = {
   readOnlyHint: true,
   destructiveHint: false,

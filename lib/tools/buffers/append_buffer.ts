@@ -8,7 +8,6 @@ export default defineTool({
   description: "Appends text to a paste buffer, creating it if missing; concurrent appends are never lost.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: z.object({ name: bufferName, content: content.min(1, "content must not be empty") }),
   output: z.object({
     name: z.string(),

@@ -8,7 +8,7 @@ export default defineTool({
   description: "Deletes one paste buffer.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true },
   input: z.object({ name: bufferName }),
   output: z.object({ name: z.string(), deleted: z.boolean() }),
   secrets: [],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 
 export default defineTool({
   name: "list-buffers",
@@ -8,7 +8,6 @@ export default defineTool({
     "Lists paste buffers with their sizes (order_index 0 = newest). Next: show-buffer to read, search-buffer to find.",
   toolset: "buffers",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({}),
   output: z.object({
     buffers: z.array(z.object({

@@ -12,7 +12,7 @@ export default defineTool({
     "Reads a file (absolute path, up to 512 MiB) into a paste buffer, creating or replacing it. Next: search-buffer.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({ name: bufferName, path: absolutePath }),
   output: z.object({ name: z.string(), path: z.string(), size_bytes: z.number().int() }),
   secrets: [],

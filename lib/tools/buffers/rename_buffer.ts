@@ -8,11 +8,11 @@ export default defineTool({
   description: "Renames a paste buffer; refused if `to` exists unless overwrite is true.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true },
   input: z.object({
     from: bufferName,
     to: bufferName,
-    overwrite: z.boolean().default(false).describe("replace `to` if it exists"),
+    overwrite: z.boolean().default(false).describe("replace an existing `to`"),
   }),
   output: z.object({ from: z.string(), to: z.string(), replaced: z.boolean() }),
   secrets: [],

@@ -9,11 +9,11 @@ export default defineTool({
   description: "Writes a paste buffer's exact bytes to a file (absolute path; its directory must exist).",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     name: bufferName,
     path: absolutePath,
-    append: z.boolean().default(false).describe("append to the file instead of replacing it"),
+    append: z.boolean().default(false).describe("append instead of replacing"),
   }),
   output: z.object({ name: z.string(), path: z.string(), bytes_written: z.number().int(), appended: z.boolean() }),
   secrets: [],

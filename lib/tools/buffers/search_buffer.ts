@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { missingBuffer } from "../../buffers/store.ts";
@@ -13,16 +13,15 @@ export default defineTool({
     "Finds text in paste buffers without reading them: each match has its byte offset, length, line and a snippet. Continue with resume_from_offset from the response while truncated_buffers is not empty. Next: show-buffer at context_start, or subsearch-buffer near a match.",
   toolset: "buffers",
   tier: "readonly",
-  annotations: READ_ONLY,
   pagesNatively: true,
   input: z.object({
     ...search.queryParams,
     buffers: z.array(bufferName).min(1, "buffers must name at least one buffer (omit it to search all)")
       .max(search.MAX_BUFFERS, `buffers names more than ${search.MAX_BUFFERS} buffers`).optional()
-      .describe("buffer names to search, in this order; omit to search every buffer in list-buffers order"),
-    context_bytes: search.contextBytes(64, "snippet radius: bytes of context on each side of a match (0..4096)"),
+      .describe("buffers to search, in order (omit: all)"),
+    context_bytes: search.contextBytes(64, "snippet bytes on each side"),
     max_scan_bytes: z.number().int().min(1).max(search.MAX_SCAN_BYTES).default(16 * 1024 * 1024)
-      .describe("most bytes of buffer content one call scans, over all buffers (default 16 MiB, max 256 MiB)"),
+      .describe("most bytes one call scans"),
     resume_from_offset: search.resumeFromOffset,
   }),
   output: search.searchOutput,

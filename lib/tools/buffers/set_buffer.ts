@@ -9,7 +9,7 @@ export default defineTool({
     "Stores text in a paste buffer, creating or replacing it (empty content is refused). Next: show-buffer or search-buffer.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { destructiveHint: true, idempotentHint: true },
   input: z.object({ name: bufferName, content }),
   output: z.object({ name: z.string(), size_bytes: z.number().int() }),
   secrets: ["content"],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { clipToCharBoundary, utf8SequenceLength } from "../../buffers/utf8.ts";
@@ -14,13 +14,12 @@ export default defineTool({
     "Returns bytes [offset_bytes, offset_bytes + max_bytes) of a paste buffer as text, never cutting a UTF-8 character. Continue with offset_bytes = next_offset_bytes (null at the end). To find something, use search-buffer.",
   toolset: "buffers",
   tier: "readonly",
-  annotations: READ_ONLY,
   pagesNatively: true,
   input: z.object({
     name: bufferName,
     offset_bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0)
-      .describe("byte offset to start at (0, or a next_offset_bytes from an earlier call)"),
-    max_bytes: z.number().int().min(1).max(MAX_SLICE).default(65536).describe("most bytes to return (≤ 1 MiB)"),
+      .describe("start (a next_offset_bytes)"),
+    max_bytes: z.number().int().min(1).max(MAX_SLICE).default(65536).describe("most bytes to return"),
   }),
   output: z.object({
     name: z.string(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import * as search from "../search_schemas.ts";
@@ -11,15 +11,14 @@ export default defineTool({
     "Searches only the window [offset_bytes − context_bytes, offset_bytes + match_len + context_bytes) of one buffer, e.g. around a search-buffer match. Same query options and response as search-buffer; offsets stay absolute.",
   toolset: "buffers",
   tier: "readonly",
-  annotations: READ_ONLY,
   pagesNatively: true,
   input: z.object({
     buffer: bufferName,
-    offset_bytes: search.byteOffset.describe("byte offset of the earlier match (offset_bytes from search-buffer)"),
-    match_len: search.byteOffset.default(0).describe("its length in bytes (match_len from search-buffer)"),
+    offset_bytes: search.byteOffset.describe("offset_bytes of the earlier match"),
+    match_len: search.byteOffset.default(0).describe("its match_len"),
     context_bytes: search.contextBytes(
       256,
-      "window radius in bytes on each side of the match (0..4096); also the snippet radius",
+      "window (and snippet) bytes on each side",
     ),
     ...search.queryParams,
     resume_from_offset: search.resumeFromOffset,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { resolveTarget } from "../../tmux/target.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 import { UserError } from "../../errors.ts";
@@ -12,15 +12,14 @@ export default defineTool({
   name: "capture-since",
   title: "Read only what a pane printed since last time",
   description:
-    "Follows a pane's output: without cursor returns the screen and a cursor; with it, only what appeared since plus the next cursor. To block until output appears, use wait-for-text or wait-for-quiet.",
+    "Follows a pane's output: without cursor returns the screen and a cursor; with it, only what appeared since plus the next cursor. To block until output appears, use wait.",
   toolset: "exec",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "text",
   input: z.object({
     target: paneTarget,
     cursor: cursorSchema.optional(),
-    max_lines: z.number().int().min(1).max(20000).default(400).describe("return at most this many (last) lines"),
+    max_lines: z.number().int().min(1).max(20000).default(400).describe("most lines (last kept)"),
   }),
   output: z.object({
     ...resolvedShape,

@@ -10,19 +10,19 @@ export default defineTool({
   name: "run-command",
   title: "Run a shell command in a pane and wait for it",
   description:
-    "Runs one command at a pane's bash/zsh/fish prompt, waits, and returns its exit_code and only its output. State (cd, export) persists. On timeout the command keeps running (timed_out: true). Not at a prompt: use send-keys and wait-for-text.",
+    "Runs one command at a pane's bash/zsh/fish prompt, waits, and returns its exit_code and only its output. State (cd, export) persists. On timeout the command keeps running (timed_out: true). Not at a prompt: use send-keys and wait.",
   toolset: "exec",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   textField: "output",
   input: z.object({
     target: paneTarget,
     command: z.string().min(1, "command must not be empty").max(65536, "command is longer than 65536 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
-      .describe("shell command line(s) in the pane's shell syntax (bash/zsh or fish)"),
+      .describe("command line(s) in the pane's shell syntax"),
     timeout_ms: waitTimeout(30000, "how long to wait for the command to finish"),
     max_lines: z.number().int().min(1).max(20000).default(400)
-      .describe("return at most this many last lines of output (output_truncated says when lines were cut)"),
+      .describe("most output lines (last kept)"),
   }),
   output: z.object({
     exit_code: z.number().int().nullable().describe("the command's exit status; null when it timed out"),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
@@ -13,11 +13,10 @@ export default defineTool({
     "Waits until a pane prints nothing for quiet_ms (or the timeout passes, or the program exits); returns the screen's last lines. For REPLs, installers and builds.",
   toolset: "exec",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "tail",
   input: z.object({
     target: paneTarget,
-    quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("how long without output counts as quiet"),
+    quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("silence that counts as quiet"),
     timeout_ms: waitTimeout(30000, "how long to wait in all"),
     tail_lines: tailLines,
   }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { compileMatcher, type Hit } from "../../exec/match.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
@@ -18,16 +18,15 @@ export default defineTool({
     "Waits until new output of a pane contains one of patterns (or of stop, checked first), the timeout passes or the program exits; returns the matching line and the screen's last lines.",
   toolset: "exec",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "tail",
   input: z.object({
     target: paneTarget,
     patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns")
-      .describe("texts to wait for (plain substrings unless regex is true)"),
-    regex: z.boolean().default(false).describe("treat patterns and stop as JavaScript regular expressions"),
+      .describe("texts to wait for"),
+    regex: z.boolean().default(false).describe("patterns and stop are JavaScript regexes"),
     ignore_case: z.boolean().default(false),
     stop: z.array(pattern).max(20, "at most 20 stop patterns").default([])
-      .describe("texts that end the wait with outcome stopped (checked before patterns), e.g. error messages"),
+      .describe("texts that end the wait first (errors)"),
     timeout_ms: waitTimeout(30000, "how long to wait"),
     tail_lines: tailLines,
   }),

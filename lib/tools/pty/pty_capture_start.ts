@@ -10,10 +10,10 @@ export default defineTool({
   description: "Appends everything a pty session's program writes (raw bytes) to output_file, until pty_capture_stop.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { openWorldHint: true },
   input: z.object({
     session_id: sessionId,
-    output_file: absolutePath.describe("absolute path of the file to append to"),
+    output_file: absolutePath.describe("absolute path to append to"),
   }),
   output: z.object({ session_id: z.string(), output_file: z.string() }),
   secrets: [],

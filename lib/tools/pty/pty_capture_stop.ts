@@ -8,7 +8,6 @@ export default defineTool({
   description: "Stops a pty_capture_start capture; the file is kept.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), output_file: z.string() }),
   secrets: [],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { sessionId } from "./schemas.ts";
 
 export default defineTool({
@@ -8,7 +8,6 @@ export default defineTool({
   description: "The cursor's 0-based row and column on a pty session's screen.",
   toolset: "pty",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), row: z.number().int(), col: z.number().int() }),
   secrets: [],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { sessionId } from "./schemas.ts";
 
 export default defineTool({
@@ -8,10 +8,9 @@ export default defineTool({
   description: "The visible screen of a pty session (also after its program exited).",
   toolset: "pty",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
     session_id: sessionId,
-    include_colors: z.boolean().default(false).describe("keep colours as ANSI SGR sequences"),
+    include_colors: z.boolean().default(false).describe("keep ANSI colours"),
   }),
   output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int(), screen: z.string() }),
   textField: "screen",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { lastLines } from "../../terminal/backend.ts";
 import { SCROLLBACK_LINES } from "../../terminal/emulator.ts";
 import { sessionId } from "./schemas.ts";
@@ -10,11 +10,10 @@ export default defineTool({
   description: "The newest `lines` lines of a pty session, scrollback then screen, oldest first.",
   toolset: "pty",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
     session_id: sessionId,
     lines: z.number().int().min(1).max(SCROLLBACK_LINES).default(200)
-      .describe(`how many of the newest lines to return (1-${SCROLLBACK_LINES})`),
+      .describe("newest lines to return"),
   }),
   output: z.object({ session_id: z.string(), line_count: z.number().int(), text: z.string() }),
   textField: "text",

@@ -8,7 +8,7 @@ export default defineTool({
   description: "Ends a pty session (SIGHUP, then SIGKILL); its screen is gone afterwards.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true },
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), killed: z.boolean() }),
   secrets: [],

@@ -11,15 +11,15 @@ export default defineTool({
     "Starts `command` (via /bin/sh -c) in a new terminal of its own, for interactive programs; returns session_id. Next: pty_send_keys, pty_get_screen.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     command: z.string().min(1, "command must not be empty").max(8192, "command is longer than 8192 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
-      .describe("shell command line to run, e.g. `bash --norc` or `python3 -q`"),
+      .describe("e.g. `bash --norc`"),
     rows: rows.default(24),
     cols: cols.default(80),
-    working_dir: absolutePath.optional().describe("absolute directory to start in (default: the server's)"),
-    session_id: sessionId.optional().describe("id to give the session (default: a fresh short id)"),
+    working_dir: absolutePath.optional().describe("start directory (absolute)"),
+    session_id: sessionId.optional().describe("id to use (default: new)"),
   }),
   output: z.object({ session_id: z.string() }),
   secrets: ["command"],

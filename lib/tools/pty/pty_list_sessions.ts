@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 
 export default defineTool({
   name: "pty_list_sessions",
@@ -7,7 +7,6 @@ export default defineTool({
   description: "Lists this server's pty sessions: id, command, size, running or exit code.",
   toolset: "pty",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({}),
   output: z.object({
     sessions: z.array(z.object({

@@ -11,13 +11,13 @@ export default defineTool({
     "Asks the human to type a secret (password, code) into the session themselves, and waits; what they typed is never returned. Next: pty_get_screen.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { openWorldHint: true },
   input: z.object({
     session_id: sessionId,
     prompt: z.string().min(1, "prompt must not be empty").max(2000, "prompt is longer than 2000 characters")
-      .describe('what the human should enter, e.g. "Please enter the sudo password"'),
+      .describe("what the human should enter"),
     timeout_ms: z.number().int().min(100).max(24 * 3600 * 1000).optional()
-      .describe("longest wait in ms (default and upper bound: the server's --max-wait-ms, 120000 unless set)"),
+      .describe("wait in ms (≤ --max-wait-ms)"),
   }),
   output: z.object({
     session_id: z.string(),

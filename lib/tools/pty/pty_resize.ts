@@ -8,7 +8,7 @@ export default defineTool({
   description: "Resizes a pty session's terminal (the program gets SIGWINCH).",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({ session_id: sessionId, rows, cols }),
   output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int() }),
   secrets: [],

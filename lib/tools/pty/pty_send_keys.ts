@@ -13,14 +13,14 @@ export default defineTool({
     "Sends input to a pty session: `keys` exactly (\\n for Enter, \\u0003 for Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…). Next: pty_get_screen.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     session_id: sessionId,
     keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").default("")
-      .describe("text sent exactly as given; end with \\n to press Enter"),
+      .describe("text sent as is; \\n is Enter"),
     key_names: z.array(z.string().min(1).max(32, "a key name is at most 32 characters"))
       .max(256, "at most 256 key names per call").optional()
-      .describe('named keys sent after `keys`, e.g. ["C-c"], ["Up", "Enter"], ["Escape", ":", "q"]'),
+      .describe("keys sent after `keys`, e.g. C-c, Up"),
   }),
   output: z.object({ session_id: z.string(), bytes_sent: z.number().int() }),
   secrets: ["keys", "key_names"],

@@ -10,7 +10,7 @@ export default defineTool({
   description: "Deletes a pane's scrollback; the screen stays.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { destructiveHint: true, idempotentHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
   }),

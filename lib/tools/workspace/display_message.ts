@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { getPane } from "../../tmux/panes.ts";
 import { formatRefusal } from "../../tmux/format_guard.ts";
 import { UserError } from "../../errors.ts";
@@ -14,11 +14,10 @@ export default defineTool({
     'Expands a tmux format for a pane, e.g. "#{pane_current_command} #{pane_width}". #( ), E:, T:, R:, C:, regex substitutions and deep loops are refused. Prefer list or snapshot-pane for pane facts.',
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "text",
   input: z.object({
     target: paneTarget,
-    format: z.string().min(1).max(2000).describe("tmux format string, e.g. #{pane_current_path}"),
+    format: z.string().min(1).max(2000).describe("tmux format"),
   }),
   output: z.object({ ...resolvedShape, text: z.string(), truncated: z.boolean() }),
   secrets: ["format"],

@@ -24,7 +24,6 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
       `${description} The target is required and must be exact (an id or an exact name: prefixes and globs are refused). Refused for the ${kind} tmux-mcp itself runs in.`,
     toolset: "workspace",
     tier: "destructive",
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     exactTarget: true,
     input: z.object({ target: targetParam(kind, { exact: true }) }),
     output: z.object({ ...resolvedShape, killed: z.literal(kind) }),

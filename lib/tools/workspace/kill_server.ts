@@ -8,7 +8,6 @@ export default defineTool({
   description: "Kills the tmux server with every session and buffer in it. Refused when tmux-mcp runs inside it.",
   toolset: "workspace",
   tier: "destructive",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: z.object({}),
   output: z.object({
     killed: z.literal("server"),

@@ -10,10 +10,10 @@ export default defineTool({
   description: "Adds a background window to the target's session and returns its window and pane ids.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { openWorldHint: true },
   input: z.object({
     target: targetParam("session").optional(),
-    name: windowName.optional().describe("window name (default: tmux names it after the running command)"),
+    name: windowName.optional().describe("window name"),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
   }),

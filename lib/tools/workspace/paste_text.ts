@@ -12,11 +12,11 @@ export default defineTool({
     "Pastes text into a pane as a terminal paste does (bracketed when the program asked for it). Best for multi-line input and code.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
-    bracketed: z.boolean().default(true).describe("wrap in bracketed-paste markers if the program enabled them"),
+    bracketed: z.boolean().default(true).describe("bracketed paste if the program asked"),
   }),
   output: z.object({ ...resolvedShape, bytes: z.number().int().describe("UTF-8 bytes pasted") }),
   secrets: ["text"],

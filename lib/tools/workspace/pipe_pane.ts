@@ -11,11 +11,11 @@ export default defineTool({
   description: "Copies everything a pane outputs from now on to a file (raw bytes); without path, stops.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
-    path: absolutePath.optional().describe("file to write the output to (its directory must exist); omit to stop"),
-    append: z.boolean().default(true).describe("append to the file (true) or truncate it first (false)"),
+    path: absolutePath.optional().describe("absolute file path; omit to stop"),
+    append: z.boolean().default(true).describe("false: truncate first"),
   }),
   output: z.object({
     ...resolvedShape,

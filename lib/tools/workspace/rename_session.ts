@@ -10,7 +10,7 @@ export default defineTool({
     "Returns the name tmux stored (it escapes characters it cannot show as-is).",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({
     target: targetParam("session").optional(),
     name: sessionName,

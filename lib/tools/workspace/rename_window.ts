@@ -11,7 +11,7 @@ export default defineTool({
     "tmux stored (it escapes characters it cannot show as-is).",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({
     target: targetParam("window").optional(),
     name: windowName,

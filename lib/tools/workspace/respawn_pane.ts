@@ -17,8 +17,8 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
     target: targetParam("pane", { exact: true }),
-    kill: z.boolean().default(false).describe("kill the running program first (otherwise a live pane is refused)"),
-    command: shellCommand.optional().describe("command to run instead of the pane's original one"),
+    kill: z.boolean().default(false).describe("kill a live program first"),
+    command: shellCommand.optional().describe("instead of the original command"),
     cwd: startDir.optional(),
   }),
   output: resolvedOutput,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { getPane, listPanes, type PaneInfo } from "../../tmux/panes.ts";
 import { TmuxError, type TmuxExecutor } from "../../tmux/executor.ts";
 import { searchLines } from "../../text/line_search.ts";
@@ -29,15 +29,14 @@ export default defineTool({
     "Finds lines in the newest `lines` lines of every pane (or of a target) and returns them by pane; line numbers are capture-pane's. Continue with offset = next_offset.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
-    pattern: z.string().min(1).max(1000).describe("text to find (or a regex with regex: true)"),
+    pattern: z.string().min(1).max(1000).describe("text to find"),
     regex: z.boolean().default(false),
     ignore_case: z.boolean().default(true),
-    target: targetParam("session", { omit: "or a window or pane; omit: all panes" }).optional(),
-    lines: z.number().int().min(1).max(100_000).default(2000).describe("how many newest lines of each pane"),
+    target: targetParam("session", { omit: "or window or pane; omit: all" }).optional(),
+    lines: z.number().int().min(1).max(100_000).default(2000).describe("newest lines per pane to search"),
     max_matches: z.number().int().min(1).max(500).default(50),
-    offset: z.number().int().min(0).max(10_000_000).default(0).describe("matches to skip (next_offset)"),
+    offset: z.number().int().min(0).max(10_000_000).default(0).describe("a next_offset"),
   }),
   output: z.object({
     total_matches: z.number().int(),

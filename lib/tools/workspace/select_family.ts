@@ -1,13 +1,14 @@
 import { defineFamily } from "../family.ts";
 import selectPane from "./select_pane.ts";
 import selectWindow from "./select_window.ts";
+import selectLayout from "./select_layout.ts";
 
-/** select: one tool for select-pane and select-window (each still its own entry). */
+/** select: one tool for select-pane, select-window and select-layout (each still its own entry). */
 export default defineFamily({
   name: "select",
   title: "Make a pane or window the active one",
-  description: "Makes the target pane (or window) the active one: what an attached user sees, and what an " +
-    "omitted target means later.",
-  members: { pane: selectPane, window: selectWindow },
-  describe: { target: "pane (%id or s:w.p) or window (@id or s:w)" },
+  description: "Makes a pane or window the active one (what an omitted target means later), or arranges a " +
+    "window's panes with a layout.",
+  members: { pane: selectPane, window: selectWindow, layout: selectLayout },
+  describe: { target: "pane or window (layout: omit: current)" },
 });

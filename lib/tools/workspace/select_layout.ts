@@ -11,9 +11,9 @@ const layout = z.string()
   .max(8192, "layout is longer than 8192 characters")
   .refine(
     (s) => PRESETS.includes(s) || /^[0-9a-f]{4},\d+x\d+,\d+,\d+[0-9x,{}[\]]*$/.test(s),
-    `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list-windows`,
+    `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list (what: windows)`,
   )
-  .describe(`${PRESETS.join(" | ")}, or a saved window_layout string from list-windows`);
+  .describe(`${PRESETS.join(" | ")}, or a saved window_layout`);
 
 export default defineTool({
   name: "select-layout",
@@ -21,7 +21,7 @@ export default defineTool({
   description: "Arranges the target window's panes with a preset layout or a saved window_layout string.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({
     target: targetParam("window").optional(),
     layout,

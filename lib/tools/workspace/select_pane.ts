@@ -11,7 +11,7 @@ export default defineTool({
     "session (what an attached user sees, and what a missing target means for later calls).",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({ target: targetParam("pane", { omit: "required" }) }),
   output: resolvedOutput,
   secrets: [],

@@ -10,7 +10,7 @@ export default defineTool({
     "what a missing target means for later calls).",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({ target: targetParam("window", { omit: "required" }) }),
   output: resolvedOutput,
   secrets: [],

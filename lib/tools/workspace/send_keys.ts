@@ -20,17 +20,17 @@ export default defineTool({
   name: "send-keys",
   title: "Type text and keys into a pane",
   description:
-    "Types into a pane: `text` literally, then `keys` (tmux key names), then Enter if enter is true. Returns at once: follow with wait-for-text or capture-pane. For multi-line text use paste-text; at a shell prompt prefer run-command.",
+    "Types into a pane: `text` literally, then `keys` (tmux key names), then Enter if enter is true. Returns at once: follow with wait or capture-pane. For multi-line text use paste-text; at a shell prompt prefer run-command.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
     text: z.string().max(100_000, "text is longer than 100000 characters: use paste-text")
       .refine((s) => !s.includes("\0"), "text must not contain NUL (send the key C-@ instead)")
-      .optional().describe("literal text typed first"),
+      .optional().describe("typed literally"),
     keys: z.array(keyName).max(200, "at most 200 keys per call").optional()
-      .describe('key names typed after the text, e.g. ["C-c"] or ["Down", "Down", "Enter"]'),
+      .describe("tmux key names typed after text, e.g. C-c, Up, Enter"),
     enter: z.boolean().default(false).describe("press Enter last"),
   }),
   output: z.object({

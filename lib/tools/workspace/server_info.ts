@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { serverInfo } from "../../tmux/panes.ts";
 
 export default defineTool({
@@ -8,7 +8,6 @@ export default defineTool({
   description: "tmux version, socket, pid, start time and session count of the tmux server. Next: list.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({}),
   output: z.object({
     version: z.string(),

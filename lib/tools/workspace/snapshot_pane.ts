@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { capturePane } from "../../tmux/capture.ts";
 import { paneShape, paneTarget } from "./shapes.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
@@ -11,7 +11,6 @@ export default defineTool({
     "A pane's visible screen plus its facts (size, cursor, command, mode, alternate screen) and warnings, in one call. Next: send-keys to act.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "text",
   input: z.object({ target: paneTarget }),
   output: paneShape.extend({

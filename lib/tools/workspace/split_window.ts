@@ -16,12 +16,12 @@ export default defineTool({
   description: "Splits the target pane, putting a new (inactive) pane on the given side; returns its ids.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
-    direction: z.enum(["left", "right", "up", "down"]).describe("side of the target pane where the new pane goes"),
+    direction: z.enum(["left", "right", "up", "down"]).describe("side of the new pane"),
     size_percent: z.number().int().min(1).max(99).optional().describe(
-      "size of the new pane as a percentage of the split pane (default 50)",
+      "percent of the split pane (default 50)",
     ),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
