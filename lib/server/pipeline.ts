@@ -20,6 +20,7 @@ import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, parameterNames } from "./closest.ts";
+import { enter } from "../tools/declared.ts";
 
 /** What the pipeline needs from the SDK's per-request `extra`. */
 export interface CallExtra {
@@ -180,7 +181,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         call: (inner, innerArgs) =>
           call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS }),
       };
-      const out = await tool.handler(parsed.data, ctx);
+      const out = await tool.handler(parsed.data, await enter(tool, parsed.data, ctx));
       const checked = tool.output.safeParse(out.structured);
       if (!checked.success) {
         outcome = "error";

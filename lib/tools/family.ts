@@ -20,6 +20,7 @@ import { UserError } from "../errors.ts";
 import type { AnyTool } from "./tool.ts";
 import { describeIssues } from "../server/pipeline.ts";
 import { parameterNames } from "../server/closest.ts";
+import { enter } from "./declared.ts";
 
 export interface FamilyDef {
   name: string;
@@ -132,7 +133,7 @@ export function defineFamily(fam: FamilyDef): AnyTool {
           }`,
         );
       }
-      return await member.handler(parsed.data, ctx);
+      return await member.handler(parsed.data, await enter(member, parsed.data, ctx));
     },
   };
   return family;

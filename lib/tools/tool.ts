@@ -27,6 +27,8 @@ import type { Config, Tier, Toolset } from "../config.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import type { BufferStore } from "../buffers/store.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
+import type { ResolvedTarget } from "../tmux/target.ts";
+import type { TargetKind } from "./schemas.ts";
 
 export type { Tier, Toolset };
 
@@ -64,6 +66,12 @@ export interface ToolContext extends Services {
    * (`resolve` in workspace/common.ts) accepts only ids and exact names.
    */
   exactTarget?: boolean;
+  /**
+   * For tools that declare a `target` kind: the ids the pipeline resolved
+   * the `target` argument to (omitted: the current pane) before the handler
+   * ran. Read it with `resolvedTarget(ctx)` (lib/tools/declared.ts).
+   */
+  target?: ResolvedTarget;
   /**
    * The response budget of this call, for tools that page natively (see
    * {@linkcode ToolDef.pagesNatively}): whether an output, as the client
@@ -154,6 +162,19 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   exactTarget?: boolean;
   /**
+   * The kind of tmux object the `target` parameter names. Declared, the
+   * pipeline resolves `target` (omitted: the current pane, with its window
+   * and session) before the handler runs, records the ids for the audit line
+   * and hands them over as `ctx.target`; a bad target never reaches the
+   * handler. The parameter's own wording comes from `targetParam(kind)`.
+   */
+  target?: TargetKind;
+  /**
+   * The input field that is a wait in ms (`timeout_ms`): the pipeline
+   * refuses a value above the server's --max-wait-ms before the handler runs.
+   */
+  waitBound?: string;
+  /**
    * For response budgets: the tool's input already has a way to continue
    * (an offset, a resume point), so its handler fits the page to
    * `ctx.budget` itself and returns the exact place to continue in the
@@ -181,11 +202,7 @@ export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
 
 /** Identity with type inference, so an entry reads as a declaration. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): AnyTool {
-  if (!def.exactTarget) return def as unknown as AnyTool;
-  // Until the pipeline resolves targets itself, the declaration reaches resolution through the context.
-  const handler = def.handler;
-  const wrapped: ToolDef<I, O> = { ...def, handler: (args, ctx) => handler(args, { ...ctx, exactTarget: true }) };
-  return wrapped as unknown as AnyTool;
+  return def as unknown as AnyTool;
 }
 
 /**

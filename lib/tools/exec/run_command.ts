@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { runCommand } from "../../exec/run.ts";
-import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { waitTimeout } from "../schemas.ts";
 import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
@@ -13,6 +12,7 @@ export default defineTool({
     "Runs one command at a pane's bash/zsh/fish prompt, waits, and returns its exit_code and only its output. State (cd, export) persists. On timeout the command keeps running (timed_out: true). Not at a prompt: use send-keys and wait.",
   toolset: "exec",
   tier: "mutating",
+  waitBound: "timeout_ms",
   annotations: { destructiveHint: true, openWorldHint: true },
   textField: "output",
   input: z.object({
@@ -37,7 +37,6 @@ export default defineTool({
   }),
   secrets: ["command"],
   async handler({ target, command, timeout_ms, max_lines }, ctx) {
-    checkTimeout(timeout_ms, ctx.config.maxWaitMs);
     const result = await runCommand(ctx, { target, command, timeoutMs: timeout_ms, maxLines: max_lines });
     const { output, ...facts } = result;
     return {

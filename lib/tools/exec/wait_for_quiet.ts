@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { waitOnPane } from "../../exec/observe.ts";
-import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
@@ -13,6 +12,7 @@ export default defineTool({
     "Waits until a pane prints nothing for quiet_ms (or the timeout passes, or the program exits); returns the screen's last lines. For REPLs, installers and builds.",
   toolset: "exec",
   tier: "readonly",
+  waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
     target: paneTarget,
@@ -31,7 +31,6 @@ export default defineTool({
   secrets: [],
   async handler({ target, quiet_ms, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
-    checkTimeout(timeout_ms, ctx.config.maxWaitMs);
     const quiet = Promise.withResolvers<"quiet">();
     let timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
     let bytes = 0;

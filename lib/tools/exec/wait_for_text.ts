@@ -3,7 +3,6 @@ import { defineTool } from "../tool.ts";
 import { compileMatcher, type Hit } from "../../exec/match.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
-import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
@@ -18,6 +17,7 @@ export default defineTool({
     "Waits until new output of a pane contains one of patterns (or of stop, checked first), the timeout passes or the program exits; returns the matching line and the screen's last lines.",
   toolset: "exec",
   tier: "readonly",
+  waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
     target: paneTarget,
@@ -42,7 +42,6 @@ export default defineTool({
   secrets: ["patterns"],
   async handler({ target, patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
-    checkTimeout(timeout_ms, ctx.config.maxWaitMs);
     const matcher = compileMatcher({ patterns, stop, regex, ignoreCase: ignore_case });
     const hit = Promise.withResolvers<Hit>();
     // Lines wait here while the matcher (a worker for regexes) is busy.

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "clear-history",
@@ -10,14 +11,15 @@ export default defineTool({
   description: "Deletes a pane's scrollback; the screen stays.",
   toolset: "workspace",
   tier: "mutating",
+  target: "pane",
   annotations: { destructiveHint: true, idempotentHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
   }),
   output: z.object({ ...resolvedShape, lines_cleared: z.number().int() }),
   secrets: [],
-  async handler({ target }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler(_args, ctx) {
+    const t = resolvedTarget(ctx);
     const out = await ctx.tmux.text([
       "display-message",
       "-p",

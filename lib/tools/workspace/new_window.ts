@@ -2,7 +2,8 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
-import { createdShape, resolve, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
+import { createdShape, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "new-window",
@@ -10,6 +11,7 @@ export default defineTool({
   description: "Adds a background window to the target's session and returns its window and pane ids.",
   toolset: "workspace",
   tier: "mutating",
+  target: "session",
   annotations: { openWorldHint: true },
   input: z.object({
     target: targetParam("session").optional(),
@@ -19,8 +21,8 @@ export default defineTool({
   }),
   output: z.object(createdShape),
   secrets: ["command"],
-  async handler({ target, name, cwd, command }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ name, cwd, command }, ctx) {
+    const t = resolvedTarget(ctx);
     const args = ["new-window", "-d", "-t", `${t.session_id}:`];
     if (name !== undefined) args.push("-n", formatLiteral(name));
     return { structured: await spawnPane(ctx, args, cwd, command) };

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { pasteBytes } from "../../buffers/paste.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 
 export default defineTool({
@@ -12,6 +13,7 @@ export default defineTool({
     "Pastes text into a pane as a terminal paste does (bracketed when the program asked for it). Best for multi-line input and code.",
   toolset: "workspace",
   tier: "mutating",
+  target: "pane",
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
@@ -20,8 +22,8 @@ export default defineTool({
   }),
   output: z.object({ ...resolvedShape, bytes: z.number().int().describe("UTF-8 bytes pasted") }),
   secrets: ["text"],
-  async handler({ target, text, bracketed }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ text, bracketed }, ctx) {
+    const t = resolvedTarget(ctx);
     await refuseSelfInput(ctx.tmux, t.pane_id, { text }, { signal: ctx.signal });
     const bytes = new TextEncoder().encode(text);
     await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, signal: ctx.signal });

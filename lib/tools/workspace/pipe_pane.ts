@@ -3,7 +3,8 @@ import { defineTool } from "../tool.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
 import { absolutePath, targetParam } from "../schemas.ts";
 import { filePolicy, prepareWrite } from "../files.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "pipe-pane",
@@ -11,6 +12,7 @@ export default defineTool({
   description: "Copies everything a pane outputs from now on to a file (raw bytes); without path, stops.",
   toolset: "workspace",
   tier: "mutating",
+  target: "pane",
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
@@ -23,8 +25,8 @@ export default defineTool({
     path: z.string().optional().describe("present when piping: the file the output goes to"),
   }),
   secrets: [],
-  async handler({ target, path, append }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ path, append }, ctx) {
+    const t = resolvedTarget(ctx);
     if (path === undefined) {
       await ctx.tmux.run(["pipe-pane", "-t", t.pane_id], { signal: ctx.signal });
       return { structured: { ...t, piping: false } };

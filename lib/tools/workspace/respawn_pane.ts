@@ -4,7 +4,8 @@ import { defineTool } from "../tool.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { UserError } from "../../errors.ts";
-import { paneSpawnArgs, resolve, resolvedOutput, shellCommand, startDir } from "./common.ts";
+import { paneSpawnArgs, resolvedOutput, shellCommand, startDir } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "respawn-pane",
@@ -13,6 +14,7 @@ export default defineTool({
     "Restarts a pane's program (or `command`), keeping the pane and its id; kill: true ends a live one first.",
   toolset: "workspace",
   tier: "mutating",
+  target: "pane",
   exactTarget: true,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
@@ -23,8 +25,8 @@ export default defineTool({
   }),
   output: resolvedOutput,
   secrets: ["command"],
-  async handler({ target, kill, command, cwd }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ kill, command, cwd }, ctx) {
+    const t = resolvedTarget(ctx);
     if (kill) await refuseSelfKill(ctx.tmux, "pane", t, { action: "respawn (kill: true)", signal: ctx.signal });
     const args = ["respawn-pane", ...(kill ? ["-k"] : []), "-t", t.pane_id, ...await paneSpawnArgs(cwd, command)];
     try {

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 const PRESETS = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
 
@@ -21,6 +22,7 @@ export default defineTool({
   description: "Arranges the target window's panes with a preset layout or a saved window_layout string.",
   toolset: "workspace",
   tier: "mutating",
+  target: "window",
   annotations: { idempotentHint: true },
   input: z.object({
     target: targetParam("window").optional(),
@@ -28,8 +30,8 @@ export default defineTool({
   }),
   output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),
   secrets: [],
-  async handler({ target, layout }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ layout }, ctx) {
+    const t = resolvedTarget(ctx);
     const out = await ctx.tmux.text([
       "select-layout",
       "-t",

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { createdShape, resolve, shellCommand, spawnPane, startDir } from "./common.ts";
+import { createdShape, shellCommand, spawnPane, startDir } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 const DIRECTION_FLAGS = {
   right: ["-h"],
@@ -16,6 +17,7 @@ export default defineTool({
   description: "Splits the target pane, putting a new (inactive) pane on the given side; returns its ids.",
   toolset: "workspace",
   tier: "mutating",
+  target: "pane",
   annotations: { openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
@@ -28,8 +30,8 @@ export default defineTool({
   }),
   output: z.object(createdShape),
   secrets: ["command"],
-  async handler({ target, direction, size_percent, cwd, command }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ direction, size_percent, cwd, command }, ctx) {
+    const t = resolvedTarget(ctx);
     const args = ["split-window", "-d", ...DIRECTION_FLAGS[direction], "-t", t.pane_id];
     if (size_percent !== undefined) args.push("-l", `${size_percent}%`);
     return { structured: await spawnPane(ctx, args, cwd, command) };
