@@ -22,7 +22,7 @@ Deno.test("every tool declares its secrets, naming only its own parameters", () 
   assertEquals(secretOf("search-buffer"), ["query"]);
   assertEquals(secretOf("search-panes"), ["pattern"]);
   assertEquals(secretOf("display-message"), ["format"]);
-  assertEquals(secretOf("set-environment"), ["name", "value"]);
+  assertEquals(secretOf("set")?.toSorted(), ["name", "value"]);
 });
 
 Deno.test("redact hides declared and unknown arguments; redactMessage hides what they quote", async () => {
@@ -50,11 +50,11 @@ Deno.test("audit log: secrets echoed by messages, undeclared fields and unknown 
   const mcp = await connect({ socketName: tmux.socketName, args: ["--audit-log", log] });
   const S = (n: number) => `hunter2-${n}-zq`;
   try {
-    const pane = (await mcp.ok<{ panes: { pane_id: string }[] }>("list-panes", {})).panes[0].pane_id;
+    const pane = (await mcp.ok<{ panes: { pane_id: string }[] }>("list", { what: "panes" })).panes[0].pane_id;
     const calls: Array<[string, Record<string, unknown>, boolean]> = [
       ["send-keys", { target: pane, keys: [`password=${S(1)}`] }, true],
-      ["set-environment", { name: `DB_PASSWORD=${S(2)}`, value: "x" }, true],
-      ["set-environment", { name: "OK_NAME", value: S(3) }, false],
+      ["set", { what: "environment", name: `DB_PASSWORD=${S(2)}`, value: "x" }, true],
+      ["set", { what: "environment", name: "OK_NAME", value: S(3) }, false],
       ["new-session", { name: "aud", env: { [`BAD NAME ${S(4)}`]: "v" } }, true],
       ["set-buffer", { name: "b", content: `line with ${S(5)}\n` }, false],
       ["search-buffer", { query: S(5) }, false],
@@ -62,7 +62,7 @@ Deno.test("audit log: secrets echoed by messages, undeclared fields and unknown 
       ["search-panes", { pattern: S(7) }, false],
       ["search-panes", { pattern: `[${S(8)}`, regex: true }, true],
       ["display-message", { format: `#{${S(9)}}` }, false],
-      ["wait-for-text", { patterns: [S(10)], timeout_ms: 0 }, false],
+      ["wait", { what: "text", patterns: [S(10)], timeout_ms: 0 }, false],
       ["load-buffer", { name: "x", path: "/etc/hostname", [`extra_${S(11)}`]: `/home/u/${S(12)}` }, true],
       ["list-buffers", { unknown: S(13) }, true],
       [`tool-${S(14)}`, { a: S(15) }, true],

@@ -471,7 +471,7 @@ Deno.test("two MCP servers on one tmux server never see each other's replies, no
     }
     assertEquals((await clients(fx.socketName)).filter((c) => c.startsWith("1:")).length, 2);
     // Neither server's own client is shown to the model as an attached client.
-    const { sessions } = await a.ok<{ sessions: { attached_clients: number }[] }>("list-sessions");
+    const { sessions } = await a.ok<{ sessions: { attached_clients: number }[] }>("list", { what: "sessions" });
     assertEquals(sessions.map((x) => x.attached_clients), [0]);
     assertEquals(Number(await fx.tmux("display-message", "-p", "-t", "main", "#{session_attached}")), 2);
   } finally {

@@ -69,8 +69,9 @@ Deno.test("file policy: FIFOs, devices, /proc and links to them are refused at o
       `${dir}/procdir/fd/1`,
       ...["l-stdout", "l-devstdout", "l-fifo", "l-zero", "l-dir", "l-environ"].map((n) => `${dir}/${n}`),
     ];
-    const pane = (await mcp.ok<{ pane_id: string }>("list-panes", {}) as unknown as { panes: { pane_id: string }[] })
-      .panes[0].pane_id;
+    const pane =
+      (await mcp.ok<{ pane_id: string }>("list", { what: "panes" }) as unknown as { panes: { pane_id: string }[] })
+        .panes[0].pane_id;
     for (const path of writes) {
       like(await mcp.err("save-buffer", { name: "b", path }), REFUSED, `save-buffer ${path}`);
       like(await mcp.err("save-buffer", { name: "b", path, append: true }), REFUSED, `append ${path}`);

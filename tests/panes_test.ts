@@ -109,7 +109,7 @@ Deno.test("getPane resolves the default pane and chains a command in the same ca
       for (const resolve of [() => getPane(tmux, bad), () => resolveTarget(tmux, bad)]) {
         const err = await resolve().then(() => undefined, (e) => e);
         assert(err instanceof UserError, `${bad}: expected a UserError, got ${err}`);
-        assertMatch(err.message, /unknown target .*list-sessions/);
+        assertMatch(err.message, /unknown target .*call list \(what: sessions/);
       }
     }
     // tmux's exact-name form works as a target of its own, not only as "=main:".

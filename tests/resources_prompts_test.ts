@@ -89,7 +89,7 @@ Deno.test("prompts give the discover, act, wait, read recipe in terms of the ser
     if (act) assertMatch(text, new RegExp(`Act: .*call ${act} `));
     else assert(!text.includes("Act:"), "no act step without a tool that types");
     const survey = await mcp.client.getPrompt({ name: "inspect-workspace" });
-    assertMatch((survey.messages[0].content as { text: string }).text, /list-sessions[\s\S]*list-panes/);
+    assertMatch((survey.messages[0].content as { text: string }).text, /"sessions"[\s\S]*"panes"/);
   });
 });
 

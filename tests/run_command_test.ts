@@ -199,7 +199,10 @@ Deno.test("run-command: bad timeout_ms and unknown panes are clear errors", asyn
       await fx.mcp.err("run-command", { target: fx.pane, command: "true", timeout_ms: 500_000 }),
       /--max-wait-ms/,
     );
-    assertMatch(await fx.mcp.err("run-command", { target: "%999", command: "true" }), /list-panes/);
+    assertMatch(
+      await fx.mcp.err("run-command", { target: "%999", command: "true" }),
+      /call list \(what: sessions or panes\)/,
+    );
     assertMatch(await fx.mcp.err("run-command", { target: fx.pane, command: "" }), /command/);
   });
 });

@@ -53,12 +53,18 @@ Deno.test("kill tools refuse the pane, window, session and server tmux-mcp runs 
     try {
       const { mcp } = s;
       const why = /the tmux-mcp server itself runs inside it.*found by TMUX_PANE and process tree/;
-      assertMatch(await mcp.err("kill-pane", { target: s.pane }), new RegExp(`refusing to kill pane \\${s.pane}`));
-      assertMatch(await mcp.err("kill-pane", { target: s.pane }), why);
-      assertMatch(await mcp.err("kill-window", { target: s.window }), /refusing to kill window @\d+/);
-      assertMatch(await mcp.err("kill-window", { target: "main:1" }), /refusing to kill window/);
-      assertMatch(await mcp.err("kill-session", { target: "main" }), /refusing to kill session \$\d+/);
-      assertMatch(await mcp.err("kill-server"), /refusing to kill the tmux server at \/.*choose another socket/);
+      assertMatch(
+        await mcp.err("kill", { what: "pane", target: s.pane }),
+        new RegExp(`refusing to kill pane \\${s.pane}`),
+      );
+      assertMatch(await mcp.err("kill", { what: "pane", target: s.pane }), why);
+      assertMatch(await mcp.err("kill", { what: "window", target: s.window }), /refusing to kill window @\d+/);
+      assertMatch(await mcp.err("kill", { what: "window", target: "main:1" }), /refusing to kill window/);
+      assertMatch(await mcp.err("kill", { what: "session", target: "main" }), /refusing to kill session \$\d+/);
+      assertMatch(
+        await mcp.err("kill", { what: "server" }),
+        /refusing to kill the tmux server at \/.*choose another socket/,
+      );
       assertMatch(await mcp.err("respawn-pane", { target: s.pane, kill: true }), /refusing to respawn \(kill: true\)/);
 
       // Input that would signal or end us, and hooks that would kill our server, are refused too (issue 16).
@@ -66,24 +72,30 @@ Deno.test("kill tools refuse the pane, window, session and server tmux-mcp runs 
       assertMatch(await mcp.err("send-keys", { target: s.pane, keys: ["C-c"] }), typed);
       assertMatch(await mcp.err("send-keys", { target: s.pane, text: "exit", enter: true }), typed);
       assertMatch(await mcp.err("paste-text", { target: s.pane, text: "\u001c" }), typed);
-      const hook = { scope: "session", global: true, name: "after-select-window", value: "kill-server" };
-      assertMatch(await mcp.err("set-option", hook), /could end or take over our own pane or server.*found by/);
+      const hook = {
+        what: "option",
+        scope: "session",
+        global: true,
+        name: "after-select-window",
+        value: "kill-server",
+      };
+      assertMatch(await mcp.err("set", hook), /could end or take over our own pane or server.*found by/);
       await mcp.ok("list-buffers");
 
       // Everything else may go: a sibling pane, another window, another session.
       const sib = await mcp.ok<{ pane_id: string }>("split-window", { target: s.pane, direction: "down" });
-      await mcp.ok("kill-pane", { target: sib.pane_id });
-      await mcp.ok("kill-window", { target: "main:0" });
+      await mcp.ok("kill", { what: "pane", target: sib.pane_id });
+      await mcp.ok("kill", { what: "window", target: "main:0" });
       await mcp.ok("new-session", { name: "other" });
-      await mcp.ok("kill-session", { target: "other" });
+      await mcp.ok("kill", { what: "session", target: "other" });
       assertEquals(await tmuxFormat(tmux, s.pane, "#{pane_id}"), s.pane, "our pane survived");
       await mcp.ok("list-buffers");
 
       const audit = await waitUntil("audit lines", async () => {
         const text = await s.audit();
-        return text.includes('"tool":"kill-server"') ? text : "";
+        return text.includes('"args":{"what":"server"}') ? text : "";
       });
-      const refusal = audit.split("\n").find((l) => l.includes('"tool":"kill-pane","outcome":"refused"'));
+      const refusal = audit.split("\n").find((l) => l.includes('"tool":"kill","outcome":"refused"'));
       assert(refusal, audit);
       assertEquals(JSON.parse(refusal.slice(refusal.indexOf("{"))).target, {
         session_id: s.session,
@@ -104,9 +116,9 @@ Deno.test("self-kill guard finds its pane from the process tree when TMUX and TM
     const s = await serverInPane(tmux, true);
     try {
       assertMatch(await tmuxFormat(tmux, s.pane, "#{pane_current_command}"), /sh$/, "a shell sits in between");
-      const msg = await s.mcp.err("kill-pane", { target: s.pane });
+      const msg = await s.mcp.err("kill", { what: "pane", target: s.pane });
       assertMatch(msg, /refusing to kill pane .*found by process tree\)/);
-      assertMatch(await s.mcp.err("kill-server"), /refusing to kill the tmux server/);
+      assertMatch(await s.mcp.err("kill", { what: "server" }), /refusing to kill the tmux server/);
     } finally {
       await s.mcp.close();
     }
@@ -129,7 +141,10 @@ Deno.test("self-kill guard trusts TMUX only for the same socket and server pid",
       env: { TMUX: `${socketPath},${pid},0`, TMUX_PANE: victim },
     });
     try {
-      assertMatch(await mcp.err("kill-pane", { target: victim }), /refusing to kill pane .*found by TMUX_PANE\)/);
+      assertMatch(
+        await mcp.err("kill", { what: "pane", target: victim }),
+        /refusing to kill pane .*found by TMUX_PANE\)/,
+      );
     } finally {
       await mcp.close();
     }
@@ -140,7 +155,7 @@ Deno.test("self-kill guard trusts TMUX only for the same socket and server pid",
       env: { TMUX: `${socketPath},${Number(pid) + 100000},0`, TMUX_PANE: victim },
     });
     try {
-      await mcp.ok("kill-pane", { target: victim });
+      await mcp.ok("kill", { what: "pane", target: victim });
     } finally {
       await mcp.close();
     }
@@ -159,24 +174,28 @@ Deno.test("destructive tier outside the server: hooks are allowed, kills need an
     try {
       const canary = `${dir}/hook-ran`;
       const hook = {
+        what: "option",
         scope: "session",
         global: true,
         name: "after-select-window",
         value: `run-shell ${shQuote(`touch ${canary}`)}`,
       };
-      assertMatch(await mutating.err("set-option", hook), /after-select-window is a hook.*--safety destructive/);
+      assertMatch(await mutating.err("set", hook), /after-select-window is a hook.*--safety destructive/);
       await tmux.tmux("select-window", "-t", "main:0");
       assert(!(await Deno.stat(canary).then(() => true, () => false)), "refused hook did not run");
       // Not inside this server: nothing of ours can die, so the destructive tier may set it, and tmux runs it.
-      await destructive.ok("set-option", hook);
+      await destructive.ok("set", hook);
       await tmux.tmux("select-window", "-t", "main:0");
       await waitUntil("hook ran", () => Deno.stat(canary).then(() => true, () => false));
 
       for (const target of ["prod", "p*", "*"]) {
-        assertMatch(await destructive.err("kill-session", { target }), /"prod-db".*pass an id .* or the exact =name/);
+        assertMatch(
+          await destructive.err("kill", { what: "session", target }),
+          /"prod-db".*pass an id .* or the exact =name/,
+        );
       }
       assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim().split("\n"), ["main", "prod-db"]);
-      await destructive.ok("kill-session", { target: "=prod-db" });
+      await destructive.ok("kill", { what: "session", target: "=prod-db" });
       assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
     } finally {
       await mutating.close();

@@ -9,7 +9,9 @@ Deno.test("tools/list carries titles, annotations, schemas and bounds", async ()
     assert(show.title && show.description && show.outputSchema);
     const props = show.inputSchema.properties as Record<string, { maximum?: number; maxLength?: number }>;
     assertEquals(props.max_bytes.maximum, 1048576);
-    assertEquals(props.name.maxLength, 256);
+    // String lengths are checked, not advertised (lib/budget/schema.ts): the error names the limit.
+    assertEquals(props.name.maxLength, undefined);
+    assertMatch(await mcp.err("show-buffer", { name: "x".repeat(257) }), /longer than 256 characters/);
     for (const t of tools) assertMatch(t.name, /^[a-z]+(-[a-z]+)*$|^pty_[a-z_]+$/);
   });
 });
@@ -102,11 +104,11 @@ Deno.test("server instructions describe the flow of the served toolsets only", a
   const buffersOnly = await connect({ socketName: uniqueSocketName("instr"), args: ["--toolsets", "buffers"] });
   try {
     const full = all.client.getInstructions() ?? "";
-    assertMatch(full, /run-command.*capture-since.*wait-for-text/);
+    assertMatch(full, /run-command.*capture-since.*wait \(what: text/);
     assertMatch(full, /buffered_response/);
     const narrow = buffersOnly.client.getInstructions() ?? "";
     assertMatch(narrow, /search-buffer/);
-    assert(!narrow.includes("run-command") && !narrow.includes("list-panes"), narrow);
+    assert(!narrow.includes("run-command") && !narrow.includes("snapshot-pane"), narrow);
   } finally {
     await all.close();
     await buffersOnly.close();

@@ -45,10 +45,10 @@ async function canaries(dir: string, deep: boolean): Promise<string[]> {
 
 Deno.test("ssh server: workspace tools drive the remote tmux; hostile names create no file; one login", async () => {
   await withRemote(async (mcp, fx) => {
-    const info = await mcp.ok<{ ssh_host: string; socket_path: string }>("server-info");
+    const info = await mcp.ok<{ ssh_host: string; socket_path: string }>("list", { what: "server" });
     assertEquals(info.ssh_host, fx.alias);
     assertMatch(info.socket_path, new RegExp(`${fx.dir}/tmux/`));
-    const sessions = await mcp.ok<{ sessions: { session_name: string }[] }>("list-sessions");
+    const sessions = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
     assertEquals(sessions.sessions.map((s) => s.session_name), ["main"]);
 
     // Relative names: a shell that ran them would touch the file in its cwd (the remote HOME under fx.dir, or ours).
@@ -73,33 +73,33 @@ Deno.test("ssh server: workspace tools drive the remote tmux; hostile names crea
     const names = (await fx.tmux("list-sessions", "-F", "#{session_name}")).trim().split("\n").sort();
     assertEquals(names, ["main", ...hostile].sort());
     for (const name of hostile) {
-      await mcp.ok("kill-session", { target: `=${name}` });
+      await mcp.ok("kill", { what: "session", target: `=${name}` });
     }
     assertEquals((await fx.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
     assertEquals(await canaries(fx.dir, true), []);
     assertEquals(await canaries(Deno.cwd(), false), []);
 
     // Many calls, one login: the master connection carries every client.
-    for (let i = 0; i < 50; i++) await mcp.ok("list-sessions");
-    for (let i = 0; i < 10; i++) await mcp.ok("list-panes", {});
+    for (let i = 0; i < 50; i++) await mcp.ok("list", { what: "sessions" });
+    for (let i = 0; i < 10; i++) await mcp.ok("list", { what: "panes" });
     assertEquals(await fx.loginCount(), 1);
   }, ["--safety", "destructive"]);
 });
 
 Deno.test("ssh server: sshd stopped → a one-line unreachable error; started again → calls work, same server process", async () => {
   await withRemote(async (mcp, fx) => {
-    await mcp.ok("list-sessions");
+    await mcp.ok("list", { what: "sessions" });
     await fx.stop();
-    const msg = await mcp.err("list-sessions");
+    const msg = await mcp.err("list", { what: "sessions" });
     assertMatch(msg, /cannot reach ssh host "tmcp-remote" .*Connection refused/);
     assert(!msg.includes("\n"), msg);
     await fx.start();
     await waitUntil(
       "calls to work again",
-      async () => (await mcp.call("list-sessions")).isError ? undefined : true,
+      async () => (await mcp.call("list", { what: "sessions" })).isError ? undefined : true,
       30_000,
     );
-    const sessions = await mcp.ok<{ sessions: { session_name: string }[] }>("list-sessions");
+    const sessions = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
     assertEquals(sessions.sessions.map((s) => s.session_name), ["main"]);
   });
 });
@@ -132,7 +132,7 @@ Deno.test("ssh server: remote socket missing → no-server; remote tmux missing 
     for (const [args, re] of cases) {
       const mcp = await connect({ args });
       try {
-        const msg = await mcp.err("list-sessions");
+        const msg = await mcp.err("list", { what: "sessions" });
         assertMatch(msg, re);
         assert(!msg.includes("\n"), msg);
       } finally {
@@ -227,7 +227,8 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
       assert(!/ (\.|source) '\//.test(typed), typed);
       // The waits follow the remote pane's output through the hub's client on the same connection.
       const since = await mcp.ok<{ cursor: string }>("capture-since", { target: pane });
-      const waiting = mcp.ok<{ outcome: string }>("wait-for-text", {
+      const waiting = mcp.ok<{ outcome: string }>("wait", {
+        what: "text",
         target: pane,
         patterns: ["ready-9"],
         timeout_ms: 60_000,

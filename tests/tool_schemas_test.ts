@@ -70,6 +70,18 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
     );
     // Far from every name: no guess, the name alone.
     assert.match(await mcp.err("show-buffer", { name: "x", zzzzzzzz: 1 }), /unknown parameter\(s\) zzzzzzzz$/);
+    // A merged tool's former names say how to call it now.
+    assert.match(
+      await mcp.err("kill-session", { target: "x" }),
+      /^unknown tool "kill-session": it is now kill with what: "session"\./,
+    );
+    assert.match(await mcp.err("list-panes", {}), /it is now list with what: "panes"/);
+    assert.match(await mcp.err("show-hooks", {}), /it is now show with what: "hooks"/);
+    // A parameter the chosen member does not take is still an error.
+    assert.match(
+      await mcp.err("list", { what: "sessions", all: true }),
+      /list \(what: sessions\).*unknown parameter\(s\) all/,
+    );
   });
   assert.equal(closest("kill-pain", ["kill-pane", "kill-window"]), "kill-pane");
   assert.equal(closest("qqq", ["kill-pane"]), undefined);

@@ -34,7 +34,8 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
   await withShell("bash", async (fx) => {
     await type(fx, "echo READY-1");
     await waitUntil("READY-1 on screen", () => screenHas(fx, "\nREADY-1"));
-    const old = await fx.mcp.ok<TextResult>("wait-for-text", {
+    const old = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["READY-1"],
       timeout_ms: 500,
@@ -42,7 +43,8 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
     assertEquals([old.outcome, old.matched_line], ["timeout", null]);
     assertMatch(old.tail, /READY-1/);
 
-    const waiting = startWait<TextResult>(fx, "wait-for-text", {
+    const waiting = startWait<TextResult>(fx, "wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["GO-42"],
       timeout_ms: 10_000,
@@ -57,7 +59,8 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
 
 Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; partial lines match", async () => {
   await withShell("bash", async (fx) => {
-    const both = startWait<TextResult>(fx, "wait-for-text", {
+    const both = startWait<TextResult>(fx, "wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["done"],
       stop: ["FAIL"],
@@ -69,7 +72,8 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
     assertEquals([stopped.outcome, stopped.matched_pattern], ["stopped", "FAIL"]);
     assertEquals(stopped.matched_line, "build done with FAIL");
 
-    const re = startWait<TextResult>(fx, "wait-for-text", {
+    const re = startWait<TextResult>(fx, "wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["^RESULT=\\d+$"],
       regex: true,
@@ -81,7 +85,8 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
     assertEquals((await re.done).matched_line, "result=17");
 
     // A prompt without a newline, as password prompts are.
-    const prompt = startWait<TextResult>(fx, "wait-for-text", {
+    const prompt = startWait<TextResult>(fx, "wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["Password: "],
       timeout_ms: 10_000,
@@ -98,10 +103,11 @@ Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; parti
 Deno.test("wait-for-text rejects bad regular expressions and survives catastrophic ones", async () => {
   await withShell("bash", async (fx) => {
     assertMatch(
-      await fx.mcp.err("wait-for-text", { target: fx.pane, patterns: ["(unclosed"], regex: true }),
+      await fx.mcp.err("wait", { what: "text", target: fx.pane, patterns: ["(unclosed"], regex: true }),
       /invalid regex/,
     );
-    const slow = startWait(fx, "wait-for-text", {
+    const slow = startWait(fx, "wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["^(a+)+$"],
       regex: true,
@@ -112,7 +118,10 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
     const err = await slow.done.then(() => "", (e) => String(e));
     assertMatch(err, /backtrack/);
     // The server still answers.
-    assertEquals((await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 50 })).outcome, "quiet");
+    assertEquals(
+      (await fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: fx.pane, quiet_ms: 50 })).outcome,
+      "quiet",
+    );
   });
 });
 
@@ -120,12 +129,22 @@ Deno.test("wait-for-text and wait-for-quiet report a pane whose program exits", 
   await withShell("bash", async (fx) => {
     // Programs that end when we press Enter, once the waits are armed.
     const pane = await fx.newPane({ command: "sh -c 'read x'" });
-    const text = startWait<TextResult>(fx, "wait-for-text", { target: pane, patterns: ["never"], timeout_ms: 30_000 });
+    const text = startWait<TextResult>(fx, "wait", {
+      what: "text",
+      target: pane,
+      patterns: ["never"],
+      timeout_ms: 30_000,
+    });
     await text.armed;
     await fx.tmux("send-keys", "-t", pane, "Enter");
     assertEquals((await text.done).outcome, "pane_exited");
     const pane2 = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.1; done & read x; kill $!'" });
-    const quiet = startWait<QuietResult>(fx, "wait-for-quiet", { target: pane2, quiet_ms: 5000, timeout_ms: 30_000 });
+    const quiet = startWait<QuietResult>(fx, "wait", {
+      what: "quiet",
+      target: pane2,
+      quiet_ms: 5000,
+      timeout_ms: 30_000,
+    });
     await quiet.armed;
     await fx.tmux("send-keys", "-t", pane2, "Enter");
     const q = await quiet.done;
@@ -135,7 +154,12 @@ Deno.test("wait-for-text and wait-for-quiet report a pane whose program exits", 
 
 Deno.test("wait-for-quiet returns once output stops, and times out on endless output", async () => {
   await withShell("bash", async (fx) => {
-    const quiet = fx.mcp.ok<QuietResult>("wait-for-quiet", { target: fx.pane, quiet_ms: 1500, timeout_ms: 20_000 });
+    const quiet = fx.mcp.ok<QuietResult>("wait", {
+      what: "quiet",
+      target: fx.pane,
+      quiet_ms: 1500,
+      timeout_ms: 20_000,
+    });
     await type(fx, "for i in 1 2 3 4 5; do echo step$i; sleep 0.15; done");
     const q = await quiet;
     assertEquals(q.outcome, "quiet");
@@ -143,7 +167,7 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
     assertMatch(q.tail, /step5/);
 
     const busy = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.05; done'" });
-    const t = await fx.mcp.ok<QuietResult>("wait-for-quiet", { target: busy, quiet_ms: 1000, timeout_ms: 2500 });
+    const t = await fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: busy, quiet_ms: 1000, timeout_ms: 2500 });
     assertEquals(t.outcome, "timeout");
     assertMatch(t.tail, /tick/);
   });
@@ -152,7 +176,8 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
 Deno.test("a second tool call is answered while a long wait is pending", async () => {
   await withShell("bash", async (fx) => {
     let waitDone = false;
-    const long = startWait<TextResult>(fx, "wait-for-text", {
+    const long = startWait<TextResult>(fx, "wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["END-42"],
       timeout_ms: 60_000,
@@ -182,7 +207,8 @@ Deno.test("a second tool call is answered while a long wait is pending", async (
 
 Deno.test("wait-for-text: progress notifications and cancellation", async () => {
   await withShell("bash", async (fx) => {
-    const { result, progress } = await callWithProgress<TextResult>(fx, "wait-for-text", {
+    const { result, progress } = await callWithProgress<TextResult>(fx, "wait", {
+      what: "text",
       target: fx.pane,
       patterns: ["never"],
       // One notification when armed, then one a second: a window of several ticks, so a loaded machine still
@@ -194,7 +220,7 @@ Deno.test("wait-for-text: progress notifications and cancellation", async () => 
     assertMatch(progress[0].message ?? "", /never.*elapsed.*left/);
 
     const started = performance.now();
-    await callAndCancel(fx, "wait-for-quiet", { target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 });
+    await callAndCancel(fx, "wait", { what: "quiet", target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 });
     await waitUntil(
       "the server to end the cancelled wait",
       () => Promise.resolve(/wait-for-quiet cancelled/.test(fx.mcp.stderr())),

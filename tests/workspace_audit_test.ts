@@ -37,11 +37,11 @@ Deno.test("audit lines: every call with outcome, duration, resolved ids and secr
       env: { TOKEN: secrets[0] },
     });
     await mcp.ok("send-keys", { target: s.pane_id, text: secrets[2], keys: [secrets[5]] });
-    await mcp.ok("set-option", { target: "audited", scope: "session", name: "@k", value: secrets[3] });
+    await mcp.ok("set", { what: "option", target: "audited", scope: "session", name: "@k", value: secrets[3] });
     await mcp.ok("paste-text", { target: s.pane_id, text: secrets[4] });
     await mcp.err("send-keys", { target: s.pane_id, text: secrets[2], keys: ["NotAKey"] });
     await mcp.err("send-keys", { target: "%9999", text: secrets[2] });
-    await mcp.ok("kill-session", { target: "audited" });
+    await mcp.ok("kill", { what: "session", target: "audited" });
 
     const lines = await readAudit(log, 7);
     const raw = await Deno.readTextFile(log);
@@ -49,11 +49,11 @@ Deno.test("audit lines: every call with outcome, duration, resolved ids and secr
     assertEquals(lines.map((l) => [l.tool, l.outcome]), [
       ["new-session", "ok"],
       ["send-keys", "ok"],
-      ["set-option", "ok"],
+      ["set", "ok"],
       ["paste-text", "ok"],
       ["send-keys", "invalid"],
       ["send-keys", "error"],
-      ["kill-session", "ok"],
+      ["kill", "ok"],
     ]);
     for (const l of lines) {
       assert(!Number.isNaN(Date.parse(l.time)), "time is ISO");
@@ -93,12 +93,12 @@ Deno.test("audit: calls refused by the safety tier are logged with their secrets
   const mcp = await connect({ socketName: tmux.socketName, args: ["--audit-log", log, "--safety", "readonly"] });
   try {
     await mcp.err("send-keys", { text: "top-secret", enter: true });
-    await mcp.err("kill-server");
+    await mcp.err("kill", { what: "server" });
     const [keys, kill] = await readAudit(log, 2);
     assertEquals([keys.tool, keys.outcome, kill.tool, kill.outcome], [
       "send-keys",
       "refused",
-      "kill-server",
+      "kill",
       "refused",
     ]);
     assertEquals(keys.args, { text: { len: 10, sha256_12: await sha12("top-secret") }, enter: true });

@@ -46,10 +46,10 @@ Deno.test("new-session starts a server if needed, returns ids, keeps '#' in name
     for (const line of ["PAGER=less", "GIT_PAGER=cat", "MANPAGER=cat", "GIT_EDITOR=true", "MY_VAR=#{pane_id} -x"]) {
       assert(env.split("\n").includes(line), `${line} in ${env}`);
     }
-    const k = await mcp.ok<{ killed: string; socket_path: string }>("kill-server");
+    const k = await mcp.ok<{ killed: string; socket_path: string }>("kill", { what: "server" });
     assertEquals(k.killed, "server");
     assertMatch(k.socket_path, new RegExp(`${socket}$`));
-    assertMatch(await mcp.err("kill-server"), /no tmux server is running/);
+    assertMatch(await mcp.err("kill", { what: "server" }), /no tmux server is running/);
   } finally {
     await mcp.close();
     await runTmux(socket, ["kill-server"]).catch(() => {});
@@ -98,7 +98,10 @@ Deno.test("new-window and split-window create panes where asked, in the backgrou
     const down = await mcp.ok<Created>("split-window", { target: left.pane_id, direction: "down" });
     assert((await geom(down.pane_id))[1] > (await geom(left.pane_id))[1]);
     assertEquals(right.window_id, up.window_id);
-    assertMatch(await mcp.err("split-window", { target: "nosuch", direction: "up" }), /unknown target "nosuch".*list-/);
+    assertMatch(
+      await mcp.err("split-window", { target: "nosuch", direction: "up" }),
+      /unknown target "nosuch".*call list/,
+    );
     assertMatch(await mcp.err("split-window", { direction: "sideways" }), /direction/);
   });
 });
@@ -106,44 +109,58 @@ Deno.test("new-window and split-window create panes where asked, in the backgrou
 Deno.test("rename, select and targets by name, id and session:window.pane", async () => {
   await withServer(async (mcp, tmux) => {
     const w = await mcp.ok<Created>("new-window", { target: "main" });
-    const r = await mcp.ok<Resolved & { name: string }>("rename-window", { target: w.window_id, name: "logs #1" });
+    const r = await mcp.ok<Resolved & { name: string }>("rename", {
+      what: "window",
+      target: w.window_id,
+      name: "logs #1",
+    });
     assertEquals([r.window_id, r.defaulted, r.name], [w.window_id, false, "logs #1"]);
     assertEquals(await tmuxFormat(tmux, w.window_id, "#{window_name}"), "logs #1");
     // tmux escapes some characters in names; the result reports what it stored.
-    const esc = await mcp.ok<{ name: string }>("rename-window", { target: w.window_id, name: "x$y" });
+    const esc = await mcp.ok<{ name: string }>("rename", { what: "window", target: w.window_id, name: "x$y" });
     assertEquals(esc.name, "x\\$y");
-    await mcp.ok("rename-window", { target: w.window_id, name: "logs #1" });
-    assertMatch(await mcp.err("rename-window", { target: w.window_id, name: "a\\b" }), /must not contain '\\'/);
+    await mcp.ok("rename", { what: "window", target: w.window_id, name: "logs #1" });
+    assertMatch(
+      await mcp.err("rename", { what: "window", target: w.window_id, name: "a\\b" }),
+      /must not contain '\\'/,
+    );
 
-    const sel = await mcp.ok<Resolved>("select-window", { target: "main:1" });
+    const sel = await mcp.ok<Resolved>("select", { what: "window", target: "main:1" });
     assertEquals(sel.window_id, w.window_id);
     assertEquals(await tmuxFormat(tmux, "main", "#{window_id}"), w.window_id);
 
     const split = await mcp.ok<Created>("split-window", { target: "main:1.0", direction: "down" });
-    const p = await mcp.ok<Resolved>("select-pane", { target: split.pane_id });
+    const p = await mcp.ok<Resolved>("select", { what: "pane", target: split.pane_id });
     assertEquals(p.pane_id, split.pane_id);
     assertEquals(await tmuxFormat(tmux, "main", "#{pane_id}"), split.pane_id);
     // A missing target now means that pane, and the result says it was defaulted.
     const d = await mcp.ok<Resolved>("clear-history");
     assertEquals([d.pane_id, d.defaulted], [split.pane_id, true]);
-    await mcp.ok("select-window", { target: "main:0" });
+    await mcp.ok("select", { what: "window", target: "main:0" });
 
-    const s = await mcp.ok<Resolved & { name: string }>("rename-session", { target: "main", name: "work#{x}" });
+    const s = await mcp.ok<Resolved & { name: string }>("rename", {
+      what: "session",
+      target: "main",
+      name: "work#{x}",
+    });
     assertEquals(await tmuxFormat(tmux, s.session_id, "#{session_name}"), "work#{x}");
     // The session id still works after the rename; the old name does not.
-    await mcp.ok("rename-session", { target: s.session_id, name: "main" });
-    assertMatch(await mcp.err("select-window", { target: "work#{x}" }), /unknown target/);
-    assertMatch(await mcp.err("rename-session", { target: "main", name: "a:b" }), /name: .*':'/);
+    await mcp.ok("rename", { what: "session", target: s.session_id, name: "main" });
+    assertMatch(await mcp.err("select", { what: "window", target: "work#{x}" }), /unknown target/);
+    assertMatch(await mcp.err("rename", { what: "session", target: "main", name: "a:b" }), /name: .*':'/);
     await mcp.ok("new-session", { name: "other" });
-    assertMatch(await mcp.err("rename-session", { target: "other", name: "main" }), /already exists/);
+    assertMatch(await mcp.err("rename", { what: "session", target: "other", name: "main" }), /already exists/);
     // A prefix of two session names is ambiguous: refused with the listing tools to call, nothing renamed.
     await mcp.ok("new-session", { name: "otherwise" });
-    assertMatch(await mcp.err("rename-session", { target: "oth", name: "x" }), /target "oth".*call list-sessions/);
+    assertMatch(
+      await mcp.err("rename", { what: "session", target: "oth", name: "x" }),
+      /target "oth".*call list \(what: sessions/,
+    );
     assertEquals(
       (await tmux.tmux("list-sessions", "-F", "#{session_name}")).split("\n").sort().join(","),
       ",main,other,otherwise",
     );
-    assertMatch(await mcp.err("select-pane", {}), /target: /);
+    assertMatch(await mcp.err("select", { what: "pane" }), /target: /);
   });
 });
 
@@ -165,23 +182,25 @@ Deno.test("resize-pane sets sizes and zoom; select-layout applies presets and sa
     assertMatch(await mcp.err("resize-pane", { target: a, width: 0 }), /width/);
 
     const saved = await tmuxFormat(tmux, a, "#{window_layout}");
-    const tiled = await mcp.ok<{ layout: string; window_id: string }>("select-layout", {
+    const tiled = await mcp.ok<{ layout: string; window_id: string }>("select", {
+      what: "layout",
       target: a,
       layout: "even-vertical",
     });
     assertEquals(tiled.layout, await tmuxFormat(tmux, a, "#{window_layout}"));
     assert(tiled.layout !== saved);
     assert(Number(await tmuxFormat(tmux, b.pane_id, "#{pane_top}")) > 0, "even-vertical stacks the panes");
-    const back = await mcp.ok<{ layout: string }>("select-layout", { target: tiled.window_id, layout: saved });
+    const back = await mcp.ok<{ layout: string }>("select", { what: "layout", target: tiled.window_id, layout: saved });
     assertEquals(back.layout, saved);
-    assertMatch(await mcp.err("select-layout", { layout: "-t" }), /layout must be one of/);
-    assertMatch(await mcp.err("select-layout", { layout: "zigzag" }), /layout must be one of/);
+    assertMatch(await mcp.err("select", { what: "layout", layout: "-t" }), /layout must be one of/);
+    assertMatch(await mcp.err("select", { what: "layout", layout: "zigzag" }), /layout must be one of/);
   });
 });
 
 Deno.test("set-option and set-environment: scopes, values starting with '-', unset, refusals", async () => {
   await withServer(async (mcp, tmux) => {
-    const o = await mcp.ok<{ session_id: string }>("set-option", {
+    const o = await mcp.ok<{ session_id: string }>("set", {
+      what: "option",
       target: "main",
       scope: "session",
       name: "@note",
@@ -189,46 +208,47 @@ Deno.test("set-option and set-environment: scopes, values starting with '-', uns
     });
     assertMatch(o.session_id, /^\$/);
     assertEquals((await tmux.tmux("show-options", "-v", "-t", "main", "@note")).trim(), "-x #{pane_id} ;");
-    await mcp.ok("set-option", { scope: "window", target: "main:0", name: "remain-on-exit", value: "on" });
+    await mcp.ok("set", { what: "option", scope: "window", target: "main:0", name: "remain-on-exit", value: "on" });
     assertEquals((await tmux.tmux("show-options", "-w", "-v", "-t", "main:0", "remain-on-exit")).trim(), "on");
-    await mcp.ok("set-option", { scope: "pane", name: "@p", value: "1" });
+    await mcp.ok("set", { what: "option", scope: "pane", name: "@p", value: "1" });
     assertEquals((await tmux.tmux("show-options", "-p", "-v", "-t", "main:0.0", "@p")).trim(), "1");
-    await mcp.ok("set-option", { scope: "server", name: "escape-time", value: "7" });
+    await mcp.ok("set", { what: "option", scope: "server", name: "escape-time", value: "7" });
     assertEquals((await tmux.tmux("show-options", "-s", "-v", "escape-time")).trim(), "7");
-    await mcp.ok("set-option", { scope: "window", global: true, name: "@gw", value: "yes" });
+    await mcp.ok("set", { what: "option", scope: "window", global: true, name: "@gw", value: "yes" });
     assertEquals((await tmux.tmux("show-options", "-gw", "-v", "@gw")).trim(), "yes");
-    await mcp.ok("set-option", { target: "main", scope: "session", name: "@note", unset: true });
+    await mcp.ok("set", { what: "option", target: "main", scope: "session", name: "@note", unset: true });
     assertEquals((await tmux.tmux("show-options", "-t", "main", "@note").catch(() => "")).trim(), "");
 
     assertMatch(
-      await mcp.err("set-option", { scope: "session", name: "status-right", value: "#(touch /tmp/x)" }),
+      await mcp.err("set", { what: "option", scope: "session", name: "status-right", value: "#(touch /tmp/x)" }),
       /contains #\( .*needs the destructive tier/,
     );
-    assertMatch(await mcp.err("set-option", { scope: "session", name: "-g", value: "x" }), /option name/);
+    assertMatch(await mcp.err("set", { what: "option", scope: "session", name: "-g", value: "x" }), /option name/);
     assertMatch(
-      await mcp.err("set-option", { scope: "session", name: "no-such-option", value: "1" }),
+      await mcp.err("set", { what: "option", scope: "session", name: "no-such-option", value: "1" }),
       /invalid option|unknown option/,
     );
-    assertMatch(await mcp.err("set-option", { scope: "session", name: "mouse", value: "maybe" }), /value/);
-    assertMatch(await mcp.err("set-option", { scope: "session", name: "@x" }), /give a value for @x/);
+    assertMatch(await mcp.err("set", { what: "option", scope: "session", name: "mouse", value: "maybe" }), /value/);
+    assertMatch(await mcp.err("set", { what: "option", scope: "session", name: "@x" }), /give a value for @x/);
     assertMatch(
-      await mcp.err("set-option", { scope: "server", target: "main", name: "@x", value: "1" }),
+      await mcp.err("set", { what: "option", scope: "server", target: "main", name: "@x", value: "1" }),
       /target is not used/,
     );
 
-    const e = await mcp.ok<{ session_id: string }>("set-environment", {
+    const e = await mcp.ok<{ session_id: string }>("set", {
+      what: "environment",
       target: "main",
       name: "RUST_LOG",
       value: "-v;",
     });
     assertMatch(e.session_id, /^\$/);
     assertEquals((await tmux.tmux("show-environment", "-t", "main", "RUST_LOG")).trim(), "RUST_LOG=-v;");
-    await mcp.ok("set-environment", { global: true, name: "G_ONE", value: "#{pane_id}" });
+    await mcp.ok("set", { what: "environment", global: true, name: "G_ONE", value: "#{pane_id}" });
     assertEquals((await tmux.tmux("show-environment", "-g", "G_ONE")).trim(), "G_ONE=#{pane_id}");
-    await mcp.ok("set-environment", { target: "main", name: "RUST_LOG", unset: true });
+    await mcp.ok("set", { what: "environment", target: "main", name: "RUST_LOG", unset: true });
     assertEquals(await tmux.tmux("show-environment", "-t", "main", "RUST_LOG").catch(() => "gone"), "gone");
-    assertMatch(await mcp.err("set-environment", { name: "-u", value: "x" }), /name/);
-    assertMatch(await mcp.err("set-environment", { name: "A", value: "x", unset: true }), /not both/);
+    assertMatch(await mcp.err("set", { what: "environment", name: "-u", value: "x" }), /name/);
+    assertMatch(await mcp.err("set", { what: "environment", name: "A", value: "x", unset: true }), /not both/);
   });
 });
 
@@ -249,7 +269,7 @@ Deno.test("clear-history empties the scrollback; respawn-pane restarts a pane, k
     assertEquals(r.pane_id, pane);
     await waitForPane(tmux, pane, /again-2/);
     // A pane whose program exited (remain-on-exit) respawns without kill.
-    await mcp.ok("set-option", { scope: "window", target: pane, name: "remain-on-exit", value: "on" });
+    await mcp.ok("set", { what: "option", scope: "window", target: pane, name: "remain-on-exit", value: "on" });
     await mcp.ok("respawn-pane", { target: pane, kill: true, command: "true" });
     await waitUntil("dead pane", async () => await tmuxFormat(tmux, pane, "#{pane_dead}") === "1");
     await mcp.ok("respawn-pane", { target: pane, command: "sleep 100" });
@@ -262,15 +282,15 @@ Deno.test("kill-pane, kill-window and kill-session kill what they name; the targ
     const s = await mcp.ok<Created>("new-session", { name: "victim" });
     const w = await mcp.ok<Created>("new-window", { target: "victim" });
     const p = await mcp.ok<Created>("split-window", { target: w.pane_id, direction: "down" });
-    for (const tool of ["kill-pane", "kill-window", "kill-session"]) {
-      assertMatch(await mcp.err(tool, {}), /target: /, tool);
+    for (const what of ["pane", "window", "session"]) {
+      assertMatch(await mcp.err("kill", { what }), /target: /, what);
     }
-    const kp = await mcp.ok<Resolved & { killed: string }>("kill-pane", { target: p.pane_id });
+    const kp = await mcp.ok<Resolved & { killed: string }>("kill", { what: "pane", target: p.pane_id });
     assertEquals([kp.pane_id, kp.killed], [p.pane_id, "pane"]);
-    assertMatch(await mcp.err("kill-pane", { target: p.pane_id }), /unknown target/);
-    const kw = await mcp.ok<Resolved>("kill-window", { target: w.window_id });
+    assertMatch(await mcp.err("kill", { what: "pane", target: p.pane_id }), /unknown target/);
+    const kw = await mcp.ok<Resolved>("kill", { what: "window", target: w.window_id });
     assertEquals(kw.window_id, w.window_id);
-    const ks = await mcp.ok<Resolved>("kill-session", { target: "victim" });
+    const ks = await mcp.ok<Resolved>("kill", { what: "session", target: "victim" });
     assertEquals(ks.session_id, s.session_id);
     assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
   }, DESTRUCTIVE);
@@ -281,21 +301,17 @@ Deno.test("tiers: readonly serves none of these tools, mutating none of the kill
     "new-session",
     "new-window",
     "split-window",
-    "rename-session",
-    "rename-window",
-    "select-window",
-    "select-pane",
+    "rename",
+    "select",
     "resize-pane",
-    "select-layout",
     "send-keys",
     "paste-text",
     "pipe-pane",
-    "set-option",
-    "set-environment",
+    "set",
     "clear-history",
     "respawn-pane",
   ];
-  const destructive = ["kill-session", "kill-window", "kill-pane", "kill-server"];
+  const destructive = ["kill"];
   await withServer(async (mcp) => {
     const names = (await mcp.client.listTools()).tools.map((t) => t.name);
     for (const n of [...mutating, ...destructive]) assert(!names.includes(n), `${n} hidden under readonly`);
@@ -307,7 +323,7 @@ Deno.test("tiers: readonly serves none of these tools, mutating none of the kill
     const names = tools.map((t) => t.name);
     for (const n of mutating) assert(names.includes(n), `${n} served by default`);
     for (const n of destructive) assert(!names.includes(n), `${n} hidden by default`);
-    assertMatch(await mcp.err("kill-server"), /kill-server is destructive.*--safety destructive/);
+    assertMatch(await mcp.err("kill", { what: "server" }), /kill is destructive.*--safety destructive/);
     assert((await tmux.tmux("list-sessions")).includes("main"), "server still running");
     for (const t of tools.filter((t) => mutating.includes(t.name))) {
       assert(t.outputSchema, `${t.name} has an output schema`);

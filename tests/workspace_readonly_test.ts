@@ -12,7 +12,7 @@ type Pane =
 Deno.test("listing tools return ids, names, flags, sizes and layout", async () => {
   await withServer(async (mcp, tmux) => {
     const version = (await new Deno.Command("tmux", { args: ["-V"] }).output()).stdout;
-    const info = await mcp.ok("server-info");
+    const info = await mcp.ok("list", { what: "server" });
     assertEquals(`tmux ${info.version}\n`, new TextDecoder().decode(version));
     assertEquals(info.session_count, 1);
     assertMatch(String(info.socket_path), new RegExp(`/${tmux.socketName}$`));
@@ -20,23 +20,24 @@ Deno.test("listing tools return ids, names, flags, sizes and layout", async () =
 
     await tmux.tmux("new-session", "-d", "-s", "second", "-x", "100", "-y", "30");
     await tmux.tmux("split-window", "-h", "-t", "second");
-    const { sessions } = await mcp.ok<{ sessions: Record<string, unknown>[] }>("list-sessions");
+    const { sessions } = await mcp.ok<{ sessions: Record<string, unknown>[] }>("list", { what: "sessions" });
     assertEquals(sessions.map((s) => [s.session_name, s.window_count]), [["main", 1], ["second", 1]]);
     assertMatch(String(sessions[1].session_id), /^\$\d+$/);
 
-    const { windows } = await mcp.ok<{ windows: Record<string, unknown>[] }>("list-windows");
+    const { windows } = await mcp.ok<{ windows: Record<string, unknown>[] }>("list", { what: "windows" });
     assertEquals(windows.length, 2);
-    const w2 = (await mcp.ok<{ windows: Record<string, unknown>[] }>("list-windows", { target: "second" })).windows;
+    const w2 =
+      (await mcp.ok<{ windows: Record<string, unknown>[] }>("list", { what: "windows", target: "second" })).windows;
     assertEquals(w2.length, 1);
     assertEquals([w2[0].pane_count, w2[0].active, w2[0].zoomed], [2, true, false]);
     assertMatch(String(w2[0].layout), /^[0-9a-f]{4},100x30,0,0\{/);
 
-    const all = (await mcp.ok<{ panes: Pane[] }>("list-panes")).panes;
+    const all = (await mcp.ok<{ panes: Pane[] }>("list", { what: "panes" })).panes;
     assertEquals(all.length, 3);
-    const win = (await mcp.ok<{ panes: Pane[] }>("list-panes", { target: "second" })).panes;
+    const win = (await mcp.ok<{ panes: Pane[] }>("list", { what: "panes", target: "second" })).panes;
     assertEquals(win.map((p) => p.pane_index), [0, 1]);
     assertEquals(win.filter((p) => p.active).length, 1);
-    const session = (await mcp.ok<{ panes: Pane[] }>("list-panes", { target: "main", all: true })).panes;
+    const session = (await mcp.ok<{ panes: Pane[] }>("list", { what: "panes", target: "main", all: true })).panes;
     assertEquals(session.length, 1);
     for (const key of ["current_command", "current_path", "pid", "title", "dead", "mode", "alternate_on"]) {
       assert(key in win[0], `pane facts lack ${key}`);
@@ -69,14 +70,14 @@ Deno.test("unknown and ambiguous targets are errors that name the listing tools"
     await tmux.tmux("rename-window", "-t", "main:0", "build1");
     await tmux.tmux("new-window", "-d", "-t", "main", "-n", "build2");
     for (const target of ["nosuch", "main:9", "main:0.7", "%999", "@999", "$999"]) {
-      assertMatch(await mcp.err("capture-pane", { target }), /^unknown target .*call list-sessions or list-panes/);
+      assertMatch(await mcp.err("capture-pane", { target }), /^unknown target .*call list \(what: sessions or panes\)/);
     }
     // tmux itself reports these as "can't find"; the error says which names fit.
     assertMatch(await mcp.err("snapshot-pane", { target: "mai" }), /^ambiguous target "mai".*"main", "mainx"/);
     assertMatch(await mcp.err("capture-pane", { target: "main:bui" }), /^ambiguous target.*"build1", "build2"/);
-    assertMatch(await mcp.err("list-windows", { target: "nosuch" }), /^unknown target "nosuch"/);
-    assertMatch(await mcp.err("list-panes", { target: "main:9" }), /^unknown target "main:9"/);
-    assertMatch(await mcp.err("show-environment", { target: "nosuch" }), /^unknown target/);
+    assertMatch(await mcp.err("list", { what: "windows", target: "nosuch" }), /^unknown target "nosuch"/);
+    assertMatch(await mcp.err("list", { what: "panes", target: "main:9" }), /^unknown target "main:9"/);
+    assertMatch(await mcp.err("show", { what: "environment", target: "nosuch" }), /^unknown target/);
     assertMatch(await mcp.err("capture-pane", { target: "-t" }), /target must not start with '-'/);
   });
 });
@@ -186,7 +187,7 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
     const slow = await mcp.err("search-panes", { pattern: "^(a+)+$", regex: true });
     assertMatch(slow, /took too long and was stopped after 3000 ms of matching/);
     // The server still answers after the runaway regex was stopped.
-    assertEquals((await mcp.ok("server-info")).session_count, 1);
+    assertEquals((await mcp.ok("list", { what: "server" })).session_count, 1);
   });
 });
 
@@ -219,44 +220,61 @@ Deno.test("display-message expands formats and refuses #( and formats that run o
 Deno.test("show-options, show-environment and show-hooks read each scope and validate names", async () => {
   await withServer(async (mcp, tmux) => {
     type Opts = { options: { name: string; value: string | null; inherited: boolean }[]; session_id: string | null };
-    const inherited = await mcp.ok<Opts>("show-options", { scope: "session", target: "main", name: "history-limit" });
+    const inherited = await mcp.ok<Opts>("show", {
+      what: "options",
+      scope: "session",
+      target: "main",
+      name: "history-limit",
+    });
     assertEquals(inherited.options, [{ name: "history-limit", value: "2000", inherited: true }]);
     await tmux.tmux("set-option", "-t", "main", "history-limit", "5000");
-    const own = await mcp.ok<Opts>("show-options", { scope: "session", target: "main", name: "history-limit" });
+    const own = await mcp.ok<Opts>("show", {
+      what: "options",
+      scope: "session",
+      target: "main",
+      name: "history-limit",
+    });
     assertEquals(own.options, [{ name: "history-limit", value: "5000", inherited: false }]);
     assertMatch(String(own.session_id), /^\$\d+$/);
     await tmux.tmux("set-option", "-w", "-t", "main:0", "@note", 'a b"c');
-    const w = await mcp.ok<Opts>("show-options", { scope: "window", target: "main:0", name: "@note" });
+    const w = await mcp.ok<Opts>("show", { what: "options", scope: "window", target: "main:0", name: "@note" });
     assertEquals(w.options, [{ name: "@note", value: '"a b\\"c"', inherited: false }]);
-    const server = await mcp.ok<Opts>("show-options", { scope: "server" });
+    const server = await mcp.ok<Opts>("show", { what: "options", scope: "server" });
     assert(server.options.some((o) => o.name === "buffer-limit"));
     assertEquals(server.session_id, null);
-    const pane = await mcp.ok<Opts>("show-options", { scope: "pane" });
+    const pane = await mcp.ok<Opts>("show", { what: "options", scope: "pane" });
     assert(pane.options.some((o) => o.name === "remain-on-exit"));
-    assertMatch(await mcp.err("show-options", { scope: "window", name: "nosuch" }), /invalid option: nosuch.*list/);
+    assertMatch(
+      await mcp.err("show", { what: "options", scope: "window", name: "nosuch" }),
+      /invalid option: nosuch.*list/,
+    );
     for (const name of ["-g", "a b", "history-limit;kill-server", "x\n"]) {
-      assertMatch(await mcp.err("show-options", { scope: "session", name }), /^invalid arguments.*name:/);
+      assertMatch(await mcp.err("show", { what: "options", scope: "session", name }), /^invalid arguments.*name:/);
     }
 
     await tmux.tmux("set-environment", "-t", "main", "FOO", "bar");
     await tmux.tmux("set-environment", "-t", "main", "MY_API_TOKEN", "hunter2");
     await tmux.tmux("set-environment", "-t", "main", "-r", "GONE");
     type Env = { session_id: string | null; variables: Record<string, unknown>[] };
-    const env = await mcp.ok<Env>("show-environment", { target: "main" });
+    const env = await mcp.ok<Env>("show", { what: "environment", target: "main" });
     const byName = new Map(env.variables.map((v) => [v.name, v]));
     assertEquals(byName.get("FOO"), { name: "FOO", value: "bar", removed: false, redacted: false });
     assertEquals(byName.get("MY_API_TOKEN"), { name: "MY_API_TOKEN", value: null, removed: false, redacted: true });
     assertEquals(byName.get("GONE")?.removed, true);
     assert(!JSON.stringify(env).includes("hunter2"), "a secret value never reaches the model");
-    const global = await mcp.ok<Env>("show-environment");
+    const global = await mcp.ok<Env>("show", { what: "environment" });
     assertEquals(global.session_id, null);
     assert(!global.variables.some((v) => v.name === "FOO"), "FOO is the session's, not global");
 
     await tmux.tmux("set-hook", "-t", "main", "after-new-window", "display-message hi");
     type Hooks = { session_id: string | null; hooks: { name: string; command: string }[] };
-    const hooks = await mcp.ok<Hooks>("show-hooks", { target: "main" });
+    const hooks = await mcp.ok<Hooks>("show", { what: "hooks", target: "main" });
     assertEquals(hooks.hooks, [{ name: "after-new-window[0]", command: "display-message hi" }]);
-    assertEquals((await mcp.ok<Hooks>("show-hooks")).hooks, [], "no global hooks set; unset hooks are not listed");
+    assertEquals(
+      (await mcp.ok<Hooks>("show", { what: "hooks" })).hooks,
+      [],
+      "no global hooks set; unset hooks are not listed",
+    );
   });
 });
 
@@ -267,24 +285,19 @@ Deno.test("readonly safety serves every readonly workspace tool", async () => {
     const names = new Set((await mcp.client.listTools()).tools.map((t) => t.name));
     for (
       const n of [
-        "server-info",
-        "list-sessions",
-        "list-windows",
-        "list-panes",
+        "list",
         "capture-pane",
         "snapshot-pane",
         "search-panes",
         "display-message",
-        "show-options",
-        "show-environment",
-        "show-hooks",
+        "show",
       ]
     ) {
       assert(names.has(n), `${n} is not served under --safety readonly`);
     }
     const tools = (await mcp.client.listTools()).tools.filter((t) => names.has(t.name));
     for (const t of tools) assert(t.outputSchema, `${t.name} has no output schema`);
-    assertEquals((await mcp.ok("list-sessions")).sessions instanceof Array, true);
+    assertEquals((await mcp.ok("list", { what: "sessions" })).sessions instanceof Array, true);
   } finally {
     await mcp.close();
     await tmux.kill();

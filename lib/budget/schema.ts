@@ -52,7 +52,24 @@ type JsonSchema = Record<string, unknown>;
  * (`["string","null"]`), which strict validators (MCP Inspector --strict,
  * Ajv strictTypes) warn about.
  */
-function compact(node: unknown, io: "input" | "output"): unknown {
+/**
+ * Input constraints the server checks but does not advertise: string
+ * lengths, patterns, key names and array sizes. They cost every agent tokens
+ * in every listing, a model rarely comes near them, and a call that breaks
+ * one gets a one-line error naming the limit. Numeric bounds stay where they
+ * say what a parameter means (max_matches 1..1000), not where they are only
+ * a sanity cap (beyond 2^20: offsets, milliseconds).
+ */
+const INPUT_ONLY_CHECKED = new Set(["minLength", "maxLength", "pattern", "propertyNames", "minItems", "maxItems"]);
+
+/**
+ * Bounds of result values (counts are ≥ 0, scores in [0, 1]): true, but a
+ * client reading a result needs no promise about them, and every listing
+ * would repeat them.
+ */
+const OUTPUT_UNSAID = new Set(["minimum", "maximum", "propertyNames"]);
+
+function compact(node: unknown, io: "input" | "output", names = false): unknown {
   if (Array.isArray(node)) return node.map((n) => compact(n, io));
   if (node === null || typeof node !== "object") return node;
   const src = node as JsonSchema;
@@ -63,9 +80,28 @@ function compact(node: unknown, io: "input" | "output"): unknown {
       continue;
     }
     if (io === "output" && k === "additionalProperties" && v === false) continue;
-    out[k] = compact(v, io);
+    // `names`: the keys of a `properties` object are parameter names, not keywords.
+    if (!names && (io === "input" ? INPUT_ONLY_CHECKED : OUTPUT_UNSAID).has(k)) continue;
+    if (io === "input" && !names && (k === "minimum" || k === "maximum") && Math.abs(v as number) > 2 ** 20) continue;
+    out[k] = compact(v, io, k === "properties" && !names);
   }
+  if (io === "output" && !names) dropRequiredDocs(out);
   return out;
+}
+
+/**
+ * In an output object, a field that is always present (required) needs no
+ * description: its name and the input docs say what it is. A field that is
+ * sometimes absent keeps its description, which says when it is there.
+ */
+function dropRequiredDocs(node: JsonSchema): void {
+  const props = node.properties as Record<string, JsonSchema> | undefined;
+  if (!props) return;
+  // An object whose fields are all optional still says so (strict validators want `required` declared).
+  if (!Array.isArray(node.required)) node.required = [];
+  for (const k of node.required as string[]) {
+    if (props[k] && typeof props[k] === "object") delete props[k].description;
+  }
 }
 
 /** `{type: ["string","null"], ...}` → `{anyOf: [{type: "string", ...}, {type: "null"}]}`, annotations outside. */
@@ -93,17 +129,22 @@ function toJson(schema: z.ZodType, io: "input" | "output"): JsonSchema {
  * the server instructions, instead of once per tool.
  */
 const bufferedJson: JsonSchema = {
-  type: "object",
   properties: { type: { const: "buffered_response" } },
   required: ["type"],
 };
 
-/** The input schema as listed in tools/list (same conversion the SDK applies). */
+/**
+ * The input schema as listed in tools/list (same conversion the SDK applies),
+ * without `$schema`: every listing would repeat it, and the schemas use
+ * nothing that differs between draft-07 and the MCP default dialect.
+ */
 export function advertisedInputSchema(input: z.ZodObject): JsonSchema {
-  return { $schema: "http://json-schema.org/draft-07/schema#", ...toJson(input, "input") };
+  return toJson(input, "input");
 }
 
 /** The output schema as listed in tools/list: the tool's own result or a buffered response. */
 export function advertisedOutputSchema(output: z.ZodObject): JsonSchema {
-  return { type: "object", anyOf: [toJson(output, "output"), bufferedJson] };
+  // Both branches are objects: the outer `type` says so once.
+  const { type: _object, ...own } = toJson(output, "output");
+  return { type: "object", anyOf: [own, bufferedJson] };
 }

@@ -170,7 +170,7 @@ export async function awaitPrompt(
     if (left <= 0) {
       throw new UserError(
         `run-command typed nothing: pane ${paneId} was not at an idle shell prompt within ${w.timeoutMs} ms: ` +
-          `${state.why}; look with snapshot-pane, answer a prompt with send-keys, or wait-for-quiet and retry ` +
+          `${state.why}; look with snapshot-pane, answer a prompt with send-keys, or wait {what: "quiet"} and retry ` +
           `(with a longer timeout_ms for a shell that starts slowly)`,
       );
     }

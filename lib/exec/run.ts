@@ -87,7 +87,7 @@ export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<Run
       if (w.kind === "cancelled") throw new UserError("run-command cancelled while an earlier command still ran");
       if (w.kind === "timeout") {
         throw new UserError(
-          `pane ${paneId} still runs an earlier command that timed out: wait for it (wait-for-quiet, or ` +
+          `pane ${paneId} still runs an earlier command that timed out: wait for it (wait, what: quiet; or ` +
             `run-command with a longer timeout_ms), or interrupt it with send-keys C-c, then retry`,
         );
       }
@@ -220,6 +220,6 @@ async function runLocked(
 
 function paneClosed(paneId: string): UserError {
   return new UserError(
-    `pane ${paneId} closed while the command ran (did it run exit?): call list-panes to pick another pane`,
+    `pane ${paneId} closed while the command ran (did it run exit?): call list (what: panes) to pick another pane`,
   );
 }

@@ -194,7 +194,7 @@ function createRuntime(services: Services): ExecRuntime {
                 reject(
                   new UserError(
                     `pane ${paneId} is still busy with an earlier run-command after ${timeoutMs} ms: wait for it ` +
-                      `(wait-for-quiet), or send C-c to stop it, then retry`,
+                      `(wait, what: quiet), or send C-c to stop it, then retry`,
                   ),
                 ),
               timeoutMs,

@@ -107,7 +107,7 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
     out.push({
       kind: "pane_dead",
       message: `pane ${id} is dead (its program exited; remain-on-exit keeps it): respawn-pane to restart it, ` +
-        `or kill-pane`,
+        `or kill (what: pane)`,
     });
     return out;
   }
@@ -147,7 +147,7 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
     out.push({
       kind: "not_a_shell",
       message: `pane ${id} runs ${cmd || "a program"}, not a shell prompt: run-command cannot be used here; drive ` +
-        `it with send-keys and wait-for-text/wait-for-quiet, or leave it (${leaveHint(cmd)})`,
+        `it with send-keys and wait, or leave it (${leaveHint(cmd)})`,
     });
   }
   return out;

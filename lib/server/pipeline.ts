@@ -20,6 +20,7 @@ import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, parameterNames } from "./closest.ts";
+import { enter } from "../tools/declared.ts";
 
 /** What the pipeline needs from the SDK's per-request `extra`. */
 export interface CallExtra {
@@ -109,6 +110,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   // For the audit: what each entry declares secret, and its parameter names (anything else is hidden).
   const known = new Map(opts.tools.map((t) => [t.name, Object.keys(t.input.shape)]));
   const shapeError = opts.errorText ?? ((m: string) => m);
+  // Former names of merged tools → how to call them now.
+  const replaced = new Map(opts.tools.flatMap((t) => Object.entries(t.replaces ?? {})));
 
   function refusal(tool: AnyTool): string | undefined {
     if (tool.toolset !== "any" && !cfg.toolsets.includes(tool.toolset)) {
@@ -139,9 +142,11 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     try {
       if (!tool) {
         outcome = "invalid";
+        const moved = replaced.get(name);
         const near = closest(name, served.map((t) => t.name)) ?? closest(name, byName.keys());
         message = `unknown tool ${JSON.stringify(name)}: ` +
-          (near ? `did you mean ${near}? ` : "") + "call tools/list to see the tools this server offers";
+          (moved ? `it is now ${moved}. ` : near ? `did you mean ${near}? ` : "") +
+          "call tools/list to see the tools this server offers";
         return errorResult(message);
       }
       const refused = refusal(tool);
@@ -176,7 +181,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         call: (inner, innerArgs) =>
           call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS }),
       };
-      const out = await tool.handler(parsed.data, ctx);
+      const out = await tool.handler(parsed.data, await enter(tool, parsed.data, ctx));
       const checked = tool.output.safeParse(out.structured);
       if (!checked.success) {
         outcome = "error";
@@ -206,7 +211,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         args: tool?.auditArgs ? tool.auditArgs(args ?? {}) : args ?? {},
         ...(target && Object.keys(target).length ? { target } : {}),
         ...(message ? { message } : {}),
-        secrets: byName.get(name)?.secrets,
+        secrets: tool?.secretsOf?.(args) ?? tool?.secrets,
         known: known.get(name),
       });
     }

@@ -22,7 +22,7 @@ interface Step {
 const DRIVE_STEPS: readonly Step[] = [
   {
     tool: "snapshot-pane",
-    text: "Discover: call snapshot-pane {target} (or list-panes to choose a pane) and note its pane_id; use " +
+    text: "Discover: call snapshot-pane {target} (or list {what: panes} to choose a pane) and note its pane_id; use " +
       "that id as target from now on. Check current_command, mode and alternate_on: a pager, editor or copy " +
       "mode needs to be left first.",
   },
@@ -37,9 +37,9 @@ const DRIVE_STEPS: readonly Step[] = [
     },
   },
   {
-    tool: "wait-for-text",
-    text: "Wait: for programs without an exit code call wait-for-text {target, patterns} for the line you " +
-      "expect (or wait-for-quiet until output stops) instead of sleeping or polling.",
+    tool: "wait",
+    text: "Wait: for programs without an exit code call wait {what: text, target, patterns} for the line you " +
+      "expect (or wait {what: quiet} until output stops) instead of sleeping or polling.",
     fallback: {
       tool: "snapshot-pane",
       text: "Wait: call snapshot-pane again until the screen shows the program is done (a prompt is back).",
@@ -53,10 +53,11 @@ const DRIVE_STEPS: readonly Step[] = [
 ];
 
 const INSPECT_STEPS: readonly Step[] = [
-  { tool: "list-sessions", text: "Call list-sessions to see the sessions." },
+  { tool: "list", text: 'Call list {what: "sessions"} to see the sessions.' },
   {
-    tool: "list-panes",
-    text: "Call list-panes (no target) to see every pane with its current_command, current_path and title.",
+    tool: "list",
+    text: 'Call list {what: "panes"} (no target) to see every pane with its current_command, current_path and ' +
+      "title.",
   },
   {
     tool: "snapshot-pane",

@@ -22,7 +22,7 @@ import { createServerFileReader } from "../buffers/server_file.ts";
 import { sweepLeftovers } from "./leftovers.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { TOOLS } from "../tools/mod.ts";
-import type { AnyTool, Services } from "../tools/tool.ts";
+import { annotationsOf, type AnyTool, type Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { createAuditSink } from "./audit.ts";
@@ -30,6 +30,8 @@ import { advertisedInputSchema, advertisedOutputSchema, createBudget, loadBudget
 import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
+import { EXACT_MATCHING, NAME_MATCHING } from "../tmux/target.ts";
+import { SEARCH_DOC, SIMILARITY_DOC } from "../tools/search_schemas.ts";
 
 export interface App {
   mcp: McpServer;
@@ -40,15 +42,24 @@ export interface App {
 }
 
 /** Server instructions: the intended flow, naming only toolsets the server serves. */
-function instructions(toolsets: readonly string[]): string {
+function instructions(config: Config): string {
+  const toolsets = config.toolsets;
   const parts = ["tmux-mcp drives tmux."];
   if (toolsets.includes("workspace")) {
-    parts.push("Find terminals with list-panes or snapshot-pane and use the ids (%3, @2, $1) results return.");
+    parts.push(
+      'Find terminals with list {what: "panes"} or snapshot-pane and use the ids (%3, @2, $1) results return.',
+      `Targets: %pane_id, @window_id, $session_id, a session name, session:window or session:window.pane; a ` +
+        `session or window means its active pane; an omitted target ("current") is the most recently used ` +
+        `session's active window and pane. ${NAME_MATCHING} Kill and respawn: ${EXACT_MATCHING}`,
+    );
+  }
+  if (toolsets.includes("workspace") || toolsets.includes("exec")) {
+    parts.push(`A wait (timeout_ms) is bounded by the server's --max-wait-ms (${config.maxWaitMs} ms here).`);
   }
   if (toolsets.includes("exec")) {
     parts.push(
       "To run a shell command use run-command (exit code and exactly its output in one call); to follow output " +
-        "use capture-since; to wait use wait-for-text or wait-for-quiet instead of polling.",
+        "use capture-since; to wait use wait (what: text or quiet) instead of polling.",
     );
   }
   if (toolsets.includes("pty")) parts.push("pty_* tools run programs in terminal sessions of their own.");
@@ -56,6 +67,8 @@ function instructions(toolsets: readonly string[]): string {
     parts.push(
       "Paste buffers are a scratch space: set-buffer/append-buffer store text, show-buffer pages through it, " +
         "search-buffer finds things in it.",
+      SEARCH_DOC,
+      SIMILARITY_DOC,
     );
   }
   parts.push(
@@ -135,7 +148,7 @@ export function listing(tool: AnyTool): Tool {
     inputSchema: advertisedInputSchema(tool.input) as Tool["inputSchema"],
     outputSchema: advertisedOutputSchema(tool.output) as Tool["outputSchema"],
     // title is already top-level; execution defaults to no task support. Every byte here is paid by every agent.
-    annotations: tool.annotations,
+    annotations: annotationsOf(tool),
   };
 }
 
@@ -160,7 +173,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   served = new Set(pipeline.served.map((t) => t.name));
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
-    { capabilities: { tools: {} }, instructions: instructions(config.toolsets) },
+    { capabilities: { tools: {} }, instructions: instructions(config) },
   );
   for (const tool of pipeline.served) {
     mcp.registerTool(
@@ -170,7 +183,7 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
         description: tool.description,
         inputSchema: tool.input,
         outputSchema: tool.output,
-        annotations: tool.annotations,
+        annotations: annotationsOf(tool),
       },
       (args: unknown, extra: CallExtra) => pipeline.call(tool.name, args, extra),
     );

@@ -238,7 +238,7 @@ class Parser {
         if (!this.policy.allowReexpand) {
           throw new Refusal(
             `the ${name}: modifier expands a value again as a format (which can run #(…) commands from options ` +
-              "such as status-right) and is refused; read the option with show-options instead",
+              "such as status-right) and is refused; read the option with show (what: options) instead",
           );
         }
         this.facts.reexpand = true;
@@ -278,7 +278,7 @@ class Parser {
         if (++this.loops > MAX_LOOPS) {
           throw new Refusal(
             `more than ${MAX_LOOPS} loop modifiers (#{S:…}, #{W:…}, #{P:…}) are refused (nested loops ` +
-              "multiply); use list-sessions, list-windows or list-panes instead",
+              "multiply); use list (what: sessions, windows or panes) instead",
           );
         }
         return;

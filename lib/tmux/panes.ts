@@ -139,7 +139,7 @@ export function targetError(target: string, e: unknown): unknown {
   if (e instanceof TmuxError && e.kind === "failed" && /can't find|ambiguous|not found|no such/i.test(e.message)) {
     const what = /ambiguous/i.test(e.message) ? "ambiguous" : "unknown";
     return new UserError(
-      `${what} target ${JSON.stringify(target)} (tmux: ${e.message}): call list-sessions or list-panes ` +
+      `${what} target ${JSON.stringify(target)} (tmux: ${e.message}): call list (what: sessions or panes) ` +
         `and use an id such as %3, @2 or $1`,
     );
   }
@@ -171,7 +171,7 @@ async function ambiguity(
     return new UserError(
       `ambiguous target ${JSON.stringify(target)}: it fits the ${window === undefined ? "sessions" : "windows"} ` +
         `${fits.slice(0, 5).map((n) => JSON.stringify(n)).join(", ")}${fits.length > 5 ? ", …" : ""}; ` +
-        `call list-sessions or list-panes and use an id such as %3, @2 or $1`,
+        `call list (what: sessions or panes) and use an id such as %3, @2 or $1`,
     );
   } catch {
     return undefined;

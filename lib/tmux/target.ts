@@ -52,7 +52,7 @@ export const targetSchema = z.string()
   .max(256, "target is longer than 256 characters")
   .refine((s) => !s.startsWith("-"), "target must not start with '-' (use an id such as %3, @2 or $1)")
   .refine((s) => !CONTROL.test(s), "target must not contain control characters")
-  .describe(`tmux target: session name, $session_id, @window_id, %pane_id or session:window.pane. ${NAME_MATCHING}`);
+  .describe("tmux target: %pane_id, @window_id, $session_id, session name or session:window.pane");
 
 /**
  * Resolves `target` (or the default pane when undefined) to session, window
@@ -111,7 +111,7 @@ function notExact(kind: "session" | "window", name: string, candidates: string[]
     : `no ${kind} has that name`;
   return new UserError(
     `${kind} ${JSON.stringify(name)} is not an exact name (${what}); this tool acts only on an exact target: ` +
-      `pass an id ($1, @2, %3) or the exact =name (list-sessions, list-windows show them)`,
+      `pass an id ($1, @2, %3) or the exact =name (list with what: sessions or windows shows them)`,
   );
 }
 

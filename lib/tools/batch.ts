@@ -8,8 +8,8 @@
  *
  * @example
  * ```ts
- * // tools/call batch {"calls":[{"tool":"list-panes"},{"tool":"capture-pane","arguments":{"target":"%1"}}]}
- * // → {"results":[{"tool":"list-panes","ok":true,"result":{...}},{"tool":"capture-pane","ok":true,...}],"completed":2}
+ * // tools/call batch {"calls":[{"tool":"list","arguments":{"what":"panes"}},{"tool":"capture-pane","arguments":{"target":"%1"}}]}
+ * // → {"results":[{"tool":"list","ok":true,"result":{...}},{"tool":"capture-pane","ok":true,...}],"completed":2}
  * ```
  */
 import { z } from "zod";
@@ -23,8 +23,8 @@ const NAME = "batch";
 
 const innerCall = z.object({
   tool: z.string().min(1).refine((t) => t !== NAME, "a batch cannot contain a batch: list its calls here instead")
-    .describe("tool name, as in tools/list"),
-  arguments: z.record(z.string(), z.unknown()).default({}).describe("that tool's arguments"),
+    .describe("tool name"),
+  arguments: z.record(z.string(), z.unknown()).default({}).describe("its arguments"),
 }).strict();
 
 const innerResult = z.object({
@@ -43,17 +43,16 @@ function textOf(r: CallToolResult): string {
 export default defineTool({
   name: NAME,
   title: "Run several tool calls in one request",
-  description: `Runs up to ${MAX_BATCH_CALLS} tool calls in order, each exactly as if called alone (same ` +
-    "permissions, validation and budget), and returns their results in order. Stops at the first error unless " +
-    "continue_on_error is true. Use it for calls that do not depend on each other's results.",
+  description:
+    "Runs up to 20 tool calls in order, each as if called alone, and returns their results; stops at the first error unless continue_on_error.",
   toolset: "any",
   tier: "readonly",
   // Its calls may do anything their own tiers allow.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   input: z.object({
     calls: z.array(innerCall).min(1, "calls must hold at least one call")
       .max(MAX_BATCH_CALLS, `a batch runs at most ${MAX_BATCH_CALLS} calls: split it`),
-    continue_on_error: z.boolean().default(false).describe("run the remaining calls after one fails"),
+    continue_on_error: z.boolean().default(false).describe("go on after an error"),
   }),
   output: z.object({
     results: z.array(innerResult).describe("one per call run, in order"),

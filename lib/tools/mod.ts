@@ -1,7 +1,8 @@
 /**
  * Every tool the server knows, one entry per tool. Tools live in
  * `lib/tools/<toolset>/<tool_name>.ts`; to add one, write its file and add it
- * to this table.
+ * to this table. A family (`*_family.ts`, lib/tools/family.ts) serves several
+ * entries as one tool with a `what` parameter.
  */
 import type { AnyTool } from "./tool.ts";
 import listBuffers from "./buffers/list_buffers.ts";
@@ -12,37 +13,25 @@ import deleteBuffer from "./buffers/delete_buffer.ts";
 import renameBuffer from "./buffers/rename_buffer.ts";
 import saveBuffer from "./buffers/save_buffer.ts";
 import loadBuffer from "./buffers/load_buffer.ts";
-import serverInfo from "./workspace/server_info.ts";
-import listSessions from "./workspace/list_sessions.ts";
-import listWindows from "./workspace/list_windows.ts";
-import listPanes from "./workspace/list_panes.ts";
+import list from "./workspace/list_family.ts";
 import capturePane from "./workspace/capture_pane.ts";
 import snapshotPane from "./workspace/snapshot_pane.ts";
 import searchPanes from "./workspace/search_panes.ts";
 import displayMessage from "./workspace/display_message.ts";
-import showOptions from "./workspace/show_options.ts";
-import showEnvironment from "./workspace/show_environment.ts";
-import showHooks from "./workspace/show_hooks.ts";
+import show from "./workspace/show_family.ts";
 import newSession from "./workspace/new_session.ts";
 import newWindow from "./workspace/new_window.ts";
 import splitWindow from "./workspace/split_window.ts";
-import renameSession from "./workspace/rename_session.ts";
-import renameWindow from "./workspace/rename_window.ts";
-import selectWindow from "./workspace/select_window.ts";
-import selectPane from "./workspace/select_pane.ts";
+import rename from "./workspace/rename_family.ts";
+import select from "./workspace/select_family.ts";
 import resizePane from "./workspace/resize_pane.ts";
-import selectLayout from "./workspace/select_layout.ts";
 import sendKeys from "./workspace/send_keys.ts";
 import pasteText from "./workspace/paste_text.ts";
 import pipePane from "./workspace/pipe_pane.ts";
-import setOption from "./workspace/set_option.ts";
-import setEnvironment from "./workspace/set_environment.ts";
+import set from "./workspace/set_family.ts";
 import clearHistory from "./workspace/clear_history.ts";
 import respawnPane from "./workspace/respawn_pane.ts";
-import killSession from "./workspace/kill_session.ts";
-import killWindow from "./workspace/kill_window.ts";
-import killPane from "./workspace/kill_pane.ts";
-import killServer from "./workspace/kill_server.ts";
+import kill from "./workspace/kill_family.ts";
 import ptyLaunch from "./pty/pty_launch.ts";
 import ptySendKeys from "./pty/pty_send_keys.ts";
 import ptyGetScreen from "./pty/pty_get_screen.ts";
@@ -58,8 +47,7 @@ import searchBuffer from "./buffers/search_buffer.ts";
 import subsearchBuffer from "./buffers/subsearch_buffer.ts";
 import runCommand from "./exec/run_command.ts";
 import captureSince from "./exec/capture_since.ts";
-import waitForText from "./exec/wait_for_text.ts";
-import waitForQuiet from "./exec/wait_for_quiet.ts";
+import wait from "./exec/wait_family.ts";
 import batch from "./batch.ts";
 
 export const TOOLS: readonly AnyTool[] = [
@@ -75,39 +63,27 @@ export const TOOLS: readonly AnyTool[] = [
   searchBuffer,
   subsearchBuffer,
   // workspace, readonly
-  serverInfo,
-  listSessions,
-  listWindows,
-  listPanes,
+  list,
   capturePane,
   snapshotPane,
   searchPanes,
   displayMessage,
-  showOptions,
-  showEnvironment,
-  showHooks,
+  show,
   // workspace: mutating
   newSession,
   newWindow,
   splitWindow,
-  renameSession,
-  renameWindow,
-  selectWindow,
-  selectPane,
+  rename,
+  select,
   resizePane,
-  selectLayout,
   sendKeys,
   pasteText,
   pipePane,
-  setOption,
-  setEnvironment,
+  set,
   clearHistory,
   respawnPane,
   // workspace: destructive
-  killSession,
-  killWindow,
-  killPane,
-  killServer,
+  kill,
   // pty
   ptyLaunch,
   ptySendKeys,
@@ -123,8 +99,7 @@ export const TOOLS: readonly AnyTool[] = [
   // exec
   runCommand,
   captureSince,
-  waitForText,
-  waitForQuiet,
+  wait,
   // any toolset
   batch,
 ];

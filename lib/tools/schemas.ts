@@ -9,7 +9,7 @@
  * ```
  */
 import { z } from "zod";
-import { EXACT_MATCHING, NAME_MATCHING, targetSchema } from "../tmux/target.ts";
+import { targetSchema } from "../tmux/target.ts";
 
 // Tab is allowed (names like "a\tb" are legitimate); newlines and other
 // control characters are not: tmux prints names raw, one per line.
@@ -21,7 +21,7 @@ export const bufferName = z.string()
   .min(1, "buffer name must not be empty")
   .max(256, "buffer name is longer than 256 characters")
   .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)")
-  .describe("tmux paste-buffer name (any text up to 256 characters; no newlines)");
+  .describe("paste-buffer name");
 
 /** An absolute file path, passed to the file system as-is. */
 export const absolutePath = z.string()
@@ -29,7 +29,7 @@ export const absolutePath = z.string()
   .max(4096, "path is longer than 4096 characters")
   .refine((s) => s.startsWith("/"), "path must be absolute (start with /)")
   .refine((s) => !s.includes("\0"), "path must not contain NUL")
-  .describe("absolute file path");
+  .describe("absolute path");
 
 /** Text content up to 256 MiB (the transport's own limit is usually lower). */
 export const content = z.string().max(256 * 1024 * 1024, "content is larger than 256 MiB");
@@ -37,23 +37,39 @@ export const content = z.string().max(256 * 1024 * 1024, "content is larger than
 /** How long a waiting tool may wait; the handler also checks the server's --max-wait-ms. */
 export function waitTimeout(defaultMs: number, what: string) {
   return z.number().int().min(0).max(24 * 3600 * 1000).default(defaultMs)
-    .describe(`${what} (at most the server's --max-wait-ms, default 120000)`);
+    .describe(`${what} (≤ --max-wait-ms)`);
 }
 
 /** How many last screen lines a waiting tool returns. */
 export const tailLines = z.number().int().min(0).max(500).default(20).describe(
-  "how many last screen lines to return",
+  "screen lines to return",
 );
 
+/** What a tool addresses with its `target`: the tmux object kind (tmux's `cmd_entry` target flags). */
+export type TargetKind = "pane" | "window" | "session";
+
 /**
- * A target parameter: `what` it addresses, followed by the one shared
- * sentence on how names match (exact: the stricter rule of kill/respawn tools).
+ * What omitting a target means, in the one wording every target parameter
+ * uses; the server instructions say once what "current" is (the latest
+ * session's active pane or window) and how names match.
+ */
+export const OMITTED = {
+  pane: "omit: current",
+  window: "omit: current",
+  session: "omit: current",
+} as const;
+
+/**
+ * A target parameter: the kind it addresses (a wider object means its active
+ * pane or window), and what omitting it means. `exact`: ids or exact names
+ * only (kill and respawn tools).
  *
  * @example
  * ```ts
- * input: z.object({ target: targetParam("pane to split").optional() })
+ * input: z.object({ target: targetParam("pane").optional() }) // "pane (omit: current)"
  * ```
  */
-export function targetParam(what: string, exact = false): typeof targetSchema {
-  return targetSchema.describe(`${what}. ${exact ? EXACT_MATCHING : NAME_MATCHING}`);
+export function targetParam(kind: TargetKind, opts: { exact?: boolean; omit?: string } = {}): typeof targetSchema {
+  const how = opts.exact ? "exact, required" : opts.omit ?? OMITTED[kind];
+  return targetSchema.describe(`${kind} (${how})`);
 }

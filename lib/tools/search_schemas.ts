@@ -29,7 +29,16 @@ export const MAX_SCAN_BYTES = 256 * MiB;
 /** Offsets beyond any real buffer; keeps offset + length + context exact in doubles. */
 const MAX_OFFSET = 2 ** 40;
 
-/** How include_similarity scores, for both tools' descriptions. */
+/** How the buffer searches work, said once in the server instructions instead of in both tools' descriptions. */
+export const SEARCH_DOC = "search-buffer and subsearch-buffer: mode literal (default) finds the exact text, " +
+  "non-overlapping; mode regex takes a JavaScript (V8) regex source without slashes, always with the u flag (and i " +
+  "with ignore_case); ^ and $ match the searched text's start and end, use (?m:^...) for line starts. Buffers must " +
+  "hold valid UTF-8. One call returns at most max_matches (fewer with truncated_by_budget when they would not fit " +
+  "the response budget) and scans at most max_scan_bytes; when truncated_buffers is not empty, call again with the " +
+  "same arguments plus resume_from_offset from the response: you get exactly the remaining matches. A snippet shows " +
+  "at most 4096 bytes of a longer match. subsearch-buffer searches its window as if it were the whole text.";
+
+/** How include_similarity scores, said once in the server instructions. */
 export const SIMILARITY_DOC = "include_similarity scores each match in [0, 1]: similarity = (|m| / |w|) × (1 − d/2), " +
   "where m is the matched text, w is m widened to the whole word(s) it cuts into (letters, marks, digits, _; at " +
   "most 64 characters each side), lengths in characters, and d = 0 for an exact-case hit, for literal the fraction " +
@@ -45,28 +54,24 @@ export const queryParams = {
   query: z.string().min(1, "query must not be empty").max(
     MAX_QUERY_CHARS,
     `query is longer than ${MAX_QUERY_CHARS} characters`,
-  ).describe("the text to find (mode literal) or a JavaScript regex source without slashes (mode regex)"),
+  ).describe("text, or a regex source without slashes (mode regex)"),
   mode: z.enum(["literal", "regex"]).default("literal")
     .describe(
-      '"literal" (default): the exact text; "regex": JavaScript (V8) regex, u flag always on, stopped with an ' +
-        `error after ${DEFAULT_DEADLINE.baseMs / 1000} s + ${DEFAULT_DEADLINE.perMiBMs / 1000} s per MiB of ` +
-        "buffer (avoid nested quantifiers such as (a+)+)",
+      `regex: JavaScript, u flag; stopped after ${DEFAULT_DEADLINE.baseMs / 1000} s + ` +
+        `${DEFAULT_DEADLINE.perMiBMs / 1000} s per MiB`,
     ),
-  ignore_case: z.boolean().default(false).describe("match regardless of case (Unicode case folding)"),
+  ignore_case: z.boolean().default(false).describe("case-insensitive"),
   max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50)
-    .describe(`most matches this call returns, over all buffers (1..${MAX_MATCHES})`),
+    .describe("most matches returned"),
   include_similarity: z.boolean().default(false)
-    .describe("add a similarity score in [0, 1] to each match, plus max_similarity and avg_similarity"),
+    .describe("add similarity scores (see instructions)"),
 };
 
 /** `resume_from_offset` as the input takes it. */
 export const resumeFromOffset = z.record(bufferName, byteOffset)
   .refine((r) => Object.keys(r).length <= MAX_BUFFERS, `resume_from_offset names more than ${MAX_BUFFERS} buffers`)
   .optional()
-  .describe(
-    "copy resume_from_offset from the previous response to continue that search (same other arguments); " +
-      "only the buffers it names are searched, each from its offset",
-  );
+  .describe("from the previous response, to continue");
 
 /** `context_bytes` with a tool's own default. */
 export function contextBytes(fallback: number, what: string) {

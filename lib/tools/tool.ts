@@ -11,7 +11,7 @@
  *   description: "Deletes one paste buffer. Next: list-buffers.",
  *   toolset: "buffers",
  *   tier: "mutating",
- *   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+ *   annotations: { destructiveHint: true },
  *   input: z.object({ name: bufferName }),
  *   output: z.object({ deleted: z.string() }),
  *   async handler({ name }, ctx) {
@@ -27,6 +27,8 @@ import type { Config, Tier, Toolset } from "../config.ts";
 import type { TmuxEngine } from "../tmux/engine.ts";
 import type { BufferStore } from "../buffers/store.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
+import type { ResolvedTarget } from "../tmux/target.ts";
+import type { TargetKind } from "./schemas.ts";
 
 export type { Tier, Toolset };
 
@@ -65,6 +67,12 @@ export interface ToolContext extends Services {
    * (`resolve` in workspace/common.ts) accepts only ids and exact names.
    */
   exactTarget?: boolean;
+  /**
+   * For tools that declare a `target` kind: the ids the pipeline resolved
+   * the `target` argument to (omitted: the current pane) before the handler
+   * ran. Read it with `resolvedTarget(ctx)` (lib/tools/declared.ts).
+   */
+  target?: ResolvedTarget;
   /**
    * The response budget of this call, for tools that page natively (see
    * {@linkcode ToolDef.pagesNatively}): whether an output, as the client
@@ -113,7 +121,14 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /** "any": served whatever toolsets are (the batch tool). */
   toolset: Toolset | "any";
   tier: Tier;
-  annotations: ToolAnnotations;
+  /**
+   * Only the hints that differ from what the tier implies
+   * ({@linkcode annotationsOf}): a mutating tool that overwrites something
+   * says `destructiveHint: true`, one that can be repeated safely
+   * `idempotentHint: true`, one that touches the file system or runs programs
+   * `openWorldHint: true`.
+   */
+  annotations?: Partial<ToolAnnotations>;
   input: I;
   output: O;
   /**
@@ -125,6 +140,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * secret (tests/audit_redaction_test.ts checks the registry).
    */
   secrets?: readonly (keyof z.infer<I> & string)[];
+  /**
+   * When which arguments are secret depends on the call (a family: the
+   * chosen member's own `secrets`); gets the raw arguments. Default: `secrets`.
+   */
+  secretsOf?: (args: unknown) => readonly string[] | undefined;
   /**
    * For response budgets: the field of the structured result that holds
    * terminal text, whose END is kept in previews (where errors and prompts are).
@@ -143,6 +163,19 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   exactTarget?: boolean;
   /**
+   * The kind of tmux object the `target` parameter names. Declared, the
+   * pipeline resolves `target` (omitted: the current pane, with its window
+   * and session) before the handler runs, records the ids for the audit line
+   * and hands them over as `ctx.target`; a bad target never reaches the
+   * handler. The parameter's own wording comes from `targetParam(kind)`.
+   */
+  target?: TargetKind;
+  /**
+   * The input field that is a wait in ms (`timeout_ms`): the pipeline
+   * refuses a value above the server's --max-wait-ms before the handler runs.
+   */
+  waitBound?: string;
+  /**
    * For response budgets: the tool's input already has a way to continue
    * (an offset, a resume point), so its handler fits the page to
    * `ctx.budget` itself and returns the exact place to continue in the
@@ -156,6 +189,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * one). Gets the raw arguments, which may not be valid.
    */
   auditArgs?: (args: unknown) => unknown;
+  /**
+   * Former tool names this one replaced, each with how to call it instead
+   * (`{"kill-pane": 'kill with what: "pane"'}`): a call to an old name gets
+   * that in its one-line error.
+   */
+  replaces?: Readonly<Record<string, string>>;
   handler(args: z.infer<I>, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
 }
 
@@ -164,14 +203,25 @@ export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
 
 /** Identity with type inference, so an entry reads as a declaration. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): AnyTool {
-  if (!def.exactTarget) return def as unknown as AnyTool;
-  // Until the pipeline resolves targets itself, the declaration reaches resolution through the context.
-  const handler = def.handler;
-  const wrapped: ToolDef<I, O> = { ...def, handler: (args, ctx) => handler(args, { ...ctx, exactTarget: true }) };
-  return wrapped as unknown as AnyTool;
+  return def as unknown as AnyTool;
 }
 
-/** Annotation presets: most tools are one of these. */
+/**
+ * A tool's annotations: derived from its tier (readonly → read-only and
+ * idempotent; destructive → destructive; nothing is open-world), with the
+ * entry's own hints where they differ.
+ */
+export function annotationsOf(tool: Pick<AnyTool, "tier" | "annotations">): ToolAnnotations {
+  return {
+    readOnlyHint: tool.tier === "readonly",
+    destructiveHint: tool.tier === "destructive",
+    idempotentHint: tool.tier === "readonly",
+    openWorldHint: false,
+    ...tool.annotations,
+  };
+}
+
+/** The annotations of a read-only tool (what `tier: "readonly"` implies). */
 export const READ_ONLY: ToolAnnotations = {
   readOnlyHint: true,
   destructiveHint: false,

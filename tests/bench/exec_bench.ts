@@ -41,7 +41,7 @@ let n = 0;
 
 Deno.bench("wait-for-text: text appears → answer at the client", async (b) => {
   const marker = `BENCH-${n++}`;
-  const call = mcp.ok("wait-for-text", { target: quietPane, patterns: [marker], timeout_ms: 5000 });
+  const call = mcp.ok("wait", { what: "text", target: quietPane, patterns: [marker], timeout_ms: 5000 });
   await new Promise((r) => setTimeout(r, 50)); // let the wait subscribe
   b.start();
   await tty.write(enc.encode(`${marker}\r\n`));

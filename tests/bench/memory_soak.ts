@@ -66,11 +66,11 @@ let cursor: string | undefined;
 const calls: Array<(i: number) => Promise<unknown>> = [
   (i) => mcp.ok("run-command", { target: pane, command: `echo call-${i}`, timeout_ms: 30_000 }),
   () => mcp.ok("capture-pane", { target: pane }),
-  () => mcp.ok("list-panes", {}),
+  () => mcp.ok("list", { what: "panes" }),
   (i) => mcp.ok("set-buffer", { name: `soak-${i % 10}`, content: `line ${i}\n`.repeat(200) }),
   (i) => mcp.ok("show-buffer", { name: `soak-${(i + 7) % 10}`, max_bytes: 4096 }).catch(() => {}),
   (i) => mcp.ok("search-buffer", { query: `line ${i % 97}\\d*`, mode: "regex", buffers: ["soak-1"] }).catch(() => {}),
-  () => mcp.ok("wait-for-text", { target: "main:1", patterns: ["tick-"], timeout_ms: 5_000 }),
+  () => mcp.ok("wait", { what: "text", target: "main:1", patterns: ["tick-"], timeout_ms: 5_000 }),
   () => mcp.ok("search-panes", { pattern: "call-\\d+", regex: true, max_matches: 5 }),
   async () => {
     const r = await mcp.ok<{ cursor: string }>("capture-since", { target: pane, ...(cursor ? { cursor } : {}) });

@@ -54,7 +54,7 @@ globalThis.addEventListener("unload", () => {
 });
 
 Deno.bench("list-panes round trip over stdio (1 tmux call)", { n: 200 }, async () => {
-  await mcp.ok("list-panes");
+  await mcp.ok("list", { what: "panes" });
 });
 
 Deno.bench("snapshot-pane round trip, explicit target (1 tmux call)", { n: 200 }, async () => {

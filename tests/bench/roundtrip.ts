@@ -48,7 +48,7 @@ async function rawSpawn(): Promise<number> {
 }
 
 const calls = {
-  "list-sessions": (m: McpFixture) => m.ok("list-sessions", {}),
+  "list-sessions": (m: McpFixture) => m.ok("list", { what: "sessions" }),
   "capture-pane": (m: McpFixture) => m.ok("capture-pane", { target: "main", max_lines: 50 }),
 };
 type Tool = keyof typeof calls;

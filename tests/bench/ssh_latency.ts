@@ -65,7 +65,7 @@ try {
   });
   const viaLocal = await connect({ socketName: fx.socketName, env: { TMUX_TMPDIR: fx.remoteEnv.TMUX_TMPDIR } });
   const listSessions = async (mcp: McpFixture) => {
-    const r = await mcp.ok<{ sessions: { session_name: string }[] }>("list-sessions");
+    const r = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
     if (r.sessions[0]?.session_name !== "main") throw new Error(`list-sessions: ${JSON.stringify(r)}`);
   };
   // Warm both: the first call starts the connections.

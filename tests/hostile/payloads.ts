@@ -46,7 +46,7 @@ export function tierRefusals(
   calls: ReadonlyArray<readonly [string, Record<string, unknown>]>,
 ): HostileCase[] {
   return calls.map(([tool, args]) => ({
-    name: `${tier} server refuses ${tool}`,
+    name: `${tier} server refuses ${tool}${typeof args.what === "string" ? ` ${args.what}` : ""}`,
     tool,
     args,
     ...(tier === "readonly" ? { safety: "readonly" as const } : {}),

@@ -54,7 +54,7 @@ function option(
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const global = scope === "session" || scope === "window";
-  return { scope, ...(global ? { global: true } : {}), name, value, ...extra };
+  return { what: "option", scope, ...(global ? { global: true } : {}), name, value, ...extra };
 }
 
 // Every route to a hook: global session and window tables, one session, one window, one pane, array items.
@@ -128,25 +128,24 @@ const ENV: [string, string, Record<string, unknown>][] = [
 const tierBypass: HostileCase[] = [
   ...[...HOOK_ROUTES, ...SHELL_OPTIONS].map(([name, args]): HostileCase => ({
     name: `mutating: set-option ${name}`,
-    tool: "set-option",
+    tool: "set",
     args,
     expect: "refused",
     match: TIER,
   })),
   ...ENV.map(([name, tool, args]): HostileCase => ({
     name: `mutating: ${name}`,
-    tool,
-    args,
+    ...(tool === "set-environment" ? { tool: "set", args: { what: "environment", ...args } } : { tool, args }),
     expect: "refused",
     match: TIER,
   })),
   {
     name: "readonly: set-option hook is refused by the tier gate",
-    tool: "set-option",
+    tool: "set",
     args: option("after-select-window", "kill-server"),
     safety: "readonly",
     expect: "refused",
-    match: /set-option is mutating/,
+    match: /set is mutating/,
   },
 ];
 
@@ -168,7 +167,7 @@ const selfGuard: HostileCase[] = [
   ["destroy-unattached", option("destroy-unattached", "on")],
 ].map(([name, args]) => ({
   name: `destructive, inside the server: set-option ${name}`,
-  tool: "set-option",
+  tool: "set",
   args: args as Record<string, unknown>,
   safety: "destructive" as const,
   expect: "refused" as const,
@@ -176,8 +175,8 @@ const selfGuard: HostileCase[] = [
 }));
 selfGuard.push({
   name: "destructive, inside the server: set-environment PROMPT_COMMAND",
-  tool: "set-environment",
-  args: { global: true, name: "PROMPT_COMMAND", value: `touch ${CANARY}` },
+  tool: "set",
+  args: { what: "environment", global: true, name: "PROMPT_COMMAND", value: `touch ${CANARY}` },
   safety: "destructive",
   expect: "refused",
   match: SELF_GUARD,
@@ -186,29 +185,29 @@ selfGuard.push({
 const harmlessSettings: HostileCase[] = [
   {
     name: "destructive, inside the server: a harmless hook is set",
-    tool: "set-option",
+    tool: "set",
     args: option("after-select-layout", "display-message hi"),
     safety: "destructive",
     expect: "ok",
   },
   {
     name: "mutating: status-right with variables",
-    tool: "set-option",
+    tool: "set",
     args: option("status-right", "#{session_name} %H:%M"),
     expect: "ok",
   },
-  { name: "mutating: mouse on", tool: "set-option", args: option("mouse", "on"), expect: "ok" },
-  { name: "mutating: a plain user option", tool: "set-option", args: option("@flag", "on"), expect: "ok" },
+  { name: "mutating: mouse on", tool: "set", args: option("mouse", "on"), expect: "ok" },
+  { name: "mutating: a plain user option", tool: "set", args: option("@flag", "on"), expect: "ok" },
   {
     name: "mutating: unset a hook",
-    tool: "set-option",
-    args: { scope: "session", global: true, name: "after-select-layout", unset: true },
+    tool: "set",
+    args: { what: "option", scope: "session", global: true, name: "after-select-layout", unset: true },
     expect: "ok",
   },
   {
     name: "mutating: set-environment RUST_LOG",
-    tool: "set-environment",
-    args: { global: true, name: "RUST_LOG", value: "debug" },
+    tool: "set",
+    args: { what: "environment", global: true, name: "RUST_LOG", value: "debug" },
     expect: "ok",
   },
 ];
@@ -220,7 +219,7 @@ const formatOptionDos: HostileCase[] = [
 ].flatMap(([name, value]) =>
   (["mutating", "destructive"] as const).map((safety): HostileCase => ({
     name: `${safety}: set-option ${name}`,
-    tool: "set-option",
+    tool: "set",
     args: option(name.includes("status-left") ? "status-left" : "status-right", value),
     safety,
     expect: "refused",
@@ -253,8 +252,8 @@ const exactTargets: HostileCase[] = [
   ["kill-pane", "prod-db.0"],
 ].map(([tool, target]) => ({
   name: `destructive: ${tool} ${JSON.stringify(target)} is not exact`,
-  tool,
-  args: { target },
+  tool: "kill",
+  args: { what: tool.slice("kill-".length), target },
   safety: "destructive" as const,
   expect: "refused" as const,
   match: NOT_EXACT,
@@ -283,38 +282,38 @@ exactTargets.push(
   },
   {
     name: "destructive: kill-session listing names what the prefix matched",
-    tool: "kill-session",
-    args: { target: "prod" },
+    tool: "kill",
+    args: { what: "session", target: "prod" },
     safety: "destructive",
     expect: "refused",
     match: /it would match the session "prod-db".*pass an id \(\$1, @2, %3\) or the exact =name/,
   },
   {
     name: "destructive: kill-window prefix lists the windows",
-    tool: "kill-window",
-    args: { target: "prod-db:log" },
+    tool: "kill",
+    args: { what: "window", target: "prod-db:log" },
     safety: "destructive",
     expect: "refused",
     match: /windows "logs", "logs-old"/,
   },
   {
     name: "destructive: kill-session =gone-a (exact form)",
-    tool: "kill-session",
-    args: { target: "=gone-a" },
+    tool: "kill",
+    args: { what: "session", target: "=gone-a" },
     safety: "destructive",
     expect: "ok",
   },
   {
     name: "destructive: kill-session gone-b (exact name)",
-    tool: "kill-session",
-    args: { target: "gone-b" },
+    tool: "kill",
+    args: { what: "session", target: "gone-b" },
     safety: "destructive",
     expect: "ok",
   },
   {
     name: "destructive: kill-window other:=gone-w",
-    tool: "kill-window",
-    args: { target: "other:=gone-w" },
+    tool: "kill",
+    args: { what: "window", target: "other:=gone-w" },
     safety: "destructive",
     expect: "ok",
   },

@@ -5,12 +5,9 @@ import { bufferName, content } from "../schemas.ts";
 export default defineTool({
   name: "append-buffer",
   title: "Append text to a tmux buffer",
-  description: "Appends text to a paste buffer, creating the buffer when it does not exist (created: true " +
-    "says so). Concurrent appends to one buffer are applied one after another; none is lost. Use it to " +
-    "collect logs or results piece by piece, or to send content larger than one message allows.",
+  description: "Appends text to a paste buffer, creating it if missing; concurrent appends are never lost.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: z.object({ name: bufferName, content: content.min(1, "content must not be empty") }),
   output: z.object({
     name: z.string(),

@@ -5,10 +5,10 @@ import { bufferName } from "../schemas.ts";
 export default defineTool({
   name: "delete-buffer",
   title: "Delete a tmux buffer",
-  description: "Deletes one paste buffer. An unknown name is an error (call list-buffers to see the names).",
+  description: "Deletes one paste buffer.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true },
   input: z.object({ name: bufferName }),
   output: z.object({ name: z.string(), deleted: z.boolean() }),
   secrets: [],

@@ -1,15 +1,13 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 
 export default defineTool({
   name: "list-buffers",
   title: "List tmux paste buffers",
-  description: "Lists every tmux paste buffer with its size in bytes. order_index 0 is the most recently added " +
-    "buffer (tmux's own order). Buffer content is not returned: read it with show-buffer " +
-    "(paged by offset_bytes/max_bytes) or search it with search-buffer.",
+  description:
+    "Lists paste buffers with their sizes (order_index 0 = newest). Next: show-buffer to read, search-buffer to find.",
   toolset: "buffers",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({}),
   output: z.object({
     buffers: z.array(z.object({

@@ -9,12 +9,11 @@ export default defineTool({
   name: "load-buffer",
   title: "Load a file into a tmux buffer",
   description:
-    "Reads a regular file on the MCP server's machine (absolute path, up to 512 MiB; not under /proc, /sys or /dev) into a paste " +
-    "buffer, creating or replacing it. " +
-    "Next: search-buffer to find lines in it, show-buffer to page through it.",
+    "Reads a regular file on the MCP server's machine (absolute path, up to 512 MiB) into a paste buffer, creating " +
+    "or replacing it. Next: search-buffer.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({ name: bufferName, path: absolutePath }),
   output: z.object({ name: z.string(), path: z.string(), size_bytes: z.number().int() }),
   secrets: [],

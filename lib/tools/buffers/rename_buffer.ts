@@ -5,16 +5,14 @@ import { bufferName } from "../schemas.ts";
 export default defineTool({
   name: "rename-buffer",
   title: "Rename a tmux buffer",
-  description: "Renames a paste buffer. If `to` already exists the call is refused and nothing changes, " +
-    "unless overwrite is true (then the old `to` is replaced). The content is never lost on the way: tmux " +
-    "renames in place.",
+  description: "Renames a paste buffer; refused if `to` exists unless overwrite is true.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true },
   input: z.object({
     from: bufferName,
     to: bufferName,
-    overwrite: z.boolean().default(false).describe("replace `to` if it exists"),
+    overwrite: z.boolean().default(false).describe("replace an existing `to`"),
   }),
   output: z.object({ from: z.string(), to: z.string(), replaced: z.boolean() }),
   secrets: [],

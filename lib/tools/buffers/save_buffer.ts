@@ -7,16 +7,14 @@ export default defineTool({
   name: "save-buffer",
   title: "Save a tmux buffer to a file",
   description:
-    "Writes a paste buffer's exact bytes to a file on the MCP server's machine (absolute path; created if missing, replaced " +
-    "unless append is true). The directory must exist; only regular files (symlinks are followed and checked), " +
-    "nothing under /proc, /sys or /dev.",
+    "Writes a paste buffer's exact bytes to a regular file on the MCP server's machine (absolute path; its directory must exist).",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     name: bufferName,
     path: absolutePath,
-    append: z.boolean().default(false).describe("append to the file instead of replacing it"),
+    append: z.boolean().default(false).describe("append instead of replacing"),
   }),
   output: z.object({ name: z.string(), path: z.string(), bytes_written: z.number().int(), appended: z.boolean() }),
   secrets: [],

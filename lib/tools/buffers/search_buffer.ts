@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { missingBuffer } from "../../buffers/store.ts";
@@ -9,31 +9,19 @@ import type { SearchTarget } from "../../search/search.ts";
 export default defineTool({
   name: "search-buffer",
   title: "Search tmux buffers",
-  description: "Finds text in tmux paste buffers without reading them into your context: each match comes " +
-    "with its UTF-8 byte offset, length, 1-based line and a snippet of context. mode literal (default) finds " +
-    "the exact text, non-overlapping, left to right; mode regex takes a JavaScript (V8) regex source without " +
-    "slashes, always with the u flag (and i with ignore_case); ^ and $ match the buffer's start and end, " +
-    "use (?m:^...) for line starts. Buffers must hold valid UTF-8 (otherwise the error names the first " +
-    "invalid byte). Searches `buffers` in the order given, or every buffer in list-buffers order. One call " +
-    "returns at most max_matches matches (fewer, with truncated_by_budget, when they would not fit the response " +
-    "budget) and scans at most max_scan_bytes bytes (a match that starts inside " +
-    "that budget is returned whole). When truncated_buffers is not empty, call again with the same arguments " +
-    "plus resume_from_offset copied from the response: you get exactly the remaining matches, none twice. " +
-    "A snippet shows at most the first 4096 bytes of a longer match. " +
-    "Next: show-buffer with offset_bytes = context_start to read around a match, or subsearch-buffer to " +
-    "search near one. " + search.SIMILARITY_DOC,
+  description:
+    "Finds text in paste buffers without reading them: each match has its byte offset, length, line and a snippet. Continue with resume_from_offset from the response while truncated_buffers is not empty. Next: show-buffer at context_start, or subsearch-buffer near a match.",
   toolset: "buffers",
   tier: "readonly",
-  annotations: READ_ONLY,
   pagesNatively: true,
   input: z.object({
     ...search.queryParams,
     buffers: z.array(bufferName).min(1, "buffers must name at least one buffer (omit it to search all)")
       .max(search.MAX_BUFFERS, `buffers names more than ${search.MAX_BUFFERS} buffers`).optional()
-      .describe("buffer names to search, in this order; omit to search every buffer in list-buffers order"),
-    context_bytes: search.contextBytes(64, "snippet radius: bytes of context on each side of a match (0..4096)"),
+      .describe("buffers to search, in order (omit: all)"),
+    context_bytes: search.contextBytes(64, "snippet bytes on each side"),
     max_scan_bytes: z.number().int().min(1).max(search.MAX_SCAN_BYTES).default(16 * 1024 * 1024)
-      .describe("most bytes of buffer content one call scans, over all buffers (default 16 MiB, max 256 MiB)"),
+      .describe("most bytes one call scans"),
     resume_from_offset: search.resumeFromOffset,
   }),
   output: search.searchOutput,

@@ -5,12 +5,11 @@ import { bufferName, content } from "../schemas.ts";
 export default defineTool({
   name: "set-buffer",
   title: "Create or replace a tmux buffer",
-  description: "Stores text in a paste buffer, creating it or replacing its content. Works for megabytes " +
-    "(the content goes to tmux on stdin). tmux cannot hold an empty buffer, so empty content is refused " +
-    "and the buffer left as it was. Next: show-buffer or search-buffer to read it, append-buffer to add to it.",
+  description:
+    "Stores text in a paste buffer, creating or replacing it (empty content is refused). Next: show-buffer or search-buffer.",
   toolset: "buffers",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { destructiveHint: true, idempotentHint: true },
   input: z.object({ name: bufferName, content }),
   output: z.object({ name: z.string(), size_bytes: z.number().int() }),
   secrets: ["content"],

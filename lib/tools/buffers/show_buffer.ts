@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { clipToCharBoundary, utf8SequenceLength } from "../../buffers/utf8.ts";
@@ -10,23 +10,16 @@ const MAX_SLICE = 1024 * 1024;
 export default defineTool({
   name: "show-buffer",
   title: "Read a slice of a tmux buffer",
-  description: "Returns bytes [offset_bytes, offset_bytes + max_bytes) of a paste buffer as text " +
-    "(max_bytes up to 1 MiB; a slice never ends inside a UTF-8 character, and holds at least one whole " +
-    "character; invalid UTF-8 shows as U+FFFD). A page that would not fit the response budget is cut " +
-    "shorter (truncated_by_budget: true); next_offset_bytes still continues exactly. " +
-    "The first content block is the text itself; the paging facts (size_bytes, returned_bytes, " +
-    "next_offset_bytes — null at the end) come in a second block and in the structured result. " +
-    "To read on, call again with offset_bytes = next_offset_bytes. To find something in a large " +
-    "buffer, use search-buffer instead of paging through it.",
+  description:
+    "Returns bytes [offset_bytes, offset_bytes + max_bytes) of a paste buffer as text, never cutting a UTF-8 character. Continue with offset_bytes = next_offset_bytes (null at the end). To find something, use search-buffer.",
   toolset: "buffers",
   tier: "readonly",
-  annotations: READ_ONLY,
   pagesNatively: true,
   input: z.object({
     name: bufferName,
     offset_bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0)
-      .describe("byte offset to start at (0, or a next_offset_bytes from an earlier call)"),
-    max_bytes: z.number().int().min(1).max(MAX_SLICE).default(65536).describe("most bytes to return (≤ 1 MiB)"),
+      .describe("start (a next_offset_bytes)"),
+    max_bytes: z.number().int().min(1).max(MAX_SLICE).default(65536).describe("most bytes to return"),
   }),
   output: z.object({
     name: z.string(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import * as search from "../search_schemas.ts";
@@ -7,26 +7,18 @@ import * as search from "../search_schemas.ts";
 export default defineTool({
   name: "subsearch-buffer",
   title: "Search near an earlier match",
-  description: "Searches only a window around an earlier match: bytes [offset_bytes − context_bytes, " +
-    "offset_bytes + match_len + context_bytes) of one buffer, clamped to the buffer (a character cut by an " +
-    "edge is left out). Pass offset_bytes and match_len of a search-buffer match (or any byte range) and a " +
-    "new query, e.g. the request id near an error. The window is searched as if it were the whole text " +
-    "(^ and $ match its edges, lookbehind does not see before it) and must itself be valid UTF-8. Same query " +
-    "options and the same response as search-buffer: offsets are absolute buffer offsets, snippets stay " +
-    "inside the window, `window` gives its bounds. truncated_buffers names the buffer only when the window " +
-    "holds more matches than max_matches; then call again with resume_from_offset from the response. No state " +
-    "is kept between calls. " + search.SIMILARITY_DOC,
+  description:
+    "Searches only the window [offset_bytes − context_bytes, offset_bytes + match_len + context_bytes) of one buffer, e.g. around a search-buffer match. Same query options and response as search-buffer; offsets stay absolute.",
   toolset: "buffers",
   tier: "readonly",
-  annotations: READ_ONLY,
   pagesNatively: true,
   input: z.object({
     buffer: bufferName,
-    offset_bytes: search.byteOffset.describe("byte offset of the earlier match (offset_bytes from search-buffer)"),
-    match_len: search.byteOffset.default(0).describe("its length in bytes (match_len from search-buffer)"),
+    offset_bytes: search.byteOffset.describe("offset_bytes of the earlier match"),
+    match_len: search.byteOffset.default(0).describe("its match_len"),
     context_bytes: search.contextBytes(
       256,
-      "window radius in bytes on each side of the match (0..4096); also the snippet radius",
+      "window (and snippet) bytes on each side",
     ),
     ...search.queryParams,
     resume_from_offset: search.resumeFromOffset,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { resolveTarget } from "../../tmux/target.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 import { UserError } from "../../errors.ts";
@@ -11,22 +11,15 @@ import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 export default defineTool({
   name: "capture-since",
   title: "Read only what a pane printed since last time",
-  description: "Follows a pane's output without re-reading it. First call (no cursor): returns the visible screen " +
-    "and a cursor. Next calls with that cursor: only the lines that appeared since (including lines that " +
-    "scrolled off the screen into history; the cursor's own line only from its column on) plus a new cursor " +
-    "for the call after (target may then be omitted). lines_missed: true when tmux history was cleared or trimmed past the cursor: then " +
-    "everything the pane still holds is returned. Returns the last max_lines lines (dropped_lines counts the " +
-    "rest). A cursor belongs to one pane and one process in it: passing it with another target, or after " +
-    "respawn-pane, is an error (omit cursor to start over). To block until something appears, use " +
-    "wait-for-text or wait-for-quiet instead of calling this in a loop.",
+  description:
+    "Follows a pane's output: without cursor returns the screen and a cursor; with it, only what appeared since plus the next cursor. To block until output appears, use wait.",
   toolset: "exec",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "text",
   input: z.object({
     target: paneTarget,
     cursor: cursorSchema.optional(),
-    max_lines: z.number().int().min(1).max(20000).default(400).describe("return at most this many (last) lines"),
+    max_lines: z.number().int().min(1).max(20000).default(400).describe("most lines (last kept)"),
   }),
   output: z.object({
     ...resolvedShape,
@@ -72,7 +65,7 @@ export default defineTool({
     } catch (e) {
       if (!(e instanceof UserError)) throw e;
       throw new UserError(
-        `pane ${c.pane} of this cursor no longer exists: call list-panes, then capture-since without cursor`,
+        `pane ${c.pane} of this cursor no longer exists: call list (what: panes), then capture-since without cursor`,
       );
     }
     if (read.pane.pid !== c.pid) {

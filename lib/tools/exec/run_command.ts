@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { runCommand } from "../../exec/run.ts";
-import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { waitTimeout } from "../schemas.ts";
 import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
@@ -9,28 +8,23 @@ import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
 export default defineTool({
   name: "run-command",
   title: "Run a shell command in a pane and wait for it",
-  description: "Types one command into a pane's bash, zsh or fish prompt, waits until it finishes and returns its " +
-    "exact exit_code and only its output (not the prompt or the typed line; rows that scrolled off the screen " +
-    "included; the last max_lines lines). It runs in the pane's own shell on its terminal, so cd, export, " +
-    "aliases and functions persist for later commands. Multi-line commands and heredocs are fine. " +
-    "On timeout it returns timed_out: true, exit_code: null and the output so far; the command keeps running " +
-    "(follow it with wait-for-text, wait-for-quiet or capture-since, or send C-c with send-keys). " +
-    "Types only at an idle shell prompt: otherwise (a REPL, ssh, an editor, a pager, copy mode, a question " +
-    "waiting for an answer, a continuation prompt) it fails at once, typing nothing: use send-keys plus " +
-    "wait-for-text there. A shell still starting is waited for within timeout_ms. " +
-    "Sends progress notifications while waiting when the request has a progressToken.",
+  description:
+    "Runs one command at a pane's idle bash/zsh/fish prompt, waits, and returns its exit_code and only its output. " +
+    "State (cd, export) persists. On timeout the command keeps running (timed_out: true). Not at an idle prompt " +
+    "(a REPL, a question, a continuation prompt): fails at once, typing nothing; use send-keys and wait.",
   toolset: "exec",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  waitBound: "timeout_ms",
+  annotations: { destructiveHint: true, openWorldHint: true },
   textField: "output",
   input: z.object({
     target: paneTarget,
     command: z.string().min(1, "command must not be empty").max(65536, "command is longer than 65536 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
-      .describe("shell command line(s) in the pane's shell syntax (bash/zsh or fish)"),
+      .describe("command line(s) in the pane's shell syntax"),
     timeout_ms: waitTimeout(30000, "how long to wait for the command to finish"),
     max_lines: z.number().int().min(1).max(20000).default(400)
-      .describe("return at most this many last lines of output (output_truncated says when lines were cut)"),
+      .describe("most output lines (last kept)"),
   }),
   output: z.object({
     exit_code: z.number().int().nullable().describe("the command's exit status; null when it timed out"),
@@ -45,7 +39,6 @@ export default defineTool({
   }),
   secrets: ["command"],
   async handler({ target, command, timeout_ms, max_lines }, ctx) {
-    checkTimeout(timeout_ms, ctx.config.maxWaitMs);
     const result = await runCommand(ctx, { target, command, timeoutMs: timeout_ms, maxLines: max_lines });
     const { output, ...facts } = result;
     return {

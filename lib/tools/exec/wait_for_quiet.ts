@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { waitOnPane } from "../../exec/observe.ts";
-import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
@@ -9,20 +8,15 @@ import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 export default defineTool({
   name: "wait-for-quiet",
   title: "Wait until a pane stops printing",
-  description: "Blocks until the pane has printed nothing for quiet_ms (counted from this call's start), or " +
-    "timeout_ms passes (outcome timeout is a normal result), or the pane's program exits. For REPLs, installers, " +
-    "builds and full-screen programs where no exit code or known text marks the end: e.g. send-keys to a python " +
-    "REPL, then wait-for-quiet, then capture-pane. Any output counts, also a clock or spinner redrawing itself " +
-    "(then it times out). Returns the last tail_lines screen lines and warnings (e.g. the program waits for " +
-    "input). Other tool calls proceed meanwhile; progress notifications are sent when the request has a " +
-    "progressToken.",
+  description:
+    "Waits until a pane prints nothing for quiet_ms (or the timeout passes, or the program exits); returns the screen's last lines. For REPLs, installers and builds.",
   toolset: "exec",
   tier: "readonly",
-  annotations: READ_ONLY,
+  waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
     target: paneTarget,
-    quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("how long without output counts as quiet"),
+    quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("silence that counts as quiet"),
     timeout_ms: waitTimeout(30000, "how long to wait in all"),
     tail_lines: tailLines,
   }),
@@ -37,7 +31,6 @@ export default defineTool({
   secrets: [],
   async handler({ target, quiet_ms, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
-    checkTimeout(timeout_ms, ctx.config.maxWaitMs);
     const quiet = Promise.withResolvers<"quiet">();
     let timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
     let bytes = 0;

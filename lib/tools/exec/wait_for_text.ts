@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { compileMatcher, type Hit } from "../../exec/match.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
-import { checkTimeout } from "../../exec/wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
@@ -14,27 +13,20 @@ const MAX_LINE = 1000;
 export default defineTool({
   name: "wait-for-text",
   title: "Wait until a pane prints some text",
-  description: "Blocks until NEW output of a pane (printed after this call started; text already on the screen " +
-    "does not count) contains one of patterns, or one of stop (stop wins: use it for errors), or timeout_ms " +
-    "passes (outcome timeout is a normal result, not an error), or the pane's program exits. Lines are matched " +
-    "as the terminal shows them, colours removed, also a line still being written (a prompt such as " +
-    "'Password: '). Reacts within milliseconds; other tool calls proceed meanwhile. Returns the matching line " +
-    "and the last tail_lines lines of the screen. Typical use: send-keys a command, then wait-for-text for its " +
-    "success text with stop set to its error texts. For commands at a shell prompt prefer run-command; for " +
-    "output without a known text use wait-for-quiet. Sends progress notifications when the request has a " +
-    "progressToken.",
+  description:
+    "Waits until new output of a pane contains one of patterns (or of stop, checked first), the timeout passes or the program exits; returns the matching line and the screen's last lines.",
   toolset: "exec",
   tier: "readonly",
-  annotations: READ_ONLY,
+  waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
     target: paneTarget,
     patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns")
-      .describe("texts to wait for (plain substrings unless regex is true)"),
-    regex: z.boolean().default(false).describe("treat patterns and stop as JavaScript regular expressions"),
+      .describe("texts to wait for"),
+    regex: z.boolean().default(false).describe("patterns and stop are JavaScript regexes"),
     ignore_case: z.boolean().default(false),
     stop: z.array(pattern).max(20, "at most 20 stop patterns").default([])
-      .describe("texts that end the wait with outcome stopped (checked before patterns), e.g. error messages"),
+      .describe("texts that end the wait first (errors)"),
     timeout_ms: waitTimeout(30000, "how long to wait"),
     tail_lines: tailLines,
   }),
@@ -50,7 +42,6 @@ export default defineTool({
   secrets: ["patterns"],
   async handler({ target, patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
-    checkTimeout(timeout_ms, ctx.config.maxWaitMs);
     const matcher = compileMatcher({ patterns, stop, regex, ignoreCase: ignore_case });
     const hit = Promise.withResolvers<Hit>();
     // Lines wait here while the matcher (a worker for regexes) is busy.

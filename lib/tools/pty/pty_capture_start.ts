@@ -7,16 +7,15 @@ import { filePolicy } from "../files.ts";
 export default defineTool({
   name: "pty_capture_start",
   title: "Record a session's output to a file",
-  description: "From now on, appends everything the program in a pty session writes (raw bytes, escape " +
-    "sequences included, as the terminal receives them) to output_file (on the host where tmux runs), which is created if missing. The path " +
-    "is used exactly as given (absolute, a regular file, not under /proc, /sys or /dev; its directory must exist). One capture per session: stop it with " +
-    "pty_capture_stop.",
+  description:
+    "Appends everything a pty session's program writes (raw bytes) to output_file, a regular file on the machine " +
+    "where the session runs, until pty_capture_stop.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { openWorldHint: true },
   input: z.object({
     session_id: sessionId,
-    output_file: absolutePath.describe("absolute path of the file to append to"),
+    output_file: absolutePath.describe("absolute path to append to"),
   }),
   output: z.object({ session_id: z.string(), output_file: z.string() }),
   secrets: [],

@@ -5,10 +5,9 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_capture_stop",
   title: "Stop recording a session's output",
-  description: "Stops the capture started by pty_capture_start and returns the file it wrote. The file is kept.",
+  description: "Stops a pty_capture_start capture; the file is kept.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), output_file: z.string() }),
   secrets: [],

@@ -1,20 +1,16 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_get_screen",
   title: "Read a terminal session's screen",
-  description: "Returns the visible screen of a pty session: `rows` lines, trailing spaces trimmed. With " +
-    "include_colors, colours and styles are kept as ANSI SGR sequences (ESC[...m). Works after the program " +
-    "exited (its last screen). For lines that scrolled off the top use pty_get_scrollback; for where the cursor " +
-    "is, pty_get_cursor_position.",
+  description: "The visible screen of a pty session (also after its program exited).",
   toolset: "pty",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
     session_id: sessionId,
-    include_colors: z.boolean().default(false).describe("keep colours as ANSI SGR sequences"),
+    include_colors: z.boolean().default(false).describe("keep ANSI colours"),
   }),
   output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int(), screen: z.string() }),
   textField: "screen",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { lastLines } from "../../terminal/backend.ts";
 import { SCROLLBACK_LINES } from "../../terminal/emulator.ts";
 import { sessionId } from "./schemas.ts";
@@ -7,16 +7,13 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_get_scrollback",
   title: "Read a terminal session's history",
-  description: "Returns the last `lines` lines of a pty session: lines that scrolled off the top followed by the " +
-    "screen, oldest first and newest last, trailing spaces trimmed, blank rows at the bottom of the screen left " +
-    `out. A session keeps ${SCROLLBACK_LINES} lines of history. For just the screen use pty_get_screen.`,
+  description: "The newest `lines` lines of a pty session, scrollback then screen, oldest first.",
   toolset: "pty",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
     session_id: sessionId,
     lines: z.number().int().min(1).max(SCROLLBACK_LINES).default(200)
-      .describe(`how many of the newest lines to return (1-${SCROLLBACK_LINES})`),
+      .describe("newest lines to return"),
   }),
   output: z.object({ session_id: z.string(), line_count: z.number().int(), text: z.string() }),
   textField: "text",

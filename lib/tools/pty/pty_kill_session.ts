@@ -5,12 +5,10 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_kill_session",
   title: "End a terminal session",
-  description: "Ends a pty session: its terminal is closed and its process group gets SIGHUP (then SIGKILL a " +
-    "second later if still alive), as when a terminal window closes; an interactive shell passes the hang-up " +
-    "on to its jobs. The session and its screen are gone afterwards; killing it again is an error.",
+  description: "Ends a pty session (SIGHUP, then SIGKILL); its screen is gone afterwards.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { destructiveHint: true },
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), killed: z.boolean() }),
   secrets: [],

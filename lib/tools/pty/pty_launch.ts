@@ -7,24 +7,21 @@ import { cols, rows, sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_launch",
   title: "Start a program in a new terminal session",
-  description: "Starts `command` (run by /bin/sh -c, so pipes and arguments work) in a new terminal of rows x cols " +
-    "and returns its session_id. Use it for interactive programs: shells (`bash --norc`), REPLs, editors, ssh, " +
-    "installers. Without session_id a short unique id is chosen; a session_id that is already in use is an error. " +
-    "The session lives until pty_kill_session or until the server exits. Next: pty_send_keys to type " +
-    "(end a command with \\n), pty_get_screen to read the screen.",
+  description:
+    "Starts `command` (via /bin/sh -c) in a new terminal of its own, for interactive programs; returns session_id. Next: pty_send_keys, pty_get_screen.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     command: z.string().min(1, "command must not be empty").max(8192, "command is longer than 8192 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
-      .describe("shell command line to run, e.g. `bash --norc` or `python3 -q`"),
+      .describe("e.g. `bash --norc`"),
     rows: rows.default(24),
     cols: cols.default(80),
     working_dir: absolutePath.optional().describe(
-      "absolute directory to start in (default: the server's; with --ssh, the remote home)",
+      "start directory (absolute; default: the server's, with --ssh the remote home)",
     ),
-    session_id: sessionId.optional().describe("id to give the session (default: a fresh short id)"),
+    session_id: sessionId.optional().describe("id to use (default: new)"),
   }),
   output: z.object({ session_id: z.string() }),
   secrets: ["command"],

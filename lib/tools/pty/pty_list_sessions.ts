@@ -1,15 +1,12 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 
 export default defineTool({
   name: "pty_list_sessions",
   title: "List terminal sessions",
-  description: "Lists the pty sessions of this server: id, command, start time (ISO 8601), size, and whether the " +
-    "program is still running or exited (with its exit code; 128+N means signal N). Exited sessions stay " +
-    "listed, with their last screen readable, until pty_kill_session.",
+  description: "Lists this server's pty sessions: id, command, size, running or exit code.",
   toolset: "pty",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({}),
   output: z.object({
     sessions: z.array(z.object({

@@ -7,21 +7,17 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_request_input",
   title: "Hand a session to the human for input",
-  description: "For input you must not type or see (passwords, passphrases, one-time codes, confirmations the " +
-    "user should make): asks the human to enter it directly into the session, and waits. With the tmux backend " +
-    "the human gets an exact `tmux attach` command (in progress notifications and in the result); the wait ends " +
-    "when the program has read a password (its terminal leaves no-echo line mode), when the human detaches, when the program " +
-    "exits, or at timeout_ms. The internal pty backend cannot be attached to: the result says so at once. " +
-    "What the human typed is never returned. Next: pty_get_screen.",
+  description:
+    "Asks the human to type a secret (password, code) into the session themselves, and waits; what they typed is never returned. Next: pty_get_screen.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { openWorldHint: true },
   input: z.object({
     session_id: sessionId,
     prompt: z.string().min(1, "prompt must not be empty").max(2000, "prompt is longer than 2000 characters")
-      .describe('what the human should enter, e.g. "Please enter the sudo password"'),
+      .describe("what the human should enter"),
     timeout_ms: z.number().int().min(100).max(24 * 3600 * 1000).optional()
-      .describe("longest wait in ms (default and upper bound: the server's --max-wait-ms, 120000 unless set)"),
+      .describe("wait in ms (≤ --max-wait-ms)"),
   }),
   output: z.object({
     session_id: z.string(),

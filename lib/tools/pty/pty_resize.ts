@@ -5,11 +5,10 @@ import { cols, rows, sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_resize",
   title: "Resize a terminal session",
-  description: "Changes a pty session's terminal size. The program gets SIGWINCH and sees the new size " +
-    "(`stty size` agrees); full-screen programs redraw. Next: pty_get_screen.",
+  description: "Resizes a pty session's terminal (the program gets SIGWINCH).",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({ session_id: sessionId, rows, cols }),
   output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int() }),
   secrets: [],

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { KEY_NAME_HELP } from "../../tmux/keys.ts";
 import { UserError } from "../../errors.ts";
 import { keyNamesToBytes } from "../../terminal/keys.ts";
 import { sessionId } from "./schemas.ts";
@@ -10,21 +9,18 @@ const encoder = new TextEncoder();
 export default defineTool({
   name: "pty_send_keys",
   title: "Type into a terminal session",
-  description: "Sends input to the program in a pty session. `keys` is sent exactly as given (UTF-8): append \\n " +
-    "to run a command; control characters are JSON escapes, e.g. \\u0003 for Ctrl-C, \\u001b[A for Up, " +
-    "\\u0004 for Ctrl-D. `key_names` (sent after `keys`) names keys instead: " + KEY_NAME_HELP + "; arrow keys " +
-    "follow the program's cursor-key mode as a real terminal does. The program may need a moment to react: " +
-    "next, read the result with pty_get_screen.",
+  description:
+    "Sends input to a pty session: `keys` exactly (\\n for Enter, \\u0003 for Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…). Next: pty_get_screen.",
   toolset: "pty",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     session_id: sessionId,
     keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").default("")
-      .describe("text sent exactly as given; end with \\n to press Enter"),
+      .describe("text sent as is; \\n is Enter"),
     key_names: z.array(z.string().min(1).max(32, "a key name is at most 32 characters"))
       .max(256, "at most 256 key names per call").optional()
-      .describe('named keys sent after `keys`, e.g. ["C-c"], ["Up", "Enter"], ["Escape", ":", "q"]'),
+      .describe("keys sent after `keys`, e.g. C-c, Up"),
   }),
   output: z.object({ session_id: z.string(), bytes_sent: z.number().int() }),
   secrets: ["keys", "key_names"],

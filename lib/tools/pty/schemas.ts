@@ -15,10 +15,10 @@ export const sessionId = z.string()
     SESSION_ID_PATTERN,
     "session_id is 1-64 letters, digits, _ or -, starting with a letter or digit (as pty_launch returns it)",
   )
-  .describe("pty session id, as returned by pty_launch or listed by pty_list_sessions");
+  .describe("pty session id (from pty_launch)");
 
 /** Terminal height in rows. */
-export const rows = z.number().int().min(2).max(500).describe("terminal height in rows (2-500)");
+export const rows = z.number().int().min(2).max(500).describe("rows");
 
 /** Terminal width in columns. */
-export const cols = z.number().int().min(10).max(1000).describe("terminal width in columns (10-1000)");
+export const cols = z.number().int().min(10).max(1000).describe("columns");

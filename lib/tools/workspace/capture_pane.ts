@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { capturePane } from "../../tmux/capture.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "./shapes.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
@@ -9,27 +9,20 @@ const LINE = z.number().int().min(-10_000_000).max(100_000);
 export default defineTool({
   name: "capture-pane",
   title: "Read a pane's text",
-  description: "Text of a pane: by default its newest max_lines lines (scrollback and screen); start/end select " +
-    "lines instead (0 = top of the screen, negative = scrollback, e.g. start: 0 for the visible screen only). " +
-    "Blank lines at the bottom " +
-    "are trimmed. When more than max_lines lines are captured, the newest are kept and dropped_lines says how " +
-    "many older lines were cut. The text is the first content block. warnings say when the pane is in copy " +
-    "mode, shows a pager or a full-screen program, or waits for input, each with what to do. For cursor, size " +
-    "and mode in one call use " +
-    "snapshot-pane; to find text across panes use search-panes.",
+  description:
+    "Text of a pane: its newest max_lines lines, or lines start..end (0 = top of screen, negative = scrollback). warnings say when the pane is in copy mode, a pager or waits for input.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "text",
   input: z.object({
     target: paneTarget,
     start: LINE.optional().describe(
-      "first line (0 = top of screen, negative = scrollback); default: enough scrollback for max_lines",
+      "first line (0 = top of screen, negative = scrollback)",
     ),
-    end: LINE.optional().describe("last line, same numbering; default bottom of screen"),
-    max_lines: z.number().int().min(1).max(100_000).default(200).describe("most lines returned (newest kept)"),
-    join_wrapped: z.boolean().default(true).describe("join lines the terminal wrapped into one line"),
-    colors: z.boolean().default(false).describe("keep colours/attributes as ANSI escape sequences"),
+    end: LINE.optional().describe("last line (default: bottom)"),
+    max_lines: z.number().int().min(1).max(100_000).default(200).describe("most lines (newest kept)"),
+    join_wrapped: z.boolean().default(true).describe("join wrapped lines"),
+    colors: z.boolean().default(false).describe("keep ANSI colours"),
   }),
   output: z.object({
     ...resolvedShape,

@@ -2,23 +2,24 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "clear-history",
   title: "Clear a pane's scrollback",
-  description: "Deletes the scrollback history of a pane (the lines above the visible screen); the screen " +
-    "itself stays. Useful before a command whose output you want to read alone.",
+  description: "Deletes a pane's scrollback; the screen stays.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  target: "pane",
+  annotations: { destructiveHint: true, idempotentHint: true },
   input: z.object({
-    target: targetParam("pane whose history to clear; default: the latest session's active pane").optional(),
+    target: targetParam("pane").optional(),
   }),
   output: z.object({ ...resolvedShape, lines_cleared: z.number().int() }),
   secrets: [],
-  async handler({ target }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler(_args, ctx) {
+    const t = resolvedTarget(ctx);
     const out = await ctx.tmux.text([
       "display-message",
       "-p",

@@ -43,14 +43,14 @@ export const sessionName = objectName("session");
 export const windowName = objectName("window");
 
 /** Start directory of a new pane. */
-export const startDir = absolutePath.describe("working directory (absolute path of an existing directory)");
+export const startDir = absolutePath.describe("start directory (absolute)");
 
 /** A shell command line; tmux runs it with the default shell's `-c` as the pane's program. */
 export const shellCommand = z.string()
   .min(1, "command must not be empty")
   .max(16_384, "command is longer than 16384 characters")
   .refine((s) => !s.includes("\0"), "command must not contain NUL")
-  .describe("shell command line the pane runs instead of an interactive shell (the pane closes when it exits)");
+  .describe("program to run instead of a shell (the pane closes when it exits)");
 
 /** An environment variable name. */
 export const envName = z.string()
@@ -160,7 +160,7 @@ export async function paneSpawnArgs(
 }
 
 /** The `unset` parameter of set-option and set-environment. */
-export const unsetFlag = z.boolean().default(false).describe("remove the setting instead of setting value");
+export const unsetFlag = z.boolean().default(false).describe("remove it instead");
 
 /** For set-option/set-environment: exactly one of `value` and `unset: true`. Returns the argv tail. */
 export function valueOrUnset(name: string, value: string | undefined, unset: boolean): string[] {

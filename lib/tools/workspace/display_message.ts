@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { getPane } from "../../tmux/panes.ts";
-import { formatRefusal, MAX_PAD } from "../../tmux/format_guard.ts";
+import { formatRefusal } from "../../tmux/format_guard.ts";
 import { UserError } from "../../errors.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "./shapes.ts";
 
@@ -10,20 +10,14 @@ const MAX_OUTPUT = 65_536;
 export default defineTool({
   name: "display-message",
   title: "Evaluate a tmux format",
-  description: 'Expands a tmux format (e.g. "#{pane_current_command} #{pane_width}x#{pane_height}", ' +
-    '"#{?pane_in_mode,copy,normal}", "#{S:#{session_name} }") for a pane and returns the text. ' +
-    "Refused (checked by a parser of tmux's format syntax): #( (runs shell commands), the E: and T: modifiers " +
-    "(re-expand option values that may hold #(…)), R: (repeat), C: (pane search), m/r regexes and s/…/…/ with " +
-    `regex operators (a backtracking regex blocks the tmux server), padding p wider than ${MAX_PAD} or not a ` +
-    "literal number, and more than two loops (#{S:…} #{W:…} #{P:…}). Output over 64 KiB is cut (truncated: true). " +
-    "For whole-pane facts prefer list-panes or snapshot-pane.",
+  description:
+    'Expands a tmux format for a pane, e.g. "#{pane_current_command} #{pane_width}". #( ), E:, T:, R:, C:, regex substitutions and deep loops are refused. Prefer list or snapshot-pane for pane facts.',
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "text",
   input: z.object({
     target: paneTarget,
-    format: z.string().min(1).max(2000).describe("tmux format string, e.g. #{pane_current_path}"),
+    format: z.string().min(1).max(2000).describe("tmux format"),
   }),
   output: z.object({ ...resolvedShape, text: z.string(), truncated: z.boolean() }),
   secrets: ["format"],

@@ -4,19 +4,20 @@
  *
  * @example
  * ```ts
- * export default defineKillTool("pane", "Kills one pane …", "pane to kill: %id or session:window.pane");
+ * export default defineKillTool("pane", "Kills one pane …");
  * ```
  */
 import { z } from "zod";
 import { type AnyTool, defineTool } from "../tool.ts";
 import { targetParam } from "../schemas.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 const ID_OF = { pane: "pane_id", window: "window_id", session: "session_id" } as const;
 
 /** The kill tool for one kind of tmux object; `description` is what the model reads. */
-export function defineKillTool(kind: "pane" | "window" | "session", description: string, targetHelp: string): AnyTool {
+export function defineKillTool(kind: "pane" | "window" | "session", description: string): AnyTool {
   return defineTool({
     name: `kill-${kind}`,
     title: `Kill a ${kind}`,
@@ -24,13 +25,13 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
       `${description} The target is required and must be exact (an id or an exact name: prefixes and globs are refused). Refused for the ${kind} tmux-mcp itself runs in.`,
     toolset: "workspace",
     tier: "destructive",
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    target: kind,
     exactTarget: true,
-    input: z.object({ target: targetParam(targetHelp, true) }),
+    input: z.object({ target: targetParam(kind, { exact: true }) }),
     output: z.object({ ...resolvedShape, killed: z.literal(kind) }),
     secrets: [],
-    async handler({ target }, ctx) {
-      const t = await resolve(ctx, target);
+    async handler(_args, ctx) {
+      const t = resolvedTarget(ctx);
       await refuseSelfKill(ctx.tmux, kind, t, { signal: ctx.signal });
       await ctx.tmux.run([`kill-${kind}`, "-t", t[ID_OF[kind]]], { signal: ctx.signal });
       return { structured: { ...t, killed: kind } };

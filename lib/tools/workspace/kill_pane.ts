@@ -3,5 +3,4 @@ import { defineKillTool } from "./kill.ts";
 export default defineKillTool(
   "pane",
   "Kills one pane and the program in it; its window closes with its last pane.",
-  "pane to kill: %id or session:window.pane",
 );

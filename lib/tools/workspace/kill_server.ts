@@ -5,11 +5,9 @@ import { refuseSelfKill } from "../../tmux/self.ts";
 export default defineTool({
   name: "kill-server",
   title: "Kill the tmux server",
-  description: "Kills the tmux server this MCP server is configured for, with every session, window, pane " +
-    "and program in it, and its paste buffers. Refused when tmux-mcp itself runs inside that server.",
+  description: "Kills the tmux server with every session and buffer in it. Refused when tmux-mcp runs inside it.",
   toolset: "workspace",
   tier: "destructive",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: z.object({}),
   output: z.object({
     killed: z.literal("server"),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { listPanes, type PaneScope } from "../../tmux/panes.ts";
 import { paneShape } from "./shapes.ts";
 
@@ -14,9 +14,8 @@ export default defineTool({
     "session. Next: snapshot-pane or capture-pane {target: pane_id}.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
-    target: targetParam("window (@id, session:window) or session; omit for every pane").optional(),
+    target: targetParam("window", { omit: "or session; omit: all" }).optional(),
     all: z.boolean().default(false).describe("with a target: list every pane of the target's session"),
   }),
   output: z.object({ panes: z.array(paneShape) }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { listSessions } from "../../tmux/panes.ts";
 import { sessionShape } from "./shapes.ts";
 
@@ -12,7 +12,6 @@ export default defineTool({
     "activity (unix seconds). Use the ids as targets from then on. Next: list-windows or list-panes {target}.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({}),
   output: z.object({ sessions: z.array(sessionShape) }),
   secrets: [],

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { listWindows } from "../../tmux/panes.ts";
 import { windowShape } from "./shapes.ts";
 
@@ -12,9 +12,8 @@ export default defineTool({
     "Next: list-panes {target: window_id}.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
-    target: targetParam("session name or $session_id; omit for all sessions").optional(),
+    target: targetParam("session", { omit: "omit: all" }).optional(),
   }),
   output: z.object({ windows: z.array(windowShape) }),
   secrets: [],

@@ -18,24 +18,20 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
 export default defineTool({
   name: "new-session",
   title: "Create a tmux session",
-  description: "Creates a detached session (starting the tmux server if none runs) and returns the ids of its " +
-    "session, window and pane; use pane_id as target from now on. Its environment gets PAGER=cat, " +
-    "GIT_PAGER=cat, MANPAGER=cat and GIT_EDITOR=true (so nothing waits in a pager or editor) unless env " +
-    "overrides them (env variables that make programs run code at start, such as LD_PRELOAD or BASH_ENV, " +
-    "need --safety destructive). Without command the pane runs the default shell. Next: send-keys to type, " +
-    "capture-pane or snapshot-pane to read.",
+  description:
+    "Creates a detached session and returns its session, window and pane ids; use pane_id as target from then on. Pagers and editors are set to cat/true unless env overrides them.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { openWorldHint: true },
   input: z.object({
-    name: sessionName.optional().describe("session name (default: tmux numbers it); no ':' or '.'"),
+    name: sessionName.optional().describe("session name"),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
     width: z.number().int().min(10).max(1000).optional().describe("columns (default 80)"),
     height: z.number().int().min(2).max(1000).optional().describe("rows (default 24)"),
     env: z.record(envName, envValue).optional()
       .refine((e) => e === undefined || Object.keys(e).length <= 64, "env has more than 64 variables")
-      .describe('extra environment variables for the session, e.g. {"PAGER": "less"}'),
+      .describe("extra environment variables"),
   }),
   output: z.object(createdShape),
   secrets: ["command", "env"],
@@ -51,7 +47,9 @@ export default defineTool({
     } catch (e) {
       if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
         throw new UserError(
-          `a session named ${JSON.stringify(name)} already exists: choose another name, or use it (list-sessions)`,
+          `a session named ${
+            JSON.stringify(name)
+          } already exists: choose another name, or use it (list, what: sessions)`,
         );
       }
       throw e;

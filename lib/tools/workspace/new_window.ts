@@ -2,27 +2,27 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
-import { createdShape, resolve, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
+import { createdShape, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "new-window",
   title: "Create a tmux window",
-  description: "Adds a window at the next free index of the target's session (default: the most recently " +
-    "used session). It opens in the background: the active window does not change (select-window shows it). " +
-    "Returns the new window and pane ids. Next: send-keys with the pane_id.",
+  description: "Adds a background window to the target's session and returns its window and pane ids.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  target: "session",
+  annotations: { openWorldHint: true },
   input: z.object({
-    target: targetParam("session (or any window/pane in it) to add the window to").optional(),
-    name: windowName.optional().describe("window name (default: tmux names it after the running command)"),
+    target: targetParam("session").optional(),
+    name: windowName.optional().describe("window name"),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
   }),
   output: z.object(createdShape),
   secrets: ["command"],
-  async handler({ target, name, cwd, command }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ name, cwd, command }, ctx) {
+    const t = resolvedTarget(ctx);
     const args = ["new-window", "-d", "-t", `${t.session_id}:`];
     if (name !== undefined) args.push("-n", formatLiteral(name));
     return { structured: await spawnPane(ctx, args, cwd, command) };

@@ -2,28 +2,28 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { pasteBytes } from "../../buffers/paste.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 
 export default defineTool({
   name: "paste-text",
   title: "Paste text into a pane",
-  description: "Pastes text into a pane the way a terminal paste does: newlines arrive as Enter (CR), and " +
-    "with bracketed (default) a program that asked for bracketed paste (shells, editors) receives it as one " +
-    "paste instead of typed lines. Best for multi-line input and code. Goes through a temporary paste " +
-    "buffer that is always deleted. Text that would signal or end tmux-mcp's own pane is refused there. Does not press Enter after the last line: send-keys with enter for that.",
+  description:
+    "Pastes text into a pane as a terminal paste does (bracketed when the program asked for it). Best for multi-line input and code.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  target: "pane",
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to paste into; default: the latest session's active pane").optional(),
+    target: targetParam("pane").optional(),
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
-    bracketed: z.boolean().default(true).describe("wrap in bracketed-paste markers if the program enabled them"),
+    bracketed: z.boolean().default(true).describe("bracketed paste if the program asked"),
   }),
   output: z.object({ ...resolvedShape, bytes: z.number().int().describe("UTF-8 bytes pasted") }),
   secrets: ["text"],
-  async handler({ target, text, bracketed }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ text, bracketed }, ctx) {
+    const t = resolvedTarget(ctx);
     await refuseSelfInput(ctx.tmux, t.pane_id, { text }, { signal: ctx.signal });
     const bytes = new TextEncoder().encode(text);
     await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, signal: ctx.signal });

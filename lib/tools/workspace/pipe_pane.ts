@@ -3,21 +3,22 @@ import { defineTool } from "../tool.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
 import { absolutePath, targetParam } from "../schemas.ts";
 import { filePolicy, prepareWrite, remotePath } from "../files.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "pipe-pane",
   title: "Log a pane's output to a file",
-  description: "Starts copying everything the pane outputs from now on (raw terminal bytes, including escape " +
-    "sequences) to a file on the host where tmux runs, replacing any earlier pipe of that pane; without path, stops piping. The path is " +
-    "used exactly as given (a regular file, not under /proc, /sys or /dev). append false truncates the file first.",
+  description:
+    "Copies everything a pane outputs from now on (raw bytes) to a file on the host where tmux runs; without path, stops.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  target: "pane",
+  annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to pipe; default: the latest session's active pane").optional(),
-    path: absolutePath.optional().describe("file to write the output to (its directory must exist); omit to stop"),
-    append: z.boolean().default(true).describe("append to the file (true) or truncate it first (false)"),
+    target: targetParam("pane").optional(),
+    path: absolutePath.optional().describe("absolute file path; omit to stop"),
+    append: z.boolean().default(true).describe("false: truncate first"),
   }),
   output: z.object({
     ...resolvedShape,
@@ -25,8 +26,8 @@ export default defineTool({
     path: z.string().optional().describe("present when piping: the file the output goes to"),
   }),
   secrets: [],
-  async handler({ target, path, append }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ path, append }, ctx) {
+    const t = resolvedTarget(ctx);
     if (path === undefined) {
       await ctx.tmux.run(["pipe-pane", "-t", t.pane_id], { signal: ctx.signal });
       return { structured: { ...t, piping: false } };

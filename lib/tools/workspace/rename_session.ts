@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { renameObject, resolve, resolvedShape, sessionName } from "./common.ts";
+import { renameObject, resolvedShape, sessionName } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "rename-session",
@@ -10,15 +11,16 @@ export default defineTool({
     "Returns the name tmux stored (it escapes characters it cannot show as-is).",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  target: "session",
+  annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("session to rename (or a window/pane in it); default: the latest session").optional(),
+    target: targetParam("session").optional(),
     name: sessionName,
   }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
   secrets: [],
-  async handler({ target, name }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ name }, ctx) {
+    const t = resolvedTarget(ctx);
     return { structured: { ...t, name: await renameObject(ctx, "session", t.session_id, name) } };
   },
 });

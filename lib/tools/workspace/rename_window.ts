@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { renameObject, resolve, resolvedShape, windowName } from "./common.ts";
+import { renameObject, resolvedShape, windowName } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "rename-window",
@@ -11,15 +12,16 @@ export default defineTool({
     "tmux stored (it escapes characters it cannot show as-is).",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  target: "window",
+  annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("window to rename (or a pane in it); default: the latest session's active window").optional(),
+    target: targetParam("window").optional(),
     name: windowName,
   }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
   secrets: [],
-  async handler({ target, name }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ name }, ctx) {
+    const t = resolvedTarget(ctx);
     return { structured: { ...t, name: await renameObject(ctx, "window", t.window_id, name) } };
   },
 });

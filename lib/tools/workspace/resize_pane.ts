@@ -10,16 +10,15 @@ const SIZE_FORMAT = "#{pane_width}\t#{pane_height}\t#{window_zoomed_flag}";
 export default defineTool({
   name: "resize-pane",
   title: "Resize or zoom a pane",
-  description: "Sets a pane's width and/or height in cells, and/or zooms it to fill its window (zoom: true) " +
-    "or unzooms it (zoom: false). A pane cannot outgrow its window; the result reports the size tmux applied.",
+  description: "Sets a pane's width and/or height, or zooms/unzooms it; returns the size tmux applied.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("pane to resize; default: the latest session's active pane").optional(),
+    target: targetParam("pane").optional(),
     width: z.number().int().min(1).max(10_000).optional().describe("columns"),
     height: z.number().int().min(1).max(10_000).optional().describe("rows"),
-    zoom: z.boolean().optional().describe("true: zoom the pane to fill its window; false: unzoom"),
+    zoom: z.boolean().optional().describe("zoom (true) or unzoom (false)"),
   }),
   output: z.object({ ...resolvedShape, width: z.number().int(), height: z.number().int(), zoomed: z.boolean() }),
   secrets: [],

@@ -4,28 +4,29 @@ import { defineTool } from "../tool.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { UserError } from "../../errors.ts";
-import { paneSpawnArgs, resolve, resolvedOutput, shellCommand, startDir } from "./common.ts";
+import { paneSpawnArgs, resolvedOutput, shellCommand, startDir } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "respawn-pane",
   title: "Restart a pane's program",
-  description: "Starts the pane's program again (or command instead), keeping the pane and its id: for a pane " +
-    "whose program exited (remain-on-exit) or, with kill: true, to kill what runs there and start over. " +
-    "The target is required and must be exact (an id or an exact name). Refused for the pane tmux-mcp itself runs in.",
+  description:
+    "Restarts a pane's program (or `command`), keeping the pane and its id; kill: true ends a live one first.",
   toolset: "workspace",
   tier: "mutating",
+  target: "pane",
   exactTarget: true,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to respawn", true),
-    kill: z.boolean().default(false).describe("kill the running program first (otherwise a live pane is refused)"),
-    command: shellCommand.optional().describe("command to run instead of the pane's original one"),
+    target: targetParam("pane", { exact: true }),
+    kill: z.boolean().default(false).describe("kill a live program first"),
+    command: shellCommand.optional().describe("instead of the original command"),
     cwd: startDir.optional(),
   }),
   output: resolvedOutput,
   secrets: ["command"],
-  async handler({ target, kill, command, cwd }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ kill, command, cwd }, ctx) {
+    const t = resolvedTarget(ctx);
     if (kill) await refuseSelfKill(ctx.tmux, "pane", t, { action: "respawn (kill: true)", signal: ctx.signal });
     const args = [
       "respawn-pane",

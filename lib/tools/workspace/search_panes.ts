@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { getPane, listPanes, type PaneInfo } from "../../tmux/panes.ts";
 import { TmuxError, type TmuxExecutor } from "../../tmux/executor.ts";
 import { searchLines } from "../../text/line_search.ts";
@@ -25,24 +25,18 @@ function excerpt(line: string, index: number): string {
 export default defineTool({
   name: "search-panes",
   title: "Find text in panes",
-  description: "Searches the last `lines` lines (screen plus scrollback) of every pane, or of the target's " +
-    "session, window or pane, and returns matching lines grouped by pane. line uses capture-pane numbering " +
-    "(0 = top of the screen, negative = scrollback), so capture-pane {target: pane_id, start: line - 5, " +
-    "end: line + 5} shows the context. Lines are screen rows: text split by wrapping is not matched across " +
-    "the split. Results are paged: max_matches per call, then call again with offset = next_offset " +
-    "(null = no more); new output in between can shift pages. Regex is JavaScript syntax (u flag) and is " +
-    "stopped after 3 s of matching.",
+  description:
+    "Finds lines in the newest `lines` lines of every pane (or of a target) and returns them by pane; line numbers are capture-pane's. Continue with offset = next_offset.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
-    pattern: z.string().min(1).max(1000).describe("text to find (or a regex with regex: true)"),
+    pattern: z.string().min(1).max(1000).describe("text to find"),
     regex: z.boolean().default(false),
     ignore_case: z.boolean().default(true),
-    target: targetParam("session, window (@id, s:w) or pane (%id, s:w.p); omit for all").optional(),
-    lines: z.number().int().min(1).max(100_000).default(2000).describe("how many newest lines of each pane"),
+    target: targetParam("session", { omit: "or window or pane; omit: all" }).optional(),
+    lines: z.number().int().min(1).max(100_000).default(2000).describe("newest lines per pane to search"),
     max_matches: z.number().int().min(1).max(500).default(50),
-    offset: z.number().int().min(0).max(10_000_000).default(0).describe("matches to skip (next_offset)"),
+    offset: z.number().int().min(0).max(10_000_000).default(0).describe("a next_offset"),
   }),
   output: z.object({
     total_matches: z.number().int(),

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 const PRESETS = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
 
@@ -11,27 +12,26 @@ const layout = z.string()
   .max(8192, "layout is longer than 8192 characters")
   .refine(
     (s) => PRESETS.includes(s) || /^[0-9a-f]{4},\d+x\d+,\d+,\d+[0-9x,{}[\]]*$/.test(s),
-    `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list-windows`,
+    `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list (what: windows)`,
   )
-  .describe(`${PRESETS.join(" | ")}, or a saved window_layout string from list-windows`);
+  .describe(`${PRESETS.join(" | ")}, or a saved window_layout`);
 
 export default defineTool({
   name: "select-layout",
   title: "Arrange the panes of a window",
-  description: "Arranges the panes of the target's window with a preset layout (even-horizontal: side by " +
-    "side; even-vertical: stacked; main-*: one big pane plus the rest; tiled: grid) or restores a saved " +
-    "window_layout string. Returns the resulting layout string.",
+  description: "Arranges the target window's panes with a preset layout or a saved window_layout string.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  target: "window",
+  annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("window to lay out (or a pane in it); default: the latest session's active window").optional(),
+    target: targetParam("window").optional(),
     layout,
   }),
   output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),
   secrets: [],
-  async handler({ target, layout }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ layout }, ctx) {
+    const t = resolvedTarget(ctx);
     const out = await ctx.tmux.text([
       "select-layout",
       "-t",

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { resolve, resolvedOutput } from "./common.ts";
+import { resolvedOutput } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "select-pane",
@@ -11,12 +12,13 @@ export default defineTool({
     "session (what an attached user sees, and what a missing target means for later calls).",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetParam("pane: %id or session:window.pane") }),
+  target: "pane",
+  annotations: { idempotentHint: true },
+  input: z.object({ target: targetParam("pane", { omit: "required" }) }),
   output: resolvedOutput,
   secrets: [],
-  async handler({ target }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler(_args, ctx) {
+    const t = resolvedTarget(ctx);
     await ctx.tmux.run(["select-window", "-t", t.window_id, COMMAND_SEPARATOR, "select-pane", "-t", t.pane_id], {
       signal: ctx.signal,
     });

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { resolve, resolvedOutput } from "./common.ts";
+import { resolvedOutput } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "select-window",
@@ -10,12 +11,13 @@ export default defineTool({
     "what a missing target means for later calls).",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  input: z.object({ target: targetParam("window (or a pane in it): @id, session:index or session:name") }),
+  target: "window",
+  annotations: { idempotentHint: true },
+  input: z.object({ target: targetParam("window", { omit: "required" }) }),
   output: resolvedOutput,
   secrets: [],
-  async handler({ target }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler(_args, ctx) {
+    const t = resolvedTarget(ctx);
     await ctx.tmux.run(["select-window", "-t", t.window_id], { signal: ctx.signal });
     return { structured: t };
   },

@@ -19,22 +19,18 @@ const keyName = z.string().max(32, "a key name is at most 32 characters").superR
 export default defineTool({
   name: "send-keys",
   title: "Type text and keys into a pane",
-  description: "Types into a pane as if at its keyboard, in this order: `text` exactly as given (literal, " +
-    "no key names), then each of `keys` (tmux key names like C-c, Enter, Escape, Up, F5, M-x), then Enter " +
-    "when enter is true. Unknown key names are refused, never typed as text. A newline inside text is a " +
-    "line feed (most shells treat it as Enter); for multi-line text prefer paste-text. Returns at once: it " +
-    "does not wait for output. Into the pane tmux-mcp itself runs in, C-c, C-\\, C-z, C-d and exit/kill/… " +
-    "submitted with Enter are refused. Next: capture-pane or snapshot-pane to read the result.",
+  description:
+    "Types into a pane: `text` literally, then `keys` (tmux key names), then Enter if enter is true. Returns at once: follow with wait or capture-pane. For multi-line text use paste-text; at a shell prompt prefer run-command.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to type into; default: the latest session's active pane").optional(),
+    target: targetParam("pane").optional(),
     text: z.string().max(100_000, "text is longer than 100000 characters: use paste-text")
       .refine((s) => !s.includes("\0"), "text must not contain NUL (send the key C-@ instead)")
-      .optional().describe("literal text typed first"),
+      .optional().describe("typed literally"),
     keys: z.array(keyName).max(200, "at most 200 keys per call").optional()
-      .describe('key names typed after the text, e.g. ["C-c"] or ["Down", "Down", "Enter"]'),
+      .describe("tmux key names typed after text, e.g. C-c, Up, Enter"),
     enter: z.boolean().default(false).describe("press Enter last"),
   }),
   output: z.object({

@@ -1,15 +1,14 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { serverInfo } from "../../tmux/panes.ts";
 
 export default defineTool({
   name: "server-info",
   title: "tmux server facts",
-  description: "The tmux server this MCP server drives: tmux version, socket path, server pid, start time " +
-    "(unix seconds), number of sessions, and ssh_host when it runs on another host (--ssh). Next: list-sessions or list-panes to find a pane.",
+  description:
+    "tmux version, socket, pid, start time and session count of the tmux server, and ssh_host with --ssh. Next: list.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({}),
   output: z.object({
     version: z.string(),

@@ -9,18 +9,15 @@ import { guardSetting } from "./setting_guard.ts";
 export default defineTool({
   name: "set-environment",
   title: "Set a session environment variable",
-  description: "Sets (or with unset: true removes) an environment variable of the target's session, or of " +
-    "the global environment with global: true. Only processes started afterwards (new-window, split-window, " +
-    "respawn-pane) see it; running shells do not. Variables that make programs run code at start (LD_*, " +
-    "DYLD_*, BASH_ENV, ENV, PROMPT_COMMAND, PS0-PS4, ZDOTDIR, …) need --safety destructive. " +
-    "Next: show-environment to check.",
+  description:
+    "Sets or unsets an environment variable of a session (or global) for processes started afterwards. Variables that run code at start need --safety destructive.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("session (or a window/pane in it); default: the latest session").optional(),
-    global: z.boolean().default(false).describe("set it in the global environment instead of one session's"),
-    name: envName.describe("variable name, e.g. RUST_LOG"),
+    target: targetParam("session").optional(),
+    global: z.boolean().default(false).describe("the global environment"),
+    name: envName.describe("variable name"),
     value: envValue.optional(),
     unset: unsetFlag,
   }),

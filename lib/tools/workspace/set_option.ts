@@ -12,30 +12,25 @@ const optionName = z.string()
     /^(@[A-Za-z0-9_-]{1,127}|[a-z][a-z0-9-]{0,63})(\[\d{1,4}\])?$/,
     "option name is a tmux option like status-left or mouse, or a user option like @my-flag (optionally with [index])",
   )
-  .describe("option name, e.g. mouse, history-limit, remain-on-exit, @my-option; array items as name[0]");
+  .describe("e.g. mouse, history-limit, @my-option, name[0]");
 
 const optionValue = z.string()
   .max(65_536, "value is longer than 65536 characters")
   .refine((s) => !s.includes("\0"), "value must not contain NUL")
-  .describe("new value (as on tmux's command line: on/off, numbers, strings)");
+  .describe("value as in tmux.conf");
 
 export default defineTool({
   name: "set-option",
   title: "Set a tmux option",
-  description: "Sets (or with unset: true removes) a tmux option. scope: server (server options), session " +
-    "(the target's session), window (the target's window), pane (the target pane); global: true sets the " +
-    "global default for session or window options instead of one object's. Unknown names or bad values are " +
-    "refused by tmux with its reason. Hooks (after-*, pane-died, …), command-alias, default-command, " +
-    "default-shell, copy-command, lock-command, editor, exit-empty, exit-unattached, destroy-unattached, " +
-    "history-file and any value with #( or E:/T: need --safety destructive; every value is checked as a tmux " +
-    "format (no huge padding, regexes or deep loops). Next: show-options to check.",
+  description:
+    "Sets or unsets a tmux option at server, session, window or pane scope (global: the default). Options that run commands need --safety destructive.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("object for session/window/pane scope (default: latest session's active pane)").optional(),
+    target: targetParam("pane").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
-    global: z.boolean().default(false).describe("session/window scope: set the global default"),
+    global: z.boolean().default(false).describe("set the global default"),
     name: optionName,
     value: optionValue.optional(),
     unset: unsetFlag,

@@ -43,10 +43,7 @@ export function resolvedOf(pane: { session_id: string; window_id: string; pane_i
 }
 
 /** An optional pane target: omitted means the active pane of the most recently used session. */
-export const paneTarget = targetParam(
-  "pane to use: %pane_id, @window_id, $session_id, session name or session:window.pane " +
-    "(a window or session means its active pane); omit for the active pane of the most recently used session",
-).optional();
+export const paneTarget = targetParam("pane").optional();
 
 /** A target whose session is meant; omitted means tmux's global table (environment, hooks). */
-export const sessionOrGlobal = targetParam("session (or a pane/window in it); omit for the global table").optional();
+export const sessionOrGlobal = targetParam("session", { omit: "omit: global" }).optional();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { sessionOrGlobal } from "./shapes.ts";
 import { showFor } from "./scoped.ts";
 
@@ -16,7 +16,6 @@ export default defineTool({
     "redacted: true.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({ target: sessionOrGlobal }),
   output: z.object({
     session_id: z.string().nullable().describe("null for the global environment"),

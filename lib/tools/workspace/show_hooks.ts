@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { sessionOrGlobal } from "./shapes.ts";
 import { showFor } from "./scoped.ts";
 
@@ -10,7 +10,6 @@ export default defineTool({
     "the global hooks, or with a target the session's own hooks. Hooks without a command are not listed.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({ target: sessionOrGlobal }),
   output: z.object({
     session_id: z.string().nullable().describe("null for the global hooks"),

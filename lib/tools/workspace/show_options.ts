@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { UserError } from "../../errors.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { showFor } from "./scoped.ts";
@@ -25,11 +25,10 @@ export default defineTool({
     "Values are printed as in tmux.conf (strings quoted). Pass name to read one option.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   input: z.object({
-    target: targetParam("pane/window/session whose options to show; ignored for scope server").optional(),
+    target: targetParam("pane").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
-    name: optionName.optional().describe("one option, e.g. history-limit or @my-option; omit for all"),
+    name: optionName.optional().describe("one option (omit: all)"),
   }),
   output: z.object({
     scope: z.string(),

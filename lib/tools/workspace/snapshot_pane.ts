@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, READ_ONLY } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { capturePane } from "../../tmux/capture.ts";
 import { paneShape, paneTarget } from "./shapes.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
@@ -7,15 +7,10 @@ import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 export default defineTool({
   name: "snapshot-pane",
   title: "Where a pane stands: screen, cursor, mode",
-  description: "One call that tells where a pane stands: its visible screen as text (one line per screen row, " +
-    "so cursor_y is the line index of the cursor; blank rows below the cursor are trimmed) plus the pane's " +
-    "facts: size, cursor_x/cursor_y, current_command, mode (copy-mode…, null when none), alternate_on " +
-    "(a full-screen program such as vim or less), dead, history_size; warnings (copy mode, a pager, a " +
-    "full-screen program, a prompt waiting for input) each say what to do. Next: send-keys to act, capture-pane " +
-    "with a negative start to read scrollback.",
+  description:
+    "A pane's visible screen plus its facts (size, cursor, command, mode, alternate screen) and warnings, in one call. Next: send-keys to act.",
   toolset: "workspace",
   tier: "readonly",
-  annotations: READ_ONLY,
   textField: "text",
   input: z.object({ target: paneTarget }),
   output: paneShape.extend({

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
-import { createdShape, resolve, shellCommand, spawnPane, startDir } from "./common.ts";
+import { createdShape, shellCommand, spawnPane, startDir } from "./common.ts";
+import { resolvedTarget } from "../declared.ts";
 
 const DIRECTION_FLAGS = {
   right: ["-h"],
@@ -13,25 +14,24 @@ const DIRECTION_FLAGS = {
 export default defineTool({
   name: "split-window",
   title: "Split a pane",
-  description: "Splits the target pane (default: the active pane of the latest session) and puts a new pane " +
-    "on the given side. The new pane does not become active (select-pane does that). Returns its ids. " +
-    "Next: send-keys with the new pane_id.",
+  description: "Splits the target pane, putting a new (inactive) pane on the given side; returns its ids.",
   toolset: "workspace",
   tier: "mutating",
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  target: "pane",
+  annotations: { openWorldHint: true },
   input: z.object({
-    target: targetParam("pane to split").optional(),
-    direction: z.enum(["left", "right", "up", "down"]).describe("side of the target pane where the new pane goes"),
+    target: targetParam("pane").optional(),
+    direction: z.enum(["left", "right", "up", "down"]).describe("side of the new pane"),
     size_percent: z.number().int().min(1).max(99).optional().describe(
-      "size of the new pane as a percentage of the split pane (default 50)",
+      "percent of the split pane (default 50)",
     ),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
   }),
   output: z.object(createdShape),
   secrets: ["command"],
-  async handler({ target, direction, size_percent, cwd, command }, ctx) {
-    const t = await resolve(ctx, target);
+  async handler({ direction, size_percent, cwd, command }, ctx) {
+    const t = resolvedTarget(ctx);
     const args = ["split-window", "-d", ...DIRECTION_FLAGS[direction], "-t", t.pane_id];
     if (size_percent !== undefined) args.push("-l", `${size_percent}%`);
     return { structured: await spawnPane(ctx, args, cwd, command) };

@@ -1,0 +1,140 @@
+/**
+ * A family of tools served as one: `kill {what: "pane", target}` instead of
+ * kill-pane, kill-window, kill-session and kill-server. Each member stays a
+ * declarative entry of its own (its input, output, handler, `exactTarget`);
+ * the family tool takes `what` plus the union of the members' parameters,
+ * checks the call against the chosen member's own input (so a parameter the
+ * member does not take is still an error), and runs that member's handler.
+ * One tool with a clear parameter costs a model one listing instead of four.
+ *
+ * @example
+ * ```ts
+ * export default defineFamily({
+ *   name: "kill", title: "Kill a tmux object", description: "Kills …",
+ *   members: { pane: killPane, window: killWindow, session: killSession, server: killServer },
+ * });
+ * ```
+ */
+import { z } from "zod";
+import { UserError } from "../errors.ts";
+import type { AnyTool } from "./tool.ts";
+import { describeIssues } from "../server/pipeline.ts";
+import { parameterNames } from "../server/closest.ts";
+import { enter } from "./declared.ts";
+
+export interface FamilyDef {
+  name: string;
+  title: string;
+  description: string;
+  /** what → the member tool (its own name is the old tool name, kept for the closest-name error). */
+  members: Record<string, AnyTool>;
+  /** Descriptions for merged parameters whose wording differs between members (e.g. `target`). */
+  describe?: Record<string, string>;
+}
+
+const optional = (s: z.ZodType) => s.safeParse(undefined).success;
+
+/** Looks through a default to the schema inside (a member-only parameter must not get a value nobody sent). */
+function withoutDefault(s: z.ZodType): z.ZodType {
+  const def = (s as unknown as { def: { type: string; innerType?: z.ZodType } }).def;
+  return def.type === "default" && def.innerType ? def.innerType : s;
+}
+
+/** Whether two schemas accept the same values (their JSON Schemas, descriptions aside, are equal). */
+function sameType(a: z.ZodType, b: z.ZodType, io: "input" | "output" = "output"): boolean {
+  const plain = (s: z.ZodType) =>
+    JSON.stringify(z.toJSONSchema(s, { io, unrepresentable: "any" }), (k, v) => k === "description" ? undefined : v);
+  return a === b || plain(a) === plain(b);
+}
+
+/** A schema of the same JSON type with no checks of its own (the chosen member checks the value). */
+function plainOf(s: z.ZodType): z.ZodType {
+  const type = (z.toJSONSchema(s, { io: "input", unrepresentable: "any" }) as { type?: string }).type;
+  if (type === "string") return z.string();
+  if (type === "boolean") return z.boolean();
+  if (type === "number" || type === "integer") return z.number();
+  return z.unknown();
+}
+
+/** Builds the family tool; its tier, toolset and annotations are the members' (which must agree). */
+export function defineFamily(fam: FamilyDef): AnyTool {
+  const entries = Object.entries(fam.members);
+  const [first] = entries.map(([, t]) => t);
+  for (const [, t] of entries) {
+    if (t.tier !== first.tier || t.toolset !== first.toolset) {
+      throw new Error(`family ${fam.name}: members differ in tier or toolset (${t.name})`);
+    }
+  }
+  const keys = entries.map(([k]) => k) as [string, ...string[]];
+  const whoHas = (field: string, shape: "input" | "output") =>
+    entries.filter(([, t]) => field in t[shape].shape).map(([k]) => k);
+
+  const input: Record<string, z.ZodType> = {
+    what: z.enum(keys).describe(keys.join(" | ")),
+  };
+  for (const [, t] of entries) {
+    for (const [k, s] of Object.entries(t.input.shape as Record<string, z.ZodType>)) {
+      if (k in input) continue;
+      const owners = whoHas(k, "input");
+      const all = owners.map((o) => fam.members[o].input.shape[k] as z.ZodType);
+      const kinds = all.filter((x, i) => all.findIndex((y) => sameType(x, y, "input")) === i);
+      // Members that check the same name differently (an option name, a variable name): the family admits
+      // either, and the chosen member's own input gives the precise error.
+      const same = kinds.length === 1;
+      const everywhere = owners.length === entries.length && same;
+      const own = everywhere ? s : same ? withoutDefault(s).optional() : plainOf(kinds[0]).optional();
+      const doc = fam.describe?.[k] ?? s.description ?? withoutDefault(s).description;
+      const scoped = everywhere ? doc : `${doc ? doc + "; " : ""}${owners.join("/")} only`;
+      input[k] = scoped ? own.describe(scoped) : own;
+    }
+  }
+
+  const output: Record<string, z.ZodType> = {};
+  for (const [, t] of entries) {
+    for (const k of Object.keys(t.output.shape)) {
+      if (k in output) continue;
+      const owners = whoHas(k, "output");
+      const all = owners.map((o) => fam.members[o].output.shape[k] as z.ZodType);
+      const schemas = all.filter((s, i) => all.findIndex((t) => sameType(s, t)) === i);
+      const always = owners.length === entries.length && all.every((s) => !optional(s));
+      const one = schemas.length === 1 ? schemas[0] : z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+      const base = withoutDefault(one);
+      output[k] = always ? one : base.optional().describe(
+        `present when what is ${owners.join(" or ")}${all.some(optional) ? " (and known)" : ""}`,
+      );
+    }
+  }
+
+  const secrets = [...new Set(entries.flatMap(([, t]) => t.secrets ?? []))];
+  const family: AnyTool = {
+    name: fam.name,
+    title: fam.title,
+    description: fam.description,
+    toolset: first.toolset,
+    tier: first.tier,
+    annotations: first.annotations,
+    input: z.object(input),
+    output: z.object(output),
+    secrets,
+    secretsOf: (args) => {
+      const what = (args as { what?: unknown } | null)?.what;
+      return typeof what === "string" && Object.hasOwn(fam.members, what) ? fam.members[what].secrets : undefined;
+    },
+    replaces: Object.fromEntries(entries.map(([k, t]) => [t.name, `${fam.name} with what: "${k}"`])),
+    async handler(args, ctx) {
+      const { what, ...rest } = args as { what: string } & Record<string, unknown>;
+      const member = fam.members[what];
+      const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+      const parsed = member.input.strict().safeParse(given);
+      if (!parsed.success) {
+        throw new UserError(
+          `invalid arguments for ${fam.name} (what: ${what}): ${
+            describeIssues(parsed.error, (p) => ["what", ...parameterNames(member.input, p)])
+          }`,
+        );
+      }
+      return await member.handler(parsed.data, await enter(member, parsed.data, ctx));
+    },
+  };
+  return family;
+}
