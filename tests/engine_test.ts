@@ -511,13 +511,16 @@ Deno.test("a SIGKILLed server leaves no tmux client behind", async () => {
     await reply(1);
     await send({ jsonrpc: "2.0", method: "notifications/initialized" });
     // A wait arms the hub's client too; list-panes goes over the command connection.
-    await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list-panes", arguments: {} } });
+    await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list", arguments: { what: "panes" } } });
     await reply(2);
     await send({
       jsonrpc: "2.0",
       id: 3,
       method: "tools/call",
-      params: { name: "wait-for-text", arguments: { target: "main", patterns: ["never-printed"], timeout_ms: 60_000 } },
+      params: {
+        name: "wait",
+        arguments: { what: "text", target: "main", patterns: ["never-printed"], timeout_ms: 60_000 },
+      },
     });
     assert(await until(async () => (await clients(fx.socketName)).length >= 2), "command and hub clients attached");
     child.kill("SIGKILL");

@@ -55,7 +55,10 @@ Deno.test("a server whose client has gone exits, even while a call is running", 
       jsonrpc: "2.0",
       id: 1,
       method: "tools/call",
-      params: { name: "wait-for-text", arguments: { patterns: ["never-printed-xyzzy"], timeout_ms: 120_000 } },
+      params: {
+        name: "wait",
+        arguments: { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 120_000 },
+      },
     });
     await s.writer.close();
     const status = await exitWithin(s.child, 60_000);
