@@ -28,7 +28,10 @@ import { runInNewContext } from "node:vm";
 export interface MemoryReducerOptions {
   /** How often the heap is looked at (default 2 s). */
   intervalMs?: number;
-  /** Collect once the JS heap has grown this much since the last collection (default 8 MiB). */
+  /**
+   * Collect once the JS heap and the native buffers it holds (ArrayBuffers) have grown this much since
+   * the last collection (default 8 MiB).
+   */
   garbageBytes?: number;
 }
 
@@ -55,12 +58,16 @@ export function startMemoryReducer(opts: MemoryReducerOptions = {}): MemoryReduc
   const garbageBytes = opts.garbageBytes ?? 8 * 1024 * 1024;
   const gc = fullCollector();
   let collections = 0;
-  let baseline = Deno.memoryUsage().heapUsed;
+  const used = () => {
+    const m = Deno.memoryUsage();
+    return m.heapUsed + m.external;
+  };
+  let baseline = used();
   const timer = gc === undefined ? undefined : setInterval(() => {
-    if (Deno.memoryUsage().heapUsed - baseline < garbageBytes) return;
+    if (used() - baseline < garbageBytes) return;
     gc!();
     collections++;
-    baseline = Deno.memoryUsage().heapUsed;
+    baseline = used();
   }, intervalMs);
   if (timer !== undefined) Deno.unrefTimer(timer);
   return {
