@@ -9,6 +9,7 @@ import { log, writeStderr } from "./lib/log.ts";
 import { createApp } from "./lib/server/server.ts";
 import { terminalStartupError } from "./lib/terminal/mod.ts";
 import { LinearStdioTransport } from "./lib/server/transport.ts";
+import { startMemoryReducer } from "./lib/server/memory.ts";
 import { VERSION } from "./lib/version.ts";
 import { runDoctor } from "./lib/doctor/mod.ts";
 
@@ -89,7 +90,10 @@ async function main(): Promise<number> {
     void shutdown(0);
   };
   log("info", `serving MCP on stdio (tmux-mcp ${VERSION})`);
-  return await done.promise;
+  const reducer = startMemoryReducer(); // see lib/server/memory.ts: RSS over thousands of calls
+  const code = await done.promise;
+  reducer.stop();
+  return code;
 }
 
 if (import.meta.main) {

@@ -16,6 +16,7 @@
  * ```
  */
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../sdk.ts";
+import { type ByteReader, byteReader } from "../byte_reader.ts";
 
 export interface LinearStdioTransportOptions {
   maxMessageBytes: number;
@@ -69,7 +70,7 @@ export class LinearStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   #opts: LinearStdioTransportOptions;
-  #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  #reader?: ByteReader;
   #writeChain: Promise<void> = Promise.resolve();
   #closed = false;
   #encoder = new TextEncoder();
@@ -89,7 +90,7 @@ export class LinearStdioTransport implements Transport {
 
   start(): Promise<void> {
     const input = this.#opts.input ?? Deno.stdin.readable;
-    this.#reader = input.getReader();
+    this.#reader = byteReader(input);
     void this.#readLoop();
     return Promise.resolve();
   }
@@ -98,9 +99,9 @@ export class LinearStdioTransport implements Transport {
     const reader = this.#reader!;
     try {
       while (true) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        if (value && value.length > 0) this.#consume(value);
+        const value = await reader.read();
+        if (value === undefined) break;
+        if (value.length > 0) this.#consume(value);
       }
     } catch (e) {
       if (!this.#closed) this.onerror?.(e instanceof Error ? e : new Error(String(e)));

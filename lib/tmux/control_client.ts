@@ -10,6 +10,7 @@
  * await endClient(child, () => child.stdin.close(), done);
  * ```
  */
+import { byteReader } from "../byte_reader.ts";
 
 const NL = 0x0a;
 
@@ -22,13 +23,14 @@ export async function readLines(
   stream: ReadableStream<Uint8Array>,
   onLine: (line: Uint8Array) => void,
 ): Promise<void> {
-  const reader = stream.getReader();
-  // The unfinished last line of the previous read.
+  // One reused buffer: a client lives as long as the server and answers every call.
+  const reader = byteReader(stream);
+  // The unfinished last line of the previous read (a copy: the reader reuses its buffer).
   let rest = new Uint8Array(0);
   try {
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
+      const value = await reader.read();
+      if (value === undefined) break;
       let buf = value;
       if (rest.length > 0) {
         buf = new Uint8Array(rest.length + value.length);

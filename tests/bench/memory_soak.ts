@@ -31,9 +31,11 @@ const pane = tmux("display-message", "-p", "-t", "main", "#{pane_id}");
 tmux("new-window", "-d", "sh -c 'while :; do echo tick-$(date +%s); sleep 0.2; done'");
 while (!/[$#]\s*$/m.test(tmux("capture-pane", "-p", "-t", pane))) await new Promise((r) => setTimeout(r, 50));
 
-// Environment for the server, e.g. MALLOC_ARENA_MAX=2 to compare allocator settings.
+// Environment for the server, e.g. MALLOC_ARENA_MAX=2 or DENO_V8_FLAGS=--max-semi-space-size=1 to compare settings.
 const env: Record<string, string> = {};
-for (const k of ["MALLOC_ARENA_MAX", "MALLOC_TRIM_THRESHOLD_"]) if (Deno.env.get(k)) env[k] = Deno.env.get(k)!;
+for (const k of ["MALLOC_ARENA_MAX", "MALLOC_TRIM_THRESHOLD_", "DENO_V8_FLAGS"]) {
+  if (Deno.env.get(k)) env[k] = Deno.env.get(k)!;
+}
 const mcp = await connect({ socketName: socket, env });
 const pid = mcp.pid;
 function cleanUp() {
