@@ -3,9 +3,17 @@ import { defineTool } from "../tool.ts";
 import { resolveTarget } from "../../tmux/target.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 import { UserError } from "../../errors.ts";
-import { readScreen, readSince } from "../../exec/grid.ts";
+import {
+  firstLineRows,
+  type Position,
+  positionAfter,
+  readScreen,
+  readSince,
+  type ScreenRead,
+} from "../../exec/grid.ts";
+import type { ToolContext } from "../tool.ts";
+import { largestFitting } from "../../budget/page.ts";
 import { cursorSchema, decodeCursor, encodeCursor } from "../../exec/cursor.ts";
-import { tail } from "../../exec/text.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
 export default defineTool({
@@ -16,6 +24,7 @@ export default defineTool({
   toolset: "exec",
   tier: "readonly",
   textField: "text",
+  pagesNatively: true,
   input: z.object({
     target: paneTarget,
     cursor: cursorSchema.optional(),
@@ -30,24 +39,14 @@ export default defineTool({
     dropped_lines: z.number().int().describe("lines left out at the start to respect max_lines"),
     cursor: z.string().describe("pass this to the next capture-since call"),
     warnings: warningsSchema,
+    truncated_by_budget: z.literal(true).optional()
+      .describe("present when the response budget cut the page: the cursor goes on right after it"),
   }),
   secrets: [],
   async handler({ target, cursor, max_lines }, ctx) {
     if (cursor === undefined) {
-      const s = await readScreen(ctx.tmux, target, ctx.signal);
-      const t = tail(s.rows, max_lines);
-      return {
-        structured: {
-          ...resolvedOf(s.pane, s.defaulted),
-          text: t.rows.join("\n"),
-          line_count: t.rows.length,
-          first_call: true,
-          lines_missed: false,
-          dropped_lines: t.dropped,
-          cursor: encodeCursor({ pane: s.pane.pane_id, pid: s.pane.pid, pos: s.next }),
-          warnings: paneWarnings(s.pane, s.rows),
-        },
-      };
+      const s = await readScreen(ctx.tmux, target, ctx.signal, max_lines);
+      return fitted(ctx, s, { first_call: true, lines_missed: false, dropped_lines: s.dropped });
     }
     const c = decodeCursor(cursor);
     if (target !== undefined) {
@@ -74,17 +73,46 @@ export default defineTool({
           `capture-since without cursor to start over`,
       );
     }
-    return {
-      structured: {
-        ...resolvedOf(read.pane, false),
-        text: read.rows.join("\n"),
-        line_count: read.rows.length,
-        first_call: false,
-        lines_missed: read.missed,
-        dropped_lines: read.dropped,
-        cursor: encodeCursor({ pane: c.pane, pid: read.pane.pid, pos: read.next }),
-        warnings: paneWarnings(read.pane, read.rows),
-      },
-    };
+    return fitted(ctx, read, { first_call: false, lines_missed: read.missed, dropped_lines: read.dropped });
   },
 });
+
+/**
+ * The result of a read, fitted to the response budget: whole when it fits;
+ * else its first lines that fit (rows of the first line when not even that
+ * line fits), with a cursor right after them, so the next call goes on with
+ * no line lost or repeated.
+ */
+function fitted(
+  ctx: ToolContext,
+  read: ScreenRead,
+  facts: { first_call: boolean; lines_missed: boolean; dropped_lines: number },
+) {
+  const out = (text: string, lines: number, pos: Position, cut: boolean) => ({
+    structured: {
+      ...resolvedOf(read.pane, read.defaulted),
+      text,
+      line_count: lines,
+      ...facts,
+      cursor: encodeCursor({ pane: read.pane.pane_id, pid: read.pane.pid, pos }),
+      warnings: paneWarnings(read.pane, cut ? [] : read.rows),
+      ...(cut ? { truncated_by_budget: true as const } : {}),
+    },
+  });
+  const whole = out(read.rows.join("\n"), read.rows.length, read.next, false);
+  const layout = read.layout;
+  if (!layout || read.rows.length === 0 || ctx.budget.fits(whole)) return whole;
+  // A page that reaches past the cursor's row goes on from the cursor (rows below it are not output yet).
+  const after = (rows: number) => {
+    const pos = positionAfter(layout, rows);
+    return pos.row > read.next.row ? read.next : pos;
+  };
+  const rowsOf = (lines: number) => layout.spans.slice(0, lines).reduce((a, b) => a + b, 0);
+  const lines = (l: number) =>
+    l >= read.rows.length ? whole : out(read.rows.slice(0, l).join("\n"), l, after(rowsOf(l)), true);
+  if (ctx.budget.fits(lines(1)) || layout.spans[0] === 1) {
+    return lines(largestFitting(1, read.rows.length, (l) => ctx.budget.fits(lines(l))));
+  }
+  const rows = (k: number) => out(firstLineRows(layout, k), 1, after(k), true);
+  return rows(largestFitting(1, layout.spans[0] - 1, (k) => ctx.budget.fits(rows(k))));
+}
