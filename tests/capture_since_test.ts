@@ -103,6 +103,15 @@ Deno.test("capture-since refuses a cursor of another pane, a respawned pane or a
     assertMatch(await fx.mcp.err("capture-since", { cursor: "hello" }), /omit cursor/);
     await fx.tmux("respawn-pane", "-k", "-t", fx.pane, "sh");
     assertMatch(await fx.mcp.err("capture-since", { cursor: c.cursor }), /respawned/);
+    // The pane of a cursor is its target when none is given; once gone, the error says to start over.
+    const onOther = await since({ target: other });
+    assertEquals([onOther.pane_id, (await since({ cursor: onOther.cursor })).pane_id], [other, other]);
+    await fx.tmux("kill-pane", "-t", other);
+    assertEquals(
+      await fx.mcp.err("capture-since", { cursor: onOther.cursor }),
+      `pane ${other} of this cursor no longer exists: call list (what: panes), then capture-since without cursor`,
+    );
+    assertMatch(await fx.mcp.err("capture-since", { target: "%999" }), /^unknown target "%999" .*call list/);
   });
 });
 

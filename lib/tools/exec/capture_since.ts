@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { resolveTarget } from "../../tmux/target.ts";
+import { resolvedTarget } from "../declared.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 import { UserError } from "../../errors.ts";
 import {
@@ -43,29 +43,35 @@ export default defineTool({
       .describe("present when the response budget cut the page: the cursor goes on right after it"),
   }),
   secrets: [],
+  target: "pane",
+  // With a cursor, an omitted target is the cursor's pane (a damaged cursor is refused here, before any tmux call).
+  targetDefault: ({ cursor }) => {
+    if (cursor === undefined) return undefined;
+    const pane = decodeCursor(cursor).pane;
+    return { target: pane, gone: gone(pane) };
+  },
   async handler({ target, cursor, max_lines }, ctx) {
+    const t = resolvedTarget(ctx);
     if (cursor === undefined) {
-      const s = await readScreen(ctx.tmux, target, ctx.signal, max_lines);
-      return fitted(ctx, s, { first_call: true, lines_missed: false, dropped_lines: s.dropped });
+      const s = await readScreen(ctx.tmux, t.pane_id, ctx.signal, max_lines);
+      return fitted(ctx, { ...s, defaulted: t.defaulted }, {
+        first_call: true,
+        lines_missed: false,
+        dropped_lines: s.dropped,
+      });
     }
     const c = decodeCursor(cursor);
-    if (target !== undefined) {
-      const r = await resolveTarget(ctx.tmux, target, ctx.signal);
-      if (r.pane_id !== c.pane) {
-        throw new UserError(
-          `this cursor belongs to pane ${c.pane}, not ${r.pane_id} (target ${JSON.stringify(target)}): pass it ` +
-            `without target (or with ${c.pane}), or omit cursor to start over on ${r.pane_id}`,
-        );
-      }
+    if (t.pane_id !== c.pane) {
+      throw new UserError(
+        `this cursor belongs to pane ${c.pane}, not ${t.pane_id} (target ${JSON.stringify(target)}): pass it ` +
+          `without target (or with ${c.pane}), or omit cursor to start over on ${t.pane_id}`,
+      );
     }
     let read;
     try {
       read = await readSince(ctx.tmux, c.pane, c.pos, { maxRows: max_lines, signal: ctx.signal });
     } catch (e) {
-      if (!(e instanceof UserError)) throw e;
-      throw new UserError(
-        `pane ${c.pane} of this cursor no longer exists: call list (what: panes), then capture-since without cursor`,
-      );
+      throw e instanceof UserError ? new UserError(gone(c.pane)) : e;
     }
     if (read.pane.pid !== c.pid) {
       throw new UserError(
@@ -76,6 +82,10 @@ export default defineTool({
     return fitted(ctx, read, { first_call: false, lines_missed: read.missed, dropped_lines: read.dropped });
   },
 });
+
+function gone(pane: string): string {
+  return `pane ${pane} of this cursor no longer exists: call list (what: panes), then capture-since without cursor`;
+}
 
 /**
  * The result of a read, fitted to the response budget: whole when it fits;
