@@ -39,8 +39,7 @@ export default defineTool({
     dropped_lines: z.number().int().describe("lines left out at the start to respect max_lines"),
     cursor: z.string().describe("pass this to the next capture-since call"),
     warnings: warningsSchema,
-    truncated_by_budget: z.literal(true).optional()
-      .describe("present when the response budget cut the page: the cursor goes on right after it"),
+    truncated_by_budget: z.literal(true).optional().describe("present if cut"),
   }),
   secrets: [],
   target: "pane",
