@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool, type ToolContext } from "../tool.ts";
 import { resolvedTarget } from "../declared.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 import { UserError } from "../../errors.ts";
@@ -11,7 +11,6 @@ import {
   readSince,
   type ScreenRead,
 } from "../../exec/grid.ts";
-import type { ToolContext } from "../tool.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { cursorSchema, decodeCursor, encodeCursor } from "../../exec/cursor.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
