@@ -221,6 +221,27 @@ export function annotationsOf(tool: Pick<AnyTool, "tier" | "annotations">): Tool
   };
 }
 
+/**
+ * A tool's annotations as tools/list advertises them: only the hints that
+ * let a client be less careful than the MCP defaults (readOnlyHint false,
+ * destructiveHint true, idempotentHint false, openWorldHint true), and the
+ * destructive hint of every tool that writes, either way. Destructive and
+ * idempotent mean nothing for a read-only tool. openWorldHint false (no
+ * tool reaches beyond tmux and the files it names) is left to the default:
+ * no client we know acts on it, and every listing would repeat it.
+ *
+ * @example
+ * ```ts
+ * advertisedAnnotations({ tier: "readonly" }); // { readOnlyHint: true }
+ * advertisedAnnotations({ tier: "mutating" }); // { destructiveHint: false }
+ * ```
+ */
+export function advertisedAnnotations(tool: Pick<AnyTool, "tier" | "annotations">): Partial<ToolAnnotations> {
+  const a = annotationsOf(tool);
+  if (a.readOnlyHint) return { readOnlyHint: true };
+  return { destructiveHint: a.destructiveHint, ...(a.idempotentHint ? { idempotentHint: true } : {}) };
+}
+
 /** The annotations of a read-only tool (what `tier: "readonly"` implies). */
 export const READ_ONLY: ToolAnnotations = {
   readOnlyHint: true,

@@ -5,7 +5,7 @@ import { bufferName, content } from "../schemas.ts";
 export default defineTool({
   name: "append-buffer",
   title: "Append text to a tmux buffer",
-  description: "Appends text to a paste buffer, creating it if missing; concurrent appends are never lost.",
+  description: "Appends text to a paste buffer, creating it if missing.",
   toolset: "buffers",
   tier: "mutating",
   input: z.object({ name: bufferName, content: content.min(1, "content must not be empty") }),

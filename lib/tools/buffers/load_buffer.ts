@@ -8,9 +8,7 @@ const MAX_FILE = 512 * 1024 * 1024;
 export default defineTool({
   name: "load-buffer",
   title: "Load a file into a tmux buffer",
-  description:
-    "Reads a regular file on the MCP server's machine (absolute path, up to 512 MiB) into a paste buffer, creating " +
-    "or replacing it. Next: search-buffer.",
+  description: "Reads a file on the MCP server's machine (up to 512 MiB) into a paste buffer.",
   toolset: "buffers",
   tier: "mutating",
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },

@@ -5,7 +5,7 @@ import { bufferName } from "../schemas.ts";
 export default defineTool({
   name: "rename-buffer",
   title: "Rename a tmux buffer",
-  description: "Renames a paste buffer; refused if `to` exists unless overwrite is true.",
+  description: "Renames a paste buffer.",
   toolset: "buffers",
   tier: "mutating",
   annotations: { destructiveHint: true },

@@ -5,8 +5,7 @@ import { bufferName, content } from "../schemas.ts";
 export default defineTool({
   name: "set-buffer",
   title: "Create or replace a tmux buffer",
-  description:
-    "Stores text in a paste buffer, creating or replacing it (empty content is refused). Next: show-buffer or search-buffer.",
+  description: "Stores text in a paste buffer, creating or replacing it.",
   toolset: "buffers",
   tier: "mutating",
   annotations: { destructiveHint: true, idempotentHint: true },

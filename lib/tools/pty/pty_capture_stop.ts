@@ -4,8 +4,8 @@ import { sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_capture_stop",
-  title: "Stop recording a session's output",
-  description: "Stops a pty_capture_start capture; the file is kept.",
+  title: "Stop recording",
+  description: "Stops a pty_capture_start capture; the file stays.",
   toolset: "pty",
   tier: "mutating",
   input: z.object({ session_id: sessionId }),

@@ -5,7 +5,7 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_get_cursor_position",
   title: "Where the cursor is",
-  description: "The cursor's 0-based row and column on a pty session's screen.",
+  description: "The cursor's 0-based row and column in a pty session.",
   toolset: "pty",
   tier: "readonly",
   input: z.object({ session_id: sessionId }),

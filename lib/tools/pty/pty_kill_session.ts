@@ -5,7 +5,7 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_kill_session",
   title: "End a terminal session",
-  description: "Ends a pty session (SIGHUP, then SIGKILL); its screen is gone afterwards.",
+  description: "Ends a pty session (SIGHUP, then SIGKILL).",
   toolset: "pty",
   tier: "mutating",
   annotations: { destructiveHint: true },

@@ -5,7 +5,7 @@ import { cols, rows, sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_resize",
   title: "Resize a terminal session",
-  description: "Resizes a pty session's terminal (the program gets SIGWINCH).",
+  description: "Resizes a pty session's terminal (SIGWINCH).",
   toolset: "pty",
   tier: "mutating",
   annotations: { idempotentHint: true },

@@ -35,22 +35,21 @@ function objectName(kind: "session" | "window") {
     .refine((s) => !CONTROL.test(s), `${kind} name must not contain control characters`)
     .refine((s) => !/[:.]/.test(s), `${kind} name must not contain ':' or '.' (tmux uses them in targets)`)
     .refine((s) => !s.includes("\\"), `${kind} name must not contain '\\' (tmux would store it doubled)`)
-    .refine((s) => !/^[-$@%=]/.test(s), `${kind} name must not start with '-', '$', '@', '%' or '='`)
-    .describe(`${kind} name (no ':', '.' or '\\'; must not start with - $ @ % =)`);
+    .refine((s) => !/^[-$@%=]/.test(s), `${kind} name must not start with '-', '$', '@', '%' or '='`);
 }
 
 export const sessionName = objectName("session");
 export const windowName = objectName("window");
 
 /** Start directory of a new pane. */
-export const startDir = absolutePath.describe("start directory (absolute)");
+export const startDir = absolutePath.describe("absolute start directory");
 
 /** A shell command line; tmux runs it with the default shell's `-c` as the pane's program. */
 export const shellCommand = z.string()
   .min(1, "command must not be empty")
   .max(16_384, "command is longer than 16384 characters")
   .refine((s) => !s.includes("\0"), "command must not contain NUL")
-  .describe("program to run instead of a shell (the pane closes when it exits)");
+  .describe("run instead of a shell");
 
 /** An environment variable name. */
 export const envName = z.string()

@@ -24,14 +24,14 @@ export default defineTool({
   tier: "mutating",
   annotations: { openWorldHint: true },
   input: z.object({
-    name: sessionName.optional().describe("session name"),
+    name: sessionName.optional(),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
-    width: z.number().int().min(10).max(1000).optional().describe("columns (default 80)"),
-    height: z.number().int().min(2).max(1000).optional().describe("rows (default 24)"),
+    width: z.number().int().min(10).max(1000).optional().describe("default 80"),
+    height: z.number().int().min(2).max(1000).optional().describe("default 24"),
     env: z.record(envName, envValue).optional()
       .refine((e) => e === undefined || Object.keys(e).length <= 64, "env has more than 64 variables")
-      .describe("extra environment variables"),
+      .describe("extra variables"),
   }),
   output: z.object(createdShape),
   secrets: ["command", "env"],

@@ -15,7 +15,7 @@ export default defineTool({
   annotations: { openWorldHint: true },
   input: z.object({
     target: targetParam("session").optional(),
-    name: windowName.optional().describe("window name"),
+    name: windowName.optional(),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
   }),

@@ -10,8 +10,7 @@ import { resolvedTarget } from "../declared.ts";
 export default defineTool({
   name: "respawn-pane",
   title: "Restart a pane's program",
-  description:
-    "Restarts a pane's program (or `command`), keeping the pane and its id; kill: true ends a live one first.",
+  description: "Restarts a pane's program (or command), keeping the pane.",
   toolset: "workspace",
   tier: "mutating",
   target: "pane",
@@ -19,8 +18,8 @@ export default defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
     target: targetParam("pane", { exact: true }),
-    kill: z.boolean().default(false).describe("kill a live program first"),
-    command: shellCommand.optional().describe("instead of the original command"),
+    kill: z.boolean().default(false).describe("end a live program first"),
+    command: shellCommand.optional().describe("instead of the original"),
     cwd: startDir.optional(),
   }),
   output: resolvedOutput,

@@ -14,7 +14,7 @@ const layout = z.string()
     (s) => PRESETS.includes(s) || /^[0-9a-f]{4},\d+x\d+,\d+,\d+[0-9x,{}[\]]*$/.test(s),
     `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list (what: windows)`,
   )
-  .describe(`${PRESETS.join(" | ")}, or a saved window_layout`);
+  .describe(`${PRESETS.join(", ")} or a window_layout`);
 
 export default defineTool({
   name: "select-layout",

@@ -14,7 +14,7 @@ export default defineTool({
   tier: "mutating",
   target: "pane",
   annotations: { idempotentHint: true },
-  input: z.object({ target: targetParam("pane", { omit: "required" }) }),
+  input: z.object({ target: targetParam("pane") }),
   output: resolvedOutput,
   secrets: [],
   async handler(_args, ctx) {

@@ -13,7 +13,7 @@ export default defineTool({
   tier: "mutating",
   target: "window",
   annotations: { idempotentHint: true },
-  input: z.object({ target: targetParam("window", { omit: "required" }) }),
+  input: z.object({ target: targetParam("window") }),
   output: resolvedOutput,
   secrets: [],
   async handler(_args, ctx) {

@@ -46,4 +46,4 @@ export function resolvedOf(pane: { session_id: string; window_id: string; pane_i
 export const paneTarget = targetParam("pane").optional();
 
 /** A target whose session is meant; omitted means tmux's global table (environment, hooks). */
-export const sessionOrGlobal = targetParam("session", { omit: "omit: global" }).optional();
+export const sessionOrGlobal = targetParam("session", { omit: "global" }).optional();
