@@ -135,12 +135,13 @@ function toJson(schema: z.ZodType, io: "input" | "output"): JsonSchema {
 /**
  * The buffered branch as advertised: only what tells the two shapes apart,
  * the `type` field no tool's own result has (tests/budget_test.ts checks
- * that). It is repeated in every tool's listing, so the complete shape
+ * that), declared as well as required (strict validators want both). It is
+ * repeated in every tool's listing, so the complete shape
  * (`BufferedResponse`, what the budget stage builds, `type:
  * "buffered_response"` included) is described once, in the server
  * instructions, instead of once per tool.
  */
-const bufferedJson: JsonSchema = { required: ["type"] };
+const bufferedJson: JsonSchema = { properties: { type: {} }, required: ["type"] };
 
 /**
  * The input schema as listed in tools/list (same conversion the SDK applies),

@@ -67,7 +67,7 @@ function instructions(config: Config): string {
   if (toolsets.includes("pty")) {
     parts.push(
       "pty_* tools run programs in terminal sessions of their own: pty_launch returns the session_id the others " +
-        "take (not a tmux $id).",
+        "take (not a tmux $id); then pty_send_keys and pty_get_screen.",
     );
   }
   if (toolsets.includes("buffers")) {

@@ -30,8 +30,8 @@ const innerResult = z.object({
   tool: z.string(),
   ok: z.boolean(),
   result: z.record(z.string(), z.unknown()).optional()
-    .describe("present when ok: its structured result"),
-  text: z.string().optional().describe("present when ok without a structured result"),
+    .describe("present when ok"),
+  text: z.string().optional().describe("present when ok, if no result"),
   error: z.string().optional().describe("present when not ok"),
 });
 
@@ -57,7 +57,7 @@ export default defineTool({
     results: z.array(innerResult).describe("one per call run, in order"),
     completed: z.number().int().describe("calls that succeeded"),
     stopped_at: z.number().int().optional()
-      .describe("present when stopped early: the failed call's index"),
+      .describe("present when stopped early"),
   }),
   secrets: [],
   // Inner calls get audit lines of their own (with their secrets redacted); this line names them only.

@@ -117,7 +117,7 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       const base = withoutDefault(one);
       output[k] = always
         ? one
-        : base.optional().describe(`what: ${owners.join("/")} only${all.some(optional) ? ", when known" : ""}`);
+        : base.optional().describe(`${owners.join("/")} only${all.some(optional) ? ", when known" : ""}`);
     }
   }
 

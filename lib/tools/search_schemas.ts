@@ -63,14 +63,14 @@ export const queryParams = {
   mode: z.enum(["literal", "regex"]).default("literal"),
   ignore_case: z.boolean().default(false),
   max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50),
-  include_similarity: z.boolean().default(false).describe("see instructions"),
+  // How it scores is said once, in SIMILARITY_DOC.
+  include_similarity: z.boolean().default(false),
 };
 
 /** `resume_from_offset` as the input takes it. */
 export const resumeFromOffset = z.record(bufferName, byteOffset)
   .refine((r) => Object.keys(r).length <= MAX_BUFFERS, `resume_from_offset names more than ${MAX_BUFFERS} buffers`)
-  .optional()
-  .describe("from the previous response");
+  .optional();
 
 /** `context_bytes` with a tool's own default. */
 export function contextBytes(fallback: number, what: string) {
@@ -87,7 +87,7 @@ const matchSchema = z.object({
   context_start: count.describe("buffer offset where the snippet starts"),
   context_end: count.describe("buffer offset where the snippet ends"),
   snippet: z.string().describe("bytes [context_start, context_end) as text; never cuts a character"),
-  similarity: z.number().min(0).max(1).optional().describe("present when include_similarity"),
+  similarity: z.number().min(0).max(1).optional().describe("include_similarity only"),
 });
 
 /** The window a subsearch searched (subsearch-buffer's response only: it always has one). */
@@ -112,10 +112,10 @@ export const searchOutput = z.object({
   resume_from_offset: z.record(z.string(), count)
     .describe("pass back as resume_from_offset to get the remaining matches"),
   max_similarity: z.number().min(0).max(1).nullable().optional()
-    .describe("present when include_similarity; null without matches"),
+    .describe("include_similarity only; null: no matches"),
   avg_similarity: z.number().min(0).max(1).nullable().optional()
-    .describe("present when include_similarity; null without matches"),
-  truncated_by_budget: z.literal(true).optional().describe("present (true) when cut to fit the response budget"),
+    .describe("include_similarity only; null: no matches"),
+  truncated_by_budget: z.literal(true).optional().describe("present (true) when cut to fit the budget"),
 });
 
 /** The response of subsearch-buffer: search-buffer's plus the window searched, [start_bytes, end_bytes). */

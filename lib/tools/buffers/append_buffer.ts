@@ -4,7 +4,7 @@ import { bufferName, content } from "../schemas.ts";
 
 export default defineTool({
   name: "append-buffer",
-  title: "Append text to a tmux buffer",
+  title: "Append to a buffer",
   description: "Appends text to a paste buffer, creating it if missing.",
   toolset: "buffers",
   tier: "mutating",

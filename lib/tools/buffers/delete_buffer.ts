@@ -4,7 +4,7 @@ import { bufferName } from "../schemas.ts";
 
 export default defineTool({
   name: "delete-buffer",
-  title: "Delete a tmux buffer",
+  title: "Delete a buffer",
   description: "Deletes one paste buffer.",
   toolset: "buffers",
   tier: "mutating",

@@ -3,7 +3,7 @@ import { defineTool } from "../tool.ts";
 
 export default defineTool({
   name: "list-buffers",
-  title: "List tmux paste buffers",
+  title: "List paste buffers",
   description: "Lists paste buffers and their sizes.",
   toolset: "buffers",
   tier: "readonly",

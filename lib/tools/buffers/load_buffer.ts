@@ -7,7 +7,7 @@ const MAX_FILE = 512 * 1024 * 1024;
 
 export default defineTool({
   name: "load-buffer",
-  title: "Load a file into a tmux buffer",
+  title: "Load a file into a buffer",
   description: "Reads a file on the MCP server's machine (up to 512 MiB) into a paste buffer.",
   toolset: "buffers",
   tier: "mutating",

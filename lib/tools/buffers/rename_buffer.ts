@@ -4,7 +4,7 @@ import { bufferName } from "../schemas.ts";
 
 export default defineTool({
   name: "rename-buffer",
-  title: "Rename a tmux buffer",
+  title: "Rename a buffer",
   description: "Renames a paste buffer.",
   toolset: "buffers",
   tier: "mutating",

@@ -5,7 +5,7 @@ import { filePolicy, writeFileChecked } from "../files.ts";
 
 export default defineTool({
   name: "save-buffer",
-  title: "Save a tmux buffer to a file",
+  title: "Save a buffer to a file",
   description: "Writes a paste buffer to a file on the MCP server's machine.",
   toolset: "buffers",
   tier: "mutating",
@@ -13,7 +13,7 @@ export default defineTool({
   input: z.object({
     name: bufferName,
     path: absolutePath,
-    append: z.boolean().default(false).describe("instead of replacing"),
+    append: z.boolean().default(false),
   }),
   output: z.object({ name: z.string(), path: z.string(), bytes_written: z.number().int(), appended: z.boolean() }),
   secrets: [],

@@ -8,7 +8,7 @@ import type { SearchTarget } from "../../search/search.ts";
 
 export default defineTool({
   name: "search-buffer",
-  title: "Search tmux buffers",
+  title: "Search buffers",
   description:
     "Finds text in paste buffers: each match's offset, line and snippet. Next: show-buffer at context_start, or subsearch-buffer.",
   toolset: "buffers",

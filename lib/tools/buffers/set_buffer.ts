@@ -4,7 +4,7 @@ import { bufferName, content } from "../schemas.ts";
 
 export default defineTool({
   name: "set-buffer",
-  title: "Create or replace a tmux buffer",
+  title: "Set a buffer",
   description: "Stores text in a paste buffer, creating or replacing it.",
   toolset: "buffers",
   tier: "mutating",

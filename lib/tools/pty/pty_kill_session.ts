@@ -4,7 +4,7 @@ import { sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_kill_session",
-  title: "End a terminal session",
+  title: "End a session",
   description: "Ends a pty session (SIGHUP, then SIGKILL).",
   toolset: "pty",
   tier: "mutating",

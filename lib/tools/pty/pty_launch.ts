@@ -7,8 +7,7 @@ import { cols, rows, sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_launch",
   title: "Start a terminal session",
-  description:
-    "Starts a command in a terminal of its own, for interactive programs. Next: pty_send_keys, pty_get_screen.",
+  description: "Starts a command in a terminal of its own, for interactive programs.",
   toolset: "pty",
   tier: "mutating",
   annotations: { destructiveHint: true, openWorldHint: true },

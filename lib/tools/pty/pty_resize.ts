@@ -4,7 +4,7 @@ import { cols, rows, sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_resize",
-  title: "Resize a terminal session",
+  title: "Resize a session",
   description: "Resizes a pty session's terminal (SIGWINCH).",
   toolset: "pty",
   tier: "mutating",

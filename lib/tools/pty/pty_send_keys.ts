@@ -8,9 +8,8 @@ const encoder = new TextEncoder();
 
 export default defineTool({
   name: "pty_send_keys",
-  title: "Type into a terminal session",
-  description:
-    "Sends keys as is (\\n is Enter, \\u0003 Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…). Next: pty_get_screen.",
+  title: "Type into a session",
+  description: "Sends keys as is (\\n is Enter, \\u0003 Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…).",
   toolset: "pty",
   tier: "mutating",
   annotations: { destructiveHint: true, openWorldHint: true },

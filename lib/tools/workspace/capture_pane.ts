@@ -20,7 +20,7 @@ export default defineTool({
     end: LINE.optional().describe("default: bottom"),
     max_lines: z.number().int().min(1).max(100_000).default(200).describe("newest kept"),
     join_wrapped: z.boolean().default(true),
-    colors: z.boolean().default(false).describe("keep ANSI colours"),
+    colors: z.boolean().default(false),
   }),
   output: z.object({
     ...resolvedShape,

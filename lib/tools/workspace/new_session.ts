@@ -30,8 +30,7 @@ export default defineTool({
     width: z.number().int().min(10).max(1000).optional().describe("default 80"),
     height: z.number().int().min(2).max(1000).optional().describe("default 24"),
     env: z.record(envName, envValue).optional()
-      .refine((e) => e === undefined || Object.keys(e).length <= 64, "env has more than 64 variables")
-      .describe("extra variables"),
+      .refine((e) => e === undefined || Object.keys(e).length <= 64, "env has more than 64 variables"),
   }),
   output: z.object(createdShape),
   secrets: ["command", "env"],

@@ -8,7 +8,7 @@ import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "pipe-pane",
-  title: "Log a pane's output to a file",
+  title: "Log a pane to a file",
   description: "Copies a pane's output from now on to a file on the tmux host; no path: stops.",
   toolset: "workspace",
   tier: "mutating",

@@ -18,7 +18,7 @@ const keyName = z.string().max(32, "a key name is at most 32 characters").superR
 
 export default defineTool({
   name: "send-keys",
-  title: "Type text and keys into a pane",
+  title: "Type into a pane",
   description: "Types text, then keys, then Enter into a pane; returns at once. At a shell prompt prefer run-command.",
   toolset: "workspace",
   tier: "mutating",

@@ -6,8 +6,7 @@ import setEnvironment from "./set_environment.ts";
 export default defineFamily({
   name: "set",
   title: "Set a tmux option or variable",
-  description:
-    "Sets or unsets a tmux option or a session's environment variable; ones that run commands need --safety destructive.",
+  description: "Sets or unsets a tmux option or a session's environment variable.",
   members: { option: setOption, environment: setEnvironment },
   describe: {
     target: "option: pane; environment: session",

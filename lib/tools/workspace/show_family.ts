@@ -8,8 +8,7 @@ import displayMessage from "./display_message.ts";
 export default defineFamily({
   name: "show",
   title: "Show tmux settings or a format",
-  description:
-    "Shows tmux options, the environment new panes get (secrets withheld), the hooks, or a tmux format expanded for a pane.",
+  description: "Shows tmux options, the environment (secrets withheld), hooks, or a format expanded for a pane.",
   members: { options: showOptions, environment: showEnvironment, hooks: showHooks, format: displayMessage },
   describe: { target: "options, format: a pane; environment, hooks: a session (omit: global)" },
 });

@@ -7,7 +7,7 @@ import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 export default defineTool({
   name: "snapshot-pane",
   title: "Snapshot a pane",
-  description: "A pane's screen, facts (size, cursor, command, mode) and warnings. Next: run-command or send-keys.",
+  description: "A pane's screen, facts (size, cursor, command, mode) and warnings.",
   toolset: "workspace",
   tier: "readonly",
   textField: "text",
