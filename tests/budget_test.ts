@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { connect, startTmux, withServer } from "./helpers.ts";
 import { asBuffered, resultBuffers, withConfig } from "./budget_helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import { TOOLS } from "../lib/tools/mod.ts";
 
 const enc = new TextEncoder();
 
@@ -183,15 +184,30 @@ Deno.test("errors are never buffered: shown whole, and trimmed to head and tail 
   }, { args: ["--max-tokens", "2000"] });
 });
 
-Deno.test("tools/list declares the buffered shape in every output schema", async () => {
+Deno.test("tools/list declares the buffered shape in every output schema but those of natively paged tools", async () => {
   await withServer(async (mcp) => {
     const { tools } = await mcp.client.listTools();
     assert.ok(tools.length > 0);
+    const paged = new Set(TOOLS.filter((t) => t.pagesNatively).map((t) => t.name));
+    assert.ok(paged.has("show-buffer") && paged.has("search-buffer"));
     for (const t of tools) {
-      const schema = t.outputSchema as { type: string; anyOf: Array<{ properties: Record<string, unknown> }> };
+      const schema = t.outputSchema as {
+        type: string;
+        properties?: Record<string, unknown>;
+        anyOf?: Array<{ properties: Record<string, unknown>; required: string[] }>;
+      };
       assert.equal(schema.type, "object", t.name);
-      assert.equal(schema.anyOf.length, 2, t.name);
-      assert.deepEqual(schema.anyOf[1].properties.type, { const: "buffered_response" }, t.name);
+      if (paged.has(t.name)) {
+        // Never buffered: its own result only, and no field of it is the buffered branch's discriminator.
+        assert.equal(schema.anyOf, undefined, t.name);
+        assert.ok(!("type" in (schema.properties ?? {})), t.name);
+        continue;
+      }
+      assert.equal(schema.anyOf?.length, 2, t.name);
+      // The branches tell apart by `type`, which only a buffered response has.
+      assert.deepEqual(schema.anyOf![1].required, ["type"], t.name);
+      assert.ok("type" in schema.anyOf![1].properties, t.name);
+      assert.ok(!("type" in schema.anyOf![0].properties), `${t.name}: its own result has no type field`);
     }
   });
 });

@@ -58,9 +58,9 @@ type JsonSchema = Record<string, unknown>;
  * lengths, patterns, key names and array sizes. They cost every agent tokens
  * in every listing, a model rarely comes near them, and a call that breaks
  * one gets a one-line error naming the limit. Numeric bounds stay where they
- * say what a parameter means (max_matches ≤ 1000, context_bytes ≤ 4096), not
- * where they are only a sanity cap (10,000 and beyond: lines, offsets,
- * milliseconds, bytes) or what a count implies (a minimum of 0 or 1). A
+ * say what a parameter means (max_matches ≤ 1000, max_bytes ≤ 1 MiB), not
+ * where they are only a sanity cap (beyond 2^20: offsets, milliseconds) or
+ * what a count implies (a minimum of 0 or 1). A
  * boolean's `default: false` is unsaid too: leaving a flag out means false.
  */
 const INPUT_ONLY_CHECKED = new Set(["minLength", "maxLength", "pattern", "propertyNames", "minItems", "maxItems"]);
@@ -86,7 +86,7 @@ function compact(node: unknown, io: "input" | "output", names = false): unknown 
     if (k === "additionalProperties" && isEmptyObject(v)) continue;
     // `names`: the keys of a `properties` object are parameter names, not keywords.
     if (!names && (io === "input" ? INPUT_ONLY_CHECKED : OUTPUT_UNSAID).has(k)) continue;
-    if (io === "input" && !names && (k === "minimum" || k === "maximum") && Math.abs(v as number) >= 10_000) continue;
+    if (io === "input" && !names && (k === "minimum" || k === "maximum") && Math.abs(v as number) > 2 ** 20) continue;
     if (io === "input" && !names && k === "minimum" && (v === 0 || v === 1)) continue;
     if (io === "input" && !names && k === "default" && v === false && src.type === "boolean") continue;
     out[k] = compact(v, io, k === "properties" && !names);

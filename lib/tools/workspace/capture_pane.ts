@@ -10,7 +10,7 @@ export default defineTool({
   name: "capture-pane",
   title: "Read a pane's text",
   description:
-    "A pane's newest max_lines lines, or lines start..end (0 = screen top, negative = scrollback), with warnings (copy mode, pager, prompt).",
+    "A pane's newest max_lines lines, or lines start..end (0 = screen top, negative = scrollback), with warnings.",
   toolset: "workspace",
   tier: "readonly",
   textField: "text",
