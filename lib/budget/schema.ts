@@ -60,8 +60,8 @@ type JsonSchema = Record<string, unknown>;
  * one gets a one-line error naming the limit. Numeric bounds stay where they
  * say what a parameter means (max_matches ≤ 1000, max_bytes ≤ 1 MiB), not
  * where they are only a sanity cap (beyond 2^20: offsets, milliseconds) or
- * what a count implies (a minimum of 0 or 1). A
- * boolean's `default: false` is unsaid too: leaving a flag out means false.
+ * what a count implies (a minimum of 0 or 1). A boolean's `default: false`
+ * is unsaid too: leaving a flag out means false.
  */
 const INPUT_ONLY_CHECKED = new Set(["minLength", "maxLength", "pattern", "propertyNames", "minItems", "maxItems"]);
 
