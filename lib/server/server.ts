@@ -31,7 +31,7 @@ import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
 import { EXACT_MATCHING, NAME_MATCHING } from "../tmux/target.ts";
-import { SEARCH_DOC, SIMILARITY_DOC } from "../tools/search_schemas.ts";
+import { BUFFER_SEARCH_DOC, PANE_SEARCH_DOC, SEARCH_DOC, SIMILARITY_DOC } from "../tools/search_schemas.ts";
 import { OMITTED_TARGET } from "../tools/schemas.ts";
 
 export interface App {
@@ -78,7 +78,8 @@ function instructions(config: Config): string {
     );
   }
   if (toolsets.includes("buffers") || toolsets.includes("workspace")) parts.push(SEARCH_DOC);
-  if (toolsets.includes("buffers")) parts.push(SIMILARITY_DOC);
+  if (toolsets.includes("buffers")) parts.push(BUFFER_SEARCH_DOC, SIMILARITY_DOC);
+  if (toolsets.includes("workspace")) parts.push(PANE_SEARCH_DOC);
   parts.push(
     'Every result is bounded: one over the token budget comes back as {type: "buffered_response", note, ' +
       "metadata, buffer_id, suggested_refinements, preview}: a preview (the end of terminal text, the first items " +

@@ -29,18 +29,28 @@ export const MAX_SCAN_BYTES = 256 * MiB;
 /** Offsets beyond any real buffer; keeps offset + length + context exact in doubles. */
 const MAX_OFFSET = 2 ** 40;
 
-/** How the searches work, said once in the server instructions instead of in each tool's description. */
-export const SEARCH_DOC = "Searches (search-buffer, subsearch-buffer, search-panes) share their parameters: query; " +
-  "mode literal (default) finds the exact text, non-overlapping; mode regex takes a JavaScript (V8) regex source " +
-  "without slashes, always with the u flag (and i with ignore_case), stopped after " +
-  `${DEFAULT_DEADLINE.baseMs / 1000} s + ${DEFAULT_DEADLINE.perMiBMs / 1000} s per MiB searched; ^ and $ match the ` +
-  "searched text's start and end (in search-panes: a line's), use (?m:^...) for line starts; ignore_case " +
-  "(default false); max_matches (default 50). Buffers must hold valid UTF-8. A buffer search scans at most " +
-  "max_scan_bytes and returns at most max_matches (fewer with truncated_by_budget when they would not fit the " +
-  "response budget); while truncated_buffers is not empty, call again with the same arguments plus " +
-  "resume_from_offset from the response: you get exactly the remaining matches. A snippet shows at most 4096 " +
-  "bytes of a longer match. subsearch-buffer searches its window as if it were the whole text; offsets stay " +
-  "absolute. search-panes pages with offset = next_offset.";
+/**
+ * How the searches work, said once in the server instructions instead of in
+ * each tool's description: what every search shares (search-buffer,
+ * subsearch-buffer and search-panes take the same query parameters with the
+ * same defaults), then what only the buffer searches or only search-panes do,
+ * each said when its toolset is served.
+ */
+export const SEARCH_DOC = "Searches share their parameters: query; mode literal (default) finds the exact text, " +
+  "non-overlapping; mode regex takes a JavaScript (V8) regex source without slashes, always with the u flag (and i " +
+  `with ignore_case), stopped after ${DEFAULT_DEADLINE.baseMs / 1000} s + ${DEFAULT_DEADLINE.perMiBMs / 1000} s per ` +
+  "MiB searched; ^ and $ match the start and end of the text searched (a buffer, a window of one, a pane's line), " +
+  "use (?m:^...) for line starts; ignore_case (default false); max_matches (default 50).";
+
+/** What only the buffer searches do (paging, bounds), with {@linkcode SEARCH_DOC}. */
+export const BUFFER_SEARCH_DOC = "Buffers must hold valid UTF-8. A buffer search scans at most max_scan_bytes and " +
+  "returns at most max_matches (fewer with truncated_by_budget when they would not fit the response budget); while " +
+  "truncated_buffers is not empty, call again with the same arguments plus resume_from_offset from the response: " +
+  "you get exactly the remaining matches. A snippet shows at most 4096 bytes of a longer match. subsearch-buffer " +
+  "searches its window as if it were the whole text; offsets stay absolute.";
+
+/** What only search-panes does, with {@linkcode SEARCH_DOC}. */
+export const PANE_SEARCH_DOC = "search-panes pages with offset = next_offset.";
 
 /** How include_similarity scores, said once in the server instructions. */
 export const SIMILARITY_DOC = "include_similarity scores each match in [0, 1]: similarity = (|m| / |w|) × (1 − d/2), " +
