@@ -63,11 +63,25 @@ export const envValue = z.string()
   .max(65_536, "environment value is longer than 65536 characters")
   .refine((s) => !s.includes("\0"), "environment value must not contain NUL");
 
-/** The ids a target resolved to, returned by every tool that acts on an existing object. */
+/**
+ * The ids of the object a tool acted on ($1, @2, %3). Undescribed: listings
+ * drop the descriptions of fields that are always there, and a family merges
+ * these with its other members' plain id fields.
+ */
+export const targetIds = {
+  session_id: z.string(),
+  window_id: z.string(),
+  pane_id: z.string(),
+};
+
+/**
+ * The ids a target resolved to, returned by every tool that acts on an
+ * existing object, and whether the target was left out. Tools whose target
+ * is required and exact (kill, respawn) return `targetIds` alone: for them
+ * it would always be false.
+ */
 export const resolvedShape = {
-  session_id: z.string().describe("session id, e.g. $1"),
-  window_id: z.string().describe("window id, e.g. @2"),
-  pane_id: z.string().describe("pane id, e.g. %3"),
+  ...targetIds,
   defaulted: z.boolean().describe("true when no target was given and the active pane of the latest session was used"),
 };
 

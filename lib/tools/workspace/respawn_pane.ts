@@ -4,7 +4,7 @@ import { defineTool } from "../tool.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { UserError } from "../../errors.ts";
-import { paneSpawnArgs, resolvedOutput, shellCommand, startDir } from "./common.ts";
+import { paneSpawnArgs, shellCommand, startDir, targetIds } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
@@ -22,10 +22,10 @@ export default defineTool({
     command: shellCommand.optional().describe("instead of the original"),
     cwd: startDir.optional(),
   }),
-  output: resolvedOutput,
+  output: z.object(targetIds),
   secrets: ["command"],
   async handler({ kill, command, cwd }, ctx) {
-    const t = resolvedTarget(ctx);
+    const { defaulted: _given, ...t } = resolvedTarget(ctx);
     if (kill) await refuseSelfKill(ctx.tmux, "pane", t, { action: "respawn (kill: true)", signal: ctx.signal });
     const args = [
       "respawn-pane",
