@@ -460,8 +460,8 @@ Deno.test("two MCP servers on one tmux server never see each other's replies, no
   const b = await connect({ socketName: fx.socketName, env });
   try {
     const calls = Array.from({ length: 30 }, (_, i) => [
-      a.ok<{ output: string }>("display-message", { target: "main", format: `from-a ${i}` }),
-      b.ok<{ output: string }>("display-message", { target: "main", format: `from-b ${i}` }),
+      a.ok<{ output: string }>("show", { what: "format", target: "main", format: `from-a ${i}` }),
+      b.ok<{ output: string }>("show", { what: "format", target: "main", format: `from-b ${i}` }),
     ]).flat();
     const outs = (await Promise.all(calls)).map((r) => JSON.stringify(r));
     for (const [i, out] of outs.entries()) {
