@@ -174,6 +174,8 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const conn = createControlConnection({ launcher, idleMs: opts.idleMs });
   const hub = createControlHub({ launcher });
   let probe: Promise<boolean> | undefined;
+  /** The probe's answer once known: a command then needs no await to learn it. */
+  let usable: boolean | undefined = opts.controlMode ? undefined : false;
 
   /**
    * Whether control mode can serve, asked of the binary once (`tmux -V`):
@@ -192,7 +194,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
         );
       }
       const [major, minor] = [Number(m[1]), Number(m[2])];
-      return major > CONTROL_MIN[0] || (major === CONTROL_MIN[0] && minor >= CONTROL_MIN[1]);
+      return usable = major > CONTROL_MIN[0] || (major === CONTROL_MIN[0] && minor >= CONTROL_MIN[1]);
     })();
     // A failed probe (timeout, missing binary) is asked again next time.
     probe.catch(() => probe = undefined);
@@ -257,11 +259,13 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
 
   async function runOnce(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
     // A remote host: its shared connection before any client, so no client makes a connection of its own.
-    await launcher.ready?.();
-    const loaded = await loadThroughFile(args, ro);
-    if (loaded) return loaded;
+    if (launcher.ready) await launcher.ready();
+    if (ro.stdin) {
+      const loaded = await loadThroughFile(args, ro);
+      if (loaded) return loaded;
+    }
     const line = controlLine(args, ro);
-    if (line !== undefined && await controlUsable()) {
+    if (line !== undefined && (usable ?? await controlUsable())) {
       try {
         return await conn.send(line, {
           name: String(args[0]),
