@@ -132,24 +132,22 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
 const times = new Map<string, number[]>();
 const cpu = new Map<string, number>();
 const add = (k: string, x: number) => times.set(k, [...(times.get(k) ?? []), x]);
-// Warm-up, then each step of every server measured in turn, so load changes hit all alike.
+// Warm-up, then each step call by call on every server in turn, so load changes hit all alike.
 for (let i = 0; i < 200; i++) {
   await echo.ask("ping", () => true);
   await control.ask(listLine, (l) => /^%end \d+ \d+ 1$/.test(l));
   for (const { s } of servers) for (const [, f] of steps) await f(s);
 }
 for (const [name, f] of steps) {
-  for (const { label, s } of servers) {
-    const before = cpuMs(s.pid);
-    for (let i = 0; i < N; i++) {
-      add(`${label} ${name}`, await timed(() => f(s)));
-      if (label === servers.at(-1)!.label && name === steps[0][0]) {
-        add("echo", await timed(() => echo.ask("ping", () => true)));
-        add("control", await timed(() => control.ask(listLine, (l) => /^%end \d+ \d+ 1$/.test(l))));
-      }
+  const before = servers.map(({ s }) => cpuMs(s.pid));
+  for (let i = 0; i < N; i++) {
+    for (const { label, s } of servers) add(`${label} ${name}`, await timed(() => f(s)));
+    if (name === steps[0][0]) {
+      add("echo", await timed(() => echo.ask("ping", () => true)));
+      add("control", await timed(() => control.ask(listLine, (l) => /^%end \d+ \d+ 1$/.test(l))));
     }
-    cpu.set(`${label} ${name}`, (cpuMs(s.pid) - before) / N);
   }
+  servers.forEach(({ label, s }, k) => cpu.set(`${label} ${name}`, (cpuMs(s.pid) - before[k]) / N));
 }
 const load = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 for (const { s } of servers) await s.close();
