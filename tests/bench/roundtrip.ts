@@ -12,9 +12,11 @@
  *   `${TMPDIR:-/tmp}/tmux-mcp-bench-node-sdk-1.32.2/` (reused when present),
  *   never into the project. Left out with `--no-node` or when `node`/`npm` are
  *   missing;
+ * - "no SDK client": JSON-RPC lines written and read by this process: the
+ *   server and the pipes alone, under the same interleaving (sequential only);
  * - "Deno SDK, off": control mode off (every command a spawned tmux);
  * - with `--before DIR` (a checkout of an earlier version, e.g. a `git archive`
- *   of main), the same Deno and Node clients on that version, for before/after
+ *   of main), the same Deno, Node and raw clients on that version, for before/after
  *   figures from one run.
  *
  * Both clients call tools/list first and then `callTool` alone, as a user's
@@ -57,7 +59,8 @@ interface Column {
   floor(): Promise<number>;
   list(): Promise<number>;
   capture(): Promise<number>;
-  concurrent(tool: "list" | "capture", n: number): Promise<number>;
+  /** Wall time of n calls at once (absent: this client sends one at a time). */
+  concurrent?(tool: "list" | "capture", n: number): Promise<number>;
   close(): Promise<void>;
 }
 type Kind = "list" | "capture";
@@ -102,6 +105,65 @@ async function denoColumn(label: string, root: string, socketName: string, mode:
     capture: () => timed(() => call(CALLS.capture, true)),
     concurrent: (tool, n) => timed(() => Promise.all(Array.from({ length: n }, () => call(CALLS[tool], true)))),
     close: () => m.close(),
+  };
+}
+
+/**
+ * A column without any SDK client: JSON-RPC lines written and read in this
+ * process (initialize, tools/list, then the calls), stderr read and dropped.
+ * What the server and the pipes cost alone, under the same interleaving.
+ */
+async function rawColumn(label: string, root: string, socketName: string): Promise<Column> {
+  const [command, ...args] = serverArgv(root, socketName);
+  const child = new Deno.Command(command, {
+    args,
+    env: { TMUX_MCP_CONTROL_MODE: "on" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  void child.stderr.pipeTo(new WritableStream());
+  const w = child.stdin.getWriter();
+  const r = child.stdout.getReader();
+  let buf = "";
+  let id = 0;
+  const rpc = async (method: string, params?: unknown): Promise<{ result?: { isError?: boolean } }> => {
+    const my = ++id;
+    await w.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }) + "\n"));
+    for (;;) {
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) {
+        const m = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (m.id === my) return m;
+        continue;
+      }
+      const { value, done } = await r.read();
+      if (done) throw new Error(`${label}: the server ended`);
+      buf += dec.decode(value);
+    }
+  };
+  await rpc("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "tmux-mcp-bench", version: "0" },
+  });
+  await w.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n"));
+  await rpc("tools/list");
+  const call = async (c: { name: string; arguments: Record<string, unknown> }, ok: boolean) => {
+    const m = await rpc("tools/call", c);
+    if (Boolean(m.result?.isError) === ok) throw new Error(`${label}: ${c.name} ${ok ? "failed" : "succeeded"}`);
+  };
+  return {
+    label,
+    floor: () => timed(() => call(CALLS.floor, false)),
+    list: () => timed(() => call(CALLS.list, true)),
+    capture: () => timed(() => call(CALLS.capture, true)),
+    async close() {
+      await w.close().catch(() => {});
+      await r.cancel().catch(() => {});
+      await child.status;
+    },
   };
 }
 
@@ -230,6 +292,8 @@ if (BEFORE) {
   columns.push(await denoColumn("before: Deno SDK client", BEFORE, fx.socketName, "on"));
   if (sdkDir) columns.push(await nodeColumn("before: Node SDK client", sdkDir, BEFORE, fx.socketName));
 }
+columns.push(await rawColumn("no SDK client (raw JSON-RPC)", ROOT, fx.socketName));
+if (BEFORE) columns.push(await rawColumn("before: no SDK client", BEFORE, fx.socketName));
 columns.push(await denoColumn("Deno SDK client, control mode off", ROOT, fx.socketName, "off"));
 
 // Warm up: every server attaches/starts what it needs, the JIT settles.
@@ -257,7 +321,9 @@ for (let i = 0; i < N; i++) {
 }
 const conc = new Map<Column, Record<Kind, number>>();
 for (const c of columns) {
-  conc.set(c, { list: await c.concurrent("list", N) / N, capture: await c.concurrent("capture", N) / N });
+  if (c.concurrent) {
+    conc.set(c, { list: await c.concurrent("list", N) / N, capture: await c.concurrent("capture", N) / N });
+  }
 }
 const loadAfterCalls = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 for (const c of columns) await c.close();
@@ -335,7 +401,8 @@ for (const kind of ["list", "capture"] as const) {
   const name = kind === "list" ? "`list` sessions" : "`capture-pane`";
   rows.push(
     `| ${name}, ${N} concurrent, per call | ${
-      columns.map((c) => `${ratio(conc.get(c)![kind])} ${verdict(conc.get(c)![kind])}`).join(" | ")
+      columns.map((c) => conc.has(c) ? `${ratio(conc.get(c)![kind])} ${verdict(conc.get(c)![kind])}` : "–")
+        .join(" | ")
     } |`,
   );
 }

@@ -13,6 +13,8 @@
  *   (transport and SDK dispatch only), a call refused before any tmux work
  *   (an unknown tool), `list` sessions and `capture-pane`; with `--before DIR`
  *   the same on the server of another checkout (before/after from one run);
+ * - one raw `tmux display-message` spawn, for scale (measured just before the
+ *   calls, not between them);
  * - the server's CPU time per call (all its threads, from /proc), which load
  *   distorts less than wall time.
  */
@@ -138,6 +140,8 @@ for (let i = 0; i < 200; i++) {
   await control.ask(listLine, (l) => /^%end \d+ \d+ 1$/.test(l));
   for (const { s } of servers) for (const [, f] of steps) await f(s);
 }
+// The spawns on their own (a process created and ended disturbs the calls right after it).
+for (let i = 0; i < Math.max(50, N / 4); i++) add("spawn", await timed(() => fx.tmux("display-message", "-p", "x")));
 for (const [name, f] of steps) {
   const before = servers.map(({ s }) => cpuMs(s.pid));
   for (let i = 0; i < N; i++) {
@@ -163,6 +167,9 @@ const rows = [
   `| layer | ${servers.map((s) => s.label).join(" | ")} |`,
   `|---|${servers.map(() => "---").join("|")}|`,
   `| pipe echo (Deno process, two pipe hops) | ${us(p50(times.get("echo")!))} |${
+    servers.slice(1).map(() => " |").join("")
+  }`,
+  `| one raw \`tmux display-message\` spawn, for scale | ${us(p50(times.get("spawn")!))} |${
     servers.slice(1).map(() => " |").join("")
   }`,
   `| one command on a raw \`tmux -C\` client | ${us(p50(times.get("control")!))} |${
