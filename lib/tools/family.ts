@@ -124,6 +124,9 @@ export function defineFamily(fam: FamilyDef): AnyTool {
   const secrets = [...new Set(entries.flatMap(([, t]) => t.secrets ?? []))];
   // Budget previews keep the end of the members' terminal text; members that name different fields have none.
   const textFields = [...new Set(entries.flatMap(([, t]) => t.textField ? [t.textField] : []))];
+  // Strict once per member (on its first call, not at start-up), not per call: building a zod schema
+  // costs more than checking a call with it.
+  const strictInput = new Map<string, z.ZodObject>();
   const family: AnyTool = {
     name: fam.name,
     title: fam.title,
@@ -145,7 +148,9 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       const { what, ...rest } = args as { what: string } & Record<string, unknown>;
       const member = fam.members[what];
       const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-      const parsed = member.input.strict().safeParse(given);
+      let strict = strictInput.get(what);
+      if (!strict) strictInput.set(what, strict = member.input.strict());
+      const parsed = strict.safeParse(given);
       if (!parsed.success) {
         throw new UserError(
           `invalid arguments for ${fam.name} (what: ${what}): ${
