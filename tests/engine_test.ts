@@ -8,6 +8,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, fakeTmux, ROOT, START_PERMISSIONS, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { ConnectionUnavailable, controlLine, createTmuxEngine, type TmuxEngine } from "../lib/tmux/engine.ts";
 import { createControlConnection } from "../lib/tmux/connection.ts";
+import { AttachGate } from "../lib/tmux/attach_gate.ts";
 import { localLauncher } from "../lib/tmux/launcher.ts";
 import { tmuxCommandWord } from "../lib/tmux/quote.ts";
 import { createServerFileReader } from "../lib/buffers/server_file.ts";
@@ -243,7 +244,7 @@ Deno.test("when the session it attached to is killed, commands go on (another se
 Deno.test("the tmux server killed mid-command: one-line error; after it is back, calls work without a restart", async () => {
   const fx = await startTmux("engine-restart");
   const launcher = localLauncher("tmux", { socketName: fx.socketName });
-  const conn = createControlConnection({ launcher });
+  const conn = createControlConnection({ launcher, gate: new AttachGate() });
   const engine = createTmuxEngine({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4, controlMode: true });
   try {
     // run-shell holds this client's queue until its shell command ends: the command behind it is in
@@ -281,7 +282,10 @@ Deno.test("the tmux server killed mid-command: one-line error; after it is back,
 
 Deno.test("a stuck command times out with a clear error and the next command gets a fresh client", async () => {
   const fx = await startTmux("engine-stuck");
-  const conn = createControlConnection({ launcher: localLauncher("tmux", { socketName: fx.socketName }) });
+  const conn = createControlConnection({
+    launcher: localLauncher("tmux", { socketName: fx.socketName }),
+    gate: new AttachGate(),
+  });
   try {
     const opts = { name: "display-message", commands: 1, timeoutMs: 200 };
     // A running run-shell holds this client's command queue until the shell command ends.

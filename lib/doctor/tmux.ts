@@ -11,6 +11,7 @@
  */
 import { describeSocket, type TmuxExecutor } from "../tmux/executor.ts";
 import { type CheckResult, failIfNeeded, messageOf } from "./check.ts";
+import { handshakeSafe } from "../tmux/attach_gate.ts";
 
 /** The oldest tmux the server supports (README: Install). */
 export const MIN_TMUX = [3, 2] as const;
@@ -56,7 +57,12 @@ export async function checkTmuxVersion(
       },
     };
   }
-  return { found: true, result: { status: "ok", name: "tmux", detail: `${name} (minimum ${MIN_TEXT})` } };
+  // lib/tmux/attach_gate.ts: tmux-mcp orders its own calls around the crash; other programs it cannot order.
+  const note = !handshakeSafe(v[0], v[1])
+    ? "; before 3.7 a control client's start can crash the tmux server when another program changes " +
+      "sessions at that instant: tmux 3.7 fixes it"
+    : "";
+  return { found: true, result: { status: "ok", name: "tmux", detail: `${name} (minimum ${MIN_TEXT}${note})` } };
 }
 
 /** A tmux server answers on the configured socket; `up` tells the control-mode check whether to run. */

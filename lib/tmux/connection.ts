@@ -27,7 +27,7 @@
  *
  * @example
  * ```ts
- * const conn = createControlConnection({ launcher: localLauncher("tmux", { socketName: "work" }) });
+ * const conn = createControlConnection({ launcher: localLauncher("tmux", { socketName: "work" }), gate: new AttachGate() });
  * const out = await conn.send("list-sessions", { name: "list-sessions", commands: 1, timeoutMs: 10_000 });
  * await conn.close();
  * ```
@@ -35,6 +35,7 @@
 import { endClient, readLines } from "./control_client.ts";
 import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
+import type { AttachGate } from "./attach_gate.ts";
 
 /** The connection cannot carry this command now; nothing was run (the caller may spawn it). */
 export class ConnectionUnavailable extends Error {
@@ -71,6 +72,8 @@ export interface ControlConnection {
 
 export interface ControlConnectionOptions {
   launcher: TmuxLauncher;
+  /** Orders the client's start against commands (tmux before 3.7, lib/tmux/attach_gate.ts). */
+  gate: AttachGate;
   /** End the client after this long without a command (default 30 s). */
   idleMs?: number;
   /** After a failed attach, wait this long before trying again (default 1 s). */
@@ -328,8 +331,62 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     if (client === c) client = undefined;
     c.closed = true;
     unwatch(c);
-    await endClient(c.child, () => c.writer.close(), c.done);
+    // Its leaving is a notification to every control client (%client-detached): shared, like a command.
+    await opts.gate.shared(() => endClient(c.child, () => c.writer.close(), c.done));
   }
+
+  let connecting: Promise<void> | undefined;
+  /** Starts a client when there is none, alone (the gate), and waits until tmux answered its attach. */
+  function connect(): Promise<void> {
+    connecting ??= opts.gate.exclusive(async () => {
+      if (!client || client.closed) {
+        if (Date.now() < retryAt) return;
+        try {
+          client = start();
+        } catch (e) {
+          // No such binary, no permission: the engine's spawned command will say so.
+          retryAt = Date.now() + retryMs;
+          lastRefusal = `cannot start ${opts.launcher.bin}: ${(e as Error).message}`;
+          return;
+        }
+      }
+      await client.ready;
+    }).finally(() => connecting = undefined);
+    return connecting;
+  }
+
+  /** Queues `line` on an attached client: written at once, its reply matched in order. */
+  function enqueue(c: Client, line: string, so: SendOptions): Promise<Uint8Array> {
+    return new Promise<Uint8Array>((resolve, reject) => {
+      const p: Pending = {
+        name: so.name,
+        resolve,
+        reject,
+        lines: [],
+        blocks: so.commands,
+        blockStart: 0,
+        dropped: false,
+        timeoutMs: so.timeoutMs,
+        deadline: performance.now() + so.timeoutMs,
+      };
+      watch(c, p.deadline);
+      if (so.signal) {
+        const onAbort = () => settle(c, p, false, new TmuxError("aborted", "tmux call cancelled"));
+        so.signal.addEventListener("abort", onAbort, { once: true });
+        const clean = () => so.signal?.removeEventListener("abort", onAbort);
+        const { resolve: res, reject: rej } = p;
+        p.resolve = (v) => (clean(), res(v));
+        p.reject = (e) => (clean(), rej(e));
+      }
+      c.pending.push(p);
+      // Writes queue in call order, so lines are written in the order of `pending`.
+      c.writer.write(encoder.encode(line + "\n")).catch(() => {
+        // The client is gone; its end settles every pending command.
+      });
+    });
+  }
+
+  const usable = (c: Client | undefined): boolean => c !== undefined && !c.closed && c.attached;
 
   return {
     get clientPid() {
@@ -340,47 +397,16 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     },
     send(line, so) {
       if (so.signal?.aborted) return Promise.reject(new TmuxError("aborted", "tmux call cancelled"));
-      if (!client || client.closed) {
-        if (Date.now() < retryAt) return Promise.reject(new ConnectionUnavailable(lastRefusal));
-        try {
-          client = start();
-        } catch (e) {
-          // No such binary, no permission: the engine's spawned command will say so.
-          retryAt = Date.now() + retryMs;
-          lastRefusal = `cannot start ${opts.launcher.bin}: ${(e as Error).message}`;
-          return Promise.reject(new ConnectionUnavailable(lastRefusal));
-        }
-      }
       const c = client;
-      return new Promise<Uint8Array>((resolve, reject) => {
-        const p: Pending = {
-          name: so.name,
-          resolve,
-          reject,
-          lines: [],
-          blocks: so.commands,
-          blockStart: 0,
-          dropped: false,
-          timeoutMs: so.timeoutMs,
-          deadline: performance.now() + so.timeoutMs,
-        };
-        watch(c, p.deadline);
-        if (so.signal) {
-          const onAbort = () => settle(c, p, false, new TmuxError("aborted", "tmux call cancelled"));
-          so.signal.addEventListener("abort", onAbort, { once: true });
-          const clean = () => so.signal?.removeEventListener("abort", onAbort);
-          const { resolve: res, reject: rej } = p;
-          p.resolve = (v) => (clean(), res(v));
-          p.reject = (e) => (clean(), rej(e));
-        }
-        c.pending.push(p);
-        const bytes = encoder.encode(line + "\n");
-        // Continuations run in registration order, so lines are written in the order of `pending`.
+      if (c && usable(c)) return opts.gate.shared(() => enqueue(c, line, so));
+      return (async () => {
+        await connect();
+        const c = client as Client | undefined;
         // A client that was refused is not attached: nothing may be written to it (it would run unattached).
-        c.ready.then(() => c.closed || !c.attached ? undefined : c.writer.write(bytes)).catch(() => {
-          // The client is gone; its end settles every pending command.
-        });
-      });
+        if (!c || !usable(c)) throw new ConnectionUnavailable(c?.refusal || lastRefusal || "the control client ended");
+        if (so.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
+        return await opts.gate.shared(() => enqueue(c, line, so));
+      })();
     },
     async close() {
       if (idleTimer !== undefined) clearTimeout(idleTimer);

@@ -20,7 +20,7 @@
  *
  * @example
  * ```ts
- * const hub = createControlHub({ launcher: localLauncher("tmux", { socketName: "work" }) });
+ * const hub = createControlHub({ launcher: localLauncher("tmux", { socketName: "work" }), gate: new AttachGate() });
  * const stop = await hub.watch("$0", "%3", { output: (b) => console.log(b.length) });
  * // ... later
  * stop();
@@ -30,6 +30,7 @@
 import { log } from "../log.ts";
 import { endClient, readLines } from "./control_client.ts";
 import type { TmuxLauncher } from "./launcher.ts";
+import type { AttachGate } from "./attach_gate.ts";
 
 /** Why a watcher's stream may have changed shape. */
 export type PaneSignal =
@@ -63,12 +64,17 @@ export interface ControlHub {
 export interface ControlHubOptions {
   /** Starts the tmux clients (the engine's). */
   launcher: TmuxLauncher;
+  /** Orders client starts against the engine's commands (tmux before 3.7). */
+  gate: AttachGate;
   /** Keep an unwatched client this long before closing it (default 15 s). */
   idleMs?: number;
 }
 
 interface Connection {
-  child: Deno.ChildProcess;
+  /** Set once the gate let the client start. */
+  child?: Deno.ChildProcess;
+  /** Settles once the client's handshake is over (or it never started). */
+  started: Promise<void>;
   ready: Promise<void>;
   watchers: Map<string, Set<PaneWatcher>>;
   idleTimer?: ReturnType<typeof setTimeout>;
@@ -117,19 +123,39 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
   const idleMs = opts.idleMs ?? 15_000;
   const conns = new Map<string, Connection>();
 
+  /** A connection for the session; its client starts when the gate lets it (see lib/tmux/attach_gate.ts). */
   function open(sessionId: string): Connection {
-    const child = opts.launcher.spawn(["-C", "attach-session", "-f", "read-only,ignore-size", "-t", sessionId], {
-      stdin: "piped",
-    });
-    void child.stderr.cancel().catch(() => {});
     const ready = Promise.withResolvers<void>();
     const conn: Connection = {
-      child,
       ready: ready.promise,
       watchers: new Map(),
       closed: false,
       done: Promise.resolve(),
+      started: Promise.resolve(),
     };
+    // An unobserved rejection must not crash the server; watch() observes it.
+    conn.ready.catch(() => {});
+    conn.started = opts.gate.exclusive(async () => {
+      if (conn.closed) return ready.reject(new Error("control client closed before it started"));
+      try {
+        start(sessionId, conn, ready);
+      } catch (e) {
+        conn.closed = true;
+        if (conns.get(sessionId) === conn) conns.delete(sessionId);
+        return ready.reject(e);
+      }
+      // Its handshake is over once tmux answered the attach (or refused it).
+      await conn.ready.catch(() => {});
+    });
+    return conn;
+  }
+
+  function start(sessionId: string, conn: Connection, ready: PromiseWithResolvers<void>): void {
+    const child = opts.launcher.spawn(["-C", "attach-session", "-f", "read-only,ignore-size", "-t", sessionId], {
+      stdin: "piped",
+    });
+    conn.child = child;
+    void child.stderr.cancel().catch(() => {});
     // Lines between %begin and %end are command replies; the first block is
     // the reply to attach-session itself, and its end means we are attached.
     let inBlock = false;
@@ -187,9 +213,6 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
         await child.status.catch(() => {});
       }
     })();
-    // An unobserved rejection must not crash the server; watch() observes it.
-    conn.ready.catch(() => {});
-    return conn;
   }
 
   function broadcast(conn: Connection, kind: PaneSignal) {
@@ -198,7 +221,11 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
 
   async function shut(conn: Connection): Promise<void> {
     if (conn.idleTimer !== undefined) clearTimeout(conn.idleTimer);
-    await endClient(conn.child, () => conn.child.stdin.close(), conn.done);
+    conn.closed = true;
+    await conn.started;
+    const child = conn.child;
+    // Its leaving is a notification to every control client (%client-detached): shared, like a command.
+    if (child) await opts.gate.shared(() => endClient(child, () => child.stdin.close(), conn.done));
   }
 
   return {

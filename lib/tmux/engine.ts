@@ -7,7 +7,9 @@
  * — the one place that chooses — says control mode would change what it
  * does; then one `tmux` process is spawned for it (lib/tmux/executor.ts).
  * Either way a {@linkcode Semaphore} slot is held while the command is in
- * flight. The engine also owns the pane-output hub of the waits
+ * flight. Our control clients start one at a time with none of our commands
+ * in flight ({@linkcode AttachGate}: tmux before 3.7 crashes when a client in
+ * its handshake is notified). The engine also owns the pane-output hub of the waits
  * (lib/tmux/control.ts, per-session clients) and runs the commands whose
  * file IO must be done by the tmux server itself (`runAttached`, for
  * lib/buffers/server_file.ts). Every client process is started by one
@@ -58,6 +60,7 @@ import {
 import { localLauncher, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
 import { formatLiteral, tmuxCommandWord } from "./quote.ts";
 import { Semaphore } from "./semaphore.ts";
+import { AttachGate, handshakeSafe } from "./attach_gate.ts";
 
 /** The executor every tool uses, plus the connections it owns. */
 export interface TmuxEngine extends TmuxExecutor {
@@ -167,14 +170,23 @@ export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): st
 const decoder = new TextDecoder();
 /** Control mode with the attach flags we use (`read-only,ignore-size,no-output`) needs tmux 3.2. */
 const CONTROL_MIN = [3, 2];
+/**
+ * Spawned commands that may wait indefinitely and never notify control clients: they do not
+ * hold back a client's start (lib/tmux/attach_gate.ts).
+ */
+const waitsIndefinitely = (args: readonly TmuxArg[]) =>
+  (args[0] === "wait-for" && !flags(args.filter((a): a is string => typeof a === "string")).includes("-S")) ||
+  args[0] === "run-shell" || args[0] === "if-shell";
 
 /** The engine; nothing starts until the first command. */
 export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const launcher = opts.launcher ?? localLauncher(opts.bin, opts);
   const sem = new Semaphore(opts.maxConcurrency);
   const defaultTimeout = opts.timeoutMs ?? 10_000;
-  const conn = createControlConnection({ launcher, idleMs: opts.idleMs });
-  const hub = createControlHub({ launcher });
+  // Our control clients start alone (tmux before 3.7 crashes otherwise): lib/tmux/attach_gate.ts.
+  const gate = new AttachGate();
+  const conn = createControlConnection({ launcher, idleMs: opts.idleMs, gate });
+  const hub = createControlHub({ launcher, gate });
   let probe: Promise<boolean> | undefined;
   /** The probe's answer once known: a command then needs no await to learn it. */
   let usable: boolean | undefined = opts.controlMode ? undefined : false;
@@ -196,6 +208,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
         );
       }
       const [major, minor] = [Number(m[1]), Number(m[2])];
+      gate.enabled = !handshakeSafe(major, minor);
       return usable = major > CONTROL_MIN[0] || (major === CONTROL_MIN[0] && minor >= CONTROL_MIN[1]);
     })();
     // A failed probe (timeout, missing binary) is asked again next time.
@@ -285,7 +298,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
       }
     }
     await socketDirCheck(args);
-    const out = await spawnTmux(launcher, args, ro, defaultTimeout);
+    const out = waitsIndefinitely(args)
+      ? await spawnTmux(launcher, args, ro, defaultTimeout)
+      : await gate.shared(() => spawnTmux(launcher, args, ro, defaultTimeout));
     // A session may exist now: attach at once instead of after the retry pause.
     if (args.includes("new-session")) conn.retryNow();
     return out;
