@@ -11,7 +11,7 @@
  * const bytes = await store.read("notes");
  * ```
  */
-import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type RunOptions, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
 import { createFileLocks, type FileLocks, KeyedLocks, socketIdentity } from "./locks.ts";
 import { formatLiteral } from "../tmux/quote.ts";
@@ -31,7 +31,8 @@ export interface AppendOutcome {
 }
 
 export interface BufferStore {
-  list(): Promise<BufferInfo[]>;
+  /** The buffers, newest first; `ro.spawn` for a one-off that should attach no client. */
+  list(ro?: RunOptions): Promise<BufferInfo[]>;
   /** Whole content; throws a {@linkcode UserError} naming the buffer when it does not exist. */
   read(name: string): Promise<Uint8Array>;
   /** Creates or replaces. */
@@ -175,8 +176,8 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
     }
   }
 
-  async function list(): Promise<BufferInfo[]> {
-    return parseBufferList(await tmux.run(["list-buffers", "-F", LIST_FORMAT]));
+  async function list(ro?: RunOptions): Promise<BufferInfo[]> {
+    return parseBufferList(await tmux.run(["list-buffers", "-F", LIST_FORMAT], ro));
   }
 
   return {

@@ -117,7 +117,8 @@ export async function sweepTempFiles(parent = tempParent()): Promise<{ removed: 
 
 /** Deletes `mcp-result-<pid>-…` buffers whose server is gone; returns their names. */
 export async function sweepResultBuffers(buffers: Pick<BufferStore, "list" | "delete">): Promise<string[]> {
-  const names = (await buffers.list()).map((b) => b.name).filter((n) => RESULT_NAME.test(n));
+  // Spawned: a starting server attaches no control client for its sweep (lib/tmux/attach_gate.ts).
+  const names = (await buffers.list({ spawn: true })).map((b) => b.name).filter((n) => RESULT_NAME.test(n));
   const dead = await deadOwners(names, RESULT_NAME);
   const gone = names.filter((n) => dead.has(Number(RESULT_NAME.exec(n)![1])));
   await Promise.all(gone.map((n) => buffers.delete(n).catch(() => {})));

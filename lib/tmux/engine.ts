@@ -148,7 +148,7 @@ const CONTROL_SAFE: Record<string, Rule> = {
  * command must be spawned: the one place that chooses (see the header).
  */
 export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): string | undefined {
-  if (opts.stdin) return undefined;
+  if (opts.stdin || opts.spawn) return undefined;
   const words: string[] = [];
   let command: string[] = [];
   const commandOk = () => command.length > 0 && (CONTROL_SAFE[command[0]]?.(command.slice(1)) ?? false);

@@ -48,6 +48,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Abort (kill the child) when this signal fires. */
   signal?: AbortSignal;
+  /**
+   * In a client of its own, not on the control connection: for a one-off (the start-up sweep) that
+   * should not attach a client (lib/tmux/attach_gate.ts says why a client's start is a risk).
+   */
+  spawn?: boolean;
 }
 
 /** Runs tmux commands. Implementations must honour {@linkcode RunOptions}. */
