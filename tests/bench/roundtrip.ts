@@ -42,6 +42,7 @@
  * upper bounds.
  */
 import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux } from "../helpers.ts";
+import { fillPane } from "./pane_text.ts";
 
 const argv = Deno.args;
 const opt = (name: string, dflt: number) => {
@@ -280,7 +281,7 @@ async function nodeColumn(label: string, dir: string, root: string, socketName: 
 }
 
 const fx = await startTmux("bench-rt");
-await fx.tmux("send-keys", "-t", "main", "seq 1 60", "Enter");
+await fillPane(fx);
 
 async function rawSpawn(): Promise<number> {
   const t = performance.now();
