@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { createSpawnExecutor, type TmuxExecutor } from "../lib/tmux/executor.ts";
-import { describeSession, getPane, listPanes, listSessions, listWindows } from "../lib/tmux/panes.ts";
+import { describeSession, getPane, listPanes, listSessions, listWindows, paneFacts } from "../lib/tmux/panes.ts";
 import { parseRows, rowFormat, RowParseError } from "../lib/tmux/rows.ts";
 import { UserError } from "../lib/errors.ts";
 import { resolveTarget } from "../lib/tmux/target.ts";
@@ -104,6 +104,11 @@ Deno.test("getPane resolves the default pane and chains a command in the same ca
 
     const byId = await getPane(tmux, d.pane.pane_id);
     assertEquals(byId.pane.pane_id, d.pane.pane_id);
+    // A part of the facts: the same values, the fields asked for and the pane's id, by target and by default.
+    const facts = paneFacts(["session_name", "height"]);
+    for (const part of [await getPane(tmux, d.pane.pane_id, { facts }), await getPane(tmux, undefined, { facts })]) {
+      assertEquals(part.pane, { session_name: "other", pane_id: d.pane.pane_id, height: d.pane.height });
+    }
     // display-message alone would silently fall back to the current pane for these.
     for (const bad of ["nosuch", "main:5", "main:0.7", "%999", "=mai"]) {
       for (const resolve of [() => getPane(tmux, bad), () => resolveTarget(tmux, bad)]) {

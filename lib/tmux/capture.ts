@@ -11,7 +11,8 @@
  * ```
  */
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "./executor.ts";
-import { getPane, type PaneInfo } from "./panes.ts";
+import { getPane, type PANE_SPEC, type PaneFactsQuery, type PaneInfo, type PaneSpecPart } from "./panes.ts";
+import type { Row } from "./rows.ts";
 
 export interface CaptureOptions {
   /** First line: 0 = top of the visible screen, negative = scrollback. Default: top of the screen. */
@@ -29,8 +30,14 @@ export interface CaptureOptions {
   signal?: AbortSignal;
 }
 
-export interface Capture {
-  pane: PaneInfo;
+/** The pane facts a capture needs: where its lines run (history and height). */
+type CaptureSpec = PaneSpecPart & Pick<typeof PANE_SPEC, "height" | "history_size">;
+
+/** What to capture, and which pane facts to fetch with it (default: all of PANE_SPEC). */
+export type CaptureFactsOptions<S extends CaptureSpec> = CaptureOptions & { facts?: PaneFactsQuery<S> };
+
+export interface Capture<P = PaneInfo> {
+  pane: P;
   defaulted: boolean;
   text: string;
   /** Lines in `text`. */
@@ -75,12 +82,13 @@ export function keepNewest(
 const decoder = new TextDecoder();
 
 /** Resolves `target` (undefined = default pane) and captures it, facts and text in one tmux call. */
-export async function capturePane(
+export async function capturePane<S extends CaptureSpec = typeof PANE_SPEC>(
   tmux: TmuxExecutor,
   target: string | undefined,
-  o: CaptureOptions,
-): Promise<Capture> {
+  o: CaptureFactsOptions<S>,
+): Promise<Capture<Row<S>>> {
   const { pane, defaulted, output } = await getPane(tmux, target, {
+    facts: o.facts,
     signal: o.signal,
     then: (t) => captureArgs(t, o),
   });
@@ -138,8 +146,8 @@ export function rowsText(rows: readonly string[], wrapped: readonly boolean[], f
 }
 
 /** A capture as screen rows, for paging: each row as tmux prints it and whether it continues on the next. */
-export interface RowCapture {
-  pane: PaneInfo;
+export interface RowCapture<P = PaneInfo> {
+  pane: P;
   /** The line of rows[0] in capture-pane's numbering (0 = top of the screen, negative = scrollback). */
   first: number;
   rows: string[];
@@ -148,7 +156,11 @@ export interface RowCapture {
 }
 
 /** Where capture-pane's -S/-E land on this pane (tmux clamps both to the history and screen, and swaps them). */
-function captureRange(pane: PaneInfo, start?: number, end?: number): { top: number; bottom: number } {
+function captureRange(
+  pane: Pick<PaneInfo, "height" | "history_size">,
+  start?: number,
+  end?: number,
+): { top: number; bottom: number } {
   const clamp = (n: number) => Math.max(-pane.history_size, Math.min(n, pane.height - 1));
   const top = clamp(start ?? 0);
   const bottom = clamp(end ?? pane.height - 1);
@@ -166,13 +178,14 @@ function lines(text: string): string[] {
  * with `join`, the rows (`-N`) and the joined lines (`-J`) of the same range,
  * paired by {@linkcode joinedSpans} to know which rows continue.
  */
-export async function captureRows(
+export async function captureRows<S extends CaptureSpec = typeof PANE_SPEC>(
   tmux: TmuxExecutor,
   paneId: string,
-  o: Omit<CaptureOptions, "maxLines" | "keepTrailingBlank">,
-): Promise<RowCapture> {
+  o: Omit<CaptureFactsOptions<S>, "maxLines" | "keepTrailingBlank">,
+): Promise<RowCapture<Row<S>>> {
   const plain = { start: o.start, end: o.end, colors: o.colors };
   const { pane, output } = await getPane(tmux, paneId, {
+    facts: o.facts,
     signal: o.signal,
     then: (t) =>
       o.join

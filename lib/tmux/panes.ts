@@ -114,8 +114,43 @@ function sessionRow(r: Row<typeof SESSION_QUERY_SPEC>): SessionInfo {
 }
 const WINDOW_FORMAT = rowFormat(WINDOW_SPEC);
 const PANE_FORMAT = rowFormat(PANE_SPEC);
-const DEFAULT_SPEC = { ...PANE_SPEC, session_activity: ["session_activity", "int"] } as const satisfies RowSpec;
-const DEFAULT_FORMAT = rowFormat(DEFAULT_SPEC);
+const ACTIVITY_SPEC = { session_activity: ["session_activity", "int"] } as const satisfies RowSpec;
+
+/**
+ * Which pane facts {@linkcode getPane} asks tmux for: PANE_SPEC or a part of
+ * it, with its formats built once. tmux expands every field of the format on
+ * each call (a few µs each, twice with the length prefix), so a tool that
+ * reports a few facts asks for those alone.
+ *
+ * @example
+ * ```ts
+ * const FACTS = paneFacts(["pane_id", "height"]);
+ * (await getPane(tmux, "%3", { facts: FACTS })).pane.height; // 40
+ * ```
+ */
+export interface PaneFactsQuery<S extends PaneSpecPart> {
+  spec: S;
+  format: string;
+  /** The spec and format with `session_activity`, to find the default pane (the most recently used session's). */
+  withActivity: S & typeof ACTIVITY_SPEC;
+  withActivityFormat: string;
+}
+
+/** Part of PANE_SPEC, always with the pane's id. */
+export type PaneSpecPart = Partial<typeof PANE_SPEC> & Pick<typeof PANE_SPEC, "pane_id">;
+
+/** The query for `pane_id` and the PANE_SPEC fields named by `keys` (all of them by default). */
+export function paneFacts<K extends keyof typeof PANE_SPEC>(
+  keys?: readonly K[],
+): PaneFactsQuery<Pick<typeof PANE_SPEC, K | "pane_id">> {
+  const spec = Object.fromEntries(
+    Object.entries(PANE_SPEC).filter(([k]) => !keys || k === "pane_id" || (keys as readonly string[]).includes(k)),
+  ) as Pick<typeof PANE_SPEC, K | "pane_id">;
+  const withActivity = { ...spec, ...ACTIVITY_SPEC };
+  return { spec, format: rowFormat(spec), withActivity, withActivityFormat: rowFormat(withActivity) };
+}
+
+const ALL_FACTS: PaneFactsQuery<typeof PANE_SPEC> = paneFacts();
 
 /**
  * tmux finds `=name` (exact session name) only in a session-shaped target:
@@ -309,8 +344,8 @@ export function describeSession(tmux: TmuxExecutor, session: string, signal?: Ab
 }
 
 /** A pane's facts, whether it was the default pane, and the output of the chained command. */
-export interface PaneFacts {
-  pane: PaneInfo;
+export interface PaneFacts<P = PaneInfo> {
+  pane: P;
   /** True when no target was given and the active pane of the most recently used session was chosen. */
   defaulted: boolean;
   /** stdout of `then` (empty without it). */
@@ -326,17 +361,22 @@ export interface GetPaneOptions {
   then?: (paneTarget: string) => TmuxArg[];
 }
 
+/** {@linkcode GetPaneOptions} with the facts to fetch (default: all of PANE_SPEC). */
+export type GetPaneFactsOptions<S extends PaneSpecPart> = GetPaneOptions & { facts?: PaneFactsQuery<S> };
+
 /**
  * Resolves `target` (undefined = the default pane) and returns the pane's
  * facts. With an explicit target the facts and `then` share one tmux call;
  * the default pane needs one listing first, then `then` runs on its id.
  */
-export async function getPane(
+export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
   tmux: TmuxExecutor,
   target: string | undefined,
-  opts: GetPaneOptions = {},
-): Promise<PaneFacts> {
+  opts: GetPaneFactsOptions<S> = {},
+): Promise<PaneFacts<Row<S>>> {
   const { signal, then } = opts;
+  // Without `facts` S is its default, PANE_SPEC (TypeScript cannot tie a default type argument to a default value).
+  const facts = opts.facts ?? (ALL_FACTS as unknown as PaneFactsQuery<S>);
   if (target !== undefined) target = normalizeTarget(target);
   if (target === undefined) {
     const pane = await query(
@@ -347,9 +387,9 @@ export async function getPane(
         "-f",
         "#{&&:#{window_active},#{pane_active}}",
         "-F",
-        DEFAULT_FORMAT,
+        facts.withActivityFormat,
       ],
-      (o) => mostRecent(parseRows(DEFAULT_SPEC, o).rows),
+      (o) => mostRecent(parseRows(facts.withActivity, o).rows),
       undefined,
       signal,
     );
@@ -367,7 +407,7 @@ export async function getPane(
   const args: TmuxArg[] = [
     ...["capture-pane", "-p", "-t", target, "-S", "0", "-E", "0"],
     COMMAND_SEPARATOR,
-    ...["display-message", "-p", "-t", target, "--", PANE_FORMAT],
+    ...["display-message", "-p", "-t", target, "--", facts.format],
   ];
   if (then) args.push(COMMAND_SEPARATOR, ...then(target));
   return await query(
@@ -376,7 +416,7 @@ export async function getPane(
     (out) => {
       const skip = out.indexOf(0x0a) + 1;
       if (skip === 0) throw new RowParseError("no validation row");
-      const { rows, end } = parseRows(PANE_SPEC, out.subarray(skip), 1);
+      const { rows, end } = parseRows(facts.spec, out.subarray(skip), 1);
       if (!rows[0]) throw new RowParseError("no pane row");
       return { pane: rows[0], defaulted: false, output: out.subarray(skip + end) };
     },
@@ -398,10 +438,10 @@ async function queryThen(
   }
 }
 
-function mostRecent(rows: Row<typeof DEFAULT_SPEC>[]): PaneInfo | undefined {
-  let best: Row<typeof DEFAULT_SPEC> | undefined;
+function mostRecent<P>(rows: (P & { session_activity: number })[]): P | undefined {
+  let best: (P & { session_activity: number }) | undefined;
   for (const r of rows) if (!best || r.session_activity > best.session_activity) best = r;
   if (!best) return undefined;
   const { session_activity: _, ...pane } = best;
-  return pane;
+  return pane as P;
 }

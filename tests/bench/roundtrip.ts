@@ -2,7 +2,7 @@
  * Round trips and cold start of the MCP server, as a user's client sees them,
  * interleaved in one run (issue #11).
  *
- * Run: `deno run -A tests/bench/roundtrip.ts [--n 200] [--cold 15] [--before DIR] [--no-node]`
+ * Run: `deno run -A tests/bench/roundtrip.ts [--n 200] [--block 20] [--cold 15] [--before DIR] [--no-node]`
  *
  * Columns (each a server of its own on one private tmux server):
  * - "Deno SDK": the SDK Client running in Deno, control mode on;
@@ -23,14 +23,26 @@
  * client does (the SDK checks each result against the listed output schema);
  * the server's stderr (its audit lines) is piped and read, as clients do.
  *
- * Per round, in turn: one raw `tmux display-message` spawn from Deno, then in
- * every column a call refused before any tmux work (an unknown tool: the floor),
- * a list-sessions and a capture-pane tools/call. Then 200 concurrent calls per
- * tool and column (per-call time = wall time / 200), and cold starts (spawn →
- * initialize answered, raw JSON-RPC on the pipe). Prints one table with the
- * load average beside it: figures on a busy machine are upper bounds.
+ * Sequential calls are measured two ways, each `n` calls per kind and column:
+ * - spaced: per round, one raw `tmux display-message` spawn from Deno, then in
+ *   every column a call refused before any tmux work (an unknown tool: the
+ *   floor), a list-sessions and a capture-pane tools/call. Each process sleeps
+ *   10–15 ms between two of its calls, so a call pays the wake-up of four
+ *   processes (client, server, `tmux -C` client, tmux server);
+ * - back to back: per round, a block of `block` raw spawns, then in every
+ *   column a block of `block` floor calls, one of list-sessions calls and one
+ *   of capture-pane calls, each call sent as soon as the previous one is
+ *   answered (as an agent's 200 sequential calls would be without model turns
+ *   between them). Rounds repeat until each figure has `n` calls, so load
+ *   changes still hit all columns alike.
+ * Each mode's ratios are to the raw spawn measured in that mode. Then 200
+ * concurrent calls per tool and column (per-call time = wall time / 200), and
+ * cold starts (spawn → initialize answered, raw JSON-RPC on the pipe). Prints
+ * the tables with the load average beside them: figures on a busy machine are
+ * upper bounds.
  */
 import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux } from "../helpers.ts";
+import { fillPane } from "./pane_text.ts";
 
 const argv = Deno.args;
 const opt = (name: string, dflt: number) => {
@@ -38,6 +50,7 @@ const opt = (name: string, dflt: number) => {
   return i >= 0 ? Number(argv[i + 1]) : dflt;
 };
 const N = opt("n", 200);
+const BLOCK = opt("block", 20);
 const COLD = opt("cold", 15);
 const BEFORE = (() => {
   const i = argv.indexOf("--before");
@@ -268,7 +281,7 @@ async function nodeColumn(label: string, dir: string, root: string, socketName: 
 }
 
 const fx = await startTmux("bench-rt");
-await fx.tmux("send-keys", "-t", "main", "seq 1 60", "Enter");
+await fillPane(fx);
 
 async function rawSpawn(): Promise<number> {
   const t = performance.now();
@@ -306,10 +319,12 @@ for (let i = 0; i < 20; i++) {
   await rawSpawn();
 }
 
+type Figures = Record<"floor" | Kind, number[]>;
+const figures = () => new Map<Column, Figures>(columns.map((c) => [c, { floor: [], list: [], capture: [] }]));
+
+// Spaced: one call of each kind per column per round.
 const raw: number[] = [];
-const seq = new Map<Column, Record<"floor" | Kind, number[]>>(
-  columns.map((c) => [c, { floor: [], list: [], capture: [] }]),
-);
+const seq = figures();
 for (let i = 0; i < N; i++) {
   raw.push(await rawSpawn());
   for (const c of columns) {
@@ -319,6 +334,22 @@ for (let i = 0; i < N; i++) {
     s.capture.push(await c.capture());
   }
 }
+const loadAfterSpaced = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+
+// Back to back: blocks of BLOCK calls of one kind per column per round.
+const rawBlocks: number[] = [];
+const blocks = figures();
+for (let done = 0; done < N; done += BLOCK) {
+  const k = Math.min(BLOCK, N - done);
+  for (let j = 0; j < k; j++) rawBlocks.push(await rawSpawn());
+  for (const c of columns) {
+    const s = blocks.get(c)!;
+    for (const kind of ["floor", "list", "capture"] as const) {
+      for (let j = 0; j < k; j++) s[kind].push(await c[kind]());
+    }
+  }
+}
+const loadAfterBlocks = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 const conc = new Map<Column, Record<Kind, number>>();
 for (const c of columns) {
   if (c.concurrent) {
@@ -374,39 +405,66 @@ const rawCold: number[] = [];
 for (let i = 0; i < COLD; i++) rawCold.push(await rawSpawn());
 await fx.kill();
 
-const rawP50 = p50(raw);
-const ratio = (x: number) => `${ms(x)} ms (${(x / rawP50).toFixed(2)}×)`;
-const verdict = (x: number) => x <= 0.2 * rawP50 ? "met" : "not met";
-const load = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
-const rows: string[] = [
-  `load average ${loadAfterCalls} after the calls, ${load} at the end; ${N} calls per figure; ` +
-  `× = ratio to the raw spawn's p50; target ≤ 0.2× raw`,
-  "",
+const loadAt = (x: string) => `load average ${x}`;
+const ratioTo = (rawP50: number) => (x: number) => `${ms(x)} ms (${(x / rawP50).toFixed(2)}×)`;
+const verdictTo = (rawP50: number) => (x: number) => x <= 0.2 * rawP50 ? "met" : "not met";
+const blank = columns.slice(1).map(() => " |").join("");
+const header = [
   `| figure (p50) | ${columns.map((c) => c.label).join(" | ")} |`,
   `|---|${columns.map(() => "---").join("|")}|`,
-  `| one raw \`tmux display-message\` spawn | ${ms(rawP50)} ms |${columns.slice(1).map(() => " |").join("")}`,
-  `| floor: tools/call refused before any tmux work | ${
-    columns.map((c) => ratio(p50(seq.get(c)!.floor))).join(" | ")
-  } |`,
+];
+const kindName = (kind: Kind) => kind === "list" ? "`list` sessions" : "`capture-pane`";
+
+/** The sequential rows of one mode, each with its ratio to that mode's raw spawn. */
+function seqRows(rawP50: number, figs: Map<Column, Figures>, how: string): string[] {
+  const ratio = ratioTo(rawP50);
+  const verdict = verdictTo(rawP50);
+  const rows = [
+    `| one raw \`tmux display-message\` spawn, ${how} | ${ms(rawP50)} ms |${blank}`,
+    `| floor: tools/call refused before any tmux work | ${
+      columns.map((c) => ratio(p50(figs.get(c)!.floor))).join(" | ")
+    } |`,
+  ];
+  for (const kind of ["list", "capture"] as const) {
+    rows.push(
+      `| ${kindName(kind)}, sequential, ${how} | ${
+        columns.map((c) => `${ratio(p50(figs.get(c)![kind]))} ${verdict(p50(figs.get(c)![kind]))}`).join(" | ")
+      } |`,
+    );
+  }
+  return rows;
+}
+
+const rawP50 = p50(raw);
+const rawBlocksP50 = p50(rawBlocks);
+const load = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+const rows: string[] = [
+  `${N} calls per figure; × = ratio to the raw spawn's p50 measured in the same mode; target ≤ 0.2× raw`,
+  "",
+  `Spaced (one call per column per round; ${loadAt(loadAfterSpaced)} after these calls):`,
+  "",
+  ...header,
+  ...seqRows(rawP50, seq, "spaced"),
 ];
 for (const kind of ["list", "capture"] as const) {
-  const name = kind === "list" ? "`list` sessions" : "`capture-pane`";
+  const ratio = ratioTo(rawP50);
+  const verdict = verdictTo(rawP50);
   rows.push(
-    `| ${name}, sequential | ${
-      columns.map((c) => `${ratio(p50(seq.get(c)![kind]))} ${verdict(p50(seq.get(c)![kind]))}`).join(" | ")
-    } |`,
-  );
-}
-for (const kind of ["list", "capture"] as const) {
-  const name = kind === "list" ? "`list` sessions" : "`capture-pane`";
-  rows.push(
-    `| ${name}, ${N} concurrent, per call | ${
+    `| ${kindName(kind)}, ${N} concurrent, per call | ${
       columns.map((c) => conc.has(c) ? `${ratio(conc.get(c)![kind])} ${verdict(conc.get(c)![kind])}` : "–")
         .join(" | ")
     } |`,
   );
 }
+rows.push(
+  "",
+  `Back to back (blocks of ${BLOCK} calls of one kind per column per round, raw spawns in blocks too; ` +
+    `${loadAt(loadAfterBlocks)} after these calls, ${loadAfterCalls} after the concurrent ones):`,
+  "",
+  ...header,
+  ...seqRows(rawBlocksP50, blocks, "back to back"),
+);
 rows.push("", `cold start (spawn → initialize answered), p50 of ${COLD}; target ≤ 250 ms on a quiet machine:`);
 for (const r of coldRuns) rows.push(`- ${r.label}: ${ms(p50(r.xs))} ms`);
-rows.push(`- raw spawn beside the cold starts: ${ms(p50(rawCold))} ms`);
+rows.push(`- raw spawn beside the cold starts: ${ms(p50(rawCold))} ms`, "", `${loadAt(load)} at the end`);
 console.log(rows.join("\n"));

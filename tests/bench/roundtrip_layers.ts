@@ -19,6 +19,7 @@
  *   distorts less than wall time.
  */
 import { ROOT, START_PERMISSIONS, startTmux } from "../helpers.ts";
+import { fillPane } from "./pane_text.ts";
 
 const argv = Deno.args;
 const N = (() => {
@@ -71,7 +72,7 @@ function cpuMs(pid: number): number {
 }
 
 const fx = await startTmux("bench-layers");
-await fx.tmux("send-keys", "-t", "main", "seq 1 60", "Enter");
+await fillPane(fx);
 
 const echo = lineChild(Deno.execPath(), [
   "eval",

@@ -3,11 +3,30 @@ import { defineTool } from "../tool.ts";
 import { capturePane, captureRows, isBlankLine, type RowCapture, rowsText } from "../../tmux/capture.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { UserError } from "../../errors.ts";
-import type { PaneInfo } from "../../tmux/panes.ts";
+import { paneFacts } from "../../tmux/panes.ts";
+import type { Row } from "../../tmux/rows.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "./shapes.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
 const LINE = z.number().int().min(-10_000_000).max(100_000);
+
+/**
+ * The pane facts this tool reports (ids), warns from, and places lines by
+ * (height, history): 10 of the 27 fields; tmux expands every field it is
+ * asked for on each call.
+ */
+const FACTS = paneFacts([
+  "session_id",
+  "window_id",
+  "height",
+  "history_size",
+  "current_command",
+  "alternate_on",
+  "in_mode",
+  "mode",
+  "dead",
+]);
+type Facts = Row<typeof FACTS.spec>;
 
 export default defineTool({
   name: "capture-pane",
@@ -45,6 +64,7 @@ export default defineTool({
       join: join_wrapped,
       colors,
       maxLines: max_lines,
+      facts: FACTS,
       signal: ctx.signal,
     });
     if (start !== undefined && start > c.pane.height - 1) {
@@ -63,6 +83,7 @@ export default defineTool({
       end,
       join: join_wrapped,
       colors,
+      facts: FACTS,
       signal: ctx.signal,
     });
     const kept = keptLines(rows, max_lines);
@@ -89,7 +110,7 @@ export default defineTool({
  * dropped, then the newest max_lines kept): the row each starts at, the row
  * after the last, and how many older lines max_lines dropped.
  */
-function keptLines(c: RowCapture, maxLines: number): { starts: number[]; end: number; dropped: number } {
+function keptLines(c: RowCapture<Facts>, maxLines: number): { starts: number[]; end: number; dropped: number } {
   const starts = [0];
   for (let i = 0; i < c.rows.length - 1; i++) if (!c.wrapped[i]) starts.push(i + 1);
   if (c.rows.length === 0) starts.pop();
@@ -101,7 +122,7 @@ function keptLines(c: RowCapture, maxLines: number): { starts: number[]; end: nu
 }
 
 function output(
-  pane: PaneInfo,
+  pane: Facts,
   defaulted: boolean,
   text: string,
   lines: number,

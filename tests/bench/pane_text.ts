@@ -1,0 +1,23 @@
+/**
+ * The pane the round-trip benches capture: `seq 1 60` run by a shell without
+ * rc files, waited for until its last line shows. (Typed into the session's
+ * default shell, the command may never run: the image's bash rc can hang in
+ * `pyenv init`, and the capture would then be one line, not 50.)
+ *
+ * @example
+ * ```ts
+ * const fx = await startTmux("bench");
+ * await fillPane(fx); // pane "main" shows 1..60 and a prompt
+ * ```
+ */
+import type { TmuxFixture } from "../helpers.ts";
+
+export async function fillPane(fx: TmuxFixture): Promise<void> {
+  await fx.tmux("respawn-pane", "-k", "-t", "main", "env HISTFILE=/dev/null PS1='$ ' bash --norc --noprofile");
+  await fx.tmux("send-keys", "-t", "main", "seq 1 60", "Enter");
+  const deadline = AbortSignal.timeout(20_000);
+  while (!/^60$/m.test(await fx.tmux("capture-pane", "-p", "-t", "main"))) {
+    if (deadline.aborted) throw new Error("the bench pane did not show `seq 1 60` within 20 s");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
