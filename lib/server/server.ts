@@ -28,6 +28,8 @@ import { createBufferStore } from "../buffers/store.ts";
 import { createServerFileReader } from "../buffers/server_file.ts";
 import { sweepLeftovers } from "./leftovers.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
+import { createSearchPool } from "../search/worker_pool.ts";
+import { createExecRuntime } from "../exec/runtime.ts";
 import { TOOLS } from "../tools/mod.ts";
 import { annotationsOf, type AnyTool, type Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
@@ -168,6 +170,8 @@ export function createServices(config: Config): { services: Services; runExitHoo
     tmux,
     buffers: createBufferStore(tmux, { files, tempFileThreshold: launcher ? Infinity : undefined }),
     terminal,
+    regex: createSearchPool(),
+    exec: createExecRuntime(tmux, config),
     atExit: (fn) => void hooks.push(fn),
   };
   // What servers killed with SIGKILL left (temp files, result buffers), in the background.
@@ -180,6 +184,9 @@ export function createServices(config: Config): { services: Services; runExitHoo
   });
   // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
   services.atExit(() => terminal.close());
+  // Disarms the runs (their shells wait no more) while tmux is still there; ends the regex workers.
+  services.atExit(() => services.exec.close());
+  services.atExit(() => Promise.resolve(services.regex.close()));
   return {
     services,
     async runExitHooks() {

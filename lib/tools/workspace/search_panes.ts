@@ -68,7 +68,9 @@ export default defineTool({
         throw e;
       }
     }));
-    const hits = await searchLines(captured, { pattern, regex, ignoreCase: ignore_case }, { signal: ctx.signal });
+    const hits = await searchLines(ctx.regex, captured, { pattern, regex, ignoreCase: ignore_case }, {
+      signal: ctx.signal,
+    });
     const total = hits.reduce((n, h) => n + h.length, 0);
     const result = [];
     let seen = 0;
