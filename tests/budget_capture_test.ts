@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { connect, type McpFixture, startTmux, type TmuxFixture, uniqueSocketName } from "./helpers.ts";
 import { asBuffered, type Buffered, pageThrough, windowRunning } from "./budget_helpers.ts";
+import { waitForPane } from "./pane_helpers.ts";
 
 const listed: Set<string> = await (async () => {
   const mcp = await connect({ socketName: uniqueSocketName("list") });
@@ -36,12 +37,8 @@ const LINES = 20_000;
 /** A pane that printed LINES numbered lines and then sits idle; returns its pane id. */
 async function paneWithOutput(tmux: TmuxFixture): Promise<string> {
   const pane = await windowRunning(tmux, `seq -f 'log line %05g' 1 ${LINES}; exec sleep 3600`);
-  for (let i = 0; i < 200; i++) {
-    const screen = await tmux.tmux("capture-pane", "-p", "-t", pane);
-    if (screen.includes(`log line ${LINES}`)) return pane;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the pane did not finish printing");
+  await waitForPane(tmux, pane, new RegExp(`log line ${LINES}`), 30_000);
+  return pane;
 }
 
 async function captureBuffered(mcp: McpFixture, pane: string): Promise<Buffered> {

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
 import { asBuffered, windowRunning } from "./budget_helpers.ts";
+import { waitForPane } from "./pane_helpers.ts";
 
 const LINES = 3000;
 
@@ -15,10 +16,7 @@ Deno.test("every suggested call of a buffered capture works as written; the sugg
       `awk 'BEGIN { for (i = 1; i <= ${LINES}; i++) printf "%05d %s request done\\n", i, (i % 100 == 0 ? "ERROR" : "INFO") }'; ` +
         "exec sleep 3600",
     );
-    for (let i = 0; !(await tmux.tmux("capture-pane", "-p", "-t", pane)).includes(`0${LINES} ERROR`); i++) {
-      assert.ok(i < 400, "the pane finishes printing");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitForPane(tmux, pane, new RegExp(`0${LINES} ERROR`), 30_000);
     const b = asBuffered(await mcp.ok("capture-pane", { target: pane, max_lines: LINES + 100 }));
     assert.ok(b.buffer_id);
     const calls = b.suggested_refinements.map((s) => /^(\S+) (\{\S*\})/.exec(s)).filter((m) => m !== null);
