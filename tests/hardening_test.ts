@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, startTmux, textOf } from "./helpers.ts";
-import { rawServer } from "./raw_stdio.ts";
+import { exitWithin, rawServer } from "./raw_stdio.ts";
 import { decodeCursor, encodeCursor } from "../lib/exec/cursor.ts";
 
 Deno.test("JSON-RPC: invalid requests are answered with their id whenever it can be read", async () => {
@@ -38,13 +38,6 @@ Deno.test("JSON-RPC: invalid requests are answered with their id whenever it can
     await tmux.kill();
   }
 });
-
-/** Resolves with the exit status, or undefined if the process is still running after `ms`. */
-async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | undefined> {
-  const timer = AbortSignal.timeout(ms);
-  const late = new Promise<undefined>((r) => timer.addEventListener("abort", () => r(undefined), { once: true }));
-  return await Promise.race([child.status, late]);
-}
 
 Deno.test("a server whose client has gone exits, even while a call is running", async () => {
   const tmux = await startTmux("gone");

@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTmux, type TmuxFixture } from "./helpers.ts";
-import { rawServer } from "./raw_stdio.ts";
+import { exitWithin, rawServer } from "./raw_stdio.ts";
 import { newPane, waitForPane } from "./pane_helpers.ts";
 import { settle } from "./exec_fixtures.ts";
 
@@ -61,18 +61,18 @@ async function armed(s: Raw, what = /./): Promise<void> {
   }
 }
 
-/** Resolves with the exit status, or undefined if the process is still running after `ms` (generous bounds only). */
-async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | undefined> {
-  const timer = AbortSignal.timeout(ms);
-  const late = new Promise<undefined>((r) => timer.addEventListener("abort", () => r(undefined), { once: true }));
-  return await Promise.race([child.status, late]);
-}
-
 /** A pane running bash without rc files, at its prompt. */
 async function bashPane(tmux: TmuxFixture): Promise<string> {
   const pane = await newPane(tmux, "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color bash --norc");
   await settle(tmux.socketName, pane);
   return pane;
+}
+
+/** Fails unless the server exits with status 0 within a minute (then killed, so the test cannot hang). */
+async function exitsCleanly(s: Raw, when: string): Promise<void> {
+  const status = await exitWithin(s.child, 60_000);
+  if (status === undefined) s.child.kill("SIGKILL");
+  assertEquals(status?.code, 0, `the server exited cleanly ${when}`);
 }
 
 function errorText(answer: Message): string {
@@ -118,9 +118,7 @@ Deno.test("with nothing in flight, the server exits at end of input without wait
     await s.send({ jsonrpc: "2.0", id: 1, method: "ping" });
     assertEquals((await s.next()).id, 1);
     await s.writer.close();
-    const status = await exitWithin(s.child, 60_000);
-    if (status === undefined) s.child.kill("SIGKILL");
-    assertEquals(status?.code, 0, "the server exited at end of input");
+    await exitsCleanly(s, "at end of input");
   } finally {
     await s.stop().catch(() => {});
     await tmux.kill();
@@ -135,9 +133,7 @@ Deno.test("a client gone entirely (stdin and stdout closed) mid-call: the server
     await s.send(toolCall(1, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 2000 }));
     await s.writer.close();
     await s.reader.cancel();
-    const status = await exitWithin(s.child, 60_000);
-    if (status === undefined) s.child.kill("SIGKILL");
-    assertEquals(status?.code, 0, "the server exited once its last call ended");
+    await exitsCleanly(s, "once its last call ended");
   } finally {
     await s.stop().catch(() => {});
     await tmux.kill();
@@ -157,9 +153,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       assertEquals(answer.id, 1);
       const text = errorText(answer);
       assertMatch(text, new RegExp(`^the server is shutting down \\(${signal}\\): wait-for-text cancelled$`));
-      const status = await exitWithin(s.child, 60_000);
-      if (status === undefined) s.child.kill("SIGKILL");
-      assertEquals(status?.code, 0);
+      await exitsCleanly(s, `after ${signal}`);
       assert((await s.stderr).includes('"outcome":"error"'), "the call is audited");
     } finally {
       await s.stop().catch(() => {});
@@ -180,9 +174,7 @@ Deno.test("SIGTERM during run-command: told what keeps running; no control clien
     s.child.kill("SIGTERM");
     const text = errorText(await nextAnswer(s));
     assertMatch(text, /^the server is shutting down \(SIGTERM\): run-command cancelled.*keeps running in %\d+$/);
-    const status = await exitWithin(s.child, 60_000);
-    if (status === undefined) s.child.kill("SIGKILL");
-    assertEquals(status?.code, 0);
+    await exitsCleanly(s, "after SIGTERM");
     assertEquals((await tmux.tmux("list-clients", "-F", "#{client_pid}")).trim(), "", "no client left attached");
     // The shell was released: the command finished and the prompt came back.
     await waitForPane(tmux, pane, /after-sigterm\n.*[#$] *$/m, 60_000);
