@@ -225,8 +225,10 @@ Deno.test("run-command sends progress notifications while waiting", async () => 
 
 Deno.test("run-command: cancellation ends the wait; the command finishes and the pane stays usable", async () => {
   await withShell("bash", async (fx) => {
-    const args = { target: fx.pane, command: "sleep 1; echo done-late", timeout_ms: 20_000 };
-    await callAndCancel(fx, "run-command", args);
+    const args = { target: fx.pane, command: "sleep 3; echo done-late", timeout_ms: 30_000 };
+    // Cancelled once the command runs (its end is awaited): a run cancelled before the shell started it never
+    // runs (its script is gone).
+    await callAndCancel(fx, "run-command", args, /to finish in/);
     await waitUntil("the server to record the cancellation", () => Promise.resolve(/cancelled/.test(fx.mcp.stderr())));
     assertEquals((await runner(fx)("echo again")).output, "again");
     assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), /done-late/);
