@@ -1,111 +1,115 @@
 /**
- * Response budgets on real terminal output: a pane with 20,000 lines of
- * output, captured with a large max_lines, comes back as a buffered
- * response whose preview holds the last lines and whose buffer pages back
- * byte-exact; search-buffer finds a line from the middle of it.
- *
- * These need the `capture-pane` tool ({target?, max_lines} → {text, ...},
- * textField "text") and `search-buffer`, built in other issues: each test is
- * ignored, with a message, while the server does not list the tool it needs.
+ * capture-pane pages natively under a response budget: an over-budget
+ * capture returns the first lines that fit, `truncated_by_budget` and
+ * `next_start` (the line to pass as start for the rest), and creates no
+ * result buffer. Walked page by page, a pane with 20,000 numbered lines
+ * comes back whole, every line exactly once, in order; wrapped lines longer
+ * than a page are split between rows, never inside a character.
  */
 import assert from "node:assert/strict";
-import { connect, type McpFixture, startTmux, type TmuxFixture, uniqueSocketName } from "./helpers.ts";
-import { asBuffered, type Buffered, pageThrough, windowRunning } from "./budget_helpers.ts";
-import { waitForPane } from "./pane_helpers.ts";
-
-const listed: Set<string> = await (async () => {
-  const mcp = await connect({ socketName: uniqueSocketName("list") });
-  try {
-    return new Set((await mcp.client.listTools()).tools.map((t: { name: string }) => t.name));
-  } finally {
-    await mcp.close();
-  }
-})();
-const hasCapture = listed.has("capture-pane");
-const hasSearch = listed.has("search-buffer");
-if (!hasCapture || !hasSearch) {
-  console.warn(
-    `budget_capture_test: ${
-      [!hasCapture && "capture-pane", !hasSearch && "search-buffer"].filter(Boolean).join(" and ")
-    } ` +
-      "not listed by the server yet; the tests that need them are ignored",
-  );
-}
+import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
+import { resultBuffers, windowRunning } from "./budget_helpers.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 const LINES = 20_000;
 
-/** A pane that printed LINES numbered lines and then sits idle; returns its pane id. */
-async function paneWithOutput(tmux: TmuxFixture): Promise<string> {
-  const pane = await windowRunning(tmux, `seq -f 'log line %05g' 1 ${LINES}; exec sleep 3600`);
-  await waitForPane(tmux, pane, new RegExp(`log line ${LINES}`), 30_000);
-  return pane;
+interface Page {
+  text: string;
+  lines: number;
+  dropped_lines: number;
+  truncated_by_budget?: true;
+  next_start?: number;
+  type?: string;
 }
 
-async function captureBuffered(mcp: McpFixture, pane: string): Promise<Buffered> {
-  const b = asBuffered(await mcp.ok("capture-pane", { target: pane, max_lines: LINES + 1000 }));
-  assert.ok(b.buffer_id, `the full capture was kept: ${b.note}`);
-  return b;
+/** Polls until the pane shows `last` (the end of its output). */
+async function printed(tmux: TmuxFixture, pane: string, last: string): Promise<void> {
+  await waitUntil(
+    `the pane to finish printing (${last})`,
+    async () => (await tmux.tmux("capture-pane", "-p", "-J", "-t", pane)).includes(last),
+    30_000,
+  );
 }
 
-Deno.test({
-  name: "capture-pane of 20,000 lines is a preview of the last lines plus a buffer that pages back byte-exact",
-  ignore: !hasCapture,
-  async fn() {
-    const tmux = await startTmux("cap");
-    const small = await connect({ socketName: tmux.socketName });
-    const large = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "10000000"] });
-    try {
-      const pane = await paneWithOutput(tmux);
-      const b = await captureBuffered(small, pane);
-      assert.equal(b.metadata.would_exceed_limit, true);
-      const tail = (b.preview.text as string).trimEnd().split("\n");
-      assert.equal(tail.at(-1), `log line ${LINES}`, "the preview ends with the last line");
-      assert.ok(tail.length > 10 && tail.length < LINES, `the preview holds some last lines, got ${tail.length}`);
-      assert.ok(
-        tail.every((l, i) => i === 0 || l === `log line ${String(LINES - tail.length + 1 + i).padStart(5, "0")}`),
-      );
-
-      // The same capture under a budget it fits in is the reference for byte-exactness.
-      const whole = await large.ok<{ text: string }>("capture-pane", { target: pane, max_lines: LINES + 1000 });
-      assert.ok(whole.text.includes("log line 00001\n"), "the unbudgeted capture holds the first line");
-      const maxBytes = Number(
-        /"max_bytes":(\d+)/.exec(b.suggested_refinements.find((s) => s.includes('"offset_bytes":0'))!)![1],
-      );
-      const paged = await pageThrough(small, b.buffer_id!, maxBytes);
-      assert.deepEqual(paged, new TextEncoder().encode(whole.text), "paging reproduces the capture byte-exact");
-    } finally {
-      await small.close();
-      await large.close();
-      await tmux.kill();
+/** Walks capture-pane from `start` by next_start until a page is not cut; returns the pages. */
+async function walk(mcp: McpFixture, args: Record<string, unknown>): Promise<Page[]> {
+  const pages: Page[] = [];
+  let start = args.start;
+  for (;;) {
+    const p = await mcp.ok<Page>("capture-pane", { ...args, start });
+    assert.equal(p.type, undefined, "a page is never a buffered response");
+    pages.push(p);
+    if (!p.truncated_by_budget) {
+      assert.equal(p.next_start, undefined, "an uncut page has no next_start");
+      return pages;
     }
-  },
+    assert.equal(typeof p.next_start, "number", "a cut page says where to go on");
+    if (typeof start === "number") assert.ok((p.next_start as number) > start, "next_start moves forward");
+    start = p.next_start;
+    assert.ok(pages.length < 5_000, "the walk does not end");
+  }
+}
+
+Deno.test("capture-pane walks 20,000 lines in budget-sized pages, every line once, no buffer created", async () => {
+  const tmux = await startTmux("cappage");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "2000"] });
+  try {
+    const pane = await windowRunning(tmux, `seq -f 'log line %05g' 1 ${LINES}; exec sleep 3600`);
+    await printed(tmux, pane, `log line ${LINES}`);
+    const pages = await walk(mcp, { target: pane, start: -30_000, max_lines: 100_000 });
+    assert.ok(pages.length > 10, `a small budget gives many pages, got ${pages.length}`);
+    const got = pages.flatMap((p) => {
+      assert.equal(p.lines, p.text.split("\n").length, "lines counts the page's lines");
+      return p.text.split("\n");
+    });
+    const want = Array.from({ length: LINES }, (_, i) => `log line ${String(i + 1).padStart(5, "0")}`);
+    assert.deepEqual(got, want, "the pages hold every line once, in order");
+    assert.deepEqual(await resultBuffers(tmux), [], "paging created no result buffer");
+
+    // The default call (newest max_lines) pages the same way: its first page starts max_lines back.
+    const recent = await walk(mcp, { target: pane, max_lines: 3000 });
+    assert.ok(recent.length > 1);
+    assert.deepEqual(recent.flatMap((p) => p.text.split("\n")), want.slice(-3000));
+    assert.deepEqual(await resultBuffers(tmux), []);
+
+    // A start below the screen's last line is a one-line error that gives the range.
+    const err = await mcp.err("capture-pane", { target: pane, start: 5000 });
+    assert.match(err, /^start 5000 is below the last line of pane %\d+ \(lines run from -\d+ to \d+\): pass a start/);
+    assert.ok(!err.includes("\n"));
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
 });
 
-Deno.test({
-  name: "search-buffer over a buffered capture finds a line from the middle",
-  ignore: !hasCapture || !hasSearch,
-  async fn() {
-    const tmux = await startTmux("capsearch");
-    const mcp = await connect({ socketName: tmux.socketName });
-    try {
-      const pane = await paneWithOutput(tmux);
-      const b = await captureBuffered(mcp, pane);
-      assert.ok(b.suggested_refinements.some((s) => s.startsWith(`search-buffer {"buffers":["${b.buffer_id}"]`)));
-      const query = "log line 10000";
-      const found = await mcp.ok<{ matches: Array<{ buffer: string; offset_bytes: number; snippet: string }> }>(
-        "search-buffer",
-        { buffers: [b.buffer_id], query },
-      );
-      assert.equal(found.matches.length, 1);
-      assert.equal(found.matches[0].buffer, b.buffer_id);
-      assert.ok(found.matches[0].snippet.includes(query));
-      const full = await tmux.tmux("show-buffer", "-b", b.buffer_id!);
-      const bytes = new TextEncoder().encode(full);
-      const at = found.matches[0].offset_bytes;
-      assert.equal(new TextDecoder().decode(bytes.subarray(at, at + query.length)), query);
-    } finally {
-      await mcp.close();
-      await tmux.kill();
-    }
-  },
+Deno.test("capture-pane pages split a wrapped line longer than a page between rows, never inside a character", async () => {
+  const tmux = await startTmux("capwrap");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "500"] });
+  const large = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "10000000"] });
+  try {
+    // One joined line of ~12,000 columns mixing 1-, 2-, 3- and 4-byte characters (wide ones too), then short lines.
+    const unit = "aé日😀bç本€";
+    const pane = await windowRunning(
+      tmux,
+      `python3 -c 'print("${unit}" * 1000); print("\\n".join("after %d" % i for i in range(300)))'; exec sleep 3600`,
+    );
+    await printed(tmux, pane, "after 299");
+    await tmux.tmux("resize-window", "-t", pane, "-x", "57"); // tmux rewraps the history at the odd width
+    const whole = await large.ok<Page>("capture-pane", { target: pane, start: -5000, max_lines: 100_000 });
+    assert.equal(whole.truncated_by_budget, undefined);
+    const pages = await walk(mcp, { target: pane, start: -5000, max_lines: 100_000 });
+    assert.ok(pages.length > 3, `got ${pages.length} pages`);
+    assert.ok(pages.some((p) => p.truncated_by_budget && p.lines === 1), "some page holds only part of the long line");
+    // Pages cut inside the long line join without a newline; no character is lost, repeated or cut.
+    const flat = (s: string) => s.replaceAll("\n", "");
+    assert.equal(flat(pages.map((p) => p.text).join("")), flat(whole.text));
+    assert.ok(pages.every((p) => !p.text.includes("\uFFFD")), "no page holds a broken character");
+    const long = whole.text.split("\n").find((l) => l.includes(unit))!;
+    assert.ok(long.replaceAll(" ", "").startsWith(unit.repeat(1000)), "the joined line is whole in the reference");
+    assert.deepEqual(await resultBuffers(tmux), []);
+  } finally {
+    await mcp.close();
+    await large.close();
+    await tmux.kill();
+  }
 });

@@ -1,23 +1,25 @@
 /**
  * The next calls a buffered response suggests work when followed literally:
- * each `tool {json}` suggestion is called exactly as written.
+ * each `tool {json}` suggestion is called exactly as written. run-command
+ * output has no place to continue, so an over-budget one is buffered.
  */
 import assert from "node:assert/strict";
-import { withServer } from "./helpers.ts";
-import { asBuffered, windowRunning } from "./budget_helpers.ts";
-import { waitForPane } from "./pane_helpers.ts";
+import { withShell } from "./exec_fixtures.ts";
+import { asBuffered } from "./budget_helpers.ts";
 
 const LINES = 3000;
 
-Deno.test("every suggested call of a buffered capture works as written; the suggested search finds the ERROR lines", async () => {
-  await withServer(async (mcp, tmux) => {
-    const pane = await windowRunning(
-      tmux,
-      `awk 'BEGIN { for (i = 1; i <= ${LINES}; i++) printf "%05d %s request done\\n", i, (i % 100 == 0 ? "ERROR" : "INFO") }'; ` +
-        "exec sleep 3600",
+Deno.test("every suggested call of a buffered run-command output works as written; the suggested search finds the ERROR lines", async () => {
+  await withShell("bash", async ({ mcp, pane }) => {
+    const b = asBuffered(
+      await mcp.ok("run-command", {
+        target: pane,
+        command: `awk 'BEGIN { for (i = 1; i <= ${LINES}; i++) printf "%05d %s request done\\n", i, ` +
+          `(i % 100 == 0 ? "ERROR" : "INFO") }'`,
+        max_lines: LINES + 100,
+        timeout_ms: 60_000,
+      }),
     );
-    await waitForPane(tmux, pane, new RegExp(`0${LINES} ERROR`), 30_000);
-    const b = asBuffered(await mcp.ok("capture-pane", { target: pane, max_lines: LINES + 100 }));
     assert.ok(b.buffer_id);
     const calls = b.suggested_refinements.map((s) => /^(\S+) (\{\S*\})/.exec(s)).filter((m) => m !== null);
     assert.ok(calls.some((m) => m[1] === "search-buffer"), `a search is suggested: ${b.suggested_refinements}`);
@@ -42,5 +44,5 @@ Deno.test("every suggested call of a buffered capture works as written; the sugg
       assert.equal(snippets.length, LINES / 100, "the suggested search finds every ERROR line");
       assert.ok(snippets.every((t) => t.includes("ERROR")));
     }
-  }, { args: ["--max-tokens", "2000"] });
+  }, { historyLimit: 10_000, serverArgs: ["--max-tokens", "2000"] });
 });

@@ -103,5 +103,74 @@ Deno.test("capture-since refuses a cursor of another pane, a respawned pane or a
     assertMatch(await fx.mcp.err("capture-since", { cursor: "hello" }), /omit cursor/);
     await fx.tmux("respawn-pane", "-k", "-t", fx.pane, "sh");
     assertMatch(await fx.mcp.err("capture-since", { cursor: c.cursor }), /respawned/);
+    // The pane of a cursor is its target when none is given; once gone, the error says to start over.
+    const onOther = await since({ target: other });
+    assertEquals([onOther.pane_id, (await since({ cursor: onOther.cursor })).pane_id], [other, other]);
+    await fx.tmux("kill-pane", "-t", other);
+    assertEquals(
+      await fx.mcp.err("capture-since", { cursor: onOther.cursor }),
+      `pane ${other} of this cursor no longer exists: call list (what: panes), then capture-since without cursor`,
+    );
+    assertMatch(await fx.mcp.err("capture-since", { target: "%999" }), /^unknown target "%999" .*call list/);
   });
+});
+
+interface SincePage extends Since {
+  truncated_by_budget?: true;
+  type?: string;
+}
+
+/** Follows cursors from `cursor` until a page is not cut by the budget; returns the pages. */
+async function walkSince(fx: ExecFixture, cursor: string): Promise<SincePage[]> {
+  const pages: SincePage[] = [];
+  for (;;) {
+    const p = await fx.mcp.ok<SincePage>("capture-since", { cursor, max_lines: 20_000 });
+    assertEquals(p.type, undefined, "a page is never a buffered response");
+    pages.push(p);
+    if (!p.truncated_by_budget) return pages;
+    assert(p.cursor !== cursor, "a cut page moves the cursor");
+    cursor = p.cursor;
+    assert(pages.length < 5_000, "the walk ends");
+  }
+}
+
+async function resultBuffers(fx: ExecFixture): Promise<string[]> {
+  return (await fx.tmux("list-buffers", "-F", "#{buffer_name}").catch(() => ""))
+    .split("\n").filter((n) => n.startsWith("mcp-result-"));
+}
+
+Deno.test("capture-since pages 19,000 new lines under a small budget: every line once, no buffer created", async () => {
+  await withShell("bash", async (fx) => {
+    const c0 = await fx.mcp.ok<Since>("capture-since", { target: fx.pane });
+    await fx.mcp.ok("run-command", { target: fx.pane, command: "seq 1 19000", max_lines: 1 });
+    const before = await resultBuffers(fx);
+    const pages = await walkSince(fx, c0.cursor);
+    assert(pages.length > 10, `a small budget gives many pages, got ${pages.length}`);
+    assertEquals(numbers(pages.map((p) => p.text).join("\n")), range(1, 19000));
+    assert(pages.every((p) => p.line_count === p.text.split("\n").length && !p.lines_missed));
+    assertEquals(await resultBuffers(fx), before, "paging created no result buffer");
+    // The last cursor is the usual one: nothing new, nothing returned.
+    const idle = await fx.mcp.ok<SincePage>("capture-since", { cursor: pages.at(-1)!.cursor });
+    assertEquals([idle.text, idle.truncated_by_budget], ["", undefined]);
+  }, { historyLimit: 30_000, serverArgs: ["--max-tokens", "1000"] });
+});
+
+Deno.test("capture-since pages a wrapped line longer than a page by rows, never cutting a character", async () => {
+  await withShell("bash", async (fx) => {
+    const c0 = await fx.mcp.ok<Since>("capture-since", { target: fx.pane });
+    const unit = "aé日😀bç本€";
+    await fx.mcp.ok("run-command", {
+      target: fx.pane,
+      command: `python3 -c 'print("${unit}" * 1500)'; echo END`,
+      max_lines: 1,
+    });
+    const pages = await walkSince(fx, c0.cursor);
+    assert(pages.length > 3, `got ${pages.length} pages`);
+    assert(pages.some((p) => p.truncated_by_budget && p.line_count === 1), "some page holds part of the long line");
+    assert(pages.every((p) => !p.text.includes("\uFFFD")), "no page holds a broken character");
+    // Pages inside the long line join without a newline: the line comes back whole, once.
+    const flat = pages.map((p) => p.text).join("").replaceAll("\n", "").replaceAll(" ", "");
+    assertEquals(flat.split(unit).length - 1, 1500, "every unit once");
+    assert(flat.includes(unit.repeat(1500) + "END"), flat.slice(0, 200));
+  }, { historyLimit: 30_000, serverArgs: ["--max-tokens", "500"] });
 });

@@ -9,6 +9,7 @@ import { decodeOutput } from "../lib/tmux/control.ts";
 import { compileMatcher } from "../lib/exec/match.ts";
 import { createSearchPool } from "../lib/search/worker_pool.ts";
 import { UserError } from "../lib/errors.ts";
+import { joinedSpans, rowsText, wrappedFlags } from "../lib/tmux/capture.ts";
 
 const enc = new TextEncoder();
 
@@ -161,4 +162,22 @@ Deno.test("matcher: stop wins within a batch; literal and regex, case folding", 
     re.close();
     pool.close();
   }
+});
+
+Deno.test("joined lines pair with the rows they span; rows rejoin into the same text", () => {
+  fc.assert(fc.property(
+    fc.array(fc.array(fc.string({ unit: "grapheme", maxLength: 6 }), { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
+    (lines) => {
+      // Rows of a wrapped line are not empty (tmux wraps once a character goes past the edge, onto the next row).
+      const cut = lines.map((rows) => rows.length > 1 ? rows.map((r) => r === "" ? "x" : r) : rows);
+      const rows = cut.flat();
+      const joined = cut.map((r) => r.join(""));
+      const spans = joinedSpans(rows, joined);
+      assertEquals(spans, cut.map((r) => r.length));
+      assertEquals(rowsText(rows, wrappedFlags(spans!), 0, rows.length), joined.join("\n"));
+    },
+  ));
+  assertEquals(joinedSpans(["abc", "de", "x"], ["abcde", "x"]), [2, 1]);
+  assertEquals(joinedSpans(["abc", "de"], ["abcdX"]), undefined, "rows that do not make the line");
+  assertEquals(joinedSpans(["abc", "de"], ["abc"]), undefined, "rows left over");
 });

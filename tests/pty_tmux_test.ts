@@ -136,7 +136,7 @@ Deno.test("request_input ends when the program exits, and refuses waits over --m
     assertEquals(((await call).structuredContent as Record<string, unknown>).outcome, "exited");
     assertMatch(
       await mcp.err("pty_request_input", { session_id: id, prompt: "p", timeout_ms: 5000 }),
-      /timeout_ms 5000 is over this server's --max-wait-ms 3000: use at most 3000/,
+      /timeout_ms 5000 is above this server's limit of 3000 ms \(--max-wait-ms\): pass at most 3000/,
     );
   }, ["--max-wait-ms", "3000"]);
 });

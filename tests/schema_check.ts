@@ -39,6 +39,59 @@ export function typeArrays(node: unknown, path = ""): string[] {
   );
 }
 
+const CONSTRAINING = new Set([
+  ...["type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"],
+  ...["maxLength", "minLength", "pattern", "format", "contentMediaType", "contentEncoding", "contentSchema"],
+  ...["maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties"],
+  ...["required", "dependentRequired", "allOf", "anyOf", "oneOf", "not", "items", "prefixItems", "contains"],
+  ...["additionalItems", "unevaluatedItems", "properties", "patternProperties", "additionalProperties"],
+  ...["unevaluatedProperties", "propertyNames", "dependentSchemas", "dependencies", "$ref", "$dynamicRef"],
+  "$recursiveRef",
+]);
+const BOOLEAN_OK = new Set(["additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems"]);
+const MAP_KEYWORDS = ["properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"];
+const ARRAY_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const ONE_KEYWORDS = [
+  ...["items", "contains", "not", "propertyNames", "if", "then", "else", "additionalProperties"],
+  ...["unevaluatedProperties", "additionalItems", "unevaluatedItems", "contentSchema"],
+];
+
+/**
+ * What MCP Inspector's `--strict` reports on a tool schema (its
+ * `lintToolSchemas`, read from @modelcontextprotocol/inspector 2.12.0):
+ * a `type` array, a `$ref` outside the document, a subschema that
+ * constrains nothing (`{}`), a bare boolean where a schema object is
+ * expected (`true`/`false` are fine only under additionalProperties and its
+ * kin). Returned as `path: rule` lines; none means the Inspector is silent.
+ */
+export function inspectorFindings(node: unknown, path = "", keyword?: string): string[] {
+  if (typeof node === "boolean") return keyword && BOOLEAN_OK.has(keyword) ? [] : [`${path}: boolean-schema`];
+  if (node === null || typeof node !== "object" || Array.isArray(node)) return [];
+  const n = node as Record<string, unknown>;
+  const out: string[] = [];
+  if (Array.isArray(n.type)) out.push(`${path}: type-union`);
+  if (typeof n.$ref === "string" && n.$ref !== "" && !n.$ref.startsWith("#")) out.push(`${path}: remote-ref`);
+  const constrains = Object.keys(n).some((k) => CONSTRAINING.has(k)) || ("if" in n && ("then" in n || "else" in n));
+  if (!constrains && keyword !== "not") out.push(`${path || "/"}: untyped-schema`);
+  for (const k of MAP_KEYWORDS) {
+    const map = n[k];
+    if (map === null || typeof map !== "object" || Array.isArray(map)) continue;
+    for (const [name, sub] of Object.entries(map)) out.push(...inspectorFindings(sub, `${path}/${k}/${name}`, k));
+  }
+  for (const k of ARRAY_KEYWORDS) {
+    const arr = n[k];
+    if (Array.isArray(arr)) arr.forEach((sub, i) => out.push(...inspectorFindings(sub, `${path}/${k}/${i}`, k)));
+  }
+  for (const k of ONE_KEYWORDS) {
+    if (!(k in n)) continue;
+    const v = n[k];
+    if (k === "items" && Array.isArray(v)) {
+      v.forEach((sub, i) => out.push(...inspectorFindings(sub, `${path}/items/${i}`, k)));
+    } else out.push(...inspectorFindings(v, `${path}/${k}`, k));
+  }
+  return out;
+}
+
 /** Object schemas with properties but no `required` list, as JSON pointers. */
 export function missingRequired(node: unknown, path = ""): string[] {
   if (Array.isArray(node)) return node.flatMap((n, i) => missingRequired(n, `${path}/${i}`));

@@ -6,11 +6,12 @@
  * the highest tier lists every tool (output objects only: an input may
  * have nothing but optional parameters); the listing of a tool does not depend
  * on the toolsets or tier served, so this covers every toolset and tier.
- * Also: unknown tools and parameters are answered with the closest valid name.
+ * The same listing gives no finding under the rules of MCP Inspector's
+ * `--strict` (inspectorFindings). Also: unknown tools and parameters are answered with the closest valid name.
  */
 import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
-import { missingRequired, strictValidator, typeArrays } from "./schema_check.ts";
+import { inspectorFindings, missingRequired, strictValidator, typeArrays } from "./schema_check.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { closest } from "../lib/server/closest.ts";
 
@@ -22,6 +23,7 @@ Deno.test("every listed schema is strict: no type arrays, required declared, com
     for (const t of tools) {
       for (const [which, schema] of [["input", t.inputSchema], ["output", t.outputSchema]] as const) {
         problems.push(...typeArrays(schema).map((p) => `${t.name} ${which}: type array at ${p}`));
+        problems.push(...inspectorFindings(schema).map((p) => `${t.name} ${which}: Inspector --strict: ${p}`));
         // An input may have only optional parameters; a result always has fields a client can rely on.
         if (which === "output") {
           problems.push(...missingRequired(schema).map((p) => `${t.name} ${which}: no required at ${p}`));

@@ -80,6 +80,9 @@ function compact(node: unknown, io: "input" | "output", names = false): unknown 
       continue;
     }
     if (io === "output" && k === "additionalProperties" && v === false) continue;
+    // zod writes "any other properties" as `additionalProperties: {}`, a subschema Inspector --strict flags as
+    // constraining nothing; JSON Schema allows any other properties without it, so it is left out.
+    if (k === "additionalProperties" && isEmptySchema(v)) continue;
     // `names`: the keys of a `properties` object are parameter names, not keywords.
     if (!names && (io === "input" ? INPUT_ONLY_CHECKED : OUTPUT_UNSAID).has(k)) continue;
     if (io === "input" && !names && (k === "minimum" || k === "maximum") && Math.abs(v as number) > 2 ** 20) continue;
@@ -87,6 +90,10 @@ function compact(node: unknown, io: "input" | "output", names = false): unknown 
   }
   if (io === "output" && !names) dropRequiredDocs(out);
   return out;
+}
+
+function isEmptySchema(v: unknown): boolean {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0;
 }
 
 /**

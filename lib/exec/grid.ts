@@ -24,7 +24,8 @@
  */
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
-import { columns, dropColumns, fingerprint, splitRows, tail, takeColumns, trimTrailingBlank } from "./text.ts";
+import { joinedSpans } from "../tmux/capture.ts";
+import { columns, dropColumns, fingerprint, tail, takeColumns } from "./text.ts";
 
 /** A place in a pane's output. */
 export interface Position {
@@ -40,6 +41,24 @@ export interface Position {
   hs: number;
 }
 
+/**
+ * Where a read's lines lie in the pane, so a page of them can end early and
+ * the next read continue exactly after it ({@linkcode positionAfter}).
+ */
+export interface Layout {
+  /** Absolute row where the first line starts, and the column it starts at. */
+  row: number;
+  x: number;
+  /** Rows each line spans (tmux wrapped all but the last onto the next row). */
+  spans: number[];
+  /** The rows from `row` on, as capture-pane -N prints them (the first one whole, from column 0). */
+  raw: string[];
+  /** Fingerprint of the row above `row` ("" at row 0). */
+  above: string;
+  /** history_size when read. */
+  hs: number;
+}
+
 export interface ScreenRead {
   pane: PaneInfo;
   /** True when no target was given and the default pane was used. */
@@ -48,13 +67,15 @@ export interface ScreenRead {
   rows: string[];
   /** The cursor's position now, for the next read. */
   next: Position;
+  /** Lines dropped from the start to respect maxRows. */
+  dropped: number;
+  /** Where `rows` lie; undefined when the rows and joined lines tmux printed did not line up (a page is then whole). */
+  layout?: Layout;
 }
 
 export interface SinceRead extends ScreenRead {
   /** The position was no longer found (history cleared or trimmed past it): rows are all that is left. */
   missed: boolean;
-  /** Rows dropped from the start to respect maxRows. */
-  dropped: number;
 }
 
 export interface ReadOptions {
@@ -86,50 +107,141 @@ function matchesAt(pos: Position, rowAt: (abs: number) => string | undefined, at
   return fingerprint(takeColumns(here, pos.x)) === pos.head;
 }
 
-/** Rejoins rows that filled the whole width (a guess, used only when output never stops scrolling). */
-function joinFullRows(rows: string[], width: number): string[] {
-  const out: string[] = [];
+/** Rejoins rows that filled the whole width (a guess, used only when output never stops scrolling), with spans. */
+function joinFullRows(rows: string[], width: number): { lines: string[]; spans: number[] } {
+  const lines: string[] = [];
+  const spans: number[] = [];
   let carry = "";
+  let n = 0;
   for (const r of rows) {
-    if (columns(r) >= width) {
+    n++;
+    if (columns(r.trimEnd()) >= width) {
       carry += r;
     } else {
-      out.push(carry + r);
+      lines.push(carry + r);
+      spans.push(n);
       carry = "";
+      n = 0;
     }
   }
-  if (carry) out.push(carry);
-  return out;
+  if (n) {
+    lines.push(carry);
+    spans.push(n);
+  }
+  return { lines, spans };
 }
 
-function finish(pane: PaneInfo, rows: string[], maxRows: number, next: Position, missed: boolean): SinceRead {
-  const t = tail(trimTrailingBlank(rows), maxRows);
-  return { pane, defaulted: false, rows: t.rows, dropped: t.dropped, next, missed };
+/** Capture output → rows exactly as printed (-N and -J keep trailing cells), the final newline dropped. */
+function rawRows(text: string): string[] {
+  if (text === "") return [];
+  const rows = text.split("\n");
+  if (rows[rows.length - 1] === "") rows.pop();
+  return rows;
+}
+
+/** Where a read's first line starts. */
+interface Start {
+  row: number;
+  x: number;
+  /** Fingerprint of the row above. */
+  above: string;
+}
+
+/**
+ * The lines a read returns, from joined lines starting at `at` and the rows
+ * they come from (`raw`, from `at.row` on): trailing spaces and trailing
+ * blank lines dropped, the text left of `at.x` left out, the last `maxRows`
+ * lines kept; the layout follows along. `spans` default: paired by
+ * {@linkcode joinedSpans}.
+ */
+function lay(
+  pane: PaneInfo,
+  joined: string[],
+  raw: string[],
+  at: Start,
+  maxRows: number,
+  spans = joinedSpans(raw, joined),
+): { rows: string[]; dropped: number; layout?: Layout } {
+  const lines = joined.map((l) => l.trimEnd());
+  if (lines.length > 0) lines[0] = dropColumns(lines[0], at.x);
+  let end = lines.length;
+  while (end > 0 && lines[end - 1] === "") end--;
+  const t = tail(end === lines.length ? lines : lines.slice(0, end), maxRows);
+  if (!spans) return { rows: t.rows, dropped: t.dropped };
+  const skip = spans.slice(0, t.dropped).reduce((a, b) => a + b, 0);
+  return {
+    rows: t.rows,
+    dropped: t.dropped,
+    layout: {
+      row: at.row + skip,
+      x: t.dropped ? 0 : at.x,
+      spans: spans.slice(t.dropped, end),
+      raw: skip ? raw.slice(skip) : raw,
+      above: skip ? fingerprint(raw[skip - 1]) : at.above,
+      hs: pane.history_size,
+    },
+  };
+}
+
+/**
+ * The position right after the first `rows` rows (≥ 1) of a read's layout:
+ * where the next read goes on when a page ends there.
+ */
+export function positionAfter(layout: Layout, rows: number): Position {
+  return {
+    row: layout.row + rows,
+    x: 0,
+    above: fingerprint(layout.raw[rows - 1] ?? ""),
+    head: fingerprint(""),
+    hs: layout.hs,
+  };
+}
+
+/** The text of the first `rows` rows of a read's first line (a page shorter than that line). */
+export function firstLineRows(layout: Layout, rows: number): string {
+  return dropColumns(layout.raw.slice(0, rows).join(""), layout.x).trimEnd();
+}
+
+function finish(
+  pane: PaneInfo,
+  joined: string[],
+  raw: string[],
+  at: Start,
+  maxRows: number,
+  next: Position,
+  missed: boolean,
+  spans?: number[],
+): SinceRead {
+  return { pane, defaulted: false, ...lay(pane, joined, raw, at, maxRows, spans), next, missed };
 }
 
 /**
  * The visible screen of `target` (a pane id or any target; undefined = the
- * default pane) and the cursor position, in one tmux call.
+ * default pane; its last `maxRows` lines) and the cursor position, in one
+ * tmux call.
  */
 export async function readScreen(
   tmux: TmuxExecutor,
   target: string | undefined,
   signal?: AbortSignal,
+  maxRows = Infinity,
 ): Promise<ScreenRead> {
   const { pane, defaulted, output } = await getPane(tmux, target, {
     signal,
-    then: (t) => ["capture-pane", "-p", "-t", t, "-S", "-1", COMMAND_SEPARATOR, "capture-pane", "-p", "-J", "-t", t],
+    then: (t) => [
+      ...["capture-pane", "-p", "-N", "-t", t, "-S", "-1"],
+      COMMAND_SEPARATOR,
+      ...["capture-pane", "-p", "-J", "-t", t],
+    ],
   });
-  const lines = splitRows(decoder.decode(output));
-  const start = Math.max(0, pane.history_size - 1);
-  const rawCount = pane.history_size + pane.height - start;
+  const hs = pane.history_size;
+  const lines = rawRows(decoder.decode(output));
+  const start = Math.max(0, hs - 1);
+  const rawCount = hs + pane.height - start;
   const raw = lines.slice(0, rawCount);
-  return {
-    pane,
-    defaulted,
-    rows: trimTrailingBlank(lines.slice(rawCount)),
-    next: cursorPosition(pane, (abs) => raw[abs - start]),
-  };
+  const at = { row: hs, x: 0, above: hs > 0 ? fingerprint(raw[hs - 1 - start] ?? "") : "" };
+  const laid = lay(pane, lines.slice(rawCount), raw.slice(hs - start), at, maxRows);
+  return { pane, defaulted, ...laid, next: cursorPosition(pane, (abs) => raw[abs - start]) };
 }
 
 /**
@@ -153,13 +265,13 @@ export async function readSince(
     const { pane, output } = await getPane(tmux, paneId, {
       signal: opts.signal,
       then: (t) => [
-        ...["capture-pane", "-p", "-t", t, "-S", String(rel0)],
+        ...["capture-pane", "-p", "-N", "-t", t, "-S", String(rel0)],
         COMMAND_SEPARATOR,
         ...["capture-pane", "-p", "-J", "-t", t, "-S", String(relJ)],
       ],
     });
     const hs = pane.history_size;
-    const lines = splitRows(decoder.decode(output));
+    const lines = rawRows(decoder.decode(output));
     const start = Math.max(0, hs + rel0);
     const rawCount = hs + pane.height - start;
     const raw = lines.slice(0, rawCount);
@@ -174,10 +286,9 @@ export async function readSince(
       continue;
     }
     if (matchesAt(pos, rowAt, pos.row)) {
+      const at = { row: pos.row, x: pos.x, above: pos.above };
       if (hs === hsGuess) {
-        const joined = lines.slice(rawCount);
-        if (joined.length > 0) joined[0] = dropColumns(joined[0], pos.x);
-        return finish(pane, joined, opts.maxRows, next, false);
+        return finish(pane, lines.slice(rawCount), raw.slice(pos.row - start), at, opts.maxRows, next, false);
       }
       if (!lastTry) {
         hsGuess = hs;
@@ -185,8 +296,8 @@ export async function readSince(
         continue;
       }
       const rows = raw.slice(pos.row - start);
-      if (rows.length > 0) rows[0] = dropColumns(rows[0], pos.x);
-      return finish(pane, joinFullRows(rows, pane.width), opts.maxRows, next, false);
+      const guess = joinFullRows(rows, pane.width);
+      return finish(pane, guess.lines, rows, at, opts.maxRows, next, false, guess.spans);
     }
     if (located) return await readAll(tmux, paneId, opts);
     // The row moved (history trimmed or cleared) or is gone: find it again.
@@ -215,7 +326,7 @@ async function locate(
     signal,
     then: (t) => ["capture-pane", "-p", "-t", t, "-S", "-"],
   });
-  const raw = splitRows(decoder.decode(output));
+  const raw = rawRows(decoder.decode(output));
   const rowAt = (abs: number) => raw[abs];
   const step = Math.max(1, Math.floor(pane.history_limit / 10));
   // pos.row comes back from a model: start at the first candidate the capture can hold, so this
@@ -238,14 +349,14 @@ async function readAll(tmux: TmuxExecutor, paneId: string, opts: ReadOptions): P
   const { pane, output } = await getPane(tmux, paneId, {
     signal: opts.signal,
     then: (t) => [
-      ...["capture-pane", "-p", "-t", t, "-S", "-1"],
+      ...["capture-pane", "-p", "-N", "-t", t, "-S", "-"],
       COMMAND_SEPARATOR,
       ...["capture-pane", "-p", "-J", "-t", t, "-S", "-"],
     ],
   });
-  const lines = splitRows(decoder.decode(output));
-  const start = Math.max(0, pane.history_size - 1);
-  const rawCount = pane.history_size + pane.height - start;
+  const lines = rawRows(decoder.decode(output));
+  const rawCount = pane.history_size + pane.height;
   const raw = lines.slice(0, rawCount);
-  return finish(pane, lines.slice(rawCount), opts.maxRows, cursorPosition(pane, (abs) => raw[abs - start]), true);
+  const at = { row: 0, x: 0, above: "" };
+  return finish(pane, lines.slice(rawCount), raw, at, opts.maxRows, cursorPosition(pane, (abs) => raw[abs]), true);
 }

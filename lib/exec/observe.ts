@@ -15,6 +15,7 @@
  */
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
+import type { ResolvedTarget } from "../tmux/target.ts";
 import type { Services, ToolContext } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
 import { splitRows, tail, trimTrailingBlank } from "./text.ts";
@@ -108,7 +109,8 @@ export async function inspectPane(
 }
 
 export interface PaneWait<T> {
-  target: string | undefined;
+  /** The pane the pipeline resolved (the tool declares `target: "pane"`). */
+  target: ResolvedTarget;
   /** performance.now() when the call started. */
   started: number;
   timeoutMs: number;
@@ -124,7 +126,7 @@ export interface PaneWait<T> {
 }
 
 /**
- * The shape of every waiting tool: resolve the pane, watch its output until
+ * The shape of every waiting tool: read the (resolved) pane, watch its output until
  * `until`, the deadline or the pane's exit (cancellation is an error), then
  * read its screen tail and warnings.
  */
@@ -137,7 +139,8 @@ export async function waitOnPane<T>(
   end: { kind: "done"; value: T | "pane_exited" } | { kind: "timeout" };
   view: FinalView;
 }> {
-  const { pane, defaulted } = await getPane(ctx.tmux, w.target, { signal: ctx.signal });
+  const { pane } = await getPane(ctx.tmux, w.target.pane_id, { signal: ctx.signal });
+  const defaulted = w.target.defaulted;
   const obs = await observePane(ctx, pane, w.onBytes);
   let end;
   try {

@@ -17,7 +17,7 @@
  *
  * @example
  * ```ts
- * const r = await runCommand(ctx, { command: "make test", timeoutMs: 60_000, maxLines: 400 });
+ * const r = await runCommand(ctx, { target: resolvedTarget(ctx), command: "make test", timeoutMs: 60_000, maxLines: 400 });
  * r.exit_code; // 0
  * ```
  */
@@ -35,9 +35,11 @@ import { paneWarnings, type Warning } from "./warnings.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { resolvedOf } from "../tools/workspace/shapes.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
+import type { ResolvedTarget } from "../tmux/target.ts";
 
 export interface RunRequest {
-  target?: string;
+  /** The pane the pipeline resolved (run-command declares `target: "pane"`). */
+  target: ResolvedTarget;
   command: string;
   timeoutMs: number;
   /** Keep at most this many (last) output lines. */
@@ -68,8 +70,8 @@ export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<Run
   const started = performance.now();
   const rt = ctx.exec;
   const { tmux } = ctx;
-  let info = await inspectPane(tmux, req.target, ctx.signal);
-  const defaulted = info.defaulted;
+  let info = await inspectPane(tmux, req.target.pane_id, ctx.signal);
+  const defaulted = req.target.defaulted;
   const paneId = info.pane.pane_id;
   await refuseSelfInput(tmux, paneId, { text: req.command, enter: true }, { signal: ctx.signal });
   const left = () => Math.max(0, req.timeoutMs - (performance.now() - started));

@@ -129,9 +129,14 @@ function instructions(config: Config): string {
       "metadata, buffer_id, suggested_refinements, preview}: a preview (the end of terminal text, the first items " +
       "of lists) plus a tmux buffer holding the full result, to page with show-buffer.",
   );
-  if (toolsets.includes("buffers")) {
+  const paged = [
+    ...(toolsets.includes("buffers") ? ["show-buffer", "search-buffer", "subsearch-buffer"] : []),
+    ...(toolsets.includes("workspace") ? ["capture-pane"] : []),
+    ...(toolsets.includes("exec") ? ["capture-since"] : []),
+  ];
+  if (paged.length > 0) {
     parts.push(
-      "show-buffer, search-buffer and subsearch-buffer page themselves instead: a page that would not fit is cut " +
+      `${paged.join(", ")} page themselves instead: a page that would not fit is cut ` +
         "shorter (truncated_by_budget: true) and says exactly where to continue.",
     );
   }

@@ -10,7 +10,7 @@
  * c.dropped_lines; // how many older lines were cut
  * ```
  */
-import type { TmuxExecutor } from "./executor.ts";
+import { COMMAND_SEPARATOR, type TmuxExecutor } from "./executor.ts";
 import { getPane, type PaneInfo } from "./panes.ts";
 
 export interface CaptureOptions {
@@ -49,6 +49,12 @@ export function captureArgs(target: string, o: Omit<CaptureOptions, "maxLines">)
   return args;
 }
 
+/** A line with nothing but spaces and colour codes (trimmed from the bottom of a capture). */
+export function isBlankLine(line: string): boolean {
+  // deno-lint-ignore no-control-regex
+  return line.replace(/\x1b\[[0-9;]*m/g, "").trim() === "";
+}
+
 /**
  * capture-pane output → lines, trailing blank lines trimmed unless asked,
  * newest `maxLines` kept.
@@ -60,10 +66,7 @@ export function keepNewest(
 ): { text: string; lines: number; dropped_lines: number } {
   const rows = out.split("\n");
   if (rows.at(-1) === "") rows.pop(); // capture-pane ends every line with \n
-  if (!keepTrailingBlank) {
-    // deno-lint-ignore no-control-regex
-    while (rows.length > 0 && rows[rows.length - 1].replace(/\x1b\[[0-9;]*m/g, "").trim() === "") rows.pop();
-  }
+  if (!keepTrailingBlank) { while (rows.length > 0 && isBlankLine(rows[rows.length - 1])) rows.pop(); }
   const dropped = Math.max(0, rows.length - maxLines);
   const kept = dropped ? rows.slice(dropped) : rows;
   return { text: kept.join("\n"), lines: kept.length, dropped_lines: dropped };
@@ -82,4 +85,105 @@ export async function capturePane(
     then: (t) => captureArgs(t, o),
   });
   return { pane, defaulted, ...keepNewest(decoder.decode(output), o.maxLines, o.keepTrailingBlank) };
+}
+
+/**
+ * How many rows each joined line spans. `capture-pane -J` prints the rows
+ * tmux wrapped one after another without a newline, and `-N` prints every
+ * row exactly as `-J` does (trailing cells kept, same colour codes), so
+ * taking rows until their concatenation reaches a joined line's length finds
+ * that line's rows. Undefined when the two captures do not line up.
+ *
+ * @example
+ * ```ts
+ * joinedSpans(["abc", "de", "x"], ["abcde", "x"]); // [2, 1]
+ * ```
+ */
+export function joinedSpans(rows: readonly string[], joined: readonly string[]): number[] | undefined {
+  const spans: number[] = [];
+  let r = 0;
+  for (const line of joined) {
+    let acc = "";
+    let n = 0;
+    do {
+      if (r >= rows.length) return undefined;
+      acc += rows[r++];
+      n++;
+    } while (acc.length < line.length);
+    if (acc !== line) return undefined;
+    spans.push(n);
+  }
+  return r === rows.length ? spans : undefined;
+}
+
+/** `wrapped` flags from spans: every row of a joined line but its last continues on the next row. */
+export function wrappedFlags(spans: readonly number[]): boolean[] {
+  const out: boolean[] = [];
+  for (const n of spans) for (let i = 0; i < n; i++) out.push(i < n - 1);
+  return out;
+}
+
+/**
+ * The text of rows [from, to): a row that continues on the next (`wrapped`)
+ * is joined to it, any other ends its line. A page that ends on a wrapped row
+ * ends inside a joined line; the next page begins with the rest of it.
+ */
+export function rowsText(rows: readonly string[], wrapped: readonly boolean[], from: number, to: number): string {
+  let out = "";
+  for (let i = from; i < to; i++) {
+    out += rows[i];
+    if (i < to - 1 && !wrapped[i]) out += "\n";
+  }
+  return out;
+}
+
+/** A capture as screen rows, for paging: each row as tmux prints it and whether it continues on the next. */
+export interface RowCapture {
+  pane: PaneInfo;
+  /** The line of rows[0] in capture-pane's numbering (0 = top of the screen, negative = scrollback). */
+  first: number;
+  rows: string[];
+  /** wrapped[i]: rows[i] continues on rows[i + 1] (always false without `join`). */
+  wrapped: boolean[];
+}
+
+/** Where capture-pane's -S/-E land on this pane (tmux clamps both to the history and screen, and swaps them). */
+function captureRange(pane: PaneInfo, start?: number, end?: number): { top: number; bottom: number } {
+  const clamp = (n: number) => Math.max(-pane.history_size, Math.min(n, pane.height - 1));
+  const top = clamp(start ?? 0);
+  const bottom = clamp(end ?? pane.height - 1);
+  return top <= bottom ? { top, bottom } : { top: bottom, bottom: top };
+}
+
+function lines(text: string): string[] {
+  const out = text.split("\n");
+  if (out.at(-1) === "") out.pop();
+  return out;
+}
+
+/**
+ * Captures lines start..end of pane `paneId` (an id) as rows, one tmux call:
+ * with `join`, the rows (`-N`) and the joined lines (`-J`) of the same range,
+ * paired by {@linkcode joinedSpans} to know which rows continue.
+ */
+export async function captureRows(
+  tmux: TmuxExecutor,
+  paneId: string,
+  o: Omit<CaptureOptions, "maxLines" | "keepTrailingBlank">,
+): Promise<RowCapture> {
+  const plain = { start: o.start, end: o.end, colors: o.colors };
+  const { pane, output } = await getPane(tmux, paneId, {
+    signal: o.signal,
+    then: (t) =>
+      o.join
+        ? [...captureArgs(t, plain), "-N", COMMAND_SEPARATOR, ...captureArgs(t, { ...plain, join: true })]
+        : captureArgs(t, plain),
+  });
+  const { top, bottom } = captureRange(pane, o.start, o.end);
+  const all = lines(decoder.decode(output));
+  if (!o.join) return { pane, first: top, rows: all, wrapped: all.map(() => false) };
+  const rows = all.slice(0, bottom - top + 1);
+  const spans = joinedSpans(rows, all.slice(rows.length));
+  // Not lined up (should not happen): rows as lines, so paging still covers every row once.
+  return { pane, first: top, rows, wrapped: spans ? wrappedFlags(spans) : rows.map(() => false) };
 }

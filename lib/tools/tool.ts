@@ -177,6 +177,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   target?: TargetKind;
   /**
+   * Where an omitted `target` comes from when not the current pane: a target
+   * taken from other arguments (capture-since: its cursor's pane), and the
+   * error to give when that object no longer exists. Undefined: current pane.
+   */
+  targetDefault?: (args: z.infer<I>) => { target: string; gone: string } | undefined;
+  /**
    * The input field that is a wait in ms (`timeout_ms`): the pipeline
    * refuses a value above the server's --max-wait-ms before the handler runs.
    */

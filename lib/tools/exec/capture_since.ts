@@ -1,11 +1,18 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
-import { resolveTarget } from "../../tmux/target.ts";
+import { defineTool, type ToolContext } from "../tool.ts";
+import { resolvedTarget } from "../declared.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
 import { UserError } from "../../errors.ts";
-import { readScreen, readSince } from "../../exec/grid.ts";
+import {
+  firstLineRows,
+  type Position,
+  positionAfter,
+  readScreen,
+  readSince,
+  type ScreenRead,
+} from "../../exec/grid.ts";
+import { largestFitting } from "../../budget/page.ts";
 import { cursorSchema, decodeCursor, encodeCursor } from "../../exec/cursor.ts";
-import { tail } from "../../exec/text.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
 export default defineTool({
@@ -16,6 +23,7 @@ export default defineTool({
   toolset: "exec",
   tier: "readonly",
   textField: "text",
+  pagesNatively: true,
   input: z.object({
     target: paneTarget,
     cursor: cursorSchema.optional(),
@@ -30,43 +38,38 @@ export default defineTool({
     dropped_lines: z.number().int().describe("lines left out at the start to respect max_lines"),
     cursor: z.string().describe("pass this to the next capture-since call"),
     warnings: warningsSchema,
+    truncated_by_budget: z.literal(true).optional().describe("present if cut"),
   }),
   secrets: [],
+  target: "pane",
+  // With a cursor, an omitted target is the cursor's pane (a damaged cursor is refused here, before any tmux call).
+  targetDefault: ({ cursor }) => {
+    if (cursor === undefined) return undefined;
+    const pane = decodeCursor(cursor).pane;
+    return { target: pane, gone: gone(pane) };
+  },
   async handler({ target, cursor, max_lines }, ctx) {
+    const t = resolvedTarget(ctx);
     if (cursor === undefined) {
-      const s = await readScreen(ctx.tmux, target, ctx.signal);
-      const t = tail(s.rows, max_lines);
-      return {
-        structured: {
-          ...resolvedOf(s.pane, s.defaulted),
-          text: t.rows.join("\n"),
-          line_count: t.rows.length,
-          first_call: true,
-          lines_missed: false,
-          dropped_lines: t.dropped,
-          cursor: encodeCursor({ pane: s.pane.pane_id, pid: s.pane.pid, pos: s.next }),
-          warnings: paneWarnings(s.pane, s.rows),
-        },
-      };
+      const s = await readScreen(ctx.tmux, t.pane_id, ctx.signal, max_lines);
+      return fitted(ctx, { ...s, defaulted: t.defaulted }, {
+        first_call: true,
+        lines_missed: false,
+        dropped_lines: s.dropped,
+      });
     }
     const c = decodeCursor(cursor);
-    if (target !== undefined) {
-      const r = await resolveTarget(ctx.tmux, target, ctx.signal);
-      if (r.pane_id !== c.pane) {
-        throw new UserError(
-          `this cursor belongs to pane ${c.pane}, not ${r.pane_id} (target ${JSON.stringify(target)}): pass it ` +
-            `without target (or with ${c.pane}), or omit cursor to start over on ${r.pane_id}`,
-        );
-      }
+    if (t.pane_id !== c.pane) {
+      throw new UserError(
+        `this cursor belongs to pane ${c.pane}, not ${t.pane_id} (target ${JSON.stringify(target)}): pass it ` +
+          `without target (or with ${c.pane}), or omit cursor to start over on ${t.pane_id}`,
+      );
     }
     let read;
     try {
       read = await readSince(ctx.tmux, c.pane, c.pos, { maxRows: max_lines, signal: ctx.signal });
     } catch (e) {
-      if (!(e instanceof UserError)) throw e;
-      throw new UserError(
-        `pane ${c.pane} of this cursor no longer exists: call list (what: panes), then capture-since without cursor`,
-      );
+      throw e instanceof UserError ? new UserError(gone(c.pane)) : e;
     }
     if (read.pane.pid !== c.pid) {
       throw new UserError(
@@ -74,17 +77,50 @@ export default defineTool({
           `capture-since without cursor to start over`,
       );
     }
-    return {
-      structured: {
-        ...resolvedOf(read.pane, false),
-        text: read.rows.join("\n"),
-        line_count: read.rows.length,
-        first_call: false,
-        lines_missed: read.missed,
-        dropped_lines: read.dropped,
-        cursor: encodeCursor({ pane: c.pane, pid: read.pane.pid, pos: read.next }),
-        warnings: paneWarnings(read.pane, read.rows),
-      },
-    };
+    return fitted(ctx, read, { first_call: false, lines_missed: read.missed, dropped_lines: read.dropped });
   },
 });
+
+function gone(pane: string): string {
+  return `pane ${pane} of this cursor no longer exists: call list (what: panes), then capture-since without cursor`;
+}
+
+/**
+ * The result of a read, fitted to the response budget: whole when it fits;
+ * else its first lines that fit (rows of the first line when not even that
+ * line fits), with a cursor right after them, so the next call goes on with
+ * no line lost or repeated.
+ */
+function fitted(
+  ctx: ToolContext,
+  read: ScreenRead,
+  facts: { first_call: boolean; lines_missed: boolean; dropped_lines: number },
+) {
+  const out = (text: string, lines: number, pos: Position, cut: boolean) => ({
+    structured: {
+      ...resolvedOf(read.pane, read.defaulted),
+      text,
+      line_count: lines,
+      ...facts,
+      cursor: encodeCursor({ pane: read.pane.pane_id, pid: read.pane.pid, pos }),
+      warnings: paneWarnings(read.pane, cut ? [] : read.rows),
+      ...(cut ? { truncated_by_budget: true as const } : {}),
+    },
+  });
+  const whole = out(read.rows.join("\n"), read.rows.length, read.next, false);
+  const layout = read.layout;
+  if (!layout || read.rows.length === 0 || ctx.budget.fits(whole)) return whole;
+  // A page that reaches past the cursor's row goes on from the cursor (rows below it are not output yet).
+  const after = (rows: number) => {
+    const pos = positionAfter(layout, rows);
+    return pos.row > read.next.row ? read.next : pos;
+  };
+  const rowsOf = (lines: number) => layout.spans.slice(0, lines).reduce((a, b) => a + b, 0);
+  const lines = (l: number) =>
+    l >= read.rows.length ? whole : out(read.rows.slice(0, l).join("\n"), l, after(rowsOf(l)), true);
+  if (ctx.budget.fits(lines(1)) || layout.spans[0] === 1) {
+    return lines(largestFitting(1, read.rows.length, (l) => ctx.budget.fits(lines(l))));
+  }
+  const rows = (k: number) => out(firstLineRows(layout, k), 1, after(k), true);
+  return rows(largestFitting(1, layout.spans[0] - 1, (k) => ctx.budget.fits(rows(k))));
+}

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
+import { resolvedTarget } from "../declared.ts";
 import { runCommand } from "../../exec/run.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { waitTimeout } from "../schemas.ts";
@@ -14,6 +15,7 @@ export default defineTool({
     "(a REPL, a question, a continuation prompt): fails at once, typing nothing; use send-keys and wait.",
   toolset: "exec",
   tier: "mutating",
+  target: "pane",
   waitBound: "timeout_ms",
   annotations: { destructiveHint: true, openWorldHint: true },
   textField: "output",
@@ -38,7 +40,8 @@ export default defineTool({
     warnings: warningsSchema,
   }),
   secrets: ["command"],
-  async handler({ target, command, timeout_ms, max_lines }, ctx) {
+  async handler({ command, timeout_ms, max_lines }, ctx) {
+    const target = resolvedTarget(ctx);
     const result = await runCommand(ctx, { target, command, timeoutMs: timeout_ms, maxLines: max_lines });
     const { output, ...facts } = result;
     return {

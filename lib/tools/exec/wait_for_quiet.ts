@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
+import { resolvedTarget } from "../declared.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
@@ -12,6 +13,7 @@ export default defineTool({
     "Waits until a pane prints nothing for quiet_ms (or the timeout passes, or the program exits); returns the screen's last lines. For REPLs, installers and builds.",
   toolset: "exec",
   tier: "readonly",
+  target: "pane",
   waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
@@ -29,14 +31,14 @@ export default defineTool({
     warnings: warningsSchema,
   }),
   secrets: [],
-  async handler({ target, quiet_ms, timeout_ms, tail_lines }, ctx) {
+  async handler({ quiet_ms, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
     const quiet = Promise.withResolvers<"quiet">();
     let timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
     let bytes = 0;
     try {
       const { pane, defaulted, end, view } = await waitOnPane(ctx, {
-        target,
+        target: resolvedTarget(ctx),
         started,
         timeoutMs: timeout_ms,
         tailLines: tail_lines,

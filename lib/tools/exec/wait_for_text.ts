@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
+import { resolvedTarget } from "../declared.ts";
 import { compileMatcher, type Hit } from "../../exec/match.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
@@ -17,6 +18,7 @@ export default defineTool({
     "Waits until new output of a pane contains one of patterns (or of stop, checked first), the timeout passes or the program exits; returns the matching line and the screen's last lines.",
   toolset: "exec",
   tier: "readonly",
+  target: "pane",
   waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
@@ -40,7 +42,7 @@ export default defineTool({
     warnings: warningsSchema,
   }),
   secrets: ["patterns"],
-  async handler({ target, patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
+  async handler({ patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
     const matcher = compileMatcher({ patterns, stop, regex, ignoreCase: ignore_case }, ctx.regex);
     const hit = Promise.withResolvers<Hit>();
@@ -68,7 +70,7 @@ export default defineTool({
     });
     try {
       const { pane, defaulted, end, view } = await waitOnPane(ctx, {
-        target,
+        target: resolvedTarget(ctx),
         started,
         timeoutMs: timeout_ms,
         tailLines: tail_lines,

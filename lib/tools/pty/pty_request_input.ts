@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { UserError } from "../../errors.ts";
 import { handOff } from "../../terminal/handoff.ts";
 import { sessionId } from "./schemas.ts";
 
@@ -12,6 +11,7 @@ export default defineTool({
   toolset: "pty",
   tier: "mutating",
   annotations: { openWorldHint: true },
+  waitBound: "timeout_ms",
   input: z.object({
     session_id: sessionId,
     prompt: z.string().min(1, "prompt must not be empty").max(2000, "prompt is longer than 2000 characters")
@@ -28,12 +28,8 @@ export default defineTool({
   }),
   secrets: ["prompt"],
   async handler({ session_id, prompt, timeout_ms }, ctx) {
-    const max = ctx.config.maxWaitMs;
-    if (timeout_ms !== undefined && timeout_ms > max) {
-      throw new UserError(`timeout_ms ${timeout_ms} is over this server's --max-wait-ms ${max}: use at most ${max}`);
-    }
     const r = await handOff(ctx.terminal, session_id, prompt, {
-      timeoutMs: timeout_ms ?? max,
+      timeoutMs: timeout_ms ?? ctx.config.maxWaitMs,
       signal: ctx.signal,
       progress: ctx.progress,
     });

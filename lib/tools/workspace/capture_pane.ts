@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
-import { capturePane } from "../../tmux/capture.ts";
+import { capturePane, captureRows, isBlankLine, type RowCapture, rowsText } from "../../tmux/capture.ts";
+import { largestFitting } from "../../budget/page.ts";
+import { UserError } from "../../errors.ts";
+import type { PaneInfo } from "../../tmux/panes.ts";
 import { paneTarget, resolvedOf, resolvedShape } from "./shapes.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
@@ -14,6 +17,7 @@ export default defineTool({
   toolset: "workspace",
   tier: "readonly",
   textField: "text",
+  pagesNatively: true,
   input: z.object({
     target: paneTarget,
     start: LINE.optional().describe(
@@ -29,25 +33,87 @@ export default defineTool({
     lines: z.number().int(),
     dropped_lines: z.number().int().describe("older lines cut to respect max_lines"),
     warnings: warningsSchema,
+    truncated_by_budget: z.literal(true).optional().describe("present if cut"),
+    next_start: z.number().int().optional().describe("present if cut"),
     text: z.string(),
   }),
   secrets: [],
   async handler({ target, start, end, max_lines, join_wrapped, colors }, ctx) {
+    // Default: reach back max_lines into scrollback; keepNewest trims the screen's share.
+    const from = start ?? (end === undefined ? -max_lines : undefined);
     const c = await capturePane(ctx.tmux, target, {
-      // Default: reach back max_lines into scrollback; keepNewest trims the screen's share.
-      start: start ?? (end === undefined ? -max_lines : undefined),
+      start: from,
       end,
       join: join_wrapped,
       colors,
       maxLines: max_lines,
       signal: ctx.signal,
     });
+    if (start !== undefined && start > c.pane.height - 1) {
+      throw new UserError(
+        `start ${start} is below the last line of pane ${c.pane.pane_id} (lines run from -${c.pane.history_size} ` +
+          `to ${c.pane.height - 1}): pass a start in that range`,
+      );
+    }
     // Prompts are recognised on the bottom line, so only when the capture reaches it.
     const warnings = paneWarnings(c.pane, end === undefined ? c.text.split("\n") : []);
-    const facts = { ...resolvedOf(c.pane, c.defaulted), lines: c.lines, dropped_lines: c.dropped_lines, warnings };
-    return {
-      structured: { ...facts, text: c.text },
-      content: [{ type: "text", text: c.text }, { type: "text", text: JSON.stringify(facts) }],
+    const whole = output(c.pane, c.defaulted, c.text, c.lines, c.dropped_lines, warnings);
+    if (ctx.budget.fits(whole)) return whole;
+    // Over the response budget: the first rows of the capture that fit, and the line to go on from.
+    const rows = await captureRows(ctx.tmux, c.pane.pane_id, {
+      start: from,
+      end,
+      join: join_wrapped,
+      colors,
+      signal: ctx.signal,
+    });
+    const kept = keptLines(rows, max_lines);
+    const page = (k: number) => {
+      const from = kept.starts[0];
+      const text = rowsText(rows.rows, rows.wrapped, from, from + k);
+      const more = from + k < kept.end;
+      return output(rows.pane, c.defaulted, text, text.split("\n").length, kept.dropped, paneWarnings(rows.pane, []), {
+        ...(more ? { truncated_by_budget: true as const, next_start: rows.first + from + k } : {}),
+      });
     };
+    // Whole lines where one fits; else the rows of the first line that fit (the next page has the rest of it).
+    const lineEnd = (l: number) => (l < kept.starts.length ? kept.starts[l] : kept.end) - kept.starts[0];
+    if (kept.starts.length === 0) return whole;
+    if (!ctx.budget.fits(page(lineEnd(1)))) {
+      return page(largestFitting(1, lineEnd(1), (k) => ctx.budget.fits(page(k))));
+    }
+    return page(lineEnd(largestFitting(1, kept.starts.length, (l) => ctx.budget.fits(page(lineEnd(l))))));
   },
 });
+
+/**
+ * The lines capture-pane returns of a row capture (trailing blank lines
+ * dropped, then the newest max_lines kept): the row each starts at, the row
+ * after the last, and how many older lines max_lines dropped.
+ */
+function keptLines(c: RowCapture, maxLines: number): { starts: number[]; end: number; dropped: number } {
+  const starts = [0];
+  for (let i = 0; i < c.rows.length - 1; i++) if (!c.wrapped[i]) starts.push(i + 1);
+  if (c.rows.length === 0) starts.pop();
+  const endOf = (l: number) => l + 1 < starts.length ? starts[l + 1] : c.rows.length;
+  let lines = starts.length;
+  while (lines > 0 && isBlankLine(rowsText(c.rows, c.wrapped, starts[lines - 1], endOf(lines - 1)))) lines--;
+  const dropped = Math.max(0, lines - maxLines);
+  return { starts: starts.slice(dropped, lines), end: lines ? endOf(lines - 1) : 0, dropped };
+}
+
+function output(
+  pane: PaneInfo,
+  defaulted: boolean,
+  text: string,
+  lines: number,
+  dropped: number,
+  warnings: ReturnType<typeof paneWarnings>,
+  paging: { truncated_by_budget?: true; next_start?: number } = {},
+) {
+  const facts = { ...resolvedOf(pane, defaulted), lines, dropped_lines: dropped, warnings, ...paging };
+  return {
+    structured: { ...facts, text },
+    content: [{ type: "text" as const, text }, { type: "text" as const, text: JSON.stringify(facts) }],
+  };
+}
