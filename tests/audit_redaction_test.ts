@@ -20,8 +20,8 @@ Deno.test("every tool declares its secrets, naming only its own parameters", () 
   // Content, not identity: what is typed, run, searched for or evaluated.
   assertEquals(secretOf("send-keys"), ["text", "keys"]);
   assertEquals(secretOf("search-buffer"), ["query"]);
-  assertEquals(secretOf("search-panes"), ["pattern"]);
-  assertEquals(secretOf("display-message"), ["format"]);
+  assertEquals(secretOf("search-panes"), ["query"]);
+  assertEquals(secretOf("show"), ["format"]);
   assertEquals(secretOf("set")?.toSorted(), ["name", "value"]);
 });
 
@@ -55,13 +55,13 @@ Deno.test("audit log: secrets echoed by messages, undeclared fields and unknown 
       ["send-keys", { target: pane, keys: [`password=${S(1)}`] }, true],
       ["set", { what: "environment", name: `DB_PASSWORD=${S(2)}`, value: "x" }, true],
       ["set", { what: "environment", name: "OK_NAME", value: S(3) }, false],
-      ["new-session", { name: "aud", env: { [`BAD NAME ${S(4)}`]: "v" } }, true],
+      ["new", { what: "session", name: "aud", env: { [`BAD NAME ${S(4)}`]: "v" } }, true],
       ["set-buffer", { name: "b", content: `line with ${S(5)}\n` }, false],
       ["search-buffer", { query: S(5) }, false],
       ["search-buffer", { query: `(${S(6)}`, mode: "regex" }, true],
-      ["search-panes", { pattern: S(7) }, false],
-      ["search-panes", { pattern: `[${S(8)}`, regex: true }, true],
-      ["display-message", { format: `#{${S(9)}}` }, false],
+      ["search-panes", { query: S(7) }, false],
+      ["search-panes", { query: `[${S(8)}`, regex: true }, true],
+      ["show", { what: "format", format: `#{${S(9)}}` }, false],
       ["wait", { what: "text", patterns: [S(10)], timeout_ms: 0 }, false],
       ["load-buffer", { name: "x", path: "/etc/hostname", [`extra_${S(11)}`]: `/home/u/${S(12)}` }, true],
       ["list-buffers", { unknown: S(13) }, true],

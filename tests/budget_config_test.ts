@@ -49,6 +49,15 @@ Deno.test("config file: an unknown key inside toolConfigs names the tool and the
   );
 });
 
+Deno.test("config file: alwaysBuffer for a tool never buffered is a startup error saying why", async () => {
+  for (const tool of ["set-buffer", "show-buffer"]) {
+    assert.match(
+      await startupError(`{ "toolConfigs": { "${tool}": { "alwaysBuffer": true } } }`),
+      new RegExp(`: toolConfigs\\.${tool}\\.alwaysBuffer: ${tool} results are never buffered .*: remove alwaysBuffer`),
+    );
+  }
+});
+
 Deno.test("config file: a wrong type is a startup error naming the key", async () => {
   assert.match(await startupError(`{ "enableBuffering": "yes" }`), /: enableBuffering: expected true or false/);
   assert.match(

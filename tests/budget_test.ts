@@ -10,6 +10,8 @@ import assert from "node:assert/strict";
 import { connect, startTmux, withServer } from "./helpers.ts";
 import { asBuffered, resultBuffers, withConfig } from "./budget_helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import { TOOLS } from "../lib/tools/mod.ts";
+import { neverBuffered } from "../lib/tools/tool.ts";
 
 const enc = new TextEncoder();
 
@@ -114,11 +116,10 @@ Deno.test("result buffers expire after bufferTTL, oldest first", async () => {
 });
 
 Deno.test("at most 32 result buffers are kept, the oldest deleted first", async () => {
-  await withConfig(`{ "toolConfigs": { "set-buffer": { "alwaysBuffer": true } } }`, async (mcp, tmux) => {
+  await withConfig(`{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`, async (mcp, tmux) => {
+    await tmux.tmux("set-buffer", "-b", "seed", "a buffer to list");
     const ids: string[] = [];
-    for (let i = 0; i < 35; i++) {
-      ids.push(asBuffered(await mcp.ok("set-buffer", { name: `b${i}`, content: `${i}` })).buffer_id!);
-    }
+    for (let i = 0; i < 35; i++) ids.push(asBuffered(await mcp.ok("list-buffers")).buffer_id!);
     assert.equal(new Set(ids).size, 35, "every result buffer has its own name");
     assert.deepEqual((await resultBuffers(tmux)).sort(), ids.slice(3).sort());
   });
@@ -183,15 +184,51 @@ Deno.test("errors are never buffered: shown whole, and trimmed to head and tail 
   }, { args: ["--max-tokens", "2000"] });
 });
 
-Deno.test("tools/list declares the buffered shape in every output schema", async () => {
+Deno.test("tools/list declares the buffered shape in every output schema but those of tools never buffered", async () => {
   await withServer(async (mcp) => {
     const { tools } = await mcp.client.listTools();
     assert.ok(tools.length > 0);
+    const paged = new Set(TOOLS.filter(neverBuffered).map((t) => t.name));
+    assert.ok(paged.has("show-buffer") && paged.has("search-buffer") && paged.has("set-buffer") && paged.has("new"));
+    assert.ok(!paged.has("list-buffers") && !paged.has("run-command"));
     for (const t of tools) {
-      const schema = t.outputSchema as { type: string; anyOf: Array<{ properties: Record<string, unknown> }> };
+      const schema = t.outputSchema as {
+        type: string;
+        properties?: Record<string, unknown>;
+        anyOf?: Array<{ properties: Record<string, unknown>; required: string[] }>;
+      };
       assert.equal(schema.type, "object", t.name);
-      assert.equal(schema.anyOf.length, 2, t.name);
-      assert.deepEqual(schema.anyOf[1].properties.type, { const: "buffered_response" }, t.name);
+      if (paged.has(t.name)) {
+        // Paged natively or a small confirmation: its own result only, and no field of it is the buffered branch's discriminator.
+        assert.equal(schema.anyOf, undefined, t.name);
+        assert.ok(!("type" in (schema.properties ?? {})), t.name);
+        continue;
+      }
+      assert.equal(schema.anyOf?.length, 2, t.name);
+      // The branches tell apart by `type`, which only a buffered response has.
+      assert.deepEqual(schema.anyOf![1].required, ["type"], t.name);
+      assert.ok("type" in schema.anyOf![1].properties, t.name);
+      assert.ok(!("type" in schema.anyOf![0].properties), `${t.name}: its own result has no type field`);
     }
   });
+});
+
+Deno.test("a confirmation is never buffered, whatever the budget", async () => {
+  const tmux = await startTmux();
+  try {
+    // The smallest budget a server takes, and a session name alone larger than it.
+    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "100"] });
+    try {
+      const name = "界".repeat(128);
+      const made = await mcp.ok<{ session_id: string; session_name: string }>("new", { what: "session", name });
+      assert.equal(made.session_name, name, "the confirmation itself, not a buffered preview");
+      const renamed = await mcp.ok<{ name: string }>("rename", { what: "session", target: made.session_id, name: "t" });
+      assert.equal(renamed.name, "t");
+      assert.deepEqual(await resultBuffers(tmux), []);
+    } finally {
+      await mcp.close();
+    }
+  } finally {
+    await tmux.kill();
+  }
 });

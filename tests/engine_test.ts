@@ -456,8 +456,8 @@ Deno.test("two MCP servers on one tmux server never see each other's replies, no
   const b = await connect({ socketName: fx.socketName, env });
   try {
     const calls = Array.from({ length: 30 }, (_, i) => [
-      a.ok<{ output: string }>("display-message", { target: "main", format: `from-a ${i}` }),
-      b.ok<{ output: string }>("display-message", { target: "main", format: `from-b ${i}` }),
+      a.ok<{ output: string }>("show", { what: "format", target: "main", format: `from-a ${i}` }),
+      b.ok<{ output: string }>("show", { what: "format", target: "main", format: `from-b ${i}` }),
     ]).flat();
     const outs = (await Promise.all(calls)).map((r) => JSON.stringify(r));
     for (const [i, out] of outs.entries()) {
@@ -553,4 +553,43 @@ Deno.test("a missing target still means the most recently used session, not the 
       await other.status;
     }
   });
+});
+
+Deno.test("paste-text and global window options travel on the control connection: hostile names, nothing injected", async () => {
+  const fx = await startTmux("engine-moved");
+  const dir = await Deno.makeTempDir();
+  const log = `${dir}/argv.log`;
+  const pwned = `${dir}/pwned`;
+  // The real tmux, each invocation's argv logged: a command that is spawned shows up here.
+  const wrapper = await fakeTmux(`printf '%s\\n' "$*" >> '${log}'\nexec tmux "$@"`);
+  const session = `x; kill-server #{pane_id} '"-x`;
+  // new-session expands formats in -s: "##" makes a literal "#".
+  await fx.tmux("new-session", "-d", "-s", session.replace("#", "##"), "--", `cat > '${dir}/out'`);
+  const mcp = await connect({
+    socketName: fx.socketName,
+    args: ["--tmux-bin", wrapper.path],
+    env: { TMUX_MCP_CONTROL_MODE: "on" },
+  });
+  try {
+    const text = `a;b #{pane_id} #(touch ${pwned}) 'q' "dq" $HOME\n-x\n%end 1 2 1\n`;
+    const r = await mcp.ok<{ pane_id: string }>("paste-text", { target: `=${session}`, text });
+    const value = `v; kill-server 'q' "dq" -x`;
+    await mcp.ok("set", { what: "option", scope: "window", global: true, name: "@moved", value });
+    await mcp.ok("send-keys", { target: r.pane_id, keys: ["C-d"] });
+    assert(await until(async () => (await Deno.readTextFile(`${dir}/out`).catch(() => "")) === text), "pasted exactly");
+    assertEquals((await fx.tmux("show-options", "-gwv", "@moved")).trim(), value);
+    assertEquals((await fx.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "", "no buffer left");
+    const spawned = (await Deno.readTextFile(log)).split("\n").filter(Boolean);
+    for (const cmd of ["load-buffer", "paste-buffer", "set-option"]) {
+      assert(!spawned.some((l) => l.includes(cmd)), `${cmd} went over the connection: ${spawned.join(" | ")}`);
+    }
+    assert(spawned.some((l) => l.includes("-C attach-session")), "the control client was started through the wrapper");
+    assertEquals(await Deno.stat(pwned).then(() => true, () => false), false, "no #() ran");
+    assert((await fx.tmux("list-sessions", "-F", "#{session_name}")).includes("main"), "the tmux server still runs");
+  } finally {
+    await mcp.close();
+    await fx.kill();
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(wrapper.dir, { recursive: true });
+  }
 });

@@ -131,9 +131,9 @@ Deno.test("display-message: the issue's DoS formats are refused, common formats 
         ["#{p-#{e|*:99999,99999}:x}", /must be a literal number/],
       ] as const
     ) {
-      assertMatch(await mcp.err("display-message", { format }), why, format);
+      assertMatch(await mcp.err("show", { what: "format", format }), why, format);
     }
-    const ok = async (format: string) => (await mcp.ok<{ text: string }>("display-message", { format })).text;
+    const ok = async (format: string) => (await mcp.ok<{ text: string }>("show", { what: "format", format })).text;
     assertEquals(await ok("#{p5:window_index}|#{p-3:window_index}|"), "0    |  0|");
     assertEquals(await ok("#{p+4+:window_index}|"), "0   |");
     assertEquals(await ok("#{?pane_in_mode,copy,normal} #{==:#{session_name},main}"), "normal 1");

@@ -83,10 +83,10 @@ Deno.test("kill tools refuse the pane, window, session and server tmux-mcp runs 
       await mcp.ok("list-buffers");
 
       // Everything else may go: a sibling pane, another window, another session.
-      const sib = await mcp.ok<{ pane_id: string }>("split-window", { target: s.pane, direction: "down" });
+      const sib = await mcp.ok<{ pane_id: string }>("new", { what: "pane", target: s.pane, direction: "down" });
       await mcp.ok("kill", { what: "pane", target: sib.pane_id });
       await mcp.ok("kill", { what: "window", target: "main:0" });
-      await mcp.ok("new-session", { name: "other" });
+      await mcp.ok("new", { what: "session", name: "other" });
       await mcp.ok("kill", { what: "session", target: "other" });
       assertEquals(await tmuxFormat(tmux, s.pane, "#{pane_id}"), s.pane, "our pane survived");
       await mcp.ok("list-buffers");

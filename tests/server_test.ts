@@ -109,6 +109,10 @@ Deno.test("server instructions describe the flow of the served toolsets only", a
     const narrow = buffersOnly.client.getInstructions() ?? "";
     assertMatch(narrow, /search-buffer/);
     assert(!narrow.includes("run-command") && !narrow.includes("snapshot-pane"), narrow);
+    // The search parameters are said once for every search; search-panes only where it is served.
+    assertMatch(narrow, /ignore_case \(default false\)/);
+    assert(!narrow.includes("search-panes"), narrow);
+    assertMatch(full, /search-panes pages with offset/);
   } finally {
     await all.close();
     await buffersOnly.close();

@@ -61,7 +61,7 @@ Deno.test("ssh server: workspace tools drive the remote tmux; hostile names crea
       "z;",
     ];
     for (const name of hostile) {
-      const made = await mcp.ok<{ session_name: string; pane_id: string }>("new-session", { name });
+      const made = await mcp.ok<{ session_name: string; pane_id: string }>("new", { what: "session", name });
       assertEquals(made.session_name, name);
       await mcp.ok("send-keys", { target: made.pane_id, text: "echo remote-$((6*7))", enter: true });
       await waitUntil("the remote pane to show the echo", async () => {

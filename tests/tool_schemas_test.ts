@@ -79,10 +79,34 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
     );
     assert.match(await mcp.err("list-panes", {}), /it is now list with what: "panes"/);
     assert.match(await mcp.err("show-hooks", {}), /it is now show with what: "hooks"/);
+    // Phase 3's merges: the creating tools and display-message, each error one line naming the new call.
+    for (
+      const [old, now] of [
+        ["new-session", 'new with what: "session"'],
+        ["new-window", 'new with what: "window"'],
+        ["split-window", 'new with what: "pane"'],
+        ["display-message", 'show with what: "format"'],
+      ]
+    ) {
+      const e = await mcp.err(old, { target: "x" });
+      assert.equal(e, `unknown tool "${old}": it is now ${now}. call tools/list to see the tools this server offers`);
+    }
+    // A near miss of a former name finds the call that replaced it.
+    assert.equal(
+      await mcp.err("new_session", {}),
+      'unknown tool "new_session": did you mean new with what: "session"? call tools/list to see the tools this ' +
+        "server offers",
+    );
+    // A member's required parameter, missing: the family's error names it.
+    assert.match(await mcp.err("new", { what: "pane" }), /new \(what: pane\).*direction/);
     // A parameter the chosen member does not take is still an error.
     assert.match(
       await mcp.err("list", { what: "sessions", all: true }),
       /list \(what: sessions\).*unknown parameter\(s\) all/,
+    );
+    assert.match(
+      await mcp.err("new", { what: "session", direction: "up" }),
+      /new \(what: session\).*unknown parameter\(s\) direction/,
     );
   });
   assert.equal(closest("kill-pain", ["kill-pane", "kill-window"]), "kill-pane");

@@ -31,7 +31,8 @@ Deno.test("audit lines: every call with outcome, duration, resolved ids and secr
   const secrets = ["hunter2-env", "sleep 1000 # secret-cmd", "secret-text", "secret-value", "secret-paste", "C-x"];
   const mcp = await connect({ socketName: tmux.socketName, args: ["--audit-log", log, "--safety", "destructive"] });
   try {
-    const s = await mcp.ok<{ pane_id: string; session_id: string; window_id: string }>("new-session", {
+    const s = await mcp.ok<{ pane_id: string; session_id: string; window_id: string }>("new", {
+      what: "session",
       name: "audited",
       command: secrets[1],
       env: { TOKEN: secrets[0] },
@@ -47,7 +48,7 @@ Deno.test("audit lines: every call with outcome, duration, resolved ids and secr
     const raw = await Deno.readTextFile(log);
     for (const secret of secrets) assert(!raw.includes(secret), `${secret} is not in the audit log`);
     assertEquals(lines.map((l) => [l.tool, l.outcome]), [
-      ["new-session", "ok"],
+      ["new", "ok"],
       ["send-keys", "ok"],
       ["set", "ok"],
       ["paste-text", "ok"],

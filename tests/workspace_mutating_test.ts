@@ -19,12 +19,13 @@ interface Resolved {
 
 const DESTRUCTIVE = { args: ["--safety", "destructive"] };
 
-Deno.test("new-session starts a server if needed, returns ids, keeps '#' in names literal; kill-server ends it", async () => {
+Deno.test("new {what: session} starts a server if needed, returns ids, keeps '#' in names literal; kill-server ends it", async () => {
   const socket = uniqueSocketName("ns");
   const mcp = await connect({ socketName: socket, args: ["--safety", "destructive"] });
   try {
     const dir = await tempDir("tmcp-d#{pane_id}-");
-    const s = await mcp.ok<Created>("new-session", {
+    const s = await mcp.ok<Created>("new", {
+      what: "session",
       name: "w#{pane_id}",
       cwd: dir,
       width: 100,
@@ -56,25 +57,36 @@ Deno.test("new-session starts a server if needed, returns ids, keeps '#' in name
   }
 });
 
-Deno.test("new-session: command runs via the shell; bad names, duplicates and missing cwd are refused", async () => {
+Deno.test("new {what: session}: command runs via the shell; bad names, duplicates and missing cwd are refused", async () => {
   await withServer(async (mcp, tmux) => {
-    const s = await mcp.ok<Created>("new-session", { name: "cmd", command: "echo started-$((6*7)); sleep 100" });
+    const s = await mcp.ok<Created>("new", {
+      what: "session",
+      name: "cmd",
+      command: "echo started-$((6*7)); sleep 100",
+    });
     await waitForPane(tmux, s.pane_id, /started-42/);
     assertEquals(await tmuxFormat(tmux, s.pane_id, "#{pane_current_command}"), "sleep");
     for (const name of ["a:b", "a.b", "-x", "$1", "%2", "@3", "=x", "a\nb", ""]) {
-      assertMatch(await mcp.err("new-session", { name }), /invalid arguments for new-session: name: /, name);
+      assertMatch(
+        await mcp.err("new", { what: "session", name }),
+        /^invalid arguments for new( \(what: session\))?: name: /,
+        name,
+      );
     }
-    assertMatch(await mcp.err("new-session", { name: "cmd" }), /session named "cmd" already exists.*another name/);
-    assertMatch(await mcp.err("new-session", { cwd: "/nonexistent/dir" }), /not an existing directory/);
-    assertMatch(await mcp.err("new-session", { cwd: "relative" }), /path must be absolute/);
-    assertMatch(await mcp.err("new-session", { env: { "1BAD": "x" } }), /env/);
+    assertMatch(
+      await mcp.err("new", { what: "session", name: "cmd" }),
+      /session named "cmd" already exists.*another name/,
+    );
+    assertMatch(await mcp.err("new", { what: "session", cwd: "/nonexistent/dir" }), /not an existing directory/);
+    assertMatch(await mcp.err("new", { what: "session", cwd: "relative" }), /path must be absolute/);
+    assertMatch(await mcp.err("new", { what: "session", env: { "1BAD": "x" } }), /env/);
   });
 });
 
-Deno.test("new-window and split-window create panes where asked, in the background", async () => {
+Deno.test("new {what: window | pane} creates panes where asked, in the background", async () => {
   await withServer(async (mcp, tmux) => {
     const dir = await tempDir("tmcp-w#x%d-");
-    const w = await mcp.ok<Created>("new-window", { target: "main", name: "build#1", cwd: dir });
+    const w = await mcp.ok<Created>("new", { what: "window", target: "main", name: "build#1", cwd: dir });
     assertEquals([w.session_name, w.window_name], ["main", "build#1"]);
     assertEquals(await tmuxFormat(tmux, w.pane_id, "#{pane_current_path}"), dir);
     // Background: the first window stays current.
@@ -83,32 +95,32 @@ Deno.test("new-window and split-window create panes where asked, in the backgrou
     const base = await tmuxFormat(tmux, "main:0.0", "#{pane_id}");
     const geom = async (p: string) =>
       (await tmuxFormat(tmux, p, "#{pane_left} #{pane_top} #{pane_width} #{pane_height}")).split(" ").map(Number);
-    const right = await mcp.ok<Created>("split-window", { target: base, direction: "right", size_percent: 30 });
+    const right = await mcp.ok<Created>("new", { what: "pane", target: base, direction: "right", size_percent: 30 });
     const [bl] = await geom(base);
     const [rl, , rw] = await geom(right.pane_id);
     assert(rl > bl, "right pane is right of the base pane");
     assert(rw >= 33 && rw <= 38, `30% of 120 columns, got ${rw}`);
-    const up = await mcp.ok<Created>("split-window", { target: base, direction: "up", command: "sleep 100" });
+    const up = await mcp.ok<Created>("new", { what: "pane", target: base, direction: "up", command: "sleep 100" });
     const [, bt] = await geom(base);
     const [, ut] = await geom(up.pane_id);
     assert(ut < bt, "up pane is above the base pane");
     assertEquals(await tmuxFormat(tmux, "main:0", "#{pane_id}"), base, "active pane unchanged");
-    const left = await mcp.ok<Created>("split-window", { target: right.pane_id, direction: "left" });
+    const left = await mcp.ok<Created>("new", { what: "pane", target: right.pane_id, direction: "left" });
     assert((await geom(left.pane_id))[0] < (await geom(right.pane_id))[0]);
-    const down = await mcp.ok<Created>("split-window", { target: left.pane_id, direction: "down" });
+    const down = await mcp.ok<Created>("new", { what: "pane", target: left.pane_id, direction: "down" });
     assert((await geom(down.pane_id))[1] > (await geom(left.pane_id))[1]);
     assertEquals(right.window_id, up.window_id);
     assertMatch(
-      await mcp.err("split-window", { target: "nosuch", direction: "up" }),
+      await mcp.err("new", { what: "pane", target: "nosuch", direction: "up" }),
       /unknown target "nosuch".*call list/,
     );
-    assertMatch(await mcp.err("split-window", { direction: "sideways" }), /direction/);
+    assertMatch(await mcp.err("new", { what: "pane", direction: "sideways" }), /direction/);
   });
 });
 
 Deno.test("rename, select and targets by name, id and session:window.pane", async () => {
   await withServer(async (mcp, tmux) => {
-    const w = await mcp.ok<Created>("new-window", { target: "main" });
+    const w = await mcp.ok<Created>("new", { what: "window", target: "main" });
     const r = await mcp.ok<Resolved & { name: string }>("rename", {
       what: "window",
       target: w.window_id,
@@ -129,7 +141,7 @@ Deno.test("rename, select and targets by name, id and session:window.pane", asyn
     assertEquals(sel.window_id, w.window_id);
     assertEquals(await tmuxFormat(tmux, "main", "#{window_id}"), w.window_id);
 
-    const split = await mcp.ok<Created>("split-window", { target: "main:1.0", direction: "down" });
+    const split = await mcp.ok<Created>("new", { what: "pane", target: "main:1.0", direction: "down" });
     const p = await mcp.ok<Resolved>("select", { what: "pane", target: split.pane_id });
     assertEquals(p.pane_id, split.pane_id);
     assertEquals(await tmuxFormat(tmux, "main", "#{pane_id}"), split.pane_id);
@@ -148,10 +160,10 @@ Deno.test("rename, select and targets by name, id and session:window.pane", asyn
     await mcp.ok("rename", { what: "session", target: s.session_id, name: "main" });
     assertMatch(await mcp.err("select", { what: "window", target: "work#{x}" }), /unknown target/);
     assertMatch(await mcp.err("rename", { what: "session", target: "main", name: "a:b" }), /name: .*':'/);
-    await mcp.ok("new-session", { name: "other" });
+    await mcp.ok("new", { what: "session", name: "other" });
     assertMatch(await mcp.err("rename", { what: "session", target: "other", name: "main" }), /already exists/);
     // A prefix of two session names is ambiguous: refused with the listing tools to call, nothing renamed.
-    await mcp.ok("new-session", { name: "otherwise" });
+    await mcp.ok("new", { what: "session", name: "otherwise" });
     assertMatch(
       await mcp.err("rename", { what: "session", target: "oth", name: "x" }),
       /target "oth".*call list \(what: sessions/,
@@ -167,7 +179,7 @@ Deno.test("rename, select and targets by name, id and session:window.pane", asyn
 Deno.test("resize-pane sets sizes and zoom; select-layout applies presets and saved layouts", async () => {
   await withServer(async (mcp, tmux) => {
     const a = await tmuxFormat(tmux, "main", "#{pane_id}");
-    const b = await mcp.ok<Created>("split-window", { target: a, direction: "right" });
+    const b = await mcp.ok<Created>("new", { what: "pane", target: a, direction: "right" });
     const r = await mcp.ok<Resolved & { width: number; height: number; zoomed: boolean }>("resize-pane", {
       target: a,
       width: 30,
@@ -279,9 +291,9 @@ Deno.test("clear-history empties the scrollback; respawn-pane restarts a pane, k
 
 Deno.test("kill-pane, kill-window and kill-session kill what they name; the target is required", async () => {
   await withServer(async (mcp, tmux) => {
-    const s = await mcp.ok<Created>("new-session", { name: "victim" });
-    const w = await mcp.ok<Created>("new-window", { target: "victim" });
-    const p = await mcp.ok<Created>("split-window", { target: w.pane_id, direction: "down" });
+    const s = await mcp.ok<Created>("new", { what: "session", name: "victim" });
+    const w = await mcp.ok<Created>("new", { what: "window", target: "victim" });
+    const p = await mcp.ok<Created>("new", { what: "pane", target: w.pane_id, direction: "down" });
     for (const what of ["pane", "window", "session"]) {
       assertMatch(await mcp.err("kill", { what }), /target: /, what);
     }
@@ -298,9 +310,7 @@ Deno.test("kill-pane, kill-window and kill-session kill what they name; the targ
 
 Deno.test("tiers: readonly serves none of these tools, mutating none of the kill tools; calls are refused", async () => {
   const mutating = [
-    "new-session",
-    "new-window",
-    "split-window",
+    "new",
     "rename",
     "select",
     "resize-pane",
@@ -327,7 +337,9 @@ Deno.test("tiers: readonly serves none of these tools, mutating none of the kill
     assert((await tmux.tmux("list-sessions")).includes("main"), "server still running");
     for (const t of tools.filter((t) => mutating.includes(t.name))) {
       assert(t.outputSchema, `${t.name} has an output schema`);
-      assertEquals(t.annotations?.readOnlyHint, false);
+      // Not read-only: the hint is left at its default (false), and whether it destroys is said either way.
+      assertEquals(t.annotations?.readOnlyHint, undefined);
+      assertEquals(typeof t.annotations?.destructiveHint, "boolean");
     }
   });
   await withServer(async (mcp) => {

@@ -156,7 +156,12 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
     let offset: number | null = 0;
     let pages = 0;
     while (offset !== null) {
-      const r: Found = await mcp.ok<Found>("search-panes", { pattern: "needle", max_matches: 4, offset });
+      const r: Found = await mcp.ok<Found>("search-panes", {
+        query: "needle",
+        ignore_case: true,
+        max_matches: 4,
+        offset,
+      });
       assertEquals(r.total_matches, 6);
       for (const p of r.panes) for (const m of p.matches) seen.push(`${p.pane_id} ${m.text}`);
       offset = r.next_offset;
@@ -169,34 +174,36 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
       `${b} needle b2`,
     ]);
 
-    const exact = await mcp.ok<Found>("search-panes", { pattern: "needle", ignore_case: false, target: b });
+    // ignore_case defaults to false, as in the buffer searches.
+    const exact = await mcp.ok<Found>("search-panes", { query: "needle", target: b });
     assertEquals(exact.panes_searched, 1);
     assertEquals(exact.panes[0].matches.map((m) => m.text), ["needle b2"]);
     // line numbers are capture-pane's: reading that line shows the match.
-    const hit = (await mcp.ok<Found>("search-panes", { pattern: "NEEDLE b1", target: b })).panes[0].matches[0];
+    const hit =
+      (await mcp.ok<Found>("search-panes", { query: "needle b1", ignore_case: true, target: b })).panes[0].matches[0];
     assert(hit.line < 0, "the first line scrolled into history");
     const back = await mcp.ok("capture-pane", { target: b, start: hit.line, end: hit.line });
     assertEquals(back.text, "NEEDLE b1");
 
-    const re = await mcp.ok<Found>("search-panes", { pattern: "^needle a[24]$", regex: true, target: "main:1" });
+    const re = await mcp.ok<Found>("search-panes", { query: "^needle a[24]$", mode: "regex", target: "main:1" });
     assertEquals(re.panes[0].matches.map((m) => m.text), ["needle a2", "needle a4"]);
-    assertMatch(await mcp.err("search-panes", { pattern: "(", regex: true }), /^invalid regex "\(".*regex: false/);
+    assertMatch(await mcp.err("search-panes", { query: "(", mode: "regex" }), /^invalid regex "\(".*mode "literal"/);
 
     const as = await windowRunning(tmux, "main:3", `printf '%s!\\n' ${"a".repeat(40)}`);
     await waitText(tmux, as, (s) => s.includes(`${"a".repeat(40)}!`));
-    const slow = await mcp.err("search-panes", { pattern: "^(a+)+$", regex: true });
+    const slow = await mcp.err("search-panes", { query: "^(a+)+$", mode: "regex" });
     assertMatch(slow, /took too long and was stopped after 3000 ms of matching/);
     // The server still answers after the runaway regex was stopped.
     assertEquals((await mcp.ok("list", { what: "server" })).session_count, 1);
   });
 });
 
-Deno.test("display-message expands formats and refuses #( and formats that run or re-expand commands", async () => {
+Deno.test("show {what: format} expands formats and refuses #( and formats that run or re-expand commands", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await windowRunning(tmux, "main:1", "true", "fmt");
-    const r = await mcp.ok("display-message", { target: pane, format: "-#{pane_id} #{window_name} ;" });
+    const r = await mcp.ok("show", { what: "format", target: pane, format: "-#{pane_id} #{window_name} ;" });
     assertEquals([r.text, r.pane_id, r.truncated], [`-${pane} fmt ;`, pane, false]);
-    const loop = await mcp.ok("display-message", { format: "#{S:#{session_name},}" });
+    const loop = await mcp.ok("show", { what: "format", format: "#{S:#{session_name},}" });
     assertEquals([loop.text, loop.defaulted], ["main,", true]);
 
     const dir = await Deno.makeTempDir({ prefix: "tmcp-fmt-" });
@@ -204,11 +211,11 @@ Deno.test("display-message expands formats and refuses #( and formats that run o
       const witness = `${dir}/pwned`;
       await tmux.tmux("set-option", "-g", "@cmd", `#(touch ${witness})`);
       for (const format of [`#(touch ${witness})`, "#{E:@cmd}", "#{T:@cmd}", "#{=5;E:@cmd}", "#{p100000:pane_id}"]) {
-        assertMatch(await mcp.err("display-message", { format }), /^display-message refused: /, format);
+        assertMatch(await mcp.err("show", { what: "format", format }), /^display-message refused: /, format);
       }
-      assertMatch(await mcp.err("display-message", { format: "#{S:#{S:#{S:x}}}" }), /loop modifiers/);
+      assertMatch(await mcp.err("show", { what: "format", format: "#{S:#{S:#{S:x}}}" }), /loop modifiers/);
       // A plain read of the option does not expand it.
-      assertEquals((await mcp.ok("display-message", { format: "#{@cmd}" })).text, `#(touch ${witness})`);
+      assertEquals((await mcp.ok("show", { what: "format", format: "#{@cmd}" })).text, `#(touch ${witness})`);
       await sleep(300);
       assertEquals(await Deno.stat(witness).then(() => true, () => false), false, "no command ran");
     } finally {
@@ -289,7 +296,6 @@ Deno.test("readonly safety serves every readonly workspace tool", async () => {
         "capture-pane",
         "snapshot-pane",
         "search-panes",
-        "display-message",
         "show",
       ]
     ) {

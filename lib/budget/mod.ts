@@ -18,7 +18,7 @@
 import { charStartAtOrAfter } from "../buffers/utf8.ts";
 import type { CallToolResult } from "../sdk.ts";
 import { outputResult, type ResultStage } from "../server/pipeline.ts";
-import type { AnyTool, ContentBlock, PageBudget, Services } from "../tools/tool.ts";
+import { type AnyTool, type ContentBlock, neverBuffered, type PageBudget, type Services } from "../tools/tool.ts";
 import { estimateTokens, MAX_TOKENS_PER_UNIT } from "./estimate.ts";
 import { planPreview, type PreviewPlan, trimMiddle } from "./preview.ts";
 import { createResultRegistry, type ResultRegistry } from "./registry.ts";
@@ -141,8 +141,9 @@ export function createBudget(opts: BudgetOptions): Budget {
   }
 
   const stage: ResultStage = async (tool, result) => {
-    // A natively paged tool already fit its page and says where to go on: a copy would only cost a buffer.
-    if (!settings.enableBuffering || tool.pagesNatively) return result;
+    // A natively paged tool already fit its page and says where to go on, a confirmation is small: a copy
+    // would only cost a buffer.
+    if (!settings.enableBuffering || neverBuffered(tool)) return result;
     const budget = budgetOf(tool.name);
     const estimate = resultTokens(result, budget.maxTokens);
     const over = estimate !== undefined && estimate > budget.maxTokens;

@@ -45,7 +45,8 @@ type JsonSchema = Record<string, unknown>;
  * Drops what costs tokens in every listing but tells a model nothing: the
  * ±2^53 bounds zod puts on every integer, and the `additionalProperties:
  * false` zod puts on every result object (clients read the fields they know
- * and need no promise about others). `required` stays
+ * and need no promise about others), and `additionalProperties: {}` (any
+ * value: what leaving it out means). `required` stays
  * in output schemas: it tells a client which fields it can rely on, while a
  * field that is sometimes absent is optional and its description says when.
  * Nullable types become `anyOf` [type, null] instead of zod's type arrays
@@ -57,8 +58,10 @@ type JsonSchema = Record<string, unknown>;
  * lengths, patterns, key names and array sizes. They cost every agent tokens
  * in every listing, a model rarely comes near them, and a call that breaks
  * one gets a one-line error naming the limit. Numeric bounds stay where they
- * say what a parameter means (max_matches 1..1000), not where they are only
- * a sanity cap (beyond 2^20: offsets, milliseconds).
+ * say what a parameter means (max_matches ≤ 1000, max_bytes ≤ 1 MiB), not
+ * where they are only a sanity cap (beyond 2^20: offsets, milliseconds) or
+ * what a count implies (a minimum of 0 or 1). A boolean's `default: false`
+ * is unsaid too: leaving a flag out means false.
  */
 const INPUT_ONLY_CHECKED = new Set(["minLength", "maxLength", "pattern", "propertyNames", "minItems", "maxItems"]);
 
@@ -86,6 +89,8 @@ function compact(node: unknown, io: "input" | "output", names = false): unknown 
     // `names`: the keys of a `properties` object are parameter names, not keywords.
     if (!names && (io === "input" ? INPUT_ONLY_CHECKED : OUTPUT_UNSAID).has(k)) continue;
     if (io === "input" && !names && (k === "minimum" || k === "maximum") && Math.abs(v as number) > 2 ** 20) continue;
+    if (io === "input" && !names && k === "minimum" && (v === 0 || v === 1)) continue;
+    if (io === "input" && !names && k === "default" && v === false && src.type === "boolean") continue;
     out[k] = compact(v, io, k === "properties" && !names);
   }
   if (io === "output" && !names) dropRequiredDocs(out);
@@ -130,15 +135,15 @@ function toJson(schema: z.ZodType, io: "input" | "output"): JsonSchema {
 }
 
 /**
- * The buffered branch as advertised: only what tells the two shapes apart.
- * It is repeated in every tool's listing, so the complete shape
- * (`BufferedResponse`, what the budget stage builds) is described once, in
- * the server instructions, instead of once per tool.
+ * The buffered branch as advertised: only what tells the two shapes apart,
+ * the `type` field no tool's own result has (tests/budget_test.ts checks
+ * that), declared as well as required (strict validators want both). It is
+ * repeated in every tool's listing, so the complete shape
+ * (`BufferedResponse`, what the budget stage builds, `type:
+ * "buffered_response"` included) is described once, in the server
+ * instructions, instead of once per tool.
  */
-const bufferedJson: JsonSchema = {
-  properties: { type: { const: "buffered_response" } },
-  required: ["type"],
-};
+const bufferedJson: JsonSchema = { properties: { type: { type: "string" } }, required: ["type"] };
 
 /**
  * The input schema as listed in tools/list (same conversion the SDK applies),
@@ -149,8 +154,13 @@ export function advertisedInputSchema(input: z.ZodObject): JsonSchema {
   return toJson(input, "input");
 }
 
-/** The output schema as listed in tools/list: the tool's own result or a buffered response. */
-export function advertisedOutputSchema(output: z.ZodObject): JsonSchema {
+/**
+ * The output schema as listed in tools/list: the tool's own result or a
+ * buffered response. `buffered: false` for a tool whose results are never
+ * buffered (it pages natively, `ToolDef.pagesNatively`): its own result only.
+ */
+export function advertisedOutputSchema(output: z.ZodObject, { buffered = true } = {}): JsonSchema {
+  if (!buffered) return toJson(output, "output");
   // Both branches are objects: the outer `type` says so once.
   const { type: _object, ...own } = toJson(output, "output");
   return { type: "object", anyOf: [own, bufferedJson] };

@@ -94,9 +94,16 @@ function keyOf(path: readonly PropertyKey[]): string {
 
 /**
  * Validates a parsed config file. Throws {@linkcode UsageError} naming the
- * offending key: unknown keys, wrong types and unknown tool names.
+ * offending key: unknown keys, wrong types, unknown tool names, and
+ * `alwaysBuffer` for a tool whose results are never buffered (it would do
+ * nothing; `neverBuffered` names those tools).
  */
-export function parseBudgetFile(raw: unknown, toolNames: readonly string[], source: string): BudgetSettings {
+export function parseBudgetFile(
+  raw: unknown,
+  toolNames: readonly string[],
+  source: string,
+  neverBuffered: readonly string[] = [],
+): BudgetSettings {
   const parsed = FileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -116,10 +123,16 @@ export function parseBudgetFile(raw: unknown, toolNames: readonly string[], sour
   }
   const file = parsed.data;
   const known = new Set(toolNames);
-  for (const name of Object.keys(file.toolConfigs ?? {})) {
+  for (const [name, own] of Object.entries(file.toolConfigs ?? {})) {
     if (!known.has(name)) {
       throw new UsageError(
         `${source}: toolConfigs.${name}: unknown tool "${name}" (known tools: ${[...known].sort().join(", ")})`,
+      );
+    }
+    if (own?.alwaysBuffer && neverBuffered.includes(name)) {
+      throw new UsageError(
+        `${source}: toolConfigs.${name}.alwaysBuffer: ${name} results are never buffered ` +
+          "(it pages within the budget itself, or returns a small confirmation): remove alwaysBuffer",
       );
     }
   }
@@ -134,7 +147,11 @@ export function parseBudgetFile(raw: unknown, toolNames: readonly string[], sour
  * The settings for a configuration: defaults, then the `--config` file, then
  * `--max-tokens`. Reads the file synchronously (startup only).
  */
-export function loadBudgetSettings(config: Config, toolNames: readonly string[]): BudgetSettings {
+export function loadBudgetSettings(
+  config: Config,
+  toolNames: readonly string[],
+  neverBuffered: readonly string[] = [],
+): BudgetSettings {
   let settings = defaultBudgetSettings();
   if (config.configPath) {
     const source = `config file ${config.configPath}`;
@@ -151,7 +168,7 @@ export function loadBudgetSettings(config: Config, toolNames: readonly string[])
       const why = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").slice(0, 200);
       throw new UsageError(`${source}: not valid JSON/JSONC: ${why}`);
     }
-    settings = parseBudgetFile(raw, toolNames, source);
+    settings = parseBudgetFile(raw, toolNames, source, neverBuffered);
   }
   if (config.maxTokens !== undefined) settings.maxTokensPerResponse = config.maxTokens;
   return settings;

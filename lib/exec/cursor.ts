@@ -73,6 +73,4 @@ export function decodeCursor(s: string): Cursor {
 }
 
 /** The cursor parameter's schema (length-bounded; content is checked by {@linkcode decodeCursor}). */
-export const cursorSchema = z.string().min(1).max(512).describe(
-  "the cursor string from a previous capture-since call on this pane",
-);
+export const cursorSchema = z.string().min(1).max(512).describe("from the previous call");

@@ -30,9 +30,13 @@ export interface Warning {
   message: string;
 }
 
-/** The output-schema piece for a `warnings` field. */
+/**
+ * The output-schema piece for a `warnings` field. `kind` is one of
+ * WARNING_KINDS, advertised as a plain string: every pane tool's listing
+ * repeats this piece, and the message says what to do.
+ */
 export const warningsSchema = z.array(z.object({
-  kind: z.enum(WARNING_KINDS),
+  kind: z.string(),
   message: z.string(),
 })).describe("things to know before typing into this pane, each with what to do (empty when all is normal)");
 

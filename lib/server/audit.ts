@@ -15,6 +15,7 @@
  * audit({ tool: "set-buffer", outcome: "ok", duration_ms: 1.2, args: { name: "a", content: "x" } });
  * ```
  */
+import { setImmediate } from "node:timers";
 import { writeStderr } from "../log.ts";
 
 export type AuditOutcome = "ok" | "error" | "refused" | "invalid";
@@ -140,25 +141,34 @@ export function createAuditSink(path: string | undefined): AuditSink {
   const encoder = new TextEncoder();
   let file: Deno.FsFile | undefined;
   if (path) file = Deno.openSync(path, { append: true, create: true, write: true });
+  const queue: AuditRecord[] = [];
   let chain = Promise.resolve();
-  return (record) => {
+  const flush = () => {
     // Hashing is async; keep lines in call-completion order.
     chain = chain.then(async () => {
-      const { secrets, known, ...fields } = record;
-      const r = await redact(record.args, secrets, known);
-      const tool = known === undefined ? `unknown tool ${JSON.stringify(await fingerprint(record.tool))}` : record.tool;
-      const message = fields.message === undefined ? undefined : redactMessage(fields.message, [
-        ...r.hidden,
-        ...(known === undefined ? [record.tool] : []),
-      ]);
-      const line = JSON.stringify({ time: new Date().toISOString(), ...fields, tool, args: r.args, message }) + "\n";
-      if (file) {
-        const bytes = encoder.encode(line);
-        let off = 0;
-        while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
-      } else {
-        writeStderr("audit " + line);
-      }
+      for (let record = queue.shift(); record; record = queue.shift()) await writeLine(record);
     }).catch(() => {});
+  };
+  async function writeLine(record: AuditRecord): Promise<void> {
+    const { secrets, known, ...fields } = record;
+    const r = await redact(record.args, secrets, known);
+    const tool = known === undefined ? `unknown tool ${JSON.stringify(await fingerprint(record.tool))}` : record.tool;
+    const message = fields.message === undefined ? undefined : redactMessage(fields.message, [
+      ...r.hidden,
+      ...(known === undefined ? [record.tool] : []),
+    ]);
+    const line = JSON.stringify({ time: new Date().toISOString(), ...fields, tool, args: r.args, message }) + "\n";
+    if (file) {
+      const bytes = encoder.encode(line);
+      let off = 0;
+      while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+    } else {
+      writeStderr("audit " + line);
+    }
+  }
+  return (record) => {
+    // Written once the current task is done, so the call's answer (sent from the same task) goes out
+    // first and the client is not woken for the audit line before it.
+    if (queue.push(record) === 1) setImmediate(flush);
   };
 }

@@ -10,19 +10,35 @@
  * ```
  */
 
+const norm = (s: string) => s.toLowerCase().replaceAll("_", "-");
+
+// Two rows of the distance table, reused: allocating them per pair cost more than the comparisons.
+let prevRow = new Uint32Array(64);
+let row = new Uint32Array(64);
+
 /** Levenshtein distance, case-insensitive, with `-` and `_` counted as the same character. */
 export function editDistance(a: string, b: string): number {
-  const norm = (s: string) => s.toLowerCase().replaceAll("_", "-");
-  const x = norm(a), y = norm(b);
-  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= y.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
-    }
-    prev = row;
+  return distance(norm(a), norm(b));
+}
+
+function distance(x: string, y: string): number {
+  const n = y.length;
+  if (n + 1 > row.length) {
+    prevRow = new Uint32Array(n + 1);
+    row = new Uint32Array(n + 1);
   }
-  return prev[y.length];
+  for (let j = 0; j <= n; j++) prevRow[j] = j;
+  for (let i = 1; i <= x.length; i++) {
+    row[0] = i;
+    const xc = x.charCodeAt(i - 1);
+    for (let j = 1; j <= n; j++) {
+      const sub = prevRow[j - 1] + (xc === y.charCodeAt(j - 1) ? 0 : 1);
+      const del = prevRow[j] + 1, ins = row[j - 1] + 1;
+      row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+    [prevRow, row] = [row, prevRow];
+  }
+  return prevRow[n];
 }
 
 /**
@@ -33,10 +49,15 @@ export function editDistance(a: string, b: string): number {
 export function closest(name: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  const x = norm(name);
+  const lower = name.toLowerCase();
   for (const c of candidates) {
-    const d = editDistance(name, c);
+    const y = norm(c);
+    // The distance is at least the difference in length: a candidate that cannot beat the best is skipped.
+    if (Math.abs(y.length - x.length) >= bestDistance) continue;
+    const d = distance(x, y);
     const near = d <= Math.max(2, Math.floor(Math.max(name.length, c.length) / 3)) ||
-      (name.length >= 3 && c.toLowerCase().includes(name.toLowerCase()));
+      (name.length >= 3 && c.toLowerCase().includes(lower));
     if (near && d < bestDistance) {
       best = c;
       bestDistance = d;

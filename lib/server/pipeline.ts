@@ -143,9 +143,11 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       if (!tool) {
         outcome = "invalid";
         const moved = replaced.get(name);
-        const near = closest(name, served.map((t) => t.name)) ?? closest(name, byName.keys());
+        const near = closest(name, served.map((t) => t.name)) ?? closest(name, byName.keys()) ??
+          closest(name, replaced.keys());
+        const nearMoved = near === undefined ? undefined : replaced.get(near);
         message = `unknown tool ${JSON.stringify(name)}: ` +
-          (moved ? `it is now ${moved}. ` : near ? `did you mean ${near}? ` : "") +
+          (moved ? `it is now ${moved}. ` : near ? `did you mean ${nearMoved ?? near}? ` : "") +
           "call tools/list to see the tools this server offers";
         return errorResult(message);
       }

@@ -48,7 +48,7 @@ const DRIVE_STEPS: readonly Step[] = [
   {
     tool: "capture-pane",
     text: "Read: capture-pane {target, start: -200} returns the newest lines (dropped_lines says what was " +
-      "cut); search-panes {pattern} finds an error message across panes with its line number.",
+      "cut); search-panes {query} finds an error message across panes with its line number.",
   },
 ];
 
@@ -65,7 +65,7 @@ const INSPECT_STEPS: readonly Step[] = [
   },
   {
     tool: "search-panes",
-    text: "To find something you expect on a screen (an error, a URL), call search-panes {pattern}.",
+    text: "To find something you expect on a screen (an error, a URL), call search-panes {query, ignore_case: true}.",
   },
 ];
 

@@ -31,7 +31,7 @@ import { createTerminalBackend } from "../terminal/mod.ts";
 import { createSearchPool } from "../search/worker_pool.ts";
 import { createExecRuntime } from "../exec/runtime.ts";
 import { TOOLS } from "../tools/mod.ts";
-import { annotationsOf, type AnyTool, type Services } from "../tools/tool.ts";
+import { advertisedAnnotations, annotationsOf, type AnyTool, neverBuffered, type Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { createAuditSink } from "./audit.ts";
@@ -40,7 +40,8 @@ import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
 import { EXACT_MATCHING, NAME_MATCHING } from "../tmux/target.ts";
-import { SEARCH_DOC, SIMILARITY_DOC } from "../tools/search_schemas.ts";
+import { BUFFER_SEARCH_DOC, PANE_SEARCH_DOC, SEARCH_DOC, SIMILARITY_DOC } from "../tools/search_schemas.ts";
+import { OMITTED_TARGET } from "../tools/schemas.ts";
 
 export interface App {
   mcp: McpServer;
@@ -102,28 +103,36 @@ function instructions(config: Config): string {
     parts.push(
       'Find terminals with list {what: "panes"} or snapshot-pane and use the ids (%3, @2, $1) results return.',
       `Targets: %pane_id, @window_id, $session_id, a session name, session:window or session:window.pane; a ` +
-        `session or window means its active pane; an omitted target ("current") is the most recently used ` +
-        `session's active window and pane. ${NAME_MATCHING} Kill and respawn: ${EXACT_MATCHING}`,
+        `session or window means its active pane. ${OMITTED_TARGET} ${NAME_MATCHING} Kill and respawn: ` +
+        EXACT_MATCHING,
     );
   }
-  if (toolsets.includes("workspace") || toolsets.includes("exec")) {
+  if (toolsets.includes("workspace") || toolsets.includes("exec") || toolsets.includes("pty")) {
     parts.push(`A wait (timeout_ms) is bounded by the server's --max-wait-ms (${config.maxWaitMs} ms here).`);
   }
   if (toolsets.includes("exec")) {
     parts.push(
-      "To run a shell command use run-command (exit code and exactly its output in one call); to follow output " +
+      "To run a shell command use run-command (exit code and exactly its output in one call; it runs in the " +
+        "pane's own shell, so cd and export persist, and on timeout the command keeps running); to follow output " +
         "use capture-since; to wait use wait (what: text or quiet) instead of polling.",
     );
   }
-  if (toolsets.includes("pty")) parts.push("pty_* tools run programs in terminal sessions of their own.");
-  if (toolsets.includes("buffers")) {
+  if (toolsets.includes("pty")) {
     parts.push(
-      "Paste buffers are a scratch space: set-buffer/append-buffer store text, show-buffer pages through it, " +
-        "search-buffer finds things in it.",
-      SEARCH_DOC,
-      SIMILARITY_DOC,
+      "pty_* tools run programs in terminal sessions of their own: pty_launch returns the session_id the others " +
+        "take (not a tmux $id); then pty_send_keys and pty_get_screen.",
     );
   }
+  if (toolsets.includes("buffers")) {
+    parts.push(
+      "Paste buffers are a scratch space: set-buffer/append-buffer store text, show-buffer pages through it " +
+        "(bytes [offset_bytes, offset_bytes + max_bytes), never cutting a UTF-8 character), search-buffer finds " +
+        "things in it.",
+    );
+  }
+  if (toolsets.includes("buffers") || toolsets.includes("workspace")) parts.push(SEARCH_DOC);
+  if (toolsets.includes("buffers")) parts.push(BUFFER_SEARCH_DOC, SIMILARITY_DOC);
+  if (toolsets.includes("workspace")) parts.push(PANE_SEARCH_DOC);
   parts.push(
     'Every result is bounded: one over the token budget comes back as {type: "buffered_response", note, ' +
       "metadata, buffer_id, suggested_refinements, preview}: a preview (the end of terminal text, the first items " +
@@ -202,16 +211,19 @@ export function createServices(config: Config): { services: Services; runExitHoo
   };
 }
 
-/** A tool as tools/list shows it; its output schema also admits a buffered response (lib/budget). */
+/**
+ * A tool as tools/list shows it; its output schema also admits a buffered
+ * response (lib/budget), unless the tool is never buffered ({@linkcode neverBuffered}).
+ */
 export function listing(tool: AnyTool): Tool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: advertisedInputSchema(tool.input) as Tool["inputSchema"],
-    outputSchema: advertisedOutputSchema(tool.output) as Tool["outputSchema"],
+    outputSchema: advertisedOutputSchema(tool.output, { buffered: !neverBuffered(tool) }) as Tool["outputSchema"],
     // title is already top-level; execution defaults to no task support. Every byte here is paid by every agent.
-    annotations: annotationsOf(tool),
+    annotations: advertisedAnnotations(tool),
   };
 }
 
@@ -220,7 +232,7 @@ export function listing(tool: AnyTool): Tool {
  * Throws a `UsageError` when the response-budget config file is invalid.
  */
 export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): App {
-  const settings = loadBudgetSettings(config, tools.map((t) => t.name));
+  const settings = loadBudgetSettings(config, tools.map((t) => t.name), tools.filter(neverBuffered).map((t) => t.name));
   const { services, runExitHooks } = createServices(config);
   // Budget suggestions name only served tools; the pipeline decides which those are.
   let served: ReadonlySet<string> = new Set();

@@ -19,15 +19,19 @@ export interface LineQuery {
   pattern: string;
   regex: boolean;
   ignoreCase: boolean;
+  /** How the caller's tool asks for literal matching, for errors (default `regex: false`). */
+  literalHint?: string;
 }
 
 /** Compiles a model's regex or explains why it is not one. */
-export function compileRegex(pattern: string, ignoreCase: boolean): RegExp {
+export function compileRegex(pattern: string, ignoreCase: boolean, literalHint = "regex: false"): RegExp {
   try {
     return new RegExp(pattern, ignoreCase ? "iu" : "u");
   } catch (e) {
     throw new UserError(
-      `invalid regex ${JSON.stringify(pattern)}: ${(e as Error).message}; fix it or pass regex: false for literal text`,
+      `invalid regex ${JSON.stringify(pattern)}: ${
+        (e as Error).message
+      }; fix it or pass ${literalHint} for literal text`,
     );
   }
 }
@@ -40,8 +44,8 @@ export async function searchLines(
   opts: { signal?: AbortSignal } = {},
 ): Promise<LineHit[][]> {
   if (!q.regex) return groups.map((lines) => literalHits(lines, q.pattern, q.ignoreCase));
-  const re = compileRegex(q.pattern, q.ignoreCase);
-  return (await regex.lines([re], groups, opts))[0];
+  const re = compileRegex(q.pattern, q.ignoreCase, q.literalHint);
+  return (await regex.lines([re], groups, { ...opts, literalHint: q.literalHint }))[0];
 }
 
 /** The lines of `lines` containing `pattern` (literally). */

@@ -90,7 +90,9 @@ interface Pending {
   blockStart: number;
   /** The caller stopped waiting (abort); the reply is still consumed to keep the order. */
   dropped: boolean;
-  timer: ReturnType<typeof setTimeout>;
+  timeoutMs: number;
+  /** performance.now() by which the reply must have come. */
+  deadline: number;
 }
 
 interface Client {
@@ -104,6 +106,14 @@ interface Client {
   /** Why tmux refused the attach, when it did. */
   refusal: string;
   done: Promise<void>;
+  /**
+   * One timer for the deadlines of all pending commands, armed for the earliest
+   * (not one timer per command: setting and clearing a timer per command cost
+   * more than the rest of the command's bookkeeping).
+   */
+  watchdog?: ReturnType<typeof setTimeout>;
+  /** When the watchdog fires. */
+  watchAt: number;
 }
 
 const encoder = new TextEncoder();
@@ -159,6 +169,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       refusal: "",
       ready: attached.promise,
       done: Promise.resolve(),
+      watchAt: Infinity,
     };
     // Our block: [T N] of its %begin; "other": inside a block of flag 0 (the attach, hooks).
     let own: string | undefined;
@@ -209,6 +220,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     c.done = (async () => {
       await readLines(child.stdout, onLine);
       c.closed = true;
+      unwatch(c);
       attached.resolve(); // whatever is pending fails below
       if (client === c) client = undefined;
       const said = conciseStderr(await stderr);
@@ -240,26 +252,82 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
   }
 
   function settle(c: Client, p: Pending, ok: boolean, error?: Error) {
-    clearTimeout(p.timer);
     if (!p.dropped) {
       p.dropped = true;
       if (ok) p.resolve(joinLines(p.lines));
       else p.reject(error ?? commandFailed(p.lines.slice(p.blockStart)));
     }
-    if (c.pending.length === 0 && !c.closed) armIdle(c);
+    if (c.pending.length === 0 && !c.closed && client === c) armIdle();
   }
 
-  function armIdle(c: Client) {
-    if (idleTimer !== undefined) clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => {
-      idleTimer = undefined;
-      if (client === c && c.pending.length === 0) void shut(c);
-    }, idleMs);
+  /** Arms the client's watchdog for `at`, unless it already fires by then. */
+  function watch(c: Client, at: number) {
+    if (c.watchdog !== undefined) {
+      if (c.watchAt <= at) return;
+      clearTimeout(c.watchdog);
+    }
+    c.watchAt = at;
+    c.watchdog = setTimeout(() => expire(c), Math.max(0, at - performance.now()));
+  }
+
+  function unwatch(c: Client) {
+    if (c.watchdog !== undefined) clearTimeout(c.watchdog);
+    c.watchdog = undefined;
+  }
+
+  /**
+   * The watchdog fired: commands past their deadline fail. A command this slow means tmux is stuck
+   * (or --tmux-bin is no tmux): the client is dropped, and its end settles the other commands.
+   */
+  function expire(c: Client) {
+    c.watchdog = undefined;
+    const now = performance.now();
+    let next = Infinity;
+    let late = false;
+    for (const p of c.pending) {
+      if (p.dropped) continue;
+      if (p.deadline > now) {
+        next = Math.min(next, p.deadline);
+        continue;
+      }
+      late = true;
+      settle(
+        c,
+        p,
+        false,
+        new TmuxError(
+          "timeout",
+          `tmux ${p.name} timed out after ${p.timeoutMs} ms` +
+            (c.attached ? "" : ` (is --tmux-bin "${opts.launcher.bin}" a working tmux?)`),
+        ),
+      );
+    }
+    if (late) void shut(c);
+    else if (next < Infinity && !c.closed) watch(c, next);
+  }
+
+  // The idle timer is armed once and, when it fires, looks at the time of the last reply: re-arming
+  // it on every command would cost a timer per command.
+  let lastReply = 0;
+  function armIdle() {
+    lastReply = performance.now();
+    idleTimer ??= setTimeout(idleCheck, idleMs);
+  }
+
+  function idleCheck() {
+    idleTimer = undefined;
+    const c = client;
+    // Commands in flight: the last reply arms it again.
+    if (!c || c.closed || c.pending.length > 0) return;
+    const left = lastReply + idleMs - performance.now();
+    if (left > 0) idleTimer = setTimeout(idleCheck, left);
+    else void shut(c);
   }
 
   async function shut(c: Client): Promise<void> {
     if (client === c) client = undefined;
     c.closed = true;
+    unwatch(c);
     await endClient(c.child, () => c.writer.close(), c.done);
   }
 
@@ -283,10 +351,6 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
           return Promise.reject(new ConnectionUnavailable(lastRefusal));
         }
       }
-      if (idleTimer !== undefined) {
-        clearTimeout(idleTimer);
-        idleTimer = undefined;
-      }
       const c = client;
       return new Promise<Uint8Array>((resolve, reject) => {
         const p: Pending = {
@@ -297,22 +361,10 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
           blocks: so.commands,
           blockStart: 0,
           dropped: false,
-          timer: setTimeout(() => {
-            // A command this slow means tmux is stuck (or --tmux-bin is no tmux): drop the client;
-            // its end settles the other commands.
-            settle(
-              c,
-              p,
-              false,
-              new TmuxError(
-                "timeout",
-                `tmux ${so.name} timed out after ${so.timeoutMs} ms` +
-                  (c.attached ? "" : ` (is --tmux-bin "${opts.launcher.bin}" a working tmux?)`),
-              ),
-            );
-            void shut(c);
-          }, so.timeoutMs),
+          timeoutMs: so.timeoutMs,
+          deadline: performance.now() + so.timeoutMs,
         };
+        watch(c, p.deadline);
         if (so.signal) {
           const onAbort = () => settle(c, p, false, new TmuxError("aborted", "tmux call cancelled"));
           so.signal.addEventListener("abort", onAbort, { once: true });

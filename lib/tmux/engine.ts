@@ -21,9 +21,10 @@
  *   start processes in the attached session's directory, a spawned client's
  *   in its own; `display-message` without `-p` shows on the issuing client;
  * - `show-buffer` output is vis(3)-escaped for a control client;
- * - stdin content has no way in (`load-buffer -` goes through a private
- *   file the tmux server reads, `loadThroughFile`); a relative file path is
- *   resolved against the session's directory;
+ * - stdin content has no way in (`load-buffer -`, alone or followed by more
+ *   commands on its line such as paste-text's `; paste-buffer`, goes through
+ *   a private file the tmux server reads, `loadThroughFile`); a relative file
+ *   path is resolved against the session's directory;
  * - `wait-for` without `-S` returns at once for an attached client instead
  *   of waiting; `run-shell`/`if-shell` hold every command queued behind
  *   them; `kill-server`'s reply goes down with the server;
@@ -131,7 +132,8 @@ const CONTROL_SAFE: Record<string, Rule> = {
   "rename-window": targeted,
   "clear-history": targeted,
   "paste-buffer": targeted,
-  "set-option": targetedOr("-g", "-s"),
+  // "-gw": a global window option (lib/tools/workspace/set_option.ts), as global as "-g".
+  "set-option": targetedOr("-g", "-gw", "-s"),
   "show-options": targetedOr("-g", "-s"),
   "show-hooks": targetedOr("-g"),
   "set-environment": targetedOr("-g"),
@@ -174,6 +176,8 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const conn = createControlConnection({ launcher, idleMs: opts.idleMs });
   const hub = createControlHub({ launcher });
   let probe: Promise<boolean> | undefined;
+  /** The probe's answer once known: a command then needs no await to learn it. */
+  let usable: boolean | undefined = opts.controlMode ? undefined : false;
 
   /**
    * Whether control mode can serve, asked of the binary once (`tmux -V`):
@@ -192,7 +196,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
         );
       }
       const [major, minor] = [Number(m[1]), Number(m[2])];
-      return major > CONTROL_MIN[0] || (major === CONTROL_MIN[0] && minor >= CONTROL_MIN[1]);
+      return usable = major > CONTROL_MIN[0] || (major === CONTROL_MIN[0] && minor >= CONTROL_MIN[1]);
     })();
     // A failed probe (timeout, missing binary) is asked again next time.
     probe.catch(() => probe = undefined);
@@ -205,24 +209,29 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   let stdinCount = 0;
 
   /**
-   * `load-buffer … -` with stdin content, as a file the tmux server reads
-   * itself (it does an attached client's file IO): a private 0700 directory,
-   * one file per call, deleted at once. Undefined when this route cannot
-   * serve (the caller spawns with stdin); a server that cannot read our
-   * directory (another user, another mount namespace) is not asked again.
+   * `load-buffer … -` with stdin content (possibly followed by more commands
+   * on the same line: `load-buffer -b x - ; paste-buffer -b x -t %1`), as a
+   * file the tmux server reads itself (it does an attached client's file IO):
+   * a private 0700 directory, one file per call, deleted at once. Undefined
+   * when this route cannot serve (the caller spawns with stdin); a server that
+   * cannot read our directory (another user, another mount namespace) is not
+   * asked again.
    */
   async function loadThroughFile(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array | undefined> {
-    if (!ro.stdin || !stdinByFile || args[0] !== "load-buffer" || args.at(-1) !== "-") return undefined;
-    if (args.includes(COMMAND_SEPARATOR) || !await controlUsable()) return undefined;
+    const sep = args.indexOf(COMMAND_SEPARATOR);
+    const load = sep < 0 ? args : args.slice(0, sep);
+    if (!ro.stdin || !stdinByFile || load[0] !== "load-buffer" || load.at(-1) !== "-") return undefined;
+    if (!await controlUsable()) return undefined;
     stdinDir ??= Deno.makeTempDir({ prefix: `tmux-mcp-${Deno.pid}-stdin-` });
     const path = `${await stdinDir}/${stdinCount++}`;
-    const line = controlLine([...args.slice(0, -1), formatLiteral(path)]);
+    // Every command of the line must be one control mode runs as a spawned client would (controlLine checks).
+    const line = controlLine([...load.slice(0, -1), formatLiteral(path), ...(sep < 0 ? [] : args.slice(sep))]);
     if (line === undefined) return undefined;
     await Deno.writeFile(path, ro.stdin, { mode: 0o600 });
     try {
       return await conn.send(line, {
         name: "load-buffer",
-        commands: 1,
+        commands: 1 + args.filter((a) => a === COMMAND_SEPARATOR).length,
         timeoutMs: ro.timeoutMs ?? defaultTimeout,
         signal: ro.signal,
       });
@@ -257,11 +266,13 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
 
   async function runOnce(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
     // A remote host: its shared connection before any client, so no client makes a connection of its own.
-    await launcher.ready?.();
-    const loaded = await loadThroughFile(args, ro);
-    if (loaded) return loaded;
+    if (launcher.ready) await launcher.ready();
+    if (ro.stdin) {
+      const loaded = await loadThroughFile(args, ro);
+      if (loaded) return loaded;
+    }
     const line = controlLine(args, ro);
-    if (line !== undefined && await controlUsable()) {
+    if (line !== undefined && (usable ?? await controlUsable())) {
       try {
         return await conn.send(line, {
           name: String(args[0]),

@@ -22,18 +22,17 @@ export const MAX_BATCH_CALLS = 20;
 const NAME = "batch";
 
 const innerCall = z.object({
-  tool: z.string().min(1).refine((t) => t !== NAME, "a batch cannot contain a batch: list its calls here instead")
-    .describe("tool name"),
-  arguments: z.record(z.string(), z.unknown()).default({}).describe("its arguments"),
+  tool: z.string().min(1).refine((t) => t !== NAME, "a batch cannot contain a batch: list its calls here instead"),
+  arguments: z.record(z.string(), z.unknown()).default({}),
 }).strict();
 
 const innerResult = z.object({
   tool: z.string(),
   ok: z.boolean(),
   result: z.record(z.string(), z.unknown()).optional()
-    .describe("present when ok: the tool's structured result (or a buffered_response)"),
-  text: z.string().optional().describe("present when ok and the tool returned no structured result"),
-  error: z.string().optional().describe("present when not ok: the tool's one-line error"),
+    .describe("present when ok"),
+  text: z.string().optional().describe("present when ok, if no result"),
+  error: z.string().optional().describe("present when not ok"),
 });
 
 function textOf(r: CallToolResult): string {
@@ -42,9 +41,9 @@ function textOf(r: CallToolResult): string {
 
 export default defineTool({
   name: NAME,
-  title: "Run several tool calls in one request",
+  title: "Run several tool calls",
   description:
-    "Runs up to 20 tool calls in order, each as if called alone, and returns their results; stops at the first error unless continue_on_error.",
+    "Runs up to 20 tool calls in order, each as if called alone; stops at the first error unless continue_on_error.",
   toolset: "any",
   tier: "readonly",
   // Its calls may do anything their own tiers allow.
@@ -52,13 +51,13 @@ export default defineTool({
   input: z.object({
     calls: z.array(innerCall).min(1, "calls must hold at least one call")
       .max(MAX_BATCH_CALLS, `a batch runs at most ${MAX_BATCH_CALLS} calls: split it`),
-    continue_on_error: z.boolean().default(false).describe("go on after an error"),
+    continue_on_error: z.boolean().default(false),
   }),
   output: z.object({
     results: z.array(innerResult).describe("one per call run, in order"),
     completed: z.number().int().describe("calls that succeeded"),
     stopped_at: z.number().int().optional()
-      .describe("present when the batch stopped early: index of the call that failed"),
+      .describe("present when stopped early"),
   }),
   secrets: [],
   // Inner calls get audit lines of their own (with their secrets redacted); this line names them only.

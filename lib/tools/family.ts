@@ -28,7 +28,10 @@ export interface FamilyDef {
   description: string;
   /** what → the member tool (its own name is the old tool name, kept for the closest-name error). */
   members: Record<string, AnyTool>;
-  /** Descriptions for merged parameters whose wording differs between members (e.g. `target`). */
+  /**
+   * Descriptions for merged parameters whose wording differs between members (e.g. `target`); used as
+   * given, so they say which members take the parameter where not all do.
+   */
   describe?: Record<string, string>;
 }
 
@@ -45,6 +48,17 @@ function sameType(a: z.ZodType, b: z.ZodType, io: "input" | "output" = "output")
   const plain = (s: z.ZodType) =>
     JSON.stringify(z.toJSONSchema(s, { io, unrepresentable: "any" }), (k, v) => k === "description" ? undefined : v);
   return a === b || plain(a) === plain(b);
+}
+
+/** Several members' schemas of one field: string literals and enums (`killed`, `outcome`) become one enum. */
+function unionOf(schemas: z.ZodType[]): z.ZodType {
+  const values = schemas.map((s) => {
+    const j = z.toJSONSchema(s, { io: "output", unrepresentable: "any" }) as { const?: unknown; enum?: unknown[] };
+    return j.const !== undefined ? [j.const] : j.enum;
+  });
+  const strings = values.every((v) => v?.every((x) => typeof x === "string"));
+  if (strings) return z.enum([...new Set(values.flat() as string[])] as [string, ...string[]]);
+  return z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]]);
 }
 
 /** A schema of the same JSON type with no checks of its own (the chosen member checks the value). */
@@ -70,7 +84,8 @@ export function defineFamily(fam: FamilyDef): AnyTool {
     entries.filter(([, t]) => field in t[shape].shape).map(([k]) => k);
 
   const input: Record<string, z.ZodType> = {
-    what: z.enum(keys).describe(keys.join(" | ")),
+    // The enum says the choices; a description would only repeat them.
+    what: z.enum(keys),
   };
   for (const [, t] of entries) {
     for (const [k, s] of Object.entries(t.input.shape as Record<string, z.ZodType>)) {
@@ -83,8 +98,9 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       const same = kinds.length === 1;
       const everywhere = owners.length === entries.length && same;
       const own = everywhere ? s : same ? withoutDefault(s).optional() : plainOf(kinds[0]).optional();
-      const doc = fam.describe?.[k] ?? s.description ?? withoutDefault(s).description;
-      const scoped = everywhere ? doc : `${doc ? doc + "; " : ""}${owners.join("/")} only`;
+      const doc = s.description ?? withoutDefault(s).description;
+      const shared = owners.length === entries.length;
+      const scoped = fam.describe?.[k] ?? (shared ? doc : `${doc ? doc + "; " : ""}${owners.join("/")} only`);
       input[k] = scoped ? own.describe(scoped) : own;
     }
   }
@@ -97,15 +113,20 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       const all = owners.map((o) => fam.members[o].output.shape[k] as z.ZodType);
       const schemas = all.filter((s, i) => all.findIndex((t) => sameType(s, t)) === i);
       const always = owners.length === entries.length && all.every((s) => !optional(s));
-      const one = schemas.length === 1 ? schemas[0] : z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+      const one = schemas.length === 1 ? schemas[0] : unionOf(schemas);
       const base = withoutDefault(one);
-      output[k] = always ? one : base.optional().describe(
-        `present when what is ${owners.join(" or ")}${all.some(optional) ? " (and known)" : ""}`,
-      );
+      output[k] = always
+        ? one
+        : base.optional().describe(`${owners.join("/")} only${all.some(optional) ? ", when known" : ""}`);
     }
   }
 
   const secrets = [...new Set(entries.flatMap(([, t]) => t.secrets ?? []))];
+  // Budget previews keep the end of the members' terminal text; members that name different fields have none.
+  const textFields = [...new Set(entries.flatMap(([, t]) => t.textField ? [t.textField] : []))];
+  // Strict once per member (on its first call, not at start-up), not per call: building a zod schema
+  // costs more than checking a call with it.
+  const strictInput = new Map<string, z.ZodObject>();
   const family: AnyTool = {
     name: fam.name,
     title: fam.title,
@@ -113,6 +134,8 @@ export function defineFamily(fam: FamilyDef): AnyTool {
     toolset: first.toolset,
     tier: first.tier,
     annotations: first.annotations,
+    ...(textFields.length === 1 ? { textField: textFields[0] } : {}),
+    ...(entries.every(([, t]) => t.smallResult) ? { smallResult: true as const } : {}),
     input: z.object(input),
     output: z.object(output),
     secrets,
@@ -125,7 +148,9 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       const { what, ...rest } = args as { what: string } & Record<string, unknown>;
       const member = fam.members[what];
       const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-      const parsed = member.input.strict().safeParse(given);
+      let strict = strictInput.get(what);
+      if (!strict) strictInput.set(what, strict = member.input.strict());
+      const parsed = strict.safeParse(given);
       if (!parsed.success) {
         throw new UserError(
           `invalid arguments for ${fam.name} (what: ${what}): ${

@@ -17,11 +17,8 @@ import list from "./workspace/list_family.ts";
 import capturePane from "./workspace/capture_pane.ts";
 import snapshotPane from "./workspace/snapshot_pane.ts";
 import searchPanes from "./workspace/search_panes.ts";
-import displayMessage from "./workspace/display_message.ts";
 import show from "./workspace/show_family.ts";
-import newSession from "./workspace/new_session.ts";
-import newWindow from "./workspace/new_window.ts";
-import splitWindow from "./workspace/split_window.ts";
+import newFamily from "./workspace/new_family.ts";
 import rename from "./workspace/rename_family.ts";
 import select from "./workspace/select_family.ts";
 import resizePane from "./workspace/resize_pane.ts";
@@ -67,12 +64,9 @@ export const TOOLS: readonly AnyTool[] = [
   capturePane,
   snapshotPane,
   searchPanes,
-  displayMessage,
   show,
   // workspace: mutating
-  newSession,
-  newWindow,
-  splitWindow,
+  newFamily,
   rename,
   select,
   resizePane,

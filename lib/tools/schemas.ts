@@ -20,8 +20,7 @@ const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
 export const bufferName = z.string()
   .min(1, "buffer name must not be empty")
   .max(256, "buffer name is longer than 256 characters")
-  .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)")
-  .describe("paste-buffer name");
+  .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)");
 
 /** An absolute file path, passed to the file system as-is. */
 export const absolutePath = z.string()
@@ -34,42 +33,43 @@ export const absolutePath = z.string()
 /** Text content up to 256 MiB (the transport's own limit is usually lower). */
 export const content = z.string().max(256 * 1024 * 1024, "content is larger than 256 MiB");
 
-/** How long a waiting tool may wait; the handler also checks the server's --max-wait-ms. */
-export function waitTimeout(defaultMs: number, what: string) {
-  return z.number().int().min(0).max(24 * 3600 * 1000).default(defaultMs)
-    .describe(`${what} (≤ --max-wait-ms)`);
+/**
+ * How long a waiting tool may wait, in ms. The server instructions say once
+ * that a wait is bounded by --max-wait-ms, which the pipeline checks for a
+ * tool that declares `waitBound`.
+ */
+export function waitTimeout(defaultMs: number) {
+  return z.number().int().min(0).max(24 * 3600 * 1000).default(defaultMs);
 }
 
 /** How many last screen lines a waiting tool returns. */
-export const tailLines = z.number().int().min(0).max(500).default(20).describe(
-  "screen lines to return",
-);
+export const tailLines = z.number().int().min(0).max(500).default(20);
 
 /** What a tool addresses with its `target`: the tmux object kind (tmux's `cmd_entry` target flags). */
 export type TargetKind = "pane" | "window" | "session";
 
 /**
- * What omitting a target means, in the one wording every target parameter
- * uses; the server instructions say once what "current" is (the latest
- * session's active pane or window) and how names match.
+ * What an omitted target means, said once in the server instructions rather
+ * than in every target parameter (an optional parameter can be left out; the
+ * listing's `required` says which). A target whose omission means something
+ * else says so itself (`omit` in {@linkcode targetParam}).
  */
-export const OMITTED = {
-  pane: "omit: current",
-  window: "omit: current",
-  session: "omit: current",
-} as const;
+export const OMITTED_TARGET =
+  'An omitted target ("current") is the most recently used session\'s active window and pane.';
 
 /**
  * A target parameter: the kind it addresses (a wider object means its active
- * pane or window), and what omitting it means. `exact`: ids or exact names
- * only (kill and respawn tools).
+ * pane or window), and what omitting it means when that is not
+ * {@linkcode OMITTED_TARGET}. `exact`: ids or exact names only (kill and
+ * respawn tools).
  *
  * @example
  * ```ts
- * input: z.object({ target: targetParam("pane").optional() }) // "pane (omit: current)"
+ * input: z.object({ target: targetParam("pane").optional() }) // described "pane"
+ * input: z.object({ target: targetParam("session", { omit: "global" }).optional() }) // "session (omit: global)"
  * ```
  */
 export function targetParam(kind: TargetKind, opts: { exact?: boolean; omit?: string } = {}): typeof targetSchema {
-  const how = opts.exact ? "exact, required" : opts.omit ?? OMITTED[kind];
-  return targetSchema.describe(`${kind} (${how})`);
+  if (opts.exact) return targetSchema.describe(`exact ${kind}`);
+  return targetSchema.describe(opts.omit ? `${kind} (omit: ${opts.omit})` : kind);
 }

@@ -29,14 +29,28 @@ export const MAX_SCAN_BYTES = 256 * MiB;
 /** Offsets beyond any real buffer; keeps offset + length + context exact in doubles. */
 const MAX_OFFSET = 2 ** 40;
 
-/** How the buffer searches work, said once in the server instructions instead of in both tools' descriptions. */
-export const SEARCH_DOC = "search-buffer and subsearch-buffer: mode literal (default) finds the exact text, " +
+/**
+ * How the searches work, said once in the server instructions instead of in
+ * each tool's description: what every search shares (search-buffer,
+ * subsearch-buffer and search-panes take the same query parameters with the
+ * same defaults), then what only the buffer searches or only search-panes do,
+ * each said when its toolset is served.
+ */
+export const SEARCH_DOC = "Searches share their parameters: query; mode literal (default) finds the exact text, " +
   "non-overlapping; mode regex takes a JavaScript (V8) regex source without slashes, always with the u flag (and i " +
-  "with ignore_case); ^ and $ match the searched text's start and end, use (?m:^...) for line starts. Buffers must " +
-  "hold valid UTF-8. One call returns at most max_matches (fewer with truncated_by_budget when they would not fit " +
-  "the response budget) and scans at most max_scan_bytes; when truncated_buffers is not empty, call again with the " +
-  "same arguments plus resume_from_offset from the response: you get exactly the remaining matches. A snippet shows " +
-  "at most 4096 bytes of a longer match. subsearch-buffer searches its window as if it were the whole text.";
+  `with ignore_case), stopped after ${DEFAULT_DEADLINE.baseMs / 1000} s + ${DEFAULT_DEADLINE.perMiBMs / 1000} s per ` +
+  "MiB searched; ^ and $ match the start and end of the text searched (a buffer, a window of one, a pane's line), " +
+  "use (?m:^...) for line starts; ignore_case (default false); max_matches (default 50).";
+
+/** What only the buffer searches do (paging, bounds), with {@linkcode SEARCH_DOC}. */
+export const BUFFER_SEARCH_DOC = "Buffers must hold valid UTF-8. A buffer search scans at most max_scan_bytes and " +
+  "returns at most max_matches (fewer with truncated_by_budget when they would not fit the response budget); while " +
+  "truncated_buffers is not empty, call again with the same arguments plus resume_from_offset from the response: " +
+  "you get exactly the remaining matches. A snippet shows at most 4096 bytes of a longer match. subsearch-buffer " +
+  "searches its window as if it were the whole text; offsets stay absolute.";
+
+/** What only search-panes does, with {@linkcode SEARCH_DOC}. */
+export const PANE_SEARCH_DOC = "search-panes pages with offset = next_offset.";
 
 /** How include_similarity scores, said once in the server instructions. */
 export const SIMILARITY_DOC = "include_similarity scores each match in [0, 1]: similarity = (|m| / |w|) × (1 − d/2), " +
@@ -54,24 +68,19 @@ export const queryParams = {
   query: z.string().min(1, "query must not be empty").max(
     MAX_QUERY_CHARS,
     `query is longer than ${MAX_QUERY_CHARS} characters`,
-  ).describe("text, or a regex source without slashes (mode regex)"),
-  mode: z.enum(["literal", "regex"]).default("literal")
-    .describe(
-      `regex: JavaScript, u flag; stopped after ${DEFAULT_DEADLINE.baseMs / 1000} s + ` +
-        `${DEFAULT_DEADLINE.perMiBMs / 1000} s per MiB`,
-    ),
-  ignore_case: z.boolean().default(false).describe("case-insensitive"),
-  max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50)
-    .describe("most matches returned"),
-  include_similarity: z.boolean().default(false)
-    .describe("add similarity scores (see instructions)"),
+  ),
+  // How each works is said once, in SEARCH_DOC.
+  mode: z.enum(["literal", "regex"]).default("literal"),
+  ignore_case: z.boolean().default(false),
+  max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50),
+  // How it scores is said once, in SIMILARITY_DOC.
+  include_similarity: z.boolean().default(false),
 };
 
 /** `resume_from_offset` as the input takes it. */
 export const resumeFromOffset = z.record(bufferName, byteOffset)
   .refine((r) => Object.keys(r).length <= MAX_BUFFERS, `resume_from_offset names more than ${MAX_BUFFERS} buffers`)
-  .optional()
-  .describe("from the previous response, to continue");
+  .optional();
 
 /** `context_bytes` with a tool's own default. */
 export function contextBytes(fallback: number, what: string) {
@@ -88,10 +97,13 @@ const matchSchema = z.object({
   context_start: count.describe("buffer offset where the snippet starts"),
   context_end: count.describe("buffer offset where the snippet ends"),
   snippet: z.string().describe("bytes [context_start, context_end) as text; never cuts a character"),
-  similarity: z.number().min(0).max(1).optional().describe("present when include_similarity"),
+  similarity: z.number().min(0).max(1).optional().describe("include_similarity only"),
 });
 
-/** The response of both tools. */
+/** The window a subsearch searched (subsearch-buffer's response only: it always has one). */
+const windowSchema = z.object({ buffer: z.string(), start_bytes: count, end_bytes: count });
+
+/** The response of search-buffer; subsearch-buffer's adds its window. */
 export const searchOutput = z.object({
   query: z.string(),
   mode: z.enum(["literal", "regex"]),
@@ -101,8 +113,6 @@ export const searchOutput = z.object({
   max_scan_bytes: count,
   include_similarity: z.boolean(),
   buffers: z.array(z.string()).describe("the buffers searched, in scan order"),
-  window: z.object({ buffer: z.string(), start_bytes: count, end_bytes: count }).optional()
-    .describe("present for subsearch-buffer only: the window searched, [start_bytes, end_bytes)"),
   total_matches: count.describe("matches in this response"),
   buffers_scanned: count,
   bytes_scanned_total: count,
@@ -112,16 +122,17 @@ export const searchOutput = z.object({
   resume_from_offset: z.record(z.string(), count)
     .describe("pass back as resume_from_offset to get the remaining matches"),
   max_similarity: z.number().min(0).max(1).nullable().optional()
-    .describe("present when include_similarity: the highest score, null without matches"),
+    .describe("include_similarity only; null: no matches"),
   avg_similarity: z.number().min(0).max(1).nullable().optional()
-    .describe("present when include_similarity: the mean score, null without matches"),
-  truncated_by_budget: z.literal(true).optional().describe(
-    "present (true) when fewer than max_matches matches were returned to fit the response budget; " +
-      "resume_from_offset continues exactly after the last one",
-  ),
+    .describe("include_similarity only; null: no matches"),
+  truncated_by_budget: z.literal(true).optional().describe("present (true) when cut to fit the budget"),
 });
 
-export type SearchOutput = z.infer<typeof searchOutput>;
+/** The response of subsearch-buffer: search-buffer's plus the window searched, [start_bytes, end_bytes). */
+export const subsearchOutput = searchOutput.extend({ window: windowSchema });
+
+/** What `runSearch` builds for either tool (a window only for a subsearch). */
+export type SearchOutput = z.infer<typeof searchOutput> & { window?: z.infer<typeof windowSchema> };
 
 /** The query arguments after validation. */
 export interface QueryArgs {

@@ -196,6 +196,14 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   pagesNatively?: true;
   /**
+   * For response budgets: the result is a small confirmation (ids, counts,
+   * flags, and names the call gave or tmux chose), never near any budget a
+   * server can be given. It is never moved into a result buffer, so its
+   * listing declares its own shape only (a buffered branch would cost every
+   * agent bytes for a shape this tool never returns).
+   */
+  smallResult?: true;
+  /**
    * What the audit line records as this call's arguments, when not the
    * arguments themselves (the batch tool: its inner calls are audited one by
    * one). Gets the raw arguments, which may not be valid.
@@ -219,6 +227,19 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: To
 }
 
 /**
+ * Whether the budget stage leaves every result of the tool as it is: it pages
+ * natively or only ever returns a small confirmation.
+ *
+ * @example
+ * ```ts
+ * neverBuffered({ pagesNatively: true }); // true
+ * ```
+ */
+export function neverBuffered(tool: Pick<AnyTool, "pagesNatively" | "smallResult">): boolean {
+  return tool.pagesNatively === true || tool.smallResult === true;
+}
+
+/**
  * A tool's annotations: derived from its tier (readonly → read-only and
  * idempotent; destructive → destructive; nothing is open-world), with the
  * entry's own hints where they differ.
@@ -231,6 +252,27 @@ export function annotationsOf(tool: Pick<AnyTool, "tier" | "annotations">): Tool
     openWorldHint: false,
     ...tool.annotations,
   };
+}
+
+/**
+ * A tool's annotations as tools/list advertises them: only the hints that
+ * let a client be less careful than the MCP defaults (readOnlyHint false,
+ * destructiveHint true, idempotentHint false, openWorldHint true), and the
+ * destructive hint of every tool that writes, either way. Destructive and
+ * idempotent mean nothing for a read-only tool. openWorldHint false (no
+ * tool reaches beyond tmux and the files it names) is left to the default:
+ * no client we know acts on it, and every listing would repeat it.
+ *
+ * @example
+ * ```ts
+ * advertisedAnnotations({ tier: "readonly" }); // { readOnlyHint: true }
+ * advertisedAnnotations({ tier: "mutating" }); // { destructiveHint: false }
+ * ```
+ */
+export function advertisedAnnotations(tool: Pick<AnyTool, "tier" | "annotations">): Partial<ToolAnnotations> {
+  const a = annotationsOf(tool);
+  if (a.readOnlyHint) return { readOnlyHint: true };
+  return { destructiveHint: a.destructiveHint, ...(a.idempotentHint ? { idempotentHint: true } : {}) };
 }
 
 /** The annotations of a read-only tool (what `tier: "readonly"` implies). */

@@ -73,7 +73,7 @@ const calls: Array<(i: number) => Promise<unknown>> = [
   (i) => mcp.ok("show-buffer", { name: `soak-${(i + 7) % 10}`, max_bytes: 4096 }).catch(() => {}),
   (i) => mcp.ok("search-buffer", { query: `line ${i % 97}\\d*`, mode: "regex", buffers: ["soak-1"] }).catch(() => {}),
   () => mcp.ok("wait", { what: "text", target: "main:1", patterns: ["tick-"], timeout_ms: 5_000 }),
-  () => mcp.ok("search-panes", { pattern: "call-\\d+", regex: true, max_matches: 5 }),
+  () => mcp.ok("search-panes", { query: "call-\\d+", mode: "regex", max_matches: 5 }),
   async () => {
     const r = await mcp.ok<{ cursor: string }>("capture-since", { target: pane, ...(cursor ? { cursor } : {}) });
     cursor = r.cursor;

@@ -1,15 +1,34 @@
 /**
  * Round trips and cold start of the MCP server, as a user's client sees them,
- * with control mode on and off, interleaved in one run (issue #11).
+ * interleaved in one run (issue #11).
  *
- * Run: `deno run -A tests/bench/roundtrip.ts [--n 200] [--cold 15]`
+ * Run: `deno run -A tests/bench/roundtrip.ts [--n 200] [--cold 15] [--before DIR] [--no-node]`
  *
- * Per round, in turn: one raw `tmux display-message` spawn from Deno, then
- * a list-sessions and a capture-pane tools/call on each server (SDK client
- * over stdio). Then 200 concurrent calls per tool and server (per-call time
- * = wall time / 200), and cold starts (spawn → initialize answered, raw
- * JSON-RPC on the pipe), alternating between the modes. Prints one table
- * with the load average beside it: figures on a busy machine are upper bounds.
+ * Columns (each a server of its own on one private tmux server):
+ * - "Deno SDK": the SDK Client running in Deno, control mode on;
+ * - "Node SDK": the same SDK (1.32.2, the version the project pins) running in
+ *   Node, as the clients users run are Node apps (Claude Code, Claude Desktop,
+ *   Cursor). The bench installs it with npm into
+ *   `${TMPDIR:-/tmp}/tmux-mcp-bench-node-sdk-1.32.2/` (reused when present),
+ *   never into the project. Left out with `--no-node` or when `node`/`npm` are
+ *   missing;
+ * - "no SDK client": JSON-RPC lines written and read by this process: the
+ *   server and the pipes alone, under the same interleaving (sequential only);
+ * - "Deno SDK, off": control mode off (every command a spawned tmux);
+ * - with `--before DIR` (a checkout of an earlier version, e.g. a `git archive`
+ *   of main), the same Deno, Node and raw clients on that version, for before/after
+ *   figures from one run.
+ *
+ * Both clients call tools/list first and then `callTool` alone, as a user's
+ * client does (the SDK checks each result against the listed output schema);
+ * the server's stderr (its audit lines) is piped and read, as clients do.
+ *
+ * Per round, in turn: one raw `tmux display-message` spawn from Deno, then in
+ * every column a call refused before any tmux work (an unknown tool: the floor),
+ * a list-sessions and a capture-pane tools/call. Then 200 concurrent calls per
+ * tool and column (per-call time = wall time / 200), and cold starts (spawn →
+ * initialize answered, raw JSON-RPC on the pipe). Prints one table with the
+ * load average beside it: figures on a busy machine are upper bounds.
  */
 import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux } from "../helpers.ts";
 
@@ -20,7 +39,13 @@ const opt = (name: string, dflt: number) => {
 };
 const N = opt("n", 200);
 const COLD = opt("cold", 15);
+const BEFORE = (() => {
+  const i = argv.indexOf("--before");
+  return i >= 0 ? argv[i + 1].replace(/\/?$/, "/") : undefined;
+})();
+const SDK_VERSION = "1.32.2";
 const enc = new TextEncoder();
+const dec = new TextDecoder();
 
 const p50 = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -28,13 +53,222 @@ const p50 = (xs: number[]) => {
 };
 const ms = (x: number) => x.toFixed(x < 1 ? 3 : 2);
 
+/** What one column does: a call of each kind, timed by the client itself. */
+interface Column {
+  label: string;
+  floor(): Promise<number>;
+  list(): Promise<number>;
+  capture(): Promise<number>;
+  /** Wall time of n calls at once (absent: this client sends one at a time). */
+  concurrent?(tool: "list" | "capture", n: number): Promise<number>;
+  close(): Promise<void>;
+}
+type Kind = "list" | "capture";
+
+const CALLS = {
+  floor: { name: "no-such-tool", arguments: {} },
+  list: { name: "list", arguments: { what: "sessions" } },
+  capture: { name: "capture-pane", arguments: { target: "main", max_lines: 50 } },
+};
+
+async function timed(f: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await f();
+  return performance.now() - t;
+}
+
+/** The server's argv for a checkout (`root` ends with "/"). */
+const serverArgv = (root: string, socketName: string) => [
+  Deno.execPath(),
+  "run",
+  ...START_PERMISSIONS,
+  root + "main.ts",
+  "--socket-name",
+  socketName,
+];
+
+/** A column driven by the SDK Client in this (Deno) process. */
+async function denoColumn(label: string, root: string, socketName: string, mode: "on" | "off"): Promise<Column> {
+  const m: McpFixture = await connect({
+    spawn: serverArgv(root, socketName),
+    env: { TMUX_MCP_CONTROL_MODE: mode },
+  });
+  await m.client.listTools(); // the SDK now checks results against the listed output schemas
+  const call = async (c: { name: string; arguments: Record<string, unknown> }, ok: boolean) => {
+    const r = await m.client.callTool(c);
+    if (Boolean(r.isError) === ok) throw new Error(`${label}: ${c.name} ${ok ? "failed" : "succeeded"}`);
+  };
+  return {
+    label,
+    floor: () => timed(() => call(CALLS.floor, false)),
+    list: () => timed(() => call(CALLS.list, true)),
+    capture: () => timed(() => call(CALLS.capture, true)),
+    concurrent: (tool, n) => timed(() => Promise.all(Array.from({ length: n }, () => call(CALLS[tool], true)))),
+    close: () => m.close(),
+  };
+}
+
+/**
+ * A column without any SDK client: JSON-RPC lines written and read in this
+ * process (initialize, tools/list, then the calls), stderr read and dropped.
+ * What the server and the pipes cost alone, under the same interleaving.
+ */
+async function rawColumn(label: string, root: string, socketName: string): Promise<Column> {
+  const [command, ...args] = serverArgv(root, socketName);
+  const child = new Deno.Command(command, {
+    args,
+    env: { TMUX_MCP_CONTROL_MODE: "on" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  void child.stderr.pipeTo(new WritableStream());
+  const w = child.stdin.getWriter();
+  const r = child.stdout.getReader();
+  let buf = "";
+  let id = 0;
+  const rpc = async (method: string, params?: unknown): Promise<{ result?: { isError?: boolean } }> => {
+    const my = ++id;
+    await w.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", id: my, method, params }) + "\n"));
+    for (;;) {
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) {
+        const m = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (m.id === my) return m;
+        continue;
+      }
+      const { value, done } = await r.read();
+      if (done) throw new Error(`${label}: the server ended`);
+      buf += dec.decode(value);
+    }
+  };
+  await rpc("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "tmux-mcp-bench", version: "0" },
+  });
+  await w.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n"));
+  await rpc("tools/list");
+  const call = async (c: { name: string; arguments: Record<string, unknown> }, ok: boolean) => {
+    const m = await rpc("tools/call", c);
+    if (Boolean(m.result?.isError) === ok) throw new Error(`${label}: ${c.name} ${ok ? "failed" : "succeeded"}`);
+  };
+  return {
+    label,
+    floor: () => timed(() => call(CALLS.floor, false)),
+    list: () => timed(() => call(CALLS.list, true)),
+    capture: () => timed(() => call(CALLS.capture, true)),
+    async close() {
+      await w.close().catch(() => {});
+      await r.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+/** The Node driver: the SDK Client over stdio, timing calls on request ("list" → one line with ms). */
+const DRIVER = `
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { createInterface } from "node:readline";
+const [command, ...args] = JSON.parse(process.argv[2]);
+const CALLS = ${JSON.stringify(CALLS)};
+const transport = new StdioClientTransport({ command, args, env: { ...process.env }, stderr: "pipe" });
+transport.stderr.on("data", () => {}); // read and dropped, as a client that logs it elsewhere
+const client = new Client({ name: "tmux-mcp-bench", version: "0" });
+await client.connect(transport);
+await client.listTools();
+const call = async (kind, ok) => {
+  const r = await client.callTool(CALLS[kind]);
+  if (Boolean(r.isError) === ok) throw new Error(kind + (ok ? " failed" : " succeeded"));
+};
+const out = (x) => process.stdout.write(x + "\\n");
+out("ready");
+for await (const line of createInterface({ input: process.stdin })) {
+  const [what, n] = line.split(" ");
+  const t = performance.now();
+  if (what === "close") break;
+  if (n) await Promise.all(Array.from({ length: Number(n) }, () => call(what, true)));
+  else await call(what, what !== "floor");
+  out(String(performance.now() - t));
+}
+await client.close();
+process.exit(0);
+`;
+
+/** Installs the pinned SDK for Node into a temp dir of its own (once); undefined when node or npm is missing. */
+async function nodeSdkDir(): Promise<string | undefined> {
+  const dir = `${Deno.env.get("TMPDIR") ?? "/tmp"}/tmux-mcp-bench-node-sdk-${SDK_VERSION}`;
+  const pkg = `${dir}/node_modules/@modelcontextprotocol/sdk/package.json`;
+  try {
+    if (JSON.parse(await Deno.readTextFile(pkg)).version === SDK_VERSION) return dir;
+  } catch {
+    // not installed yet
+  }
+  try {
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(`${dir}/package.json`, '{"private":true,"type":"module"}\n');
+    const out = await new Deno.Command("npm", {
+      args: ["install", "--no-audit", "--no-fund", "--ignore-scripts", `@modelcontextprotocol/sdk@${SDK_VERSION}`],
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!out.success) throw new Error(dec.decode(out.stderr).trim().split("\n").at(-1));
+    return dir;
+  } catch (e) {
+    console.error(`Node column left out: cannot install the SDK for Node (${e instanceof Error ? e.message : e})`);
+    return undefined;
+  }
+}
+
+/** A column driven by the SDK Client running in Node. */
+async function nodeColumn(label: string, dir: string, root: string, socketName: string): Promise<Column> {
+  await Deno.writeTextFile(`${dir}/driver.mjs`, DRIVER);
+  const child = new Deno.Command("node", {
+    args: [`${dir}/driver.mjs`, JSON.stringify(serverArgv(root, socketName))],
+    cwd: dir,
+    env: { TMUX_MCP_CONTROL_MODE: "on" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  const readLine = async () => {
+    while (!buf.includes("\n")) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error(`${label}: the Node driver ended`);
+      buf += value;
+    }
+    const line = buf.slice(0, buf.indexOf("\n"));
+    buf = buf.slice(line.length + 1);
+    return line;
+  };
+  const ask = async (what: string) => {
+    await w.write(enc.encode(what + "\n"));
+    return Number(await readLine());
+  };
+  if (await readLine() !== "ready") throw new Error(`${label}: the Node driver did not start`);
+  return {
+    label,
+    floor: () => ask("floor"),
+    list: () => ask("list"),
+    capture: () => ask("capture"),
+    concurrent: (tool, n) => ask(`${tool} ${n}`),
+    async close() {
+      await w.write(enc.encode("close\n"));
+      await w.close().catch(() => {});
+      await lines.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
 const fx = await startTmux("bench-rt");
 await fx.tmux("send-keys", "-t", "main", "seq 1 60", "Enter");
-const servers: Record<"on" | "off", McpFixture> = {
-  on: await connect({ socketName: fx.socketName, env: { TMUX_MCP_CONTROL_MODE: "on" } }),
-  off: await connect({ socketName: fx.socketName, env: { TMUX_MCP_CONTROL_MODE: "off" } }),
-};
-const modes = ["on", "off"] as const;
 
 async function rawSpawn(): Promise<number> {
   const t = performance.now();
@@ -47,51 +281,59 @@ async function rawSpawn(): Promise<number> {
   return performance.now() - t;
 }
 
-const calls = {
-  "list-sessions": (m: McpFixture) => m.ok("list", { what: "sessions" }),
-  "capture-pane": (m: McpFixture) => m.ok("capture-pane", { target: "main", max_lines: 50 }),
-};
-type Tool = keyof typeof calls;
+const hasNode = !argv.includes("--no-node") &&
+  await new Deno.Command("node", { args: ["--version"], stdout: "null", stderr: "null" }).output()
+    .then((o) => o.success, () => false);
+const sdkDir = hasNode ? await nodeSdkDir() : undefined;
 
-async function timed(f: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await f();
-  return performance.now() - t;
+const columns: Column[] = [await denoColumn("Deno SDK client", ROOT, fx.socketName, "on")];
+if (sdkDir) columns.push(await nodeColumn("Node SDK client", sdkDir, ROOT, fx.socketName));
+if (BEFORE) {
+  columns.push(await denoColumn("before: Deno SDK client", BEFORE, fx.socketName, "on"));
+  if (sdkDir) columns.push(await nodeColumn("before: Node SDK client", sdkDir, BEFORE, fx.socketName));
 }
+columns.push(await rawColumn("no SDK client (raw JSON-RPC)", ROOT, fx.socketName));
+if (BEFORE) columns.push(await rawColumn("before: no SDK client", BEFORE, fx.socketName));
+columns.push(await denoColumn("Deno SDK client, control mode off", ROOT, fx.socketName, "off"));
 
-// Warm up: both servers attach/start what they need, the JIT settles.
+// Warm up: every server attaches/starts what it needs, the JIT settles.
 for (let i = 0; i < 20; i++) {
-  for (const m of modes) for (const tool of Object.keys(calls) as Tool[]) await calls[tool](servers[m]);
+  for (const c of columns) {
+    await c.floor();
+    await c.list();
+    await c.capture();
+  }
   await rawSpawn();
 }
 
 const raw: number[] = [];
-const floor: number[] = [];
-const seq: Record<string, number[]> = {};
+const seq = new Map<Column, Record<"floor" | Kind, number[]>>(
+  columns.map((c) => [c, { floor: [], list: [], capture: [] }]),
+);
 for (let i = 0; i < N; i++) {
   raw.push(await rawSpawn());
-  // The transport and pipeline alone: a call refused before any tmux work.
-  floor.push(await timed(() => servers.on.call("no-such-tool", {})));
-  for (const tool of Object.keys(calls) as Tool[]) {
-    for (const m of modes) (seq[`${tool} ${m}`] ??= []).push(await timed(() => calls[tool](servers[m])));
+  for (const c of columns) {
+    const s = seq.get(c)!;
+    s.floor.push(await c.floor());
+    s.list.push(await c.list());
+    s.capture.push(await c.capture());
   }
 }
-
-const conc: Record<string, number> = {};
-for (const tool of Object.keys(calls) as Tool[]) {
-  for (const m of modes) {
-    const wall = await timed(() => Promise.all(Array.from({ length: N }, () => calls[tool](servers[m]))));
-    conc[`${tool} ${m}`] = wall / N;
+const conc = new Map<Column, Record<Kind, number>>();
+for (const c of columns) {
+  if (c.concurrent) {
+    conc.set(c, { list: await c.concurrent("list", N) / N, capture: await c.concurrent("capture", N) / N });
   }
 }
-await servers.on.close();
-await servers.off.close();
+const loadAfterCalls = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+for (const c of columns) await c.close();
 
 /** Spawn → initialize answered, with nothing but the JSON-RPC request written. */
-async function coldStart(mode: "on" | "off"): Promise<number> {
+async function coldStart(root: string, mode: "on" | "off"): Promise<number> {
   const t = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", "--socket-name", fx.socketName],
+  const [command, ...args] = serverArgv(root, fx.socketName);
+  const child = new Deno.Command(command, {
+    args,
     env: { TMUX_MCP_CONTROL_MODE: mode },
     stdin: "piped",
     stdout: "piped",
@@ -120,45 +362,51 @@ async function coldStart(mode: "on" | "off"): Promise<number> {
   return took;
 }
 
-const cold: Record<string, number[]> = { on: [], off: [] };
-await coldStart("on"); // warm the module cache
-for (let i = 0; i < COLD; i++) for (const m of modes) cold[m].push(await coldStart(m));
+const coldRuns: Array<{ label: string; root: string; mode: "on" | "off"; xs: number[] }> = [
+  { label: "control mode on", root: ROOT, mode: "on", xs: [] },
+  { label: "control mode off", root: ROOT, mode: "off", xs: [] },
+];
+if (BEFORE) coldRuns.push({ label: "before, control mode on", root: BEFORE, mode: "on", xs: [] });
+await coldStart(ROOT, "on"); // warm the module cache
+if (BEFORE) await coldStart(BEFORE, "on");
+for (let i = 0; i < COLD; i++) for (const r of coldRuns) r.xs.push(await coldStart(r.root, r.mode));
 const rawCold: number[] = [];
 for (let i = 0; i < COLD; i++) rawCold.push(await rawSpawn());
 await fx.kill();
 
 const rawP50 = p50(raw);
+const ratio = (x: number) => `${ms(x)} ms (${(x / rawP50).toFixed(2)}×)`;
+const verdict = (x: number) => x <= 0.2 * rawP50 ? "met" : "not met";
 const load = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 const rows: string[] = [
-  `load average ${load}; ${N} calls per figure, tmux ${fx.socketName}`,
+  `load average ${loadAfterCalls} after the calls, ${load} at the end; ${N} calls per figure; ` +
+  `× = ratio to the raw spawn's p50; target ≤ 0.2× raw`,
   "",
-  "| | control mode on | control mode off | target |",
-  "|---|---|---|---|",
-  `| one raw \`tmux display-message\` spawn, p50 | ${ms(rawP50)} ms | | |`,
-  `| floor: tools/call refused before any tmux work, p50 | ${ms(p50(floor))} ms (${
-    (p50(floor) / rawP50).toFixed(2)
-  }× raw) | | |`,
+  `| figure (p50) | ${columns.map((c) => c.label).join(" | ")} |`,
+  `|---|${columns.map(() => "---").join("|")}|`,
+  `| one raw \`tmux display-message\` spawn | ${ms(rawP50)} ms |${columns.slice(1).map(() => " |").join("")}`,
+  `| floor: tools/call refused before any tmux work | ${
+    columns.map((c) => ratio(p50(seq.get(c)!.floor))).join(" | ")
+  } |`,
 ];
-for (const tool of Object.keys(calls) as Tool[]) {
-  const on = p50(seq[`${tool} on`]), off = p50(seq[`${tool} off`]);
+for (const kind of ["list", "capture"] as const) {
+  const name = kind === "list" ? "`list` sessions" : "`capture-pane`";
   rows.push(
-    `| ${tool} p50, sequential | ${ms(on)} ms (${(on / rawP50).toFixed(2)}× raw) | ${ms(off)} ms (${
-      (off / rawP50).toFixed(2)
-    }× raw) | ≤ 0.2× raw: ${on <= 0.2 * rawP50 ? "met" : "not met"} |`,
+    `| ${name}, sequential | ${
+      columns.map((c) => `${ratio(p50(seq.get(c)![kind]))} ${verdict(p50(seq.get(c)![kind]))}`).join(" | ")
+    } |`,
   );
 }
-for (const tool of Object.keys(calls) as Tool[]) {
-  const on = conc[`${tool} on`], off = conc[`${tool} off`];
+for (const kind of ["list", "capture"] as const) {
+  const name = kind === "list" ? "`list` sessions" : "`capture-pane`";
   rows.push(
-    `| ${tool}, ${N} concurrent, per call | ${ms(on)} ms (${(on / rawP50).toFixed(2)}× raw) | ${ms(off)} ms (${
-      (off / rawP50).toFixed(2)
-    }× raw) | ≤ 0.2× raw: ${on <= 0.2 * rawP50 ? "met" : "not met"} |`,
+    `| ${name}, ${N} concurrent, per call | ${
+      columns.map((c) => conc.has(c) ? `${ratio(conc.get(c)![kind])} ${verdict(conc.get(c)![kind])}` : "–")
+        .join(" | ")
+    } |`,
   );
 }
-rows.push(
-  `| cold start (spawn → initialize answered), p50 of ${COLD} | ${ms(p50(cold.on))} ms | ${
-    ms(p50(cold.off))
-  } ms | ≤ 250 ms (quiet machine): ${p50(cold.on) <= 250 ? "met" : "not met"} |`,
-  `| raw spawn beside the cold starts, p50 | ${ms(p50(rawCold))} ms | | |`,
-);
+rows.push("", `cold start (spawn → initialize answered), p50 of ${COLD}; target ≤ 250 ms on a quiet machine:`);
+for (const r of coldRuns) rows.push(`- ${r.label}: ${ms(p50(r.xs))} ms`);
+rows.push(`- raw spawn beside the cold starts: ${ms(p50(rawCold))} ms`);
 console.log(rows.join("\n"));

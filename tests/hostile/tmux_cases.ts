@@ -121,8 +121,12 @@ const ENV: [string, string, Record<string, unknown>][] = [
     name: "DYLD_INSERT_LIBRARIES",
     value: "x",
   }],
-  ["new-session env LD_PRELOAD", "new-session", { name: "envx1", env: { LD_PRELOAD: "/tmp/x.so" } }],
-  ["new-session env PROMPT_COMMAND", "new-session", { name: "envx2", env: { PROMPT_COMMAND: `touch ${CANARY}` } }],
+  ["new-session env LD_PRELOAD", "new", { what: "session", name: "envx1", env: { LD_PRELOAD: "/tmp/x.so" } }],
+  ["new-session env PROMPT_COMMAND", "new", {
+    what: "session",
+    name: "envx2",
+    env: { PROMPT_COMMAND: `touch ${CANARY}` },
+  }],
 ];
 
 const tierBypass: HostileCase[] = [
@@ -319,8 +323,8 @@ exactTargets.push(
   },
   {
     name: "readonly: display-message accepts =prod-db",
-    tool: "display-message",
-    args: { target: "=prod-db", format: "#{session_name}" },
+    tool: "show",
+    args: { what: "format", target: "=prod-db", format: "#{session_name}" },
     safety: "readonly",
     expect: "ok",
   },
@@ -419,8 +423,8 @@ const formats: HostileCase[] = [
   "#{pane_id",
 ].map((format) => ({
   name: `readonly: display-message ${format.length > 60 ? format.slice(0, 57) + "…" : format}`,
-  tool: "display-message",
-  args: { format },
+  tool: "show",
+  args: { what: "format", format },
   safety: "readonly" as const,
   expect: "refused" as const,
   match: FORMAT,
@@ -438,8 +442,8 @@ formats.push(
     "#{e|*:6,7} #{t:session_created} #{b:pane_current_path}",
   ].map((format): HostileCase => ({
     name: `readonly: display-message legitimate ${format}`,
-    tool: "display-message",
-    args: { target: "main", format },
+    tool: "show",
+    args: { what: "format", target: "main", format },
     safety: "readonly",
     expect: "ok",
   })),

@@ -4,10 +4,11 @@ import { bufferName, content } from "../schemas.ts";
 
 export default defineTool({
   name: "append-buffer",
-  title: "Append text to a tmux buffer",
-  description: "Appends text to a paste buffer, creating it if missing; concurrent appends are never lost.",
+  title: "Append to a buffer",
+  description: "Appends text to a paste buffer, creating it if missing.",
   toolset: "buffers",
   tier: "mutating",
+  smallResult: true,
   input: z.object({ name: bufferName, content: content.min(1, "content must not be empty") }),
   output: z.object({
     name: z.string(),

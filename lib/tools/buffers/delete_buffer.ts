@@ -4,10 +4,11 @@ import { bufferName } from "../schemas.ts";
 
 export default defineTool({
   name: "delete-buffer",
-  title: "Delete a tmux buffer",
+  title: "Delete a buffer",
   description: "Deletes one paste buffer.",
   toolset: "buffers",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true },
   input: z.object({ name: bufferName }),
   output: z.object({ name: z.string(), deleted: z.boolean() }),

@@ -3,9 +3,8 @@ import { defineTool } from "../tool.ts";
 
 export default defineTool({
   name: "list-buffers",
-  title: "List tmux paste buffers",
-  description:
-    "Lists paste buffers with their sizes (order_index 0 = newest). Next: show-buffer to read, search-buffer to find.",
+  title: "List paste buffers",
+  description: "Lists paste buffers and their sizes.",
   toolset: "buffers",
   tier: "readonly",
   input: z.object({}),

@@ -7,12 +7,11 @@ const MAX_FILE = 512 * 1024 * 1024;
 
 export default defineTool({
   name: "load-buffer",
-  title: "Load a file into a tmux buffer",
-  description:
-    "Reads a regular file on the MCP server's machine (absolute path, up to 512 MiB) into a paste buffer, creating " +
-    "or replacing it. Next: search-buffer.",
+  title: "Load a file into a buffer",
+  description: "Reads a file on the MCP server's machine (up to 512 MiB) into a paste buffer.",
   toolset: "buffers",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({ name: bufferName, path: absolutePath }),
   output: z.object({ name: z.string(), path: z.string(), size_bytes: z.number().int() }),

@@ -4,10 +4,11 @@ import { bufferName } from "../schemas.ts";
 
 export default defineTool({
   name: "rename-buffer",
-  title: "Rename a tmux buffer",
-  description: "Renames a paste buffer; refused if `to` exists unless overwrite is true.",
+  title: "Rename a buffer",
+  description: "Renames a paste buffer.",
   toolset: "buffers",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true },
   input: z.object({
     from: bufferName,

@@ -5,16 +5,16 @@ import { filePolicy, writeFileChecked } from "../files.ts";
 
 export default defineTool({
   name: "save-buffer",
-  title: "Save a tmux buffer to a file",
-  description:
-    "Writes a paste buffer's exact bytes to a regular file on the MCP server's machine (absolute path; its directory must exist).",
+  title: "Save a buffer to a file",
+  description: "Writes a paste buffer to a file on the MCP server's machine.",
   toolset: "buffers",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     name: bufferName,
     path: absolutePath,
-    append: z.boolean().default(false).describe("append instead of replacing"),
+    append: z.boolean().default(false),
   }),
   output: z.object({ name: z.string(), path: z.string(), bytes_written: z.number().int(), appended: z.boolean() }),
   secrets: [],

@@ -8,9 +8,9 @@ import type { SearchTarget } from "../../search/search.ts";
 
 export default defineTool({
   name: "search-buffer",
-  title: "Search tmux buffers",
+  title: "Search buffers",
   description:
-    "Finds text in paste buffers without reading them: each match has its byte offset, length, line and a snippet. Continue with resume_from_offset from the response while truncated_buffers is not empty. Next: show-buffer at context_start, or subsearch-buffer near a match.",
+    "Finds text in paste buffers: each match's offset, line and snippet. Next: show-buffer at context_start, or subsearch-buffer.",
   toolset: "buffers",
   tier: "readonly",
   pagesNatively: true,
@@ -18,10 +18,9 @@ export default defineTool({
     ...search.queryParams,
     buffers: z.array(bufferName).min(1, "buffers must name at least one buffer (omit it to search all)")
       .max(search.MAX_BUFFERS, `buffers names more than ${search.MAX_BUFFERS} buffers`).optional()
-      .describe("buffers to search, in order (omit: all)"),
-    context_bytes: search.contextBytes(64, "snippet bytes on each side"),
-    max_scan_bytes: z.number().int().min(1).max(search.MAX_SCAN_BYTES).default(16 * 1024 * 1024)
-      .describe("most bytes one call scans"),
+      .describe("in order (omit: all)"),
+    context_bytes: search.contextBytes(64, "snippet bytes each side"),
+    max_scan_bytes: z.number().int().min(1).max(search.MAX_SCAN_BYTES).default(16 * 1024 * 1024),
     resume_from_offset: search.resumeFromOffset,
   }),
   output: search.searchOutput,

@@ -4,11 +4,11 @@ import { bufferName, content } from "../schemas.ts";
 
 export default defineTool({
   name: "set-buffer",
-  title: "Create or replace a tmux buffer",
-  description:
-    "Stores text in a paste buffer, creating or replacing it (empty content is refused). Next: show-buffer or search-buffer.",
+  title: "Set a buffer",
+  description: "Stores text in a paste buffer, creating or replacing it.",
   toolset: "buffers",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true, idempotentHint: true },
   input: z.object({ name: bufferName, content }),
   output: z.object({ name: z.string(), size_bytes: z.number().int() }),

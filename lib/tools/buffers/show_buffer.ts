@@ -9,17 +9,15 @@ const MAX_SLICE = 1024 * 1024;
 
 export default defineTool({
   name: "show-buffer",
-  title: "Read a slice of a tmux buffer",
-  description:
-    "Returns bytes [offset_bytes, offset_bytes + max_bytes) of a paste buffer as text, never cutting a UTF-8 character. Continue with offset_bytes = next_offset_bytes (null at the end). To find something, use search-buffer.",
+  title: "Read a buffer",
+  description: "Returns a page of a paste buffer as text; continue at next_offset_bytes (null at the end).",
   toolset: "buffers",
   tier: "readonly",
   pagesNatively: true,
   input: z.object({
     name: bufferName,
-    offset_bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0)
-      .describe("start (a next_offset_bytes)"),
-    max_bytes: z.number().int().min(1).max(MAX_SLICE).default(65536).describe("most bytes to return"),
+    offset_bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+    max_bytes: z.number().int().min(1).max(MAX_SLICE).default(65536),
   }),
   output: z.object({
     name: z.string(),
@@ -28,7 +26,7 @@ export default defineTool({
     returned_bytes: z.number().int(),
     next_offset_bytes: z.number().int().nullable(),
     truncated_by_budget: z.literal(true).optional()
-      .describe("present (true) when the page was cut shorter than max_bytes to fit the response budget"),
+      .describe("present (true) when cut to fit the budget"),
     text: z.string(),
   }),
   secrets: [],

@@ -8,22 +8,19 @@ export default defineTool({
   name: "subsearch-buffer",
   title: "Search near an earlier match",
   description:
-    "Searches only the window [offset_bytes − context_bytes, offset_bytes + match_len + context_bytes) of one buffer, e.g. around a search-buffer match. Same query options and response as search-buffer; offsets stay absolute.",
+    "Searches one buffer within context_bytes around an earlier match (offset_bytes, match_len); results as search-buffer's.",
   toolset: "buffers",
   tier: "readonly",
   pagesNatively: true,
   input: z.object({
     buffer: bufferName,
-    offset_bytes: search.byteOffset.describe("offset_bytes of the earlier match"),
-    match_len: search.byteOffset.default(0).describe("its match_len"),
-    context_bytes: search.contextBytes(
-      256,
-      "window (and snippet) bytes on each side",
-    ),
+    offset_bytes: search.byteOffset.describe("the match's offset_bytes"),
+    match_len: search.byteOffset.default(0),
+    context_bytes: search.contextBytes(256, "bytes each side"),
     ...search.queryParams,
     resume_from_offset: search.resumeFromOffset,
   }),
-  output: search.searchOutput,
+  output: search.subsearchOutput,
   secrets: ["query"],
   async handler(args, ctx) {
     let from: number | undefined;
@@ -39,6 +36,10 @@ export default defineTool({
       from = offset;
     }
     const around = { offset: args.offset_bytes, length: args.match_len, context: args.context_bytes };
-    return await search.runSearch(ctx, args, [{ name: args.buffer, from, around }], Infinity);
+    const out = await search.runSearch(ctx, args, [{ name: args.buffer, from, around }], Infinity);
+    const { window } = out.structured;
+    // A windowed target is always read first, so the search reports its window.
+    if (!window) throw new Error("subsearch-buffer: the search reported no window");
+    return { structured: { ...out.structured, window } };
   },
 });

@@ -17,9 +17,9 @@ import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
 export default defineTool({
   name: "capture-since",
-  title: "Read only what a pane printed since last time",
+  title: "Read a pane's new output",
   description:
-    "Follows a pane's output: without cursor returns the screen and a cursor; with it, only what appeared since plus the next cursor. To block until output appears, use wait.",
+    "Follows a pane's output: without cursor, the screen and a cursor; with it, what appeared since and the next cursor.",
   toolset: "exec",
   tier: "readonly",
   textField: "text",
@@ -27,7 +27,7 @@ export default defineTool({
   input: z.object({
     target: paneTarget,
     cursor: cursorSchema.optional(),
-    max_lines: z.number().int().min(1).max(20000).default(400).describe("most lines (last kept)"),
+    max_lines: z.number().int().min(1).max(20000).default(400).describe("last kept"),
   }),
   output: z.object({
     ...resolvedShape,

@@ -8,11 +8,9 @@ import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
 
 export default defineTool({
   name: "run-command",
-  title: "Run a shell command in a pane and wait for it",
+  title: "Run a shell command in a pane",
   description:
-    "Runs one command at a pane's idle bash/zsh/fish prompt, waits, and returns its exit_code and only its output. " +
-    "State (cd, export) persists. On timeout the command keeps running (timed_out: true). Not at an idle prompt " +
-    "(a REPL, a question, a continuation prompt): fails at once, typing nothing; use send-keys and wait.",
+    "Runs a command at a pane's idle bash/zsh/fish prompt; returns its exit_code and only its output. Elsewhere (a REPL, a question) it fails, typing nothing.",
   toolset: "exec",
   tier: "mutating",
   target: "pane",
@@ -23,10 +21,9 @@ export default defineTool({
     target: paneTarget,
     command: z.string().min(1, "command must not be empty").max(65536, "command is longer than 65536 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
-      .describe("command line(s) in the pane's shell syntax"),
-    timeout_ms: waitTimeout(30000, "how long to wait for the command to finish"),
-    max_lines: z.number().int().min(1).max(20000).default(400)
-      .describe("most output lines (last kept)"),
+      .describe("in the pane's shell syntax"),
+    timeout_ms: waitTimeout(30000).describe("then timed_out, still running"),
+    max_lines: z.number().int().min(1).max(20000).default(400).describe("last kept"),
   }),
   output: z.object({
     exit_code: z.number().int().nullable().describe("the command's exit status; null when it timed out"),

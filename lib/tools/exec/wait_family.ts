@@ -5,9 +5,8 @@ import waitForQuiet from "./wait_for_quiet.ts";
 /** wait: one tool for wait-for-text and wait-for-quiet (each still its own entry). */
 export default defineFamily({
   name: "wait",
-  title: "Wait for text or quiet in a pane",
-  description: "Waits until new output of a pane contains a pattern (what: text; stop texts end it first) or " +
-    "until it prints nothing for quiet_ms (what: quiet), the timeout passes or the program exits. Returns the " +
-    "screen's last lines.",
+  title: "Wait for a pane",
+  description:
+    "Waits for a pattern in a pane's new output (what: text) or for quiet_ms of silence (what: quiet); returns the last screen lines.",
   members: { text: waitForText, quiet: waitForQuiet },
 });

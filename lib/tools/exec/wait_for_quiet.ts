@@ -18,8 +18,8 @@ export default defineTool({
   textField: "tail",
   input: z.object({
     target: paneTarget,
-    quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("silence that counts as quiet"),
-    timeout_ms: waitTimeout(30000, "how long to wait in all"),
+    quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("silence that counts"),
+    timeout_ms: waitTimeout(30000),
     tail_lines: tailLines,
   }),
   output: z.object({

@@ -23,13 +23,12 @@ export default defineTool({
   textField: "tail",
   input: z.object({
     target: paneTarget,
-    patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns")
-      .describe("texts to wait for"),
-    regex: z.boolean().default(false).describe("patterns and stop are JavaScript regexes"),
+    patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns"),
+    regex: z.boolean().default(false).describe("patterns and stop are regexes"),
     ignore_case: z.boolean().default(false),
     stop: z.array(pattern).max(20, "at most 20 stop patterns").default([])
-      .describe("texts that end the wait first (errors)"),
-    timeout_ms: waitTimeout(30000, "how long to wait"),
+      .describe("end the wait first (errors)"),
+    timeout_ms: waitTimeout(30000),
     tail_lines: tailLines,
   }),
   output: z.object({

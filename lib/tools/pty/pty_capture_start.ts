@@ -6,16 +6,15 @@ import { filePolicy } from "../files.ts";
 
 export default defineTool({
   name: "pty_capture_start",
-  title: "Record a session's output to a file",
-  description:
-    "Appends everything a pty session's program writes (raw bytes) to output_file, a regular file on the machine " +
-    "where the session runs, until pty_capture_stop.",
+  title: "Record a session's output",
+  description: "Appends a pty session's raw output to a file where it runs, until pty_capture_stop.",
   toolset: "pty",
   tier: "mutating",
+  smallResult: true,
   annotations: { openWorldHint: true },
   input: z.object({
     session_id: sessionId,
-    output_file: absolutePath.describe("absolute path to append to"),
+    output_file: absolutePath,
   }),
   output: z.object({ session_id: z.string(), output_file: z.string() }),
   secrets: [],

@@ -4,10 +4,11 @@ import { sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_capture_stop",
-  title: "Stop recording a session's output",
-  description: "Stops a pty_capture_start capture; the file is kept.",
+  title: "Stop recording",
+  description: "Stops a pty_capture_start capture; the file stays.",
   toolset: "pty",
   tier: "mutating",
+  smallResult: true,
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), output_file: z.string() }),
   secrets: [],

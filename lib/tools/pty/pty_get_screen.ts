@@ -4,13 +4,13 @@ import { sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_get_screen",
-  title: "Read a terminal session's screen",
-  description: "The visible screen of a pty session (also after its program exited).",
+  title: "Read a session's screen",
+  description: "A pty session's screen (also after its program exited).",
   toolset: "pty",
   tier: "readonly",
   input: z.object({
     session_id: sessionId,
-    include_colors: z.boolean().default(false).describe("keep ANSI colours"),
+    include_colors: z.boolean().default(false),
   }),
   output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int(), screen: z.string() }),
   textField: "screen",

@@ -6,14 +6,13 @@ import { sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_get_scrollback",
-  title: "Read a terminal session's history",
-  description: "The newest `lines` lines of a pty session, scrollback then screen, oldest first.",
+  title: "Read a session's history",
+  description: "A pty session's newest lines, scrollback then screen.",
   toolset: "pty",
   tier: "readonly",
   input: z.object({
     session_id: sessionId,
-    lines: z.number().int().min(1).max(SCROLLBACK_LINES).default(200)
-      .describe("newest lines to return"),
+    lines: z.number().int().min(1).max(SCROLLBACK_LINES).default(200),
   }),
   output: z.object({ session_id: z.string(), line_count: z.number().int(), text: z.string() }),
   textField: "text",

@@ -4,10 +4,11 @@ import { sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_kill_session",
-  title: "End a terminal session",
-  description: "Ends a pty session (SIGHUP, then SIGKILL); its screen is gone afterwards.",
+  title: "End a session",
+  description: "Ends a pty session (SIGHUP, then SIGKILL).",
   toolset: "pty",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true },
   input: z.object({ session_id: sessionId }),
   output: z.object({ session_id: z.string(), killed: z.boolean() }),

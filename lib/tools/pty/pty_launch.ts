@@ -6,22 +6,20 @@ import { cols, rows, sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_launch",
-  title: "Start a program in a new terminal session",
-  description:
-    "Starts `command` (via /bin/sh -c) in a new terminal of its own, for interactive programs; returns session_id. Next: pty_send_keys, pty_get_screen.",
+  title: "Start a terminal session",
+  description: "Starts a command in a terminal of its own, for interactive programs.",
   toolset: "pty",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     command: z.string().min(1, "command must not be empty").max(8192, "command is longer than 8192 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
-      .describe("e.g. `bash --norc`"),
+      .describe("run by /bin/sh -c"),
     rows: rows.default(24),
     cols: cols.default(80),
-    working_dir: absolutePath.optional().describe(
-      "start directory (absolute; default: the server's, with --ssh the remote home)",
-    ),
-    session_id: sessionId.optional().describe("id to use (default: new)"),
+    working_dir: absolutePath.optional(),
+    session_id: sessionId.optional().describe("default: new"),
   }),
   output: z.object({ session_id: z.string() }),
   secrets: ["command"],

@@ -4,7 +4,7 @@ import { defineTool } from "../tool.ts";
 export default defineTool({
   name: "pty_list_sessions",
   title: "List terminal sessions",
-  description: "Lists this server's pty sessions: id, command, size, running or exit code.",
+  description: "Lists this server's pty sessions: id, command, size, status.",
   toolset: "pty",
   tier: "readonly",
   input: z.object({}),
@@ -16,7 +16,7 @@ export default defineTool({
       rows: z.number().int(),
       cols: z.number().int(),
       status: z.enum(["running", "exited"]),
-      exit_code: z.number().int().optional().describe("present when status is exited and the code is known"),
+      exit_code: z.number().int().optional().describe("present when exited, if known"),
       backend: z.enum(["pty", "tmux"]),
     })),
   }),

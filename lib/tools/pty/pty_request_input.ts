@@ -5,9 +5,8 @@ import { sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_request_input",
-  title: "Hand a session to the human for input",
-  description:
-    "Asks the human to type a secret (password, code) into the session themselves, and waits; what they typed is never returned. Next: pty_get_screen.",
+  title: "Ask the human for input",
+  description: "Asks the human to type a secret (password, code) into the session and waits; it is never returned.",
   toolset: "pty",
   tier: "mutating",
   annotations: { openWorldHint: true },
@@ -15,9 +14,9 @@ export default defineTool({
   input: z.object({
     session_id: sessionId,
     prompt: z.string().min(1, "prompt must not be empty").max(2000, "prompt is longer than 2000 characters")
-      .describe("what the human should enter"),
+      .describe("what to enter"),
     timeout_ms: z.number().int().min(100).max(24 * 3600 * 1000).optional()
-      .describe("wait in ms (≤ --max-wait-ms)"),
+      .describe("default: --max-wait-ms"),
   }),
   output: z.object({
     session_id: z.string(),

@@ -4,10 +4,11 @@ import { cols, rows, sessionId } from "./schemas.ts";
 
 export default defineTool({
   name: "pty_resize",
-  title: "Resize a terminal session",
-  description: "Resizes a pty session's terminal (the program gets SIGWINCH).",
+  title: "Resize a session",
+  description: "Resizes a pty session's terminal (SIGWINCH).",
   toolset: "pty",
   tier: "mutating",
+  smallResult: true,
   annotations: { idempotentHint: true },
   input: z.object({ session_id: sessionId, rows, cols }),
   output: z.object({ session_id: z.string(), rows: z.number().int(), cols: z.number().int() }),

@@ -8,19 +8,17 @@ const encoder = new TextEncoder();
 
 export default defineTool({
   name: "pty_send_keys",
-  title: "Type into a terminal session",
-  description:
-    "Sends input to a pty session: `keys` exactly (\\n for Enter, \\u0003 for Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…). Next: pty_get_screen.",
+  title: "Type into a session",
+  description: "Sends keys as is (\\n is Enter, \\u0003 Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…).",
   toolset: "pty",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     session_id: sessionId,
-    keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").default("")
-      .describe("text sent as is; \\n is Enter"),
+    keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").default(""),
     key_names: z.array(z.string().min(1).max(32, "a key name is at most 32 characters"))
-      .max(256, "at most 256 key names per call").optional()
-      .describe("keys sent after `keys`, e.g. C-c, Up"),
+      .max(256, "at most 256 key names per call").optional(),
   }),
   output: z.object({ session_id: z.string(), bytes_sent: z.number().int() }),
   secrets: ["keys", "key_names"],

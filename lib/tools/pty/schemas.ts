@@ -14,11 +14,10 @@ export const sessionId = z.string()
   .regex(
     SESSION_ID_PATTERN,
     "session_id is 1-64 letters, digits, _ or -, starting with a letter or digit (as pty_launch returns it)",
-  )
-  .describe("pty session id (from pty_launch)");
+  );
 
 /** Terminal height in rows. */
-export const rows = z.number().int().min(2).max(500).describe("rows");
+export const rows = z.number().int().min(2).max(500);
 
 /** Terminal width in columns. */
-export const cols = z.number().int().min(10).max(1000).describe("columns");
+export const cols = z.number().int().min(10).max(1000);

@@ -13,20 +13,18 @@ export default defineTool({
   name: "capture-pane",
   title: "Read a pane's text",
   description:
-    "Text of a pane: its newest max_lines lines, or lines start..end (0 = top of screen, negative = scrollback). warnings say when the pane is in copy mode, a pager or waits for input.",
+    "A pane's newest max_lines lines, or lines start..end (0 = screen top, negative = scrollback), with warnings.",
   toolset: "workspace",
   tier: "readonly",
   textField: "text",
   pagesNatively: true,
   input: z.object({
     target: paneTarget,
-    start: LINE.optional().describe(
-      "first line (0 = top of screen, negative = scrollback)",
-    ),
-    end: LINE.optional().describe("last line (default: bottom)"),
-    max_lines: z.number().int().min(1).max(100_000).default(200).describe("most lines (newest kept)"),
-    join_wrapped: z.boolean().default(true).describe("join wrapped lines"),
-    colors: z.boolean().default(false).describe("keep ANSI colours"),
+    start: LINE.optional(),
+    end: LINE.optional().describe("default: bottom"),
+    max_lines: z.number().int().min(1).max(100_000).default(200).describe("newest kept"),
+    join_wrapped: z.boolean().default(true),
+    colors: z.boolean().default(false),
   }),
   output: z.object({
     ...resolvedShape,

@@ -11,6 +11,7 @@ export default defineTool({
   description: "Deletes a pane's scrollback; the screen stays.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "pane",
   annotations: { destructiveHint: true, idempotentHint: true },
   input: z.object({

@@ -35,22 +35,21 @@ function objectName(kind: "session" | "window") {
     .refine((s) => !CONTROL.test(s), `${kind} name must not contain control characters`)
     .refine((s) => !/[:.]/.test(s), `${kind} name must not contain ':' or '.' (tmux uses them in targets)`)
     .refine((s) => !s.includes("\\"), `${kind} name must not contain '\\' (tmux would store it doubled)`)
-    .refine((s) => !/^[-$@%=]/.test(s), `${kind} name must not start with '-', '$', '@', '%' or '='`)
-    .describe(`${kind} name (no ':', '.' or '\\'; must not start with - $ @ % =)`);
+    .refine((s) => !/^[-$@%=]/.test(s), `${kind} name must not start with '-', '$', '@', '%' or '='`);
 }
 
 export const sessionName = objectName("session");
 export const windowName = objectName("window");
 
 /** Start directory of a new pane. */
-export const startDir = absolutePath.describe("start directory (absolute)");
+export const startDir = absolutePath.describe("absolute start directory");
 
 /** A shell command line; tmux runs it with the default shell's `-c` as the pane's program. */
 export const shellCommand = z.string()
   .min(1, "command must not be empty")
   .max(16_384, "command is longer than 16384 characters")
   .refine((s) => !s.includes("\0"), "command must not contain NUL")
-  .describe("program to run instead of a shell (the pane closes when it exits)");
+  .describe("run instead of a shell");
 
 /** An environment variable name. */
 export const envName = z.string()
@@ -64,11 +63,25 @@ export const envValue = z.string()
   .max(65_536, "environment value is longer than 65536 characters")
   .refine((s) => !s.includes("\0"), "environment value must not contain NUL");
 
-/** The ids a target resolved to, returned by every tool that acts on an existing object. */
+/**
+ * The ids of the object a tool acted on ($1, @2, %3). Undescribed: listings
+ * drop the descriptions of fields that are always there, and a family merges
+ * these with its other members' plain id fields.
+ */
+export const targetIds = {
+  session_id: z.string(),
+  window_id: z.string(),
+  pane_id: z.string(),
+};
+
+/**
+ * The ids a target resolved to, returned by every tool that acts on an
+ * existing object, and whether the target was left out. Tools whose target
+ * is required and exact (kill, respawn) return `targetIds` alone: for them
+ * it would always be false.
+ */
 export const resolvedShape = {
-  session_id: z.string().describe("session id, e.g. $1"),
-  window_id: z.string().describe("window id, e.g. @2"),
-  pane_id: z.string().describe("pane id, e.g. %3"),
+  ...targetIds,
   defaulted: z.boolean().describe("true when no target was given and the active pane of the latest session was used"),
 };
 

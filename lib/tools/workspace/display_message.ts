@@ -17,7 +17,7 @@ export default defineTool({
   textField: "text",
   input: z.object({
     target: paneTarget,
-    format: z.string().min(1).max(2000).describe("tmux format"),
+    format: z.string().min(1).max(2000),
   }),
   output: z.object({ ...resolvedShape, text: z.string(), truncated: z.boolean() }),
   secrets: ["format"],

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { type AnyTool, defineTool } from "../tool.ts";
 import { targetParam } from "../schemas.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
-import { resolvedShape } from "./common.ts";
+import { targetIds } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 const ID_OF = { pane: "pane_id", window: "window_id", session: "session_id" } as const;
@@ -25,13 +25,14 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
       `${description} The target is required and must be exact (an id or an exact name: prefixes and globs are refused). Refused for the ${kind} tmux-mcp itself runs in.`,
     toolset: "workspace",
     tier: "destructive",
+    smallResult: true,
     target: kind,
     exactTarget: true,
     input: z.object({ target: targetParam(kind, { exact: true }) }),
-    output: z.object({ ...resolvedShape, killed: z.literal(kind) }),
+    output: z.object({ ...targetIds, killed: z.literal(kind) }),
     secrets: [],
     async handler(_args, ctx) {
-      const t = resolvedTarget(ctx);
+      const { defaulted: _given, ...t } = resolvedTarget(ctx);
       await refuseSelfKill(ctx.tmux, kind, t, { signal: ctx.signal });
       await ctx.tmux.run([`kill-${kind}`, "-t", t[ID_OF[kind]]], { signal: ctx.signal });
       return { structured: { ...t, killed: kind } };

@@ -7,9 +7,8 @@ import killServer from "./kill_server.ts";
 /** kill: one tool for kill-pane, kill-window, kill-session and kill-server (each still its own entry). */
 export default defineFamily({
   name: "kill",
-  title: "Kill a tmux pane, window, session or the server",
-  description: "Kills a pane, a window (all its panes), a session (all its windows) or the whole tmux server, " +
-    "with the programs in them. target must be exact; refused for what tmux-mcp itself runs in.",
+  title: "Kill a pane, window, session or server",
+  description: "Kills a pane, window, session or the tmux server with their programs; refused for tmux-mcp's own.",
   members: { pane: killPane, window: killWindow, session: killSession, server: killServer },
-  describe: { target: "what to kill: %pane, @window or $session id, or an exact name" },
+  describe: { target: "exact pane, window or session" },
 });

@@ -8,6 +8,7 @@ export default defineTool({
   description: "Kills the tmux server with every session and buffer in it. Refused when tmux-mcp runs inside it.",
   toolset: "workspace",
   tier: "destructive",
+  smallResult: true,
   input: z.object({}),
   output: z.object({
     killed: z.literal("server"),

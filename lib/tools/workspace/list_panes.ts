@@ -15,8 +15,8 @@ export default defineTool({
   toolset: "workspace",
   tier: "readonly",
   input: z.object({
-    target: targetParam("window", { omit: "or session; omit: all" }).optional(),
-    all: z.boolean().default(false).describe("with a target: list every pane of the target's session"),
+    target: targetParam("window", { omit: "all" }).optional(),
+    all: z.boolean().default(false).describe("the target's whole session"),
   }),
   output: z.object({ panes: z.array(paneShape) }),
   secrets: [],

@@ -13,7 +13,7 @@ export default defineTool({
   toolset: "workspace",
   tier: "readonly",
   input: z.object({
-    target: targetParam("session", { omit: "omit: all" }).optional(),
+    target: targetParam("session", { omit: "all" }).optional(),
   }),
   output: z.object({ windows: z.array(windowShape) }),
   secrets: [],

@@ -22,16 +22,16 @@ export default defineTool({
     "Creates a detached session and returns its session, window and pane ids; use pane_id as target from then on. Pagers and editors are set to cat/true unless env overrides them.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   annotations: { openWorldHint: true },
   input: z.object({
-    name: sessionName.optional().describe("session name"),
+    name: sessionName.optional(),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
-    width: z.number().int().min(10).max(1000).optional().describe("columns (default 80)"),
-    height: z.number().int().min(2).max(1000).optional().describe("rows (default 24)"),
+    width: z.number().int().min(10).max(1000).optional().describe("default 80"),
+    height: z.number().int().min(2).max(1000).optional().describe("default 24"),
     env: z.record(envName, envValue).optional()
-      .refine((e) => e === undefined || Object.keys(e).length <= 64, "env has more than 64 variables")
-      .describe("extra environment variables"),
+      .refine((e) => e === undefined || Object.keys(e).length <= 64, "env has more than 64 variables"),
   }),
   output: z.object(createdShape),
   secrets: ["command", "env"],

@@ -11,11 +11,12 @@ export default defineTool({
   description: "Adds a background window to the target's session and returns its window and pane ids.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "session",
   annotations: { openWorldHint: true },
   input: z.object({
     target: targetParam("session").optional(),
-    name: windowName.optional().describe("window name"),
+    name: windowName.optional(),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
   }),

@@ -9,16 +9,16 @@ import { refuseSelfInput } from "../../tmux/self.ts";
 export default defineTool({
   name: "paste-text",
   title: "Paste text into a pane",
-  description:
-    "Pastes text into a pane as a terminal paste does (bracketed when the program asked for it). Best for multi-line input and code.",
+  description: "Pastes text into a pane as a terminal paste does; for multi-line input and code.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "pane",
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
-    bracketed: z.boolean().default(true).describe("bracketed paste if the program asked"),
+    bracketed: z.boolean().default(true).describe("if the program asked for it"),
   }),
   output: z.object({ ...resolvedShape, bytes: z.number().int().describe("UTF-8 bytes pasted") }),
   secrets: ["text"],

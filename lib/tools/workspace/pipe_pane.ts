@@ -8,22 +8,22 @@ import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "pipe-pane",
-  title: "Log a pane's output to a file",
-  description:
-    "Copies everything a pane outputs from now on (raw bytes) to a file on the host where tmux runs; without path, stops.",
+  title: "Log a pane to a file",
+  description: "Copies a pane's output from now on to a file on the tmux host; no path: stops.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "pane",
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
-    path: absolutePath.optional().describe("absolute file path; omit to stop"),
-    append: z.boolean().default(true).describe("false: truncate first"),
+    path: absolutePath.optional(),
+    append: z.boolean().default(true),
   }),
   output: z.object({
     ...resolvedShape,
     piping: z.boolean().describe("true: output now goes to path; false: piping stopped"),
-    path: z.string().optional().describe("present when piping: the file the output goes to"),
+    path: z.string().optional().describe("present when piping"),
   }),
   secrets: [],
   async handler({ path, append }, ctx) {

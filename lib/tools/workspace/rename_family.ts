@@ -5,8 +5,8 @@ import renameWindow from "./rename_window.ts";
 /** rename: one tool for rename-session and rename-window (each still its own entry). */
 export default defineFamily({
   name: "rename",
-  title: "Rename a tmux session or window",
-  description: "Renames the target's session or window (ids stay); returns the name tmux stored.",
+  title: "Rename a session or window",
+  description: "Renames a session or window; ids stay.",
   members: { session: renameSession, window: renameWindow },
-  describe: { target: "session or window; omit: the latest session's (active window)" },
+  describe: { target: "session or window" },
 });

@@ -11,6 +11,7 @@ export default defineTool({
     "Returns the name tmux stored (it escapes characters it cannot show as-is).",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "session",
   annotations: { idempotentHint: true },
   input: z.object({

@@ -12,6 +12,7 @@ export default defineTool({
     "tmux stored (it escapes characters it cannot show as-is).",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "window",
   annotations: { idempotentHint: true },
   input: z.object({

@@ -4,29 +4,29 @@ import { defineTool } from "../tool.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { UserError } from "../../errors.ts";
-import { paneSpawnArgs, resolvedOutput, shellCommand, startDir } from "./common.ts";
+import { paneSpawnArgs, shellCommand, startDir, targetIds } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
   name: "respawn-pane",
   title: "Restart a pane's program",
-  description:
-    "Restarts a pane's program (or `command`), keeping the pane and its id; kill: true ends a live one first.",
+  description: "Restarts a pane's program (or command), keeping the pane.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "pane",
   exactTarget: true,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
     target: targetParam("pane", { exact: true }),
-    kill: z.boolean().default(false).describe("kill a live program first"),
-    command: shellCommand.optional().describe("instead of the original command"),
+    kill: z.boolean().default(false).describe("end a live program first"),
+    command: shellCommand.optional().describe("instead of the original"),
     cwd: startDir.optional(),
   }),
-  output: resolvedOutput,
+  output: z.object(targetIds),
   secrets: ["command"],
   async handler({ kill, command, cwd }, ctx) {
-    const t = resolvedTarget(ctx);
+    const { defaulted: _given, ...t } = resolvedTarget(ctx);
     if (kill) await refuseSelfKill(ctx.tmux, "pane", t, { action: "respawn (kill: true)", signal: ctx.signal });
     const args = [
       "respawn-pane",

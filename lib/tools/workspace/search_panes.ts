@@ -4,6 +4,7 @@ import { defineTool } from "../tool.ts";
 import { getPane, listPanes, type PaneInfo } from "../../tmux/panes.ts";
 import { TmuxError, type TmuxExecutor } from "../../tmux/executor.ts";
 import { searchLines } from "../../text/line_search.ts";
+import { queryParams } from "../search_schemas.ts";
 
 const MAX_TEXT = 400;
 
@@ -26,16 +27,17 @@ export default defineTool({
   name: "search-panes",
   title: "Find text in panes",
   description:
-    "Finds lines in the newest `lines` lines of every pane (or of a target) and returns them by pane; line numbers are capture-pane's. Continue with offset = next_offset.",
+    "Finds lines in the newest lines of every pane (or a target's), by pane, with capture-pane's line numbers.",
   toolset: "workspace",
   tier: "readonly",
   input: z.object({
-    pattern: z.string().min(1).max(1000).describe("text to find"),
-    regex: z.boolean().default(false),
-    ignore_case: z.boolean().default(true),
-    target: targetParam("session", { omit: "or window or pane; omit: all" }).optional(),
-    lines: z.number().int().min(1).max(100_000).default(2000).describe("newest lines per pane to search"),
-    max_matches: z.number().int().min(1).max(500).default(50),
+    // The buffer searches' names and defaults: one vocabulary for every search.
+    query: queryParams.query,
+    mode: queryParams.mode,
+    ignore_case: queryParams.ignore_case,
+    max_matches: queryParams.max_matches,
+    target: targetParam("session", { omit: "all" }).optional().describe("session, window or pane (omit: all)"),
+    lines: z.number().int().min(1).max(100_000).default(2000).describe("newest lines per pane"),
     offset: z.number().int().min(0).max(10_000_000).default(0).describe("a next_offset"),
   }),
   output: z.object({
@@ -52,8 +54,8 @@ export default defineTool({
       matches: z.array(z.object({ line: z.number().int(), text: z.string() })),
     })),
   }),
-  secrets: ["pattern"],
-  async handler({ pattern, regex, ignore_case, target, lines, max_matches, offset }, ctx) {
+  secrets: ["query"],
+  async handler({ query, mode, ignore_case, target, lines, max_matches, offset }, ctx) {
     const panes = await panesOf(ctx.tmux, target, ctx.signal);
     const captured = await Promise.all(panes.map(async (p) => {
       try {
@@ -68,9 +70,12 @@ export default defineTool({
         throw e;
       }
     }));
-    const hits = await searchLines(ctx.regex, captured, { pattern, regex, ignoreCase: ignore_case }, {
-      signal: ctx.signal,
-    });
+    const hits = await searchLines(
+      ctx.regex,
+      captured,
+      { pattern: query, regex: mode === "regex", ignoreCase: ignore_case, literalHint: 'mode "literal"' },
+      { signal: ctx.signal },
+    );
     const total = hits.reduce((n, h) => n + h.length, 0);
     const result = [];
     let seen = 0;

@@ -6,9 +6,11 @@ import selectLayout from "./select_layout.ts";
 /** select: one tool for select-pane, select-window and select-layout (each still its own entry). */
 export default defineFamily({
   name: "select",
-  title: "Make a pane or window the active one",
-  description: "Makes a pane or window the active one (what an omitted target means later), or arranges a " +
-    "window's panes with a layout.",
+  title: "Select a pane, window or layout",
+  description: "Makes a pane or window the active one (the later default target), or sets a window's layout.",
   members: { pane: selectPane, window: selectWindow, layout: selectLayout },
-  describe: { target: "pane or window (layout: omit: current)" },
+  describe: {
+    target: "pane or window",
+    layout: "even-horizontal, even-vertical, main-horizontal, main-vertical, tiled or a window_layout",
+  },
 });

@@ -14,7 +14,7 @@ const layout = z.string()
     (s) => PRESETS.includes(s) || /^[0-9a-f]{4},\d+x\d+,\d+,\d+[0-9x,{}[\]]*$/.test(s),
     `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list (what: windows)`,
   )
-  .describe(`${PRESETS.join(" | ")}, or a saved window_layout`);
+  .describe(`${PRESETS.join(", ")} or a window_layout`);
 
 export default defineTool({
   name: "select-layout",
@@ -22,6 +22,7 @@ export default defineTool({
   description: "Arranges the target window's panes with a preset layout or a saved window_layout string.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "window",
   annotations: { idempotentHint: true },
   input: z.object({

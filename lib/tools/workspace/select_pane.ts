@@ -12,9 +12,10 @@ export default defineTool({
     "session (what an attached user sees, and what a missing target means for later calls).",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "pane",
   annotations: { idempotentHint: true },
-  input: z.object({ target: targetParam("pane", { omit: "required" }) }),
+  input: z.object({ target: targetParam("pane") }),
   output: resolvedOutput,
   secrets: [],
   async handler(_args, ctx) {

@@ -11,9 +11,10 @@ export default defineTool({
     "what a missing target means for later calls).",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "window",
   annotations: { idempotentHint: true },
-  input: z.object({ target: targetParam("window", { omit: "required" }) }),
+  input: z.object({ target: targetParam("window") }),
   output: resolvedOutput,
   secrets: [],
   async handler(_args, ctx) {

@@ -18,11 +18,11 @@ const keyName = z.string().max(32, "a key name is at most 32 characters").superR
 
 export default defineTool({
   name: "send-keys",
-  title: "Type text and keys into a pane",
-  description:
-    "Types into a pane: `text` literally, then `keys` (tmux key names), then Enter if enter is true. Returns at once: follow with wait or capture-pane. For multi-line text use paste-text; at a shell prompt prefer run-command.",
+  title: "Type into a pane",
+  description: "Types text, then keys, then Enter into a pane; returns at once. At a shell prompt prefer run-command.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
@@ -30,8 +30,8 @@ export default defineTool({
       .refine((s) => !s.includes("\0"), "text must not contain NUL (send the key C-@ instead)")
       .optional().describe("typed literally"),
     keys: z.array(keyName).max(200, "at most 200 keys per call").optional()
-      .describe("tmux key names typed after text, e.g. C-c, Up, Enter"),
-    enter: z.boolean().default(false).describe("press Enter last"),
+      .describe("tmux key names, e.g. C-c, Up"),
+    enter: z.boolean().default(false),
   }),
   output: z.object({
     ...resolvedShape,

@@ -13,6 +13,7 @@ export default defineTool({
     "Sets or unsets an environment variable of a session (or global) for processes started afterwards. Variables that run code at start need --safety destructive.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   annotations: { idempotentHint: true },
   input: z.object({
     target: targetParam("session").optional(),

@@ -12,12 +12,12 @@ const optionName = z.string()
     /^(@[A-Za-z0-9_-]{1,127}|[a-z][a-z0-9-]{0,63})(\[\d{1,4}\])?$/,
     "option name is a tmux option like status-left or mouse, or a user option like @my-flag (optionally with [index])",
   )
-  .describe("e.g. mouse, history-limit, @my-option, name[0]");
+  .describe("e.g. mouse, @my-option");
 
 const optionValue = z.string()
   .max(65_536, "value is longer than 65536 characters")
   .refine((s) => !s.includes("\0"), "value must not contain NUL")
-  .describe("value as in tmux.conf");
+  .describe("as in tmux.conf");
 
 export default defineTool({
   name: "set-option",
@@ -26,6 +26,7 @@ export default defineTool({
     "Sets or unsets a tmux option at server, session, window or pane scope (global: the default). Options that run commands need --safety destructive.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   annotations: { idempotentHint: true },
   input: z.object({
     target: targetParam("pane").optional(),

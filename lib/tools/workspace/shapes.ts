@@ -29,13 +29,8 @@ export const sessionShape = shapeOf(SESSION_SPEC);
 export const windowShape = shapeOf(WINDOW_SPEC);
 export const paneShape = shapeOf(PANE_SPEC);
 
-/** The resolved ids every tool that takes a pane target returns. */
-export const resolvedShape = {
-  session_id: z.string(),
-  window_id: z.string(),
-  pane_id: z.string(),
-  defaulted: z.boolean().describe("true when no target was given and the default pane was used"),
-};
+/** The resolved ids every tool that takes a pane target returns (one definition, in common.ts). */
+export { resolvedShape } from "./common.ts";
 
 /** Picks the resolved ids out of a pane's facts. */
 export function resolvedOf(pane: { session_id: string; window_id: string; pane_id: string }, defaulted: boolean) {
@@ -46,4 +41,4 @@ export function resolvedOf(pane: { session_id: string; window_id: string; pane_i
 export const paneTarget = targetParam("pane").optional();
 
 /** A target whose session is meant; omitted means tmux's global table (environment, hooks). */
-export const sessionOrGlobal = targetParam("session", { omit: "omit: global" }).optional();
+export const sessionOrGlobal = targetParam("session", { omit: "global" }).optional();

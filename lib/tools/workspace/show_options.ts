@@ -28,7 +28,7 @@ export default defineTool({
   input: z.object({
     target: targetParam("pane").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
-    name: optionName.optional().describe("one option (omit: all)"),
+    name: optionName.optional().describe("omit: all"),
   }),
   output: z.object({
     scope: z.string(),

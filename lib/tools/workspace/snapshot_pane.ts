@@ -6,9 +6,8 @@ import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
 export default defineTool({
   name: "snapshot-pane",
-  title: "Where a pane stands: screen, cursor, mode",
-  description:
-    "A pane's visible screen plus its facts (size, cursor, command, mode, alternate screen) and warnings, in one call. Next: send-keys to act.",
+  title: "Snapshot a pane",
+  description: "A pane's screen, facts (size, cursor, command, mode) and warnings.",
   toolset: "workspace",
   tier: "readonly",
   textField: "text",

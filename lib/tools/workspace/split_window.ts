@@ -17,14 +17,13 @@ export default defineTool({
   description: "Splits the target pane, putting a new (inactive) pane on the given side; returns its ids.",
   toolset: "workspace",
   tier: "mutating",
+  smallResult: true,
   target: "pane",
   annotations: { openWorldHint: true },
   input: z.object({
     target: targetParam("pane").optional(),
     direction: z.enum(["left", "right", "up", "down"]).describe("side of the new pane"),
-    size_percent: z.number().int().min(1).max(99).optional().describe(
-      "percent of the split pane (default 50)",
-    ),
+    size_percent: z.number().int().min(1).max(99).optional().describe("default 50"),
     cwd: startDir.optional(),
     command: shellCommand.optional(),
   }),
