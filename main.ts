@@ -15,6 +15,8 @@ import { runDoctor } from "./lib/doctor/mod.ts";
 
 /** Longest time cleanup may take once the client has gone. */
 const CLOSE_BOUND_MS = 10_000;
+/** Longest time the calls in flight at SIGTERM/SIGINT may take to answer with their cancellation. */
+const CANCEL_BOUND_MS = 5_000;
 
 function usageFailure(e: unknown): number {
   if (e instanceof UsageError) {
@@ -64,6 +66,8 @@ async function main(): Promise<number> {
   const transport = new LinearStdioTransport({
     maxMessageBytes: command.config.maxMessageBytes,
     onWarning: (message, fields) => log("warn", message, fields),
+    // End of stdin: the requests already read are answered first, each bounded by its own timeout.
+    drainMs: command.config.maxWaitMs + CLOSE_BOUND_MS,
   });
   const done = Promise.withResolvers<number>();
   let closing = false;
@@ -79,8 +83,19 @@ async function main(): Promise<number> {
     done.resolve(code);
   };
   transport.onclose = () => void shutdown(0);
+  // A signal ends the calls in flight, each answering with a one-line error, then the server exits
+  // cleanly; a second signal does not wait for those answers.
+  let signalled = false;
+  const onSignal = async (sig: Deno.Signal) => {
+    if (signalled) return void shutdown(0);
+    signalled = true;
+    app.stopCalls(sig);
+    await transport.settled(AbortSignal.timeout(CANCEL_BOUND_MS));
+    await transport.close(); // → shutdown
+    void shutdown(0); // when the transport was not started yet
+  };
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    Deno.addSignalListener(sig, () => void shutdown(0));
+    Deno.addSignalListener(sig, () => void onSignal(sig));
   }
   await app.mcp.connect(transport);
   // connect() replaced onclose with the SDK's; chain ours after it.

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
 import { resultBuffers, windowRunning } from "./budget_helpers.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 const LINES = 20_000;
 
@@ -23,11 +24,11 @@ interface Page {
 
 /** Polls until the pane shows `last` (the end of its output). */
 async function printed(tmux: TmuxFixture, pane: string, last: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if ((await tmux.tmux("capture-pane", "-p", "-J", "-t", pane)).includes(last)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the pane did not finish printing (${last})`);
+  await waitUntil(
+    `the pane to finish printing (${last})`,
+    async () => (await tmux.tmux("capture-pane", "-p", "-J", "-t", pane)).includes(last),
+    30_000,
+  );
 }
 
 /** Walks capture-pane from `start` by next_start until a page is not cut; returns the pages. */

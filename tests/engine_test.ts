@@ -16,6 +16,7 @@ import { createBufferStore } from "../lib/buffers/store.ts";
 import { COMMAND_SEPARATOR, createSpawnExecutor, type TmuxArg, TmuxError } from "../lib/tmux/executor.ts";
 import { UserError } from "../lib/errors.ts";
 import { getPane } from "../lib/tmux/panes.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -38,14 +39,9 @@ const HOSTILE = [
   "%end 1 2 1",
 ];
 
-/** Polls `probe` until it returns true, for up to `ms` (generous: the machine may be busy). */
-async function until(probe: () => Promise<boolean>, ms = 15_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return false;
+/** Polls `probe` until it returns true, for up to `ms` (generous: the machine may be busy); false if it never did. */
+function until(probe: () => Promise<boolean>, ms = 15_000): Promise<boolean> {
+  return waitUntil("the condition", probe, ms).then(() => true, () => false);
 }
 
 async function clients(socketName: string): Promise<string[]> {

@@ -136,15 +136,22 @@ export async function withShell(
 /**
  * Calls a tool and cancels the request (an AbortSignal on the client, which
  * sends notifications/cancelled) as soon as the tool reports that its wait is
- * armed (its first progress notification); resolves once the client call has
- * rejected, and fails if it did not.
+ * armed (its first progress notification, or the first whose message matches
+ * `armed`); resolves once the client call has rejected, and fails if it did not.
  */
-export async function callAndCancel(fx: ExecFixture, name: string, args: Record<string, unknown>): Promise<void> {
+export async function callAndCancel(
+  fx: ExecFixture,
+  name: string,
+  args: Record<string, unknown>,
+  armed = /./,
+): Promise<void> {
   const ac = new AbortController();
   const call = fx.mcp.client.callTool({ name, arguments: args }, undefined, {
     signal: ac.signal,
     timeout: 120_000,
-    onprogress: () => ac.abort(),
+    onprogress: (p) => {
+      if (armed.test(p.message ?? "")) ac.abort();
+    },
   });
   let rejected = false;
   await call.catch(() => rejected = true);

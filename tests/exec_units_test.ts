@@ -7,6 +7,7 @@ import { columns, dropColumns, takeColumns } from "../lib/exec/text.ts";
 import { notAtPrompt, paneWarnings, type WarningFacts } from "../lib/exec/warnings.ts";
 import { decodeOutput } from "../lib/tmux/control.ts";
 import { compileMatcher } from "../lib/exec/match.ts";
+import { createSearchPool } from "../lib/search/worker_pool.ts";
 import { UserError } from "../lib/errors.ts";
 import { joinedSpans, rowsText, wrappedFlags } from "../lib/tmux/capture.ts";
 
@@ -149,15 +150,17 @@ Deno.test("pane warnings say what is going on and what to do", () => {
 });
 
 Deno.test("matcher: stop wins within a batch; literal and regex, case folding", async () => {
-  const lit = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true });
+  const pool = createSearchPool();
+  const lit = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true }, pool);
   assertEquals(await lit.check(["all DONE", "ERROR x"]), { kind: "stopped", pattern: "error", line: "ERROR x" });
   assertEquals(await lit.check(["nothing"]), undefined);
   lit.close();
-  const re = compileMatcher({ patterns: ["^v(\\d+)\\.\\d+$"], stop: [], regex: true, ignoreCase: false });
+  const re = compileMatcher({ patterns: ["^v(\\d+)\\.\\d+$"], stop: [], regex: true, ignoreCase: false }, pool);
   try {
     assertEquals(await re.check(["x v1.2", "v10.3"]), { kind: "matched", pattern: "^v(\\d+)\\.\\d+$", line: "v10.3" });
   } finally {
     re.close();
+    pool.close();
   }
 });
 

@@ -1,12 +1,13 @@
 /**
  * Hostile protocol and lifetime cases over raw stdio and the SDK client:
  * invalid JSON-RPC requests are answered with their id, a server whose
- * client has gone exits even mid-call, and forged capture-since cursors are
+ * client has gone (both pipes closed) exits even mid-call (a client that
+ * only closed stdin gets its answers first: tests/server_exit_test.ts), and forged capture-since cursors are
  * refused or bounded without spinning the main thread.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, startTmux, textOf } from "./helpers.ts";
-import { rawServer } from "./raw_stdio.ts";
+import { exitWithin, rawServer } from "./raw_stdio.ts";
 import { decodeCursor, encodeCursor } from "../lib/exec/cursor.ts";
 
 Deno.test("JSON-RPC: invalid requests are answered with their id whenever it can be read", async () => {
@@ -38,19 +39,12 @@ Deno.test("JSON-RPC: invalid requests are answered with their id whenever it can
   }
 });
 
-/** Resolves with the exit status, or undefined if the process is still running after `ms`. */
-async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | undefined> {
-  const timer = AbortSignal.timeout(ms);
-  const late = new Promise<undefined>((r) => timer.addEventListener("abort", () => r(undefined), { once: true }));
-  return await Promise.race([child.status, late]);
-}
-
 Deno.test("a server whose client has gone exits, even while a call is running", async () => {
   const tmux = await startTmux("gone");
   const s = rawServer(tmux.socketName);
   try {
     await s.initialize();
-    // A wait that would last two minutes, then the client goes away (its end of stdin closes).
+    // A wait that would last two minutes (reporting progress), then the client goes away: both pipes close.
     await s.send({
       jsonrpc: "2.0",
       id: 1,
@@ -58,9 +52,13 @@ Deno.test("a server whose client has gone exits, even while a call is running", 
       params: {
         name: "wait",
         arguments: { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 120_000 },
+        _meta: { progressToken: 1 },
       },
     });
+    assertEquals((await s.next()).method, "notifications/progress");
     await s.writer.close();
+    await s.reader.cancel();
+    // Its next progress notification finds nobody reading: no answer can be delivered any more.
     const status = await exitWithin(s.child, 60_000);
     if (status === undefined) s.child.kill("SIGKILL");
     assert(status !== undefined, "the server exited after its client left");

@@ -5,6 +5,7 @@ import { parseRows, rowFormat, RowParseError } from "../lib/tmux/rows.ts";
 import { UserError } from "../lib/errors.ts";
 import { resolveTarget } from "../lib/tmux/target.ts";
 import { startTmux, type TmuxFixture } from "./helpers.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 async function withTmux(fn: (tmux: TmuxExecutor, fx: TmuxFixture) => Promise<void>): Promise<void> {
   const fx = await startTmux("panes");
@@ -92,15 +93,13 @@ Deno.test("getPane resolves the default pane and chains a command in the same ca
 
     // No login shell: its profile may be slow to start on a busy machine.
     await fx.tmux("new-window", "-d", "-t", "main:7", "printf 'hello-%s\\n' marker; exec sleep 300");
-    let text = "";
-    for (let i = 0; i < 100 && !text.includes("hello-marker\n"); i++) {
-      const r = await getPane(tmux, "main:7.0", { then: (t) => ["capture-pane", "-p", "-t", t] });
-      assertEquals(r.defaulted, false);
-      assertEquals([r.pane.session_name, r.pane.window_index], ["main", 7]);
-      text = new TextDecoder().decode(r.output);
-      if (!text.includes("hello-marker\n")) await new Promise((r) => setTimeout(r, 50));
-    }
-    assertMatch(text, /^hello-marker$/m);
+    const seven = await waitUntil("main:7 to print its marker", async () => {
+      const got = await getPane(tmux, "main:7.0", { then: (t) => ["capture-pane", "-p", "-t", t] });
+      return new TextDecoder().decode(got.output).includes("hello-marker\n") ? got : undefined;
+    }, 30_000);
+    assertEquals(seven.defaulted, false);
+    assertEquals([seven.pane.session_name, seven.pane.window_index], ["main", 7]);
+    assertMatch(new TextDecoder().decode(seven.output), /^hello-marker$/m);
 
     const byId = await getPane(tmux, d.pane.pane_id);
     assertEquals(byId.pane.pane_id, d.pane.pane_id);

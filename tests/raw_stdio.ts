@@ -15,6 +15,16 @@ import { ROOT, START_PERMISSIONS } from "./helpers.ts";
 
 const enc = new TextEncoder();
 
+/**
+ * Resolves with the exit status, or undefined if the process is still running after `ms` (use generous bounds:
+ * the machine may be busy).
+ */
+export async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<Deno.CommandStatus | undefined> {
+  const timer = AbortSignal.timeout(ms);
+  const late = new Promise<undefined>((r) => timer.addEventListener("abort", () => r(undefined), { once: true }));
+  return await Promise.race([child.status, late]);
+}
+
 /** Starts main.ts on the tmux socket `socketName` with extra flags; lines in, JSON objects out. */
 export function rawServer(socketName: string, extra: string[] = []) {
   const child = new Deno.Command(Deno.execPath(), {

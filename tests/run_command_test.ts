@@ -225,8 +225,10 @@ Deno.test("run-command sends progress notifications while waiting", async () => 
 
 Deno.test("run-command: cancellation ends the wait; the command finishes and the pane stays usable", async () => {
   await withShell("bash", async (fx) => {
-    const args = { target: fx.pane, command: "sleep 1; echo done-late", timeout_ms: 20_000 };
-    await callAndCancel(fx, "run-command", args);
+    const args = { target: fx.pane, command: "sleep 3; echo done-late", timeout_ms: 30_000 };
+    // Cancelled once the command runs (its end is awaited): a run cancelled before the shell started it never
+    // runs (its script is gone).
+    await callAndCancel(fx, "run-command", args, /to finish in/);
     await waitUntil("the server to record the cancellation", () => Promise.resolve(/cancelled/.test(fx.mcp.stderr())));
     assertEquals((await runner(fx)("echo again")).output, "again");
     assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), /done-late/);
@@ -237,17 +239,19 @@ Deno.test("run-command: a command still running when the server exits never bloc
   await withShell("bash", async (fx) => {
     const run = startWait(fx, "run-command", {
       target: fx.pane,
-      command: "sleep 1; echo finished-after-exit",
-      timeout_ms: 20_000,
+      command: "sleep 8; echo finished-after-exit",
+      timeout_ms: 60_000,
     });
-    const pending = run.done.catch(() => "connection closed");
+    const pending = run.done.then(() => "answered", () => "ended");
     await run.armed; // typed: the shell runs it
-    await fx.mcp.close(); // the server exits mid-run; its script directory goes with it
-    assertEquals(await pending, "connection closed");
+    // The client closes stdin, waits 2 s for the server (which would answer the run first), then sends
+    // SIGTERM: the server exits mid-run; its script directory goes with it.
+    await fx.mcp.close();
+    assertEquals(await pending, "ended");
     await waitUntil(
       "the shell to come back by itself",
       async () => /finished-after-exit\n.*[#$] *$/m.test(await fx.tmux("capture-pane", "-p", "-t", fx.pane)),
-      30_000, // `sleep 1` plus the shell's own pace on a loaded machine
+      60_000, // the rest of `sleep 8`, plus the shell's own pace on a loaded machine
     );
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "echo alive-$((1+1))");
     await fx.tmux("send-keys", "-t", fx.pane, "Enter");

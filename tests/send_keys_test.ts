@@ -77,8 +77,9 @@ Deno.test("send-keys refuses unknown key names instead of typing them", async ()
     assertMatch(msg, /unknown key name "C-;"/);
     assertMatch(await mcp.err("send-keys", { target: pane }), /nothing to send/);
     assertMatch(await mcp.err("send-keys", { target: pane, text: "a\0b" }), /NUL/);
-    await new Promise((r) => setTimeout(r, 200));
-    const screen = await tmux.tmux("capture-pane", "-p", "-t", pane);
+    // Typed after the refused calls: anything they had typed would show before it.
+    await tmux.tmux("send-keys", "-t", pane, "-l", "after-refusals");
+    const screen = await waitForPane(tmux, pane, /after-refusals/);
     assert(!screen.includes("hello") && !screen.includes("Bogus"), `nothing typed: ${screen}`);
   });
 });

@@ -3,6 +3,7 @@ import { LinearStdioTransport, recoverId } from "../lib/server/transport.ts";
 import type { JSONRPCMessage } from "../lib/sdk.ts";
 import { startTmux } from "./helpers.ts";
 import { rawServer } from "./raw_stdio.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -26,6 +27,7 @@ async function run(chunks: Uint8Array[], maxMessageBytes = 1024 * 1024) {
       return Promise.resolve();
     },
     onWarning: (m) => warnings.push(m),
+    drainMs: 0, // nothing answers the requests here
   });
   const closed = new Promise<void>((r) => t.onclose = r);
   t.onmessage = (m) => messages.push(m);
@@ -70,6 +72,43 @@ Deno.test("transport answers invalid JSON with a parse error and keeps serving",
   const { messages, written } = await run([enc.encode(`{nope\n${ping(9)}\n`)]);
   assertEquals(messages.length, 1);
   assertEquals(written[0], { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Message is not valid JSON" } });
+});
+
+Deno.test("at end of input the transport answers the requests already read before it closes", async () => {
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(enc.encode([ping(1), ping(2), ping(3)].join("\n") + "\n"));
+      // The client gives up on 3, then closes its end.
+      c.enqueue(
+        enc.encode(
+          JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3 } }) + "\n",
+        ),
+      );
+      c.close();
+    },
+  });
+  const written: string[] = [];
+  const t = new LinearStdioTransport({
+    maxMessageBytes: 1024,
+    input,
+    write: (b) => {
+      written.push(dec.decode(b));
+      return Promise.resolve();
+    },
+  });
+  const closed = Promise.withResolvers<number>();
+  t.onclose = () => closed.resolve(written.length);
+  const answer = Promise.withResolvers<void>();
+  t.onmessage = (m) => {
+    // Request 1 answered at once, 2 only later (after end of input), 3 never (cancelled).
+    if ("id" in m && m.id === 1) void t.send({ jsonrpc: "2.0", id: 1, result: {} });
+    if ("id" in m && m.id === 2) void answer.promise.then(() => t.send({ jsonrpc: "2.0", id: 2, result: {} }));
+  };
+  await t.start();
+  await waitUntil("the transport to have read everything", () => Promise.resolve(t.unanswered === 1));
+  answer.resolve();
+  assertEquals(await closed.promise, 2, "both answers written before close");
+  assertEquals(written.map((w) => JSON.parse(w).id), [1, 2]);
 });
 
 Deno.test("recoverId finds only top-level ids at either end of a message", () => {

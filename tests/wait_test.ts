@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { callAndCancel, callWithProgress, type ExecFixture, startWait, withShell } from "./exec_fixtures.ts";
-import { waitUntil } from "./pane_helpers.ts";
+import { tempDir, waitUntil } from "./pane_helpers.ts";
 
 interface TextResult {
   outcome: string;
@@ -154,20 +154,27 @@ Deno.test("wait-for-text and wait-for-quiet report a pane whose program exits", 
 
 Deno.test("wait-for-quiet returns once output stops, and times out on endless output", async () => {
   await withShell("bash", async (fx) => {
-    const quiet = fx.mcp.ok<QuietResult>("wait", {
+    // Output that runs until the test says stop: it is still printing when the wait is armed, however slow the
+    // machine (a fixed burst could end before the wait is armed, or start only after a quiet period).
+    const stop = `${await tempDir()}/stop`;
+    await type(fx, `while [ ! -e ${stop} ]; do echo tick; sleep 0.1; done; echo step5`);
+    await waitUntil("the loop to print", () => screenHas(fx, "tick"));
+    const quiet = startWait<QuietResult>(fx, "wait", {
       what: "quiet",
       target: fx.pane,
-      quiet_ms: 1500,
-      timeout_ms: 20_000,
+      quiet_ms: 3000,
+      timeout_ms: 60_000,
     });
-    await type(fx, "for i in 1 2 3 4 5; do echo step$i; sleep 0.15; done");
-    const q = await quiet;
+    await quiet.armed;
+    await Deno.writeTextFile(stop, "");
+    const q = await quiet.done;
     assertEquals(q.outcome, "quiet");
     assert(q.output_bytes > 0);
     assertMatch(q.tail, /step5/);
 
+    // Endless output (a line every 50 ms): a quiet period of 2 s never comes.
     const busy = await fx.newPane({ command: "sh -c 'while :; do echo tick; sleep 0.05; done'" });
-    const t = await fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: busy, quiet_ms: 1000, timeout_ms: 2500 });
+    const t = await fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: busy, quiet_ms: 2000, timeout_ms: 4000 });
     assertEquals(t.outcome, "timeout");
     assertMatch(t.tail, /tick/);
   });

@@ -4,6 +4,7 @@
  * a pane to show some text.
  */
 import type { TmuxFixture } from "./helpers.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,9 +27,9 @@ export async function windowRunning(tmux: TmuxFixture, target: string, script: s
 
 /** Polls the pane (screen and scrollback) until `pred` holds for its text. */
 export async function waitText(tmux: TmuxFixture, pane: string, pred: (s: string) => boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (pred(await tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane))) return;
-    await sleep(25);
-  }
-  throw new Error(`pane ${pane} never showed the expected text`);
+  await waitUntil(
+    `pane ${pane} to show the expected text`,
+    async () => pred(await tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane)),
+    30_000,
+  );
 }

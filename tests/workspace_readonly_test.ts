@@ -189,8 +189,8 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
     assertEquals(re.panes[0].matches.map((m) => m.text), ["needle a2", "needle a4"]);
     assertMatch(await mcp.err("search-panes", { query: "(", mode: "regex" }), /^invalid regex "\(".*mode "literal"/);
 
-    await windowRunning(tmux, "main:3", `printf '%s!\\n' ${"a".repeat(40)}`);
-    await sleep(200);
+    const as = await windowRunning(tmux, "main:3", `printf '%s!\\n' ${"a".repeat(40)}`);
+    await waitText(tmux, as, (s) => s.includes(`${"a".repeat(40)}!`));
     const slow = await mcp.err("search-panes", { query: "^(a+)+$", mode: "regex" });
     assertMatch(slow, /took too long and was stopped after 3000 ms of matching/);
     // The server still answers after the runaway regex was stopped.

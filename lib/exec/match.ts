@@ -9,13 +9,13 @@
  *
  * @example
  * ```ts
- * const m = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true });
+ * const m = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true }, ctx.regex);
  * await m.check(["Build DONE"]); // { kind: "matched", pattern: "done", line: "Build DONE" }
  * m.close();
  * ```
  */
 import { compileRegex, type LineHit, literalHits } from "../text/line_search.ts";
-import { regexService } from "../search/worker_pool.ts";
+import type { RegexService } from "../search/worker_pool.ts";
 
 export interface MatchSpec {
   patterns: string[];
@@ -54,8 +54,11 @@ function firstHit(spec: MatchSpec, lines: readonly string[], hits: readonly Line
   return undefined;
 }
 
-/** Validates and prepares the patterns; throws a UserError for an invalid regular expression. */
-export function compileMatcher(spec: MatchSpec): Matcher {
+/**
+ * Validates and prepares the patterns (regexes run in `regex`, the server's service); throws a UserError for an
+ * invalid regular expression.
+ */
+export function compileMatcher(spec: MatchSpec, regex: RegexService): Matcher {
   const all = [...spec.stop, ...spec.patterns];
   if (!spec.regex) {
     return {
@@ -70,7 +73,7 @@ export function compileMatcher(spec: MatchSpec): Matcher {
       // A regex stopped at its deadline fails this wait for good (later batches would stall the same way).
       if (failed) throw failed;
       try {
-        const hits = await regexService().lines(regexes, [lines]);
+        const hits = await regex.lines(regexes, [lines]);
         return firstHit(spec, lines, hits.map((perGroup) => perGroup[0]));
       } catch (e) {
         throw failed = e instanceof Error ? e : new Error(String(e));

@@ -18,7 +18,6 @@ import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import type { ResolvedTarget } from "../tmux/target.ts";
 import type { Services, ToolContext } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
-import { execRuntime } from "./runtime.ts";
 import { splitRows, tail, trimTrailingBlank } from "./text.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
 import { waitFor } from "./wait.ts";
@@ -58,7 +57,7 @@ export async function observePane(
     const now = await paneIfAlive(services.tmux, pane.pane_id);
     if (!now || now.dead) exited.resolve("pane_exited");
   };
-  const stop = await execRuntime(services).hub.watch(pane.session_id, pane.pane_id, {
+  const stop = await services.exec.hub.watch(pane.session_id, pane.pane_id, {
     output: onBytes,
     signal(kind) {
       if (kind === "closed") exited.resolve("pane_exited");

@@ -9,11 +9,11 @@
  * - its foreground program is a shell and no screen warning stands
  *   (`paneWarnings`: full-screen program, pager, copy mode, an input prompt);
  * - its last line is not a continuation prompt (`> `, zsh's `dquote> `);
- * - (where `ps` and `stty` answer)
+ * - (where the kernel answers: {@linkcode shellActivity})
  *   and its terminal is in raw mode: bash's readline, zsh's zle and fish's
  *   reader switch canonical mode off while they wait at the prompt; `read`,
  *   a shell still running its rc files, and a command just launched leave
- *   it on. A foreground program that a shell started within a second of
+ *   it on. A foreground program that a shell started within two seconds of
  *   itself is taken for its rc files at work (zsh runs them as jobs).
  *
  * A shell that is busy (still starting, or finishing something) is polled
@@ -32,6 +32,7 @@ import { UserError } from "../errors.ts";
 import { inspectPane } from "./observe.ts";
 import { shellFlavor } from "./shell.ts";
 import { notAtPrompt, paneWarnings } from "./warnings.ts";
+import { type Libc, libc } from "../terminal/pty/ffi.ts";
 
 /** What the pane is doing: ready to type into, refused (message), or busy for now (why). */
 export type PromptState = { kind: "ready" } | { kind: "refused"; message: string } | { kind: "busy"; why: string };
@@ -39,11 +40,11 @@ export type PromptState = { kind: "ready" } | { kind: "refused"; message: string
 /** The terminal and process facts of a pane's shell; undefined fields when the system did not say. */
 export interface ShellActivity {
   /**
-   * True when the foreground program was started by a shell within a second
-   * of the shell itself: a command of its rc files (zsh runs them as jobs).
+   * True when the foreground program was started by a shell within two
+   * seconds of the shell itself: a command of its rc files (zsh runs them as jobs).
    */
   rcJob?: boolean;
-  /** The foreground program's name as `ps` saw it (after tmux did: a difference means it is changing). */
+  /** The foreground program's name as the kernel told it (after tmux did: a difference means it is changing). */
   foreground?: string;
   /** True when the terminal is in canonical (line) mode: no line editor reads at a prompt. */
   canonical?: boolean;
@@ -90,6 +91,68 @@ export function promptState(pane: PaneInfo, screen: readonly string[], act: Shel
   return { kind: "ready" };
 }
 
+/**
+ * How much later than its shell a foreground program may have started to be
+ * taken for the shell's rc files at work. Generous: on a busy machine a
+ * shell's first command can start seconds after the shell, and erring this
+ * way only makes run-command wait (never type).
+ */
+const RC_JOB_WINDOW_S = 2;
+
+/** One process of the pane's terminal; `start` in seconds on a clock shared by the processes compared. */
+interface Proc {
+  pid: number;
+  ppid: number;
+  /** The terminal's foreground process group. */
+  tpgid: number;
+  comm: string;
+  start: number;
+}
+
+/** The foreground program and whether it is an rc job, from the pane's first process and a process lookup. */
+function foregroundFacts(
+  first: Proc | undefined,
+  find: (pid: number) => Proc | undefined,
+): Pick<ShellActivity, "foreground" | "rcJob"> {
+  const fg = first && first.tpgid > 0 ? find(first.tpgid) : undefined;
+  const parent = fg && find(fg.ppid);
+  return {
+    foreground: fg?.comm,
+    rcJob: !!fg && !!parent && shellFlavor(fg.comm) === undefined && shellFlavor(parent.comm) !== undefined &&
+      fg.start - parent.start <= RC_JOB_WINDOW_S,
+  };
+}
+
+/** /proc's clock ticks per second (USER_HZ: 100 on every Linux architecture). */
+const USER_HZ = 100;
+
+/**
+ * A process from the text of `/proc/<pid>/stat`. The command name sits in
+ * parentheses and may itself hold spaces and parentheses: the fields are
+ * counted from the last `)`.
+ *
+ * @example
+ * ```ts
+ * parseProcStat("42 (my (odd) cmd) S 7 42 42 34816 42 0 0 0 0 0 0 0 0 0 20 0 1 0 1234 ..."); // comm "my (odd) cmd"
+ * ```
+ */
+export function parseProcStat(text: string | undefined): Proc | undefined {
+  if (!text) return undefined;
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return undefined;
+  // After the name: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) … starttime(22).
+  const f = text.slice(close + 2).split(" ");
+  const proc = {
+    pid: Number(text.slice(0, open)),
+    ppid: Number(f[1]),
+    tpgid: Number(f[5]),
+    comm: text.slice(open + 1, close),
+    start: Number(f[19]) / USER_HZ,
+  };
+  return [proc.pid, proc.ppid, proc.tpgid, proc.start].every(Number.isFinite) ? proc : undefined;
+}
+
 const decoder = new TextDecoder();
 
 async function output(cmd: string, args: string[]): Promise<string | undefined> {
@@ -101,35 +164,57 @@ async function output(cmd: string, args: string[]): Promise<string | undefined> 
   }
 }
 
+/** The process facts from `ps -t TTY` (pid, parent, foreground group and age of every process on it). */
+async function psFacts(tty: string): Promise<Pick<ShellActivity, "foreground" | "rcJob"> | undefined> {
+  const ps = await output("ps", ["-t", tty.slice("/dev/".length), "-o", "pid=,ppid=,tpgid=,etimes=,comm="]);
+  if (ps === undefined) return undefined;
+  const rows: Proc[] = ps.trim().split("\n").map((l) => {
+    const [pid, ppid, tpgid, etimes, comm] = l.trim().split(/\s+/);
+    // Started `etimes` seconds ago: minus the age is a start time on a shared clock.
+    return { pid: Number(pid), ppid: Number(ppid), tpgid: Number(tpgid), start: -Number(etimes), comm: comm ?? "" };
+  });
+  return foregroundFacts(rows[0], (pid) => rows.find((r) => r.pid === pid));
+}
+
+/** Canonical mode from `stty -a`. */
+async function sttyCanonical(tty: string): Promise<boolean | undefined> {
+  const stty = await output("stty", [Deno.build.os === "darwin" ? "-f" : "-F", tty, "-a"]);
+  if (stty === undefined) return undefined;
+  if (/(^|\s)-icanon(\s|;|$)/m.test(stty)) return false;
+  if (/(^|\s)icanon(\s|;|$)/m.test(stty)) return true;
+  return undefined;
+}
+
+/** The C library when this process may use it (the start task allows it), else undefined. */
+function kernel(): Libc | undefined {
+  try {
+    return libc();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The shell's activity from `ps -t TTY` (pid, parent, foreground group and
- * age of every process on the pane's terminal) and `stty -a` (canonical
- * mode), run together.
- * (Deno refuses /proc to a server without --allow-all, hence the tools.)
+ * The shell's activity on the pane's terminal: its foreground program (and
+ * whether that is an rc job) and whether the terminal is in canonical mode.
+ * Asked of the kernel through the C library — `/proc/<pid>/stat` from the
+ * pane's first process (tmux's `pane_pid`) and `tcgetattr` on the terminal —
+ * at no cost worth measuring; where that is not available (macOS has no
+ * /proc, a server without FFI) from `ps -t` and `stty -a`, which cost a
+ * process each. `via: "tools"` forces the latter.
  */
-export async function shellActivity(tty: string): Promise<ShellActivity> {
+export async function shellActivity(
+  pane: Pick<PaneInfo, "tty" | "pid">,
+  via: "kernel" | "tools" = "kernel",
+): Promise<ShellActivity> {
+  const { tty } = pane;
   if (!tty.startsWith("/dev/")) return {};
-  const [ps, stty] = await Promise.all([
-    output("ps", ["-t", tty.slice("/dev/".length), "-o", "pid=,ppid=,tpgid=,etimes=,comm="]),
-    output("stty", [Deno.build.os === "darwin" ? "-f" : "-F", tty, "-a"]),
-  ]);
-  const act: ShellActivity = {};
-  if (ps !== undefined) {
-    const rows = ps.trim().split("\n").map((l) => {
-      const [pid, ppid, tpgid, etimes, comm] = l.trim().split(/\s+/);
-      return { pid: Number(pid), ppid: Number(ppid), tpgid: Number(tpgid), etimes: Number(etimes), comm: comm ?? "" };
-    });
-    const fg = rows.find((r) => r.pid === rows[0]?.tpgid);
-    const parent = fg && rows.find((r) => r.pid === fg.ppid);
-    act.foreground = fg?.comm;
-    act.rcJob = !!fg && !!parent && shellFlavor(fg.comm) === undefined && shellFlavor(parent.comm) !== undefined &&
-      parent.etimes - fg.etimes <= 1;
-  }
-  if (stty !== undefined) {
-    if (/(^|\s)-icanon(\s|;|$)/m.test(stty)) act.canonical = false;
-    else if (/(^|\s)icanon(\s|;|$)/m.test(stty)) act.canonical = true;
-  }
-  return act;
+  const c = via === "kernel" ? kernel() : undefined;
+  const first = c && pane.pid != null ? parseProcStat(c.procStat(pane.pid)) : undefined;
+  const facts = first ? foregroundFacts(first, (pid) => parseProcStat(c!.procStat(pid))) : psFacts(tty);
+  const canonical = c?.ttyCanonical(tty) ?? sttyCanonical(tty);
+  const [f, canon] = await Promise.all([facts, canonical]);
+  return { ...f, ...(canon === undefined ? {} : { canonical: canon }) };
 }
 
 export interface PromptWait {
@@ -141,8 +226,8 @@ export interface PromptWait {
   first?: Awaited<ReturnType<typeof inspectPane>>;
   /**
    * False when tmux runs on another machine (`--ssh`): the pane's terminal
-   * is not ours to ask `ps`/`stty` about (a local terminal of the same name
-   * would answer), so the screen alone decides.
+   * and processes are not ours to ask about (a local terminal of the same
+   * name would answer), so the screen alone decides.
    */
   localTerminal: boolean;
 }
@@ -162,7 +247,7 @@ export async function awaitPrompt(
 ): Promise<Awaited<ReturnType<typeof inspectPane>>> {
   for (let i = 0;; i++) {
     const info = i === 0 && w.first ? w.first : await inspectPane(tmux, paneId, w.signal);
-    const act = w.localTerminal ? await shellActivity(info.pane.tty) : {};
+    const act = w.localTerminal ? await shellActivity(info.pane) : {};
     const state = promptState(info.pane, info.screen, act);
     if (state.kind === "ready") return info;
     if (state.kind === "refused") throw new UserError(state.message);

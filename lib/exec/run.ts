@@ -28,7 +28,7 @@ import { UserError } from "../errors.ts";
 import { readScreen, readSince, type SinceRead } from "./grid.ts";
 import { trackRun } from "./handshake.ts";
 import { inspectPane, observePane } from "./observe.ts";
-import { type ExecRuntime, execRuntime } from "./runtime.ts";
+import type { ExecRuntime } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
@@ -68,7 +68,7 @@ function describe(command: string): string {
 /** Runs one command; see the module documentation. */
 export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<RunResult> {
   const started = performance.now();
-  const rt = execRuntime(ctx);
+  const rt = ctx.exec;
   const { tmux } = ctx;
   let info = await inspectPane(tmux, req.target.pane_id, ctx.signal);
   const defaulted = req.target.defaulted;

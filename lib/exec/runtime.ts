@@ -1,6 +1,6 @@
 /**
- * Long-lived state of the exec tools, one per server (keyed by its tmux
- * executor, created on first use): the control-mode hub, where run scripts
+ * Long-lived state of the exec tools, one per server (in its services:
+ * `services.exec`, built by lib/server/server.ts): the control-mode hub, where run scripts
  * live ({@linkcode RunScripts}: files, or tmux buffers with --ssh), the tmux binary the panes' shells run, one run
  * at a time per pane, and the runs in flight or given up on (timeout,
  * cancellation) whose command may still run.
@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * const rt = execRuntime(ctx);
+ * const rt = ctx.exec;
  * const { release } = await rt.lockPane("%3", ctx.signal, 30_000);
  * try {
  *   // ... type into %3
@@ -23,8 +23,9 @@
  */
 import type { ControlHub } from "../tmux/control.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
+import type { TmuxEngine } from "../tmux/engine.ts";
 import type { RunFiles } from "./handshake.ts";
-import type { Services } from "../tools/tool.ts";
+import type { Config } from "../config.ts";
 import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
 import { tempPrefix } from "../server/leftovers.ts";
@@ -131,18 +132,6 @@ export interface ExecRuntime {
   close(): Promise<void>;
 }
 
-const runtimes = new WeakMap<TmuxExecutor, ExecRuntime>();
-
-/** The exec runtime of a server; created (and its exit hook registered) on first use. */
-export function execRuntime(services: Services): ExecRuntime {
-  const existing = runtimes.get(services.tmux);
-  if (existing) return existing;
-  const rt = createRuntime(services);
-  runtimes.set(services.tmux, rt);
-  services.atExit(() => rt.close());
-  return rt;
-}
-
 /** Finds `bin` on PATH the way a shell would (a name with a slash is taken as is). */
 export function resolveBinary(bin: string, path = Deno.env.get("PATH") ?? ""): string {
   if (bin.includes("/")) return bin.startsWith("/") ? bin : `${Deno.cwd()}/${bin}`;
@@ -159,18 +148,22 @@ export function resolveBinary(bin: string, path = Deno.env.get("PATH") ?? ""): s
   return bin;
 }
 
-function createRuntime(services: Services): ExecRuntime {
-  const { tmux, config } = services;
+/** The exec runtime of a server; nothing is created on disk before the first run. Call `close` at exit. */
+export function createExecRuntime(tmux: TmuxEngine, config: Pick<Config, "tmuxBin">): ExecRuntime {
   const scripts = tmux.remote === undefined ? fileScripts() : bufferScripts(tmux);
   const tails = new Map<string, Promise<void>>();
   const runs = new Set<TrackedRun>();
   // The hub belongs to the engine, which closes it on exit.
   const hub = tmux.hub;
+  let tmuxPath: string | undefined;
   return {
     hub,
     tmux,
-    // On another host the pane's shell finds tmux on its own PATH (or --tmux-bin as given).
-    tmuxPath: tmux.remote === undefined ? resolveBinary(config.tmuxBin) : config.tmuxBin,
+    // On another host the pane's shell finds tmux on its own PATH (or --tmux-bin as given). Looked up at the
+    // first run, not at start-up.
+    get tmuxPath() {
+      return tmuxPath ??= tmux.remote === undefined ? resolveBinary(config.tmuxBin) : config.tmuxBin;
+    },
     scripts,
     async lockPane(paneId, signal, timeoutMs) {
       const prev = tails.get(paneId);

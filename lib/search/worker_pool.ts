@@ -24,6 +24,8 @@
  * (and a new one started by the next job) only when a job runs past its
  * deadline, is cancelled, or crashes. Concurrent jobs each get a worker.
  *
+ * One per server, in its services (`services.regex`, closed at exit).
+ *
  * @example
  * ```ts
  * const regex = createSearchPool();
@@ -297,25 +299,4 @@ function workerError(data: Extract<FromWorker, { type: "error" }>): Error {
   const e = data.user ? new UserError(data.message) : new Error(data.message);
   if (data.stack) e.stack = data.stack;
   return e;
-}
-
-let shared: RegexService | undefined;
-
-/**
- * The process's regex service (created on first use, default deadline). One
- * per process rather than per server: it holds no server state, and its
- * workers are the costly part worth sharing.
- */
-export function regexService(): RegexService {
-  shared ??= createSearchPool();
-  return shared;
-}
-
-/** `searchBuffers` in the shared regex service. */
-export function searchInWorker(
-  targets: readonly SearchTarget[],
-  read: ReadBuffer,
-  o: SearchOptions,
-): Promise<SearchResult> {
-  return regexService().search(targets, read, o);
 }

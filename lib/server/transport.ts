@@ -9,6 +9,12 @@
  * joined once per message, and an oversized message is discarded and answered
  * with a JSON-RPC error while the transport keeps serving.
  *
+ * At the end of input (the client closed our stdin, perhaps right after its
+ * last request) the transport does not close at once: the SDK aborts every
+ * request in flight on close and drops its reply. It first waits until every
+ * request already read is answered (or cancelled by the client) and written,
+ * up to `drainMs`, then closes.
+ *
  * @example
  * ```ts
  * const transport = new LinearStdioTransport({ maxMessageBytes: 64 * 1024 * 1024 });
@@ -26,6 +32,11 @@ export interface LinearStdioTransportOptions {
   write?: (bytes: Uint8Array) => Promise<void>;
   /** Called for protocol-level problems worth a log line (oversize, bad JSON). */
   onWarning?: (message: string, fields: Record<string, unknown>) => void;
+  /**
+   * At the end of input: the longest time to wait for the requests already read to be answered before
+   * closing (default: no limit; each request is bounded by its own timeout).
+   */
+  drainMs?: number;
 }
 
 const NEWLINE = 0x0a;
@@ -75,6 +86,9 @@ export class LinearStdioTransport implements Transport {
   #closed = false;
   #encoder = new TextEncoder();
   #decoder = new TextDecoder();
+  /** Requests read and not answered yet (nor cancelled by the client). */
+  #unanswered = new Set<RequestId>();
+  #allAnswered?: PromiseWithResolvers<void>;
 
   // The message being assembled: chunks not yet joined.
   #chunks: Uint8Array[] = [];
@@ -105,9 +119,50 @@ export class LinearStdioTransport implements Transport {
       }
     } catch (e) {
       if (!this.#closed) this.onerror?.(e instanceof Error ? e : new Error(String(e)));
-    } finally {
-      void this.close();
     }
+    // The client may close its end right after its last request: answer what was asked first.
+    const drainMs = this.#opts.drainMs;
+    if (!this.#closed) await this.settled(drainMs === undefined ? undefined : AbortSignal.timeout(drainMs));
+    void this.close();
+  }
+
+  /** How many requests were read and are not answered yet. */
+  get unanswered(): number {
+    return this.#unanswered.size;
+  }
+
+  /**
+   * Resolves once every request read so far is answered (or was cancelled
+   * by the client) and every reply written — or when `bound` fires.
+   */
+  async settled(bound?: AbortSignal): Promise<void> {
+    const expired = new Promise<void>((r) => {
+      if (bound?.aborted) r();
+      else bound?.addEventListener("abort", () => r(), { once: true });
+    });
+    while (this.#unanswered.size > 0 && !bound?.aborted) {
+      this.#allAnswered ??= Promise.withResolvers();
+      await Promise.race([this.#allAnswered.promise, expired]);
+    }
+    await Promise.race([this.#writeChain, expired]);
+  }
+
+  /** Keeps count of requests in and replies out (the SDK answers every request it does not see cancelled). */
+  #track(message: JSONRPCMessage, incoming: boolean): void {
+    if (incoming) {
+      if ("method" in message) {
+        if ("id" in message) this.#unanswered.add(message.id);
+        else if (message.method === "notifications/cancelled") {
+          this.#answered((message.params as { requestId?: RequestId } | undefined)?.requestId);
+        }
+      }
+    } else if ("id" in message && !("method" in message)) this.#answered(message.id);
+  }
+
+  #answered(id: RequestId | undefined): void {
+    if (id === undefined || !this.#unanswered.delete(id) || this.#unanswered.size > 0) return;
+    this.#allAnswered?.resolve();
+    this.#allAnswered = undefined;
   }
 
   #consume(chunk: Uint8Array): void {
@@ -175,6 +230,7 @@ export class LinearStdioTransport implements Transport {
       void this.#sendError(id ?? null, e instanceof SyntaxError ? -32700 : -32600, `Message is ${reason}`);
       return;
     }
+    this.#track(message, true);
     this.onmessage?.(message);
   }
 
@@ -205,6 +261,7 @@ export class LinearStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    this.#track(message, false);
     return this.#write(JSON.stringify(message) + "\n");
   }
 
@@ -213,7 +270,10 @@ export class LinearStdioTransport implements Transport {
     const write = this.#opts.write ?? writeStdout;
     // Chain writes so that concurrent sends never interleave their bytes.
     const next = this.#writeChain.then(() => write(bytes));
-    this.#writeChain = next.catch(() => {});
+    this.#writeChain = next.catch((e) => {
+      // Nobody reads our replies any more: there is nothing left to answer for.
+      if (e instanceof Deno.errors.BrokenPipe) void this.close();
+    });
     return next;
   }
 

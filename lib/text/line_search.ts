@@ -6,12 +6,12 @@
  *
  * @example
  * ```ts
- * const hits = await searchLines([["ok", "error: x"]], { pattern: "error", regex: false, ignoreCase: true });
+ * const hits = await searchLines(ctx.regex, [["ok", "error: x"]], { pattern: "error", regex: false, ignoreCase: true });
  * hits; // [[{ line: 1, index: 0 }]]
  * ```
  */
 import { UserError } from "../errors.ts";
-import { type LineHit, regexService } from "../search/worker_pool.ts";
+import type { LineHit, RegexService } from "../search/worker_pool.ts";
 
 export type { LineHit };
 
@@ -36,15 +36,16 @@ export function compileRegex(pattern: string, ignoreCase: boolean, literalHint =
   }
 }
 
-/** For each group of lines, the lines matching `q` (in order). */
+/** For each group of lines, the lines matching `q` (in order); a regex runs in `regex` (the server's service). */
 export async function searchLines(
+  regex: RegexService,
   groups: readonly (readonly string[])[],
   q: LineQuery,
   opts: { signal?: AbortSignal } = {},
 ): Promise<LineHit[][]> {
   if (!q.regex) return groups.map((lines) => literalHits(lines, q.pattern, q.ignoreCase));
   const re = compileRegex(q.pattern, q.ignoreCase, q.literalHint);
-  return (await regexService().lines([re], groups, { ...opts, literalHint: q.literalHint }))[0];
+  return (await regex.lines([re], groups, { ...opts, literalHint: q.literalHint }))[0];
 }
 
 /** The lines of `lines` containing `pattern` (literally). */

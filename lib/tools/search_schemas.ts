@@ -15,7 +15,7 @@ import { bufferName } from "./schemas.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
-import { DEFAULT_DEADLINE, searchInWorker } from "../search/worker_pool.ts";
+import { DEFAULT_DEADLINE } from "../search/worker_pool.ts";
 import { round4 } from "../search/scan.ts";
 import { largestFitting } from "../budget/page.ts";
 
@@ -159,7 +159,7 @@ export async function runSearch(
   // Compiled here first so an invalid regex is reported at once, without a worker.
   const matcher = compileMatcher(args.query, args.mode, args.ignore_case);
   // A regex can backtrack for minutes: it runs in a worker with a deadline. Literal search is linear.
-  const search = matcher.mode === "regex" ? searchInWorker : searchBuffers;
+  const search = matcher.mode === "regex" ? ctx.regex.search : searchBuffers;
   const r = await search(targets, (name) => ctx.buffers.read(name), {
     matcher,
     maxMatches: args.max_matches,

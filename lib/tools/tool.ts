@@ -29,6 +29,8 @@ import type { BufferStore } from "../buffers/store.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
 import type { ResolvedTarget } from "../tmux/target.ts";
 import type { TargetKind } from "./schemas.ts";
+import type { RegexService } from "../search/worker_pool.ts";
+import type { ExecRuntime } from "../exec/runtime.ts";
 
 export type { Tier, Toolset };
 
@@ -40,6 +42,10 @@ export interface Services {
   buffers: BufferStore;
   /** The backend of the pty_* tools (internal PTY or tmux, per --terminal-backend). */
   terminal: TerminalBackend;
+  /** The regex-with-deadline service: every model-supplied regex runs here (lib/search/worker_pool.ts). */
+  regex: RegexService;
+  /** The exec tools' runs, pane locks and run scripts (lib/exec/runtime.ts). */
+  exec: ExecRuntime;
   /**
    * Registers cleanup to run when the server exits normally (kill sessions
    * it created, delete result buffers). Hooks run in reverse order.

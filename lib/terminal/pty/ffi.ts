@@ -116,6 +116,8 @@ export const POLLNVAL = 0x20;
 const WNOHANG = 1;
 /** Large enough for glibc's and macOS' opaque spawn structs, sigset_t and struct termios. */
 const OPAQUE_BYTES = 1024;
+/** /proc/<pid>/stat is one line of about 52 fields: a few hundred bytes. */
+const PROC_STAT_BYTES = 4096;
 
 /**
  * `ioctl` is variadic. On Apple Silicon a variadic argument travels on the
@@ -205,6 +207,17 @@ export interface Libc {
   close(fd: number): void;
   /** {@linkcode Libc.hiddenLineInput} for the terminal device at `path`. */
   ttyHiddenLineInput(path: string): boolean | undefined;
+  /**
+   * True while the terminal device at `path` is in canonical (line) mode — what `stty -a` shows as
+   * `icanon` — without spawning stty. Undefined when the terminal cannot be asked.
+   */
+  ttyCanonical(path: string): boolean | undefined;
+  /**
+   * The text of `/proc/<pid>/stat` on Linux, without spawning `ps`; undefined elsewhere or when the process
+   * is gone. (Read through the C library: Deno grants /proc only to --allow-all, while the server may already
+   * run `ps`, which reads the same files.)
+   */
+  procStat(pid: number): string | undefined;
 }
 
 let loaded: Libc | undefined;
@@ -303,6 +316,16 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
   };
   const flag = (view: DataView, offset: number): number =>
     p.tcflagSize === 4 ? view.getUint32(offset, true) : Number(view.getBigUint64(offset, true));
+  /** Opens `path` (O_RDONLY plus `flags`), runs `fn` on it, closes it; undefined when it cannot be opened. */
+  const withFile = <T>(path: string, flags: number, fn: (fd: number) => T | undefined): T | undefined => {
+    const fd = s.open(cString(path), flags); // O_RDONLY is 0
+    if (fd < 0) return undefined;
+    try {
+      return fn(fd);
+    } finally {
+      s.close(fd);
+    }
+  };
   const hiddenLine = (fd: number): boolean | undefined => {
     const view = readTermios(fd);
     if (!view) return undefined;
@@ -424,14 +447,19 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
     close(fd) {
       s.close(fd);
     },
-    ttyHiddenLineInput(path) {
-      const fd = s.open(cString(path), p.O_NOCTTY | p.O_NONBLOCK); // O_RDONLY is 0
-      if (fd < 0) return undefined;
-      try {
-        return hiddenLine(fd);
-      } finally {
-        s.close(fd);
-      }
+    ttyHiddenLineInput: (path) => withFile(path, p.O_NOCTTY | p.O_NONBLOCK, hiddenLine),
+    ttyCanonical: (path) =>
+      withFile(path, p.O_NOCTTY | p.O_NONBLOCK, (fd) => {
+        const view = readTermios(fd);
+        return view && (flag(view, p.lflagOffset) & p.ICANON) !== 0;
+      }),
+    procStat(pid) {
+      if (Deno.build.os !== "linux" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+      return withFile(`/proc/${pid}/stat`, 0, (fd) => {
+        const buf = new Uint8Array(PROC_STAT_BYTES);
+        const n = Number(s.read(fd, buf, BigInt(buf.length)));
+        return n > 0 ? new TextDecoder().decode(buf.subarray(0, n)) : undefined;
+      });
     },
   };
 }

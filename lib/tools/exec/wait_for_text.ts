@@ -43,7 +43,7 @@ export default defineTool({
   secrets: ["patterns"],
   async handler({ patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
     const started = performance.now();
-    const matcher = compileMatcher({ patterns, stop, regex, ignoreCase: ignore_case });
+    const matcher = compileMatcher({ patterns, stop, regex, ignoreCase: ignore_case }, ctx.regex);
     const hit = Promise.withResolvers<Hit>();
     // Lines wait here while the matcher (a worker for regexes) is busy.
     let queue: string[] = [];

@@ -71,6 +71,7 @@ export default defineTool({
       }
     }));
     const hits = await searchLines(
+      ctx.regex,
       captured,
       { pattern: query, regex: mode === "regex", ignoreCase: ignore_case, literalHint: 'mode "literal"' },
       { signal: ctx.signal },

@@ -1,0 +1,185 @@
+/**
+ * How the server ends, through a real process over raw stdio: a client that
+ * writes its requests and closes stdin at once still gets every answer; a
+ * server with nothing in flight exits at end of input; SIGTERM and SIGINT end
+ * the calls in flight with a one-line error each, then the server exits
+ * cleanly, leaving no control client on the tmux server.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { startTmux, type TmuxFixture } from "./helpers.ts";
+import { exitWithin, rawServer } from "./raw_stdio.ts";
+import { newPane, waitForPane } from "./pane_helpers.ts";
+import { settle } from "./exec_fixtures.ts";
+
+const enc = new TextEncoder();
+
+type Raw = ReturnType<typeof rawServer>;
+type Message = Record<string, unknown>;
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+};
+const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+
+function toolCall(id: number, name: string, args: Record<string, unknown>, progressToken?: number): Message {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args, ...(progressToken === undefined ? {} : { _meta: { progressToken } }) },
+  };
+}
+
+/** Every line the server writes until it closes stdout. */
+async function allOutput(s: Raw): Promise<Message[]> {
+  const out: Message[] = [];
+  while (true) {
+    try {
+      out.push(await s.next());
+    } catch {
+      return out;
+    }
+  }
+}
+
+/** The next message that is not a notification. */
+async function nextAnswer(s: Raw): Promise<Message> {
+  while (true) {
+    const m = await s.next();
+    if (!("method" in m)) return m;
+  }
+}
+
+/** Waits for a progress notification (whose message matches `what`): the call's wait is armed. */
+async function armed(s: Raw, what = /./): Promise<void> {
+  while (true) {
+    const m = await s.next();
+    if (m.method === "notifications/progress" && what.test((m.params as { message?: string }).message ?? "")) return;
+  }
+}
+
+/** A pane running bash without rc files, at its prompt. */
+async function bashPane(tmux: TmuxFixture): Promise<string> {
+  const pane = await newPane(tmux, "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color bash --norc");
+  await settle(tmux.socketName, pane);
+  return pane;
+}
+
+/** Fails unless the server exits with status 0 within a minute (then killed, so the test cannot hang). */
+async function exitsCleanly(s: Raw, when: string): Promise<void> {
+  const status = await exitWithin(s.child, 60_000);
+  if (status === undefined) s.child.kill("SIGKILL");
+  assertEquals(status?.code, 0, `the server exited cleanly ${when}`);
+}
+
+function errorText(answer: Message): string {
+  const r = answer.result as { isError?: boolean; content: { text: string }[] };
+  assertEquals(r.isError, true, JSON.stringify(answer));
+  return r.content.map((c) => c.text).join("\n");
+}
+
+Deno.test("requests written with stdin closed right after are all answered before the server exits", async () => {
+  const tmux = await startTmux("eof");
+  const pane = await bashPane(tmux);
+  const s = rawServer(tmux.socketName);
+  try {
+    // As `printf '…' | tmux-mcp`: one write, then end of input, while the command takes a moment.
+    const lines = [
+      INITIALIZE,
+      INITIALIZED,
+      toolCall(1, "run-command", { target: pane, command: "sleep 1; echo printed-late", timeout_ms: 30_000 }),
+      toolCall(2, "wait", { what: "text", target: pane, patterns: ["never-printed-xyzzy"], timeout_ms: 1000 }),
+    ];
+    await s.writer.write(enc.encode(lines.map((l) => JSON.stringify(l) + "\n").join("")));
+    await s.writer.close();
+    const out = await allOutput(s);
+    const byId = new Map(out.filter((m) => "id" in m).map((m) => [m.id, m]));
+    assertEquals([...byId.keys()].sort(), [0, 1, 2], JSON.stringify(out));
+    const run = (byId.get(1)!.result as { structuredContent: { exit_code: number; output: string } }).structuredContent;
+    assertEquals([run.exit_code, run.output], [0, "printed-late"]);
+    const wait = (byId.get(2)!.result as { structuredContent: { outcome: string } }).structuredContent;
+    assertEquals(wait.outcome, "timeout");
+    assertEquals((await s.child.status).code, 0);
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
+
+Deno.test("with nothing in flight, the server exits at end of input without waiting", async () => {
+  const tmux = await startTmux("eof-idle");
+  // A long --max-wait-ms: a server that waited for its drain bound would outlive the bound below by far.
+  const s = rawServer(tmux.socketName, ["--max-wait-ms", "3600000"]);
+  try {
+    await s.initialize();
+    await s.send({ jsonrpc: "2.0", id: 1, method: "ping" });
+    assertEquals((await s.next()).id, 1);
+    await s.writer.close();
+    await exitsCleanly(s, "at end of input");
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
+
+Deno.test("a client gone entirely (stdin and stdout closed) mid-call: the server exits when the call ends", async () => {
+  const tmux = await startTmux("gone");
+  const s = rawServer(tmux.socketName);
+  try {
+    await s.initialize();
+    await s.send(toolCall(1, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 2000 }));
+    await s.writer.close();
+    await s.reader.cancel();
+    await exitsCleanly(s, "once its last call ended");
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`${signal}: a wait in flight answers with a one-line error, then the server exits cleanly`, async () => {
+    const tmux = await startTmux("sig");
+    const s = rawServer(tmux.socketName);
+    try {
+      await s.initialize();
+      await s.send(toolCall(1, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 120_000 }, 7));
+      await armed(s);
+      s.child.kill(signal);
+      const answer = await nextAnswer(s);
+      assertEquals(answer.id, 1);
+      const text = errorText(answer);
+      assertMatch(text, new RegExp(`^the server is shutting down \\(${signal}\\): wait-for-text cancelled$`));
+      await exitsCleanly(s, `after ${signal}`);
+      assert((await s.stderr).includes('"outcome":"error"'), "the call is audited");
+    } finally {
+      await s.stop().catch(() => {});
+      await tmux.kill();
+    }
+  });
+}
+
+Deno.test("SIGTERM during run-command: told what keeps running; no control client stays on tmux", async () => {
+  const tmux = await startTmux("sig-run");
+  const pane = await bashPane(tmux);
+  const s = rawServer(tmux.socketName);
+  try {
+    await s.initialize();
+    await s.send(toolCall(1, "run-command", { target: pane, command: "sleep 8; echo after-sigterm" }, 3));
+    await armed(s, /to finish in/); // the command runs
+
+    s.child.kill("SIGTERM");
+    const text = errorText(await nextAnswer(s));
+    assertMatch(text, /^the server is shutting down \(SIGTERM\): run-command cancelled.*keeps running in %\d+$/);
+    await exitsCleanly(s, "after SIGTERM");
+    assertEquals((await tmux.tmux("list-clients", "-F", "#{client_pid}")).trim(), "", "no client left attached");
+    // The shell was released: the command finished and the prompt came back.
+    await waitForPane(tmux, pane, /after-sigterm\n.*[#$] *$/m, 60_000);
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
