@@ -7,8 +7,9 @@
  * server of tmux 3.3a died within a few rounds.
  */
 import assert from "node:assert/strict";
-import { withServer } from "./helpers.ts";
+import { fakeTmux, startTmux, withServer } from "./helpers.ts";
 import { AttachGate } from "../lib/tmux/attach_gate.ts";
+import { createTmuxEngine } from "../lib/tmux/engine.ts";
 
 Deno.test("client starts, session changes and waits at once never crash the tmux server", async () => {
   await withServer(async (mcp, tmux) => {
@@ -78,4 +79,34 @@ Deno.test("the gate: an exclusive section waits for shared ones in flight and ho
   assert.ok(ran);
   held.resolve();
   await s;
+});
+
+Deno.test("a tmux that never answers a control client's attach holds nothing back: commands go on spawned", async () => {
+  const fx = await startTmux();
+  // Real tmux for everything but control clients, which hang without a word (a stuck server, as a start sees it).
+  const stuck = await fakeTmux('for a in "$@"; do [ "$a" = -C ] && exec sleep 60; done\nexec tmux "$@"');
+  const engine = createTmuxEngine({
+    bin: stuck.path,
+    socketName: fx.socketName,
+    maxConcurrency: 4,
+    controlMode: true,
+    timeoutMs: 1000,
+  });
+  try {
+    // The first command waits for the attach's bound, then takes a spawned client; the ones after it are not held.
+    const names = await Promise.all([0, 1, 2].map(() => engine.text(["list-sessions", "-F", "#{session_name}"])));
+    assert.deepEqual(names, ["main\n", "main\n", "main\n"]);
+    assert.equal(await engine.text(["display-message", "-p", "-t", "main", "ok"]), "ok\n");
+    // A wait's client is bounded the same way: one line, not a hang.
+    const pane = (await engine.text(["display-message", "-p", "-t", "main", "#{pane_id}"])).trim();
+    const err = await engine.hub.watch("$0", pane, { output() {} }).then(() => undefined, (e) => e);
+    assert.match(String(err), /did not answer the attach within 1000 ms/);
+  } finally {
+    await engine.close();
+    await fx.kill();
+    await Deno.remove(stuck.dir, { recursive: true });
+  }
+  // Nothing the fake started is left running.
+  const ps = await new Deno.Command("pgrep", { args: ["-f", stuck.path], stdout: "piped" }).output();
+  assert.equal(new TextDecoder().decode(ps.stdout).trim(), "");
 });

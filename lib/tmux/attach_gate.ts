@@ -40,6 +40,29 @@ export function handshakeSafe(major: number, minor: number): boolean {
   return major > 3 || (major === 3 && minor >= 7);
 }
 
+/** How long a starting client may take to be attached before it is given up: the gate is held meanwhile. */
+export const ATTACH_TIMEOUT_MS = 10_000;
+
+/**
+ * Resolves once `ready` settles or `ms` have passed, whichever is first; true when `ready` came first.
+ *
+ * @example
+ * ```ts
+ * if (!await settledWithin(client.ready, ATTACH_TIMEOUT_MS)) giveUp(client);
+ * ```
+ */
+export function settledWithin(ready: Promise<unknown>, ms: number): Promise<boolean> {
+  const late = AbortSignal.timeout(ms);
+  return new Promise<boolean>((resolve) => {
+    const onLate = () => resolve(false);
+    late.addEventListener("abort", onLate, { once: true });
+    ready.then(
+      () => (late.removeEventListener("abort", onLate), resolve(true)),
+      () => (late.removeEventListener("abort", onLate), resolve(true)),
+    );
+  });
+}
+
 export class AttachGate {
   #active = 0;
   #starting = false;

@@ -35,7 +35,7 @@
 import { endClient, readLines } from "./control_client.ts";
 import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
-import type { AttachGate } from "./attach_gate.ts";
+import { ATTACH_TIMEOUT_MS, type AttachGate, settledWithin } from "./attach_gate.ts";
 
 /** The connection cannot carry this command now; nothing was run (the caller may spawn it). */
 export class ConnectionUnavailable extends Error {
@@ -74,6 +74,8 @@ export interface ControlConnectionOptions {
   launcher: TmuxLauncher;
   /** Orders the client's start against commands (tmux before 3.7, lib/tmux/attach_gate.ts). */
   gate: AttachGate;
+  /** Give a start up when tmux has not answered its attach after this long (default 10 s). */
+  attachTimeoutMs?: number;
   /** End the client after this long without a command (default 30 s). */
   idleMs?: number;
   /** After a failed attach, wait this long before trying again (default 1 s). */
@@ -153,6 +155,7 @@ function commandFailed(lines: Uint8Array[]): TmuxError {
 export function createControlConnection(opts: ControlConnectionOptions): ControlConnection {
   const idleMs = opts.idleMs ?? 30_000;
   const retryMs = opts.retryMs ?? 1000;
+  const attachMs = opts.attachTimeoutMs ?? ATTACH_TIMEOUT_MS;
   let client: Client | undefined;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let retryAt = 0;
@@ -350,7 +353,17 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
           return;
         }
       }
-      await client.ready;
+      const c = client;
+      // The gate is held until tmux answers: a tmux that never does must not hold every command back.
+      if (!await settledWithin(c.ready, attachMs) && !c.closed) {
+        retryAt = Date.now() + retryMs;
+        lastRefusal = `tmux did not answer a control client's attach within ${attachMs} ms (is it stuck?)`;
+        if (client === c) client = undefined;
+        c.closed = true;
+        unwatch(c);
+        // Not attached, so its end notifies no one: no need to wait inside the gate.
+        void endClient(c.child, () => c.writer.close(), c.done);
+      }
     }).finally(() => connecting = undefined);
     return connecting;
   }

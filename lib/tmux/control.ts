@@ -30,7 +30,7 @@
 import { log } from "../log.ts";
 import { endClient, readLines } from "./control_client.ts";
 import type { TmuxLauncher } from "./launcher.ts";
-import type { AttachGate } from "./attach_gate.ts";
+import { ATTACH_TIMEOUT_MS, type AttachGate, settledWithin } from "./attach_gate.ts";
 
 /** Why a watcher's stream may have changed shape. */
 export type PaneSignal =
@@ -66,6 +66,8 @@ export interface ControlHubOptions {
   launcher: TmuxLauncher;
   /** Orders client starts against the engine's commands (tmux before 3.7). */
   gate: AttachGate;
+  /** Give a start up when tmux has not answered its attach after this long (default 10 s). */
+  attachTimeoutMs?: number;
   /** Keep an unwatched client this long before closing it (default 15 s). */
   idleMs?: number;
 }
@@ -121,6 +123,7 @@ function startsWith(line: Uint8Array, prefix: Uint8Array): boolean {
 /** Creates the hub; nothing runs until the first {@linkcode ControlHub.watch}. */
 export function createControlHub(opts: ControlHubOptions): ControlHub {
   const idleMs = opts.idleMs ?? 15_000;
+  const attachMs = opts.attachTimeoutMs ?? ATTACH_TIMEOUT_MS;
   const conns = new Map<string, Connection>();
 
   /** A connection for the session; its client starts when the gate lets it (see lib/tmux/attach_gate.ts). */
@@ -144,8 +147,15 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
         if (conns.get(sessionId) === conn) conns.delete(sessionId);
         return ready.reject(e);
       }
-      // Its handshake is over once tmux answered the attach (or refused it).
-      await conn.ready.catch(() => {});
+      // Its handshake is over once tmux answered the attach (or refused it); a tmux that never answers must
+      // not hold the gate.
+      if (!await settledWithin(conn.ready, attachMs)) {
+        ready.reject(new Error(`tmux did not answer the attach within ${attachMs} ms (is it stuck?)`));
+        conn.closed = true;
+        if (conns.get(sessionId) === conn) conns.delete(sessionId);
+        const child = conn.child!;
+        void endClient(child, () => child.stdin.close(), conn.done);
+      }
     });
     return conn;
   }

@@ -185,8 +185,8 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const defaultTimeout = opts.timeoutMs ?? 10_000;
   // Our control clients start alone (tmux before 3.7 crashes otherwise): lib/tmux/attach_gate.ts.
   const gate = new AttachGate();
-  const conn = createControlConnection({ launcher, idleMs: opts.idleMs, gate });
-  const hub = createControlHub({ launcher, gate });
+  const conn = createControlConnection({ launcher, idleMs: opts.idleMs, gate, attachTimeoutMs: defaultTimeout });
+  const hub = createControlHub({ launcher, gate, attachTimeoutMs: defaultTimeout });
   let probe: Promise<boolean> | undefined;
   /** The probe's answer once known: a command then needs no await to learn it. */
   let usable: boolean | undefined = opts.controlMode ? undefined : false;
