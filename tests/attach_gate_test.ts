@@ -54,12 +54,9 @@ Deno.test("the gate: an exclusive section waits for shared ones in flight and ho
     await first.promise;
     order.push("a-");
   });
-  const x = gate.exclusive(async () => {
-    order.push("x");
-  });
-  const b = gate.shared(async () => {
-    order.push("b");
-  });
+  const mark = (what: string) => () => Promise.resolve(void order.push(what));
+  const x = gate.exclusive(mark("x"));
+  const b = gate.shared(mark("b"));
   // Nothing may run past the shared section in flight until it ends.
   await Promise.resolve();
   assert.deepEqual(order, ["a+"]);
@@ -72,11 +69,8 @@ Deno.test("the gate: an exclusive section waits for shared ones in flight and ho
   open.enabled = false;
   const held = Promise.withResolvers<void>();
   const s = open.shared(() => held.promise);
-  let ran = false;
-  await open.exclusive(async () => {
-    ran = true;
-  });
-  assert.ok(ran);
+  await open.exclusive(mark("alone"));
+  assert.equal(order.at(-1), "alone");
   held.resolve();
   await s;
 });
