@@ -63,6 +63,7 @@ export function settledWithin(ready: Promise<unknown>, ms: number): Promise<bool
   });
 }
 
+/** The gate of one tmux server: client starts exclusive, commands shared (see the module doc). */
 export class AttachGate {
   #active = 0;
   #starting = false;
