@@ -41,7 +41,8 @@ export interface AuditRecord {
   known?: readonly string[];
 }
 
-export type AuditSink = (record: AuditRecord) => void;
+/** Takes a record per call; `flush` resolves once every record taken so far is written (before exit). */
+export type AuditSink = ((record: AuditRecord) => void) & { flush?(): Promise<void> };
 
 /** A short, stable fingerprint: equal values can be matched across lines without revealing them. */
 async function fingerprint(value: unknown): Promise<{ len: number; sha256_12: string }> {
@@ -143,7 +144,7 @@ export function createAuditSink(path: string | undefined): AuditSink {
   if (path) file = Deno.openSync(path, { append: true, create: true, write: true });
   const queue: AuditRecord[] = [];
   let chain = Promise.resolve();
-  const flush = () => {
+  const drain = () => {
     // Hashing is async; keep lines in call-completion order.
     chain = chain.then(async () => {
       for (let record = queue.shift(); record; record = queue.shift()) await writeLine(record);
@@ -166,9 +167,16 @@ export function createAuditSink(path: string | undefined): AuditSink {
       writeStderr("audit " + line);
     }
   }
-  return (record) => {
+  const sink = (record: AuditRecord) => {
     // Written once the current task is done, so the call's answer (sent from the same task) goes out
     // first and the client is not woken for the audit line before it.
-    if (queue.push(record) === 1) setImmediate(flush);
+    if (queue.push(record) === 1) setImmediate(drain);
   };
+  // An exiting server writes what is queued now: the last calls' lines must not be lost with the process.
+  return Object.assign(sink, {
+    flush: () => {
+      drain();
+      return chain;
+    },
+  });
 }

@@ -237,10 +237,11 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   // Budget suggestions name only served tools; the pipeline decides which those are.
   let served: ReadonlySet<string> = new Set();
   const budget = createBudget({ services, settings, tools, isServed: (name) => served.has(name) });
+  const audit = createAuditSink(config.auditLog);
   const pipeline = createPipeline({
     tools,
     services,
-    audit: createAuditSink(config.auditLog),
+    audit,
     stages: [budget.stage],
     pageBudget: budget.pageBudget,
     errorText: budget.trimError,
@@ -287,7 +288,10 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
     pipeline,
     stopCalls: calls.stop,
     async close() {
+      // The lines of calls already answered first (cleanup is bounded and may be cut), then those it ended.
+      await audit.flush?.();
       await runExitHooks();
+      await audit.flush?.();
       await mcp.close().catch(() => {});
     },
   };
