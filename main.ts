@@ -10,6 +10,7 @@ import { createApp } from "./lib/server/server.ts";
 import { terminalStartupError } from "./lib/terminal/mod.ts";
 import { LinearStdioTransport } from "./lib/server/transport.ts";
 import { startMemoryReducer } from "./lib/server/memory.ts";
+import { settledWithin } from "./lib/settle.ts";
 import { VERSION } from "./lib/version.ts";
 import { runDoctor } from "./lib/doctor/mod.ts";
 
@@ -76,10 +77,10 @@ async function main(): Promise<number> {
     closing = true;
     // The client is gone (or asked us to stop): exit whatever calls are still running. Cleanup
     // gets a bounded time, so a hung tmux or a busy handler cannot keep the process alive.
-    const bound = AbortSignal.timeout(CLOSE_BOUND_MS);
-    const expired = new Promise<void>((r) => bound.addEventListener("abort", () => r(), { once: true }));
-    await Promise.race([app.close().catch((e) => log("warn", `cleanup failed: ${e}`)), expired]);
-    if (bound.aborted) log("warn", `cleanup did not finish within ${CLOSE_BOUND_MS / 1000} s; exiting anyway`);
+    const cleaned = app.close().catch((e) => log("warn", `cleanup failed: ${e}`));
+    if (!await settledWithin(cleaned, CLOSE_BOUND_MS)) {
+      log("warn", `cleanup did not finish within ${CLOSE_BOUND_MS / 1000} s; exiting anyway`);
+    }
     done.resolve(code);
   };
   transport.onclose = () => void shutdown(0);

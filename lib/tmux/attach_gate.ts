@@ -43,26 +43,6 @@ export function handshakeSafe(major: number, minor: number): boolean {
 /** How long a starting client may take to be attached before it is given up: the gate is held meanwhile. */
 export const ATTACH_TIMEOUT_MS = 10_000;
 
-/**
- * Resolves once `ready` settles or `ms` have passed, whichever is first; true when `ready` came first.
- *
- * @example
- * ```ts
- * if (!await settledWithin(client.ready, ATTACH_TIMEOUT_MS)) giveUp(client);
- * ```
- */
-export function settledWithin(ready: Promise<unknown>, ms: number): Promise<boolean> {
-  const late = AbortSignal.timeout(ms);
-  return new Promise<boolean>((resolve) => {
-    const onLate = () => resolve(false);
-    late.addEventListener("abort", onLate, { once: true });
-    ready.then(
-      () => (late.removeEventListener("abort", onLate), resolve(true)),
-      () => (late.removeEventListener("abort", onLate), resolve(true)),
-    );
-  });
-}
-
 /** The gate of one tmux server: client starts exclusive, commands shared (see the module doc). */
 export class AttachGate {
   #active = 0;
@@ -79,7 +59,7 @@ export class AttachGate {
   /** Runs `fn` as one of any number at once, unless a client is attaching. */
   async shared<T>(fn: () => Promise<T>): Promise<T> {
     // Checked again after a wait: an exclusive section may have begun between the release and now.
-    while (this.enabled && (this.#starting || this.#queue.length > 0)) {
+    while (this.enabled && this.#starting) {
       await new Promise<void>((resolve) => this.#held.push(resolve));
     }
     this.#active++;

@@ -35,7 +35,8 @@
 import { endClient, readLines } from "./control_client.ts";
 import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
-import { ATTACH_TIMEOUT_MS, type AttachGate, settledWithin } from "./attach_gate.ts";
+import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
+import { settledWithin } from "../settle.ts";
 
 /** The connection cannot carry this command now; nothing was run (the caller may spawn it). */
 export class ConnectionUnavailable extends Error {

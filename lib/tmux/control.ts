@@ -30,7 +30,8 @@
 import { log } from "../log.ts";
 import { endClient, readLines } from "./control_client.ts";
 import type { TmuxLauncher } from "./launcher.ts";
-import { ATTACH_TIMEOUT_MS, type AttachGate, settledWithin } from "./attach_gate.ts";
+import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
+import { settledWithin } from "../settle.ts";
 
 /** Why a watcher's stream may have changed shape. */
 export type PaneSignal =
