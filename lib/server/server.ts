@@ -13,14 +13,7 @@
  * await app.close();
  * ```
  */
-import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  McpServer,
-  type Tool,
-} from "../sdk.ts";
+import { type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, McpServer, type Tool } from "../sdk.ts";
 import type { Config } from "../config.ts";
 import { createTmuxEngine } from "../tmux/engine.ts";
 import { controlDirPath, createSshLauncher } from "../tmux/ssh.ts";
@@ -227,6 +220,37 @@ export function listing(tool: AnyTool): Tool {
   };
 }
 
+/** A request no handler takes: what the SDK answers for it when no fallback handler is set. */
+function methodNotFound(): Error {
+  return Object.assign(new Error("Method not found"), { code: ErrorCode.MethodNotFound });
+}
+
+/**
+ * tools/call, installed as the SDK's fallback request handler rather than with
+ * `setRequestHandler`: the SDK's Server wraps a tools/call handler to parse
+ * each request twice and each result once more (zod, copying the result), about
+ * 10–30 µs of a call the pipeline already checks. The transport has checked the
+ * JSON-RPC envelope; the name and arguments are checked here, the arguments'
+ * contents by the pipeline.
+ */
+function toolsCall(
+  request: { method: string; params?: Record<string, unknown> },
+  extra: CallExtra,
+  call: (name: string, args: unknown, extra: CallExtra) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  if (request.method !== "tools/call") return Promise.reject(methodNotFound());
+  const { name, arguments: args } = request.params ?? {};
+  if (typeof name !== "string" || (args !== undefined && (args === null || typeof args !== "object"))) {
+    return Promise.reject(
+      new McpError(
+        ErrorCode.InvalidParams,
+        "tools/call needs params.name (a tool name string) and params.arguments (an object, or absent)",
+      ),
+    );
+  }
+  return call(name, args, extra);
+}
+
 /**
  * Builds the server for a configuration; `tools` defaults to every tool.
  * Throws a `UsageError` when the response-budget config file is invalid.
@@ -273,10 +297,8 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => listed ??= { tools: pipeline.served.map(listing) });
   // Replace the SDK's tools/call with the pipeline: it gates, validates and
   // audits every call, including calls to tools that are not listed.
-  mcp.server.setRequestHandler(
-    CallToolRequestSchema,
-    (request: CallToolRequest, extra: CallExtra) => calls.call(request.params.name, request.params.arguments, extra),
-  );
+  mcp.server.removeRequestHandler("tools/call");
+  mcp.server.fallbackRequestHandler = (request, extra) => toolsCall(request, extra as CallExtra, calls.call);
   // Resources and prompts are views of the workspace: served with its toolset.
   if (config.toolsets.includes("workspace")) {
     registerResources(mcp, services);
