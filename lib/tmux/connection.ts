@@ -77,7 +77,13 @@ export interface ControlConnectionOptions {
   gate: AttachGate;
   /** Give a start up when tmux has not answered its attach after this long (default 10 s). */
   attachTimeoutMs?: number;
-  /** End the client after this long without a command (default 30 s). */
+  /**
+   * End the client after this long without a command (default 10 minutes). An agent's calls come a model
+   * turn apart, often more than 30 s: a call that finds the client gone pays a new client's start and attach
+   * (about 6 ms, twice a spawned command, against 0.3 ms), and each attach fires the user's
+   * `client-attached` hooks. While attached the session counts the client in `session_attached` (tmux ls
+   * says "attached"); an idle server lets go after this long.
+   */
   idleMs?: number;
   /** After a failed attach, wait this long before trying again (default 1 s). */
   retryMs?: number;
@@ -160,7 +166,7 @@ function commandFailed(block: Uint8Array): TmuxError {
 
 /** Creates the connection; nothing runs until the first command. */
 export function createControlConnection(opts: ControlConnectionOptions): ControlConnection {
-  const idleMs = opts.idleMs ?? 30_000;
+  const idleMs = opts.idleMs ?? 10 * 60_000;
   const retryMs = opts.retryMs ?? 1000;
   const attachMs = opts.attachTimeoutMs ?? ATTACH_TIMEOUT_MS;
   let client: Client | undefined;
