@@ -20,9 +20,11 @@
  * ```
  */
 import {
+  AjvJsonSchemaValidator,
   type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
+  type JsonSchemaValidatorProvider,
   ListToolsRequestSchema,
   McpServer,
   type Tool,
@@ -42,12 +44,18 @@ import { log } from "../log.ts";
 import { type AuditSink, createAuditSink } from "./audit.ts";
 import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
 import { advertisedInputSchema, advertisedOutputSchema } from "../budget/schema.ts";
-import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
+import type { CallExtra, Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
-import { EXACT_MATCHING, NAME_MATCHING } from "../tmux/target.ts";
-import { BUFFER_SEARCH_DOC, PANE_SEARCH_DOC, SEARCH_DOC, SIMILARITY_DOC } from "../tools/search_schemas.ts";
-import { OMITTED_TARGET } from "../tools/schemas.ts";
+import {
+  BUFFER_SEARCH_DOC,
+  EXACT_MATCHING,
+  NAME_MATCHING,
+  OMITTED_TARGET,
+  PANE_SEARCH_DOC,
+  SEARCH_DOC,
+  SIMILARITY_DOC,
+} from "../tools/docs.ts";
 
 export interface App {
   mcp: McpServer;
@@ -230,6 +238,15 @@ export function listing(tool: AnyTool): Tool {
   };
 }
 
+/**
+ * The SDK's JSON Schema validator, made on first use: only elicitation uses it, which this server never sends,
+ * and making it (Ajv with its formats) at start took about 4 ms before `initialize` could be answered.
+ */
+function lazyValidator(): JsonSchemaValidatorProvider {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
 /** Every tool (`lib/tools/mod.ts`), imported on demand: most of the server's modules are the tools'. */
 export function loadTools(): Promise<readonly AnyTool[]> {
   return import("../tools/mod.ts").then((m) => m.TOOLS);
@@ -247,7 +264,10 @@ async function toolPipeline(
   services: Services,
   audit: AuditSink,
 ): Promise<Pipeline> {
-  const { createBudget } = await import("../budget/mod.ts");
+  const [{ createBudget }, { createPipeline }] = await Promise.all([
+    import("../budget/mod.ts"),
+    import("./pipeline.ts"),
+  ]);
   // Budget suggestions name only served tools; the pipeline decides which those are.
   let served: ReadonlySet<string> = new Set();
   const budget = createBudget({ services, settings, tools, isServed: (name) => served.has(name) });
@@ -288,7 +308,11 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
     // listChanged: what the SDK's registerTool declares; tools/list and tools/call are ours (below).
-    { capabilities: { tools: { listChanged: true } }, instructions: instructions(config) },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: instructions(config),
+      jsonSchemaValidator: lazyValidator(),
+    },
   );
   // Our own tools/list: the SDK lists only plain object output schemas, and
   // ours admit a buffered response too (see lib/budget/schema.ts).
