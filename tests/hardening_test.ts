@@ -39,6 +39,41 @@ Deno.test("JSON-RPC: invalid requests are answered with their id whenever it can
   }
 });
 
+Deno.test("JSON-RPC: a tools/call without a name or with non-object arguments, and an unknown method, get one-line errors", async () => {
+  const tmux = await startTmux("rpc-call");
+  const s = rawServer(tmux.socketName);
+  try {
+    await s.initialize();
+    const cases: Array<[unknown, number]> = [
+      [{ arguments: {} }, -32602],
+      [{ name: 7 }, -32602],
+      [{ name: "list", arguments: "what=sessions" }, -32602],
+      [{ name: "list", arguments: null }, -32602],
+    ];
+    let id = 30;
+    for (const [params, code] of cases) {
+      await s.send({ jsonrpc: "2.0", id: ++id, method: "tools/call", params });
+      const answer = await s.next();
+      assertEquals(answer.id, id, JSON.stringify(params));
+      const error = answer.error as { code: number; message: string };
+      assertEquals(error.code, code, JSON.stringify(params));
+      assertMatch(error.message, /^[^\n]*params\.name \(a tool name string\) and params\.arguments/);
+    }
+    await s.send({ jsonrpc: "2.0", id: 40, method: "tools/frobnicate", params: {} });
+    const unknown = await s.next();
+    assertEquals(unknown.id, 40);
+    assertEquals(unknown.error, { code: -32601, message: "Method not found" });
+    // Arguments left out are an empty object: the call goes through.
+    await s.send({ jsonrpc: "2.0", id: 41, method: "tools/call", params: { name: "list-sessions" } });
+    const moved = await s.next();
+    assertEquals(moved.id, 41);
+    assertMatch(JSON.stringify(moved.result), /it is now list/);
+  } finally {
+    await s.stop();
+    await tmux.kill();
+  }
+});
+
 Deno.test("a server whose client has gone exits, even while a call is running", async () => {
   const tmux = await startTmux("gone");
   const s = rawServer(tmux.socketName);

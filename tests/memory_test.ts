@@ -48,7 +48,7 @@ Deno.test("readLines keeps lines whole across reads of the reused buffer", async
     stdout: "piped",
   }).spawn();
   const lines: string[] = [];
-  await readLines(child.stdout, (l) => lines.push(new TextDecoder().decode(l)));
+  await readLines(child.stdout, (b, start, end) => lines.push(new TextDecoder().decode(b.subarray(start, end))));
   await child.status;
   assertEquals(lines, ["alpha", "beta", "gamma"]);
 });

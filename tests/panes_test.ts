@@ -16,22 +16,28 @@ async function withTmux(fn: (tmux: TmuxExecutor, fx: TmuxFixture) => Promise<voi
   }
 }
 
-Deno.test("row parser takes values by byte length, so tabs, newlines and UTF-8 cannot split a row", () => {
-  const spec = { a: ["x", "str"], n: ["y", "int"], f: ["z", "bool"], o: ["w", "int?"] } as const;
-  assertEquals(rowFormat(spec), "#{n:x} #{x}#{n:y} #{y}#{n:z} #{z}#{n:w} #{w}");
+Deno.test("row parser takes text by byte length and numbers/ids up to a space, so tabs, newlines and UTF-8 cannot split a row", () => {
+  const spec = { a: ["x", "str"], n: ["y", "int"], f: ["z", "bool"], o: ["w", "int?"], i: ["v", "id"] } as const;
+  assertEquals(rowFormat(spec), "#{n:x} #{x}#{y} #{z} #{w} #{v} ");
   const enc = new TextEncoder();
   const weird = "é\tb\nc 3 ";
-  const out = enc.encode(`${enc.encode(weird).length} ${weird}2 421 11 7\n1 x1 01 00 \ntrailing`);
+  const out = enc.encode(`${enc.encode(weird).length} ${weird}42 1 7 %12 \n1 x0 0  $3 \ntrailing`);
   const { rows, end } = parseRows(spec, out, 2);
-  assertEquals(rows, [{ a: weird, n: 42, f: true, o: 7 }, { a: "x", n: 0, f: false, o: null }]);
+  assertEquals(rows, [{ a: weird, n: 42, f: true, o: 7, i: "%12" }, { a: "x", n: 0, f: false, o: null, i: "$3" }]);
   assertEquals(new TextDecoder().decode(out.subarray(end)), "trailing");
-  let threw = false;
-  try {
-    parseRows(spec, enc.encode("5 ab\n"));
-  } catch (e) {
-    threw = e instanceof RowParseError;
-  }
-  assert(threw, "a length past the end must be a parse error");
+  const parseError = (text: string) => {
+    try {
+      parseRows(spec, enc.encode(text));
+    } catch (e) {
+      return e instanceof RowParseError;
+    }
+    return false;
+  };
+  assert(parseError("5 ab\n"), "a length past the end must be a parse error");
+  assert(parseError("1 x4 2 7 %1 \n"), "a flag that is neither 0 nor 1 must be a parse error");
+  assert(parseError("1 x4 1 7 7 %1 \n"), "a row with one field too many must be a parse error");
+  assert(parseError("1 x4 1 1 x1 \n"), "an id field that is no tmux id must be a parse error");
+  assert(parseError("1 x4 1 1 %1"), "a row cut before its last field's space must be a parse error");
 });
 
 Deno.test("pane facts survive names, titles and paths with tabs, newlines and UTF-8", async () => {

@@ -21,11 +21,11 @@
  */
 import {
   AjvJsonSchemaValidator,
-  type CallToolRequest,
-  CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   type JsonSchemaValidatorProvider,
   ListToolsRequestSchema,
+  McpError,
   McpServer,
   type Tool,
 } from "../sdk.ts";
@@ -238,6 +238,37 @@ export function listing(tool: AnyTool): Tool {
   };
 }
 
+/** A request no handler takes: what the SDK answers for it when no fallback handler is set. */
+function methodNotFound(): Error {
+  return Object.assign(new Error("Method not found"), { code: ErrorCode.MethodNotFound });
+}
+
+/**
+ * tools/call, installed as the SDK's fallback request handler rather than with
+ * `setRequestHandler`: the SDK's Server wraps a tools/call handler to parse
+ * each request twice and each result once more (zod, copying the result), about
+ * 10–30 µs of a call the pipeline already checks. The transport has checked the
+ * JSON-RPC envelope; the name and arguments are checked here, the arguments'
+ * contents by the pipeline.
+ */
+function toolsCall(
+  request: { method: string; params?: Record<string, unknown> },
+  extra: CallExtra,
+  call: (name: string, args: unknown, extra: CallExtra) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  if (request.method !== "tools/call") return Promise.reject(methodNotFound());
+  const { name, arguments: args } = request.params ?? {};
+  if (typeof name !== "string" || (args !== undefined && (args === null || typeof args !== "object"))) {
+    return Promise.reject(
+      new McpError(
+        ErrorCode.InvalidParams,
+        "tools/call needs params.name (a tool name string) and params.arguments (an object, or absent)",
+      ),
+    );
+  }
+  return call(name, args, extra);
+}
+
 /**
  * The SDK's JSON Schema validator, made on first use: only elicitation uses it, which this server never sends,
  * and making it (Ajv with its formats) at start took about 4 ms before `initialize` could be answered.
@@ -325,10 +356,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   );
   // Replace the SDK's tools/call with the pipeline: it gates, validates and
   // audits every call, including calls to tools that are not listed.
-  mcp.server.setRequestHandler(
-    CallToolRequestSchema,
-    (request: CallToolRequest, extra: CallExtra) => calls.call(request.params.name, request.params.arguments, extra),
-  );
+  mcp.server.removeRequestHandler("tools/call");
+  mcp.server.fallbackRequestHandler = (request, extra) => toolsCall(request, extra as CallExtra, calls.call);
   // Resources and prompts are views of the workspace: served with its toolset.
   if (config.toolsets.includes("workspace")) {
     registerResources(mcp, services);

@@ -77,7 +77,13 @@ export interface ControlConnectionOptions {
   gate: AttachGate;
   /** Give a start up when tmux has not answered its attach after this long (default 10 s). */
   attachTimeoutMs?: number;
-  /** End the client after this long without a command (default 30 s). */
+  /**
+   * End the client after this long without a command (default 10 minutes). An agent's calls come a model
+   * turn apart, often more than 30 s: a call that finds the client gone pays a new client's start and attach
+   * (about 6 ms, twice a spawned command, against 0.3 ms), and each attach fires the user's
+   * `client-attached` hooks. While attached the session counts the client in `session_attached` (tmux ls
+   * says "attached"); an idle server lets go after this long.
+   */
   idleMs?: number;
   /** After a failed attach, wait this long before trying again (default 1 s). */
   retryMs?: number;
@@ -91,8 +97,11 @@ interface Pending {
   begun?: string;
   /** Blocks still to come. */
   blocks: number;
-  lines: Uint8Array[];
-  /** Where the current block's lines start in `lines`. */
+  /** The reply so far: the blocks' lines, each followed by `\n` (as a spawned client prints them). */
+  out: Uint8Array;
+  /** Bytes of `out` in use. */
+  size: number;
+  /** Where the current block starts in `out`. */
   blockStart: number;
   /** The caller stopped waiting (abort); the reply is still consumed to keep the order. */
   dropped: boolean;
@@ -126,35 +135,38 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const NL = 0x0a;
 const PERCENT = 0x25;
+const EMPTY = new Uint8Array(0);
 const BLOCK = /^%(begin|end|error) (\d+ \d+) (\d+)$/;
 
-/** Output lines as a spawned client prints them: each followed by "\n". */
-function joinLines(lines: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const l of lines) size += l.length + 1;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const l of lines) {
-    out.set(l, at);
-    at += l.length;
-    out[at++] = NL;
+/**
+ * Appends a line and its `\n` to a reply, growing its buffer by doubling: one
+ * copy per line into a buffer the reply owns, not an allocation per line.
+ */
+function appendLine(p: Pending, buf: Uint8Array, start: number, end: number): void {
+  const need = p.size + (end - start) + 1;
+  if (need > p.out.length) {
+    const grown = new Uint8Array(Math.max(need, p.out.length * 2, 256));
+    grown.set(p.out.subarray(0, p.size));
+    p.out = grown;
   }
-  return out;
+  p.out.set(buf.subarray(start, end), p.size);
+  p.out[need - 1] = NL;
+  p.size = need;
 }
 
 /**
  * A `%error` block as the executor's error. tmux prints the output of the
  * commands that ran before the failing one first; its message is the last line.
  */
-function commandFailed(lines: Uint8Array[]): TmuxError {
-  const text = lines.map((l) => decoder.decode(l));
+function commandFailed(block: Uint8Array): TmuxError {
+  const text = decoder.decode(block).split("\n");
   const message = text.findLast((l) => l.trim()) ?? "tmux command failed";
   return new TmuxError("failed", message.trim(), message);
 }
 
 /** Creates the connection; nothing runs until the first command. */
 export function createControlConnection(opts: ControlConnectionOptions): ControlConnection {
-  const idleMs = opts.idleMs ?? 30_000;
+  const idleMs = opts.idleMs ?? 10 * 60_000;
   const retryMs = opts.retryMs ?? 1000;
   const attachMs = opts.attachTimeoutMs ?? ATTACH_TIMEOUT_MS;
   let client: Client | undefined;
@@ -181,18 +193,18 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     // Our block: [T N] of its %begin; "other": inside a block of flag 0 (the attach, hooks).
     let own: string | undefined;
     let other = false;
-    const onLine = (bytes: Uint8Array) => {
+    const onLine = (buf: Uint8Array, start: number, end: number) => {
       if (own !== undefined) {
         const p = c.pending[0];
-        if (bytes[0] === PERCENT) {
-          const m = BLOCK.exec(decoder.decode(bytes));
+        if (buf[start] === PERCENT) {
+          const m = BLOCK.exec(decoder.decode(buf.subarray(start, end)));
           if (m && m[1] !== "begin" && m[2] === own && m[3] === "1") {
             own = undefined;
             if (!p) return;
             // After an %error tmux drops the line's remaining commands: no more blocks come.
             if (m[1] === "error") {
               c.pending.shift();
-              settle(c, p, false, commandFailed(p.lines.slice(p.blockStart)));
+              settle(c, p, false, commandFailed(p.out.subarray(p.blockStart, p.size)));
             } else if (--p.blocks === 0) {
               c.pending.shift();
               settle(c, p, true);
@@ -200,11 +212,11 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
             return;
           }
         }
-        p?.lines.push(bytes.slice());
+        if (p) appendLine(p, buf, start, end);
         return;
       }
-      if (bytes[0] !== PERCENT) return;
-      const text = decoder.decode(bytes);
+      if (buf[start] !== PERCENT) return;
+      const text = decoder.decode(buf.subarray(start, end));
       const m = BLOCK.exec(text);
       if (other) {
         if (m && m[1] !== "begin") {
@@ -220,7 +232,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         own = m[2];
         const p = c.pending[0];
         p.begun ??= m[2];
-        p.blockStart = p.lines.length;
+        p.blockStart = p.size;
       } else other = true;
     };
     const stderr = new Response(child.stderr).text().catch(() => "");
@@ -261,8 +273,8 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
   function settle(c: Client, p: Pending, ok: boolean, error?: Error) {
     if (!p.dropped) {
       p.dropped = true;
-      if (ok) p.resolve(joinLines(p.lines));
-      else p.reject(error ?? commandFailed(p.lines.slice(p.blockStart)));
+      if (ok) p.resolve(p.out.subarray(0, p.size));
+      else p.reject(error ?? commandFailed(p.out.subarray(p.blockStart, p.size)));
     }
     if (c.pending.length === 0 && !c.closed && client === c) armIdle();
   }
@@ -376,7 +388,8 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         name: so.name,
         resolve,
         reject,
-        lines: [],
+        out: EMPTY,
+        size: 0,
         blocks: so.commands,
         blockStart: 0,
         dropped: false,

@@ -209,9 +209,9 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     };
     conn.done = (async () => {
       try {
-        await readLines(child.stdout, (line) => {
+        await readLines(child.stdout, (buf, start, end) => {
           try {
-            onLine(line);
+            onLine(buf.subarray(start, end));
           } catch (e) {
             log("warn", `control-mode watcher failed: ${e instanceof Error ? e.message : String(e)}`);
           }

@@ -6,27 +6,29 @@
  * @example
  * ```ts
  * const child = new Deno.Command("tmux", { args: ["-C", "attach"], stdin: "piped", stdout: "piped" }).spawn();
- * const done = readLines(child.stdout, (line) => console.log(new TextDecoder().decode(line)));
+ * const done = readLines(child.stdout, (buf, start, end) => console.log(new TextDecoder().decode(buf.subarray(start, end))));
  * await endClient(child, () => child.stdin.close(), done);
  * ```
  */
 import { byteReader } from "../byte_reader.ts";
 
 const NL = 0x0a;
+const NONE = new Uint8Array(0);
 
 /**
- * Calls `onLine` with each `\n`-terminated line of `stream` (without the
- * `\n`; a view valid only during the call) until the stream ends. An
- * unfinished last line is dropped. Resolves when the stream ends or errors.
+ * Calls `onLine` with each `\n`-terminated line of `stream`: the bytes
+ * `buf[start, end)`, without the `\n`, valid only during the call (a line is
+ * not a view of its own: a reply of many lines would allocate one per line).
+ * An unfinished last line is dropped. Resolves when the stream ends or errors.
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,
-  onLine: (line: Uint8Array) => void,
+  onLine: (buf: Uint8Array, start: number, end: number) => void,
 ): Promise<void> {
   // One reused buffer: a client lives as long as the server and answers every call.
   const reader = byteReader(stream);
   // The unfinished last line of the previous read (a copy: the reader reuses its buffer).
-  let rest = new Uint8Array(0);
+  let rest = NONE;
   try {
     for (;;) {
       const value = await reader.read();
@@ -39,10 +41,10 @@ export async function readLines(
       }
       let start = 0;
       for (let i = buf.indexOf(NL); i >= 0; i = buf.indexOf(NL, start)) {
-        onLine(buf.subarray(start, i));
+        onLine(buf, start, i);
         start = i + 1;
       }
-      rest = buf.slice(start);
+      rest = start < buf.length ? buf.slice(start) : NONE;
     }
   } catch {
     // the stream was torn down (the child killed or its stdout cancelled)

@@ -24,7 +24,7 @@ import { UserError } from "../errors.ts";
 
 /** Session facts. Times are unix seconds. */
 export const SESSION_SPEC = {
-  session_id: ["session_id", "str"],
+  session_id: ["session_id", "id"],
   session_name: ["session_name", "str"],
   window_count: ["session_windows", "int"],
   attached_clients: ["session_attached", "int"],
@@ -34,9 +34,9 @@ export const SESSION_SPEC = {
 
 /** Window facts; `layout` is tmux's layout string (usable with select-layout). */
 export const WINDOW_SPEC = {
-  session_id: ["session_id", "str"],
+  session_id: ["session_id", "id"],
   session_name: ["session_name", "str"],
-  window_id: ["window_id", "str"],
+  window_id: ["window_id", "id"],
   window_index: ["window_index", "int"],
   window_name: ["window_name", "str"],
   active: ["window_active", "bool"],
@@ -49,13 +49,13 @@ export const WINDOW_SPEC = {
 
 /** Pane facts. `active` is the pane's flag within its window; `mode` (copy-mode, view-mode…) is null outside modes. */
 export const PANE_SPEC = {
-  session_id: ["session_id", "str"],
+  session_id: ["session_id", "id"],
   session_name: ["session_name", "str"],
-  window_id: ["window_id", "str"],
+  window_id: ["window_id", "id"],
   window_index: ["window_index", "int"],
   window_name: ["window_name", "str"],
   window_active: ["window_active", "bool"],
-  pane_id: ["pane_id", "str"],
+  pane_id: ["pane_id", "id"],
   pane_index: ["pane_index", "int"],
   active: ["pane_active", "bool"],
   width: ["pane_width", "int"],
