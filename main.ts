@@ -12,7 +12,6 @@ import { LinearStdioTransport } from "./lib/server/transport.ts";
 import { startMemoryReducer } from "./lib/server/memory.ts";
 import { settledWithin } from "./lib/settle.ts";
 import { VERSION } from "./lib/version.ts";
-import { runDoctor } from "./lib/doctor/mod.ts";
 
 /** Longest time cleanup may take once the client has gone. */
 const CLOSE_BOUND_MS = 10_000;
@@ -43,6 +42,8 @@ async function main(): Promise<number> {
     return 0;
   }
   if (command.kind === "doctor") {
+    // Imported here: it loads every tool (for the --config check), which serving does lazily.
+    const { runDoctor } = await import("./lib/doctor/mod.ts");
     const { lines, ok } = await runDoctor(command.config, command.args);
     console.log(lines.join("\n"));
     return ok ? 0 : 1;
@@ -54,7 +55,7 @@ async function main(): Promise<number> {
 
   let app;
   try {
-    app = createApp(command.config); // reads and checks the --config file
+    app = await createApp(command.config); // reads and checks the --config file
   } catch (e) {
     return usageFailure(e);
   }

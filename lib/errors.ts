@@ -30,3 +30,16 @@ export class RefusedError extends UserError {
     this.name = "RefusedError";
   }
 }
+
+/**
+ * The error of a search the client cancelled (lib/search: in the worker and in its pool). Here, not with the
+ * search: the pool, created at start, then loads without the search code.
+ *
+ * @example
+ * ```ts
+ * if (signal.aborted) throw searchCancelled();
+ * ```
+ */
+export function searchCancelled(): UserError {
+  return new UserError("search cancelled by the client");
+}

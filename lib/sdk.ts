@@ -27,6 +27,8 @@ import {
   ReadResourceRequestSchema as ReadResourceRequestSchemaJs,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as Types from "@modelcontextprotocol/sdk/types";
+import { AjvJsonSchemaValidator as AjvJsonSchemaValidatorJs } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type { AjvJsonSchemaValidator as AjvJsonSchemaValidatorTyped } from "@modelcontextprotocol/sdk/validation/ajv-provider";
 
 export type {
   CallToolRequest,
@@ -39,6 +41,7 @@ export type {
   Tool,
 } from "@modelcontextprotocol/sdk/types";
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+export type { jsonSchemaValidator as JsonSchemaValidatorProvider } from "@modelcontextprotocol/sdk/validation/types";
 
 export const McpServer: typeof McpServerTyped = McpServerJs;
 export type McpServer = McpServerTyped;
@@ -52,3 +55,5 @@ export const McpError: typeof Types.McpError = McpErrorJs;
 export type McpError = Types.McpError;
 export const ErrorCode: typeof Types.ErrorCode = ErrorCodeJs;
 export type ErrorCode = Types.ErrorCode;
+export const AjvJsonSchemaValidator: typeof AjvJsonSchemaValidatorTyped = AjvJsonSchemaValidatorJs;
+export type AjvJsonSchemaValidator = AjvJsonSchemaValidatorTyped;

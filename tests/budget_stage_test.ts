@@ -60,7 +60,7 @@ const emitTree = defineTool({
 });
 
 async function inProcess(args: string[], fn: (client: Client) => Promise<void>): Promise<void> {
-  const app = createApp(parseConfig([...args, "--audit-log", "/dev/null"], {}), [showBuffer, emitText, emitTree]);
+  const app = await createApp(parseConfig([...args, "--audit-log", "/dev/null"], {}), [showBuffer, emitText, emitTree]);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "budget-stage-test", version: "0" });
   await app.mcp.connect(serverSide);

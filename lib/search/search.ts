@@ -14,7 +14,7 @@
  * r.matches[0].offset_bytes; // 3
  * ```
  */
-import { UserError } from "../errors.ts";
+import { searchCancelled, UserError } from "../errors.ts";
 import type { Matcher } from "./matcher.ts";
 import { countByte } from "./offsets.ts";
 import { type FoundMatch, scanSubject } from "./scan.ts";
@@ -66,11 +66,6 @@ export interface SearchResult {
  */
 export type ReadBuffer = (name: string) => Promise<Uint8Array>;
 
-/** The error of a search the client cancelled. */
-export function cancelled(): UserError {
-  return new UserError("search cancelled by the client");
-}
-
 /** Runs the search; see the module doc. */
 export async function searchBuffers(
   targets: readonly SearchTarget[],
@@ -85,7 +80,7 @@ export async function searchBuffers(
       result.truncated.push([t.name, t.from ?? 0]);
       continue;
     }
-    if (o.signal?.aborted) throw cancelled();
+    if (o.signal?.aborted) throw searchCancelled();
     const subject = openSubject(t, await read(t.name), o.matcher.needsChars);
     if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.size });
     const from = startOffset(t, subject);

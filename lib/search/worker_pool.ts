@@ -37,8 +37,8 @@
  * regex.close();
  * ```
  */
-import { UserError } from "../errors.ts";
-import { cancelled, type ReadBuffer, type SearchOptions, type SearchResult, type SearchTarget } from "./search.ts";
+import { searchCancelled, UserError } from "../errors.ts";
+import type { ReadBuffer, SearchOptions, SearchResult, SearchTarget } from "./search.ts";
 import type { FromWorker, SearchRequest, ToWorker } from "./worker.ts";
 
 /** How long a job may match: `baseMs + perMiBMs × MiB of input handed to the worker`. */
@@ -142,7 +142,7 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexSe
   let closed = false;
 
   async function run<T>(job: Job<T>): Promise<T> {
-    if (job.signal?.aborted) throw cancelled();
+    if (job.signal?.aborted) throw searchCancelled();
     const slot = idle.pop() ?? spawn();
     const { worker } = slot;
     const { promise, resolve, reject } = Promise.withResolvers<T>();
@@ -183,7 +183,7 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexSe
       },
       settled: () => settled,
     };
-    const onAbort = () => ctl.reject(cancelled(), false);
+    const onAbort = () => ctl.reject(searchCancelled(), false);
     job.signal?.addEventListener("abort", onAbort, { once: true });
 
     try {

@@ -1,8 +1,8 @@
 /**
  * Nothing left behind, even by a server killed with SIGKILL: everything this
  * server leaves outside itself carries its process id in its name, and a
- * server sweeps (at start, and again when it first stores a result buffer)
- * what belongs to servers that are gone.
+ * server sweeps (once it has answered `initialize`, and again when it first
+ * stores a result buffer) what belongs to servers that are gone.
  *
  * - temp files and directories: `${TMPDIR or /tmp}/tmux-mcp-<pid>-<what>-…`
  *   ({@linkcode tempPrefix}; run-command scripts, capture links, large

@@ -56,26 +56,29 @@ export function fullCollector(): (() => void) | undefined {
 export function startMemoryReducer(opts: MemoryReducerOptions = {}): MemoryReducer {
   const intervalMs = opts.intervalMs ?? 2000;
   const garbageBytes = opts.garbageBytes ?? 8 * 1024 * 1024;
-  const gc = fullCollector();
+  // Fetched at the first look, not at start: the new context takes milliseconds a starting server needs more.
+  let gc: (() => void) | undefined | null = null;
   let collections = 0;
   const used = () => {
     const m = Deno.memoryUsage();
     return m.heapUsed + m.external;
   };
   let baseline = used();
-  const timer = gc === undefined ? undefined : setInterval(() => {
+  const timer = setInterval(() => {
+    if (gc === null) gc = fullCollector();
+    if (gc === undefined) return clearInterval(timer);
     if (used() - baseline < garbageBytes) return;
-    gc!();
+    gc();
     collections++;
     baseline = used();
   }, intervalMs);
-  if (timer !== undefined) Deno.unrefTimer(timer);
+  Deno.unrefTimer(timer);
   return {
     get collections() {
       return collections;
     },
     stop() {
-      if (timer !== undefined) clearInterval(timer);
+      clearInterval(timer);
     },
   };
 }

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * registerPrompts(mcp, new Set(pipeline.served.map((t) => t.name)));
+ * registerPrompts(mcp, async () => new Set((await pipeline).served.map((t) => t.name)));
  * // client: prompts/get { name: "drive-pane", arguments: { task: "run the tests" } }
  * ```
  */
@@ -82,8 +82,8 @@ function message(text: string): GetPromptResult {
   return { messages: [{ role: "user", content: { type: "text", text } }] };
 }
 
-/** Registers the recipes, phrased for the tools in `served`. */
-export function registerPrompts(mcp: McpServer, served: ReadonlySet<string>): void {
+/** Registers the recipes, phrased for the tools `served()` names (awaited at prompts/get: the tools load lazily). */
+export function registerPrompts(mcp: McpServer, served: () => Promise<ReadonlySet<string>>): void {
   mcp.registerPrompt("drive-pane", {
     title: "Do a task in a tmux pane",
     description: "Recipe for doing a task in a terminal: discover the pane, act, wait for the result, read it.",
@@ -91,20 +91,20 @@ export function registerPrompts(mcp: McpServer, served: ReadonlySet<string>): vo
       task: z.string().min(1).max(2000).describe("what to do, e.g. run the test suite and report failures"),
       target: z.string().max(256).optional().describe("pane to use (%id, session:window.pane); default: ask tmux"),
     },
-  }, ({ task, target }) =>
+  }, async ({ task, target }) =>
     message([
       `Task: ${task}`,
       `Use the tmux tools${target ? ` on pane ${JSON.stringify(target)}` : ""}, in this order:`,
-      ...recipe(DRIVE_STEPS, served),
+      ...recipe(DRIVE_STEPS, await served()),
       "Report what you did and what the output showed; do not guess output you did not read.",
     ].join("\n")));
 
   mcp.registerPrompt("inspect-workspace", {
     title: "Survey the tmux workspace",
     description: "Recipe for finding out what runs in tmux: sessions, panes, what each pane shows.",
-  }, () =>
+  }, async () =>
     message([
       "Survey the tmux workspace and summarise what runs where (session, pane id, command, state):",
-      ...recipe(INSPECT_STEPS, served),
+      ...recipe(INSPECT_STEPS, await served()),
     ].join("\n")));
 }

@@ -1,19 +1,34 @@
 /**
- * Builds the MCP server: services from the configuration, every served tool
- * registered with the SDK's `registerTool` (so `tools/list` carries its
- * schemas and annotations), and `tools/call` routed through the one
- * pipeline, which also answers calls to tools that are not served with a
- * clear refusal instead of a bare "not found".
+ * Builds the MCP server: services from the configuration, our own
+ * `tools/list` (each served tool's schemas and annotations) and `tools/call`
+ * routed through the one pipeline, which also answers calls to tools that are
+ * not served with a clear refusal instead of a bare "not found".
+ *
+ * The tool table (`lib/tools/mod.ts`, with the response budgets) is the
+ * largest part of the module graph and `initialize` does not need it: it is
+ * imported once `initialize` is answered (on `notifications/initialized`, or
+ * the first request that needs it), and `tools/list`, `tools/call` and
+ * prompts wait for it. Not sooner: evaluating modules blocks the event loop,
+ * so an import started at once delayed the `initialize` answer by all of it.
  *
  * @example
  * ```ts
- * const app = createApp(config);
+ * const app = await createApp(config);
  * await app.mcp.connect(transport);
  * // ... on exit:
  * await app.close();
  * ```
  */
-import { type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, McpServer, type Tool } from "../sdk.ts";
+import {
+  AjvJsonSchemaValidator,
+  type CallToolResult,
+  ErrorCode,
+  type JsonSchemaValidatorProvider,
+  ListToolsRequestSchema,
+  McpError,
+  McpServer,
+  type Tool,
+} from "../sdk.ts";
 import type { Config } from "../config.ts";
 import { createTmuxEngine } from "../tmux/engine.ts";
 import { controlDirPath, createSshLauncher } from "../tmux/ssh.ts";
@@ -23,23 +38,28 @@ import { sweepLeftovers } from "./leftovers.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { createSearchPool } from "../search/worker_pool.ts";
 import { createExecRuntime } from "../exec/runtime.ts";
-import { TOOLS } from "../tools/mod.ts";
-import { advertisedAnnotations, annotationsOf, type AnyTool, neverBuffered, type Services } from "../tools/tool.ts";
+import { advertisedAnnotations, type AnyTool, neverBuffered, type Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
-import { createAuditSink } from "./audit.ts";
-import { advertisedInputSchema, advertisedOutputSchema, createBudget, loadBudgetSettings } from "../budget/mod.ts";
-import { type CallExtra, createPipeline, type Pipeline } from "./pipeline.ts";
+import { type AuditSink, createAuditSink } from "./audit.ts";
+import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
+import { advertisedInputSchema, advertisedOutputSchema } from "../budget/schema.ts";
+import type { CallExtra, Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
-import { EXACT_MATCHING, NAME_MATCHING } from "../tmux/target.ts";
-import { BUFFER_SEARCH_DOC, PANE_SEARCH_DOC, SEARCH_DOC, SIMILARITY_DOC } from "../tools/search_schemas.ts";
-import { OMITTED_TARGET } from "../tools/schemas.ts";
+import {
+  BUFFER_SEARCH_DOC,
+  EXACT_MATCHING,
+  NAME_MATCHING,
+  OMITTED_TARGET,
+  PANE_SEARCH_DOC,
+  SEARCH_DOC,
+  SIMILARITY_DOC,
+} from "../tools/docs.ts";
 
 export interface App {
   mcp: McpServer;
   services: Services;
-  pipeline: Pipeline;
   /**
    * Ends every call in flight, and any that arrives later, at shutdown (`why`: the signal): each still
    * answers, with a one-line error saying the server is shutting down.
@@ -56,7 +76,7 @@ export interface App {
  * signal it aborted. (Linked by hand: AbortSignal.any costs about 5 µs a call,
  * this well under 1 µs.)
  */
-function stoppableCalls(pipeline: Pipeline) {
+function stoppableCalls(pipeline: () => Promise<Pipeline>) {
   const live = new Set<AbortController>();
   let stopped: string | undefined;
   return {
@@ -67,7 +87,7 @@ function stoppableCalls(pipeline: Pipeline) {
       else extra.signal.addEventListener("abort", follow, { once: true });
       live.add(own);
       try {
-        const r = await pipeline.call(name, args, {
+        const r = await (await pipeline()).call(name, args, {
           signal: own.signal,
           _meta: extra._meta,
           sendNotification: extra.sendNotification,
@@ -181,8 +201,6 @@ export function createServices(config: Config): { services: Services; runExitHoo
     exec: createExecRuntime(tmux, config),
     atExit: (fn) => void hooks.push(fn),
   };
-  // What servers killed with SIGKILL left (temp files, result buffers), in the background.
-  void sweepLeftovers(services);
   // Registered first, so it runs last: the tools' own exit hooks may still need tmux.
   services.atExit(async () => {
     await tmux.close();
@@ -252,16 +270,38 @@ function toolsCall(
 }
 
 /**
- * Builds the server for a configuration; `tools` defaults to every tool.
- * Throws a `UsageError` when the response-budget config file is invalid.
+ * The SDK's JSON Schema validator, made on first use: only elicitation uses it, which this server never sends,
+ * and making it (Ajv with its formats) at start took about 4 ms before `initialize` could be answered.
  */
-export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): App {
-  const settings = loadBudgetSettings(config, tools.map((t) => t.name), tools.filter(neverBuffered).map((t) => t.name));
-  const { services, runExitHooks } = createServices(config);
+function lazyValidator(): JsonSchemaValidatorProvider {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
+/** Every tool (`lib/tools/mod.ts`), imported on demand: most of the server's modules are the tools'. */
+export function loadTools(): Promise<readonly AnyTool[]> {
+  return import("../tools/mod.ts").then((m) => m.TOOLS);
+}
+
+/** The response-budget settings; a `--config` file is checked against the tool names. */
+function budgetSettings(config: Config, tools: readonly AnyTool[]): BudgetSettings {
+  return loadBudgetSettings(config, tools.map((t) => t.name), tools.filter(neverBuffered).map((t) => t.name));
+}
+
+/** The pipeline over the tool table, with the response budgets as its result stage. */
+async function toolPipeline(
+  tools: readonly AnyTool[],
+  settings: BudgetSettings,
+  services: Services,
+  audit: AuditSink,
+): Promise<Pipeline> {
+  const [{ createBudget }, { createPipeline }] = await Promise.all([
+    import("../budget/mod.ts"),
+    import("./pipeline.ts"),
+  ]);
   // Budget suggestions name only served tools; the pipeline decides which those are.
   let served: ReadonlySet<string> = new Set();
   const budget = createBudget({ services, settings, tools, isServed: (name) => served.has(name) });
-  const audit = createAuditSink(config.auditLog);
   const pipeline = createPipeline({
     tools,
     services,
@@ -271,30 +311,49 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
     errorText: budget.trimError,
   });
   served = new Set(pipeline.served.map((t) => t.name));
+  return pipeline;
+}
+
+/**
+ * Builds the server for a configuration; `tools` defaults to every tool, loaded
+ * once `initialize` is answered (see the module documentation).
+ * Throws a `UsageError` when the response-budget config file is invalid.
+ */
+export async function createApp(config: Config, tools?: readonly AnyTool[]): Promise<App> {
+  // A --config file names tools: it is checked against the tool table before anything starts (a bad one is a
+  // usage error). Without one the settings name no tool, and nothing waits for the table.
+  if (config.configPath) tools ??= await loadTools();
+  const settings = tools ? budgetSettings(config, tools) : loadBudgetSettings(config, []);
+  const { services, runExitHooks } = createServices(config);
+  const audit = createAuditSink(config.auditLog);
+  // Started once initialize is answered, or by the first request that needs the tools (see the module doc).
+  let loading: Promise<Pipeline> | undefined;
+  const pipeline = () => loading ??= afterInitialize();
+  const afterInitialize = () => {
+    // What servers killed with SIGKILL left (temp files, result buffers), in the background: not sooner, as
+    // its spawns held up the initialize answer.
+    void sweepLeftovers(services);
+    return (tools ? Promise.resolve(tools) : loadTools()).then((t) => toolPipeline(t, settings, services, audit));
+  };
   const calls = stoppableCalls(pipeline);
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
-    { capabilities: { tools: {} }, instructions: instructions(config) },
+    // listChanged: what the SDK's registerTool declares; tools/list and tools/call are ours (below).
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: instructions(config),
+      jsonSchemaValidator: lazyValidator(),
+    },
   );
-  for (const tool of pipeline.served) {
-    mcp.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
-        annotations: annotationsOf(tool),
-      },
-      (args: unknown, extra: CallExtra) => calls.call(tool.name, args, extra),
-    );
-  }
   // Our own tools/list: the SDK lists only plain object output schemas, and
   // ours admit a buffered response too (see lib/budget/schema.ts).
   // Built on the first tools/list, not at start-up: converting every schema to JSON Schema is the largest
   // piece of eager work before `initialize` can be answered.
-  let listed: { tools: Tool[] } | undefined;
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => listed ??= { tools: pipeline.served.map(listing) });
+  let listed: Promise<{ tools: Tool[] }> | undefined;
+  mcp.server.setRequestHandler(
+    ListToolsRequestSchema,
+    () => listed ??= pipeline().then((p) => ({ tools: p.served.map(listing) })),
+  );
   // Replace the SDK's tools/call with the pipeline: it gates, validates and
   // audits every call, including calls to tools that are not listed.
   mcp.server.removeRequestHandler("tools/call");
@@ -302,16 +361,21 @@ export function createApp(config: Config, tools: readonly AnyTool[] = TOOLS): Ap
   // Resources and prompts are views of the workspace: served with its toolset.
   if (config.toolsets.includes("workspace")) {
     registerResources(mcp, services);
-    registerPrompts(mcp, served);
+    registerPrompts(mcp, async () => new Set((await pipeline()).served.map((t) => t.name)));
   }
+  // initialize is answered: the client lists the tools next.
+  mcp.server.oninitialized = () => {
+    pipeline().catch((e) => log("error", `the tools could not be loaded: ${e instanceof Error ? e.message : e}`));
+  };
   return {
     mcp,
     services,
-    pipeline,
     stopCalls: calls.stop,
     async close() {
       // The lines of calls already answered first (cleanup is bounded and may be cut), then those it ended.
       await audit.flush?.();
+      // The budget registers its exit hook (its result buffers) with the tools, if they were loaded.
+      await loading?.catch(() => {});
       await runExitHooks();
       await audit.flush?.();
       await mcp.close().catch(() => {});

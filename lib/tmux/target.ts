@@ -34,18 +34,6 @@ export interface ResolvedTarget {
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 
-/**
- * How names in a target match, said in every target parameter's description
- * (tmux's own rules: `cmd_find_get_session`/`cmd_find_get_window`).
- */
-export const NAME_MATCHING = "Ids ($1, @2, %3) and =name match exactly; a plain name matches a session or window " +
-  "of exactly that name, else tmux takes a unique name prefix or an fnmatch glob (kill and respawn tools refuse " +
-  "prefixes and globs: they need an id or an exact name).";
-
-/** How an exact target (kill and respawn tools) is written, said in their target descriptions. */
-export const EXACT_MATCHING = "Only ids ($1, @2, %3), window/pane indexes and exact names (name or =name) are " +
-  "accepted: a bare name is a session name, a window is session:window; prefixes and globs are refused.";
-
 /** The `target` parameter shared by every tool that addresses a tmux object. */
 export const targetSchema = z.string()
   .min(1, "target must not be empty")

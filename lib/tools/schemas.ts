@@ -49,18 +49,9 @@ export const tailLines = z.number().int().min(0).max(500).default(20);
 export type TargetKind = "pane" | "window" | "session";
 
 /**
- * What an omitted target means, said once in the server instructions rather
- * than in every target parameter (an optional parameter can be left out; the
- * listing's `required` says which). A target whose omission means something
- * else says so itself (`omit` in {@linkcode targetParam}).
- */
-export const OMITTED_TARGET =
-  'An omitted target ("current") is the most recently used session\'s active window and pane.';
-
-/**
  * A target parameter: the kind it addresses (a wider object means its active
  * pane or window), and what omitting it means when that is not
- * {@linkcode OMITTED_TARGET}. `exact`: ids or exact names only (kill and
+ * `OMITTED_TARGET` (lib/tools/docs.ts). `exact`: ids or exact names only (kill and
  * respawn tools).
  *
  * @example

@@ -15,7 +15,6 @@ import { bufferName } from "./schemas.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
-import { DEFAULT_DEADLINE } from "../search/worker_pool.ts";
 import { round4 } from "../search/scan.ts";
 import { largestFitting } from "../budget/page.ts";
 
@@ -29,37 +28,6 @@ export const MAX_SCAN_BYTES = 256 * MiB;
 /** Offsets beyond any real buffer; keeps offset + length + context exact in doubles. */
 const MAX_OFFSET = 2 ** 40;
 
-/**
- * How the searches work, said once in the server instructions instead of in
- * each tool's description: what every search shares (search-buffer,
- * subsearch-buffer and search-panes take the same query parameters with the
- * same defaults), then what only the buffer searches or only search-panes do,
- * each said when its toolset is served.
- */
-export const SEARCH_DOC = "Searches share their parameters: query; mode literal (default) finds the exact text, " +
-  "non-overlapping; mode regex takes a JavaScript (V8) regex source without slashes, always with the u flag (and i " +
-  `with ignore_case), stopped after ${DEFAULT_DEADLINE.baseMs / 1000} s + ${DEFAULT_DEADLINE.perMiBMs / 1000} s per ` +
-  "MiB searched; ^ and $ match the start and end of the text searched (a buffer, a window of one, a pane's line), " +
-  "use (?m:^...) for line starts; ignore_case (default false); max_matches (default 50).";
-
-/** What only the buffer searches do (paging, bounds), with {@linkcode SEARCH_DOC}. */
-export const BUFFER_SEARCH_DOC = "Buffers must hold valid UTF-8. A buffer search scans at most max_scan_bytes and " +
-  "returns at most max_matches (fewer with truncated_by_budget when they would not fit the response budget); while " +
-  "truncated_buffers is not empty, call again with the same arguments plus resume_from_offset from the response: " +
-  "you get exactly the remaining matches. A snippet shows at most 4096 bytes of a longer match. subsearch-buffer " +
-  "searches its window as if it were the whole text; offsets stay absolute.";
-
-/** What only search-panes does, with {@linkcode SEARCH_DOC}. */
-export const PANE_SEARCH_DOC = "search-panes pages with offset = next_offset.";
-
-/** How include_similarity scores, said once in the server instructions. */
-export const SIMILARITY_DOC = "include_similarity scores each match in [0, 1]: similarity = (|m| / |w|) × (1 − d/2), " +
-  "where m is the matched text, w is m widened to the whole word(s) it cuts into (letters, marks, digits, _; at " +
-  "most 64 characters each side), lengths in characters, and d = 0 for an exact-case hit, for literal the fraction " +
-  "of characters whose case differs from the query, for regex 1 when it matches only with ignore_case. So an exact " +
-  "whole-word same-case hit scores 1.0, a hit inside a longer word or in another case less, an empty match 0. " +
-  "Matches stay in buffer order.";
-
 /** A byte offset into a buffer. */
 export const byteOffset = z.number().int().min(0).max(MAX_OFFSET);
 
@@ -69,11 +37,11 @@ export const queryParams = {
     MAX_QUERY_CHARS,
     `query is longer than ${MAX_QUERY_CHARS} characters`,
   ),
-  // How each works is said once, in SEARCH_DOC.
+  // How each works is said once, in SEARCH_DOC (lib/tools/docs.ts).
   mode: z.enum(["literal", "regex"]).default("literal"),
   ignore_case: z.boolean().default(false),
   max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50),
-  // How it scores is said once, in SIMILARITY_DOC.
+  // How it scores is said once, in SIMILARITY_DOC (lib/tools/docs.ts).
   include_similarity: z.boolean().default(false),
 };
 

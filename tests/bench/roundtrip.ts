@@ -37,12 +37,14 @@
  *   changes still hit all columns alike.
  * Each mode's ratios are to the raw spawn measured in that mode. Then 200
  * concurrent calls per tool and column (per-call time = wall time / 200), and
- * cold starts (spawn → initialize answered, raw JSON-RPC on the pipe). Prints
+ * cold starts (spawn → initialize answered, and → the tools/list sent right
+ * after it answered; raw JSON-RPC on the pipe, tests/bench/cold_start.ts). Prints
  * the tables with the load average beside them: figures on a busy machine are
  * upper bounds.
  */
-import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux } from "../helpers.ts";
+import { connect, type McpFixture, ROOT, startTmux } from "../helpers.ts";
 import { fillPane } from "./pane_text.ts";
+import { type ColdStart, coldStart, p50, rawSpawn as rawSpawnOn, serverArgv } from "./cold_start.ts";
 
 const argv = Deno.args;
 const opt = (name: string, dflt: number) => {
@@ -60,10 +62,6 @@ const SDK_VERSION = "1.32.2";
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-const p50 = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
 const ms = (x: number) => x.toFixed(x < 1 ? 3 : 2);
 
 /** What one column does: a call of each kind, timed by the client itself. */
@@ -89,16 +87,6 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
   await f();
   return performance.now() - t;
 }
-
-/** The server's argv for a checkout (`root` ends with "/"). */
-const serverArgv = (root: string, socketName: string) => [
-  Deno.execPath(),
-  "run",
-  ...START_PERMISSIONS,
-  root + "main.ts",
-  "--socket-name",
-  socketName,
-];
 
 /** A column driven by the SDK Client in this (Deno) process. */
 async function denoColumn(label: string, root: string, socketName: string, mode: "on" | "off"): Promise<Column> {
@@ -283,16 +271,8 @@ async function nodeColumn(label: string, dir: string, root: string, socketName: 
 const fx = await startTmux("bench-rt");
 await fillPane(fx);
 
-async function rawSpawn(): Promise<number> {
-  const t = performance.now();
-  const out = await new Deno.Command("tmux", {
-    args: ["-L", fx.socketName, "display-message", "-p", "x"],
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  if (!out.success) throw new Error("raw tmux failed");
-  return performance.now() - t;
-}
+/** One raw `tmux display-message` spawn from Deno, in ms. */
+const rawSpawn = () => rawSpawnOn(fx.socketName);
 
 const hasNode = !argv.includes("--no-node") &&
   await new Deno.Command("node", { args: ["--version"], stdout: "null", stderr: "null" }).output()
@@ -359,48 +339,16 @@ for (const c of columns) {
 const loadAfterCalls = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
 for (const c of columns) await c.close();
 
-/** Spawn → initialize answered, with nothing but the JSON-RPC request written. */
-async function coldStart(root: string, mode: "on" | "off"): Promise<number> {
-  const t = performance.now();
-  const [command, ...args] = serverArgv(root, fx.socketName);
-  const child = new Deno.Command(command, {
-    args,
-    env: { TMUX_MCP_CONTROL_MODE: mode },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  await w.write(enc.encode(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
-    }) + "\n",
-  ));
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let got = "";
-  while (!got.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("server ended before answering initialize");
-    got += value;
-  }
-  const took = performance.now() - t;
-  await w.close();
-  await reader.cancel();
-  await child.status;
-  return took;
-}
-
-const coldRuns: Array<{ label: string; root: string; mode: "on" | "off"; xs: number[] }> = [
+const coldRuns: Array<{ label: string; root: string; mode: "on" | "off"; xs: ColdStart[] }> = [
   { label: "control mode on", root: ROOT, mode: "on", xs: [] },
   { label: "control mode off", root: ROOT, mode: "off", xs: [] },
 ];
 if (BEFORE) coldRuns.push({ label: "before, control mode on", root: BEFORE, mode: "on", xs: [] });
-await coldStart(ROOT, "on"); // warm the module cache
-if (BEFORE) await coldStart(BEFORE, "on");
-for (let i = 0; i < COLD; i++) for (const r of coldRuns) r.xs.push(await coldStart(r.root, r.mode));
+const cold = (root: string, mode: "on" | "off") =>
+  coldStart(serverArgv(root, fx.socketName), { TMUX_MCP_CONTROL_MODE: mode });
+await cold(ROOT, "on"); // warm the module cache
+if (BEFORE) await cold(BEFORE, "on");
+for (let i = 0; i < COLD; i++) for (const r of coldRuns) r.xs.push(await cold(r.root, r.mode));
 const rawCold: number[] = [];
 for (let i = 0; i < COLD; i++) rawCold.push(await rawSpawn());
 await fx.kill();
@@ -465,6 +413,11 @@ rows.push(
   ...seqRows(rawBlocksP50, blocks, "back to back"),
 );
 rows.push("", `cold start (spawn → initialize answered), p50 of ${COLD}; target ≤ 250 ms on a quiet machine:`);
-for (const r of coldRuns) rows.push(`- ${r.label}: ${ms(p50(r.xs))} ms`);
+for (const r of coldRuns) {
+  rows.push(
+    `- ${r.label}: ${ms(p50(r.xs.map((x) => x.initialize)))} ms (tools/list answered: ` +
+      `${ms(p50(r.xs.map((x) => x.toolsList)))} ms)`,
+  );
+}
 rows.push(`- raw spawn beside the cold starts: ${ms(p50(rawCold))} ms`, "", `${loadAt(load)} at the end`);
 console.log(rows.join("\n"));

@@ -1,0 +1,144 @@
+/**
+ * Cold start of the MCP server as a client sees it (issue #11): from the
+ * spawn of `deno run <start permissions> main.ts` to the `initialize` answer,
+ * then to the first `tools/list` answer (sent at once after the initialize
+ * answer, as users' clients do) and the first `tools/call` answer
+ * (`list {what: "sessions"}`), each measured from the spawn. Raw JSON-RPC on
+ * the pipes, no SDK client. With `--before DIR` (a checkout of an earlier
+ * version, e.g. `git archive main | tar -x -C DIR`) the same starts on that
+ * version, interleaved start by start so load changes hit both alike; a raw
+ * `tmux display-message` spawn is measured in the same rounds.
+ *
+ * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR]`
+ *
+ * @example
+ * ```ts
+ * const t = await coldStart(serverArgv, { TMUX_MCP_CONTROL_MODE: "on" });
+ * console.log(t.initialize, t.toolsList, t.toolsCall);
+ * ```
+ */
+import { ROOT, START_PERMISSIONS, startTmux } from "../helpers.ts";
+
+const enc = new TextEncoder();
+
+/** Milliseconds from the spawn to each answer. */
+export interface ColdStart {
+  initialize: number;
+  toolsList: number;
+  toolsCall: number;
+}
+
+/** The server's argv for a checkout (`root` ends with "/"). */
+export const serverArgv = (root: string, socketName: string): string[] => [
+  Deno.execPath(),
+  "run",
+  ...START_PERMISSIONS,
+  root + "main.ts",
+  "--socket-name",
+  socketName,
+];
+
+/** Spawns the server, then times initialize, tools/list and one tools/call from the spawn. */
+export async function coldStart(argv: string[], env: Record<string, string>): Promise<ColdStart> {
+  const t = performance.now();
+  const [command, ...args] = argv;
+  const child = new Deno.Command(command, { args, env, stdin: "piped", stdout: "piped", stderr: "null" }).spawn();
+  const w = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  const send = (m: unknown) => w.write(enc.encode(JSON.stringify(m) + "\n"));
+  const answer = async (id: number): Promise<number> => {
+    for (;;) {
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) {
+        const m = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (m.id !== id) continue;
+        if (m.error || m.result?.isError) throw new Error(`request ${id} failed: ${JSON.stringify(m).slice(0, 300)}`);
+        return performance.now() - t;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the server ended before answering");
+      buf += value;
+    }
+  };
+  await send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
+  });
+  const initialize = await answer(1);
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+  const toolsList = await answer(2);
+  await send({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "tools/call",
+    params: { name: "list", arguments: { what: "sessions" } },
+  });
+  const toolsCall = await answer(3);
+  await w.close();
+  await reader.cancel();
+  await child.status;
+  return { initialize, toolsList, toolsCall };
+}
+
+/** One raw `tmux display-message` spawn from Deno, in ms. */
+export async function rawSpawn(socketName: string): Promise<number> {
+  const t = performance.now();
+  const out = await new Deno.Command("tmux", {
+    args: ["-L", socketName, "display-message", "-p", "x"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  if (!out.success) throw new Error("raw tmux failed");
+  return performance.now() - t;
+}
+
+/** The median of `xs`. */
+export const p50 = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+if (import.meta.main) {
+  const argv = Deno.args;
+  const i = argv.indexOf("--cold");
+  const COLD = i >= 0 ? Number(argv[i + 1]) : 15;
+  const b = argv.indexOf("--before");
+  const BEFORE = b >= 0 ? argv[b + 1].replace(/\/?$/, "/") : undefined;
+  const fx = await startTmux();
+  const runs: Array<{ label: string; root: string; mode: "on" | "off"; xs: ColdStart[] }> = [
+    { label: "control mode on", root: ROOT, mode: "on", xs: [] },
+    { label: "control mode off", root: ROOT, mode: "off", xs: [] },
+  ];
+  if (BEFORE) {
+    runs.push({ label: "before, control mode on", root: BEFORE, mode: "on", xs: [] });
+    runs.push({ label: "before, control mode off", root: BEFORE, mode: "off", xs: [] });
+  }
+  const raw: number[] = [];
+  const load0 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+  for (const r of runs) await coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }); // warm
+  for (let k = 0; k < COLD; k++) {
+    raw.push(await rawSpawn(fx.socketName));
+    for (const r of runs) {
+      r.xs.push(await coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }));
+    }
+  }
+  await fx.kill();
+  const load1 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
+  const f = (x: number) => x.toFixed(1);
+  console.log(`cold start, p50 of ${COLD} (ms from the spawn); load average ${load0} before, ${load1} after`);
+  console.log("| | initialize answered | tools/list answered | first tools/call answered |");
+  console.log("|---|---|---|---|");
+  for (const r of runs) {
+    console.log(
+      `| ${r.label} | ${f(p50(r.xs.map((x) => x.initialize)))} | ${f(p50(r.xs.map((x) => x.toolsList)))} | ${
+        f(p50(r.xs.map((x) => x.toolsCall)))
+      } |`,
+    );
+  }
+  console.log(`| raw \`tmux display-message\` spawn | ${f(p50(raw))} | | |`);
+}
