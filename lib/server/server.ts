@@ -354,9 +354,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     ListToolsRequestSchema,
     () => listed ??= pipeline().then((p) => ({ tools: p.served.map(listing) })),
   );
-  // Replace the SDK's tools/call with the pipeline: it gates, validates and
-  // audits every call, including calls to tools that are not listed.
-  mcp.server.removeRequestHandler("tools/call");
+  // tools/call is the pipeline: it gates, validates and audits every call, including calls to tools that
+  // are not listed.
   mcp.server.fallbackRequestHandler = (request, extra) => toolsCall(request, extra as CallExtra, calls.call);
   // Resources and prompts are views of the workspace: served with its toolset.
   if (config.toolsets.includes("workspace")) {
