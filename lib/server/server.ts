@@ -355,7 +355,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     () => listed ??= pipeline().then((p) => ({ tools: p.served.map(listing) })),
   );
   // tools/call is the pipeline: it gates, validates and audits every call, including calls to tools that
-  // are not listed.
+  // are not listed. The SDK's own handler (installed because the options declare the tools capability) goes.
+  mcp.server.removeRequestHandler("tools/call");
   mcp.server.fallbackRequestHandler = (request, extra) => toolsCall(request, extra as CallExtra, calls.call);
   // Resources and prompts are views of the workspace: served with its toolset.
   if (config.toolsets.includes("workspace")) {

@@ -97,7 +97,10 @@ async function denoColumn(label: string, root: string, socketName: string, mode:
   await m.client.listTools(); // the SDK now checks results against the listed output schemas
   const call = async (c: { name: string; arguments: Record<string, unknown> }, ok: boolean) => {
     const r = await m.client.callTool(c);
-    if (Boolean(r.isError) === ok) throw new Error(`${label}: ${c.name} ${ok ? "failed" : "succeeded"}`);
+    if (Boolean(r.isError) === ok) {
+      const said = r.content.map((b: { type: string; text?: string }) => b.text ?? "").join(" ");
+      throw new Error(`${label}: ${c.name} ${ok ? "failed" : "succeeded"}: ${said}`);
+    }
   };
   return {
     label,
