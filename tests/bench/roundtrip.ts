@@ -98,7 +98,7 @@ async function denoColumn(label: string, root: string, socketName: string, mode:
   const call = async (c: { name: string; arguments: Record<string, unknown> }, ok: boolean) => {
     const r = await m.client.callTool(c);
     if (Boolean(r.isError) === ok) {
-      const said = r.content.map((b: { type: string; text?: string }) => b.text ?? "").join(" ");
+      const said = (r.content as { text?: string }[]).map((b) => b.text ?? "").join(" ");
       throw new Error(`${label}: ${c.name} ${ok ? "failed" : "succeeded"}: ${said}`);
     }
   };
