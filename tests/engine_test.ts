@@ -196,7 +196,47 @@ Deno.test("the control client is read-only, ignores size, gets no output, and le
     // The next command attaches again.
     assertEquals(await engine.text(["display-message", "-p", "-t", "main", "again"]), "again\n");
     assertEquals((await clients(socket)).length, 1);
-  }, 150);
+  }, 2000); // long enough for the list-clients spawn right after "again" on a busy machine
+});
+
+Deno.test("a person leaving a destroy-unattached session: our client leaves too, so tmux destroys it", async () => {
+  await withEngine(async (engine, socket, tmux) => {
+    await engine.run(["display-message", "-p", "-t", "main", "x"]);
+    assertEquals(await clients(socket), ["1:main"], "the engine's client is attached to main");
+    await tmux("new-session", "-d", "-s", "other");
+    // Set while ours is attached: set with none, tmux would destroy main as soon as the setting client left.
+    await tmux("set-option", "-t", "main", "destroy-unattached", "on");
+    // A control client (no terminal, like ours) coming and going does not make ours leave.
+    await new Deno.Command("tmux", { args: ["-L", socket, "-C", "attach", "-t", "other"], stdin: "null" }).output();
+    assertEquals(await clients(socket), ["1:main"], "a control client leaving is not a person leaving");
+    // A person: a real terminal (script(1) gives tmux a pty) attaches to main, then detaches.
+    const person = new Deno.Command("script", {
+      args: ["-qfc", `tmux -L ${socket} attach -t main`, "/dev/null"],
+      env: { TERM: "xterm" },
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      assert(await until(async () => (await clients(socket)).includes("0:main")), "the person's client attached");
+      const name = (await tmux("list-clients", "-F", "#{client_control_mode} #{client_name}"))
+        .split("\n").find((l) => l.startsWith("0 "))!.slice(2);
+      await tmux("detach-client", "-t", name);
+      assert(
+        await until(async () => !(await engine.text(["list-sessions", "-F", "#{session_name}"])).includes("main")),
+        "main was destroyed once the person left (ours did not keep it attached)",
+      );
+      assertEquals(await engine.text(["list-sessions", "-F", "#{session_name}"]), "other\n");
+    } finally {
+      try {
+        person.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      await person.status;
+      await person.stdin.close().catch(() => {});
+    }
+  });
 });
 
 Deno.test("without a session commands are spawned; once one exists, the engine attaches", async () => {

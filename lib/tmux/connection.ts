@@ -115,6 +115,8 @@ interface Client {
   writer: WritableStreamDefaultWriter<Uint8Array>;
   pending: Pending[];
   closed: boolean;
+  /** A person's client left: end this one once no command is in flight (see `personLeft`). */
+  leave: boolean;
   /** Resolves once attached, or once the client ended. */
   ready: Promise<void>;
   attached: boolean;
@@ -136,6 +138,8 @@ const decoder = new TextDecoder();
 const NL = 0x0a;
 const PERCENT = 0x25;
 const EMPTY = new Uint8Array(0);
+/** `%client-detached NAME` of a client with a terminal: control clients have no tty and are named `client-PID`. */
+const PERSON_LEFT = /^%client-detached (?!client-\d+$)/;
 const BLOCK = /^%(begin|end|error) (\d+ \d+) (\d+)$/;
 
 /**
@@ -184,6 +188,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       writer: child.stdin.getWriter(),
       pending: [],
       closed: false,
+      leave: false,
       attached: false,
       refusal: "",
       ready: attached.promise,
@@ -227,7 +232,11 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         } else if (!c.attached && !c.refusal) c.refusal = text;
         return;
       }
-      if (!m || m[1] !== "begin") return; // a notification: this client needs none
+      if (!m || m[1] !== "begin") {
+        // A notification: this client needs none but this one.
+        if (PERSON_LEFT.test(text)) personLeft(c);
+        return;
+      }
       if (m[3] === "1" && c.pending.length > 0) {
         own = m[2];
         const p = c.pending[0];
@@ -276,7 +285,10 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       if (ok) p.resolve(p.out.subarray(0, p.size));
       else p.reject(error ?? commandFailed(p.out.subarray(p.blockStart, p.size)));
     }
-    if (c.pending.length === 0 && !c.closed && client === c) armIdle();
+    if (c.pending.length === 0 && !c.closed && client === c) {
+      if (c.leave) void shut(c);
+      else armIdle();
+    }
   }
 
   /** Arms the client's watchdog for `at`, unless it already fires by then. */
@@ -341,6 +353,17 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     const left = lastReply + idleMs - performance.now();
     if (left > 0) idleTimer = setTimeout(idleCheck, left);
     else void shut(c);
+  }
+
+  /**
+   * A client at a terminal left a session. Ours may be what keeps that session attached: tmux destroys a
+   * `destroy-unattached` session only once no client is attached, and ours stays up to `idleMs`. So ours
+   * leaves too, as soon as no command is in flight (a human detaching is rare; the next command starts a
+   * new client). Control clients (`client-PID`: ours, another server's, a wait's) leaving do not count.
+   */
+  function personLeft(c: Client) {
+    c.leave = true;
+    if (c.pending.length === 0 && !c.closed && client === c) void shut(c);
   }
 
   async function shut(c: Client): Promise<void> {

@@ -33,8 +33,10 @@
  * - an argument holding a line break or NUL cannot travel on a command line.
  * `--control-mode off` spawns everything; so does a tmux older than 3.2.
  * Our clients end when our stdin pipe closes, so a SIGKILLed server leaves
- * none behind. tmux's `destroy-unattached` needs no care: tmux destroys such
- * sessions whenever any client leaves, a spawned one too. A user's
+ * none behind. tmux counts our clients as attached, so a `destroy-unattached`
+ * session would outlive its last person while ours is attached to it: the
+ * command connection leaves when a client at a terminal detaches
+ * (connection.ts), and tmux then destroys the session. A user's
  * `client-attached` hook runs once per connection (not per command), as it
  * did for the clients this replaces. Our clients have no terminal, so tmux
  * names them `client-PID`: `list-sessions` (lib/tmux/panes.ts) does not count
