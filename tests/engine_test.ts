@@ -565,7 +565,10 @@ Deno.test("a SIGKILLed server leaves no tmux client behind", async () => {
     assert(await until(async () => (await clients(fx.socketName)).length >= 2), "command and hub clients attached");
     child.kill("SIGKILL");
     await child.status;
-    assert(await until(async () => (await clients(fx.socketName)).length === 0, 30_000), "clients left behind");
+    const gone = await until(async () => (await clients(fx.socketName)).length === 0, 30_000);
+    // Which clients stayed, and whether their processes still run, for a failure's message.
+    const left = gone ? "" : await fx.tmux("list-clients", "-F", "#{client_name} pid #{client_pid}").catch(String);
+    assert(gone, `clients left behind: ${left}`);
   } finally {
     await writer.close().catch(() => {});
     await reader.cancel().catch(() => {});
