@@ -8,9 +8,11 @@
  * sizes and is sent no pane output. Attaching to the session that already is
  * the most recent keeps it the most recent (attaching bumps a session's
  * activity), so the default target of a spawned client does not move. It
- * starts on the first command and ends after `idleMs` without one, when its
- * stdin closes (our process exited, even by SIGKILL), or when the session it
- * is attached to goes and tmux detaches it; the next command starts a new one.
+ * starts on the first command and ends after `idleMs` without one, when a
+ * client at a terminal detaches (so it keeps no `destroy-unattached` session
+ * alive), when its stdin closes (our process exited, even by SIGKILL), or when
+ * the session it is attached to goes and tmux detaches it; the next command
+ * starts a new one.
  *
  * Replies: tmux answers a control client's own commands in `%begin T N 1` …
  * `%end|%error T N 1` blocks in the order they were sent, one block per
