@@ -49,8 +49,9 @@ export function removeSocket(name: string): void {
 }
 
 // Whatever a test left (a server started through the MCP server, a failed
-// teardown): end its server, then remove its socket file.
-globalThis.addEventListener("unload", () => {
+// teardown) or a bench that failed half-way (an uncaught error ends the
+// process without "unload"): end its server, then remove its socket file.
+function endLeftServers(): void {
   for (const name of socketNames) {
     try {
       Deno.lstatSync(socketPathOf(name));
@@ -60,7 +61,8 @@ globalThis.addEventListener("unload", () => {
     new Deno.Command("tmux", { args: ["-L", name, "kill-server"], stdout: "null", stderr: "null" }).outputSync();
     removeSocket(name);
   }
-});
+}
+for (const event of ["unload", "error", "unhandledrejection"]) globalThis.addEventListener(event, endLeftServers);
 
 export interface TmuxFixture {
   socketName: string;

@@ -272,13 +272,6 @@ async function nodeColumn(label: string, dir: string, root: string, socketName: 
 }
 
 const fx = await startTmux("bench-rt");
-// A run that fails half-way (a call refused, a server gone) still ends its tmux server.
-for (const event of ["error", "unhandledrejection"]) {
-  globalThis.addEventListener(event, () => {
-    new Deno.Command("tmux", { args: ["-L", fx.socketName, "kill-server"], stdout: "null", stderr: "null" })
-      .outputSync();
-  });
-}
 await fillPane(fx);
 
 /** One raw `tmux display-message` spawn from Deno, in ms. */
