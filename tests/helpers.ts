@@ -27,9 +27,14 @@ export const START_PERMISSIONS: string[] = (() => {
 let counter = 0;
 const socketNames: string[] = [];
 
-/** A unique socket name for this process and call; its socket file is removed when the test module ends. */
+/**
+ * A unique socket name for this call; its socket file is removed when the test module ends. `--parallel` runs
+ * test modules in one process, each with its own `counter`: two modules starting in the same millisecond made the
+ * same name (a fixture's `new-session` then failed with "duplicate session"), hence the random part.
+ */
 export function uniqueSocketName(label = "t"): string {
-  const name = `tmcp-${label}-${Deno.pid}-${Date.now().toString(36)}-${counter++}`;
+  const random = crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
+  const name = `tmcp-${label}-${Deno.pid}-${Date.now().toString(36)}-${random}-${counter++}`;
   socketNames.push(name);
   return name;
 }
