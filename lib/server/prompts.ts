@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * registerPrompts(mcp, async () => new Set((await pipeline).served.map((t) => t.name)));
+ * registerPrompts(mcp, async () => new Set((await pipeline()).served.map((t) => t.name)));
  * // client: prompts/get { name: "drive-pane", arguments: { task: "run the tests" } }
  * ```
  */
