@@ -19,6 +19,17 @@ export const TIERS = ["readonly", "mutating", "destructive"] as const;
 export type Tier = (typeof TIERS)[number];
 export const TOOLSETS = ["buffers", "workspace", "exec", "pty"] as const;
 export type Toolset = (typeof TOOLSETS)[number];
+
+/** Whether a server with this configuration serves tools of `toolset` ("any": a tool of every toolset, as batch). */
+export function servesToolset(config: Pick<Config, "toolsets">, toolset: string): boolean {
+  return toolset === "any" || (config.toolsets as readonly string[]).includes(toolset);
+}
+
+/** Whether `--safety` allows tools of `tier`; a tier that is none of TIERS never (fail closed). */
+export function allowsTier(config: Pick<Config, "safety">, tier: string): boolean {
+  const t = TIERS.indexOf(tier as Tier);
+  return t >= 0 && t <= TIERS.indexOf(config.safety);
+}
 export const TERMINAL_BACKENDS = ["pty", "tmux"] as const;
 export type TerminalBackendName = (typeof TERMINAL_BACKENDS)[number];
 

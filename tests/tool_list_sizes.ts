@@ -10,7 +10,7 @@
  * ```
  */
 import { TOOLS } from "../lib/tools/mod.ts";
-import { listing } from "../lib/server/server.ts";
+import { listing } from "../lib/server/listing.ts";
 import { type Tier, TIERS, type Toolset, TOOLSETS } from "../lib/config.ts";
 import type { AnyTool } from "../lib/tools/tool.ts";
 

@@ -13,7 +13,7 @@
  */
 import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
-import { TIERS } from "../config.ts";
+import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
 import { RefusedError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
@@ -103,7 +103,6 @@ function targetOf(structured: unknown): Record<string, string> | undefined {
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const { services } = opts;
   const cfg = services.config;
-  const maxTier = TIERS.indexOf(cfg.safety);
   const byName = new Map(opts.tools.map((t) => [t.name, t]));
   // Strict once per tool, not per call: unknown parameters are a mistake worth telling.
   const strictInput = new Map(opts.tools.map((t) => [t.name, t.input.strict()]));
@@ -114,13 +113,12 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   const replaced = new Map(opts.tools.flatMap((t) => Object.entries(t.replaces ?? {})));
 
   function refusal(tool: AnyTool): string | undefined {
-    if (tool.toolset !== "any" && !cfg.toolsets.includes(tool.toolset)) {
+    if (!servesToolset(cfg, tool.toolset)) {
       return `tool ${tool.name} belongs to the "${tool.toolset}" toolset, which this server does not serve ` +
         `(--toolsets ${cfg.toolsets.join(",")}); add it to --toolsets to use it`;
     }
-    const tier = TIERS.indexOf(tool.tier);
-    if (tier < 0) return `tool ${tool.name} has no safety tier and is refused`; // fail closed
-    if (tier > maxTier) {
+    if (!TIERS.includes(tool.tier)) return `tool ${tool.name} has no safety tier and is refused`; // fail closed
+    if (!allowsTier(cfg, tool.tier)) {
       return `tool ${tool.name} is ${tool.tier}; this server runs with --safety ${cfg.safety}: ` +
         `ask the user to restart it with --safety ${tool.tier} to allow such tools`;
     }

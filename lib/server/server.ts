@@ -5,11 +5,13 @@
  * not served with a clear refusal instead of a bare "not found".
  *
  * The tool table (`lib/tools/mod.ts`, with the response budgets) is the
- * largest part of the module graph and `initialize` does not need it: it is
- * imported once `initialize` is answered (on `notifications/initialized`, or
- * the first request that needs it), and `tools/list`, `tools/call` and
- * prompts wait for it. Not sooner: evaluating modules blocks the event loop,
- * so an import started at once delayed the `initialize` answer by all of it.
+ * largest part of the module graph and neither `initialize` nor `tools/list`
+ * needs it: `tools/list` reads the table's listing from its file
+ * (lib/server/listing.ts), and the table is imported once that answer is on
+ * its way, or by the first request that needs it (`tools/call`, prompts).
+ * Not sooner: evaluating modules blocks the event loop, so an import started
+ * at once delayed the `initialize` answer by all of it, and one started at
+ * `notifications/initialized` the `tools/list` answer.
  *
  * @example
  * ```ts
@@ -38,12 +40,12 @@ import { sweepLeftovers } from "./leftovers.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { createSearchPool } from "../search/worker_pool.ts";
 import { createExecRuntime } from "../exec/runtime.ts";
-import { advertisedAnnotations, type AnyTool, neverBuffered, type Services } from "../tools/tool.ts";
+import { type AnyTool, neverBuffered, type Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { type AuditSink, createAuditSink } from "./audit.ts";
 import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
-import { advertisedInputSchema, advertisedOutputSchema } from "../budget/schema.ts";
+import { listedTools, listing } from "./listing.ts";
 import type { CallExtra, Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
@@ -222,22 +224,6 @@ export function createServices(config: Config): { services: Services; runExitHoo
   };
 }
 
-/**
- * A tool as tools/list shows it; its output schema also admits a buffered
- * response (lib/budget), unless the tool is never buffered ({@linkcode neverBuffered}).
- */
-export function listing(tool: AnyTool): Tool {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: advertisedInputSchema(tool.input) as Tool["inputSchema"],
-    outputSchema: advertisedOutputSchema(tool.output, { buffered: !neverBuffered(tool) }) as Tool["outputSchema"],
-    // title is already top-level; execution defaults to no task support. Every byte here is paid by every agent.
-    annotations: advertisedAnnotations(tool),
-  };
-}
-
 /** A request no handler takes: what the SDK answers for it when no fallback handler is set. */
 function methodNotFound(): Error {
   return Object.assign(new Error("Method not found"), { code: ErrorCode.MethodNotFound });
@@ -346,13 +332,26 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     },
   );
   // Our own tools/list: the SDK lists only plain object output schemas, and
-  // ours admit a buffered response too (see lib/budget/schema.ts).
-  // Built on the first tools/list, not at start-up: converting every schema to JSON Schema is the largest
-  // piece of eager work before `initialize` can be answered.
+  // ours admit a buffered response too (see lib/budget/schema.ts). The tool
+  // table's listing is read from its file (lib/server/listing.ts), so the
+  // client's first request after initialize does not wait for the tool
+  // modules (about 100 ms); a table given to createApp is listed itself.
+  // The tools load once the answer is on its way, or on the first call.
   let listed: Promise<{ tools: Tool[] }> | undefined;
+  const preload = () =>
+    setTimeout(
+      () =>
+        void pipeline().catch((e) =>
+          log("error", `the tools could not be loaded: ${e instanceof Error ? e.message : String(e)}`)
+        ),
+      0,
+    );
   mcp.server.setRequestHandler(
     ListToolsRequestSchema,
-    () => listed ??= pipeline().then((p) => ({ tools: p.served.map(listing) })),
+    () =>
+      listed ??= (tools ? pipeline().then((p) => p.served.map(listing)) : listedTools(config))
+        .then((list) => ({ tools: list }))
+        .finally(preload),
   );
   // tools/call is the pipeline: it gates, validates and audits every call, including calls to tools that
   // are not listed. The SDK's own handler (installed because the options declare the tools capability) goes.
@@ -363,10 +362,6 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     registerResources(mcp, services);
     registerPrompts(mcp, async () => new Set((await pipeline()).served.map((t) => t.name)));
   }
-  // initialize is answered: the client lists the tools next.
-  mcp.server.oninitialized = () => {
-    pipeline().catch((e) => log("error", `the tools could not be loaded: ${e instanceof Error ? e.message : e}`));
-  };
   return {
     mcp,
     services,
