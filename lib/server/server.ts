@@ -314,13 +314,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   const audit = createAuditSink(config.auditLog);
   // Started once initialize is answered, or by the first request that needs the tools (see the module doc).
   let loading: Promise<Pipeline> | undefined;
-  const pipeline = () => loading ??= afterInitialize();
-  const afterInitialize = () => {
-    // What servers killed with SIGKILL left (temp files, result buffers), in the background: not sooner, as
-    // its spawns held up the initialize answer.
-    void sweepLeftovers(services);
-    return (tools ? Promise.resolve(tools) : loadTools()).then((t) => toolPipeline(t, settings, services, audit));
-  };
+  const pipeline = () =>
+    loading ??= (tools ? Promise.resolve(tools) : loadTools()).then((t) => toolPipeline(t, settings, services, audit));
   const calls = stoppableCalls(pipeline);
   const mcp = new McpServer(
     { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
@@ -362,6 +357,9 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     registerResources(mcp, services);
     registerPrompts(mcp, async () => new Set((await pipeline()).served.map((t) => t.name)));
   }
+  // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any
+  // call comes: once initialize is answered, as its spawns held up that answer.
+  mcp.server.oninitialized = () => void sweepLeftovers(services);
   return {
     mcp,
     services,
