@@ -70,6 +70,7 @@ async function main(): Promise<number> {
     onWarning: (message, fields) => log("warn", message, fields),
     // End of stdin: the requests already read are answered first, each bounded by its own timeout.
     drainMs: command.config.maxWaitMs + CLOSE_BOUND_MS,
+    direct: { "tools/call": app.callTool },
   });
   const done = Promise.withResolvers<number>();
   let closing = false;

@@ -111,6 +111,102 @@ Deno.test("at end of input the transport answers the requests already read befor
   assertEquals(written.map((w) => JSON.parse(w).id), [1, 2]);
 });
 
+Deno.test("an envelope the plain check does not know is still checked by the SDK's schema", async () => {
+  const bad = [
+    { jsonrpc: "2.0", id: 1, method: "ping", extra: true }, // unknown key
+    { jsonrpc: "2.0", id: 1.5, method: "ping" }, // id neither a string nor an integer
+    { jsonrpc: "2.0", id: 2, method: "ping", params: [1] }, // params not an object
+    { jsonrpc: "2.0", id: 3, method: "ping", params: { _meta: { progressToken: {} } } }, // bad _meta
+    { jsonrpc: "1.0", id: 4, method: "ping" },
+  ];
+  const good = { jsonrpc: "2.0" as const, id: 5, method: "ping", params: { _meta: { progressToken: 7 } } };
+  const { messages, written } = await run([enc.encode([...bad, good].map((m) => JSON.stringify(m)).join("\n") + "\n")]);
+  assertEquals(messages, [good]);
+  assertEquals(written.map((w) => [w.id, w.error.code]), [[1, -32600], [1.5, -32600], [2, -32600], [3, -32600], [
+    4,
+    -32600,
+  ]]);
+});
+
+/** A transport with a direct tools/call handler, fed line by line; `lines` and `written` are its two ends. */
+function directTransport(
+  handler: (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>,
+) {
+  let feed!: ReadableStreamDefaultController<Uint8Array>;
+  const input = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+  const written: Record<string, unknown>[] = [];
+  const wrote = { next: Promise.withResolvers<void>() };
+  const messages: JSONRPCMessage[] = [];
+  const t = new LinearStdioTransport({
+    maxMessageBytes: 1024,
+    input,
+    write: (b) => {
+      written.push(JSON.parse(dec.decode(b)));
+      wrote.next.resolve();
+      wrote.next = Promise.withResolvers();
+      return Promise.resolve();
+    },
+    direct: { "tools/call": handler },
+  });
+  t.onmessage = (m) => messages.push(m);
+  return {
+    t,
+    written,
+    messages,
+    send: (m: unknown) => feed.enqueue(enc.encode(JSON.stringify(m) + "\n")),
+    /** Resolves once `n` replies are written. */
+    async replies(n: number) {
+      while (written.length < n) await wrote.next.promise;
+      return written;
+    },
+    end: () => feed.close(),
+  };
+}
+
+Deno.test("a direct request is answered by its handler, an error becomes the JSON-RPC error, other methods go on", async () => {
+  const d = directTransport((params) => {
+    if (params?.name === "fail") return Promise.reject(Object.assign(new Error("bad name"), { code: -32602 }));
+    if (params?.name === "crash") return Promise.reject(new Error("boom"));
+    return Promise.resolve({ content: [], echoed: params?.name });
+  });
+  const closed = new Promise<void>((r) => d.t.onclose = r);
+  await d.t.start();
+  d.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "a" } });
+  d.send({ jsonrpc: "2.0", id: "two", method: "tools/call", params: { name: "fail" } });
+  d.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "crash", _meta: { progressToken: 1 } } });
+  d.send(JSON.parse(ping(4)));
+  const written = await d.replies(3);
+  assertEquals(written.find((w) => w.id === 1), { jsonrpc: "2.0", id: 1, result: { content: [], echoed: "a" } });
+  assertEquals(written.find((w) => w.id === "two")?.error, { code: -32602, message: "bad name" });
+  assertEquals(written.find((w) => w.id === 3)?.error, { code: -32603, message: "boom" });
+  assertEquals(d.messages, [JSON.parse(ping(4))], "only the ping reached the SDK's side");
+  await d.t.send({ jsonrpc: "2.0", id: 4, result: {} }); // what the SDK would answer: nothing is left open
+  d.end();
+  await closed;
+});
+
+Deno.test("a cancelled direct request sees its signal abort and gets no reply; close aborts the rest", async () => {
+  const signals = new Map<unknown, AbortSignal>();
+  const d = directTransport((params, signal) => {
+    signals.set(params?.name, signal);
+    // Answers only when aborted (a long wait that ends on cancellation, as the tools' do).
+    return new Promise((resolve) => signal.addEventListener("abort", () => resolve({ content: [] })));
+  });
+  const closed = new Promise<void>((r) => d.t.onclose = r);
+  await d.t.start();
+  d.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "cancelled" } });
+  d.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "open" } });
+  await waitUntil("both calls to start", () => Promise.resolve(signals.size === 2));
+  d.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+  await waitUntil("the cancellation to arrive", () => Promise.resolve(signals.get("cancelled")!.aborted));
+  assertEquals(signals.get("open")!.aborted, false);
+  assertEquals(d.t.unanswered, 1, "the cancelled request counts as answered");
+  await d.t.close();
+  await closed;
+  assert(signals.get("open")!.aborted, "closing aborts the calls in flight");
+  assertEquals(d.written, [], "no reply to a cancelled request, nor after close");
+});
+
 Deno.test("recoverId finds only top-level ids at either end of a message", () => {
   assertEquals(recoverId('{"jsonrpc":"2.0","id":7,"method":"x"', ""), 7);
   assertEquals(recoverId("", ',"jsonrpc":"2.0","id":"abc"}'), "abc");

@@ -44,6 +44,7 @@ import { type AnyTool, neverBuffered, type Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { type AuditSink, createAuditSink } from "./audit.ts";
+import type { DirectHandler } from "./transport.ts";
 import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
 import { listedTools, listing } from "./listing.ts";
 import type { CallExtra, Pipeline } from "./pipeline.ts";
@@ -67,6 +68,11 @@ export interface App {
    * answers, with a one-line error saying the server is shutting down.
    */
   stopCalls(why: string): void;
+  /**
+   * tools/call for a transport that answers it itself (lib/server/transport.ts `direct`): the same
+   * checks and pipeline as the SDK's dispatch reaches (see `toolsCall`).
+   */
+  callTool: DirectHandler;
   /** Releases what the server holds (run on normal exit). */
   close(): Promise<void>;
 }
@@ -352,6 +358,13 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   // are not listed. The SDK's own handler (installed because the options declare the tools capability) goes.
   mcp.server.removeRequestHandler("tools/call");
   mcp.server.fallbackRequestHandler = (request, extra) => toolsCall(request, extra as CallExtra, calls.call);
+  const callTool: DirectHandler = (params, signal) =>
+    toolsCall({ method: "tools/call", params }, {
+      signal,
+      _meta: params?._meta as CallExtra["_meta"],
+      // As the SDK's sendNotification: nothing once the call is cancelled.
+      sendNotification: (n) => signal.aborted ? Promise.resolve() : mcp.server.notification(n),
+    }, calls.call);
   // Resources and prompts are views of the workspace: served with its toolset.
   if (config.toolsets.includes("workspace")) {
     registerResources(mcp, services);
@@ -364,6 +377,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     mcp,
     services,
     stopCalls: calls.stop,
+    callTool,
     async close() {
       // The lines of calls already answered first (cleanup is bounded and may be cut), then those it ended.
       await audit.flush?.();
