@@ -14,6 +14,10 @@
  * the session it is attached to goes and tmux detaches it; the next command
  * starts a new one.
  *
+ * Before it ends on its own account it steps off a `destroy-unattached`
+ * session (`stepOff` in lib/tmux/control_client.ts: ending on one can crash
+ * the tmux server).
+ *
  * Replies: tmux answers a control client's own commands in `%begin T N 1` …
  * `%end|%error T N 1` blocks in the order they were sent, one block per
  * command of a line (`a ; b` gives two; after an `%error` the rest of the
@@ -34,7 +38,7 @@
  * await conn.close();
  * ```
  */
-import { endClient, readLines } from "./control_client.ts";
+import { endClient, readLines, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
 import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
@@ -119,6 +123,8 @@ interface Client {
   closed: boolean;
   /** A person's client left: end this one once no command is in flight (see `personLeft`). */
   leave: boolean;
+  /** Set once it is being ended (see `shut`). */
+  ending?: Promise<void>;
   /** Resolves once attached, or once the client ended. */
   ready: Promise<void>;
   attached: boolean;
@@ -335,7 +341,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         ),
       );
     }
-    if (late) void shut(c);
+    if (late) void shut(c, false); // tmux is stuck: nothing more is asked of it
     else if (next < Infinity && !c.closed) watch(c, next);
   }
 
@@ -368,12 +374,24 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     if (c.pending.length === 0 && !c.closed && client === c) void shut(c);
   }
 
-  async function shut(c: Client): Promise<void> {
+  /** Ends a client; `stepOff` first unless tmux is stuck (see the module documentation). */
+  function shut(c: Client, polite = true): Promise<void> {
     if (client === c) client = undefined;
-    c.closed = true;
-    unwatch(c);
-    // Its leaving is a notification to every control client (%client-detached): shared, like a command.
-    await opts.gate.shared(() => endClient(c.child, () => c.writer.close(), c.done));
+    c.ending ??= opts.gate.shared(async () => {
+      // Inside the gate: no client of ours starts (an attach is a session change) until this one is gone.
+      if (polite && c.attached && !c.closed) {
+        await stepOff((line, commands) =>
+          enqueue(c, line, { name: "step-off", commands, timeoutMs: STEP_OFF_TIMEOUT_MS }).then((o) =>
+            decoder.decode(o)
+          )
+        );
+      }
+      c.closed = true;
+      unwatch(c);
+      // Its leaving is a notification to every control client (%client-detached).
+      await endClient(c.child, () => c.writer.close(), c.done);
+    });
+    return c.ending;
   }
 
   let connecting: Promise<void> | undefined;

@@ -28,7 +28,7 @@
  * ```
  */
 import { log } from "../log.ts";
-import { endClient, readLines } from "./control_client.ts";
+import { endClient, readLines, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
 import { settledWithin } from "../settle.ts";
@@ -82,6 +82,10 @@ interface Connection {
   watchers: Map<string, Set<PaneWatcher>>;
   idleTimer?: ReturnType<typeof setTimeout>;
   closed: boolean;
+  /** tmux answered the attach: the client is on its session. */
+  attached: boolean;
+  /** Our own command lines awaiting their reply blocks, in the order written (see `ask`). */
+  asked: { blocks: number; out: string[]; reply: PromiseWithResolvers<string> }[];
   done: Promise<void>;
 }
 
@@ -134,6 +138,8 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
       ready: ready.promise,
       watchers: new Map(),
       closed: false,
+      attached: false,
+      asked: [],
       done: Promise.resolve(),
       started: Promise.resolve(),
     };
@@ -169,6 +175,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     void child.stderr.cancel().catch(() => {});
     // Lines between %begin and %end are command replies; the first block is
     // the reply to attach-session itself, and its end means we are attached.
+    // Later blocks of flag 1 answer our own commands (`ask`), in order.
     let inBlock = false;
     let attached = false;
     let errorText = "";
@@ -192,10 +199,20 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
         if (!attached) {
           attached = true;
           if (text.startsWith("%error ")) ready.reject(new Error(errorText || "control client could not attach"));
-          else ready.resolve();
+          else {
+            conn.attached = true;
+            ready.resolve();
+          }
+        } else if (text.endsWith(" 1") && conn.asked.length > 0) {
+          const a = conn.asked[0];
+          if (text.startsWith("%error ")) a.reply.reject(new Error(a.out.join("\n")));
+          else if (--a.blocks === 0) a.reply.resolve(a.out.map((l) => l + "\n").join(""));
+          else return;
+          conn.asked.shift();
         }
       } else if (inBlock) {
         if (!attached) errorText = text;
+        else conn.asked[0]?.out.push(text);
       } else if (
         /^%(layout-change|window-close|unlinked-window-close|window-pane-changed|sessions-changed) /.test(text)
       ) {
@@ -219,6 +236,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
       } finally {
         conn.closed = true;
         ready.reject(new Error("control client ended before attaching"));
+        for (const a of conn.asked.splice(0)) a.reply.reject(new Error("control client ended"));
         if (conns.get(sessionId) === conn) conns.delete(sessionId);
         broadcast(conn, "closed");
         await child.status.catch(() => {});
@@ -232,11 +250,33 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
 
   async function shut(conn: Connection): Promise<void> {
     if (conn.idleTimer !== undefined) clearTimeout(conn.idleTimer);
+    const live = !conn.closed;
     conn.closed = true;
     await conn.started;
     const child = conn.child;
-    // Its leaving is a notification to every control client (%client-detached): shared, like a command.
-    if (child) await opts.gate.shared(() => endClient(child, () => child.stdin.close(), conn.done));
+    if (!child) return;
+    // Inside the gate (shared, like a command): no client of ours attaches until this one is gone.
+    await opts.gate.shared(async () => {
+      if (live && conn.attached) await stepOff((line, commands) => ask(conn, child, line, commands));
+      await endClient(child, () => child.stdin.close(), conn.done);
+    });
+  }
+
+  /** Sends a command line on a hub client; resolves with its output (a client that sends only this). */
+  async function ask(conn: Connection, child: Deno.ChildProcess, line: string, commands: number): Promise<string> {
+    const reply = Promise.withResolvers<string>();
+    conn.asked.push({ blocks: commands, out: [], reply });
+    const w = child.stdin.getWriter();
+    try {
+      await w.write(encoder.encode(line + "\n"));
+    } finally {
+      w.releaseLock();
+    }
+    const timeout = AbortSignal.timeout(STEP_OFF_TIMEOUT_MS);
+    return await Promise.race([
+      reply.promise,
+      new Promise<never>((_, reject) => timeout.addEventListener("abort", () => reject(timeout.reason))),
+    ]);
   }
 
   return {

@@ -1,7 +1,7 @@
 /**
  * What both kinds of control-mode client (the pane-output hub's and the command
  * connection) do with their `tmux -C` child: read its stdout line by line as it
- * arrives, and end it.
+ * arrives, step off a `destroy-unattached` session before leaving it, and end it.
  *
  * @example
  * ```ts
@@ -77,4 +77,49 @@ export async function endClient(
   }, 1000);
   await done;
   clearTimeout(killer);
+}
+
+/** Whether our client's session is destroy-unattached (1/0), then every session's id and the same flag. */
+export const STEP_OFF_QUERY = `display-message -p '#{destroy-unattached}' ; ` +
+  `list-sessions -F '#{session_id} #{destroy-unattached}'`;
+/** How long each step-off command may take. */
+export const STEP_OFF_TIMEOUT_MS = 2_000;
+
+/**
+ * The `switch-client` line that takes a leaving client off a destroy-unattached
+ * session, from the reply to {@linkcode STEP_OFF_QUERY}; undefined when its
+ * session is not one, or no session without the option exists.
+ *
+ * @example
+ * ```ts
+ * stepOffLine("1\n$0 1\n$4 0\n"); // "switch-client -t '$4'"
+ * stepOffLine("0\n$0 0\n"); // undefined
+ * ```
+ */
+export function stepOffLine(reply: string): string | undefined {
+  const [here, ...sessions] = reply.split("\n");
+  if (here !== "1") return undefined;
+  const to = sessions.map((l) => /^(\$\d+) 0$/.exec(l)?.[1]).find((id) => id !== undefined);
+  return to === undefined ? undefined : `switch-client -t '${to}'`;
+}
+
+/**
+ * Before a control client of ours ends on its own account: when it is on a
+ * `destroy-unattached` session, switch it to a session without the option,
+ * so tmux destroys the first (if ours held it last) while our client is
+ * alive. A client ending on such a session makes it destroyable while the
+ * client is exiting, and tmux up to at least 3.5 then frees it under the
+ * exiting client if any other client comes or goes in those milliseconds:
+ * the exiting client's next event crashes the tmux server (tmux/tmux#5497;
+ * reproduced with 3.3a, tests/engine_test.ts). Best effort: `ask` sends a
+ * command line on the client and resolves with its output; a failure leaves
+ * the client where it is.
+ */
+export async function stepOff(ask: (line: string, commands: number) => Promise<string>): Promise<void> {
+  try {
+    const line = stepOffLine(await ask(STEP_OFF_QUERY, 2));
+    if (line) await ask(line, 1);
+  } catch {
+    // Gone already, or tmux refused: it leaves as it is.
+  }
 }
