@@ -106,7 +106,7 @@ const SESSION_QUERY_SPEC = {
   ...SESSION_SPEC,
   attached_clients: ["session_attached_list", "str"],
 } as const satisfies RowSpec;
-const SESSION_FORMAT = rowFormat(SESSION_QUERY_SPEC);
+export const SESSION_FORMAT = rowFormat(SESSION_QUERY_SPEC);
 
 function sessionRow(r: Row<typeof SESSION_QUERY_SPEC>): SessionInfo {
   const atTerminal = r.attached_clients.split(",").filter((n) => n !== "" && !/^client-\d+$/.test(n));

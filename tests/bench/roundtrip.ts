@@ -14,6 +14,11 @@
  *   missing;
  * - "no SDK client": JSON-RPC lines written and read by this process: the
  *   server and the pipes alone, under the same interleaving (sequential only);
+ * - "reference relay": the Deno SDK client on tests/bench/relay_server.ts,
+ *   which does per call only what no server can skip — read the request, send
+ *   our server's tmux command line on a `tmux -C` client, write a result
+ *   recorded from our server. The floor of this client, Deno and tmux: what
+ *   the ≤ 0.2× target leaves for everything a server does besides;
  * - "Deno SDK, off": control mode off (every command a spawned tmux);
  * - with `--before DIR` (a checkout of an earlier version, e.g. a `git archive`
  *   of main), the same Deno, Node and raw clients on that version, for before/after
@@ -43,6 +48,11 @@
  * upper bounds.
  */
 import { connect, type McpFixture, ROOT, startTmux } from "../helpers.ts";
+import { controlLine } from "../../lib/tmux/engine.ts";
+import { COMMAND_SEPARATOR, type TmuxArg } from "../../lib/tmux/executor.ts";
+import { SESSION_FORMAT } from "../../lib/tmux/panes.ts";
+import { captureArgs } from "../../lib/tmux/capture.ts";
+import { FACTS as CAPTURE_FACTS } from "../../lib/tools/workspace/capture_pane.ts";
 import { fillPane } from "./pane_text.ts";
 import { type ColdStart, coldStart, p50, rawSpawn as rawSpawnOn, serverArgv } from "./cold_start.ts";
 
@@ -90,10 +100,12 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
 
 /** A column driven by the SDK Client in this (Deno) process. */
 async function denoColumn(label: string, root: string, socketName: string, mode: "on" | "off"): Promise<Column> {
-  const m: McpFixture = await connect({
-    spawn: serverArgv(root, socketName),
-    env: { TMUX_MCP_CONTROL_MODE: mode },
-  });
+  return await sdkColumn(label, serverArgv(root, socketName), mode);
+}
+
+/** A column driven by the SDK Client in this (Deno) process, on the server `argv` starts. */
+async function sdkColumn(label: string, argv: string[], mode: "on" | "off"): Promise<Column> {
+  const m: McpFixture = await connect({ spawn: argv, env: { TMUX_MCP_CONTROL_MODE: mode } });
   await m.client.listTools(); // the SDK now checks results against the listed output schemas
   const call = async (c: { name: string; arguments: Record<string, unknown> }, ok: boolean) => {
     const r = await m.client.callTool(c);
@@ -169,6 +181,53 @@ async function rawColumn(label: string, root: string, socketName: string): Promi
       await child.status;
     },
   };
+}
+
+/**
+ * The reference column: the SDK Client in Deno on tests/bench/relay_server.ts, which sends the command
+ * lines our server sends for these calls (built by the same functions) and answers with results
+ * recorded from our server.
+ */
+async function relayColumn(label: string, socketName: string): Promise<Column> {
+  const ours = await connect({ spawn: serverArgv(ROOT, socketName), env: { TMUX_MCP_CONTROL_MODE: "on" } });
+  const recorded = async (c: { name: string; arguments: Record<string, unknown> }) => {
+    const r = await ours.client.callTool(c);
+    if (r.isError) throw new Error(`${label}: recording ${c.name} failed`);
+    return r;
+  };
+  const line = (args: TmuxArg[]) => controlLine(args) ?? "";
+  const capture = CALLS.capture.arguments;
+  const calls = {
+    [CALLS.list.name]: {
+      line: line(["list-sessions", "-F", SESSION_FORMAT]),
+      commands: 1,
+      result: await recorded(CALLS.list),
+    },
+    // getPane (lib/tmux/panes.ts): the one-row check of the target, the pane's facts, the capture.
+    [CALLS.capture.name]: {
+      line: line([
+        ...["capture-pane", "-p", "-t", capture.target, "-S", "0", "-E", "0"],
+        COMMAND_SEPARATOR,
+        ...["display-message", "-p", "-t", capture.target, "--", CAPTURE_FACTS.format],
+        COMMAND_SEPARATOR,
+        ...captureArgs(capture.target, { start: -capture.max_lines, join: true }),
+      ]),
+      commands: 3,
+      result: await recorded(CALLS.capture),
+    },
+  };
+  await ours.close();
+  const file = await Deno.makeTempFile({ prefix: "tmux-mcp-relay-", suffix: ".json" });
+  await Deno.writeTextFile(file, JSON.stringify(calls));
+  const column = await sdkColumn(label, [
+    Deno.execPath(),
+    "run",
+    "-A",
+    `${ROOT}tests/bench/relay_server.ts`,
+    socketName,
+    file,
+  ], "on");
+  return { ...column, close: () => column.close().finally(() => Deno.remove(file)) };
 }
 
 /** The Node driver: the SDK Client over stdio, timing calls on request ("list" → one line with ms). */
@@ -289,6 +348,7 @@ if (BEFORE) {
   if (sdkDir) columns.push(await nodeColumn("before: Node SDK client", sdkDir, BEFORE, fx.socketName));
 }
 columns.push(await rawColumn("no SDK client (raw JSON-RPC)", ROOT, fx.socketName));
+columns.push(await relayColumn("reference relay, Deno SDK client", fx.socketName));
 if (BEFORE) columns.push(await rawColumn("before: no SDK client", BEFORE, fx.socketName));
 columns.push(await denoColumn("Deno SDK client, control mode off", ROOT, fx.socketName, "off"));
 

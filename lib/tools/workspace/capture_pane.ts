@@ -15,7 +15,7 @@ const LINE = z.number().int().min(-10_000_000).max(100_000);
  * (height, history): 10 of the 27 fields; tmux expands every field it is
  * asked for on each call.
  */
-const FACTS = paneFacts([
+export const FACTS = paneFacts([
   "session_id",
   "window_id",
   "height",
