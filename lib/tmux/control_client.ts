@@ -79,26 +79,32 @@ export async function endClient(
   clearTimeout(killer);
 }
 
-/** Whether our client's session is destroy-unattached (1/0), then every session's id and the same flag. */
-export const STEP_OFF_QUERY = `display-message -p '#{destroy-unattached}' ; ` +
+/**
+ * Whether our client's session is destroy-unattached (1/0) and how many clients are attached to it (ours
+ * included), then every session's id and its flag.
+ */
+export const STEP_OFF_QUERY = `display-message -p '#{destroy-unattached} #{session_attached}' ; ` +
   `list-sessions -F '#{session_id} #{destroy-unattached}'`;
 /** How long each step-off command may take. */
 export const STEP_OFF_TIMEOUT_MS = 2_000;
 
 /**
  * The `switch-client` line that takes a leaving client off a destroy-unattached
- * session, from the reply to {@linkcode STEP_OFF_QUERY}; undefined when its
- * session is not one, or no session without the option exists.
+ * session it alone holds, from the reply to {@linkcode STEP_OFF_QUERY};
+ * undefined when its session is not one, another client holds it too (its
+ * leaving then destroys nothing; moving would make another session the most
+ * recent, where a plain `tmux attach` goes), or no session without the option
+ * exists.
  *
  * @example
  * ```ts
- * stepOffLine("1\n$0 1\n$4 0\n"); // "switch-client -t '$4'"
- * stepOffLine("0\n$0 0\n"); // undefined
+ * stepOffLine("1 1\n$0 1\n$4 0\n"); // "switch-client -t '$4'"
+ * stepOffLine("1 2\n$0 1\n$4 0\n"); // undefined: a person is attached too
  * ```
  */
 export function stepOffLine(reply: string): string | undefined {
   const [here, ...sessions] = reply.split("\n");
-  if (here !== "1") return undefined;
+  if (here !== "1 1") return undefined;
   const to = sessions.map((l) => /^(\$\d+) 0$/.exec(l)?.[1]).find((id) => id !== undefined);
   return to === undefined ? undefined : `switch-client -t '${to}'`;
 }
