@@ -39,7 +39,8 @@
  *   of capture-pane calls, each call sent as soon as the previous one is
  *   answered (as an agent's 200 sequential calls would be without model turns
  *   between them). Rounds repeat until each figure has `n` calls, so load
- *   changes still hit all columns alike.
+ *   changes still hit all columns alike; each round starts one column later
+ *   than the one before (no column always runs first after the spawns).
  * Each mode's ratios are to the raw spawn measured in that mode. Then 200
  * concurrent calls per tool and column (per-call time = wall time / 200), and
  * cold starts (spawn → initialize answered, and → the tools/list sent right
@@ -362,6 +363,12 @@ for (let i = 0; i < 20; i++) {
   await rawSpawn();
 }
 
+/**
+ * The columns in round `round`'s order: each round starts one column later, so no column always runs first
+ * after the raw spawns, whose process starts evict caches.
+ */
+const rotated = (round: number) => columns.map((_, i) => columns[(i + round) % columns.length]);
+
 type Figures = Record<"floor" | Kind, number[]>;
 const figures = () => new Map<Column, Figures>(columns.map((c) => [c, { floor: [], list: [], capture: [] }]));
 
@@ -370,7 +377,7 @@ const raw: number[] = [];
 const seq = figures();
 for (let i = 0; i < N; i++) {
   raw.push(await rawSpawn());
-  for (const c of columns) {
+  for (const c of rotated(i)) {
     const s = seq.get(c)!;
     s.floor.push(await c.floor());
     s.list.push(await c.list());
@@ -385,7 +392,7 @@ const blocks = figures();
 for (let done = 0; done < N; done += BLOCK) {
   const k = Math.min(BLOCK, N - done);
   for (let j = 0; j < k; j++) rawBlocks.push(await rawSpawn());
-  for (const c of columns) {
+  for (const c of rotated(done / BLOCK)) {
     const s = blocks.get(c)!;
     for (const kind of ["floor", "list", "capture"] as const) {
       for (let j = 0; j < k; j++) s[kind].push(await c[kind]());
