@@ -177,6 +177,8 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     // the reply to attach-session itself, and its end means we are attached.
     // Later blocks of flag 1 answer our own commands (`ask`), in order.
     let inBlock = false;
+    /** The block open is one of our own commands' (flag 1), not a hook's. */
+    let ownBlock = false;
     let attached = false;
     let errorText = "";
     const onLine = (line: Uint8Array) => {
@@ -194,6 +196,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
       const text = decoder.decode(line);
       if (text.startsWith("%begin ")) {
         inBlock = true;
+        ownBlock = text.endsWith(" 1");
       } else if (text.startsWith("%end ") || text.startsWith("%error ")) {
         inBlock = false;
         if (!attached) {
@@ -203,7 +206,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
             conn.attached = true;
             ready.resolve();
           }
-        } else if (text.endsWith(" 1") && conn.asked.length > 0) {
+        } else if (ownBlock && conn.asked.length > 0) {
           const a = conn.asked[0];
           if (text.startsWith("%error ")) a.reply.reject(new Error(a.out.join("\n")));
           else if (--a.blocks === 0) a.reply.resolve(a.out.map((l) => l + "\n").join(""));
@@ -212,7 +215,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
         }
       } else if (inBlock) {
         if (!attached) errorText = text;
-        else conn.asked[0]?.out.push(text);
+        else if (ownBlock) conn.asked[0]?.out.push(text);
       } else if (
         /^%(layout-change|window-close|unlinked-window-close|window-pane-changed|sessions-changed) /.test(text)
       ) {

@@ -196,7 +196,11 @@ async function relayColumn(label: string, socketName: string): Promise<Column> {
     if (r.isError) throw new Error(`${label}: recording ${c.name} failed`);
     return r;
   };
-  const line = (args: TmuxArg[]) => controlLine(args) ?? "";
+  const line = (args: TmuxArg[]) => {
+    const l = controlLine(args);
+    if (l === undefined) throw new Error(`${label}: ${String(args[0])} cannot travel on a control connection`);
+    return l;
+  };
   const capture = CALLS.capture.arguments;
   const calls = {
     [CALLS.list.name]: {
