@@ -236,12 +236,13 @@ function methodNotFound(): Error {
 }
 
 /**
- * tools/call, installed as the SDK's fallback request handler rather than with
- * `setRequestHandler`: the SDK's Server wraps a tools/call handler to parse
- * each request twice and each result once more (zod, copying the result), about
- * 10–30 µs of a call the pipeline already checks. The transport has checked the
- * JSON-RPC envelope; the name and arguments are checked here, the arguments'
- * contents by the pipeline.
+ * tools/call, reached two ways: from our stdio transport directly (`App.callTool`,
+ * see lib/server/transport.ts), and from any other transport through the SDK's
+ * fallback request handler rather than `setRequestHandler` (the SDK's Server
+ * wraps a tools/call handler to parse each request twice and each result once
+ * more with zod, about 10–30 µs of a call the pipeline already checks). The
+ * transport has checked the JSON-RPC envelope; the name and arguments are
+ * checked here, the arguments' contents by the pipeline.
  */
 function toolsCall(
   request: { method: string; params?: Record<string, unknown> },

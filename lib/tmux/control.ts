@@ -275,11 +275,8 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     } finally {
       w.releaseLock();
     }
-    const timeout = AbortSignal.timeout(STEP_OFF_TIMEOUT_MS);
-    return await Promise.race([
-      reply.promise,
-      new Promise<never>((_, reject) => timeout.addEventListener("abort", () => reject(timeout.reason))),
-    ]);
+    if (!await settledWithin(reply.promise, STEP_OFF_TIMEOUT_MS)) throw new Error("tmux did not answer in time");
+    return await reply.promise;
   }
 
   return {

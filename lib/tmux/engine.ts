@@ -36,7 +36,9 @@
  * none behind. tmux counts our clients as attached, so a `destroy-unattached`
  * session would outlive its last person while ours is attached to it: the
  * command connection leaves when a client at a terminal detaches
- * (connection.ts), and tmux then destroys the session. A user's
+ * (connection.ts), and tmux then destroys the session; every client of ours
+ * steps off such a session before it leaves (control_client.ts `stepOff`:
+ * ending on it can crash tmux). A user's
  * `client-attached` hook runs once per connection (not per command), as it
  * did for the clients this replaces. Our clients have no terminal, so tmux
  * names them `client-PID`: `list-sessions` (lib/tmux/panes.ts) does not count
