@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, ROOT, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, removeSocket, ROOT, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
 
 Deno.test("tools/list carries titles, annotations, schemas and bounds", async () => {
   await withServer(async (mcp) => {
@@ -56,6 +56,26 @@ Deno.test("no tmux server on the socket: the error says so and names the socket"
     assertMatch(msg, /new-session -d/);
   } finally {
     await mcp.close();
+  }
+});
+
+Deno.test("a call with no tmux server starts none, even when tmux.conf would create a session", async () => {
+  // Many users' tmux.conf holds `new-session` so that a plain `tmux attach` always works. Our control
+  // client's attach-session would start a server (and so run that file) unless told not to (-N).
+  const home = await Deno.makeTempDir();
+  await Deno.mkdir(`${home}/tmux`);
+  await Deno.writeTextFile(`${home}/tmux/tmux.conf`, "new-session -d -s surprise\n");
+  const socket = uniqueSocketName("noserver");
+  const mcp = await connect({ socketName: socket, env: { XDG_CONFIG_HOME: home } });
+  try {
+    for (let i = 0; i < 3; i++) assertMatch(await mcp.err("list-buffers"), /no tmux server is running/);
+    const probe = await new Deno.Command("tmux", { args: ["-L", socket, "has-session"], stderr: "null" }).output();
+    assertEquals(probe.code, 1, "a tmux server runs on the socket: ours started it");
+  } finally {
+    await mcp.close();
+    await new Deno.Command("tmux", { args: ["-L", socket, "kill-server"], stderr: "null" }).output();
+    removeSocket(socket);
+    await Deno.remove(home, { recursive: true });
   }
 });
 

@@ -16,6 +16,24 @@ const NL = 0x0a;
 const NONE = new Uint8Array(0);
 
 /**
+ * The argv of a control client attaching with `flags` (to `target`, else the
+ * most recent session). `-N`: with no server running the attach fails instead
+ * of starting one, which would run the user's tmux.conf (often a `new-session`,
+ * so that a bare `tmux attach` works) and stay up while any client is connected,
+ * answering the calls that should have said "no server".
+ *
+ * @example
+ * ```ts
+ * controlAttachArgs("read-only", "$1"); // ["-N", "-C", "attach-session", "-f", "read-only", "-t", "$1"]
+ * ```
+ */
+export function controlAttachArgs(flags: string, target?: string): string[] {
+  const args = ["-N", "-C", "attach-session", "-f", flags];
+  if (target !== undefined) args.push("-t", target);
+  return args;
+}
+
+/**
  * Calls `onLine` with each `\n`-terminated line of `stream`: the bytes
  * `buf[start, end)`, without the `\n`, valid only during the call (a line is
  * not a view of its own: a reply of many lines would allocate one per line).
