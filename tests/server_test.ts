@@ -62,11 +62,11 @@ Deno.test("no tmux server on the socket: the error says so and names the socket"
 Deno.test("a call with no tmux server starts none, even when tmux.conf would create a session", async () => {
   // Many users' tmux.conf holds `new-session` so that a plain `tmux attach` always works. Our control
   // client's attach-session would start a server (and so run that file) unless told not to (-N).
-  const home = await Deno.makeTempDir();
-  await Deno.mkdir(`${home}/tmux`);
-  await Deno.writeTextFile(`${home}/tmux/tmux.conf`, "new-session -d -s surprise\n");
+  const config = await Deno.makeTempDir();
+  await Deno.mkdir(`${config}/tmux`);
+  await Deno.writeTextFile(`${config}/tmux/tmux.conf`, "new-session -d -s surprise\n");
   const socket = uniqueSocketName("noserver");
-  const mcp = await connect({ socketName: socket, env: { XDG_CONFIG_HOME: home } });
+  const mcp = await connect({ socketName: socket, env: { XDG_CONFIG_HOME: config } });
   try {
     for (let i = 0; i < 3; i++) assertMatch(await mcp.err("list-buffers"), /no tmux server is running/);
     const probe = await new Deno.Command("tmux", { args: ["-L", socket, "has-session"], stderr: "null" }).output();
@@ -75,7 +75,7 @@ Deno.test("a call with no tmux server starts none, even when tmux.conf would cre
     await mcp.close();
     await new Deno.Command("tmux", { args: ["-L", socket, "kill-server"], stderr: "null" }).output();
     removeSocket(socket);
-    await Deno.remove(home, { recursive: true });
+    await Deno.remove(config, { recursive: true });
   }
 });
 
