@@ -130,9 +130,10 @@ export function stepOffLine(reply: string): string | undefined {
 /**
  * Before a control client of ours ends on its own account: when it alone
  * holds a `destroy-unattached` session, switch it to a session without the
- * option, so tmux destroys the first while our client is alive. A client ending on such a session makes it destroyable while the
- * client is exiting, and tmux up to at least 3.5 then frees it under the
- * exiting client if any other client comes or goes in those milliseconds:
+ * option, so tmux destroys the first while our client is alive. A client
+ * ending on such a session makes it destroyable while the client is exiting,
+ * and tmux up to at least 3.5 then frees it under the exiting client if any
+ * other client comes or goes in those milliseconds:
  * the exiting client's next event crashes the tmux server (tmux/tmux#5497;
  * reproduced with 3.3a, tests/engine_test.ts). Best effort: `ask` sends a
  * command line on the client and resolves with its output; a failure leaves
