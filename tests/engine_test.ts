@@ -593,8 +593,15 @@ Deno.test("two MCP servers on one tmux server never see each other's replies, no
   }
 });
 
-Deno.test("a SIGKILLed server leaves no tmux client behind", async () => {
-  const fx = await startTmux("engine-sigkill");
+/**
+ * Starts the server, arms both of its clients (the command connection and a wait's), runs `beforeKill`, SIGKILLs the
+ * server and checks that tmux is left with no client of ours.
+ */
+async function sigkillLeavesNoClient(
+  label: string,
+  beforeKill: (child: Deno.ChildProcess, fx: Awaited<ReturnType<typeof startTmux>>) => Promise<void>,
+) {
+  const fx = await startTmux(label);
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", "--socket-name", fx.socketName],
     env: { TMUX_MCP_CONTROL_MODE: "on" },
@@ -635,6 +642,7 @@ Deno.test("a SIGKILLed server leaves no tmux client behind", async () => {
       },
     });
     assert(await until(async () => (await clients(fx.socketName)).length >= 2), "command and hub clients attached");
+    await beforeKill(child, fx);
     child.kill("SIGKILL");
     await child.status;
     const gone = await until(async () => (await clients(fx.socketName)).length === 0, 30_000);
@@ -642,10 +650,34 @@ Deno.test("a SIGKILLed server leaves no tmux client behind", async () => {
     const left = gone ? "" : await fx.tmux("list-clients", "-F", "#{client_name} pid #{client_pid}").catch(String);
     assert(gone, `clients left behind: ${left}`);
   } finally {
+    // A client left behind (the failure above) would keep tmux 3.3a's server from exiting: end its process.
+    for (const pid of (await fx.tmux("list-clients", "-F", "#{client_pid}").catch(() => "")).split("\n")) {
+      if (pid) Deno.kill(Number(pid), "SIGTERM");
+    }
     await writer.close().catch(() => {});
     await reader.cancel().catch(() => {});
     await fx.kill();
   }
+}
+
+Deno.test("a SIGKILLed server leaves no tmux client behind", async () => {
+  await sigkillLeavesNoClient("engine-sigkill", async () => {});
+});
+
+Deno.test("a SIGKILLed server leaves no tmux client behind, even one tmux still owes output", async () => {
+  // tmux (3.3a) lets a control client go only once its queued output is written; after our end that output can never
+  // be, and tmux would keep the client forever. Frozen, the server stops reading its wait's client, whose pane then
+  // prints more than a pipe holds (4 000 lines of `seq` are about 96 KB as `%output` lines; a pipe holds 64 KiB): at
+  // the kill, tmux still owes that client output. The pane then stalls (about 5 400 lines here): tmux reads a pane no
+  // faster than its clients take the output.
+  await sigkillLeavesNoClient("engine-sigkill-owed", async (child, fx) => {
+    Deno.kill(child.pid, "SIGSTOP");
+    const pane = (await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "seq 1 300000; sleep 600"))
+      .trim();
+    const printed = async () =>
+      Math.max(0, ...(await fx.tmux("capture-pane", "-p", "-t", pane)).split("\n").map(Number));
+    assert(await until(async () => await printed() >= 4_000, 60_000), "the pane printed 4 000 lines");
+  });
 });
 
 Deno.test("a missing target still means the most recently used session, not the control client's", async () => {

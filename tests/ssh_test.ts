@@ -16,6 +16,8 @@ import {
   controlSocket,
   createSshLauncher,
   makeControlDir,
+  MASTER_LINE,
+  MASTER_READY,
   RemoteError,
   remoteTmuxLine,
   sshArgv,
@@ -24,6 +26,7 @@ import {
 } from "../lib/tmux/ssh.ts";
 import { escapeArg, type SocketSpec } from "../lib/tmux/executor.ts";
 import { launchControl } from "./ssh_control.ts";
+import { findOnPath } from "../lib/doctor/shells.ts";
 
 const dec = new TextDecoder();
 
@@ -123,9 +126,10 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
       fc.array(hostileWord(canary), { maxLength: 6 }),
       hostileWord(canary),
       fc.constantFrom(...shells),
-      async (args, name, shell) => {
+      fc.boolean(),
+      async (args, name, shell, tied) => {
         fc.pre(name !== "");
-        const line = remoteTmuxLine(bin, { socketName: name }, args);
+        const line = remoteTmuxLine(bin, { socketName: name }, args, tied);
         const r = await run(shell[0], [...shell.slice(1), "-c", line]);
         assertEquals(r.code, 0, `${shell.join(" ")}: ${r.stderr}`);
         assertEquals(splitNul(r.stdout), ["-u", "-L", name, ...args], shell.join(" "));
@@ -142,6 +146,30 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
   // -S wins over -L, as in tmux and the local executor.
   assertMatch(remoteTmuxLine("tmux", { socketName: "n", socketPath: "/p" }, []), / -S '\/p'$/);
   assertEquals(remoteTmuxLine("~/bin/tmux", {}, []), "exec ~/'bin/tmux' -u");
+  assertEquals(remoteTmuxLine("tmux", {}, ["-C"], true), "exec setpriv --pdeathsig TERM -- 'tmux' -u '-C'");
+});
+
+Deno.test("the master's remote command says whether setpriv works, in every login shell, then waits for EOF", async () => {
+  const dir = await tempDir();
+  // A PATH with everything the line needs but setpriv.
+  const path = Deno.env.get("PATH") ?? "";
+  for (const tool of ["cat", "env", "true"]) await Deno.symlink(findOnPath(tool, path)!, `${dir}/${tool}`);
+  const shells = [["sh"], ["dash"], ["bash"], ["zsh"], ["fish", "--no-config"]];
+  for (const shell of shells) {
+    for (const [searched, want] of [[path, "tied"], [dir, "untied"]]) {
+      const r = await new Deno.Command(findOnPath(shell[0], path)!, {
+        args: [...shell.slice(1), "-c", MASTER_LINE],
+        env: { PATH: searched, HOME: dir },
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const out = dec.decode(r.stdout);
+      assertEquals(r.code, 0, `${shell[0]}: ${dec.decode(r.stderr)}`);
+      assertEquals(MASTER_READY.exec(out)?.[1], want, `${shell[0]} with PATH=${searched}: ${out}`);
+    }
+  }
 });
 
 Deno.test("sshArgv: options, destination and the line after --; bad destinations refused", () => {
@@ -382,14 +410,17 @@ Deno.test("ssh: clients beyond sshd's MaxSessions (10, the master's included) st
   });
 });
 
-Deno.test("ssh: the connection ends with its parent (SIGKILL): no ssh, no remote tmux client, no socket left", async () => {
+/**
+ * Starts a parent process that opens the connection and a control-mode client (persistent, as the engine's are),
+ * says so, then waits to be killed; runs `beforeKill`, SIGKILLs the parent and checks that nothing of it is left.
+ */
+async function parentKilled(beforeKill: (fx: SshFixture) => Promise<void>, afterKill: () => void = () => {}) {
   await withRemote(async ({ fx, target }) => {
-    // A parent that opens the connection and a control-mode client, says so, then waits to be killed.
     const script = `
       import { createSshLauncher } from ${JSON.stringify(new URL("../lib/tmux/ssh.ts", import.meta.url).href)};
       const l = createSshLauncher(${JSON.stringify(target)}, "tmux", { socketName: ${JSON.stringify(fx.socketName)} });
       await l.ready();
-      const c = l.spawn(["-C", "attach-session", "-t", "main"], { stdin: "piped" });
+      const c = l.spawn(["-C", "attach-session", "-t", "main"], { stdin: "piped", persistent: true });
       await c.stdout.getReader().read();
       console.log("up");
       await new Promise(() => {});`;
@@ -410,9 +441,11 @@ Deno.test("ssh: the connection ends with its parent (SIGKILL): no ssh, no remote
     assertEquals(got, "up\n");
     assert((await sshUsing(target.controlDir)) !== "", "the master and the client run");
     assertEquals((await fx.tmux("list-clients", "-F", "#{client_control_mode}")).trim(), "1");
+    await beforeKill(fx);
     parent.kill("SIGKILL");
     await parent.status;
     await reader.cancel().catch(() => {});
+    afterKill();
     await waitUntil("every ssh of the parent to exit", async () => (await sshUsing(target.controlDir)) === "", 20_000);
     await waitUntil(
       "the remote control client to go",
@@ -421,6 +454,31 @@ Deno.test("ssh: the connection ends with its parent (SIGKILL): no ssh, no remote
     );
     assert(!(await canaryExists(controlSocket(target.controlDir))), "socket removed");
   });
+}
+
+Deno.test("ssh: the connection ends with its parent (SIGKILL): no ssh, no remote tmux client, no socket left", async () => {
+  await parentKilled(async () => {});
+});
+
+Deno.test("ssh: a SIGKILLed parent leaves no remote tmux client, even one tmux still owes output", async () => {
+  // tmux keeps a control client it owes output for good (lib/tmux/launcher.ts). Here the sshd process that carries the
+  // connection is frozen while a pane of the client's session prints, so tmux falls behind writing to it; the parent
+  // is SIGKILLed (its ssh processes end with it), then sshd goes on, sees the connection gone and closes the client's
+  // pipes with output still owed. The client's setpriv parent-death signal is what lets tmux drop it.
+  let sshd = 0;
+  await parentKilled(async (fx) => {
+    const client = Number(await fx.tmux("list-clients", "-F", "#{client_pid}"));
+    const stat = await Deno.readTextFile(`/proc/${client}/stat`);
+    sshd = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    assertMatch(await Deno.readTextFile(`/proc/${sshd}/cmdline`), /^sshd/, "the client's parent is sshd");
+    Deno.kill(sshd, "SIGSTOP");
+    const pane = (await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "seq 1 300000; sleep 600"))
+      .trim();
+    const printed = async () =>
+      Math.max(0, ...(await fx.tmux("capture-pane", "-p", "-t", pane)).split("\n").map(Number));
+    // 4 000 lines are about 96 KB as %output lines, more than the pipe to sshd holds (64 KiB).
+    await waitUntil("the pane to print 4 000 lines", async () => await printed() >= 4_000, 60_000);
+  }, () => Deno.kill(sshd, "SIGCONT"));
 });
 
 Deno.test("ssh: sshd stopped → unreachable, started again → the connection heals", async () => {

@@ -9,7 +9,7 @@
  * ```
  */
 import { createTmuxEngine } from "../tmux/engine.ts";
-import type { SocketSpec } from "../tmux/launcher.ts";
+import { parentDeathPrefix, type SocketSpec } from "../tmux/launcher.ts";
 import { type CheckResult, failIfNeeded, messageOf } from "./check.ts";
 
 const decoder = new TextDecoder();
@@ -26,7 +26,10 @@ export async function checkControlMode(opts: SocketSpec & { bin: string }, neede
         detail: `unexpected reply ${JSON.stringify(reply.slice(0, 80))}: check tmux -V and --tmux-bin`,
       };
     }
-    return { status: "ok", name: "control mode", detail: "a control client (tmux -C) attached and answered" };
+    const ends = parentDeathPrefix().length
+      ? "; it ends with the server, even a SIGKILLed one (setpriv --pdeathsig)"
+      : "; no `setpriv --pdeathsig` here (util-linux 2.33+ on Linux): a SIGKILLed server may leave it attached";
+    return { status: "ok", name: "control mode", detail: "a control client (tmux -C) attached and answered" + ends };
   } catch (e) {
     return {
       status: failIfNeeded(needed),

@@ -189,6 +189,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
   function start(): Client {
     const child = opts.launcher.spawn(controlAttachArgs("read-only,ignore-size,no-output"), {
       stdin: "piped",
+      persistent: true,
     });
     const attached = Promise.withResolvers<void>();
     const c: Client = {

@@ -170,6 +170,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
   function start(sessionId: string, conn: Connection, ready: PromiseWithResolvers<void>): void {
     const child = opts.launcher.spawn(controlAttachArgs("read-only,ignore-size", sessionId), {
       stdin: "piped",
+      persistent: true,
     });
     conn.child = child;
     void child.stderr.cancel().catch(() => {});

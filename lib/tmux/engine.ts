@@ -32,15 +32,17 @@
  *   them; `kill-server`'s reply goes down with the server;
  * - an argument holding a line break or NUL cannot travel on a command line.
  * `--control-mode off` spawns everything; so does a tmux older than 3.2.
- * Our clients end when our stdin pipe closes, so a SIGKILLed server leaves
- * none behind. tmux counts our clients as attached, so a `destroy-unattached`
- * session would outlive its last person while ours is attached to it: the
- * command connection leaves when a client at a terminal detaches
- * (connection.ts), and tmux then destroys the session; every client of ours
- * steps off such a session before it leaves (control_client.ts `stepOff`:
- * ending on it can crash tmux). A user's
- * `client-attached` hook runs once per connection (not per command), as it
- * did for the clients this replaces. Our clients have no terminal, so tmux
+ * Our clients end when our stdin pipe closes, and on Linux they also get
+ * SIGTERM when we end (`setpriv --pdeathsig`, lib/tmux/launcher.ts): tmux
+ * keeps a client it still owes output, so the EOF alone let a SIGKILLed
+ * server leave one behind. tmux counts our clients as attached, so a
+ * `destroy-unattached` session would outlive its last person while ours is
+ * attached to it: the command connection leaves when a client at a terminal
+ * detaches (connection.ts), and tmux then destroys the session; every client
+ * of ours steps off such a session before it leaves (control_client.ts
+ * `stepOff`: ending on it can crash tmux). A user's `client-attached` hook
+ * runs once per connection (not per command), as it did for the clients this
+ * replaces. Our clients have no terminal, so tmux
  * names them `client-PID`: `list-sessions` (lib/tmux/panes.ts) does not count
  * them as attached.
  *

@@ -28,6 +28,11 @@ export interface LaunchOptions {
   stdin: "piped" | "null";
   /** Own process group, so a kill reaches everything a wrapper script started. */
   detached?: boolean;
+  /**
+   * A client that lives as long as we do (a control client): it must end with
+   * this process, even a SIGKILLed one (see {@linkcode localLauncher}).
+   */
+  persistent?: boolean;
 }
 
 /** Starts tmux client processes for one tmux server. */
@@ -66,19 +71,34 @@ export function describeSocket(socket: SocketSpec): string {
   return "the default socket";
 }
 
-/** Runs the tmux binary `bin` on this machine. */
+/**
+ * Runs the tmux binary `bin` on this machine.
+ *
+ * A persistent client is started under `setpriv --pdeathsig TERM` where
+ * there is one (Linux, util-linux 2.33 or later), so the kernel sends it
+ * SIGTERM when we end. Closing its stdin is not always enough: tmux (up to
+ * 3.7c at least; tmux/tmux#5444) lets a control client go only once the
+ * output it queued for it is written, and after our end it never can be:
+ * a client that was owed output when we were SIGKILLed (a pane's `%output`,
+ * another client leaving) stayed forever, counted as attached. A client's
+ * SIGTERM makes it leave without that wait. Elsewhere (macOS) the stdin EOF
+ * is all there is.
+ */
 export function localLauncher(bin: string, socket: SocketSpec): TmuxLauncher {
   const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
   const socketArgs = socketArgsFor(spec);
+  const tie = parentDeathTie();
   return {
     socket: spec,
     socketArgs,
     bin,
     spawn(args, opts) {
-      return new Deno.Command(bin, {
-        // -u: without a UTF-8 locale in our environment tmux would print every
-        // non-ASCII byte of a name or format result as "_".
-        args: ["-u", ...socketArgs, ...args],
+      // -u: without a UTF-8 locale in our environment tmux would print every
+      // non-ASCII byte of a name or format result as "_".
+      const plain = [bin, "-u", ...socketArgs, ...args];
+      const [cmd, ...argv] = opts.persistent ? tie(plain) : plain;
+      return new Deno.Command(cmd, {
+        args: argv,
         stdin: opts.stdin,
         stdout: "piped",
         stderr: "piped",
@@ -86,4 +106,46 @@ export function localLauncher(bin: string, socket: SocketSpec): TmuxLauncher {
       }).spawn();
     },
   };
+}
+
+/** The words that start a program with SIGTERM as its parent-death signal (util-linux's setpriv). */
+export const PARENT_DEATH_PREFIX: readonly string[] = ["setpriv", "--pdeathsig", "TERM", "--"];
+
+/**
+ * {@linkcode PARENT_DEATH_PREFIX} when this system's `setpriv` can start a
+ * program with a parent-death signal, else nothing.
+ */
+export function parentDeathPrefix(): string[] {
+  if (Deno.build.os !== "linux") return [];
+  const prefix = [...PARENT_DEATH_PREFIX];
+  try {
+    const probe = new Deno.Command(prefix[0], {
+      args: [...prefix.slice(1), "true"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    return probe.success ? prefix : [];
+  } catch {
+    // No setpriv (or not allowed to run it): the stdin EOF alone.
+    return [];
+  }
+}
+
+/**
+ * Wraps the argv of a process that must end with ours in
+ * {@linkcode parentDeathPrefix}. The system is asked on the first call
+ * (synchronously: about 2 ms, before a launcher's first control client) and
+ * the answer kept, so every such process of one launcher starts the same way.
+ *
+ * @example
+ * ```ts
+ * const tie = parentDeathTie();
+ * const [cmd, ...args] = tie(["tmux", "-C", "attach-session"]);
+ * const child = new Deno.Command(cmd, { args, stdin: "piped" }).spawn();
+ * ```
+ */
+export function parentDeathTie(): (argv: readonly string[]) => string[] {
+  let prefix: string[] | undefined;
+  return (argv) => [...(prefix ??= parentDeathPrefix()), ...argv];
 }

@@ -11,8 +11,13 @@
  * engine may close and reopen its control client without touching SSH. The
  * master lives as long as our pipe to its stdin: when the server dies (even
  * by SIGKILL) every pipe it held closes, the remote `cat` and each `tmux -C`
- * see EOF and exit, and ssh exits with its last session (`ControlPersist=no`;
- * tested with a SIGKILLed parent: no ssh, remote client or socket left). A dropped master is
+ * see EOF and exit, and ssh exits with its last session (`ControlPersist=no`).
+ * A `tmux -C` that tmux still owes output does not exit on EOF (see
+ * lib/tmux/launcher.ts), and its open session would keep the master: so on
+ * Linux the master and persistent clients' ssh get a parent-death signal, and
+ * where the master found `setpriv` on the host the remote `tmux -C` gets one
+ * too (its parent is the `sshd` of the connection). Tested with a SIGKILLed
+ * parent, also with output owed: no ssh, remote client or socket left. A dropped master is
  * restarted by the next spawn; until it is up, clients connect on their own.
  * sshd allows `MaxSessions` (default 10) sessions per connection, the
  * master's own included: a client beyond that is refused by the master and
@@ -40,6 +45,7 @@
  * ```
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
+import { type LaunchOptions, PARENT_DEATH_PREFIX, parentDeathTie } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../buffers/locks.ts";
 
@@ -77,7 +83,10 @@ export function destinationProblem(dest: string): string | undefined {
  * every word but the fixed ones shell-quoted. `args` is tmux's argv exactly
  * as a local tmux would get it (the engine has already escaped a trailing
  * ";"), so this function adds shell quoting and nothing else. `exec` lets tmux
- * replace the shell, so stdin EOF and signals reach tmux directly. A
+ * replace the shell, so stdin EOF and signals reach tmux directly. `tied`
+ * (a persistent client, on a host with `setpriv`) starts tmux with SIGTERM as
+ * its parent-death signal: it then ends when the SSH connection does (see
+ * lib/tmux/launcher.ts for why the EOF is not always enough). A
  * `--tmux-bin` starting with `~/` keeps the `~/` unquoted so the remote shell
  * expands it to the remote home.
  *
@@ -86,10 +95,10 @@ export function destinationProblem(dest: string): string | undefined {
  * remoteTmuxLine("tmux", { socketName: "w" }, ["-C", "attach"]); // "exec 'tmux' -u -L 'w' '-C' 'attach'"
  * ```
  */
-export function remoteTmuxLine(bin: string, socket: SocketSpec, args: readonly string[]): string {
+export function remoteTmuxLine(bin: string, socket: SocketSpec, args: readonly string[], tied = false): string {
   const binWord = bin.startsWith("~/") && bin.length > 2 ? "~/" + shQuote(bin.slice(2)) : shQuote(bin);
   const [flag, value] = socketArgsFor(socket);
-  const words = ["exec", binWord, "-u"];
+  const words = ["exec", ...(tied ? PARENT_DEATH_PREFIX : []), binWord, "-u"];
   if (flag !== undefined) words.push(flag, shQuote(value));
   for (const a of args) words.push(shQuote(a));
   return words.join(" ");
@@ -130,11 +139,16 @@ export function sshArgv(t: SshTarget, role: SshRole, remoteLine: string): string
 
 /**
  * The master's remote command, fixed words only: say "ready" once the session
- * is open (the sharing socket exists by then), then wait for stdin's EOF —
- * which comes when we close it or die — and end the session with it.
+ * is open (the sharing socket exists by then), and whether the host's
+ * `setpriv` can tie a client's life to the connection's, then wait for stdin's
+ * EOF — which comes when we close it or die — and end the session with it.
+ * (`&&`, `||` and `2>` read the same in sh, bash, zsh and fish 3; `env` runs
+ * setpriv because fish drops the rest of an `&&`/`||` list after an unknown
+ * command.)
  */
-const MASTER_READY = "tmux-mcp-ready";
-const MASTER_LINE = `echo ${MASTER_READY}; exec cat >/dev/null`;
+export const MASTER_READY = /tmux-mcp-ready (tied|untied)\n/;
+export const MASTER_LINE = `env ${PARENT_DEATH_PREFIX.join(" ")} true 2>/dev/null && echo tmux-mcp-ready tied || ` +
+  "echo tmux-mcp-ready untied; exec cat >/dev/null";
 
 /** What the server's launcher seam needs from a remote host (the engine's `TmuxLauncher` shape, plus lifecycle). */
 export interface SshLauncher {
@@ -151,7 +165,7 @@ export interface SshLauncher {
    * them). Also (re)starts the shared connection in the background when it is
    * down, so a dropped connection heals on the next call.
    */
-  spawn(args: readonly string[], opts: { stdin: "piped" | "null"; detached?: boolean }): Deno.ChildProcess;
+  spawn(args: readonly string[], opts: LaunchOptions): Deno.ChildProcess;
   /** Resolves once the shared connection is up, starting it if needed; rejects with a {@linkcode RemoteError}. */
   ready(): Promise<void>;
   /** Our error for a client that exited with `code` and `stderr`, or `undefined` for an ordinary tmux failure. */
@@ -181,6 +195,10 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
   const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
   const ctx: FailureContext = { destination: target.destination, bin, socket: spec };
   let master: { up: Promise<void>; end(): Promise<void> } | undefined;
+  // Our ssh processes that must end with us (the master, persistent clients' ssh) get a parent-death signal here;
+  // a persistent client's remote tmux gets one there when the last master found `setpriv` on the host.
+  const tie = parentDeathTie();
+  let remoteTied = false;
 
   /** Starts the master; `master` is set at once, so concurrent callers share one start. */
   const startMaster = () => {
@@ -192,8 +210,9 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         await ensureControlDir(target.controlDir);
         // A master killed outright leaves its socket; with it in place ControlMaster=yes would not share.
         await removeStaleSocket(target.controlDir);
-        const c = child = new Deno.Command("ssh", {
-          args: sshArgv(target, "master", MASTER_LINE),
+        const [cmd, ...args] = tie(["ssh", ...sshArgv(target, "master", MASTER_LINE)]);
+        const c = child = new Deno.Command(cmd, {
+          args,
           stdin: "piped",
           stdout: "piped",
           stderr: "piped",
@@ -213,7 +232,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         const reader = c.stdout.pipeThrough(new TextDecoderStream()).getReader();
         let seen = "";
         try {
-          while (!seen.includes(MASTER_READY)) {
+          while (!MASTER_READY.test(seen)) {
             const { value, done } = await reader.read();
             if (done) {
               const status = await c.status;
@@ -233,6 +252,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         } finally {
           limit.removeEventListener("abort", stop);
         }
+        remoteTied = MASTER_READY.exec(seen)?.[1] === "tied";
         // Nothing more is expected on stdout; keep reading so the pipe can never fill.
         void (async () => {
           while (!(await reader.read()).done) { /* drain */ }
@@ -261,8 +281,11 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     destination: target.destination,
     spawn(args, opts) {
       if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
-      return new Deno.Command("ssh", {
-        args: sshArgv(target, "shared", remoteTmuxLine(bin, spec, args)),
+      const line = remoteTmuxLine(bin, spec, args, opts.persistent && remoteTied);
+      const plain = ["ssh", ...sshArgv(target, "shared", line)];
+      const [cmd, ...argv] = opts.persistent ? tie(plain) : plain;
+      return new Deno.Command(cmd, {
+        args: argv,
         stdin: opts.stdin,
         stdout: "piped",
         stderr: "piped",
