@@ -650,10 +650,6 @@ async function sigkillLeavesNoClient(
     const left = gone ? "" : await fx.tmux("list-clients", "-F", "#{client_name} pid #{client_pid}").catch(String);
     assert(gone, `clients left behind: ${left}`);
   } finally {
-    // A client left behind (the failure above) would keep tmux 3.3a's server from exiting: end its process.
-    for (const pid of (await fx.tmux("list-clients", "-F", "#{client_pid}").catch(() => "")).split("\n")) {
-      if (pid) Deno.kill(Number(pid), "SIGTERM");
-    }
     await writer.close().catch(() => {});
     await reader.cancel().catch(() => {});
     await fx.kill();

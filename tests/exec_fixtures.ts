@@ -3,7 +3,7 @@
  * given shell in a clean environment (`env -i`, no rc files unless asked),
  * and the MCP server connected to it.
  */
-import { connect, type McpFixture, removeSocket, uniqueSocketName } from "./helpers.ts";
+import { connect, endTmux, type McpFixture, removeSocket, uniqueSocketName } from "./helpers.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -128,7 +128,7 @@ export async function withShell(
     });
   } finally {
     await mcp?.close();
-    await runTmux(socketName, ["kill-server"]).catch(() => {});
+    await endTmux((...args) => runTmux(socketName, args));
     removeSocket(socketName);
   }
 }

@@ -53,6 +53,23 @@ export function removeSocket(name: string): void {
   }
 }
 
+/**
+ * Ends a test's tmux server, its clients first (SIGTERM): tmux (3.3a, up to 3.7c) cannot finish `kill-server` while it
+ * owes a control client output that can no longer be written (a failed test's leftover, lib/tmux/launcher.ts), and its
+ * server process would stay.
+ */
+export async function endTmux(tmux: (...args: string[]) => Promise<string>): Promise<void> {
+  const pids = await tmux("list-clients", "-F", "#{client_pid}").catch(() => "");
+  for (const pid of pids.split("\n").filter(Boolean)) {
+    try {
+      Deno.kill(Number(pid), "SIGTERM");
+    } catch {
+      // gone already
+    }
+  }
+  await tmux("kill-server").catch(() => {});
+}
+
 // Whatever a test left (a server started through the MCP server, a failed
 // teardown) or a bench that failed half-way (an uncaught error ends the
 // process without "unload"): end its server, then remove its socket file.
@@ -114,7 +131,7 @@ export async function startTmux(label?: string): Promise<TmuxFixture> {
     tmux: (...args) => runTmux(socketName, args),
     tmuxStdin: (stdin, ...args) => runTmux(socketName, args, stdin),
     kill: async () => {
-      await runTmux(socketName, ["kill-server"]).catch(() => {});
+      await endTmux((...args) => runTmux(socketName, args));
       removeSocket(socketName);
     },
   };

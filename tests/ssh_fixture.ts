@@ -22,7 +22,7 @@
  * ```
  */
 import { tempDir, waitUntil } from "./pane_helpers.ts";
-import { uniqueSocketName } from "./helpers.ts";
+import { endTmux, uniqueSocketName } from "./helpers.ts";
 
 const SSHD = "/usr/sbin/sshd";
 const dec = new TextDecoder();
@@ -207,7 +207,7 @@ export async function startSshd(): Promise<SshFixture> {
       return text.split("\n").filter((l) => l.includes("Accepted publickey")).length;
     },
     cleanup: async () => {
-      await tmux("kill-server").catch(() => {});
+      await endTmux(tmux);
       await stop();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },

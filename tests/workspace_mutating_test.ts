@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, endTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 interface Created {
@@ -53,7 +53,7 @@ Deno.test("new {what: session} starts a server if needed, returns ids, keeps '#'
     assertMatch(await mcp.err("kill", { what: "server" }), /no tmux server is running/);
   } finally {
     await mcp.close();
-    await runTmux(socket, ["kill-server"]).catch(() => {});
+    await endTmux((...args) => runTmux(socket, args));
   }
 });
 
