@@ -650,6 +650,11 @@ async function sigkillLeavesNoClient(
     const left = gone ? "" : await fx.tmux("list-clients", "-F", "#{client_name} pid #{client_pid}").catch(String);
     assert(gone, `clients left behind: ${left}`);
   } finally {
+    try {
+      child.kill("SIGKILL"); // still running when the test failed before its kill
+    } catch {
+      // killed already
+    }
     await writer.close().catch(() => {});
     await reader.cancel().catch(() => {});
     await fx.kill();

@@ -477,7 +477,10 @@ Deno.test("ssh: a SIGKILLed parent leaves no remote tmux client, even one tmux s
     const printed = async () =>
       Math.max(0, ...(await fx.tmux("capture-pane", "-p", "-t", pane)).split("\n").map(Number));
     // 4 000 lines are about 96 KB as %output lines, more than the pipe to sshd holds (64 KiB).
-    await waitUntil("the pane to print 4 000 lines", async () => await printed() >= 4_000, 60_000);
+    await waitUntil("the pane to print 4 000 lines", async () => await printed() >= 4_000, 60_000).catch((e) => {
+      Deno.kill(sshd, "SIGCONT"); // the fixture's cleanup must be able to stop it
+      throw e;
+    });
   }, () => Deno.kill(sshd, "SIGCONT"));
 });
 
