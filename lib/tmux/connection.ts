@@ -86,7 +86,7 @@ export interface ControlConnectionOptions {
   /**
    * End the client after this long without a command (default 10 minutes). An agent's calls come a model
    * turn apart, often more than 30 s: a call that finds the client gone pays a new client's start and attach
-   * (about 6 ms, twice a spawned command, against 0.3 ms), and each attach fires the user's
+   * (about 6–7 ms, 1.3–1.8 spawned commands, against 0.3 ms), and each attach fires the user's
    * `client-attached` hooks. While attached the session counts the client in `session_attached` (tmux ls
    * says "attached"); an idle server lets go after this long.
    */
