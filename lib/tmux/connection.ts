@@ -38,7 +38,7 @@
  * await conn.close();
  * ```
  */
-import { controlAttachArgs, endClient, readLines, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
+import { endClient, readLines, startControlClient, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
 import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
@@ -187,10 +187,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
   let lastRefusal = "";
 
   function start(): Client {
-    const child = opts.launcher.spawn(controlAttachArgs("read-only,ignore-size,no-output"), {
-      stdin: "piped",
-      persistent: true,
-    });
+    const child = startControlClient(opts.launcher, "read-only,ignore-size,no-output");
     const attached = Promise.withResolvers<void>();
     const c: Client = {
       child,

@@ -28,7 +28,7 @@
  * ```
  */
 import { log } from "../log.ts";
-import { controlAttachArgs, endClient, readLines, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
+import { endClient, readLines, startControlClient, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
 import { settledWithin } from "../settle.ts";
@@ -168,10 +168,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
   }
 
   function start(sessionId: string, conn: Connection, ready: PromiseWithResolvers<void>): void {
-    const child = opts.launcher.spawn(controlAttachArgs("read-only,ignore-size", sessionId), {
-      stdin: "piped",
-      persistent: true,
-    });
+    const child = startControlClient(opts.launcher, "read-only,ignore-size", sessionId);
     conn.child = child;
     void child.stderr.cancel().catch(() => {});
     // Lines between %begin and %end are command replies; the first block is

@@ -1,36 +1,40 @@
 /**
  * What both kinds of control-mode client (the pane-output hub's and the command
- * connection) do with their `tmux -C` child: read its stdout line by line as it
- * arrives, step off a `destroy-unattached` session before leaving it, and end it.
+ * connection) do with their `tmux -C` child: start it, read its stdout line by
+ * line as it arrives, step off a `destroy-unattached` session before leaving
+ * it, and end it.
  *
  * @example
  * ```ts
- * const child = new Deno.Command("tmux", { args: ["-C", "attach"], stdin: "piped", stdout: "piped" }).spawn();
+ * const child = startControlClient(localLauncher("tmux", {}), "read-only");
  * const done = readLines(child.stdout, (buf, start, end) => console.log(new TextDecoder().decode(buf.subarray(start, end))));
  * await endClient(child, () => child.stdin.close(), done);
  * ```
  */
 import { byteReader } from "../byte_reader.ts";
+import type { TmuxLauncher } from "./launcher.ts";
 
 const NL = 0x0a;
 const NONE = new Uint8Array(0);
 
 /**
- * The argv of a control client attaching with `flags` (to `target`, else the
- * most recent session). `-N`: with no server running the attach fails instead
- * of starting one, which would run the user's tmux.conf (often a `new-session`,
- * so that a bare `tmux attach` works) and stay up while any client is connected,
- * answering the calls that should have said "no server".
+ * Starts a control client attaching with `flags` (to `target`, else the most
+ * recent session), stdin piped for our commands. `-N`: with no server running
+ * the attach fails instead of starting one, which would run the user's
+ * tmux.conf (often a `new-session`, so that a bare `tmux attach` works) and
+ * stay up while any client is connected, answering the calls that should have
+ * said "no server". Persistent: it must end with us, even a SIGKILLed us
+ * (lib/tmux/launcher.ts).
  *
  * @example
  * ```ts
- * controlAttachArgs("read-only", "$1"); // ["-N", "-C", "attach-session", "-f", "read-only", "-t", "$1"]
+ * const child = startControlClient(launcher, "read-only", "$1"); // tmux … -N -C attach-session -f read-only -t $1
  * ```
  */
-export function controlAttachArgs(flags: string, target?: string): string[] {
+export function startControlClient(launcher: TmuxLauncher, flags: string, target?: string): Deno.ChildProcess {
   const args = ["-N", "-C", "attach-session", "-f", flags];
   if (target !== undefined) args.push("-t", target);
-  return args;
+  return launcher.spawn(args, { stdin: "piped", persistent: true });
 }
 
 /**
