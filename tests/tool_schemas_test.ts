@@ -13,7 +13,8 @@ import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
 import { inspectorFindings, missingRequired, strictValidator, typeArrays } from "./schema_check.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
-import { closest } from "../lib/server/closest.ts";
+import { closest, editDistance } from "../lib/server/closest.ts";
+import fc from "fast-check";
 
 Deno.test("every listed schema is strict: no type arrays, required declared, compiles under Ajv strict mode", async () => {
   await withServer(async (mcp) => {
@@ -109,6 +110,46 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
       /new \(what: session\).*unknown parameter\(s\) direction/,
     );
   });
+  // A served tool is suggested before one the server does not serve; one it does not serve, when nothing else is near.
+  await withServer(async (mcp) => {
+    assert.match(await mcp.err("show_buffer", { name: "x" }), /did you mean show-buffer\?/);
+    assert.match(await mcp.err("send_keys", { target: "x" }), /did you mean send-keys\?/);
+    assert.match(await mcp.err("send-keys", { target: "x", keys: ["a"] }), /--safety mutating/);
+  }, { args: ["--safety", "readonly"] });
   assert.equal(closest("kill-pain", ["kill-pane", "kill-window"]), "kill-pane");
   assert.equal(closest("qqq", ["kill-pane"]), undefined);
+});
+
+/** The whole Levenshtein table, no shortcut: what closest's cut-off computation must agree with. */
+function fullDistance(a: string, b: string): number {
+  const [x, y] = [a, b].map((s) => s.toLowerCase().replaceAll("_", "-"));
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= y.length; j++) {
+      cur[j] = Math.min(prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1), prev[j] + 1, cur[j - 1] + 1);
+    }
+    prev = cur;
+  }
+  return prev[y.length];
+}
+
+Deno.test("closest stops computing a distance once it cannot matter, and picks what the whole table picks", () => {
+  // A small alphabet, so that near names, contained names and ties are common.
+  const word = fc.string({ unit: fc.constantFrom("a", "b", "c", "-", "_", "A"), maxLength: 14 });
+  fc.assert(
+    fc.property(word, fc.array(word, { maxLength: 12 }), (name, candidates) => {
+      let expected: string | undefined;
+      let best = Infinity;
+      for (const c of candidates) {
+        const d = fullDistance(name, c);
+        const near = d <= Math.max(2, Math.floor(Math.max(name.length, c.length) / 3)) ||
+          (name.length >= 3 && c.toLowerCase().includes(name.toLowerCase()));
+        if (near && d < best) [expected, best] = [c, d];
+      }
+      assert.equal(closest(name, candidates), expected);
+      for (const c of candidates) assert.equal(editDistance(name, c), fullDistance(name, c));
+    }),
+    { numRuns: 2000 },
+  );
 });

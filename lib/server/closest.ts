@@ -18,27 +18,41 @@ let row = new Uint32Array(64);
 
 /** Levenshtein distance, case-insensitive, with `-` and `_` counted as the same character. */
 export function editDistance(a: string, b: string): number {
-  return distance(norm(a), norm(b));
+  return distance(norm(a), norm(b), Infinity);
 }
 
-function distance(x: string, y: string): number {
+/**
+ * Levenshtein distance of `x` and `y`, or any number above `cap` once the
+ * distance is certain to exceed it (a row's smallest entry never shrinks in
+ * the rows below): a name far from every candidate costs a row or two each.
+ */
+function distance(x: string, y: string, cap: number): number {
   const n = y.length;
+  if (Math.abs(n - x.length) > cap) return cap + 1;
   if (n + 1 > row.length) {
     prevRow = new Uint32Array(n + 1);
     row = new Uint32Array(n + 1);
   }
-  for (let j = 0; j <= n; j++) prevRow[j] = j;
+  // Locals in the loops: the module's bindings are slower to reach.
+  let prev = prevRow, cur = row;
+  for (let j = 0; j <= n; j++) prev[j] = j;
   for (let i = 1; i <= x.length; i++) {
-    row[0] = i;
+    cur[0] = i;
+    let least = i;
     const xc = x.charCodeAt(i - 1);
     for (let j = 1; j <= n; j++) {
-      const sub = prevRow[j - 1] + (xc === y.charCodeAt(j - 1) ? 0 : 1);
-      const del = prevRow[j] + 1, ins = row[j - 1] + 1;
-      row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+      const sub = prev[j - 1] + (xc === y.charCodeAt(j - 1) ? 0 : 1);
+      const del = prev[j] + 1, ins = cur[j - 1] + 1;
+      const d = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+      cur[j] = d;
+      if (d < least) least = d;
     }
-    [prevRow, row] = [row, prevRow];
+    if (least > cap) return cap + 1;
+    const done = prev;
+    prev = cur;
+    cur = done;
   }
-  return prevRow[n];
+  return prev[n];
 }
 
 /**
@@ -53,15 +67,16 @@ export function closest(name: string, candidates: Iterable<string>): string | un
   const lower = name.toLowerCase();
   for (const c of candidates) {
     const y = norm(c);
-    // The distance is at least the difference in length: a candidate that cannot beat the best is skipped.
-    if (Math.abs(y.length - x.length) >= bestDistance) continue;
-    const d = distance(x, y);
-    const near = d <= Math.max(2, Math.floor(Math.max(name.length, c.length) / 3)) ||
-      (name.length >= 3 && c.toLowerCase().includes(lower));
-    if (near && d < bestDistance) {
-      best = c;
-      bestDistance = d;
+    // Contained: only insertions apart, so exactly the difference in length.
+    if (name.length >= 3 && c.toLowerCase().includes(lower)) {
+      const d = y.length - x.length;
+      if (d < bestDistance) [best, bestDistance] = [c, d];
+      continue;
     }
+    // Only a distance within the typo limit that beats the best counts: computed no further than that.
+    const cap = Math.min(Math.max(2, Math.floor(Math.max(name.length, c.length) / 3)), bestDistance - 1);
+    const d = distance(x, y, cap);
+    if (d <= cap) [best, bestDistance] = [c, d];
   }
   return best;
 }

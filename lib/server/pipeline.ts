@@ -126,6 +126,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   }
 
   const served = opts.tools.filter((t) => refusal(t) === undefined);
+  // Suggestions for a mistyped tool: a served one first, else one this server could be started to serve.
+  const servedNames = served.map((t) => t.name);
+  const unservedNames = opts.tools.filter((t) => !served.includes(t)).map((t) => t.name);
 
   async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
     const started = performance.now();
@@ -141,8 +144,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       if (!tool) {
         outcome = "invalid";
         const moved = replaced.get(name);
-        const near = closest(name, served.map((t) => t.name)) ?? closest(name, byName.keys()) ??
-          closest(name, replaced.keys());
+        const near = closest(name, servedNames) ?? closest(name, unservedNames) ?? closest(name, replaced.keys());
         const nearMoved = near === undefined ? undefined : replaced.get(near);
         message = `unknown tool ${JSON.stringify(name)}: ` +
           (moved ? `it is now ${moved}. ` : near ? `did you mean ${nearMoved ?? near}? ` : "") +
