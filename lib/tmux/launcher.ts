@@ -87,24 +87,14 @@ export function describeSocket(socket: SocketSpec): string {
 export function localLauncher(bin: string, socket: SocketSpec): TmuxLauncher {
   const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
   const socketArgs = socketArgsFor(spec);
-  const tie = parentDeathTie();
+  const start = processStarter();
   return {
     socket: spec,
     socketArgs,
     bin,
-    spawn(args, opts) {
-      // -u: without a UTF-8 locale in our environment tmux would print every
-      // non-ASCII byte of a name or format result as "_".
-      const plain = [bin, "-u", ...socketArgs, ...args];
-      const [cmd, ...argv] = opts.persistent ? tie(plain) : plain;
-      return new Deno.Command(cmd, {
-        args: argv,
-        stdin: opts.stdin,
-        stdout: "piped",
-        stderr: "piped",
-        detached: opts.detached ?? false,
-      }).spawn();
-    },
+    // -u: without a UTF-8 locale in our environment tmux would print every
+    // non-ASCII byte of a name or format result as "_".
+    spawn: (args, opts) => start([bin, "-u", ...socketArgs, ...args], opts),
   };
 }
 
@@ -133,19 +123,28 @@ export function parentDeathPrefix(): string[] {
 }
 
 /**
- * Wraps the argv of a process that must end with ours in
- * {@linkcode parentDeathPrefix}. The system is asked on the first call
+ * Starts a launcher's processes (`argv[0]` the program), stdout and stderr
+ * piped. A persistent one, which must end with ours, starts under
+ * {@linkcode parentDeathPrefix}: the system is asked at the first such start
  * (synchronously: about 2 ms, before a launcher's first control client) and
  * the answer kept, so every such process of one launcher starts the same way.
  *
  * @example
  * ```ts
- * const tie = parentDeathTie();
- * const [cmd, ...args] = tie(["tmux", "-C", "attach-session"]);
- * const child = new Deno.Command(cmd, { args, stdin: "piped" }).spawn();
+ * const start = processStarter();
+ * const child = start(["tmux", "-C", "attach-session"], { stdin: "piped", persistent: true });
  * ```
  */
-export function parentDeathTie(): (argv: readonly string[]) => string[] {
+export function processStarter(): (argv: readonly string[], opts: LaunchOptions) => Deno.ChildProcess {
   let prefix: string[] | undefined;
-  return (argv) => [...(prefix ??= parentDeathPrefix()), ...argv];
+  return (argv, opts) => {
+    const [cmd, ...args] = opts.persistent ? [...(prefix ??= parentDeathPrefix()), ...argv] : argv;
+    return new Deno.Command(cmd, {
+      args,
+      stdin: opts.stdin,
+      stdout: "piped",
+      stderr: "piped",
+      detached: opts.detached ?? false,
+    }).spawn();
+  };
 }

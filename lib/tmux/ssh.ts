@@ -45,7 +45,7 @@
  * ```
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
-import { type LaunchOptions, PARENT_DEATH_PREFIX, parentDeathTie } from "./launcher.ts";
+import { type LaunchOptions, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../buffers/locks.ts";
 
@@ -197,7 +197,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
   let master: { up: Promise<void>; end(): Promise<void> } | undefined;
   // Our ssh processes that must end with us (the master, persistent clients' ssh) get a parent-death signal here;
   // a persistent client's remote tmux gets one there when the last master found `setpriv` on the host.
-  const tie = parentDeathTie();
+  const start = processStarter();
   let remoteTied = false;
 
   /** Starts the master; `master` is set at once, so concurrent callers share one start. */
@@ -210,16 +210,13 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         await ensureControlDir(target.controlDir);
         // A master killed outright leaves its socket; with it in place ControlMaster=yes would not share.
         await removeStaleSocket(target.controlDir);
-        const [cmd, ...args] = tie(["ssh", ...sshArgv(target, "master", MASTER_LINE)]);
-        const c = child = new Deno.Command(cmd, {
-          args,
+        // Its own process group: a terminal's Ctrl-C to the server's group must not cut the connection
+        // under calls the server is still finishing. The stdin pipe, not a signal, ends it.
+        const c = child = start(["ssh", ...sshArgv(target, "master", MASTER_LINE)], {
           stdin: "piped",
-          stdout: "piped",
-          stderr: "piped",
-          // Its own process group: a terminal's Ctrl-C to the server's group must not cut the connection
-          // under calls the server is still finishing. The stdin pipe, not a signal, ends it.
           detached: true,
-        }).spawn();
+          persistent: true,
+        });
         c.status.then(() => {
           if (master === current) master = undefined;
         });
@@ -282,15 +279,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     spawn(args, opts) {
       if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
       const line = remoteTmuxLine(bin, spec, args, opts.persistent && remoteTied);
-      const plain = ["ssh", ...sshArgv(target, "shared", line)];
-      const [cmd, ...argv] = opts.persistent ? tie(plain) : plain;
-      return new Deno.Command(cmd, {
-        args: argv,
-        stdin: opts.stdin,
-        stdout: "piped",
-        stderr: "piped",
-        detached: opts.detached ?? false,
-      }).spawn();
+      return start(["ssh", ...sshArgv(target, "shared", line)], opts);
     },
     ready,
     classify: (code, stderr) => classifySshFailure(code, stderr, ctx),
