@@ -38,6 +38,14 @@ Deno.test("row parser takes text by byte length and numbers/ids up to a space, s
   assert(parseError("1 x4 1 7 7 %1 \n"), "a row with one field too many must be a parse error");
   assert(parseError("1 x4 1 1 x1 \n"), "an id field that is no tmux id must be a parse error");
   assert(parseError("1 x4 1 1 %1"), "a row cut before its last field's space must be a parse error");
+  // A word (a current command: tmux cuts it at its first space) is printed once and read up to the space: a tab or
+  // newline in it stays in it.
+  const words = { c: ["pane_current_command", "word"], n: ["y", "int"] } as const;
+  assertEquals(rowFormat(words), "#{pane_current_command} #{y} ");
+  assertEquals(parseRows(words, enc.encode("we\tird\nname 5 \n 6 \n")).rows, [{ c: "we\tird\nname", n: 5 }, {
+    c: "",
+    n: 6,
+  }]);
 });
 
 Deno.test("pane facts survive names, titles and paths with tabs, newlines and UTF-8", async () => {
@@ -49,6 +57,22 @@ Deno.test("pane facts survive names, titles and paths with tabs, newlines and UT
       await fx.tmux("rename-window", "-t", "main:0", "wïn|dow");
       await fx.tmux("new-window", "-t", "main", "-c", dir, "-n", "two", "sleep 300");
       await fx.tmux("select-pane", "-t", "main:1.0", "-T", "tïtle | x");
+      // A program whose name holds a tab, a newline and a space: tmux reports it up to the space, once per pane.
+      await fx.tmux(
+        "new-window",
+        "-d",
+        "-t",
+        "main:2",
+        `bash --norc --noprofile -c 'exec -a "$(printf "we\\tird\\nname x")" sleep 300'`,
+      );
+      await waitUntil(
+        "tmux to report the renamed sleep",
+        async () => (await listPanes(tmux, { all: true }))[2]?.current_command === "we\tird\nname",
+      );
+      const renamed = (await listPanes(tmux, { all: true }))[2];
+      assertEquals([renamed.window_index, renamed.dead, renamed.in_mode], [2, false, false]);
+      assertEquals(await getPane(tmux, renamed.pane_id).then((p) => p.pane.current_command), "we\tird\nname");
+      await fx.tmux("kill-window", "-t", "main:2");
       const panes = await listPanes(tmux, { all: true });
       assertEquals(panes.length, 2);
       const [p0, p1] = panes;

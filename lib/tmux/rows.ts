@@ -5,10 +5,11 @@
  * then the value. Names, titles and paths may hold tabs, newlines or `|` (a
  * directory can be called anything); a length prefix cannot be fooled by
  * them, where a separator could. A field that tmux prints as digits or as an
- * id (`$3`, `@2`, `%5`) cannot hold a space: it is printed as `#{var} `, the
- * value then a space, because each `#{n:}` costs tmux a second expansion (a
- * pane's 10 facts: about 55 µs of tmux's time per call). Rows end with a
- * newline.
+ * id (`$3`, `@2`, `%5`), or as a word (a pane's current command), cannot hold
+ * a space: it is printed as `#{var} `, the value then a space, because each
+ * `#{n:}` costs tmux a second expansion (a pane's 10 facts: about 55 µs of
+ * tmux's time per call; the current command is read from /proc each time,
+ * about 16 µs a pane). Rows end with a newline.
  *
  * @example
  * ```ts
@@ -19,13 +20,14 @@
  */
 
 /**
- * How a field's text becomes a value: string, integer, 0/1 flag, a tmux id (`$3`, `@2`, `%5`: a string);
- * `?` kinds are null when empty.
+ * How a field's text becomes a value: string, integer, 0/1 flag, a tmux id (`$3`, `@2`, `%5`: a string), a
+ * word (a string tmux never prints with a space: `pane_current_command`, which tmux cuts at the program name's
+ * first space; it may hold tabs and newlines); `?` kinds are null when empty.
  */
-export type FieldKind = "str" | "int" | "bool" | "int?" | "str?" | "id";
+export type FieldKind = "str" | "int" | "bool" | "int?" | "str?" | "id" | "word";
 
 /** Kinds whose text never holds a space: printed without a length (see the module doc). */
-const UNSPACED: ReadonlySet<FieldKind> = new Set(["int", "bool", "int?", "id"]);
+const UNSPACED: ReadonlySet<FieldKind> = new Set(["int", "bool", "int?", "id", "word"]);
 
 /** Result key → [tmux format variable, kind]. */
 export type RowSpec = Readonly<Record<string, readonly [string, FieldKind]>>;
@@ -66,7 +68,7 @@ function text(out: Uint8Array, start: number, end: number): string {
 }
 
 function convert(kind: FieldKind, text: string, key: string): string | number | boolean | null {
-  if (kind === "str") return text;
+  if (kind === "str" || kind === "word") return text;
   if (kind === "id") {
     if (!/^[$@%]\d+$/.test(text)) throw new RowParseError(`field ${key}: expected a tmux id, got "${text}"`);
     return text;
