@@ -1,11 +1,13 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { createSpawnExecutor, type TmuxExecutor } from "../lib/tmux/executor.ts";
+import { createTmuxEngine } from "../lib/tmux/engine.ts";
 import { describeSession, getPane, listPanes, listSessions, listWindows, paneFacts } from "../lib/tmux/panes.ts";
 import { parseRows, rowFormat, RowParseError } from "../lib/tmux/rows.ts";
 import { UserError } from "../lib/errors.ts";
 import { resolveTarget } from "../lib/tmux/target.ts";
 import { startTmux, type TmuxFixture } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import fc from "fast-check";
 
 async function withTmux(fn: (tmux: TmuxExecutor, fx: TmuxFixture) => Promise<void>): Promise<void> {
   const fx = await startTmux("panes");
@@ -16,14 +18,27 @@ async function withTmux(fn: (tmux: TmuxExecutor, fx: TmuxFixture) => Promise<voi
   }
 }
 
-Deno.test("row parser takes text by byte length and numbers/ids up to a space, so tabs, newlines and UTF-8 cannot split a row", () => {
-  const spec = { a: ["x", "str"], n: ["y", "int"], f: ["z", "bool"], o: ["w", "int?"], i: ["v", "id"] } as const;
-  assertEquals(rowFormat(spec), "#{n:x} #{x}#{y} #{z} #{w} #{v} ");
+/** What tmux's `#{q:…}` prints for `s`: a backslash before each of these characters (format.c, every version). */
+const tmuxQuoted = (s: string) => s.replace(/[|&;<>()$`\\"'*?[# =%]/g, "\\$&");
+
+Deno.test("row parser reads every field up to its first unescaped space, so spaces, tabs, newlines and UTF-8 in text cannot split a row", () => {
+  const spec = {
+    a: ["x", "str"],
+    n: ["y", "int"],
+    f: ["z", "bool"],
+    o: ["w", "int?"],
+    i: ["v", "id"],
+    m: ["u", "str?"],
+  } as const;
+  assertEquals(rowFormat(spec), "#{q:x} #{y} #{z} #{w} #{v} #{q:u} ");
   const enc = new TextEncoder();
-  const weird = "é\tb\nc 3 ";
-  const out = enc.encode(`${enc.encode(weird).length} ${weird}42 1 7 %12 \n1 x0 0  $3 \ntrailing`);
+  const weird = "é\tb\nc 3 \\ #{x}%=|'\"";
+  const out = enc.encode(`${tmuxQuoted(weird)} 42 1 7 %12  \nx 0 0  $3 ${tmuxQuoted("copy mode")} \ntrailing`);
   const { rows, end } = parseRows(spec, out, 2);
-  assertEquals(rows, [{ a: weird, n: 42, f: true, o: 7, i: "%12" }, { a: "x", n: 0, f: false, o: null, i: "$3" }]);
+  assertEquals(rows, [
+    { a: weird, n: 42, f: true, o: 7, i: "%12", m: null },
+    { a: "x", n: 0, f: false, o: null, i: "$3", m: "copy mode" },
+  ]);
   assertEquals(new TextDecoder().decode(out.subarray(end)), "trailing");
   const parseError = (text: string) => {
     try {
@@ -33,19 +48,31 @@ Deno.test("row parser takes text by byte length and numbers/ids up to a space, s
     }
     return false;
   };
-  assert(parseError("5 ab\n"), "a length past the end must be a parse error");
-  assert(parseError("1 x4 2 7 %1 \n"), "a flag that is neither 0 nor 1 must be a parse error");
-  assert(parseError("1 x4 1 7 7 %1 \n"), "a row with one field too many must be a parse error");
-  assert(parseError("1 x4 1 1 x1 \n"), "an id field that is no tmux id must be a parse error");
-  assert(parseError("1 x4 1 1 %1"), "a row cut before its last field's space must be a parse error");
-  // A word (a current command: tmux cuts it at its first space) is printed once and read up to the space: a tab or
-  // newline in it stays in it.
-  const words = { c: ["pane_current_command", "word"], n: ["y", "int"] } as const;
-  assertEquals(rowFormat(words), "#{pane_current_command} #{y} ");
-  assertEquals(parseRows(words, enc.encode("we\tird\nname 5 \n 6 \n")).rows, [{ c: "we\tird\nname", n: 5 }, {
-    c: "",
-    n: 6,
-  }]);
+  assert(parseError("x 4 2 7 %1  \n"), "a flag that is neither 0 nor 1 must be a parse error");
+  assert(parseError("x 4 1 7 7 %1  \n"), "a row with one field too many must be a parse error");
+  assert(parseError("x 4 1 1 x1  \n"), "an id field that is no tmux id must be a parse error");
+  assert(parseError("x 4\\ 1 1 %1  \n"), "a backslash in a number field must be a parse error");
+  assert(parseError("x 4 1 1 %1 a"), "a row cut before its last field's space must be a parse error");
+  assert(parseError("x\\ 4 1 1 %1 \n"), "an escaped space is no field's end");
+});
+
+Deno.test("row parser: any text tmux quotes with q: reads back as itself", () => {
+  const spec = { a: ["x", "str"], n: ["y", "int"], b: ["z", "str?"] } as const;
+  const enc = new TextEncoder();
+  // Any code point, and often the characters that matter here.
+  const text = fc.string({
+    unit: fc.oneof(
+      fc.constantFrom(" ", "\\", "\t", "\n", "#", "%", "é", "😀"),
+      fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+    ),
+  });
+  fc.assert(
+    fc.property(text, fc.nat(), text, (a, n, b) => {
+      const out = enc.encode(`${tmuxQuoted(a)} ${n} ${tmuxQuoted(b)} \n`);
+      assertEquals(parseRows(spec, out).rows, [{ a, n, b: b === "" ? null : b }]);
+    }),
+    { numRuns: 3000 },
+  );
 });
 
 Deno.test("pane facts survive names, titles and paths with tabs, newlines and UTF-8", async () => {
@@ -107,6 +134,73 @@ Deno.test("pane facts survive names, titles and paths with tabs, newlines and UT
   } finally {
     await Deno.remove(base, { recursive: true });
   }
+});
+
+Deno.test("names read back exactly as tmux holds them, whatever characters they have (real tmux, both routes)", async () => {
+  await withTmux(async (tmux, fx) => {
+    const control = createTmuxEngine({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4, controlMode: true });
+    const pane = (await listPanes(tmux, { all: true }))[0].pane_id;
+    // What tmux holds, read the way the rows are not: each value's byte length first.
+    const held = async () => {
+      const out = new TextEncoder().encode(
+        await fx.tmux(
+          "display-message",
+          "-p",
+          "-t",
+          pane,
+          "#{n:window_name} #{window_name}#{n:pane_title} #{pane_title}",
+        ),
+      );
+      const values: string[] = [];
+      for (let i = 0; values.length < 2;) {
+        const space = out.indexOf(0x20, i);
+        const len = Number(new TextDecoder().decode(out.subarray(i, space)));
+        values.push(new TextDecoder().decode(out.subarray(space + 1, space + 1 + len)));
+        i = space + 1 + len;
+      }
+      return values;
+    };
+    const name = fc.string({
+      unit: fc.constantFrom(
+        " ",
+        "\\",
+        "\t",
+        "\n",
+        "#",
+        "%",
+        "=",
+        "'",
+        '"',
+        "|",
+        ";",
+        "{",
+        "}",
+        "é",
+        "😀",
+        "a",
+        "1",
+        "-",
+      ),
+      minLength: 1,
+      maxLength: 12,
+    });
+    await fc.assert(
+      fc.asyncProperty(name, name, async (w, t) => {
+        await fx.tmux("rename-window", "-t", pane, "--", `w${w}`);
+        await fx.tmux("select-pane", "-t", pane, "-T", `t${t}`);
+        const [windowName, title] = await held();
+        for (const route of [tmux, control]) {
+          const listed = (await listPanes(route, { all: true }))[0];
+          assertEquals([listed.window_name, listed.title], [windowName, title]);
+          const facts = (await getPane(route, pane)).pane;
+          assertEquals([facts.window_name, facts.title], [windowName, title]);
+          assertEquals((await listWindows(route, { all: true }))[0].window_name, windowName);
+        }
+      }),
+      { numRuns: 25 },
+    );
+    await control.close();
+  });
 });
 
 Deno.test("getPane resolves the default pane and chains a command in the same call", async () => {

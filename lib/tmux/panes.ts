@@ -62,7 +62,7 @@ export const PANE_SPEC = {
   height: ["pane_height", "int"],
   left: ["pane_left", "int"],
   top: ["pane_top", "int"],
-  current_command: ["pane_current_command", "word"],
+  current_command: ["pane_current_command", "str"],
   current_path: ["pane_current_path", "str"],
   pid: ["pane_pid", "int?"],
   title: ["pane_title", "str"],

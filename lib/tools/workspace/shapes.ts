@@ -15,7 +15,6 @@ import { PANE_SPEC, SESSION_SPEC, WINDOW_SPEC } from "../../tmux/panes.ts";
 
 const KIND: Record<FieldKind, () => z.ZodType> = {
   "str": () => z.string(),
-  "word": () => z.string(),
   "id": () => z.string(),
   "str?": () => z.string().nullable(),
   "int": () => z.number().int(),
