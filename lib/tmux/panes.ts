@@ -214,9 +214,8 @@ async function ambiguity(
 }
 
 /**
- * Runs one tmux call and parses its output. A value read twice by tmux
- * (`#{n:x}` then `#{x}`) can change in between when it comes from the OS
- * (the foreground command of a pane that just exec'd); one retry settles it.
+ * Runs one tmux call and parses its output; a failed lookup of `target` says
+ * which target, or that it is ambiguous.
  */
 async function query<T>(
   tmux: TmuxExecutor,
@@ -225,20 +224,14 @@ async function query<T>(
   target: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<T> {
-  for (let attempt = 0;; attempt++) {
-    let out: Uint8Array;
-    try {
-      out = await tmux.run(args, { signal });
-    } catch (e) {
-      if (target === undefined) throw e;
-      throw await ambiguity(tmux, target, e, signal) ?? targetError(target, e);
-    }
-    try {
-      return parse(out);
-    } catch (e) {
-      if (!(e instanceof RowParseError) || attempt > 0) throw e;
-    }
+  let out: Uint8Array;
+  try {
+    out = await tmux.run(args, { signal });
+  } catch (e) {
+    if (target === undefined) throw e;
+    throw await ambiguity(tmux, target, e, signal) ?? targetError(target, e);
   }
+  return parse(out);
 }
 
 function scopeArgs(scope: PaneScope | WindowScope): string[] {
