@@ -15,6 +15,7 @@ import { COMMAND_SEPARATOR, type RunOptions, type TmuxArg, TmuxError, type TmuxE
 import { UserError } from "../errors.ts";
 import { createFileLocks, type FileLocks, KeyedLocks, socketIdentity } from "./locks.ts";
 import { formatLiteral } from "../tmux/quote.ts";
+import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
 import type { ServerFileReader } from "./server_file.ts";
 import { tempPrefix } from "../server/leftovers.ts";
 
@@ -71,36 +72,13 @@ function argvText(content: Uint8Array): string | undefined {
   }
 }
 
-/** `#{n:buffer_name}` is the name's length in bytes, which makes each row self-delimiting. */
-const LIST_FORMAT = "#{buffer_size} #{n:buffer_name} #{buffer_name}";
+/** A buffer's row: its name may hold any byte (see lib/tmux/rows.ts). */
+const LIST_SPEC = { size_bytes: ["buffer_size", "int"], name: ["buffer_name", "str"] } as const satisfies RowSpec;
+const LIST_FORMAT = rowFormat(LIST_SPEC);
 
-/**
- * Parses `list-buffers -F LIST_FORMAT` output. Names are taken by their byte
- * length, so spaces, tabs, `|`, `#`, quotes, newlines or any other byte in a
- * name cannot corrupt a row.
- */
+/** Parses `list-buffers -F LIST_FORMAT` output, in tmux's order (newest first). */
 export function parseBufferList(out: Uint8Array): BufferInfo[] {
-  const rows: BufferInfo[] = [];
-  const dec = new TextDecoder();
-  let i = 0;
-  const readInt = (): number => {
-    let n = 0;
-    const start = i;
-    while (i < out.length && out[i] >= 0x30 && out[i] <= 0x39) n = n * 10 + (out[i++] - 0x30);
-    if (i === start || out[i] !== 0x20) throw new Error(`unexpected list-buffers output at byte ${i}`);
-    i++;
-    return n;
-  };
-  while (i < out.length) {
-    const size = readInt();
-    const len = readInt();
-    const name = dec.decode(out.subarray(i, i + len));
-    i += len;
-    if (out[i] !== 0x0a) throw new Error(`unexpected list-buffers output at byte ${i}`);
-    i++;
-    rows.push({ name, size_bytes: size, order_index: rows.length });
-  }
-  return rows;
+  return parseRows(LIST_SPEC, out).rows.map((r, i) => ({ name: r.name, size_bytes: r.size_bytes, order_index: i }));
 }
 
 /** Whether a tmux failure says the buffer does not exist (from show-buffer, save-buffer, delete-buffer). */
