@@ -2,7 +2,7 @@
  * Where one sequential tools/call's time goes, layer by layer, without any
  * SDK client (issue #11; tests/bench/roundtrip.ts measures with the clients).
  *
- * Run: `deno run -A tests/bench/roundtrip_layers.ts [--n 2000] [--before DIR]`
+ * Run: `deno run -A tests/bench/roundtrip_layers.ts [--n 2000] [--before DIR] [--panes 10]`
  *
  * Interleaved in one run, p50 of `n` each:
  * - a pipe echo: a Deno process that writes back each line it reads (two pipe
@@ -11,8 +11,9 @@
  *   `%end`): what the engine's round trip to tmux costs at best;
  * - raw JSON-RPC lines to the server (write a line, read a line): `ping`
  *   (transport and SDK dispatch only), a call refused before any tmux work
- *   (an unknown tool), `list` sessions and `capture-pane`; with `--before DIR`
- *   the same on the server of another checkout (before/after from one run);
+ *   (an unknown tool), `list` sessions, `list` panes (`--panes`: that many,
+ *   one window each; default 10) and `capture-pane`; with `--before DIR` the
+ *   same on the server of another checkout (before/after from one run);
  * - one raw `tmux display-message` spawn, for scale (measured just before the
  *   calls, not between them);
  * - the server's CPU time per call (all its threads, from /proc), which load
@@ -25,6 +26,10 @@ const argv = Deno.args;
 const N = (() => {
   const i = argv.indexOf("--n");
   return i >= 0 ? Number(argv[i + 1]) : 2000;
+})();
+const PANES = (() => {
+  const i = argv.indexOf("--panes");
+  return i >= 0 ? Number(argv[i + 1]) : 10;
 })();
 const BEFORE = (() => {
   const i = argv.indexOf("--before");
@@ -73,6 +78,7 @@ function cpuMs(pid: number): number {
 
 const fx = await startTmux("bench-layers");
 await fillPane(fx);
+for (let i = 1; i < PANES; i++) await fx.tmux("new-window", "-d", "-t", "main");
 
 const echo = lineChild(Deno.execPath(), [
   "eval",
@@ -116,14 +122,18 @@ for (const { s } of servers) {
 }
 
 type Step = [string, (s: ReturnType<typeof server>) => Promise<unknown>];
+/** A tool call that must succeed: a server answering with an error would be timed as fast. */
+const call = async (s: ReturnType<typeof server>, name: string, args: Record<string, unknown>) => {
+  const line = await s.rpc("tools/call", { name, arguments: args });
+  if (/"isError":true|"error":\{/.test(line)) throw new Error(`${name} failed: ${line.slice(0, 300)}`);
+  return line;
+};
 const steps: Step[] = [
   ["ping", (s) => s.rpc("ping")],
   ["refused call (unknown tool)", (s) => s.rpc("tools/call", { name: "no-such-tool", arguments: {} })],
-  ["`list` sessions", (s) => s.rpc("tools/call", { name: "list", arguments: { what: "sessions" } })],
-  [
-    "`capture-pane` 50 lines",
-    (s) => s.rpc("tools/call", { name: "capture-pane", arguments: { target: "main", max_lines: 50 } }),
-  ],
+  ["`list` sessions", (s) => call(s, "list", { what: "sessions" })],
+  [`\`list\` panes (${PANES})`, (s) => call(s, "list", { what: "panes" })],
+  ["`capture-pane` 50 lines", (s) => call(s, "capture-pane", { target: "main", max_lines: 50 })],
 ];
 
 async function timed(f: () => Promise<unknown>): Promise<number> {
