@@ -17,7 +17,7 @@ import { createBufferStore } from "../lib/buffers/store.ts";
 import { COMMAND_SEPARATOR, createSpawnExecutor, type TmuxArg, TmuxError } from "../lib/tmux/executor.ts";
 import { UserError } from "../lib/errors.ts";
 import { getPane } from "../lib/tmux/panes.ts";
-import { waitUntil } from "./pane_helpers.ts";
+import { floodPane, waitUntil } from "./pane_helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -673,11 +673,7 @@ Deno.test("a SIGKILLed server leaves no tmux client behind, even one tmux still 
   // faster than its clients take the output.
   await sigkillLeavesNoClient("engine-sigkill-owed", async (child, fx) => {
     Deno.kill(child.pid, "SIGSTOP");
-    const pane = (await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "seq 1 300000; sleep 600"))
-      .trim();
-    const printed = async () =>
-      Math.max(0, ...(await fx.tmux("capture-pane", "-p", "-t", pane)).split("\n").map(Number));
-    assert(await until(async () => await printed() >= 4_000, 60_000), "the pane printed 4 000 lines");
+    await floodPane(fx, 4_000);
   });
 });
 

@@ -54,6 +54,20 @@ export async function newPane(tmux: TmuxFixture, command: string): Promise<strin
   return (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", command)).trim();
 }
 
+/**
+ * A new background window of `main` printing `seq 1 300000` (then sleeping); resolves once it printed `lines` lines.
+ * Watched by a control client, its `%output` outgrows a pipe (4 000 lines are about 96 KB; a pipe holds 64 KiB): the
+ * way the SIGKILL tests make tmux owe a client output.
+ */
+export async function floodPane(tmux: Pick<TmuxFixture, "tmux">, lines: number): Promise<string> {
+  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "seq 1 300000; sleep 600"))
+    .trim();
+  const printed = async () =>
+    Math.max(0, ...(await tmux.tmux("capture-pane", "-p", "-t", pane)).split("\n").map(Number));
+  await waitUntil(`pane ${pane} to print ${lines} lines`, async () => await printed() >= lines, 60_000);
+  return pane;
+}
+
 const tempDirs: string[] = [];
 globalThis.addEventListener("unload", () => {
   for (const dir of tempDirs) {

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { type SshFixture, startSshd } from "./ssh_fixture.ts";
-import { tempDir, waitUntil } from "./pane_helpers.ts";
+import { floodPane, tempDir, waitUntil } from "./pane_helpers.ts";
 import { ROOT } from "./helpers.ts";
 import { parseConfig, UsageError } from "../lib/config.ts";
 import {
@@ -472,12 +472,8 @@ Deno.test("ssh: a SIGKILLed parent leaves no remote tmux client, even one tmux s
     sshd = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
     assertMatch(await Deno.readTextFile(`/proc/${sshd}/cmdline`), /^sshd/, "the client's parent is sshd");
     Deno.kill(sshd, "SIGSTOP");
-    const pane = (await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "main:", "seq 1 300000; sleep 600"))
-      .trim();
-    const printed = async () =>
-      Math.max(0, ...(await fx.tmux("capture-pane", "-p", "-t", pane)).split("\n").map(Number));
     // 4 000 lines are about 96 KB as %output lines, more than the pipe to sshd holds (64 KiB).
-    await waitUntil("the pane to print 4 000 lines", async () => await printed() >= 4_000, 60_000).catch((e) => {
+    await floodPane(fx, 4_000).catch((e) => {
       Deno.kill(sshd, "SIGCONT"); // the fixture's cleanup must be able to stop it
       throw e;
     });
