@@ -1,7 +1,15 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { createSpawnExecutor, type TmuxExecutor } from "../lib/tmux/executor.ts";
+import { COMMAND_SEPARATOR, createSpawnExecutor, type TmuxExecutor } from "../lib/tmux/executor.ts";
 import { createTmuxEngine } from "../lib/tmux/engine.ts";
-import { describeSession, getPane, listPanes, listSessions, listWindows, paneFacts } from "../lib/tmux/panes.ts";
+import {
+  describeSession,
+  getPane,
+  listPanes,
+  listSessions,
+  listWindows,
+  paneFacts,
+  paneQuery,
+} from "../lib/tmux/panes.ts";
 import { parseRows, rowFormat, RowParseError } from "../lib/tmux/rows.ts";
 import { UserError } from "../lib/errors.ts";
 import { resolveTarget } from "../lib/tmux/target.ts";
@@ -232,14 +240,33 @@ Deno.test("getPane resolves the default pane and chains a command in the same ca
     for (const part of [await getPane(tmux, d.pane.pane_id, { facts }), await getPane(tmux, undefined, { facts })]) {
       assertEquals(part.pane, { session_name: "other", pane_id: d.pane.pane_id, height: d.pane.height });
     }
-    // display-message alone would silently fall back to the current pane for these.
+    // display-message alone would silently fall back to the current pane for these: a strict command after it
+    // (capture-pane, checking the target itself) or the one-row check before it (any other) makes them fail.
+    const capture = (t: string) => ["capture-pane", "-p", "-t", t];
+    const display = (t: string) => ["display-message", "-p", "-t", t, "#{pane_id}"];
     for (const bad of ["nosuch", "main:5", "main:0.7", "%999", "=mai"]) {
-      for (const resolve of [() => getPane(tmux, bad), () => resolveTarget(tmux, bad)]) {
+      for (
+        const resolve of [
+          () => getPane(tmux, bad),
+          () => getPane(tmux, bad, { then: capture }),
+          () => getPane(tmux, bad, { then: display }),
+          () => resolveTarget(tmux, bad),
+        ]
+      ) {
         const err = await resolve().then(() => undefined, (e) => e);
         assert(err instanceof UserError, `${bad}: expected a UserError, got ${err}`);
         assertMatch(err.message, /unknown target .*call list \(what: sessions/);
       }
     }
+    assertEquals(paneQuery("%1", "F", capture("%1")), {
+      args: ["display-message", "-p", "-t", "%1", "--", "F", COMMAND_SEPARATOR, ...capture("%1")],
+      checkRow: false,
+    });
+    assertEquals(paneQuery("%1", "F", display("%1")).args.slice(0, 9), [
+      ...["capture-pane", "-p", "-t", "%1", "-S", "0", "-E", "0", COMMAND_SEPARATOR],
+    ]);
+    const shown = await getPane(tmux, "main:7", { then: display });
+    assertEquals(new TextDecoder().decode(shown.output), `${shown.pane.pane_id}\n`);
     // tmux's exact-name form works as a target of its own, not only as "=main:".
     assertEquals((await resolveTarget(tmux, "=main")).session_id, (await getPane(tmux, "main")).pane.session_id);
     const r = await resolveTarget(tmux, "main:0.0");

@@ -392,23 +392,13 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
     const output = then ? await queryThen(tmux, pane.pane_id, then(pane.pane_id), signal) : new Uint8Array();
     return { pane, defaulted: true, output };
   }
-  // display-message never fails on a bad target: it silently falls back to
-  // the current pane ("main:5" without window 5 gives the active pane). A
-  // strict pane command first makes a bad target fail the whole call;
-  // capture-pane of one screen row is the cheapest read-only one, and its
-  // output is exactly one line (a row holds no newline).
-  const args: TmuxArg[] = [
-    ...["capture-pane", "-p", "-t", target, "-S", "0", "-E", "0"],
-    COMMAND_SEPARATOR,
-    ...["display-message", "-p", "-t", target, "--", facts.format],
-  ];
-  if (then) args.push(COMMAND_SEPARATOR, ...then(target));
+  const { args, checkRow } = paneQuery(target, facts.format, then?.(target));
   return await query(
     tmux,
     args,
     (out) => {
-      const skip = out.indexOf(0x0a) + 1;
-      if (skip === 0) throw new RowParseError("no validation row");
+      const skip = checkRow ? out.indexOf(0x0a) + 1 : 0;
+      if (checkRow && skip === 0) throw new RowParseError("no validation row");
       const { rows, end } = parseRows(facts.spec, out.subarray(skip), 1);
       if (!rows[0]) throw new RowParseError("no pane row");
       return { pane: rows[0], defaulted: false, output: out.subarray(skip + end) };
@@ -416,6 +406,37 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
     target,
     signal,
   );
+}
+
+/**
+ * Commands whose `-t` fails on a target that does not exist (tmux resolves
+ * it without CMD_FIND_CANFAIL), so they check a target by themselves;
+ * display-message and the show-* commands fall back to the current pane.
+ */
+const STRICT_TARGET: ReadonlySet<string> = new Set(["capture-pane"]);
+
+/**
+ * The commands {@linkcode getPane} sends for an explicit target: the pane's
+ * facts (`format`), then `next` on the same target. display-message never
+ * fails on a bad target: it silently falls back to the current pane
+ * ("main:5" without window 5 gives the active pane). A command after it that
+ * resolves the same target strictly makes a bad target fail the whole call
+ * (as in describeSession); when `next` is not one, capture-pane of one screen
+ * row goes first (`checkRow`): the cheapest read-only strict command, and its
+ * output is exactly one line (a row holds no newline).
+ *
+ * @example
+ * ```ts
+ * paneQuery("%3", format, ["capture-pane", "-p", "-t", "%3"]).args;
+ * // display-message -p -t %3 -- format ; capture-pane -p -t %3
+ * ```
+ */
+export function paneQuery(target: string, format: string, next?: TmuxArg[]): { args: TmuxArg[]; checkRow: boolean } {
+  const checkRow = next === undefined || !STRICT_TARGET.has(next[0] as string);
+  const args: TmuxArg[] = checkRow ? ["capture-pane", "-p", "-t", target, "-S", "0", "-E", "0", COMMAND_SEPARATOR] : [];
+  args.push("display-message", "-p", "-t", target, "--", format);
+  if (next) args.push(COMMAND_SEPARATOR, ...next);
+  return { args, checkRow };
 }
 
 async function queryThen(

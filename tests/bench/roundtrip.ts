@@ -51,7 +51,7 @@
 import { connect, type McpFixture, ROOT, startTmux } from "../helpers.ts";
 import { controlLine } from "../../lib/tmux/engine.ts";
 import { COMMAND_SEPARATOR, type TmuxArg } from "../../lib/tmux/executor.ts";
-import { SESSION_FORMAT } from "../../lib/tmux/panes.ts";
+import { paneQuery, SESSION_FORMAT } from "../../lib/tmux/panes.ts";
 import { captureArgs } from "../../lib/tmux/capture.ts";
 import { FACTS as CAPTURE_FACTS } from "../../lib/tools/workspace/capture_pane.ts";
 import { fillPane } from "./pane_text.ts";
@@ -202,22 +202,21 @@ async function relayColumn(label: string, socketName: string): Promise<Column> {
     return l;
   };
   const capture = CALLS.capture.arguments;
+  const captureQuery = paneQuery(
+    capture.target,
+    CAPTURE_FACTS.format,
+    captureArgs(capture.target, { start: -capture.max_lines, join: true }),
+  ).args;
   const calls = {
     [CALLS.list.name]: {
       line: line(["list-sessions", "-F", SESSION_FORMAT]),
       commands: 1,
       result: await recorded(CALLS.list),
     },
-    // getPane (lib/tmux/panes.ts): the one-row check of the target, the pane's facts, the capture.
+    // getPane (lib/tmux/panes.ts): the pane's facts, then the capture (which checks the target).
     [CALLS.capture.name]: {
-      line: line([
-        ...["capture-pane", "-p", "-t", capture.target, "-S", "0", "-E", "0"],
-        COMMAND_SEPARATOR,
-        ...["display-message", "-p", "-t", capture.target, "--", CAPTURE_FACTS.format],
-        COMMAND_SEPARATOR,
-        ...captureArgs(capture.target, { start: -capture.max_lines, join: true }),
-      ]),
-      commands: 3,
+      line: line(captureQuery),
+      commands: 1 + captureQuery.filter((a) => a === COMMAND_SEPARATOR).length,
       result: await recorded(CALLS.capture),
     },
   };
