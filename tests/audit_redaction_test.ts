@@ -25,8 +25,8 @@ Deno.test("every tool declares its secrets, naming only its own parameters", () 
   assertEquals(secretOf("set")?.toSorted(), ["name", "value"]);
 });
 
-Deno.test("redact hides declared and unknown arguments; redactMessage hides what they quote", async () => {
-  const r = await redact({ name: "a", content: "pw-12345", extra: "/home/u/.ssh/id_rsa" }, ["content"], [
+Deno.test("redact hides declared and unknown arguments; redactMessage hides what they quote", () => {
+  const r = redact({ name: "a", content: "pw-12345", extra: "/home/u/.ssh/id_rsa" }, ["content"], [
     "name",
     "content",
   ]);

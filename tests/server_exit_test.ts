@@ -125,6 +125,34 @@ Deno.test("with nothing in flight, the server exits at end of input without wait
   }
 });
 
+Deno.test("the audit lines of the calls answered just before end of input are all written, in order, before exit", async () => {
+  const tmux = await startTmux("eof-audit");
+  const s = rawServer(tmux.socketName);
+  try {
+    await s.initialize();
+    // Lines wait a few ms to be written together (lib/server/audit.ts): the last ones are still queued at the end.
+    const tools = ["list", "no-such-tool", "capture-pane", "list", "show-buffer"];
+    const args = [{ what: "sessions" }, {}, { target: "main" }, { what: "panes" }, { name: "no-such-buffer" }];
+    const before = Date.now();
+    for (const [i, tool] of tools.entries()) {
+      await s.send(toolCall(i + 1, tool, args[i]));
+      assertEquals((await nextAnswer(s)).id, i + 1);
+    }
+    await s.writer.close();
+    await exitsCleanly(s, "at end of input");
+    const lines = (await s.stderr).split("\n").filter((l) => l.startsWith("audit ")).map((l) => JSON.parse(l.slice(6)));
+    assertEquals(lines.map((l) => l.outcome), ["ok", "invalid", "ok", "ok", "error"]);
+    assertEquals(lines.map((l) => l.tool.startsWith("unknown tool") ? "unknown" : l.tool), [
+      ...["list", "unknown", "capture-pane", "list", "show-buffer"],
+    ]);
+    const times = lines.map((l) => Date.parse(l.time));
+    assert(times.every((t, i) => t >= before && (i === 0 || t >= times[i - 1])), `times in call order: ${times}`);
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
+
 Deno.test("a client gone entirely (stdin and stdout closed) mid-call: the server exits when the call ends", async () => {
   const tmux = await startTmux("gone");
   const s = rawServer(tmux.socketName);

@@ -15,7 +15,7 @@
  * audit({ tool: "set-buffer", outcome: "ok", duration_ms: 1.2, args: { name: "a", content: "x" } });
  * ```
  */
-import { setImmediate } from "node:timers";
+import { createHash } from "node:crypto";
 import { writeStderr } from "../log.ts";
 
 export type AuditOutcome = "ok" | "error" | "refused" | "invalid";
@@ -44,12 +44,13 @@ export interface AuditRecord {
 /** Takes a record per call; `flush` resolves once every record taken so far is written (before exit). */
 export type AuditSink = ((record: AuditRecord) => void) & { flush?(): Promise<void> };
 
-/** A short, stable fingerprint: equal values can be matched across lines without revealing them. */
-async function fingerprint(value: unknown): Promise<{ len: number; sha256_12: string }> {
+/**
+ * A short, stable fingerprint: equal values can be matched across lines without revealing them.
+ * node:crypto hashes synchronously in about 3 µs; crypto.subtle took 23–37 µs of each refused call.
+ */
+function fingerprint(value: unknown): { len: number; sha256_12: string } {
   const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  const hex = Array.from(digest.subarray(0, 6), (b) => b.toString(16).padStart(2, "0")).join("");
-  return { len: text.length, sha256_12: hex };
+  return { len: text.length, sha256_12: createHash("sha256").update(text).digest("hex").slice(0, 12) };
 }
 
 /** Every string inside a value (object keys too), for redacting messages that quote it. */
@@ -80,19 +81,19 @@ export interface Redaction {
  *
  * @example
  * ```ts
- * await redact({ name: "a", content: "pw" }, ["content"], ["name", "content"]);
+ * redact({ name: "a", content: "pw" }, ["content"], ["name", "content"]);
  * // { args: { name: "a", content: { len: 2, sha256_12: "…" } }, hidden: ["pw"] }
  * ```
  */
-export async function redact(
+export function redact(
   args: unknown,
   secrets: readonly string[] = [],
   known?: readonly string[],
-): Promise<Redaction> {
+): Redaction {
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
     const hidden: string[] = [];
     stringsIn(args, hidden);
-    return { args: args === undefined ? undefined : await fingerprint(args), hidden };
+    return { args: args === undefined ? undefined : fingerprint(args), hidden };
   }
   const out: Record<string, unknown> = {};
   const unknown: Record<string, unknown> = {};
@@ -103,13 +104,13 @@ export async function redact(
       hidden.push(k);
       stringsIn(v, hidden);
     } else if (secrets.includes(k)) {
-      out[k] = await fingerprint(v);
+      out[k] = fingerprint(v);
       stringsIn(v, hidden);
     } else {
       out[k] = v;
     }
   }
-  if (Object.keys(unknown).length > 0) out.unknown_parameters = await fingerprint(unknown);
+  if (Object.keys(unknown).length > 0) out.unknown_parameters = fingerprint(unknown);
   return { args: out, hidden };
 }
 
@@ -137,46 +138,66 @@ export function redactMessage(message: string, hidden: readonly string[]): strin
   return out;
 }
 
+/**
+ * How long a line waits for the lines after it, to be written together. The
+ * client reads our stderr: a line written as each call ends woke it (and
+ * cost a write) between one call's answer and the next request, 30–90 µs of
+ * a 0.5 ms call; calls made back to back now share one write. A server
+ * killed with SIGKILL loses at most this much of its log; any other exit
+ * writes what is queued (`flush`).
+ */
+const BATCH_MS = 10;
+
 /** An audit sink writing to `path` (appending), or to stderr when path is undefined. */
 export function createAuditSink(path: string | undefined): AuditSink {
   const encoder = new TextEncoder();
   let file: Deno.FsFile | undefined;
   if (path) file = Deno.openSync(path, { append: true, create: true, write: true });
-  const queue: AuditRecord[] = [];
-  let chain = Promise.resolve();
+  // Each record with the time it was taken: its line says when the call ended, not when it was written.
+  let queue: [AuditRecord, number][] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const drain = () => {
-    // Hashing is async; keep lines in call-completion order.
-    chain = chain.then(async () => {
-      for (let record = queue.shift(); record; record = queue.shift()) await writeLine(record);
-    }).catch(() => {});
-  };
-  async function writeLine(record: AuditRecord): Promise<void> {
-    const { secrets, known, ...fields } = record;
-    const r = await redact(record.args, secrets, known);
-    const tool = known === undefined ? `unknown tool ${JSON.stringify(await fingerprint(record.tool))}` : record.tool;
-    const message = fields.message === undefined ? undefined : redactMessage(fields.message, [
-      ...r.hidden,
-      ...(known === undefined ? [record.tool] : []),
-    ]);
-    const line = JSON.stringify({ time: new Date().toISOString(), ...fields, tool, args: r.args, message }) + "\n";
-    if (file) {
-      const bytes = encoder.encode(line);
+    clearTimeout(timer);
+    timer = undefined;
+    if (queue.length === 0) return;
+    const records = queue;
+    queue = [];
+    // Lines in call-completion order, all in one write.
+    const text = records.map(([r, at]) => (file ? "" : "audit ") + line(r, at)).join("");
+    if (!file) return writeStderr(text);
+    try {
+      const bytes = encoder.encode(text);
       let off = 0;
       while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
-    } else {
-      writeStderr("audit " + line);
+    } catch {
+      // The log file's disk is full or gone: the calls go on, as they do when stderr is gone.
     }
-  }
+  };
   const sink = (record: AuditRecord) => {
-    // Written once the current task is done, so the call's answer (sent from the same task) goes out
-    // first and the client is not woken for the audit line before it.
-    if (queue.push(record) === 1) setImmediate(drain);
+    queue.push([record, Date.now()]);
+    if (timer === undefined) {
+      const t = setTimeout(drain, BATCH_MS);
+      Deno.unrefTimer(t);
+      timer = t;
+    }
   };
   // An exiting server writes what is queued now: the last calls' lines must not be lost with the process.
   return Object.assign(sink, {
     flush: () => {
       drain();
-      return chain;
+      return Promise.resolve();
     },
   });
+}
+
+/** The JSON line of a record taken at `at` (ms since the epoch), redacted. */
+function line(record: AuditRecord, at: number): string {
+  const { secrets, known, ...fields } = record;
+  const r = redact(record.args, secrets, known);
+  const tool = known === undefined ? `unknown tool ${JSON.stringify(fingerprint(record.tool))}` : record.tool;
+  const message = fields.message === undefined ? undefined : redactMessage(fields.message, [
+    ...r.hidden,
+    ...(known === undefined ? [record.tool] : []),
+  ]);
+  return JSON.stringify({ time: new Date(at).toISOString(), ...fields, tool, args: r.args, message }) + "\n";
 }
