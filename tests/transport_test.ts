@@ -4,6 +4,7 @@ import type { JSONRPCMessage } from "../lib/sdk.ts";
 import { startTmux } from "./helpers.ts";
 import { rawServer } from "./raw_stdio.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import { fileByteReader } from "../lib/byte_reader.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -242,4 +243,33 @@ Deno.test("an oversized set-buffer is refused over stdio and the next call is an
   // End of stdin ends the server normally, and the discard was logged.
   assertEquals((await child.status).code, 0);
   assert((await stderr).includes("discarded an oversized message"));
+});
+
+Deno.test("the server's stdin reader hands back a file's bytes in reused chunks, then the end; cancel ends it", async () => {
+  const path = await Deno.makeTempFile();
+  try {
+    const bytes = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 7) % 251);
+    await Deno.writeFile(path, bytes);
+    using file = await Deno.open(path);
+    const reader = fileByteReader(file, 64 * 1024);
+    const got: Uint8Array[] = [];
+    for (let chunk; (chunk = await reader.read()) !== undefined;) {
+      assert(chunk.length > 0 && chunk.length <= 64 * 1024);
+      got.push(chunk.slice()); // a chunk is valid until the next read
+    }
+    assertEquals(got.length, 4);
+    const all = new Uint8Array(200_000);
+    let off = 0;
+    for (const c of got) (all.set(c, off), off += c.length);
+    assertEquals([off, all], [200_000, bytes]);
+    assertEquals(await reader.read(), undefined, "the end stays the end");
+
+    using again = await Deno.open(path);
+    const cancelled = fileByteReader(again, 1024);
+    assertEquals((await cancelled.read())?.length, 1024);
+    await cancelled.cancel();
+    assertEquals(await cancelled.read(), undefined);
+  } finally {
+    await Deno.remove(path);
+  }
 });

@@ -36,11 +36,11 @@
  * ```
  */
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../sdk.ts";
-import { type ByteReader, byteReader } from "../byte_reader.ts";
+import { type ByteReader, byteReader, fileByteReader } from "../byte_reader.ts";
 
 export interface LinearStdioTransportOptions {
   maxMessageBytes: number;
-  /** Defaults to Deno.stdin.readable. */
+  /** Defaults to reading Deno.stdin (without a stream: see fileByteReader). */
   input?: ReadableStream<Uint8Array>;
   /** Defaults to writing Deno.stdout fully. */
   write?: (bytes: Uint8Array) => Promise<void>;
@@ -146,8 +146,7 @@ export class LinearStdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    const input = this.#opts.input ?? Deno.stdin.readable;
-    this.#reader = byteReader(input);
+    this.#reader = this.#opts.input ? byteReader(this.#opts.input) : fileByteReader(Deno.stdin);
     void this.#readLoop();
     return Promise.resolve();
   }
