@@ -8,6 +8,8 @@
  * await locks.with(["a", "b"], async () => {/* both names held *\/});
  * ```
  */
+import { sha256Hex } from "../text/hash.ts";
+
 export class KeyedLocks {
   #tails = new Map<string, Promise<void>>();
 
@@ -79,11 +81,6 @@ export async function socketIdentity(socket: { socketName?: string; socketPath?:
   return `${dir}/tmux-${(await ownUid()) ?? "?"}/${socket.socketName ?? "default"}`;
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /**
  * Mutual exclusion between processes: an exclusive `flock` on a small file in
  * a private directory (`$TMPDIR/tmux-mcp-locks-UID`, mode 0700). The kernel
@@ -121,7 +118,7 @@ export function createFileLocks(parent?: string): FileLocks {
         dir = undefined; // try again next time
         throw e;
       });
-      const path = `${await dir}/${await sha256Hex(key)}`;
+      const path = `${await dir}/${sha256Hex(key).slice(0, 32)}`;
       using file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
       await file.lock(true);
       try {
