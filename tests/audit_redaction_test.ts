@@ -8,7 +8,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, startTmux } from "./helpers.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
-import { redact, redactMessage } from "../lib/server/audit.ts";
+import { createAuditSink, redact, redactMessage } from "../lib/server/audit.ts";
 
 Deno.test("every tool declares its secrets, naming only its own parameters", () => {
   for (const t of TOOLS) {
@@ -94,4 +94,26 @@ Deno.test("audit log: secrets echoed by messages, undeclared fields and unknown 
     await mcp.close();
     await tmux.kill();
   }
+});
+
+Deno.test("the audit sink writes queued lines at flush, in order; arguments that cannot be serialised do not stop it", async () => {
+  const dir = await tempDir();
+  const path = `${dir}/audit.jsonl`;
+  const sink = createAuditSink(path);
+  const circular: Record<string, unknown> = {};
+  circular.self = circular;
+  sink({ tool: "list", outcome: "ok", duration_ms: 1, args: { what: "sessions" }, known: ["what"] });
+  sink({ tool: "tool-pw-9876", outcome: "invalid", duration_ms: 1, args: { a: 1n } });
+  sink({ tool: "set", outcome: "ok", duration_ms: 2, args: circular, known: ["self"] });
+  sink({ tool: "list", outcome: "ok", duration_ms: 3, args: { what: "panes" }, known: ["what"] });
+  assertEquals(await Deno.readTextFile(path), "", "lines wait to be written together");
+  await sink.flush!();
+  const lines = (await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l));
+  assertEquals(lines.map((l) => [l.tool, l.outcome, l.args]), [
+    ["list", "ok", { what: "sessions" }],
+    ["unknown tool", "invalid", "[unloggable]"],
+    ["set", "ok", "[unloggable]"],
+    ["list", "ok", { what: "panes" }],
+  ]);
+  assert(!(await Deno.readTextFile(path)).includes("pw-9876"), "an unknown tool's name stays hidden");
 });

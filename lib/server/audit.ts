@@ -187,8 +187,22 @@ export function createAuditSink(path: string | undefined): AuditSink {
   });
 }
 
-/** The JSON line of a record taken at `at` (ms since the epoch), redacted. */
+/**
+ * The JSON line of a record taken at `at` (ms since the epoch), redacted. Arguments arrive as parsed JSON, so
+ * they always serialise; should one not, the line says so instead of the timer's callback throwing.
+ */
 function line(record: AuditRecord, at: number): string {
+  try {
+    return redactedLine(record, at);
+  } catch {
+    const { outcome, duration_ms, known } = record;
+    const tool = known === undefined ? "unknown tool" : record.tool; // an unknown name may hold a secret
+    return JSON.stringify({ time: new Date(at).toISOString(), tool, outcome, duration_ms, args: "[unloggable]" }) +
+      "\n";
+  }
+}
+
+function redactedLine(record: AuditRecord, at: number): string {
   const { secrets, known, ...fields } = record;
   const r = redact(record.args, secrets, known);
   const tool = known === undefined ? `unknown tool ${JSON.stringify(fingerprint(record.tool))}` : record.tool;
