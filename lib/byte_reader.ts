@@ -1,6 +1,6 @@
 /**
- * Reading a long-lived byte stream (the server's stdin, a control client's
- * stdout) into one reused buffer.
+ * Reading a long-lived byte stream (a control client's stdout) into one
+ * reused buffer.
  *
  * Why: Deno's default reader of a process pipe allocates a fresh 64 KiB
  * ArrayBuffer for every read, however few bytes arrive. Over thousands of
@@ -10,12 +10,12 @@
  * hands the same buffer back on every read instead.
  *
  * A chunk is a view valid only until the next `read()`: copy what you keep.
- * Where the source is a Deno file (the server's stdin), {@linkcode fileByteReader}
- * reads it without a stream at all.
+ * The server's stdin, a Deno file, is read without a stream at all
+ * ({@linkcode fileByteReader}).
  *
  * @example
  * ```ts
- * const reader = byteReader(Deno.stdin.readable);
+ * const reader = byteReader(child.stdout);
  * for (let chunk; (chunk = await reader.read()) !== undefined;) consume(chunk.slice());
  * reader.releaseLock();
  * ```
