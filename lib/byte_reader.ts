@@ -10,8 +10,8 @@
  * hands the same buffer back on every read instead.
  *
  * A chunk is a view valid only until the next `read()`: copy what you keep.
- * The server's stdin, a Deno file, is read without a stream at all
- * ({@linkcode fileByteReader}).
+ * The server's stdin is read without a stream at all: lib/server/stdio.ts,
+ * which falls back to {@linkcode fileByteReader} when stdin is a file.
  *
  * @example
  * ```ts
@@ -63,7 +63,7 @@ export function byteReader(stream: ReadableStream<Uint8Array>, size = CHUNK_BYTE
 }
 
 /**
- * A reader of a Deno file (`Deno.stdin`) into one reused buffer, without the
+ * A reader of a Deno file (`Deno.stdin` when it is a terminal or a file) into one reused buffer, without the
  * ReadableStream over it: the stream's pull/respond machinery cost 15–30 µs
  * of every request read (issue #11). `cancel` makes the next `read()` report
  * the end; a read already waiting ends with the process or the file's end.

@@ -25,10 +25,15 @@ export async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<
   return await Promise.race([child.status, late]);
 }
 
-/** Starts main.ts on the tmux socket `socketName` with extra flags; lines in, JSON objects out. */
-export function rawServer(socketName: string, extra: string[] = []) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", "--socket-name", socketName, ...extra],
+/**
+ * Starts main.ts on the tmux socket `socketName` with extra flags; lines in, JSON objects out. `wrap`: a
+ * command that runs the server's argv (appended to it), e.g. `["sh", "-c", 'exec "$@" 2>&1', "sh"]`.
+ */
+export function rawServer(socketName: string, extra: string[] = [], wrap: string[] = []) {
+  const argv = [Deno.execPath(), "run", ...START_PERMISSIONS, ROOT + "main.ts", "--socket-name", socketName, ...extra];
+  const [command, ...args] = [...wrap, ...argv];
+  const child = new Deno.Command(command, {
+    args,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -48,6 +53,10 @@ export function rawServer(socketName: string, extra: string[] = []) {
     send,
     /** The next line the server wrote, parsed. */
     async next(): Promise<Record<string, unknown>> {
+      return JSON.parse(await this.line());
+    },
+    /** The next line the server wrote, as text. */
+    async line(): Promise<string> {
       while (!pending.includes("\n")) {
         const { value, done } = await reader.read();
         if (done) throw new Error("server closed stdout");
@@ -56,7 +65,7 @@ export function rawServer(socketName: string, extra: string[] = []) {
       const i = pending.indexOf("\n");
       const line = pending.slice(0, i);
       pending = pending.slice(i + 1);
-      return JSON.parse(line);
+      return line;
     },
     /** The MCP handshake. */
     async initialize(): Promise<void> {

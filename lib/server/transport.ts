@@ -36,13 +36,14 @@
  * ```
  */
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../sdk.ts";
-import { type ByteReader, byteReader, fileByteReader } from "../byte_reader.ts";
+import { type ByteReader, byteReader } from "../byte_reader.ts";
+import { isBrokenPipe, stdinReader, stdoutWriter } from "./stdio.ts";
 
 export interface LinearStdioTransportOptions {
   maxMessageBytes: number;
-  /** Defaults to reading Deno.stdin (without a stream: see fileByteReader). */
+  /** Defaults to the server's stdin (lib/server/stdio.ts). */
   input?: ReadableStream<Uint8Array>;
-  /** Defaults to writing Deno.stdout fully. */
+  /** Defaults to writing the server's stdout fully (lib/server/stdio.ts). */
   write?: (bytes: Uint8Array) => Promise<void>;
   /** Called for protocol-level problems worth a log line (oversize, bad JSON). */
   onWarning?: (message: string, fields: Record<string, unknown>) => void;
@@ -123,6 +124,7 @@ export class LinearStdioTransport implements Transport {
 
   #opts: LinearStdioTransportOptions;
   #reader?: ByteReader;
+  #writeOut?: (bytes: Uint8Array) => Promise<void>;
   #writeChain: Promise<void> = Promise.resolve();
   #closed = false;
   #encoder = new TextEncoder();
@@ -146,7 +148,7 @@ export class LinearStdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    this.#reader = this.#opts.input ? byteReader(this.#opts.input) : fileByteReader(Deno.stdin);
+    this.#reader = this.#opts.input ? byteReader(this.#opts.input) : stdinReader();
     void this.#readLoop();
     return Promise.resolve();
   }
@@ -345,12 +347,13 @@ export class LinearStdioTransport implements Transport {
 
   #write(text: string): Promise<void> {
     const bytes = this.#encoder.encode(text);
-    const write = this.#opts.write ?? writeStdout;
+    this.#writeOut ??= this.#opts.write ?? stdoutWriter();
+    const write = this.#writeOut;
     // Chain writes so that concurrent sends never interleave their bytes.
     const next = this.#writeChain.then(() => write(bytes));
     this.#writeChain = next.catch((e) => {
       // Nobody reads our replies any more: there is nothing left to answer for.
-      if (e instanceof Deno.errors.BrokenPipe) void this.close();
+      if (isBrokenPipe(e)) void this.close();
     });
     return next;
   }
@@ -367,11 +370,6 @@ export class LinearStdioTransport implements Transport {
     }
     this.onclose?.();
   }
-}
-
-async function writeStdout(bytes: Uint8Array): Promise<void> {
-  let off = 0;
-  while (off < bytes.length) off += await Deno.stdout.write(bytes.subarray(off));
 }
 
 function joinChunks(chunks: Uint8Array[], total: number): Uint8Array {

@@ -13,6 +13,7 @@
  * there is answered with an error result at once, as our refused calls are).
  */
 import { byteReader } from "../../lib/byte_reader.ts";
+import { stdinReader, stdoutWriter } from "../../lib/server/stdio.ts";
 
 interface Canned {
   /** The control-mode command line, as our server sends it. */
@@ -53,8 +54,9 @@ async function readReplies() {
 }
 void readReplies();
 
-const reply = (id: unknown, result: unknown) =>
-  Deno.stdout.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n"));
+// Our server's own stdin and stdout routes: what reading and writing them costs is part of the floor.
+const out = stdoutWriter();
+const reply = (id: unknown, result: unknown) => out(enc.encode(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n"));
 
 async function answer(m: { id?: unknown; method: string; params?: Record<string, unknown> }) {
   if (m.id === undefined) return;
@@ -75,7 +77,7 @@ async function answer(m: { id?: unknown; method: string; params?: Record<string,
 }
 
 let pending = "";
-const input = byteReader(Deno.stdin.readable);
+const input = stdinReader();
 for (let chunk = await input.read(); chunk; chunk = await input.read()) {
   const lines = (pending + dec.decode(chunk)).split("\n");
   pending = lines.pop()!;

@@ -1,0 +1,132 @@
+/**
+ * The server's own stdin and stdout: read and written on the main thread's
+ * event loop when they are pipes or sockets, as every MCP client starts us
+ * (Deno's child pipes are FIFOs, Node's are socket pairs).
+ *
+ * Why: Deno serves `Deno.stdin` and `Deno.stdout` as files, on its blocking
+ * thread pool: each request read wakes a pool thread that wakes the main
+ * thread, each reply is handed to a pool thread and the main thread woken
+ * again when it is written (and the descriptor is duplicated per read).
+ * That was 4–5 futex calls and 2–4 thread wake-ups per call, about 40–60 µs
+ * of a 0.5 ms capture-pane round trip on two cores (issue #11, measured with
+ * `strace -f -c`). `node:net` over the descriptor makes it non-blocking and
+ * polls it with everything else.
+ *
+ * Non-blocking is a flag of the open file description, shared with every
+ * process and descriptor that holds it. So the event-loop route is taken
+ * only for a pipe or socket that is not also our stderr (`2>&1`: log lines
+ * are written synchronously and would fail with EAGAIN on a full pipe); a
+ * terminal, a file, /dev/null or a shared pipe keep Deno's file route, as
+ * does anything `node:net` refuses.
+ *
+ * @example
+ * ```ts
+ * const reader = stdinReader();
+ * const write = stdoutWriter();
+ * for (let chunk; (chunk = await reader.read()) !== undefined;) await write(answer(chunk));
+ * ```
+ */
+import { fstatSync } from "node:fs";
+import { Socket, type SocketConstructorOpts } from "node:net";
+import { type ByteReader, fileByteReader } from "../byte_reader.ts";
+
+/** Chunks read ahead of the consumer before the socket is paused (flow control). */
+const READ_AHEAD = 16;
+
+/** Whether descriptor `fd` is a pipe or socket of our own, safe to make non-blocking (see the module doc). */
+export function pollable(fd: number): boolean {
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFIFO() && !st.isSocket()) return false;
+    const err = fstatSync(2);
+    return fd === 2 || st.dev !== err.dev || st.ino !== err.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** A `node:net` socket over descriptor `fd`, or undefined when it cannot be made one. */
+function socketOn(fd: number, opts: SocketConstructorOpts): Socket | undefined {
+  if (!pollable(fd)) return undefined;
+  try {
+    // Half-open: the end of our input must not shut down (or close) anything else.
+    return new Socket({ fd, allowHalfOpen: true, ...opts } as SocketConstructorOpts);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The server's stdin as a {@linkcode ByteReader}: polled on the event loop
+ * when it is a pipe or socket, else Deno's file reader. A chunk is the
+ * reader's own (valid after the next read). `cancel` closes the descriptor.
+ */
+export function stdinReader(): ByteReader {
+  const socket = socketOn(0, { readable: true, writable: false });
+  if (!socket) return fileByteReader(Deno.stdin);
+  const ready: (Uint8Array | undefined)[] = [];
+  let waiting: ((chunk: Uint8Array | undefined) => void) | undefined;
+  let ended = false;
+  const deliver = (chunk: Uint8Array | undefined) => {
+    if (chunk === undefined) {
+      if (ended) return;
+      ended = true;
+    }
+    if (waiting) {
+      const w = waiting;
+      waiting = undefined;
+      w(chunk);
+      return;
+    }
+    ready.push(chunk);
+    if (ready.length >= READ_AHEAD) socket.pause();
+  };
+  socket.on("data", (chunk: Uint8Array) => deliver(chunk));
+  socket.on("end", () => deliver(undefined));
+  socket.on("close", () => deliver(undefined));
+  // An error ends the input like its end does (the transport then answers what it read and closes).
+  socket.on("error", () => deliver(undefined));
+  return {
+    read() {
+      if (ready.length === 0) {
+        if (ended) return Promise.resolve(undefined);
+        return new Promise((r) => waiting = r);
+      }
+      const chunk = ready.shift();
+      if (ready.length < READ_AHEAD / 2 && socket.isPaused()) socket.resume();
+      return Promise.resolve(chunk);
+    },
+    cancel() {
+      socket.destroy();
+      deliver(undefined);
+      return Promise.resolve();
+    },
+    releaseLock() {},
+  };
+}
+
+/**
+ * Writes all of `bytes` to the server's stdout: through the event loop when
+ * it is a pipe or socket, else Deno's file writer. Resolves once written;
+ * rejects when the reader is gone (see {@linkcode isBrokenPipe}). Callers
+ * serialise their writes.
+ */
+export function stdoutWriter(): (bytes: Uint8Array) => Promise<void> {
+  const socket = socketOn(1, { readable: false, writable: true });
+  if (!socket) {
+    return async (bytes) => {
+      let off = 0;
+      while (off < bytes.length) off += await Deno.stdout.write(bytes.subarray(off));
+    };
+  }
+  // Without a listener an EPIPE would be an uncaught exception; each write's callback reports it.
+  socket.on("error", () => {});
+  return (bytes) => new Promise((resolve, reject) => socket.write(bytes, (e) => e ? reject(e) : resolve()));
+}
+
+/** Whether a write failed because nobody reads our output any more (either route). */
+export function isBrokenPipe(e: unknown): boolean {
+  if (e instanceof Deno.errors.BrokenPipe || e instanceof Deno.errors.ConnectionReset) return true;
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === "EPIPE" || code === "ECONNRESET" || code === "ERR_STREAM_DESTROYED";
+}
