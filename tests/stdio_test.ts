@@ -1,7 +1,7 @@
 /**
  * The server's own stdin and stdout (lib/server/stdio.ts), as clients start
- * it: pipes (Deno and Python clients) and socket pairs (Node clients) are
- * polled on the event loop, so non-blocking; a pipe it shares with stderr
+ * it: pipes (Deno and Python clients), socket pairs (Node clients) and one
+ * socket both ways (inetd, socat) are polled on the event loop, so non-blocking; a pipe it shares with stderr
  * (`2>&1`) and a file keep Deno's file route. Each route carries requests and
  * replies far larger than a pipe holds, whole. Linux: the descriptor flags
  * are read from /proc.
@@ -54,33 +54,42 @@ Deno.test("stdio pipes are polled on the event loop (non-blocking) and carry 400
   }
 });
 
-Deno.test("socket pairs as stdio (how Node clients start a server): polled, whole, and their end ends the server", async () => {
-  const tmux = await startTmux();
-  const server = [Deno.execPath(), "run", ...START_PERMISSIONS, ROOT + "main.ts", "--socket-name", tmux.socketName];
-  const mcp = await connect({
-    spawn: ["python3", ROOT + "tests/fixtures/socketpair_bridge.py", ...server, ...BIG],
-  });
-  let pid = 0;
-  try {
-    pid = Number(/bridge: server pid (\d+)/.exec(await mcp.waitForStderr(/bridge: server pid \d+/))![1]);
-    const link = await Deno.readLink(`/proc/${pid}/fd/0`);
-    assertMatch(link, /^socket:/);
-    assert(await nonBlocking(pid, 0), "stdin socket is still read on Deno's blocking file route");
-    assert(await nonBlocking(pid, 1), "stdout socket is still written on Deno's blocking file route");
-    await roundTrips(mcp);
-  } finally {
-    await mcp.close();
-    await tmux.kill();
-  }
-  // The client's end of input reaches the server as the socket's end: it exits.
-  await waitUntil(`server ${pid} to exit`, async () => {
+for (
+  const [how, bridge] of [
+    ["socket pairs as stdio (how Node clients start a server)", []],
+    ["one socket as both stdin and stdout (as inetd and socat give it)", ["--one"]],
+  ] as const
+) {
+  Deno.test(`${how}: polled, whole, and the client's end ends the server`, async () => {
+    const tmux = await startTmux();
+    const server = [Deno.execPath(), "run", ...START_PERMISSIONS, ROOT + "main.ts", "--socket-name", tmux.socketName];
+    const mcp = await connect({
+      spawn: ["python3", ROOT + "tests/fixtures/socketpair_bridge.py", ...bridge, ...server, ...BIG],
+    });
+    let pid = 0;
     try {
-      return (await Deno.readTextFile(`/proc/${pid}/stat`)).includes(") Z ") || undefined; // exited, not reaped yet
-    } catch {
-      return true; // exited and reaped
+      pid = Number(/bridge: server pid (\d+)/.exec(await mcp.waitForStderr(/bridge: server pid \d+/))![1]);
+      const link = await Deno.readLink(`/proc/${pid}/fd/0`);
+      assertMatch(link, /^socket:/);
+      const same = link === await Deno.readLink(`/proc/${pid}/fd/1`);
+      assertEquals(same, bridge.length > 0, `stdin and stdout should be ${bridge.length ? "one socket" : "two"}`);
+      assert(await nonBlocking(pid, 0), "stdin socket is still read on Deno's blocking file route");
+      assert(await nonBlocking(pid, 1), "stdout socket is still written on Deno's blocking file route");
+      await roundTrips(mcp);
+    } finally {
+      await mcp.close();
+      await tmux.kill();
     }
-  }, 30_000);
-});
+    // The client's end of input reaches the server as the socket's end: it exits.
+    await waitUntil(`server ${pid} to exit`, async () => {
+      try {
+        return (await Deno.readTextFile(`/proc/${pid}/stat`)).includes(") Z ") || undefined; // exited, not reaped yet
+      } catch {
+        return true; // exited and reaped
+      }
+    }, 30_000);
+  });
+}
 
 Deno.test("stdout shared with stderr (2>&1) stays blocking: replies and log lines both arrive, in their own lines", async () => {
   const tmux = await startTmux();

@@ -7,7 +7,9 @@
  * closes itself on a message over 10 MiB, after which the server silently
  * stops answering. Here each byte is scanned once for the newline, chunks are
  * joined once per message, and an oversized message is discarded and answered
- * with a JSON-RPC error while the transport keeps serving.
+ * with a JSON-RPC error while the transport keeps serving. By default it
+ * reads and writes the server's own stdin and stdout through
+ * lib/server/stdio.ts (on the event loop when they are pipes or sockets).
  *
  * At the end of input (the client closed our stdin, perhaps right after its
  * last request) the transport does not close at once: the SDK aborts every
