@@ -1,10 +1,10 @@
 /**
  * The server's own stdin and stdout (lib/server/stdio.ts), as clients start
  * it: pipes (Deno and Python clients), socket pairs (Node clients) and one
- * socket both ways (inetd, socat) are polled on the event loop, so non-blocking; a pipe it shares with stderr
- * (`2>&1`) and a file keep Deno's file route. Each route carries requests and
- * replies far larger than a pipe holds, whole. Linux: the descriptor flags
- * are read from /proc.
+ * socket both ways (inetd, socat) are polled on the event loop, so
+ * non-blocking; a pipe it shares with stderr (`2>&1`) and a file keep Deno's
+ * file route. Each route carries requests and replies far larger than a pipe
+ * holds, whole. Linux: the descriptor flags are read from /proc.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";

@@ -34,7 +34,7 @@ import { type ByteReader, fileByteReader } from "../byte_reader.ts";
 const READ_AHEAD = 16;
 
 /** Whether descriptor `fd` is a pipe or socket of our own, safe to make non-blocking (see the module doc). */
-export function pollable(fd: number): boolean {
+function pollable(fd: number): boolean {
   try {
     const st = fstatSync(fd);
     if (!st.isFIFO() && !st.isSocket()) return false;
