@@ -71,7 +71,8 @@ export class UsageError extends Error {
 
 type Parsed = string | boolean | undefined;
 
-interface OptionRow {
+/** One command-line option: its flag, environment variable, `--help` line and parser. */
+export interface OptionRow {
   flag: string;
   env?: string;
   type: "string" | "boolean";
@@ -340,12 +341,16 @@ export function parseConfig(args: string[], env: Record<string, string | undefin
   return cmd.config;
 }
 
+/** How an option is written on the command line, in `--help` and the README: `--socket-name NAME`, `--keep-sessions`. */
+export function flagSyntax(o: OptionRow): string {
+  return o.type === "string" ? `--${o.flag} ${o.flag.split("-").pop()!.toUpperCase()}` : `--${o.flag}`;
+}
+
 /** The `--help` text. */
 export function helpText(version: string): string {
   const rows = OPTIONS.map((o) => {
-    const arg = o.type === "string" ? ` ${o.flag.split("-").pop()!.toUpperCase()}` : "";
     const env = o.env ? ` [env ${o.env}]` : "";
-    return `  --${o.flag}${arg}\n      ${o.help}${env}`;
+    return `  ${flagSyntax(o)}\n      ${o.help}${env}`;
   });
   return [
     `tmux-mcp ${version}: an MCP server (stdio) that lets AI agents drive tmux.`,
