@@ -23,7 +23,7 @@ Deno.test("README.md's tool and flag sections are what the tool and option table
     const b = fresh.split("\n");
     const at = a.findIndex((line, i) => line !== b[i]);
     throw new Error(
-      `README.md is stale: run \`${REGENERATE}\` and commit the result.\n` +
+      `README.md is stale: run \`${REGENERATE}\` (deno run --allow-read --allow-write --allow-run lib/tools/write_readme.ts) and commit the result.\n` +
         `first difference at line ${at + 1}:\n  README.md: ${a[at] ?? "(end of file)"}\n  generated: ${
           b[at] ?? "(end of file)"
         }`,
