@@ -1,8 +1,9 @@
 /**
  * Rewrites the generated regions of README.md: the tool overview from the
  * tool table (what tools/list serves of each tool: name, toolset, tier,
- * description; lib/server/listing.ts) and the flags from the option table in
- * lib/config.ts (what `--help` prints). Everything between
+ * description; lib/server/listing.ts), the former tool names from the
+ * families' `replaces`, and the flags from the option table in lib/config.ts
+ * (what `--help` prints). Everything between
  * `<!-- NAME:start -->` and `<!-- NAME:end -->` is replaced; the rest of the
  * file is kept, then the whole file goes through `deno fmt` so that the
  * result is what `deno fmt --check` accepts.
@@ -52,11 +53,26 @@ export function toolsSection(tools: readonly AnyTool[] = TOOLS): string {
     );
   const rows = entries.map(({ toolset, tier, tool }) => {
     // A family (lib/tools/family.ts) is one tool whose `what` picks the member.
-    const what = (tool.inputSchema.properties?.what as { enum?: string[] } | undefined)?.enum;
+    const what = whatOf(tool);
     const members = what ? ` \`what\`: ${what.map((w) => `\`${w}\``).join(", ")}.` : "";
     return [`\`${tool.name}\``, toolset, tier, `${tool.description}${members}`];
   });
   return table(["tool", "toolset", "tier", "what it does (the tool's description)"], rows);
+}
+
+/** The `what` choices of a family tool (lib/tools/family.ts), as tools/list shows them; none for a plain tool. */
+function whatOf(tool: { inputSchema: { properties?: Record<string, unknown> } }): string[] | undefined {
+  return (tool.inputSchema.properties?.what as { enum?: string[] } | undefined)?.enum;
+}
+
+/** Former tool names and the family tool that answers for them now, from each family's `replaces`. */
+export function formerNamesSection(tools: readonly AnyTool[] = TOOLS): string {
+  const rows = listingEntries(tools).flatMap(({ tool }, i) => {
+    const replaces = tools[i].replaces;
+    if (!replaces) return [];
+    return [[Object.keys(replaces).join(", "), `\`${tool.name}\` \`{what: ${whatOf(tool)?.join(" | ")}}\``]];
+  });
+  return table(["former tools", "now"], rows);
 }
 
 /** The flags: one row per option of lib/config.ts, as `--help` states them. */
@@ -67,7 +83,7 @@ export function flagsSection(options: readonly OptionRow[] = OPTIONS): string {
 
 /** The generated regions by name. */
 export function regions(): Record<string, string> {
-  return { tools: toolsSection(), flags: flagsSection() };
+  return { tools: toolsSection(), former: formerNamesSection(), flags: flagsSection() };
 }
 
 /**
