@@ -1,7 +1,7 @@
 /**
  * Rewrites the generated regions of README.md: the tool overview from the
- * tool table (what tools/list serves of each tool: name, toolset, tier,
- * description; lib/server/listing.ts), the former tool names from the
+ * tool table (each entry's name, toolset, tier and description, the text
+ * tools/list serves; lib/server/listing.ts), the former tool names from the
  * families' `replaces`, and the flags from the option table in lib/config.ts
  * (what `--help` prints). Everything between
  * `<!-- NAME:start -->` and `<!-- NAME:end -->` is replaced; the rest of the
@@ -19,7 +19,6 @@
  */
 import { TOOLS } from "./mod.ts";
 import type { AnyTool } from "./tool.ts";
-import { listingEntries } from "../server/listing.ts";
 import { flagSyntax, type OptionRow, OPTIONS, TIERS, TOOLSETS } from "../config.ts";
 
 /** The command that regenerates README.md, as a developer types it. */
@@ -41,37 +40,32 @@ function table(head: string[], rows: string[][]): string {
   ].join("\n");
 }
 
-/** The tool overview: one row per tool as tools/list shows it, grouped by toolset, then by tier. */
+/** The `what` choices of a family tool (lib/tools/family.ts), in its members' order; none for a plain tool. */
+function whatOf(tool: AnyTool): string[] | undefined {
+  return (tool.input.shape as Record<string, { options?: string[] } | undefined>).what?.options;
+}
+
+/** The tool overview: one row per tool, grouped by toolset, then by tier, each with its own description. */
 export function toolsSection(tools: readonly AnyTool[] = TOOLS): string {
   const sets: string[] = [...TOOLSETS, "any"];
-  const entries = listingEntries(tools)
-    .map((e, i) => ({ ...e, i }))
-    .sort((a, b) =>
-      sets.indexOf(a.toolset) - sets.indexOf(b.toolset) ||
-      TIERS.indexOf(a.tier as typeof TIERS[number]) - TIERS.indexOf(b.tier as typeof TIERS[number]) ||
-      a.i - b.i
-    );
-  const rows = entries.map(({ toolset, tier, tool }) => {
-    // A family (lib/tools/family.ts) is one tool whose `what` picks the member.
-    const what = whatOf(tool);
+  const tier = (t: AnyTool) => TIERS.indexOf(t.tier as typeof TIERS[number]);
+  const sorted = tools.map((t, i) => ({ t, i })).sort((a, b) =>
+    sets.indexOf(a.t.toolset) - sets.indexOf(b.t.toolset) || tier(a.t) - tier(b.t) || a.i - b.i
+  );
+  const rows = sorted.map(({ t }) => {
+    const what = whatOf(t);
     const members = what ? ` \`what\`: ${what.map((w) => `\`${w}\``).join(", ")}.` : "";
-    return [`\`${tool.name}\``, toolset, tier, `${tool.description}${members}`];
+    return [`\`${t.name}\``, t.toolset, t.tier, `${t.description}${members}`];
   });
   return table(["tool", "toolset", "tier", "what it does (the tool's description)"], rows);
 }
 
-/** The `what` choices of a family tool (lib/tools/family.ts), as tools/list shows them; none for a plain tool. */
-function whatOf(tool: { inputSchema: { properties?: Record<string, unknown> } }): string[] | undefined {
-  return (tool.inputSchema.properties?.what as { enum?: string[] } | undefined)?.enum;
-}
-
 /** Former tool names and the family tool that answers for them now, from each family's `replaces`. */
 export function formerNamesSection(tools: readonly AnyTool[] = TOOLS): string {
-  const rows = listingEntries(tools).flatMap(({ tool }, i) => {
-    const replaces = tools[i].replaces;
-    if (!replaces) return [];
-    return [[Object.keys(replaces).join(", "), `\`${tool.name}\` \`{what: ${whatOf(tool)?.join(" | ")}}\``]];
-  });
+  const rows = tools.filter((t) => t.replaces).map((t) => [
+    Object.keys(t.replaces!).join(", "),
+    `\`${t.name}\` \`{what: ${whatOf(t)?.join(" | ")}}\``,
+  ]);
   return table(["former tools", "now"], rows);
 }
 
