@@ -16,8 +16,8 @@ import {
   controlSocket,
   createSshLauncher,
   makeControlDir,
-  MASTER_LINE,
-  MASTER_READY,
+  masterLine,
+  masterReady,
   RemoteError,
   remoteTmuxLine,
   sshArgv,
@@ -26,6 +26,7 @@ import {
 } from "../lib/tmux/ssh.ts";
 import { escapeArg, type SocketSpec } from "../lib/tmux/executor.ts";
 import { launchControl } from "./ssh_control.ts";
+import { newSentinel } from "../lib/tmux/login_frame.ts";
 import { findOnPath } from "../lib/doctor/shells.ts";
 
 const dec = new TextDecoder();
@@ -127,12 +128,18 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
       hostileWord(canary),
       fc.constantFrom(...shells),
       fc.boolean(),
-      async (args, name, shell, tied) => {
+      fc.boolean(),
+      async (args, name, shell, tied, marked) => {
         fc.pre(name !== "");
-        const line = remoteTmuxLine(bin, { socketName: name }, args, tied);
+        // The sentinel (lib/tmux/login_frame.ts) comes first on stdout and on stderr, then tmux's argv, untouched.
+        const sentinel = marked ? newSentinel() : undefined;
+        const line = remoteTmuxLine(bin, { socketName: name }, args, tied, sentinel);
         const r = await run(shell[0], [...shell.slice(1), "-c", line]);
         assertEquals(r.code, 0, `${shell.join(" ")}: ${r.stderr}`);
-        assertEquals(splitNul(r.stdout), ["-u", "-L", name, ...args], shell.join(" "));
+        const mark = sentinel === undefined ? "" : sentinel + "\n";
+        assert(r.stdout.startsWith(mark), r.stdout);
+        assertEquals(r.stderr, mark, shell.join(" "));
+        assertEquals(splitNul(r.stdout.slice(mark.length)), ["-u", "-L", name, ...args], shell.join(" "));
       },
     ),
     { numRuns: 200 },
@@ -147,6 +154,10 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
   assertMatch(remoteTmuxLine("tmux", { socketName: "n", socketPath: "/p" }, []), / -S '\/p'$/);
   assertEquals(remoteTmuxLine("~/bin/tmux", {}, []), "exec ~/'bin/tmux' -u");
   assertEquals(remoteTmuxLine("tmux", {}, ["-C"], true), "exec setpriv --pdeathsig TERM -- 'tmux' -u '-C'");
+  assertEquals(
+    remoteTmuxLine("tmux", {}, ["-V"], false, "tmux-mcp-00ff"),
+    "echo 'tmux-mcp-00ff'; echo 'tmux-mcp-00ff' >&2; exec 'tmux' -u '-V'",
+  );
 });
 
 Deno.test("the master's remote command says whether setpriv works, in every login shell, then waits for EOF", async () => {
@@ -155,10 +166,11 @@ Deno.test("the master's remote command says whether setpriv works, in every logi
   const path = Deno.env.get("PATH") ?? "";
   for (const tool of ["cat", "env", "true"]) await Deno.symlink(findOnPath(tool, path)!, `${dir}/${tool}`);
   const shells = [["sh"], ["dash"], ["bash"], ["zsh"], ["fish", "--no-config"]];
+  const sentinel = newSentinel();
   for (const shell of shells) {
     for (const [searched, want] of [[path, "tied"], [dir, "untied"]]) {
       const r = await new Deno.Command(findOnPath(shell[0], path)!, {
-        args: [...shell.slice(1), "-c", MASTER_LINE],
+        args: [...shell.slice(1), "-c", masterLine(sentinel)],
         env: { PATH: searched, HOME: dir },
         clearEnv: true,
         stdin: "null",
@@ -167,7 +179,11 @@ Deno.test("the master's remote command says whether setpriv works, in every logi
       }).output();
       const out = dec.decode(r.stdout);
       assertEquals(r.code, 0, `${shell[0]}: ${dec.decode(r.stderr)}`);
-      assertEquals(MASTER_READY.exec(out)?.[1], want, `${shell[0]} with PATH=${searched}: ${out}`);
+      const ready = masterReady(out, sentinel);
+      assertEquals(ready && [ready.noise, ready.tied ? "tied" : "untied"], ["", want], `${shell[0]}: ${out}`);
+      // A login that printed first: its text is noise, the answer is the same; a stale sentinel is not the ready.
+      assertEquals(masterReady(`Welcome!\n${sentinel} tied\n`, sentinel), { noise: "Welcome!\n", tied: true });
+      assertEquals(masterReady(`${newSentinel()} tied\n`, sentinel), undefined);
     }
   }
 });
@@ -569,9 +585,17 @@ Deno.test("ssh: a login shell stuck in its rc file fails the connection in bound
       const controlDir = `${fx.dir}/ctl-stuck`;
       await Deno.mkdir(controlDir, { mode: 0o700 });
       let err: unknown;
-      await createSshLauncher({ ...target, controlDir, connectTimeoutS: 1 }, "tmux", {}).ready().catch((e) => err = e);
+      await createSshLauncher({ ...target, controlDir, connectTimeoutMs: 2000 }, "tmux", {}).ready().catch((e) =>
+        err = e
+      );
       assert(err instanceof RemoteError, String(err));
-      assertMatch(err.message, /did not start a session within 2 s/);
+      assertEquals(err.remote, "slow");
+      assertMatch(
+        err.message,
+        /did not start a session within 2 s: the machine or the login is slow; raise --connect-timeout-ms \(now 2000\)/,
+      );
+      // The hint is the command line the server runs: with its -F.
+      assertMatch(err.message, new RegExp(`ssh -F ${fx.configPath} tmcp-remote true`));
     } finally {
       await Deno.remove(rc);
     }

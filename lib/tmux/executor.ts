@@ -83,6 +83,17 @@ export class TmuxError extends Error {
   }
 }
 
+/** A spawned client killed at its timeout. */
+export class TmuxTimeout extends TmuxError {
+  /** True when a remote login had not started tmux yet: the login was slow, not tmux. */
+  readonly login: boolean;
+  constructor(message: string, login: boolean) {
+    super("timeout", message);
+    this.name = "TmuxTimeout";
+    this.login = login;
+  }
+}
+
 export interface SpawnExecutorOptions extends SocketSpec {
   bin: string;
   maxConcurrency: number;
@@ -147,10 +158,13 @@ export async function spawnTmux(
     const stdinDone = ro.stdin ? feedStdin(child, ro.stdin) : Promise.resolve();
     const [out] = await Promise.all([child.output(), stdinDone]);
     if (ended === "timeout") {
-      throw new TmuxError(
-        "timeout",
-        `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed` +
-          ` (is --tmux-bin "${launcher.bin}" a working tmux?)`,
+      // Slow is not broken: a busy machine or a long transfer ends here as well as a stuck tmux.
+      const why = launcher.slowReason?.(child);
+      throw new TmuxTimeout(
+        `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed (${
+          why?.text ?? "the machine is busy or tmux is stuck"
+        })`,
+        why?.login ?? false,
       );
     }
     if (ended === "aborted") throw new TmuxError("aborted", "tmux call cancelled");

@@ -55,6 +55,11 @@ export interface TmuxLauncher {
   classify?(code: number, stderr: string): TmuxError | undefined;
   /** Ends what the launcher itself holds (a remote host's connection), after every client has ended. */
   close?(): Promise<void>;
+  /**
+   * What was slow about a client of this launcher that timed out, if known: `login` when a remote login had not
+   * started tmux yet, `text` the words for a message.
+   */
+  slowReason?(child: Deno.ChildProcess): { login: boolean; text: string } | undefined;
 }
 
 /** The argv prefix for a socket spec (`-S` wins over `-L`, as in tmux). */
