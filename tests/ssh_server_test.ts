@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture } from "./helpers.ts";
-import { type SshFixture, startSshd } from "./ssh_fixture.ts";
+import { NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { remotePath } from "../lib/tools/files.ts";
 import { typedLine } from "../lib/exec/shell.ts";
@@ -303,4 +303,79 @@ Deno.test("remotePath: lexical checks for files on the tmux host; typedLine read
     typedLine("fish", p),
     ` source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' | psub)`,
   );
+});
+
+Deno.test("ssh server: a login that prints banners on stdout and stderr: byte-exact results, one line saying why", async () => {
+  const fx = await startSshd();
+  const local = await Deno.makeTempDir({ prefix: "tmcp-sshnoise-" });
+  try {
+    await fx.startTmux();
+    await fx.setLoginRc(NOISY_LOGIN);
+    // Control mode on (commands on the control client, fallbacks spawned) and off (every command spawned).
+    for (const mode of ["on", "off"]) {
+      const mcp = await connect({
+        args: [
+          ...["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+          ...["--safety", "destructive", "--control-mode", mode],
+        ],
+      });
+      try {
+        const info = await mcp.ok<{ ssh_host: string; version: string; session_count: number }>("list", {
+          what: "server",
+        });
+        assertEquals([info.ssh_host, info.session_count], [fx.alias, 1], mode);
+        assertMatch(info.version, /^\d+\.\d+[a-z]?$/, mode);
+        const listed = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
+        assertEquals(listed.sessions.map((x) => x.session_name), ["main"], mode);
+        // 19 bytes in, 19 bytes out: through show-buffer (a spawned client), save-buffer and load-buffer.
+        const content = "nineteen bytes: ok!";
+        assertEquals(new TextEncoder().encode(content).length, 19);
+        await mcp.ok("set-buffer", { name: "b19", content });
+        const shown = await mcp.ok<{ size_bytes: number; text: string }>("show-buffer", { name: "b19" });
+        assertEquals([shown.size_bytes, shown.text], [19, content], mode);
+        const saved = await mcp.ok<{ bytes_written: number }>("save-buffer", { name: "b19", path: `${local}/b.txt` });
+        assertEquals(saved.bytes_written, 19);
+        assertEquals(await Deno.readTextFile(`${local}/b.txt`), content);
+        await mcp.ok("load-buffer", { name: "back", path: `${local}/b.txt` });
+        assertEquals(await fx.tmux("show-buffer", "-b", "back"), content);
+        // Ids are tmux's alone.
+        const made = await mcp.ok<{ session_id: string; window_id: string; pane_id: string }>("new", {
+          what: "session",
+          name: `s-${mode}`,
+        });
+        assertMatch(made.session_id, /^\$\d+$/);
+        assertMatch(made.window_id, /^@\d+$/);
+        assertMatch(made.pane_id, /^%\d+$/);
+        await mcp.ok("send-keys", { target: made.pane_id, text: "echo noise-$((6*7))", enter: true });
+        await waitUntil("the pane to show the echo", async () => {
+          const cap = await mcp.ok<{ text: string }>("capture-pane", { target: made.pane_id });
+          return /^noise-42$/m.test(cap.text) || undefined;
+        }, 20_000);
+        await mcp.ok("kill", { what: "session", target: made.session_id });
+        // Said once, in one line, naming the cause.
+        await mcp.waitForStderr(/prints text before tmux starts/);
+        const notes = mcp.stderr().split("\n").filter((l) => l.includes("prints text before tmux starts"));
+        assertEquals(notes.length, 1, notes.join("\n"));
+        assertMatch(notes[0], /Welcome to the devbox.*make ~\/\.bashrc .*quiet for non-interactive shells/);
+      } finally {
+        await mcp.close();
+      }
+    }
+    // A login that ends before tmux starts (exit 0 in an rc file) is refused in one line, never an empty answer.
+    await fx.setLoginRc("echo 'Welcome'\nexit 0\n");
+    const mcp = await connect({
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+    });
+    try {
+      const msg = await mcp.err("list", { what: "sessions" });
+      assertMatch(msg, /^the login shell on ssh host "tmcp-remote" ended before tmux started/);
+      assertMatch(msg, new RegExp(`ssh -F ${fx.configPath} tmcp-remote true`));
+      assert(!msg.includes("\n"), msg);
+    } finally {
+      await mcp.close();
+    }
+  } finally {
+    await Deno.remove(local, { recursive: true });
+    await fx.cleanup();
+  }
 });

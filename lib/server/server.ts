@@ -185,13 +185,11 @@ const SSH_SPAWNS = 4;
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
   const socket = { socketName: config.socketName, socketPath: config.socketPath };
   const controlDir = config.ssh === undefined ? undefined : controlDirPath(Deno.pid, Deno.env.get("TMPDIR"));
-  const launcher = config.ssh === undefined || controlDir === undefined
-    ? undefined
-    : createSshLauncher(
-      { destination: config.ssh, configFile: config.sshConfig, controlDir, connectTimeoutMs: config.connectTimeoutMs },
-      config.tmuxBin,
-      socket,
-    );
+  const launcher = config.ssh === undefined || controlDir === undefined ? undefined : createSshLauncher(
+    { destination: config.ssh, configFile: config.sshConfig, controlDir, connectTimeoutMs: config.connectTimeoutMs },
+    config.tmuxBin,
+    socket,
+  );
   const tmux = createTmuxEngine({
     bin: config.tmuxBin,
     ...socket,

@@ -27,10 +27,14 @@ export const NOTICE_EVERY_MS = 10_000;
 const seconds = (ms: number) => ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 
 /**
- * Logs "still waiting for WHAT (20 s of 60 s)" every {@linkcode NOTICE_EVERY_MS} until the returned function is
- * called.
+ * Logs "still waiting for WHAT (20 s of 60 s)" every {@linkcode NOTICE_EVERY_MS} (a third of a shorter limit, so
+ * that a short one is heard from too) until the returned function is called.
  */
-export function waitingNotice(what: string, limitMs: number, everyMs = NOTICE_EVERY_MS): () => void {
+export function waitingNotice(
+  what: string,
+  limitMs: number,
+  everyMs = Math.min(NOTICE_EVERY_MS, Math.max(1000, Math.round(limitMs / 3))),
+): () => void {
   const started = performance.now();
   const timer = setInterval(() => {
     const waited = Math.round((performance.now() - started) / 1000) * 1000;

@@ -218,17 +218,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
       try {
         out = decoder.decode(await spawnTmux(launcher, ["-V"], { timeoutMs: connectMs }, defaultTimeout));
       } catch (e) {
-        if (!(e instanceof TmuxTimeout)) throw e;
-        // Slow, not broken: say what was slow (the launcher knows a login from tmux) and what to raise.
-        const login = e.login;
-        throw new TmuxError(
-          "timeout",
-          slowLine(
-            login ? `the login${where} did not start tmux` : `tmux -V${where} did not answer`,
-            connectMs,
-            launcher.destination === undefined ? "tmux" : "login",
-          ),
-        );
+        // Slow, not broken: a login too slow says so itself; else tmux -V was, within the same bound.
+        if (!(e instanceof TmuxTimeout) || e.login) throw e;
+        throw new TmuxError("timeout", slowLine(`tmux -V${where} did not answer`, connectMs, "tmux"));
       } finally {
         quiet();
       }

@@ -18,6 +18,7 @@
  */
 import { Semaphore } from "./semaphore.ts";
 import { describeSocket, localLauncher, socketArgsFor, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
+import { slowLine } from "./connect_wait.ts";
 
 export { describeSocket, socketArgsFor, type SocketSpec };
 
@@ -85,7 +86,7 @@ export class TmuxError extends Error {
 
 /** A spawned client killed at its timeout. */
 export class TmuxTimeout extends TmuxError {
-  /** True when a remote login had not started tmux yet: the login was slow, not tmux. */
+  /** True when a remote login had not started tmux within its bound: the login was slow, not tmux. */
   readonly login: boolean;
   constructor(message: string, login: boolean) {
     super("timeout", message);
@@ -151,20 +152,33 @@ export async function spawnTmux(
     }
   };
   const timeoutMs = ro.timeoutMs ?? defaultTimeout;
-  const timer = setTimeout(() => kill("timeout"), timeoutMs);
+  // A remote login (rc files) has its own bound; the call's own timeout starts when tmux does.
+  const login = launcher.login?.(child);
+  let loginPending = login !== undefined;
+  let timer = setTimeout(() => kill("timeout"), login?.limitMs ?? timeoutMs);
+  login?.started.then(() => {
+    loginPending = false;
+    if (ended) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => kill("timeout"), timeoutMs);
+  });
   const onAbort = () => kill("aborted");
   ro.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const stdinDone = ro.stdin ? feedStdin(child, ro.stdin) : Promise.resolve();
     const [out] = await Promise.all([child.output(), stdinDone]);
     if (ended === "timeout") {
-      // Slow is not broken: a busy machine or a long transfer ends here as well as a stuck tmux.
-      const why = launcher.slowReason?.(child);
+      // Slow is not broken: a busy machine, a slow login or a long transfer ends here as well as a stuck tmux.
+      if (login && loginPending) {
+        throw new TmuxTimeout(slowLine(`the login on ${login.where} did not start tmux`, login.limitMs, "login"), true);
+      }
       throw new TmuxTimeout(
         `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed (${
-          why?.text ?? "the machine is busy or tmux is stuck"
+          login
+            ? `the machine, the connection to ${login.where} or tmux is slow`
+            : "the machine is busy or tmux is stuck"
         })`,
-        why?.login ?? false,
+        false,
       );
     }
     if (ended === "aborted") throw new TmuxError("aborted", "tmux call cancelled");

@@ -25,7 +25,7 @@
  * const out = await child.output(); // stdout: "tmux 3.3a\n", whatever the rc files printed
  * ```
  */
-import { byteReader, type ByteReader } from "../byte_reader.ts";
+import { type ByteReader, byteReader } from "../byte_reader.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -170,17 +170,14 @@ export interface FrameHooks {
   noTmux(stderr: string): Error;
 }
 
-/** State of a framed child that its launcher can ask about (a timeout's message says what was slow). */
-export interface LoginState {
-  /** True once the sentinel arrived on stdout: the login is over, tmux runs. */
-  readonly started: boolean;
-}
+const starts = new WeakMap<Deno.ChildProcess, Promise<void>>();
 
-const states = new WeakMap<Deno.ChildProcess, LoginState>();
-
-/** Whether `child` (from {@linkcode framedChild}) got past its login; undefined for any other child. */
-export function loginState(child: Deno.ChildProcess): LoginState | undefined {
-  return states.get(child);
+/**
+ * For a child from {@linkcode framedChild}: resolves when its sentinel arrived on stdout (the login is over, tmux
+ * runs), pending forever if it never does. Undefined for any other child.
+ */
+export function loginStarted(child: Deno.ChildProcess): Promise<void> | undefined {
+  return starts.get(child);
 }
 
 /**
@@ -192,10 +189,10 @@ export function framedChild(child: Deno.ChildProcess, sentinel: string, hooks: F
   const marker = encoder.encode(sentinel + "\n");
   const out = frameStream(child.stdout, marker, "drop");
   const err = frameStream(child.stderr, marker, "pass");
-  const state = { started: false };
+  const started = Promise.withResolvers<void>();
   out.head.then((h) => {
     if (h === undefined) return;
-    state.started = true;
+    started.resolve();
     if (h.length > 0) hooks.noise("stdout", h);
   });
   err.head.then((h) => {
@@ -221,6 +218,6 @@ export function framedChild(child: Deno.ChildProcess, sentinel: string, hooks: F
     unref: () => child.unref(),
     [Symbol.asyncDispose]: () => child[Symbol.asyncDispose](),
   } as Deno.ChildProcess;
-  states.set(framed, state);
+  starts.set(framed, started.promise);
   return framed;
 }

@@ -45,10 +45,10 @@
  * ```
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
-import { type LaunchOptions, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
+import { type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../buffers/locks.ts";
-import { framedChild, loginState, newSentinel } from "./login_frame.ts";
+import { framedChild, loginStarted, newSentinel } from "./login_frame.ts";
 import { CONNECT_TIMEOUT_MS, slowLine, waitingNotice } from "./connect_wait.ts";
 import { log } from "../log.ts";
 
@@ -209,8 +209,8 @@ export interface SshLauncher {
   classify(code: number, stderr: string): RemoteError | undefined;
   /** Ends the shared connection; ssh exits once the clients still riding it have ended (close those first). */
   close(): Promise<void>;
-  /** Why `child` (one of ours) was slow, for a timeout's message: the login or the remote tmux. */
-  slowReason(child: Deno.ChildProcess): { login: boolean; text: string } | undefined;
+  /** The login before tmux in `child` (one of ours): when it ends, and its bound. */
+  login(child: Deno.ChildProcess): LoginWait | undefined;
   /** The note about a login that prints before tmux starts, once one was seen. */
   readonly loginNote: string | undefined;
 }
@@ -257,7 +257,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     noTmux: (stderr: string) =>
       new RemoteError(
         "login",
-        `the login shell on ssh host "${target.destination}" ended without starting tmux${
+        `the login shell on ssh host "${target.destination}" ended before tmux started${
           stderr.trim() ? ` (${telling(stderr, /./)})` : ""
         }: an rc file exits or fails; see what it does with \`${sshHint(ctx, "true")}\``,
         stderr.trim(),
@@ -309,7 +309,9 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
                   text.trim(),
                 );
               }
-              throw classifySshFailure(status.code === 0 ? 255 : status.code, text, ctx) ??
+              // 255 is ssh's own failure; any other end before the ready line is the login shell's.
+              if (status.code !== 255) throw hooks.noTmux(text);
+              throw classifySshFailure(255, text, ctx) ??
                 new RemoteError(
                   "ssh-failed",
                   `ssh to ssh host "${target.destination}" ended at once${
@@ -363,12 +365,9 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     },
     ready,
     classify: (code, stderr) => classifySshFailure(code, stderr, ctx),
-    slowReason(child) {
-      const state = loginState(child);
-      if (state === undefined) return undefined;
-      return state.started
-        ? { login: false, text: `tmux on ssh host "${target.destination}" was slow to answer` }
-        : { login: true, text: `the login on ssh host "${target.destination}" had not started tmux yet` };
+    login(child) {
+      const started = loginStarted(child);
+      return started && { started, limitMs, where: `ssh host "${target.destination}"` };
     },
     get loginNote() {
       return loginNote;
@@ -538,7 +537,9 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
         "host-key",
         HOST_KEY_CHANGED,
         () =>
-          `the host key of ${host} has CHANGED since it was recorded in known_hosts (possible man-in-the-middle): if the change is expected, remove the old key with \`ssh-keygen -R HOST\` and connect once with \`${sshHint(ctx)}\``,
+          `the host key of ${host} has CHANGED since it was recorded in known_hosts (possible man-in-the-middle): if the change is expected, remove the old key with \`ssh-keygen -R HOST\` and connect once with \`${
+            sshHint(ctx)
+          }\``,
       );
     }
     if (HOST_KEY.test(stderr)) {
@@ -546,7 +547,9 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
         "host-key",
         HOST_KEY,
         (l) =>
-          `the host key of ${host} could not be verified (${l}): connect once with \`${sshHint(ctx)}\` to confirm and record it (tmux-mcp never answers ssh prompts: BatchMode=yes)`,
+          `the host key of ${host} could not be verified (${l}): connect once with \`${
+            sshHint(ctx)
+          }\` to confirm and record it (tmux-mcp never answers ssh prompts: BatchMode=yes)`,
       );
     }
     if (AUTH.test(stderr)) {
