@@ -127,7 +127,10 @@ Deno.test("ssh server: remote socket missing → no-server; remote tmux missing 
     );
     cases.push([
       ["--ssh", fx.alias, "--ssh-config", unknownKey],
-      /host key of ssh host "tmcp-remote" could not be verified/,
+      // The hint is the command line the server runs, with its -F.
+      new RegExp(
+        `host key of ssh host "tmcp-remote" could not be verified .*: connect once with \`ssh -F ${unknownKey} tmcp-remote\``,
+      ),
     ]);
     for (const [args, re] of cases) {
       const mcp = await connect({ args });
@@ -378,4 +381,70 @@ Deno.test("ssh server: a login that prints banners on stdout and stderr: byte-ex
     await Deno.remove(local, { recursive: true });
     await fx.cleanup();
   }
+});
+
+Deno.test("ssh server: rc files slower than the old fixed bounds are waited for, with progress; past --connect-timeout-ms → 'slow'", async () => {
+  const fx = await startSshd();
+  try {
+    await fx.startTmux();
+    const base = ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName];
+    await fx.setLoginRc("sleep 6\n");
+    const patient = await connect({ args: [...base, "--connect-timeout-ms", "15000"] });
+    try {
+      const listed = await patient.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
+      assertEquals(listed.sessions.map((x) => x.session_name), ["main"]);
+      await patient.ok("set-buffer", { name: "s", content: "after a slow login" });
+      assertEquals((await patient.ok<{ text: string }>("show-buffer", { name: "s" })).text, "after a slow login");
+      assertMatch(patient.stderr(), /still waiting for ssh host "tmcp-remote" to start a session \(5 s of 15 s\)/);
+    } finally {
+      await patient.close();
+    }
+    await fx.setLoginRc("sleep 8\n");
+    const strict = await connect({ args: [...base, "--connect-timeout-ms", "3000"] });
+    try {
+      const msg = await strict.err("list", { what: "sessions" });
+      assertMatch(
+        msg,
+        /^ssh host "tmcp-remote" did not start a session within 3 s: the machine or the login is slow; raise --connect-timeout-ms \(now 3000\)/,
+      );
+      assertMatch(msg, new RegExp(`ssh -F ${fx.configPath} tmcp-remote true`));
+      assert(!/not tmux|--tmux-bin/.test(msg) && !msg.includes("\n"), msg);
+    } finally {
+      await strict.close();
+    }
+  } finally {
+    await fx.clearLoginRc();
+    await fx.cleanup();
+  }
+});
+
+Deno.test("ssh server: the connection dropping in the middle of run-command is said so, not 'pane closed'", async () => {
+  await withRemote(async (mcp, fx) => {
+    const pane = (await fx.tmux(
+      "new-window",
+      "-d",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color HOME=${fx.dir} bash --norc --noprofile`,
+    )).trim();
+    await waitUntil("bash to be the pane's command", async () => {
+      const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+      return cmd === "bash" || undefined;
+    }, 20_000);
+    const running = mcp.call("run-command", { target: pane, command: "sleep 60", timeout_ms: 90_000 });
+    await waitUntil("sleep to run in the pane", async () => {
+      const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+      return cmd === "sleep" || undefined;
+    }, 30_000);
+    await fx.stop();
+    const r = await running;
+    assert(r.isError === true, JSON.stringify(r));
+    const msg = (r.content as { text: string }[])[0].text;
+    assert(!/closed while the command ran|internal error/.test(msg), msg);
+    assertMatch(msg, /cannot reach ssh host "tmcp-remote"/);
+    assert(!msg.includes("\n"), msg);
+    // The pane and its command are still there.
+    assertEquals((await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim(), "sleep");
+  });
 });

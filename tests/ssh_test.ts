@@ -24,7 +24,8 @@ import {
   type SshLauncher,
   type SshTarget,
 } from "../lib/tmux/ssh.ts";
-import { escapeArg, type SocketSpec } from "../lib/tmux/executor.ts";
+import { escapeArg, type SocketSpec, spawnTmux, TmuxError } from "../lib/tmux/executor.ts";
+import { createTmuxEngine } from "../lib/tmux/engine.ts";
 import { launchControl } from "./ssh_control.ts";
 import { newSentinel } from "../lib/tmux/login_frame.ts";
 import { findOnPath } from "../lib/doctor/shells.ts";
@@ -598,6 +599,49 @@ Deno.test("ssh: a login shell stuck in its rc file fails the connection in bound
       assertMatch(err.message, new RegExp(`ssh -F ${fx.configPath} tmcp-remote true`));
     } finally {
       await Deno.remove(rc);
+    }
+  });
+});
+
+Deno.test("ssh: a login slower than a call's timeout is waited for (--connect-timeout-ms); past that bound → 'slow'", async () => {
+  await withRemote(async ({ fx, target }) => {
+    const socket = { socketName: fx.socketName };
+    const controlDir = `${fx.dir}/ctl-slow`;
+    await Deno.mkdir(controlDir, { mode: 0o700 });
+    const launcher = createSshLauncher({ ...target, controlDir, connectTimeoutMs: 30_000 }, "tmux", socket);
+    // Every command spawned (control mode off), each call's own timeout shorter than the login.
+    const engine = createTmuxEngine({
+      bin: "tmux",
+      ...socket,
+      maxConcurrency: 2,
+      controlMode: false,
+      timeoutMs: 1500,
+      connectTimeoutMs: 30_000,
+      launcher,
+    });
+    try {
+      await fx.setLoginRc("sleep 3\n");
+      assertEquals(await engine.text(["display-message", "-p", "slow-but-fine"]), "slow-but-fine\n");
+      assertEquals(await engine.text(["list-sessions", "-F", "#{session_name}"]), "main\n");
+    } finally {
+      await engine.close();
+      await fx.clearLoginRc();
+    }
+    // The connection is up; now each new login takes longer than the bound: one line saying what was slow.
+    const strict = createSshLauncher({ ...target, controlDir, connectTimeoutMs: 2000 }, "tmux", socket);
+    try {
+      await strict.ready();
+      await fx.setLoginRc("sleep 6\n");
+      const e = await spawnTmux(strict, ["display-message", "-p", "x"], {}, 1000).catch((e) => e);
+      assert(e instanceof TmuxError && e.kind === "timeout", String(e));
+      assertEquals(
+        e.message,
+        'the login on ssh host "tmcp-remote" did not start tmux within 2 s: the machine or the login is slow; ' +
+          "raise --connect-timeout-ms (now 2000)",
+      );
+    } finally {
+      await fx.clearLoginRc();
+      await strict.close();
     }
   });
 });
