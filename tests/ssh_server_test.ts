@@ -360,6 +360,9 @@ Deno.test("ssh server: a login that prints banners on stdout and stderr: byte-ex
         const notes = mcp.stderr().split("\n").filter((l) => l.includes("prints text before tmux starts"));
         assertEquals(notes.length, 1, notes.join("\n"));
         assertMatch(notes[0], /Welcome to the devbox.*make ~\/\.bashrc .*quiet for non-interactive shells/);
+        // The model is told too, where it looks at the server.
+        const again = await mcp.ok<{ ssh_note?: string }>("list", { what: "server" });
+        assertEquals(`tmux-mcp warn: ${again.ssh_note}`, notes[0]);
       } finally {
         await mcp.close();
       }

@@ -335,6 +335,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     socket: launcher.socket,
     socketArgs: launcher.socketArgs,
     remote: launcher.destination,
+    get remoteNote() {
+      return launcher.loginNote;
+    },
     hub,
     run(args, ro = {}) {
       return sem.use(() => runOnce(args, ro));

@@ -63,6 +63,8 @@ export interface TmuxExecutor {
   readonly socketArgs: readonly string[];
   /** The ssh destination when the tmux server runs on another host (`--ssh`); undefined for this machine. */
   readonly remote?: string;
+  /** With `--ssh`: the note about a remote login that prints before tmux starts, once one was seen. */
+  readonly remoteNote?: string;
   /** Runs one tmux client and returns its stdout bytes; throws {@linkcode TmuxError}. */
   run(args: readonly TmuxArg[], opts?: RunOptions): Promise<Uint8Array>;
   /** Like {@linkcode TmuxExecutor.run}, decoding stdout as UTF-8. */

@@ -55,6 +55,8 @@ export interface TmuxLauncher {
   classify?(code: number, stderr: string): TmuxError | undefined;
   /** Ends what the launcher itself holds (a remote host's connection), after every client has ended. */
   close?(): Promise<void>;
+  /** What a remote login printed before tmux started, as one line saying what to fix (once seen). */
+  readonly loginNote?: string;
   /**
    * The login that runs before tmux in `child` (a remote host's login shell), or undefined when tmux starts
    * at once: a call's own timeout counts from the login's end, the login has its own bound.
