@@ -355,6 +355,10 @@ Deno.test("ssh server: a login that prints banners on stdout and stderr: byte-ex
           return /^noise-42$/m.test(cap.text) || undefined;
         }, 20_000);
         await mcp.ok("kill", { what: "session", target: made.session_id });
+        // tmux's own complaint, not the login's stderr banner.
+        const bad = await mcp.err("kill", { what: "session", target: "=nosuch" });
+        assert(!/pyenv|Welcome/.test(bad), bad);
+        assertMatch(bad, /nosuch/);
         // Said once, in one line, naming the cause.
         await mcp.waitForStderr(/prints text before tmux starts/);
         const notes = mcp.stderr().split("\n").filter((l) => l.includes("prints text before tmux starts"));

@@ -639,6 +639,17 @@ Deno.test("ssh: a login slower than a call's timeout is waited for (--connect-ti
         'the login on ssh host "tmcp-remote" did not start tmux within 2 s: the machine or the login is slow; ' +
           "raise --connect-timeout-ms (now 2000)",
       );
+      // A transfer cut by its timeout blames the slow party, not --tmux-bin.
+      await fx.clearLoginRc();
+      const big = new Uint8Array(32 << 20);
+      const cut = await spawnTmux(strict, ["load-buffer", "-b", "big", "-"], { stdin: big, timeoutMs: 50 }, 1000)
+        .catch((e) => e);
+      assert(cut instanceof TmuxError && cut.kind === "timeout", String(cut));
+      assertEquals(
+        cut.message,
+        'tmux load-buffer timed out after 50 ms and was killed (the machine, the connection to ssh host "tmcp-remote" ' +
+          "or tmux is slow)",
+      );
     } finally {
       await fx.clearLoginRc();
       await strict.close();
