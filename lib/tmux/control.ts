@@ -33,7 +33,7 @@ import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
 import { settledWithin } from "../settle.ts";
 import { EnvironmentError } from "../errors.ts";
-import { slowLine } from "./connect_wait.ts";
+import { slowLine, waitingNotice } from "./connect_wait.ts";
 
 /** Why a watcher's stream may have changed shape. */
 export type PaneSignal =
@@ -162,7 +162,8 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
       }
       // Its handshake is over once tmux answered the attach (or refused it); a tmux that never answers must
       // not hold the gate.
-      if (!await settledWithin(conn.ready, attachMs)) {
+      const quiet = waitingNotice("tmux to accept the client that follows pane output", attachMs);
+      if (!await settledWithin(conn.ready, attachMs).finally(quiet)) {
         ready.reject(
           new EnvironmentError(
             slowLine(

@@ -36,6 +36,20 @@
  * `tests/ssh_test.ts` checks byte-exact through `sh -c`, dash, bash, zsh, fish
  * and a real sshd with hostile values. csh/tcsh login shells are not supported.
  *
+ * What the login prints. sshd runs that line through the user's login shell,
+ * whose rc files may print (a MOTD, an `echo`). Every line we run first prints
+ * a fresh random sentinel on stdout and stderr (the master's says "ready"
+ * with it), and nothing on a channel before its sentinel is taken as tmux's
+ * (lib/tmux/login_frame.ts): the answers stay byte-exact, and the log and
+ * server-info say once that the login prints. A login that ends before tmux
+ * starts is an error, never an empty answer.
+ *
+ * How long a start may take. One setting, `--connect-timeout-ms`, bounds
+ * the master's start (TCP connect, handshake, the login's rc files) and each
+ * spawned client's login; a call's own timeout counts from the moment tmux
+ * runs. The waits say on stderr that they are still waiting, and a start
+ * that gives up says the machine or the login is slow.
+ *
  * @example
  * ```ts
  * const target: SshTarget = { destination: "devbox", controlDir: await makeControlDir() };
