@@ -157,10 +157,11 @@ export async function spawnTmux(
   // A remote login (rc files) has its own bound; the call's own timeout starts when tmux does.
   const login = launcher.login?.(child);
   let loginPending = login !== undefined;
+  let settled = false;
   let timer = setTimeout(() => kill("timeout"), login?.limitMs ?? timeoutMs);
   login?.started.then(() => {
     loginPending = false;
-    if (ended) return;
+    if (ended || settled) return;
     clearTimeout(timer);
     timer = setTimeout(() => kill("timeout"), timeoutMs);
   });
@@ -198,6 +199,7 @@ export async function spawnTmux(
     }
     return out.stdout;
   } finally {
+    settled = true;
     clearTimeout(timer);
     ro.signal?.removeEventListener("abort", onAbort);
   }

@@ -37,9 +37,9 @@
  * and a real sshd with hostile values. csh/tcsh login shells are not supported.
  *
  * What the login prints. sshd runs that line through the user's login shell,
- * whose rc files may print (a MOTD, an `echo`). Every line we run first prints
- * a fresh random sentinel on stdout and stderr (the master's says "ready"
- * with it), and nothing on a channel before its sentinel is taken as tmux's
+ * whose rc files may print (a MOTD, an `echo`). Every client's line first
+ * prints a fresh random sentinel on stdout and stderr (the master's prints
+ * one with its ready word), and nothing before a sentinel is taken as tmux's
  * (lib/tmux/login_frame.ts): the answers stay byte-exact, and the log and
  * server-info say once that the login prints. A login that ends before tmux
  * starts is an error, never an empty answer.
@@ -104,8 +104,8 @@ export function destinationProblem(dest: string): string | undefined {
  * (lib/tmux/login_frame.ts), the line first prints it on stdout and on
  * stderr, so the reader can tell what the login's rc files printed from what
  * tmux prints: `echo S; echo S >&2; exec …` (read the same by sh, bash, zsh
- * and fish; the sentinel is letters, digits and `-`, quoted all the same). `args` is tmux's argv exactly
- * as a local tmux would get it (the engine has already escaped a trailing
+ * and fish; the sentinel is letters, digits and `-`, quoted all the same).
+ * `args` is tmux's argv exactly as a local tmux would get it (the engine has already escaped a trailing
  * ";"), so this function adds shell quoting and nothing else. `exec` lets tmux
  * replace the shell, so stdin EOF and signals reach tmux directly. `tied`
  * (a persistent client, on a host with `setpriv`) starts tmux with SIGTERM as
