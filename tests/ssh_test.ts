@@ -24,7 +24,7 @@ import {
   type SshLauncher,
   type SshTarget,
 } from "../lib/tmux/ssh.ts";
-import { escapeArg, type SocketSpec, spawnTmux, TmuxError } from "../lib/tmux/executor.ts";
+import { escapeArg, type SocketSpec, spawnTmux, TmuxError, TmuxTimeout } from "../lib/tmux/executor.ts";
 import { createTmuxEngine } from "../lib/tmux/engine.ts";
 import { launchControl } from "./ssh_control.ts";
 import { newSentinel } from "../lib/tmux/login_frame.ts";
@@ -639,6 +639,13 @@ Deno.test("ssh: a login slower than a call's timeout is waited for (--connect-ti
         'the login on ssh host "tmcp-remote" did not start tmux within 2 s: the machine or the login is slow; ' +
           "raise --connect-timeout-ms (now 2000)",
       );
+      // An rc file that reads stdin gets none of a client's stdin: tmux gets it all, or the call fails.
+      await fx.setLoginRc("read -r _line\n");
+      const fed = await spawnTmux(strict, ["load-buffer", "-b", "eaten", "-"], {
+        stdin: new TextEncoder().encode("first\nsecond\n"),
+      }, 1000).catch((e) => e);
+      assert(fed instanceof TmuxTimeout && fed.login, String(fed));
+      assertEquals(await fx.tmux("list-buffers", "-F", "#{buffer_name}"), "");
       // A transfer cut by its timeout blames the slow party, not --tmux-bin.
       await fx.clearLoginRc();
       const big = new Uint8Array(32 << 20);

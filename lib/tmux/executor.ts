@@ -168,7 +168,9 @@ export async function spawnTmux(
   const onAbort = () => kill("aborted");
   ro.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const stdinDone = ro.stdin ? feedStdin(child, ro.stdin) : Promise.resolve();
+    // Behind a login, stdin goes to tmux only once it runs: an rc file that reads stdin must not eat our bytes.
+    let stdinDone = Promise.resolve();
+    if (ro.stdin) stdinDone = login ? feedAfterLogin(child, ro.stdin, login.started) : feedStdin(child, ro.stdin);
     const [out] = await Promise.all([child.output(), stdinDone]);
     if (ended === "timeout") {
       // Slow is not broken: a busy machine, a slow login or a long transfer ends here as well as a stuck tmux.
@@ -253,6 +255,14 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
       return decoder.decode(await sem.use(() => spawnTmux(launcher, args, ro, defaultTimeout)));
     },
   };
+}
+
+/** {@linkcode feedStdin} once `started` resolves; nothing (stdin closed) if the child ends first. */
+async function feedAfterLogin(child: Deno.ChildProcess, data: Uint8Array, started: Promise<void>): Promise<void> {
+  if (await Promise.race([started.then(() => true), child.status.then(() => false)])) {
+    return await feedStdin(child, data);
+  }
+  await child.stdin.close().catch(() => {});
 }
 
 async function feedStdin(child: Deno.ChildProcess, data: Uint8Array): Promise<void> {
