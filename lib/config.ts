@@ -14,6 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import { destinationProblem } from "./tmux/ssh.ts";
+import { CONNECT_TIMEOUT_MS } from "./tmux/connect_wait.ts";
 
 export const TIERS = ["readonly", "mutating", "destructive"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -59,6 +60,8 @@ export interface Config {
   filesRoot?: string;
   /** `--control-mode`: carry commands over a persistent `tmux -C` client (false: spawn one per command). */
   controlMode: boolean;
+  /** `--connect-timeout-ms`: bound of every start (ssh login, `tmux -V`, a control client's attach). */
+  connectTimeoutMs: number;
 }
 
 /** A bad command line or environment value; message is one line. */
@@ -244,6 +247,14 @@ export const OPTIONS: readonly OptionRow[] = [
     },
   },
   {
+    flag: "connect-timeout-ms",
+    env: "TMUX_MCP_CONNECT_TIMEOUT_MS",
+    type: "string",
+    help: `longest wait for a start: the ssh login (rc files included), tmux -V, a control client's attach ` +
+      `(default: ${CONNECT_TIMEOUT_MS})`,
+    apply: (c, v, s) => c.connectTimeoutMs = intIn(s, String(v), 1000, 3600 * 1000),
+  },
+  {
     flag: "ssh-config",
     env: "TMUX_MCP_SSH_CONFIG",
     type: "string",
@@ -278,6 +289,7 @@ export function defaultConfig(): Config {
     terminalBackend: "pty",
     keepSessions: false,
     controlMode: true,
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
   };
 }
 
@@ -316,6 +328,13 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     throw new UsageError(
       `unexpected argument "${parsed.positionals[doctor ? 1 : 0]}" (the server takes flags only, ` +
         `plus the subcommand doctor; see --help)`,
+    );
+  }
+  // One remote host per server: a second --ssh silently replacing the first would drive the wrong host.
+  const hosts = parsed.tokens?.filter((t) => t.kind === "option" && (t as { name?: string }).name === "ssh") ?? [];
+  if (hosts.length > 1) {
+    throw new UsageError(
+      `--ssh given ${hosts.length} times: one server drives one host; start one tmux-mcp per host`,
     );
   }
   const cfg = defaultConfig();

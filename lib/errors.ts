@@ -32,6 +32,23 @@ export class RefusedError extends UserError {
 }
 
 /**
+ * A fault of the environment, not of the call and not a bug of ours: tmux stopped or gone, a connection to it
+ * dropped, the machine too slow for a bound. Its message is one line that says what happened and what to do next;
+ * the pipeline shows it as-is (audited as an error), where an unexpected exception is an "internal error".
+ *
+ * @example
+ * ```ts
+ * throw new EnvironmentError("the tmux server exited while the wait ran: check with list (what: server), then retry");
+ * ```
+ */
+export class EnvironmentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EnvironmentError";
+  }
+}
+
+/**
  * The error of a search the client cancelled (lib/search: in the worker and in its pool). Here, not with the
  * search: the pool, created at start, then loads without the search code.
  *

@@ -7,6 +7,7 @@
  * server of tmux 3.3a died within a few rounds.
  */
 import assert from "node:assert/strict";
+import { EnvironmentError } from "../lib/errors.ts";
 import { fakeTmux, startTmux, withServer } from "./helpers.ts";
 import { AttachGate } from "../lib/tmux/attach_gate.ts";
 import { createTmuxEngine } from "../lib/tmux/engine.ts";
@@ -85,6 +86,7 @@ Deno.test("a tmux that never answers a control client's attach holds nothing bac
     maxConcurrency: 4,
     controlMode: true,
     timeoutMs: 1000,
+    connectTimeoutMs: 1000,
   });
   try {
     // The first command waits for the attach's bound, then takes a spawned client; the ones after it are not held.
@@ -94,7 +96,8 @@ Deno.test("a tmux that never answers a control client's attach holds nothing bac
     // A wait's client is bounded the same way: one line, not a hang.
     const pane = (await engine.text(["display-message", "-p", "-t", "main", "#{pane_id}"])).trim();
     const err = await engine.hub.watch("$0", pane, { output() {} }).then(() => undefined, (e) => e);
-    assert.match(String(err), /did not answer the attach within 1000 ms/);
+    assert.match(String(err), /did not accept the client that follows pane output within 1 s: the machine is slow/);
+    assert.ok(err instanceof EnvironmentError, String(err));
   } finally {
     await engine.close();
     await fx.kill();

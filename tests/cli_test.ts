@@ -38,6 +38,10 @@ for (
     [["--max-concurrency", "x"], {}, /expected a whole number/],
     [["--toolsets", "buffers,nope"], {}, /--toolsets: "nope" is not one of buffers, workspace, exec, pty/],
     [["serve"], {}, /unexpected argument "serve"/],
+    // One server drives one host: a second --ssh must not silently win over the first.
+    [["--ssh", "a", "--ssh", "b"], {}, /--ssh given 2 times: one server drives one host; start one tmux-mcp per host/],
+    [["--ssh=a", "--ssh=a"], {}, /--ssh given 2 times/],
+    [["--connect-timeout-ms", "10"], {}, /--connect-timeout-ms: 10 is out of range \(1000\.\.3600000\)/],
   ] as [string[], Record<string, string>, RegExp][]
 ) {
   Deno.test(`bad command line ${JSON.stringify(args)} ${JSON.stringify(env)} exits 2 with one line`, async () => {

@@ -25,6 +25,8 @@ import { tempDir, waitUntil } from "./pane_helpers.ts";
 import { endTmux, uniqueSocketName } from "./helpers.ts";
 
 const SSHD = "/usr/sbin/sshd";
+/** The rc files a login shell of sshd reads for `ssh host command`: bash (Debian), sh/dash login, zsh, fish. */
+const RC_FILES = [".bashrc", ".profile", ".zshenv", ".config/fish/config.fish"];
 const dec = new TextDecoder();
 
 export interface SshFixture {
@@ -55,7 +57,24 @@ export interface SshFixture {
   remoteEnv: Record<string, string>;
   /** Stops sshd and the tmux server, removes the temp directory. */
   cleanup(): Promise<void>;
+  /**
+   * Gives the remote login rc files (`.bashrc`, `.profile`, `.zshenv`, fish's config.fish in the test user's HOME)
+   * that run `body` (POSIX sh syntax, also read by fish for simple commands) before any command of a login.
+   */
+  setLoginRc(body: string): Promise<void>;
+  /** Removes the rc files {@linkcode setLoginRc} made. */
+  clearLoginRc(): Promise<void>;
 }
+
+/** A login that prints a banner on stdout (lines, tmux-looking lines, an unfinished line) and one on stderr. */
+export const NOISY_LOGIN = [
+  "echo 'Welcome to the devbox (MOTD)'",
+  "echo '%begin 1700000000 1 1'",
+  "echo '%end 1700000000 1 1'",
+  "printf 'no newline at the end'",
+  "echo 'pyenv: warning on stderr' >&2",
+  "",
+].join("\n");
 
 async function run(cmd: string, args: string[], env?: Record<string, string>): Promise<string> {
   const out = await new Deno.Command(cmd, { args, env, clearEnv: env !== undefined, stdout: "piped", stderr: "piped" })
@@ -205,6 +224,13 @@ export async function startSshd(): Promise<SshFixture> {
     loginCount: async () => {
       const text = await Deno.readTextFile(log).catch(() => "");
       return text.split("\n").filter((l) => l.includes("Accepted publickey")).length;
+    },
+    setLoginRc: async (body) => {
+      await Deno.mkdir(`${home}/.config/fish`, { recursive: true });
+      for (const f of RC_FILES) await Deno.writeTextFile(`${home}/${f}`, body);
+    },
+    clearLoginRc: async () => {
+      for (const f of RC_FILES) await Deno.remove(`${home}/${f}`).catch(() => {});
     },
     cleanup: async () => {
       await endTmux(tmux);

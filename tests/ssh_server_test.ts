@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture } from "./helpers.ts";
-import { type SshFixture, startSshd } from "./ssh_fixture.ts";
+import { NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { remotePath } from "../lib/tools/files.ts";
 import { typedLine } from "../lib/exec/shell.ts";
@@ -127,7 +127,10 @@ Deno.test("ssh server: remote socket missing → no-server; remote tmux missing 
     );
     cases.push([
       ["--ssh", fx.alias, "--ssh-config", unknownKey],
-      /host key of ssh host "tmcp-remote" could not be verified/,
+      // The hint is the command line the server runs, with its -F.
+      new RegExp(
+        `host key of ssh host "tmcp-remote" could not be verified .*: connect once with \`ssh -F ${unknownKey} tmcp-remote\``,
+      ),
     ]);
     for (const [args, re] of cases) {
       const mcp = await connect({ args });
@@ -303,4 +306,152 @@ Deno.test("remotePath: lexical checks for files on the tmux host; typedLine read
     typedLine("fish", p),
     ` source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' | psub)`,
   );
+});
+
+Deno.test("ssh server: a login that prints banners on stdout and stderr: byte-exact results, one line saying why", async () => {
+  const fx = await startSshd();
+  const local = await Deno.makeTempDir({ prefix: "tmcp-sshnoise-" });
+  try {
+    await fx.startTmux();
+    await fx.setLoginRc(NOISY_LOGIN);
+    // Control mode on (commands on the control client, fallbacks spawned) and off (every command spawned).
+    for (const mode of ["on", "off"]) {
+      const mcp = await connect({
+        args: [
+          ...["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+          ...["--safety", "destructive", "--control-mode", mode],
+        ],
+      });
+      try {
+        const info = await mcp.ok<{ ssh_host: string; version: string; session_count: number }>("list", {
+          what: "server",
+        });
+        assertEquals([info.ssh_host, info.session_count], [fx.alias, 1], mode);
+        assertMatch(info.version, /^\d+\.\d+[a-z]?$/, mode);
+        const listed = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
+        assertEquals(listed.sessions.map((x) => x.session_name), ["main"], mode);
+        // 19 bytes in, 19 bytes out: through show-buffer (a spawned client), save-buffer and load-buffer.
+        const content = "nineteen bytes: ok!";
+        assertEquals(new TextEncoder().encode(content).length, 19);
+        await mcp.ok("set-buffer", { name: "b19", content });
+        const shown = await mcp.ok<{ size_bytes: number; text: string }>("show-buffer", { name: "b19" });
+        assertEquals([shown.size_bytes, shown.text], [19, content], mode);
+        const saved = await mcp.ok<{ bytes_written: number }>("save-buffer", { name: "b19", path: `${local}/b.txt` });
+        assertEquals(saved.bytes_written, 19);
+        assertEquals(await Deno.readTextFile(`${local}/b.txt`), content);
+        await mcp.ok("load-buffer", { name: "back", path: `${local}/b.txt` });
+        assertEquals(await fx.tmux("show-buffer", "-b", "back"), content);
+        // Ids are tmux's alone.
+        const made = await mcp.ok<{ session_id: string; window_id: string; pane_id: string }>("new", {
+          what: "session",
+          name: `s-${mode}`,
+        });
+        assertMatch(made.session_id, /^\$\d+$/);
+        assertMatch(made.window_id, /^@\d+$/);
+        assertMatch(made.pane_id, /^%\d+$/);
+        await mcp.ok("send-keys", { target: made.pane_id, text: "echo noise-$((6*7))", enter: true });
+        await waitUntil("the pane to show the echo", async () => {
+          const cap = await mcp.ok<{ text: string }>("capture-pane", { target: made.pane_id });
+          return /^noise-42$/m.test(cap.text) || undefined;
+        }, 20_000);
+        await mcp.ok("kill", { what: "session", target: made.session_id });
+        // tmux's own complaint, not the login's stderr banner.
+        const bad = await mcp.err("kill", { what: "session", target: "=nosuch" });
+        assert(!/pyenv|Welcome/.test(bad), bad);
+        assertMatch(bad, /nosuch/);
+        // Said once, in one line, naming the cause.
+        await mcp.waitForStderr(/prints text before tmux starts/);
+        const notes = mcp.stderr().split("\n").filter((l) => l.includes("prints text before tmux starts"));
+        assertEquals(notes.length, 1, notes.join("\n"));
+        assertMatch(notes[0], /Welcome to the devbox.*make ~\/\.bashrc .*quiet for non-interactive shells/);
+        // The model is told too, where it looks at the server.
+        const again = await mcp.ok<{ ssh_note?: string }>("list", { what: "server" });
+        assertEquals(`tmux-mcp warn: ${again.ssh_note}`, notes[0]);
+      } finally {
+        await mcp.close();
+      }
+    }
+    // A login that ends before tmux starts (exit 0 in an rc file) is refused in one line, never an empty answer.
+    await fx.setLoginRc("echo 'Welcome'\nexit 0\n");
+    const mcp = await connect({
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+    });
+    try {
+      const msg = await mcp.err("list", { what: "sessions" });
+      assertMatch(msg, /^the login shell on ssh host "tmcp-remote" ended before tmux started/);
+      assertMatch(msg, new RegExp(`ssh -F ${fx.configPath} tmcp-remote true`));
+      assert(!msg.includes("\n"), msg);
+    } finally {
+      await mcp.close();
+    }
+  } finally {
+    await Deno.remove(local, { recursive: true });
+    await fx.cleanup();
+  }
+});
+
+Deno.test("ssh server: rc files slower than the old fixed bounds are waited for, with progress; past --connect-timeout-ms → 'slow'", async () => {
+  const fx = await startSshd();
+  try {
+    await fx.startTmux();
+    const base = ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName];
+    await fx.setLoginRc("sleep 6\n");
+    const patient = await connect({ args: [...base, "--connect-timeout-ms", "15000"] });
+    try {
+      const listed = await patient.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
+      assertEquals(listed.sessions.map((x) => x.session_name), ["main"]);
+      await patient.ok("set-buffer", { name: "s", content: "after a slow login" });
+      assertEquals((await patient.ok<{ text: string }>("show-buffer", { name: "s" })).text, "after a slow login");
+      assertMatch(patient.stderr(), /still waiting for ssh host "tmcp-remote" to start a session \(5 s of 15 s\)/);
+    } finally {
+      await patient.close();
+    }
+    await fx.setLoginRc("sleep 8\n");
+    const strict = await connect({ args: [...base, "--connect-timeout-ms", "3000"] });
+    try {
+      const msg = await strict.err("list", { what: "sessions" });
+      assertMatch(
+        msg,
+        /^ssh host "tmcp-remote" did not start a session within 3 s: the machine or the login is slow; raise --connect-timeout-ms \(now 3000\)/,
+      );
+      assertMatch(msg, new RegExp(`ssh -F ${fx.configPath} tmcp-remote true`));
+      assert(!/not tmux|--tmux-bin/.test(msg) && !msg.includes("\n"), msg);
+    } finally {
+      await strict.close();
+    }
+  } finally {
+    await fx.clearLoginRc();
+    await fx.cleanup();
+  }
+});
+
+Deno.test("ssh server: the connection dropping in the middle of run-command is said so, not 'pane closed'", async () => {
+  await withRemote(async (mcp, fx) => {
+    const pane = (await fx.tmux(
+      "new-window",
+      "-d",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color HOME=${fx.dir} bash --norc --noprofile`,
+    )).trim();
+    await waitUntil("bash to be the pane's command", async () => {
+      const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+      return cmd === "bash" || undefined;
+    }, 20_000);
+    const running = mcp.call("run-command", { target: pane, command: "sleep 60", timeout_ms: 90_000 });
+    await waitUntil("sleep to run in the pane", async () => {
+      const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+      return cmd === "sleep" || undefined;
+    }, 30_000);
+    await fx.stop();
+    const r = await running;
+    assert(r.isError === true, JSON.stringify(r));
+    const msg = (r.content as { text: string }[])[0].text;
+    assert(!/closed while the command ran|internal error/.test(msg), msg);
+    assertMatch(msg, /cannot reach ssh host "tmcp-remote"/);
+    assert(!msg.includes("\n"), msg);
+    // The pane and its command are still there.
+    assertEquals((await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim(), "sleep");
+  });
 });

@@ -16,16 +16,18 @@ import {
   controlSocket,
   createSshLauncher,
   makeControlDir,
-  MASTER_LINE,
-  MASTER_READY,
+  masterLine,
+  masterReady,
   RemoteError,
   remoteTmuxLine,
   sshArgv,
   type SshLauncher,
   type SshTarget,
 } from "../lib/tmux/ssh.ts";
-import { escapeArg, type SocketSpec } from "../lib/tmux/executor.ts";
+import { escapeArg, type SocketSpec, spawnTmux, TmuxError, TmuxTimeout } from "../lib/tmux/executor.ts";
+import { createTmuxEngine } from "../lib/tmux/engine.ts";
 import { launchControl } from "./ssh_control.ts";
+import { newSentinel } from "../lib/tmux/login_frame.ts";
 import { findOnPath } from "../lib/doctor/shells.ts";
 
 const dec = new TextDecoder();
@@ -127,12 +129,18 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
       hostileWord(canary),
       fc.constantFrom(...shells),
       fc.boolean(),
-      async (args, name, shell, tied) => {
+      fc.boolean(),
+      async (args, name, shell, tied, marked) => {
         fc.pre(name !== "");
-        const line = remoteTmuxLine(bin, { socketName: name }, args, tied);
+        // The sentinel (lib/tmux/login_frame.ts) comes first on stdout and on stderr, then tmux's argv, untouched.
+        const sentinel = marked ? newSentinel() : undefined;
+        const line = remoteTmuxLine(bin, { socketName: name }, args, tied, sentinel);
         const r = await run(shell[0], [...shell.slice(1), "-c", line]);
         assertEquals(r.code, 0, `${shell.join(" ")}: ${r.stderr}`);
-        assertEquals(splitNul(r.stdout), ["-u", "-L", name, ...args], shell.join(" "));
+        const mark = sentinel === undefined ? "" : sentinel + "\n";
+        assert(r.stdout.startsWith(mark), r.stdout);
+        assertEquals(r.stderr, mark, shell.join(" "));
+        assertEquals(splitNul(r.stdout.slice(mark.length)), ["-u", "-L", name, ...args], shell.join(" "));
       },
     ),
     { numRuns: 200 },
@@ -147,6 +155,10 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
   assertMatch(remoteTmuxLine("tmux", { socketName: "n", socketPath: "/p" }, []), / -S '\/p'$/);
   assertEquals(remoteTmuxLine("~/bin/tmux", {}, []), "exec ~/'bin/tmux' -u");
   assertEquals(remoteTmuxLine("tmux", {}, ["-C"], true), "exec setpriv --pdeathsig TERM -- 'tmux' -u '-C'");
+  assertEquals(
+    remoteTmuxLine("tmux", {}, ["-V"], false, "tmux-mcp-00ff"),
+    "echo 'tmux-mcp-00ff'; echo 'tmux-mcp-00ff' >&2; exec 'tmux' -u '-V'",
+  );
 });
 
 Deno.test("the master's remote command says whether setpriv works, in every login shell, then waits for EOF", async () => {
@@ -155,10 +167,11 @@ Deno.test("the master's remote command says whether setpriv works, in every logi
   const path = Deno.env.get("PATH") ?? "";
   for (const tool of ["cat", "env", "true"]) await Deno.symlink(findOnPath(tool, path)!, `${dir}/${tool}`);
   const shells = [["sh"], ["dash"], ["bash"], ["zsh"], ["fish", "--no-config"]];
+  const sentinel = newSentinel();
   for (const shell of shells) {
     for (const [searched, want] of [[path, "tied"], [dir, "untied"]]) {
       const r = await new Deno.Command(findOnPath(shell[0], path)!, {
-        args: [...shell.slice(1), "-c", MASTER_LINE],
+        args: [...shell.slice(1), "-c", masterLine(sentinel)],
         env: { PATH: searched, HOME: dir },
         clearEnv: true,
         stdin: "null",
@@ -167,7 +180,11 @@ Deno.test("the master's remote command says whether setpriv works, in every logi
       }).output();
       const out = dec.decode(r.stdout);
       assertEquals(r.code, 0, `${shell[0]}: ${dec.decode(r.stderr)}`);
-      assertEquals(MASTER_READY.exec(out)?.[1], want, `${shell[0]} with PATH=${searched}: ${out}`);
+      const ready = masterReady(out, sentinel);
+      assertEquals(ready && [ready.noise, ready.tied ? "tied" : "untied"], ["", want], `${shell[0]}: ${out}`);
+      // A login that printed first: its text is noise, the answer is the same; a stale sentinel is not the ready.
+      assertEquals(masterReady(`Welcome!\n${sentinel} tied\n`, sentinel), { noise: "Welcome!\n", tied: true });
+      assertEquals(masterReady(`${newSentinel()} tied\n`, sentinel), undefined);
     }
   }
 });
@@ -569,11 +586,80 @@ Deno.test("ssh: a login shell stuck in its rc file fails the connection in bound
       const controlDir = `${fx.dir}/ctl-stuck`;
       await Deno.mkdir(controlDir, { mode: 0o700 });
       let err: unknown;
-      await createSshLauncher({ ...target, controlDir, connectTimeoutS: 1 }, "tmux", {}).ready().catch((e) => err = e);
+      await createSshLauncher({ ...target, controlDir, connectTimeoutMs: 2000 }, "tmux", {}).ready().catch((e) =>
+        err = e
+      );
       assert(err instanceof RemoteError, String(err));
-      assertMatch(err.message, /did not start a session within 2 s/);
+      assertEquals(err.remote, "slow");
+      assertMatch(
+        err.message,
+        /did not start a session within 2 s: the machine or the login is slow; raise --connect-timeout-ms \(now 2000\)/,
+      );
+      // The hint is the command line the server runs: with its -F.
+      assertMatch(err.message, new RegExp(`ssh -F ${fx.configPath} tmcp-remote true`));
     } finally {
       await Deno.remove(rc);
+    }
+  });
+});
+
+Deno.test("ssh: a login slower than a call's timeout is waited for (--connect-timeout-ms); past that bound → 'slow'", async () => {
+  await withRemote(async ({ fx, target }) => {
+    const socket = { socketName: fx.socketName };
+    const controlDir = `${fx.dir}/ctl-slow`;
+    await Deno.mkdir(controlDir, { mode: 0o700 });
+    const launcher = createSshLauncher({ ...target, controlDir, connectTimeoutMs: 30_000 }, "tmux", socket);
+    // Every command spawned (control mode off), each call's own timeout shorter than the login.
+    const engine = createTmuxEngine({
+      bin: "tmux",
+      ...socket,
+      maxConcurrency: 2,
+      controlMode: false,
+      timeoutMs: 1500,
+      connectTimeoutMs: 30_000,
+      launcher,
+    });
+    try {
+      await fx.setLoginRc("sleep 3\n");
+      assertEquals(await engine.text(["display-message", "-p", "slow-but-fine"]), "slow-but-fine\n");
+      assertEquals(await engine.text(["list-sessions", "-F", "#{session_name}"]), "main\n");
+    } finally {
+      await engine.close();
+      await fx.clearLoginRc();
+    }
+    // The connection is up; now each new login takes longer than the bound: one line saying what was slow.
+    const strict = createSshLauncher({ ...target, controlDir, connectTimeoutMs: 2000 }, "tmux", socket);
+    try {
+      await strict.ready();
+      await fx.setLoginRc("sleep 6\n");
+      const e = await spawnTmux(strict, ["display-message", "-p", "x"], {}, 1000).catch((e) => e);
+      assert(e instanceof TmuxError && e.kind === "timeout", String(e));
+      assertEquals(
+        e.message,
+        'the login on ssh host "tmcp-remote" did not start tmux within 2 s: the machine or the login is slow; ' +
+          "raise --connect-timeout-ms (now 2000)",
+      );
+      // An rc file that reads stdin gets none of a client's stdin: tmux gets it all, or the call fails.
+      await fx.setLoginRc("read -r _line\n");
+      const fed = await spawnTmux(strict, ["load-buffer", "-b", "eaten", "-"], {
+        stdin: new TextEncoder().encode("first\nsecond\n"),
+      }, 1000).catch((e) => e);
+      assert(fed instanceof TmuxTimeout && fed.login, String(fed));
+      assertEquals(await fx.tmux("list-buffers", "-F", "#{buffer_name}"), "");
+      // A transfer cut by its timeout blames the slow party, not --tmux-bin.
+      await fx.clearLoginRc();
+      const big = new Uint8Array(32 << 20);
+      const cut = await spawnTmux(strict, ["load-buffer", "-b", "big", "-"], { stdin: big, timeoutMs: 50 }, 1000)
+        .catch((e) => e);
+      assert(cut instanceof TmuxError && cut.kind === "timeout", String(cut));
+      assertEquals(
+        cut.message,
+        'tmux load-buffer timed out after 50 ms and was killed (the machine, the connection to ssh host "tmcp-remote" ' +
+          "or tmux is slow)",
+      );
+    } finally {
+      await fx.clearLoginRc();
+      await strict.close();
     }
   });
 });

@@ -21,13 +21,13 @@
  * r.exit_code; // 0
  * ```
  */
-import { COMMAND_SEPARATOR } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import type { PaneInfo } from "../tmux/panes.ts";
 import type { ToolContext } from "../tools/tool.ts";
-import { UserError } from "../errors.ts";
+import { EnvironmentError, UserError } from "../errors.ts";
 import { readScreen, readSince, type SinceRead } from "./grid.ts";
 import { trackRun } from "./handshake.ts";
-import { inspectPane, observePane } from "./observe.ts";
+import { inspectPane, observePane, paneIfAlive } from "./observe.ts";
 import type { ExecRuntime } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
@@ -168,7 +168,7 @@ async function runLocked(
       ...waitOpts,
       what: `the shell in ${paneId} to start ${describe(req.command)}`,
     });
-    if (first.kind === "done" && first.value === "pane_exited") throw paneClosed(paneId);
+    if (first.kind === "done" && first.value === "pane_exited") throw await paneClosed(tmux, paneId);
     if (first.kind === "cancelled") throw new UserError("run-command cancelled before the command started");
     if (first.kind === "timeout") {
       throw new UserError(
@@ -186,7 +186,7 @@ async function runLocked(
       ...waitOpts,
       what: `${describe(req.command)} to finish in ${paneId}`,
     });
-    if (second.kind === "done" && second.value === "pane_exited") throw paneClosed(paneId);
+    if (second.kind === "done" && second.value === "pane_exited") throw await paneClosed(tmux, paneId);
     const end = second.kind === "done" && second.value !== "pane_exited" ? second.value : undefined;
     if (second.kind === "cancelled") {
       throw new UserError(`run-command cancelled; ${describe(req.command)} keeps running in ${paneId}`);
@@ -220,7 +220,25 @@ async function runLocked(
   }
 }
 
-function paneClosed(paneId: string): UserError {
+/**
+ * Why the watch of the pane ended: the pane closed — or the way to tmux did (the tmux server exited, an ssh
+ * connection dropped) while the pane may still be running the command. Asked of tmux, not guessed.
+ */
+async function paneClosed(tmux: TmuxExecutor, paneId: string): Promise<Error> {
+  let now: PaneInfo | undefined;
+  try {
+    now = await paneIfAlive(tmux, paneId);
+  } catch (e) {
+    return new EnvironmentError(
+      `lost the connection to tmux while the command ran in ${paneId}: ${e instanceof Error ? e.message : String(e)}`,
+    );
+  }
+  if (now && !now.dead) {
+    return new EnvironmentError(
+      `the connection following ${paneId} ended while the command ran (the pane is still there; the command may ` +
+        `still be running): look with capture-pane, then retry`,
+    );
+  }
   return new UserError(
     `pane ${paneId} closed while the command ran (did it run exit?): call list (what: panes) to pick another pane`,
   );

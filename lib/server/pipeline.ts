@@ -15,7 +15,7 @@ import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
 import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
-import { RefusedError, UserError } from "../errors.ts";
+import { EnvironmentError, RefusedError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
@@ -86,6 +86,14 @@ export function outputResult(out: ToolOutput<unknown>): CallToolResult {
     content: out.content ?? [{ type: "text", text: JSON.stringify(out.structured) }],
     structuredContent: out.structured as Record<string, unknown>,
   };
+}
+
+/** The classes of Deno's errors for failed system operations (`Deno.errors.BrokenPipe`, …). */
+const SYSTEM_ERRORS: readonly (new (...args: never[]) => Error)[] = Object.values(Deno.errors);
+
+/** Whether `e` is a failed system operation rather than a bug of ours: by its class, not its text. */
+function isSystemError(e: unknown): e is Error {
+  return SYSTEM_ERRORS.some((c) => e instanceof c);
 }
 
 const NO_NOTIFICATIONS: CallExtra["sendNotification"] = () => Promise.resolve();
@@ -198,8 +206,14 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       return result;
     } catch (e) {
       outcome = e instanceof RefusedError ? "refused" : "error";
-      if (e instanceof UserError || e instanceof TmuxError) {
+      if (e instanceof UserError || e instanceof TmuxError || e instanceof EnvironmentError) {
         message = e.message;
+      } else if (isSystemError(e)) {
+        // The operating system refused something (a pipe closed, a file gone, a limit hit): a fault of the machine.
+        message = `${name} failed: the system reported ${e.name} (${
+          e.message.split("\n")[0]
+        }): check the machine (tmux server, disk, process and file limits), then retry`;
+        log("warn", message);
       } else {
         message = `internal error in ${name}: ${e instanceof Error ? e.message : String(e)}`;
         log("error", message, { stack: e instanceof Error ? e.stack : undefined });

@@ -185,15 +185,18 @@ const SSH_SPAWNS = 4;
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
   const socket = { socketName: config.socketName, socketPath: config.socketPath };
   const controlDir = config.ssh === undefined ? undefined : controlDirPath(Deno.pid, Deno.env.get("TMPDIR"));
-  const launcher = config.ssh === undefined || controlDir === undefined
-    ? undefined
-    : createSshLauncher({ destination: config.ssh, configFile: config.sshConfig, controlDir }, config.tmuxBin, socket);
+  const launcher = config.ssh === undefined || controlDir === undefined ? undefined : createSshLauncher(
+    { destination: config.ssh, configFile: config.sshConfig, controlDir, connectTimeoutMs: config.connectTimeoutMs },
+    config.tmuxBin,
+    socket,
+  );
   const tmux = createTmuxEngine({
     bin: config.tmuxBin,
     ...socket,
     // sshd serves 10 sessions per connection (its MaxSessions), the master's and the control client's included.
     maxConcurrency: launcher ? Math.min(config.maxConcurrency, SSH_SPAWNS) : config.maxConcurrency,
     controlMode: config.controlMode,
+    connectTimeoutMs: config.connectTimeoutMs,
     launcher,
   });
   const hooks: Array<() => Promise<void>> = [];

@@ -42,6 +42,7 @@ import { endClient, readLines, startControlClient, STEP_OFF_TIMEOUT_MS, stepOff 
 import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
+import { waitingNotice } from "./connect_wait.ts";
 import { settledWithin } from "../settle.ts";
 
 /** The connection cannot carry this command now; nothing was run (the caller may spawn it). */
@@ -409,7 +410,9 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       }
       const c = client;
       // The gate is held until tmux answers: a tmux that never does must not hold every command back.
-      if (!await settledWithin(c.ready, attachMs) && !c.closed) {
+      const quiet = waitingNotice("tmux to accept the command connection", attachMs);
+      const answered = await settledWithin(c.ready, attachMs).finally(quiet);
+      if (!answered && !c.closed) {
         retryAt = Date.now() + retryMs;
         lastRefusal = `tmux did not answer a control client's attach within ${attachMs} ms (is it stuck?)`;
         if (client === c) client = undefined;

@@ -32,6 +32,8 @@ import { endClient, readLines, startControlClient, STEP_OFF_TIMEOUT_MS, stepOff 
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
 import { settledWithin } from "../settle.ts";
+import { EnvironmentError } from "../errors.ts";
+import { slowLine, waitingNotice } from "./connect_wait.ts";
 
 /** Why a watcher's stream may have changed shape. */
 export type PaneSignal =
@@ -146,7 +148,11 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     // An unobserved rejection must not crash the server; watch() observes it.
     conn.ready.catch(() => {});
     conn.started = opts.gate.exclusive(async () => {
-      if (conn.closed) return ready.reject(new Error("control client closed before it started"));
+      if (conn.closed) {
+        return ready.reject(
+          new EnvironmentError("the client that follows pane output was closed before it started: retry the call"),
+        );
+      }
       try {
         start(sessionId, conn, ready);
       } catch (e) {
@@ -156,8 +162,17 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
       }
       // Its handshake is over once tmux answered the attach (or refused it); a tmux that never answers must
       // not hold the gate.
-      if (!await settledWithin(conn.ready, attachMs)) {
-        ready.reject(new Error(`tmux did not answer the attach within ${attachMs} ms (is it stuck?)`));
+      const quiet = waitingNotice("tmux to accept the client that follows pane output", attachMs);
+      if (!await settledWithin(conn.ready, attachMs).finally(quiet)) {
+        ready.reject(
+          new EnvironmentError(
+            slowLine(
+              "tmux did not accept the client that follows pane output",
+              attachMs,
+              opts.launcher.destination === undefined ? "tmux" : "login",
+            ) + " (a stopped tmux server answers nothing: continue it with kill -CONT)",
+          ),
+        );
         conn.closed = true;
         if (conns.get(sessionId) === conn) conns.delete(sessionId);
         const child = conn.child!;
@@ -199,8 +214,15 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
         inBlock = false;
         if (!attached) {
           attached = true;
-          if (text.startsWith("%error ")) ready.reject(new Error(errorText || "control client could not attach"));
-          else {
+          if (text.startsWith("%error ")) {
+            ready.reject(
+              new EnvironmentError(
+                `tmux refused the client that follows pane output (${
+                  errorText || "no reason given"
+                }): the session may have closed; check with list, then retry`,
+              ),
+            );
+          } else {
             conn.attached = true;
             ready.resolve();
           }
@@ -222,7 +244,13 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
         broadcast(conn, "mode");
       } else if (text.startsWith("%exit")) {
         attached = true;
-        ready.reject(new Error("control client exited: " + (text.slice(6) || "session closed")));
+        ready.reject(
+          new EnvironmentError(
+            `tmux ended the client that follows pane output (${
+              text.slice(6) || "session closed"
+            }): the session closed or the tmux server exited; check with list, then retry`,
+          ),
+        );
       }
     };
     conn.done = (async () => {
@@ -236,7 +264,12 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
         });
       } finally {
         conn.closed = true;
-        ready.reject(new Error("control client ended before attaching"));
+        ready.reject(
+          new EnvironmentError(
+            "the client that follows pane output ended before tmux accepted it (the tmux server exited or the " +
+              "connection to it dropped): check with list (what: server), then retry",
+          ),
+        );
         for (const a of conn.asked.splice(0)) a.reply.reject(new Error("control client ended"));
         if (conns.get(sessionId) === conn) conns.delete(sessionId);
         broadcast(conn, "closed");

@@ -62,11 +62,13 @@ import {
   type TmuxArg,
   TmuxError,
   type TmuxExecutor,
+  TmuxTimeout,
 } from "./executor.ts";
 import { localLauncher, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
 import { formatLiteral, tmuxCommandWord } from "./quote.ts";
 import { Semaphore } from "./semaphore.ts";
 import { AttachGate, handshakeSafe } from "./attach_gate.ts";
+import { CONNECT_TIMEOUT_MS, slowLine, waitingNotice } from "./connect_wait.ts";
 
 /** The executor every tool uses, plus the connections it owns. */
 export interface TmuxEngine extends TmuxExecutor {
@@ -94,6 +96,11 @@ export interface TmuxEngineOptions extends SocketSpec {
   launcher?: TmuxLauncher;
   /** End the idle command connection after this long (default 30 s). */
   idleMs?: number;
+  /**
+   * `--connect-timeout-ms`: the bound of every start — the `tmux -V` probe and a control client's attach (the ssh
+   * launcher bounds its login with the same setting). Default {@linkcode CONNECT_TIMEOUT_MS}.
+   */
+  connectTimeoutMs?: number;
 }
 
 export { ConnectionUnavailable };
@@ -191,8 +198,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const defaultTimeout = opts.timeoutMs ?? 10_000;
   // Our control clients start alone (tmux before 3.7 crashes otherwise): lib/tmux/attach_gate.ts.
   const gate = new AttachGate();
-  const conn = createControlConnection({ launcher, idleMs: opts.idleMs, gate, attachTimeoutMs: defaultTimeout });
-  const hub = createControlHub({ launcher, gate, attachTimeoutMs: defaultTimeout });
+  const connectMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const conn = createControlConnection({ launcher, idleMs: opts.idleMs, gate, attachTimeoutMs: connectMs });
+  const hub = createControlHub({ launcher, gate, attachTimeoutMs: connectMs });
   let probe: Promise<boolean> | undefined;
   /** The probe's answer once known: a command then needs no await to learn it. */
   let usable: boolean | undefined = opts.controlMode ? undefined : false;
@@ -204,7 +212,18 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   function controlUsable(): Promise<boolean> {
     if (!opts.controlMode) return Promise.resolve(false);
     probe ??= (async () => {
-      const out = decoder.decode(await spawnTmux(launcher, ["-V"], { timeoutMs: 5000 }, defaultTimeout));
+      const where = launcher.destination === undefined ? "" : ` on ssh host "${launcher.destination}"`;
+      const quiet = waitingNotice(`tmux -V${where} to answer`, connectMs);
+      let out: string;
+      try {
+        out = decoder.decode(await spawnTmux(launcher, ["-V"], { timeoutMs: connectMs }, defaultTimeout));
+      } catch (e) {
+        // Slow, not broken: a login too slow says so itself; else tmux -V was, within the same bound.
+        if (!(e instanceof TmuxTimeout) || e.login) throw e;
+        throw new TmuxError("timeout", slowLine(`tmux -V${where} did not answer`, connectMs, "tmux"));
+      } finally {
+        quiet();
+      }
       const m = /^tmux (?:next-)?(\d+)\.(\d+)/.exec(out);
       if (!m) {
         throw new TmuxError(
@@ -316,6 +335,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     socket: launcher.socket,
     socketArgs: launcher.socketArgs,
     remote: launcher.destination,
+    get remoteNote() {
+      return launcher.loginNote;
+    },
     hub,
     run(args, ro = {}) {
       return sem.use(() => runOnce(args, ro));

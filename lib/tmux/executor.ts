@@ -18,6 +18,7 @@
  */
 import { Semaphore } from "./semaphore.ts";
 import { describeSocket, localLauncher, socketArgsFor, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
+import { slowLine } from "./connect_wait.ts";
 
 export { describeSocket, socketArgsFor, type SocketSpec };
 
@@ -62,6 +63,8 @@ export interface TmuxExecutor {
   readonly socketArgs: readonly string[];
   /** The ssh destination when the tmux server runs on another host (`--ssh`); undefined for this machine. */
   readonly remote?: string;
+  /** With `--ssh`: the note about a remote login that prints before tmux starts, once one was seen. */
+  readonly remoteNote?: string;
   /** Runs one tmux client and returns its stdout bytes; throws {@linkcode TmuxError}. */
   run(args: readonly TmuxArg[], opts?: RunOptions): Promise<Uint8Array>;
   /** Like {@linkcode TmuxExecutor.run}, decoding stdout as UTF-8. */
@@ -80,6 +83,17 @@ export class TmuxError extends Error {
     this.name = "TmuxError";
     this.kind = kind;
     this.stderr = stderr;
+  }
+}
+
+/** A spawned client killed at its timeout. */
+export class TmuxTimeout extends TmuxError {
+  /** True when a remote login had not started tmux within its bound: the login was slow, not tmux. */
+  readonly login: boolean;
+  constructor(message: string, login: boolean) {
+    super("timeout", message);
+    this.name = "TmuxTimeout";
+    this.login = login;
   }
 }
 
@@ -140,17 +154,36 @@ export async function spawnTmux(
     }
   };
   const timeoutMs = ro.timeoutMs ?? defaultTimeout;
-  const timer = setTimeout(() => kill("timeout"), timeoutMs);
+  // A remote login (rc files) has its own bound; the call's own timeout starts when tmux does.
+  const login = launcher.login?.(child);
+  let loginPending = login !== undefined;
+  let settled = false;
+  let timer = setTimeout(() => kill("timeout"), login?.limitMs ?? timeoutMs);
+  login?.started.then(() => {
+    loginPending = false;
+    if (ended || settled) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => kill("timeout"), timeoutMs);
+  });
   const onAbort = () => kill("aborted");
   ro.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const stdinDone = ro.stdin ? feedStdin(child, ro.stdin) : Promise.resolve();
+    // Behind a login, stdin goes to tmux only once it runs: an rc file that reads stdin must not eat our bytes.
+    let stdinDone = Promise.resolve();
+    if (ro.stdin) stdinDone = login ? feedAfterLogin(child, ro.stdin, login.started) : feedStdin(child, ro.stdin);
     const [out] = await Promise.all([child.output(), stdinDone]);
     if (ended === "timeout") {
-      throw new TmuxError(
-        "timeout",
-        `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed` +
-          ` (is --tmux-bin "${launcher.bin}" a working tmux?)`,
+      // Slow is not broken: a busy machine, a slow login or a long transfer ends here as well as a stuck tmux.
+      if (login && loginPending) {
+        throw new TmuxTimeout(slowLine(`the login on ${login.where} did not start tmux`, login.limitMs, "login"), true);
+      }
+      throw new TmuxTimeout(
+        `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed (${
+          login
+            ? `the machine, the connection to ${login.where} or tmux is slow`
+            : "the machine is busy or tmux is stuck"
+        })`,
+        false,
       );
     }
     if (ended === "aborted") throw new TmuxError("aborted", "tmux call cancelled");
@@ -168,6 +201,7 @@ export async function spawnTmux(
     }
     return out.stdout;
   } finally {
+    settled = true;
     clearTimeout(timer);
     ro.signal?.removeEventListener("abort", onAbort);
   }
@@ -221,6 +255,14 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
       return decoder.decode(await sem.use(() => spawnTmux(launcher, args, ro, defaultTimeout)));
     },
   };
+}
+
+/** {@linkcode feedStdin} once `started` resolves; nothing (stdin closed) if the child ends first. */
+async function feedAfterLogin(child: Deno.ChildProcess, data: Uint8Array, started: Promise<void>): Promise<void> {
+  if (await Promise.race([started.then(() => true), child.status.then(() => false)])) {
+    return await feedStdin(child, data);
+  }
+  await child.stdin.close().catch(() => {});
 }
 
 async function feedStdin(child: Deno.ChildProcess, data: Uint8Array): Promise<void> {

@@ -55,6 +55,23 @@ export interface TmuxLauncher {
   classify?(code: number, stderr: string): TmuxError | undefined;
   /** Ends what the launcher itself holds (a remote host's connection), after every client has ended. */
   close?(): Promise<void>;
+  /** What a remote login printed before tmux started, as one line saying what to fix (once seen). */
+  readonly loginNote?: string;
+  /**
+   * The login that runs before tmux in `child` (a remote host's login shell), or undefined when tmux starts
+   * at once: a call's own timeout counts from the login's end, the login has its own bound.
+   */
+  login?(child: Deno.ChildProcess): LoginWait | undefined;
+}
+
+/** A client's login before tmux starts ({@linkcode TmuxLauncher.login}). */
+export interface LoginWait {
+  /** Resolves once tmux runs; stays pending if it never does (the child ends, or is killed). */
+  started: Promise<void>;
+  /** How long the login may take (`--connect-timeout-ms`). */
+  limitMs: number;
+  /** Where, for messages: `ssh host "devbox"`. */
+  where: string;
 }
 
 /** The argv prefix for a socket spec (`-S` wins over `-L`, as in tmux). */

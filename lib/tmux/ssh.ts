@@ -36,6 +36,20 @@
  * `tests/ssh_test.ts` checks byte-exact through `sh -c`, dash, bash, zsh, fish
  * and a real sshd with hostile values. csh/tcsh login shells are not supported.
  *
+ * What the login prints. sshd runs that line through the user's login shell,
+ * whose rc files may print (a MOTD, an `echo`). Every client's line first
+ * prints a fresh random sentinel on stdout and stderr (the master's prints
+ * one with its ready word), and nothing before a sentinel is taken as tmux's
+ * (lib/tmux/login_frame.ts): the answers stay byte-exact, and the log and
+ * server-info say once that the login prints. A login that ends before tmux
+ * starts is an error, never an empty answer.
+ *
+ * How long a start may take. One setting, `--connect-timeout-ms`, bounds
+ * the master's start (TCP connect, handshake, the login's rc files) and each
+ * spawned client's login; a call's own timeout counts from the moment tmux
+ * runs. The waits say on stderr that they are still waiting, and a start
+ * that gives up says the machine or the login is slow.
+ *
  * @example
  * ```ts
  * const target: SshTarget = { destination: "devbox", controlDir: await makeControlDir() };
@@ -45,9 +59,12 @@
  * ```
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
-import { type LaunchOptions, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
+import { type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../buffers/locks.ts";
+import { framedChild, loginStarted, newSentinel } from "./login_frame.ts";
+import { CONNECT_TIMEOUT_MS, slowLine, waitingNotice } from "./connect_wait.ts";
+import { log } from "../log.ts";
 
 /** How to reach the remote host: the `--ssh` / `--ssh-config` settings plus our private socket directory. */
 export interface SshTarget {
@@ -57,8 +74,11 @@ export interface SshTarget {
   configFile?: string;
   /** Private 0700 directory holding the connection-sharing socket ({@linkcode makeControlDir}). */
   controlDir: string;
-  /** Seconds to wait for the TCP connect and the handshake (default 10). */
-  connectTimeoutS?: number;
+  /**
+   * `--connect-timeout-ms`: how long a connection may take to start, from the TCP connect through the login's rc
+   * files to the master's first word (default {@linkcode CONNECT_TIMEOUT_MS}).
+   */
+  connectTimeoutMs?: number;
   /** Seconds between keep-alive probes; three unanswered probes drop the connection (default 10). */
   serverAliveIntervalS?: number;
 }
@@ -80,8 +100,12 @@ export function destinationProblem(dest: string): string | undefined {
 
 /**
  * The command line the remote login shell runs: `exec BIN -u [-L name|-S path] ARGS…`,
- * every word but the fixed ones shell-quoted. `args` is tmux's argv exactly
- * as a local tmux would get it (the engine has already escaped a trailing
+ * every word but the fixed ones shell-quoted. With a `sentinel`
+ * (lib/tmux/login_frame.ts), the line first prints it on stdout and on
+ * stderr, so the reader can tell what the login's rc files printed from what
+ * tmux prints: `echo S; echo S >&2; exec …` (read the same by sh, bash, zsh
+ * and fish; the sentinel is letters, digits and `-`, quoted all the same).
+ * `args` is tmux's argv exactly as a local tmux would get it (the engine has already escaped a trailing
  * ";"), so this function adds shell quoting and nothing else. `exec` lets tmux
  * replace the shell, so stdin EOF and signals reach tmux directly. `tied`
  * (a persistent client, on a host with `setpriv`) starts tmux with SIGTERM as
@@ -95,13 +119,20 @@ export function destinationProblem(dest: string): string | undefined {
  * remoteTmuxLine("tmux", { socketName: "w" }, ["-C", "attach"]); // "exec 'tmux' -u -L 'w' '-C' 'attach'"
  * ```
  */
-export function remoteTmuxLine(bin: string, socket: SocketSpec, args: readonly string[], tied = false): string {
+export function remoteTmuxLine(
+  bin: string,
+  socket: SocketSpec,
+  args: readonly string[],
+  tied = false,
+  sentinel?: string,
+): string {
   const binWord = bin.startsWith("~/") && bin.length > 2 ? "~/" + shQuote(bin.slice(2)) : shQuote(bin);
   const [flag, value] = socketArgsFor(socket);
   const words = ["exec", ...(tied ? PARENT_DEATH_PREFIX : []), binWord, "-u"];
   if (flag !== undefined) words.push(flag, shQuote(value));
   for (const a of args) words.push(shQuote(a));
-  return words.join(" ");
+  const marks = sentinel === undefined ? "" : `echo ${shQuote(sentinel)}; echo ${shQuote(sentinel)} >&2; `;
+  return marks + words.join(" ");
 }
 
 /** The options every ssh we start gets; `-T`: no terminal, tmux `-C` wants plain pipes. */
@@ -116,7 +147,8 @@ function sshOptions(t: SshTarget, role: SshRole): string[] {
     ...o(`ControlPath=${controlSocket(t.controlDir)}`),
     // The master ends with its own session; no background ssh outlives the server.
     ...o("ControlPersist=no"),
-    ...o(`ConnectTimeout=${t.connectTimeoutS ?? 10}`),
+    // ssh's own bound (TCP connect and handshake) is the same setting; the login's rc files are bounded by the caller.
+    ...o(`ConnectTimeout=${Math.ceil((t.connectTimeoutMs ?? CONNECT_TIMEOUT_MS) / 1000)}`),
     ...o(`ServerAliveInterval=${t.serverAliveIntervalS ?? 10}`),
     ...o("ServerAliveCountMax=3"),
     // A user's config may forward ports or set a RemoteCommand for this host; neither belongs on our connection.
@@ -138,17 +170,36 @@ export function sshArgv(t: SshTarget, role: SshRole, remoteLine: string): string
 }
 
 /**
- * The master's remote command, fixed words only: say "ready" once the session
- * is open (the sharing socket exists by then), and whether the host's
- * `setpriv` can tie a client's life to the connection's, then wait for stdin's
- * EOF — which comes when we close it or die — and end the session with it.
- * (`&&`, `||` and `2>` read the same in sh, bash, zsh and fish 3; `env` runs
- * setpriv because fish drops the rest of an `&&`/`||` list after an unknown
- * command.)
+ * The master's remote command, fixed words and the `sentinel` only: say
+ * "SENTINEL tied|untied" once the session is open (the sharing socket exists
+ * by then) — whether the host's `setpriv` can tie a client's life to the
+ * connection's — then wait for stdin's EOF, which comes when we close it or
+ * die, and end the session with it. What the login printed before the
+ * sentinel is noise (lib/tmux/login_frame.ts). (`&&`, `||` and `2>` read the
+ * same in sh, bash, zsh and fish 3; `env` runs setpriv because fish drops the
+ * rest of an `&&`/`||` list after an unknown command.)
  */
-export const MASTER_READY = /tmux-mcp-ready (tied|untied)\n/;
-export const MASTER_LINE = `env ${PARENT_DEATH_PREFIX.join(" ")} true 2>/dev/null && echo tmux-mcp-ready tied || ` +
-  "echo tmux-mcp-ready untied; exec cat >/dev/null";
+export function masterLine(sentinel: string): string {
+  const s = shQuote(sentinel);
+  return `env ${PARENT_DEATH_PREFIX.join(" ")} true 2>/dev/null && echo ${s} tied || ` +
+    `echo ${s} untied; exec cat >/dev/null`;
+}
+
+/** Where the master's ready line is in `text`: the noise before it, and whether setpriv ties clients. */
+export function masterReady(text: string, sentinel: string): { noise: string; tied: boolean } | undefined {
+  for (const word of ["tied", "untied"]) {
+    const at = text.indexOf(`${sentinel} ${word}\n`);
+    if (at >= 0) return { noise: text.slice(0, at), tied: word === "tied" };
+  }
+  return undefined;
+}
+
+/** What a login that prints on a channel is told (once per launcher, in the log and in server-info). */
+export function loginNoiseNote(destination: string, stream: "stdout" | "stderr", sample: string): string {
+  const shown = JSON.stringify(sample.length > 60 ? sample.slice(0, 60) + "…" : sample);
+  return `the remote login on ssh host "${destination}" prints text before tmux starts (on ${stream}: ${shown}): ` +
+    "tmux-mcp skips it, but make ~/.bashrc (or ~/.zshenv, fish's config) quiet for non-interactive shells";
+}
 
 /** What the server's launcher seam needs from a remote host (the engine's `TmuxLauncher` shape, plus lifecycle). */
 export interface SshLauncher {
@@ -172,6 +223,10 @@ export interface SshLauncher {
   classify(code: number, stderr: string): RemoteError | undefined;
   /** Ends the shared connection; ssh exits once the clients still riding it have ended (close those first). */
   close(): Promise<void>;
+  /** The login before tmux in `child` (one of ours): when it ends, and its bound. */
+  login(child: Deno.ChildProcess): LoginWait | undefined;
+  /** The note about a login that prints before tmux starts, once one was seen. */
+  readonly loginNote: string | undefined;
 }
 
 /**
@@ -193,12 +248,35 @@ export interface SshLauncher {
  */
 export function createSshLauncher(target: SshTarget, bin: string, socket: SocketSpec): SshLauncher {
   const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
-  const ctx: FailureContext = { destination: target.destination, bin, socket: spec };
+  const ctx: FailureContext = { destination: target.destination, bin, socket: spec, configFile: target.configFile };
+  const limitMs = target.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   let master: { up: Promise<void>; end(): Promise<void> } | undefined;
   // Our ssh processes that must end with us (the master, persistent clients' ssh) get a parent-death signal here;
   // a persistent client's remote tmux gets one there when the last master found `setpriv` on the host.
   const start = processStarter();
   let remoteTied = false;
+  let loginNote: string | undefined;
+  /** Says once that the login prints: the answers are still right (the sentinel frames them), the setup is not. */
+  const noticeNoise = (stream: "stdout" | "stderr", text: string) => {
+    if (loginNote !== undefined || text.trim() === "") return;
+    loginNote = loginNoiseNote(target.destination, stream, text.trim());
+    log("warn", loginNote);
+  };
+  const hooks = {
+    // Only stdout's noise is surely the login's: ssh itself writes its warnings on the same stderr (a refused
+    // shared session, a host key added). Either way it is not given to the reader as tmux's.
+    noise: (stream: "stdout" | "stderr", bytes: Uint8Array) => {
+      if (stream === "stdout") noticeNoise(stream, new TextDecoder().decode(bytes));
+    },
+    noTmux: (stderr: string) =>
+      new RemoteError(
+        "login",
+        `the login shell on ssh host "${target.destination}" ended before tmux started${
+          stderr.trim() ? ` (${telling(stderr, /./)})` : ""
+        }: an rc file exits or fails; see what it does with \`${sshHint(ctx, "true")}\``,
+        stderr.trim(),
+      ),
+  };
 
   /** Starts the master; `master` is set at once, so concurrent callers share one start. */
   const startMaster = () => {
@@ -210,9 +288,10 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         await ensureControlDir(target.controlDir);
         // A master killed outright leaves its socket; with it in place ControlMaster=yes would not share.
         await removeStaleSocket(target.controlDir);
+        const sentinel = newSentinel();
         // Its own process group: a terminal's Ctrl-C to the server's group must not cut the connection
         // under calls the server is still finishing. The stdin pipe, not a signal, ends it.
-        const c = child = start(["ssh", ...sshArgv(target, "master", MASTER_LINE)], {
+        const c = child = start(["ssh", ...sshArgv(target, "master", masterLine(sentinel))], {
           stdin: "piped",
           detached: true,
           persistent: true,
@@ -220,36 +299,51 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         c.status.then(() => {
           if (master === current) master = undefined;
         });
-        // ConnectTimeout bounds the connect and the handshake, not a login shell stuck in its rc files.
-        const limitS = 2 * (target.connectTimeoutS ?? 10);
-        const limit = AbortSignal.timeout(limitS * 1000);
+        // ssh's ConnectTimeout bounds the connect and the handshake, not a login shell slow in its rc files:
+        // the whole start is bounded by the one setting, with a word every few seconds while it lasts.
+        const limit = AbortSignal.timeout(limitMs);
         const stop = () => c.kill("SIGTERM");
         limit.addEventListener("abort", stop, { once: true });
+        const quiet = waitingNotice(`ssh host "${target.destination}" to start a session`, limitMs);
         const stderr = new Response(c.stderr).text();
         const reader = c.stdout.pipeThrough(new TextDecoderStream()).getReader();
         let seen = "";
+        let ready: ReturnType<typeof masterReady>;
         try {
-          while (!MASTER_READY.test(seen)) {
+          while (!(ready = masterReady(seen, sentinel))) {
             const { value, done } = await reader.read();
             if (done) {
               const status = await c.status;
               const text = await stderr;
               if (limit.aborted) {
                 throw new RemoteError(
-                  "ssh-failed",
-                  `ssh host "${target.destination}" did not start a session within ${limitS} s (a login shell waiting in its rc files?): try \`ssh ${target.destination} true\``,
+                  "slow",
+                  slowLine(`ssh host "${target.destination}" did not start a session`, limitMs, "login") +
+                    ` (see what the login does with \`${sshHint(ctx, "true")}\`)`,
                   text.trim(),
                 );
               }
-              throw classifySshFailure(status.code === 0 ? 255 : status.code, text, ctx) ??
-                new RemoteError("ssh-failed", `ssh to ssh host "${target.destination}" ended at once: ${text.trim()}`);
+              // 255 is ssh's own failure; any other end before the ready line is the login shell's.
+              if (status.code !== 255) throw hooks.noTmux(text);
+              throw classifySshFailure(255, text, ctx) ??
+                new RemoteError(
+                  "ssh-failed",
+                  `ssh to ssh host "${target.destination}" ended at once${
+                    text.trim() ? ` (${telling(text, /./)})` : ""
+                  }: see why with \`${sshHint(ctx, "true")}\``,
+                  text.trim(),
+                );
             }
             seen += value;
+            // A login printing without end is no master; the limit ends it.
+            if (seen.length > 1024 * 1024) seen = seen.slice(-4096);
           }
         } finally {
           limit.removeEventListener("abort", stop);
+          quiet();
         }
-        remoteTied = MASTER_READY.exec(seen)?.[1] === "tied";
+        remoteTied = ready.tied;
+        noticeNoise("stdout", ready.noise);
         // Nothing more is expected on stdout; keep reading so the pipe can never fill.
         void (async () => {
           while (!(await reader.read()).done) { /* drain */ }
@@ -278,11 +372,20 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     destination: target.destination,
     spawn(args, opts) {
       if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
-      const line = remoteTmuxLine(bin, spec, args, opts.persistent && remoteTied);
-      return start(["ssh", ...sshArgv(target, "shared", line)], opts);
+      // A fresh sentinel per client: nothing a login printed before can pass for it.
+      const sentinel = newSentinel();
+      const line = remoteTmuxLine(bin, spec, args, opts.persistent && remoteTied, sentinel);
+      return framedChild(start(["ssh", ...sshArgv(target, "shared", line)], opts), sentinel, hooks);
     },
     ready,
     classify: (code, stderr) => classifySshFailure(code, stderr, ctx),
+    login(child) {
+      const started = loginStarted(child);
+      return started && { started, limitMs, where: `ssh host "${target.destination}"` };
+    },
+    get loginNote() {
+      return loginNote;
+    },
     async close() {
       const m = master;
       master = undefined;
@@ -362,7 +465,19 @@ export async function removeStaleSocket(controlDir: string): Promise<boolean> {
   }
 }
 
-export type RemoteErrorKind = "unreachable" | "auth" | "host-key" | "tmux-missing" | "no-server" | "ssh-failed";
+/**
+ * `"login"`: the login shell ended without starting tmux; `"slow"`: the connection or the login did not get as far
+ * as tmux within `--connect-timeout-ms`.
+ */
+export type RemoteErrorKind =
+  | "unreachable"
+  | "auth"
+  | "host-key"
+  | "tmux-missing"
+  | "no-server"
+  | "ssh-failed"
+  | "login"
+  | "slow";
 
 /**
  * A failure reaching the remote tmux, with a one-line message that says what
@@ -373,7 +488,17 @@ export type RemoteErrorKind = "unreachable" | "auth" | "host-key" | "tmux-missin
 export class RemoteError extends TmuxError {
   readonly remote: RemoteErrorKind;
   constructor(remote: RemoteErrorKind, message: string, stderr = "") {
-    super(remote === "tmux-missing" ? "missing" : remote === "no-server" ? "no-server" : "failed", message, stderr);
+    super(
+      remote === "tmux-missing"
+        ? "missing"
+        : remote === "no-server"
+        ? "no-server"
+        : remote === "slow"
+        ? "timeout"
+        : "failed",
+      message,
+      stderr,
+    );
     this.name = "RemoteError";
     this.remote = remote;
   }
@@ -398,6 +523,16 @@ export interface FailureContext {
   destination: string;
   bin: string;
   socket: SocketSpec;
+  /** `--ssh-config`, so that a hint's ssh command line is the one the server runs. */
+  configFile?: string;
+}
+
+/**
+ * An ssh command line for a person to try, reaching the host the way the server does (`-F FILE` when the server
+ * was given one; the destination carries user and port): `ssh -F cfg devbox true`.
+ */
+export function sshHint(ctx: Pick<FailureContext, "destination" | "configFile">, ...command: string[]): string {
+  return shellLine(["ssh", ...(ctx.configFile ? ["-F", ctx.configFile] : []), ctx.destination, ...command]);
 }
 
 /**
@@ -416,7 +551,9 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
         "host-key",
         HOST_KEY_CHANGED,
         () =>
-          `the host key of ${host} has CHANGED since it was recorded in known_hosts (possible man-in-the-middle): if the change is expected, remove the old key with \`ssh-keygen -R HOST\` and connect once with \`ssh ${ctx.destination}\``,
+          `the host key of ${host} has CHANGED since it was recorded in known_hosts (possible man-in-the-middle): if the change is expected, remove the old key with \`ssh-keygen -R HOST\` and connect once with \`${
+            sshHint(ctx)
+          }\``,
       );
     }
     if (HOST_KEY.test(stderr)) {
@@ -424,7 +561,9 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
         "host-key",
         HOST_KEY,
         (l) =>
-          `the host key of ${host} could not be verified (${l}): connect once with \`ssh ${ctx.destination}\` to confirm and record it (tmux-mcp never answers ssh prompts: BatchMode=yes)`,
+          `the host key of ${host} could not be verified (${l}): connect once with \`${
+            sshHint(ctx)
+          }\` to confirm and record it (tmux-mcp never answers ssh prompts: BatchMode=yes)`,
       );
     }
     if (AUTH.test(stderr)) {
@@ -446,7 +585,7 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
     return err(
       "ssh-failed",
       /./,
-      (l) => `ssh to ${host} failed (${l || "exit code 255"}): try \`ssh ${ctx.destination} true\` to see why`,
+      (l) => `ssh to ${host} failed (${l || "exit code 255"}): try \`${sshHint(ctx, "true")}\` to see why`,
     );
   }
   if ((code === 127 || code === 126) && (NOT_FOUND.test(stderr) || code === 127)) {

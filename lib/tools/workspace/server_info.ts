@@ -17,6 +17,7 @@ export default defineTool({
     start_time: z.number().int(),
     session_count: z.number().int(),
     ssh_host: z.string().optional().describe("present with --ssh: the host whose tmux this is"),
+    ssh_note: z.string().optional().describe("present when the remote login prints text before tmux starts"),
   }),
   secrets: [],
   async handler(_args, ctx) {
@@ -29,6 +30,7 @@ export default defineTool({
         start_time: s.start_time,
         session_count: s.session_count,
         ...(ctx.tmux.remote === undefined ? {} : { ssh_host: ctx.tmux.remote }),
+        ...(ctx.tmux.remoteNote === undefined ? {} : { ssh_note: ctx.tmux.remoteNote }),
       },
     };
   },
