@@ -88,6 +88,41 @@ export function outputResult(out: ToolOutput<unknown>): CallToolResult {
   };
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The first string in `args` (a value or an object key, at any depth) that is
+ * not well-formed Unicode — a lone surrogate, or a byte that was not UTF-8
+ * (the transport keeps those as lone surrogates) — as one line naming the
+ * parameter, or undefined. tmux would store such a string as U+FFFD.
+ */
+export function malformedText(args: unknown, path = ""): string | undefined {
+  const at = (key: string | number) => path === "" ? String(key) : `${path}.${key}`;
+  const describe = (where: string, s: string) => {
+    const i = LONE_SURROGATE.exec(s)!.index;
+    const code = s.charCodeAt(i);
+    const what = code >= 0xdc80 && code <= 0xdcff
+      ? `a byte that is not UTF-8 (or a lone surrogate \\u${code.toString(16)})`
+      : `a lone surrogate \\u${code.toString(16)}`;
+    return `${where}: holds ${what} at position ${i}; send text as valid UTF-8`;
+  };
+  if (typeof args === "string") return args.isWellFormed() ? undefined : describe(path || "arguments", args);
+  if (args === null || typeof args !== "object") return undefined;
+  if (Array.isArray(args)) {
+    for (let i = 0; i < args.length; i++) {
+      const bad = malformedText(args[i], at(i));
+      if (bad) return bad;
+    }
+    return undefined;
+  }
+  for (const [key, value] of Object.entries(args)) {
+    if (!key.isWellFormed()) return describe(`${path || "arguments"} (a parameter name)`, key);
+    const bad = malformedText(value, at(key));
+    if (bad) return bad;
+  }
+  return undefined;
+}
+
 const NO_NOTIFICATIONS: CallExtra["sendNotification"] = () => Promise.resolve();
 const UNLIMITED: PageBudget = { fits: () => true };
 
@@ -155,6 +190,12 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       if (refused) {
         outcome = "refused";
         message = refused;
+        return errorResult(message);
+      }
+      const malformed = malformedText(args);
+      if (malformed) {
+        outcome = "invalid";
+        message = `invalid arguments for ${name}: ${malformed}`;
         return errorResult(message);
       }
       const parsed = strictInput.get(name)!.safeParse(args ?? {});

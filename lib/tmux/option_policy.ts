@@ -26,10 +26,14 @@
  * lists that name a command that could end or hijack our pane
  * ({@linkcode SELF_DANGEROUS}).
  *
+ * Names are judged as tmux reads them: callers resolve a model's name first
+ * (option_names.ts: unique prefix, `[index]`, old spellings), so
+ * `default-comm` is judged as `default-command`.
+ *
  * @example
  * ```ts
- * optionRisk("after-select-window", "kill-server")?.kind; // "commands"
- * optionRisk("mouse", "on"); // undefined
+ * optionRisk({ base: "after-select-window", hook: true }, "kill-server")?.kind; // "commands"
+ * optionRisk({ base: "mouse", hook: false }, "on"); // undefined
  * ```
  */
 import { checkFormat } from "./format_guard.ts";
@@ -82,10 +86,15 @@ export interface Risk {
   kind: "commands" | "shell" | "life" | "file";
 }
 
-/** The risk of setting option `name` (with any `[index]`) to `value`, or undefined for an ordinary option. */
-export function optionRisk(name: string, value: string): Risk | undefined {
-  const base = name.replace(/\[\d+\]$/, "");
-  if (base.startsWith("after-") || HOOKS.has(base)) {
+/**
+ * The risk of setting option `option` to `value`, or undefined for an
+ * ordinary option. `option.base` is the canonical name without its index
+ * (option_names.ts); `hook` is what the connected tmux lists as a hook, so a
+ * hook this list does not know is still judged as one.
+ */
+export function optionRisk(option: { base: string; hook: boolean }, value: string): Risk | undefined {
+  const base = option.base;
+  if (option.hook || base.startsWith("after-") || HOOKS.has(base)) {
     return { what: `${base} is a hook (tmux runs its value as commands)`, kind: "commands" };
   }
   if (base === "command-alias") {
