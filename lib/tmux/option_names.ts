@@ -15,9 +15,14 @@
  *
  * @example
  * ```ts
- * const table = await optionTable(tmux);
- * resolveOptionName(table, "default-comm"); // { name: "default-command", base: "default-command", scope: "session", … }
- * resolveOptionName(table, "status-l");     // throws UserError: ambiguous … status-left, status-left-length, …
+ * import { resolveOptionName, tableFromListings } from "./option_names.ts";
+ * const table = tableFromListings({
+ *   server: "default-terminal screen\n",
+ *   session: "default-command ''\ndefault-shell /bin/sh\nstatus-left x\nstatus-left-length 10\n",
+ *   window: "", hooks: "",
+ * });
+ * resolveOptionName(table, "default-comm").name; // "default-command" (what tmux would set)
+ * resolveOptionName(table, "default-"); // throws UserError: ambiguous … default-command, default-shell, …
  * ```
  */
 import { UserError } from "../errors.ts";
@@ -106,6 +111,20 @@ export function optionTable(tmux: TmuxExecutor, opts: RunOptions = {}): Promise<
   }
   return table;
 }
+
+/**
+ * {@linkcode resolveOptionName} against the table of the tmux behind `tmux`,
+ * which a user option (`@…`) does not need.
+ */
+export async function readOptionName(
+  tmux: TmuxExecutor,
+  input: string,
+  opts: RunOptions = {},
+): Promise<ResolvedOption> {
+  return resolveOptionName(input.startsWith("@") ? NO_TABLE : await optionTable(tmux, opts), input);
+}
+
+const NO_TABLE: OptionTable = { scopes: new Map(), hooks: new Set(), names: [] };
 
 function listed(names: readonly string[]): string {
   const shown = names.slice(0, SHOWN).join(", ");

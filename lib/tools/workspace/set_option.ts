@@ -5,7 +5,7 @@ import { UserError } from "../../errors.ts";
 import { resolve, unsetFlag, valueOrUnset } from "./common.ts";
 import { formatRefusal } from "../../tmux/format_guard.ts";
 import { optionRisk } from "../../tmux/option_policy.ts";
-import { optionTable, resolveOptionName, scopeMismatch } from "../../tmux/option_names.ts";
+import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
 import { guardSetting } from "./setting_guard.ts";
 
 const optionName = z.string()
@@ -56,7 +56,7 @@ export default defineTool({
       if (refused) throw new UserError(`set-option refused: the value, read as a tmux format: ${refused}`);
     }
     // The policy judges the option tmux would change, and tmux is given that exact name.
-    const option = resolveOptionName(await optionTable(ctx.tmux, { signal: ctx.signal }), name);
+    const option = await readOptionName(ctx.tmux, name, { signal: ctx.signal });
     if (value !== undefined) await guardSetting(ctx, "set-option", optionRisk(option, value), value);
     // tmux picks the table from the name and would quietly set another scope than the one asked for.
     const mismatch = scopeMismatch(option, scope);

@@ -4,7 +4,7 @@ import { defineTool } from "../tool.ts";
 import { UserError } from "../../errors.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { showFor } from "./scoped.ts";
-import { optionTable, resolveOptionName, scopeMismatch } from "../../tmux/option_names.ts";
+import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
 
 const SCOPE_FLAGS = { server: ["-s"], session: [], window: ["-w"], pane: ["-p"] } as const;
 
@@ -43,7 +43,7 @@ export default defineTool({
     let tail: string[] = [];
     if (name !== undefined) {
       // Read as tmux reads it (a unique prefix, [index]); tmux is then given the exact name.
-      const option = resolveOptionName(await optionTable(ctx.tmux, { signal: ctx.signal }), name);
+      const option = await readOptionName(ctx.tmux, name, { signal: ctx.signal });
       const mismatch = scopeMismatch(option, scope);
       if (mismatch) throw new UserError(`show-options: ${mismatch}`);
       tail = ["--", option.name];
