@@ -90,6 +90,25 @@ export function outputResult(out: ToolOutput<unknown>): CallToolResult {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** Whether every string in `x` (values and keys, at any depth) is well-formed: the common case, allocation-free. */
+function wellFormed(x: unknown): boolean {
+  if (typeof x === "string") return x.isWellFormed();
+  if (x === null || typeof x !== "object") return true;
+  for (const key in x) {
+    if (!key.isWellFormed() || !wellFormed((x as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+function describeMalformed(where: string, s: string): string {
+  const i = LONE_SURROGATE.exec(s)!.index;
+  const code = s.charCodeAt(i);
+  const what = code >= 0xdc80 && code <= 0xdcff
+    ? `a byte that is not UTF-8 (or a lone surrogate \\u${code.toString(16)})`
+    : `a lone surrogate \\u${code.toString(16)}`;
+  return `${where}: holds ${what} at position ${i}; send text as valid UTF-8`;
+}
+
 /**
  * The first string in `args` (a value or an object key, at any depth) that is
  * not well-formed Unicode — a lone surrogate, or a byte that was not UTF-8
@@ -97,27 +116,11 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * parameter, or undefined. tmux would store such a string as U+FFFD.
  */
 export function malformedText(args: unknown, path = ""): string | undefined {
-  const at = (key: string | number) => path === "" ? String(key) : `${path}.${key}`;
-  const describe = (where: string, s: string) => {
-    const i = LONE_SURROGATE.exec(s)!.index;
-    const code = s.charCodeAt(i);
-    const what = code >= 0xdc80 && code <= 0xdcff
-      ? `a byte that is not UTF-8 (or a lone surrogate \\u${code.toString(16)})`
-      : `a lone surrogate \\u${code.toString(16)}`;
-    return `${where}: holds ${what} at position ${i}; send text as valid UTF-8`;
-  };
-  if (typeof args === "string") return args.isWellFormed() ? undefined : describe(path || "arguments", args);
-  if (args === null || typeof args !== "object") return undefined;
-  if (Array.isArray(args)) {
-    for (let i = 0; i < args.length; i++) {
-      const bad = malformedText(args[i], at(i));
-      if (bad) return bad;
-    }
-    return undefined;
-  }
-  for (const [key, value] of Object.entries(args)) {
-    if (!key.isWellFormed()) return describe(`${path || "arguments"} (a parameter name)`, key);
-    const bad = malformedText(value, at(key));
+  if (wellFormed(args)) return undefined;
+  if (typeof args === "string") return describeMalformed(path || "arguments", args);
+  for (const key in args as object) {
+    if (!key.isWellFormed()) return describeMalformed(`${path || "arguments"} (a parameter name)`, key);
+    const bad = malformedText((args as Record<string, unknown>)[key], path === "" ? key : `${path}.${key}`);
     if (bad) return bad;
   }
   return undefined;
