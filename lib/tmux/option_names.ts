@@ -57,12 +57,13 @@ export interface ResolvedOption {
   scope?: OptionScope;
 }
 
-/** The old spellings tmux 3.3a maps to current names before it looks a name up (options.c). */
+/** The old spellings tmux (3.2 to 3.6) maps to current names before it looks a name up (options.c). */
 const OTHER_NAMES: Readonly<Record<string, string>> = {
   "display-panes-color": "display-panes-colour",
   "display-panes-active-color": "display-panes-active-colour",
   "clock-mode-color": "clock-mode-colour",
   "cursor-color": "cursor-colour",
+  "prompt-cursor-color": "prompt-cursor-colour",
   "pane-colors": "pane-colours",
 };
 

@@ -8,6 +8,7 @@
  * - hooks (`after-<command>`, `alert-*`, `client-*`, `pane-*`, `session-*`,
  *   `window-*` events, {@linkcode HOOKS}): their value is a command list;
  * - `command-alias`: makes a harmless command name run another command;
+ *   `default-client-command` (newer tmux): a command list run on attach;
  * - `default-command`, `default-shell`, `copy-command`, `lock-command`,
  *   `editor`: shell commands tmux runs;
  * - `exit-empty`, `exit-unattached`, `destroy-unattached`: end the server or
@@ -99,6 +100,9 @@ export function optionRisk(option: { base: string; hook: boolean }, value: strin
   }
   if (base === "command-alias") {
     return { what: "command-alias makes a command name run other commands (also for the user)", kind: "commands" };
+  }
+  if (base === "default-client-command") {
+    return { what: "default-client-command is a command list tmux runs when a client attaches", kind: "commands" };
   }
   if (SHELL_OPTIONS.has(base)) return { what: `${base} is a shell command tmux runs`, kind: "shell" };
   if (LIFE_OPTIONS.has(base)) return { what: `${base} can end the tmux server or its sessions`, kind: "life" };
