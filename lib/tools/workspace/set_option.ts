@@ -60,7 +60,7 @@ export default defineTool({
     if (value !== undefined) await guardSetting(ctx, "set-option", optionRisk(option, value), value);
     // tmux picks the table from the name and would quietly set another scope than the one asked for.
     const mismatch = scopeMismatch(option, scope);
-    if (mismatch) throw new UserError(`set-option refused: ${mismatch}`);
+    if (mismatch) throw new UserError(`set-option: ${mismatch}`);
     const tail = valueOrUnset(option.name, value, unset);
     if (global && (scope === "server" || scope === "pane")) {
       throw new UserError(`global applies to session and window options only (${scope} scope has no global level)`);
