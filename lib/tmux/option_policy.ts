@@ -39,7 +39,7 @@
  */
 import { checkFormat } from "./format_guard.ts";
 
-/** Hook names from tmux 3.3a's HOOKS section, besides `after-<command>`. */
+/** Hook names from tmux 3.3a's HOOKS section (and command-error, from 3.5), besides `after-<command>`. */
 export const HOOKS: ReadonlySet<string> = new Set([
   "alert-activity",
   "alert-bell",
