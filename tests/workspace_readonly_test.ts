@@ -253,7 +253,7 @@ Deno.test("show-options, show-environment and show-hooks read each scope and val
     assert(pane.options.some((o) => o.name === "remain-on-exit"));
     assertMatch(
       await mcp.err("show", { what: "options", scope: "window", name: "nosuch" }),
-      /invalid option: nosuch.*list/,
+      /unknown option "nosuch": this tmux has no option or hook of that name/,
     );
     for (const name of ["-g", "a b", "history-limit;kill-server", "x\n"]) {
       assertMatch(await mcp.err("show", { what: "options", scope: "session", name }), /^invalid arguments.*name:/);

@@ -96,6 +96,44 @@ function isSystemError(e: unknown): e is Error {
   return SYSTEM_ERRORS.some((c) => e instanceof c);
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether every string in `x` (values and keys, at any depth) is well-formed: the common case, allocation-free. */
+function wellFormed(x: unknown): boolean {
+  if (typeof x === "string") return x.isWellFormed();
+  if (x === null || typeof x !== "object") return true;
+  for (const key in x) {
+    if (!key.isWellFormed() || !wellFormed((x as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+function describeMalformed(where: string, s: string): string {
+  const i = LONE_SURROGATE.exec(s)!.index;
+  const code = s.charCodeAt(i);
+  const what = code >= 0xdc80 && code <= 0xdcff
+    ? `a byte that is not UTF-8 (or a lone surrogate \\u${code.toString(16)})`
+    : `a lone surrogate \\u${code.toString(16)}`;
+  return `${where}: holds ${what} at position ${i}; send text as valid UTF-8`;
+}
+
+/**
+ * The first string in `args` (a value or an object key, at any depth) that is
+ * not well-formed Unicode — a lone surrogate, or a byte that was not UTF-8
+ * (the transport keeps those as lone surrogates) — as one line naming the
+ * parameter, or undefined. tmux would store such a string as U+FFFD.
+ */
+export function malformedText(args: unknown, path = ""): string | undefined {
+  if (wellFormed(args)) return undefined;
+  if (typeof args === "string") return describeMalformed(path || "arguments", args);
+  for (const key in args as object) {
+    if (!key.isWellFormed()) return describeMalformed(`${path || "arguments"} (a parameter name)`, key);
+    const bad = malformedText((args as Record<string, unknown>)[key], path === "" ? key : `${path}.${key}`);
+    if (bad) return bad;
+  }
+  return undefined;
+}
+
 const NO_NOTIFICATIONS: CallExtra["sendNotification"] = () => Promise.resolve();
 const UNLIMITED: PageBudget = { fits: () => true };
 
@@ -163,6 +201,12 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       if (refused) {
         outcome = "refused";
         message = refused;
+        return errorResult(message);
+      }
+      const malformed = malformedText(args);
+      if (malformed) {
+        outcome = "invalid";
+        message = `invalid arguments for ${name}: ${malformed}`;
         return errorResult(message);
       }
       const parsed = strictInput.get(name)!.safeParse(args ?? {});

@@ -28,6 +28,10 @@
  * request or notification without `_meta`) are recognised by a plain check;
  * any other is parsed by the SDK's schema, as before.
  *
+ * A message is decoded so that bytes which are not UTF-8 stay visible
+ * ({@linkcode decodeKeepingInvalid}): the tool pipeline refuses a string
+ * holding them, naming the parameter, instead of passing on U+FFFD.
+ *
  * @example
  * ```ts
  * const transport = new LinearStdioTransport({
@@ -66,6 +70,57 @@ export interface LinearStdioTransportOptions {
 export type DirectHandler = (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>;
 
 const NEWLINE = 0x0a;
+const laxUtf8 = new TextDecoder();
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Decodes UTF-8, turning each byte of an ill-formed sequence into a lone
+ * low surrogate (U+DC80–U+DCFF, as Python's "surrogateescape") instead of
+ * U+FFFD, so that a string made from bad bytes is not well-formed and can be
+ * told from one that holds U+FFFD on purpose. Text without U+FFFD costs one
+ * ordinary decode and a search (a strict decoder is 3–5 times slower).
+ */
+export function decodeKeepingInvalid(bytes: Uint8Array): string {
+  const text = laxUtf8.decode(bytes);
+  if (!text.includes("\uFFFD")) return text;
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    // Ill-formed somewhere: decode the well-formed runs, mark every other byte.
+  }
+  const parts: string[] = [];
+  let run = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    const n = wellFormedLength(bytes, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    if (run < i) parts.push(strictUtf8.decode(bytes.subarray(run, i)));
+    parts.push(String.fromCharCode(0xdc00 + bytes[i]));
+    run = ++i;
+  }
+  if (run < bytes.length) parts.push(strictUtf8.decode(bytes.subarray(run)));
+  return parts.join("");
+}
+
+/** The length of the well-formed UTF-8 sequence at `i` (Unicode table 3-7), or 0. */
+function wellFormedLength(b: Uint8Array, i: number): number {
+  const lead = b[i];
+  if (lead < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < b.length && b[i + k] >= lo && b[i + k] <= hi;
+  if (lead >= 0xc2 && lead <= 0xdf) return cont(1) ? 2 : 0;
+  if (lead >= 0xe0 && lead <= 0xef) {
+    const [lo, hi] = lead === 0xe0 ? [0xa0, 0xbf] : lead === 0xed ? [0x80, 0x9f] : [0x80, 0xbf];
+    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (lead >= 0xf0 && lead <= 0xf4) {
+    const [lo, hi] = lead === 0xf0 ? [0x90, 0xbf] : lead === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf];
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
 /** How much of an oversized message is kept to recover its id. */
 const EDGE_BYTES = 512;
 
@@ -259,7 +314,7 @@ export class LinearStdioTransport implements Transport {
     const bytes = joinChunks(this.#chunks, size);
     this.#reset();
     if (size === 0) return;
-    let text = this.#decoder.decode(bytes);
+    let text = decodeKeepingInvalid(bytes);
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (text.trim() === "") return;
     let message: JSONRPCMessage;

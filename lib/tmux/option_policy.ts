@@ -8,6 +8,7 @@
  * - hooks (`after-<command>`, `alert-*`, `client-*`, `pane-*`, `session-*`,
  *   `window-*` events, {@linkcode HOOKS}): their value is a command list;
  * - `command-alias`: makes a harmless command name run another command;
+ *   `default-client-command` (newer tmux): a command list run on attach;
  * - `default-command`, `default-shell`, `copy-command`, `lock-command`,
  *   `editor`: shell commands tmux runs;
  * - `exit-empty`, `exit-unattached`, `destroy-unattached`: end the server or
@@ -26,15 +27,19 @@
  * lists that name a command that could end or hijack our pane
  * ({@linkcode SELF_DANGEROUS}).
  *
+ * Names are judged as tmux reads them: callers resolve a model's name first
+ * (option_names.ts: unique prefix, `[index]`, old spellings), so
+ * `default-comm` is judged as `default-command`.
+ *
  * @example
  * ```ts
- * optionRisk("after-select-window", "kill-server")?.kind; // "commands"
- * optionRisk("mouse", "on"); // undefined
+ * optionRisk({ base: "after-select-window", hook: true }, "kill-server")?.kind; // "commands"
+ * optionRisk({ base: "mouse", hook: false }, "on"); // undefined
  * ```
  */
 import { checkFormat } from "./format_guard.ts";
 
-/** Hook names from tmux 3.3a's HOOKS section, besides `after-<command>`. */
+/** Hook names from tmux 3.3a's HOOKS section (and command-error, from 3.5), besides `after-<command>`. */
 export const HOOKS: ReadonlySet<string> = new Set([
   "alert-activity",
   "alert-bell",
@@ -82,14 +87,22 @@ export interface Risk {
   kind: "commands" | "shell" | "life" | "file";
 }
 
-/** The risk of setting option `name` (with any `[index]`) to `value`, or undefined for an ordinary option. */
-export function optionRisk(name: string, value: string): Risk | undefined {
-  const base = name.replace(/\[\d+\]$/, "");
-  if (base.startsWith("after-") || HOOKS.has(base)) {
+/**
+ * The risk of setting option `option` to `value`, or undefined for an
+ * ordinary option. `option.base` is the canonical name without its index
+ * (option_names.ts); `hook` is what the connected tmux lists as a hook, so a
+ * hook this list does not know is still judged as one.
+ */
+export function optionRisk(option: { base: string; hook: boolean }, value: string): Risk | undefined {
+  const base = option.base;
+  if (option.hook || base.startsWith("after-") || HOOKS.has(base)) {
     return { what: `${base} is a hook (tmux runs its value as commands)`, kind: "commands" };
   }
   if (base === "command-alias") {
     return { what: "command-alias makes a command name run other commands (also for the user)", kind: "commands" };
+  }
+  if (base === "default-client-command") {
+    return { what: "default-client-command is a command list tmux runs when a client attaches", kind: "commands" };
   }
   if (SHELL_OPTIONS.has(base)) return { what: `${base} is a shell command tmux runs`, kind: "shell" };
   if (LIFE_OPTIONS.has(base)) return { what: `${base} can end the tmux server or its sessions`, kind: "life" };

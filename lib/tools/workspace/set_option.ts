@@ -5,6 +5,7 @@ import { UserError } from "../../errors.ts";
 import { resolve, unsetFlag, valueOrUnset } from "./common.ts";
 import { formatRefusal } from "../../tmux/format_guard.ts";
 import { optionRisk } from "../../tmux/option_policy.ts";
+import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
 import { guardSetting } from "./setting_guard.ts";
 
 const optionName = z.string()
@@ -22,8 +23,9 @@ const optionValue = z.string()
 export default defineTool({
   name: "set-option",
   title: "Set a tmux option",
-  description:
-    "Sets or unsets a tmux option at server, session, window or pane scope (global: the default). Options that run commands need --safety destructive.",
+  description: "Sets or unsets a tmux option or hook at server, session, window or pane scope (global: the default). " +
+    "A unique prefix of a name is read as tmux reads it (the result names the option set). " +
+    "Options and hooks that run commands need --safety destructive.",
   toolset: "workspace",
   tier: "mutating",
   smallResult: true,
@@ -39,7 +41,7 @@ export default defineTool({
   output: z.object({
     scope: z.string(),
     global: z.boolean(),
-    name: z.string(),
+    name: z.string().describe("the option as tmux names it (a prefix given is spelled out)"),
     unset: z.boolean(),
     session_id: z.string().optional().describe("present for a session, window or pane option (not global)"),
     window_id: z.string().optional().describe("present for a window or pane option (not global)"),
@@ -47,13 +49,19 @@ export default defineTool({
   }),
   secrets: ["value"],
   async handler({ target, scope, global, name, value, unset }, ctx) {
-    const tail = valueOrUnset(name, value, unset);
+    valueOrUnset(name, value, unset);
     if (value !== undefined) {
       // tmux evaluates format options (status-right, pane-border-format, …) again and again: bound them as formats.
       const refused = formatRefusal(value, { allowShell: true, allowReexpand: true });
       if (refused) throw new UserError(`set-option refused: the value, read as a tmux format: ${refused}`);
-      await guardSetting(ctx, "set-option", optionRisk(name, value), value);
     }
+    // The policy judges the option tmux would change, and tmux is given that exact name.
+    const option = await readOptionName(ctx.tmux, name, { signal: ctx.signal });
+    if (value !== undefined) await guardSetting(ctx, "set-option", optionRisk(option, value), value);
+    // tmux picks the table from the name and would quietly set another scope than the one asked for.
+    const mismatch = scopeMismatch(option, scope);
+    if (mismatch) throw new UserError(`set-option: ${mismatch}`);
+    const tail = valueOrUnset(option.name, value, unset);
     if (global && (scope === "server" || scope === "pane")) {
       throw new UserError(`global applies to session and window options only (${scope} scope has no global level)`);
     }
@@ -73,6 +81,6 @@ export default defineTool({
       args.push(...flag, "-t", ids.pane_id ?? ids.window_id ?? ids.session_id!);
     }
     await ctx.tmux.run([...args, ...tail], { signal: ctx.signal });
-    return { structured: { scope, global, name, unset, ...ids } };
+    return { structured: { scope, global, name: option.name, unset, ...ids } };
   },
 });

@@ -4,6 +4,7 @@ import { defineTool } from "../tool.ts";
 import { UserError } from "../../errors.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { showFor } from "./scoped.ts";
+import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
 
 const SCOPE_FLAGS = { server: ["-s"], session: [], window: ["-w"], pane: ["-p"] } as const;
 
@@ -39,7 +40,14 @@ export default defineTool({
   }),
   secrets: [],
   async handler({ target, scope, name }, ctx) {
-    const tail = name === undefined ? [] : ["--", name];
+    let tail: string[] = [];
+    if (name !== undefined) {
+      // Read as tmux reads it (a unique prefix, [index]); tmux is then given the exact name.
+      const option = await readOptionName(ctx.tmux, name, { signal: ctx.signal });
+      const mismatch = scopeMismatch(option, scope);
+      if (mismatch) throw new UserError(`show-options: ${mismatch}`);
+      tail = ["--", option.name];
+    }
     const forTarget = (t: string) => ["show-options", ...SCOPE_FLAGS[scope], "-A", "-t", t, ...tail];
     let r;
     try {
