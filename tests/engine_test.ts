@@ -401,7 +401,10 @@ Deno.test("a stuck command times out with a clear error and the next command get
       .catch((e) => e);
     const e = await conn.send("display-message -p -t main x", opts).catch((e) => e);
     assert(e instanceof TmuxError && e.kind === "timeout", String(e));
-    assertMatch(e.message, /^tmux display-message timed out after 200 ms$/);
+    assertMatch(
+      e.message,
+      /^tmux did not answer display-message within 200 ms \(stopped or overloaded\?\); the next call retries$/,
+    );
     await held;
     // A new client answers (a client that ended before tmux began a command says so: the engine spawns then).
     const fresh = () =>
@@ -531,7 +534,7 @@ Deno.test("a --tmux-bin that is missing, prints garbage or hangs gets one line s
     const h = createTmuxEngine({ bin: hung.path, maxConcurrency: 1, controlMode: true, timeoutMs: 300 });
     const e4 = await h.run(["list-sessions"]).catch((e) => e);
     assert(e4 instanceof TmuxError && e4.kind === "timeout", String(e4));
-    assertMatch(e4.message, /timed out after \d+ ms and was killed \(is --tmux-bin ".*" a working tmux\?\)/);
+    assertMatch(e4.message, /^tmux -V did not answer within 5 s: is --tmux-bin ".*" a working tmux\?$/);
     await h.close();
     // Nothing the fakes started is left running.
     const ps = await new Deno.Command("pgrep", { args: ["-f", hung.path], stdout: "piped" }).output();

@@ -126,9 +126,11 @@ export async function spawnTmux(
     throw launchError(launcher.bin, e);
   }
   let ended: TmuxErrorKind | undefined;
+  const killed = Promise.withResolvers<void>();
   const kill = (why: TmuxErrorKind) => {
     if (ended) return;
     ended = why;
+    killed.resolve();
     try {
       Deno.kill(-child.pid, "SIGKILL");
     } catch {
@@ -144,15 +146,9 @@ export async function spawnTmux(
   const onAbort = () => kill("aborted");
   ro.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const stdinDone = ro.stdin ? feedStdin(child, ro.stdin) : Promise.resolve();
-    const [out] = await Promise.all([child.output(), stdinDone]);
-    if (ended === "timeout") {
-      throw new TmuxError(
-        "timeout",
-        `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed` +
-          ` (is --tmux-bin "${launcher.bin}" a working tmux?)`,
-      );
-    }
+    const stdinDone = ro.stdin ? feedStdin(child, ro.stdin, killed.promise) : Promise.resolve();
+    const [out] = await Promise.all([output(child, killed.promise), stdinDone]);
+    if (ended === "timeout") throw stalled(launcher.destination, String(args[0] ?? ""), timeoutMs);
     if (ended === "aborted") throw new TmuxError("aborted", "tmux call cancelled");
     if (!out.success) {
       const stderr = decoder.decode(out.stderr);
@@ -171,6 +167,78 @@ export async function spawnTmux(
     clearTimeout(timer);
     ro.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * The error of a command that tmux, or the route to it, did not answer within
+ * its bound: a stopped or overloaded tmux (or ssh connection) is the usual
+ * cause, and the next call starts afresh. The command may still run once tmux
+ * goes on: it was handed over.
+ *
+ * @example
+ * ```ts
+ * stalled("devbox", "capture-pane", 10_000).message;
+ * // "tmux on devbox did not answer capture-pane within 10 s (stopped or overloaded?); the next call retries"
+ * ```
+ */
+export function stalled(destination: string | undefined, name: string, ms: number): TmuxError {
+  const where = destination === undefined ? "tmux" : `tmux on ${destination}`;
+  const bound = ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${Math.max(0, Math.round(ms))} ms`;
+  return new TmuxError(
+    "timeout",
+    `${where} did not answer ${name || "a command"} within ${bound} (stopped or overloaded?); the next call retries`,
+  );
+}
+
+/**
+ * A child's exit status, stdout and stderr, like `child.output()`, except
+ * that once `killed` has settled and the child has exited, its pipes are no longer
+ * waited for: an ssh client of a shared connection hands its pipes to the
+ * connection's master (lib/tmux/ssh.ts), which keeps them open while the
+ * remote command runs, so a killed client's pipes may never reach their end.
+ */
+async function output(
+  child: Deno.ChildProcess,
+  killed: Promise<void>,
+): Promise<{ success: boolean; code: number; stdout: Uint8Array; stderr: Uint8Array }> {
+  const abandon = Promise.all([child.status, killed]);
+  const [stdout, stderr, status] = await Promise.all([
+    readAll(child.stdout, abandon),
+    readAll(child.stderr, abandon),
+    child.status,
+  ]);
+  return { success: status.success, code: status.code, stdout, stderr };
+}
+
+/** Every byte of `stream` until its end, or what came until `stop` settles. */
+export async function readAll(stream: ReadableStream<Uint8Array>, stop: Promise<unknown>): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  let done = false;
+  void stop.then(() => {
+    if (!done) reader.cancel().catch(() => {});
+  }, () => {});
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      chunks.push(r.value);
+      size += r.value.length;
+    }
+  } catch {
+    // torn down (the child killed and the stream cancelled)
+  } finally {
+    done = true;
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /** The one-line error for a tmux binary that cannot be started. */
@@ -223,12 +291,17 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
   };
 }
 
-async function feedStdin(child: Deno.ChildProcess, data: Uint8Array): Promise<void> {
+/** Writes `data` to the child's stdin and closes it; a killed child's stdin is let go (see `output`). */
+function feedStdin(child: Deno.ChildProcess, data: Uint8Array, killed: Promise<void>): Promise<void> {
   const writer = child.stdin.getWriter();
-  try {
-    await writer.write(data);
-    await writer.close();
-  } catch {
-    // tmux exited before reading everything (it failed); its stderr says why.
-  }
+  const feed = (async () => {
+    try {
+      await writer.write(data);
+      await writer.close();
+    } catch {
+      // tmux exited before reading everything (it failed); its stderr says why.
+    }
+  })();
+  // A write into a pipe nobody drains never settles: give it up with the killed child.
+  return Promise.race([feed, Promise.all([child.status, killed]).then(() => void writer.abort().catch(() => {}))]);
 }
