@@ -6,7 +6,8 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { resultBuffers } from "./budget_helpers.ts";
 import { startWait, withShell } from "./exec_fixtures.ts";
-import { connect } from "./helpers.ts";
+import { connect, type McpFixture, runProcess, startTmux } from "./helpers.ts";
+import { startSshd } from "./ssh_fixture.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
 import { alivePids } from "../lib/server/leftovers.ts";
 
@@ -53,4 +54,88 @@ Deno.test("a server killed with SIGKILL leaves no result buffer or temp director
       await next.close();
     }
   }, { serverArgs: ["--max-tokens", "200"], serverEnv: { TMPDIR: tmp } });
+});
+
+Deno.test("a server killed with SIGKILL during a large append-buffer leaves no temp directory once the next one starts", async () => {
+  const tmp = await tempDir("tmcp-tmp-");
+  const tmux = await startTmux("leftover-append");
+  const mcp = await connect({ socketName: tmux.socketName, env: { TMPDIR: tmp } });
+  const pid = mcp.pid;
+  const ours = async () => (await entries(tmp)).filter((n) => n.startsWith(`tmux-mcp-${pid}-`));
+  try {
+    // Over the one-command size: the old content is read through a file the tmux server writes in a private
+    // directory, the new one goes to tmux through another.
+    const piece = "x".repeat(50 * 1024);
+    await mcp.ok("append-buffer", { name: "big", content: piece });
+    await mcp.ok("append-buffer", { name: "big", content: piece });
+    assert((await ours()).some((n) => n.startsWith(`tmux-mcp-${pid}-buffers-`)), (await ours()).join(" "));
+    // Killed in the middle of the next one.
+    const inFlight = mcp.call("append-buffer", { name: "big", content: piece }).catch(() => undefined);
+    Deno.kill(pid, "SIGKILL");
+    await inFlight;
+    await waitUntil("the server to die", async () => !(await alivePids([pid])).has(pid), 30_000);
+    assert((await ours()).length > 0, "the killed server left its directories");
+  } finally {
+    await mcp.close().catch(() => {});
+  }
+  const next = await connect({ socketName: tmux.socketName, env: { TMPDIR: tmp } });
+  try {
+    await waitUntil("the next server to sweep them", async () => (await ours()).length === 0, 30_000)
+      .catch(async (e) => {
+        throw new Error(`${e.message}: ${await entries(tmp)} ${next.stderr()}`);
+      });
+  } finally {
+    await next.close();
+    await tmux.kill();
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("ssh: the sshd session processes SIGKILLed while a wait watches a remote pane leave no remote tmux client", async () => {
+  const fx = await startSshd();
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({ args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName] });
+    const serverPid = Number((await fx.tmux("display-message", "-p", "#{pid}")).trim());
+    const pane = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+    const wait = mcp.client.callTool(
+      {
+        name: "wait",
+        arguments: { what: "text", target: pane, patterns: ["never-printed"], timeout_ms: 60_000 },
+      },
+      undefined,
+      { timeout: 120_000 },
+    ).catch((e) => e);
+    // The wait's client gets pane output (no `no-output` flag), the command connection does not.
+    await waitUntil("the wait's control client", async () => {
+      const flags = (await fx.tmux("list-clients", "-F", "#{client_flags}")).split("\n");
+      return flags.some((f) => f.includes("control-mode") && !f.includes("no-output")) || undefined;
+    }, 30_000);
+    const before = (await fx.tmux("list-clients", "-F", "#{client_pid}")).trim().split("\n").map(Number);
+    assertEquals(before.length, 2, "the command connection and the wait's client");
+    const listener = (await Deno.readTextFile(`${fx.dir}/sshd.pid`)).trim();
+    const sessions = (await runProcess("pgrep", ["-P", listener])).stdout.trim().split("\n").filter((s) => s);
+    assert(sessions.length > 0, "sshd serves the connection");
+    for (const pid of sessions) Deno.kill(Number(pid), "SIGKILL");
+    await wait;
+    // The server may have connected again since (the wait's last look at the pane): its new client is no leftover.
+    await waitUntil("the remote tmux clients of the killed sessions to go", async () => {
+      const clients = (await fx.tmux("list-clients", "-F", "#{client_pid}")).trim().split("\n").map(Number);
+      const alive = await alivePids(before);
+      return (!before.some((p) => clients.includes(p)) && alive.size === 0) || undefined;
+    }, 30_000);
+    await mcp.close();
+    mcp = undefined;
+    // Nothing holds the remote tmux server: it exits with its last session.
+    await fx.tmux("kill-session", "-t", "main");
+    await waitUntil(
+      "the remote tmux server to exit",
+      async () => !(await alivePids([serverPid])).has(serverPid),
+      30_000,
+    );
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+  }
 });

@@ -56,11 +56,24 @@ export class AttachGate {
   /** False once the tmux server is known not to need this (3.7 or later): every section runs at once. */
   enabled = true;
 
-  /** Runs `fn` as one of any number at once, unless a client is attaching. */
-  async shared<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` as one of any number at once, unless a client is attaching. Held back past `deadline`
+   * (performance.now()), it gives up with `late()` instead.
+   */
+  async shared<T>(fn: () => Promise<T>, deadline = Infinity, late?: () => Error): Promise<T> {
     // Checked again after a wait: an exclusive section may have begun between the release and now.
     while (this.enabled && this.#starting) {
-      await new Promise<void>((resolve) => this.#held.push(resolve));
+      await new Promise<void>((resolve, reject) => {
+        if (deadline === Infinity) return void this.#held.push(resolve);
+        const release = () => (clearTimeout(timer), resolve());
+        const timer = setTimeout(() => {
+          const at = this.#held.indexOf(release);
+          if (at < 0) return;
+          this.#held.splice(at, 1);
+          reject(late?.() ?? new Error("held back past the deadline"));
+        }, Math.max(0, deadline - performance.now()));
+        this.#held.push(release);
+      });
     }
     this.#active++;
     try {

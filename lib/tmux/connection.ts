@@ -39,7 +39,7 @@
  * ```
  */
 import { endClient, readLines, startControlClient, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
-import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
+import { conciseStderr, isNoServerText, readAll, stalled, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
 import { waitingNotice } from "./connect_wait.ts";
@@ -59,6 +59,11 @@ export interface SendOptions {
   /** How many commands the line holds (`a ; b` is two): tmux answers each in a block of its own. */
   commands: number;
   timeoutMs: number;
+  /**
+   * performance.now() by which the reply must have come, the client's start included (default: `timeoutMs`
+   * from now); a call that waited for its turn comes with less time left.
+   */
+  deadline?: number;
   /** Stops waiting for the reply (the command itself cannot be recalled once sent). */
   signal?: AbortSignal;
 }
@@ -126,6 +131,8 @@ interface Client {
   leave: boolean;
   /** Set once it is being ended (see `shut`). */
   ending?: Promise<void>;
+  /** Stops reading its pipes (a killed client's may stay open: control_client.ts `endClient`). */
+  abandon(): void;
   /** Resolves once attached, or once the client ended. */
   ready: Promise<void>;
   attached: boolean;
@@ -190,6 +197,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
   function start(): Client {
     const child = startControlClient(opts.launcher, "read-only,ignore-size,no-output");
     const attached = Promise.withResolvers<void>();
+    const abandoned = Promise.withResolvers<void>();
     const c: Client = {
       child,
       writer: child.stdin.getWriter(),
@@ -201,6 +209,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       ready: attached.promise,
       done: Promise.resolve(),
       watchAt: Infinity,
+      abandon: abandoned.resolve,
     };
     // Our block: [T N] of its %begin; "other": inside a block of flag 0 (the attach, hooks).
     let own: string | undefined;
@@ -251,9 +260,9 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         p.blockStart = p.size;
       } else other = true;
     };
-    const stderr = new Response(child.stderr).text().catch(() => "");
+    const stderr = readAll(child.stderr, abandoned.promise).then((b) => decoder.decode(b), () => "");
     c.done = (async () => {
-      await readLines(child.stdout, onLine);
+      await readLines(child.stdout, onLine, abandoned.promise);
       c.closed = true;
       unwatch(c);
       attached.resolve(); // whatever is pending fails below
@@ -329,19 +338,11 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         continue;
       }
       late = true;
-      settle(
-        c,
-        p,
-        false,
-        new TmuxError(
-          "timeout",
-          `tmux ${p.name} timed out after ${p.timeoutMs} ms` +
-            (c.attached ? "" : ` (is --tmux-bin "${opts.launcher.bin}" a working tmux?)`),
-        ),
-      );
+      settle(c, p, false, stalled(opts.launcher.destination, p.name, p.timeoutMs));
     }
     if (late) void shut(c, false); // tmux is stuck: nothing more is asked of it
-    else if (next < Infinity && !c.closed) watch(c, next);
+    // The others keep their own deadlines, also while a stuck client is being ended (up to a second).
+    if (next < Infinity) watch(c, next);
   }
 
   // The idle timer is armed once and, when it fires, looks at the time of the last reply: re-arming
@@ -388,7 +389,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       c.closed = true;
       unwatch(c);
       // Its leaving is a notification to every control client (%client-detached).
-      await endClient(c.child, () => c.writer.close(), c.done);
+      await endClient(c.child, () => c.writer.close(), c.done, c.abandon);
     });
     return c.ending;
   }
@@ -419,7 +420,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         c.closed = true;
         unwatch(c);
         // Not attached, so its end notifies no one: no need to wait inside the gate.
-        void endClient(c.child, () => c.writer.close(), c.done);
+        void endClient(c.child, () => c.writer.close(), c.done, c.abandon);
       }
     }).finally(() => connecting = undefined);
     return connecting;
@@ -438,7 +439,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         blockStart: 0,
         dropped: false,
         timeoutMs: so.timeoutMs,
-        deadline: performance.now() + so.timeoutMs,
+        deadline: so.deadline ?? performance.now() + so.timeoutMs,
       };
       watch(c, p.deadline);
       if (so.signal) {
@@ -468,15 +469,18 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     },
     send(line, so) {
       if (so.signal?.aborted) return Promise.reject(new TmuxError("aborted", "tmux call cancelled"));
+      const late = () => stalled(opts.launcher.destination, so.name, so.timeoutMs);
       const c = client;
-      if (c && usable(c)) return opts.gate.shared(() => enqueue(c, line, so));
+      if (c && usable(c)) return opts.gate.shared(() => enqueue(c, line, so), so.deadline, late);
       return (async () => {
-        await connect();
+        const deadline = so.deadline ?? performance.now() + so.timeoutMs;
+        // A start that takes longer goes on for the next call: this one ends at its bound.
+        if (!await settledWithin(connect(), deadline - performance.now())) throw late();
         const c = client as Client | undefined;
         // A client that was refused is not attached: nothing may be written to it (it would run unattached).
         if (!c || !usable(c)) throw new ConnectionUnavailable(c?.refusal || lastRefusal || "the control client ended");
         if (so.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
-        return await opts.gate.shared(() => enqueue(c, line, so));
+        return await opts.gate.shared(() => enqueue(c, line, { ...so, deadline }), deadline, late);
       })();
     },
     async close() {

@@ -89,6 +89,8 @@ interface Connection {
   /** Our own command lines awaiting their reply blocks, in the order written (see `ask`). */
   asked: { blocks: number; out: string[]; reply: PromiseWithResolvers<string> }[];
   done: Promise<void>;
+  /** Stops reading the client's stdout (a killed client's may stay open: control_client.ts `endClient`). */
+  abandon(): void;
 }
 
 const BACKSLASH = 0x5c;
@@ -144,6 +146,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
       asked: [],
       done: Promise.resolve(),
       started: Promise.resolve(),
+      abandon: () => {},
     };
     // An unobserved rejection must not crash the server; watch() observes it.
     conn.ready.catch(() => {});
@@ -176,7 +179,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
         conn.closed = true;
         if (conns.get(sessionId) === conn) conns.delete(sessionId);
         const child = conn.child!;
-        void endClient(child, () => child.stdin.close(), conn.done);
+        void endClient(child, () => child.stdin.close(), conn.done, conn.abandon);
       }
     });
     return conn;
@@ -185,6 +188,8 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
   function start(sessionId: string, conn: Connection, ready: PromiseWithResolvers<void>): void {
     const child = startControlClient(opts.launcher, "read-only,ignore-size", sessionId);
     conn.child = child;
+    const abandoned = Promise.withResolvers<void>();
+    conn.abandon = abandoned.resolve;
     void child.stderr.cancel().catch(() => {});
     // Lines between %begin and %end are command replies; the first block is
     // the reply to attach-session itself, and its end means we are attached.
@@ -261,7 +266,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
           } catch (e) {
             log("warn", `control-mode watcher failed: ${e instanceof Error ? e.message : String(e)}`);
           }
-        });
+        }, abandoned.promise);
       } finally {
         conn.closed = true;
         ready.reject(
@@ -292,7 +297,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     // Inside the gate (shared, like a command): no client of ours attaches until this one is gone.
     await opts.gate.shared(async () => {
       if (live && conn.attached) await stepOff((line, commands) => ask(conn, child, line, commands));
-      await endClient(child, () => child.stdin.close(), conn.done);
+      await endClient(child, () => child.stdin.close(), conn.done, conn.abandon);
     });
   }
 

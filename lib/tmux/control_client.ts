@@ -41,14 +41,20 @@ export function startControlClient(launcher: TmuxLauncher, flags: string, target
  * Calls `onLine` with each `\n`-terminated line of `stream`: the bytes
  * `buf[start, end)`, without the `\n`, valid only during the call (a line is
  * not a view of its own: a reply of many lines would allocate one per line).
- * An unfinished last line is dropped. Resolves when the stream ends or errors.
+ * An unfinished last line is dropped. Resolves when the stream ends or errors,
+ * or once `stop` settles (the reading is given up: see {@linkcode endClient}).
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,
   onLine: (buf: Uint8Array, start: number, end: number) => void,
+  stop?: Promise<unknown>,
 ): Promise<void> {
   // One reused buffer: a client lives as long as the server and answers every call.
   const reader = byteReader(stream);
+  let ended = false;
+  void stop?.then(() => {
+    if (!ended) reader.cancel().catch(() => {});
+  });
   // The unfinished last line of the previous read (a copy: the reader reuses its buffer).
   let rest = NONE;
   try {
@@ -71,32 +77,38 @@ export async function readLines(
   } catch {
     // the stream was torn down (the child killed or its stdout cancelled)
   } finally {
+    ended = true;
     reader.releaseLock();
   }
 }
 
 /**
  * Ends a control client: closing its stdin makes tmux detach it and exit;
- * one that has not ended a second later is killed. Resolves when `done` (its
- * reader) has finished.
+ * one that has not ended a second later is killed, and once it has exited
+ * `abandon` is called, to make its readers stop (`done` must then settle):
+ * an ssh client of a shared connection hands its pipes to the connection's
+ * master (lib/tmux/ssh.ts), which keeps them open while the remote tmux
+ * client runs, so the pipes of a killed one end only when a stopped remote
+ * tmux goes on. Resolves when `done` (its reader) has finished.
  */
 export async function endClient(
   child: Deno.ChildProcess,
   closeStdin: () => Promise<void>,
   done: Promise<void>,
+  abandon: () => void = () => {},
 ): Promise<void> {
-  try {
-    await closeStdin();
-  } catch {
-    // already closed
-  }
   const killer = setTimeout(() => {
     try {
       child.kill("SIGKILL");
     } catch {
       // gone
     }
+    void child.status.then(abandon, abandon);
   }, 1000);
+  // Not awaited: a close waits for writes queued to a pipe nobody may drain any more.
+  closeStdin().catch(() => {
+    // already closed
+  });
   await done;
   clearTimeout(killer);
 }

@@ -59,6 +59,7 @@ import {
   COMMAND_SEPARATOR,
   type RunOptions,
   spawnTmux,
+  stalled,
   type TmuxArg,
   TmuxError,
   type TmuxExecutor,
@@ -255,7 +256,11 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
    * cannot read our directory (another user, another mount namespace) is not
    * asked again.
    */
-  async function loadThroughFile(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array | undefined> {
+  async function loadThroughFile(
+    args: readonly TmuxArg[],
+    ro: RunOptions,
+    deadline: number,
+  ): Promise<Uint8Array | undefined> {
     const sep = args.indexOf(COMMAND_SEPARATOR);
     const load = sep < 0 ? args : args.slice(0, sep);
     if (!ro.stdin || !stdinByFile || load[0] !== "load-buffer" || load.at(-1) !== "-") return undefined;
@@ -271,6 +276,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
         name: "load-buffer",
         commands: 1 + args.filter((a) => a === COMMAND_SEPARATOR).length,
         timeoutMs: ro.timeoutMs ?? defaultTimeout,
+        deadline,
         signal: ro.signal,
       });
     } catch (e) {
@@ -302,11 +308,18 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     }
   }
 
-  async function runOnce(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+  /**
+   * The error of a command not answered within its bound: every wait of a call (for a slot, for a client's
+   * start, for tmux) ends by the call's deadline, so a stopped tmux or ssh connection cannot hold it longer.
+   */
+  const lateFor = (args: readonly TmuxArg[], ro: RunOptions) => () =>
+    stalled(launcher.destination, String(args[0] ?? ""), ro.timeoutMs ?? defaultTimeout);
+
+  async function runOnce(args: readonly TmuxArg[], ro: RunOptions, deadline: number): Promise<Uint8Array> {
     // A remote host: its shared connection before any client, so no client makes a connection of its own.
     if (launcher.ready) await launcher.ready();
     if (ro.stdin) {
-      const loaded = await loadThroughFile(args, ro);
+      const loaded = await loadThroughFile(args, ro, deadline);
       if (loaded) return loaded;
     }
     const line = controlLine(args, ro);
@@ -316,6 +329,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
           name: String(args[0]),
           commands: 1 + args.filter((a) => a === COMMAND_SEPARATOR).length,
           timeoutMs: ro.timeoutMs ?? defaultTimeout,
+          deadline,
           signal: ro.signal,
         });
       } catch (e) {
@@ -323,12 +337,25 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
       }
     }
     await socketDirCheck(args);
-    const out = waitsIndefinitely(args)
-      ? await spawnTmux(launcher, args, ro, defaultTimeout)
-      : await gate.shared(() => spawnTmux(launcher, args, ro, defaultTimeout));
+    const late = lateFor(args, ro);
+    // What is left of the call's time, after a wait for a slot or a failed start of the connection.
+    const spawn = () => {
+      const left = deadline - performance.now();
+      if (left <= 0) throw late();
+      return spawnTmux(launcher, args, { ...ro, timeoutMs: left }, defaultTimeout).catch((e) => {
+        throw e instanceof TmuxError && e.kind === "timeout" ? late() : e;
+      });
+    };
+    const out = waitsIndefinitely(args) ? await spawn() : await gate.shared(spawn, deadline, late);
     // A session may exist now: attach at once instead of after the retry pause.
     if (args.includes("new-session")) conn.retryNow();
     return out;
+  }
+
+  /** Runs a command within its bound, counted from now (a wait for a slot included). */
+  function bounded(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+    const deadline = performance.now() + (ro.timeoutMs ?? defaultTimeout);
+    return sem.use(() => runOnce(args, ro, deadline), deadline, lateFor(args, ro));
   }
 
   return {
@@ -340,32 +367,38 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     },
     hub,
     run(args, ro = {}) {
-      return sem.use(() => runOnce(args, ro));
+      return bounded(args, ro);
     },
     async text(args, ro = {}) {
-      return decoder.decode(await sem.use(() => runOnce(args, ro)));
+      return decoder.decode(await bounded(args, ro));
     },
     runAttached(args, ro = {}) {
-      return sem.use(async () => {
-        if (launcher.destination !== undefined) {
-          throw new ConnectionUnavailable("the tmux server runs on another host: its files are not ours to read");
-        }
-        const line = controlLine(args);
-        if (line === undefined) {
-          throw new ConnectionUnavailable(
-            `${
-              args[0]
-            } cannot run on the control client as given (no target, or an argument a command line cannot carry)`,
-          );
-        }
-        if (!await controlUsable()) throw new ConnectionUnavailable("control mode is off");
-        return await conn.send(line, {
-          name: args[0],
-          commands: 1,
-          timeoutMs: ro.timeoutMs ?? defaultTimeout,
-          signal: ro.signal,
-        });
-      });
+      const deadline = performance.now() + (ro.timeoutMs ?? defaultTimeout);
+      return sem.use(
+        async () => {
+          if (launcher.destination !== undefined) {
+            throw new ConnectionUnavailable("the tmux server runs on another host: its files are not ours to read");
+          }
+          const line = controlLine(args);
+          if (line === undefined) {
+            throw new ConnectionUnavailable(
+              `${
+                args[0]
+              } cannot run on the control client as given (no target, or an argument a command line cannot carry)`,
+            );
+          }
+          if (!await controlUsable()) throw new ConnectionUnavailable("control mode is off");
+          return await conn.send(line, {
+            name: args[0],
+            commands: 1,
+            timeoutMs: ro.timeoutMs ?? defaultTimeout,
+            deadline,
+            signal: ro.signal,
+          });
+        },
+        deadline,
+        lateFor(args, ro),
+      );
     },
     async close() {
       await Promise.all([conn.close(), hub.close()]);

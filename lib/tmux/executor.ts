@@ -140,9 +140,11 @@ export async function spawnTmux(
     throw launchError(launcher.bin, e);
   }
   let ended: TmuxErrorKind | undefined;
+  const killed = Promise.withResolvers<void>();
   const kill = (why: TmuxErrorKind) => {
     if (ended) return;
     ended = why;
+    killed.resolve();
     try {
       Deno.kill(-child.pid, "SIGKILL");
     } catch {
@@ -170,21 +172,18 @@ export async function spawnTmux(
   try {
     // Behind a login, stdin goes to tmux only once it runs: an rc file that reads stdin must not eat our bytes.
     let stdinDone = Promise.resolve();
-    if (ro.stdin) stdinDone = login ? feedAfterLogin(child, ro.stdin, login.started) : feedStdin(child, ro.stdin);
-    const [out] = await Promise.all([child.output(), stdinDone]);
+    if (ro.stdin) {
+      stdinDone = login
+        ? feedAfterLogin(child, ro.stdin, login.started, killed.promise)
+        : feedStdin(child, ro.stdin, killed.promise);
+    }
+    const [out] = await Promise.all([output(child, killed.promise), stdinDone]);
     if (ended === "timeout") {
-      // Slow is not broken: a busy machine, a slow login or a long transfer ends here as well as a stuck tmux.
+      // Slow is not broken: a slow login says so; otherwise the machine, the connection or tmux did not keep up.
       if (login && loginPending) {
         throw new TmuxTimeout(slowLine(`the login on ${login.where} did not start tmux`, login.limitMs, "login"), true);
       }
-      throw new TmuxTimeout(
-        `tmux ${String(args[0] ?? "")} timed out after ${timeoutMs} ms and was killed (${
-          login
-            ? `the machine, the connection to ${login.where} or tmux is slow`
-            : "the machine is busy or tmux is stuck"
-        })`,
-        false,
-      );
+      throw stalled(launcher.destination, String(args[0] ?? ""), timeoutMs);
     }
     if (ended === "aborted") throw new TmuxError("aborted", "tmux call cancelled");
     if (!out.success) {
@@ -205,6 +204,78 @@ export async function spawnTmux(
     clearTimeout(timer);
     ro.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * The error of a command that tmux, or the route to it, did not answer within
+ * its bound: a stopped or overloaded tmux (or ssh connection) is the usual
+ * cause, and the next call starts afresh. The command may still run once tmux
+ * goes on: it was handed over.
+ *
+ * @example
+ * ```ts
+ * stalled("devbox", "capture-pane", 10_000).message;
+ * // "tmux on devbox did not answer capture-pane within 10 s (stopped or overloaded?); the next call retries"
+ * ```
+ */
+export function stalled(destination: string | undefined, name: string, ms: number): TmuxTimeout {
+  const where = destination === undefined ? "tmux" : `tmux on ${destination}`;
+  const bound = ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${Math.max(0, Math.round(ms))} ms`;
+  return new TmuxTimeout(
+    `${where} did not answer ${name || "a command"} within ${bound} (stopped or overloaded?); the next call retries`,
+    false,
+  );
+}
+
+/**
+ * A child's exit status, stdout and stderr, like `child.output()`, except
+ * that once `killed` has settled and the child has exited, its pipes are no longer
+ * waited for: an ssh client of a shared connection hands its pipes to the
+ * connection's master (lib/tmux/ssh.ts), which keeps them open while the
+ * remote command runs, so a killed client's pipes may never reach their end.
+ */
+async function output(
+  child: Deno.ChildProcess,
+  killed: Promise<void>,
+): Promise<{ success: boolean; code: number; stdout: Uint8Array; stderr: Uint8Array }> {
+  const abandon = Promise.all([child.status, killed]);
+  const [stdout, stderr, status] = await Promise.all([
+    readAll(child.stdout, abandon),
+    readAll(child.stderr, abandon),
+    child.status,
+  ]);
+  return { success: status.success, code: status.code, stdout, stderr };
+}
+
+/** Every byte of `stream` until its end, or what came until `stop` settles. */
+export async function readAll(stream: ReadableStream<Uint8Array>, stop: Promise<unknown>): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  let done = false;
+  void stop.then(() => {
+    if (!done) reader.cancel().catch(() => {});
+  }, () => {});
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      chunks.push(r.value);
+      size += r.value.length;
+    }
+  } catch {
+    // torn down (the child killed and the stream cancelled)
+  } finally {
+    done = true;
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /** The one-line error for a tmux binary that cannot be started. */
@@ -258,19 +329,29 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
 }
 
 /** {@linkcode feedStdin} once `started` resolves; nothing (stdin closed) if the child ends first. */
-async function feedAfterLogin(child: Deno.ChildProcess, data: Uint8Array, started: Promise<void>): Promise<void> {
+async function feedAfterLogin(
+  child: Deno.ChildProcess,
+  data: Uint8Array,
+  started: Promise<void>,
+  killed: Promise<void>,
+): Promise<void> {
   if (await Promise.race([started.then(() => true), child.status.then(() => false)])) {
-    return await feedStdin(child, data);
+    return await feedStdin(child, data, killed);
   }
   await child.stdin.close().catch(() => {});
 }
 
-async function feedStdin(child: Deno.ChildProcess, data: Uint8Array): Promise<void> {
+/** Writes `data` to the child's stdin and closes it; a killed child's stdin is let go (see `output`). */
+function feedStdin(child: Deno.ChildProcess, data: Uint8Array, killed: Promise<void>): Promise<void> {
   const writer = child.stdin.getWriter();
-  try {
-    await writer.write(data);
-    await writer.close();
-  } catch {
-    // tmux exited before reading everything (it failed); its stderr says why.
-  }
+  const feed = (async () => {
+    try {
+      await writer.write(data);
+      await writer.close();
+    } catch {
+      // tmux exited before reading everything (it failed); its stderr says why.
+    }
+  })();
+  // A write into a pipe nobody drains never settles: give it up with the killed child.
+  return Promise.race([feed, Promise.all([child.status, killed]).then(() => void writer.abort().catch(() => {}))]);
 }

@@ -36,15 +36,27 @@ export class Semaphore {
 
   /**
    * Waits for a slot and returns its release function. The release function
-   * is idempotent so a double release can never inflate the count.
+   * is idempotent so a double release can never inflate the count. A caller
+   * still waiting at `deadline` (performance.now()) leaves the queue and
+   * gets `late()` thrown.
    */
-  async acquire(): Promise<() => void> {
+  async acquire(deadline = Infinity, late?: () => Error): Promise<() => void> {
     if (this.#available > 0 && this.#waiters.length === 0) {
       this.#available--;
     } else {
       // The slot is handed over directly by release(), so a newcomer can
       // never overtake a waiter (FIFO).
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+      await new Promise<void>((resolve, reject) => {
+        if (deadline === Infinity) return void this.#waiters.push(resolve);
+        const wake = () => (clearTimeout(timer), resolve());
+        const timer = setTimeout(() => {
+          const at = this.#waiters.indexOf(wake);
+          if (at < 0) return;
+          this.#waiters.splice(at, 1);
+          reject(late?.() ?? new Error("no slot came free in time"));
+        }, Math.max(0, deadline - performance.now()));
+        this.#waiters.push(wake);
+      });
     }
     let released = false;
     return () => {
@@ -56,9 +68,9 @@ export class Semaphore {
     };
   }
 
-  /** Runs `fn` while holding a slot; the slot is released however `fn` ends. */
-  async use<T>(fn: () => Promise<T>): Promise<T> {
-    const release = await this.acquire();
+  /** Runs `fn` while holding a slot; the slot is released however `fn` ends. `deadline`, `late`: see `acquire`. */
+  async use<T>(fn: () => Promise<T>, deadline = Infinity, late?: () => Error): Promise<T> {
+    const release = await this.acquire(deadline, late);
     try {
       return await fn();
     } finally {

@@ -1,0 +1,108 @@
+/**
+ * A tmux server that stops answering (SIGSTOP: a stopped or overloaded
+ * machine, as a call sees it), locally and over `--ssh` against the real sshd
+ * fixture: every call made during the stop ends within its bound with one
+ * line naming the stall, and once tmux goes on (SIGCONT) the next call is
+ * answered at once, by the same server process.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, type McpFixture, startTmux, textOf } from "./helpers.ts";
+import { startSshd } from "./ssh_fixture.ts";
+
+/** The engine's bound for one tmux command (lib/tmux/engine.ts). */
+const BOUND_MS = 10_000;
+/** Room for a loaded machine on top of a bound; still far below a hang (the SDK client waits 120 s). */
+const SLACK_MS = 15_000;
+
+/** `p`, or a failure naming `what` once `ms` have passed: a hang fails the test instead of stalling it. */
+async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) =>
+        timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A call made while tmux is stopped: an error naming the stall, within the bound. */
+async function stalledCall(mcp: McpFixture, name: string, args: Record<string, unknown>, where: RegExp) {
+  const t0 = performance.now();
+  const r = await within(mcp.call(name, args), BOUND_MS + SLACK_MS, `${name} while tmux is stopped`);
+  const took = performance.now() - t0;
+  assert(r.isError, `${name} succeeded while tmux was stopped: ${textOf(r).slice(0, 200)}`);
+  const text = textOf(r);
+  assert(!text.includes("\n"), `one line: ${text}`);
+  assertMatch(text, where);
+  assertMatch(text, /did not answer .* within 10 s \(stopped or overloaded\?\); the next call retries/);
+  assert(took < BOUND_MS + SLACK_MS, `${name} took ${Math.round(took)} ms`);
+}
+
+/**
+ * Stops tmux (`pid`) after one answered call, makes three calls during the stop (the first on the live
+ * control client, the later ones while a new client cannot start, so they go on spawned clients), goes on,
+ * and checks that the next calls are answered, correctly, at once.
+ */
+async function stopAndGoOn(mcp: McpFixture, pid: number, pane: string, marker: string, where: RegExp) {
+  const first = await mcp.ok<{ lines: number }>("capture-pane", { target: pane });
+  assert(first.lines >= 0);
+  Deno.kill(pid, "SIGSTOP");
+  try {
+    await stalledCall(mcp, "capture-pane", { target: pane }, where);
+    await Promise.all([
+      stalledCall(mcp, "list", { what: "sessions" }, where),
+      stalledCall(mcp, "capture-pane", { target: pane }, where),
+    ]);
+  } finally {
+    Deno.kill(pid, "SIGCONT");
+  }
+  const t0 = performance.now();
+  // Answered within 2 s on a quiet machine (measured); a loaded one gets more, but far less than a bound.
+  const r = await within(mcp.call("capture-pane", { target: pane }), BOUND_MS, "capture-pane after SIGCONT");
+  const took = performance.now() - t0;
+  assert(!r.isError, `capture-pane after SIGCONT: ${textOf(r)}`);
+  assertMatch(textOf(r), new RegExp(marker));
+  assert(took < BOUND_MS, `capture-pane after SIGCONT took ${Math.round(took)} ms`);
+  const sessions = await within(
+    mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" }),
+    BOUND_MS,
+    "list after SIGCONT",
+  );
+  assertEquals(sessions.sessions.map((s) => s.session_name), ["main"]);
+}
+
+Deno.test("local tmux stopped and continued: calls end within their bound naming the stall, then work at once", async () => {
+  const tmux = await startTmux("stall");
+  const mcp = await connect({ socketName: tmux.socketName });
+  try {
+    const pid = Number((await tmux.tmux("display-message", "-p", "#{pid}")).trim());
+    const pane = (await tmux.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+    await tmux.tmux("send-keys", "-t", pane, "echo stall-marker-local", "Enter");
+    await stopAndGoOn(mcp, pid, pane, "stall-marker-local", /^tmux did not answer /);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("remote tmux (--ssh) stopped and continued: calls end within their bound naming the stall, then work at once", async () => {
+  const fx = await startSshd();
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+    });
+    const pid = Number((await fx.tmux("display-message", "-p", "#{pid}")).trim());
+    const pane = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+    await fx.tmux("send-keys", "-t", pane, "echo stall-marker-remote", "Enter");
+    await stopAndGoOn(mcp, pid, pane, "stall-marker-remote", new RegExp(`^tmux on ${fx.alias} did not answer `));
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+  }
+});
