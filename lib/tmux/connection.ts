@@ -42,7 +42,7 @@ import { endClient, readLines, startControlClient, STEP_OFF_TIMEOUT_MS, stepOff 
 import { conciseStderr, isNoServerText, readAll, stalled, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
-import { waitingNotice } from "./connect_wait.ts";
+import { slowLine, waitingNotice } from "./connect_wait.ts";
 import { settledWithin } from "../settle.ts";
 
 /** The connection cannot carry this command now; nothing was run (the caller may spawn it). */
@@ -395,6 +395,16 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
   }
 
   let connecting: Promise<void> | undefined;
+  /** When the login of the client being started began (a remote host), while it runs. */
+  let loginFrom: number | undefined;
+  /** The last login that ended. */
+  let lastLogin: { from: number; to: number } | undefined;
+  /** How long logins ran since `t0` (the one under way included): time a call does not count as its own. */
+  function loginTimeSince(t0: number): number {
+    const now = performance.now();
+    if (loginFrom !== undefined) return now - Math.max(loginFrom, t0);
+    return lastLogin && lastLogin.to > t0 ? lastLogin.to - Math.max(lastLogin.from, t0) : 0;
+  }
   /** Starts a client when there is none, alone (the gate), and waits until tmux answered its attach. */
   function connect(): Promise<void> {
     connecting ??= opts.gate.exclusive(async () => {
@@ -410,6 +420,26 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         }
       }
       const c = client;
+      // A remote login runs first, bounded by --connect-timeout-ms (slow is not broken); then tmux has attachMs.
+      const login = opts.launcher.login?.(c.child);
+      if (login) {
+        const quietLogin = waitingNotice(`the login on ${login.where} to start tmux`, login.limitMs);
+        loginFrom = performance.now();
+        const began = await settledWithin(Promise.race([login.started, c.done]), login.limitMs).finally(() => {
+          quietLogin();
+          lastLogin = { from: loginFrom!, to: performance.now() };
+          loginFrom = undefined;
+        });
+        if (!began && !c.closed) {
+          retryAt = Date.now() + retryMs;
+          lastRefusal = slowLine(`the login on ${login.where} did not start tmux`, login.limitMs, "login");
+          if (client === c) client = undefined;
+          c.closed = true;
+          unwatch(c);
+          void endClient(c.child, () => c.writer.close(), c.done, c.abandon);
+          return;
+        }
+      }
       // The gate is held until tmux answers: a tmux that never does must not hold every command back.
       const quiet = waitingNotice("tmux to accept the command connection", attachMs);
       const answered = await settledWithin(c.ready, attachMs).finally(quiet);
@@ -473,9 +503,18 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       const c = client;
       if (c && usable(c)) return opts.gate.shared(() => enqueue(c, line, so), so.deadline, late);
       return (async () => {
-        const deadline = so.deadline ?? performance.now() + so.timeoutMs;
-        // A start that takes longer goes on for the next call: this one ends at its bound.
-        if (!await settledWithin(connect(), deadline - performance.now())) throw late();
+        let deadline = so.deadline ?? performance.now() + so.timeoutMs;
+        const t0 = performance.now();
+        const starting = connect();
+        // A start that takes longer goes on for the next call: this one ends at its bound. A remote login
+        // has its own bound (--connect-timeout-ms), so the time it took while this call waited is added back.
+        let counted = 0;
+        while (!await settledWithin(starting, deadline - performance.now())) {
+          const extra = loginTimeSince(t0) - counted;
+          if (extra <= 0) throw late();
+          counted += extra;
+          deadline += extra;
+        }
         const c = client as Client | undefined;
         // A client that was refused is not attached: nothing may be written to it (it would run unattached).
         if (!c || !usable(c)) throw new ConnectionUnavailable(c?.refusal || lastRefusal || "the control client ended");

@@ -200,7 +200,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   // Our control clients start alone (tmux before 3.7 crashes otherwise): lib/tmux/attach_gate.ts.
   const gate = new AttachGate();
   const connectMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-  const conn = createControlConnection({ launcher, idleMs: opts.idleMs, gate, attachTimeoutMs: connectMs });
+  // The login (remote) has --connect-timeout-ms; tmux's answer to the attach gets half a call's bound, so a call
+  // that found the start stuck still has time for a spawned client.
+  const conn = createControlConnection({ launcher, idleMs: opts.idleMs, gate, attachTimeoutMs: defaultTimeout / 2 });
   const hub = createControlHub({ launcher, gate, attachTimeoutMs: connectMs });
   let probe: Promise<boolean> | undefined;
   /** The probe's answer once known: a command then needs no await to learn it. */
@@ -342,8 +344,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     const spawn = () => {
       const left = deadline - performance.now();
       if (left <= 0) throw late();
+      // A slow login keeps its own wording (its own bound); a stall is said against this call's whole bound.
       return spawnTmux(launcher, args, { ...ro, timeoutMs: left }, defaultTimeout).catch((e) => {
-        throw e instanceof TmuxError && e.kind === "timeout" ? late() : e;
+        throw e instanceof TmuxTimeout && !e.login ? late() : e;
       });
     };
     const out = waitsIndefinitely(args) ? await spawn() : await gate.shared(spawn, deadline, late);
@@ -352,8 +355,12 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     return out;
   }
 
-  /** Runs a command within its bound, counted from now (a wait for a slot included). */
-  function bounded(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+  /**
+   * Runs a command within its bound, counted from now (a wait for a slot included) or, for a remote host, from
+   * the moment its shared connection is up: that login has its own bound (--connect-timeout-ms).
+   */
+  async function bounded(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+    if (launcher.ready) await launcher.ready();
     const deadline = performance.now() + (ro.timeoutMs ?? defaultTimeout);
     return sem.use(() => runOnce(args, ro, deadline), deadline, lateFor(args, ro));
   }
