@@ -65,7 +65,7 @@ export function byteReader(stream: ReadableStream<Uint8Array>, size = CHUNK_BYTE
 /**
  * A reader of a Deno file (`Deno.stdin` when it is a terminal or a file)
  * into one reused buffer, without the ReadableStream over it: the stream's
- * pull/respond machinery cost 15–30 µs of every request read (issue #11).
+ * pull/respond machinery was a measurable part of every request read.
  * `cancel` makes the next `read()` report the end; a read already waiting
  * ends with the process or the file's end.
  *

@@ -1,7 +1,9 @@
 /**
  * Doctor checks of tmux itself: the binary and its version, and whether a
- * server answers on the configured socket. Both go through the executor
- * (lib/tmux/executor.ts), the one module that runs tmux.
+ * server answers on the configured socket. Both run spawned `tmux` clients
+ * (`createSpawnExecutor`, lib/tmux/executor.ts); the control-mode check
+ * (control_mode.ts) goes through the engine (lib/tmux/engine.ts), which owns
+ * the server's connections to tmux.
  *
  * @example
  * ```ts

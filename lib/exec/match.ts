@@ -1,5 +1,5 @@
 /**
- * Matching output lines against wait-for-text's patterns and stop patterns,
+ * Matching output lines against the patterns and stop patterns of `wait` (what: text),
  * batch by batch as the output arrives. Literal patterns are matched inline;
  * regular expressions run in the regex-with-deadline service (see
  * `lib/search/worker_pool.ts`: a catastrophic pattern fails the call instead

@@ -39,7 +39,7 @@ export interface SearchRequest {
 }
 
 /**
- * Matches lines against regexes (search-panes, wait-for-text): for each regex,
+ * Matches lines against regexes (search-panes, `wait` for text): for each regex,
  * for each group of lines, the lines that match and where (UTF-16 index).
  */
 export interface LinesRequest {

@@ -119,8 +119,8 @@ const ACTIVITY_SPEC = { session_activity: ["session_activity", "int"] } as const
 /**
  * Which pane facts {@linkcode getPane} asks tmux for: PANE_SPEC or a part of
  * it, with its formats built once. tmux expands every field of the format on
- * each call (a few µs each, twice with the length prefix), so a tool that
- * reports a few facts asks for those alone.
+ * each call (a pane's command and path are read from /proc each time), so a
+ * tool that reports a few facts asks for those alone.
  *
  * @example
  * ```ts
