@@ -15,6 +15,8 @@
  *
  * @example
  * ```ts
+ * const child = new Deno.Command("ls", { stdout: "piped" }).spawn();
+ * const consume = (bytes: Uint8Array) => console.log(bytes.length);
  * const reader = byteReader(child.stdout);
  * for (let chunk; (chunk = await reader.read()) !== undefined;) consume(chunk.slice());
  * reader.releaseLock();
@@ -71,6 +73,7 @@ export function byteReader(stream: ReadableStream<Uint8Array>, size = CHUNK_BYTE
  *
  * @example
  * ```ts
+ * const consume = (bytes: Uint8Array) => console.log(bytes.length);
  * const reader = fileByteReader(Deno.stdin);
  * for (let chunk; (chunk = await reader.read()) !== undefined;) consume(chunk.slice());
  * ```

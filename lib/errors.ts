@@ -37,6 +37,7 @@ export class RefusedError extends UserError {
  *
  * @example
  * ```ts
+ * const signal = AbortSignal.timeout(1000); // the call's
  * if (signal.aborted) throw searchCancelled();
  * ```
  */

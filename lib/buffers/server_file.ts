@@ -18,8 +18,9 @@
  *
  * @example
  * ```ts
+ * declare const engine: Parameters<typeof createServerFileReader>[0] & { run(args: string[]): Promise<Uint8Array> };
  * const files = createServerFileReader(engine);
- * const bytes = (await files.read("log")) ?? await tmux.run(["show-buffer", "-b", "log"]);
+ * const bytes = (await files.read("log")) ?? await engine.run(["show-buffer", "-b", "log"]);
  * ```
  */
 import { ConnectionUnavailable, type TmuxEngine } from "../tmux/engine.ts";

@@ -7,6 +7,7 @@
  *
  * @example
  * ```ts
+ * import { createSpawnExecutor } from "../tmux/executor.ts";
  * const tmux = createSpawnExecutor({ bin: "tmux", socketName: "work", maxConcurrency: 2 });
  * const { result } = await checkTmuxVersion(tmux, "tmux", true); // ok  tmux: 3.3a (minimum 3.2)
  * ```

@@ -9,7 +9,8 @@
  *
  * @example
  * ```ts
- * const m = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true }, ctx.regex);
+ * declare const regex: Parameters<typeof compileMatcher>[1]; // the call's `ctx.regex`
+ * const m = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true }, regex);
  * await m.check(["Build DONE"]); // { kind: "matched", pattern: "done", line: "Build DONE" }
  * m.close();
  * ```

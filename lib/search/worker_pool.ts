@@ -28,8 +28,10 @@
  *
  * @example
  * ```ts
+ * import { compileMatcher } from "./matcher.ts";
+ * const store = new Map([["log", new TextEncoder().encode("a".repeat(40) + "b")]]);
  * const regex = createSearchPool();
- * const r = await regex.search([{ name: "log" }], (n) => ctx.buffers.read(n), {
+ * const r = await regex.search([{ name: "log" }], async (n) => store.get(n)!, {
  *   matcher: compileMatcher("(a+)+$", "regex", false),
  *   maxMatches: 50, maxScanBytes: 16 << 20, contextBytes: 64, includeSimilarity: false,
  * }); // rejects with a UserError "... took too long ..." about 3 s after matching began

@@ -15,8 +15,10 @@
  *
  * @example
  * ```ts
- * const app = await createApp(config);
- * await app.mcp.connect(transport);
+ * import { parseConfig } from "../config.ts";
+ * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+ * const app = await createApp(parseConfig(["--socket-name", "work"], {}));
+ * await app.mcp.connect(new StdioServerTransport());
  * // ... on exit:
  * await app.close();
  * ```

@@ -20,6 +20,7 @@
  *
  * @example
  * ```ts
+ * const answer = (request: Uint8Array) => request; // an echo
  * const reader = stdinReader();
  * const write = stdoutWriter();
  * for (let chunk; (chunk = await reader.read()) !== undefined;) await write(answer(chunk));

@@ -30,11 +30,13 @@
  *
  * @example
  * ```ts
+ * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+ * declare const callTool: DirectHandler; // answers a tools/call
  * const transport = new LinearStdioTransport({
  *   maxMessageBytes: 64 * 1024 * 1024,
  *   direct: { "tools/call": (params, signal) => callTool(params, signal) },
  * });
- * await mcpServer.connect(transport);
+ * await new McpServer({ name: "example", version: "0" }).connect(transport);
  * ```
  */
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../sdk.ts";

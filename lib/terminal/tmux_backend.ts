@@ -18,6 +18,7 @@
  *
  * @example
  * ```ts
+ * declare const executor: Parameters<typeof createTmuxBackend>[0]; // the engine
  * const backend = createTmuxBackend(executor, { keepSessions: false, tmuxBin: "tmux" });
  * ```
  */

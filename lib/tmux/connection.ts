@@ -33,6 +33,8 @@
  *
  * @example
  * ```ts
+ * import { localLauncher } from "./launcher.ts";
+ * import { AttachGate } from "./attach_gate.ts";
  * const conn = createControlConnection({ launcher: localLauncher("tmux", { socketName: "work" }), gate: new AttachGate() });
  * const out = await conn.send("list-sessions", { name: "list-sessions", commands: 1, timeoutMs: 10_000 });
  * await conn.close();

@@ -20,6 +20,8 @@
  *
  * @example
  * ```ts
+ * import { localLauncher } from "./launcher.ts";
+ * import { AttachGate } from "./attach_gate.ts";
  * const hub = createControlHub({ launcher: localLauncher("tmux", { socketName: "work" }), gate: new AttachGate() });
  * const stop = await hub.watch("$0", "%3", { output: (b) => console.log(b.length) });
  * // ... later

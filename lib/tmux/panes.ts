@@ -10,6 +10,7 @@
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof getPane>[0]; // the engine
  * const { pane, defaulted, output } = await getPane(tmux, "main:0.1", {
  *   then: (t) => ["capture-pane", "-p", "-t", t],
  * });
@@ -124,6 +125,7 @@ const ACTIVITY_SPEC = { session_activity: ["session_activity", "int"] } as const
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof getPane>[0]; // the engine
  * const FACTS = paneFacts(["pane_id", "height"]);
  * (await getPane(tmux, "%3", { facts: FACTS })).pane.height; // 40
  * ```
@@ -427,6 +429,7 @@ const STRICT_TARGET: ReadonlySet<string> = new Set(["capture-pane"]);
  *
  * @example
  * ```ts
+ * const format = "#{pane_id} ";
  * paneQuery("%3", format, ["capture-pane", "-p", "-t", "%3"]).args;
  * // display-message -p -t %3 -- format ; capture-pane -p -t %3
  * ```

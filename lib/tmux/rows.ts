@@ -16,6 +16,8 @@
  * ```ts
  * const SPEC = { name: ["session_name", "str"], windows: ["session_windows", "int"] } as const;
  * rowFormat(SPEC); // "#{q:session_name} #{session_windows} "
+ * import type { TmuxExecutor } from "./executor.ts";
+ * declare const tmux: TmuxExecutor;
  * const rows = parseRows(SPEC, await tmux.run(["list-sessions", "-F", rowFormat(SPEC)])).rows;
  * rows[0].windows; // 1
  * ```
