@@ -54,6 +54,7 @@ export class EnvironmentError extends Error {
  *
  * @example
  * ```ts
+ * const signal = AbortSignal.timeout(1000); // the call's
  * if (signal.aborted) throw searchCancelled();
  * ```
  */

@@ -8,7 +8,8 @@
  *
  * @example
  * ```ts
- * if (!await settledWithin(client.ready, 10_000)) giveUp(client);
+ * const ready = new Promise((resolve) => setTimeout(resolve, 100)); // a client's start
+ * if (!await settledWithin(ready, 10_000)) console.log("gave up after 10 s");
  * ```
  */
 export function settledWithin(ready: Promise<unknown>, ms: number): Promise<boolean> {

@@ -1,5 +1,5 @@
 /**
- * Memory over a long session (issue 15): the pieces that keep the server's
+ * Memory over a long session: the pieces that keep the server's
  * RSS bounded. The soak itself is a bench (tests/bench/memory_soak.ts).
  */
 import { assert, assertEquals } from "./assert.ts";

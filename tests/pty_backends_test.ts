@@ -2,7 +2,7 @@
  * Across backends: the same program gives the same screens, colours, cursor
  * and scrollback on the internal PTY and on tmux; and how a backend is chosen.
  */
-import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
 import { BASH, pty } from "./pty_suite.ts";
 import { PLATFORMS } from "../lib/terminal/pty/ffi.ts";
@@ -96,12 +96,15 @@ Deno.test("the internal backend (alias internal, from the environment) runs with
   }
 });
 
-Deno.test("the start and compile tasks allow FFI for exactly the C libraries the pty backend loads", () => {
-  const tasks = JSON.parse(Deno.readTextFileSync(ROOT + "deno.json")).tasks as Record<string, string>;
-  const ffi = (cmd: string) => (/--allow-ffi=(\S+)/.exec(cmd)?.[1] ?? "").split(",");
-  assertEquals(ffi(tasks.start), [...PLATFORMS.linux.libPaths, ...PLATFORMS.darwin.libPaths]);
-  for (const cmd of tasks.compile.split(" && ")) {
-    const os = cmd.includes("apple-darwin") ? "darwin" : "linux";
-    assertEquals(ffi(cmd), PLATFORMS[os].libPaths, cmd);
+Deno.test("start, doctor and compile share one permission set; its FFI is exactly the C libraries the pty backend loads", () => {
+  const cfg = JSON.parse(Deno.readTextFileSync(ROOT + "deno.json"));
+  const tasks = cfg.tasks as Record<string, string>;
+  const set = "server";
+  assertEquals(cfg.permissions[set].ffi, [...PLATFORMS.linux.libPaths, ...PLATFORMS.darwin.libPaths]);
+  const commands = [tasks.start, tasks.doctor, ...tasks.compile.split(" && ")];
+  assertEquals(commands.length, 6);
+  for (const cmd of commands) {
+    assert(cmd.includes(` --permission-set=${set} `), cmd);
+    assert(!/ (--allow-|-A\b)/.test(cmd), `${cmd}: permissions beside the set`);
   }
 });

@@ -12,6 +12,13 @@ import { tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 import type { RunResult } from "../lib/exec/run.ts";
 
+/**
+ * What every line run-command types contains: its script's name, under the server's temp prefix
+ * (` . '/tmp/tmux-mcp-<pid>-run-…/r-1'`, or the paste buffer `tmux-mcp-<pid>-r-1`). Not the bare word "tmux-mcp":
+ * a prompt showing the working directory shows it in a checkout named tmux-mcp.
+ */
+const TYPED_BY_US = /tmux-mcp-\d+-/;
+
 function runner(fx: ExecFixture, pane = fx.pane) {
   return (command: string, extra: Record<string, unknown> = {}) =>
     fx.mcp.ok<RunResult>("run-command", { target: pane, command, timeout_ms: 20_000, ...extra });
@@ -104,7 +111,7 @@ Deno.test("run-command leaves no helper line in bash or fish history and nothing
     const run = runner(fx);
     await run("echo one");
     const hist = await run("history");
-    assert(!hist.output.includes("tmux-mcp"), hist.output);
+    assert(!TYPED_BY_US.test(hist.output), hist.output);
     assertEquals(await fx.tmux("list-buffers"), "");
     assertEquals(
       (await fx.tmux("show-options", "-p", "-t", fx.pane)).split("\n").filter((l) => l.includes("mcp")),
@@ -115,7 +122,7 @@ Deno.test("run-command leaves no helper line in bash or fish history and nothing
     const run = runner(fx);
     await run("echo one");
     const hist = await run("history");
-    assert(!hist.output.includes("tmux-mcp"), hist.output);
+    assert(!TYPED_BY_US.test(hist.output), hist.output);
   });
 });
 
@@ -312,7 +319,7 @@ for (const shell of SHELLS) {
       assertEquals([r.exit_code, r.output], [0, "ran"]);
       // A line typed during the rc file would have been echoed before its output, and run after it.
       const text = await waitForPane(fx, slower, /rc-done/);
-      assert(!text.includes("typed-early") && !text.includes("tmux-mcp"), text);
+      assert(!text.includes("typed-early") && !TYPED_BY_US.test(text), text);
       const ok = await fx.mcp.ok<RunResult>("run-command", {
         target: slower,
         command: "echo fine",
@@ -341,7 +348,7 @@ Deno.test("run-command refuses a program started a moment earlier, typing nothin
       async () => (await tmuxFormat(fx, fx.pane, "#{pane_current_command}")) === "bash",
     );
     const text = await wholePane(fx);
-    assert(!text.includes("typed-in") && !text.includes("tmux-mcp"), text);
+    assert(!text.includes("typed-in") && !TYPED_BY_US.test(text), text);
   });
 });
 

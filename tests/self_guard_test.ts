@@ -67,7 +67,7 @@ Deno.test("kill tools refuse the pane, window, session and server tmux-mcp runs 
       );
       assertMatch(await mcp.err("respawn-pane", { target: s.pane, kill: true }), /refusing to respawn \(kill: true\)/);
 
-      // Input that would signal or end us, and hooks that would kill our server, are refused too (issue 16).
+      // Input that would signal or end us, and hooks that would kill our server, are refused too.
       const typed = /refusing to type into pane %\d+: .*tmux-mcp server itself runs in this pane/;
       assertMatch(await mcp.err("send-keys", { target: s.pane, keys: ["C-c"] }), typed);
       assertMatch(await mcp.err("send-keys", { target: s.pane, text: "exit", enter: true }), typed);

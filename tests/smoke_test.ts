@@ -27,8 +27,9 @@ Deno.test("smoke client fails with one line when a check fails (tools missing)",
 });
 
 Deno.test("smoke client fails with one line when the internal backend cannot load libc (no --allow-ffi)", async () => {
-  const perms = START_PERMISSIONS.filter((p) => !p.startsWith("--allow-ffi"));
-  const r = await runSmoke([...perms, ROOT + "main.ts"]);
+  // The start task's set with its FFI paths denied (a bare --deny-ffi does not outrank a path the set allows).
+  const ffi = JSON.parse(Deno.readTextFileSync(ROOT + "deno.json")).permissions.server.ffi as string[];
+  const r = await runSmoke([...START_PERMISSIONS, `--deny-ffi=${ffi.join(",")}`, ROOT + "main.ts"]);
   assertEquals(r.code, 1);
   assertEquals(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
   assertMatch(r.stderr, /^smoke test FAILED: .*(FFI|ffi)/);

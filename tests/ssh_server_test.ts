@@ -1,5 +1,5 @@
 /**
- * The MCP server with `--ssh` (issue #12), driven through the SDK client
+ * The MCP server with `--ssh`, driven through the SDK client
  * against a real sshd on 127.0.0.1 and a tmux server only that sshd's
  * sessions reach (tests/ssh_fixture.ts): workspace tools, hostile names,
  * one login for many calls, the failure classes, sshd stopped and started.

@@ -1,6 +1,6 @@
 /**
- * What a starting server loads before it can answer `initialize` (issue #11,
- * cold start): the modules `main.ts` reaches through static imports. The
+ * What a starting server loads before it can answer `initialize` (its cold
+ * start): the modules `main.ts` reaches through static imports. The
  * heavy ones must stay behind a dynamic import, loaded when first needed:
  * the tool table with its schemas, the response budgets, the pipeline, the
  * doctor, the search code, the terminal emulator. Read from the module graph

@@ -1,9 +1,9 @@
 /**
- * The tool list is paid for by every agent in every conversation. Issue 13's
+ * The tool list is paid for by every agent in every conversation. The
  * limits for the default server (all toolsets, --safety mutating): at most
  * 16 KB model-visible (name + description + inputSchema), 40 KB whole and
  * 40 tools (some clients cap the tools across all servers at 40). Below
- * that, each toolset and tier may not grow past where phase 3 got to, so the
+ * that, each toolset and tier may not grow past its ceiling below, so the
  * list can only shrink from here: lower the ceilings as it does (KB = 1024
  * bytes of JSON). Sizes are deterministic: this is no timing test.
  */
@@ -12,10 +12,10 @@ import { toolListSizes } from "./tool_list_sizes.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { TIERS } from "../lib/config.ts";
 
-/** Issue 13's limits for the default server. */
+/** The limits for the default server. */
 const DEFAULT_LIMIT = { visibleKB: 16, wholeKB: 40, tools: 40 };
 
-/** [model-visible KB, whole KB] per toolset, for its largest tier; "all" per tier (phase 3 sizes, rounded up). */
+/** [model-visible KB, whole KB] per toolset, for its largest tier; "all" per tier (their sizes when set, rounded up). */
 const CEILINGS: Record<string, readonly [number, number]> = {
   buffers: [4, 10.5],
   workspace: [7.5, 20],
@@ -28,7 +28,7 @@ const CEILINGS: Record<string, readonly [number, number]> = {
 
 const kb = (n: number) => (n / 1024).toFixed(1);
 
-Deno.test("the default server's tool list is within issue 13's limits", () => {
+Deno.test("the default server's tool list is within its limits", () => {
   const row = toolListSizes().find((r) => r.toolsets === "all" && r.tier === "mutating")!;
   assert(row.visible <= DEFAULT_LIMIT.visibleKB * 1024, `model-visible ${kb(row.visible)} KB > 16 KB`);
   assert(row.whole <= DEFAULT_LIMIT.wholeKB * 1024, `whole ${kb(row.whole)} KB > 40 KB`);

@@ -11,8 +11,10 @@
  *
  * @example
  * ```ts
- * const budget = createBudget({ services, settings, tools: TOOLS, isServed: (n) => served.has(n) });
- * const pipeline = createPipeline({ tools, services, stages: [budget.stage], errorText: budget.trimError });
+ * declare const { services, settings, tools }: BudgetOptions; // the server's
+ * const served = new Set(tools.map((t) => t.name));
+ * const budget = createBudget({ services, settings, tools, isServed: (n) => served.has(n) });
+ * // createPipeline({ tools, services, stages: [budget.stage], errorText: budget.trimError })
  * ```
  */
 import { charStartAtOrAfter } from "../buffers/utf8.ts";

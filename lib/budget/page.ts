@@ -5,7 +5,10 @@
  *
  * @example
  * ```ts
- * const n = largestFitting(1, matches.length, (k) => ctx.budget.fits(outputWith(matches.slice(0, k))));
+ * declare const budget: { fits(output: unknown): boolean }; // the call's `ctx.budget`
+ * const matches = ["a", "b", "c"];
+ * const outputWith = (page: string[]) => ({ matches: page });
+ * const n = largestFitting(1, matches.length, (k) => budget.fits(outputWith(matches.slice(0, k))));
  * ```
  */
 

@@ -7,6 +7,7 @@
  *
  * @example
  * ```ts
+ * const log = "a long capture\n".repeat(10_000);
  * const plan = planPreview({ text: log, pane_id: "%1" }, "text", { budgetTokens: 2000, maxDepth: 3 });
  * plan.preview.text; // the last lines of log
  * plan.full;         // log, to be stored in a result buffer

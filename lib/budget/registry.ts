@@ -7,9 +7,10 @@
  *
  * @example
  * ```ts
- * const registry = createResultRegistry(services.buffers, { ttlMs: 600_000, maxCount: 32, maxBytes: 256 << 20 });
- * const name = await registry.store(new TextEncoder().encode(bigText)); // "mcp-result-4242-3f2a91bc"
- * services.atExit(() => registry.clear());
+ * declare const buffers: Parameters<typeof createResultRegistry>[0]; // the server's buffer store
+ * const registry = createResultRegistry(buffers, { ttlMs: 600_000, maxCount: 32, maxBytes: 256 << 20 });
+ * const name = await registry.store(new TextEncoder().encode("a big result")); // "mcp-result-4242-3f2a91bc"
+ * registry.clear(); // at exit
  * ```
  */
 import type { BufferStore } from "../buffers/store.ts";

@@ -10,7 +10,8 @@
  *
  * @example
  * ```ts
- * const schema = advertisedOutputSchema(tool.output); // { type: "object", anyOf: [...] }
+ * import { z } from "zod";
+ * const schema = advertisedOutputSchema(z.object({ text: z.string() })); // { type: "object", anyOf: [...] }
  * ```
  */
 import { z } from "zod";

@@ -17,7 +17,8 @@
  *
  * @example
  * ```ts
- * const settings = loadBudgetSettings(config, TOOLS.map((t) => t.name));
+ * declare const config: Parameters<typeof loadBudgetSettings>[0]; // from parseConfig
+ * const settings = loadBudgetSettings(config, ["show-buffer", "capture-pane"]);
  * resolveToolBudget(settings, "show-buffer").maxTokens; // 25000
  * ```
  */

@@ -5,7 +5,9 @@
  * @example
  * ```ts
  * const locks = new KeyedLocks();
- * await locks.with(["a", "b"], async () => {/* both names held *\/});
+ * await locks.with(["a", "b"], async () => {
+ *   // both names held here
+ * });
  * ```
  */
 import { sha256Hex } from "../text/hash.ts";

@@ -6,7 +6,8 @@
  *
  * @example
  * ```ts
- * await pasteBytes(ctx.tmux, new TextEncoder().encode("ls\n"), "%3", { bracketed: true });
+ * declare const tmux: Parameters<typeof pasteBytes>[0]; // the call's `ctx.tmux`
+ * await pasteBytes(tmux, new TextEncoder().encode("ls\n"), "%3", { bracketed: true });
  * ```
  */
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";

@@ -3,9 +3,9 @@
  * route for large buffers. tmux hands the file IO of `save-buffer` to the
  * client that asked, unless that client is attached, in which case the
  * server writes the file itself: a spawned `tmux show-buffer` streams the
- * buffer server → client → pipe → us in 16 KiB messages (32 MiB: ~85 ms into
- * our process); the server writing a file costs ~11 ms and reading it back
- * ~15 ms. So the command goes over the engine's attached control client
+ * buffer server → client → pipe → us in 16 KiB messages, several times
+ * slower for a large buffer than the server writing a file and us reading
+ * it back. So the command goes over the engine's attached control client
  * (`runAttached`, lib/tmux/engine.ts).
  *
  * Files go to a private directory (mode 0700, made on first use, removed by
@@ -18,8 +18,9 @@
  *
  * @example
  * ```ts
+ * declare const engine: Parameters<typeof createServerFileReader>[0] & { run(args: string[]): Promise<Uint8Array> };
  * const files = createServerFileReader(engine);
- * const bytes = (await files.read("log")) ?? await tmux.run(["show-buffer", "-b", "log"]);
+ * const bytes = (await files.read("log")) ?? await engine.run(["show-buffer", "-b", "log"]);
  * ```
  */
 import { ConnectionUnavailable, type TmuxEngine } from "../tmux/engine.ts";

@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof createBufferStore>[0]; // the engine
  * const store = createBufferStore(tmux);
  * await store.write("notes", new TextEncoder().encode("hello"));
  * const bytes = await store.read("notes");

@@ -4,6 +4,7 @@
  *
  * @example
  * ```ts
+ * import { parseConfig } from "../config.ts";
  * checkBudgetConfig(parseConfig(["--config", "budgets.jsonc"], {}));
  * ```
  */

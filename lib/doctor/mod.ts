@@ -8,6 +8,7 @@
  *
  * @example
  * ```ts
+ * import { parseConfig } from "../config.ts";
  * const { lines, ok } = await runDoctor(parseConfig(["--socket-name", "work"], {}), ["--socket-name", "work"]);
  * ```
  */

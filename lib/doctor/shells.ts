@@ -1,6 +1,7 @@
 /**
  * Which shells run-command can drive are installed: it types into panes
- * running bash, zsh, sh (POSIX family) or fish (lib/exec/shell.ts).
+ * running fish or a POSIX-family shell (bash, zsh, sh, dash, ksh…: see
+ * lib/exec/shell.ts); doctor looks for the four most common.
  *
  * @example
  * ```ts

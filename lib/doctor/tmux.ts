@@ -1,10 +1,13 @@
 /**
  * Doctor checks of tmux itself: the binary and its version, and whether a
- * server answers on the configured socket. Both go through the executor
- * (lib/tmux/executor.ts), the one module that runs tmux.
+ * server answers on the configured socket. Both run spawned `tmux` clients
+ * (`createSpawnExecutor`, lib/tmux/executor.ts); the control-mode check
+ * (control_mode.ts) goes through the engine (lib/tmux/engine.ts), which owns
+ * the server's connections to tmux.
  *
  * @example
  * ```ts
+ * import { createSpawnExecutor } from "../tmux/executor.ts";
  * const tmux = createSpawnExecutor({ bin: "tmux", socketName: "work", maxConcurrency: 2 });
  * const { result } = await checkTmuxVersion(tmux, "tmux", true); // ok  tmux: 3.3a (minimum 3.2)
  * ```

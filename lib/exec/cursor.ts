@@ -8,8 +8,9 @@
  *
  * @example
  * ```ts
+ * declare const pos: Cursor["pos"]; // where reading stopped
  * const c = encodeCursor({ pane: "%3", pid: 4242, pos });
- * decodeCursor(c).pos.row; // pos.row
+ * decodeCursor(c).pos; // pos
  * ```
  */
 import { z } from "zod";

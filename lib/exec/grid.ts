@@ -16,6 +16,7 @@
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof readScreen>[0]; // the call's `ctx.tmux`
  * const first = await readScreen(tmux, "%3");
  * // ... later
  * const since = await readSince(tmux, "%3", first.next, { maxRows: 500 });

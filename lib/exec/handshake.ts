@@ -6,8 +6,11 @@
  *
  * @example
  * ```ts
- * const run = trackRun(rt, paneId, nonce, files);
- * const obs = await observePane(ctx, pane, run.feed);
+ * declare const rt: Parameters<typeof trackRun>[0]; // the call's `ctx.exec`
+ * declare const files: Parameters<typeof trackRun>[3]; // the run's script and armed flag
+ * declare function observe(onBytes: (bytes: Uint8Array) => void): Promise<{ stop(): void }>; // observePane
+ * const run = trackRun(rt, "%3", "a1b2", files);
+ * const obs = await observe(run.feed);
  * run.attach(obs.stop);
  * const waits = await run.started; // the shell printed the start marker
  * // ... read the cursor position while it waits

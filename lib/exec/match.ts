@@ -1,5 +1,5 @@
 /**
- * Matching output lines against wait-for-text's patterns and stop patterns,
+ * Matching output lines against the patterns and stop patterns of `wait` (what: text),
  * batch by batch as the output arrives. Literal patterns are matched inline;
  * regular expressions run in the regex-with-deadline service (see
  * `lib/search/worker_pool.ts`: a catastrophic pattern fails the call instead
@@ -9,7 +9,8 @@
  *
  * @example
  * ```ts
- * const m = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true }, ctx.regex);
+ * declare const regex: Parameters<typeof compileMatcher>[1]; // the call's `ctx.regex`
+ * const m = compileMatcher({ patterns: ["done"], stop: ["error"], regex: false, ignoreCase: true }, regex);
  * await m.check(["Build DONE"]); // { kind: "matched", pattern: "done", line: "Build DONE" }
  * m.close();
  * ```

@@ -4,9 +4,15 @@
  *
  * @example
  * ```ts
- * const obs = await observePane(ctx, pane, (bytes) => lines.push(bytes));
+ * import { waitFor } from "./wait.ts";
+ * declare const ctx: Parameters<typeof observePane>[0] & Parameters<typeof waitFor>[1]["ctx"]; // the call's
+ * declare const pane: Parameters<typeof observePane>[1]; // the resolved pane's facts
+ * const chunks: Uint8Array[] = [];
+ * const matched = Promise.withResolvers<"matched">(); // resolved by whoever reads the chunks
+ * const obs = await observePane(ctx, pane, (bytes) => chunks.push(bytes));
  * try {
- *   await waitFor(Promise.race([matched, obs.exited]), { ctx, started, timeoutMs, what, tick: obs.checkAlive });
+ *   const wait = { ctx, started: performance.now(), timeoutMs: 30_000, what: "text", tick: obs.checkAlive };
+ *   await waitFor(Promise.race([matched.promise, obs.exited]), wait);
  * } finally {
  *   obs.stop();
  * }

@@ -22,7 +22,9 @@
  *
  * @example
  * ```ts
- * const info = await awaitPrompt(ctx.tmux, paneId, { deadline, timeoutMs, signal: ctx.signal });
+ * declare const tmux: Parameters<typeof awaitPrompt>[0]; // the call's `ctx.tmux`
+ * const timeoutMs = 30_000, deadline = performance.now() + timeoutMs, signal = AbortSignal.timeout(timeoutMs);
+ * const info = await awaitPrompt(tmux, "%3", { deadline, timeoutMs, signal, localTerminal: true });
  * // info.pane is at an idle prompt, or a UserError was thrown
  * ```
  */

@@ -17,7 +17,9 @@
  *
  * @example
  * ```ts
- * const r = await runCommand(ctx, { target: resolvedTarget(ctx), command: "make test", timeoutMs: 60_000, maxLines: 400 });
+ * declare const ctx: Parameters<typeof runCommand>[0]; // the call's, its pane resolved by the pipeline
+ * declare const target: RunRequest["target"]; // that pane (`resolvedTarget(ctx)`)
+ * const r = await runCommand(ctx, { target, command: "make test", timeoutMs: 60_000, maxLines: 400 });
  * r.exit_code; // 0
  * ```
  */

@@ -12,8 +12,8 @@
  *
  * @example
  * ```ts
- * const rt = ctx.exec;
- * const { release } = await rt.lockPane("%3", ctx.signal, 30_000);
+ * declare const rt: ExecRuntime; // the call's `ctx.exec`
+ * const { release } = await rt.lockPane("%3", AbortSignal.timeout(30_000), 30_000);
  * try {
  *   // ... type into %3
  * } finally {

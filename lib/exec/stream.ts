@@ -5,6 +5,7 @@
  *
  * @example
  * ```ts
+ * const bytes = new TextEncoder().encode("\x1b]5379;abc;s\x07hello\r\n");
  * const scan = new MarkerScanner("\x1b]5379;abc;");
  * scan.push(bytes); // → payloads such as ["s", "e;0"]
  * const lines = new LineAssembler((text, complete) => console.log(text, complete));

@@ -8,8 +8,10 @@
  *
  * @example
  * ```ts
- * const end = await waitFor(matched.promise, { ctx, started, timeoutMs: 30_000, what: "text in %3" });
- * if (end.kind === "timeout") ...
+ * declare const ctx: WaitOptions["ctx"]; // the tool call's
+ * const matched = Promise.withResolvers<string>();
+ * const end = await waitFor(matched.promise, { ctx, started: performance.now(), timeoutMs: 30_000, what: "text in %3" });
+ * if (end.kind === "timeout") console.log("no match within 30 s");
  * ```
  */
 import type { ToolContext } from "../tools/tool.ts";

@@ -6,7 +6,8 @@
  *
  * @example
  * ```ts
- * const warnings = paneWarnings(pane, screenLines);
+ * declare const pane: WarningFacts; // from getPane
+ * const warnings = paneWarnings(pane, ["file.txt lines 1-40", "(END)"]);
  * // [{ kind: "pager", message: "pane %3 shows a pager (less) ...: send q to leave it ..." }]
  * ```
  */

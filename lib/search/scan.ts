@@ -13,8 +13,10 @@
  *
  * @example
  * ```ts
+ * import { compileMatcher } from "./matcher.ts";
+ * import { subjectOf } from "./subject.ts";
  * const matcher = compileMatcher("a", "literal", false);
- * const subject = subjectOf(new TextEncoder().encode("a b a"), matcher.needsChars); // see subject.ts
+ * const subject = subjectOf(new TextEncoder().encode("a b a"), matcher.needsChars);
  * const r = scanSubject(subject, matcher, {
  *   from: 0, budget: 3, maxMatches: 10, contextBytes: 1, includeSimilarity: false,
  * });

@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * import { compileMatcher } from "./matcher.ts";
  * const store = new Map([["log", new TextEncoder().encode("ok\nerror\n")]]);
  * const r = await searchBuffers([{ name: "log" }], async (n) => store.get(n)!, {
  *   matcher: compileMatcher("error", "literal", false),

@@ -15,6 +15,7 @@
  *
  * @example
  * ```ts
+ * import { bytesView } from "./subject.ts";
  * similarity(1, 0); // 1
  * wordCoverage(bytesView(new TextEncoder().encode("errors")), 0, 5); // 5/6
  * ```

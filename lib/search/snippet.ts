@@ -3,6 +3,7 @@
  *
  * @example
  * ```ts
+ * import { bytesView } from "./subject.ts";
  * const content = bytesView(new TextEncoder().encode("héllo wörld"));
  * snippetRange(content, 7, 8, 5); // [3, 13]: "llo wörld" (byte 2 is inside "é", so the snippet starts after it)
  * ```

@@ -3,10 +3,10 @@
  * (see {@linkcode byteString}), or the decoded text, built in pieces (see
  * {@linkcode decodePieces}).
  *
- * Validation uses the native `isAscii`/`isUtf8` (~2 and ~4 ms for 32 MiB of
- * ASCII) and only when they fail walks the bytes in JavaScript to find where.
- * A fatal `TextDecoder` gives the same verdict but costs 3-10 times more in
- * Deno 2.9 (and throws without saying where); the property tests check that
+ * Validation uses the native `isAscii`/`isUtf8` and only when they fail
+ * walks the bytes in JavaScript to find where. A fatal `TextDecoder` gives
+ * the same verdict but costs several times more in Deno 2.9 (and throws
+ * without saying where); the property tests check that
  * they agree.
  *
  * @example

@@ -16,7 +16,9 @@
  * ```ts
  * // main thread (see worker_pool.ts):
  * const w = new Worker(new URL("./worker.ts", import.meta.url), { type: "module" });
- * w.postMessage({ type: "search", targets: [{ name: "log" }], query: "e+", mode: "regex", ... });
+ * const request: SearchRequest = { type: "search", targets: [{ name: "log" }], query: "e+", mode: "regex",
+ *   ignoreCase: false, maxMatches: 50, maxScanBytes: 16 << 20, contextBytes: 40, includeSimilarity: false };
+ * w.postMessage(request);
  * // ← { type: "read", name: "log" }   → { type: "buffer", bytes } (transfer [bytes.buffer])
  * // ← { type: "progress", done: 1, total: 1 }   ← { type: "done", result }
  * ```
@@ -39,7 +41,7 @@ export interface SearchRequest {
 }
 
 /**
- * Matches lines against regexes (search-panes, wait-for-text): for each regex,
+ * Matches lines against regexes (search-panes, `wait` for text): for each regex,
  * for each group of lines, the lines that match and where (UTF-16 index).
  */
 export interface LinesRequest {

@@ -1,6 +1,6 @@
 /**
  * The one regex-with-deadline service: every model-supplied regex (search-buffer
- * and subsearch-buffer, search-panes, wait-for-text) runs in a worker that is
+ * and subsearch-buffer, search-panes, `wait` for text) runs in a worker that is
  * terminated at a deadline, so a pattern like `(a+)+$` stalls one call for
  * seconds instead of the whole server for minutes.
  *
@@ -28,8 +28,10 @@
  *
  * @example
  * ```ts
+ * import { compileMatcher } from "./matcher.ts";
+ * const store = new Map([["log", new TextEncoder().encode("a".repeat(40) + "b")]]);
  * const regex = createSearchPool();
- * const r = await regex.search([{ name: "log" }], (n) => ctx.buffers.read(n), {
+ * const r = await regex.search([{ name: "log" }], async (n) => store.get(n)!, {
  *   matcher: compileMatcher("(a+)+$", "regex", false),
  *   maxMatches: 50, maxScanBytes: 16 << 20, contextBytes: 64, includeSimilarity: false,
  * }); // rejects with a UserError "... took too long ..." about 3 s after matching began
@@ -49,8 +51,8 @@ export interface Deadline {
 
 /**
  * 3 s plus 100 ms per MiB (16 MiB, the default scan budget: 4.6 s; 256 MiB:
- * 28.6 s). The engine needs about 2-5 ms per MiB for a plain regex, so this
- * leaves a slow but sane pattern 20× room.
+ * 28.6 s). A plain regex needs a small fraction of that per MiB, so this
+ * leaves a slow but sane pattern ample room.
  */
 export const DEFAULT_DEADLINE: Deadline = { baseMs: 3000, perMiBMs: 100 };
 

@@ -138,8 +138,8 @@ export function redactMessage(message: string, hidden: readonly string[]): strin
 /**
  * How long a line waits for the lines after it, to be written together. The
  * client reads our stderr: a line written as each call ends woke it (and
- * cost a write) between one call's answer and the next request, 30–90 µs of
- * a 0.5 ms call; calls made back to back now share one write. A server
+ * cost a write) between one call's answer and the next request, a share of
+ * a short call worth saving; calls made back to back share one write. A server
  * killed with SIGKILL loses at most this much of its log; any other exit
  * writes what is queued (`flush`).
  */

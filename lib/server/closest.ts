@@ -6,7 +6,9 @@
  * ```ts
  * closest("max_byte", ["name", "offset_bytes", "max_bytes"]); // "max_bytes"
  * closest("zzz", ["name"]); // undefined: nothing is near enough
- * parameterNames(tool.input, []); // ["name", "offset_bytes", "max_bytes"]
+ * import { z } from "zod";
+ * const input = z.object({ name: z.string(), offset_bytes: z.number(), max_bytes: z.number() });
+ * parameterNames(input, []); // ["name", "offset_bytes", "max_bytes"]
  * ```
  */
 

@@ -18,6 +18,7 @@
  * @example
  * ```ts
  * const dir = await Deno.makeTempDir({ prefix: tempPrefix("run") }); // /tmp/tmux-mcp-4242-run-a1B2c3
+ * declare const services: Parameters<typeof sweepLeftovers>[0]; // the server's
  * await sweepLeftovers(services); // removes /tmp/tmux-mcp-977-… and mcp-result-977-… when 977 is gone
  * ```
  */

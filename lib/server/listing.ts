@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * const tools = await listedTools(config); // the served entries, from the file
+ * const tools = await listedTools({ toolsets: ["buffers"], safety: "readonly" }); // the served entries, from the file
  * ```
  */
 import type { Tool } from "../sdk.ts";

@@ -7,7 +7,10 @@
  *
  * @example
  * ```ts
- * const pipeline = createPipeline({ tools: TOOLS, services, audit: createAuditSink(undefined) });
+ * import { createAuditSink } from "./audit.ts";
+ * declare const { tools, services }: PipelineOptions; // the tool table and the server's services
+ * declare const extra: Parameters<Pipeline["call"]>[2]; // what the SDK hands a request handler
+ * const pipeline = createPipeline({ tools, services, audit: createAuditSink(undefined) });
  * const result = await pipeline.call("list-buffers", {}, extra);
  * ```
  */

@@ -5,7 +5,8 @@
  *
  * @example
  * ```ts
- * registerPrompts(mcp, async () => new Set((await pipeline()).served.map((t) => t.name)));
+ * declare const mcp: Parameters<typeof registerPrompts>[0]; // the SDK's McpServer
+ * registerPrompts(mcp, () => Promise.resolve(new Set(["capture-pane", "run-command"]))); // the served tools' names
  * // client: prompts/get { name: "drive-pane", arguments: { task: "run the tests" } }
  * ```
  */

@@ -13,6 +13,7 @@
  *
  * @example
  * ```ts
+ * declare const [mcp, services]: Parameters<typeof registerResources>; // the SDK's McpServer, the server's services
  * registerResources(mcp, services);
  * // client: resources/read { uri: "tmux://panes/%253/content" }
  * ```

@@ -15,8 +15,10 @@
  *
  * @example
  * ```ts
- * const app = await createApp(config);
- * await app.mcp.connect(transport);
+ * import { parseConfig } from "../config.ts";
+ * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+ * const app = await createApp(parseConfig(["--socket-name", "work"], {}));
+ * await app.mcp.connect(new StdioServerTransport());
  * // ... on exit:
  * await app.close();
  * ```
@@ -81,8 +83,8 @@ export interface App {
  * Tool calls the server can stop at shutdown. Each call gets a signal that
  * fires when its client cancels it or when the server stops; the SDK's own
  * signal is left alone, because the SDK drops the answer of a request whose
- * signal it aborted. (Linked by hand: AbortSignal.any costs about 5 µs a call,
- * this well under 1 µs.)
+ * signal it aborted. (Linked by hand: a fraction of what AbortSignal.any
+ * costs on every call.)
  */
 function stoppableCalls(pipeline: () => Promise<Pipeline>) {
   const live = new Set<AbortController>();
@@ -243,7 +245,7 @@ function methodNotFound(): Error {
  * see lib/server/transport.ts), and from any other transport through the SDK's
  * fallback request handler rather than `setRequestHandler` (the SDK's Server
  * wraps a tools/call handler to parse each request twice and each result once
- * more with zod, about 10–30 µs of a call the pipeline already checks). The
+ * more with zod, work the pipeline already does). The
  * transport has checked the JSON-RPC envelope; the name and arguments are
  * checked here, the arguments' contents by the pipeline.
  */
@@ -267,7 +269,7 @@ function toolsCall(
 
 /**
  * The SDK's JSON Schema validator, made on first use: only elicitation uses it, which this server never sends,
- * and making it (Ajv with its formats) at start took about 4 ms before `initialize` could be answered.
+ * and making it (Ajv with its formats) at start delayed the answer to `initialize`.
  */
 function lazyValidator(): JsonSchemaValidatorProvider {
   let ajv: AjvJsonSchemaValidator | undefined;
@@ -340,7 +342,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   // ours admit a buffered response too (see lib/budget/schema.ts). The tool
   // table's listing is read from its file (lib/server/listing.ts), so the
   // client's first request after initialize does not wait for the tool
-  // modules (about 100 ms); a table given to createApp is listed itself.
+  // modules to load; a table given to createApp is listed itself.
   // The tools load once the answer is on its way, or on the first call.
   let listed: Promise<{ tools: Tool[] }> | undefined;
   const preload = () =>

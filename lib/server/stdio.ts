@@ -7,10 +7,9 @@
  * thread pool: each request read wakes a pool thread that wakes the main
  * thread, each reply is handed to a pool thread and the main thread woken
  * again when it is written (and the descriptor is duplicated per read).
- * That was 4–5 futex calls and 2–4 thread wake-ups per call, about 40–60 µs
- * of a 0.5 ms capture-pane round trip on two cores (issue #11, measured with
- * `strace -f -c`). `node:net` over the descriptor makes it non-blocking and
- * polls it with everything else.
+ * Several futex calls and thread wake-ups per call (`strace -f -c` shows
+ * them) are a large share of a short round trip. `node:net` over the
+ * descriptor makes it non-blocking and polls it with everything else.
  *
  * Non-blocking is a flag of the open file description, shared with every
  * process and descriptor that holds it. So the event-loop route is taken
@@ -21,6 +20,7 @@
  *
  * @example
  * ```ts
+ * const answer = (request: Uint8Array) => request; // an echo
  * const reader = stdinReader();
  * const write = stdoutWriter();
  * for (let chunk; (chunk = await reader.read()) !== undefined;) await write(answer(chunk));

@@ -3,7 +3,7 @@
  * linear buffering and a hard message-size limit.
  *
  * Why not the SDK's `StdioServerTransport`: it re-concatenates and re-scans
- * the whole pending message on every chunk (a 32 MiB message took 33 s), and
+ * the whole pending message on every chunk (time grows with the square of its size), and
  * closes itself on a message over 10 MiB, after which the server silently
  * stops answering. Here each byte is scanned once for the newline, chunks are
  * joined once per message, and an oversized message is discarded and answered
@@ -20,13 +20,13 @@
  * Requests of the methods in `direct` (tools/call: every call of every tool)
  * are answered here, not by the SDK's dispatch: the SDK checks each message
  * against four zod schemas, two of them failing, before it finds a request's
- * handler: a call is 10–70 µs (2–10%) faster without (issue #11). A direct request
+ * handler, a cost every call paid for nothing. A direct request
  * gets what the SDK gives a handler that matters here — an AbortSignal that
  * `notifications/cancelled` and the transport's close abort, no reply once
  * cancelled, and an error's `code`/`message` as the JSON-RPC error — and
  * everything else still goes to the SDK. Envelopes of the common shape (a
  * request or notification without `_meta`) are recognised by a plain check;
- * any other is parsed by the SDK's schema, as before.
+ * any other is parsed by the SDK's schema.
  *
  * A message is decoded so that bytes which are not UTF-8 stay visible
  * ({@linkcode decodeKeepingInvalid}): the tool pipeline refuses a string
@@ -34,11 +34,13 @@
  *
  * @example
  * ```ts
+ * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+ * declare const callTool: DirectHandler; // answers a tools/call
  * const transport = new LinearStdioTransport({
  *   maxMessageBytes: 64 * 1024 * 1024,
  *   direct: { "tools/call": (params, signal) => callTool(params, signal) },
  * });
- * await mcpServer.connect(transport);
+ * await new McpServer({ name: "example", version: "0" }).connect(transport);
  * ```
  */
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../sdk.ts";

@@ -9,6 +9,7 @@
  *
  * @example
  * ```ts
+ * declare const backend: TerminalBackend; // createTerminalBackend (lib/terminal/mod.ts)
  * const { session_id } = await backend.launch({ command: "bash --norc", rows: 24, cols: 80, cwd: "/tmp" });
  * await backend.send(session_id, new TextEncoder().encode("echo hi\n"));
  * const screen = await backend.screen(session_id, false);

@@ -9,6 +9,8 @@
  *
  * @example
  * ```ts
+ * declare const backend: Parameters<typeof handOff>[0];
+ * declare const { signal, progress }: Parameters<typeof handOff>[3]; // the call's
  * const r = await handOff(backend, "s1", "Enter the sudo password", { timeoutMs: 120_000, signal, progress });
  * r.outcome; // "input_received" | "detached" | "exited" | "timeout" | "cancelled" | "unavailable"
  * ```

@@ -12,7 +12,8 @@
  *
  * @example
  * ```ts
- * await hangUpSession(leaderPid);
+ * const child = new Deno.Command("setsid", { args: ["sleep", "60"] }).spawn();
+ * await hangUpSession(child.pid); // a session's id is its leader's pid
  * ```
  */
 

@@ -10,7 +10,8 @@
  *
  * @example
  * ```ts
- * const bytes = await keyNamesToBytes(["Up", "Enter"], () => backend.applicationCursor(id));
+ * declare const backend: { applicationCursor(id: string): Promise<boolean> }; // a TerminalBackend
+ * const bytes = await keyNamesToBytes(["Up", "Enter"], () => backend.applicationCursor("s1"));
  * ```
  */
 import { UserError } from "../errors.ts";

@@ -4,6 +4,7 @@
  *
  * @example
  * ```ts
+ * declare const [config, executor]: Parameters<typeof createTerminalBackend>; // the server's
  * const problem = await terminalStartupError(config, executor); // "tmux not found. ..." or undefined
  * const backend = createTerminalBackend(config, executor);
  * ```

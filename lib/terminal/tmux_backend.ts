@@ -18,6 +18,7 @@
  *
  * @example
  * ```ts
+ * declare const executor: Parameters<typeof createTmuxBackend>[0]; // the engine
  * const backend = createTmuxBackend(executor, { keepSessions: false, tmuxBin: "tmux" });
  * ```
  */
@@ -115,7 +116,7 @@ function lines(text: string): string[] {
   return out;
 }
 
-/** The tmux backend over an executor (the only module that runs tmux). */
+/** The tmux backend over an executor: in the server, the engine (lib/tmux/engine.ts), which owns every connection. */
 export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions): TerminalBackend {
   const table = new SessionTable<TmuxSession>();
   const sep: typeof COMMAND_SEPARATOR = COMMAND_SEPARATOR;

@@ -6,7 +6,8 @@
  *
  * @example
  * ```ts
- * const hits = await searchLines(ctx.regex, [["ok", "error: x"]], { pattern: "error", regex: false, ignoreCase: true });
+ * declare const regex: Parameters<typeof searchLines>[0]; // the call's `ctx.regex`
+ * const hits = await searchLines(regex, [["ok", "error: x"]], { pattern: "error", regex: false, ignoreCase: true });
  * hits; // [[{ line: 1, index: 0 }]]
  * ```
  */

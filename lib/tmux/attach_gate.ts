@@ -24,6 +24,8 @@
  * @example
  * ```ts
  * const gate = new AttachGate();
+ * declare function startClientAndWaitUntilAttached(): Promise<void>;
+ * declare function runCommand(): Promise<string>;
  * await gate.exclusive(() => startClientAndWaitUntilAttached());
  * const out = await gate.shared(() => runCommand());
  * ```

@@ -7,6 +7,9 @@
  *
  * @example
  * ```ts
+ * import type { TmuxExecutor } from "./executor.ts";
+ * declare const tmux: TmuxExecutor;
+ * const text = "a long text to type ".repeat(2000);
  * const cmds = chunkText(text).map((c) => ["send-keys", "-t", "%3", "-l", "--", c]);
  * for (const argv of packCommands(cmds)) await tmux.run(argv);
  * ```

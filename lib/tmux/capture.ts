@@ -5,6 +5,7 @@
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof capturePane>[0]; // the engine
  * const c = await capturePane(tmux, "%3", { start: -500, maxLines: 200 });
  * c.text; // the last ≤ 200 lines
  * c.dropped_lines; // how many older lines were cut

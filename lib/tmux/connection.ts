@@ -10,7 +10,7 @@
  * activity), so the default target of a spawned client does not move. It
  * starts on the first command and ends after `idleMs` without one, when a
  * client at a terminal detaches (so it keeps no `destroy-unattached` session
- * alive), when its stdin closes (our process exited, even by SIGKILL), or when
+ * alive), when our process ends (stdin EOF, and SIGTERM where lib/tmux/launcher.ts can), or when
  * the session it is attached to goes and tmux detaches it; the next command
  * starts a new one.
  *
@@ -33,6 +33,8 @@
  *
  * @example
  * ```ts
+ * import { localLauncher } from "./launcher.ts";
+ * import { AttachGate } from "./attach_gate.ts";
  * const conn = createControlConnection({ launcher: localLauncher("tmux", { socketName: "work" }), gate: new AttachGate() });
  * const out = await conn.send("list-sessions", { name: "list-sessions", commands: 1, timeoutMs: 10_000 });
  * await conn.close();
@@ -92,7 +94,7 @@ export interface ControlConnectionOptions {
   /**
    * End the client after this long without a command (default 10 minutes). An agent's calls come a model
    * turn apart, often more than 30 s: a call that finds the client gone pays a new client's start and attach
-   * (about 6–7 ms, 1.3–1.8 spawned commands, against 0.3 ms), and each attach fires the user's
+   * (more than one spawned command, many times a command on the connection), and each attach fires the user's
    * `client-attached` hooks. While attached the session counts the client in `session_attached` (tmux ls
    * says "attached"); an idle server lets go after this long.
    */

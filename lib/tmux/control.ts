@@ -16,10 +16,12 @@
  * tmux 3.3a sends `%output` only for panes of the session a client is
  * attached to, and a client is attached to one session at a time; a waiter
  * must also never queue behind commands. Like every client of ours they end
- * when our stdin pipe closes, even if this process is SIGKILLed.
+ * with this process, even a SIGKILLed one where lib/tmux/launcher.ts can see to it.
  *
  * @example
  * ```ts
+ * import { localLauncher } from "./launcher.ts";
+ * import { AttachGate } from "./attach_gate.ts";
  * const hub = createControlHub({ launcher: localLauncher("tmux", { socketName: "work" }), gate: new AttachGate() });
  * const stop = await hub.watch("$0", "%3", { output: (b) => console.log(b.length) });
  * // ... later

@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * import { localLauncher } from "./launcher.ts";
  * const child = startControlClient(localLauncher("tmux", {}), "read-only");
  * const done = readLines(child.stdout, (buf, start, end) => console.log(new TextDecoder().decode(buf.subarray(start, end))));
  * await endClient(child, () => child.stdin.close(), done);
@@ -28,6 +29,8 @@ const NONE = new Uint8Array(0);
  *
  * @example
  * ```ts
+ * import { localLauncher } from "./launcher.ts";
+ * const launcher = localLauncher("tmux", { socketName: "work" });
  * const child = startControlClient(launcher, "read-only", "$1"); // tmux … -N -C attach-session -f read-only -t $1
  * ```
  */

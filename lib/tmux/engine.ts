@@ -2,8 +2,8 @@
  * The one owner of every connection to a tmux server.
  *
  * Tools call it as a {@linkcode TmuxExecutor}. Each command travels on one
- * persistent control-mode client (lib/tmux/connection.ts: about 0.1 ms per
- * command instead of a spawn's milliseconds) unless {@linkcode controlLine}
+ * persistent control-mode client (lib/tmux/connection.ts: one line written per
+ * command instead of one process started per command) unless {@linkcode controlLine}
  * — the one place that chooses — says control mode would change what it
  * does; then one `tmux` process is spawned for it (lib/tmux/executor.ts).
  * Either way a {@linkcode Semaphore} slot is held while the command is in
@@ -95,7 +95,7 @@ export interface TmuxEngineOptions extends SocketSpec {
   timeoutMs?: number;
   /** How clients are started (default: `bin` on this machine). */
   launcher?: TmuxLauncher;
-  /** End the idle command connection after this long (default 30 s). */
+  /** End the idle command connection after this long (default 10 minutes, see lib/tmux/connection.ts). */
   idleMs?: number;
   /**
    * `--connect-timeout-ms`: the bound of every start — the `tmux -V` probe and a control client's attach (the ssh

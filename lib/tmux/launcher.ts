@@ -143,7 +143,7 @@ export function parentDeathPrefix(): string[] {
  * Starts a launcher's processes (`argv[0]` the program), stdout and stderr
  * piped. A persistent one, which must end with ours, starts under
  * {@linkcode parentDeathPrefix}: the system is asked at the first such start
- * (synchronously: about 2 ms, before a launcher's first control client) and
+ * (synchronously, before a launcher's first control client) and
  * the answer kept, so every such process of one launcher starts the same way.
  *
  * @example

@@ -10,6 +10,7 @@
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof getPane>[0]; // the engine
  * const { pane, defaulted, output } = await getPane(tmux, "main:0.1", {
  *   then: (t) => ["capture-pane", "-p", "-t", t],
  * });
@@ -119,11 +120,12 @@ const ACTIVITY_SPEC = { session_activity: ["session_activity", "int"] } as const
 /**
  * Which pane facts {@linkcode getPane} asks tmux for: PANE_SPEC or a part of
  * it, with its formats built once. tmux expands every field of the format on
- * each call (a few µs each, twice with the length prefix), so a tool that
- * reports a few facts asks for those alone.
+ * each call (a pane's command and path are read from /proc each time), so a
+ * tool that reports a few facts asks for those alone.
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof getPane>[0]; // the engine
  * const FACTS = paneFacts(["pane_id", "height"]);
  * (await getPane(tmux, "%3", { facts: FACTS })).pane.height; // 40
  * ```
@@ -427,6 +429,7 @@ const STRICT_TARGET: ReadonlySet<string> = new Set(["capture-pane"]);
  *
  * @example
  * ```ts
+ * const format = "#{pane_id} ";
  * paneQuery("%3", format, ["capture-pane", "-p", "-t", "%3"]).args;
  * // display-message -p -t %3 -- format ; capture-pane -p -t %3
  * ```

@@ -72,7 +72,10 @@ export function shQuote(word: string): string {
  *
  * @example
  * ```ts
- * tmux.run(["pipe-pane", "-t", "%3", "--", expandedShellCommand(["tee", "-a", path])]);
+ * import type { TmuxExecutor } from "./executor.ts";
+ * declare const tmux: TmuxExecutor;
+ * const path = "/tmp/pane-3.log";
+ * await tmux.run(["pipe-pane", "-t", "%3", "--", expandedShellCommand(["tee", "-a", path])]);
  * ```
  */
 export function expandedShellCommand(argv: readonly string[]): string {

@@ -8,14 +8,16 @@
  * titles and paths may hold spaces, tabs, newlines or `|`: a directory can be
  * called anything). A field that tmux prints as digits or as an id (`$3`,
  * `@2`, `%5`) holds no space and is printed as `#{var} `. Why not a length
- * prefix (`#{n:var} #{var}`, as before): tmux expanded each text field twice
- * for it, and a pane's current command and path are read from /proc on each
- * expansion (10 panes listed: 1,171 → 1,014 µs of tmux's time without it).
+ * prefix (`#{n:var} #{var}`): tmux would expand each text field twice for
+ * it, and a pane's current command and path are read from /proc on each
+ * expansion.
  *
  * @example
  * ```ts
  * const SPEC = { name: ["session_name", "str"], windows: ["session_windows", "int"] } as const;
  * rowFormat(SPEC); // "#{q:session_name} #{session_windows} "
+ * import type { TmuxExecutor } from "./executor.ts";
+ * declare const tmux: TmuxExecutor;
  * const rows = parseRows(SPEC, await tmux.run(["list-sessions", "-F", rowFormat(SPEC)])).rows;
  * rows[0].windows; // 1
  * ```

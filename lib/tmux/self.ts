@@ -16,6 +16,7 @@
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof refuseSelfKill>[0]; // the engine
  * await refuseSelfKill(tmux, "window", { window_id: "@2" }); // throws RefusedError if @2 holds our pane
  * ```
  */

@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * const sem = new Semaphore(2);
- * const out = await sem.use(() => fetchSomething());
+ * const out = await sem.use(() => Deno.readTextFile("/etc/hostname")); // at most 2 at once
  * ```
  */
 export class Semaphore {

@@ -1,5 +1,5 @@
 /**
- * Reaching a remote host's tmux over OpenSSH (`--ssh`, issue #12; the server
+ * Reaching a remote host's tmux over OpenSSH (`--ssh`; the server
  * builds its engine on this launcher): a launcher that starts tmux clients through `ssh`, the one
  * function that builds the remote command line, and what ssh's failures mean.
  *

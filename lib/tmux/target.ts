@@ -10,6 +10,7 @@
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof resolveTarget>[0]; // the engine
  * const t = await resolveTarget(tmux, "main:0.1");
  * t.pane_id; // "%3"
  * ```
@@ -114,6 +115,7 @@ function notExact(kind: "session" | "window", name: string, candidates: string[]
  *
  * @example
  * ```ts
+ * declare const tmux: Parameters<typeof exactTarget>[0]; // the engine
  * await exactTarget(tmux, "prod-db:logs.1"); // "$3:@7.1"
  * await exactTarget(tmux, "prod");           // throws: it would match the session "prod-db"
  * ```

@@ -8,7 +8,8 @@
  *
  * @example
  * ```ts
- * const ready = await enter(tool, args, ctx);  // ready.target: { session_id, window_id, pane_id, defaulted }
+ * declare const [tool, args, ctx]: Parameters<typeof enter>; // the entry, its validated arguments, the call's context
+ * const ready = await enter(tool, args, ctx); // ready.target: { session_id, window_id, pane_id, defaulted }
  * await tool.handler(args, ready);
  * ```
  */

@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * const parts: string[] = []; // the server instructions
  * parts.push(SEARCH_DOC, PANE_SEARCH_DOC);
  * ```
  */

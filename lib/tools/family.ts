@@ -9,6 +9,7 @@
  *
  * @example
  * ```ts
+ * declare const [killPane, killWindow, killSession, killServer]: FamilyDef["members"][string][]; // the entries
  * export default defineFamily({
  *   name: "kill", title: "Kill a tmux object", description: "Kills …",
  *   members: { pane: killPane, window: killWindow, session: killSession, server: killServer },

@@ -5,6 +5,7 @@
  *
  * @example
  * ```ts
+ * import { z } from "zod";
  * const input = z.object({ name: bufferName, path: absolutePath });
  * ```
  */
@@ -56,8 +57,9 @@ export type TargetKind = "pane" | "window" | "session";
  *
  * @example
  * ```ts
- * input: z.object({ target: targetParam("pane").optional() }) // described "pane"
- * input: z.object({ target: targetParam("session", { omit: "global" }).optional() }) // "session (omit: global)"
+ * import { z } from "zod";
+ * const paneInput = z.object({ target: targetParam("pane").optional() }); // described "pane"
+ * const sessionInput = z.object({ target: targetParam("session", { omit: "global" }).optional() }); // "session (omit: global)"
  * ```
  */
 export function targetParam(kind: TargetKind, opts: { exact?: boolean; omit?: string } = {}): typeof targetSchema {

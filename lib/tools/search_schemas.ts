@@ -5,9 +5,12 @@
  *
  * @example
  * ```ts
- * input: z.object({ ...queryParams, buffers: ..., resume_from_offset: resumeFromOffset }),
- * output: searchOutput,
- * handler: (args, ctx) => runSearch(ctx, args, [{ name: "log" }], args.max_scan_bytes),
+ * import { z } from "zod";
+ * // In a tool's entry:
+ * const input = z.object({ ...queryParams, resume_from_offset: resumeFromOffset.optional() });
+ * const output = searchOutput;
+ * const handler = (args: QueryArgs & { max_scan_bytes: number }, ctx: Parameters<typeof runSearch>[0]) =>
+ *   runSearch(ctx, args, [{ name: "log" }], args.max_scan_bytes);
  * ```
  */
 import { z } from "zod";

@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { z } from "zod";
+ * import { bufferName } from "./schemas.ts";
  * export default defineTool({
  *   name: "delete-buffer",
  *   title: "Delete a tmux buffer",

@@ -1,5 +1,5 @@
 /**
- * Cold start of the MCP server as a client sees it (issue #11): from the
+ * Cold start of the MCP server as a client sees it: from the
  * spawn of `deno run <start permissions> main.ts` to the `initialize` answer,
  * then to the first `tools/list` answer (sent at once after the initialize
  * answer, as users' clients do) and the first `tools/call` answer

@@ -4,7 +4,7 @@
  * list-panes, set-buffer/show-buffer/search-buffer, wait-for-text,
  * search-panes, capture-since) against a private tmux server, and prints the
  * server's RSS (VmRSS from /proc) after the first 100 calls, every 1,000, and
- * at the end. The bound (issue 15): RSS at the end at most 1.5× RSS after 100.
+ * at the end. The bound: RSS at the end at most 1.5× RSS after 100.
  *
  *   deno run -A tests/bench/memory_soak.ts [calls]
  *

@@ -5,7 +5,11 @@
  *
  * @example
  * ```ts
- * for (const [label, p] of INJECTIONS) cases.push({ name: `set-buffer name ${label}`, ... });
+ * import type { HostileCase } from "./types.ts";
+ * const cases: HostileCase[] = [];
+ * for (const [label, p] of INJECTIONS) {
+ *   cases.push({ name: `set-buffer name ${label}`, tool: "set-buffer", args: { name: p, content: "x" }, expect: "refused" });
+ * }
  * ```
  */
 import type { HostileCase } from "./types.ts";

@@ -1,5 +1,5 @@
 /**
- * Hostile cases that live in tmux commands (issue 16, part A): tier bypass
+ * Hostile cases that live in tmux commands: tier bypass
  * through options, hooks, aliases and environment; prefixes and globs for
  * destructive tools; keys into the MCP server's own pane; format strings
  * that would make the tmux server allocate, backtrack or run commands.

@@ -11,7 +11,7 @@
  * @example
  * ```ts
  * const c = libc();
- * const fd = c.openMaster();
+ * const { fd } = c.openMaster();
  * c.setWindowSize(fd, 24, 80);
  * ```
  */

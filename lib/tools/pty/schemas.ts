@@ -3,6 +3,7 @@
  *
  * @example
  * ```ts
+ * import { z } from "zod";
  * const input = z.object({ session_id: sessionId, rows: rows.default(24), cols: cols.default(80) });
  * ```
  */

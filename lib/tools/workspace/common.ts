@@ -6,9 +6,12 @@
  *
  * @example
  * ```ts
- * const t = await resolve(ctx, target);          // { session_id, window_id, pane_id, defaulted }
- * await ctx.tmux.run(["clear-history", "-t", t.pane_id]);
- * return { structured: t };
+ * // In a handler:
+ * async function clearHistory(ctx: Parameters<typeof resolve>[0], target: string | undefined) {
+ *   const t = await resolve(ctx, target); // { session_id, window_id, pane_id, defaulted }
+ *   await ctx.tmux.run(["clear-history", "-t", t.pane_id]);
+ *   return { structured: t };
+ * }
  * ```
  */
 import { z } from "zod";

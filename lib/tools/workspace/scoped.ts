@@ -5,6 +5,7 @@
  *
  * @example
  * ```ts
+ * declare const ctx: Parameters<typeof showFor>[0]; // the call's
  * const r = await showFor(ctx, "main", (t) => ["show-hooks", "-t", t], ["show-hooks", "-g"]);
  * r.session_id; // "$0"
  * ```

@@ -6,7 +6,10 @@
  *
  * @example
  * ```ts
- * await guardSetting(ctx, "set-option", optionRisk(name, value), value);
+ * declare const ctx: Parameters<typeof guardSetting>[0]; // the call's
+ * declare const risk: Parameters<typeof guardSetting>[2]; // optionRisk(name, value), lib/tmux/option_policy.ts
+ * const value = "run-shell 'tmux kill-server'";
+ * await guardSetting(ctx, "set-option", risk, value);
  * // throws RefusedError below --safety destructive, or when the hook would kill our own server
  * ```
  */

@@ -5,7 +5,8 @@
  *
  * @example
  * ```ts
- * output: z.object({ panes: z.array(paneShape) }),
+ * import { z } from "zod";
+ * const output = z.object({ panes: z.array(paneShape) }); // a tool entry's output schema
  * ```
  */
 import { z } from "zod";
