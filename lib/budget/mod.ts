@@ -15,7 +15,7 @@
  * const pipeline = createPipeline({ tools, services, stages: [budget.stage], errorText: budget.trimError });
  * ```
  */
-import { charStartAtOrAfter } from "../buffers/utf8.ts";
+import { charStartAtOrAfter } from "../text/utf8.ts";
 import type { CallToolResult } from "../sdk.ts";
 import { outputResult, type ResultStage } from "../server/pipeline.ts";
 import { type AnyTool, type ContentBlock, neverBuffered, type PageBudget, type Services } from "../tools/tool.ts";
