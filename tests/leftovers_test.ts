@@ -1,5 +1,5 @@
 /**
- * Nothing left behind by a server killed with SIGKILL (lib/server/leftovers.ts):
+ * Nothing left behind by a server killed with SIGKILL (lib/host/process.ts, lib/server/sweep.ts):
  * its result buffers and temp directories carry its pid, and the next server
  * sweeps them at start.
  */
@@ -8,7 +8,7 @@ import { resultBuffers } from "./budget_helpers.ts";
 import { startWait, withShell } from "./exec_fixtures.ts";
 import { connect } from "./helpers.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
-import { alivePids } from "../lib/server/leftovers.ts";
+import { alivePids } from "../lib/host/process.ts";
 
 async function entries(dir: string): Promise<string[]> {
   const names: string[] = [];

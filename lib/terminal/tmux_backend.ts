@@ -38,7 +38,7 @@ import {
   type TerminalBackend,
 } from "./backend.ts";
 import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
-import { tempPrefix } from "../server/leftovers.ts";
+import { tempPrefix } from "../host/process.ts";
 import { hangUpSession } from "./hangup.ts";
 import { libc } from "./pty/ffi.ts";
 

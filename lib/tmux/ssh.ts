@@ -47,7 +47,7 @@
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
 import { type LaunchOptions, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
-import { ownUid } from "../buffers/locks.ts";
+import { ownUid } from "../host/process.ts";
 
 /** How to reach the remote host: the `--ssh` / `--ssh-config` settings plus our private socket directory. */
 export interface SshTarget {
