@@ -77,7 +77,10 @@ Deno.test("new {what: session}: command runs via the shell; bad names, duplicate
       await mcp.err("new", { what: "session", name: "cmd" }),
       /session named "cmd" already exists.*another name/,
     );
-    assertMatch(await mcp.err("new", { what: "session", cwd: "/nonexistent/dir" }), /not an existing directory/);
+    assertMatch(
+      await mcp.err("new", { what: "session", cwd: "/nonexistent/dir" }),
+      /directory "\/nonexistent\/dir" does not exist/,
+    );
     assertMatch(await mcp.err("new", { what: "session", cwd: "relative" }), /path must be absolute/);
     assertMatch(await mcp.err("new", { what: "session", env: { "1BAD": "x" } }), /env/);
   });

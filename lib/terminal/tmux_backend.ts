@@ -22,7 +22,7 @@
  * ```
  */
 import { log } from "../log.ts";
-import { prepareWrite, remotePath } from "../tools/files.ts";
+import { prepareWrite, remotePath } from "../policy/files.ts";
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { formatLiteral, pipeToFileCommand, shellLine } from "../tmux/quote.ts";
 import {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { absolutePath } from "../schemas.ts";
 import { sessionId } from "./schemas.ts";
-import { filePolicy } from "../files.ts";
+import { filePolicy } from "../../policy/files.ts";
 
 export default defineTool({
   name: "pty_capture_start",

@@ -16,6 +16,7 @@ import { exactTarget, type ResolvedTarget, resolveTarget } from "../../tmux/targ
 import type { ToolContext } from "../tool.ts";
 import { absolutePath } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
+import { requireDirectory } from "../../policy/files.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
 
@@ -103,19 +104,6 @@ export async function resolve(ctx: ToolContext, target: string | undefined): Pro
   return t;
 }
 
-/** Refuses a start directory that is not an existing directory (tmux would silently use another). */
-export async function checkDir(path: string): Promise<void> {
-  let ok = false;
-  try {
-    ok = (await Deno.stat(path)).isDirectory;
-  } catch {
-    // missing or unreadable: reported below
-  }
-  if (!ok) {
-    throw new UserError(`cwd ${JSON.stringify(path)} is not an existing directory: give an absolute path to one`);
-  }
-}
-
 /** `-P -F` format of new-session/new-window/split-window: the created object's ids and names. */
 const CREATED_FORMAT = "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}\t#{window_name}";
 
@@ -165,7 +153,7 @@ export async function paneSpawnArgs(
 ): Promise<string[]> {
   const args: string[] = [];
   if (cwd !== undefined) {
-    if (remote === undefined) await checkDir(cwd);
+    if (remote === undefined) await requireDirectory(cwd);
     args.push("-c", formatLiteral(cwd));
   }
   if (command !== undefined) args.push("--", command);

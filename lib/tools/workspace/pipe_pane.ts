@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
 import { absolutePath, targetParam } from "../schemas.ts";
-import { filePolicy, prepareWrite, remotePath } from "../files.ts";
+import { filePolicy, prepareWrite, remotePath } from "../../policy/files.ts";
 import { resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
