@@ -31,6 +31,11 @@ export interface ResolvedTarget {
   defaulted: boolean;
 }
 
+/** Picks the resolved ids out of a pane's facts. */
+export function resolvedOf(pane: { session_id: string; window_id: string; pane_id: string }, defaulted: boolean) {
+  return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
+}
+
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 

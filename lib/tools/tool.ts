@@ -31,6 +31,7 @@ import type { ResolvedTarget } from "../tmux/target.ts";
 import type { TargetKind } from "./schemas.ts";
 import type { RegexService } from "../search/worker_pool.ts";
 import type { ExecRuntime } from "../exec/runtime.ts";
+import type { CallControl } from "../exec/context.ts";
 
 export type { Tier, Toolset };
 
@@ -53,15 +54,12 @@ export interface Services {
   atExit(fn: () => Promise<void>): void;
 }
 
-/** Per-call context handed to a tool's handler. */
-export interface ToolContext extends Services {
-  /** Fires when the client cancels the call. */
-  signal: AbortSignal;
-  /**
-   * Sends an MCP progress notification when the client asked for progress
-   * (sent a progressToken); a no-op otherwise.
-   */
-  progress(progress: number, total?: number, message?: string): Promise<void>;
+/**
+ * Per-call context handed to a tool's handler: the services, the call's
+ * cancellation `signal` and `progress` ({@linkcode CallControl}), and what
+ * the pipeline adds. The exec code takes it as an `ExecContext`.
+ */
+export interface ToolContext extends Services, CallControl {
   /**
    * Records the tmux objects this call resolved its target to, for the audit
    * line — also when the call then fails or is refused. Ids in the result

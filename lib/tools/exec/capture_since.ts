@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { defineTool, type ToolContext } from "../tool.ts";
 import { resolvedTarget } from "../declared.ts";
-import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
+import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
+import { resolvedOf } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
 import {
   firstLineRows,

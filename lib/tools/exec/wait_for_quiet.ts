@@ -4,7 +4,8 @@ import { resolvedTarget } from "../declared.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
-import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
+import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
+import { resolvedOf } from "../../tmux/target.ts";
 
 export default defineTool({
   name: "wait-for-quiet",
