@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
 import { inspectorFindings, missingRequired, strictValidator, typeArrays } from "./schema_check.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
-import { closest, editDistance } from "../lib/server/closest.ts";
+import { closest, editDistance } from "../lib/tools/closest.ts";
 import fc from "fast-check";
 
 Deno.test("every listed schema is strict: no type arrays, required declared, compiles under Ajv strict mode", async () => {
