@@ -289,7 +289,7 @@ async function toolPipeline(
   audit: AuditSink,
 ): Promise<Pipeline> {
   const [{ createBudget }, { createPipeline }] = await Promise.all([
-    import("../budget/mod.ts"),
+    import("./budget.ts"),
     import("./pipeline.ts"),
   ]);
   // Budget suggestions name only served tools; the pipeline decides which those are.

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { CallToolResult } from "../../lib/sdk.ts";
 import { estimateTokens } from "../../lib/budget/estimate.ts";
-import { createBudget } from "../../lib/budget/mod.ts";
+import { createBudget } from "../../lib/server/budget.ts";
 import { largestFitting } from "../../lib/budget/page.ts";
 import { defaultBudgetSettings } from "../../lib/budget/settings.ts";
 import { createServices } from "../../lib/server/server.ts";
