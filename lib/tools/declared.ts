@@ -4,7 +4,8 @@
  * target and tmux resolves it before `exec`): resolve the declared target
  * (exactly, for `exactTarget` tools; omitted: the current pane or the
  * entry's `targetDefault`) and check the declared wait bound
- * against --max-wait-ms. Families run it for the member they dispatch to.
+ * against --max-wait-ms. Families run it for the member they dispatch to;
+ * tools whose target depends on other arguments call {@linkcode resolve}.
  *
  * @example
  * ```ts
@@ -13,9 +14,8 @@
  * ```
  */
 import type { AnyTool, ToolContext } from "./tool.ts";
-import { resolve } from "./workspace/common.ts";
 import { checkTimeout } from "../exec/wait.ts";
-import type { ResolvedTarget } from "../tmux/target.ts";
+import { exactTarget, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
 import { UserError } from "../errors.ts";
 
 /** The context a tool's handler gets: resolved target and checked wait bound, per its declaration. */
@@ -39,4 +39,19 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
 export function resolvedTarget(ctx: ToolContext): ResolvedTarget {
   if (!ctx.target) throw new Error("this tool does not declare a target, so none was resolved");
   return ctx.target;
+}
+
+/**
+ * Resolves a target (undefined → default pane) and records its ids for the
+ * audit line. For a tool declared `exactTarget`, the target must be given and
+ * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs).
+ */
+export async function resolve(ctx: ToolContext, target: string | undefined): Promise<ResolvedTarget> {
+  if (ctx.exactTarget && target === undefined) {
+    throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
+  }
+  const exact = ctx.exactTarget && target !== undefined ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
+  const t = await resolveTarget(ctx.tmux, exact, ctx.signal);
+  ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
+  return t;
 }

@@ -68,7 +68,7 @@ export interface ToolContext extends Services, CallControl {
   noteTarget(ids: Readonly<Record<string, string>>): void;
   /**
    * Set for tools declared with `exactTarget: true`: target resolution
-   * (`resolve` in workspace/common.ts) accepts only ids and exact names.
+   * (`resolve` in lib/tools/declared.ts) accepts only ids and exact names.
    */
   exactTarget?: boolean;
   /**

@@ -1,18 +1,15 @@
 /**
  * Pieces shared by the workspace tools that create, change and kill tmux
  * objects: validated names, directories, commands and environment
- * variables, the resolved-ids output, and target resolution that records
- * the ids for the audit line.
+ * variables, the resolved-ids output, pane creation and renaming. Target
+ * resolution is the entry's (`resolve` in lib/tools/declared.ts).
  *
  * @example
  * ```ts
- * const t = await resolve(ctx, target);          // { session_id, window_id, pane_id, defaulted }
- * await ctx.tmux.run(["clear-history", "-t", t.pane_id]);
- * return { structured: t };
+ * const created = await spawnPane(ctx, ["new-window", "-d", "-t", "$1"], "/tmp", undefined);
  * ```
  */
 import { z } from "zod";
-import { exactTarget, type ResolvedTarget, resolveTarget } from "../../tmux/target.ts";
 import type { ToolContext } from "../tool.ts";
 import { absolutePath } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
@@ -88,21 +85,6 @@ export const resolvedShape = {
 
 /** Output schema for tools that only report what they acted on. */
 export const resolvedOutput = z.object(resolvedShape);
-
-/**
- * Resolves a target (undefined → default pane) and records its ids for the
- * audit line. For a tool declared `exactTarget`, the target must be given and
- * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs).
- */
-export async function resolve(ctx: ToolContext, target: string | undefined): Promise<ResolvedTarget> {
-  if (ctx.exactTarget && target === undefined) {
-    throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
-  }
-  const exact = ctx.exactTarget && target !== undefined ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
-  const t = await resolveTarget(ctx.tmux, exact, ctx.signal);
-  ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
-  return t;
-}
 
 /** `-P -F` format of new-session/new-window/split-window: the created object's ids and names. */
 const CREATED_FORMAT = "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}\t#{window_name}";

@@ -3,7 +3,8 @@ import { targetParam } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 import { COMMAND_SEPARATOR, type TmuxArg } from "../../tmux/executor.ts";
 import { UserError } from "../../errors.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolve } from "../declared.ts";
 
 const SIZE_FORMAT = "#{pane_width}\t#{pane_height}\t#{window_zoomed_flag}";
 
