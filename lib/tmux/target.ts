@@ -62,7 +62,11 @@ export async function resolveTarget(
   return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
 }
 
-/** What an exact target names, for messages: the kind of object a destructive tool acts on. */
+/**
+ * The kind of tmux object a target names (tmux's `cmd_entry` target flags):
+ * what a tool declares it addresses, and what an exact target names in
+ * messages.
+ */
 export type TargetKind = "session" | "window" | "pane";
 
 const ID = /^[$@%]\d+$/;
