@@ -41,6 +41,7 @@ import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
 import { tempPrefix } from "../host/process.ts";
 import { hangUpSession } from "./hangup.ts";
 import { libc } from "./pty/ffi.ts";
+import { splitLines } from "../text/lines.ts";
 
 /** Session names are `<prefix>-<server pid>-<session id>`. */
 export const SESSION_PREFIX = "mcp-pty";
@@ -102,17 +103,11 @@ const PANE_FORMAT = "#{pane_id}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_
 /** `list-panes -F PANE_FORMAT` output by pane id. */
 function parsePanes(text: string): Map<string, string[]> {
   return new Map(
-    lines(text).map((l) => {
+    splitLines(text).map((l) => {
       const f = l.split("\t");
       return [f[0], f] as const;
     }),
   );
-}
-
-function lines(text: string): string[] {
-  const out = text.split("\n");
-  if (out.at(-1) === "") out.pop();
-  return out;
 }
 
 /** The tmux backend over an executor (the only module that runs tmux). */
@@ -135,7 +130,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       throw e;
     }
     const pattern = new RegExp(`^${SESSION_PREFIX}-(\\d+)-(.+)$`);
-    for (const line of lines(out)) {
+    for (const line of splitLines(out)) {
       const [name, pane, panePid, rawMeta] = line.split("\t");
       const m = pattern.exec(name);
       if (!m || Number(m[1]) === Deno.pid || !SESSION_ID_PATTERN.test(m[2]) || table.has(m[2])) continue;
@@ -253,7 +248,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
     async screen(id, colors) {
       const s = await session(id);
-      const out = lines(
+      const out = splitLines(
         await run(id, [
           ...["display-message", "-p", "-t", s.pane, "#{pane_height} #{pane_width}"],
           sep,
@@ -329,7 +324,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
     async lines(id, count) {
       const s = await session(id);
-      return lines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
+      return splitLines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
     },
 
     async captureStart(id, path, policy) {
