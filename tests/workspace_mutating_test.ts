@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, endTmux, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, endTmux, runTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 interface Created {
@@ -353,10 +353,3 @@ Deno.test("tiers: readonly serves none of these tools, mutating none of the kill
     }
   }, DESTRUCTIVE);
 });
-
-async function runTmux(socket: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("tmux", { args: ["-L", socket, ...args], stdout: "piped", stderr: "piped" })
-    .output();
-  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
-}
