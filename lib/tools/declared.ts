@@ -13,10 +13,28 @@
  * await tool.handler(args, ready);
  * ```
  */
-import type { AnyTool, ToolContext } from "./tool.ts";
+import { z } from "zod";
+import type { AnyTool, ToolContext, ToolDef } from "./tool.ts";
+import { targetParam } from "./schemas.ts";
 import { checkTimeout } from "../exec/wait.ts";
 import { exactTarget, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
 import { UserError } from "../errors.ts";
+
+/**
+ * A tool entry as the registry holds it, with type inference so an entry
+ * reads as a declaration. A declared `target` kind gives the input its
+ * `target` parameter (first, described by {@linkcode targetParam}), so the
+ * kind is written once.
+ */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): AnyTool {
+  if (def.target === undefined) return def as unknown as AnyTool;
+  if ("target" in def.input.shape) {
+    throw new Error(`${def.name}: the target parameter comes from the declared kind; drop it from input`);
+  }
+  const param = targetParam(def.target, { exact: def.exactTarget });
+  const target = def.exactTarget || def.targetRequired ? param : param.optional();
+  return { ...def, input: z.object({ target, ...def.input.shape }) } as unknown as AnyTool;
+}
 
 /** The context a tool's handler gets: resolved target and checked wait bound, per its declaration. */
 export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolContext> {

@@ -1,7 +1,8 @@
 /**
- * What a tool is: one small declarative entry. The pipeline
- * (`lib/server/pipeline.ts`) applies tiers, validation, audit and response
- * budgets to every entry, so a tool only says what it is and does its work.
+ * What a tool is: one small declarative entry (made with `defineTool`,
+ * lib/tools/declared.ts). The pipeline (`lib/server/pipeline.ts`) applies
+ * tiers, validation, audit and response budgets to every entry, so a tool
+ * only says what it is and does its work.
  *
  * @example
  * ```ts
@@ -170,9 +171,16 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * pipeline resolves `target` (omitted: the current pane, with its window
    * and session) before the handler runs, records the ids for the audit line
    * and hands them over as `ctx.target`; a bad target never reaches the
-   * handler. The parameter's own wording comes from `targetParam(kind)`.
+   * handler. The input's `target` parameter is made from it
+   * (`defineTool`, lib/tools/declared.ts: `targetParam(kind)`, optional
+   * unless `exactTarget` or `targetRequired`); `input` does not declare it.
    */
   target?: TargetKind;
+  /**
+   * The declared target must be given although the tool is not exact
+   * (select-window, select-pane: the current one would be a no-op).
+   */
+  targetRequired?: true;
   /**
    * Where an omitted `target` comes from when not the current pane: a target
    * taken from other arguments (capture-since: its cursor's pane), and the
@@ -212,16 +220,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * that in its one-line error.
    */
   replaces?: Readonly<Record<string, string>>;
-  handler(args: z.infer<I>, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
+  /** The call's work; `args.target` is the target as given (the declared `target` parameter), resolved in `ctx.target`. */
+  handler(args: z.infer<I> & { target?: string }, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
 }
 
 /** A tool with its types erased, as the registry holds it. */
 export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
-
-/** Identity with type inference, so an entry reads as a declaration. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): AnyTool {
-  return def as unknown as AnyTool;
-}
 
 /**
  * Whether the budget stage leaves every result of the tool as it is: it pages

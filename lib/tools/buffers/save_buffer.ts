@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { absolutePath, bufferName } from "../schemas.ts";
 import { filePolicy, writeFileChecked } from "../../policy/files.ts";
 

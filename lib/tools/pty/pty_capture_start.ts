@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { absolutePath } from "../schemas.ts";
 import { sessionId } from "./schemas.ts";
 import { filePolicy } from "../../policy/files.ts";

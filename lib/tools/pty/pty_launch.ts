@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { absolutePath } from "../schemas.ts";
 import { requireDirectory } from "../../policy/files.ts";
 import { cols, rows, sessionId } from "./schemas.ts";

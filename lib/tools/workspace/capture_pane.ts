@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { capturePane, captureRows, isBlankLine, type RowCapture, rowsText } from "../../tmux/capture.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { UserError } from "../../errors.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { getPane } from "../../tmux/panes.ts";
 import { formatRefusal } from "../../tmux/format_guard.ts";
 import { UserError } from "../../errors.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR, type TmuxArg } from "../../tmux/executor.ts";
 import { UserError } from "../../errors.ts";
 import { resolvedShape } from "./common.ts";

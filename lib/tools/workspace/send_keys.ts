@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { isKeyName, KEY_NAME_HELP } from "../../tmux/keys.ts";
 import { chunkText, packCommands } from "../../tmux/batch.ts";
 import { UserError } from "../../errors.ts";

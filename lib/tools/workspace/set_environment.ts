@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { envName, envValue, unsetFlag, valueOrUnset } from "./common.ts";
 import { resolve } from "../declared.ts";
