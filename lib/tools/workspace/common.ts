@@ -16,6 +16,7 @@ import { UserError } from "../../errors.ts";
 import { requireDirectory } from "../../policy/files.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
+import { parseRow, rowFormat, type RowSpec } from "../../tmux/rows.ts";
 
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
@@ -86,8 +87,14 @@ export const resolvedShape = {
 /** Output schema for tools that only report what they acted on. */
 export const resolvedOutput = z.object(resolvedShape);
 
-/** `-P -F` format of new-session/new-window/split-window: the created object's ids and names. */
-const CREATED_FORMAT = "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}\t#{window_name}";
+/** `-P -F` row of new-session/new-window/split-window: the created object's ids and names. */
+const CREATED = {
+  session_id: ["session_id", "id"],
+  window_id: ["window_id", "id"],
+  pane_id: ["pane_id", "id"],
+  session_name: ["session_name", "str"],
+  window_name: ["window_name", "str"],
+} as const satisfies RowSpec;
 
 /** The ids and names of a created pane (and its window and session). */
 export const createdShape = {
@@ -97,14 +104,6 @@ export const createdShape = {
   session_name: z.string(),
   window_name: z.string(),
 };
-
-/** Parses the {@linkcode CREATED_FORMAT} line tmux printed. */
-function parseCreated(out: string): z.infer<z.ZodObject<typeof createdShape>> {
-  // The session is new or named by us (no tabs); the window name comes last and keeps any tab.
-  const [session_id, window_id, pane_id, session_name, ...rest] = out.replace(/\n$/, "").split("\t");
-  if (!pane_id?.startsWith("%")) throw new Error(`unexpected tmux output for a new pane: ${JSON.stringify(out)}`);
-  return { session_id, window_id, pane_id, session_name, window_name: rest.join("\t") };
-}
 
 /**
  * Runs a pane-creating command (`new-session -d`, `new-window -d`,
@@ -117,8 +116,8 @@ export async function spawnPane(
   cwd: string | undefined,
   command: string | undefined,
 ): Promise<z.infer<z.ZodObject<typeof createdShape>>> {
-  const args = [...argv, "-P", "-F", CREATED_FORMAT, ...await paneSpawnArgs(cwd, command, ctx.tmux.remote)];
-  return parseCreated(await ctx.tmux.text(args, { signal: ctx.signal }));
+  const args = [...argv, "-P", "-F", rowFormat(CREATED), ...await paneSpawnArgs(cwd, command, ctx.tmux.remote)];
+  return parseRow(CREATED, await ctx.tmux.run(args, { signal: ctx.signal }));
 }
 
 /**
