@@ -3,18 +3,18 @@
  * import each other in a circle. A module may import any module in its own
  * part (a row's folder or file below) and any part on a lower floor.
  *
- * | floor | part                                  | holds                                                          |
- * | ----- | ------------------------------------- | -------------------------------------------------------------- |
- * | 9     | main.ts                               | the command: flags, start, doctor                              |
- * | 8     | lib/server/, lib/doctor/              | MCP server, pipeline, budget stage, audit; the doctor          |
- * | 7     | lib/tools/                            | the declarative tool entries, their context and the tool table |
- * | 6     | lib/exec/, lib/budget/                | pane runs and waits; response budget pieces                    |
- * | 5     | lib/buffers/, lib/search/, lib/terminal/ | paste buffers, regex and search, pty sessions              |
- * | 4     | lib/config.ts                         | the flags (checks an ssh destination the way tmux/ssh.ts does) |
- * | 3     | lib/tmux/                             | every connection to tmux, local or over ssh                    |
- * | 2     | lib/host/, lib/policy/                | this process and machine (temp names, uid, locks); file guards |
- * | 1     | lib/text/                             | text helpers: lines, UTF-8, hashes                             |
- * | 0     | lib/*.ts                              | errors, log, SDK types, settling, byte reading, version        |
+ * | floor | part                                     | holds                                                                |
+ * | ----- | ---------------------------------------- | -------------------------------------------------------------------- |
+ * | 9     | main.ts                                  | the command: flags, start, doctor                                    |
+ * | 8     | lib/server/, lib/doctor/                 | MCP server, pipeline, budget stage, audit, sweeps; the doctor        |
+ * | 7     | lib/tools/                               | tool entries (defineTool, declared target), their context, the table |
+ * | 6     | lib/exec/, lib/budget/                   | pane runs and waits; response budget pieces                          |
+ * | 5     | lib/buffers/, lib/search/, lib/terminal/ | paste buffers; regex and search; pty sessions                        |
+ * | 4     | lib/config.ts                            | the flags (checks an ssh destination as tmux/ssh.ts does)            |
+ * | 3     | lib/tmux/                                | every connection to tmux, local or over ssh                          |
+ * | 2     | lib/host/, lib/policy/                   | this process and machine (temp names, uid, locks); file guard        |
+ * | 1     | lib/text/                                | text helpers: lines, UTF-8, hashes                                   |
+ * | 0     | lib/*.ts                                 | errors, log, SDK types, settling, byte reading, version              |
  *
  * Types count: an `import type` that climbs ties the lower floor to the
  * upper one as much as a code import does. The graph is `deno info`'s, from
