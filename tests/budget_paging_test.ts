@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
 import { pageThrough } from "./budget_helpers.ts";
-import { resultTokens } from "../lib/budget/mod.ts";
+import { resultTokens } from "../lib/server/budget.ts";
 import type { CallToolResult } from "../lib/sdk.ts";
 
 const enc = new TextEncoder();

@@ -10,7 +10,8 @@ import { InMemoryTransport as InMemoryTransportJs } from "@modelcontextprotocol/
 import type { InMemoryTransport as InMemoryTransportTyped } from "@modelcontextprotocol/sdk/inMemory";
 import { parseConfig } from "../lib/config.ts";
 import { createApp } from "../lib/server/server.ts";
-import { defineTool, READ_ONLY } from "../lib/tools/tool.ts";
+import { READ_ONLY } from "../lib/tools/tool.ts";
+import { defineTool } from "../lib/tools/declared.ts";
 import showBuffer from "../lib/tools/buffers/show_buffer.ts";
 import { createResultRegistry } from "../lib/budget/registry.ts";
 import { createBufferStore } from "../lib/buffers/store.ts";

@@ -1,6 +1,6 @@
 /**
  * Two MCP servers (two agents) on one tmux server appending to one buffer:
- * the append lock is held across processes (lib/buffers/locks.ts), so no
+ * the append lock is held across processes (lib/host/locks.ts), so no
  * append is lost, whether it goes to tmux as one `set-buffer -a` (small) or
  * as a read-modify-write (large).
  */

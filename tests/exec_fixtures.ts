@@ -3,7 +3,7 @@
  * given shell in a clean environment (`env -i`, no rc files unless asked),
  * and the MCP server connected to it.
  */
-import { connect, endTmux, type McpFixture, removeSocket, uniqueSocketName } from "./helpers.ts";
+import { connect, endTmux, type McpFixture, removeSocket, runTmux, uniqueSocketName } from "./helpers.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -43,14 +43,6 @@ export interface ExecFixture {
   tmux(...args: string[]): Promise<string>;
   /** Opens another window running `shell` (waiting for its prompt) or any command line (not waiting). */
   newPane(what: Shell | { command: string }): Promise<string>;
-}
-
-const dec = new TextDecoder();
-
-async function runTmux(socketName: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("tmux", { args: ["-L", socketName, ...args], stderr: "piped" }).output();
-  if (!out.success) throw new Error(`tmux ${args.join(" ")}: ${dec.decode(out.stderr)}`);
-  return dec.decode(out.stdout);
 }
 
 async function makeHome(shell: Shell, rc: boolean): Promise<string> {

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { assert, assertEquals } from "./assert.ts";
 import { LineAssembler, MarkerScanner } from "../lib/exec/stream.ts";
-import { quoteFish, quotePosix, runScript, shellFlavor, typedLine } from "../lib/exec/shell.ts";
+import { quoteFish, runScript, shellFlavor, typedLine } from "../lib/exec/shell.ts";
+import { shQuote } from "../lib/tmux/quote.ts";
 import { decodeCursor, encodeCursor } from "../lib/exec/cursor.ts";
 import { columns, dropColumns, takeColumns } from "../lib/exec/text.ts";
 import { notAtPrompt, paneWarnings, type WarningFacts } from "../lib/exec/warnings.ts";
@@ -68,7 +69,7 @@ Deno.test("shell quoting keeps any text byte-exact in sh, bash, zsh and fish", a
   const words = fc.sample(fc.string({ unit: "grapheme", maxLength: 20 }).filter((s) => !s.includes("\0")), 60);
   words.push("it's", "a\\b", "\\'", "$HOME", "`id`", "$(id)", "*", "~", "a\nb", "-n", "'", "\\");
   for (const sh of [["sh", "-c"], ["bash", "-c"], ["zsh", "-f", "-c"]]) {
-    assertEquals(await shellEcho(sh, words, quotePosix), words, sh[0]);
+    assertEquals(await shellEcho(sh, words, shQuote), words, sh[0]);
   }
   assertEquals(await shellEcho(["fish", "--no-config", "-c"], words, quoteFish), words, "fish");
 });
@@ -90,7 +91,7 @@ Deno.test("run scripts and typed lines per shell", () => {
     armedPath: "/d/a-1",
   };
   const posix = runScript("posix", parts);
-  assert(posix.includes(`eval 'echo '\\''x'\\'''`), posix);
+  assert(posix.includes(`eval 'echo '\\''x'\\'\n`), posix);
   assert(posix.includes("tmux-mcp-00ff-s") && posix.includes("tmux-mcp-00ff-e"));
   const fish = runScript("fish", parts);
   assert(fish.includes(`eval 'echo \\'x\\''`), fish);

@@ -1,5 +1,5 @@
 /**
- * The file policy (lib/tools/files.ts) through the MCP client against real
+ * The file policy (lib/policy/files.ts) through the MCP client against real
  * tmux: FIFOs without a peer, devices, /proc, descriptors of the server
  * itself, symlinks to all of these, directories, and --files-root. Every
  * refusal must come back at once (a FIFO used to hang until the client's
@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
 import { tempDir } from "./pane_helpers.ts";
-import { readFileChecked, writeFileChecked } from "../lib/tools/files.ts";
+import { readFileChecked, writeFileChecked } from "../lib/policy/files.ts";
 
 async function mkfifo(path: string): Promise<void> {
   const r = await new Deno.Command("mkfifo", { args: [path] }).output();
@@ -180,7 +180,7 @@ Deno.test("file policy: this process's stdout is never written, however a link r
   const script = `${dir}/probe.ts`;
   await Deno.writeTextFile(
     script,
-    `import { writeFileChecked, readFileChecked } from ${JSON.stringify(ROOT + "lib/tools/files.ts")};
+    `import { writeFileChecked, readFileChecked } from ${JSON.stringify(ROOT + "lib/policy/files.ts")};
 const [out, dir] = Deno.args;
 await Deno.symlink("/proc/" + Deno.pid + "/fd/1", dir + "/via-pid");
 await Deno.mkdir(dir + "/d");

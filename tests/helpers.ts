@@ -99,7 +99,8 @@ export interface TmuxFixture {
   kill(): Promise<void>;
 }
 
-async function runTmux(socketName: string, args: string[], stdin?: Uint8Array): Promise<string> {
+/** Runs a tmux client on the test server `socketName` (with stdin bytes when given); throws with its stderr on failure. */
+export async function runTmux(socketName: string, args: string[], stdin?: Uint8Array): Promise<string> {
   const child = new Deno.Command("tmux", {
     args: ["-u", "-L", socketName, ...args], // -u as the executor: UTF-8 even without a UTF-8 locale
     stdin: stdin ? "piped" : "null",

@@ -1,5 +1,5 @@
 /**
- * Nothing left behind by a server killed with SIGKILL (lib/server/leftovers.ts):
+ * Nothing left behind by a server killed with SIGKILL (lib/host/process.ts, lib/server/sweep.ts):
  * its result buffers and temp directories carry its pid, and the next server
  * sweeps them at start.
  */
@@ -9,7 +9,7 @@ import { startWait, withShell } from "./exec_fixtures.ts";
 import { connect, type McpFixture, runProcess, startTmux } from "./helpers.ts";
 import { startSshd } from "./ssh_fixture.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
-import { alivePids } from "../lib/server/leftovers.ts";
+import { alivePids } from "../lib/host/process.ts";
 
 async function entries(dir: string): Promise<string[]> {
   const names: string[] = [];

@@ -31,16 +31,20 @@ export async function waitUntil<T>(
   throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : String(last)})`);
 }
 
-/** Waits until the visible screen (plus history) of `target` matches `pattern`; returns the text. */
+/**
+ * Waits until the visible screen (plus history) of `target` matches
+ * `pattern` (a regex, or a test of the text); returns the text.
+ */
 export function waitForPane(
   tmux: Pick<TmuxFixture, "tmux">,
   target: string,
-  pattern: RegExp,
+  pattern: RegExp | ((text: string) => boolean),
   timeoutMs?: number,
 ): Promise<string> {
-  return waitUntil(`pane ${target} to show ${pattern}`, async () => {
+  const what = pattern instanceof RegExp ? `${pattern}` : "the expected text";
+  return waitUntil(`pane ${target} to show ${what}`, async () => {
     const text = await tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", target);
-    return pattern.test(text) ? text : "";
+    return (pattern instanceof RegExp ? pattern.test(text) : pattern(text)) ? text : "";
   }, timeoutMs);
 }
 

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
-import { waitText, windowRunning } from "./workspace_fixtures.ts";
+import { windowRunning } from "./workspace_fixtures.ts";
+import { waitForPane } from "./pane_helpers.ts";
 
 async function readText(client: { readResource(p: { uri: string }): Promise<unknown> }, uri: string) {
   const r = await client.readResource({ uri }) as { contents: { uri: string; text?: string; mimeType?: string }[] };
@@ -47,7 +48,7 @@ Deno.test("resources list sessions and panes and read them; a missing object is 
       assertEquals([facts.pane_id, facts.window_index], [pane, 1]);
     }
 
-    await waitText(tmux, pane, (t) => t.includes("700\n"));
+    await waitForPane(tmux, pane, (t) => t.includes("700\n"), 30_000);
     const content = await readText(client, `${paneUri}/content`);
     assertEquals(content.mimeType, "text/plain");
     const lines = content.text.split("\n");

@@ -106,7 +106,7 @@ exit $rc
     const calls = Array.from({ length: 24 }, (_, i) => mcp.ok("set-buffer", { name: `b${i}`, content: `${i}` }));
     await Promise.all(calls);
     const peaks = (await Deno.readTextFile(`${state}/peaks`)).trim().split("\n").map(Number);
-    // 24 set-buffer, plus the list-buffers of the start's sweep of leftovers (lib/server/leftovers.ts).
+    // 24 set-buffer, plus the list-buffers of the start's sweep of leftovers (lib/server/sweep.ts).
     assert([24, 25].includes(peaks.length), `${peaks.length} tmux processes`);
     const peak = Math.max(...peaks);
     assert(peak <= 3, `peak concurrency ${peak} exceeds 3`);

@@ -8,7 +8,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture } from "./helpers.ts";
 import { NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
-import { remotePath } from "../lib/tools/files.ts";
+import { remotePath } from "../lib/policy/files.ts";
 import { typedLine } from "../lib/exec/shell.ts";
 
 /** sshd + remote tmux + an MCP server with `--ssh`, torn down together. */

@@ -7,37 +7,7 @@
  * `deno info` reports, not from timings.
  */
 import { assert } from "./assert.ts";
-import { ROOT } from "./helpers.ts";
-
-interface GraphModule {
-  specifier: string;
-  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-}
-
-/** The module graph of main.ts: each module's code dependencies, split into static and dynamic ones. */
-async function graph(): Promise<Map<string, { static: string[]; dynamic: string[] }>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "main.ts"],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert(out.success, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    modules: GraphModule[];
-    redirects: Record<string, string>;
-  };
-  const canonical = (s: string) => info.redirects[s] ?? s;
-  const edges = new Map<string, { static: string[]; dynamic: string[] }>();
-  for (const m of info.modules) {
-    const e = { static: [] as string[], dynamic: [] as string[] };
-    for (const d of m.dependencies ?? []) {
-      if (d.code) (d.isDynamic ? e.dynamic : e.static).push(canonical(d.code.specifier));
-    }
-    edges.set(canonical(m.specifier), e);
-  }
-  return edges;
-}
+import { local, moduleGraph } from "./module_graph.ts";
 
 /** Every module reached from `root` along static imports only. */
 function staticallyReached(edges: Map<string, { static: string[] }>, root: string): Set<string> {
@@ -51,12 +21,10 @@ function staticallyReached(edges: Map<string, { static: string[] }>, root: strin
   return seen;
 }
 
-const local = (path: string) => new URL(path, `file://${ROOT}`).href;
-
 /** Heavy modules, each with where it is imported dynamically (so the check below checks something). */
 const LAZY: { module: string; importedBy: string }[] = [
   { module: local("lib/tools/mod.ts"), importedBy: local("lib/server/server.ts") },
-  { module: local("lib/budget/mod.ts"), importedBy: local("lib/server/server.ts") },
+  { module: local("lib/server/budget.ts"), importedBy: local("lib/server/server.ts") },
   { module: local("lib/server/pipeline.ts"), importedBy: local("lib/server/server.ts") },
   { module: local("lib/doctor/mod.ts"), importedBy: local("main.ts") },
   { module: "npm:/@xterm/headless@6.0.0", importedBy: local("lib/terminal/emulator.ts") },
@@ -67,7 +35,7 @@ const TOOLS_ONLY = ["lib/search/search.ts", "lib/tools/schemas.ts", "lib/tools/s
   .map(local);
 
 Deno.test("answering initialize loads no tool, budget, pipeline, doctor, search code or terminal emulator", async () => {
-  const edges = await graph();
+  const edges = await moduleGraph("main.ts");
   const eager = staticallyReached(edges, local("main.ts"));
   for (const { module, importedBy } of LAZY) {
     assert(edges.get(importedBy)?.dynamic.includes(module), `${importedBy} no longer imports ${module} dynamically`);

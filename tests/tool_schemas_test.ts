@@ -13,8 +13,10 @@ import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
 import { inspectorFindings, missingRequired, strictValidator, typeArrays } from "./schema_check.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
-import { closest, editDistance } from "../lib/server/closest.ts";
+import { closest, editDistance } from "../lib/tools/closest.ts";
 import fc from "fast-check";
+import { z } from "zod";
+import { defineTool } from "../lib/tools/declared.ts";
 
 Deno.test("every listed schema is strict: no type arrays, required declared, compiles under Ajv strict mode", async () => {
   await withServer(async (mcp) => {
@@ -152,4 +154,29 @@ Deno.test("closest stops computing a distance once it cannot matter, and picks w
     }),
     { numRuns: 2000 },
   );
+});
+
+Deno.test("a declared target kind is the one source of the target parameter", () => {
+  for (const t of TOOLS.filter((t) => t.target !== undefined)) {
+    const param = (t.input.shape as Record<string, z.ZodType>).target;
+    assert.ok(param, `${t.name} declares target "${t.target}" and gets the parameter`);
+    assert.equal(Object.keys(t.input.shape)[0], "target", `${t.name}: target comes first`);
+    const want = t.exactTarget ? `exact ${t.target}` : t.target;
+    const inner = (param instanceof z.ZodOptional ? param.unwrap() : param) as z.ZodType;
+    assert.equal(inner.description, want, `${t.name}: described by its kind`);
+    assert.equal(param.safeParse(undefined).success, !t.exactTarget && !t.targetRequired, `${t.name}: optional?`);
+  }
+  const twice = () =>
+    defineTool({
+      name: "x",
+      title: "x",
+      description: "x",
+      toolset: "workspace",
+      tier: "readonly",
+      target: "pane",
+      input: z.object({ target: z.string() }),
+      output: z.object({}),
+      handler: () => Promise.resolve({ structured: {} }),
+    });
+  assert.throws(twice, /comes from the declared kind/);
 });

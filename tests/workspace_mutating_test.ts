@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, endTmux, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, endTmux, runTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 interface Created {
@@ -77,7 +77,10 @@ Deno.test("new {what: session}: command runs via the shell; bad names, duplicate
       await mcp.err("new", { what: "session", name: "cmd" }),
       /session named "cmd" already exists.*another name/,
     );
-    assertMatch(await mcp.err("new", { what: "session", cwd: "/nonexistent/dir" }), /not an existing directory/);
+    assertMatch(
+      await mcp.err("new", { what: "session", cwd: "/nonexistent/dir" }),
+      /directory "\/nonexistent\/dir" does not exist/,
+    );
     assertMatch(await mcp.err("new", { what: "session", cwd: "relative" }), /path must be absolute/);
     assertMatch(await mcp.err("new", { what: "session", env: { "1BAD": "x" } }), /env/);
   });
@@ -350,10 +353,3 @@ Deno.test("tiers: readonly serves none of these tools, mutating none of the kill
     }
   }, DESTRUCTIVE);
 });
-
-async function runTmux(socket: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("tmux", { args: ["-L", socket, ...args], stdout: "piped", stderr: "piped" })
-    .output();
-  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
-}

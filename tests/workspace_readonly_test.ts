@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture, startTmux, textOf, withServer } from "./helpers.ts";
-import { sleep, waitText, windowRunning } from "./workspace_fixtures.ts";
+import { sleep, windowRunning } from "./workspace_fixtures.ts";
+import { waitForPane } from "./pane_helpers.ts";
 
 type Pane =
   & { pane_id: string; session_name: string; window_index: number; pane_index: number }
@@ -85,7 +86,7 @@ Deno.test("unknown and ambiguous targets are errors that name the listing tools"
 Deno.test("capture-pane keeps the newest lines, says how many were dropped, joins wraps and keeps colours on request", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await windowRunning(tmux, "main:1", "seq 1 300");
-    await waitText(tmux, pane, (s) => s.includes("300\n"));
+    await waitForPane(tmux, pane, (s) => s.includes("300\n"), 30_000);
     const r = await mcp.ok("capture-pane", { target: pane, start: -1000, max_lines: 50 });
     assertEquals(String(r.text).split("\n"), Array.from({ length: 50 }, (_, i) => String(251 + i)));
     assertEquals([r.lines, r.dropped_lines], [50, 250]);
@@ -100,7 +101,7 @@ Deno.test("capture-pane keeps the newest lines, says how many were dropped, join
     assertEquals(slice.text, "257\n258\n259", "line -1 is the one just above the screen");
 
     const wide = await windowRunning(tmux, "main:2", "printf '%0300d\\n' 7; printf '\\033[31mred\\033[0m\\n'");
-    await waitText(tmux, wide, (s) => s.includes("red"));
+    await waitForPane(tmux, wide, (s) => s.includes("red"), 30_000);
     const joined = String((await mcp.ok("capture-pane", { target: wide })).text).split("\n");
     assertEquals(joined[0], "0".repeat(299) + "7");
     const rows = String((await mcp.ok("capture-pane", { target: wide, join_wrapped: false })).text).split("\n");
@@ -116,7 +117,7 @@ Deno.test("capture-pane keeps the newest lines, says how many were dropped, join
 Deno.test("snapshot-pane returns screen, cursor, size, mode flags and history in one result", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await windowRunning(tmux, "main:1", "printf 'first\\nsecond\\nab'");
-    await waitText(tmux, pane, (s) => s.includes("ab"));
+    await waitForPane(tmux, pane, (s) => s.includes("ab"), 30_000);
     const s = await mcp.ok("snapshot-pane", { target: pane });
     assertEquals([s.cursor_x, s.cursor_y, s.width, s.height], [2, 2, 120, 40]);
     assertEquals(String(s.text).split("\n"), ["first", "second", "ab"]);
@@ -134,7 +135,7 @@ Deno.test("snapshot-pane returns screen, cursor, size, mode flags and history in
     assertEquals([c.mode, c.in_mode], ["copy-mode", true]);
 
     const alt = await windowRunning(tmux, "main:2", "printf '\\033[?1049hfull screen'");
-    await waitText(tmux, alt, (t) => t.includes("full screen"));
+    await waitForPane(tmux, alt, (t) => t.includes("full screen"), 30_000);
     assertEquals((await mcp.ok("snapshot-pane", { target: alt })).alternate_on, true);
   });
 });
@@ -143,8 +144,8 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
   await withServer(async (mcp, tmux) => {
     const a = await windowRunning(tmux, "main:1", 'for i in 1 2 3 4; do echo "needle a$i"; done; echo other');
     const b = await windowRunning(tmux, "main:2", "echo NEEDLE b1; seq 1 100; echo needle b2");
-    await waitText(tmux, a, (s) => s.includes("other"));
-    await waitText(tmux, b, (s) => s.includes("needle b2"));
+    await waitForPane(tmux, a, (s) => s.includes("other"), 30_000);
+    await waitForPane(tmux, b, (s) => s.includes("needle b2"), 30_000);
 
     type Found = {
       total_matches: number;
@@ -190,7 +191,7 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
     assertMatch(await mcp.err("search-panes", { query: "(", mode: "regex" }), /^invalid regex "\(".*mode "literal"/);
 
     const as = await windowRunning(tmux, "main:3", `printf '%s!\\n' ${"a".repeat(40)}`);
-    await waitText(tmux, as, (s) => s.includes(`${"a".repeat(40)}!`));
+    await waitForPane(tmux, as, (s) => s.includes(`${"a".repeat(40)}!`), 30_000);
     const slow = await mcp.err("search-panes", { query: "^(a+)+$", mode: "regex" });
     assertMatch(slow, /took too long and was stopped after 3000 ms of matching/);
     // The server still answers after the runaway regex was stopped.

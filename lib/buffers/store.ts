@@ -14,11 +14,11 @@
  */
 import { COMMAND_SEPARATOR, type RunOptions, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
-import { createFileLocks, type FileLocks, KeyedLocks, socketIdentity } from "./locks.ts";
+import { createFileLocks, type FileLocks, KeyedLocks, socketIdentity } from "../host/locks.ts";
 import { formatLiteral } from "../tmux/quote.ts";
 import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
 import type { ServerFileReader } from "./server_file.ts";
-import { tempPrefix } from "../server/leftovers.ts";
+import { tempPrefix } from "../host/process.ts";
 
 export interface BufferInfo {
   name: string;

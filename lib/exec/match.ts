@@ -15,7 +15,7 @@
  * m.close();
  * ```
  */
-import { compileRegex, type LineHit, literalHits } from "../text/line_search.ts";
+import { compileRegex, type LineHit, literalHits } from "../search/line_search.ts";
 import type { RegexService } from "../search/worker_pool.ts";
 
 export interface MatchSpec {

@@ -22,7 +22,7 @@
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import type { ResolvedTarget } from "../tmux/target.ts";
-import type { Services, ToolContext } from "../tools/tool.ts";
+import type { ExecContext, ExecServices } from "./context.ts";
 import { UserError } from "../errors.ts";
 import { splitRows, tail, trimTrailingBlank } from "./text.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
@@ -54,7 +54,7 @@ export async function paneIfAlive(tmux: TmuxExecutor, paneId: string): Promise<P
  * live: every byte printed from then on is seen, in order.
  */
 export async function observePane(
-  services: Services,
+  services: Pick<ExecServices, "tmux" | "exec">,
   pane: PaneInfo,
   onBytes: (bytes: Uint8Array) => void,
 ): Promise<Observation> {
@@ -137,7 +137,7 @@ export interface PaneWait<T> {
  * read its screen tail and warnings.
  */
 export async function waitOnPane<T>(
-  ctx: ToolContext,
+  ctx: ExecContext,
   w: PaneWait<T>,
 ): Promise<{
   pane: PaneInfo;

@@ -25,7 +25,7 @@
  */
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import type { PaneInfo } from "../tmux/panes.ts";
-import type { ToolContext } from "../tools/tool.ts";
+import type { ExecContext } from "./context.ts";
 import { EnvironmentError, UserError } from "../errors.ts";
 import { readScreen, readSince, type SinceRead } from "./grid.ts";
 import { trackRun } from "./handshake.ts";
@@ -35,9 +35,8 @@ import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
 import { awaitPrompt } from "./prompt.ts";
-import { resolvedOf } from "../tools/workspace/shapes.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
-import type { ResolvedTarget } from "../tmux/target.ts";
+import { resolvedOf, type ResolvedTarget } from "../tmux/target.ts";
 
 export interface RunRequest {
   /** The pane the pipeline resolved (run-command declares `target: "pane"`). */
@@ -68,7 +67,7 @@ function describe(command: string): string {
 }
 
 /** Runs one command; see the module documentation. */
-export async function runCommand(ctx: ToolContext, req: RunRequest): Promise<RunResult> {
+export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<RunResult> {
   const started = performance.now();
   const rt = ctx.exec;
   const { tmux } = ctx;
@@ -126,7 +125,7 @@ function result(read: SinceRead, ids: Ids, r: Outcome, t0: number): RunResult {
 }
 
 async function runLocked(
-  ctx: ToolContext,
+  ctx: ExecContext,
   rt: ExecRuntime,
   req: RunRequest,
   info: { pane: PaneInfo; socketPath: string },

@@ -28,7 +28,7 @@ import type { RunFiles } from "./handshake.ts";
 import type { Config } from "../config.ts";
 import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
-import { tempPrefix } from "../server/leftovers.ts";
+import { tempPrefix } from "../host/process.ts";
 
 /**
  * A run's script and "armed" flag (the shell waits in a handshake only while it exists): files in a

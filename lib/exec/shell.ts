@@ -47,6 +47,7 @@
  * typedLine(flavor!, "/tmp/tmux-mcp-x/r-1"); // " . '/tmp/tmux-mcp-x/r-1'"
  * ```
  */
+import { shQuote } from "../tmux/quote.ts";
 
 /** How a shell is driven: POSIX-family syntax (bash, zsh, sh, dash, ksh) or fish. */
 export type ShellFlavor = "posix" | "fish";
@@ -66,11 +67,6 @@ const FLAVORS: Record<string, ShellFlavor> = {
 export function shellFlavor(currentCommand: string): ShellFlavor | undefined {
   const name = currentCommand.replace(/^-/, "").split("/").pop() ?? "";
   return Object.hasOwn(FLAVORS, name) ? FLAVORS[name] : undefined;
-}
-
-/** Quotes a string as one word for POSIX shells: single quotes, `'` written as `'\''`. */
-export function quotePosix(s: string): string {
-  return "'" + s.replaceAll("'", "'\\''") + "'";
 }
 
 /** Quotes a string as one word for fish: single quotes, with `\` and `'` escaped. */
@@ -132,7 +128,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       "",
     ].join("\n");
   }
-  const q = quotePosix;
+  const q = shQuote;
   const wait = (channel: string) => `: "$(${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)"`;
   const armed = p.inBuffers
     ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
@@ -175,10 +171,10 @@ export function typedLine(
 ): string {
   const part = typeof p === "string" ? { scriptPath: p, tmuxBin: "", socketPath: "" } : p;
   if (typeof p !== "string" && p.inBuffers) {
-    const q = flavor === "fish" ? quoteFish : quotePosix;
+    const q = flavor === "fish" ? quoteFish : shQuote;
     const read = `${q(part.tmuxBin)} -S ${q(part.socketPath)} show-buffer -b ${q(part.scriptPath)}`;
     // fish: `source (… | psub)`, not `… | source`: the command's stdin stays the terminal.
     return flavor === "fish" ? ` source (${read} | psub)` : ` eval "$(${read})"`;
   }
-  return flavor === "fish" ? ` source ${quoteFish(part.scriptPath)}` : ` . ${quotePosix(part.scriptPath)}`;
+  return flavor === "fish" ? ` source ${quoteFish(part.scriptPath)}` : ` . ${shQuote(part.scriptPath)}`;
 }

@@ -14,13 +14,13 @@
  * if (end.kind === "timeout") console.log("no match within 30 s");
  * ```
  */
-import type { ToolContext } from "../tools/tool.ts";
+import type { CallControl } from "./context.ts";
 import { UserError } from "../errors.ts";
 
 export type WaitEnd<T> = { kind: "done"; value: T } | { kind: "timeout" } | { kind: "cancelled" };
 
 export interface WaitOptions {
-  ctx: Pick<ToolContext, "signal" | "progress">;
+  ctx: CallControl;
   /** performance.now() when the call started; elapsed and the deadline count from here. */
   started: number;
   timeoutMs: number;

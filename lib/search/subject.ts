@@ -26,7 +26,7 @@
  * ```
  */
 import { isAscii } from "node:buffer";
-import { charStartAtOrAfter, charStartAtOrBefore, isContinuation } from "../buffers/utf8.ts";
+import { charStartAtOrAfter, charStartAtOrBefore, isContinuation } from "../text/utf8.ts";
 import { createOffsetCursor, createTextCursor, type OffsetCursor } from "./offsets.ts";
 import { byteString, DECODE_CHUNK, decodePieces, decodeUtf8, release, validByteString } from "./text.ts";
 

@@ -17,7 +17,7 @@
  * ```
  */
 import { Buffer, isUtf8 } from "node:buffer";
-import { isContinuation } from "../buffers/utf8.ts";
+import { isContinuation } from "../text/utf8.ts";
 
 export { isContinuation };
 

@@ -5,7 +5,7 @@
  * (name, title, description, schemas, annotations), and which tools a server
  * serves follows from each entry's toolset and tier.
  *
- * `deno task listing` writes the file (lib/tools/write_listing.ts);
+ * `deno task listing` writes the file (lib/server/write_listing.ts);
  * tests/tool_listing_test.ts fails when it differs from the table.
  *
  * @example

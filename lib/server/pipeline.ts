@@ -14,7 +14,6 @@
  * const result = await pipeline.call("list-buffers", {}, extra);
  * ```
  */
-import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
 import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
@@ -22,7 +21,7 @@ import { EnvironmentError, RefusedError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
-import { closest, parameterNames } from "./closest.ts";
+import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
 
 /** What the pipeline needs from the SDK's per-request `extra`. */
@@ -62,26 +61,6 @@ export interface Pipeline {
 }
 
 const ID_KEYS = ["session_id", "window_id", "pane_id", "buffer_id"] as const;
-
-/**
- * zod issues → one line: `field: problem; field: problem`. `known` (the
- * parameter names of the object at each path) lets an unknown parameter
- * name its closest valid one.
- */
-export function describeIssues(error: z.ZodError, known?: (path: readonly PropertyKey[]) => string[]): string {
-  return error.issues.slice(0, 5).map((i) => {
-    const path = i.path.length ? i.path.join(".") : "arguments";
-    if (i.code === "unrecognized_keys") {
-      const valid = known?.(i.path) ?? [];
-      const keys = i.keys.map((k) => {
-        const near = closest(k, valid);
-        return near ? `${k} (did you mean ${near}?)` : k;
-      });
-      return `${path}: unknown parameter(s) ${keys.join(", ")}`;
-    }
-    return `${path}: ${i.message}`;
-  }).join("; ");
-}
 
 /** A handler's output as the client receives it (before result stages). */
 export function outputResult(out: ToolOutput<unknown>): CallToolResult {

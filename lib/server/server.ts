@@ -38,7 +38,7 @@ import { createTmuxEngine } from "../tmux/engine.ts";
 import { controlDirPath, createSshLauncher } from "../tmux/ssh.ts";
 import { createBufferStore } from "../buffers/store.ts";
 import { createServerFileReader } from "../buffers/server_file.ts";
-import { sweepLeftovers } from "./leftovers.ts";
+import { sweepLeftovers } from "./sweep.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { createSearchPool } from "../search/worker_pool.ts";
 import { createExecRuntime } from "../exec/runtime.ts";
@@ -294,7 +294,7 @@ async function toolPipeline(
   audit: AuditSink,
 ): Promise<Pipeline> {
   const [{ createBudget }, { createPipeline }] = await Promise.all([
-    import("../budget/mod.ts"),
+    import("./budget.ts"),
     import("./pipeline.ts"),
   ]);
   // Budget suggestions name only served tools; the pipeline decides which those are.

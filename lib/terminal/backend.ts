@@ -15,7 +15,7 @@
  * const screen = await backend.screen(session_id, false);
  * ```
  */
-import type { FilePolicy } from "../tools/files.ts";
+import type { FilePolicy } from "../policy/files.ts";
 import type { TerminalBackendName } from "../config.ts";
 import { UserError } from "../errors.ts";
 
@@ -86,7 +86,7 @@ export interface TerminalBackend {
   lines(id: string, count: number): Promise<string[]>;
   /**
    * Appends raw program output to `path` (absolute, byte-exact) from now on;
-   * the file is opened under the file policy (lib/tools/files.ts).
+   * the file is opened under the file policy (lib/policy/files.ts).
    */
   captureStart(id: string, path: string, policy: FilePolicy): Promise<void>;
   /** Stops capturing; returns the file that was being written. */

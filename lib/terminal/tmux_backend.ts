@@ -23,7 +23,7 @@
  * ```
  */
 import { log } from "../log.ts";
-import { prepareWrite, remotePath } from "../tools/files.ts";
+import { prepareWrite, remotePath } from "../policy/files.ts";
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { formatLiteral, pipeToFileCommand, shellLine } from "../tmux/quote.ts";
 import {
@@ -39,9 +39,11 @@ import {
   type TerminalBackend,
 } from "./backend.ts";
 import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
-import { tempPrefix } from "../server/leftovers.ts";
+import { tempPrefix } from "../host/process.ts";
 import { hangUpSession } from "./hangup.ts";
 import { libc } from "./pty/ffi.ts";
+import { splitLines } from "../text/lines.ts";
+import { parseRow, parseRows, type Row, rowFormat, type RowSpec } from "../tmux/rows.ts";
 
 /** Session names are `<prefix>-<server pid>-<session id>`. */
 export const SESSION_PREFIX = "mcp-pty";
@@ -70,6 +72,7 @@ interface Meta {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 function encodeMeta(meta: Meta): string {
   return btoa(String.fromCharCode(...encoder.encode(JSON.stringify(meta))));
@@ -98,23 +101,40 @@ function processAlive(pid: number): boolean {
   }
 }
 
-const PANE_FORMAT = "#{pane_id}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{pane_height}\t#{pane_width}";
+const PANE = {
+  pane: ["pane_id", "id"],
+  dead: ["pane_dead", "bool"],
+  status: ["pane_dead_status", "int?"],
+  signal: ["pane_dead_signal", "int?"],
+  rows: ["pane_height", "int"],
+  cols: ["pane_width", "int"],
+} as const satisfies RowSpec;
 
-/** `list-panes -F PANE_FORMAT` output by pane id. */
-function parsePanes(text: string): Map<string, string[]> {
-  return new Map(
-    lines(text).map((l) => {
-      const f = l.split("\t");
-      return [f[0], f] as const;
-    }),
-  );
+/** `list-panes -F rowFormat(PANE)` output by pane id. */
+function parsePanes(out: Uint8Array): Map<string, Row<typeof PANE>> {
+  return new Map(parseRows(PANE, out).rows.map((p) => [p.pane, p]));
 }
 
-function lines(text: string): string[] {
-  const out = text.split("\n");
-  if (out.at(-1) === "") out.pop();
-  return out;
-}
+/** A pty session's tmux session and pane, for adopting kept ones. */
+const KEPT = {
+  name: ["session_name", "str"],
+  pane: ["pane_id", "id"],
+  panePid: ["pane_pid", "int"],
+  meta: [META_OPTION, "str"],
+} as const satisfies RowSpec;
+
+/** Whether a pane is dead, and its tty. */
+const FACTS = { dead: ["pane_dead", "bool"], tty: ["pane_tty", "str"] } as const satisfies RowSpec;
+
+/** Whether a pane is dead, and how its program ended. */
+const EXIT = {
+  dead: ["pane_dead", "bool"],
+  status: ["pane_dead_status", "int?"],
+  signal: ["pane_dead_signal", "int?"],
+} as const satisfies RowSpec;
+
+/** A client of a pane: control mode (this server's own readers) or not (a person). */
+const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 
 /** The tmux backend over an executor: in the server, the engine (lib/tmux/engine.ts), which owns every connection. */
 export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions): TerminalBackend {
@@ -128,21 +148,20 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
   /** Sessions left behind by a server that no longer runs (kept, or after a crash) become ours. */
   async function adopt(): Promise<void> {
-    let out: string;
+    let out: Uint8Array;
     try {
-      out = await tmux.text(["list-panes", "-a", "-F", `#{session_name}\t#{pane_id}\t#{pane_pid}\t#{${META_OPTION}}`]);
+      out = await tmux.run(["list-panes", "-a", "-F", rowFormat(KEPT)]);
     } catch (e) {
       if (e instanceof TmuxError && e.kind === "no-server") return;
       throw e;
     }
     const pattern = new RegExp(`^${SESSION_PREFIX}-(\\d+)-(.+)$`);
-    for (const line of lines(out)) {
-      const [name, pane, panePid, rawMeta] = line.split("\t");
+    for (const { name, pane, panePid, meta: rawMeta } of parseRows(KEPT, out).rows) {
       const m = pattern.exec(name);
       if (!m || Number(m[1]) === Deno.pid || !SESSION_ID_PATTERN.test(m[2]) || table.has(m[2])) continue;
       // A server's pid says nothing about servers on other machines sharing a remote tmux: adopt none there.
       if (tmux.remote !== undefined || processAlive(Number(m[1]))) continue;
-      const meta = decodeMeta(rawMeta ?? "");
+      const meta = decodeMeta(rawMeta);
       const id = m[2];
       try {
         await tmux.run(["rename-session", "-t", `=${name}`, nameOf(id)]);
@@ -153,7 +172,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       table.set(id, {
         name: nameOf(id),
         pane,
-        panePid: Number(panePid),
+        panePid,
         command: meta?.command ?? "",
         createdAt: meta?.created_at ?? new Date().toISOString(),
       });
@@ -168,8 +187,13 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
   /** Runs tmux for one session; a pane that vanished (killed outside this server) means the session is gone. */
   async function run(id: string, args: TmuxArg[]): Promise<string> {
+    return decoder.decode(await runBytes(id, args));
+  }
+
+  /** {@linkcode run}, for output read as bytes (rows). */
+  async function runBytes(id: string, args: TmuxArg[]): Promise<Uint8Array> {
     try {
-      return await tmux.text(args);
+      return await tmux.run(args);
     } catch (e) {
       if (e instanceof TmuxError && (e.kind === "no-server" || /can't find (pane|session|window)/.test(e.message))) {
         table.delete(id);
@@ -237,13 +261,13 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       for (let off = 0; off < bytes.length; off += SEND_CHUNK) {
         const chunk = bytes.subarray(off, off + SEND_CHUNK);
         // Checking first in the same call: a dead pane silently drops keys.
-        const out = await run(id, [
-          ...["display-message", "-p", "-t", s.pane, "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"],
+        const out = await runBytes(id, [
+          ...["display-message", "-p", "-t", s.pane, rowFormat(EXIT)],
           sep,
           ...["send-keys", "-t", s.pane, "-H", ...hex(chunk)],
         ]);
-        const [dead, status, signal] = out.trim().split(" ");
-        if (dead === "1") throw sessionExited(id, exitCode(status, signal));
+        const { dead, status, signal } = parseRow(EXIT, out);
+        if (dead) throw sessionExited(id, exitCode(status, signal));
       }
     },
 
@@ -254,7 +278,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
     async screen(id, colors) {
       const s = await session(id);
-      const out = lines(
+      const out = splitLines(
         await run(id, [
           ...["display-message", "-p", "-t", s.pane, "#{pane_height} #{pane_width}"],
           sep,
@@ -277,15 +301,15 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       await ready();
       const entries = table.entries();
       if (entries.length === 0) return [];
-      const listPanes: TmuxArg[] = ["list-panes", "-a", "-F", PANE_FORMAT];
-      let panes: Map<string, string[]>;
+      const listPanes: TmuxArg[] = ["list-panes", "-a", "-F", rowFormat(PANE)];
+      let panes: Map<string, Row<typeof PANE>>;
       try {
-        panes = parsePanes(await tmux.text(listPanes));
+        panes = parsePanes(await tmux.run(listPanes));
         const ours = entries.map(([, s]) => panes.get(s.pane));
-        if (ours.some((f) => f?.[1] === "1" && exitCode(f[2], f[3]) === undefined)) {
+        if (ours.some((f) => f?.dead && exitCode(f.status, f.signal) === undefined)) {
           // tmux 3.3 sometimes misses a SIGCHLD under load and leaves a dead pane's program unreaped
           // (no exit status) until some other child of the server exits. A trivial job provides one.
-          panes = parsePanes(await tmux.text(["run-shell", ":", sep, ...listPanes]));
+          panes = parsePanes(await tmux.run(["run-shell", ":", sep, ...listPanes]));
         }
       } catch (e) {
         if (!(e instanceof TmuxError && e.kind === "no-server")) throw e;
@@ -300,13 +324,13 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         }
         // tmux marks a pane dead when its terminal closes, a moment before it reaps the program; like the
         // internal backend, report the exit once its code is known.
-        const code = f[1] === "1" ? exitCode(f[2], f[3]) : undefined;
+        const code = f.dead ? exitCode(f.status, f.signal) : undefined;
         result.push({
           session_id: id,
           command: s.command,
           created_at: s.createdAt,
-          rows: Number(f[4]),
-          cols: Number(f[5]),
+          rows: f.rows,
+          cols: f.cols,
           status: code === undefined ? "running" : "exited",
           ...(code === undefined ? {} : { exit_code: code }),
         });
@@ -330,7 +354,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
     async lines(id, count) {
       const s = await session(id);
-      return lines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
+      return splitLines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
     },
 
     async captureStart(id, path, policy) {
@@ -376,28 +400,22 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const s = await session(id);
       // Control-mode clients (this server's own read-only ones, while it waits on output or reads a buffer) are
       // not a human at a terminal, so only the others count.
-      const [facts, ...clientLines] = (await run(id, [
-        "display-message",
-        "-p",
-        "-t",
-        s.pane,
-        "#{pane_dead}\t#{pane_tty}",
+      const out = await runBytes(id, [
+        ...["display-message", "-p", "-t", s.pane, rowFormat(FACTS)],
         COMMAND_SEPARATOR,
-        "list-clients",
-        "-t",
-        s.pane,
-        "-F",
-        "#{client_control_mode}",
-      ])).split("\n");
-      const [dead, tty] = facts.split("\t");
-      const humans = clientLines.filter((l) => l === "0").length;
+        ...["list-clients", "-t", s.pane, "-F", rowFormat(CLIENT)],
+      ]);
+      const { rows: [facts], end } = parseRows(FACTS, out, 1);
+      if (!facts) throw new Error(`tmux printed no facts of pane ${s.pane}`);
+      const { dead, tty } = facts;
+      const humans = parseRows(CLIENT, out.subarray(end)).rows.filter((c) => !c.control).length;
       let hiddenInput: boolean | undefined;
       try {
-        hiddenInput = dead === "1" ? undefined : libc().ttyHiddenLineInput(tty);
+        hiddenInput = dead ? undefined : libc().ttyHiddenLineInput(tty);
       } catch {
         hiddenInput = undefined; // no FFI here: the hand-off ends on detach or exit only
       }
-      return { exited: dead === "1", clients: humans, hiddenInput };
+      return { exited: dead, clients: humans, hiddenInput };
     },
 
     async notifyAttached(id, message) {
@@ -419,9 +437,9 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 }
 
 /** tmux reports an exit status or a signal; a signal N is reported as 128 + N, as shells do. */
-function exitCode(status: string | undefined, signal: string | undefined): number | undefined {
-  if (status) return Number(status);
-  if (signal) return 128 + Number(signal);
+function exitCode(status: number | null, signal: number | null): number | undefined {
+  if (status !== null) return status;
+  if (signal !== null) return 128 + signal;
   return undefined;
 }
 

@@ -14,6 +14,7 @@
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "./executor.ts";
 import { getPane, type PANE_SPEC, type PaneFactsQuery, type PaneInfo, type PaneSpecPart } from "./panes.ts";
 import type { Row } from "./rows.ts";
+import { splitLines } from "../text/lines.ts";
 
 export interface CaptureOptions {
   /** First line: 0 = top of the visible screen, negative = scrollback. Default: top of the screen. */
@@ -168,12 +169,6 @@ function captureRange(
   return top <= bottom ? { top, bottom } : { top: bottom, bottom: top };
 }
 
-function lines(text: string): string[] {
-  const out = text.split("\n");
-  if (out.at(-1) === "") out.pop();
-  return out;
-}
-
 /**
  * Captures lines start..end of pane `paneId` (an id) as rows, one tmux call:
  * with `join`, the rows (`-N`) and the joined lines (`-J`) of the same range,
@@ -194,7 +189,7 @@ export async function captureRows<S extends CaptureSpec = typeof PANE_SPEC>(
         : captureArgs(t, plain),
   });
   const { top, bottom } = captureRange(pane, o.start, o.end);
-  const all = lines(decoder.decode(output));
+  const all = splitLines(decoder.decode(output));
   if (!o.join) return { pane, first: top, rows: all, wrapped: all.map(() => false) };
   const rows = all.slice(0, bottom - top + 1);
   const spans = joinedSpans(rows, all.slice(rows.length));

@@ -8,6 +8,7 @@
  *
  * @example
  * ```ts
+ * declare const started: Promise<void>; // e.g. a login's end
  * const quiet = waitingNotice('ssh host "devbox" to start tmux', 60_000);
  * try {
  *   await started;

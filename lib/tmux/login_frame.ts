@@ -20,6 +20,8 @@
  *
  * @example
  * ```ts
+ * declare const spawnSsh: (line: string) => Deno.ChildProcess;
+ * declare const hooks: Parameters<typeof framedChild>[2];
  * const sentinel = newSentinel();
  * const child = framedChild(spawnSsh(`echo ${sentinel}; echo ${sentinel} >&2; exec tmux -V`), sentinel, hooks);
  * const out = await child.output(); // stdout: "tmux 3.3a\n", whatever the rc files printed

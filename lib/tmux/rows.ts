@@ -139,3 +139,13 @@ export function parseRows<S extends RowSpec>(
   }
   return { rows, end: i };
 }
+
+/**
+ * The one row a command printed with {@linkcode rowFormat} (`display-message -p`,
+ * `new-window -P -F`); a {@linkcode RowParseError} when it printed none.
+ */
+export function parseRow<S extends RowSpec>(spec: S, out: Uint8Array): Row<S> {
+  const row = parseRows(spec, out, 1).rows[0];
+  if (row === undefined) throw new RowParseError("tmux printed no row");
+  return row;
+}

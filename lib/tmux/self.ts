@@ -23,6 +23,7 @@
 import type { TmuxExecutor } from "./executor.ts";
 import { RefusedError } from "../errors.ts";
 import { keySequence } from "./keys.ts";
+import { parseRows, rowFormat, type RowSpec } from "./rows.ts";
 
 /** Where this process runs on the configured tmux server. */
 export interface SelfLocation {
@@ -47,7 +48,14 @@ export interface LocateOptions {
   signal?: AbortSignal;
 }
 
-const ROW = "#{pid}\t#{socket_path}\t#{session_id}\t#{window_id}\t#{pane_id}\t#{pane_pid}";
+const ROW = {
+  pid: ["pid", "int"],
+  socket_path: ["socket_path", "str"],
+  session_id: ["session_id", "id"],
+  window_id: ["window_id", "id"],
+  pane_id: ["pane_id", "id"],
+  pane_pid: ["pane_pid", "int"],
+} as const satisfies RowSpec;
 
 /** Parses `TMUX=path,pid,index`; the path itself may contain commas. */
 export function parseTmuxEnv(value: string | undefined): { socketPath: string; pid: number } | undefined {
@@ -109,11 +117,7 @@ export async function locateSelf(tmux: TmuxExecutor, opts: LocateOptions = {}): 
   if (tmux.remote !== undefined) {
     return { inServer: false, pane_ids: [], window_ids: [], session_ids: [], evidence: [] };
   }
-  const out = await tmux.text(["list-panes", "-a", "-F", ROW], { signal: opts.signal });
-  const rows = out.split("\n").filter((l) => l.length > 0).map((l) => {
-    const [pid, socket_path, session_id, window_id, pane_id, pane_pid] = l.split("\t");
-    return { pid: Number(pid), socket_path, session_id, window_id, pane_id, pane_pid: Number(pane_pid) };
-  });
+  const { rows } = parseRows(ROW, await tmux.run(["list-panes", "-a", "-F", rowFormat(ROW)], { signal: opts.signal }));
   const loc: SelfLocation = {
     socket_path: rows[0]?.socket_path,
     inServer: false,

@@ -61,7 +61,7 @@
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
 import { type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
-import { ownUid } from "../buffers/locks.ts";
+import { ownUid } from "../host/process.ts";
 import { framedChild, loginStarted, newSentinel } from "./login_frame.ts";
 import { CONNECT_TIMEOUT_MS, slowLine, waitingNotice } from "./connect_wait.ts";
 import { log } from "../log.ts";

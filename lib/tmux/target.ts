@@ -32,6 +32,11 @@ export interface ResolvedTarget {
   defaulted: boolean;
 }
 
+/** Picks the resolved ids out of a pane's facts. */
+export function resolvedOf(pane: { session_id: string; window_id: string; pane_id: string }, defaulted: boolean) {
+  return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
+}
+
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 
@@ -58,7 +63,11 @@ export async function resolveTarget(
   return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
 }
 
-/** What an exact target names, for messages: the kind of object a destructive tool acts on. */
+/**
+ * The kind of tmux object a target names (tmux's `cmd_entry` target flags):
+ * what a tool declares it addresses, and what an exact target names in
+ * messages.
+ */
 export type TargetKind = "session" | "window" | "pane";
 
 const ID = /^[$@%]\d+$/;

@@ -13,7 +13,7 @@
  * ```
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { defineTool } from "./declared.ts";
 import type { CallToolResult } from "../sdk.ts";
 
 /** Most calls one batch runs. */

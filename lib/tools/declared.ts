@@ -4,7 +4,8 @@
  * target and tmux resolves it before `exec`): resolve the declared target
  * (exactly, for `exactTarget` tools; omitted: the current pane or the
  * entry's `targetDefault`) and check the declared wait bound
- * against --max-wait-ms. Families run it for the member they dispatch to.
+ * against --max-wait-ms. Families run it for the member they dispatch to;
+ * tools whose target depends on other arguments call {@linkcode resolve}.
  *
  * @example
  * ```ts
@@ -13,11 +14,28 @@
  * await tool.handler(args, ready);
  * ```
  */
-import type { AnyTool, ToolContext } from "./tool.ts";
-import { resolve } from "./workspace/common.ts";
+import { z } from "zod";
+import type { AnyTool, ToolContext, ToolDef } from "./tool.ts";
+import { targetParam } from "./schemas.ts";
 import { checkTimeout } from "../exec/wait.ts";
-import type { ResolvedTarget } from "../tmux/target.ts";
+import { exactTarget, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
 import { UserError } from "../errors.ts";
+
+/**
+ * A tool entry as the registry holds it, with type inference so an entry
+ * reads as a declaration. A declared `target` kind gives the input its
+ * `target` parameter (first, described by {@linkcode targetParam}), so the
+ * kind is written once.
+ */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): AnyTool {
+  if (def.target === undefined) return def as unknown as AnyTool;
+  if ("target" in def.input.shape) {
+    throw new Error(`${def.name}: the target parameter comes from the declared kind; drop it from input`);
+  }
+  const param = targetParam(def.target, { exact: def.exactTarget });
+  const target = def.exactTarget || def.targetRequired ? param : param.optional();
+  return { ...def, input: z.object({ target, ...def.input.shape }) } as unknown as AnyTool;
+}
 
 /** The context a tool's handler gets: resolved target and checked wait bound, per its declaration. */
 export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolContext> {
@@ -40,4 +58,19 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
 export function resolvedTarget(ctx: ToolContext): ResolvedTarget {
   if (!ctx.target) throw new Error("this tool does not declare a target, so none was resolved");
   return ctx.target;
+}
+
+/**
+ * Resolves a target (undefined → default pane) and records its ids for the
+ * audit line. For a tool declared `exactTarget`, the target must be given and
+ * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs).
+ */
+export async function resolve(ctx: ToolContext, target: string | undefined): Promise<ResolvedTarget> {
+  if (ctx.exactTarget && target === undefined) {
+    throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
+  }
+  const exact = ctx.exactTarget && target !== undefined ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
+  const t = await resolveTarget(ctx.tmux, exact, ctx.signal);
+  ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
+  return t;
 }

@@ -19,8 +19,7 @@
 import { z } from "zod";
 import { UserError } from "../errors.ts";
 import type { AnyTool } from "./tool.ts";
-import { describeIssues } from "../server/pipeline.ts";
-import { parameterNames } from "../server/closest.ts";
+import { describeIssues, parameterNames } from "./closest.ts";
 import { enter } from "./declared.ts";
 
 export interface FamilyDef {

@@ -10,7 +10,7 @@
  * ```
  */
 import { z } from "zod";
-import { targetSchema } from "../tmux/target.ts";
+import { type TargetKind, targetSchema } from "../tmux/target.ts";
 
 // Tab is allowed (names like "a\tb" are legitimate); newlines and other
 // control characters are not: tmux prints names raw, one per line.
@@ -45,9 +45,6 @@ export function waitTimeout(defaultMs: number) {
 
 /** How many last screen lines a waiting tool returns. */
 export const tailLines = z.number().int().min(0).max(500).default(20);
-
-/** What a tool addresses with its `target`: the tmux object kind (tmux's `cmd_entry` target flags). */
-export type TargetKind = "pane" | "window" | "session";
 
 /**
  * A target parameter: the kind it addresses (a wider object means its active

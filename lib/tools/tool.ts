@@ -1,12 +1,14 @@
 /**
- * What a tool is: one small declarative entry. The pipeline
- * (`lib/server/pipeline.ts`) applies tiers, validation, audit and response
- * budgets to every entry, so a tool only says what it is and does its work.
+ * What a tool is: one small declarative entry (made with `defineTool`,
+ * lib/tools/declared.ts). The pipeline (`lib/server/pipeline.ts`) applies
+ * tiers, validation, audit and response budgets to every entry, so a tool
+ * only says what it is and does its work.
  *
  * @example
  * ```ts
  * import { z } from "zod";
  * import { bufferName } from "./schemas.ts";
+ * import { defineTool } from "./declared.ts";
  * export default defineTool({
  *   name: "delete-buffer",
  *   title: "Delete a tmux buffer",
@@ -29,10 +31,10 @@ import type { Config, Tier, Toolset } from "../config.ts";
 import type { TmuxEngine } from "../tmux/engine.ts";
 import type { BufferStore } from "../buffers/store.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
-import type { ResolvedTarget } from "../tmux/target.ts";
-import type { TargetKind } from "./schemas.ts";
+import type { ResolvedTarget, TargetKind } from "../tmux/target.ts";
 import type { RegexService } from "../search/worker_pool.ts";
 import type { ExecRuntime } from "../exec/runtime.ts";
+import type { CallControl } from "../exec/context.ts";
 
 export type { Tier, Toolset };
 
@@ -55,15 +57,12 @@ export interface Services {
   atExit(fn: () => Promise<void>): void;
 }
 
-/** Per-call context handed to a tool's handler. */
-export interface ToolContext extends Services {
-  /** Fires when the client cancels the call. */
-  signal: AbortSignal;
-  /**
-   * Sends an MCP progress notification when the client asked for progress
-   * (sent a progressToken); a no-op otherwise.
-   */
-  progress(progress: number, total?: number, message?: string): Promise<void>;
+/**
+ * Per-call context handed to a tool's handler: the services, the call's
+ * cancellation `signal` and `progress` ({@linkcode CallControl}), and what
+ * the pipeline adds. The exec code takes it as an `ExecContext`.
+ */
+export interface ToolContext extends Services, CallControl {
   /**
    * Records the tmux objects this call resolved its target to, for the audit
    * line — also when the call then fails or is refused. Ids in the result
@@ -72,7 +71,7 @@ export interface ToolContext extends Services {
   noteTarget(ids: Readonly<Record<string, string>>): void;
   /**
    * Set for tools declared with `exactTarget: true`: target resolution
-   * (`resolve` in workspace/common.ts) accepts only ids and exact names.
+   * (`resolve` in lib/tools/declared.ts) accepts only ids and exact names.
    */
   exactTarget?: boolean;
   /**
@@ -175,9 +174,16 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * pipeline resolves `target` (omitted: the current pane, with its window
    * and session) before the handler runs, records the ids for the audit line
    * and hands them over as `ctx.target`; a bad target never reaches the
-   * handler. The parameter's own wording comes from `targetParam(kind)`.
+   * handler. The input's `target` parameter is made from it
+   * (`defineTool`, lib/tools/declared.ts: `targetParam(kind)`, optional
+   * unless `exactTarget` or `targetRequired`); `input` does not declare it.
    */
   target?: TargetKind;
+  /**
+   * The declared target must be given although the tool is not exact
+   * (select-window, select-pane: the current one would be a no-op).
+   */
+  targetRequired?: true;
   /**
    * Where an omitted `target` comes from when not the current pane: a target
    * taken from other arguments (capture-since: its cursor's pane), and the
@@ -217,16 +223,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * that in its one-line error.
    */
   replaces?: Readonly<Record<string, string>>;
-  handler(args: z.infer<I>, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
+  /** The call's work; `args.target` is the target as given (the declared `target` parameter), resolved in `ctx.target`. */
+  handler(args: z.infer<I> & { target?: string }, ctx: ToolContext): Promise<ToolOutput<z.infer<O>>>;
 }
 
 /** A tool with its types erased, as the registry holds it. */
 export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
-
-/** Identity with type inference, so an entry reads as a declaration. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): AnyTool {
-  return def as unknown as AnyTool;
-}
 
 /**
  * Whether the budget stage leaves every result of the tool as it is: it pages

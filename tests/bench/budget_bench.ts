@@ -6,12 +6,13 @@
 import { z } from "zod";
 import type { CallToolResult } from "../../lib/sdk.ts";
 import { estimateTokens } from "../../lib/budget/estimate.ts";
-import { createBudget } from "../../lib/budget/mod.ts";
+import { createBudget } from "../../lib/server/budget.ts";
 import { largestFitting } from "../../lib/budget/page.ts";
 import { defaultBudgetSettings } from "../../lib/budget/settings.ts";
 import { createServices } from "../../lib/server/server.ts";
 import { parseConfig } from "../../lib/config.ts";
-import { defineTool, READ_ONLY, type ToolContext } from "../../lib/tools/tool.ts";
+import { READ_ONLY, type ToolContext } from "../../lib/tools/tool.ts";
+import { defineTool } from "../../lib/tools/declared.ts";
 
 const english = Deno.readTextFileSync(new URL("../fixtures/tokens/english.txt", import.meta.url));
 const chinese = Deno.readTextFileSync(new URL("../fixtures/tokens/chinese.txt", import.meta.url));

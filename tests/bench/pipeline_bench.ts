@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { createPipeline } from "../../lib/server/pipeline.ts";
-import { defineTool, READ_ONLY, type Services } from "../../lib/tools/tool.ts";
+import { READ_ONLY, type Services } from "../../lib/tools/tool.ts";
+import { defineTool } from "../../lib/tools/declared.ts";
 import { defaultConfig } from "../../lib/config.ts";
 import type { CallExtra } from "../../lib/server/pipeline.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Hostile cases for the file policy (lib/tools/files.ts): every tool that
+ * Hostile cases for the file policy (lib/policy/files.ts): every tool that
  * opens a path, against FIFOs without a peer, devices, /proc, the server's own
  * descriptors, symlinks to all of these, directories and malformed paths.
  */

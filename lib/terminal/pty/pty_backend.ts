@@ -19,7 +19,7 @@
  */
 import { UserError } from "../../errors.ts";
 import { log } from "../../log.ts";
-import { openForAppend } from "../../tools/files.ts";
+import { openForAppend } from "../../policy/files.ts";
 import {
   alreadyCapturing,
   type HandOffRoute,

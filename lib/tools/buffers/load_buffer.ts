@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { absolutePath, bufferName } from "../schemas.ts";
-import { filePolicy, readFileChecked } from "../files.ts";
+import { filePolicy, readFileChecked } from "../../policy/files.ts";
 
 const MAX_FILE = 512 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { absolutePath, bufferName } from "../schemas.ts";
-import { filePolicy, writeFileChecked } from "../files.ts";
+import { filePolicy, writeFileChecked } from "../../policy/files.ts";
 
 export default defineTool({
   name: "save-buffer",

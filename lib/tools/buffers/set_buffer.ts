@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { bufferName, content } from "../schemas.ts";
 
 export default defineTool({

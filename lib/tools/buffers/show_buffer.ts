@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
-import { clipToCharBoundary, utf8SequenceLength } from "../../buffers/utf8.ts";
+import { clipToCharBoundary, utf8SequenceLength } from "../../text/utf8.ts";
 import { largestFitting } from "../../budget/page.ts";
 
 const MAX_SLICE = 1024 * 1024;

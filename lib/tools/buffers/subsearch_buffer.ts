@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import * as search from "../search_schemas.ts";

@@ -1,7 +1,9 @@
 import { z } from "zod";
-import { defineTool, type ToolContext } from "../tool.ts";
+import type { ToolContext } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
-import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
+import { resolvedShape } from "../workspace/shapes.ts";
+import { resolvedOf } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
 import {
   firstLineRows,
@@ -25,7 +27,6 @@ export default defineTool({
   textField: "text",
   pagesNatively: true,
   input: z.object({
-    target: paneTarget,
     cursor: cursorSchema.optional(),
     max_lines: z.number().int().min(1).max(20000).default(400).describe("last kept"),
   }),

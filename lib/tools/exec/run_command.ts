@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
 import { runCommand } from "../../exec/run.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { waitTimeout } from "../schemas.ts";
-import { paneTarget, resolvedShape } from "../workspace/shapes.ts";
+import { resolvedShape } from "../workspace/shapes.ts";
 
 export default defineTool({
   name: "run-command",
@@ -18,7 +18,6 @@ export default defineTool({
   annotations: { destructiveHint: true, openWorldHint: true },
   textField: "output",
   input: z.object({
-    target: paneTarget,
     command: z.string().min(1, "command must not be empty").max(65536, "command is longer than 65536 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
       .describe("in the pane's shell syntax"),

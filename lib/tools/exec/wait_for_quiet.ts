@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
-import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
+import { resolvedShape } from "../workspace/shapes.ts";
+import { resolvedOf } from "../../tmux/target.ts";
 
 export default defineTool({
   name: "wait-for-quiet",
@@ -17,7 +18,6 @@ export default defineTool({
   waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
-    target: paneTarget,
     quiet_ms: z.number().int().min(10).max(3_600_000).default(500).describe("silence that counts"),
     timeout_ms: waitTimeout(30000),
     tail_lines: tailLines,

@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
 import { compileMatcher, type Hit } from "../../exec/match.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
-import { paneTarget, resolvedOf, resolvedShape } from "../workspace/shapes.ts";
+import { resolvedShape } from "../workspace/shapes.ts";
+import { resolvedOf } from "../../tmux/target.ts";
 
 const pattern = z.string().min(1, "a pattern must not be empty").max(1000, "a pattern is longer than 1000 characters");
 const MAX_LINE = 1000;
@@ -22,7 +23,6 @@ export default defineTool({
   waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
-    target: paneTarget,
     patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns"),
     regex: z.boolean().default(false).describe("patterns and stop are regexes"),
     ignore_case: z.boolean().default(false),

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { absolutePath } from "../schemas.ts";
 import { sessionId } from "./schemas.ts";
-import { filePolicy } from "../files.ts";
+import { filePolicy } from "../../policy/files.ts";
 
 export default defineTool({
   name: "pty_capture_start",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { lastLines } from "../../terminal/backend.ts";
 import { SCROLLBACK_LINES } from "../../terminal/emulator.ts";
 import { sessionId } from "./schemas.ts";

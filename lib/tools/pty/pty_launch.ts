@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { absolutePath } from "../schemas.ts";
-import { requireDirectory } from "../files.ts";
+import { requireDirectory } from "../../policy/files.ts";
 import { cols, rows, sessionId } from "./schemas.ts";
 
 export default defineTool({

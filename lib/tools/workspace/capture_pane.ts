@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { capturePane, captureRows, isBlankLine, type RowCapture, rowsText } from "../../tmux/capture.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { UserError } from "../../errors.ts";
 import { paneFacts } from "../../tmux/panes.ts";
 import type { Row } from "../../tmux/rows.ts";
-import { paneTarget, resolvedOf, resolvedShape } from "./shapes.ts";
+import { paneTarget, resolvedShape } from "./shapes.ts";
+import { resolvedOf } from "../../tmux/target.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
 const LINE = z.number().int().min(-10_000_000).max(100_000);

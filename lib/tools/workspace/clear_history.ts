@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
 import { resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
@@ -14,9 +13,7 @@ export default defineTool({
   smallResult: true,
   target: "pane",
   annotations: { destructiveHint: true, idempotentHint: true },
-  input: z.object({
-    target: targetParam("pane").optional(),
-  }),
+  input: z.object({}),
   output: z.object({ ...resolvedShape, lines_cleared: z.number().int() }),
   secrets: [],
   async handler(_args, ctx) {

@@ -1,26 +1,23 @@
 /**
  * Pieces shared by the workspace tools that create, change and kill tmux
  * objects: validated names, directories, commands and environment
- * variables, the resolved-ids output, and target resolution that records
- * the ids for the audit line.
+ * variables, the resolved-ids output, pane creation and renaming. Target
+ * resolution is the entry's (`resolve` in lib/tools/declared.ts).
  *
  * @example
  * ```ts
- * // In a handler:
- * async function clearHistory(ctx: Parameters<typeof resolve>[0], target: string | undefined) {
- *   const t = await resolve(ctx, target); // { session_id, window_id, pane_id, defaulted }
- *   await ctx.tmux.run(["clear-history", "-t", t.pane_id]);
- *   return { structured: t };
- * }
+ * declare const ctx: Parameters<typeof spawnPane>[0];
+ * const created = await spawnPane(ctx, ["new-window", "-d", "-t", "$1"], "/tmp", undefined);
  * ```
  */
 import { z } from "zod";
-import { exactTarget, type ResolvedTarget, resolveTarget } from "../../tmux/target.ts";
 import type { ToolContext } from "../tool.ts";
 import { absolutePath } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
+import { requireDirectory } from "../../policy/files.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
+import { parseRow, rowFormat, type RowSpec } from "../../tmux/rows.ts";
 
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
@@ -91,36 +88,14 @@ export const resolvedShape = {
 /** Output schema for tools that only report what they acted on. */
 export const resolvedOutput = z.object(resolvedShape);
 
-/**
- * Resolves a target (undefined → default pane) and records its ids for the
- * audit line. For a tool declared `exactTarget`, the target must be given and
- * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs).
- */
-export async function resolve(ctx: ToolContext, target: string | undefined): Promise<ResolvedTarget> {
-  if (ctx.exactTarget && target === undefined) {
-    throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
-  }
-  const exact = ctx.exactTarget && target !== undefined ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
-  const t = await resolveTarget(ctx.tmux, exact, ctx.signal);
-  ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
-  return t;
-}
-
-/** Refuses a start directory that is not an existing directory (tmux would silently use another). */
-export async function checkDir(path: string): Promise<void> {
-  let ok = false;
-  try {
-    ok = (await Deno.stat(path)).isDirectory;
-  } catch {
-    // missing or unreadable: reported below
-  }
-  if (!ok) {
-    throw new UserError(`cwd ${JSON.stringify(path)} is not an existing directory: give an absolute path to one`);
-  }
-}
-
-/** `-P -F` format of new-session/new-window/split-window: the created object's ids and names. */
-const CREATED_FORMAT = "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}\t#{window_name}";
+/** `-P -F` row of new-session/new-window/split-window: the created object's ids and names. */
+const CREATED = {
+  session_id: ["session_id", "id"],
+  window_id: ["window_id", "id"],
+  pane_id: ["pane_id", "id"],
+  session_name: ["session_name", "str"],
+  window_name: ["window_name", "str"],
+} as const satisfies RowSpec;
 
 /** The ids and names of a created pane (and its window and session). */
 export const createdShape = {
@@ -130,14 +105,6 @@ export const createdShape = {
   session_name: z.string(),
   window_name: z.string(),
 };
-
-/** Parses the {@linkcode CREATED_FORMAT} line tmux printed. */
-function parseCreated(out: string): z.infer<z.ZodObject<typeof createdShape>> {
-  // The session is new or named by us (no tabs); the window name comes last and keeps any tab.
-  const [session_id, window_id, pane_id, session_name, ...rest] = out.replace(/\n$/, "").split("\t");
-  if (!pane_id?.startsWith("%")) throw new Error(`unexpected tmux output for a new pane: ${JSON.stringify(out)}`);
-  return { session_id, window_id, pane_id, session_name, window_name: rest.join("\t") };
-}
 
 /**
  * Runs a pane-creating command (`new-session -d`, `new-window -d`,
@@ -150,8 +117,8 @@ export async function spawnPane(
   cwd: string | undefined,
   command: string | undefined,
 ): Promise<z.infer<z.ZodObject<typeof createdShape>>> {
-  const args = [...argv, "-P", "-F", CREATED_FORMAT, ...await paneSpawnArgs(cwd, command, ctx.tmux.remote)];
-  return parseCreated(await ctx.tmux.text(args, { signal: ctx.signal }));
+  const args = [...argv, "-P", "-F", rowFormat(CREATED), ...await paneSpawnArgs(cwd, command, ctx.tmux.remote)];
+  return parseRow(CREATED, await ctx.tmux.run(args, { signal: ctx.signal }));
 }
 
 /**
@@ -168,7 +135,7 @@ export async function paneSpawnArgs(
 ): Promise<string[]> {
   const args: string[] = [];
   if (cwd !== undefined) {
-    if (remote === undefined) await checkDir(cwd);
+    if (remote === undefined) await requireDirectory(cwd);
     args.push("-c", formatLiteral(cwd));
   }
   if (command !== undefined) args.push("--", command);

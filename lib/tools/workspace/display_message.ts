@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { getPane } from "../../tmux/panes.ts";
 import { formatRefusal } from "../../tmux/format_guard.ts";
 import { UserError } from "../../errors.ts";
-import { paneTarget, resolvedOf, resolvedShape } from "./shapes.ts";
+import { paneTarget, resolvedShape } from "./shapes.ts";
+import { resolvedOf } from "../../tmux/target.ts";
 
 const MAX_OUTPUT = 65_536;
 

@@ -8,8 +8,8 @@
  * ```
  */
 import { z } from "zod";
-import { type AnyTool, defineTool } from "../tool.ts";
-import { targetParam } from "../schemas.ts";
+import type { AnyTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { targetIds } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
@@ -28,7 +28,7 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
     smallResult: true,
     target: kind,
     exactTarget: true,
-    input: z.object({ target: targetParam(kind, { exact: true }) }),
+    input: z.object({}),
     output: z.object({ ...targetIds, killed: z.literal(kind) }),
     secrets: [],
     async handler(_args, ctx) {

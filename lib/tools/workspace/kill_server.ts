@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 
 export default defineTool({

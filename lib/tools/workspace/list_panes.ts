@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { listPanes, type PaneScope } from "../../tmux/panes.ts";
 import { paneShape } from "./shapes.ts";
 

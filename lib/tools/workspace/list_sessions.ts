@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { listSessions } from "../../tmux/panes.ts";
 import { sessionShape } from "./shapes.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { listWindows } from "../../tmux/panes.ts";
 import { windowShape } from "./shapes.ts";
 

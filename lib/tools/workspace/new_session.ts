@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { UserError } from "../../errors.ts";

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { createdShape, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
@@ -15,7 +14,6 @@ export default defineTool({
   target: "session",
   annotations: { openWorldHint: true },
   input: z.object({
-    target: targetParam("session").optional(),
     name: windowName.optional(),
     cwd: startDir.optional(),
     command: shellCommand.optional(),

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { pasteBytes } from "../../buffers/paste.ts";
 import { resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
@@ -16,7 +15,6 @@ export default defineTool({
   target: "pane",
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane").optional(),
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
     bracketed: z.boolean().default(true).describe("if the program asked for it"),
   }),

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
-import { absolutePath, targetParam } from "../schemas.ts";
-import { filePolicy, prepareWrite, remotePath } from "../files.ts";
+import { absolutePath } from "../schemas.ts";
+import { filePolicy, prepareWrite, remotePath } from "../../policy/files.ts";
 import { resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
@@ -16,7 +16,6 @@ export default defineTool({
   target: "pane",
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane").optional(),
     path: absolutePath.optional(),
     append: z.boolean().default(true),
   }),

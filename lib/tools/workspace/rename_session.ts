@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { renameObject, resolvedShape, sessionName } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
@@ -15,7 +14,6 @@ export default defineTool({
   target: "session",
   annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("session").optional(),
     name: sessionName,
   }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),

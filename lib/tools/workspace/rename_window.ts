@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { renameObject, resolvedShape, windowName } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
@@ -16,7 +15,6 @@ export default defineTool({
   target: "window",
   annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("window").optional(),
     name: windowName,
   }),
   output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),

@@ -1,11 +1,17 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR, type TmuxArg } from "../../tmux/executor.ts";
 import { UserError } from "../../errors.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { parseRow, rowFormat, type RowSpec } from "../../tmux/rows.ts";
+import { resolvedShape } from "./common.ts";
+import { resolve } from "../declared.ts";
 
-const SIZE_FORMAT = "#{pane_width}\t#{pane_height}\t#{window_zoomed_flag}";
+const SIZE = {
+  width: ["pane_width", "int"],
+  height: ["pane_height", "int"],
+  zoomed: ["window_zoomed_flag", "bool"],
+} as const satisfies RowSpec;
 
 export default defineTool({
   name: "resize-pane",
@@ -28,10 +34,9 @@ export default defineTool({
       throw new UserError("nothing to do: give width, height or zoom");
     }
     const t = await resolve(ctx, target);
-    const read: TmuxArg[] = ["display-message", "-p", "-t", t.pane_id, SIZE_FORMAT];
+    const read: TmuxArg[] = ["display-message", "-p", "-t", t.pane_id, rowFormat(SIZE)];
     const run = async (first: TmuxArg[]) => {
-      const [w, h, z] = (await ctx.tmux.text([...first, ...read], { signal: ctx.signal })).trim().split("\t");
-      return { width: Number(w), height: Number(h), zoomed: z === "1" };
+      return parseRow(SIZE, await ctx.tmux.run([...first, ...read], { signal: ctx.signal }));
     };
     // Resizing unzooms the window in tmux, so resize first, then zoom if asked.
     const resize: TmuxArg[] = ["resize-pane", "-t", t.pane_id];

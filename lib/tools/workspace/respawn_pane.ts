@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { UserError } from "../../errors.ts";
@@ -18,7 +17,6 @@ export default defineTool({
   exactTarget: true,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   input: z.object({
-    target: targetParam("pane", { exact: true }),
     kill: z.boolean().default(false).describe("end a live program first"),
     command: shellCommand.optional().describe("instead of the original"),
     cwd: startDir.optional(),

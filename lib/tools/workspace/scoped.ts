@@ -12,6 +12,7 @@
  */
 import { getPane } from "../../tmux/panes.ts";
 import type { ToolContext } from "../tool.ts";
+import { splitLines } from "../../text/lines.ts";
 
 export interface ShowResult {
   /** Resolved ids; null when the global table was read. */
@@ -44,10 +45,4 @@ export async function showFor(
     pane_id: pane.pane_id,
     lines: splitLines(new TextDecoder().decode(output)),
   };
-}
-
-function splitLines(out: string): string[] {
-  const lines = out.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  return lines;
 }

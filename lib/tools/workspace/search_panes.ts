@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { getPane, listPanes, type PaneInfo } from "../../tmux/panes.ts";
 import { TmuxError, type TmuxExecutor } from "../../tmux/executor.ts";
-import { searchLines } from "../../text/line_search.ts";
+import { searchLines } from "../../search/line_search.ts";
 import { queryParams } from "../search_schemas.ts";
 
 const MAX_TEXT = 400;

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
 import { resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
@@ -26,7 +25,6 @@ export default defineTool({
   target: "window",
   annotations: { idempotentHint: true },
   input: z.object({
-    target: targetParam("window").optional(),
     layout,
   }),
   output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
 import { resolvedOutput } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
@@ -15,7 +14,8 @@ export default defineTool({
   smallResult: true,
   target: "pane",
   annotations: { idempotentHint: true },
-  input: z.object({ target: targetParam("pane") }),
+  targetRequired: true,
+  input: z.object({}),
   output: resolvedOutput,
   secrets: [],
   async handler(_args, ctx) {

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { resolvedOutput } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
@@ -14,7 +13,8 @@ export default defineTool({
   smallResult: true,
   target: "window",
   annotations: { idempotentHint: true },
-  input: z.object({ target: targetParam("window") }),
+  targetRequired: true,
+  input: z.object({}),
   output: resolvedOutput,
   secrets: [],
   async handler(_args, ctx) {

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { isKeyName, KEY_NAME_HELP } from "../../tmux/keys.ts";
 import { chunkText, packCommands } from "../../tmux/batch.ts";
 import { UserError } from "../../errors.ts";
-import { resolve, resolvedShape } from "./common.ts";
+import { resolvedShape } from "./common.ts";
+import { resolve } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 
 const keyName = z.string().max(32, "a key name is at most 32 characters").superRefine((k, ctx) => {

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
-import { envName, envValue, resolve, unsetFlag, valueOrUnset } from "./common.ts";
+import { envName, envValue, unsetFlag, valueOrUnset } from "./common.ts";
+import { resolve } from "../declared.ts";
 import { envRisk } from "../../tmux/option_policy.ts";
 import { guardSetting } from "./setting_guard.ts";
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
-import { resolve, unsetFlag, valueOrUnset } from "./common.ts";
+import { unsetFlag, valueOrUnset } from "./common.ts";
+import { resolve } from "../declared.ts";
 import { formatRefusal } from "../../tmux/format_guard.ts";
 import { optionRisk } from "../../tmux/option_policy.ts";
 import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";

@@ -34,11 +34,6 @@ export const paneShape = shapeOf(PANE_SPEC);
 /** The resolved ids every tool that takes a pane target returns (one definition, in common.ts). */
 export { resolvedShape } from "./common.ts";
 
-/** Picks the resolved ids out of a pane's facts. */
-export function resolvedOf(pane: { session_id: string; window_id: string; pane_id: string }, defaulted: boolean) {
-  return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
-}
-
 /** An optional pane target: omitted means the active pane of the most recently used session. */
 export const paneTarget = targetParam("pane").optional();
 

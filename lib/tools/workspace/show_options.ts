@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { showFor } from "./scoped.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { capturePane } from "../../tmux/capture.ts";
 import { paneShape, paneTarget } from "./shapes.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool } from "../declared.ts";
 import { createdShape, shellCommand, spawnPane, startDir } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
@@ -21,7 +20,6 @@ export default defineTool({
   target: "pane",
   annotations: { openWorldHint: true },
   input: z.object({
-    target: targetParam("pane").optional(),
     direction: z.enum(["left", "right", "up", "down"]).describe("side of the new pane"),
     size_percent: z.number().int().min(1).max(99).optional().describe("default 50"),
     cwd: startDir.optional(),

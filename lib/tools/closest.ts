@@ -1,6 +1,8 @@
 /**
- * The closest valid name to a mistyped one, for one-line errors that say
- * what was meant ("unknown tool show_buffer: did you mean show-buffer?").
+ * One-line errors for bad input: zod's issues described field by field, and
+ * the closest valid name to a mistyped one, so the error says what was meant
+ * ("unknown tool show_buffer: did you mean show-buffer?"). The pipeline and
+ * the families (lib/tools/family.ts) describe invalid arguments with it.
  *
  * @example
  * ```ts
@@ -11,6 +13,7 @@
  * parameterNames(input, []); // ["name", "offset_bytes", "max_bytes"]
  * ```
  */
+import type { z } from "zod";
 
 const norm = (s: string) => s.toLowerCase().replaceAll("_", "-");
 
@@ -114,4 +117,24 @@ function unwrap(node: unknown): unknown {
     n = inner as typeof n;
   }
   return n;
+}
+
+/**
+ * zod issues → one line: `field: problem; field: problem`. `known` (the
+ * parameter names of the object at each path) lets an unknown parameter
+ * name its closest valid one.
+ */
+export function describeIssues(error: z.ZodError, known?: (path: readonly PropertyKey[]) => string[]): string {
+  return error.issues.slice(0, 5).map((i) => {
+    const path = i.path.length ? i.path.join(".") : "arguments";
+    if (i.code === "unrecognized_keys") {
+      const valid = known?.(i.path) ?? [];
+      const keys = i.keys.map((k) => {
+        const near = closest(k, valid);
+        return near ? `${k} (did you mean ${near}?)` : k;
+      });
+      return `${path}: unknown parameter(s) ${keys.join(", ")}`;
+    }
+    return `${path}: ${i.message}`;
+  }).join("; ");
 }

@@ -11,6 +11,7 @@
  * ```
  */
 import { sha256Hex } from "../text/hash.ts";
+import { ownUid } from "./process.ts";
 
 export class KeyedLocks {
   #tails = new Map<string, Promise<void>>();
@@ -44,29 +45,6 @@ export class KeyedLocks {
   get size(): number {
     return this.#tails.size;
   }
-}
-
-let uid: Promise<number | undefined> | undefined;
-
-/**
- * This process's user id without the `sys` permission (Deno.uid) or a look
- * at /proc/self (refused to a process without --allow-all): the owner of a
- * file it creates. A process-wide fact, found once.
- */
-export function ownUid(): Promise<number | undefined> {
-  uid ??= (async () => {
-    try {
-      const probe = await Deno.makeTempFile({ prefix: `tmux-mcp-${Deno.pid}-uid-` });
-      try {
-        return (await Deno.stat(probe)).uid ?? undefined;
-      } finally {
-        await Deno.remove(probe).catch(() => {});
-      }
-    } catch {
-      return undefined;
-    }
-  })();
-  return uid;
 }
 
 /**

@@ -436,16 +436,18 @@ export async function openForAppend(path: string, policy: FilePolicy = {}): Prom
   return (await openForWrite(path, policy, { truncate: false })).file;
 }
 
-/** Checks that `path` is an existing directory (a working directory to start a program in). */
+/**
+ * Refuses a start directory (`cwd`, `working_dir`) that is not an existing directory: tmux
+ * would silently start the program somewhere else, a pty would fail later.
+ */
 export async function requireDirectory(path: string): Promise<void> {
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      throw new UserError(`directory ${q(path)} does not exist: give an existing absolute directory`);
-    }
-    throw explain(e, path, false);
+    if (e instanceof Deno.errors.PermissionDenied || e instanceof Deno.errors.NotCapable) throw explain(e, path, false);
+    // missing, a file on the way, a symlink loop
+    throw new UserError(`directory ${q(path)} does not exist: give an absolute path to an existing one`);
   }
-  if (!info.isDirectory) throw new UserError(`${q(path)} is not a directory: give a directory`);
+  if (!info.isDirectory) throw new UserError(`${q(path)} is not a directory: give an absolute path to a directory`);
 }

@@ -1,6 +1,9 @@
 /**
  * Response budgets: the one {@linkcode ResultStage} every successful tool
- * result passes through, and the trimming of huge error messages.
+ * result passes through, and the trimming of huge error messages. The
+ * pieces it is built from (estimates, previews, result buffers, settings,
+ * the buffered shape) are in lib/budget/; this stage joins them to the
+ * pipeline.
  *
  * A result estimated over its tool's budget (or any result of a tool with
  * `alwaysBuffer`) is stored whole in a tmux buffer `mcp-result-<id>` and
@@ -17,13 +20,13 @@
  * // createPipeline({ tools, services, stages: [budget.stage], errorText: budget.trimError })
  * ```
  */
-import { charStartAtOrAfter } from "../buffers/utf8.ts";
+import { charStartAtOrAfter } from "../text/utf8.ts";
 import type { CallToolResult } from "../sdk.ts";
-import { outputResult, type ResultStage } from "../server/pipeline.ts";
+import { outputResult, type ResultStage } from "./pipeline.ts";
 import { type AnyTool, type ContentBlock, neverBuffered, type PageBudget, type Services } from "../tools/tool.ts";
-import { estimateTokens, MAX_TOKENS_PER_UNIT } from "./estimate.ts";
-import { planPreview, type PreviewPlan, trimMiddle } from "./preview.ts";
-import { createResultRegistry, type ResultRegistry } from "./registry.ts";
+import { estimateTokens, MAX_TOKENS_PER_UNIT } from "../budget/estimate.ts";
+import { planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
+import { createResultRegistry, type ResultRegistry } from "../budget/registry.ts";
 import {
   type BudgetSettings,
   MAX_RESULT_BUFFERS,
@@ -31,11 +34,8 @@ import {
   PREVIEW_TOKENS,
   resolveToolBudget,
   type ToolBudget,
-} from "./settings.ts";
-import type { BufferedResponse } from "./schema.ts";
-
-export { type BudgetSettings, loadBudgetSettings } from "./settings.ts";
-export { advertisedInputSchema, advertisedOutputSchema, BufferedResponse } from "./schema.ts";
+} from "../budget/settings.ts";
+import type { BufferedResponse } from "../budget/schema.ts";
 
 export interface BudgetOptions {
   services: Services;

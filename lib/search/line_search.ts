@@ -12,7 +12,7 @@
  * ```
  */
 import { UserError } from "../errors.ts";
-import type { LineHit, RegexService } from "../search/worker_pool.ts";
+import type { LineHit, RegexService } from "./worker_pool.ts";
 
 export type { LineHit };
 

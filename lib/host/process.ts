@@ -1,0 +1,118 @@
+/**
+ * This process on this machine: its user id, which processes are still
+ * running, and the names of the temp files and directories it creates.
+ * Everything a server leaves outside itself carries its process id in its
+ * name (`${TMPDIR or /tmp}/tmux-mcp-<pid>-<what>-…`, {@linkcode tempPrefix};
+ * result buffers `mcp-result-<pid>-…`, lib/budget/registry.ts), so a later
+ * server can sweep what one killed with SIGKILL left ({@linkcode
+ * sweepTempFiles}; lib/server/sweep.ts runs the sweeps).
+ *
+ * A pid counts as alive when `ps -p` lists it (Deno refuses /proc and signal
+ * 0 to a server without --allow-all); a reused pid only delays a sweep. Only
+ * entries owned by this user are touched, and never this server's own.
+ *
+ * @example
+ * ```ts
+ * const dir = await Deno.makeTempDir({ prefix: tempPrefix("run") }); // /tmp/tmux-mcp-4242-run-a1B2c3
+ * await sweepTempFiles(); // removes /tmp/tmux-mcp-977-… when 977 is gone
+ * ```
+ */
+/** The start of every temp file or directory name of this process. */
+const TEMP_PREFIX = `tmux-mcp-${Deno.pid}-`;
+const TEMP_NAME = /^tmux-mcp-(\d+)-/;
+
+/** The `prefix` for `Deno.makeTempDir`/`makeTempFile`: `tmux-mcp-<pid>-<what>-`. */
+export function tempPrefix(what: string): string {
+  return `${TEMP_PREFIX}${what}-`;
+}
+
+/** Where `Deno.makeTempDir` puts things without a `dir`: $TMPDIR, else /tmp. */
+export function tempParent(): string {
+  return Deno.env.get("TMPDIR") || "/tmp";
+}
+
+/** The pids among `pids` that are running processes (all of them when `ps` cannot tell: nothing is swept). */
+export async function alivePids(pids: readonly number[]): Promise<Set<number>> {
+  if (pids.length === 0) return new Set();
+  try {
+    const r = await new Deno.Command("ps", {
+      args: ["-p", pids.join(","), "-o", "pid="],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    // ps exits 1 when none of the pids exists.
+    if (r.code > 1) return new Set(pids);
+    return new Set(new TextDecoder().decode(r.stdout).split("\n").map((l) => Number(l.trim())).filter((n) => n > 0));
+  } catch {
+    return new Set(pids);
+  }
+}
+
+/** Owner pids (not ours) of names matching `re` (the pid its first group), and which of them are gone. */
+export async function deadOwners(names: readonly string[], re: RegExp): Promise<Set<number>> {
+  const owners = new Set<number>();
+  for (const n of names) {
+    const pid = Number(re.exec(n)?.[1] ?? NaN);
+    if (pid > 0 && pid !== Deno.pid) owners.add(pid);
+  }
+  const alive = await alivePids([...owners]);
+  return new Set([...owners].filter((p) => !alive.has(p)));
+}
+
+let uid: Promise<number | undefined> | undefined;
+
+/**
+ * This process's user id without the `sys` permission (Deno.uid) or a look
+ * at /proc/self (refused to a process without --allow-all): the owner of a
+ * file it creates. A process-wide fact, found once; undefined when no temp
+ * file can be made (then the file system's permissions decide alone).
+ */
+export function ownUid(): Promise<number | undefined> {
+  uid ??= (async () => {
+    try {
+      const probe = await Deno.makeTempFile({ prefix: tempPrefix("uid") });
+      try {
+        return (await Deno.stat(probe)).uid ?? undefined;
+      } finally {
+        await Deno.remove(probe).catch(() => {});
+      }
+    } catch {
+      return undefined;
+    }
+  })();
+  return uid;
+}
+
+/**
+ * Removes `tmux-mcp-<pid>-…` entries of `parent` (owned by this user) whose
+ * server is gone; returns their paths, and the nonces of the runs that were
+ * still armed in them (their shells may wait in a handshake).
+ */
+export async function sweepTempFiles(parent = tempParent()): Promise<{ removed: string[]; armed: string[] }> {
+  const names: string[] = [];
+  try {
+    for await (const e of Deno.readDir(parent)) if (TEMP_NAME.test(e.name)) names.push(e.name);
+  } catch {
+    return { removed: [], armed: [] };
+  }
+  const dead = await deadOwners(names, TEMP_NAME);
+  const uid = await ownUid();
+  const removed: string[] = [], armed: string[] = [];
+  for (const name of names) {
+    if (!dead.has(Number(TEMP_NAME.exec(name)![1]))) continue;
+    const path = `${parent}/${name}`;
+    try {
+      const st = await Deno.lstat(path);
+      if (uid !== undefined && st.uid !== null && st.uid !== uid) continue;
+      if (st.isDirectory) {
+        for await (const e of Deno.readDir(path)) if (/^a-[0-9a-f]+$/.test(e.name)) armed.push(e.name.slice(2));
+      }
+      await Deno.remove(path, { recursive: true }); // a symlink is removed, not followed
+      removed.push(path);
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+  return { removed, armed };
+}
