@@ -21,10 +21,22 @@
  * Replies: tmux answers a control client's own commands in `%begin T N 1` …
  * `%end|%error T N 1` blocks in the order they were sent, one block per
  * command of a line (`a ; b` gives two; after an `%error` the rest of the
- * line is dropped). Flag 1 marks them; blocks of hooks and of the attach
- * itself carry 0, and other clients never see ours. A block ends only at the
- * `%end`/`%error` line carrying its `%begin`'s T and N, so output that merely
- * looks like an end line does not end it. The output a spawned client would
+ * line is dropped, never the next line). Flag 1 marks them; blocks of hooks
+ * (after-hooks run right after their command) and of the attach itself carry
+ * 0, and other clients never see ours. Those guard lines cannot frame a
+ * reply: a block's output is raw text (a pane's lines in a capture, a path in
+ * a format), so a program in a pane can print `%end T N 1` for the coming
+ * command numbers (T is the second, N a counter any control client sees)
+ * and a whole block after it. So each line is fenced: between two commands
+ * of a line goes `display-message -p F-`, and after the line, on a line of
+ * its own, `display-message -p F.`, where F is 128 random bits drawn for this
+ * line and never shown to anything but tmux. The reply is everything from
+ * the line's first `%begin` to the `F.` line; a fence line cuts it into one
+ * segment per command, and the block in a segment ended at the last
+ * `%end|%error … 1` before the fence's own `%begin` (only tmux writes between
+ * them: notifications, after-hook blocks). A line that failed has no inner
+ * fence after its failing command. Nothing a pane prints can end, start or
+ * replace a reply, as it cannot know F. The output a spawned client would
  * print is the blocks' lines, each followed by `\n`.
  *
  * When the client ends: a command tmux had begun fails with a one-line
@@ -34,7 +46,7 @@
  * @example
  * ```ts
  * const conn = createControlConnection({ launcher: localLauncher("tmux", { socketName: "work" }), gate: new AttachGate() });
- * const out = await conn.send("list-sessions", { name: "list-sessions", commands: 1, timeoutMs: 10_000 });
+ * const out = await conn.send(["list-sessions"], { name: "list-sessions", timeoutMs: 10_000 });
  * await conn.close();
  * ```
  */
@@ -55,8 +67,6 @@ export class ConnectionUnavailable extends Error {
 export interface SendOptions {
   /** The command's name, for messages. */
   name: string;
-  /** How many commands the line holds (`a ; b` is two): tmux answers each in a block of its own. */
-  commands: number;
   timeoutMs: number;
   /** Stops waiting for the reply (the command itself cannot be recalled once sent). */
   signal?: AbortSignal;
@@ -64,11 +74,12 @@ export interface SendOptions {
 
 export interface ControlConnection {
   /**
-   * Sends one command line (words already quoted) and resolves with its
-   * output. Throws {@linkcode TmuxError} (`failed` with tmux's message,
-   * `timeout`, `aborted`, `no-server`) or {@linkcode ConnectionUnavailable}.
+   * Sends commands (each one command's words, already quoted) as one command
+   * line (`a ; b`) and resolves with their output, concatenated. Throws
+   * {@linkcode TmuxError} (`failed` with tmux's message, `timeout`,
+   * `aborted`, `no-server`) or {@linkcode ConnectionUnavailable}.
    */
-  send(line: string, opts: SendOptions): Promise<Uint8Array>;
+  send(commands: readonly string[], opts: SendOptions): Promise<Uint8Array>;
   /** Pid of the live client process, if any (for telling our own clients apart). */
   readonly clientPid: number | undefined;
   /** Forget a failed attach now (a session may exist since), instead of after the retry pause. */
@@ -99,16 +110,21 @@ interface Pending {
   name: string;
   resolve(out: Uint8Array): void;
   reject(e: Error): void;
-  /** `T N` of its first %begin, once tmux began it. */
-  begun?: string;
-  /** Blocks still to come. */
-  blocks: number;
-  /** The reply so far: the blocks' lines, each followed by `\n` (as a spawned client prints them). */
+  /** tmux began the line (its first %begin came). */
+  begun: boolean;
+  /** The line's fence text without its last byte (see the module documentation). */
+  fence: Uint8Array;
+  /**
+   * The output so far (`out[0, kept)`: the finished commands' lines, each followed by `\n`, as a
+   * spawned client prints them), then the current segment's lines as they came (`out[kept, size)`).
+   */
   out: Uint8Array;
   /** Bytes of `out` in use. */
   size: number;
-  /** Where the current block starts in `out`. */
-  blockStart: number;
+  /** Bytes of `out` that are output of finished commands. */
+  kept: number;
+  /** A command of the line failed (tmux dropped the rest of the line); the reply fails with this. */
+  failure?: TmuxError;
   /** The caller stopped waiting (abort); the reply is still consumed to keep the order. */
   dropped: boolean;
   timeoutMs: number;
@@ -149,6 +165,53 @@ const EMPTY = new Uint8Array(0);
 /** `%client-detached NAME` of a client with a terminal: control clients have no tty and are named `client-PID`. */
 const PERSON_LEFT = /^%client-detached (?!client-\d+$)/;
 const BLOCK = /^%(begin|end|error) (\d+ \d+) (\d+)$/;
+const BETWEEN = 0;
+const SEGMENT = 1;
+const FENCE_END = 2;
+/** Random bytes of a fence: 128 bits, hex. */
+const FENCE_BYTES = 16;
+/** A fence line: the random hex, then INNER or LAST. */
+const FENCE_LEN = FENCE_BYTES * 2 + 1;
+const INNER = 0x2d; // "-": a fence between two commands of the line
+const LAST = 0x2e; // ".": the fence on its own line after them
+const HEX = new TextEncoder().encode("0123456789abcdef");
+/** Random bytes drawn in bulk: one getRandomValues call per 256 commands. */
+const pool = new Uint8Array(FENCE_BYTES * 256);
+let poolAt = pool.length;
+
+/** A fresh fence (the hex, as bytes): never sent anywhere but to tmux on our command line. */
+function newFence(): Uint8Array {
+  if (poolAt === pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  const f = new Uint8Array(FENCE_BYTES * 2);
+  for (let i = 0; i < FENCE_BYTES; i++) {
+    const b = pool[poolAt + i];
+    f[2 * i] = HEX[b >> 4];
+    f[2 * i + 1] = HEX[b & 15];
+  }
+  poolAt += FENCE_BYTES;
+  return f;
+}
+
+/** The fence's last byte (INNER or LAST) when `buf[start, end)` is a line of fence `f`, else 0. */
+function fenceKind(f: Uint8Array, buf: Uint8Array, start: number, end: number): number {
+  if (end - start !== FENCE_LEN) return 0;
+  for (let i = 0; i < FENCE_LEN - 1; i++) if (buf[start + i] !== f[i]) return 0;
+  const last = buf[end - 1];
+  return last === INNER || last === LAST ? last : 0;
+}
+
+/**
+ * The command line for `commands`, fenced: `a ; display-message -p F- ; b`, then
+ * `display-message -p F.` on a line of its own (after an `%error` tmux drops the
+ * rest of a line, never the next line).
+ */
+function fencedLine(commands: readonly string[], fence: Uint8Array): string {
+  const f = decoder.decode(fence);
+  return commands.join(` ; display-message -p ${f}- ; `) + `\ndisplay-message -p ${f}.\n`;
+}
 
 /**
  * Appends a line and its `\n` to a reply, growing its buffer by doubling: one
@@ -164,6 +227,54 @@ function appendLine(p: Pending, buf: Uint8Array, start: number, end: number): vo
   p.out.set(buf.subarray(start, end), p.size);
   p.out[need - 1] = NL;
   p.size = need;
+}
+
+/** Where the line that ends at `out[at - 1]` (a `\n`) starts, not before `floor`. */
+function lineStart(out: Uint8Array, at: number, floor: number): number {
+  return at - 2 < floor ? floor : Math.max(floor, out.lastIndexOf(NL, at - 2) + 1);
+}
+
+/**
+ * A fence line came: the segment before it holds one command's block, which
+ * tmux ended with the last `%end`/`%error` line of flag 1 before the fence's
+ * own `%begin` (the last line kept). Between the two only tmux writes:
+ * notifications, and blocks of flag 0 (after-hooks the user set). The block's
+ * output joins the reply; an `%error` fails the reply with tmux's message.
+ */
+function segmentEnded(p: Pending): void {
+  let at = lineStart(p.out, p.size, p.kept);
+  let end: RegExpExecArray | null = null;
+  while (at > p.kept) {
+    const from = lineStart(p.out, at, p.kept);
+    const line = decoder.decode(p.out.subarray(from, at - 1));
+    at = from;
+    const m = BLOCK.exec(line);
+    if (!m) {
+      if (line.startsWith("%")) continue; // a notification
+      break;
+    }
+    if (m[1] === "begin") break;
+    if (m[3] === "1") {
+      end = m;
+      break;
+    }
+    // An after-hook's block: back to its %begin.
+    const begin = `%begin ${m[2]} ${m[3]}`;
+    while (at > p.kept) {
+      const b = lineStart(p.out, at, p.kept);
+      const found = decoder.decode(p.out.subarray(b, at - 1)) === begin;
+      at = b;
+      if (found) break;
+    }
+  }
+  if (end?.[1] === "end") {
+    p.size = p.kept = at;
+    return;
+  }
+  p.failure ??= end
+    ? commandFailed(p.out.subarray(p.kept, at))
+    : new TmuxError("failed", `tmux ${p.name}: tmux answered in an unexpected shape; retry`);
+  p.size = p.kept;
 }
 
 /**
@@ -201,37 +312,35 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       done: Promise.resolve(),
       watchAt: Infinity,
     };
-    // Our block: [T N] of its %begin; "other": inside a block of flag 0 (the attach, hooks).
-    let own: string | undefined;
-    let other = false;
+    // SEGMENT: inside a segment of pending[0], whose lines are kept until a fence line; FENCE_END: the
+    // next line is a fence's %end; `other`: T N of a block of flag 0 (the attach, hooks) between segments.
+    let state = BETWEEN;
+    let other: string | undefined;
     const onLine = (buf: Uint8Array, start: number, end: number) => {
-      if (own !== undefined) {
+      if (state === SEGMENT) {
         const p = c.pending[0];
-        if (buf[start] === PERCENT) {
-          const m = BLOCK.exec(decoder.decode(buf.subarray(start, end)));
-          if (m && m[1] !== "begin" && m[2] === own && m[3] === "1") {
-            own = undefined;
-            if (!p) return;
-            // After an %error tmux drops the line's remaining commands: no more blocks come.
-            if (m[1] === "error") {
-              c.pending.shift();
-              settle(c, p, false, commandFailed(p.out.subarray(p.blockStart, p.size)));
-            } else if (--p.blocks === 0) {
-              c.pending.shift();
-              settle(c, p, true);
-            }
-            return;
+        const kind = fenceKind(p.fence, buf, start, end);
+        if (kind === 0) appendLine(p, buf, start, end);
+        else {
+          state = FENCE_END;
+          segmentEnded(p);
+          if (kind === LAST) {
+            c.pending.shift();
+            settle(c, p, p.failure === undefined, p.failure);
           }
         }
-        if (p) appendLine(p, buf, start, end);
+        return;
+      }
+      if (state === FENCE_END) {
+        state = BETWEEN;
         return;
       }
       if (buf[start] !== PERCENT) return;
       const text = decoder.decode(buf.subarray(start, end));
       const m = BLOCK.exec(text);
-      if (other) {
-        if (m && m[1] !== "begin") {
-          other = false;
+      if (other !== undefined) {
+        if (m && m[1] !== "begin" && m[2] === other) {
+          other = undefined;
           // The first such block answers the attach itself (later ones come from hooks).
           if (!c.attached && m[1] === "end") c.attached = true;
           attached.resolve();
@@ -244,11 +353,9 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         return;
       }
       if (m[3] === "1" && c.pending.length > 0) {
-        own = m[2];
-        const p = c.pending[0];
-        p.begun ??= m[2];
-        p.blockStart = p.size;
-      } else other = true;
+        state = SEGMENT;
+        c.pending[0].begun = true;
+      } else other = m[2];
     };
     const stderr = new Response(child.stderr).text().catch(() => "");
     c.done = (async () => {
@@ -289,7 +396,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     if (!p.dropped) {
       p.dropped = true;
       if (ok) p.resolve(p.out.subarray(0, p.size));
-      else p.reject(error ?? commandFailed(p.out.subarray(p.blockStart, p.size)));
+      else p.reject(error ?? new TmuxError("failed", `tmux ${p.name} failed`));
     }
     if (c.pending.length === 0 && !c.closed && client === c) {
       if (c.leave) void shut(c);
@@ -378,10 +485,8 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     c.ending ??= opts.gate.shared(async () => {
       // Inside the gate: no client of ours starts (an attach is a session change) until this one is gone.
       if (polite && c.attached && !c.closed) {
-        await stepOff((line, commands) =>
-          enqueue(c, line, { name: "step-off", commands, timeoutMs: STEP_OFF_TIMEOUT_MS }).then((o) =>
-            decoder.decode(o)
-          )
+        await stepOff((commands) =>
+          enqueue(c, commands, { name: "step-off", timeoutMs: STEP_OFF_TIMEOUT_MS }).then((o) => decoder.decode(o))
         );
       }
       c.closed = true;
@@ -422,17 +527,18 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     return connecting;
   }
 
-  /** Queues `line` on an attached client: written at once, its reply matched in order. */
-  function enqueue(c: Client, line: string, so: SendOptions): Promise<Uint8Array> {
+  /** Queues `commands` (one line) on an attached client: written at once, its reply matched in order. */
+  function enqueue(c: Client, commands: readonly string[], so: SendOptions): Promise<Uint8Array> {
     return new Promise<Uint8Array>((resolve, reject) => {
       const p: Pending = {
         name: so.name,
         resolve,
         reject,
+        begun: false,
+        fence: newFence(),
         out: EMPTY,
         size: 0,
-        blocks: so.commands,
-        blockStart: 0,
+        kept: 0,
         dropped: false,
         timeoutMs: so.timeoutMs,
         deadline: performance.now() + so.timeoutMs,
@@ -448,7 +554,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       }
       c.pending.push(p);
       // Writes queue in call order, so lines are written in the order of `pending`.
-      c.writer.write(encoder.encode(line + "\n")).catch(() => {
+      c.writer.write(encoder.encode(fencedLine(commands, p.fence))).catch(() => {
         // The client is gone; its end settles every pending command.
       });
     });
@@ -463,17 +569,17 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     retryNow() {
       retryAt = 0;
     },
-    send(line, so) {
+    send(commands, so) {
       if (so.signal?.aborted) return Promise.reject(new TmuxError("aborted", "tmux call cancelled"));
       const c = client;
-      if (c && usable(c)) return opts.gate.shared(() => enqueue(c, line, so));
+      if (c && usable(c)) return opts.gate.shared(() => enqueue(c, commands, so));
       return (async () => {
         await connect();
         const c = client as Client | undefined;
         // A client that was refused is not attached: nothing may be written to it (it would run unattached).
         if (!c || !usable(c)) throw new ConnectionUnavailable(c?.refusal || lastRefusal || "the control client ended");
         if (so.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
-        return await opts.gate.shared(() => enqueue(c, line, so));
+        return await opts.gate.shared(() => enqueue(c, commands, so));
       })();
     },
     async close() {

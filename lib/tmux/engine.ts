@@ -150,19 +150,22 @@ const CONTROL_SAFE: Record<string, Rule> = {
 };
 
 /**
- * The command line for the control connection, or undefined when the
- * command must be spawned: the one place that chooses (see the header).
+ * The commands for the control connection, each as its quoted words, or
+ * undefined when the command must be spawned: the one place that chooses
+ * (see the header).
  */
-export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): string | undefined {
+export function controlCommands(args: readonly TmuxArg[], opts: RunOptions = {}): string[] | undefined {
   if (opts.stdin || opts.spawn) return undefined;
-  const words: string[] = [];
+  const commands: string[] = [];
+  let words: string[] = [];
   let command: string[] = [];
   const commandOk = () => command.length > 0 && (CONTROL_SAFE[command[0]]?.(command.slice(1)) ?? false);
   for (const a of args) {
     if (a === COMMAND_SEPARATOR) {
       if (!commandOk()) return undefined;
+      commands.push(words.join(" "));
       command = [];
-      words.push(";");
+      words = [];
       continue;
     }
     const w = tmuxCommandWord(a);
@@ -170,7 +173,14 @@ export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): st
     command.push(a);
     words.push(w);
   }
-  return commandOk() ? words.join(" ") : undefined;
+  if (!commandOk()) return undefined;
+  commands.push(words.join(" "));
+  return commands;
+}
+
+/** {@linkcode controlCommands} as one command line (`a ; b`), as a control client would be sent it unfenced. */
+export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): string | undefined {
+  return controlCommands(args, opts)?.join(" ; ");
 }
 
 const decoder = new TextDecoder();
@@ -243,14 +253,13 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     if (!await controlUsable()) return undefined;
     stdinDir ??= Deno.makeTempDir({ prefix: `tmux-mcp-${Deno.pid}-stdin-` });
     const path = `${await stdinDir}/${stdinCount++}`;
-    // Every command of the line must be one control mode runs as a spawned client would (controlLine checks).
-    const line = controlLine([...load.slice(0, -1), formatLiteral(path), ...(sep < 0 ? [] : args.slice(sep))]);
+    // Every command of the line must be one control mode runs as a spawned client would (controlCommands checks).
+    const line = controlCommands([...load.slice(0, -1), formatLiteral(path), ...(sep < 0 ? [] : args.slice(sep))]);
     if (line === undefined) return undefined;
     await Deno.writeFile(path, ro.stdin, { mode: 0o600 });
     try {
       return await conn.send(line, {
         name: "load-buffer",
-        commands: 1 + args.filter((a) => a === COMMAND_SEPARATOR).length,
         timeoutMs: ro.timeoutMs ?? defaultTimeout,
         signal: ro.signal,
       });
@@ -290,12 +299,11 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
       const loaded = await loadThroughFile(args, ro);
       if (loaded) return loaded;
     }
-    const line = controlLine(args, ro);
+    const line = controlCommands(args, ro);
     if (line !== undefined && (usable ?? await controlUsable())) {
       try {
         return await conn.send(line, {
           name: String(args[0]),
-          commands: 1 + args.filter((a) => a === COMMAND_SEPARATOR).length,
           timeoutMs: ro.timeoutMs ?? defaultTimeout,
           signal: ro.signal,
         });
@@ -328,7 +336,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
         if (launcher.destination !== undefined) {
           throw new ConnectionUnavailable("the tmux server runs on another host: its files are not ours to read");
         }
-        const line = controlLine(args);
+        const line = controlCommands(args);
         if (line === undefined) {
           throw new ConnectionUnavailable(
             `${
@@ -339,7 +347,6 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
         if (!await controlUsable()) throw new ConnectionUnavailable("control mode is off");
         return await conn.send(line, {
           name: args[0],
-          commands: 1,
           timeoutMs: ro.timeoutMs ?? defaultTimeout,
           signal: ro.signal,
         });
