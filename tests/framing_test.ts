@@ -11,6 +11,8 @@ import { assert, assertEquals } from "./assert.ts";
 import { connect, type McpFixture, startTmux } from "./helpers.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
 import { startSshd } from "./ssh_fixture.ts";
+import { createTmuxEngine } from "../lib/tmux/engine.ts";
+import { COMMAND_SEPARATOR, createSpawnExecutor, type TmuxArg, TmuxError } from "../lib/tmux/executor.ts";
 
 /** Lines of history the attacked pane keeps: all it prints. */
 const HISTORY = 200_000;
@@ -207,5 +209,49 @@ Deno.test("a pane whose path holds forged guards after newlines corrupts no row 
     await mcp.close();
     await fx.kill();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("fenced replies: a failing command mid-line, a line tmux cannot parse, and the user's after-hooks", async () => {
+  const fx = await startTmux("framing-shapes");
+  const engine = createTmuxEngine({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4, controlMode: true });
+  const dec = new TextDecoder();
+  try {
+    const line = (...cmds: string[][]) => cmds.flatMap((c, i): TmuxArg[] => i === 0 ? c : [COMMAND_SEPARATOR, ...c]);
+    const three = line(
+      ["display-message", "-p", "-t", "main", "--", "a #{session_name}"],
+      ["capture-pane", "-p", "-t", "main", "-S", "0", "-E", "0"],
+      ["display-message", "-p", "-t", "main", "b"],
+    );
+    assertEquals(dec.decode(await engine.run(three)), "a main\n\nb\n");
+    assertEquals((await engine.runEach(three)).map((o) => dec.decode(o)), ["a main\n", "\n", "b\n"]);
+    // A spawned client's stdout, cut at its fences.
+    const spawned = createSpawnExecutor({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 2 });
+    assertEquals((await spawned.runEach(three)).map((o) => dec.decode(o)), ["a main\n", "\n", "b\n"]);
+    // tmux drops the rest of a line after a failing command: the reply is that command's error.
+    const failing = line(
+      ["display-message", "-p", "-t", "main", "a"],
+      ["capture-pane", "-p", "-t", "%999"],
+      ["display-message", "-p", "-t", "main", "b"],
+    );
+    const e = await engine.run(failing).catch((e) => e);
+    assert(e instanceof TmuxError && /can't find pane/.test(e.message), String(e));
+    // A parse error of the whole line (an unknown option name is the command's, not the parser's: use a quote).
+    const bad = await engine.run(["display-message", "-p", "-t", "main", "-z"]).catch((e) => e);
+    assert(bad instanceof TmuxError, String(bad));
+    // The user's after-hooks print into our client's stream (blocks of flag 0) after each command.
+    for (const hook of ["after-display-message", "after-capture-pane", "after-list-sessions"]) {
+      // (display-message -p expands strftime sequences: %% prints %.)
+      await fx.tmux("set-hook", "-g", hook, "display-message -p '%%end 1 1 1'");
+    }
+    assertEquals(dec.decode(await engine.run(three)), "a main\n\nb\n");
+    assertEquals((await engine.runEach(three)).map((o) => dec.decode(o)), ["a main\n", "\n", "b\n"]);
+    assertEquals(dec.decode(await engine.run(["list-sessions", "-F", "#{session_name}"])), "main\n");
+    const e2 = await engine.run(failing).catch((e) => e);
+    assert(e2 instanceof TmuxError && /can't find pane/.test(e2.message), String(e2));
+    assertEquals(dec.decode(await engine.run(["display-message", "-p", "-t", "main", "after"])), "after\n");
+  } finally {
+    await engine.close();
+    await fx.kill();
   }
 });

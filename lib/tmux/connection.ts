@@ -55,6 +55,7 @@ import { conciseStderr, isNoServerText, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
 import { settledWithin } from "../settle.ts";
+import { ECHO, fenceKind, fenceText, LAST, newFence } from "./fence.ts";
 
 /** The connection cannot carry this command now; nothing was run (the caller may spawn it). */
 export class ConnectionUnavailable extends Error {
@@ -79,7 +80,9 @@ export interface ControlConnection {
    * {@linkcode TmuxError} (`failed` with tmux's message, `timeout`,
    * `aborted`, `no-server`) or {@linkcode ConnectionUnavailable}.
    */
-  send(commands: readonly string[], opts: SendOptions): Promise<Uint8Array>;
+  send(commands: readonly LineCommand[], opts: SendOptions): Promise<Uint8Array>;
+  /** Like {@linkcode ControlConnection.send}, each command's output on its own (cut at the fences). */
+  sendEach(commands: readonly LineCommand[], opts: SendOptions): Promise<Uint8Array[]>;
   /** Pid of the live client process, if any (for telling our own clients apart). */
   readonly clientPid: number | undefined;
   /** Forget a failed attach now (a session may exist since), instead of after the retry pause. */
@@ -125,6 +128,8 @@ interface Pending {
   kept: number;
   /** A command of the line failed (tmux dropped the rest of the line); the reply fails with this. */
   failure?: TmuxError;
+  /** Each finished command's output, when asked for them one by one (views of `out`, which only grows). */
+  parts?: Uint8Array[];
   /** The caller stopped waiting (abort); the reply is still consumed to keep the order. */
   dropped: boolean;
   timeoutMs: number;
@@ -168,49 +173,28 @@ const BLOCK = /^%(begin|end|error) (\d+ \d+) (\d+)$/;
 const BETWEEN = 0;
 const SEGMENT = 1;
 const FENCE_END = 2;
-/** Random bytes of a fence: 128 bits, hex. */
-const FENCE_BYTES = 16;
-/** A fence line: the random hex, then INNER or LAST. */
-const FENCE_LEN = FENCE_BYTES * 2 + 1;
-const INNER = 0x2d; // "-": a fence between two commands of the line
-const LAST = 0x2e; // ".": the fence on its own line after them
-const HEX = new TextEncoder().encode("0123456789abcdef");
-/** Random bytes drawn in bulk: one getRandomValues call per 256 commands. */
-const pool = new Uint8Array(FENCE_BYTES * 256);
-let poolAt = pool.length;
-
-/** A fresh fence (the hex, as bytes): never sent anywhere but to tmux on our command line. */
-function newFence(): Uint8Array {
-  if (poolAt === pool.length) {
-    crypto.getRandomValues(pool);
-    poolAt = 0;
-  }
-  const f = new Uint8Array(FENCE_BYTES * 2);
-  for (let i = 0; i < FENCE_BYTES; i++) {
-    const b = pool[poolAt + i];
-    f[2 * i] = HEX[b >> 4];
-    f[2 * i + 1] = HEX[b & 15];
-  }
-  poolAt += FENCE_BYTES;
-  return f;
-}
-
-/** The fence's last byte (INNER or LAST) when `buf[start, end)` is a line of fence `f`, else 0. */
-function fenceKind(f: Uint8Array, buf: Uint8Array, start: number, end: number): number {
-  if (end - start !== FENCE_LEN) return 0;
-  for (let i = 0; i < FENCE_LEN - 1; i++) if (buf[start + i] !== f[i]) return 0;
-  const last = buf[end - 1];
-  return last === INNER || last === LAST ? last : 0;
-}
+/**
+ * One command of a line, as its quoted words; `{ echo }` for a
+ * `display-message -p … MESSAGE` whose words end with its message (quoted or
+ * not), so that it can print an inner fence itself (lib/tmux/fence.ts).
+ */
+export type LineCommand = string | { echo: string };
 
 /**
- * The command line for `commands`, fenced: `a ; display-message -p F- ; b`, then
- * `display-message -p F.` on a line of its own (after an `%error` tmux drops the
- * rest of a line, never the next line).
+ * The command line for `commands`, fenced: `a ; display-message -p F- ; b`
+ * (or `a"\nF+" ; b` when `a` echoes), then `F.` on a line of its own (after
+ * an `%error` tmux drops the rest of a line, never the next line).
  */
-function fencedLine(commands: readonly string[], fence: Uint8Array): string {
-  const f = decoder.decode(fence);
-  return commands.join(` ; display-message -p ${f}- ; `) + `\ndisplay-message -p ${f}.\n`;
+function fencedLine(commands: readonly LineCommand[], fence: Uint8Array): string {
+  const f = fenceText(fence);
+  let line = "";
+  const last = commands.length - 1;
+  for (let i = 0; i < last; i++) {
+    const c = commands[i];
+    line += typeof c === "string" ? `${c} ; display-message -p ${f}- ; ` : `${c.echo}"\\n${f}+" ; `;
+  }
+  const c = commands[last];
+  return `${line}${typeof c === "string" ? c : c.echo}\n${f}.\n`;
 }
 
 /**
@@ -268,6 +252,7 @@ function segmentEnded(p: Pending): void {
     }
   }
   if (end?.[1] === "end") {
+    p.parts?.push(p.out.subarray(p.kept, at));
     p.size = p.kept = at;
     return;
   }
@@ -321,7 +306,12 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         const p = c.pending[0];
         const kind = fenceKind(p.fence, buf, start, end);
         if (kind === 0) appendLine(p, buf, start, end);
-        else {
+        else if (kind === ECHO) {
+          // The command's own last line: its block ends on the next line.
+          state = FENCE_END;
+          p.parts?.push(p.out.subarray(p.kept, p.size));
+          p.kept = p.size;
+        } else {
           state = FENCE_END;
           segmentEnded(p);
           if (kind === LAST) {
@@ -527,8 +517,16 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     return connecting;
   }
 
-  /** Queues `commands` (one line) on an attached client: written at once, its reply matched in order. */
-  function enqueue(c: Client, commands: readonly string[], so: SendOptions): Promise<Uint8Array> {
+  /**
+   * Queues `commands` (one line) on an attached client: written at once, its reply matched in order;
+   * with `parts`, each command's output is pushed to it.
+   */
+  function enqueue(
+    c: Client,
+    commands: readonly LineCommand[],
+    so: SendOptions,
+    parts?: Uint8Array[],
+  ): Promise<Uint8Array> {
     return new Promise<Uint8Array>((resolve, reject) => {
       const p: Pending = {
         name: so.name,
@@ -539,6 +537,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         out: EMPTY,
         size: 0,
         kept: 0,
+        parts,
         dropped: false,
         timeoutMs: so.timeoutMs,
         deadline: performance.now() + so.timeoutMs,
@@ -562,6 +561,20 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
 
   const usable = (c: Client | undefined): boolean => c !== undefined && !c.closed && c.attached;
 
+  function sendOn(commands: readonly LineCommand[], so: SendOptions, parts?: Uint8Array[]): Promise<Uint8Array> {
+    if (so.signal?.aborted) return Promise.reject(new TmuxError("aborted", "tmux call cancelled"));
+    const c = client;
+    if (c && usable(c)) return opts.gate.shared(() => enqueue(c, commands, so, parts));
+    return (async () => {
+      await connect();
+      const c = client as Client | undefined;
+      // A client that was refused is not attached: nothing may be written to it (it would run unattached).
+      if (!c || !usable(c)) throw new ConnectionUnavailable(c?.refusal || lastRefusal || "the control client ended");
+      if (so.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
+      return await opts.gate.shared(() => enqueue(c, commands, so, parts));
+    })();
+  }
+
   return {
     get clientPid() {
       return client && !client.closed ? client.child.pid : undefined;
@@ -570,17 +583,12 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       retryAt = 0;
     },
     send(commands, so) {
-      if (so.signal?.aborted) return Promise.reject(new TmuxError("aborted", "tmux call cancelled"));
-      const c = client;
-      if (c && usable(c)) return opts.gate.shared(() => enqueue(c, commands, so));
-      return (async () => {
-        await connect();
-        const c = client as Client | undefined;
-        // A client that was refused is not attached: nothing may be written to it (it would run unattached).
-        if (!c || !usable(c)) throw new ConnectionUnavailable(c?.refusal || lastRefusal || "the control client ended");
-        if (so.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
-        return await opts.gate.shared(() => enqueue(c, commands, so));
-      })();
+      return sendOn(commands, so);
+    },
+    async sendEach(commands, so) {
+      const parts: Uint8Array[] = [];
+      await sendOn(commands, so, parts);
+      return parts;
     },
     async close() {
       if (idleTimer !== undefined) clearTimeout(idleTimer);

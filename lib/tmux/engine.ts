@@ -54,10 +54,11 @@
  * ```
  */
 import { type ControlHub, createControlHub } from "./control.ts";
-import { ConnectionUnavailable, createControlConnection } from "./connection.ts";
+import { ConnectionUnavailable, createControlConnection, type LineCommand } from "./connection.ts";
 import {
   COMMAND_SEPARATOR,
   type RunOptions,
+  spawnEach,
   spawnTmux,
   type TmuxArg,
   TmuxError,
@@ -150,20 +151,43 @@ const CONTROL_SAFE: Record<string, Rule> = {
 };
 
 /**
+ * `display-message -p [-t T] [-c C] [-d D] [-N] [--] MESSAGE`: its output
+ * ends with its message, so it can print a fence after it (lib/tmux/connection.ts).
+ */
+function echoes(command: readonly string[]): boolean {
+  if (command[0] !== "display-message") return false;
+  let p = false;
+  for (let i = 1; i < command.length; i++) {
+    const a = command[i];
+    if (a === "--") return p && i === command.length - 2;
+    if (a.length < 2 || a[0] !== "-") return p && i === command.length - 1;
+    for (let j = 1; j < a.length; j++) {
+      const f = a[j];
+      if (f === "p") p = true;
+      else if (f === "c" || f === "d" || f === "t") {
+        if (j === a.length - 1) i++;
+        break;
+      } else if (f !== "N") return false;
+    }
+  }
+  return false;
+}
+
+/**
  * The commands for the control connection, each as its quoted words, or
  * undefined when the command must be spawned: the one place that chooses
  * (see the header).
  */
-export function controlCommands(args: readonly TmuxArg[], opts: RunOptions = {}): string[] | undefined {
+export function controlCommands(args: readonly TmuxArg[], opts: RunOptions = {}): LineCommand[] | undefined {
   if (opts.stdin || opts.spawn) return undefined;
-  const commands: string[] = [];
+  const commands: LineCommand[] = [];
   let words: string[] = [];
   let command: string[] = [];
   const commandOk = () => command.length > 0 && (CONTROL_SAFE[command[0]]?.(command.slice(1)) ?? false);
   for (const a of args) {
     if (a === COMMAND_SEPARATOR) {
       if (!commandOk()) return undefined;
-      commands.push(words.join(" "));
+      commands.push(echoes(command) ? { echo: words.join(" ") } : words.join(" "));
       command = [];
       words = [];
       continue;
@@ -180,7 +204,7 @@ export function controlCommands(args: readonly TmuxArg[], opts: RunOptions = {})
 
 /** {@linkcode controlCommands} as one command line (`a ; b`), as a control client would be sent it unfenced. */
 export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): string | undefined {
-  return controlCommands(args, opts)?.join(" ; ");
+  return controlCommands(args, opts)?.map((c) => typeof c === "string" ? c : c.echo).join(" ; ");
 }
 
 const decoder = new TextDecoder();
@@ -292,29 +316,29 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     }
   }
 
-  async function runOnce(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+  /** Runs a line: its output, or with `each` each command's output on its own. */
+  async function runOnce(args: readonly TmuxArg[], ro: RunOptions, each: true): Promise<Uint8Array[]>;
+  async function runOnce(args: readonly TmuxArg[], ro: RunOptions, each?: false): Promise<Uint8Array>;
+  async function runOnce(args: readonly TmuxArg[], ro: RunOptions, each = false): Promise<Uint8Array | Uint8Array[]> {
     // A remote host: its shared connection before any client, so no client makes a connection of its own.
     if (launcher.ready) await launcher.ready();
-    if (ro.stdin) {
+    if (ro.stdin && !each) {
       const loaded = await loadThroughFile(args, ro);
       if (loaded) return loaded;
     }
     const line = controlCommands(args, ro);
     if (line !== undefined && (usable ?? await controlUsable())) {
+      const so = { name: String(args[0]), timeoutMs: ro.timeoutMs ?? defaultTimeout, signal: ro.signal };
       try {
-        return await conn.send(line, {
-          name: String(args[0]),
-          timeoutMs: ro.timeoutMs ?? defaultTimeout,
-          signal: ro.signal,
-        });
+        return each ? await conn.sendEach(line, so) : await conn.send(line, so);
       } catch (e) {
         if (!(e instanceof ConnectionUnavailable)) throw e;
       }
     }
     await socketDirCheck(args);
-    const out = waitsIndefinitely(args)
-      ? await spawnTmux(launcher, args, ro, defaultTimeout)
-      : await gate.shared(() => spawnTmux(launcher, args, ro, defaultTimeout));
+    const spawn = (): Promise<Uint8Array | Uint8Array[]> =>
+      each ? spawnEach(launcher, args, ro, defaultTimeout) : spawnTmux(launcher, args, ro, defaultTimeout);
+    const out = waitsIndefinitely(args) ? await spawn() : await gate.shared(spawn);
     // A session may exist now: attach at once instead of after the retry pause.
     if (args.includes("new-session")) conn.retryNow();
     return out;
@@ -330,6 +354,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     },
     async text(args, ro = {}) {
       return decoder.decode(await sem.use(() => runOnce(args, ro)));
+    },
+    runEach(args, ro = {}) {
+      return sem.use(() => runOnce(args, ro, true));
     },
     runAttached(args, ro = {}) {
       return sem.use(async () => {
