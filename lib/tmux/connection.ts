@@ -27,17 +27,21 @@
  * reply: a block's output is raw text (a pane's lines in a capture, a path in
  * a format), so a program in a pane can print `%end T N 1` for the coming
  * command numbers (T is the second, N a counter any control client sees)
- * and a whole block after it. So each line is fenced: between two commands
- * of a line goes `display-message -p F-`, and after the line, on a line of
- * its own, `display-message -p F.`, where F is 128 random bits drawn for this
- * line and never shown to anything but tmux. The reply is everything from
- * the line's first `%begin` to the `F.` line; a fence line cuts it into one
- * segment per command, and the block in a segment ended at the last
- * `%end|%error … 1` before the fence's own `%begin` (only tmux writes between
- * them: notifications, after-hook blocks). A line that failed has no inner
- * fence after its failing command. Nothing a pane prints can end, start or
- * replace a reply, as it cannot know F. The output a spawned client would
- * print is the blocks' lines, each followed by `\n`.
+ * and a whole block after it. So every line is fenced (lib/tmux/fence.ts):
+ * `display-message -p F-` between two of its commands (or, after a
+ * `display-message -p` of ours, `F+` printed as its own last line), and the
+ * unknown command `F.` on a line of its own after it, F being 128 random
+ * bits drawn for this line. The reply is everything from the line's first
+ * `%begin` to the `F.` fence; fences cut it into one segment per command, and
+ * the block in a segment ended at the last `%end|%error … 1` before the
+ * fence's own `%begin` (only tmux writes between them: notifications,
+ * after-hook blocks). A line that failed has no inner fence after its failing
+ * command. Nothing a pane prints can end, start or replace a reply, as it
+ * cannot know F; F is seen again only in tmux's message log once the line
+ * ran. Lines of commands without output are fenced too: one rule for every
+ * reply, and their error text and the user's after-hooks still print. The
+ * output a spawned client would print is the blocks' lines, each followed by
+ * `\n`; {@linkcode ControlConnection.sendEach} gives each command's alone.
  *
  * When the client ends: a command tmux had begun fails with a one-line
  * {@linkcode TmuxError}; one it had not begun never ran, and fails with

@@ -3,7 +3,7 @@
  *
  * Tools call it as a {@linkcode TmuxExecutor}. Each command travels on one
  * persistent control-mode client (lib/tmux/connection.ts: about 0.1 ms per
- * command instead of a spawn's milliseconds) unless {@linkcode controlLine}
+ * command instead of a spawn's milliseconds) unless {@linkcode controlCommands}
  * — the one place that chooses — says control mode would change what it
  * does; then one `tmux` process is spawned for it (lib/tmux/executor.ts).
  * Either way a {@linkcode Semaphore} slot is held while the command is in
