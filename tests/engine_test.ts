@@ -356,13 +356,13 @@ Deno.test("the tmux server killed mid-command: one-line error; after it is back,
   const engine = createTmuxEngine({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4, controlMode: true });
   try {
     // run-shell holds this client's queue until its shell command ends: the command behind it is in
-    // flight when the server is SIGKILLed (a kill-server would answer it first).
+    // flight when the server is SIGKILLed (a kill-server would answer it first). The reply of run-shell
+    // itself ends with its fence, which waits in that queue too.
     const serverPid = Number(await fx.tmux("display-message", "-p", "#{pid}"));
-    await conn.send("display-message -p -t main x", { name: "display-message", commands: 1, timeoutMs: 10_000 });
-    await conn.send("run-shell 'sleep 5'", { name: "run-shell", commands: 1, timeoutMs: 30_000 });
-    const inFlight = conn.send("display-message -p -t main x", {
+    await conn.send(["display-message -p -t main x"], { name: "display-message", timeoutMs: 10_000 });
+    const held = conn.send(["run-shell 'sleep 5'"], { name: "run-shell", timeoutMs: 30_000 }).catch((e) => e);
+    const inFlight = conn.send(["display-message -p -t main x"], {
       name: "display-message",
-      commands: 1,
       timeoutMs: 30_000,
     }).catch((e) => e);
     assertEquals(await engine.text(["display-message", "-p", "-t", "main", "before"]), "before\n");
@@ -370,6 +370,9 @@ Deno.test("the tmux server killed mid-command: one-line error; after it is back,
     // Never begun, so never run: the engine would spawn it, which says there is no server.
     const e = await inFlight;
     assert(e instanceof ConnectionUnavailable, String(e));
+    // It fails too, with one line.
+    const h = await held;
+    assert(h instanceof Error && !h.message.includes("\n"), String(h));
     const down = await engine.run(["list-sessions"]).catch((e) => e);
     assert(down instanceof TmuxError && down.kind === "no-server", String(down));
     assert(!down.message.includes("\n"));
@@ -395,11 +398,11 @@ Deno.test("a stuck command times out with a clear error and the next command get
     gate: new AttachGate(),
   });
   try {
-    const opts = { name: "display-message", commands: 1, timeoutMs: 200 };
+    const opts = { name: "display-message", timeoutMs: 200 };
     // A running run-shell holds this client's command queue until the shell command ends.
-    const held = conn.send("run-shell 'sleep 2'", { name: "run-shell", commands: 1, timeoutMs: 10_000 })
+    const held = conn.send(["run-shell 'sleep 2'"], { name: "run-shell", timeoutMs: 10_000 })
       .catch((e) => e);
-    const e = await conn.send("display-message -p -t main x", opts).catch((e) => e);
+    const e = await conn.send(["display-message -p -t main x"], opts).catch((e) => e);
     assert(e instanceof TmuxError && e.kind === "timeout", String(e));
     assertMatch(
       e.message,
@@ -408,7 +411,7 @@ Deno.test("a stuck command times out with a clear error and the next command get
     await held;
     // A new client answers (a client that ended before tmux began a command says so: the engine spawns then).
     const fresh = () =>
-      conn.send("display-message -p -t main fresh", { ...opts, timeoutMs: 10_000 }).then(
+      conn.send(["display-message -p -t main fresh"], { ...opts, timeoutMs: 10_000 }).then(
         (out) => dec.decode(out) === "fresh\n",
         (e) => e instanceof ConnectionUnavailable ? false : Promise.reject(e),
       );

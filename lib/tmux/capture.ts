@@ -180,7 +180,7 @@ export async function captureRows<S extends CaptureSpec = typeof PANE_SPEC>(
   o: Omit<CaptureFactsOptions<S>, "maxLines" | "keepTrailingBlank">,
 ): Promise<RowCapture<Row<S>>> {
   const plain = { start: o.start, end: o.end, colors: o.colors };
-  const { pane, output } = await getPane(tmux, paneId, {
+  const { pane, outputs } = await getPane(tmux, paneId, {
     facts: o.facts,
     signal: o.signal,
     then: (t) =>
@@ -188,11 +188,10 @@ export async function captureRows<S extends CaptureSpec = typeof PANE_SPEC>(
         ? [...captureArgs(t, plain), "-N", COMMAND_SEPARATOR, ...captureArgs(t, { ...plain, join: true })]
         : captureArgs(t, plain),
   });
-  const { top, bottom } = captureRange(pane, o.start, o.end);
-  const all = splitLines(decoder.decode(output));
-  if (!o.join) return { pane, first: top, rows: all, wrapped: all.map(() => false) };
-  const rows = all.slice(0, bottom - top + 1);
-  const spans = joinedSpans(rows, all.slice(rows.length));
+  const { top } = captureRange(pane, o.start, o.end);
+  const rows = splitLines(decoder.decode(outputs[0]));
+  if (!o.join) return { pane, first: top, rows, wrapped: rows.map(() => false) };
+  const spans = joinedSpans(rows, splitLines(decoder.decode(outputs[1])));
   // Not lined up (should not happen): rows as lines, so paging still covers every row once.
   return { pane, first: top, rows, wrapped: spans ? wrappedFlags(spans) : rows.map(() => false) };
 }

@@ -21,11 +21,27 @@
  * Replies: tmux answers a control client's own commands in `%begin T N 1` …
  * `%end|%error T N 1` blocks in the order they were sent, one block per
  * command of a line (`a ; b` gives two; after an `%error` the rest of the
- * line is dropped). Flag 1 marks them; blocks of hooks and of the attach
- * itself carry 0, and other clients never see ours. A block ends only at the
- * `%end`/`%error` line carrying its `%begin`'s T and N, so output that merely
- * looks like an end line does not end it. The output a spawned client would
- * print is the blocks' lines, each followed by `\n`.
+ * line is dropped, never the next line). Flag 1 marks them; blocks of hooks
+ * (after-hooks run right after their command) and of the attach itself carry
+ * 0, and other clients never see ours. Those guard lines cannot frame a
+ * reply: a block's output is raw text (a pane's lines in a capture, a path in
+ * a format), so a program in a pane can print `%end T N 1` for the coming
+ * command numbers (T is the second, N a counter any control client sees)
+ * and a whole block after it. So every line is fenced (lib/tmux/fence.ts):
+ * `display-message -p F-` between two of its commands (or, after a
+ * `display-message -p` of ours, `F+` printed as its own last line), and the
+ * unknown command `F.` on a line of its own after it, F being 128 random
+ * bits drawn for this line. The reply is everything from the line's first
+ * `%begin` to the `F.` fence; fences cut it into one segment per command, and
+ * the block in a segment ended at the last `%end|%error … 1` before the
+ * fence's own `%begin` (only tmux writes between them: notifications,
+ * after-hook blocks). A line that failed has no inner fence after its failing
+ * command. Nothing a pane prints can end, start or replace a reply, as it
+ * cannot know F; F is seen again only in tmux's message log once the line
+ * ran. Lines of commands without output are fenced too: one rule for every
+ * reply, and their error text and the user's after-hooks still print. The
+ * output a spawned client would print is the blocks' lines, each followed by
+ * `\n`; {@linkcode ControlConnection.sendEach} gives each command's alone.
  *
  * When the client ends: a command tmux had begun fails with a one-line
  * {@linkcode TmuxError}; one it had not begun never ran, and fails with
@@ -36,7 +52,7 @@
  * import { localLauncher } from "./launcher.ts";
  * import { AttachGate } from "./attach_gate.ts";
  * const conn = createControlConnection({ launcher: localLauncher("tmux", { socketName: "work" }), gate: new AttachGate() });
- * const out = await conn.send("list-sessions", { name: "list-sessions", commands: 1, timeoutMs: 10_000 });
+ * const out = await conn.send(["list-sessions"], { name: "list-sessions", timeoutMs: 10_000 });
  * await conn.close();
  * ```
  */
@@ -46,6 +62,7 @@ import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
 import { slowLine, waitingNotice } from "./connect_wait.ts";
 import { settledWithin } from "../settle.ts";
+import { ECHO, fenceKind, fenceText, LAST, newFence } from "./fence.ts";
 
 /** The connection cannot carry this command now; nothing was run (the caller may spawn it). */
 export class ConnectionUnavailable extends Error {
@@ -58,8 +75,6 @@ export class ConnectionUnavailable extends Error {
 export interface SendOptions {
   /** The command's name, for messages. */
   name: string;
-  /** How many commands the line holds (`a ; b` is two): tmux answers each in a block of its own. */
-  commands: number;
   timeoutMs: number;
   /**
    * performance.now() by which the reply must have come, the client's start included (default: `timeoutMs`
@@ -72,11 +87,14 @@ export interface SendOptions {
 
 export interface ControlConnection {
   /**
-   * Sends one command line (words already quoted) and resolves with its
-   * output. Throws {@linkcode TmuxError} (`failed` with tmux's message,
-   * `timeout`, `aborted`, `no-server`) or {@linkcode ConnectionUnavailable}.
+   * Sends commands (each one command's words, already quoted) as one command
+   * line (`a ; b`) and resolves with their output, concatenated. Throws
+   * {@linkcode TmuxError} (`failed` with tmux's message, `timeout`,
+   * `aborted`, `no-server`) or {@linkcode ConnectionUnavailable}.
    */
-  send(line: string, opts: SendOptions): Promise<Uint8Array>;
+  send(commands: readonly LineCommand[], opts: SendOptions): Promise<Uint8Array>;
+  /** Like {@linkcode ControlConnection.send}, each command's output on its own (cut at the fences). */
+  sendEach(commands: readonly LineCommand[], opts: SendOptions): Promise<Uint8Array[]>;
   /** Pid of the live client process, if any (for telling our own clients apart). */
   readonly clientPid: number | undefined;
   /** Forget a failed attach now (a session may exist since), instead of after the retry pause. */
@@ -107,16 +125,23 @@ interface Pending {
   name: string;
   resolve(out: Uint8Array): void;
   reject(e: Error): void;
-  /** `T N` of its first %begin, once tmux began it. */
-  begun?: string;
-  /** Blocks still to come. */
-  blocks: number;
-  /** The reply so far: the blocks' lines, each followed by `\n` (as a spawned client prints them). */
+  /** tmux began the line (its first %begin came). */
+  begun: boolean;
+  /** The line's fence text without its last byte (see the module documentation). */
+  fence: Uint8Array;
+  /**
+   * The output so far (`out[0, kept)`: the finished commands' lines, each followed by `\n`, as a
+   * spawned client prints them), then the current segment's lines as they came (`out[kept, size)`).
+   */
   out: Uint8Array;
   /** Bytes of `out` in use. */
   size: number;
-  /** Where the current block starts in `out`. */
-  blockStart: number;
+  /** Bytes of `out` that are output of finished commands. */
+  kept: number;
+  /** A command of the line failed (tmux dropped the rest of the line); the reply fails with this. */
+  failure?: TmuxError;
+  /** Each finished command's output, when asked for them one by one (views of `out`, which only grows). */
+  parts?: Uint8Array[];
   /** The caller stopped waiting (abort); the reply is still consumed to keep the order. */
   dropped: boolean;
   timeoutMs: number;
@@ -159,6 +184,32 @@ const EMPTY = new Uint8Array(0);
 /** `%client-detached NAME` of a client with a terminal: control clients have no tty and are named `client-PID`. */
 const PERSON_LEFT = /^%client-detached (?!client-\d+$)/;
 const BLOCK = /^%(begin|end|error) (\d+ \d+) (\d+)$/;
+const BETWEEN = 0;
+const SEGMENT = 1;
+const FENCE_END = 2;
+/**
+ * One command of a line, as its quoted words; `{ echo }` for a
+ * `display-message -p … MESSAGE` whose words end with its message (quoted or
+ * not), so that it can print an inner fence itself (lib/tmux/fence.ts).
+ */
+export type LineCommand = string | { echo: string };
+
+/**
+ * The command line for `commands`, fenced: `a ; display-message -p F- ; b`
+ * (or `a"\nF+" ; b` when `a` echoes), then `F.` on a line of its own (after
+ * an `%error` tmux drops the rest of a line, never the next line).
+ */
+function fencedLine(commands: readonly LineCommand[], fence: Uint8Array): string {
+  const f = fenceText(fence);
+  let line = "";
+  const last = commands.length - 1;
+  for (let i = 0; i < last; i++) {
+    const c = commands[i];
+    line += typeof c === "string" ? `${c} ; display-message -p ${f}- ; ` : `${c.echo}"\\n${f}+" ; `;
+  }
+  const c = commands[last];
+  return `${line}${typeof c === "string" ? c : c.echo}\n${f}.\n`;
+}
 
 /**
  * Appends a line and its `\n` to a reply, growing its buffer by doubling: one
@@ -174,6 +225,55 @@ function appendLine(p: Pending, buf: Uint8Array, start: number, end: number): vo
   p.out.set(buf.subarray(start, end), p.size);
   p.out[need - 1] = NL;
   p.size = need;
+}
+
+/** Where the line that ends at `out[at - 1]` (a `\n`) starts, not before `floor`. */
+function lineStart(out: Uint8Array, at: number, floor: number): number {
+  return at - 2 < floor ? floor : Math.max(floor, out.lastIndexOf(NL, at - 2) + 1);
+}
+
+/**
+ * A fence line came: the segment before it holds one command's block, which
+ * tmux ended with the last `%end`/`%error` line of flag 1 before the fence's
+ * own `%begin` (the last line kept). Between the two only tmux writes:
+ * notifications, and blocks of flag 0 (after-hooks the user set). The block's
+ * output joins the reply; an `%error` fails the reply with tmux's message.
+ */
+function segmentEnded(p: Pending): void {
+  let at = lineStart(p.out, p.size, p.kept);
+  let end: RegExpExecArray | null = null;
+  while (at > p.kept) {
+    const from = lineStart(p.out, at, p.kept);
+    const line = decoder.decode(p.out.subarray(from, at - 1));
+    at = from;
+    const m = BLOCK.exec(line);
+    if (!m) {
+      if (line.startsWith("%")) continue; // a notification
+      break;
+    }
+    if (m[1] === "begin") break;
+    if (m[3] === "1") {
+      end = m;
+      break;
+    }
+    // An after-hook's block: back to its %begin.
+    const begin = `%begin ${m[2]} ${m[3]}`;
+    while (at > p.kept) {
+      const b = lineStart(p.out, at, p.kept);
+      const found = decoder.decode(p.out.subarray(b, at - 1)) === begin;
+      at = b;
+      if (found) break;
+    }
+  }
+  if (end?.[1] === "end") {
+    p.parts?.push(p.out.subarray(p.kept, at));
+    p.size = p.kept = at;
+    return;
+  }
+  p.failure ??= end
+    ? commandFailed(p.out.subarray(p.kept, at))
+    : new TmuxError("failed", `tmux ${p.name}: tmux answered in an unexpected shape; retry`);
+  p.size = p.kept;
 }
 
 /**
@@ -213,37 +313,40 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       watchAt: Infinity,
       abandon: abandoned.resolve,
     };
-    // Our block: [T N] of its %begin; "other": inside a block of flag 0 (the attach, hooks).
-    let own: string | undefined;
-    let other = false;
+    // SEGMENT: inside a segment of pending[0], whose lines are kept until a fence line; FENCE_END: the
+    // next line is a fence's %end; `other`: T N of a block of flag 0 (the attach, hooks) between segments.
+    let state = BETWEEN;
+    let other: string | undefined;
     const onLine = (buf: Uint8Array, start: number, end: number) => {
-      if (own !== undefined) {
+      if (state === SEGMENT) {
         const p = c.pending[0];
-        if (buf[start] === PERCENT) {
-          const m = BLOCK.exec(decoder.decode(buf.subarray(start, end)));
-          if (m && m[1] !== "begin" && m[2] === own && m[3] === "1") {
-            own = undefined;
-            if (!p) return;
-            // After an %error tmux drops the line's remaining commands: no more blocks come.
-            if (m[1] === "error") {
-              c.pending.shift();
-              settle(c, p, false, commandFailed(p.out.subarray(p.blockStart, p.size)));
-            } else if (--p.blocks === 0) {
-              c.pending.shift();
-              settle(c, p, true);
-            }
-            return;
+        const kind = fenceKind(p.fence, buf, start, end);
+        if (kind === 0) appendLine(p, buf, start, end);
+        else if (kind === ECHO) {
+          // The command's own last line: its block ends on the next line.
+          state = FENCE_END;
+          p.parts?.push(p.out.subarray(p.kept, p.size));
+          p.kept = p.size;
+        } else {
+          state = FENCE_END;
+          segmentEnded(p);
+          if (kind === LAST) {
+            c.pending.shift();
+            settle(c, p, p.failure === undefined, p.failure);
           }
         }
-        if (p) appendLine(p, buf, start, end);
+        return;
+      }
+      if (state === FENCE_END) {
+        state = BETWEEN;
         return;
       }
       if (buf[start] !== PERCENT) return;
       const text = decoder.decode(buf.subarray(start, end));
       const m = BLOCK.exec(text);
-      if (other) {
-        if (m && m[1] !== "begin") {
-          other = false;
+      if (other !== undefined) {
+        if (m && m[1] !== "begin" && m[2] === other) {
+          other = undefined;
           // The first such block answers the attach itself (later ones come from hooks).
           if (!c.attached && m[1] === "end") c.attached = true;
           attached.resolve();
@@ -256,11 +359,9 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
         return;
       }
       if (m[3] === "1" && c.pending.length > 0) {
-        own = m[2];
-        const p = c.pending[0];
-        p.begun ??= m[2];
-        p.blockStart = p.size;
-      } else other = true;
+        state = SEGMENT;
+        c.pending[0].begun = true;
+      } else other = m[2];
     };
     const stderr = readAll(child.stderr, abandoned.promise).then((b) => decoder.decode(b), () => "");
     c.done = (async () => {
@@ -301,7 +402,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     if (!p.dropped) {
       p.dropped = true;
       if (ok) p.resolve(p.out.subarray(0, p.size));
-      else p.reject(error ?? commandFailed(p.out.subarray(p.blockStart, p.size)));
+      else p.reject(error ?? new TmuxError("failed", `tmux ${p.name} failed`));
     }
     if (c.pending.length === 0 && !c.closed && client === c) {
       if (c.leave) void shut(c);
@@ -382,10 +483,8 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     c.ending ??= opts.gate.shared(async () => {
       // Inside the gate: no client of ours starts (an attach is a session change) until this one is gone.
       if (polite && c.attached && !c.closed) {
-        await stepOff((line, commands) =>
-          enqueue(c, line, { name: "step-off", commands, timeoutMs: STEP_OFF_TIMEOUT_MS }).then((o) =>
-            decoder.decode(o)
-          )
+        await stepOff((commands) =>
+          enqueue(c, commands, { name: "step-off", timeoutMs: STEP_OFF_TIMEOUT_MS }).then((o) => decoder.decode(o))
         );
       }
       c.closed = true;
@@ -458,17 +557,27 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     return connecting;
   }
 
-  /** Queues `line` on an attached client: written at once, its reply matched in order. */
-  function enqueue(c: Client, line: string, so: SendOptions): Promise<Uint8Array> {
+  /**
+   * Queues `commands` (one line) on an attached client: written at once, its reply matched in order;
+   * with `parts`, each command's output is pushed to it.
+   */
+  function enqueue(
+    c: Client,
+    commands: readonly LineCommand[],
+    so: SendOptions,
+    parts?: Uint8Array[],
+  ): Promise<Uint8Array> {
     return new Promise<Uint8Array>((resolve, reject) => {
       const p: Pending = {
         name: so.name,
         resolve,
         reject,
+        begun: false,
+        fence: newFence(),
         out: EMPTY,
         size: 0,
-        blocks: so.commands,
-        blockStart: 0,
+        kept: 0,
+        parts,
         dropped: false,
         timeoutMs: so.timeoutMs,
         deadline: so.deadline ?? performance.now() + so.timeoutMs,
@@ -484,13 +593,39 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
       }
       c.pending.push(p);
       // Writes queue in call order, so lines are written in the order of `pending`.
-      c.writer.write(encoder.encode(line + "\n")).catch(() => {
+      c.writer.write(encoder.encode(fencedLine(commands, p.fence))).catch(() => {
         // The client is gone; its end settles every pending command.
       });
     });
   }
 
   const usable = (c: Client | undefined): boolean => c !== undefined && !c.closed && c.attached;
+
+  function sendOn(commands: readonly LineCommand[], so: SendOptions, parts?: Uint8Array[]): Promise<Uint8Array> {
+    if (so.signal?.aborted) return Promise.reject(new TmuxError("aborted", "tmux call cancelled"));
+    const late = () => stalled(opts.launcher.destination, so.name, so.timeoutMs);
+    const c = client;
+    if (c && usable(c)) return opts.gate.shared(() => enqueue(c, commands, so, parts), so.deadline, late);
+    return (async () => {
+      let deadline = so.deadline ?? performance.now() + so.timeoutMs;
+      const t0 = performance.now();
+      const starting = connect();
+      // A start that takes longer goes on for the next call: this one ends at its bound. A remote login
+      // has its own bound (--connect-timeout-ms), so the time it took while this call waited is added back.
+      let counted = 0;
+      while (!await settledWithin(starting, deadline - performance.now())) {
+        const extra = loginTimeSince(t0) - counted;
+        if (extra <= 0) throw late();
+        counted += extra;
+        deadline += extra;
+      }
+      const c = client as Client | undefined;
+      // A client that was refused is not attached: nothing may be written to it (it would run unattached).
+      if (!c || !usable(c)) throw new ConnectionUnavailable(c?.refusal || lastRefusal || "the control client ended");
+      if (so.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
+      return await opts.gate.shared(() => enqueue(c, commands, { ...so, deadline }, parts), deadline, late);
+    })();
+  }
 
   return {
     get clientPid() {
@@ -499,30 +634,13 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     retryNow() {
       retryAt = 0;
     },
-    send(line, so) {
-      if (so.signal?.aborted) return Promise.reject(new TmuxError("aborted", "tmux call cancelled"));
-      const late = () => stalled(opts.launcher.destination, so.name, so.timeoutMs);
-      const c = client;
-      if (c && usable(c)) return opts.gate.shared(() => enqueue(c, line, so), so.deadline, late);
-      return (async () => {
-        let deadline = so.deadline ?? performance.now() + so.timeoutMs;
-        const t0 = performance.now();
-        const starting = connect();
-        // A start that takes longer goes on for the next call: this one ends at its bound. A remote login
-        // has its own bound (--connect-timeout-ms), so the time it took while this call waited is added back.
-        let counted = 0;
-        while (!await settledWithin(starting, deadline - performance.now())) {
-          const extra = loginTimeSince(t0) - counted;
-          if (extra <= 0) throw late();
-          counted += extra;
-          deadline += extra;
-        }
-        const c = client as Client | undefined;
-        // A client that was refused is not attached: nothing may be written to it (it would run unattached).
-        if (!c || !usable(c)) throw new ConnectionUnavailable(c?.refusal || lastRefusal || "the control client ended");
-        if (so.signal?.aborted) throw new TmuxError("aborted", "tmux call cancelled");
-        return await opts.gate.shared(() => enqueue(c, line, { ...so, deadline }), deadline, late);
-      })();
+    send(commands, so) {
+      return sendOn(commands, so);
+    },
+    async sendEach(commands, so) {
+      const parts: Uint8Array[] = [];
+      await sendOn(commands, so, parts);
+      return parts;
     },
     async close() {
       if (idleTimer !== undefined) clearTimeout(idleTimer);

@@ -298,7 +298,7 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     if (!child) return;
     // Inside the gate (shared, like a command): no client of ours attaches until this one is gone.
     await opts.gate.shared(async () => {
-      if (live && conn.attached) await stepOff((line, commands) => ask(conn, child, line, commands));
+      if (live && conn.attached) await stepOff((cmds) => ask(conn, child, cmds.join(" ; "), cmds.length));
       await endClient(child, () => child.stdin.close(), conn.done, conn.abandon);
     });
   }

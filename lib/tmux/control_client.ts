@@ -120,8 +120,10 @@ export async function endClient(
  * Whether our client's session is destroy-unattached (1/0) and how many clients are attached to it (ours
  * included), then every session's id and its flag.
  */
-export const STEP_OFF_QUERY = `display-message -p '#{destroy-unattached} #{session_attached}' ; ` +
-  `list-sessions -F '#{session_id} #{destroy-unattached}'`;
+export const STEP_OFF_QUERY: readonly string[] = [
+  `display-message -p '#{destroy-unattached} #{session_attached}'`,
+  `list-sessions -F '#{session_id} #{destroy-unattached}'`,
+];
 /** How long each step-off command may take. */
 export const STEP_OFF_TIMEOUT_MS = 2_000;
 
@@ -154,14 +156,14 @@ export function stepOffLine(reply: string): string | undefined {
  * and tmux up to at least 3.5 then frees it under the exiting client if any
  * other client comes or goes in those milliseconds:
  * the exiting client's next event crashes the tmux server (tmux/tmux#5497;
- * reproduced with 3.3a, tests/engine_test.ts). Best effort: `ask` sends a
- * command line on the client and resolves with its output; a failure leaves
- * the client where it is.
+ * reproduced with 3.3a, tests/engine_test.ts). Best effort: `ask` sends
+ * commands (one line) on the client and resolves with their output; a failure
+ * leaves the client where it is.
  */
-export async function stepOff(ask: (line: string, commands: number) => Promise<string>): Promise<void> {
+export async function stepOff(ask: (commands: readonly string[]) => Promise<string>): Promise<void> {
   try {
-    const line = stepOffLine(await ask(STEP_OFF_QUERY, 2));
-    if (line) await ask(line, 1);
+    const line = stepOffLine(await ask(STEP_OFF_QUERY));
+    if (line) await ask([line]);
   } catch {
     // Gone already, or tmux refused: it leaves as it is.
   }

@@ -3,7 +3,7 @@
  *
  * Tools call it as a {@linkcode TmuxExecutor}. Each command travels on one
  * persistent control-mode client (lib/tmux/connection.ts: one line written per
- * command instead of one process started per command) unless {@linkcode controlLine}
+ * command instead of one process started per command) unless {@linkcode controlCommands}
  * — the one place that chooses — says control mode would change what it
  * does; then one `tmux` process is spawned for it (lib/tmux/executor.ts).
  * Either way a {@linkcode Semaphore} slot is held while the command is in
@@ -54,10 +54,11 @@
  * ```
  */
 import { type ControlHub, createControlHub } from "./control.ts";
-import { ConnectionUnavailable, createControlConnection } from "./connection.ts";
+import { ConnectionUnavailable, createControlConnection, type LineCommand } from "./connection.ts";
 import {
   COMMAND_SEPARATOR,
   type RunOptions,
+  spawnEach,
   spawnTmux,
   stalled,
   type TmuxArg,
@@ -158,19 +159,45 @@ const CONTROL_SAFE: Record<string, Rule> = {
 };
 
 /**
- * The command line for the control connection, or undefined when the
- * command must be spawned: the one place that chooses (see the header).
+ * `display-message -p [-t T] [-c C] [-d D] [-N] [--] MESSAGE`: its output
+ * ends with its message, so it can print a fence after it (lib/tmux/connection.ts).
  */
-export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): string | undefined {
+function echoes(command: readonly string[]): boolean {
+  if (command[0] !== "display-message") return false;
+  let p = false;
+  for (let i = 1; i < command.length; i++) {
+    const a = command[i];
+    if (a === "--") return p && i === command.length - 2;
+    if (a.length < 2 || a[0] !== "-") return p && i === command.length - 1;
+    for (let j = 1; j < a.length; j++) {
+      const f = a[j];
+      if (f === "p") p = true;
+      else if (f === "c" || f === "d" || f === "t") {
+        if (j === a.length - 1) i++;
+        break;
+      } else if (f !== "N") return false;
+    }
+  }
+  return false;
+}
+
+/**
+ * The commands for the control connection, each as its quoted words, or
+ * undefined when the command must be spawned: the one place that chooses
+ * (see the header).
+ */
+export function controlCommands(args: readonly TmuxArg[], opts: RunOptions = {}): LineCommand[] | undefined {
   if (opts.stdin || opts.spawn) return undefined;
-  const words: string[] = [];
+  const commands: LineCommand[] = [];
+  let words: string[] = [];
   let command: string[] = [];
   const commandOk = () => command.length > 0 && (CONTROL_SAFE[command[0]]?.(command.slice(1)) ?? false);
   for (const a of args) {
     if (a === COMMAND_SEPARATOR) {
       if (!commandOk()) return undefined;
+      commands.push(echoes(command) ? { echo: words.join(" ") } : words.join(" "));
       command = [];
-      words.push(";");
+      words = [];
       continue;
     }
     const w = tmuxCommandWord(a);
@@ -178,7 +205,14 @@ export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): st
     command.push(a);
     words.push(w);
   }
-  return commandOk() ? words.join(" ") : undefined;
+  if (!commandOk()) return undefined;
+  commands.push(words.join(" "));
+  return commands;
+}
+
+/** {@linkcode controlCommands} as one command line (`a ; b`), as a control client would be sent it unfenced. */
+export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): string | undefined {
+  return controlCommands(args, opts)?.map((c) => typeof c === "string" ? c : c.echo).join(" ; ");
 }
 
 const decoder = new TextDecoder();
@@ -269,14 +303,13 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     if (!await controlUsable()) return undefined;
     stdinDir ??= Deno.makeTempDir({ prefix: `tmux-mcp-${Deno.pid}-stdin-` });
     const path = `${await stdinDir}/${stdinCount++}`;
-    // Every command of the line must be one control mode runs as a spawned client would (controlLine checks).
-    const line = controlLine([...load.slice(0, -1), formatLiteral(path), ...(sep < 0 ? [] : args.slice(sep))]);
+    // Every command of the line must be one control mode runs as a spawned client would (controlCommands checks).
+    const line = controlCommands([...load.slice(0, -1), formatLiteral(path), ...(sep < 0 ? [] : args.slice(sep))]);
     if (line === undefined) return undefined;
     await Deno.writeFile(path, ro.stdin, { mode: 0o600 });
     try {
       return await conn.send(line, {
         name: "load-buffer",
-        commands: 1 + args.filter((a) => a === COMMAND_SEPARATOR).length,
         timeoutMs: ro.timeoutMs ?? defaultTimeout,
         deadline,
         signal: ro.signal,
@@ -317,23 +350,32 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const lateFor = (args: readonly TmuxArg[], ro: RunOptions) => () =>
     stalled(launcher.destination, String(args[0] ?? ""), ro.timeoutMs ?? defaultTimeout);
 
-  async function runOnce(args: readonly TmuxArg[], ro: RunOptions, deadline: number): Promise<Uint8Array> {
+  /** Runs a line by `deadline`: its output, or with `each` each command's output on its own. */
+  async function runOnce(args: readonly TmuxArg[], ro: RunOptions, deadline: number, each: true): Promise<Uint8Array[]>;
+  async function runOnce(args: readonly TmuxArg[], ro: RunOptions, deadline: number, each?: false): Promise<Uint8Array>;
+  async function runOnce(
+    args: readonly TmuxArg[],
+    ro: RunOptions,
+    deadline: number,
+    each = false,
+  ): Promise<Uint8Array | Uint8Array[]> {
     // A remote host: its shared connection before any client, so no client makes a connection of its own.
     if (launcher.ready) await launcher.ready();
-    if (ro.stdin) {
+    if (ro.stdin && !each) {
       const loaded = await loadThroughFile(args, ro, deadline);
       if (loaded) return loaded;
     }
-    const line = controlLine(args, ro);
+    const line = controlCommands(args, ro);
     if (line !== undefined && (usable ?? await controlUsable())) {
+      const so = { name: String(args[0]), timeoutMs: ro.timeoutMs ?? defaultTimeout, signal: ro.signal };
       try {
-        return await conn.send(line, {
+        const so = {
           name: String(args[0]),
-          commands: 1 + args.filter((a) => a === COMMAND_SEPARATOR).length,
           timeoutMs: ro.timeoutMs ?? defaultTimeout,
           deadline,
           signal: ro.signal,
-        });
+        };
+        return each ? await conn.sendEach(line, so) : await conn.send(line, so);
       } catch (e) {
         if (!(e instanceof ConnectionUnavailable)) throw e;
       }
@@ -341,13 +383,15 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     await socketDirCheck(args);
     const late = lateFor(args, ro);
     // What is left of the call's time, after a wait for a slot or a failed start of the connection.
-    const spawn = () => {
+    const spawn = (): Promise<Uint8Array | Uint8Array[]> => {
       const left = deadline - performance.now();
       if (left <= 0) throw late();
+      const sro = { ...ro, timeoutMs: left };
       // A slow login keeps its own wording (its own bound); a stall is said against this call's whole bound.
-      return spawnTmux(launcher, args, { ...ro, timeoutMs: left }, defaultTimeout).catch((e) => {
-        throw e instanceof TmuxTimeout && !e.login ? late() : e;
-      });
+      return (each ? spawnEach(launcher, args, sro, defaultTimeout) : spawnTmux(launcher, args, sro, defaultTimeout))
+        .catch((e) => {
+          throw e instanceof TmuxTimeout && !e.login ? late() : e;
+        });
     };
     const out = waitsIndefinitely(args) ? await spawn() : await gate.shared(spawn, deadline, late);
     // A session may exist now: attach at once instead of after the retry pause.
@@ -359,10 +403,15 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
    * Runs a command within its bound, counted from now (a wait for a slot included) or, for a remote host, from
    * the moment its shared connection is up: that login has its own bound (--connect-timeout-ms).
    */
-  async function bounded(args: readonly TmuxArg[], ro: RunOptions): Promise<Uint8Array> {
+  async function bounded(args: readonly TmuxArg[], ro: RunOptions, each: true): Promise<Uint8Array[]>;
+  async function bounded(args: readonly TmuxArg[], ro: RunOptions, each?: false): Promise<Uint8Array>;
+  async function bounded(args: readonly TmuxArg[], ro: RunOptions, each = false): Promise<Uint8Array | Uint8Array[]> {
     if (launcher.ready) await launcher.ready();
     const deadline = performance.now() + (ro.timeoutMs ?? defaultTimeout);
-    return sem.use(() => runOnce(args, ro, deadline), deadline, lateFor(args, ro));
+    const late = lateFor(args, ro);
+    return each
+      ? await sem.use(() => runOnce(args, ro, deadline, true), deadline, late)
+      : await sem.use(() => runOnce(args, ro, deadline), deadline, late);
   }
 
   return {
@@ -379,6 +428,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     async text(args, ro = {}) {
       return decoder.decode(await bounded(args, ro));
     },
+    runEach(args, ro = {}) {
+      return bounded(args, ro, true);
+    },
     runAttached(args, ro = {}) {
       const deadline = performance.now() + (ro.timeoutMs ?? defaultTimeout);
       return sem.use(
@@ -386,7 +438,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
           if (launcher.destination !== undefined) {
             throw new ConnectionUnavailable("the tmux server runs on another host: its files are not ours to read");
           }
-          const line = controlLine(args);
+          const line = controlCommands(args);
           if (line === undefined) {
             throw new ConnectionUnavailable(
               `${
@@ -397,7 +449,6 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
           if (!await controlUsable()) throw new ConnectionUnavailable("control mode is off");
           return await conn.send(line, {
             name: args[0],
-            commands: 1,
             timeoutMs: ro.timeoutMs ?? defaultTimeout,
             deadline,
             signal: ro.signal,

@@ -17,6 +17,7 @@
  * ```
  */
 import { Semaphore } from "./semaphore.ts";
+import { fenceKind, fenceText, INNER, newFence } from "./fence.ts";
 import { describeSocket, localLauncher, socketArgsFor, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
 import { slowLine } from "./connect_wait.ts";
 
@@ -69,6 +70,12 @@ export interface TmuxExecutor {
   run(args: readonly TmuxArg[], opts?: RunOptions): Promise<Uint8Array>;
   /** Like {@linkcode TmuxExecutor.run}, decoding stdout as UTF-8. */
   text(args: readonly TmuxArg[], opts?: RunOptions): Promise<string>;
+  /**
+   * Like {@linkcode TmuxExecutor.run}, with each command's output on its own
+   * (commands joined by {@linkcode COMMAND_SEPARATOR}): cut where tmux ran a
+   * fence of ours (lib/tmux/fence.ts), never by what the outputs hold.
+   */
+  runEach(args: readonly TmuxArg[], opts?: RunOptions): Promise<Uint8Array[]>;
 }
 
 export type TmuxErrorKind = "missing" | "no-server" | "failed" | "timeout" | "aborted";
@@ -278,6 +285,47 @@ export async function readAll(stream: ReadableStream<Uint8Array>, stop: Promise<
   return out;
 }
 
+/**
+ * {@linkcode spawnTmux} for several commands, each one's output on its own: a
+ * spawned client prints them with nothing between, so `display-message -p F-`
+ * goes between each two (lib/tmux/fence.ts) and its stdout is cut there.
+ */
+export async function spawnEach(
+  launcher: TmuxLauncher,
+  args: readonly TmuxArg[],
+  ro: RunOptions,
+  defaultTimeout: number,
+): Promise<Uint8Array[]> {
+  if (!args.includes(COMMAND_SEPARATOR)) return [await spawnTmux(launcher, args, ro, defaultTimeout)];
+  const f = newFence();
+  const fence = ["display-message", "-p", `${fenceText(f)}-`];
+  const fenced = args.flatMap((a): TmuxArg[] => a === COMMAND_SEPARATOR ? [a, ...fence, a] : [a]);
+  const out = await spawnTmux(launcher, fenced, ro, defaultTimeout);
+  const parts: Uint8Array[] = [];
+  let from = 0;
+  for (let line = 0; line < out.length;) {
+    let end = out.indexOf(0x0a, line);
+    if (end < 0) end = out.length;
+    if (fenceKind(f, out, line, end) === INNER && end - line === fence[2].length) {
+      parts.push(out.subarray(from, line));
+      from = end + 1;
+    }
+    line = end + 1;
+  }
+  parts.push(out.subarray(Math.min(from, out.length)));
+  if (parts.length !== commandCount(args)) {
+    throw new TmuxError("failed", `tmux ${String(args[0])}: its output did not have the expected shape; retry`);
+  }
+  return parts;
+}
+
+/** How many commands `args` holds. */
+function commandCount(args: readonly TmuxArg[]): number {
+  let n = 1;
+  for (const a of args) if (a === COMMAND_SEPARATOR) n++;
+  return n;
+}
+
 /** The one-line error for a tmux binary that cannot be started. */
 export function launchError(bin: string, e: unknown): Error {
   if (e instanceof Deno.errors.NotFound) {
@@ -324,6 +372,9 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
     },
     async text(args, ro = {}) {
       return decoder.decode(await sem.use(() => spawnTmux(launcher, args, ro, defaultTimeout)));
+    },
+    runEach(args, ro = {}) {
+      return sem.use(() => spawnEach(launcher, args, ro, defaultTimeout));
     },
   };
 }

@@ -219,21 +219,66 @@ async function ambiguity(
  * Runs one tmux call and parses its output; a failed lookup of `target` says
  * which target, or that it is ambiguous.
  */
-async function query<T>(
+function query<T>(
   tmux: TmuxExecutor,
   args: readonly TmuxArg[],
   parse: (out: Uint8Array) => T,
   target: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<T> {
-  let out: Uint8Array;
+  return queryWith(() => tmux.run(args, { signal }), parse, tmux, target, signal);
+}
+
+/**
+ * {@linkcode query} for a call of several commands, parsed from each one's
+ * output on its own (cut at fences, lib/tmux/fence.ts: no command's output
+ * can pass for another's).
+ */
+function queryEach<T>(
+  tmux: TmuxExecutor,
+  args: readonly TmuxArg[],
+  parse: (outs: Uint8Array[]) => T,
+  target: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  return queryWith(() => tmux.runEach(args, { signal }), parse, tmux, target, signal);
+}
+
+async function queryWith<O, T>(
+  run: () => Promise<O>,
+  parse: (out: O) => T,
+  tmux: TmuxExecutor,
+  target: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  let out: O;
   try {
-    out = await tmux.run(args, { signal });
+    out = await run();
   } catch (e) {
     if (target === undefined) throw e;
     throw await ambiguity(tmux, target, e, signal) ?? targetError(target, e);
   }
   return parse(out);
+}
+
+/** One row of `spec` that is the whole of `out`. */
+function onlyRow<S extends RowSpec>(spec: S, out: Uint8Array, what: string): Row<S> {
+  const { rows, end } = parseRows(spec, out, 1);
+  if (!rows[0] || end !== out.length) throw new RowParseError(`unexpected ${what}`);
+  return rows[0];
+}
+
+/** The outputs as one (a copy only when there are several). */
+function joined(outs: readonly Uint8Array[]): Uint8Array {
+  if (outs.length === 0) return new Uint8Array();
+  if (outs.length === 1) return outs[0];
+  const all = new Uint8Array(outs.reduce((n, o) => n + o.length, 0));
+  let at = 0;
+  for (const o of outs) {
+    all.set(o, at);
+    at += o.length;
+  }
+  return all;
 }
 
 function scopeArgs(scope: PaneScope | WindowScope): string[] {
@@ -322,16 +367,12 @@ export function describeSession(tmux: TmuxExecutor, session: string, signal?: Ab
     COMMAND_SEPARATOR,
     ...["list-panes", "-s", "-t", session, "-F", PANE_FORMAT],
   ];
-  return query(
+  return queryEach(
     tmux,
     args,
-    (out) => {
-      const s = parseRows(SESSION_QUERY_SPEC, out, 1);
-      if (!s.rows[0]) throw new RowParseError("no session row");
-      const session = sessionRow(s.rows[0]);
-      const w = parseRows(WINDOW_SPEC, out.subarray(s.end), session.window_count);
-      const p = parseRows(PANE_SPEC, out.subarray(s.end + w.end));
-      return { session, windows: w.rows, panes: p.rows };
+    ([s, w, p]) => {
+      const session = sessionRow(onlyRow(SESSION_QUERY_SPEC, s, "session row"));
+      return { session, windows: parseRows(WINDOW_SPEC, w).rows, panes: parseRows(PANE_SPEC, p).rows };
     },
     session,
     signal,
@@ -345,6 +386,8 @@ export interface PaneFacts<P = PaneInfo> {
   defaulted: boolean;
   /** stdout of `then` (empty without it). */
   output: Uint8Array;
+  /** stdout of each command of `then`, on its own (none without it). */
+  outputs: Uint8Array[];
 }
 
 export interface GetPaneOptions {
@@ -391,19 +434,18 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
     if (!pane) {
       throw new UserError("there is no tmux session on this server: create one with new-session, then retry");
     }
-    const output = then ? await queryThen(tmux, pane.pane_id, then(pane.pane_id), signal) : new Uint8Array();
-    return { pane, defaulted: true, output };
+    const outputs = then ? await queryThen(tmux, pane.pane_id, then(pane.pane_id), signal) : [];
+    return { pane, defaulted: true, output: joined(outputs), outputs };
   }
   const { args, checkRow } = paneQuery(target, facts.format, then?.(target));
-  return await query(
+  return await queryEach(
     tmux,
     args,
-    (out) => {
-      const skip = checkRow ? out.indexOf(0x0a) + 1 : 0;
-      if (checkRow && skip === 0) throw new RowParseError("no validation row");
-      const { rows, end } = parseRows(facts.spec, out.subarray(skip), 1);
-      if (!rows[0]) throw new RowParseError("no pane row");
-      return { pane: rows[0], defaulted: false, output: out.subarray(skip + end) };
+    (outs) => {
+      const at = checkRow ? 1 : 0;
+      const pane = onlyRow(facts.spec, outs[at], "pane row");
+      const outputs = outs.slice(at + 1);
+      return { pane, defaulted: false, output: joined(outputs), outputs };
     },
     target,
     signal,
@@ -424,8 +466,8 @@ const STRICT_TARGET: ReadonlySet<string> = new Set(["capture-pane"]);
  * ("main:5" without window 5 gives the active pane). A command after it that
  * resolves the same target strictly makes a bad target fail the whole call
  * (as in describeSession); when `next` is not one, capture-pane of one screen
- * row goes first (`checkRow`): the cheapest read-only strict command, and its
- * output is exactly one line (a row holds no newline).
+ * row goes first (`checkRow`): the cheapest read-only strict command. The
+ * outputs are read one by one ({@linkcode TmuxExecutor.runEach}).
  *
  * @example
  * ```ts
@@ -447,9 +489,9 @@ async function queryThen(
   paneId: string,
   args: TmuxArg[],
   signal: AbortSignal | undefined,
-): Promise<Uint8Array> {
+): Promise<Uint8Array[]> {
   try {
-    return await tmux.run(args, { signal });
+    return await tmux.runEach(args, { signal });
   } catch (e) {
     throw targetError(paneId, e);
   }
