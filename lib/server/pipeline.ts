@@ -168,6 +168,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       return { content: [{ type: "text", text: message }], isError: true };
     };
     const tool = byName.get(name);
+    /** Progress notifications of this call still being handed to the transport. */
+    const progressSent = new Set<Promise<void>>();
     try {
       if (!tool) {
         outcome = "invalid";
@@ -203,12 +205,15 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       const ctx: ToolContext = {
         ...services,
         signal: extra.signal,
-        progress: async (progress, total, msg) => {
-          if (progressToken === undefined) return;
-          await extra.sendNotification({
+        progress: (progress, total, msg) => {
+          if (progressToken === undefined) return Promise.resolve();
+          const sent = extra.sendNotification({
             method: "notifications/progress",
             params: { progressToken, progress, total, message: msg },
           }).catch(() => {});
+          progressSent.add(sent);
+          void sent.finally(() => progressSent.delete(sent));
+          return sent;
         },
         noteTarget: (ids) => {
           target = { ...target, ...ids };
@@ -229,8 +234,11 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       target = { ...target, ...targetOf(out.structured) };
       let result = outputResult(out);
       for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx);
+      // MCP: no progress after the result. Waits send theirs without awaiting them; they go out first.
+      if (progressSent.size > 0) await Promise.all(progressSent);
       return result;
     } catch (e) {
+      if (progressSent.size > 0) await Promise.all(progressSent);
       outcome = e instanceof RefusedError ? "refused" : "error";
       if (e instanceof UserError || e instanceof TmuxError || e instanceof EnvironmentError) {
         message = e.message;
