@@ -367,14 +367,8 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     }
     const line = controlCommands(args, ro);
     if (line !== undefined && (usable ?? await controlUsable())) {
-      const so = { name: String(args[0]), timeoutMs: ro.timeoutMs ?? defaultTimeout, signal: ro.signal };
+      const so = { name: String(args[0]), timeoutMs: ro.timeoutMs ?? defaultTimeout, deadline, signal: ro.signal };
       try {
-        const so = {
-          name: String(args[0]),
-          timeoutMs: ro.timeoutMs ?? defaultTimeout,
-          deadline,
-          signal: ro.signal,
-        };
         return each ? await conn.sendEach(line, so) : await conn.send(line, so);
       } catch (e) {
         if (!(e instanceof ConnectionUnavailable)) throw e;

@@ -32,7 +32,6 @@ export const INNER = 0x2d;
 export const ECHO = 0x2b;
 /** Kind of the fence after a line (`.`). */
 export const LAST = 0x2e;
-const NL = 0x0a;
 const HEX = new TextEncoder().encode("0123456789abcdef");
 const decoder = new TextDecoder();
 /** Random bytes drawn in bulk: one getRandomValues call per 256 fences. */
