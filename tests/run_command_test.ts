@@ -361,6 +361,11 @@ Deno.test("run-command refuses a continuation prompt, typing nothing", async () 
     assertMatch(err, /continuation prompt/);
     assert(!(await wholePane(fx)).includes("typed-here"));
     await fx.tmux("send-keys", "-t", fx.pane, "C-c");
+    // bash draws a fresh prompt after the ^C; until then the screen still shows the continuation prompt.
+    await waitForPane(fx, fx.pane, (text) => {
+      const last = text.trimEnd().split("\n").at(-1) ?? "";
+      return /\^C/.test(text) && !last.startsWith(">");
+    });
     assertEquals((await runner(fx)("echo back")).output, "back");
   });
 });
