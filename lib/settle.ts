@@ -13,7 +13,8 @@
  * ```
  */
 export function settledWithin(ready: Promise<unknown>, ms: number): Promise<boolean> {
-  const late = AbortSignal.timeout(ms);
+  // A bound already past (a deadline minus now) gives `ready` no time, but is not an error.
+  const late = AbortSignal.timeout(Math.max(0, ms));
   return new Promise<boolean>((resolve) => {
     const onLate = () => resolve(false);
     late.addEventListener("abort", onLate, { once: true });
@@ -21,5 +22,31 @@ export function settledWithin(ready: Promise<unknown>, ms: number): Promise<bool
       () => (late.removeEventListener("abort", onLate), resolve(true)),
       () => (late.removeEventListener("abort", onLate), resolve(true)),
     );
+  });
+}
+
+/**
+ * Waits in `queue` (wake functions, first come first served) until the owner calls this waiter's function, or
+ * until `deadline` (performance.now()), when it leaves the queue and rejects with `late()`.
+ *
+ * @example
+ * ```ts
+ * const queue: Array<() => void> = [];
+ * const waiting = queueUntil(queue, performance.now() + 1000, () => new Error("no slot within 1 s"));
+ * queue.shift()?.(); // the owner wakes the first waiter
+ * await waiting;
+ * ```
+ */
+export function queueUntil(queue: Array<() => void>, deadline: number, late: () => Error): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (deadline === Infinity) return void queue.push(resolve);
+    const wake = () => (clearTimeout(timer), resolve());
+    const timer = setTimeout(() => {
+      const at = queue.indexOf(wake);
+      if (at < 0) return;
+      queue.splice(at, 1);
+      reject(late());
+    }, Math.max(0, deadline - performance.now()));
+    queue.push(wake);
   });
 }

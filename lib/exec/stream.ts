@@ -13,22 +13,14 @@
  * ```
  */
 
+import { indexOfBytes } from "../text/bytes.ts";
+
 const BEL = 0x07;
 const ESC = 0x1b;
 const BACKSLASH = 0x5c;
 const MAX_MARKER_PAYLOAD = 64;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0];
-  for (let i = hay.indexOf(first, from); i >= 0 && i + needle.length <= hay.length; i = hay.indexOf(first, i + 1)) {
-    let j = 1;
-    while (j < needle.length && hay[i + j] === needle[j]) j++;
-    if (j === needle.length) return i;
-  }
-  return -1;
-}
 
 /**
  * Finds `prefix … BEL` (or `prefix … ESC \`) sequences in a byte stream that
@@ -54,7 +46,7 @@ export class MarkerScanner {
     const found: string[] = [];
     let from = 0;
     for (;;) {
-      const at = indexOf(buf, this.#prefix, from);
+      const at = indexOfBytes(buf, this.#prefix, from);
       if (at < 0) break;
       const body = at + this.#prefix.length;
       let end = -1;

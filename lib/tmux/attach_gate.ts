@@ -30,6 +30,7 @@
  * const out = await gate.shared(() => runCommand());
  * ```
  */
+import { queueUntil } from "../settle.ts";
 /**
  * Whether tmux `major.minor` sets a control client up before notifying it (3.7 and later): no gate needed.
  *
@@ -65,17 +66,7 @@ export class AttachGate {
   async shared<T>(fn: () => Promise<T>, deadline = Infinity, late?: () => Error): Promise<T> {
     // Checked again after a wait: an exclusive section may have begun between the release and now.
     while (this.enabled && this.#starting) {
-      await new Promise<void>((resolve, reject) => {
-        if (deadline === Infinity) return void this.#held.push(resolve);
-        const release = () => (clearTimeout(timer), resolve());
-        const timer = setTimeout(() => {
-          const at = this.#held.indexOf(release);
-          if (at < 0) return;
-          this.#held.splice(at, 1);
-          reject(late?.() ?? new Error("held back past the deadline"));
-        }, Math.max(0, deadline - performance.now()));
-        this.#held.push(release);
-      });
+      await queueUntil(this.#held, deadline, late ?? (() => new Error("held back past the deadline")));
     }
     this.#active++;
     try {

@@ -28,6 +28,7 @@
  * ```
  */
 import { type ByteReader, byteReader } from "../byte_reader.ts";
+import { indexOfBytes } from "../text/bytes.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -53,16 +54,6 @@ interface Framed {
   stream: ReadableStream<Uint8Array<ArrayBuffer>>;
   /** The bytes before the sentinel once it is seen; undefined when the stream ended (or failed) without it. */
   head: Promise<Uint8Array | undefined>;
-}
-
-function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0];
-  for (let i = hay.indexOf(first, from); i >= 0 && i + needle.length <= hay.length; i = hay.indexOf(first, i + 1)) {
-    let j = 1;
-    while (j < needle.length && hay[i + j] === needle[j]) j++;
-    if (j === needle.length) return i;
-  }
-  return -1;
 }
 
 /**

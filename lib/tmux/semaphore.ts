@@ -1,3 +1,5 @@
+import { queueUntil } from "../settle.ts";
+
 /**
  * A counting semaphore with FIFO fairness.
  *
@@ -46,17 +48,7 @@ export class Semaphore {
     } else {
       // The slot is handed over directly by release(), so a newcomer can
       // never overtake a waiter (FIFO).
-      await new Promise<void>((resolve, reject) => {
-        if (deadline === Infinity) return void this.#waiters.push(resolve);
-        const wake = () => (clearTimeout(timer), resolve());
-        const timer = setTimeout(() => {
-          const at = this.#waiters.indexOf(wake);
-          if (at < 0) return;
-          this.#waiters.splice(at, 1);
-          reject(late?.() ?? new Error("no slot came free in time"));
-        }, Math.max(0, deadline - performance.now()));
-        this.#waiters.push(wake);
-      });
+      await queueUntil(this.#waiters, deadline, late ?? (() => new Error("no slot came free in time")));
     }
     let released = false;
     return () => {

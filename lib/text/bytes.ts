@@ -1,0 +1,21 @@
+/**
+ * Searching byte arrays.
+ *
+ * @example
+ * ```ts
+ * import { indexOfBytes } from "./bytes.ts";
+ * const enc = new TextEncoder();
+ * indexOfBytes(enc.encode("noise\nMARK\ntmux"), enc.encode("MARK"), 0); // 6
+ * ```
+ */
+
+/** The index of the first `needle` in `hay` at or after `from`, or -1. */
+export function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number): number {
+  const first = needle[0];
+  for (let i = hay.indexOf(first, from); i >= 0 && i + needle.length <= hay.length; i = hay.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}
