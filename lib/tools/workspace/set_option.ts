@@ -4,8 +4,8 @@ import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { unsetFlag, valueOrUnset } from "./common.ts";
 import { resolve } from "../declared.ts";
-import { formatRefusal } from "../../tmux/format_guard.ts";
-import { optionRisk } from "../../tmux/option_policy.ts";
+import { formatRefusal } from "../../policy/formats.ts";
+import { optionRisk } from "../../policy/options.ts";
 import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
 import { guardSetting } from "./setting_guard.ts";
 
