@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * import { startTmux } from "../helpers.ts";
  * const fx = await startTmux("bench");
  * await fillPane(fx); // pane "main" shows 1..60 and a prompt
  * ```
