@@ -40,10 +40,8 @@ const HOSTILE = [
   "%end 1 2 1",
 ];
 
-/** Polls `probe` until it returns true, for up to `ms` (generous: the machine may be busy); false if it never did. */
-function until(probe: () => Promise<boolean>, ms = 15_000): Promise<boolean> {
-  return waitUntil("the condition", probe, ms).then(() => true, () => false);
-}
+/** How long a condition may take to hold (generous: the machine may be busy). */
+const SOON = 15_000;
 
 async function clients(socketName: string): Promise<string[]> {
   const out = await new Deno.Command("tmux", {
@@ -137,7 +135,12 @@ Deno.test("the engine answers concurrent commands in order, each with its own ou
     assertEquals(outs, Array.from({ length: 60 }, (_, i) => `reply ${i}\n`));
     // Multi-command lines, empty lines and raw escape sequences come out as a spawned client prints them.
     await engine.run(["send-keys", "-t", "main", "printf '\\033[31mRED\\033[0m\\n\\n'", "Enter"]);
-    await until(async () => (await engine.text(["capture-pane", "-p", "-t", "main"])).includes("RED\n"));
+    // Best effort: the session's shell may still be reading its rc files; the comparison below holds either way.
+    await waitUntil(
+      "the red line",
+      async () => (await engine.text(["capture-pane", "-p", "-t", "main"])).includes("RED\n"),
+      SOON,
+    ).catch(() => {});
     for (
       const args of <TmuxArg[][]> [
         ["capture-pane", "-p", "-e", "-t", "main"],
@@ -163,7 +166,7 @@ Deno.test("the engine answers concurrent commands in order, each with its own ou
       assert(controlLine(args) !== undefined);
       // Polled: the shell may still be drawing its prompt between the two reads.
       const same = async () => dec.decode(await engine.run(args)) === dec.decode(await spawned.run(args));
-      assert(await until(same), JSON.stringify(args));
+      await waitUntil(`the same reply to ${JSON.stringify(args)}`, same, SOON);
     }
   });
 });
@@ -193,7 +196,7 @@ Deno.test("the control client is read-only, ignores size, gets no output, and le
     assertMatch(flags, /^1 .*ignore-size/);
     assertMatch(flags, /no-output/);
     assertMatch(flags, /read-only/);
-    assert(await until(async () => (await clients(socket)).length === 0), "the idle client left");
+    await waitUntil("the idle client to leave", async () => (await clients(socket)).length === 0, SOON);
     // The next command attaches again.
     assertEquals(await engine.text(["display-message", "-p", "-t", "main", "again"]), "again\n");
     assertEquals((await clients(socket)).length, 1);
@@ -210,10 +213,12 @@ Deno.test("an idle client holding the last of a destroy-unattached session steps
     const churn = (async () => {
       while (churning) await tmux("display-message", "-p", "x").catch(() => {});
     })();
-    const left = await until(async () => (await clients(socket)).length === 0);
-    churning = false;
-    await churn;
-    assert(left, "the idle client left");
+    try {
+      await waitUntil("the idle client to leave", async () => (await clients(socket)).length === 0, SOON);
+    } finally {
+      churning = false;
+      await churn;
+    }
     assertEquals(await tmux("list-sessions", "-F", "#{session_name}"), "other\n", "main went, the server is alive");
   }, 2000);
 });
@@ -237,12 +242,12 @@ Deno.test("a wait's client holding the last of a destroy-unattached session step
     const reading = observer.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
       new WritableStream({ write: (t) => void (seen += t) }),
     );
-    assert(await until(() => Promise.resolve(seen.includes("%end"))), "the observer attached");
+    await waitUntil("the observer to attach", () => Promise.resolve(seen.includes("%end")), SOON);
     stop();
     await engine.hub.close(); // as at the end of the server; an idle hub client leaves the same way
     const detached = () => /%client-detached (client-\d+)\n/.exec(seen);
     /%client-detached (client-\d+)\n/.exec(seen.replace(/^.*%client-detached client-0\b.*$/m, ""));
-    assert(await until(() => Promise.resolve(detached() !== null)), "the wait's client left");
+    await waitUntil("the wait's client to leave", () => Promise.resolve(detached() !== null), SOON);
     const name = detached()![1];
     const moved = seen.indexOf(`%client-session-changed ${name} $`);
     assert(moved >= 0 && moved < seen.indexOf(`%client-detached ${name}`), `${name} stepped off main first:\n${seen}`);
@@ -280,7 +285,7 @@ Deno.test("a person leaving a destroy-unattached session: our client leaves too,
       stderr: "null",
     }).spawn();
     try {
-      assert(await until(async () => (await clients(socket)).includes("0:main")), "the person's client attached");
+      await waitUntil("the person's client to attach", async () => (await clients(socket)).includes("0:main"), SOON);
       const name = (await tmux("list-clients", "-F", "#{client_control_mode} #{client_name}"))
         .split("\n").find((l) => l.startsWith("0 "))!.slice(2);
       // Other clients come and go meanwhile (a status script, the user's shell): a client of ours ending on
@@ -291,12 +296,16 @@ Deno.test("a person leaving a destroy-unattached session: our client leaves too,
         while (churning) await tmux("display-message", "-p", "x").catch(() => {});
       })();
       await tmux("detach-client", "-t", name);
-      const destroyed = await until(async () =>
-        !(await engine.text(["list-sessions", "-F", "#{session_name}"])).includes("main")
-      );
-      churning = false;
-      await churn;
-      assert(destroyed, "main was destroyed once the person left (ours did not keep it attached)");
+      try {
+        await waitUntil(
+          "main to be destroyed once the person left (ours did not keep it attached)",
+          async () => !(await engine.text(["list-sessions", "-F", "#{session_name}"])).includes("main"),
+          SOON,
+        );
+      } finally {
+        churning = false;
+        await churn;
+      }
       assertEquals(await tmux("list-sessions", "-F", "#{session_name}"), "other\n", "the tmux server is alive");
       assertEquals(await engine.text(["list-sessions", "-F", "#{session_name}"]), "other\n");
     } finally {
@@ -383,7 +392,7 @@ Deno.test("the tmux server killed mid-command: one-line error; after it is back,
     const reattached = async () =>
       (await engine.text(["display-message", "-p", "-t", "again", "x"])) === "x\n" &&
       (await clients(fx.socketName)).length >= 1;
-    assert(await until(reattached), "a control client attached again");
+    await waitUntil("a control client to attach again", reattached, SOON);
   } finally {
     await conn.close();
     await engine.close();
@@ -415,7 +424,7 @@ Deno.test("a stuck command times out with a clear error and the next command get
         (out) => dec.decode(out) === "fresh\n",
         (e) => e instanceof ConnectionUnavailable ? false : Promise.reject(e),
       );
-    assert(await until(fresh), "a fresh client answers");
+    await waitUntil("a fresh client to answer", fresh, SOON);
   } finally {
     await conn.close();
     await fx.kill();
@@ -657,14 +666,16 @@ async function sigkillLeavesNoClient(
         arguments: { what: "text", target: "main", patterns: ["never-printed"], timeout_ms: 60_000 },
       },
     });
-    assert(await until(async () => (await clients(fx.socketName)).length >= 2), "command and hub clients attached");
+    await waitUntil("command and hub clients to attach", async () => (await clients(fx.socketName)).length >= 2, SOON);
     await beforeKill(child, fx);
     child.kill("SIGKILL");
     await child.status;
-    const gone = await until(async () => (await clients(fx.socketName)).length === 0, 30_000);
-    // Which clients stayed, and whether their processes still run, for a failure's message.
-    const left = gone ? "" : await fx.tmux("list-clients", "-F", "#{client_name} pid #{client_pid}").catch(String);
-    assert(gone, `clients left behind: ${left}`);
+    await waitUntil("every client to leave", async () => (await clients(fx.socketName)).length === 0, 30_000)
+      .catch(async (e) => {
+        // Which clients stayed, and whether their processes still run, for a failure's message.
+        const left = await fx.tmux("list-clients", "-F", "#{client_name} pid #{client_pid}").catch(String);
+        throw new Error(`${e.message}; clients left behind: ${left}`);
+      });
   } finally {
     try {
       child.kill("SIGKILL"); // still running when the test failed before its kill
@@ -707,7 +718,7 @@ Deno.test("a missing target still means the most recently used session, not the 
       stderr: "null",
     }).spawn();
     try {
-      assert(await until(async () => (await clients(socketName)).includes("1:main")));
+      await waitUntil("client 1:main", async () => (await clients(socketName)).includes("1:main"), SOON);
       const { pane, defaulted } = await getPane(engine, undefined);
       assert(defaulted);
       assertEquals(pane.session_name, "main");
@@ -740,7 +751,11 @@ Deno.test("paste-text and global window options travel on the control connection
     const value = `v; kill-server 'q' "dq" -x`;
     await mcp.ok("set", { what: "option", scope: "window", global: true, name: "@moved", value });
     await mcp.ok("send-keys", { target: r.pane_id, keys: ["C-d"] });
-    assert(await until(async () => (await Deno.readTextFile(`${dir}/out`).catch(() => "")) === text), "pasted exactly");
+    await waitUntil(
+      "the text to be pasted exactly",
+      async () => (await Deno.readTextFile(`${dir}/out`).catch(() => "")) === text,
+      SOON,
+    );
     assertEquals((await fx.tmux("show-options", "-gwv", "@moved")).trim(), value);
     assertEquals((await fx.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "", "no buffer left");
     const spawned = (await Deno.readTextFile(log)).split("\n").filter(Boolean);

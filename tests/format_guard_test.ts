@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { withServer } from "./helpers.ts";
-import { checkFormat, formatRefusal, MAX_PAD } from "../lib/tmux/format_guard.ts";
+import { checkFormat, formatRefusal, MAX_PAD } from "../lib/policy/formats.ts";
 
 const VARS = ["pane_id", "session_name", "window_index", "pane_title", "pane_current_command", "host"];
 const variable = fc.constantFrom(...VARS);

@@ -12,7 +12,7 @@
  * | 5     | lib/buffers/, lib/search/, lib/terminal/ | paste buffers; regex and search; pty sessions                        |
  * | 4     | lib/config.ts                            | the flags (checks an ssh destination as tmux/ssh.ts does)            |
  * | 3     | lib/tmux/                                | every connection to tmux, local or over ssh                          |
- * | 2     | lib/host/, lib/policy/                   | this process and machine (temp names, uid, locks); file guard        |
+ * | 2     | lib/host/, lib/policy/                   | this process and machine (temp names, uid, locks); the pure guards   |
  * | 1     | lib/text/                                | text helpers: lines, UTF-8, hashes                                   |
  * | 0     | lib/*.ts                                 | errors, log, SDK types, settling, byte reading, version              |
  *

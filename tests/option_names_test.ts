@@ -7,7 +7,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, startTmux, textOf, type TmuxFixture, withServer } from "./helpers.ts";
 import { resolveOptionName, tableFromListings } from "../lib/tmux/option_names.ts";
 
-/** The options (besides every hook) that run commands, end the server or write files: option_policy.ts. */
+/** The options (besides every hook) that run commands, end the server or write files: lib/policy/options.ts. */
 const DANGEROUS_OPTIONS = [
   "command-alias",
   "default-command",

@@ -4,7 +4,8 @@
  *
  * @example
  * ```ts
- * const s = rawServer(tmux.socketName);
+ * declare const socketName: string; // a test server's (`startTmux`)
+ * const s = rawServer(socketName);
  * await s.initialize();
  * await s.sendRaw('{"jsonrpc":"1.0","id":1,"method":"ping"}');
  * (await s.next()).id; // 1

@@ -7,8 +7,9 @@
  *
  * @example
  * ```ts
- * const check = resultChecker(await client.listTools());
- * check("list-buffers", result); // throws with the schema errors when the result does not match
+ * declare const tools: ListedTool[]; // tools/list's answer
+ * declare const result: unknown; // a list-buffers call's structuredContent
+ * checkResult(tools.find((t) => t.name === "list-buffers"), result); // throws with the schema errors on a mismatch
  * ```
  */
 import { Ajv, type ValidateFunction } from "ajv";

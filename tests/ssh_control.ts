@@ -6,7 +6,8 @@
  *
  * @example
  * ```ts
- * const c = await launchControl(launcher.spawn(["-C", "attach-session"], { stdin: "piped" }));
+ * declare const child: Deno.ChildProcess; // `tmux -C attach-session`, spawned with piped stdin and stdout (local or ssh)
+ * const c = await launchControl(child);
  * (await c.command("display-message -p ok")).lines; // ["ok"]
  * await c.close();
  * ```

@@ -14,8 +14,8 @@
  * ```ts
  * const fx = await startSshd();
  * try {
- *   await run("ssh", ["-F", fx.configPath, fx.alias, "true"]);
- *   fx.loginCount(); // 1
+ *   await new Deno.Command("ssh", { args: ["-F", fx.configPath, fx.alias, "true"] }).output();
+ *   await fx.loginCount(); // 1
  * } finally {
  *   await fx.cleanup();
  * }

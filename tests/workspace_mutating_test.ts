@@ -231,6 +231,15 @@ Deno.test("set-option and set-environment: scopes, values starting with '-', uns
     assertEquals((await tmux.tmux("show-options", "-s", "-v", "escape-time")).trim(), "7");
     await mcp.ok("set", { what: "option", scope: "window", global: true, name: "@gw", value: "yes" });
     assertEquals((await tmux.tmux("show-options", "-gw", "-v", "@gw")).trim(), "yes");
+    // set and show take option names by one rule: a user option with a dot is set, then read back.
+    await mcp.ok("set", { what: "option", target: "main", scope: "session", name: "@theme.accent", value: "red" });
+    const shown = await mcp.ok<{ options: { name: string; value: string | null }[] }>("show", {
+      what: "options",
+      target: "main",
+      scope: "session",
+      name: "@theme.accent",
+    });
+    assertEquals(shown.options.map((o) => [o.name, o.value]), [["@theme.accent", "red"]]);
     await mcp.ok("set", { what: "option", target: "main", scope: "session", name: "@note", unset: true });
     assertEquals((await tmux.tmux("show-options", "-t", "main", "@note").catch(() => "")).trim(), "");
 

@@ -3,7 +3,8 @@
  * tmux-mcp process runs inside (when it runs inside the configured tmux
  * server at all), so the kill tools can refuse to end the agent that drives
  * them, and the typing tools can refuse keys that would signal it
- * ({@linkcode refuseSelfInput}).
+ * ({@linkcode refuseSelfInput}). This is the half that asks the server;
+ * what is refused, given where we run, is judged in lib/policy/self.ts.
  *
  * Two independent kinds of evidence, either one suffices:
  * - the environment tmux gives every pane process: `TMUX=socket_path,server_pid,…`
@@ -24,21 +25,14 @@ import type { TmuxExecutor } from "./executor.ts";
 import { RefusedError } from "../errors.ts";
 import { keySequence } from "./keys.ts";
 import { parseRows, rowFormat, type RowSpec } from "./rows.ts";
-
-/** Where this process runs on the configured tmux server. */
-export interface SelfLocation {
-  /** The configured server's socket path (undefined when it has no panes to report it). */
-  socket_path?: string;
-  /** This process runs inside the configured server (in a pane, or as one of its jobs). */
-  inServer: boolean;
-  /** Our pane(s): usually one; two if environment and process tree disagree (both are protected). */
-  pane_ids: string[];
-  window_ids: string[];
-  /** Every session our window is linked into. */
-  session_ids: string[];
-  /** How it was found, for messages: "TMUX_PANE", "process tree". */
-  evidence: string[];
-}
+import {
+  endingInput,
+  type SelfKillIds,
+  type SelfKillKind,
+  selfKillRefusal,
+  type SelfLocation,
+  type TypedInput,
+} from "../policy/self.ts";
 
 export interface LocateOptions {
   /** The process environment; default `Deno.env.toObject()`. */
@@ -154,8 +148,6 @@ export async function locateSelf(tmux: TmuxExecutor, opts: LocateOptions = {}): 
   return loc;
 }
 
-export type SelfKillKind = "pane" | "window" | "session" | "server";
-
 /**
  * Throws {@linkcode RefusedError} when killing this object would kill the
  * tmux-mcp process itself. `ids` are the resolved ids of the object to kill
@@ -165,82 +157,13 @@ export type SelfKillKind = "pane" | "window" | "session" | "server";
 export async function refuseSelfKill(
   tmux: TmuxExecutor,
   kind: SelfKillKind,
-  ids: { session_id?: string; window_id?: string; pane_id?: string },
+  ids: SelfKillIds,
   opts: LocateOptions & { action?: string } = {},
 ): Promise<SelfLocation> {
   const loc = await locateSelf(tmux, opts);
-  const hit = kind === "server"
-    ? loc.inServer
-    : kind === "pane"
-    ? loc.pane_ids.includes(ids.pane_id ?? "")
-    : kind === "window"
-    ? loc.window_ids.includes(ids.window_id ?? "")
-    : loc.session_ids.includes(ids.session_id ?? "");
-  if (!hit) return loc;
-  const what = kind === "server"
-    ? `the tmux server at ${loc.socket_path ?? "this socket"}`
-    : `${kind} ${kind === "pane" ? ids.pane_id : kind === "window" ? ids.window_id : ids.session_id}`;
-  const where = loc.pane_ids.length ? ` (pane ${loc.pane_ids.join(", ")})` : "";
-  throw new RefusedError(
-    `refusing to ${opts.action ?? "kill"} ${what}: the tmux-mcp server itself runs inside it${where}, so this ` +
-      `would end the MCP connection and likely the agent (found by ${loc.evidence.join(" and ")}); choose another ${
-        kind === "server" ? "socket" : kind
-      }, ` +
-      `or ask the user to do it by hand`,
-  );
-}
-
-/** What a typing tool is about to send into a pane. */
-export interface TypedInput {
-  /** Literal text (send-keys text, paste-text, run-command's command line). */
-  text?: string;
-  /** tmux key names, in order. */
-  keys?: readonly string[];
-  /** Enter is pressed after everything. */
-  enter?: boolean;
-}
-
-// Bytes a terminal turns into a signal or end of input for the foreground process: ^C SIGINT, ^\ SIGQUIT,
-// ^Z SIGTSTP, ^D end of file.
-const SIGNAL_BYTES: Readonly<Record<string, string>> = {
-  "\x03": "C-c (SIGINT)",
-  "\x1c": "C-\\ (SIGQUIT)",
-  "\x1a": "C-z (SIGTSTP)",
-  "\x04": "C-d (end of input)",
-};
-// Words that end or signal a process when typed into a shell and submitted.
-const ENDING_WORDS =
-  /(?:^|[^\w-])(exit|logout|kill|pkill|killall|exec|tmux|shutdown|reboot|halt|poweroff|suspend)(?![\w-])/;
-
-/**
- * Why typing `input` into a pane could signal or end the process that runs
- * there (a key or byte that the terminal turns into a signal, or an ending
- * command submitted with Enter), or undefined. Pure: no tmux call.
- *
- * @example
- * ```ts
- * endingInput({ keys: ["C-c"] });                  // "C-c (SIGINT)"
- * endingInput({ text: "exit", enter: true });      // "the command word exit, submitted with Enter"
- * endingInput({ text: "ls -l", enter: true });     // undefined
- * ```
- */
-export function endingInput(input: TypedInput): string | undefined {
-  const keySeqs = (input.keys ?? []).map((k) => [k, keySequence(k) ?? ""] as const);
-  for (const [name, seq] of keySeqs) {
-    for (const [byte, what] of Object.entries(SIGNAL_BYTES)) {
-      if (seq.includes(byte)) return `the key ${name} is ${what}`;
-    }
-  }
-  const text = input.text ?? "";
-  for (const [byte, what] of Object.entries(SIGNAL_BYTES)) {
-    if (text.includes(byte)) return `the text holds the byte of ${what}`;
-  }
-  // Single-character keys type text too ("e","x","i","t","Enter").
-  const typed = text + keySeqs.map(([, seq]) => (seq.length === 1 && seq >= " " ? seq : "\n")).join("");
-  const submitted = input.enter || /[\r\n]/.test(typed) || keySeqs.some(([, seq]) => seq === "\r" || seq === "\n");
-  const word = ENDING_WORDS.exec(typed);
-  if (submitted && word) return `the command word ${word[1]}, submitted with Enter`;
-  return undefined;
+  const why = selfKillRefusal(loc, kind, ids, opts.action);
+  if (why) throw new RefusedError(why);
+  return loc;
 }
 
 /**
@@ -255,7 +178,7 @@ export async function refuseSelfInput(
   input: TypedInput,
   opts: LocateOptions = {},
 ): Promise<void> {
-  const why = endingInput(input);
+  const why = endingInput(input, keySequence);
   if (!why) return;
   const loc = await locateSelf(tmux, opts);
   if (!loc.pane_ids.includes(paneId)) return;

@@ -23,6 +23,20 @@ export const bufferName = z.string()
   .max(256, "buffer name is longer than 256 characters")
   .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)");
 
+/**
+ * A tmux option or hook name as a model gives it: `history-limit`, a unique
+ * prefix of one, `@user-option`, each with an optional `[index]`
+ * (`status-format[1]`). This bounds its characters only; lib/tmux/option_names.ts
+ * reads it as tmux would (prefix, index, old spellings) before the policy judges it.
+ */
+export const optionName = z.string()
+  .min(1, "option name must not be empty")
+  .max(128, "option name is longer than 128 characters")
+  .regex(
+    /^(@[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)(\[\d{1,4}\])?$/,
+    "option name is a tmux option like status-left or mouse, or a user option like @my-flag (optionally with [index])",
+  );
+
 /** An absolute file path, passed to the file system as-is. */
 export const absolutePath = z.string()
   .min(1, "path must not be empty")

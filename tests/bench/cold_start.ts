@@ -13,7 +13,8 @@
  *
  * @example
  * ```ts
- * const t = await coldStart(serverArgv, { TMUX_MCP_CONTROL_MODE: "on" });
+ * declare const socketName: string; // a test server's (`startTmux`)
+ * const t = await coldStart(serverArgv(".", socketName), { TMUX_MCP_CONTROL_MODE: "on" });
  * console.log(t.initialize, t.toolsList, t.toolsCall);
  * ```
  */

@@ -6,18 +6,20 @@
  *
  * @example
  * ```ts
+ * import { startTmux } from "../helpers.ts";
  * const fx = await startTmux("bench");
  * await fillPane(fx); // pane "main" shows 1..60 and a prompt
  * ```
  */
 import type { TmuxFixture } from "../helpers.ts";
+import { waitUntil } from "../pane_helpers.ts";
 
 export async function fillPane(fx: TmuxFixture): Promise<void> {
   await fx.tmux("respawn-pane", "-k", "-t", "main", "env HISTFILE=/dev/null PS1='$ ' bash --norc --noprofile");
   await fx.tmux("send-keys", "-t", "main", "seq 1 60", "Enter");
-  const deadline = AbortSignal.timeout(20_000);
-  while (!/^60$/m.test(await fx.tmux("capture-pane", "-p", "-t", "main"))) {
-    if (deadline.aborted) throw new Error("the bench pane did not show `seq 1 60` within 20 s");
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil(
+    "the bench pane to show `seq 1 60`",
+    async () => /^60$/m.test(await fx.tmux("capture-pane", "-p", "-t", "main")),
+    20_000,
+  );
 }

@@ -6,7 +6,7 @@
 import { PANE_SPEC } from "../../lib/tmux/panes.ts";
 import { parseRows } from "../../lib/tmux/rows.ts";
 import { keepNewest } from "../../lib/tmux/capture.ts";
-import { formatRefusal } from "../../lib/tmux/format_guard.ts";
+import { formatRefusal } from "../../lib/policy/formats.ts";
 import { connect, startTmux } from "../helpers.ts";
 
 const enc = new TextEncoder();

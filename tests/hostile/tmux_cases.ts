@@ -13,6 +13,8 @@
  *
  * @example
  * ```ts
+ * import { connect, type TmuxFixture } from "../helpers.ts";
+ * declare const tmux: TmuxFixture; // a fresh `startTmux()`
  * const { env } = await setup(tmux);
  * const mcp = await connect({ socketName: tmux.socketName, args: ["--safety", "destructive"], env });
  * ```

@@ -24,6 +24,7 @@ import { Client as ClientJs } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Client as ClientTyped } from "@modelcontextprotocol/sdk/client/index";
 import { StdioClientTransport as StdioClientTransportJs } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StdioClientTransport as StdioClientTransportTyped } from "@modelcontextprotocol/sdk/client/stdio";
+import { waitUntil } from "../pane_helpers.ts";
 
 const Client: typeof ClientTyped = ClientJs;
 const StdioClientTransport: typeof StdioClientTransportTyped = StdioClientTransportJs;
@@ -119,13 +120,10 @@ export async function smoke(command: string[], socket: string): Promise<string[]
     await tmux(socket, "send-keys", "-t", "smoke", "-l", "echo smoke-pane-$((6*7))");
     await tmux(socket, "send-keys", "-t", "smoke", "Enter");
     // Poll (generously bounded) until the shell has printed the result.
-    let captured = "";
-    for (const until = Date.now() + 30_000; Date.now() < until;) {
-      captured = String((await call("capture-pane", { target: "smoke" })).text ?? "");
-      if (captured.includes("smoke-pane-42")) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    check(captured.includes("smoke-pane-42"), "capture-pane: the pane never showed the echoed text");
+    const echoed = await waitUntil("the echoed text", async () => {
+      return String((await call("capture-pane", { target: "smoke" })).text ?? "").includes("smoke-pane-42");
+    }, 30_000).catch(() => false);
+    check(echoed, "capture-pane: the pane never showed the echoed text");
     done.push("capture-pane: pane output");
 
     const launched = await call("pty_launch", { command: "cat" });

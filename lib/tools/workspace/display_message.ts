@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { getPane } from "../../tmux/panes.ts";
-import { formatRefusal } from "../../tmux/format_guard.ts";
+import { formatRefusal } from "../../policy/formats.ts";
 import { UserError } from "../../errors.ts";
 import { paneTarget, resolvedShape } from "./shapes.ts";
 import { resolvedOf } from "../../tmux/target.ts";

@@ -4,7 +4,7 @@ import { TmuxError } from "../../tmux/executor.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { UserError } from "../../errors.ts";
 import { createdShape, envName, envValue, sessionName, shellCommand, spawnPane, startDir } from "./common.ts";
-import { envRisk } from "../../tmux/option_policy.ts";
+import { envRisk } from "../../policy/options.ts";
 import { guardSetting } from "./setting_guard.ts";
 
 /** Set in every new session unless the caller's env overrides them: agents cannot answer a pager or an editor. */

@@ -4,7 +4,7 @@ import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { envName, envValue, unsetFlag, valueOrUnset } from "./common.ts";
 import { resolve } from "../declared.ts";
-import { envRisk } from "../../tmux/option_policy.ts";
+import { envRisk } from "../../policy/options.ts";
 import { guardSetting } from "./setting_guard.ts";
 
 export default defineTool({

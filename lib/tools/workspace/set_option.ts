@@ -1,20 +1,13 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
+import { optionName, targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { unsetFlag, valueOrUnset } from "./common.ts";
 import { resolve } from "../declared.ts";
-import { formatRefusal } from "../../tmux/format_guard.ts";
-import { optionRisk } from "../../tmux/option_policy.ts";
+import { formatRefusal } from "../../policy/formats.ts";
+import { optionRisk } from "../../policy/options.ts";
 import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
 import { guardSetting } from "./setting_guard.ts";
-
-const optionName = z.string()
-  .regex(
-    /^(@[A-Za-z0-9_-]{1,127}|[a-z][a-z0-9-]{0,63})(\[\d{1,4}\])?$/,
-    "option name is a tmux option like status-left or mouse, or a user option like @my-flag (optionally with [index])",
-  )
-  .describe("e.g. mouse, @my-option");
 
 const optionValue = z.string()
   .max(65_536, "value is longer than 65536 characters")
@@ -35,7 +28,7 @@ export default defineTool({
     target: targetParam("pane").optional(),
     scope: z.enum(["server", "session", "window", "pane"]),
     global: z.boolean().default(false).describe("set the global default"),
-    name: optionName,
+    name: optionName.describe("e.g. mouse, @my-option"),
     value: optionValue.optional(),
     unset: unsetFlag,
   }),

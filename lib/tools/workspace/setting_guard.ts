@@ -1,5 +1,5 @@
 /**
- * The one place where a risky setting (option_policy.ts: hooks, aliases,
+ * The one place where a risky setting (lib/policy/options.ts: hooks, aliases,
  * shell-running options and values, risky environment variables) meets the
  * server's safety tier and the self-kill guard. Used by set-option,
  * set-environment and new-session's `env`.
@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * declare const ctx: Parameters<typeof guardSetting>[0]; // the call's
- * declare const risk: Parameters<typeof guardSetting>[2]; // optionRisk(name, value), lib/tmux/option_policy.ts
+ * declare const risk: Parameters<typeof guardSetting>[2]; // optionRisk(name, value), lib/policy/options.ts
  * const value = "run-shell 'tmux kill-server'";
  * await guardSetting(ctx, "set-option", risk, value);
  * // throws RefusedError below --safety destructive, or when the hook would kill our own server
@@ -15,7 +15,7 @@
  */
 import { TIERS } from "../../config.ts";
 import { RefusedError } from "../../errors.ts";
-import { type Risk, selfGuardRefusal } from "../../tmux/option_policy.ts";
+import { type Risk, selfGuardRefusal } from "../../policy/options.ts";
 import { locateSelf } from "../../tmux/self.ts";
 import type { ToolContext } from "../tool.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { targetParam } from "../schemas.ts";
+import { optionName, targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { TmuxError } from "../../tmux/executor.ts";
@@ -7,15 +7,6 @@ import { showFor } from "./scoped.ts";
 import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
 
 const SCOPE_FLAGS = { server: ["-s"], session: [], window: ["-w"], pane: ["-p"] } as const;
-
-/** An option name as tmux spells them: `history-limit`, `@user-option`, `status-format[1]`. */
-export const optionName = z.string()
-  .min(1)
-  .max(128)
-  .regex(
-    /^(@[A-Za-z0-9_.-]+|[a-z][a-z0-9-]*)(\[\d{1,4}\])?$/,
-    "option name must look like history-limit, @my-option or status-format[0]",
-  );
 
 export default defineTool({
   name: "show-options",

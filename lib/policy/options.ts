@@ -21,14 +21,14 @@
  *   loader run code at start ({@linkcode RISKY_ENV}).
  *
  * Every option value is also checked as a format at every tier (padding,
- * regexes, loops: format_guard.ts), since tmux evaluates format options over
+ * regexes, loops: formats.ts), since tmux evaluates format options over
  * and over. At the destructive tier, when tmux-mcp runs inside that server,
  * the self-kill guard refuses shell-running values outright and command
  * lists that name a command that could end or hijack our pane
  * ({@linkcode SELF_DANGEROUS}).
  *
  * Names are judged as tmux reads them: callers resolve a model's name first
- * (option_names.ts: unique prefix, `[index]`, old spellings), so
+ * (lib/tmux/option_names.ts: unique prefix, `[index]`, old spellings), so
  * `default-comm` is judged as `default-command`.
  *
  * @example
@@ -37,7 +37,7 @@
  * optionRisk({ base: "mouse", hook: false }, "on"); // undefined
  * ```
  */
-import { checkFormat } from "./format_guard.ts";
+import { checkFormat } from "./formats.ts";
 
 /** Hook names from tmux 3.3a's HOOKS section (and command-error, from 3.5), besides `after-<command>`. */
 export const HOOKS: ReadonlySet<string> = new Set([
@@ -90,7 +90,7 @@ export interface Risk {
 /**
  * The risk of setting option `option` to `value`, or undefined for an
  * ordinary option. `option.base` is the canonical name without its index
- * (option_names.ts); `hook` is what the connected tmux lists as a hook, so a
+ * (lib/tmux/option_names.ts); `hook` is what the connected tmux lists as a hook, so a
  * hook this list does not know is still judged as one.
  */
 export function optionRisk(option: { base: string; hook: boolean }, value: string): Risk | undefined {
