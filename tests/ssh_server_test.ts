@@ -455,3 +455,41 @@ Deno.test("ssh server: the connection dropping in the middle of run-command is s
     assertEquals((await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim(), "sleep");
   });
 });
+
+/** The pids of the remote tmux's control clients whose flags match `flags` (e.g. the pane-output followers'). */
+async function clientPids(fx: SshFixture, flags: RegExp): Promise<number[]> {
+  const out = await fx.tmux("list-clients", "-F", "#{client_pid} #{client_flags}");
+  return out.split("\n").filter((l) => flags.test(l)).map((l) => Number(l.split(" ")[0]));
+}
+
+/** The parent of process `pid` (Linux /proc). */
+async function parentOf(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+}
+
+Deno.test("ssh server: the waits' connection dropping while a wait runs is said so, not 'pane_exited'", async () => {
+  await withRemote(async (mcp, fx) => {
+    const pane = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+    for (const what of ["text", "quiet"]) {
+      const waiting = mcp.call("wait", {
+        what,
+        target: pane,
+        ...(what === "text" ? { patterns: ["never printed"] } : { quiet_ms: 600_000 }),
+        timeout_ms: 120_000,
+      });
+      // The follower of pane output: the read-only client without no-output (that one is the command connection).
+      const pids = await waitUntil("the waits' client to attach", async () => {
+        const found = await clientPids(fx, /^\d+ (?!.*no-output).*read-only/);
+        return found.length > 0 ? found : undefined;
+      }, 30_000);
+      for (const pid of pids) Deno.kill(await parentOf(pid), "SIGKILL");
+      const r = await waiting;
+      assert(r.isError === true, `wait ${what}: ${JSON.stringify(r)}`);
+      const msg = (r.content as { text: string }[])[0].text;
+      assertMatch(msg, new RegExp(`^the connection following ${pane} ended while waiting for ${what} \\(the pane is`));
+      assert(!msg.includes("\n"), msg);
+      assertEquals((await fx.tmux("display-message", "-p", "-t", pane, "#{pane_dead}")).trim(), "0");
+    }
+  });
+});

@@ -130,17 +130,25 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
       fc.constantFrom(...shells),
       fc.boolean(),
       fc.boolean(),
-      async (args, name, shell, tied, marked) => {
+      fc.boolean(),
+      async (args, name, shell, tied, marked, withPid) => {
         fc.pre(name !== "");
-        // The sentinel (lib/tmux/login_frame.ts) comes first on stdout and on stderr, then tmux's argv, untouched.
+        // The sentinel (lib/tmux/login_frame.ts) comes first on stdout and on stderr, then (a persistent
+        // client's line) the pid tmux will run as, then tmux's argv, untouched.
         const sentinel = marked ? newSentinel() : undefined;
-        const line = remoteTmuxLine(bin, { socketName: name }, args, tied, sentinel);
+        const line = remoteTmuxLine(bin, { socketName: name }, args, tied, sentinel, withPid);
         const r = await run(shell[0], [...shell.slice(1), "-c", line]);
         assertEquals(r.code, 0, `${shell.join(" ")}: ${r.stderr}`);
         const mark = sentinel === undefined ? "" : sentinel + "\n";
         assert(r.stdout.startsWith(mark), r.stdout);
         assertEquals(r.stderr, mark, shell.join(" "));
-        assertEquals(splitNul(r.stdout.slice(mark.length)), ["-u", "-L", name, ...args], shell.join(" "));
+        let rest = r.stdout.slice(mark.length);
+        if (withPid) {
+          const pid = /^[1-9]\d*\n/.exec(rest)?.[0];
+          assert(pid !== undefined, `${shell.join(" ")}: no pid line in ${JSON.stringify(rest)}`);
+          rest = rest.slice(pid.length);
+        }
+        assertEquals(splitNul(rest), ["-u", "-L", name, ...args], shell.join(" "));
       },
     ),
     { numRuns: 200 },
@@ -155,6 +163,10 @@ Deno.test("remoteTmuxLine: fixed words and quoted values, read back byte-exact b
   assertMatch(remoteTmuxLine("tmux", { socketName: "n", socketPath: "/p" }, []), / -S '\/p'$/);
   assertEquals(remoteTmuxLine("~/bin/tmux", {}, []), "exec ~/'bin/tmux' -u");
   assertEquals(remoteTmuxLine("tmux", {}, ["-C"], true), "exec setpriv --pdeathsig TERM -- 'tmux' -u '-C'");
+  assertEquals(
+    remoteTmuxLine("tmux", {}, ["-C"], true, undefined, true),
+    `exec sh -c 'echo $$; exec "$@"' sh setpriv --pdeathsig TERM -- 'tmux' -u '-C'`,
+  );
   assertEquals(
     remoteTmuxLine("tmux", {}, ["-V"], false, "tmux-mcp-00ff"),
     "echo 'tmux-mcp-00ff'; echo 'tmux-mcp-00ff' >&2; exec 'tmux' -u '-V'",

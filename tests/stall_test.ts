@@ -8,6 +8,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture, startTmux, textOf } from "./helpers.ts";
 import { startSshd } from "./ssh_fixture.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 /** The engine's bound for one tmux command (lib/tmux/engine.ts). */
 const BOUND_MS = 10_000;
@@ -101,6 +102,15 @@ Deno.test("remote tmux (--ssh) stopped and continued: calls end within their bou
     const pane = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
     await fx.tmux("send-keys", "-t", pane, "echo stall-marker-remote", "Enter");
     await stopAndGoOn(mcp, pid, pane, "stall-marker-remote", new RegExp(`^tmux on ${fx.alias} did not answer `));
+    // The control clients given up during the stop end with their channels: only the live command connection
+    // stays (tmux would keep a client it still owes output after its channel ended, until our server exits).
+    const clients = () => fx.tmux("list-clients", "-F", "#{client_pid} #{client_flags}");
+    await waitUntil("the given-up remote clients to end", async () => {
+      const ours = (await clients()).split("\n").filter((l) => l.includes("read-only"));
+      return ours.length <= 1 || undefined;
+    }, 30_000).catch(async (e) => {
+      throw new Error(`${e instanceof Error ? e.message : e}; attached: ${await clients()}`);
+    });
   } finally {
     await mcp?.close();
     await fx.cleanup();

@@ -23,7 +23,7 @@ import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import type { ResolvedTarget } from "../tmux/target.ts";
 import type { ExecContext, ExecServices } from "./context.ts";
-import { UserError } from "../errors.ts";
+import { EnvironmentError, UserError } from "../errors.ts";
 import { splitRows, tail, trimTrailingBlank } from "./text.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
 import { waitFor } from "./wait.ts";
@@ -47,6 +47,32 @@ export async function paneIfAlive(tmux: TmuxExecutor, paneId: string): Promise<P
     if (e instanceof UserError) return undefined; // unknown target: the pane is gone
     throw e;
   }
+}
+
+/**
+ * Why the watch of a pane said it ended: undefined when the pane really closed or its program exited — or
+ * the error naming the way to tmux that ended instead (the client following the pane, an ssh connection, the
+ * tmux server) while the pane may still be running. Asked of tmux, not guessed. `during`: what was going on,
+ * for the message ("the command ran", "waiting for text").
+ */
+export async function watchLost(
+  tmux: TmuxExecutor,
+  paneId: string,
+  during: string,
+): Promise<EnvironmentError | undefined> {
+  let now: PaneInfo | undefined;
+  try {
+    now = await paneIfAlive(tmux, paneId);
+  } catch (e) {
+    return new EnvironmentError(
+      `lost the connection to tmux while ${during} in ${paneId}: ${e instanceof Error ? e.message : String(e)}`,
+    );
+  }
+  if (!now || now.dead) return undefined;
+  return new EnvironmentError(
+    `the connection following ${paneId} ended while ${during} (the pane is still there; what runs in it may ` +
+      `still be running): look with capture-pane, then retry`,
+  );
 }
 
 /**
@@ -129,11 +155,14 @@ export interface PaneWait<T> {
   until: Promise<T>;
   /** Error message when the client cancels. */
   cancelled: string;
+  /** What is going on, for the error when the way to tmux ends instead of the pane: "waiting for text". */
+  during: string;
 }
 
 /**
  * The shape of every waiting tool: read the (resolved) pane, watch its output until
- * `until`, the deadline or the pane's exit (cancellation is an error), then
+ * `until`, the deadline or the pane's exit (cancellation is an error, and so is the
+ * watch ending while tmux still has the pane: {@linkcode watchLost}), then
  * read its screen tail and warnings.
  */
 export async function waitOnPane<T>(
@@ -161,5 +190,9 @@ export async function waitOnPane<T>(
     obs.stop();
   }
   if (end.kind === "cancelled") throw new UserError(w.cancelled);
+  if (end.kind === "done" && end.value === "pane_exited") {
+    const lost = await watchLost(ctx.tmux, pane.pane_id, w.during);
+    if (lost) throw lost;
+  }
   return { pane, defaulted, end, view: await finalView(ctx.tmux, pane.pane_id, w.tailLines) };
 }

@@ -26,10 +26,10 @@
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import type { PaneInfo } from "../tmux/panes.ts";
 import type { ExecContext } from "./context.ts";
-import { EnvironmentError, UserError } from "../errors.ts";
+import { UserError } from "../errors.ts";
 import { readScreen, readSince, type SinceRead } from "./grid.ts";
 import { trackRun } from "./handshake.ts";
-import { inspectPane, observePane, paneIfAlive } from "./observe.ts";
+import { inspectPane, observePane, watchLost } from "./observe.ts";
 import type { ExecRuntime } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
@@ -221,26 +221,9 @@ async function runLocked(
   }
 }
 
-/**
- * Why the watch of the pane ended: the pane closed — or the way to tmux did (the tmux server exited, an ssh
- * connection dropped) while the pane may still be running the command. Asked of tmux, not guessed.
- */
+/** The error for a watch that ended while the command ran: the connection's ({@linkcode watchLost}) or the pane's. */
 async function paneClosed(tmux: TmuxExecutor, paneId: string): Promise<Error> {
-  let now: PaneInfo | undefined;
-  try {
-    now = await paneIfAlive(tmux, paneId);
-  } catch (e) {
-    return new EnvironmentError(
-      `lost the connection to tmux while the command ran in ${paneId}: ${e instanceof Error ? e.message : String(e)}`,
-    );
-  }
-  if (now && !now.dead) {
-    return new EnvironmentError(
-      `the connection following ${paneId} ended while the command ran (the pane is still there; the command may ` +
-        `still be running): look with capture-pane, then retry`,
-    );
-  }
-  return new UserError(
+  return await watchLost(tmux, paneId, "the command ran") ?? new UserError(
     `pane ${paneId} closed while the command ran (did it run exit?): call list (what: panes) to pick another pane`,
   );
 }

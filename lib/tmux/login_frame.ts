@@ -164,6 +164,7 @@ export interface FrameHooks {
 }
 
 const starts = new WeakMap<Deno.ChildProcess, Promise<void>>();
+const pids = new WeakMap<Deno.ChildProcess, Promise<number | undefined>>();
 
 /**
  * For a child from {@linkcode framedChild}: resolves when its sentinel arrived on stdout (the login is over, tmux
@@ -174,13 +175,30 @@ export function loginStarted(child: Deno.ChildProcess): Promise<void> | undefine
 }
 
 /**
+ * For a child from {@linkcode framedChild} with `withPid`: the process id of tmux on the remote host, once its
+ * line arrived; undefined when it never did (the child ended first). Undefined for any other child.
+ */
+export function remotePid(child: Deno.ChildProcess): Promise<number | undefined> | undefined {
+  return pids.get(child);
+}
+
+/**
  * `child` (an ssh client running a line from `remoteTmuxLine` with
  * `sentinel`) with stdout and stderr framed: each starts after its sentinel.
+ * `withPid` (a line that reports tmux's pid): stdout's first line after the
+ * sentinel is that pid ({@linkcode remotePid}), not tmux's output.
  * Everything else is the child's own.
  */
-export function framedChild(child: Deno.ChildProcess, sentinel: string, hooks: FrameHooks): Deno.ChildProcess {
+export function framedChild(
+  child: Deno.ChildProcess,
+  sentinel: string,
+  hooks: FrameHooks,
+  withPid = false,
+): Deno.ChildProcess {
   const marker = encoder.encode(sentinel + "\n");
-  const out = frameStream(child.stdout, marker, "drop");
+  const framedOut = frameStream(child.stdout, marker, "drop");
+  const withoutPid = withPid ? frameStream(framedOut.stream, encoder.encode("\n"), "drop") : undefined;
+  const out = { stream: withoutPid?.stream ?? framedOut.stream, head: framedOut.head };
   const err = frameStream(child.stderr, marker, "pass");
   const started = Promise.withResolvers<void>();
   out.head.then((h) => {
@@ -212,5 +230,14 @@ export function framedChild(child: Deno.ChildProcess, sentinel: string, hooks: F
     [Symbol.asyncDispose]: () => child[Symbol.asyncDispose](),
   } as Deno.ChildProcess;
   starts.set(framed, started.promise);
+  if (withoutPid) {
+    pids.set(
+      framed,
+      withoutPid.head.then((h) => {
+        const text = h && decoder.decode(h);
+        return text && /^[1-9]\d{0,9}$/.test(text) ? Number(text) : undefined;
+      }),
+    );
+  }
   return framed;
 }

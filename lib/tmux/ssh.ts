@@ -62,7 +62,7 @@ import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
 import { type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../host/process.ts";
-import { framedChild, loginStarted, newSentinel } from "./login_frame.ts";
+import { framedChild, loginStarted, newSentinel, remotePid } from "./login_frame.ts";
 import { CONNECT_TIMEOUT_MS, slowLine, waitingNotice } from "./connect_wait.ts";
 import { log } from "../log.ts";
 
@@ -105,6 +105,10 @@ export function destinationProblem(dest: string): string | undefined {
  * stderr, so the reader can tell what the login's rc files printed from what
  * tmux prints: `echo S; echo S >&2; exec …` (read the same by sh, bash, zsh
  * and fish; the sentinel is letters, digits and `-`, quoted all the same).
+ * `reportPid` (a persistent client) has `sh` print its pid on the line after the stdout
+ * sentinel, then exec tmux, which keeps that pid: the process to signal when the client's channel ends
+ * while tmux still holds the client (see {@linkcode createSshLauncher}). `sh` because fish has no `$$`; the
+ * words after the script are its `"$@"`, the same words, quoted the same way.
  * `args` is tmux's argv exactly as a local tmux would get it (the engine has already escaped a trailing
  * ";"), so this function adds shell quoting and nothing else. `exec` lets tmux
  * replace the shell, so stdin EOF and signals reach tmux directly. `tied`
@@ -125,15 +129,19 @@ export function remoteTmuxLine(
   args: readonly string[],
   tied = false,
   sentinel?: string,
+  reportPid = false,
 ): string {
   const binWord = bin.startsWith("~/") && bin.length > 2 ? "~/" + shQuote(bin.slice(2)) : shQuote(bin);
   const [flag, value] = socketArgsFor(socket);
-  const words = ["exec", ...(tied ? PARENT_DEATH_PREFIX : []), binWord, "-u"];
+  const words = ["exec", ...(reportPid ? PID_PREFIX : []), ...(tied ? PARENT_DEATH_PREFIX : []), binWord, "-u"];
   if (flag !== undefined) words.push(flag, shQuote(value));
   for (const a of args) words.push(shQuote(a));
   const marks = sentinel === undefined ? "" : `echo ${shQuote(sentinel)}; echo ${shQuote(sentinel)} >&2; `;
   return marks + words.join(" ");
 }
+
+/** Fixed words in front of a command that print the pid it will run as, then exec it (fish has no `$$`). */
+const PID_PREFIX = ["sh", "-c", `'echo $$; exec "$@"'`, "sh"];
 
 /** The options every ssh we start gets; `-T`: no terminal, tmux `-C` wants plain pipes. */
 function sshOptions(t: SshTarget, role: SshRole): string[] {
@@ -365,6 +373,32 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
 
   const ready = (): Promise<void> => (master ?? startMaster()).up;
 
+  /**
+   * A persistent client's remote tmux ends when our ssh client for it is killed (by us at a call's
+   * deadline, or by anyone). Its channel then ends, but tmux keeps a control client it still owes output
+   * (a stopped tmux owes it the replies it did not write; sshd no longer reads them), and no parent-death
+   * signal fires: the sshd session process lives on. So the client is sent SIGTERM over the connection, by
+   * the pid its line printed. A stopped tmux does not stop its clients: the client at once asks the server
+   * to let it go, and goes once the server runs again. The pid is still the client's: a client that ends on
+   * its own makes our ssh client exit with a status, not a signal, so only one that ended in the instant
+   * before our kill could have left its pid free, and pids are not handed out again that fast. The kill's
+   * own login is bounded like every other.
+   */
+  const endWithChannel = (child: Deno.ChildProcess) => {
+    void child.status.then(async (status) => {
+      if (status.signal === null) return;
+      const pid = await Promise.race([remotePid(child), undefined]);
+      if (pid === undefined) return;
+      try {
+        const kill = start(["ssh", ...sshArgv(target, "shared", `kill -TERM ${pid}`)], { stdin: "null" });
+        const bound = setTimeout(() => kill.kill("SIGTERM"), limitMs);
+        await kill.output().finally(() => clearTimeout(bound));
+      } catch (e) {
+        log("warn", `could not end remote tmux client ${pid} on ssh host "${target.destination}": ${e}`);
+      }
+    });
+  };
+
   return {
     socket: spec,
     socketArgs: socketArgsFor(spec),
@@ -374,8 +408,11 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
       if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
       // A fresh sentinel per client: nothing a login printed before can pass for it.
       const sentinel = newSentinel();
-      const line = remoteTmuxLine(bin, spec, args, opts.persistent && remoteTied, sentinel);
-      return framedChild(start(["ssh", ...sshArgv(target, "shared", line)], opts), sentinel, hooks);
+      const persistent = opts.persistent === true;
+      const line = remoteTmuxLine(bin, spec, args, persistent && remoteTied, sentinel, persistent);
+      const child = framedChild(start(["ssh", ...sshArgv(target, "shared", line)], opts), sentinel, hooks, persistent);
+      if (persistent) endWithChannel(child);
+      return child;
     },
     ready,
     classify: (code, stderr) => classifySshFailure(code, stderr, ctx),

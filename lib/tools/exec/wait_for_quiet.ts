@@ -50,6 +50,7 @@ export default defineTool({
         },
         until: quiet.promise,
         cancelled: "wait-for-quiet cancelled by the client",
+        during: "waiting for quiet",
       });
       return {
         structured: {

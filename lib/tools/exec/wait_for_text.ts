@@ -80,6 +80,7 @@ export default defineTool({
         },
         until: hit.promise,
         cancelled: "wait-for-text cancelled by the client",
+        during: "waiting for text",
       });
       const h = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
       return {
