@@ -30,6 +30,7 @@
  * ```
  */
 import { UserError } from "../errors.ts";
+import { joinChunks } from "../text/bytes.ts";
 
 /** Per-server settings of the policy (from the configuration). */
 export interface FilePolicy {
@@ -325,14 +326,7 @@ export async function readFileChecked(
       if (total > maxBytes) throw tooBig();
       chunks.push(chunk.subarray(0, n));
     }
-    if (chunks.length === 1) return chunks[0];
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
+    return joinChunks(chunks, total);
   } catch (e) {
     throw explain(e, path, false);
   }

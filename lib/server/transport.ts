@@ -46,6 +46,7 @@
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../sdk.ts";
 import { type ByteReader, byteReader } from "../byte_reader.ts";
 import { isBrokenPipe, stdinReader, stdoutWriter } from "./stdio.ts";
+import { joinChunks } from "../text/bytes.ts";
 
 export interface LinearStdioTransportOptions {
   maxMessageBytes: number;
@@ -429,17 +430,6 @@ export class LinearStdioTransport implements Transport {
     }
     this.onclose?.();
   }
-}
-
-function joinChunks(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
 }
 
 function concat2(a: Uint8Array, b: Uint8Array): Uint8Array {

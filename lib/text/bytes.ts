@@ -19,3 +19,23 @@ export function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number):
   }
   return -1;
 }
+
+/**
+ * `chunks` as one array of `total` bytes (their summed length); the chunk itself when there is only one.
+ *
+ * @example
+ * ```ts
+ * import { joinChunks } from "./bytes.ts";
+ * joinChunks([new Uint8Array([1, 2]), new Uint8Array([3])], 3); // Uint8Array [1, 2, 3]
+ * ```
+ */
+export function joinChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

@@ -20,6 +20,7 @@ import { Semaphore } from "./semaphore.ts";
 import { fenceKind, fenceText, INNER, newFence } from "./fence.ts";
 import { describeSocket, localLauncher, socketArgsFor, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
 import { slowLine } from "./connect_wait.ts";
+import { joinChunks } from "../text/bytes.ts";
 
 export { describeSocket, socketArgsFor, type SocketSpec };
 
@@ -275,14 +276,7 @@ export async function readAll(stream: ReadableStream<Uint8Array>, stop: Promise<
   } finally {
     done = true;
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return joinChunks(chunks, size);
 }
 
 /**
