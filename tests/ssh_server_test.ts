@@ -43,6 +43,26 @@ async function canaries(dir: string, deep: boolean): Promise<string[]> {
   return found;
 }
 
+/**
+ * A new window on the remote tmux running `argv` (a shell without rc files) in a clean environment with `home`;
+ * resolves with its pane id once `shell` is the pane's command.
+ */
+async function cleanShellPane(fx: SshFixture, shell: string, argv: string, home: string): Promise<string> {
+  const pane = (await fx.tmux(
+    "new-window",
+    "-d",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${home} ${argv}`,
+  )).trim();
+  await waitUntil(`${shell} to be the pane's command`, async () => {
+    const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+    return cmd === shell || undefined;
+  }, 20_000);
+  return pane;
+}
+
 Deno.test("ssh server: workspace tools drive the remote tmux; hostile names create no file; one login", async () => {
   await withRemote(async (mcp, fx) => {
     const info = await mcp.ok<{ ssh_host: string; socket_path: string }>("list", { what: "server" });
@@ -201,18 +221,7 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
     for (const [shell, argv] of Object.entries(shells)) {
       const home = `${fx.dir}/home-${shell}`;
       await Deno.mkdir(home);
-      const pane = (await fx.tmux(
-        "new-window",
-        "-d",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${home} ${argv}`,
-      )).trim();
-      await waitUntil(`${shell} to be the pane's command`, async () => {
-        const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
-        return cmd === shell || undefined;
-      }, 20_000);
+      const pane = await cleanShellPane(fx, shell, argv, home);
       type Run = { exit_code: number | null; output: string; timed_out: boolean };
       const a = await mcp.ok<Run>("run-command", {
         target: pane,
@@ -427,18 +436,7 @@ Deno.test("ssh server: rc files slower than the old fixed bounds are waited for,
 
 Deno.test("ssh server: the connection dropping in the middle of run-command is said so, not 'pane closed'", async () => {
   await withRemote(async (mcp, fx) => {
-    const pane = (await fx.tmux(
-      "new-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color HOME=${fx.dir} bash --norc --noprofile`,
-    )).trim();
-    await waitUntil("bash to be the pane's command", async () => {
-      const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
-      return cmd === "bash" || undefined;
-    }, 20_000);
+    const pane = await cleanShellPane(fx, "bash", "bash --norc --noprofile", fx.dir);
     const running = mcp.call("run-command", { target: pane, command: "sleep 60", timeout_ms: 90_000 });
     await waitUntil("sleep to run in the pane", async () => {
       const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
