@@ -359,8 +359,6 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     deadline: number,
     each = false,
   ): Promise<Uint8Array | Uint8Array[]> {
-    // A remote host: its shared connection before any client, so no client makes a connection of its own.
-    if (launcher.ready) await launcher.ready();
     if (ro.stdin && !each) {
       const loaded = await loadThroughFile(args, ro, deadline);
       if (loaded) return loaded;
@@ -400,6 +398,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   async function bounded(args: readonly TmuxArg[], ro: RunOptions, each: true): Promise<Uint8Array[]>;
   async function bounded(args: readonly TmuxArg[], ro: RunOptions, each?: false): Promise<Uint8Array>;
   async function bounded(args: readonly TmuxArg[], ro: RunOptions, each = false): Promise<Uint8Array | Uint8Array[]> {
+    // A remote host: its shared connection before any client, so no client makes a connection of its own.
     if (launcher.ready) await launcher.ready();
     const deadline = performance.now() + (ro.timeoutMs ?? defaultTimeout);
     const late = lateFor(args, ro);
