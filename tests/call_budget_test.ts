@@ -176,3 +176,34 @@ Deno.test("wait on a pty session: a line printed at launch is found, a later one
     await mcp.close();
   }
 });
+
+Deno.test("run-command waiting for a busy pane still sends progress (a heartbeat), then runs", async () => {
+  await withShell("bash", async (fx) => {
+    // The first command holds the pane until Enter; its call returns running at the budget.
+    const first = await fx.mcp.ok<Run>("run-command", {
+      target: fx.pane,
+      command: "read -r x; echo first-done",
+      timeout_ms: 600_000,
+    });
+    assert(first.continue);
+    const beats: string[] = [];
+    const second = fx.mcp.client.callTool(
+      { name: "run-command", arguments: { target: fx.pane, command: "echo second", timeout_ms: 600_000 } },
+      undefined,
+      { onprogress: (p) => void beats.push(p.message ?? ""), timeout: 120_000 },
+    );
+    // Two heartbeats while the second waits for the pane: it is not silent there.
+    await waitUntil(
+      "two heartbeats",
+      () => Promise.resolve(beats.filter((m) => /still working/.test(m)).length >= 2),
+      60_000,
+    );
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    const r = (await second).structuredContent as unknown as Run;
+    // Its budget may end while it waits: follow it.
+    const answers = r.continue ? [r, ...(await follow(fx.mcp, { continue: r.continue })).slice(0)] : [r];
+    assertEquals([linesOf(answers), answers.at(-1)!.exit_code], [["second"], 0]);
+    const rest = await follow(fx.mcp, { continue: first.continue });
+    assertEquals(linesOf(rest), ["", "first-done"]);
+  }, { serverArgs: ["--call-budget-ms", "20000"] });
+});

@@ -29,13 +29,21 @@ import { UserError } from "../errors.ts";
 export class Relay implements CallControl {
   #abort = new AbortController();
   #call: CallControl | undefined;
+  #last = -1;
+  /** performance.now() of the last notification sent. */
+  lastSent = 0;
 
   get signal(): AbortSignal {
     return this.#abort.signal;
   }
 
-  progress = (progress: number, total?: number, message?: string): Promise<void> =>
-    this.#call ? this.#call.progress(progress, total, message) : Promise.resolve();
+  /** Forwards to the call following the work; values only increase, whoever reports (MCP asks that). */
+  progress = (progress: number, total?: number, message?: string): Promise<void> => {
+    if (!this.#call) return Promise.resolve();
+    this.#last = Math.max(progress, this.#last + 1);
+    this.lastSent = performance.now();
+    return this.#call.progress(this.#last, total, message);
+  };
 
   /** Hands the work to `call` until the returned function is called. */
   attach(call: CallControl): () => void {
@@ -63,9 +71,18 @@ export interface Parked<T, M = unknown> {
   relay: Relay;
   /** What the tool needs for a `running` answer (the pane, a log cursor…). */
   meta: M;
+  /** performance.now() when the work started. */
+  since: number;
 }
 
 export type Turn<T> = { kind: "done"; value: T } | { kind: "running"; token: string };
+
+/**
+ * The longest a followed work goes without a progress notification: the
+ * phases that report none themselves (a pane lock, a shell still starting)
+ * get a heartbeat. Claude Code restarts its idle timeout at each one.
+ */
+export const HEARTBEAT_MS = 5000;
 
 /** How long a finished work's result waits for its continuation call. */
 const KEEP_DONE_MS = 10 * 60_000;
@@ -89,7 +106,7 @@ export class ParkingLot {
     const work = run(relay);
     // Settled while nobody follows it: no unhandled rejection; the next follower sees the error.
     work.catch(() => {});
-    return { token: newToken(), kind, work, relay, meta };
+    return { token: newToken(), kind, work, relay, meta, since: performance.now() };
   }
 
   /** The work a `continue` token names; a clear error for a bad, foreign, finished or busy one. */
@@ -126,6 +143,12 @@ export class ParkingLot {
     if (existing) existing.busy = true;
     const detach = p.relay.attach(call);
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const heartbeat = setInterval(() => {
+      const now = performance.now();
+      if (now - p.relay.lastSent < HEARTBEAT_MS) return;
+      const s = ((now - p.since) / 1000).toFixed(1);
+      void p.relay.progress(Math.round(now - p.since), undefined, `${p.kind} still working: ${s} s since it started`);
+    }, HEARTBEAT_MS / 5);
     try {
       const turn = await Promise.race<Turn<T>>([
         p.work.then((value) => ({ kind: "done", value })),
@@ -141,6 +164,7 @@ export class ParkingLot {
       throw e;
     } finally {
       clearTimeout(timer);
+      clearInterval(heartbeat);
       detach();
     }
   }

@@ -18,7 +18,7 @@
  * });
  * ```
  */
-import type { TerminalBackend } from "../terminal/backend.ts";
+import { lastLines, type TerminalBackend } from "../terminal/backend.ts";
 import type { CallControl } from "./context.ts";
 import { waitFor } from "./wait.ts";
 
@@ -100,7 +100,12 @@ export async function waitPty<T>(
     ]).finally(() => clearTimeout(timer));
     if (late !== undefined) end = { kind: "done" as const, value: late };
   }
-  const all = await terminal.lines(w.id, w.tailLines).catch(() => [] as string[]);
-  const tail = w.tailLines === 0 ? [] : all.slice(-w.tailLines);
+  const tail = await ptyTail(terminal, w.id, w.tailLines);
   return { end: end.kind === "done" ? end.value : end.kind, tail };
+}
+
+/** The last `count` lines of a pty session, its blank bottom rows left out (empty when it is gone). */
+export async function ptyTail(terminal: TerminalBackend, id: string, count: number): Promise<string[]> {
+  if (count === 0) return [];
+  return lastLines(await terminal.lines(id, count).catch(() => [] as string[]), count);
 }

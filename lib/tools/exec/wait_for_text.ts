@@ -4,7 +4,7 @@ import type { ToolContext } from "../tool.ts";
 import { compileMatcher, type Hit, type Matcher } from "../../exec/match.ts";
 import { finalView, waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
-import { waitPty } from "../../exec/pty_wait.ts";
+import { ptyTail, waitPty } from "../../exec/pty_wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
 import { sessionId } from "../pty/schemas.ts";
@@ -126,10 +126,10 @@ export default defineTool({
         const elapsed_ms = Math.round(performance.now() - m.started);
         const base = { outcome: "running" as const, matched_pattern: null, matched_line: null, elapsed_ms };
         if (m.ptyId !== undefined) {
-          const lines = await ctx.terminal.lines(m.ptyId, m.tailLines).catch(() => []);
+          const lines = await ptyTail(ctx.terminal, m.ptyId, m.tailLines);
           return {
             ...base,
-            tail: lines.slice(-m.tailLines).join("\n"),
+            tail: lines.join("\n"),
             continue: token,
             warnings: [],
           };
