@@ -44,8 +44,10 @@ export interface Config {
   maxMessageBytes: number;
   /** Where audit lines go; undefined = stderr. */
   auditLog?: string;
-  /** Upper bound for any wait (run-command, wait-for-*). */
+  /** Upper bound for a wait's timeout_ms: the whole wait or run, across its continuations. */
   maxWaitMs: number;
+  /** `--call-budget-ms`: the longest one tool call blocks; a wait or run still going then returns `running`. */
+  callBudgetMs: number;
   terminalBackend: TerminalBackendName;
   keepSessions: boolean;
   /** Path of the JSON/JSONC response-budget config file. */
@@ -203,8 +205,17 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "max-wait-ms",
     env: "TMUX_MCP_MAX_WAIT_MS",
     type: "string",
-    help: "upper bound for timeout_ms of waiting tools (default: 120000)",
+    help: "upper bound for timeout_ms: how long one wait or run-command may last in all, across its " +
+      "continuations (default: 3600000)",
     apply: (c, v, s) => c.maxWaitMs = intIn(s, String(v), 100, 24 * 3600 * 1000),
+  },
+  {
+    flag: "call-budget-ms",
+    env: "TMUX_MCP_CALL_BUDGET_MS",
+    type: "string",
+    help: "longest one tool call blocks; a wait or run-command still going then answers running with a continue " +
+      "token (default: 50000, under the 60 s tool timeouts of Codex and claude.ai)",
+    apply: (c, v, s) => c.callBudgetMs = intIn(s, String(v), 100, 24 * 3600 * 1000),
   },
   {
     flag: "terminal-backend",
@@ -285,7 +296,8 @@ export function defaultConfig(): Config {
     safety: "mutating",
     toolsets: [...TOOLSETS],
     maxMessageBytes: 64 * MiB,
-    maxWaitMs: 120_000,
+    maxWaitMs: 3_600_000,
+    callBudgetMs: 50_000,
     terminalBackend: "pty",
     keepSessions: false,
     controlMode: true,

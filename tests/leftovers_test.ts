@@ -21,8 +21,9 @@ Deno.test("a server killed with SIGKILL leaves no result buffer or temp director
   const tmp = await tempDir("tmcp-tmp-");
   await withShell("bash", async (fx) => {
     const pid = fx.mcp.pid;
-    // A result over the budget goes to a result buffer named after the server's pid.
-    const big = await fx.mcp.call("run-command", { target: fx.pane, command: "seq 1 5000", max_lines: 5000 });
+    // A result over the budget goes to a result buffer named after the server's pid (output within tmux's history,
+    // so run-command keeps no whole-output buffer of its own).
+    const big = await fx.mcp.call("run-command", { target: fx.pane, command: "seq 1 1500", max_lines: 5000 });
     assert(!big.isError, JSON.stringify(big.content).slice(0, 300));
     const buffers = await resultBuffers(fx);
     assertEquals(buffers.length, 1, buffers.join(" "));

@@ -203,7 +203,7 @@ Deno.test("run-command: commands queue per pane and never mix", async () => {
 Deno.test("run-command: bad timeout_ms and unknown panes are clear errors", async () => {
   await withShell("bash", async (fx) => {
     assertMatch(
-      await fx.mcp.err("run-command", { target: fx.pane, command: "true", timeout_ms: 500_000 }),
+      await fx.mcp.err("run-command", { target: fx.pane, command: "true", timeout_ms: 5_000_000 }),
       /--max-wait-ms/,
     );
     assertMatch(

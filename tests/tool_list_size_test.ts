@@ -19,11 +19,11 @@ const DEFAULT_LIMIT = { visibleKB: 16, wholeKB: 40, tools: 40 };
 const CEILINGS: Record<string, readonly [number, number]> = {
   buffers: [4, 10.5],
   workspace: [7.5, 20],
-  exec: [2.5, 5.5],
+  exec: [2.5, 6],
   pty: [3.5, 7.5],
   "all/readonly": [7, 23],
   "all/mutating": [DEFAULT_LIMIT.visibleKB, DEFAULT_LIMIT.wholeKB],
-  "all/destructive": [16, 40],
+  "all/destructive": [16, 40.5],
 };
 
 const kb = (n: number) => (n / 1024).toFixed(1);

@@ -9,6 +9,8 @@ interface TextResult {
   tail: string;
   elapsed_ms: number;
   pane_id: string;
+  visible_in_tail?: true;
+  continue?: string;
   warnings: { kind: string; message: string }[];
 }
 
@@ -30,23 +32,34 @@ async function screenHas(fx: ExecFixture, text: string, pane = fx.pane): Promise
   return (await fx.tmux("capture-pane", "-p", "-t", pane)).includes(text);
 }
 
-Deno.test("wait-for-text ignores text already on the screen and matches new output", async () => {
+Deno.test("wait-for-text finds a line already on the screen; new_only waits for new output and says what the tail shows", async () => {
   await withShell("bash", async (fx) => {
-    await type(fx, "echo READY-1");
+    await type(fx, "echo READY-$((0+1))"); // the typed line itself does not match
     await waitUntil("READY-1 on screen", () => screenHas(fx, "\nREADY-1"));
+    // The agents' case: the ready line was printed before the wait started.
+    const ready = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["READY-1"],
+      timeout_ms: 60_000,
+    });
+    assertEquals([ready.outcome, ready.matched_line], ["matched", "READY-1"]);
+
     const old = await fx.mcp.ok<TextResult>("wait", {
       what: "text",
       target: fx.pane,
       patterns: ["READY-1"],
+      new_only: true,
       timeout_ms: 500,
     });
-    assertEquals([old.outcome, old.matched_line], ["timeout", null]);
+    assertEquals([old.outcome, old.matched_line, old.visible_in_tail], ["timeout", null, true]);
     assertMatch(old.tail, /READY-1/);
 
     const waiting = startWait<TextResult>(fx, "wait", {
       what: "text",
       target: fx.pane,
       patterns: ["GO-42"],
+      new_only: true,
       timeout_ms: 10_000,
     });
     await waiting.armed;
@@ -54,6 +67,7 @@ Deno.test("wait-for-text ignores text already on the screen and matches new outp
     const hit = await waiting.done;
     assertEquals([hit.outcome, hit.matched_pattern, hit.matched_line], ["matched", "GO-42", "GO-42"]);
     assertEquals(hit.pane_id, fx.pane);
+    assertEquals(hit.visible_in_tail, undefined);
   });
 });
 

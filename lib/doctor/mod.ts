@@ -21,6 +21,7 @@ import { checkShells } from "./shells.ts";
 import { checkLibc } from "./libc.ts";
 import { checkBudgetConfig } from "./budget.ts";
 import { clientCommand } from "./client.ts";
+import { checkCallBudget } from "./call_budget.ts";
 
 /** What the configured toolsets and backend need. */
 export function needs(config: Config): { tmux: boolean; shells: boolean; libc: boolean } {
@@ -65,6 +66,7 @@ export async function runDoctor(config: Config, flags: readonly string[]): Promi
     need.libc ? checkLibc(true) : { status: "skip", name: "pty libc", detail: "internal pty backend not configured" },
   );
   results.push(checkBudgetConfig(config));
+  results.push(checkCallBudget(config));
   results.push(clientCommand(flags));
   const failed = results.filter((r) => r.status === "fail").length;
   const lines = results.map(formatCheck);

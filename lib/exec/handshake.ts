@@ -34,6 +34,8 @@ export interface RunTracker {
   feed(bytes: Uint8Array): void;
   /** Hands over the function that stops the pane watcher. */
   attach(stopWatch: () => void): void;
+  /** Where the run is: before its start marker, between its markers, or after its end marker. */
+  phase(): "before" | "running" | "ended";
   /** Resolves at the start marker: true when the shell waits for release. */
   started: Promise<boolean>;
   /** Resolves at the end marker with `$?`, and whether the shell waits for release. */
@@ -139,6 +141,7 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
     attach(stop) {
       stopWatch = stop;
     },
+    phase: () => state.end ? "ended" : state.start ? "running" : "before",
     started: started.promise,
     ended: ended.promise,
     async release(which) {

@@ -157,7 +157,15 @@ export interface PaneWait<T> {
   cancelled: string;
   /** What is going on, for the error when the way to tmux ends instead of the pane: "waiting for text". */
   during: string;
+  /**
+   * Receives the visible screen once output is watched (so nothing falls between the two) and again at every
+   * tick: text a program printed before the wait, or drew where a line-by-line reading cannot follow.
+   */
+  onScreen?(rows: string[]): void;
 }
+
+/** More rows than any screen has: a screen read keeps them all. */
+const ALL_ROWS = 100_000;
 
 /**
  * The shape of every waiting tool: read the (resolved) pane, watch its output until
@@ -177,14 +185,24 @@ export async function waitOnPane<T>(
   const { pane } = await getPane(ctx.tmux, w.target.pane_id, { signal: ctx.signal });
   const defaulted = w.target.defaulted;
   const obs = await observePane(ctx, pane, w.onBytes);
+  const onScreen = w.onScreen;
+  // One tmux call per tick either way: the screen read also says whether the pane lives.
+  const tick = onScreen
+    ? async () => {
+      const v = await finalView(ctx.tmux, pane.pane_id, ALL_ROWS);
+      if (!v.pane || v.pane.dead) return obs.checkAlive();
+      onScreen(v.tail);
+    }
+    : obs.checkAlive;
   let end;
   try {
+    if (onScreen) await tick();
     end = await waitFor<T | "pane_exited">(Promise.race([w.until, obs.exited]), {
       ctx,
       started: w.started,
       timeoutMs: w.timeoutMs,
       what: w.what(pane.pane_id),
-      tick: obs.checkAlive,
+      tick,
     });
   } finally {
     obs.stop();

@@ -36,6 +36,7 @@ import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
+import { RunLog } from "./runlog.ts";
 import { resolvedOf, type ResolvedTarget } from "../tmux/target.ts";
 
 export interface RunRequest {
@@ -45,6 +46,11 @@ export interface RunRequest {
   timeoutMs: number;
   /** Keep at most this many (last) output lines. */
   maxLines: number;
+  /**
+   * The run's output as lines from the pane's stream, filled while it runs. Once a page of it was handed out
+   * (a `running` answer), the final answer's output is the log's rest, not a read of the screen.
+   */
+  log?: RunLog;
 }
 
 export interface RunResult {
@@ -114,14 +120,16 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
 type Ids = Pick<RunResult, "session_id" | "window_id" | "pane_id" | "defaulted">;
 type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
 
-function result(read: SinceRead, ids: Ids, r: Outcome, t0: number): RunResult {
-  return {
-    ...ids,
-    ...r,
-    output: read.rows.join("\n"),
-    output_truncated: read.missed || read.dropped > 0,
-    elapsed_ms: Math.round(performance.now() - t0),
-  };
+function result(read: SinceRead, log: RunLog, maxLines: number, ids: Ids, r: Outcome, t0: number): RunResult {
+  let output = read.rows.join("\n");
+  let truncated = read.missed || read.dropped > 0;
+  if (log.handedOut) {
+    // Pages went out already: the rest is what the log has not handed out (the screen holds all of it).
+    const rest = log.peekAll();
+    output = rest.lines.slice(-maxLines).join("\n");
+    truncated = rest.lost > 0 || rest.lines.length > maxLines;
+  }
+  return { ...ids, ...r, output, output_truncated: truncated, elapsed_ms: Math.round(performance.now() - t0) };
 }
 
 async function runLocked(
@@ -139,9 +147,16 @@ async function runLocked(
   const id = nonce();
   const files = await rt.scripts.files(id);
   const run = trackRun(rt, paneId, id, files);
+  const log = req.log ?? new RunLog();
   let finished = false;
   try {
-    const obs = await observePane(ctx, pane, run.feed);
+    const obs = await observePane(ctx, pane, (bytes) => {
+      // Asked before the bytes are read for markers: the chunk that holds the start marker is the typed line's
+      // (the shell then waits, printing nothing), the one that holds the end marker ends the output.
+      log.active = run.phase() === "running";
+      run.feed(bytes);
+      log.push(bytes);
+    });
     run.attach(obs.stop);
     await rt.scripts.arm(files);
     const parts = {
@@ -195,7 +210,8 @@ async function runLocked(
     if (!end) {
       run.abandon();
       const read = await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
-      return result(read, ids, {
+      log.finish();
+      return result(read, log, req.maxLines, ids, {
         exit_code: null,
         timed_out: true,
         warnings: paneWarnings(read.pane, read.rows).filter((w) => w.kind !== "not_a_shell"),
@@ -203,12 +219,13 @@ async function runLocked(
     }
     // The shell waits in the end handshake: the output is complete and cannot move.
     const read = await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
+    log.finish();
     await run.release("end");
     await run.promptDrawn();
     run.finish();
     finished = true;
     const shellNow = { ...read.pane, current_command: pane.current_command };
-    return result(read, ids, {
+    return result(read, log, req.maxLines, ids, {
       exit_code: end.status,
       timed_out: false,
       warnings: paneWarnings(shellNow, read.rows).filter((w) =>

@@ -29,6 +29,7 @@ import type { Config } from "../config.ts";
 import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
 import { tempPrefix } from "../host/process.ts";
+import { ParkingLot } from "./parked.ts";
 
 /**
  * A run's script and "armed" flag (the shell waits in a handshake only while it exists): files in a
@@ -128,6 +129,8 @@ export interface ExecRuntime {
   lockPane(paneId: string, signal: AbortSignal, timeoutMs: number): Promise<{ release: () => void; waited: boolean }>;
   /** Runs in flight, and runs given up on whose command may still run. */
   runs: Set<TrackedRun>;
+  /** Waits and runs a call left running at its budget, under their continue tokens. */
+  parked: ParkingLot;
   /** Releases everything (the server's exit hook). */
   close(): Promise<void>;
 }
@@ -153,6 +156,7 @@ export function createExecRuntime(tmux: TmuxEngine, config: Pick<Config, "tmuxBi
   const scripts = tmux.remote === undefined ? fileScripts() : bufferScripts(tmux);
   const tails = new Map<string, Promise<void>>();
   const runs = new Set<TrackedRun>();
+  const parked = new ParkingLot();
   // The hub belongs to the engine, which closes it on exit.
   const hub = tmux.hub;
   let tmuxPath: string | undefined;
@@ -208,7 +212,9 @@ export function createExecRuntime(tmux: TmuxEngine, config: Pick<Config, "tmuxBi
       return { release: done, waited: true };
     },
     runs,
+    parked,
     async close() {
+      parked.close();
       // Disarms every run (no shell waits any more); a shell already waiting is released.
       await scripts.close();
       for (const ch of [...runs].flatMap((r) => r.blocked())) {

@@ -103,8 +103,18 @@ export class LineAssembler {
   #col = 0;
   #dirty = false;
 
-  constructor(sink: LineSink) {
+  #blank: boolean;
+
+  #max: number;
+
+  /**
+   * `blankLines`: also offer the empty lines a newline ends (a log of the output wants them; matching does not).
+   * `maxLine`: columns kept per line (default 4096).
+   */
+  constructor(sink: LineSink, opts: { blankLines?: boolean; maxLine?: number } = {}) {
     this.#sink = sink;
+    this.#blank = opts.blankLines ?? false;
+    this.#max = opts.maxLine ?? MAX_LINE;
   }
 
   /** Feeds raw bytes; at the end the current (partial) line is offered if it changed. */
@@ -128,15 +138,15 @@ export class LineAssembler {
     this.#dirty = false;
   }
 
-  #endLine(): void {
-    if (this.#line.length > 0) this.#offer(true);
+  #endLine(newline = false): void {
+    if (this.#line.length > 0 || (newline && this.#blank)) this.#offer(true);
     this.#line = [];
     this.#col = 0;
     this.#dirty = false;
   }
 
   #put(ch: string): void {
-    if (this.#col >= MAX_LINE) return;
+    if (this.#col >= this.#max) return;
     while (this.#line.length < this.#col) this.#line.push(" ");
     this.#line[this.#col++] = ch;
     this.#dirty = true;
@@ -147,12 +157,12 @@ export class LineAssembler {
     switch (this.#state) {
       case "text":
         if (c === 0x1b) this.#state = "esc";
-        else if (c === 0x0a || c === 0x0b || c === 0x0c) this.#endLine();
+        else if (c === 0x0a || c === 0x0b || c === 0x0c) this.#endLine(true);
         else if (c === 0x0d) {
           this.#offer(false);
           this.#col = 0;
         } else if (c === 0x08) this.#col = Math.max(0, this.#col - 1);
-        else if (c === 0x09) this.#col = Math.min(MAX_LINE, (Math.floor(this.#col / 8) + 1) * 8);
+        else if (c === 0x09) this.#col = Math.min(this.#max, (Math.floor(this.#col / 8) + 1) * 8);
         else if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) this.#put(ch);
         return;
       case "esc":
@@ -204,14 +214,14 @@ export class LineAssembler {
         return;
       }
       case "C":
-        this.#col = Math.min(MAX_LINE, this.#col + n);
+        this.#col = Math.min(this.#max, this.#col + n);
         return;
       case "D":
         this.#col = Math.max(0, this.#col - n);
         return;
       case "G":
       case "`":
-        this.#col = Math.min(MAX_LINE, n - 1);
+        this.#col = Math.min(this.#max, n - 1);
         return;
       case "X": // erase characters
         this.#offer(false);
@@ -239,7 +249,7 @@ export class LineAssembler {
         this.#endLine();
         if (final === "H" || final === "f") {
           const col = parseInt(params.split(";")[1] ?? "", 10);
-          this.#col = Number.isFinite(col) && col > 0 ? Math.min(MAX_LINE, col - 1) : 0;
+          this.#col = Number.isFinite(col) && col > 0 ? Math.min(this.#max, col - 1) : 0;
         }
         return;
       }

@@ -44,7 +44,7 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
     const ms = args[tool.waitBound];
     if (typeof ms === "number") checkTimeout(ms, ctx.config.maxWaitMs);
   }
-  if (!tool.target) return ready;
+  if (!tool.target || tool.targetless?.(args)) return ready;
   if (typeof args.target === "string") return { ...ready, target: await resolve(ready, args.target) };
   const derived = tool.targetDefault?.(args);
   try {

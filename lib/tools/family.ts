@@ -115,9 +115,11 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       const always = owners.length === entries.length && all.every((s) => !optional(s));
       const one = schemas.length === 1 ? schemas[0] : unionOf(schemas);
       const base = withoutDefault(one);
+      // A field of every member that some leave out says when in the words of the member that does.
+      const own = owners.length === entries.length ? all.find(optional)?.description : undefined;
       output[k] = always
         ? one
-        : base.optional().describe(`${owners.join("/")} only${all.some(optional) ? ", when known" : ""}`);
+        : base.optional().describe(own ?? `${owners.join("/")} only${all.some(optional) ? ", when known" : ""}`);
     }
   }
 

@@ -191,6 +191,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   targetDefault?: (args: z.infer<I>) => { target: string; gone: string } | undefined;
   /**
+   * Calls that address no pane although the tool declares a target (a wait
+   * on a pty session, the continuation of a wait): no target is resolved for
+   * them, and `ctx.target` stays unset.
+   */
+  targetless?: (args: z.infer<I>) => boolean;
+  /**
    * The input field that is a wait in ms (`timeout_ms`): the pipeline
    * refuses a value above the server's --max-wait-ms before the handler runs.
    */

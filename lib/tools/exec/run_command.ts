@@ -1,10 +1,45 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
-import { runCommand } from "../../exec/run.ts";
+import type { ToolContext } from "../tool.ts";
+import { runCommand, type RunResult } from "../../exec/run.ts";
+import { RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { waitTimeout } from "../schemas.ts";
 import { resolvedShape } from "../workspace/shapes.ts";
+import { resolvedOf } from "../../tmux/target.ts";
+import { createResultRegistry, type ResultRegistry } from "../../budget/registry.ts";
+import { UserError } from "../../errors.ts";
+import { budgeted, continueField, continueParam } from "./continued.ts";
+
+const output = z.object({
+  exit_code: z.number().int().nullable().describe("null: running or timed out"),
+  output: z.string(),
+  output_truncated: z.boolean().describe("lines cut (max_lines, tmux history)"),
+  full_output_buffer: z.string().optional().describe("present when cut: holds all output"),
+  timed_out: z.boolean(),
+  continue: continueField,
+  elapsed_ms: z.number().int(),
+  ...resolvedShape,
+  warnings: warningsSchema,
+});
+type Out = z.infer<typeof output>;
+type Meta = { log: RunLog; ids: ReturnType<typeof resolvedOf>; started: number; maxLines: number };
+
+/** How long a whole-output buffer is kept (the response budget's default bufferTTL). */
+const FULL_OUTPUT_TTL_MS = 600_000;
+const registries = new WeakMap<object, ResultRegistry>();
+
+/** The server's registry of whole-output buffers (deleted at exit, like the budget's result buffers). */
+function fullOutputBuffers(ctx: ToolContext): ResultRegistry {
+  let r = registries.get(ctx.exec);
+  if (!r) {
+    const made = createResultRegistry(ctx.buffers, { ttlMs: FULL_OUTPUT_TTL_MS, maxCount: 16, maxBytes: 256 << 20 });
+    ctx.atExit(() => made.clear());
+    registries.set(ctx.exec, r = made);
+  }
+  return r;
+}
 
 export default defineTool({
   name: "run-command",
@@ -14,35 +49,96 @@ export default defineTool({
   toolset: "exec",
   tier: "mutating",
   target: "pane",
+  targetless: (a) => a.continue !== undefined,
   waitBound: "timeout_ms",
   annotations: { destructiveHint: true, openWorldHint: true },
   textField: "output",
   input: z.object({
     command: z.string().min(1, "command must not be empty").max(65536, "command is longer than 65536 characters")
       .refine((s) => !s.includes("\0"), "command must not contain NUL")
-      .describe("in the pane's shell syntax"),
+      .describe("in the pane's shell syntax").optional(),
     timeout_ms: waitTimeout(30000).describe("then timed_out, still running"),
     max_lines: z.number().int().min(1).max(20000).default(400).describe("last kept"),
+    continue: continueParam.optional(),
   }),
-  output: z.object({
-    exit_code: z.number().int().nullable().describe("the command's exit status; null when it timed out"),
-    output: z.string(),
-    output_truncated: z.boolean().describe(
-      "true when lines were cut (more than max_lines, or the start left tmux's history)",
-    ),
-    timed_out: z.boolean(),
-    elapsed_ms: z.number().int(),
-    ...resolvedShape,
-    warnings: warningsSchema,
-  }),
+  output,
   secrets: ["command"],
-  async handler({ command, timeout_ms, max_lines }, ctx) {
-    const target = resolvedTarget(ctx);
-    const result = await runCommand(ctx, { target, command, timeoutMs: timeout_ms, maxLines: max_lines });
-    const { output, ...facts } = result;
+  async handler({ command, timeout_ms, max_lines, continue: token }, ctx) {
+    const started = performance.now();
+    if (token === undefined && command === undefined) {
+      throw new UserError("give command (the shell command to run), or continue from a running result");
+    }
+    let meta: Meta | undefined;
+    let pageWaiting = false;
+    if (token === undefined) {
+      const target = resolvedTarget(ctx);
+      meta = { log: new RunLog(), ids: resolvedOf(target, target.defaulted), started, maxLines: max_lines };
+    } else {
+      const { log, maxLines } = ctx.exec.parked.take<Out, Meta>("run-command", token, "run-command").meta;
+      pageWaiting = log.pending >= maxLines;
+    }
+    const structured = await budgeted<Out, Meta | undefined>(ctx, {
+      kind: "run-command",
+      token,
+      started,
+      meta,
+      // Output already waiting makes a full page: answer it at once.
+      ...(pageWaiting ? { budgetMs: 0 } : {}),
+      async start(work) {
+        const m = meta!;
+        const r = await runCommand(work, {
+          target: resolvedTarget(ctx),
+          command: command!,
+          timeoutMs: timeout_ms,
+          maxLines: m.maxLines,
+          log: m.log,
+        });
+        return await withFullOutput(ctx, r, m.log);
+      },
+      running(token, m) {
+        const { log, ids, maxLines } = m!;
+        const page = log.take(maxLines);
+        return Promise.resolve({
+          exit_code: null,
+          output: page.lines.join("\n"),
+          output_truncated: page.lost > 0,
+          timed_out: false,
+          continue: token,
+          elapsed_ms: Math.round(performance.now() - m!.started),
+          ...ids,
+          warnings: [],
+        });
+      },
+    });
+    const { output, ...facts } = structured;
     return {
-      structured: result,
-      content: [{ type: "text", text: output }, { type: "text", text: JSON.stringify(facts) }],
+      structured,
+      content: [{ type: "text", text: output }, {
+        type: "text",
+        text: JSON.stringify({ ...facts, note: note(structured) }),
+      }],
     };
   },
 });
+
+/** A cut output gets a buffer with all of it (the lines not handed out before, when pages were). */
+async function withFullOutput(ctx: ToolContext, r: RunResult, log: RunLog): Promise<Out> {
+  if (!r.output_truncated) return r;
+  const kept = log.peekAll();
+  if (kept.lines.length === 0) return r;
+  const name = await fullOutputBuffers(ctx).store(new TextEncoder().encode(kept.lines.join("\n") + "\n"));
+  return { ...r, full_output_buffer: name };
+}
+
+/** One sentence for the model when the answer is partial. */
+function note(r: Out): string | undefined {
+  if (r.continue) {
+    return `still running: call run-command with continue: ${JSON.stringify(r.continue)} for the next output ` +
+      `(no line is repeated or skipped)`;
+  }
+  if (r.full_output_buffer) {
+    return `output cut to its last lines: the whole output is in buffer ${r.full_output_buffer} ` +
+      `(show-buffer with offset_bytes pages through it; search-buffer searches it)`;
+  }
+  return undefined;
+}

@@ -7,6 +7,6 @@ export default defineFamily({
   name: "wait",
   title: "Wait for a pane",
   description:
-    "Waits for a pattern in a pane's new output (what: text) or for quiet_ms of silence (what: quiet); returns the last screen lines.",
+    "Waits until a pane's or pty's screen shows a pattern (what: text) or a pane is quiet for quiet_ms (what: quiet).",
   members: { text: waitForText, quiet: waitForQuiet },
 });

@@ -1,101 +1,220 @@
 import { z } from "zod";
-import { defineTool } from "../declared.ts";
-import { resolvedTarget } from "../declared.ts";
-import { compileMatcher, type Hit } from "../../exec/match.ts";
-import { waitOnPane } from "../../exec/observe.ts";
+import { defineTool, resolvedTarget } from "../declared.ts";
+import type { ToolContext } from "../tool.ts";
+import { compileMatcher, type Hit, type Matcher } from "../../exec/match.ts";
+import { finalView, waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
+import { ptyTail, waitPty } from "../../exec/pty_wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
-import { resolvedShape } from "../workspace/shapes.ts";
+import { sessionId } from "../pty/schemas.ts";
+import { targetIds } from "../workspace/common.ts";
 import { resolvedOf } from "../../tmux/target.ts";
+import { UserError } from "../../errors.ts";
+import { servesToolset } from "../../config.ts";
+import { budgeted, continueField, continueParam } from "./continued.ts";
 
 const pattern = z.string().min(1, "a pattern must not be empty").max(1000, "a pattern is longer than 1000 characters");
 const MAX_LINE = 1000;
+
+/** Pane ids: a wait on a pty has none. */
+const PANE_ONLY = "absent for pty_id";
+
+const output = z.object({
+  outcome: z.enum(["matched", "stopped", "timeout", "pane_exited", "running"]),
+  matched_pattern: z.string().nullable(),
+  matched_line: z.string().nullable(),
+  tail: z.string(),
+  visible_in_tail: z.literal(true).optional(),
+  elapsed_ms: z.number().int(),
+  session_id: targetIds.session_id.optional().describe(PANE_ONLY),
+  window_id: targetIds.window_id.optional().describe(PANE_ONLY),
+  pane_id: targetIds.pane_id.optional().describe(PANE_ONLY),
+  defaulted: z.boolean().optional().describe(PANE_ONLY),
+  continue: continueField,
+  warnings: warningsSchema,
+});
+type Out = z.infer<typeof output>;
+type Meta = { started: number; tailLines: number; ids?: ReturnType<typeof resolvedOf>; ptyId?: string };
+
+/** Feeds lines to a matcher (a worker for regexes) one batch at a time; `hit` resolves at the first hit. */
+function matchQueue(matcher: Matcher) {
+  const hit = Promise.withResolvers<Hit>();
+  let queue: string[] = [];
+  let busy = false;
+  const pump = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      while (queue.length > 0) {
+        const batch = queue;
+        queue = [];
+        const h = await matcher.check(batch);
+        if (h) return hit.resolve(h);
+      }
+    } catch (e) {
+      hit.reject(e);
+    } finally {
+      busy = false;
+    }
+  };
+  return {
+    hit: hit.promise,
+    push(lines: string[]) {
+      for (const l of lines) if (l) queue.push(l.length > MAX_LINE * 4 ? l.slice(-MAX_LINE * 4) : l);
+      void pump();
+    },
+  };
+}
 
 export default defineTool({
   name: "wait-for-text",
   title: "Wait until a pane prints some text",
   description:
-    "Waits until new output of a pane contains one of patterns (or of stop, checked first), the timeout passes or the program exits; returns the matching line and the screen's last lines.",
+    "Waits until a pane's screen or new output (or a pty's, pty_id) shows one of patterns (or stop, checked first), the timeout passes or the program exits; returns the matching line and the screen's last lines.",
   toolset: "exec",
   tier: "readonly",
   target: "pane",
+  targetless: (a) => a.continue !== undefined || a.pty_id !== undefined,
   waitBound: "timeout_ms",
   textField: "tail",
   input: z.object({
-    patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns"),
+    patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns").optional(),
     regex: z.boolean().default(false).describe("patterns and stop are regexes"),
     ignore_case: z.boolean().default(false),
     stop: z.array(pattern).max(20, "at most 20 stop patterns").default([])
       .describe("end the wait first (errors)"),
+    new_only: z.boolean().default(false).describe("only new output"),
+    pty_id: sessionId.optional(),
     timeout_ms: waitTimeout(30000),
     tail_lines: tailLines,
+    continue: continueParam.optional(),
   }),
-  output: z.object({
-    outcome: z.enum(["matched", "stopped", "timeout", "pane_exited"]),
-    matched_pattern: z.string().nullable(),
-    matched_line: z.string().nullable(),
-    tail: z.string().describe("the last tail_lines lines of the pane's screen when the wait ended"),
-    elapsed_ms: z.number().int(),
-    ...resolvedShape,
-    warnings: warningsSchema,
-  }),
+  output,
   secrets: ["patterns"],
-  async handler({ patterns, regex, ignore_case, stop, timeout_ms, tail_lines }, ctx) {
+  async handler(args, ctx) {
     const started = performance.now();
-    const matcher = compileMatcher({ patterns, stop, regex, ignoreCase: ignore_case }, ctx.regex);
-    const hit = Promise.withResolvers<Hit>();
-    // Lines wait here while the matcher (a worker for regexes) is busy.
-    let queue: string[] = [];
-    let busy = false;
-    const pump = async () => {
-      if (busy) return;
-      busy = true;
-      try {
-        while (queue.length > 0) {
-          const batch = queue;
-          queue = [];
-          const h = await matcher.check(batch);
-          if (h) return hit.resolve(h);
+    const { patterns, regex, ignore_case, stop, new_only, pty_id, timeout_ms, tail_lines } = args;
+    if (args.continue === undefined) {
+      if (!patterns) throw new UserError("give patterns (the text to wait for), or continue from a running result");
+      if (pty_id !== undefined) {
+        if (args.target !== undefined) throw new UserError("pass target (a pane) or pty_id (a pty session), not both");
+        if (!servesToolset(ctx.config, "pty")) {
+          throw new UserError("pty_id needs the pty toolset, which this server does not serve (--toolsets)");
         }
-      } catch (e) {
-        hit.reject(e);
-      } finally {
-        busy = false;
       }
-    };
-    const lines = new LineAssembler((text) => {
-      if (text) queue.push(text.length > MAX_LINE * 4 ? text.slice(-MAX_LINE * 4) : text);
-    });
-    try {
-      const { pane, defaulted, end, view } = await waitOnPane(ctx, {
-        target: resolvedTarget(ctx),
-        started,
-        timeoutMs: timeout_ms,
-        tailLines: tail_lines,
-        what: (id) => `${JSON.stringify(patterns[0])}${patterns.length > 1 ? " (or another pattern)" : ""} in ${id}`,
-        onBytes(bytes) {
-          lines.push(bytes);
-          void pump();
-        },
-        until: hit.promise,
-        cancelled: "wait-for-text cancelled by the client",
-        during: "waiting for text",
-      });
-      const h = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
-      return {
-        structured: {
-          outcome: h ? h.kind : end.kind === "timeout" ? "timeout" as const : "pane_exited" as const,
-          matched_pattern: h?.pattern ?? null,
-          matched_line: h ? h.line.slice(0, MAX_LINE) : null,
-          tail: view.tail.join("\n"),
-          elapsed_ms: Math.round(performance.now() - started),
-          ...resolvedOf(pane, defaulted),
-          warnings: view.warnings,
-        },
-      };
-    } finally {
-      matcher.close();
     }
+    const spec = { patterns: patterns ?? [], stop, regex, ignoreCase: ignore_case };
+    const meta: Meta = {
+      started,
+      tailLines: tail_lines,
+      ...(pty_id !== undefined ? { ptyId: pty_id } : {}),
+    };
+    const structured = await budgeted<Out, Meta>(ctx, {
+      kind: "wait (what: text)",
+      token: args.continue,
+      started,
+      meta,
+      start: (work) => {
+        const matcher = compileMatcher(spec, work.regex);
+        const body = pty_id !== undefined
+          ? textOnPty(work, matcher, pty_id, { started, timeout_ms, tail_lines, new_only })
+          : textOnPane(work, matcher, meta, { started, timeout_ms, tail_lines, new_only, patterns: spec.patterns });
+        return body.finally(() => matcher.close());
+      },
+      async running(token, m) {
+        const elapsed_ms = Math.round(performance.now() - m.started);
+        const base = { outcome: "running" as const, matched_pattern: null, matched_line: null, elapsed_ms };
+        if (m.ptyId !== undefined) {
+          const lines = await ptyTail(ctx.terminal, m.ptyId, m.tailLines);
+          return {
+            ...base,
+            tail: lines.join("\n"),
+            continue: token,
+            warnings: [],
+          };
+        }
+        const view = await finalView(ctx.tmux, m.ids!.pane_id, m.tailLines);
+        return { ...base, tail: view.tail.join("\n"), ...m.ids, continue: token, warnings: view.warnings };
+      },
+    });
+    return { structured };
   },
 });
+
+interface Common {
+  started: number;
+  timeout_ms: number;
+  tail_lines: number;
+  new_only: boolean;
+}
+
+async function textOnPane(
+  ctx: ToolContext,
+  matcher: Matcher,
+  meta: Meta,
+  a: Common & { patterns: string[] },
+): Promise<Out> {
+  const q = matchQueue(matcher);
+  const lines = new LineAssembler((text) => q.push([text]));
+  const target = resolvedTarget(ctx);
+  meta.ids = resolvedOf(target, target.defaulted);
+  const { pane, defaulted, end, view } = await waitOnPane(ctx, {
+    target,
+    started: a.started,
+    timeoutMs: a.timeout_ms,
+    tailLines: a.tail_lines,
+    what: (id) => `${JSON.stringify(a.patterns[0])}${a.patterns.length > 1 ? " (or another pattern)" : ""} in ${id}`,
+    onBytes(bytes) {
+      lines.push(bytes);
+    },
+    ...(a.new_only ? {} : { onScreen: (rows: string[]) => q.push(rows) }),
+    until: q.hit,
+    cancelled: "wait-for-text cancelled by the client",
+    during: "waiting for text",
+  });
+  const h = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
+  const outcome = h ? h.kind : end.kind === "timeout" ? "timeout" as const : "pane_exited" as const;
+  return {
+    outcome,
+    matched_pattern: h?.pattern ?? null,
+    matched_line: h ? h.line.slice(0, MAX_LINE) : null,
+    tail: view.tail.join("\n"),
+    ...(outcome === "timeout" && await inTail(matcher, view.tail) ? { visible_in_tail: true as const } : {}),
+    elapsed_ms: Math.round(performance.now() - a.started),
+    ...resolvedOf(pane, defaulted),
+    warnings: view.warnings,
+  };
+}
+
+/** Whether a pattern (not a stop pattern) shows in these lines. */
+async function inTail(matcher: Matcher, tail: string[]): Promise<boolean> {
+  const h = await matcher.check(tail).catch(() => undefined);
+  return h?.kind === "matched";
+}
+
+async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Common): Promise<Out> {
+  const q = matchQueue(matcher);
+  const r = await waitPty(ctx, {
+    id,
+    started: a.started,
+    timeoutMs: a.timeout_ms,
+    newOnly: a.new_only,
+    tailLines: a.tail_lines,
+    what: `text in pty ${id}`,
+    onLines: (lines) => q.push(lines),
+    until: q.hit,
+  });
+  if (r.end === "cancelled") throw new UserError("wait-for-text cancelled by the client");
+  const h = typeof r.end === "object" ? r.end : undefined;
+  const outcome = h ? h.kind : r.end === "timeout" ? "timeout" as const : "pane_exited" as const;
+  return {
+    outcome,
+    matched_pattern: h?.pattern ?? null,
+    matched_line: h ? h.line.slice(0, MAX_LINE) : null,
+    tail: r.tail.join("\n"),
+    ...(outcome === "timeout" && await inTail(matcher, r.tail) ? { visible_in_tail: true as const } : {}),
+    elapsed_ms: Math.round(performance.now() - a.started),
+    warnings: [],
+  };
+}

@@ -16,7 +16,7 @@ export default defineTool({
     prompt: z.string().min(1, "prompt must not be empty").max(2000, "prompt is longer than 2000 characters")
       .describe("what to enter"),
     timeout_ms: z.number().int().min(100).max(24 * 3600 * 1000).optional()
-      .describe("default: --max-wait-ms"),
+      .describe("default: --call-budget-ms"),
   }),
   output: z.object({
     session_id: z.string(),
@@ -28,7 +28,7 @@ export default defineTool({
   secrets: ["prompt"],
   async handler({ session_id, prompt, timeout_ms }, ctx) {
     const r = await handOff(ctx.terminal, session_id, prompt, {
-      timeoutMs: timeout_ms ?? ctx.config.maxWaitMs,
+      timeoutMs: timeout_ms ?? Math.min(ctx.config.maxWaitMs, ctx.config.callBudgetMs),
       signal: ctx.signal,
       progress: ctx.progress,
     });

@@ -1,0 +1,111 @@
+/**
+ * Waiting on a pty session (the pty_* tools' sessions): neither backend
+ * streams output to a watcher, so the wait reads the session's last lines
+ * (screen and newest history) every {@linkcode POLL_MS} and hands them to the
+ * caller, until its event, the deadline, cancellation or the program's exit.
+ *
+ * "New" lines, for `newOnly`: lines beyond the ones the first read showed,
+ * counted per text (a line shown twice at the start must show a third time).
+ *
+ * @example
+ * ```ts
+ * declare const ctx: Parameters<typeof waitPty>[0]; // the call's
+ * const ready = Promise.withResolvers<"seen">();
+ * const r = await waitPty(ctx, {
+ *   id: "s1", started: performance.now(), timeoutMs: 30_000, newOnly: false, tailLines: 20, what: "text in pty s1",
+ *   onLines: (lines) => { if (lines.some((l) => l.includes("ready"))) ready.resolve("seen"); },
+ *   until: ready.promise,
+ * });
+ * ```
+ */
+import { lastLines, type TerminalBackend } from "../terminal/backend.ts";
+import type { CallControl } from "./context.ts";
+import { waitFor } from "./wait.ts";
+
+/** How often a pty wait reads the session. */
+export const POLL_MS = 100;
+/** Lines read per poll: the screen plus what scrolled off it lately. */
+const READ_LINES = 500;
+/** How long the last look after an exit may take to match (a regex runs in a worker). */
+const LATE_MATCH_MS = 1000;
+
+export interface PtyWait<T> {
+  id: string;
+  started: number;
+  timeoutMs: number;
+  newOnly: boolean;
+  tailLines: number;
+  what: string;
+  /** Receives the lines to look at, at every read. */
+  onLines(lines: string[]): void;
+  until: Promise<T>;
+}
+
+/** Waits on pty session `id`; the tail is its last lines when the wait ended. */
+export async function waitPty<T>(
+  ctx: CallControl & { terminal: TerminalBackend },
+  w: PtyWait<T>,
+): Promise<{ end: T | "timeout" | "exited" | "cancelled"; tail: string[] }> {
+  const { terminal } = ctx;
+  const exited = Promise.withResolvers<"exited">();
+  const status = async () => {
+    const s = (await terminal.list()).find((x) => x.session_id === w.id);
+    if (!s || s.status === "exited") exited.resolve("exited");
+  };
+  let baseline: Map<string, number> | undefined;
+  const read = async () => {
+    const lines = await terminal.lines(w.id, READ_LINES);
+    if (!w.newOnly) return w.onLines(lines);
+    if (!baseline) {
+      baseline = new Map();
+      for (const l of lines) baseline.set(l, (baseline.get(l) ?? 0) + 1);
+      return;
+    }
+    const seen = new Map<string, number>();
+    const fresh = lines.filter((l) => {
+      const n = (seen.get(l) ?? 0) + 1;
+      seen.set(l, n);
+      return n > (baseline!.get(l) ?? 0);
+    });
+    w.onLines(fresh);
+  };
+  await read(); // an unknown id fails here, before the wait
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let reading = false;
+  const poll = () => {
+    if (reading) return;
+    reading = true;
+    void Promise.all([read(), status()]).catch(() => exited.resolve("exited")).finally(() => reading = false);
+  };
+  let end;
+  try {
+    timer = setInterval(poll, POLL_MS);
+    await status();
+    end = await waitFor(Promise.race([w.until, exited.promise]), {
+      ctx,
+      started: w.started,
+      timeoutMs: w.timeoutMs,
+      what: w.what,
+    });
+  } finally {
+    clearInterval(timer);
+  }
+  // The program may have printed its last words just before it ended: one more look.
+  if (end.kind === "done" && end.value === "exited") {
+    await read().catch(() => {});
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = await Promise.race([
+      w.until,
+      new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), LATE_MATCH_MS)),
+    ]).finally(() => clearTimeout(timer));
+    if (late !== undefined) end = { kind: "done" as const, value: late };
+  }
+  const tail = await ptyTail(terminal, w.id, w.tailLines);
+  return { end: end.kind === "done" ? end.value : end.kind, tail };
+}
+
+/** The last `count` lines of a pty session, its blank bottom rows left out (empty when it is gone). */
+export async function ptyTail(terminal: TerminalBackend, id: string, count: number): Promise<string[]> {
+  if (count === 0) return [];
+  return lastLines(await terminal.lines(id, count).catch(() => [] as string[]), count);
+}

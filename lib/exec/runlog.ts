@@ -1,0 +1,96 @@
+/**
+ * A run's output as lines, read from the pane's output stream (control mode)
+ * between the run's start and end markers, independent of tmux's history
+ * limit: what a `running` answer hands out page by page (every line once),
+ * and the whole output when the final answer must cut it.
+ *
+ * Lines are complete lines (the unfinished last one comes with
+ * {@linkcode RunLog.finish}), colours and cursor movements dropped, a `\r`
+ * progress line as it stood when its newline came. Memory is bounded: past
+ * {@linkcode MAX_LOG_BYTES} the oldest lines not yet handed out are dropped
+ * and counted.
+ *
+ * @example
+ * ```ts
+ * const log = new RunLog();
+ * log.active = true;
+ * log.push(new TextEncoder().encode("one\ntwo\nthr"));
+ * log.take(10); // { lines: ["one", "two"], lost: 0 }
+ * log.finish();
+ * log.take(10); // { lines: ["thr"], lost: 0 }
+ * ```
+ */
+import { LineAssembler } from "./stream.ts";
+
+/** Bytes of lines a log keeps at most. */
+export const MAX_LOG_BYTES = 64 * 1024 * 1024;
+/** Columns kept per line. */
+const MAX_LOG_LINE = 1024 * 1024;
+
+export class RunLog {
+  /** Set while the command runs (between its markers): only then do bytes count. */
+  active = false;
+  #lines: string[] = [];
+  #bytes = 0;
+  #lost = 0;
+  #total = 0;
+  #taken = false;
+  #finished = false;
+  #asm = new LineAssembler((text, complete) => {
+    if (complete) this.#add(text);
+  }, { blankLines: true, maxLine: MAX_LOG_LINE });
+
+  /** Feeds the pane's output bytes (ignored unless {@linkcode active}). */
+  push(bytes: Uint8Array): void {
+    if (this.active && !this.#finished) this.#asm.push(bytes);
+  }
+
+  #add(line: string): void {
+    this.#lines.push(line);
+    this.#total++;
+    this.#bytes += line.length + 1;
+    while (this.#bytes > MAX_LOG_BYTES && this.#lines.length > 1) {
+      this.#bytes -= this.#lines.shift()!.length + 1;
+      this.#lost++;
+    }
+  }
+
+  /** The command ended: its unfinished last line counts as a line. */
+  finish(): void {
+    if (this.#finished) return;
+    const rest = this.#asm.partial;
+    if (rest !== "") this.#add(rest);
+    this.#finished = true;
+    this.active = false;
+  }
+
+  /** Lines kept and not handed out yet. */
+  get pending(): number {
+    return this.#lines.length;
+  }
+
+  /** Lines seen in all. */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** Whether {@linkcode take} handed out a page (a running answer): the rest must come from here too. */
+  get handedOut(): boolean {
+    return this.#taken;
+  }
+
+  /** Hands out (and forgets) the next `max` lines; `lost`: lines dropped before them for memory. */
+  take(max: number): { lines: string[]; lost: number } {
+    const lines = this.#lines.splice(0, max);
+    for (const l of lines) this.#bytes -= l.length + 1;
+    const lost = this.#lost;
+    this.#lost = 0;
+    this.#taken = true;
+    return { lines, lost };
+  }
+
+  /** Every line kept (not handed out), without handing them out; `lost` as in {@linkcode take}. */
+  peekAll(): { lines: readonly string[]; lost: number } {
+    return { lines: this.#lines, lost: this.#lost };
+  }
+}

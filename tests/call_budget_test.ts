@@ -1,0 +1,209 @@
+/**
+ * No call blocks longer than --call-budget-ms: a run-command or wait still
+ * going at the budget answers `running` with a continue token, and the next
+ * call picks up where the last one left. Also: run-command's long output is
+ * reachable whole, and waits on pty sessions.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { callWithProgress, withShell } from "./exec_fixtures.ts";
+import { connect, textOf } from "./helpers.ts";
+import { tempDir, waitUntil } from "./pane_helpers.ts";
+import type { McpFixture } from "./helpers.ts";
+
+interface Run {
+  exit_code: number | null;
+  output: string;
+  output_truncated: boolean;
+  full_output_buffer?: string;
+  timed_out: boolean;
+  continue?: string;
+  elapsed_ms: number;
+}
+
+interface TextWait {
+  outcome: string;
+  matched_line: string | null;
+  tail: string;
+  continue?: string;
+  pane_id?: string;
+}
+
+/** Follows a run through its continuations; returns every answer. */
+async function follow(mcp: McpFixture, first: Record<string, unknown>): Promise<Run[]> {
+  const answers = [await mcp.ok<Run>("run-command", first)];
+  while (answers.at(-1)!.continue !== undefined) {
+    answers.push(await mcp.ok<Run>("run-command", { continue: answers.at(-1)!.continue }));
+  }
+  return answers;
+}
+
+/** The lines of the answers' outputs, in order (an empty output is no line). */
+const linesOf = (answers: Run[]) => answers.flatMap((a) => a.output === "" ? [] : a.output.split("\n"));
+
+Deno.test("a build far longer than the call budget is followed to its end: every line once, the exit code right", async () => {
+  const dir = await tempDir("tmcp-build-");
+  // ~20 s of numbered lines, a blank line, a line printed in two halves across more than the budget, exit 3.
+  await Deno.writeTextFile(
+    `${dir}/build.sh`,
+    `for i in $(seq 1 100); do echo "step $i of 100"; sleep 0.2; done\n` +
+      `echo\nprintf 'half-'\nsleep 3\necho done\nexit 3\n`,
+  );
+  await withShell("bash", async (fx) => {
+    const answers = await follow(fx.mcp, {
+      target: fx.pane,
+      command: `bash ${dir}/build.sh`,
+      timeout_ms: 600_000,
+    });
+    const expected = [...Array.from({ length: 100 }, (_, i) => `step ${i + 1} of 100`), "", "half-done"];
+    assertEquals(linesOf(answers), expected);
+    const last = answers.at(-1)!;
+    assertEquals([last.exit_code, last.timed_out, last.output_truncated], [3, false, false]);
+    // The budget split the run: several running answers, each with a token and no exit code.
+    assert(answers.length >= 4, `only ${answers.length} answers`);
+    for (const a of answers.slice(0, -1)) assertEquals([a.exit_code, typeof a.continue], [null, "string"]);
+    // The pane's shell is usable afterwards.
+    assertEquals((await fx.mcp.ok<Run>("run-command", { target: fx.pane, command: "echo after" })).output, "after");
+  }, { serverArgs: ["--call-budget-ms", "2000"] });
+});
+
+Deno.test("continue tokens: a bad, unknown or foreign one is a clear error; the text says how to go on", async () => {
+  await withShell("bash", async (fx) => {
+    assertMatch(await fx.mcp.err("run-command", { continue: "nonsense" }), /not a token this server returned/);
+    assertMatch(await fx.mcp.err("run-command", { continue: "c0123456789abcdef" }), /is unknown/);
+    assertMatch(await fx.mcp.err("run-command", {}), /give command/);
+    const r = await fx.mcp.call("run-command", {
+      target: fx.pane,
+      command: "echo one; read -r x; echo two",
+      timeout_ms: 600_000,
+    });
+    const running = r.structuredContent as unknown as Run;
+    assertEquals([running.exit_code, running.output], [null, "one"]);
+    assertMatch(textOf(r), /continue: \\"c[0-9a-f]{16}\\"/);
+    assertMatch(
+      await fx.mcp.err("wait", { what: "text", continue: running.continue }),
+      /belongs to run-command: call run-command with it/,
+    );
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    const rest = await follow(fx.mcp, { continue: running.continue });
+    assertEquals([linesOf(rest), rest.at(-1)!.exit_code], [["", "two"], 0]); // "" : the Enter typed at the read
+  }, { serverArgs: ["--call-budget-ms", "1500"] });
+});
+
+Deno.test("wait answers running at the budget, keeps watching between calls, and sends readable progress", async () => {
+  await withShell("bash", async (fx) => {
+    const { result: first, progress } = await callWithProgress<TextWait>(fx, "wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["LATE-7"],
+      new_only: true,
+      timeout_ms: 600_000,
+    });
+    assertEquals(first.outcome, "running");
+    assert(typeof first.continue === "string");
+    assert(progress.length > 0);
+    assertMatch(progress[0].message ?? "", /^waiting for "LATE-7" in %\d+: \d+\.\d s elapsed/);
+    // Printed while no call is waiting: the background wait sees it; new_only keeps the screen out of it.
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "echo LATE-$((3+4))");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    await waitUntil(
+      "LATE-7 printed",
+      async () => (await fx.tmux("capture-pane", "-p", "-t", fx.pane)).includes("\nLATE-7"),
+    );
+    let r = first;
+    while (r.outcome === "running") r = await fx.mcp.ok<TextWait>("wait", { what: "text", continue: r.continue });
+    assertEquals([r.outcome, r.matched_line], ["matched", "LATE-7"]);
+    assertMatch(await fx.mcp.err("wait", { what: "text", continue: first.continue }), /is unknown/);
+  }, { serverArgs: ["--call-budget-ms", "1500"] });
+});
+
+Deno.test("run-command: 2 MB of output says it was cut and every byte is in the buffer it names", async () => {
+  const dir = await tempDir("tmcp-big-");
+  const lines = Array.from({ length: 45_000 }, (_, i) => `row ${String(i + 1).padStart(6, "0")} ${"x".repeat(36)}`);
+  const expected = lines.join("\n") + "\n";
+  assert(expected.length > 2_000_000);
+  await Deno.writeTextFile(`${dir}/big.txt`, expected);
+  await withShell("bash", async (fx) => {
+    const r = await fx.mcp.call("run-command", { target: fx.pane, command: `cat ${dir}/big.txt`, timeout_ms: 600_000 });
+    const run = r.structuredContent as unknown as Run;
+    assertEquals([run.exit_code, run.output_truncated], [0, true]);
+    assertEquals(run.output.split("\n").length, 400);
+    assertEquals(run.output.split("\n").at(-1), lines.at(-1));
+    assert(run.full_output_buffer, "no full_output_buffer");
+    assertMatch(textOf(r), /whole output is in buffer mcp-result-/);
+    let got = "";
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const page: { text: string; next_offset_bytes: number | null } = await fx.mcp.ok("show-buffer", {
+        name: run.full_output_buffer,
+        offset_bytes: offset,
+        max_bytes: 1024 * 1024,
+      });
+      got += page.text;
+      offset = page.next_offset_bytes;
+    }
+    assertEquals(got.length, expected.length);
+    assert(got === expected, "the buffer differs from the output");
+  }, { serverArgs: ["--call-budget-ms", "600000"] });
+});
+
+Deno.test("wait on a pty session: a line printed at launch is found, a later one too", async () => {
+  const mcp = await connect({ args: ["--toolsets", "pty,exec"] });
+  try {
+    const id = (await mcp.ok<{ session_id: string }>("pty_launch", {
+      command: "sh -c 'echo pty-ready-$((6*7)); read x; echo got-$x; sleep 30'",
+    })).session_id;
+    const ready = await mcp.ok<TextWait>("wait", { what: "text", pty_id: id, patterns: ["pty-ready-42"] });
+    assertEquals([ready.outcome, ready.matched_line, ready.pane_id], ["matched", "pty-ready-42", undefined]);
+    const old = await mcp.ok<TextWait>("wait", {
+      what: "text",
+      pty_id: id,
+      patterns: ["pty-ready-42"],
+      new_only: true,
+      timeout_ms: 300,
+    });
+    assertEquals([old.outcome, (old as { visible_in_tail?: true }).visible_in_tail], ["timeout", true]);
+    await mcp.ok("pty_send_keys", { session_id: id, keys: "abc\n" });
+    const got = await mcp.ok<TextWait>("wait", {
+      what: "text",
+      pty_id: id,
+      patterns: ["got-abc"],
+      timeout_ms: 60_000,
+    });
+    assertEquals([got.outcome, got.matched_line], ["matched", "got-abc"]);
+    assertMatch(await mcp.err("wait", { what: "text", pty_id: "nope", patterns: ["x"] }), /no pty session "nope"/);
+    await mcp.ok("pty_kill_session", { session_id: id });
+  } finally {
+    await mcp.close();
+  }
+});
+
+Deno.test("run-command waiting for a busy pane still sends progress (a heartbeat), then runs", async () => {
+  await withShell("bash", async (fx) => {
+    // The first command holds the pane until Enter; its call returns running at the budget.
+    const first = await fx.mcp.ok<Run>("run-command", {
+      target: fx.pane,
+      command: "read -r x; echo first-done",
+      timeout_ms: 600_000,
+    });
+    assert(first.continue);
+    const beats: string[] = [];
+    const second = fx.mcp.client.callTool(
+      { name: "run-command", arguments: { target: fx.pane, command: "echo second", timeout_ms: 600_000 } },
+      undefined,
+      { onprogress: (p) => void beats.push(p.message ?? ""), timeout: 120_000 },
+    );
+    // Two heartbeats while the second waits for the pane: it is not silent there.
+    await waitUntil(
+      "two heartbeats",
+      () => Promise.resolve(beats.filter((m) => /still working/.test(m)).length >= 2),
+      60_000,
+    );
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    const r = (await second).structuredContent as unknown as Run;
+    // Its budget may end while it waits: follow it.
+    const answers = r.continue ? [r, ...(await follow(fx.mcp, { continue: r.continue })).slice(0)] : [r];
+    assertEquals([linesOf(answers), answers.at(-1)!.exit_code], [["second"], 0]);
+    const rest = await follow(fx.mcp, { continue: first.continue });
+    assertEquals(linesOf(rest), ["", "first-done"]);
+  }, { serverArgs: ["--call-budget-ms", "20000"] });
+});
