@@ -136,6 +136,20 @@ function targetOf(structured: unknown): Record<string, string> | undefined {
  * byte offsets into a buffer, stay as they are: true to the source.
  */
 export function redactResult(result: CallToolResult, redactor: Redactor): CallToolResult {
+  // The same text is often both a structured field and a content block: scanned once.
+  const seen = new Map<string, string>();
+  const once: Redactor = {
+    find: redactor.find,
+    redact(text) {
+      let out = seen.get(text);
+      if (out === undefined) seen.set(text, out = redactor.redact(text));
+      return out;
+    },
+  };
+  return redactWith(result, once);
+}
+
+function redactWith(result: CallToolResult, redactor: Redactor): CallToolResult {
   const structured = result.structuredContent;
   const json = structured === undefined ? undefined : JSON.stringify(structured);
   const redacted = structured === undefined ? undefined : redactJson(structured, redactor);

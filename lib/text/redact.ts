@@ -51,21 +51,24 @@ interface Rule {
 }
 
 /** Shapes the preset lacks, each with the group that holds the secret (0: the whole match). */
-const EXTRA: readonly { kind: string; pattern: RegExp; group: number }[] = [
-  { kind: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, group: 0 },
+const EXTRA: readonly { kind: string; pattern: RegExp; group: number; hint: RegExp }[] = [
+  { kind: "jwt", hint: /eyJ/, pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, group: 0 },
   {
     kind: "auth-header",
+    hint: /Bearer|Basic|Token/,
     pattern: /\b(?:Bearer|Basic|Token)\s+([A-Za-z0-9._~+/-]{12,}=*)/g,
     group: 1,
   },
   {
     kind: "private-key",
+    hint: /-----BEGIN/,
     pattern:
       /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
     group: 0,
   },
   {
     kind: "password",
+    hint: /passw|secret|token|api.?key|access.?key/i,
     pattern:
       /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)[A-Za-z0-9_.-]*["']?[ \t]*(?:=|:|=>)[ \t]*(["']?)((?![/$]|\d+\b|(?:true|false|null|none)\b)[^\s"'`,;&]{5,})\1/gi,
     group: 2,
@@ -88,9 +91,50 @@ function widen(text: string, start: number, end: number): [number, number] {
 /** What {@linkcode Redactor.redact} puts in place of a secret. */
 const MARKER = /\[redacted:[a-z0-9-]+:[0-9a-f]{8}\]/g;
 
-/** A token at the start or the end of a text (see `findSecrets`). */
-const EDGE_START = /^[A-Za-z0-9+/=_-]{24,}/;
-const EDGE_END = /[A-Za-z0-9+/=_-]{24,}$/;
+/** Characters of the runs {@linkcode possible} looks for. */
+const RUN_CHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-") RUN_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * The lines of `text` that may hold a secret of the preset's shapes: each has a run of 16 token characters, a
+ * URL (credentials) or a key block's first line. A loop, not a regex: a quantified class costs a regex engine a
+ * retry per position.
+ */
+function candidateLines(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    let run = 0;
+    let hit = false;
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && RUN_CHAR[c] === 1) {
+        if (++run >= 16) {
+          hit = true;
+          break;
+        }
+      } else {
+        run = 0;
+        // ":" of "://", or the first "-" of "-----BEGIN": look closer only there.
+        if (c === 58 && text.startsWith("//", i + 1)) hit = true;
+        if (hit) break;
+      }
+    }
+    if (!hit && text.startsWith("-----BEGIN", start)) hit = true;
+    if (!hit) {
+      const b = text.indexOf("-----BEGIN", start);
+      hit = b >= 0 && b < end;
+    }
+    if (hit) out.push([start, end]);
+    start = end + 1;
+  }
+  return out;
+}
+
+/** A character of a token at the start or the end of a text (see `findSecrets`). */
+const EDGE_TOKEN = /[A-Za-z0-9+/=_-]/;
 
 const PRESET_ID = "@secretlint/secretlint-rule-";
 /** Rule options: the AWS rule finds access key ids and account ids only when asked to. */
@@ -109,18 +153,42 @@ export function findSecrets(rules: readonly Rule[], text: string): SecretSpan[] 
     const [s, e] = widen(text, start, end);
     spans.push({ start: s, end: e, kind });
   };
-  const translate = () => (id: string) => id;
-  for (const rule of rules) {
-    const kind = rule.meta.id.startsWith(PRESET_ID) ? rule.meta.id.slice(PRESET_ID.length) : rule.meta.id;
-    const handlers = rule.create({
-      createTranslator: translate,
-      report: (d) => add(d.range[0], d.range[1], kind),
-      ignore: () => {},
-    }, OPTIONS);
-    // No file path: rules that read a file by its name (pfx) or judge by it (.npmrc) stay with the text.
-    handlers.file?.({ content: text, filePath: undefined, ext: "", sourceContentType: "text" });
+  // The preset's rules run over the lines that may hold one of its shapes (most lines of most screens do not),
+  // joined; a range found there is mapped back line by line. Key blocks spanning lines are EXTRA's.
+  const lines = rules.length > 0 ? candidateLines(text) : [];
+  if (lines.length > 0) {
+    const whole = lines.length === 1 && lines[0][0] === 0 && lines[0][1] === text.length;
+    const chunk = whole ? text : lines.map(([a, b]) => text.slice(a, b)).join("\n");
+    const chunkStarts: number[] = [];
+    let at = 0;
+    for (const [a, b] of lines) {
+      chunkStarts.push(at);
+      at += b - a + 1;
+    }
+    const toText = (i: number) => {
+      let lo = 0, hi = chunkStarts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (chunkStarts[mid] <= i) lo = mid;
+        else hi = mid - 1;
+      }
+      return lines[lo][0] + i - chunkStarts[lo];
+    };
+    const translate = () => (id: string) => id;
+    for (const rule of rules) {
+      const kind = rule.meta.id.startsWith(PRESET_ID) ? rule.meta.id.slice(PRESET_ID.length) : rule.meta.id;
+      const handlers = rule.create({
+        createTranslator: translate,
+        report: (d) => add(toText(d.range[0]), toText(Math.max(d.range[0], d.range[1] - 1)) + 1, kind),
+        ignore: () => {},
+      }, OPTIONS);
+      // No file path: rules that read a file by its name (pfx) or judge by it (.npmrc) stay with the text.
+      handlers.file?.({ content: chunk, filePath: undefined, ext: "", sourceContentType: "text" });
+    }
   }
-  for (const { kind, pattern, group } of EXTRA) {
+  for (const { kind, pattern, group, hint } of EXTRA) {
+    // A cheap test first: most text holds none of these words, and the full patterns cost more.
+    if (!hint.test(text)) continue;
     pattern.lastIndex = 0;
     for (const m of text.matchAll(pattern)) {
       const value = m[group];
@@ -131,9 +199,12 @@ export function findSecrets(rules: readonly Rule[], text: string): SecretSpan[] 
   }
   // Text cut from a longer source (a search snippet, a page of a buffer) can end or start inside a secret,
   // where no rule sees its whole shape: a long mixed-case token with digits at either edge is taken for one.
-  for (const edge of [EDGE_START, EDGE_END]) {
-    const m = edge.exec(text);
-    if (m && /[A-Z]/.test(m[0]) && /[a-z]/.test(m[0]) && /[0-9]/.test(m[0])) add(m.index, m.index + m[0].length, "cut");
+  let head = 0, tail = text.length;
+  while (head < text.length && EDGE_TOKEN.test(text[head])) head++;
+  while (tail > head && EDGE_TOKEN.test(text[tail - 1])) tail--;
+  for (const [start, end] of [[0, head], [tail, text.length]]) {
+    const token = text.slice(start, end);
+    if (token.length >= 24 && /[A-Z]/.test(token) && /[a-z]/.test(token) && /[0-9]/.test(token)) add(start, end, "cut");
   }
   // A marker of an earlier pass (`[redacted:password:1a2b3c4d]` reads as an assignment) stays as it is.
   const kept: [number, number][] = [];
