@@ -88,6 +88,10 @@ Deno.test("redaction: no corpus secret reaches a result from panes, buffers or r
     assertClean("capture-pane colors", await mcp.call("capture-pane", { target: pane, colors: true }));
     assertClean("snapshot-pane", await mcp.call("snapshot-pane", { target: pane }));
     assertClean("search-panes", await mcp.call("search-panes", { query: "ghp_", target: pane }));
+    // A pane's content resource reaches the model too.
+    const resource = await mcp.client.readResource({ uri: `tmux://panes/${encodeURIComponent(pane)}/content` });
+    assertClean("resource", resource as unknown as Record<string, unknown>);
+    assertMatch(JSON.stringify(resource), /\[redacted:github:/);
 
     // A buffer: show-buffer, search-buffer; offsets stay those of the buffer's bytes.
     await fx.tmux("load-buffer", "-b", "leak", path);
