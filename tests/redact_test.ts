@@ -150,6 +150,11 @@ Deno.test("redactor: every corpus kind is found, markers carry the kind, plain t
     assert(!out.includes(c.value), `${c.kind}: ${out}`);
     assertMatch(out, /^before .*\[redacted:[a-z0-9-]+:[0-9a-f]{8}\].* after$/s);
   }
+  // A token wrapped onto the next row, or cut at a page's edge: both pieces hidden.
+  const long = CORPUS[3].value;
+  const wrapped = r.redact(`$ echo ${long.slice(0, 40)}\n${long.slice(40)} done`);
+  assert(!wrapped.includes(long.slice(20, 32)) && !wrapped.includes(long.slice(50, 62)), wrapped);
+  assert(!r.redact(long.slice(30)).includes(long.slice(40, 52)));
   const plain = "max_tokens: 4096\nPWD=/home/user\ntoken=true\nls -la /usr/bin | grep password\n";
   assertEquals(r.redact(plain), plain);
   // Colour sequences inside a token do not hide it; a marker is not redacted twice.

@@ -133,8 +133,15 @@ function candidateLines(text: string): [number, number][] {
   return out;
 }
 
-/** A character of a token at the start or the end of a text (see `findSecrets`). */
-const EDGE_TOKEN = /[A-Za-z0-9+/=_-]/;
+/** Characters of a token at the start or the end of a line (see `findSecrets`). */
+const EDGE_TOKEN = new Uint8Array(65536);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") EDGE_TOKEN[c.charCodeAt(0)] = 1;
+
+/** Adds [start, end) as a cut secret when it mixes upper case, lower case and digits (not a word, number or hash). */
+function cutToken(text: string, start: number, end: number, add: (s: number, e: number, kind: string) => void) {
+  const token = text.slice(start, end);
+  if (/[A-Z]/.test(token) && /[a-z]/.test(token) && /[0-9]/.test(token)) add(start, end, "cut");
+}
 
 const PRESET_ID = "@secretlint/secretlint-rule-";
 /** Rule options: the AWS rule finds access key ids and account ids only when asked to. */
@@ -197,14 +204,18 @@ export function findSecrets(rules: readonly Rule[], text: string): SecretSpan[] 
       add(at, at + value.length, kind);
     }
   }
-  // Text cut from a longer source (a search snippet, a page of a buffer) can end or start inside a secret,
-  // where no rule sees its whole shape: a long mixed-case token with digits at either edge is taken for one.
-  let head = 0, tail = text.length;
-  while (head < text.length && EDGE_TOKEN.test(text[head])) head++;
-  while (tail > head && EDGE_TOKEN.test(text[tail - 1])) tail--;
-  for (const [start, end] of [[0, head], [tail, text.length]]) {
-    const token = text.slice(start, end);
-    if (token.length >= 24 && /[A-Z]/.test(token) && /[a-z]/.test(token) && /[0-9]/.test(token)) add(start, end, "cut");
+  // Text cut from a longer source (a search snippet, a page of a buffer) can end or start inside a secret, and
+  // a screen row can wrap one onto the next: no rule sees its whole shape. A long mixed-case token with digits
+  // at either edge of a line is taken for one.
+  for (let start = 0; start <= text.length;) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    let head = start, tail = end;
+    while (head < end && EDGE_TOKEN[text.charCodeAt(head)] === 1) head++;
+    while (tail > head && EDGE_TOKEN[text.charCodeAt(tail - 1)] === 1) tail--;
+    if (head - start >= 24) cutToken(text, start, head, add);
+    if (end - tail >= 24) cutToken(text, tail, end, add);
+    start = end + 1;
   }
   // A marker of an earlier pass (`[redacted:password:1a2b3c4d]` reads as an assignment) stays as it is.
   const kept: [number, number][] = [];
