@@ -193,6 +193,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   }
 
   const served = opts.tools.filter((t) => refusal(t) === undefined);
+  // The rules load while the first request is on its way, not after it arrives (the pipeline is built once
+  // the tool table is; a failure surfaces in the first call).
+  if (cfg.redact !== false) loadRedactor().catch(() => {});
   // Suggestions for a mistyped tool: a served one first, else one this server could be started to serve.
   const servedNames = served.map((t) => t.name);
   const unservedNames = opts.tools.filter((t) => !served.includes(t)).map((t) => t.name);
