@@ -133,6 +133,8 @@ function candidateLines(text: string): [number, number][] {
   return out;
 }
 
+const WHITESPACE = /\s/;
+
 /** Characters of a token at the start or the end of a line (see `findSecrets`). */
 const EDGE_TOKEN = new Uint8Array(65536);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") EDGE_TOKEN[c.charCodeAt(0)] = 1;
@@ -206,8 +208,9 @@ export function findSecrets(rules: readonly Rule[], text: string): SecretSpan[] 
   }
   // Text cut from a longer source (a search snippet, a page of a buffer) can end or start inside a secret, and
   // a screen row can wrap one onto the next: no rule sees its whole shape. A long mixed-case token with digits
-  // at either edge of a line is taken for one.
-  for (let start = 0; start <= text.length;) {
+  // at either edge of a line is taken for one. Only in text with blanks or lines, as cut text has: a value that
+  // is one token (a capture-since cursor, an id) is whole, and the rules above judge it.
+  for (let start = WHITESPACE.test(text) ? 0 : text.length + 1; start <= text.length;) {
     let end = text.indexOf("\n", start);
     if (end < 0) end = text.length;
     let head = start, tail = end;
