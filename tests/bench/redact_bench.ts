@@ -9,6 +9,7 @@
  */
 import { connect, startTmux } from "../helpers.ts";
 import { makeLog } from "./search_data.ts";
+import { waitUntil } from "../pane_helpers.ts";
 
 const SIZE = 32 * 1024 * 1024;
 const tmux = await startTmux("bench");
@@ -21,9 +22,14 @@ const pane = (await tmux.tmux(
   "-F",
   "#{pane_id}",
   "--",
-  "seq -f 'line %g: GET /api/v1/items?id=%g 200 12ms user=alice' 1 3000; exec sleep 3600",
+  `awk 'BEGIN { for (i = 1; i <= 3000; i++) print "line " i ": GET /api/v1/items?id=" i " 200 12ms user=alice" }'; ` +
+    "exec sleep 3600",
 )).trim();
 await tmux.tmux("resize-window", "-t", pane, "-x", "120", "-y", "50");
+await waitUntil(
+  "the bench pane to show its last line",
+  async () => /line 3000:/.test(await tmux.tmux("capture-pane", "-p", "-t", pane)),
+);
 const servers = {
   off: await connect({ socketName: tmux.socketName, args: ["--redact", "off"] }),
   on: await connect({ socketName: tmux.socketName, args: ["--redact", "on"] }),
