@@ -62,6 +62,8 @@ export interface Config {
   filesRoot?: string;
   /** `--control-mode`: carry commands over a persistent `tmux -C` client (false: spawn one per command). */
   controlMode: boolean;
+  /** `--redact`: hide secrets (tokens, keys, passwords) in pane, buffer and output text before the model sees it. */
+  redact: boolean;
   /** `--connect-timeout-ms`: bound of every start (ssh login, `tmux -V`, a control client's attach). */
   connectTimeoutMs: number;
 }
@@ -286,6 +288,13 @@ export const OPTIONS: readonly OptionRow[] = [
     help: "on: commands travel over one persistent tmux -C client; off: one tmux process per command (default: on)",
     apply: (c, v, s) => c.controlMode = oneOf(s, String(v), ["on", "off"] as const) === "on",
   },
+  {
+    flag: "redact",
+    env: "TMUX_MCP_REDACT",
+    type: "string",
+    help: "on|off: secrets in results become [redacted:KIND:HASH] (default: on)",
+    apply: (c, v, s) => c.redact = oneOf(s, String(v), ["on", "off"] as const) === "on",
+  },
 ];
 
 /** Defaults before flags and environment apply. */
@@ -301,6 +310,7 @@ export function defaultConfig(): Config {
     terminalBackend: "pty",
     keepSessions: false,
     controlMode: true,
+    redact: true,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
   };
 }

@@ -143,3 +143,28 @@ export const MAX_TOKENS_PER_UNIT = 1.5;
  * whitespace), so text of `n` tokens is at most `(n + 1) * MAX_UNITS_PER_TOKEN` long.
  */
 export const MAX_UNITS_PER_TOKEN = 16;
+
+/**
+ * Estimated tokens of an image of `width` × `height` pixels as a vision
+ * model reads it: about one token per 750 pixels (Anthropic's published
+ * rule; OpenAI's tiles come to about the same), at least one.
+ */
+export function estimateImageTokens(width: number, height: number): number {
+  return Math.max(1, Math.ceil((width * height) / 750));
+}
+
+/** The width and height of a PNG from its header (base64, as in an MCP image block), or undefined. */
+export function pngSize(base64: string): { width: number; height: number } | undefined {
+  // The signature and IHDR's length and type (16 bytes), then width and height: 24 bytes = 32 base64 characters.
+  let bytes: string;
+  try {
+    bytes = atob(base64.slice(0, 32));
+  } catch {
+    return undefined;
+  }
+  if (bytes.length < 24 || bytes.slice(1, 4) !== "PNG" || bytes.slice(12, 16) !== "IHDR") return undefined;
+  const u32 = (at: number) =>
+    ((bytes.charCodeAt(at) << 24) | (bytes.charCodeAt(at + 1) << 16) | (bytes.charCodeAt(at + 2) << 8) |
+      bytes.charCodeAt(at + 3)) >>> 0;
+  return { width: u32(16), height: u32(20) };
+}

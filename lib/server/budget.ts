@@ -24,7 +24,7 @@ import { charStartAtOrAfter } from "../text/utf8.ts";
 import type { CallToolResult } from "../sdk.ts";
 import { outputResult, type ResultStage } from "./pipeline.ts";
 import { type AnyTool, type ContentBlock, neverBuffered, type PageBudget, type Services } from "../tools/tool.ts";
-import { estimateTokens, MAX_TOKENS_PER_UNIT } from "../budget/estimate.ts";
+import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
 import { planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
 import { createResultRegistry, type ResultRegistry } from "../budget/registry.ts";
 import {
@@ -66,12 +66,19 @@ const MAX_PAGE_BYTES = 1024 * 1024;
  * estimate's highest rate per character is not estimated at all.
  */
 export function resultTokens(result: CallToolResult, budget: number): number | undefined {
-  const texts = result.content.map((b: ContentBlock) => b.type === "text" ? b.text : JSON.stringify(b));
+  // An image costs what a model pays to see it (by its pixels), not its base64 length.
+  let images = 0;
+  const texts: string[] = [];
+  for (const b of result.content as ContentBlock[]) {
+    const size = b.type === "image" && b.mimeType === "image/png" ? pngSize(b.data) : undefined;
+    if (size) images += estimateImageTokens(size.width, size.height);
+    else texts.push(b.type === "text" ? b.text : JSON.stringify(b));
+  }
   const contentChars = texts.reduce((n: number, t: string) => n + t.length, 0);
   const json = result.structuredContent ? JSON.stringify(result.structuredContent) : "";
-  if (Math.max(contentChars, json.length) * MAX_TOKENS_PER_UNIT <= budget) return undefined;
-  if (json.length >= contentChars) return estimateTokens(json);
-  return texts.reduce((n: number, t: string) => n + estimateTokens(t), 0);
+  if (Math.max(contentChars, json.length) * MAX_TOKENS_PER_UNIT + images <= budget) return undefined;
+  if (json.length >= contentChars) return estimateTokens(json) + images;
+  return texts.reduce((n: number, t: string) => n + estimateTokens(t), images);
 }
 
 function contentText(result: CallToolResult): string {

@@ -23,6 +23,7 @@ import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
+import { loadRedactor, redactJson, type Redactor } from "../text/redact.ts";
 
 /** What the pipeline needs from the SDK's per-request `extra`. */
 export interface CallExtra {
@@ -127,6 +128,44 @@ function targetOf(structured: unknown): Record<string, string> | undefined {
   return Object.keys(out).length ? out : undefined;
 }
 
+/**
+ * A result with the secrets in its text redacted: structured content and
+ * text blocks (a block that is the structured result as JSON is rebuilt from
+ * the redacted result, so an escaped multi-line secret is found too). Image
+ * blocks are drawn from redacted screens by their tools. Numbers, such as
+ * byte offsets into a buffer, stay as they are: true to the source.
+ */
+export function redactResult(result: CallToolResult, redactor: Redactor): CallToolResult {
+  // The same text is often both a structured field and a content block: scanned once.
+  const seen = new Map<string, string>();
+  const once: Redactor = {
+    find: redactor.find,
+    redact(text) {
+      let out = seen.get(text);
+      if (out === undefined) seen.set(text, out = redactor.redact(text));
+      return out;
+    },
+  };
+  return redactWith(result, once);
+}
+
+function redactWith(result: CallToolResult, redactor: Redactor): CallToolResult {
+  const structured = result.structuredContent;
+  const json = structured === undefined ? undefined : JSON.stringify(structured);
+  const redacted = structured === undefined ? undefined : redactJson(structured, redactor);
+  let changed = redacted !== structured;
+  const content = result.content.map((block) => {
+    if (block.type !== "text") return block;
+    const text = block.text === json
+      ? (redacted === structured ? json : JSON.stringify(redacted))
+      : redactor.redact(block.text);
+    if (text === block.text) return block;
+    changed = true;
+    return { ...block, text };
+  });
+  return changed ? { ...result, content, ...(redacted === undefined ? {} : { structuredContent: redacted }) } : result;
+}
+
 /** Builds the pipeline for a server's tool table and configuration. */
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const { services } = opts;
@@ -154,6 +193,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   }
 
   const served = opts.tools.filter((t) => refusal(t) === undefined);
+  // The rules load while the first request is on its way, not after it arrives (the pipeline is built once
+  // the tool table is; a failure surfaces in the first call).
+  if (cfg.redact !== false) loadRedactor().catch(() => {});
   // Suggestions for a mistyped tool: a served one first, else one this server could be started to serve.
   const servedNames = served.map((t) => t.name);
   const unservedNames = opts.tools.filter((t) => !served.includes(t)).map((t) => t.name);
@@ -168,6 +210,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       return { content: [{ type: "text", text: message }], isError: true };
     };
     const tool = byName.get(name);
+    /** This call's redactor; undefined when redaction is off (the flag, or the call's own opt-out). */
+    let redactor: Redactor | undefined;
     /** Progress notifications of this call still being handed to the transport. */
     const progressSent = new Set<Promise<void>>();
     try {
@@ -193,7 +237,27 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         message = `invalid arguments for ${name}: ${malformed}`;
         return errorResult(message);
       }
-      const parsed = strictInput.get(name)!.safeParse(args ?? {});
+      // `redact: false` on any call: this call's results as they are, for a server that allows everything.
+      let callArgs = args;
+      let optedOut = false;
+      if (args !== null && typeof args === "object" && !Array.isArray(args) && "redact" in args) {
+        const { redact: flag, ...rest } = args as Record<string, unknown>;
+        if (flag !== false) {
+          outcome = "invalid";
+          return errorResult(`invalid arguments for ${name}: redact takes only false (results with secrets shown)`);
+        }
+        if (!allowsTier(cfg, "destructive")) {
+          outcome = "refused";
+          return errorResult(
+            `redact: false shows secrets unredacted and needs --safety destructive (this server runs with ` +
+              `--safety ${cfg.safety}); call without it`,
+          );
+        }
+        callArgs = rest;
+        optedOut = true;
+      }
+      redactor = cfg.redact !== false && !optedOut ? await loadRedactor() : undefined;
+      const parsed = strictInput.get(name)!.safeParse(callArgs ?? {});
       if (!parsed.success) {
         outcome = "invalid";
         message = `invalid arguments for ${name}: ${
@@ -219,6 +283,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           target = { ...target, ...ids };
         },
         budget: opts.pageBudget?.(tool) ?? UNLIMITED,
+        redactor,
         call: (inner, innerArgs) =>
           call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS }),
       };
@@ -233,6 +298,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       }
       target = { ...target, ...targetOf(out.structured) };
       let result = outputResult(out);
+      if (redactor) result = redactResult(result, redactor);
       for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx);
       // MCP: no progress after the result. Waits send theirs without awaiting them; they go out first.
       if (progressSent.size > 0) await Promise.all(progressSent);
@@ -252,7 +318,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         message = `internal error in ${name}: ${e instanceof Error ? e.message : String(e)}`;
         log("error", message, { stack: e instanceof Error ? e.stack : undefined });
       }
-      return errorResult(message);
+      // A tool's error can quote what a pane or a command printed.
+      return errorResult(redactor ? redactor.redact(message) : message);
     } finally {
       opts.audit?.({
         tool: name,

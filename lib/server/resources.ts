@@ -32,6 +32,7 @@ import { describeSession, getPane, listPanes, listSessions } from "../tmux/panes
 import { capturePane } from "../tmux/capture.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
+import { loadRedactor } from "../text/redact.ts";
 
 /** JSON-RPC error code for a resource that does not exist (MCP specification). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -216,7 +217,10 @@ async function readResource(
   signal: AbortSignal,
 ): Promise<ReadResourceResult> {
   try {
-    return { contents: [{ uri, mimeType: def.mimeType, text: await def.read(services, vars, signal) }] };
+    const text = await def.read(services, vars, signal);
+    // Resources reach the model as tool results do: secrets redacted (--redact).
+    const shown = services.config.redact === false ? text : (await loadRedactor()).redact(text);
+    return { contents: [{ uri, mimeType: def.mimeType, text: shown }] };
   } catch (e) {
     // Target errors (unknown/ambiguous) and malformed ids are UserErrors: the object is not there.
     if (e instanceof UserError) throw notFound(uri, e.message);

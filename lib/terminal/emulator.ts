@@ -127,14 +127,11 @@ function rowsOf(buf: Buffer, rows: number, render: (line: Line) => string): stri
   return out;
 }
 
-/** One terminal reused for every {@linkcode ansiScreenColors} call (creating one costs milliseconds). */
+/** One terminal reused for every {@linkcode ansiScreenColors} and {@linkcode ansiScreenGrid} call (creating one costs milliseconds). */
 let scratch: { term: Terminal; queue: Promise<unknown> } | undefined;
 
-/**
- * Renders `capture-pane -p -e` output (one line per row, SGR sequences) the
- * way {@linkcode Emulator.screenColors} renders a live screen.
- */
-export async function ansiScreenColors(lines: string[], rows: number, cols: number): Promise<string[]> {
+/** Writes screen rows (SGR sequences kept) into the scratch terminal and reads it back with `read`, one call at a time. */
+async function onScratch<T>(lines: string[], rows: number, cols: number, read: (term: Terminal) => T): Promise<T> {
   await loadEmulator();
   scratch ??= {
     term: new (loaded().Terminal)({ rows, cols, scrollback: 0, allowProposedApi: true }),
@@ -149,13 +146,94 @@ export async function ansiScreenColors(lines: string[], rows: number, cols: numb
     // row that fills the width never wraps into the next one.
     const text = lines.slice(0, rows).map((l, y) => `\x1b[${y + 1};1H${l}\x1b[0m`).join("");
     await new Promise<void>((resolve) => term.write(text, resolve));
-    const cell = term.buffer.active.getNullCell();
-    return rowsOf(term.buffer.active, rows, (line) => styledRow(line, cols, cell));
+    return read(term);
   };
   const result = scratch.queue.then(run, run);
   scratch.queue = result.catch(() => {});
   return result;
 }
+
+/**
+ * Renders `capture-pane -p -e` output (one line per row, SGR sequences) the
+ * way {@linkcode Emulator.screenColors} renders a live screen.
+ */
+export function ansiScreenColors(lines: string[], rows: number, cols: number): Promise<string[]> {
+  return onScratch(lines, rows, cols, (term) => {
+    const cell = term.buffer.active.getNullCell();
+    return rowsOf(term.buffer.active, rows, (line) => styledRow(line, cols, cell));
+  });
+}
+
+/** A colour of a {@linkcode GridCell}: -1 the terminal's default, 0..255 a palette index, else `RGB_FLAG | 0xRRGGBB`. */
+export type CellColour = number;
+/** Marks a {@linkcode CellColour} as a true colour. */
+export const RGB_FLAG = 0x1000000;
+
+/** One screen cell as an image draws it. */
+export interface GridCell {
+  /** The character ("" for an empty cell). */
+  ch: string;
+  /** 1, or 2 for a wide character (its right half is a cell of width 0). */
+  width: number;
+  fg: CellColour;
+  bg: CellColour;
+  bold: boolean;
+  dim: boolean;
+  italic: boolean;
+  underline: boolean;
+  inverse: boolean;
+  invisible: boolean;
+  strikethrough: boolean;
+}
+
+/** Screen rows (SGR sequences kept: `capture-pane -e`, or `screenColors`) as `rows` × `cols` cells. */
+export function ansiScreenGrid(lines: string[], rows: number, cols: number): Promise<GridCell[][]> {
+  return onScratch(lines, rows, cols, (term) => {
+    const buf = term.buffer.active;
+    const c = buf.getNullCell();
+    const colourOf = (rgb: boolean, palette: boolean, value: number) => rgb ? RGB_FLAG | value : palette ? value : -1;
+    const grid: GridCell[][] = [];
+    for (let y = 0; y < rows; y++) {
+      const line = buf.getLine(buf.viewportY + y);
+      const row: GridCell[] = [];
+      for (let x = 0; x < cols; x++) {
+        if (!line?.getCell(x, c)) {
+          row.push({ ...BLANK });
+          continue;
+        }
+        row.push({
+          ch: c.getChars(),
+          width: c.getWidth(),
+          fg: colourOf(c.isFgRGB(), c.isFgPalette(), c.getFgColor()),
+          bg: colourOf(c.isBgRGB(), c.isBgPalette(), c.getBgColor()),
+          bold: c.isBold() !== 0,
+          dim: c.isDim() !== 0,
+          italic: c.isItalic() !== 0,
+          underline: c.isUnderline() !== 0,
+          inverse: c.isInverse() !== 0,
+          invisible: c.isInvisible() !== 0,
+          strikethrough: c.isStrikethrough() !== 0,
+        });
+      }
+      grid.push(row);
+    }
+    return grid;
+  });
+}
+
+const BLANK: GridCell = {
+  ch: "",
+  width: 1,
+  fg: -1,
+  bg: -1,
+  bold: false,
+  dim: false,
+  italic: false,
+  underline: false,
+  inverse: false,
+  invisible: false,
+  strikethrough: false,
+};
 
 /** The SGR parameters of a cell ("" for default attributes). */
 function sgrOf(c: Cell): string {

@@ -35,6 +35,7 @@ import type { ResolvedTarget, TargetKind } from "../tmux/target.ts";
 import type { RegexService } from "../search/worker_pool.ts";
 import type { ExecRuntime } from "../exec/runtime.ts";
 import type { CallControl } from "../exec/context.ts";
+import type { Redactor } from "../text/redact.ts";
 
 export type { Tier, Toolset };
 
@@ -86,6 +87,12 @@ export interface ToolContext extends Services, CallControl {
    * would receive it, fits. Always true when budgets are off.
    */
   budget: PageBudget;
+  /**
+   * Hides secrets in text (lib/text/redact.ts); undefined when redaction is
+   * off for this call. The pipeline redacts every text result itself; a tool
+   * needs this only for what is not text (a screen drawn as an image).
+   */
+  redactor?: Redactor;
   /**
    * Runs another tool call through the whole pipeline (toolset and tier
    * gates, validation, audit, budget), as if the client had made it; errors

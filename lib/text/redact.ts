@@ -1,0 +1,333 @@
+/**
+ * Secret redaction for text that reaches the model: pane screens, buffers,
+ * command output. Each secret becomes a marker `[redacted:KIND:HASH]`; the
+ * hash is salted per process, so equal values give equal markers (the model
+ * can still say "the same token") and a short guessable password cannot be
+ * looked up from its marker.
+ *
+ * The shapes come from secretlint's recommended rule preset (npm
+ * `@secretlint/secretlint-rule-preset-recommend`: AWS, GCP, GitHub, GitLab,
+ * Slack, OpenAI, Anthropic, npm, Stripe, private keys, basic auth, database
+ * URLs and more), driven directly, one rule at a time, without its linter.
+ * Its comment-filter rule is left out: a pane must not switch redaction off
+ * by printing `secretlint-disable`. A few shapes it lacks are added here:
+ * JWTs, `Authorization: Bearer|Basic` values, `password=`-style assignments,
+ * and private key blocks cut off by the screen edge.
+ *
+ * A reported range is widened to whole token characters on both sides: a
+ * rule that reports a part of a key (or reports a range a few characters
+ * off) still hides all of it.
+ *
+ * @example
+ * ```ts
+ * const r = await loadRedactor();
+ * r.redact("token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"); // "token=[redacted:github:1a2b3c4d]"
+ * ```
+ */
+import { sha256Hex } from "./hash.ts";
+
+/** A redactor of text: `redact` returns the same string (identical) when nothing was found. */
+export interface Redactor {
+  redact(text: string): string;
+  /** Where `text` (no escape sequences) holds secrets, for what is not text (a screen drawn as an image). */
+  find(text: string): SecretSpan[];
+}
+
+/** One place a secret was found: [start, end) in UTF-16 units, and its kind. */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  kind: string;
+}
+
+interface RuleContext {
+  createTranslator(messages: unknown): (id: string, props?: unknown) => unknown;
+  report(descriptor: { range: readonly [number, number] }): void;
+  ignore(descriptor: unknown): void;
+}
+interface Rule {
+  meta: { id: string };
+  create(context: RuleContext, options: unknown): { file?(source: unknown): void };
+}
+
+/** Shapes the preset lacks, each with the group that holds the secret (0: the whole match). */
+const EXTRA: readonly { kind: string; pattern: RegExp; group: number; hint: RegExp }[] = [
+  { kind: "jwt", hint: /eyJ/, pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, group: 0 },
+  {
+    kind: "auth-header",
+    hint: /Bearer|Basic|Token/,
+    pattern: /\b(?:Bearer|Basic|Token)\s+([A-Za-z0-9._~+/-]{12,}=*)/g,
+    group: 1,
+  },
+  {
+    kind: "private-key",
+    hint: /-----BEGIN/,
+    pattern:
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    group: 0,
+  },
+  {
+    kind: "password",
+    hint: /passw|secret|token|api.?key|access.?key/i,
+    pattern:
+      /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)[A-Za-z0-9_.-]*["']?[ \t]*(?:=|:|=>)[ \t]*(["']?)((?![/$]|\d+\b|(?:true|false|null|none)\b)[^\s"'`,;&]{5,})\1/gi,
+    group: 2,
+  },
+];
+
+/**
+ * Characters a token is made of: a range starting or ending inside a run of these is widened to the run's ends
+ * (`=` only at the end, where base64 pads: on the left it would take in `NAME=`).
+ */
+const TOKEN_START = /[A-Za-z0-9+/_.~-]/;
+const TOKEN_CHAR = /[A-Za-z0-9+/=_.~-]/;
+
+function widen(text: string, start: number, end: number): [number, number] {
+  while (start > 0 && TOKEN_START.test(text[start - 1]) && TOKEN_START.test(text[start])) start--;
+  while (end < text.length && end > start && TOKEN_CHAR.test(text[end]) && TOKEN_CHAR.test(text[end - 1])) end++;
+  return [start, end];
+}
+
+/** What {@linkcode Redactor.redact} puts in place of a secret. */
+const MARKER = /\[redacted:[a-z0-9-]+:[0-9a-f]{8}\]/g;
+
+/** Characters of the runs {@linkcode possible} looks for. */
+const RUN_CHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-") RUN_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * The lines of `text` that may hold a secret of the preset's shapes: each has a run of 16 token characters, a
+ * URL (credentials) or a key block's first line. A loop, not a regex: a quantified class costs a regex engine a
+ * retry per position.
+ */
+function candidateLines(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    let run = 0;
+    let hit = false;
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && RUN_CHAR[c] === 1) {
+        if (++run >= 16) {
+          hit = true;
+          break;
+        }
+      } else {
+        run = 0;
+        // ":" of "://", or the first "-" of "-----BEGIN": look closer only there.
+        if (c === 58 && text.startsWith("//", i + 1)) hit = true;
+        if (hit) break;
+      }
+    }
+    if (!hit && text.startsWith("-----BEGIN", start)) hit = true;
+    if (!hit) {
+      const b = text.indexOf("-----BEGIN", start);
+      hit = b >= 0 && b < end;
+    }
+    if (hit) out.push([start, end]);
+    start = end + 1;
+  }
+  return out;
+}
+
+const WHITESPACE = /\s/;
+
+/** Characters of a token at the start or the end of a line (see `findSecrets`). */
+const EDGE_TOKEN = new Uint8Array(65536);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") EDGE_TOKEN[c.charCodeAt(0)] = 1;
+
+/** Adds [start, end) as a cut secret when it mixes upper case, lower case and digits (not a word, number or hash). */
+function cutToken(text: string, start: number, end: number, add: (s: number, e: number, kind: string) => void) {
+  const token = text.slice(start, end);
+  if (/[A-Z]/.test(token) && /[a-z]/.test(token) && /[0-9]/.test(token)) add(start, end, "cut");
+}
+
+const PRESET_ID = "@secretlint/secretlint-rule-";
+/** Rule options: the AWS rule finds access key ids and account ids only when asked to. */
+const OPTIONS = { enableIDScanRule: true };
+/** Rules of the preset that would let text turn redaction off. */
+const SKIPPED = new Set(["filter-comments"]);
+
+/**
+ * Where `text` holds secrets, by the preset's rules and the extra shapes:
+ * sorted, overlapping spans merged (the first kind found wins).
+ */
+export function findSecrets(rules: readonly Rule[], text: string): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  const add = (start: number, end: number, kind: string) => {
+    if (end <= start) return;
+    const [s, e] = widen(text, start, end);
+    spans.push({ start: s, end: e, kind });
+  };
+  // The preset's rules run over the lines that may hold one of its shapes (most lines of most screens do not),
+  // joined; a range found there is mapped back line by line. Key blocks spanning lines are EXTRA's.
+  const lines = rules.length > 0 ? candidateLines(text) : [];
+  if (lines.length > 0) {
+    const whole = lines.length === 1 && lines[0][0] === 0 && lines[0][1] === text.length;
+    const chunk = whole ? text : lines.map(([a, b]) => text.slice(a, b)).join("\n");
+    const chunkStarts: number[] = [];
+    let at = 0;
+    for (const [a, b] of lines) {
+      chunkStarts.push(at);
+      at += b - a + 1;
+    }
+    const toText = (i: number) => {
+      let lo = 0, hi = chunkStarts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (chunkStarts[mid] <= i) lo = mid;
+        else hi = mid - 1;
+      }
+      return lines[lo][0] + i - chunkStarts[lo];
+    };
+    const translate = () => (id: string) => id;
+    for (const rule of rules) {
+      const kind = rule.meta.id.startsWith(PRESET_ID) ? rule.meta.id.slice(PRESET_ID.length) : rule.meta.id;
+      const handlers = rule.create({
+        createTranslator: translate,
+        report: (d) => add(toText(d.range[0]), toText(Math.max(d.range[0], d.range[1] - 1)) + 1, kind),
+        ignore: () => {},
+      }, OPTIONS);
+      // No file path: rules that read a file by its name (pfx) or judge by it (.npmrc) stay with the text.
+      handlers.file?.({ content: chunk, filePath: undefined, ext: "", sourceContentType: "text" });
+    }
+  }
+  for (const { kind, pattern, group, hint } of EXTRA) {
+    // A cheap test first: most text holds none of these words, and the full patterns cost more.
+    if (!hint.test(text)) continue;
+    pattern.lastIndex = 0;
+    for (const m of text.matchAll(pattern)) {
+      const value = m[group];
+      if (!value) continue;
+      const at = m.index! + (group === 0 ? 0 : m[0].lastIndexOf(value));
+      add(at, at + value.length, kind);
+    }
+  }
+  // Text cut from a longer source (a search snippet, a page of a buffer) can end or start inside a secret, and
+  // a screen row can wrap one onto the next: no rule sees its whole shape. A long mixed-case token with digits
+  // at either edge of a line is taken for one. Only in text with blanks or lines, as cut text has: a value that
+  // is one token (a capture-since cursor, an id) is whole, and the rules above judge it.
+  for (let start = WHITESPACE.test(text) ? 0 : text.length + 1; start <= text.length;) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    let head = start, tail = end;
+    while (head < end && EDGE_TOKEN[text.charCodeAt(head)] === 1) head++;
+    while (tail > head && EDGE_TOKEN[text.charCodeAt(tail - 1)] === 1) tail--;
+    if (head - start >= 24) cutToken(text, start, head, add);
+    if (end - tail >= 24) cutToken(text, tail, end, add);
+    start = end + 1;
+  }
+  // A marker of an earlier pass (`[redacted:password:1a2b3c4d]` reads as an assignment) stays as it is.
+  const kept: [number, number][] = [];
+  if (text.includes("[redacted:")) {
+    for (const m of text.matchAll(MARKER)) {
+      kept.push([m.index, m.index + m[0].length]);
+    }
+  }
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: SecretSpan[] = [];
+  for (const s of spans) {
+    if (kept.some(([a, b]) => s.start < b && a < s.end)) continue;
+    const last = merged[merged.length - 1];
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else merged.push({ ...s });
+  }
+  return merged;
+}
+
+/** CSI and OSC sequences. */
+// deno-lint-ignore no-control-regex
+const ESCAPE = /\x1b(?:\[[0-9;:?<=>]*[ -\/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])/g;
+
+/** `text` without escape sequences, and for each of its units the index in `text`. */
+function withoutEscapes(text: string): { plain: string; at: number[] } {
+  let plain = "";
+  const at: number[] = [];
+  let from = 0;
+  const keep = (end: number) => {
+    for (let i = from; i < end; i++) at.push(i);
+    plain += text.slice(from, end);
+  };
+  for (const m of text.matchAll(ESCAPE)) {
+    keep(m.index);
+    from = m.index + m[0].length;
+  }
+  keep(text.length);
+  return { plain, at };
+}
+
+/** Builds a redactor over the preset's rules with its own salt. */
+export function createRedactor(rules: readonly Rule[], salt = crypto.randomUUID()): Redactor {
+  const active = rules.filter((r) => !SKIPPED.has(r.meta.id.slice(PRESET_ID.length)));
+  const markers = new Map<string, string>();
+  const marker = (kind: string, value: string) => {
+    const key = `${kind}\0${value}`;
+    let m = markers.get(key);
+    if (m === undefined) {
+      m = `[redacted:${kind}:${sha256Hex(salt + value).slice(0, 8)}]`;
+      if (markers.size > 4096) markers.clear();
+      markers.set(key, m);
+    }
+    return m;
+  };
+  return {
+    find: (text) => findSecrets(active, text),
+    redact(text) {
+      if (text.length < 8) return text;
+      // Colour sequences inside a line (capture-pane colors) would hide a token's word boundary: look at the
+      // text without them, and replace the original range, sequences included.
+      const styled = text.includes("\x1b");
+      const { plain, at: origin } = styled ? withoutEscapes(text) : { plain: text, at: undefined };
+      const spans = findSecrets(active, plain);
+      if (spans.length === 0) return text;
+      let out = "";
+      let at = 0;
+      for (const s of spans) {
+        const start = origin ? origin[s.start] : s.start;
+        const end = origin ? origin[s.end - 1] + 1 : s.end;
+        out += text.slice(at, start) + marker(s.kind, plain.slice(s.start, s.end));
+        at = end;
+      }
+      return out + text.slice(at);
+    },
+  };
+}
+
+/**
+ * A JSON value with every string in it redacted (object keys stay: they are
+ * names, not screen text). Returns the same value (identical) when nothing changed.
+ */
+export function redactJson<T>(value: T, redactor: Redactor): T {
+  if (typeof value === "string") return redactor.redact(value) as T;
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((v, i) => {
+      const r = redactJson(v, redactor);
+      if (r !== v) (out ??= [...value])[i] = r;
+    });
+    return (out ?? value) as T;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const r = redactJson(v, redactor);
+    if (r !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = r;
+  }
+  return (out ?? value) as T;
+}
+
+let shared: Promise<Redactor> | undefined;
+
+/**
+ * The process's redactor. The rule preset is loaded on first use, not at
+ * start-up: a server that never returns text never pays for it.
+ */
+export function loadRedactor(): Promise<Redactor> {
+  shared ??= import("@secretlint/secretlint-rule-preset-recommend").then((m) =>
+    createRedactor((m as unknown as { rules: Rule[] }).rules)
+  );
+  return shared;
+}

@@ -1,0 +1,172 @@
+/**
+ * Secret redaction (lib/text/redact.ts, applied by the pipeline): a corpus of
+ * real-shaped, fake secrets printed in panes, kept in buffers and printed by
+ * run-command never reaches a tool result; search offsets stay true to the
+ * buffer; `--redact off` shows them; `redact: false` per call only at
+ * `--safety destructive`.
+ *
+ * The secrets are built at run time from pieces, so that this file itself
+ * holds none of the shapes a scanner looks for.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { withServer } from "./helpers.ts";
+import { withShell } from "./exec_fixtures.ts";
+import { tempDir, waitForPane } from "./pane_helpers.ts";
+import type { CallToolResult } from "../lib/sdk.ts";
+import { loadRedactor } from "../lib/text/redact.ts";
+
+const rep = (s: string, n: number) => s.repeat(Math.ceil(n / s.length)).slice(0, n);
+const b64 = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUpLTE1OT1BRUlNUVVZXWFla";
+
+/** Each secret as it is printed, and the part of it that must not appear (the value itself). */
+export const CORPUS: readonly { kind: string; line: string; value: string }[] = (() => {
+  const v = (kind: string, value: string, line = value) => ({ kind, line, value });
+  const pem =
+    ["OPENSSH"].map((k) =>
+      `-----BEGIN ${k} PRIVATE KEY-----\n${rep(b64, 64)}\n${rep(b64.slice(7), 64)}\n${rep(b64, 40)}\n` +
+      `-----END ${k} PRIVATE KEY-----`
+    )[0];
+  return [
+    v("aws key id", "AKIA" + "Q7XWERTYU2PASDF3"),
+    v(
+      "aws secret",
+      "k7Mdeng9bPxRfiCYzz8zKEYwJalrXUtnF3Mi4ab1",
+      "export AWS_SECRET_ACCESS_KEY=" + "k7Mdeng9bPxRfiCYzz8zKEYwJalrXUtnF3Mi4ab1",
+    ),
+    v("github", "ghp" + "_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+    v("github fine", "github" + "_pat_" + "11ABCDEFG0" + rep("aZ09", 72)),
+    v("gitlab", "glpat" + "-" + "xYz12345678901234567"),
+    v("slack", "xoxb" + "-123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"),
+    v("openai", "sk-" + "a1b2c3d4e5f6g7h8i9j0" + "T3Blbk" + "FJ" + "k1l2m3n4o5p6q7r8s9t0"),
+    v("anthropic", "sk-ant-" + "api03-" + rep("Qx7_b-9Lm2", 93) + "AA"),
+    v("jwt", "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0" + ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    v("bearer", "Zk3LmQ9pW2xR7tY5vB8nC4", "curl -H 'Authorization: Bearer " + "Zk3LmQ9pW2xR7tY5vB8nC4'"),
+    v("password", "Hunter2horse!battery", "DB_PASSWORD=" + "Hunter2horse!battery"),
+    v("password quoted", "s3cr3t-Staple-99", 'password: "' + "s3cr3t-Staple-99" + '"'),
+    v("url", "pa55wOrdUrl", "https://deploy:" + "pa55wOrdUrl" + "@git.example.com/r.git"),
+    v("private key", rep(b64.slice(7), 64), pem),
+  ];
+})();
+
+const corpusText = CORPUS.map((c) => c.line).join("\n") + "\n";
+
+/** Fails when any corpus value appears anywhere in a result (text, structured, as JSON). */
+function assertClean(what: string, r: CallToolResult | Record<string, unknown>) {
+  const all = JSON.stringify(r);
+  for (const c of CORPUS) {
+    // A long value: any 12-unit piece of its middle counts too (a marker must hide all of it).
+    const probe = c.value.length > 24 ? c.value.slice(6, 18) : c.value;
+    assert(!all.includes(probe), `${what}: ${c.kind} secret reached the result: ${all.slice(0, 300)}`);
+  }
+}
+
+async function corpusFile(): Promise<string> {
+  const dir = await tempDir("tmcp-redact-");
+  const path = `${dir}/corpus.txt`;
+  await Deno.writeTextFile(path, corpusText);
+  return path;
+}
+
+/** A window, wide enough for every secret on one row, showing the corpus. */
+async function paneShowing(tmux: { tmux(...args: string[]): Promise<string> }, path: string) {
+  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", `cat ${path}; exec sleep 600`))
+    .trim();
+  await tmux.tmux("resize-window", "-t", pane, "-x", "200", "-y", "50");
+  await waitForPane(tmux, pane, /END OPENSSH PRIVATE KEY/);
+  return pane;
+}
+
+Deno.test("redaction: no corpus secret reaches a result from panes, buffers or run-command; markers are stable", async () => {
+  const path = await corpusFile();
+  await withShell("bash", async (fx) => {
+    const { mcp } = fx;
+    const pane = await paneShowing(fx, path);
+    const cap = await mcp.call("capture-pane", { target: pane, max_lines: 100 });
+    assertClean("capture-pane", cap);
+    assertMatch(JSON.stringify(cap), /\[redacted:github:[0-9a-f]{8}\]/);
+    assertMatch(JSON.stringify(cap), /\[redacted:[a-z-]+:[0-9a-f]{8}\]/);
+    assertClean("capture-pane colors", await mcp.call("capture-pane", { target: pane, colors: true }));
+    assertClean("snapshot-pane", await mcp.call("snapshot-pane", { target: pane }));
+    assertClean("search-panes", await mcp.call("search-panes", { query: "ghp_", target: pane }));
+    // A pane's content resource reaches the model too.
+    const resource = await mcp.client.readResource({ uri: `tmux://panes/${encodeURIComponent(pane)}/content` });
+    assertClean("resource", resource as unknown as Record<string, unknown>);
+    assertMatch(JSON.stringify(resource), /\[redacted:github:/);
+
+    // A buffer: show-buffer, search-buffer; offsets stay those of the buffer's bytes.
+    await fx.tmux("load-buffer", "-b", "leak", path);
+    assertClean("show-buffer", await mcp.call("show-buffer", { name: "leak" }));
+    const q = "github_pat_";
+    const found = await mcp.call("search-buffer", { buffers: ["leak"], query: q, context_bytes: 40 });
+    assertClean("search-buffer", found);
+    const m = (found.structuredContent as { matches: { offset_bytes: number; match_len: number }[] }).matches[0];
+    assertEquals(m.offset_bytes, new TextEncoder().encode(corpusText.slice(0, corpusText.indexOf(q))).length);
+    assertEquals(m.match_len, q.length);
+
+    // run-command output.
+    const run = await mcp.call("run-command", { target: fx.pane, command: `cat ${path}`, timeout_ms: 60_000 });
+    assert(!run.isError, JSON.stringify(run).slice(0, 300));
+    assertClean("run-command", run);
+
+    // The same value gives the same marker, in every call.
+    const markers = (r: CallToolResult) => JSON.stringify(r).match(/\[redacted:github:[0-9a-f]{8}\]/g) ?? [];
+    const again = await mcp.call("capture-pane", { target: pane, max_lines: 100 });
+    assertEquals(markers(again)[0], markers(cap)[0]);
+    assertEquals(markers(await mcp.call("show-buffer", { name: "leak" }))[0], markers(cap)[0]);
+  });
+});
+
+Deno.test("redaction: --redact off shows the secrets as printed", async () => {
+  const path = await corpusFile();
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("load-buffer", "-b", "leak", path);
+    const shown = JSON.stringify(await mcp.call("show-buffer", { name: "leak" }));
+    for (const c of CORPUS) assert(shown.includes(c.value.slice(0, 12)), `${c.kind} missing with --redact off`);
+    assert(!shown.includes("[redacted:"));
+  }, { args: ["--redact", "off"] });
+});
+
+Deno.test("redaction: redact:false per call is refused below --safety destructive and honoured at it", async () => {
+  const path = await corpusFile();
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("load-buffer", "-b", "leak", path);
+    const refused = await mcp.err("show-buffer", { name: "leak", redact: false });
+    assertMatch(refused, /needs --safety destructive/);
+    assertClean("refused opt-out", { refused });
+    assertMatch(await mcp.err("show-buffer", { name: "leak", redact: true }), /redact takes only false/);
+  });
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("load-buffer", "-b", "leak", path);
+    const shown = JSON.stringify(await mcp.call("show-buffer", { name: "leak", redact: false }));
+    assert(shown.includes(CORPUS[2].value), "the opt-out at destructive shows the value");
+    assertClean("without opt-out", await mcp.call("show-buffer", { name: "leak" }));
+  }, { args: ["--safety", "destructive"] });
+});
+
+Deno.test("redactor: every corpus kind is found, markers carry the kind, plain text is left as it is", async () => {
+  const r = await loadRedactor();
+  for (const c of CORPUS) {
+    const out = r.redact(`before ${c.line} after`);
+    assert(!out.includes(c.value), `${c.kind}: ${out}`);
+    assertMatch(out, /^before .*\[redacted:[a-z0-9-]+:[0-9a-f]{8}\].* after$/s);
+  }
+  // A token wrapped onto the next row, or cut at a page's edge: both pieces hidden.
+  const long = CORPUS[3].value;
+  const wrapped = r.redact(`$ echo ${long.slice(0, 40)}\n${long.slice(40)} done`);
+  assert(!wrapped.includes(long.slice(20, 32)) && !wrapped.includes(long.slice(50, 62)), wrapped);
+  assert(!r.redact(long.slice(30) + "\nthe next line").includes(long.slice(40, 52)));
+  const plain = "max_tokens: 4096\nPWD=/home/user\ntoken=true\nls -la /usr/bin | grep password\n";
+  assertEquals(r.redact(plain), plain);
+  // Colour sequences inside a token do not hide it; a marker is not redacted twice.
+  const coloured = `\x1b[32m${CORPUS[2].value}\x1b[0m`;
+  const once = r.redact(coloured);
+  assert(!once.includes(CORPUS[2].value.slice(4)), once);
+  assertEquals(r.redact(r.redact(`DB_PASSWORD=${CORPUS[10].value}`)), r.redact(`DB_PASSWORD=${CORPUS[10].value}`));
+});
+
+Deno.test("redactor: a value that is one token (a cursor the server made) is left whole", async () => {
+  const r = await loadRedactor();
+  const cursor = "tmc1." +
+    btoa(JSON.stringify({ p: "%12", q: 4242, r: 17, x: 3, a: "9f8e7d6c5b4a", b: "0a1b2c3d4e5f" }));
+  assertEquals(r.redact(cursor), cursor);
+});
