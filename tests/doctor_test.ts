@@ -54,7 +54,7 @@ Deno.test("doctor: healthy private server — every check ok, exit 0", async () 
     assertMatch(lineOf(r.lines, "shells"), /^ok .*run-command: .*\bsh\b/);
     assertMatch(lineOf(r.lines, "pty libc"), /^ok .*loaded through FFI$/);
     assertMatch(lineOf(r.lines, "config"), /^ok .*defaults/);
-    assertMatch(lineOf(r.lines, "call budget"), /^info  call budget: 50000 ms per call .*Codex: tool_timeout_sec/);
+    assertMatch(lineOf(r.lines, "call budget"), /^info {2}call budget: 50000 ms per call .*Codex: tool_timeout_sec/);
     assertEquals(
       lineOf(r.lines, "client command"),
       `info  client command: deno task --quiet --config ${ROOT}deno.json start --socket-name ${t.socketName}`,
