@@ -155,7 +155,7 @@ Deno.test("the client command from the README (deno task --quiet --config … st
   });
   try {
     const names = (await mcp.client.listTools()).tools.map((t) => t.name);
-    assert(names.includes("run-command") && names.includes("pty_launch") && names.includes("set-buffer"));
+    assert(names.includes("run-command") && names.includes("pty-launch") && names.includes("set-buffer"));
     await mcp.ok("set-buffer", { name: "readme", content: "works" });
     assertEquals(await tmux.tmux("show-buffer", "-b", "readme"), "works");
   } finally {

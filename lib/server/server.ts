@@ -142,8 +142,8 @@ function instructions(config: Config): string {
   }
   if (toolsets.includes("pty")) {
     parts.push(
-      "pty_* tools run programs in terminal sessions of their own: pty_launch returns the session_id the others " +
-        "take (not a tmux $id); then pty_send_keys and pty_get_screen.",
+      "pty-* tools run programs in terminal sessions of their own: pty-launch returns the session_id the others " +
+        "take (not a tmux $id); then pty-send-keys and pty_get_screen.",
     );
   }
   if (toolsets.includes("buffers")) {
@@ -220,7 +220,7 @@ export function createServices(config: Config): { services: Services; runExitHoo
     await files?.close();
     if (controlDir) await Deno.remove(controlDir, { recursive: true }).catch(() => {});
   });
-  // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
+  // Kills the pty-* sessions this server created (the tmux backend keeps them with --keep-sessions).
   services.atExit(() => terminal.close());
   // Disarms the runs (their shells wait no more) while tmux is still there; ends the regex workers.
   services.atExit(() => services.exec.close());

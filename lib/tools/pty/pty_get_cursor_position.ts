@@ -1,19 +1,20 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { sessionId } from "./schemas.ts";
+import { formerName, ptyId } from "./schemas.ts";
 
 export default defineTool({
-  name: "pty_get_cursor_position",
+  name: "pty-get-cursor-position",
+  replaces: formerName("pty-get-cursor-position"),
   title: "Where the cursor is",
   description: "The cursor's 0-based row and column in a pty session.",
   toolset: "pty",
   tier: "readonly",
   smallResult: true,
-  input: z.object({ session_id: sessionId }),
-  output: z.object({ session_id: z.string(), row: z.number().int(), col: z.number().int() }),
+  input: z.object({ pty_id: ptyId }),
+  output: z.object({ pty_id: z.string(), row: z.number().int(), col: z.number().int() }),
   secrets: [],
-  async handler({ session_id }, ctx) {
-    const { row, col } = await ctx.terminal.cursor(session_id);
-    return { structured: { session_id, row, col } };
+  async handler({ pty_id }, ctx) {
+    const { row, col } = await ctx.terminal.cursor(pty_id);
+    return { structured: { pty_id, row, col } };
   },
 });
