@@ -265,7 +265,7 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "files-root",
     env: "TMUX_MCP_FILES_ROOT",
     type: "string",
-    help: "confine file tools (load/save-buffer, pipe-pane, pty-capture-start) to this directory",
+    help: "confine file tools (load/save-buffer, pipe-pane, pty-capture) to this directory",
     apply: (c, v, s) => c.filesRoot = existingDirectory(s, String(v)),
   },
   {

@@ -79,7 +79,7 @@ Deno.test("file policy: FIFOs, devices, /proc and links to them are refused at o
     }
     const pty = await mcp.ok<{ pty_id: string }>("pty-launch", { command: "cat" });
     for (const output_file of writes) {
-      like(await mcp.err("pty-capture-start", { pty_id: pty.pty_id, output_file }), REFUSED, output_file);
+      like(await mcp.err("pty-capture", { pty_id: pty.pty_id, output_file }), REFUSED, output_file);
     }
     // Nothing was written through any of the links, and the server still answers normally.
     assertEquals((await Deno.lstat(fifo)).isFifo, true);

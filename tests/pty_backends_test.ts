@@ -45,7 +45,7 @@ Deno.test("the same program shows the same screens on both backends", async () =
       const views = await Promise.all(servers.map(async (m, i) => ({
         screen: (await both[i].screen(id)).screen,
         colors: (await both[i].screen(id, true)).screen,
-        cursor: await m.ok("pty-get-cursor-position", { pty_id: id }),
+        cursor: (await m.ok<{ cursor: unknown }>("pty-get-screen", { pty_id: id })).cursor,
         scrollback: (await m.ok<{ text: string }>("pty-get-scrollback", { pty_id: id, lines: 100 })).text,
       })));
       assertEquals(views[0], views[1], `after ${JSON.stringify(step.keys)}`);

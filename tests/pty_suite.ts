@@ -176,10 +176,7 @@ export function ptySuite(backend: Backend): void {
       await t.step("the cursor position follows known output", async () => {
         const id = await p.launch({ command: "printf 'abc\\ndefgh'; exec sleep 60", rows: 10, cols: 40 });
         await p.waitScreen(id, "the output", (s) => s.startsWith("abc\ndefgh"));
-        assertEquals(
-          await mcp.ok("pty-get-cursor-position", { pty_id: id }),
-          { pty_id: id, row: 1, col: 5 },
-        );
+        assertEquals((await mcp.ok<{ cursor: unknown }>("pty-get-screen", { pty_id: id })).cursor, { row: 1, col: 5 });
         await p.kill(id);
       });
 
@@ -227,21 +224,22 @@ export function ptySuite(backend: Backend): void {
         const names = ["a'b;touch x", "c #{pane_id} %Y $(touch y) `touch z`"];
         const stray = ["x", "y", "z"];
         try {
-          await mcp.ok("pty-capture-start", { pty_id: id, output_file: `${dir}/${names[0]}` });
+          await mcp.ok("pty-capture", { pty_id: id, output_file: `${dir}/${names[0]}` });
           assertMatch(
-            await mcp.err("pty-capture-start", { pty_id: id, output_file: `${dir}/other` }),
-            /already capturing to .*pty-capture-stop/,
+            await mcp.err("pty-capture", { pty_id: id, output_file: `${dir}/other` }),
+            /already capturing to .*pty-capture without output_file/,
           );
           await p.send(id, "hi\n");
           await p.waitScreen(id, "the output", (s) => s.includes("bold\tend") || s.includes("bold    end"));
-          assertEquals(await mcp.ok("pty-capture-stop", { pty_id: id }), {
+          assertEquals(await mcp.ok("pty-capture", { pty_id: id }), {
             pty_id: id,
             output_file: `${dir}/${names[0]}`,
+            capturing: false,
           });
-          await mcp.ok("pty-capture-start", { pty_id: id, output_file: `${dir}/${names[1]}` });
+          await mcp.ok("pty-capture", { pty_id: id, output_file: `${dir}/${names[1]}` });
           await p.send(id, "bye\n");
           await until("the program to exit", p.list, (l) => l.find((s) => s.pty_id === id)?.status === "exited");
-          await mcp.ok("pty-capture-stop", { pty_id: id });
+          await mcp.ok("pty-capture", { pty_id: id });
           const expected = ["hi\r\ngot:hi\r\n\x1b[1mbold\x1b[0m\tend\r\n", "bye\r\n"];
           for (const [i, name] of names.entries()) {
             await until(`capture ${i}`, () => Deno.readTextFile(`${dir}/${name}`), (c) => c === expected[i], 5000);
@@ -318,7 +316,7 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step("bad session ids and bad input get clear errors", async () => {
-        for (const tool of ["pty-get-screen", "pty-kill-session", "pty-get-cursor-position", "pty-capture-stop"]) {
+        for (const tool of ["pty-get-screen", "pty-kill-session", "pty-capture"]) {
           assertMatch(
             await mcp.err(tool, { pty_id: "nope" }),
             /^no pty session "nope": call pty-list-sessions/,
@@ -338,9 +336,9 @@ export function ptySuite(backend: Backend): void {
         );
         assertMatch(await mcp.err("pty-send-keys", { pty_id: id, key_names: ["Hyper-q"] }), /unknown key name/);
         assertMatch(await mcp.err("pty-send-keys", { pty_id: id }), /nothing to send/);
-        assertMatch(await mcp.err("pty-capture-stop", { pty_id: id }), /is not capturing/);
+        assertMatch(await mcp.err("pty-capture", { pty_id: id }), /is not capturing/);
         assertMatch(
-          await mcp.err("pty-capture-start", { pty_id: id, output_file: "/nonexistent-dir/x" }),
+          await mcp.err("pty-capture", { pty_id: id, output_file: "/nonexistent-dir/x" }),
           /directory "\/nonexistent-dir" does not exist/,
         );
         assertMatch(

@@ -344,7 +344,6 @@ Deno.test("search tools are listed read-only with bounded inputs and an output s
       assert(t, name);
       assertEquals(t.annotations?.readOnlyHint, true);
       assert(t.outputSchema, name);
-      assert(mcp.client.getInstructions()?.includes("(|m| / |w|)"), "similarity formula in the instructions");
       const props = t.inputSchema.properties as Record<string, { maxLength?: number; maximum?: number }>;
       assertMatch(await mcp.err(name, { query: "q".repeat(1025) }), /query is longer than 1024 characters/);
       assertEquals(props.max_matches.maximum, 1000);

@@ -276,7 +276,7 @@ Deno.test("ssh server: pty-* on the tmux backend run on the remote tmux; the cap
     const names = await fx.tmux("list-sessions", "-F", "#{session_name}");
     assertMatch(names, new RegExp(`-${pty_id}$`, "m"));
     const log = `${fx.dir}/pty.log`;
-    await mcp.ok("pty-capture-start", { pty_id, output_file: log });
+    await mcp.ok("pty-capture", { pty_id, output_file: log });
     await mcp.ok("pty-send-keys", { pty_id, keys: "pwd; echo pty-$((5*5))\n" });
     await waitUntil("the remote program's output on the screen", async () => {
       const s = await mcp.ok<{ screen: string }>("pty-get-screen", { pty_id });
@@ -285,7 +285,7 @@ Deno.test("ssh server: pty-* on the tmux backend run on the remote tmux; the cap
     await waitUntil("the capture file on the tmux host", async () => {
       return (await Deno.readTextFile(log).catch(() => "")).includes("pty-25") || undefined;
     }, 20_000);
-    await mcp.ok("pty-capture-stop", { pty_id });
+    await mcp.ok("pty-capture", { pty_id });
     await mcp.ok("pty-kill-session", { pty_id });
     assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(pty_id));
   }, ["--terminal-backend", "tmux"]);

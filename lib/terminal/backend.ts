@@ -120,13 +120,13 @@ export function sessionExited(id: string, exitCode: number | undefined): UserErr
 /** The error for starting a second capture on one session. */
 export function alreadyCapturing(id: string, path: string): UserError {
   return new UserError(
-    `pty session "${id}" is already capturing to ${JSON.stringify(path)}: call pty-capture-stop first`,
+    `pty session "${id}" is already capturing to ${JSON.stringify(path)}: call pty-capture without output_file first`,
   );
 }
 
 /** The error for stopping a capture that is not running. */
 export function notCapturing(id: string): UserError {
-  return new UserError(`pty session "${id}" is not capturing: start with pty-capture-start`);
+  return new UserError(`pty session "${id}" is not capturing: start with pty-capture and an output_file`);
 }
 
 /**

@@ -44,7 +44,7 @@ export const queryParams = {
   mode: z.enum(["literal", "regex"]).default("literal"),
   ignore_case: z.boolean().default(false),
   max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50),
-  // How it scores is said once, in SIMILARITY_DOC (lib/tools/docs.ts).
+  // How it scores is said in the result schema's similarity (the formula: docs/tools.md).
   include_similarity: z.boolean().default(false),
 };
 
@@ -68,7 +68,8 @@ const matchSchema = z.object({
   context_start: count.describe("buffer offset where the snippet starts"),
   context_end: count.describe("buffer offset where the snippet ends"),
   snippet: z.string().describe("bytes [context_start, context_end) as text; never cuts a character"),
-  similarity: z.number().min(0).max(1).optional().describe("include_similarity only"),
+  similarity: z.number().min(0).max(1).optional()
+    .describe("include_similarity only; 1: an exact-case whole-word hit, less inside a longer word or in another case"),
 });
 
 /** The window a subsearch searched (subsearch-buffer's response only: it always has one). */

@@ -87,8 +87,8 @@ cases.push(
     expect: "error",
   },
   {
-    name: "pty-capture-stop when not capturing",
-    tool: "pty-capture-stop",
+    name: "pty-capture stop when not capturing",
+    tool: "pty-capture",
     args: { pty_id: "{{PTY}}" },
     expect: "error",
   },
@@ -96,7 +96,7 @@ cases.push(
   ...tierRefusals("readonly", [
     ["pty-launch", { command: "touch {{CANARY}}" }],
     ["pty-send-keys", { pty_id: "{{PTY}}", keys: "x" }],
-    ["pty-capture-start", { pty_id: "{{PTY}}", output_file: "{{FIXTURES}}/out/ro" }],
+    ["pty-capture", { pty_id: "{{PTY}}", output_file: "{{FIXTURES}}/out/ro" }],
   ]),
 );
 

@@ -7,7 +7,7 @@
  * and real calls: set-buffer / show-buffer, search-buffer with a regex (runs
  * in the search worker, which `deno compile` must have embedded),
  * capture-pane, and pty-launch on the internal backend (loads libc through
- * FFI) then pty_kill_session. Afterwards it kills its tmux server and
+ * FFI) then pty-kill-session. Afterwards it kills its tmux server and
  * removes the socket file. Any failure: exit 1 with one line on stderr.
  *
  * The release workflow runs it against every compiled binary; `.ci/run`

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { SESSION_ID_PATTERN } from "../../terminal/backend.ts";
 
-/** A pty session id, as returned by pty_launch. */
+/** A pty session id, as returned by pty-launch. */
 export const ptyId = z.string()
   .regex(
     SESSION_ID_PATTERN,
