@@ -48,7 +48,7 @@ import { log } from "../log.ts";
 import { type AuditSink, createAuditSink } from "./audit.ts";
 import type { DirectHandler } from "./transport.ts";
 import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
-import { listedTools, listing } from "./listing.ts";
+import { listedTools, listingEntries, servedListing } from "./listing.ts";
 import type { CallExtra, Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
@@ -290,7 +290,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   mcp.server.setRequestHandler(
     ListToolsRequestSchema,
     () =>
-      listed ??= (tools ? pipeline().then((p) => p.served.map(listing)) : listedTools(config))
+      listed ??= (tools ? pipeline().then((p) => servedListing(listingEntries(p.served), config)) : listedTools(config))
         .then((list) => ({ tools: list }))
         .finally(preload),
   );
