@@ -22,7 +22,7 @@ const CEILINGS: Record<string, readonly [number, number]> = {
   workspace: [8.5, 20],
   exec: [3, 5.5],
   pty: [3.5, 7.5],
-  "all/readonly": [7.5, 23],
+  "all/readonly": [8, 23],
   "all/mutating": [DEFAULT_LIMIT.visibleKB, DEFAULT_LIMIT.wholeKB],
   "all/destructive": [16.5, 40],
 };

@@ -28,8 +28,7 @@ export const NAME_MATCHING = "Ids and =name match exactly; a plain name is an ex
   "unique prefix or an fnmatch glob.";
 
 /** How an exact target (kill and respawn tools) is written, said with {@linkcode NAME_MATCHING}. */
-export const EXACT_MATCHING = "kill and respawn-pane take only ids, indexes and exact names (a bare name is a " +
-  "session).";
+export const EXACT_MATCHING = "kill and respawn-pane take only ids, indexes and exact names.";
 
 /**
  * How the searches work, said once in the server instructions instead of in
