@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * const parts: string[] = []; // the server instructions
- * parts.push(SEARCH_DOC, PANE_SEARCH_DOC);
+ * parts.push(SEARCH_DOC, BUFFER_SEARCH_DOC);
  * ```
  */
 import { DEFAULT_DEADLINE } from "../search/worker_pool.ts";
