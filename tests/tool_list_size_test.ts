@@ -19,7 +19,7 @@ const DEFAULT_LIMIT = { visibleKB: 16, wholeKB: 40, tools: 40 };
 /** [model-visible KB, whole KB] per toolset, for its largest tier; "all" per tier (their sizes when set, rounded up). */
 const CEILINGS: Record<string, readonly [number, number]> = {
   buffers: [4.5, 11],
-  workspace: [8.5, 20],
+  workspace: [8.5, 20.5],
   exec: [3, 5.5],
   pty: [3.5, 7.5],
   "all/readonly": [8, 23],
