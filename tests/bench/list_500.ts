@@ -13,13 +13,13 @@ const { values } = parseArgs({
 const n = Number(values.n), panes = Number(values.panes);
 const tmux = await startTmux("list500");
 try {
-  // Sessions of 10 windows of one pane each: no window runs out of room.
+  // Sessions of 10 one-pane windows running sleep (no window runs out of room; no shell starts).
   const script: string[] = [];
   for (let i = 1; i < panes; i++) {
     script.push(
       i % 10 === 0
-        ? `new-session -d -s s${i / 10} -x 80 -y 24`
-        : `new-window -d -t ${i < 10 ? "main" : `s${Math.floor(i / 10)}`}`,
+        ? `new-session -d -s s${i / 10} -x 80 -y 24 'exec sleep 3600'`
+        : `new-window -d -t ${i < 10 ? "main" : `s${Math.floor(i / 10)}`} 'exec sleep 3600'`,
     );
   }
   const file = await Deno.makeTempFile();
