@@ -223,14 +223,14 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "terminal-backend",
     env: "TMUX_MCP_TERMINAL_BACKEND",
     type: "string",
-    help: "backend of the pty_* tools: pty (alias internal) or tmux (default: pty)",
+    help: "backend of the pty-* tools: pty (alias internal) or tmux (default: pty)",
     apply: (c, v, s) => c.terminalBackend = oneOf(s, String(v), TERMINAL_BACKENDS, { internal: "pty" }),
   },
   {
     flag: "keep-sessions",
     env: "TMUX_MCP_KEEP_SESSIONS",
     type: "boolean",
-    help: "tmux backend: leave pty_* sessions running when the server exits",
+    help: "tmux backend: leave pty-* sessions running when the server exits",
     apply: (c, v) => c.keepSessions = v === true || v === "1" || v === "true",
   },
   {
@@ -278,7 +278,7 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "files-root",
     env: "TMUX_MCP_FILES_ROOT",
     type: "string",
-    help: "confine file tools (load/save-buffer, pipe-pane, pty_capture_start) to this directory",
+    help: "confine file tools (load/save-buffer, pipe-pane, pty-capture) to this directory",
     apply: (c, v, s) => c.filesRoot = existingDirectory(s, String(v)),
   },
   {

@@ -100,3 +100,15 @@ Deno.test("a batch result over the budget is buffered like any other result", as
     assert.match(r.buffer_id!, /^mcp-result-/);
   }, { args: ["--max-tokens", "1000"] });
 });
+
+Deno.test("batch is announced read-only where every served tool is, and destructive where one is", async () => {
+  const batchOf = async (args: string[]) => {
+    let a: Record<string, unknown> | undefined;
+    await withServer(async (mcp) => {
+      a = (await mcp.client.listTools()).tools.find((t) => t.name === "batch")?.annotations;
+    }, { args });
+    return a;
+  };
+  assert.deepEqual(await batchOf(["--safety", "readonly"]), { readOnlyHint: true });
+  assert.deepEqual(await batchOf([]), { destructiveHint: true });
+});

@@ -149,9 +149,9 @@ Deno.test("run-command: 2 MB of output says it was cut and every byte is in the 
 Deno.test("wait on a pty session: a line printed at launch is found, a later one too", async () => {
   const mcp = await connect({ args: ["--toolsets", "pty,exec"] });
   try {
-    const id = (await mcp.ok<{ session_id: string }>("pty_launch", {
+    const id = (await mcp.ok<{ pty_id: string }>("pty-launch", {
       command: "sh -c 'echo pty-ready-$((6*7)); read x; echo got-$x; sleep 30'",
-    })).session_id;
+    })).pty_id;
     const ready = await mcp.ok<TextWait>("wait", { what: "text", pty_id: id, patterns: ["pty-ready-42"] });
     assertEquals([ready.outcome, ready.matched_line, ready.pane_id], ["matched", "pty-ready-42", undefined]);
     const old = await mcp.ok<TextWait>("wait", {
@@ -162,7 +162,7 @@ Deno.test("wait on a pty session: a line printed at launch is found, a later one
       timeout_ms: 300,
     });
     assertEquals([old.outcome, (old as { visible_in_tail?: true }).visible_in_tail], ["timeout", true]);
-    await mcp.ok("pty_send_keys", { session_id: id, keys: "abc\n" });
+    await mcp.ok("pty-send-keys", { pty_id: id, keys: "abc\n" });
     const got = await mcp.ok<TextWait>("wait", {
       what: "text",
       pty_id: id,
@@ -171,7 +171,7 @@ Deno.test("wait on a pty session: a line printed at launch is found, a later one
     });
     assertEquals([got.outcome, got.matched_line], ["matched", "got-abc"]);
     assertMatch(await mcp.err("wait", { what: "text", pty_id: "nope", patterns: ["x"] }), /no pty session "nope"/);
-    await mcp.ok("pty_kill_session", { session_id: id });
+    await mcp.ok("pty-kill-session", { pty_id: id });
   } finally {
     await mcp.close();
   }

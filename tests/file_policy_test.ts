@@ -77,9 +77,9 @@ Deno.test("file policy: FIFOs, devices, /proc and links to them are refused at o
       like(await mcp.err("save-buffer", { name: "b", path, append: true }), REFUSED, `append ${path}`);
       like(await mcp.err("pipe-pane", { target: pane, path }), REFUSED, `pipe-pane ${path}`);
     }
-    const pty = await mcp.ok<{ session_id: string }>("pty_launch", { command: "cat" });
+    const pty = await mcp.ok<{ pty_id: string }>("pty-launch", { command: "cat" });
     for (const output_file of writes) {
-      like(await mcp.err("pty_capture_start", { session_id: pty.session_id, output_file }), REFUSED, output_file);
+      like(await mcp.err("pty-capture", { pty_id: pty.pty_id, output_file }), REFUSED, output_file);
     }
     // Nothing was written through any of the links, and the server still answers normally.
     assertEquals((await Deno.lstat(fifo)).isFifo, true);

@@ -193,7 +193,7 @@ Deno.test(`hostile corpus (${shared.length} cases): every case refused, failed o
     await Promise.all([...servers].map(async ([tier, mcp]) => {
       let pty = "no-such-pty";
       if (tier !== "readonly") {
-        pty = (await mcp.ok<{ session_id: string }>("pty_launch", { command: "cat > /dev/null" })).session_id;
+        pty = (await mcp.ok<{ pty_id: string }>("pty-launch", { command: "cat > /dev/null" })).pty_id;
       }
       for (const c of cases.filter((x) => (x.safety ?? "mutating") === tier)) {
         const vars = { ...base, PTY: pty, CANARY: `${canaries}/canary-${++canaryCount}`, CURSOR_PID: cursorPid };

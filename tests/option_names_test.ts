@@ -165,6 +165,12 @@ Deno.test("harmless options work by prefix and report the full name; ambiguous, 
     type Opts = { options: { name: string; value: string | null; inherited: boolean }[] };
     const shown = await mcp.ok<Opts>("show", { what: "options", scope: "session", target: "main", name: "history-l" });
     assertEquals(shown.options, [{ name: "history-limit", value: "4321", inherited: false }]);
+    // Values, not tmux's quoted form: spaces, quotes, #{}, a lone special character, the empty string.
+    for (const value of ['say "hi" #{session_name} $x', "it's ~ok", "#", "", "~home"]) {
+      await mcp.ok("set", { what: "option", scope: "session", target: "main", name: "@v", value });
+      const v = await mcp.ok<Opts>("show", { what: "options", scope: "session", target: "main", name: "@v" });
+      assertEquals(v.options[0].value, value);
+    }
 
     const amb = await mcp.err("set", { what: "option", scope: "session", name: "status-l", value: "x" });
     assertMatch(amb, /^ambiguous option "status-l": tmux would not know which of status-left, status-left-length/);

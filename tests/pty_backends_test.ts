@@ -16,7 +16,7 @@ Deno.test("the same program shows the same screens on both backends", async () =
     const [internal, viaTmux] = servers.map(pty);
     const both = [internal, viaTmux];
     const id = "cmp";
-    await Promise.all(both.map((p) => p.launch({ command: BASH, rows: 12, cols: 60, session_id: id })));
+    await Promise.all(both.map((p) => p.launch({ command: BASH, rows: 12, cols: 60, pty_id: id })));
     await Promise.all(both.map((p) => p.idle(id)));
     const steps: { keys: string; after: string; resize?: [number, number] }[] = [
       { keys: "echo hello\n", after: "hello" },
@@ -37,7 +37,7 @@ Deno.test("the same program shows the same screens on both backends", async () =
     for (const step of steps) {
       if (step.resize) {
         const [rows, cols] = step.resize;
-        await Promise.all(servers.map((m) => m.ok("pty_resize", { session_id: id, rows, cols })));
+        await Promise.all(servers.map((m) => m.ok("pty-resize", { pty_id: id, rows, cols })));
       }
       await Promise.all(both.map((p) => p.send(id, step.keys)));
       await Promise.all(both.map((p) => p.waitScreen(id, step.after, (s) => s.includes(step.after))));
@@ -45,8 +45,8 @@ Deno.test("the same program shows the same screens on both backends", async () =
       const views = await Promise.all(servers.map(async (m, i) => ({
         screen: (await both[i].screen(id)).screen,
         colors: (await both[i].screen(id, true)).screen,
-        cursor: await m.ok("pty_get_cursor_position", { session_id: id }),
-        scrollback: (await m.ok<{ text: string }>("pty_get_scrollback", { session_id: id, lines: 100 })).text,
+        cursor: (await m.ok<{ cursor: unknown }>("pty-get-screen", { pty_id: id })).cursor,
+        scrollback: (await m.ok<{ text: string }>("pty-get-scrollback", { pty_id: id, lines: 100 })).text,
       })));
       assertEquals(views[0], views[1], `after ${JSON.stringify(step.keys)}`);
     }

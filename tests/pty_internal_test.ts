@@ -1,4 +1,4 @@
-// The shared pty_* suite on the internal PTY backend (Deno FFI + @xterm/headless).
+// The shared pty-* suite on the internal PTY backend (Deno FFI + @xterm/headless).
 import { exitCleanupTest, ptySuite } from "./pty_suite.ts";
 
 ptySuite("pty");

@@ -1,5 +1,5 @@
 /**
- * The pty_* test suite, shared by both terminal backends: every behaviour is
+ * The pty-* test suite, shared by both terminal backends: every behaviour is
  * checked through the MCP client against a real server started with
  * `--terminal-backend <backend>`. `pty_internal_test.ts` and
  * `pty_tmux_test.ts` run it, so `--parallel` runs the two backends at once.
@@ -16,7 +16,7 @@ export const BASH = "HISTFILE=/dev/null bash --norc";
 export const PROMPT = /^bash-[\d.]+[$#]$/;
 
 export interface Screen {
-  session_id: string;
+  pty_id: string;
   rows: number;
   cols: number;
   screen: string;
@@ -47,13 +47,13 @@ export function filled(screen: string): string[] {
 
 /** Tool calls shared by the suites. */
 export function pty(mcp: McpFixture) {
-  const screen = (session_id: string, include_colors = false) =>
-    mcp.ok<Screen>("pty_get_screen", { session_id, include_colors });
+  const screen = (pty_id: string, include_colors = false) =>
+    mcp.ok<Screen>("pty-get-screen", { pty_id, include_colors });
   /** Waits until a bash session shows its prompt on the last line, after a line equal to `after` if given. */
-  const waitIdle = async (session_id: string, after?: string) =>
+  const waitIdle = async (pty_id: string, after?: string) =>
     (await until(
       `the bash prompt${after === undefined ? "" : ` after "${after}"`}`,
-      () => screen(session_id),
+      () => screen(pty_id),
       (s) => {
         const lines = filled(s.screen);
         return PROMPT.test(lines.at(-1) ?? "") && (after === undefined || lines.includes(after));
@@ -61,22 +61,21 @@ export function pty(mcp: McpFixture) {
     )).screen;
   return {
     screen,
-    launch: async (args: Record<string, unknown>) =>
-      (await mcp.ok<{ session_id: string }>("pty_launch", args)).session_id,
-    send: (session_id: string, keys: string, key_names?: string[]) =>
-      mcp.ok("pty_send_keys", { session_id, keys, ...(key_names ? { key_names } : {}) }),
+    launch: async (args: Record<string, unknown>) => (await mcp.ok<{ pty_id: string }>("pty-launch", args)).pty_id,
+    send: (pty_id: string, keys: string, key_names?: string[]) =>
+      mcp.ok("pty-send-keys", { pty_id, keys, ...(key_names ? { key_names } : {}) }),
     /** Waits until the screen satisfies `ok`. */
-    waitScreen: async (session_id: string, what: string, ok: (screen: string) => boolean, timeoutMs?: number) =>
-      (await until(what, () => screen(session_id), (s) => ok(s.screen), timeoutMs)).screen,
+    waitScreen: async (pty_id: string, what: string, ok: (screen: string) => boolean, timeoutMs?: number) =>
+      (await until(what, () => screen(pty_id), (s) => ok(s.screen), timeoutMs)).screen,
     idle: waitIdle,
     /** Launches bash --norc and waits for its first prompt. */
     bash: async (args: Record<string, unknown> = {}) => {
-      const id = (await mcp.ok<{ session_id: string }>("pty_launch", { command: BASH, ...args })).session_id;
+      const id = (await mcp.ok<{ pty_id: string }>("pty-launch", { command: BASH, ...args })).pty_id;
       await waitIdle(id);
       return id;
     },
-    list: async () => (await mcp.ok<{ sessions: Record<string, unknown>[] }>("pty_list_sessions")).sessions,
-    kill: (session_id: string) => mcp.ok("pty_kill_session", { session_id }),
+    list: async () => (await mcp.ok<{ sessions: Record<string, unknown>[] }>("pty-list-sessions")).sessions,
+    kill: (pty_id: string) => mcp.ok("pty-kill-session", { pty_id }),
   };
 }
 
@@ -177,10 +176,7 @@ export function ptySuite(backend: Backend): void {
       await t.step("the cursor position follows known output", async () => {
         const id = await p.launch({ command: "printf 'abc\\ndefgh'; exec sleep 60", rows: 10, cols: 40 });
         await p.waitScreen(id, "the output", (s) => s.startsWith("abc\ndefgh"));
-        assertEquals(
-          await mcp.ok("pty_get_cursor_position", { session_id: id }),
-          { session_id: id, row: 1, col: 5 },
-        );
+        assertEquals((await mcp.ok<{ cursor: unknown }>("pty-get-screen", { pty_id: id })).cursor, { row: 1, col: 5 });
         await p.kill(id);
       });
 
@@ -188,14 +184,14 @@ export function ptySuite(backend: Backend): void {
         const id = await p.bash({ rows: 24, cols: 80 });
         await p.send(id, "stty size\n");
         await p.waitScreen(id, "the first size", (s) => s.includes("\n24 80\n"));
-        assertEquals(await mcp.ok("pty_resize", { session_id: id, rows: 30, cols: 100 }), {
-          session_id: id,
+        assertEquals(await mcp.ok("pty-resize", { pty_id: id, rows: 30, cols: 100 }), {
+          pty_id: id,
           rows: 30,
           cols: 100,
         });
         await p.send(id, "stty size\n");
         await p.waitScreen(id, "the new size", (s) => s.includes("\n30 100\n"));
-        const listed = (await p.list()).find((s) => s.session_id === id)!;
+        const listed = (await p.list()).find((s) => s.pty_id === id)!;
         assertEquals([listed.rows, listed.cols], [30, 100]);
         assertEquals((await p.screen(id)).screen.split("\n").length, 30);
         await p.kill(id);
@@ -205,8 +201,8 @@ export function ptySuite(backend: Backend): void {
         const id = await p.bash();
         await p.send(id, "seq 1 500\n");
         await p.idle(id, "500");
-        const all = await mcp.ok<{ text: string; line_count: number }>("pty_get_scrollback", {
-          session_id: id,
+        const all = await mcp.ok<{ text: string; line_count: number }>("pty-get-scrollback", {
+          pty_id: id,
           lines: 10_000,
         });
         const lines = all.text.split("\n");
@@ -214,7 +210,7 @@ export function ptySuite(backend: Backend): void {
         assertMatch(lines[0], /[$#] seq 1 500$/);
         assertEquals(lines.slice(1, 501), Array.from({ length: 500 }, (_, i) => String(i + 1)));
         assertMatch(lines.at(-1)!, PROMPT);
-        const tail = await mcp.ok<{ text: string }>("pty_get_scrollback", { session_id: id, lines: 3 });
+        const tail = await mcp.ok<{ text: string }>("pty-get-scrollback", { pty_id: id, lines: 3 });
         assertEquals(tail.text.split("\n").slice(0, 2), ["499", "500"]);
         await p.kill(id);
       });
@@ -228,21 +224,22 @@ export function ptySuite(backend: Backend): void {
         const names = ["a'b;touch x", "c #{pane_id} %Y $(touch y) `touch z`"];
         const stray = ["x", "y", "z"];
         try {
-          await mcp.ok("pty_capture_start", { session_id: id, output_file: `${dir}/${names[0]}` });
+          await mcp.ok("pty-capture", { pty_id: id, output_file: `${dir}/${names[0]}` });
           assertMatch(
-            await mcp.err("pty_capture_start", { session_id: id, output_file: `${dir}/other` }),
-            /already capturing to .*pty_capture_stop/,
+            await mcp.err("pty-capture", { pty_id: id, output_file: `${dir}/other` }),
+            /already capturing to .*pty-capture without output_file/,
           );
           await p.send(id, "hi\n");
           await p.waitScreen(id, "the output", (s) => s.includes("bold\tend") || s.includes("bold    end"));
-          assertEquals(await mcp.ok("pty_capture_stop", { session_id: id }), {
-            session_id: id,
+          assertEquals(await mcp.ok("pty-capture", { pty_id: id }), {
+            pty_id: id,
             output_file: `${dir}/${names[0]}`,
+            capturing: false,
           });
-          await mcp.ok("pty_capture_start", { session_id: id, output_file: `${dir}/${names[1]}` });
+          await mcp.ok("pty-capture", { pty_id: id, output_file: `${dir}/${names[1]}` });
           await p.send(id, "bye\n");
-          await until("the program to exit", p.list, (l) => l.find((s) => s.session_id === id)?.status === "exited");
-          await mcp.ok("pty_capture_stop", { session_id: id });
+          await until("the program to exit", p.list, (l) => l.find((s) => s.pty_id === id)?.status === "exited");
+          await mcp.ok("pty-capture", { pty_id: id });
           const expected = ["hi\r\ngot:hi\r\n\x1b[1mbold\x1b[0m\tend\r\n", "bye\r\n"];
           for (const [i, name] of names.entries()) {
             await until(`capture ${i}`, () => Deno.readTextFile(`${dir}/${name}`), (c) => c === expected[i], 5000);
@@ -252,7 +249,7 @@ export function ptySuite(backend: Backend): void {
           for (const f of stray) assert(!existsSync(f), `a stray file ${f} appeared in the server's directory`);
         } finally {
           await Deno.remove(dir, { recursive: true });
-          await mcp.call("pty_kill_session", { session_id: id });
+          await mcp.call("pty-kill-session", { pty_id: id });
         }
       });
 
@@ -279,16 +276,16 @@ export function ptySuite(backend: Backend): void {
         const sessions = await until(
           "both to exit",
           p.list,
-          (l) => l.filter((s) => [quick, id].includes(s.session_id as string) && s.status === "exited").length === 2,
+          (l) => l.filter((s) => [quick, id].includes(s.pty_id as string) && s.status === "exited").length === 2,
         );
-        const byId = new Map(sessions.map((s) => [s.session_id, s]));
+        const byId = new Map(sessions.map((s) => [s.pty_id, s]));
         assertEquals([byId.get(quick)!.exit_code, byId.get(id)!.exit_code], [7, 3]);
         assertEquals(byId.get(id)!.backend, backend);
         assertEquals(byId.get(id)!.command, BASH);
         // The last screen stays readable, and is unchanged by the exit.
         assertEquals(filled((await p.screen(quick)).screen), ["bye"]);
         assertEquals(filled((await p.screen(id)).screen).slice(-2), ["last words", "exit"]);
-        assertMatch(await mcp.err("pty_send_keys", { session_id: id, keys: "x" }), /has exited with exit code 3/);
+        assertMatch(await mcp.err("pty-send-keys", { pty_id: id, keys: "x" }), /has exited with exit code 3/);
         await p.kill(quick);
         await p.kill(id);
       });
@@ -299,10 +296,10 @@ export function ptySuite(backend: Backend): void {
         const screen = await p.waitScreen(id, "the pid", (s) => /PID=\d+/.test(s) && s.includes("sleep 1001"));
         const bg = Number(/PID=(\d+)/.exec(screen)![1]);
         assert(!processGone(bg), "the background sleep should be running");
-        assertEquals(await p.kill(id), { session_id: id, killed: true });
+        assertEquals(await p.kill(id), { pty_id: id, killed: true });
         await until("the background job to end", () => Promise.resolve(processGone(bg)), (gone) => gone, 5000);
-        assertEquals((await p.list()).filter((s) => s.session_id === id), []);
-        assertMatch(await mcp.err("pty_kill_session", { session_id: id }), /no pty session "s\d+"/);
+        assertEquals((await p.list()).filter((s) => s.pty_id === id), []);
+        assertMatch(await mcp.err("pty-kill-session", { pty_id: id }), /no pty session "s\d+"/);
       });
 
       await t.step("20 sessions run at once", async () => {
@@ -311,51 +308,51 @@ export function ptySuite(backend: Backend): void {
         );
         assertEquals(new Set(ids).size, 20);
         await Promise.all(ids.map((id, i) => p.waitScreen(id, `session ${i}`, (s) => s.startsWith(`ready-${i}\n`))));
-        const listed = (await p.list()).filter((s) => ids.includes(s.session_id as string));
+        const listed = (await p.list()).filter((s) => ids.includes(s.pty_id as string));
         assertEquals(listed.length, 20);
         assert(listed.every((s) => s.status === "running" && s.rows === 5 && s.backend === backend));
         await Promise.all(ids.map((id) => p.kill(id)));
-        assertEquals((await p.list()).filter((s) => ids.includes(s.session_id as string)), []);
+        assertEquals((await p.list()).filter((s) => ids.includes(s.pty_id as string)), []);
       });
 
       await t.step("bad session ids and bad input get clear errors", async () => {
-        for (const tool of ["pty_get_screen", "pty_kill_session", "pty_get_cursor_position", "pty_capture_stop"]) {
+        for (const tool of ["pty-get-screen", "pty-kill-session", "pty-capture"]) {
           assertMatch(
-            await mcp.err(tool, { session_id: "nope" }),
-            /^no pty session "nope": call pty_list_sessions/,
+            await mcp.err(tool, { pty_id: "nope" }),
+            /^no pty session "nope": call pty-list-sessions/,
           );
         }
-        assertMatch(await mcp.err("pty_send_keys", { session_id: "nope", keys: "x" }), /no pty session "nope"/);
-        assertMatch(await mcp.err("pty_resize", { session_id: "nope", rows: 5, cols: 20 }), /no pty session/);
-        assertMatch(await mcp.err("pty_get_scrollback", { session_id: "nope" }), /no pty session/);
+        assertMatch(await mcp.err("pty-send-keys", { pty_id: "nope", keys: "x" }), /no pty session "nope"/);
+        assertMatch(await mcp.err("pty-resize", { pty_id: "nope", rows: 5, cols: 20 }), /no pty session/);
+        assertMatch(await mcp.err("pty-get-scrollback", { pty_id: "nope" }), /no pty session/);
         for (const bad of ["", "-x", "../x", "a:b", "a.b", "x".repeat(65), "a b"]) {
-          assertMatch(await mcp.err("pty_get_screen", { session_id: bad }), /invalid arguments.*session_id/);
+          assertMatch(await mcp.err("pty-get-screen", { pty_id: bad }), /invalid arguments.*pty_id/);
         }
-        const id = await p.launch({ command: "exec sleep 60", session_id: "mine" });
+        const id = await p.launch({ command: "exec sleep 60", pty_id: "mine" });
         assertEquals(id, "mine");
         assertMatch(
-          await mcp.err("pty_launch", { command: "true", session_id: "mine" }),
+          await mcp.err("pty-launch", { command: "true", pty_id: "mine" }),
           /session id "mine" is taken/,
         );
-        assertMatch(await mcp.err("pty_send_keys", { session_id: id, key_names: ["Hyper-q"] }), /unknown key name/);
-        assertMatch(await mcp.err("pty_send_keys", { session_id: id }), /nothing to send/);
-        assertMatch(await mcp.err("pty_capture_stop", { session_id: id }), /is not capturing/);
+        assertMatch(await mcp.err("pty-send-keys", { pty_id: id, key_names: ["Hyper-q"] }), /unknown key name/);
+        assertMatch(await mcp.err("pty-send-keys", { pty_id: id }), /nothing to send/);
+        assertMatch(await mcp.err("pty-capture", { pty_id: id }), /is not capturing/);
         assertMatch(
-          await mcp.err("pty_capture_start", { session_id: id, output_file: "/nonexistent-dir/x" }),
+          await mcp.err("pty-capture", { pty_id: id, output_file: "/nonexistent-dir/x" }),
           /directory "\/nonexistent-dir" does not exist/,
         );
         assertMatch(
-          await mcp.err("pty_launch", { command: "true", working_dir: "/nonexistent-dir" }),
+          await mcp.err("pty-launch", { command: "true", working_dir: "/nonexistent-dir" }),
           /does not exist/,
         );
-        assertMatch(await mcp.err("pty_launch", { command: "true", rows: 1 }), /invalid arguments.*rows/);
+        assertMatch(await mcp.err("pty-launch", { command: "true", rows: 1 }), /invalid arguments.*rows/);
         await p.kill(id);
       });
 
       await t.step("request_input hands the session over or says it cannot", async () => {
         const id = await p.launch({ command: "cat" });
-        const r = await mcp.ok<Record<string, unknown>>("pty_request_input", {
-          session_id: id,
+        const r = await mcp.ok<Record<string, unknown>>("pty-request-input", {
+          pty_id: id,
           prompt: "type anything",
           timeout_ms: 300,
         });

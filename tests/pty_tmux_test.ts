@@ -1,6 +1,6 @@
 /**
- * The shared pty_* suite on the tmux backend, plus what only tmux can do: a
- * human attaching for pty_request_input, and sessions kept across server runs.
+ * The shared pty-* suite on the tmux backend, plus what only tmux can do: a
+ * human attaching for pty-request-input, and sessions kept across server runs.
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import type { CallToolResult } from "../lib/sdk.ts";
@@ -16,9 +16,9 @@ interface Progress {
   message?: string;
 }
 
-/** Calls pty_request_input, collecting its progress notifications. */
+/** Calls pty-request-input, collecting its progress notifications. */
 function requestInput(mcp: McpFixture, args: Record<string, unknown>, progress: Progress[]) {
-  return mcp.client.callTool({ name: "pty_request_input", arguments: args }, undefined, {
+  return mcp.client.callTool({ name: "pty-request-input", arguments: args }, undefined, {
     timeout: 60_000,
     onprogress: (p: Progress) => void progress.push(p),
   }) as Promise<CallToolResult>;
@@ -39,7 +39,7 @@ Deno.test("request_input ends once the program has read the password, which the 
     await p.send(id, "read -r -s -p 'Password: ' pw; echo; echo got-${#pw}\n");
     await p.waitScreen(id, "the password prompt", (s) => s.includes("Password:"));
     const progress: Progress[] = [];
-    const call = requestInput(mcp, { session_id: id, prompt: "Enter the test password", timeout_ms: 30_000 }, progress);
+    const call = requestInput(mcp, { pty_id: id, prompt: "Enter the test password", timeout_ms: 30_000 }, progress);
     // The human types into the session (as through an attached client).
     await until("the first progress notification", () => Promise.resolve(progress.length), (n) => n > 0);
     const name = await tmuxSessionOf(tmux, id);
@@ -61,7 +61,7 @@ Deno.test("request_input ends when the human attaches with the given command and
     const p = pty(mcp);
     const id = await p.launch({ command: "cat" });
     const progress: Progress[] = [];
-    const call = requestInput(mcp, { session_id: id, prompt: "Have a look", timeout_ms: 30_000 }, progress);
+    const call = requestInput(mcp, { pty_id: id, prompt: "Have a look", timeout_ms: 30_000 }, progress);
     await until("the first progress notification", () => Promise.resolve(progress.length), (n) => n > 0);
     const attach = /`([^`]+)`/.exec(progress[0].message!)![1];
     // The human runs the command from the progress message in a terminal: a window of the test's tmux.
@@ -115,7 +115,7 @@ Deno.test("request_input does not take a control-mode client (like this server's
       (n) => n.trim() === "1",
     );
     const progress: Progress[] = [];
-    const call = requestInput(mcp, { session_id: id, prompt: "p", timeout_ms: 2000 }, progress);
+    const call = requestInput(mcp, { pty_id: id, prompt: "p", timeout_ms: 2000 }, progress);
     await until("the wait to be armed", () => Promise.resolve(progress.length), (n) => n > 0);
     await control.stdin.close(); // it leaves: a human who had attached would now have detached
     await control.status;
@@ -130,12 +130,12 @@ Deno.test("request_input ends when the program exits, and refuses waits over --m
     const p = pty(mcp);
     const id = await p.launch({ command: "read -r x" });
     const progress: Progress[] = [];
-    const call = requestInput(mcp, { session_id: id, prompt: "p", timeout_ms: 2500 }, progress);
+    const call = requestInput(mcp, { pty_id: id, prompt: "p", timeout_ms: 2500 }, progress);
     await until("the wait to be armed", () => Promise.resolve(progress.length), (n) => n > 0);
     await p.send(id, "\n");
     assertEquals(((await call).structuredContent as Record<string, unknown>).outcome, "exited");
     assertMatch(
-      await mcp.err("pty_request_input", { session_id: id, prompt: "p", timeout_ms: 5000 }),
+      await mcp.err("pty-request-input", { pty_id: id, prompt: "p", timeout_ms: 5000 }),
       /timeout_ms 5000 is above this server's limit of 3000 ms \(--max-wait-ms\): pass at most 3000/,
     );
   }, ["--max-wait-ms", "3000"]);
@@ -148,7 +148,7 @@ Deno.test("with --keep-sessions a later server run takes the sessions over; with
       args: ["--terminal-backend", "tmux", "--keep-sessions"],
     });
     const p1 = pty(first);
-    await p1.launch({ command: "echo kept; exec cat", session_id: "keep1" });
+    await p1.launch({ command: "echo kept; exec cat", pty_id: "keep1" });
     await p1.waitScreen("keep1", "the output", (s) => s.startsWith("kept"));
     await first.close();
     assertMatch(await tmux.tmux("list-sessions", "-F", "#{session_name}"), /^mcp-pty-\d+-keep1$/m);
@@ -156,7 +156,7 @@ Deno.test("with --keep-sessions a later server run takes the sessions over; with
     const second = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", "tmux"] });
     const p2 = pty(second);
     const listed = await p2.list();
-    assertEquals(listed.map((s) => [s.session_id, s.command, s.status]), [["keep1", "echo kept; exec cat", "running"]]);
+    assertEquals(listed.map((s) => [s.pty_id, s.command, s.status]), [["keep1", "echo kept; exec cat", "running"]]);
     assert((await p2.screen("keep1")).screen.startsWith("kept"));
     await p2.send("keep1", "again\n");
     await p2.waitScreen("keep1", "the echo", (s) => s.includes("again\nagain"));

@@ -191,6 +191,7 @@ Deno.test("pages by max_matches and by max_scan_bytes return every match exactly
 
     const whole = await mcp.ok<Result>("search-buffer", { query: "error", buffers });
     assertEquals(flat([whole]), want);
+    assertEquals([whole.total_matches, whole.total_is_partial], [want.length, false]);
 
     for (const page of [{ max_matches: 1 }, { max_matches: 2 }, { max_scan_bytes: 3 }, { max_scan_bytes: 7 }]) {
       for (const [query, mode] of [["error", "literal"], ["e[a-z]+r", "regex"]]) {
@@ -199,8 +200,10 @@ Deno.test("pages by max_matches and by max_scan_bytes return every match exactly
           ? want
           : flat([await mcp.ok<Result>("search-buffer", { query, mode, buffers })]);
         assertEquals(flat(pages), base, `${query} ${JSON.stringify(page)}`);
-        for (const p of pages) {
+        for (const [i, p] of pages.entries()) {
           assert(p.total_matches === p.matches.length && p.total_matches <= (page.max_matches ?? 50));
+          // A page says its count is partial: more to come, or some came before.
+          assertEquals(p.total_is_partial, pages.length > 1 && (i > 0 || p.truncated_buffers.length > 0));
           // Over the budget only by a match that starts inside it (≤ 10 bytes here) and a character (≤ 3).
           if (page.max_scan_bytes) assert(p.bytes_scanned_total <= page.max_scan_bytes + 12, "budget overrun");
           assertEquals(Object.keys(p.resume_from_offset), p.truncated_buffers);
@@ -344,7 +347,6 @@ Deno.test("search tools are listed read-only with bounded inputs and an output s
       assert(t, name);
       assertEquals(t.annotations?.readOnlyHint, true);
       assert(t.outputSchema, name);
-      assert(mcp.client.getInstructions()?.includes("(|m| / |w|)"), "similarity formula in the instructions");
       const props = t.inputSchema.properties as Record<string, { maxLength?: number; maximum?: number }>;
       assertMatch(await mcp.err(name, { query: "q".repeat(1025) }), /query is longer than 1024 characters/);
       assertEquals(props.max_matches.maximum, 1000);

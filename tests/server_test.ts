@@ -12,7 +12,7 @@ Deno.test("tools/list carries titles, annotations, schemas and bounds", async ()
     // String lengths are checked, not advertised (lib/budget/schema.ts): the error names the limit.
     assertEquals(props.name.maxLength, undefined);
     assertMatch(await mcp.err("show-buffer", { name: "x".repeat(257) }), /longer than 256 characters/);
-    for (const t of tools) assertMatch(t.name, /^[a-z]+(-[a-z]+)*$|^pty_[a-z_]+$/);
+    for (const t of tools) assertMatch(t.name, /^[a-z]+(-[a-z]+)*$/);
   });
 });
 
@@ -124,15 +124,29 @@ Deno.test("server instructions describe the flow of the served toolsets only", a
   const buffersOnly = await connect({ socketName: uniqueSocketName("instr"), args: ["--toolsets", "buffers"] });
   try {
     const full = all.client.getInstructions() ?? "";
-    assertMatch(full, /run-command.*capture-since.*wait \(what: text/);
+    assertMatch(full, /run-command.*capture-since; wait instead of polling/);
     assertMatch(full, /buffered_response/);
     const narrow = buffersOnly.client.getInstructions() ?? "";
-    assertMatch(narrow, /search-buffer/);
+    assertMatch(narrow, /A buffer search continues/);
     assert(!narrow.includes("run-command") && !narrow.includes("snapshot-pane"), narrow);
     // The search parameters are said once for every search; search-panes only where it is served.
-    assertMatch(narrow, /ignore_case \(default false\)/);
+    assertMatch(narrow, /mode literal \(default\) or regex/);
     assert(!narrow.includes("search-panes"), narrow);
-    assertMatch(full, /search-panes pages with offset/);
+    // At readonly, nothing about tools that are not served.
+    const readonly = await connect({ socketName: uniqueSocketName("instr"), args: ["--safety", "readonly"] });
+    try {
+      const text = readonly.client.getInstructions() ?? "";
+      for (const absent of ["run-command", "kill", "respawn", "pty-launch", "set-buffer"]) {
+        assert(!text.includes(absent), `${absent} in readonly instructions: ${text}`);
+      }
+      assertMatch(text, /capture-since/);
+    } finally {
+      await readonly.close();
+    }
+    assert(full.includes("kill and respawn-pane") && full.includes("pty-launch"), full);
+    // Each sentence is said once.
+    const sentences = full.split(/(?<=\.) /);
+    assertEquals(sentences.length, new Set(sentences).size, full);
   } finally {
     await all.close();
     await buffersOnly.close();
@@ -155,7 +169,7 @@ Deno.test("the client command from the README (deno task --quiet --config … st
   });
   try {
     const names = (await mcp.client.listTools()).tools.map((t) => t.name);
-    assert(names.includes("run-command") && names.includes("pty_launch") && names.includes("set-buffer"));
+    assert(names.includes("run-command") && names.includes("pty-launch") && names.includes("set-buffer"));
     await mcp.ok("set-buffer", { name: "readme", content: "works" });
     assertEquals(await tmux.tmux("show-buffer", "-b", "readme"), "works");
   } finally {

@@ -264,9 +264,9 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
   });
 });
 
-Deno.test("ssh server: pty_* on the tmux backend run on the remote tmux; the capture file is written there", async () => {
+Deno.test("ssh server: pty-* on the tmux backend run on the remote tmux; the capture file is written there", async () => {
   await withRemote(async (mcp, fx) => {
-    const { session_id } = await mcp.ok<{ session_id: string }>("pty_launch", {
+    const { pty_id } = await mcp.ok<{ pty_id: string }>("pty-launch", {
       command: "env -i PATH=/usr/bin:/bin HOME=/nonexistent sh",
       rows: 20,
       cols: 70,
@@ -274,20 +274,20 @@ Deno.test("ssh server: pty_* on the tmux backend run on the remote tmux; the cap
     });
     // The program runs in a session of the remote tmux server.
     const names = await fx.tmux("list-sessions", "-F", "#{session_name}");
-    assertMatch(names, new RegExp(`-${session_id}$`, "m"));
+    assertMatch(names, new RegExp(`-${pty_id}$`, "m"));
     const log = `${fx.dir}/pty.log`;
-    await mcp.ok("pty_capture_start", { session_id, output_file: log });
-    await mcp.ok("pty_send_keys", { session_id, keys: "pwd; echo pty-$((5*5))\n" });
+    await mcp.ok("pty-capture", { pty_id, output_file: log });
+    await mcp.ok("pty-send-keys", { pty_id, keys: "pwd; echo pty-$((5*5))\n" });
     await waitUntil("the remote program's output on the screen", async () => {
-      const s = await mcp.ok<{ screen: string }>("pty_get_screen", { session_id });
+      const s = await mcp.ok<{ screen: string }>("pty-get-screen", { pty_id });
       return (s.screen.includes("pty-25") && s.screen.includes(fx.dir)) || undefined;
     }, 20_000);
     await waitUntil("the capture file on the tmux host", async () => {
       return (await Deno.readTextFile(log).catch(() => "")).includes("pty-25") || undefined;
     }, 20_000);
-    await mcp.ok("pty_capture_stop", { session_id });
-    await mcp.ok("pty_kill_session", { session_id });
-    assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(session_id));
+    await mcp.ok("pty-capture", { pty_id });
+    await mcp.ok("pty-kill-session", { pty_id });
+    assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(pty_id));
   }, ["--terminal-backend", "tmux"]);
 });
 

@@ -1,7 +1,8 @@
 /**
  * The tool list is paid for by every agent in every conversation. The
  * limits for the default server (all toolsets, --safety mutating): at most
- * 16 KB model-visible (name + description + inputSchema), 40 KB whole and
+ * 16 KB model-visible (the server instructions plus name + description +
+ * inputSchema per tool), 40 KB whole and
  * 40 tools (some clients cap the tools across all servers at 40). Below
  * that, each toolset and tier may not grow past its ceiling below, so the
  * list can only shrink from here: lower the ceilings as it does (KB = 1024
@@ -17,13 +18,13 @@ const DEFAULT_LIMIT = { visibleKB: 16, wholeKB: 40, tools: 40 };
 
 /** [model-visible KB, whole KB] per toolset, for its largest tier; "all" per tier (their sizes when set, rounded up). */
 const CEILINGS: Record<string, readonly [number, number]> = {
-  buffers: [4, 10.5],
-  workspace: [7.5, 20],
-  exec: [2.5, 6],
+  buffers: [4.5, 11],
+  workspace: [8.5, 20.5],
+  exec: [3, 6],
   pty: [3.5, 7.5],
-  "all/readonly": [7, 23],
+  "all/readonly": [8, 23],
   "all/mutating": [DEFAULT_LIMIT.visibleKB, DEFAULT_LIMIT.wholeKB],
-  "all/destructive": [16, 40.5],
+  "all/destructive": [16.5, 40.5],
 };
 
 const kb = (n: number) => (n / 1024).toFixed(1);

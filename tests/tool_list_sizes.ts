@@ -1,7 +1,8 @@
 /**
  * Size of the tool list per toolset and tier: what clients hand the model
- * (name + description + inputSchema, as JSON) and the whole tools/list entry
- * (with title, outputSchema and annotations). Sizes are deterministic, so
+ * (the server instructions, plus name + description + inputSchema per tool,
+ * as JSON) and the whole tools/list entry (with title, outputSchema and
+ * annotations). Sizes are deterministic, so
  * both the bench table and the size test use this.
  *
  * @example
@@ -11,7 +12,8 @@
  */
 import { TOOLS } from "../lib/tools/mod.ts";
 import { listing } from "../lib/server/listing.ts";
-import { type Tier, TIERS, type Toolset, TOOLSETS } from "../lib/config.ts";
+import { parseConfig, type Tier, TIERS, type Toolset, TOOLSETS } from "../lib/config.ts";
+import { instructions } from "../lib/server/instructions.ts";
 import type { AnyTool } from "../lib/tools/tool.ts";
 
 export interface SizeRow {
@@ -19,7 +21,9 @@ export interface SizeRow {
   toolsets: Toolset | "all";
   tier: Tier;
   tools: number;
-  /** Bytes of name + description + inputSchema, summed over the served tools. */
+  /** Bytes of the server instructions (as a JSON string) such a server sends with initialize. */
+  instructions: number;
+  /** Model-visible bytes: the instructions plus name + description + inputSchema of every served tool. */
   visible: number;
   /** Bytes of the whole tools/list entries. */
   whole: number;
@@ -44,11 +48,13 @@ export function toolListSizes(): SizeRow[] {
   for (const sets of [...TOOLSETS.map((s) => [s]), [...TOOLSETS]]) {
     for (const [i, tier] of TIERS.entries()) {
       const ts = TOOLS.filter((t) => (t.toolset === "any" || sets.includes(t.toolset)) && TIERS.indexOf(t.tier) <= i);
+      const told = bytes(instructions(parseConfig(["--toolsets", sets.join(","), "--safety", tier], {})));
       rows.push({
         toolsets: sets.length > 1 ? "all" : sets[0],
         tier,
         tools: ts.length,
-        visible: ts.reduce((n, t) => n + visibleBytes(t), 0),
+        instructions: told,
+        visible: told + ts.reduce((n, t) => n + visibleBytes(t), 0),
         whole: ts.reduce((n, t) => n + wholeBytes(t), 0),
       });
     }

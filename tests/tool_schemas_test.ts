@@ -94,6 +94,16 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
       const e = await mcp.err(old, { target: "x" });
       assert.equal(e, `unknown tool "${old}": it is now ${now}. call tools/list to see the tools this server offers`);
     }
+    // The pty tools' former snake_case names and field name say what replaced them.
+    assert.equal(
+      await mcp.err("pty_launch", { command: "true" }),
+      'unknown tool "pty_launch": it is now pty-launch. call tools/list to see the tools this server offers',
+    );
+    assert.match(await mcp.err("pty_get_screen", { session_id: "s1" }), /it is now pty-get-screen\./);
+    assert.match(
+      await mcp.err("pty-get-screen", { session_id: "s1" }),
+      /unknown parameter\(s\) session_id \(renamed pty_id\)$/,
+    );
     // A near miss of a former name finds the call that replaced it.
     assert.equal(
       await mcp.err("new_session", {}),

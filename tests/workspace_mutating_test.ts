@@ -187,13 +187,18 @@ Deno.test("resize-pane sets sizes and zoom; select-layout applies presets and sa
       target: a,
       width: 30,
     });
-    assertEquals([r.width, r.zoomed], [30, false]);
+    assertEquals([r.width, r.zoomed, (r as { changed?: boolean }).changed], [30, false, true]);
     assertEquals(await tmuxFormat(tmux, a, "#{pane_width}"), "30");
     const z = await mcp.ok<{ zoomed: boolean; width: number }>("resize-pane", { target: b.pane_id, zoom: true });
     assertEquals([z.zoomed, z.width], [true, 120]);
     assertEquals((await mcp.ok<{ zoomed: boolean }>("resize-pane", { target: b.pane_id, zoom: true })).zoomed, true);
     assertEquals((await mcp.ok<{ zoomed: boolean }>("resize-pane", { target: b.pane_id, zoom: false })).zoomed, false);
     assertMatch(await mcp.err("resize-pane", { target: a }), /nothing to do/);
+    // A window's only pane fills its window: tmux accepts the size and changes nothing; the answer says so.
+    const only = await mcp.ok<{ pane_id: string }>("new", { what: "window", target: "main" });
+    const same = await mcp.ok<{ changed: boolean; note?: string }>("resize-pane", { target: only.pane_id, width: 30 });
+    assertEquals(same.changed, false);
+    assertMatch(same.note ?? "", /^nothing changed: pane %\d+ is \d+x\d+; .*only pane fills it/);
     assertMatch(await mcp.err("resize-pane", { target: a, width: 0 }), /width/);
 
     const saved = await tmuxFormat(tmux, a, "#{window_layout}");

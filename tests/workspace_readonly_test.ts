@@ -97,6 +97,10 @@ Deno.test("capture-pane keeps the newest lines, says how many were dropped, join
     // The visible screen: 40 rows, the last one (the cursor's) blank and trimmed.
     assertEquals([screen.lines, screen.dropped_lines], [39, 0]);
     assert(String(screen.text).startsWith("262\n") && String(screen.text).endsWith("\n300"));
+    // An explicit range is not cut to the default 200 lines: all 300, none dropped.
+    const range = await mcp.ok("capture-pane", { target: pane, start: -261 });
+    assertEquals(String(range.text).split("\n"), Array.from({ length: 300 }, (_, i) => String(1 + i)));
+    assertEquals([range.lines, range.dropped_lines], [300, 0]);
     const slice = await mcp.ok("capture-pane", { target: pane, start: -5, end: -3 });
     assertEquals(slice.text, "257\n258\n259", "line -1 is the one just above the screen");
 
@@ -246,7 +250,7 @@ Deno.test("show-options, show-environment and show-hooks read each scope and val
     assertMatch(String(own.session_id), /^\$\d+$/);
     await tmux.tmux("set-option", "-w", "-t", "main:0", "@note", 'a b"c');
     const w = await mcp.ok<Opts>("show", { what: "options", scope: "window", target: "main:0", name: "@note" });
-    assertEquals(w.options, [{ name: "@note", value: '"a b\\"c"', inherited: false }]);
+    assertEquals(w.options, [{ name: "@note", value: 'a b"c', inherited: false }], "the value, not tmux's quoted form");
     const server = await mcp.ok<Opts>("show", { what: "options", scope: "server" });
     assert(server.options.some((o) => o.name === "buffer-limit"));
     assertEquals(server.session_id, null);

@@ -1,6 +1,6 @@
 /**
  * The file policy: every tool that opens a path a model gave (load-buffer,
- * save-buffer, pipe-pane, pty_capture_start) goes through this module, and
+ * save-buffer, pipe-pane, pty-capture) goes through this module, and
  * nothing else in the server opens such a path.
  *
  * - Regular files only: FIFOs, devices, sockets and directories are refused,

@@ -48,19 +48,11 @@ import { log } from "../log.ts";
 import { type AuditSink, createAuditSink } from "./audit.ts";
 import type { DirectHandler } from "./transport.ts";
 import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
-import { listedTools, listing } from "./listing.ts";
+import { listedTools, listingEntries, servedListing } from "./listing.ts";
 import type { CallExtra, Pipeline } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
-import {
-  BUFFER_SEARCH_DOC,
-  EXACT_MATCHING,
-  NAME_MATCHING,
-  OMITTED_TARGET,
-  PANE_SEARCH_DOC,
-  SEARCH_DOC,
-  SIMILARITY_DOC,
-} from "../tools/docs.ts";
+import { instructions } from "./instructions.ts";
 
 export interface App {
   mcp: McpServer;
@@ -118,64 +110,6 @@ function stoppableCalls(pipeline: () => Promise<Pipeline>) {
   };
 }
 
-/** Server instructions: the intended flow, naming only toolsets the server serves. */
-function instructions(config: Config): string {
-  const toolsets = config.toolsets;
-  const parts = ["tmux-mcp drives tmux."];
-  if (toolsets.includes("workspace")) {
-    parts.push(
-      'Find terminals with list {what: "panes"} or snapshot-pane and use the ids (%3, @2, $1) results return.',
-      `Targets: %pane_id, @window_id, $session_id, a session name, session:window or session:window.pane; a ` +
-        `session or window means its active pane. ${OMITTED_TARGET} ${NAME_MATCHING} Kill and respawn: ` +
-        EXACT_MATCHING,
-    );
-  }
-  if (toolsets.includes("workspace") || toolsets.includes("exec") || toolsets.includes("pty")) {
-    parts.push(`A wait (timeout_ms) is bounded by the server's --max-wait-ms (${config.maxWaitMs} ms here).`);
-  }
-  if (toolsets.includes("exec")) {
-    parts.push(
-      "To run a shell command use run-command (exit code and exactly its output in one call; it runs in the " +
-        "pane's own shell, so cd and export persist, and on timeout the command keeps running); to follow output " +
-        "use capture-since; to wait use wait (what: text or quiet) instead of polling.",
-    );
-  }
-  if (toolsets.includes("pty")) {
-    parts.push(
-      "pty_* tools run programs in terminal sessions of their own: pty_launch returns the session_id the others " +
-        "take (not a tmux $id); then pty_send_keys and pty_get_screen.",
-    );
-  }
-  if (toolsets.includes("buffers")) {
-    parts.push(
-      "Paste buffers are a scratch space: set-buffer/append-buffer store text, show-buffer pages through it " +
-        "(bytes [offset_bytes, offset_bytes + max_bytes), never cutting a UTF-8 character), search-buffer finds " +
-        "things in it.",
-    );
-  }
-  if (toolsets.includes("buffers") || toolsets.includes("workspace")) parts.push(SEARCH_DOC);
-  if (toolsets.includes("buffers")) parts.push(BUFFER_SEARCH_DOC, SIMILARITY_DOC);
-  if (toolsets.includes("workspace")) parts.push(PANE_SEARCH_DOC);
-  parts.push(
-    'Every result is bounded: one over the token budget comes back as {type: "buffered_response", note, ' +
-      "metadata, buffer_id, suggested_refinements, preview}: a preview (the end of terminal text, the first items " +
-      "of lists) plus a tmux buffer holding the full result, to page with show-buffer.",
-  );
-  const paged = [
-    ...(toolsets.includes("buffers") ? ["show-buffer", "search-buffer", "subsearch-buffer"] : []),
-    ...(toolsets.includes("workspace") ? ["capture-pane"] : []),
-    ...(toolsets.includes("exec") ? ["capture-since"] : []),
-  ];
-  if (paged.length > 0) {
-    parts.push(
-      `${paged.join(", ")} page themselves instead: a page that would not fit is cut ` +
-        "shorter (truncated_by_budget: true) and says exactly where to continue.",
-    );
-  }
-  parts.push("batch runs several tool calls in one request. Errors say what to do next.");
-  return parts.join(" ");
-}
-
 /**
  * Commands in flight at once over --ssh: with the master, the control client and a few pane-output
  * clients of the waits, sshd's 10 sessions per connection are not exceeded (beyond them ssh quietly
@@ -220,7 +154,7 @@ export function createServices(config: Config): { services: Services; runExitHoo
     await files?.close();
     if (controlDir) await Deno.remove(controlDir, { recursive: true }).catch(() => {});
   });
-  // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
+  // Kills the pty-* sessions this server created (the tmux backend keeps them with --keep-sessions).
   services.atExit(() => terminal.close());
   // Disarms the runs (their shells wait no more) while tmux is still there; ends the regex workers.
   services.atExit(() => services.exec.close());
@@ -356,7 +290,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   mcp.server.setRequestHandler(
     ListToolsRequestSchema,
     () =>
-      listed ??= (tools ? pipeline().then((p) => p.served.map(listing)) : listedTools(config))
+      listed ??= (tools ? pipeline().then((p) => servedListing(listingEntries(p.served), config)) : listedTools(config))
         .then((list) => ({ tools: list }))
         .finally(preload),
   );

@@ -1,5 +1,5 @@
 /**
- * The one interface behind the `pty_*` tools. Two implementations exist: the
+ * The one interface behind the `pty-*` tools. Two implementations exist: the
  * internal PTY (`pty/pty_backend.ts`: Deno FFI + `@xterm/headless`) and tmux
  * (`tmux_backend.ts`). The tools know only this interface, so a model sees the
  * same tools, parameters and results whichever backend the user picked.
@@ -105,7 +105,7 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** The error for an id that names no session of this server. */
 export function noSuchSession(id: string): UserError {
   return new UserError(
-    `no pty session "${id}": call pty_list_sessions to see the sessions, or pty_launch to start one`,
+    `no pty session "${id}": call pty-list-sessions to see the sessions, or pty-launch to start one`,
   );
 }
 
@@ -113,20 +113,20 @@ export function noSuchSession(id: string): UserError {
 export function sessionExited(id: string, exitCode: number | undefined): UserError {
   const code = exitCode === undefined ? "" : ` with exit code ${exitCode}`;
   return new UserError(
-    `pty session "${id}" has exited${code}: its screen can still be read; pty_kill_session removes it`,
+    `pty session "${id}" has exited${code}: its screen can still be read; pty-kill-session removes it`,
   );
 }
 
 /** The error for starting a second capture on one session. */
 export function alreadyCapturing(id: string, path: string): UserError {
   return new UserError(
-    `pty session "${id}" is already capturing to ${JSON.stringify(path)}: call pty_capture_stop first`,
+    `pty session "${id}" is already capturing to ${JSON.stringify(path)}: call pty-capture without output_file first`,
   );
 }
 
 /** The error for stopping a capture that is not running. */
 export function notCapturing(id: string): UserError {
-  return new UserError(`pty session "${id}" is not capturing: start with pty_capture_start`);
+  return new UserError(`pty session "${id}" is not capturing: start with pty-capture and an output_file`);
 }
 
 /**
@@ -143,7 +143,7 @@ export class SessionTable<T> {
     if (wanted !== undefined) {
       if (this.#items.has(wanted)) {
         throw new UserError(
-          `pty session id "${wanted}" is taken: choose another session_id, or omit it to get a fresh one`,
+          `pty session id "${wanted}" is taken: choose another pty_id, or omit it to get a fresh one`,
         );
       }
       this.#items.set(wanted, undefined);

@@ -45,7 +45,7 @@ function loaded(): Xterm {
 type Buffer = Terminal["buffer"]["active"];
 type Cell = NonNullable<ReturnType<Buffer["getNullCell"]>>;
 
-/** Most lines a session keeps above the screen (pty_get_scrollback's upper bound). */
+/** Most lines a session keeps above the screen (pty-get-scrollback's upper bound). */
 export const SCROLLBACK_LINES = 10_000;
 
 export interface Emulator {

@@ -1,5 +1,5 @@
 /**
- * `key_names` of pty_send_keys → bytes, the same on both backends.
+ * `key_names` of pty-send-keys → bytes, the same on both backends.
  *
  * The byte table is `lib/tmux/keys.ts`. One refinement mirrors a real
  * terminal (and tmux's own `send-keys Up`): while the program has switched

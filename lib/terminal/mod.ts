@@ -1,5 +1,5 @@
 /**
- * Picks the `pty_*` tools' backend from the configuration
+ * Picks the `pty-*` tools' backend from the configuration
  * (`--terminal-backend pty|tmux`) and checks at startup that it can work.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The tmux backend: each `pty_*` session is a tmux session on the configured
+ * The tmux backend: each `pty-*` session is a tmux session on the configured
  * socket, named `mcp-pty-<server pid>-<session_id>` so two servers never
  * collide, and every tmux command goes through the {@linkcode TmuxExecutor}.
  *

@@ -3,7 +3,7 @@
  * bytes an xterm-compatible terminal sends for them.
  *
  * One table serves two purposes: `send-keys` refuses a name tmux would
- * otherwise type as literal text, and the `pty_*` tools deliver exactly the
+ * otherwise type as literal text, and the `pty-*` tools deliver exactly the
  * same bytes on both backends (the tmux backend sends them with
  * `send-keys -H`, the internal PTY writes them).
  *

@@ -335,11 +335,24 @@ export function listWindows(tmux: TmuxExecutor, scope: WindowScope, signal?: Abo
 
 /** Panes of one window, one session (`-s`) or the whole server (`-a`). */
 export function listPanes(tmux: TmuxExecutor, scope: PaneScope, signal?: AbortSignal): Promise<PaneInfo[]> {
+  return listPaneFacts(tmux, scope, ALL_FACTS, signal);
+}
+
+/**
+ * The panes in scope with the facts of `facts` only (tmux expands every field asked for, on every pane:
+ * a listing of hundreds costs as many fields as it asks).
+ */
+export function listPaneFacts<S extends PaneSpecPart>(
+  tmux: TmuxExecutor,
+  scope: PaneScope,
+  facts: PaneFactsQuery<S>,
+  signal?: AbortSignal,
+): Promise<Row<S>[]> {
   const args = "session" in scope ? ["-s", "-t", scope.session] : scopeArgs(scope);
   return query(
     tmux,
-    ["list-panes", ...args, "-F", PANE_FORMAT],
-    (o) => parseRows(PANE_SPEC, o).rows,
+    ["list-panes", ...args, "-F", facts.format],
+    (o) => parseRows(facts.spec, o).rows,
     scopeTarget(scope),
     signal,
   );

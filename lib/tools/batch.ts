@@ -46,7 +46,8 @@ export default defineTool({
     "Runs up to 20 tool calls in order, each as if called alone; stops at the first error unless continue_on_error.",
   toolset: "any",
   tier: "readonly",
-  // Its calls may do anything their own tiers allow.
+  // Its calls may do anything their own tiers allow; tools/list announces it as careful as the least careful
+  // tool the server serves (servedListing, lib/server/listing.ts).
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   input: z.object({
     calls: z.array(innerCall).min(1, "calls must hold at least one call")

@@ -119,6 +119,9 @@ function unwrap(node: unknown): unknown {
   return n;
 }
 
+/** Parameters renamed in a release (former → current), named in the error where the current one is valid. */
+const FORMER_PARAMETERS: Readonly<Record<string, string>> = { session_id: "pty_id" };
+
 /**
  * zod issues → one line: `field: problem; field: problem`. `known` (the
  * parameter names of the object at each path) lets an unknown parameter
@@ -130,6 +133,8 @@ export function describeIssues(error: z.ZodError, known?: (path: readonly Proper
     if (i.code === "unrecognized_keys") {
       const valid = known?.(i.path) ?? [];
       const keys = i.keys.map((k) => {
+        const now = Object.hasOwn(FORMER_PARAMETERS, k) ? FORMER_PARAMETERS[k] : undefined;
+        if (now !== undefined && valid.includes(now)) return `${k} (renamed ${now})`;
         const near = closest(k, valid);
         return near ? `${k} (did you mean ${near}?)` : k;
       });

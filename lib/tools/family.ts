@@ -70,6 +70,26 @@ function plainOf(s: z.ZodType): z.ZodType {
   return z.unknown();
 }
 
+/**
+ * One line saying which parameters each member takes, required ones marked `*` (parameters every member
+ * takes alike are left out): the model sees what a `what` needs before its first call, for fewer bytes than a
+ * schema per member.
+ */
+function takes(entries: [string, AnyTool][], input: Record<string, z.ZodType>): string {
+  const params = (t: AnyTool) =>
+    Object.entries(t.input.shape as Record<string, z.ZodType>).map(([k, s]) => optional(s) ? k : `${k}*`);
+  // Left out: taken alike by every member, and as required or optional in the family's own schema.
+  const common = params(entries[0][1]).filter((p) =>
+    entries.every(([, t]) => params(t).includes(p)) && p.endsWith("*") !== optional(input[p.replace("*", "")])
+  );
+  const rows = entries.flatMap(([k, t]) => {
+    const own = params(t).filter((p) => !common.includes(p));
+    return own.length ? [`${k}: ${own.join(" ")}`] : [];
+  });
+  if (rows.length === 0) return "";
+  return `Takes${rows.some((r) => r.includes("*")) ? " (*: required)" : ""}: ${rows.join("; ")}.`;
+}
+
 /** Builds the family tool; its tier, toolset and annotations are the members' (which must agree). */
 export function defineFamily(fam: FamilyDef): AnyTool {
   const entries = Object.entries(fam.members);
@@ -97,10 +117,18 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       // either, and the chosen member's own input gives the precise error.
       const same = kinds.length === 1;
       const everywhere = owners.length === entries.length && same;
-      const own = everywhere ? s : same ? withoutDefault(s).optional() : plainOf(kinds[0]).optional();
+      // Required by every member: required here too, whatever each member checks.
+      const needed = owners.length === entries.length && all.every((x) => !optional(x));
+      const own = everywhere
+        ? s
+        : same
+        ? withoutDefault(s).optional()
+        : needed
+        ? plainOf(kinds[0])
+        : plainOf(kinds[0]).optional();
       const doc = s.description ?? withoutDefault(s).description;
-      const shared = owners.length === entries.length;
-      const scoped = fam.describe?.[k] ?? (shared ? doc : `${doc ? doc + "; " : ""}${owners.join("/")} only`);
+      // Which members take it is said once, in the description's map (`takes` below).
+      const scoped = fam.describe?.[k] ?? doc;
       input[k] = scoped ? own.describe(scoped) : own;
     }
   }
@@ -132,7 +160,7 @@ export function defineFamily(fam: FamilyDef): AnyTool {
   const family: AnyTool = {
     name: fam.name,
     title: fam.title,
-    description: fam.description,
+    description: [fam.description, takes(entries, input)].filter(Boolean).join(" "),
     toolset: first.toolset,
     tier: first.tier,
     annotations: first.annotations,

@@ -34,11 +34,9 @@ import ptySendKeys from "./pty/pty_send_keys.ts";
 import ptyGetScreen from "./pty/pty_get_screen.ts";
 import ptyListSessions from "./pty/pty_list_sessions.ts";
 import ptyKillSession from "./pty/pty_kill_session.ts";
-import ptyGetCursorPosition from "./pty/pty_get_cursor_position.ts";
 import ptyResize from "./pty/pty_resize.ts";
 import ptyGetScrollback from "./pty/pty_get_scrollback.ts";
-import ptyCaptureStart from "./pty/pty_capture_start.ts";
-import ptyCaptureStop from "./pty/pty_capture_stop.ts";
+import ptyCapture from "./pty/pty_capture.ts";
 import ptyRequestInput from "./pty/pty_request_input.ts";
 import searchBuffer from "./buffers/search_buffer.ts";
 import subsearchBuffer from "./buffers/subsearch_buffer.ts";
@@ -84,11 +82,9 @@ export const TOOLS: readonly AnyTool[] = [
   ptyGetScreen,
   ptyListSessions,
   ptyKillSession,
-  ptyGetCursorPosition,
   ptyResize,
   ptyGetScrollback,
-  ptyCaptureStart,
-  ptyCaptureStop,
+  ptyCapture,
   ptyRequestInput,
   // exec
   runCommand,

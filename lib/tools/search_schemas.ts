@@ -44,7 +44,7 @@ export const queryParams = {
   mode: z.enum(["literal", "regex"]).default("literal"),
   ignore_case: z.boolean().default(false),
   max_matches: z.number().int().min(1).max(MAX_MATCHES).default(50),
-  // How it scores is said once, in SIMILARITY_DOC (lib/tools/docs.ts).
+  // How it scores is said in the result schema's similarity (the formula: docs/tools.md).
   include_similarity: z.boolean().default(false),
 };
 
@@ -68,7 +68,8 @@ const matchSchema = z.object({
   context_start: count.describe("buffer offset where the snippet starts"),
   context_end: count.describe("buffer offset where the snippet ends"),
   snippet: z.string().describe("bytes [context_start, context_end) as text; never cuts a character"),
-  similarity: z.number().min(0).max(1).optional().describe("include_similarity only"),
+  similarity: z.number().min(0).max(1).optional()
+    .describe("include_similarity only; 1: an exact-case whole-word hit, less inside a longer word or in another case"),
 });
 
 /** The window a subsearch searched (subsearch-buffer's response only: it always has one). */
@@ -84,7 +85,9 @@ export const searchOutput = z.object({
   max_scan_bytes: count,
   include_similarity: z.boolean(),
   buffers: z.array(z.string()).describe("the buffers searched, in scan order"),
-  total_matches: count.describe("matches in this response"),
+  total_matches: count.describe("matches in this response: all of the query's unless total_is_partial"),
+  total_is_partial: z.boolean()
+    .describe("true: more matches may exist (truncated_buffers) or came in earlier pages (a resumed search)"),
   buffers_scanned: count,
   bytes_scanned_total: count,
   matches: z.array(matchSchema),
@@ -152,6 +155,7 @@ export async function runSearch(
     buffers: targets.map((t) => t.name),
     ...(win ? { window: { buffer: win[0], start_bytes: win[1].start, end_bytes: win[1].end } } : {}),
     total_matches: r.matches.length,
+    total_is_partial: r.truncated.length > 0 || targets.some((t) => t.from !== undefined),
     buffers_scanned: r.buffersScanned,
     bytes_scanned_total: r.bytesScanned,
     matches: r.matches,
@@ -192,6 +196,7 @@ export function firstMatches(out: SearchOutput, k: number): SearchOutput {
   return {
     ...out,
     total_matches: matches.length,
+    total_is_partial: true,
     matches,
     truncated_buffers: truncated,
     resume_from_offset: Object.fromEntries(truncated.map((b) => [b, resume.get(b)!])),

@@ -45,7 +45,7 @@ export interface Services {
   /** Every connection to tmux (lib/tmux/engine.ts); tools call it as a TmuxExecutor. */
   tmux: TmuxEngine;
   buffers: BufferStore;
-  /** The backend of the pty_* tools (internal PTY or tmux, per --terminal-backend). */
+  /** The backend of the pty-* tools (internal PTY or tmux, per --terminal-backend). */
   terminal: TerminalBackend;
   /** The regex-with-deadline service: every model-supplied regex runs here (lib/search/worker_pool.ts). */
   regex: RegexService;
@@ -127,7 +127,7 @@ export interface ToolOutput<O> {
 }
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
-  /** kebab-case, after tmux's own command names (pty tools keep their snake_case names). */
+  /** kebab-case, after tmux's own command names (the pty tools: `pty-` and the action). */
   name: string;
   title: string;
   /** Written for a model: what it is for, its limits, what to call next. */

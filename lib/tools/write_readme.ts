@@ -27,7 +27,7 @@ export const REGENERATE = "deno task readme";
 /** The repository's root directory (where README.md and deno.json are). */
 export const ROOT = new URL("../../", import.meta.url);
 
-/** A Markdown table cell: never a line break; pipes (cell ends) and asterisks (emphasis: `pty_*`) escaped. */
+/** A Markdown table cell: never a line break; pipes (cell ends) and asterisks (emphasis: `pty-*`) escaped. */
 function cell(text: string): string {
   return text.replace(/\r?\n/g, " ").replace(/[|*]/g, (c) => `\\${c}`);
 }
@@ -60,11 +60,11 @@ export function toolsSection(tools: readonly AnyTool[] = TOOLS): string {
   return table(["tool", "toolset", "tier", "what it does (the tool's description)"], rows);
 }
 
-/** Former tool names and the family tool that answers for them now, from each family's `replaces`. */
+/** Former tool names and the tool that answers for them now, from each tool's `replaces`. */
 export function formerNamesSection(tools: readonly AnyTool[] = TOOLS): string {
   const rows = tools.filter((t) => t.replaces).map((t) => [
     Object.keys(t.replaces!).join(", "),
-    `\`${t.name}\` \`{what: ${whatOf(t)?.join(" | ")}}\``,
+    whatOf(t) ? `\`${t.name}\` \`{what: ${whatOf(t)!.join(" | ")}}\`` : `\`${t.name}\``,
   ]);
   return table(["former tools", "now"], rows);
 }

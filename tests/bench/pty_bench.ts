@@ -1,5 +1,5 @@
 /**
- * Cost of the pty_* operations per backend, without the MCP transport: what
+ * Cost of the pty-* operations per backend, without the MCP transport: what
  * our own code adds (internal PTY) against what a tmux round trip costs.
  * Run: deno bench --allow-all tests/bench/pty_bench.ts
  */

@@ -12,7 +12,7 @@
  *   `link-fifo`, `link-dir`, `link-file`, `link-dangling`, `proc` (→ /proc/self);
  * - `{{PANE}}`, `{{WINDOW}}`, `{{SESSION}}`: ids of a scratch session running
  *   `cat > /dev/null` (text typed there goes nowhere);
- * - `{{PTY}}`: a pty_* session running `cat > /dev/null` on servers that can
+ * - `{{PTY}}`: a pty-* session running `cat > /dev/null` on servers that can
  *   launch one (mutating and destructive), else an id that does not exist;
  * - `{{CURSOR_PID}}`: the pid in a capture-since cursor of `{{PANE}}`, for forged cursors;
  *   a string `tmc1.B64:<json>` is encoded as a cursor (`tmc1.` + base64url) after substitution.

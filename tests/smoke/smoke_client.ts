@@ -6,8 +6,8 @@
  * connects the SDK client over stdio and checks `initialize`, `tools/list`
  * and real calls: set-buffer / show-buffer, search-buffer with a regex (runs
  * in the search worker, which `deno compile` must have embedded),
- * capture-pane, and pty_launch on the internal backend (loads libc through
- * FFI) then pty_kill_session. Afterwards it kills its tmux server and
+ * capture-pane, and pty-launch on the internal backend (loads libc through
+ * FFI) then pty-kill-session. Afterwards it kills its tmux server and
  * removes the socket file. Any failure: exit 1 with one line on stderr.
  *
  * The release workflow runs it against every compiled binary; `.ci/run`
@@ -90,7 +90,7 @@ export async function smoke(command: string[], socket: string): Promise<string[]
 
     const { tools } = await client.listTools();
     const names = new Set(tools.map((t) => t.name));
-    for (const t of ["set-buffer", "show-buffer", "search-buffer", "capture-pane", "pty_launch", "pty_kill_session"]) {
+    for (const t of ["set-buffer", "show-buffer", "search-buffer", "capture-pane", "pty-launch", "pty-kill-session"]) {
       check(names.has(t), `tools/list: "${t}" is missing (${tools.length} tools listed)`);
     }
     done.push(`tools/list: ${tools.length} tools`);
@@ -126,11 +126,11 @@ export async function smoke(command: string[], socket: string): Promise<string[]
     check(echoed, "capture-pane: the pane never showed the echoed text");
     done.push("capture-pane: pane output");
 
-    const launched = await call("pty_launch", { command: "cat" });
-    const id = launched.session_id;
-    check(typeof id === "string" && id, "pty_launch: no session_id");
-    await call("pty_kill_session", { session_id: id });
-    done.push("pty_launch / pty_kill_session: internal backend (FFI)");
+    const launched = await call("pty-launch", { command: "cat" });
+    const id = launched.pty_id;
+    check(typeof id === "string" && id, "pty-launch: no pty_id");
+    await call("pty-kill-session", { pty_id: id });
+    done.push("pty-launch / pty-kill-session: internal backend (FFI)");
   } finally {
     await client.close().catch(() => {});
   }

@@ -185,7 +185,7 @@ export function createPtyBackend(): TerminalBackend {
         if (Date.now() - lastProgress > WRITE_STALL_MS) {
           throw new UserError(
             `the program in pty session "${id}" is not reading its input (${off} of ${bytes.length} bytes sent): ` +
-              'check pty_get_screen, or interrupt it with key_names ["C-c"]',
+              'check pty-get-screen, or interrupt it with key_names ["C-c"]',
           );
         }
         await c.poll(s.fd, POLLOUT, POLL_MS, s.writeScratch);
@@ -327,7 +327,7 @@ export function createPtyBackend(): TerminalBackend {
       return Promise.resolve({
         unavailable: "this server uses the internal pty backend, whose sessions cannot be attached to from " +
           "another terminal, so nobody can type into it but this server. For a hand-off, ask the user to restart " +
-          "the server with --terminal-backend tmux (then pty_request_input prints a `tmux attach` command), or " +
+          "the server with --terminal-backend tmux (then pty-request-input prints a `tmux attach` command), or " +
           "to run the command in their own terminal",
       });
     },

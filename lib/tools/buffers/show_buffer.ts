@@ -10,7 +10,7 @@ const MAX_SLICE = 1024 * 1024;
 export default defineTool({
   name: "show-buffer",
   title: "Read a buffer",
-  description: "Returns a page of a paste buffer as text; continue at next_offset_bytes (null at the end).",
+  description: "A page of a paste buffer; continue at next_offset_bytes (null at the end).",
   toolset: "buffers",
   tier: "readonly",
   pagesNatively: true,

@@ -7,7 +7,7 @@ import { LineAssembler } from "../../exec/stream.ts";
 import { ptyTail, waitPty } from "../../exec/pty_wait.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
-import { sessionId } from "../pty/schemas.ts";
+import { ptyId } from "../pty/schemas.ts";
 import { targetIds } from "../workspace/common.ts";
 import { resolvedOf } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
@@ -85,7 +85,7 @@ export default defineTool({
     stop: z.array(pattern).max(20, "at most 20 stop patterns").default([])
       .describe("end the wait first (errors)"),
     new_only: z.boolean().default(false).describe("only new output"),
-    pty_id: sessionId.optional(),
+    pty_id: ptyId.optional(),
     timeout_ms: waitTimeout(30000),
     tail_lines: tailLines,
     continue: continueParam.optional(),

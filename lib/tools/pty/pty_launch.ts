@@ -2,10 +2,11 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { absolutePath } from "../schemas.ts";
 import { requireDirectory } from "../../policy/files.ts";
-import { cols, rows, sessionId } from "./schemas.ts";
+import { cols, formerName, ptyId, rows } from "./schemas.ts";
 
 export default defineTool({
-  name: "pty_launch",
+  name: "pty-launch",
+  replaces: formerName("pty-launch"),
   title: "Start a terminal session",
   description: "Starts a command in a terminal of its own, for interactive programs.",
   toolset: "pty",
@@ -19,9 +20,9 @@ export default defineTool({
     rows: rows.default(24),
     cols: cols.default(80),
     working_dir: absolutePath.optional(),
-    session_id: sessionId.optional().describe("default: new"),
+    pty_id: ptyId.optional().describe("default: new"),
   }),
-  output: z.object({ session_id: z.string() }),
+  output: z.object({ pty_id: z.string() }),
   secrets: ["command"],
   async handler(args, ctx) {
     // The tmux backend over --ssh starts programs on that host: its directories are not ours to check,
@@ -29,13 +30,13 @@ export default defineTool({
     const remote = ctx.config.terminalBackend === "tmux" && ctx.tmux.remote !== undefined;
     const cwd = args.working_dir ?? (remote ? undefined : Deno.cwd());
     if (cwd !== undefined && !remote) await requireDirectory(cwd);
-    const { session_id } = await ctx.terminal.launch({
+    const { session_id: pty_id } = await ctx.terminal.launch({
       command: args.command,
       rows: args.rows,
       cols: args.cols,
       cwd,
-      sessionId: args.session_id,
+      sessionId: args.pty_id,
     });
-    return { structured: { session_id } };
+    return { structured: { pty_id } };
   },
 });

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
+import { formerName } from "./schemas.ts";
 
 export default defineTool({
-  name: "pty_list_sessions",
+  name: "pty-list-sessions",
+  replaces: formerName("pty-list-sessions"),
   title: "List terminal sessions",
   description: "Lists this server's pty sessions: id, command, size, status.",
   toolset: "pty",
@@ -10,7 +12,7 @@ export default defineTool({
   input: z.object({}),
   output: z.object({
     sessions: z.array(z.object({
-      session_id: z.string(),
+      pty_id: z.string(),
       command: z.string(),
       created_at: z.string(),
       rows: z.number().int(),
@@ -23,7 +25,7 @@ export default defineTool({
   secrets: [],
   async handler(_args, ctx) {
     const backend = ctx.terminal.name;
-    const sessions = (await ctx.terminal.list()).map((s) => ({ ...s, backend }));
+    const sessions = (await ctx.terminal.list()).map(({ session_id, ...s }) => ({ pty_id: session_id, ...s, backend }));
     return { structured: { sessions } };
   },
 });

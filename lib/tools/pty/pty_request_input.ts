@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { handOff } from "../../terminal/handoff.ts";
-import { sessionId } from "./schemas.ts";
+import { formerName, ptyId } from "./schemas.ts";
 
 export default defineTool({
-  name: "pty_request_input",
+  name: "pty-request-input",
+  replaces: formerName("pty-request-input"),
   title: "Ask the human for input",
   description: "Asks the human to type a secret (password, code) into the session and waits; it is never returned.",
   toolset: "pty",
@@ -12,26 +13,26 @@ export default defineTool({
   annotations: { openWorldHint: true },
   waitBound: "timeout_ms",
   input: z.object({
-    session_id: sessionId,
+    pty_id: ptyId,
     prompt: z.string().min(1, "prompt must not be empty").max(2000, "prompt is longer than 2000 characters")
       .describe("what to enter"),
     timeout_ms: z.number().int().min(100).max(24 * 3600 * 1000).optional()
       .describe("default: --call-budget-ms"),
   }),
   output: z.object({
-    session_id: z.string(),
+    pty_id: z.string(),
     outcome: z.enum(["input_received", "detached", "exited", "timeout", "cancelled", "unavailable"]),
     message: z.string(),
     attach_command: z.string().optional().describe("present unless outcome is unavailable"),
     waited_ms: z.number().int(),
   }),
   secrets: ["prompt"],
-  async handler({ session_id, prompt, timeout_ms }, ctx) {
-    const r = await handOff(ctx.terminal, session_id, prompt, {
+  async handler({ pty_id, prompt, timeout_ms }, ctx) {
+    const r = await handOff(ctx.terminal, pty_id, prompt, {
       timeoutMs: timeout_ms ?? Math.min(ctx.config.maxWaitMs, ctx.config.callBudgetMs),
       signal: ctx.signal,
       progress: ctx.progress,
     });
-    return { structured: { session_id, ...r } };
+    return { structured: { pty_id, ...r } };
   },
 });

@@ -2,12 +2,13 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { keyNamesToBytes } from "../../terminal/keys.ts";
-import { sessionId } from "./schemas.ts";
+import { formerName, ptyId } from "./schemas.ts";
 
 const encoder = new TextEncoder();
 
 export default defineTool({
-  name: "pty_send_keys",
+  name: "pty-send-keys",
+  replaces: formerName("pty-send-keys"),
   title: "Type into a session",
   description: "Sends keys as is (\\n is Enter, \\u0003 Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…).",
   toolset: "pty",
@@ -15,16 +16,16 @@ export default defineTool({
   smallResult: true,
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
-    session_id: sessionId,
+    pty_id: ptyId,
     keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").default(""),
     key_names: z.array(z.string().min(1).max(32, "a key name is at most 32 characters"))
       .max(256, "at most 256 key names per call").optional(),
   }),
-  output: z.object({ session_id: z.string(), bytes_sent: z.number().int() }),
+  output: z.object({ pty_id: z.string(), bytes_sent: z.number().int() }),
   secrets: ["keys", "key_names"],
-  async handler({ session_id, keys, key_names }, ctx) {
+  async handler({ pty_id, keys, key_names }, ctx) {
     const named = key_names?.length
-      ? await keyNamesToBytes(key_names, () => ctx.terminal.applicationCursor(session_id))
+      ? await keyNamesToBytes(key_names, () => ctx.terminal.applicationCursor(pty_id))
       : new Uint8Array(0);
     const text = encoder.encode(keys);
     if (text.length + named.length === 0) {
@@ -33,7 +34,7 @@ export default defineTool({
     const bytes = new Uint8Array(text.length + named.length);
     bytes.set(text);
     bytes.set(named, text.length);
-    await ctx.terminal.send(session_id, bytes);
-    return { structured: { session_id, bytes_sent: bytes.length } };
+    await ctx.terminal.send(pty_id, bytes);
+    return { structured: { pty_id, bytes_sent: bytes.length } };
   },
 });

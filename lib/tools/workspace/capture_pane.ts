@@ -11,6 +11,12 @@ import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
 const LINE = z.number().int().min(-10_000_000).max(100_000);
 
+/** Lines returned without a start or a max_lines: the newest. */
+const DEFAULT_MAX_LINES = 200;
+
+/** Most lines of a start..end range (LINE's extent): the range is never cut by a line limit. */
+const MAX_RANGE_LINES = 10_100_001;
+
 /**
  * The pane facts this tool reports (ids), warns from, and places lines by
  * (height, history): 10 of the 27 fields; tmux expands every field it is
@@ -42,21 +48,24 @@ export default defineTool({
     target: paneTarget,
     start: LINE.optional(),
     end: LINE.optional().describe("default: bottom"),
-    max_lines: z.number().int().min(1).max(100_000).default(200).describe("newest kept"),
+    max_lines: z.number().int().min(1).max(100_000).optional()
+      .describe("newest kept (default 200; none with start)"),
     join_wrapped: z.boolean().default(true),
     colors: z.boolean().default(false),
   }),
   output: z.object({
     ...resolvedShape,
     lines: z.number().int(),
-    dropped_lines: z.number().int().describe("older lines cut to respect max_lines"),
+    dropped_lines: z.number().int().describe("older lines cut by max_lines: raise it for them"),
     warnings: warningsSchema,
     truncated_by_budget: z.literal(true).optional().describe("present if cut"),
     next_start: z.number().int().optional().describe("present if cut"),
     text: z.string(),
   }),
   secrets: [],
-  async handler({ target, start, end, max_lines, join_wrapped, colors }, ctx) {
+  async handler({ target, start, end, max_lines: asked, join_wrapped, colors }, ctx) {
+    // A range the model chose is returned whole (paged by the budget below), not cut to a default it never set.
+    const max_lines = asked ?? (start === undefined ? DEFAULT_MAX_LINES : MAX_RANGE_LINES);
     // Default: reach back max_lines into scrollback; keepNewest trims the screen's share.
     const from = start ?? (end === undefined ? -max_lines : undefined);
     const c = await capturePane(ctx.tmux, target, {

@@ -1,8 +1,23 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
-import { listPanes, type PaneScope } from "../../tmux/panes.ts";
+import { listPaneFacts, listPanes, PANE_SPEC, paneFacts, type PaneScope } from "../../tmux/panes.ts";
 import { paneShape } from "./shapes.ts";
+
+/**
+ * The columns of a compact listing: what picking a pane needs. Every fact of every pane is too much for one
+ * answer when there are hundreds (and tmux takes twice as long to expand them all); a target narrows the
+ * listing to a window or session with all facts. window_name rather than current_command: tmux keeps the
+ * name (by default the active pane's command) at hand, but reads each pane's command from /proc on every
+ * listing, which made the listing slower than tmux's own.
+ */
+const COMPACT = paneFacts(["session_name", "window_index", "window_name", "pane_index", "active", "dead"]);
+
+/**
+ * Beyond this many panes every fact of each cannot fit the default response budget (about 200 tokens a pane):
+ * the listing is compact from the start. Below it, a listing over a smaller budget becomes compact too.
+ */
+const FULL_ROWS_UP_TO = 100;
 
 export default defineTool({
   name: "list-panes",
@@ -18,10 +33,29 @@ export default defineTool({
     target: targetParam("window", { omit: "all" }).optional(),
     all: z.boolean().default(false).describe("the target's whole session"),
   }),
-  output: z.object({ panes: z.array(paneShape) }),
+  output: z.object({
+    panes: z.array(paneShape).optional().describe("present unless compact"),
+    columns: z.array(z.string()).optional().describe("compact only: the fields of each row"),
+    rows: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))).optional()
+      .describe("compact only: one per pane"),
+    omitted_fields: z.array(z.string()).optional()
+      .describe("compact only: list a window or session (target) for them"),
+  }),
   secrets: [],
   async handler({ target, all }, ctx) {
     const scope: PaneScope = target === undefined ? { all: true } : all ? { session: target } : { window: target };
-    return { structured: { panes: await listPanes(ctx.tmux, scope, ctx.signal) } };
+    // Beyond a window, the compact facts first (tmux expands them faster than its own default listing): a listing
+    // of hundreds is answered with them in one tmux call; a small one asks again for every fact.
+    const compact = "window" in scope ? undefined : await listPaneFacts(ctx.tmux, scope, COMPACT, ctx.signal);
+    if (compact === undefined || compact.length <= FULL_ROWS_UP_TO) {
+      const whole = { structured: { panes: await listPanes(ctx.tmux, scope, ctx.signal) } };
+      if (ctx.budget.fits(whole)) return whole;
+    }
+    // Too many panes for every fact of each: rows of the facts that pick one, inline rather than in a buffer.
+    const panes = compact ?? await listPaneFacts(ctx.tmux, scope, COMPACT, ctx.signal);
+    const columns = Object.keys(COMPACT.spec) as (keyof typeof COMPACT.spec)[];
+    const omitted = Object.keys(PANE_SPEC).filter((k) => !(k in COMPACT.spec));
+    const rows = panes.map((p) => columns.map((k) => p[k]));
+    return { structured: { columns, rows, omitted_fields: omitted } };
   },
 });

@@ -8,7 +8,7 @@ export default defineFamily({
   name: "new",
   title: "Create a session, window or pane",
   description:
-    "Creates a detached session, a window in the target's session or a pane split off the target; returns the new ids.",
+    "Creates a detached session, a window in the target's session or a split of the target pane; returns the ids.",
   members: { session: newSession, window: newWindow, pane: splitWindow },
-  describe: { target: "window: a session; pane: the pane to split", name: "session/window only" },
+  describe: { target: "window: a session; pane: the pane to split" },
 });

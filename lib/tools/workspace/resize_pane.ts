@@ -27,7 +27,14 @@ export default defineTool({
     height: z.number().int().min(1).max(10_000).optional(),
     zoom: z.boolean().optional().describe("false: unzoom"),
   }),
-  output: z.object({ ...resolvedShape, width: z.number().int(), height: z.number().int(), zoomed: z.boolean() }),
+  output: z.object({
+    ...resolvedShape,
+    width: z.number().int(),
+    height: z.number().int(),
+    zoomed: z.boolean(),
+    changed: z.boolean(),
+    note: z.string().optional().describe("present when a size asked for was not reached"),
+  }),
   secrets: [],
   async handler({ target, width, height, zoom }, ctx) {
     if (width === undefined && height === undefined && zoom === undefined) {
@@ -42,10 +49,18 @@ export default defineTool({
     const resize: TmuxArg[] = ["resize-pane", "-t", t.pane_id];
     if (width !== undefined) resize.push("-x", String(width));
     if (height !== undefined) resize.push("-y", String(height));
-    let size = await run(resize.length > 3 ? [...resize, COMMAND_SEPARATOR] : []);
+    const before = await run([]);
+    let size = resize.length > 3 ? await run([...resize, COMMAND_SEPARATOR]) : before;
     if (zoom !== undefined && zoom !== size.zoomed) {
       size = await run(["resize-pane", "-Z", "-t", t.pane_id, COMMAND_SEPARATOR]);
     }
-    return { structured: { ...t, ...size } };
+    const changed = size.width !== before.width || size.height !== before.height || size.zoomed !== before.zoomed;
+    // tmux accepts a size it cannot give (a window's only pane fills the window) and says nothing.
+    const missed = (width !== undefined && size.width !== width) || (height !== undefined && size.height !== height);
+    const note = missed
+      ? `${changed ? "" : "nothing changed: "}pane ${t.pane_id} is ${size.width}x${size.height}; a pane cannot ` +
+        "outgrow its window or shrink its neighbours below their minimum (a window's only pane fills it)"
+      : undefined;
+    return { structured: { ...t, ...size, changed, ...(note ? { note } : {}) } };
   },
 });

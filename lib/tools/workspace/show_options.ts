@@ -56,10 +56,40 @@ export default defineTool({
       let key = space < 0 ? line : line.slice(0, space);
       const inherited = key.endsWith("*");
       if (inherited) key = key.slice(0, -1);
-      return { name: key, value: space < 0 ? null : line.slice(space + 1), inherited };
+      return { name: key, value: space < 0 ? null : unescapeValue(line.slice(space + 1)), inherited };
     });
     return {
       structured: { scope, session_id: r.session_id, window_id: r.window_id, pane_id: r.pane_id, options },
     };
   },
 });
+
+const C_ESCAPES: Record<string, number> = { n: 10, t: 9, r: 13, b: 8, a: 7, v: 11, f: 12, s: 32, "0": 0 };
+
+/**
+ * A value as show-options prints it (tmux's `args_escape`: quoted with `"` or `'` when it holds spaces or
+ * `#';${}%"`, `''` when empty, a lone special character or a leading `~` after a backslash, C-style and octal
+ * escapes inside) back to the value itself.
+ */
+export function unescapeValue(printed: string): string {
+  let s = printed;
+  if (s.length >= 2 && (s[0] === '"' || s[0] === "'") && s.at(-1) === s[0]) s = s.slice(1, -1);
+  const bytes: number[] = [];
+  const enc = new TextEncoder();
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c !== "\\" || i + 1 === s.length) {
+      const cp = s.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      bytes.push(...enc.encode(String.fromCodePoint(cp)));
+      continue;
+    }
+    const next = s[++i];
+    if (/[0-7]/.test(next) && /^[0-7]{3}$/.test(s.slice(i, i + 3))) {
+      bytes.push(parseInt(s.slice(i, i + 3), 8));
+      i += 2;
+    } else if (Object.hasOwn(C_ESCAPES, next)) bytes.push(C_ESCAPES[next]);
+    else bytes.push(...enc.encode(next));
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+}

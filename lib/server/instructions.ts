@@ -1,0 +1,48 @@
+/**
+ * The server instructions sent with `initialize`: the intended flow, said
+ * once for many tools, naming only tools the server serves (its toolsets and
+ * --safety tier). Every agent pays for these bytes in every conversation, so
+ * the tool-list size test counts them with the tool list
+ * (tests/tool_list_sizes.ts): say a thing once, and only what a model needs
+ * before its first call; the rest is in the tools' errors and docs/.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config.ts";
+ * const text = instructions(parseConfig(["--safety", "readonly"], {}));
+ * text.includes("run-command"); // false: not served at readonly
+ * ```
+ */
+import { allowsTier, type Config } from "../config.ts";
+import { BUFFER_SEARCH_DOC, EXACT_MATCHING, NAME_MATCHING, OMITTED_TARGET, SEARCH_DOC } from "../tools/docs.ts";
+
+/** The instructions for a server with this configuration. */
+export function instructions(config: Pick<Config, "toolsets" | "safety" | "maxWaitMs">): string {
+  const has = (t: string) => (config.toolsets as readonly string[]).includes(t);
+  const writes = allowsTier(config, "mutating");
+  const parts: string[] = [];
+  if (has("workspace")) {
+    parts.push(
+      'Find panes with list {what: "panes"}; use the ids it gives. Targets: %pane, @window, $session, a ' +
+        "session name, session:window or session:window.pane (a session or window: its active pane). " +
+        `${OMITTED_TARGET} ${NAME_MATCHING}`,
+    );
+    if (writes) parts.push(EXACT_MATCHING);
+  }
+  if (has("exec")) {
+    parts.push(
+      (writes ? "At a shell prompt use run-command (exit code and only its output; cd and export persist). " : "") +
+        "Follow output with capture-since; wait instead of polling.",
+    );
+  }
+  if (has("pty") && writes) {
+    parts.push("pty-* tools drive programs in terminals of their own, by pty-launch's pty_id.");
+  }
+  if (has("buffers") || has("workspace")) parts.push(SEARCH_DOC);
+  if (has("buffers")) parts.push(BUFFER_SEARCH_DOC);
+  parts.push(
+    "A result over the token budget becomes a buffered_response (a preview, and a buffer_id to page with " +
+      "show-buffer); paging tools cut a page to fit instead and say where to continue.",
+  );
+  return parts.join(" ");
+}
