@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * const where = { home: "/home/me", os: "linux", env: {} } as const;
- * configPath(CLIENTS["cursor"], where); // "/home/me/.cursor/mcp.json"
+ * CLIENTS.cursor.path(where); // "/home/me/.cursor/mcp.json"
  * ```
  */
 
@@ -149,11 +149,6 @@ export const CLIENT_IDS = Object.keys(CLIENTS) as ClientId[];
 /** The spec of `name`, or undefined. */
 export function clientSpec(name: string): ClientSpec | undefined {
   return Object.hasOwn(CLIENTS, name) ? CLIENTS[name as ClientId] : undefined;
-}
-
-/** The config file of `spec` for this user. */
-export function configPath(spec: ClientSpec, where: Where): string {
-  return spec.path(where);
 }
 
 /** This process's {@linkcode Where}: HOME, the OS and the environment. */
