@@ -19,7 +19,7 @@ import { startRegistry } from "./install_registry.ts";
 import { parse as parseYaml } from "yaml";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
-import { MANIFEST_SCHEMAS } from "@anthropic-ai/mcpb";
+import { MANIFEST_SCHEMAS, unpackExtension } from "@anthropic-ai/mcpb";
 import mcpbSchema from "@anthropic-ai/mcpb/mcpb-manifest-v0.3.schema.json" with { type: "json" };
 import registrySchema from "./fixtures/registry_server.schema.json" with { type: "json" };
 import { VERSION } from "../lib/version.ts";
@@ -132,9 +132,9 @@ interface BundleManifest {
   user_config: Record<string, unknown>;
 }
 
-async function unzipManifest(bundle: string, into: string): Promise<BundleManifest> {
-  const r = await new Deno.Command("unzip", { args: ["-q", "-o", bundle, "-d", into], stdout: "null" }).output();
-  assert(r.success, `unzip ${bundle}`);
+/** Unpacks a bundle with the MCPB reference unpacker (file modes kept, as a host unpacks it); returns its manifest. */
+async function unpackBundle(bundle: string, into: string): Promise<BundleManifest> {
+  assert(await unpackExtension({ mcpbPath: bundle, outputDir: into, silent: true }), `unpack ${bundle}`);
   return JSON.parse(await Deno.readTextFile(`${into}/manifest.json`));
 }
 
@@ -193,8 +193,8 @@ Deno.test("release dry run: every bundle's manifest passes the MCPB schema; its 
   const compiled = withFormats(new Ajv({ strict: false, allErrors: true })).compile(mcpbSchema);
   const validate = (v: unknown) => compiled(v) === true;
   for (const [target, t] of Object.entries(TARGETS)) {
-    const into = `${dir}/unzipped-${target}`;
-    const m = await unzipManifest(`${dir}/release/${bundleName(VERSION, target)}`, into);
+    const into = `${dir}/unpacked-${target}`;
+    const m = await unpackBundle(`${dir}/release/${bundleName(VERSION, target)}`, into);
     assert(validate(m), `${target}: ${JSON.stringify(compiled.errors)}`);
     assert(MANIFEST_SCHEMAS["0.3"].safeParse(m).success);
     assertEquals([m.version, m.server.type, m.compatibility.platforms], [VERSION, "binary", [t.nodePlatform]]);
@@ -220,7 +220,7 @@ Deno.test("release dry run: a bundle's server, started as Claude Desktop starts 
   const tmux = await startTmux("mcpb");
   const target = Object.keys(TARGETS).find((t) => TARGETS[t].nodePlatform === Deno.build.os)!;
   const into = `${dir}/claude-${target}`;
-  const m = await unzipManifest(`${dir}/release/${bundleName(VERSION, target)}`, into);
+  const m = await unpackBundle(`${dir}/release/${bundleName(VERSION, target)}`, into);
   // The host's substitution: ${__dirname} is the unpacked bundle, ${user_config.KEY} the user's value.
   const values: Record<string, string> = { socket_name: tmux.socketName, safety: "readonly" };
   const fill = (s: string) =>
