@@ -41,6 +41,12 @@ async function main(): Promise<number> {
     console.log(`tmux-mcp ${VERSION}`);
     return 0;
   }
+  if (command.kind === "doctor" && command.install) {
+    const { runInstall } = await import("./lib/doctor/install.ts");
+    const { lines, ok } = await runInstall({ ...command.install, flags: command.args });
+    console.log(lines.join("\n"));
+    return ok ? 0 : 1;
+  }
   if (command.kind === "doctor") {
     // Imported here: it loads every tool (for the --config check), which serving does lazily.
     const { runDoctor } = await import("./lib/doctor/mod.ts");

@@ -319,8 +319,11 @@ export type Command =
   | { kind: "serve"; config: Config }
   | { kind: "help" }
   | { kind: "version" }
-  /** `tmux-mcp doctor [flags]`: check the set-up for this config; `args` are the flags as given. */
-  | { kind: "doctor"; config: Config; args: string[] };
+  /**
+   * `tmux-mcp doctor [flags]`: check the set-up for this config; `args` are the flags as given (without `--install`
+   * and `--dry-run`). With `install`, write this server into that MCP client's config instead (`dryRun`: show the diff).
+   */
+  | { kind: "doctor"; config: Config; args: string[]; install?: { client: string; dryRun: boolean } };
 
 /**
  * Parses argv and environment. Flags win over environment variables.
@@ -330,6 +333,9 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   const options: Record<string, { type: "string" | "boolean" }> = {
     help: { type: "boolean" },
     version: { type: "boolean" },
+    // doctor's own: not server flags, so not in OPTIONS
+    install: { type: "string" },
+    "dry-run": { type: "boolean" },
   };
   for (const o of OPTIONS) options[o.flag] = { type: o.type };
   let parsed: {
@@ -368,9 +374,33 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     const v = parsed.values[o.flag];
     if (v !== undefined && !Array.isArray(v)) o.apply(cfg, v, `--${o.flag}`);
   }
+  const install = parsed.values.install as string | undefined;
+  const dryRun = parsed.values["dry-run"] === true;
+  if (!doctor && (install !== undefined || dryRun)) {
+    throw new UsageError(
+      `--${
+        install !== undefined ? "install" : "dry-run"
+      } belongs to doctor: tmux-mcp doctor --install CLIENT [--dry-run]`,
+    );
+  }
+  if (dryRun && install === undefined) throw new UsageError("--dry-run needs --install CLIENT");
   if (doctor) {
-    const at = parsed.tokens?.find((t) => t.kind === "positional")?.index ?? -1;
-    return { kind: "doctor", config: cfg, args: args.filter((_, i) => i !== at) };
+    // Drop the subcommand and doctor's own flags: the rest are server flags, repeated in the client command.
+    const own = new Set<number>();
+    for (const t of parsed.tokens ?? []) {
+      const tok = t as { kind: string; index: number; name?: string; inlineValue?: boolean };
+      if (tok.kind === "positional") own.add(tok.index);
+      if (tok.kind === "option" && (tok.name === "install" || tok.name === "dry-run")) {
+        own.add(tok.index);
+        if (tok.name === "install" && !tok.inlineValue) own.add(tok.index + 1);
+      }
+    }
+    return {
+      kind: "doctor",
+      config: cfg,
+      args: args.filter((_, i) => !own.has(i)),
+      ...(install !== undefined ? { install: { client: install, dryRun } } : {}),
+    };
   }
   return { kind: "serve", config: cfg };
 }
@@ -398,6 +428,9 @@ export function helpText(version: string): string {
     "",
     "Usage: tmux-mcp [options]          serve MCP on stdin/stdout",
     "       tmux-mcp doctor [options]   check tmux, the socket, shells, libc and the config file for these options",
+    "       tmux-mcp doctor --install CLIENT [--dry-run] [options]",
+    "                                   add this server (with these options) to an MCP client's config: claude-code,",
+    "                                   claude-desktop, cursor, codex, vscode, gemini-cli, windsurf or zed",
     "",
     "Options:",
     ...rows,

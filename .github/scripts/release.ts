@@ -10,11 +10,15 @@
  */
 import { VERSION } from "../../lib/version.ts";
 
-/** A release target: its `deno compile --target`, and where Homebrew installs it. */
+/** A release target: its `deno compile --target`, where Homebrew installs it, and Node's names for it (npm, .mcpb). */
 export interface Target {
   denoTarget: string;
   os: "linux" | "macos";
   arch: "intel" | "arm";
+  /** `process.platform`, the `os` field of its npm package. */
+  nodePlatform: "linux" | "darwin";
+  /** `process.arch`, the `cpu` field of its npm package. */
+  nodeArch: "x64" | "arm64";
 }
 
 /**
@@ -22,11 +26,66 @@ export interface Target {
  * writes (`dist/tmux-mcp-<key>`) and of the archives.
  */
 export const TARGETS: Readonly<Record<string, Target>> = {
-  "linux-x86_64": { denoTarget: "x86_64-unknown-linux-gnu", os: "linux", arch: "intel" },
-  "linux-aarch64": { denoTarget: "aarch64-unknown-linux-gnu", os: "linux", arch: "arm" },
-  "macos-x86_64": { denoTarget: "x86_64-apple-darwin", os: "macos", arch: "intel" },
-  "macos-aarch64": { denoTarget: "aarch64-apple-darwin", os: "macos", arch: "arm" },
+  "linux-x86_64": {
+    denoTarget: "x86_64-unknown-linux-gnu",
+    os: "linux",
+    arch: "intel",
+    nodePlatform: "linux",
+    nodeArch: "x64",
+  },
+  "linux-aarch64": {
+    denoTarget: "aarch64-unknown-linux-gnu",
+    os: "linux",
+    arch: "arm",
+    nodePlatform: "linux",
+    nodeArch: "arm64",
+  },
+  "macos-x86_64": {
+    denoTarget: "x86_64-apple-darwin",
+    os: "macos",
+    arch: "intel",
+    nodePlatform: "darwin",
+    nodeArch: "x64",
+  },
+  "macos-aarch64": {
+    denoTarget: "aarch64-apple-darwin",
+    os: "macos",
+    arch: "arm",
+    nodePlatform: "darwin",
+    nodeArch: "arm64",
+  },
 };
+
+/** The npm scope of the packages (`<scope>/server` launches, `<scope>/<platform>-<arch>` hold the binaries). */
+export const NPM_SCOPE = "@tmux-mcp";
+
+/** The npm package of the launcher (what `npx -y` runs). */
+export function launcherPackage(scope: string = NPM_SCOPE): string {
+  return `${scope}/server`;
+}
+
+/** The npm package holding the binary of `target`, e.g. `@tmux-mcp/linux-x64`. */
+export function platformPackage(target: string, scope: string = NPM_SCOPE): string {
+  const t = TARGETS[target];
+  if (!t) throw new ReleaseError(`unknown target ${target}`);
+  return `${scope}/${t.nodePlatform}-${t.nodeArch}`;
+}
+
+/** The MCP Registry name of the server of GitHub repository `owner/name`: `io.github.owner/name`. */
+export function registryName(repo: string): string {
+  return `io.github.${assertRepo(repo)}`;
+}
+
+/** Throws unless `repo` is a GitHub `owner/name`. */
+export function assertRepo(repo: string): string {
+  if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new ReleaseError(`--repo "${repo}" is not owner/name`);
+  return repo;
+}
+
+/** The `.mcpb` bundle of one target. */
+export function bundleName(version: string, target: string): string {
+  return `tmux-mcp-${version}-${target}.mcpb`;
+}
 
 /** A release problem; scripts print its message as their one line. */
 export class ReleaseError extends Error {}

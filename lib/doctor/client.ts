@@ -1,8 +1,9 @@
 /**
  * The command line to paste into an MCP client's config: for a compiled
  * binary its own path, for a checkout `deno task --quiet --config
- * <abs>/deno.json start` — followed by the flags doctor was given, file
- * paths made absolute.
+ * <abs>/deno.json start`, when the npm launcher started this process the
+ * command it names in {@linkcode LAUNCHER_ENV} — followed by the flags
+ * doctor was given, file paths made absolute.
  *
  * @example
  * ```ts
@@ -39,9 +40,30 @@ export function absoluteFlags(flags: readonly string[], cwd: string): string[] {
   });
 }
 
+/**
+ * Set by the npm launcher for the binary it starts: the command that starts this installation again, as a JSON
+ * array of strings (`["npx", "-y", "pkg@1.2.3"]` under npx, else the launcher's own path). The binary itself sits in
+ * npm's cache or node_modules, a path that a client config must not name.
+ */
+export const LAUNCHER_ENV = "TMUX_MCP_LAUNCHER";
+
+/** The launcher's command from `value`, or undefined when it is absent or not a non-empty array of non-empty strings. */
+export function launcherArgv(value: string | undefined): string[] | undefined {
+  if (!value) return undefined;
+  try {
+    const argv: unknown = JSON.parse(value);
+    if (Array.isArray(argv) && argv.length > 0 && argv.every((a) => typeof a === "string" && a !== "")) return argv;
+  } catch {
+    // not JSON: ignored, as an unset variable
+  }
+  return undefined;
+}
+
 /** The command for this installation, as argv. */
 export function clientArgv(rawFlags: readonly string[]): string[] {
   const flags = absoluteFlags(rawFlags, Deno.cwd());
+  const launcher = launcherArgv(Deno.env.get(LAUNCHER_ENV));
+  if (launcher) return [...launcher, ...flags];
   if (!runFromSource()) return [Deno.execPath(), ...flags];
   const config = fileURLToPath(new URL("../../deno.json", import.meta.url));
   return ["deno", "task", "--quiet", "--config", config, "start", ...flags];

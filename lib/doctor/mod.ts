@@ -2,7 +2,8 @@
  * `tmux-mcp doctor`: checks, one line each, what this configuration needs —
  * tmux and its version, a server on the socket, control mode, shells for
  * run-command, the internal PTY backend's libc, the budget config file —
- * and prints the command to paste into an MCP client. A check fails only
+ * and prints the command to paste into an MCP client, with a line for each
+ * MCP client found on this machine. A check fails only
  * when a configured toolset needs it (otherwise it is a warning); the exit
  * code is 0 when nothing failed, 1 otherwise.
  *
@@ -22,6 +23,7 @@ import { checkLibc } from "./libc.ts";
 import { checkBudgetConfig } from "./budget.ts";
 import { clientCommand } from "./client.ts";
 import { checkCallBudget } from "./call_budget.ts";
+import { clientHints } from "./install.ts";
 
 /** What the configured toolsets and backend need. */
 export function needs(config: Config): { tmux: boolean; shells: boolean; libc: boolean } {
@@ -68,6 +70,7 @@ export async function runDoctor(config: Config, flags: readonly string[]): Promi
   results.push(checkBudgetConfig(config));
   results.push(checkCallBudget(config));
   results.push(clientCommand(flags));
+  results.push(...await clientHints(flags));
   const failed = results.filter((r) => r.status === "fail").length;
   const lines = results.map(formatCheck);
   lines.push(

@@ -1,0 +1,187 @@
+/**
+ * `tmux-mcp doctor --install CLIENT [--dry-run]`: adds (or updates) the
+ * server `tmux` in one MCP client's user config — the command of this very
+ * installation plus the flags doctor was given — keeping every other server,
+ * comment and key, with a backup of the old file. `--dry-run` prints the
+ * diff and writes nothing. A file that is not what the client reads is
+ * refused with one line and left as it was. Plain `doctor` uses
+ * {@linkcode clientHints} to say, for each client it finds, whether the
+ * server is there and what to run or paste.
+ *
+ * @example
+ * ```ts
+ * const { lines, ok } = await runInstall({ client: "cursor", flags: ["--socket-name", "agent"], dryRun: true });
+ * ```
+ */
+import { type CheckResult, messageOf } from "./check.ts";
+import { clientArgv, shellWord } from "./client.ts";
+import { CLIENT_IDS, type ClientSpec, clientSpec, currentWhere, type Where } from "./install_clients.ts";
+import { mergeEntry, unifiedDiff } from "./install_edit.ts";
+
+/** The server's name in every client config. */
+export const SERVER_NAME = "tmux";
+
+/** What `--install` was asked to do. */
+export interface InstallOptions {
+  /** The client's name, one of {@linkcode CLIENT_IDS}. */
+  client: string;
+  /** The server flags to pass through (doctor's flags without `--install`/`--dry-run`). */
+  flags: readonly string[];
+  dryRun: boolean;
+  /** Whose files (default: this process's HOME, OS and environment). */
+  where?: Where;
+  /** The command to write instead of this installation's own (tests). */
+  argv?: readonly string[];
+}
+
+/** The file's text, or "" with `exists: false` when there is none; throws on a directory or an unreadable file. */
+async function readConfig(path: string): Promise<{ text: string; exists: boolean; real: string; mode?: number }> {
+  let real = path;
+  try {
+    // A symlinked config (a dotfiles repository, say) is edited where it lives; the link stays a link.
+    real = await Deno.realPath(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { text: "", exists: false, real: path };
+    throw e;
+  }
+  const info = await Deno.stat(real);
+  if (!info.isFile) throw new Error(`${path} is not a regular file`);
+  return { text: await Deno.readTextFile(real), exists: true, real, mode: info.mode ?? undefined };
+}
+
+/** `2026-11-27T09-41-05` for file names. */
+function stamp(d = new Date()): string {
+  return d.toISOString().slice(0, 19).replaceAll(":", "-");
+}
+
+/** Writes `text` to `path` through a temporary file and a rename, so a client never reads half a file. */
+async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
+  const dir = path.slice(0, path.lastIndexOf("/")) || "/";
+  await Deno.mkdir(dir, { recursive: true });
+  const tmp = `${path}.tmux-mcp-${Deno.pid}.tmp`;
+  try {
+    await Deno.writeTextFile(tmp, text, { mode });
+    await Deno.chmod(tmp, mode); // writeTextFile's mode is filtered by the umask
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+}
+
+const unknownClient = (name: string) =>
+  `tmux-mcp doctor: unknown client "${name}" for --install: use one of ${CLIENT_IDS.join(", ")}`;
+
+/** Runs `--install`; `lines` go to stdout, `ok` is false when nothing could be (or would be) written. */
+export async function runInstall(opts: InstallOptions): Promise<{ lines: string[]; ok: boolean }> {
+  const spec = clientSpec(opts.client);
+  if (!spec) return { lines: [unknownClient(opts.client)], ok: false };
+  const where = opts.where ?? currentWhere();
+  const path = spec.path(where);
+  const argv = opts.argv ?? clientArgv(opts.flags);
+  const refuse = (reason: string) => ({
+    lines: [`tmux-mcp doctor: not changing ${path}: ${reason}; it is left as it was`],
+    ok: false,
+  });
+  let file;
+  try {
+    file = await readConfig(path);
+  } catch (e) {
+    return refuse(messageOf(e));
+  }
+  const merged = mergeEntry(file.text, spec.format, spec.section, SERVER_NAME, spec.entry(argv));
+  if (merged.kind === "refused") return refuse(`it is ${merged.reason}`);
+  const command = argv.map(shellWord).join(" ");
+  if (merged.kind === "unchanged") {
+    return {
+      lines: [
+        `tmux-mcp doctor: ${spec.title} already has server "${SERVER_NAME}" = ${command} in ${path}; nothing to do`,
+      ],
+      ok: true,
+    };
+  }
+  const verb = merged.replaced ? "update" : "add";
+  const diff = unifiedDiff(file.text, merged.text, path).trimEnd().split("\n");
+  if (opts.dryRun) {
+    return {
+      lines: [...diff, `tmux-mcp doctor: dry run: would ${verb} server "${SERVER_NAME}" in ${path}; nothing written`],
+      ok: true,
+    };
+  }
+  let backup = "";
+  try {
+    // The file may have changed since it was read (the client itself writes some of these): then start over.
+    if ((await readConfig(path)).text !== file.text) return refuse("it changed while being merged: run again");
+    if (file.exists) {
+      backup = `${file.real}.bak-${stamp()}`;
+      await Deno.copyFile(file.real, backup);
+    }
+    await writeAtomically(file.real, merged.text, (file.mode ?? 0o600) & 0o7777);
+  } catch (e) {
+    return refuse(messageOf(e));
+  }
+  return {
+    lines: [
+      `tmux-mcp doctor: ${verb === "add" ? "added" : "updated"} server "${SERVER_NAME}" in ${spec.title}'s ${path}` +
+      (backup ? ` (the old file is ${backup})` : " (a new file)"),
+      `tmux-mcp doctor: command: ${command}`,
+      `tmux-mcp doctor: restart ${spec.title} (or reload its MCP servers) to start it`,
+    ],
+    ok: true,
+  };
+}
+
+/** The entry as a one-line snippet to paste into the client's file. */
+export function snippet(spec: ClientSpec, argv: readonly string[]): string {
+  const entry = spec.entry(argv);
+  if (spec.format === "toml") {
+    const values = Object.entries(entry).map(([k, v]) => `${k} = ${JSON.stringify(v).replaceAll('","', '", "')}`);
+    return `[${spec.section}.${SERVER_NAME}] ${values.join(" ")}`;
+  }
+  return JSON.stringify({ [spec.section]: { [SERVER_NAME]: entry } });
+}
+
+/**
+ * One line per client found on this machine (its config file or folder exists): `ok` when its config already has
+ * this server with this command, else `info` with the `--install` command to run and the snippet to paste, or `warn`
+ * when its file could not be merged.
+ */
+export async function clientHints(flags: readonly string[], where: Where = currentWhere()): Promise<CheckResult[]> {
+  const argv = clientArgv(flags);
+  const base = clientArgv([]);
+  const out: CheckResult[] = [];
+  for (const id of CLIENT_IDS) {
+    const spec = clientSpec(id)!;
+    const path = spec.path(where);
+    const present = await Promise.all(
+      [path, ...spec.markers(where)].map((p) => Deno.stat(p).then(() => true, () => false)),
+    );
+    if (!present.includes(true)) continue;
+    let result: CheckResult;
+    try {
+      const file = await readConfig(path);
+      const merged = mergeEntry(file.text, spec.format, spec.section, SERVER_NAME, spec.entry(argv));
+      const install = [...base, "doctor", "--install", id, ...flags].map(shellWord).join(" ");
+      result = merged.kind === "unchanged"
+        ? { status: "ok", name: "mcp client", detail: `${id}: ${path} has server "${SERVER_NAME}" with this command` }
+        : merged.kind === "refused"
+        ? { status: "warn", name: "mcp client", detail: `${id}: ${path} is ${merged.reason}` }
+        : {
+          status: "info",
+          name: "mcp client",
+          detail: `${id}: run \`${install}\`, or add to ${path}: ${snippet(spec, argv)}`,
+        };
+    } catch (e) {
+      result = { status: "warn", name: "mcp client", detail: `${id}: ${messageOf(e)}` };
+    }
+    out.push(result);
+  }
+  if (out.length === 0) {
+    out.push({
+      status: "info",
+      name: "mcp client",
+      detail: `none found: \`doctor --install CLIENT\` with one of ${CLIENT_IDS.join(", ")}`,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,324 @@
+/**
+ * `tmux-mcp doctor --install CLIENT [--dry-run]`, run as users run it (the
+ * real entry point as a subprocess) on a temporary HOME, for each of the
+ * eight clients: a new config file, a file with other servers and comments
+ * (kept, with a backup of the old file; `--dry-run` prints the diff and
+ * writes nothing), a second install (nothing to do), and a malformed file
+ * (refused with one line, left byte for byte). Then plain `doctor`'s line
+ * per client found, the npm launcher's command, and the merge and diff
+ * pieces on their own.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { ROOT, START_PERMISSIONS } from "./helpers.ts";
+import { parse as parseJsonc } from "jsonc-parser";
+import { parse as parseToml } from "smol-toml";
+import { CLIENT_IDS, type ClientId, CLIENTS } from "../lib/doctor/install_clients.ts";
+import { mergeEntry, unifiedDiff } from "../lib/doctor/install_edit.ts";
+
+/** The deno cache of this run: a test HOME must not make deno fetch the dependencies again. */
+const DENO_DIR = Deno.env.get("DENO_DIR") || `${Deno.env.get("HOME")}/.cache/deno`;
+
+/** What a checkout's doctor writes: the start task through this deno.json, then the flags. */
+const CHECKOUT_ARGV = ["deno", "task", "--quiet", "--config", `${ROOT}deno.json`, "start"];
+
+async function tmuxMcp(home: string, args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args],
+    env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR, ...env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Per client: the config path under HOME (Linux), a file with another server and comments, a malformed file. */
+const CASES: Record<ClientId, { path: string; others: string; malformed: string }> = {
+  "claude-code": {
+    path: ".claude.json",
+    // Plain JSON as Claude Code writes it: other state at the top level, another user-scope server.
+    others:
+      `{\n  "numStartups": 3,\n  "mcpServers": {\n    "other": {\n      "type": "stdio",\n      "command": "other-mcp",\n      "args": []\n    }\n  },\n  "projects": {}\n}\n`,
+    // Claude Code reads it with a strict parser: a comment makes the file malformed for it.
+    malformed: `{\n  // not JSON\n  "mcpServers": {}\n}\n`,
+  },
+  "claude-desktop": {
+    path: ".config/Claude/claude_desktop_config.json",
+    others:
+      `{\n  "mcpServers": {\n    "other": { "command": "other-mcp", "args": ["--x"] }\n  },\n  "globalShortcut": ""\n}\n`,
+    malformed: `{\n  "mcpServers": {\n    "other": { "command": "other-mcp" \n  }\n`,
+  },
+  cursor: {
+    path: ".cursor/mcp.json",
+    others:
+      `{\n  // my servers\n  "mcpServers": {\n    "other": { "command": "other-mcp", "args": [] }, // keep me\n  },\n}\n`,
+    malformed: `{ "mcpServers": [ "not", "an", "object" ] }\n`,
+  },
+  codex: {
+    path: ".codex/config.toml",
+    others:
+      `# my Codex settings\nmodel = "o3"\n\n[mcp_servers.other] # keep me\ncommand = "other-mcp"\nargs = ["--x"]\n`,
+    malformed: `model = "o3"\n[mcp_servers.other\ncommand = "x"\n`,
+  },
+  vscode: {
+    path: ".config/Code/User/mcp.json",
+    others:
+      `{\n  /* user servers */\n  "servers": {\n    "other": {\n      "type": "stdio",\n      "command": "other-mcp" // keep me\n    }\n  },\n  "inputs": []\n}\n`,
+    malformed: `{\n  "servers": {\n    "other": {\n}\n`,
+  },
+  "gemini-cli": {
+    path: ".gemini/settings.json",
+    others:
+      `{\n  // theme first\n  "theme": "Default",\n  "mcpServers": {\n    "other": { "command": "other-mcp", "args": [] }\n  }\n}\n`,
+    malformed: `["not", "settings"]\n`,
+  },
+  windsurf: {
+    path: ".codeium/windsurf/mcp_config.json",
+    others: `{\n  "mcpServers": {\n    // the one I use\n    "other": { "command": "other-mcp", "args": [] }\n  }\n}\n`,
+    malformed: `{\n  "mcpServers": {\n    "tmux": "not an entry"\n  }\n}\n`,
+  },
+  zed: {
+    path: ".config/zed/settings.json",
+    others:
+      `// Zed settings\n{\n\t"theme": "One Dark",\n\t"context_servers": {\n\t\t"other": { "command": "other-mcp", "args": [], "env": {} }, // keep me\n\t},\n}\n`,
+    malformed: `{\n\t"theme": "One Dark",,\n}\n`,
+  },
+};
+
+/** The servers section of a config text, parsed as the client reads it. */
+function serversOf(id: ClientId, text: string): Record<string, Record<string, unknown>> {
+  const spec = CLIENTS[id];
+  const doc = spec.format === "toml"
+    ? parseToml(text) as Record<string, unknown>
+    : spec.format === "json"
+    ? JSON.parse(text)
+    : parseJsonc(text, [], { allowTrailingComma: true });
+  return doc[spec.section] as Record<string, Record<string, unknown>>;
+}
+
+/** Comment lines of a config text: each must survive a merge. */
+function commentsOf(text: string): string[] {
+  return text.split("\n").map((l) => /(\/\/.*|\/\*.*\*\/|#.*)$/.exec(l)?.[1]).filter((c): c is string =>
+    c !== undefined && !c.includes('"')
+  );
+}
+
+async function inHome(fn: (home: string) => Promise<void>) {
+  const home = await Deno.makeTempDir({ prefix: "tmux-mcp-install-" });
+  try {
+    await fn(home);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+async function writeConfig(home: string, rel: string, text: string): Promise<string> {
+  const path = `${home}/${rel}`;
+  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(path, text);
+  return path;
+}
+
+const backupsOf = async (path: string) => {
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  const name = path.slice(dir.length + 1);
+  return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).filter((n) => n.startsWith(`${name}.bak-`));
+};
+
+for (const id of CLIENT_IDS) {
+  const c = CASES[id];
+  Deno.test(`install ${id}: new file, merge beside other servers and comments (backup, dry-run diff), again, malformed`, async () => {
+    // A new file: created with the entry, flags passed through.
+    await inHome(async (home) => {
+      const r = await tmuxMcp(home, ["doctor", "--install", id, "--socket-name", "agent"]);
+      assertEquals(r.code, 0, r.stdout + r.stderr);
+      const path = `${home}/${c.path}`;
+      assertMatch(r.stdout, new RegExp(`added server "tmux" in .*${path.replaceAll(".", "\\.")} \\(a new file\\)`));
+      const tmux = serversOf(id, await Deno.readTextFile(path)).tmux;
+      assertEquals(tmux.command, CHECKOUT_ARGV[0]);
+      assertEquals(tmux.args, [...CHECKOUT_ARGV.slice(1), "--socket-name", "agent"]);
+      if (id === "vscode" || id === "claude-code") assertEquals(tmux.type, "stdio");
+    });
+
+    // Other servers and comments: dry run first (diff, nothing written), then the merge.
+    await inHome(async (home) => {
+      const path = await writeConfig(home, c.path, c.others);
+      const dry = await tmuxMcp(home, ["doctor", "--install", id, "--dry-run"]);
+      assertEquals(dry.code, 0, dry.stdout + dry.stderr);
+      assertMatch(dry.stdout, new RegExp(`^--- ${path}\n\\+\\+\\+ ${path}\n@@ -\\d+,\\d+ \\+\\d+,\\d+ @@\n`));
+      assertMatch(dry.stdout, /^\+.*"?tmux"?/m);
+      // An add takes no line away: at most the last server's line gets a comma.
+      const removed = dry.stdout.split("\n").slice(2).filter((l) => l.startsWith("-"));
+      assert(removed.length <= 1, dry.stdout);
+      for (const l of removed) {
+        assert(
+          dry.stdout.split("\n").some((a) =>
+            a.startsWith("+") && a.slice(1).replace(/,(\s*(\/\/.*)?)$/, "$1") === l.slice(1)
+          ),
+          l,
+        );
+      }
+      assertMatch(dry.stdout, /dry run: would add server "tmux" in .*; nothing written\n$/);
+      assertEquals(await Deno.readTextFile(path), c.others, "the dry run wrote");
+      assertEquals(await backupsOf(path), []);
+
+      const r = await tmuxMcp(home, ["doctor", "--install", id]);
+      assertEquals(r.code, 0, r.stdout + r.stderr);
+      const after = await Deno.readTextFile(path);
+      const servers = serversOf(id, after);
+      assertEquals(Object.keys(servers).sort(), ["other", "tmux"]);
+      assertEquals(servers.other, serversOf(id, c.others).other);
+      assertEquals(servers.tmux.args, CHECKOUT_ARGV.slice(1));
+      for (const comment of commentsOf(c.others)) assert(after.includes(comment), `lost ${comment}:\n${after}`);
+      // Every line of the old file is still there: the merge only added lines (and at most one comma).
+      const added = after.split("\n");
+      for (const line of c.others.split("\n")) {
+        assert(added.some((l) => l === line || l.replace(/,(\s*(\/\/.*)?)$/, "$1") === line), `lost line ${line}`);
+      }
+      const backups = await backupsOf(path);
+      assertEquals(backups.length, 1, String(backups));
+      assertEquals(await Deno.readTextFile(`${path.slice(0, path.lastIndexOf("/"))}/${backups[0]}`), c.others);
+      assertMatch(r.stdout, /the old file is .*\.bak-/);
+
+      // Again: nothing to do, nothing written, no second backup.
+      const again = await tmuxMcp(home, ["doctor", "--install", id]);
+      assertEquals(again.code, 0, again.stdout + again.stderr);
+      assertMatch(again.stdout, /already has server "tmux" = .*; nothing to do\n$/);
+      assertEquals(await Deno.readTextFile(path), after);
+      assertEquals((await backupsOf(path)).length, 1);
+
+      // Other flags: the entry is updated in place, the other server still untouched.
+      const update = await tmuxMcp(home, ["doctor", "--install", id, "--safety", "readonly"]);
+      assertEquals(update.code, 0, update.stdout + update.stderr);
+      assertMatch(update.stdout, /updated server "tmux"/);
+      const updated = serversOf(id, await Deno.readTextFile(path));
+      assertEquals(updated.tmux.args, [...CHECKOUT_ARGV.slice(1), "--safety", "readonly"]);
+      assertEquals(updated.other, servers.other);
+    });
+
+    // Malformed: one line, exit 1, the file byte for byte as it was, no backup.
+    await inHome(async (home) => {
+      const path = await writeConfig(home, c.path, c.malformed);
+      for (const args of [["--dry-run"], []]) {
+        const r = await tmuxMcp(home, ["doctor", "--install", id, ...args]);
+        assertEquals(r.code, 1, r.stdout + r.stderr);
+        assertEquals(r.stderr, "");
+        assertEquals(r.stdout.trimEnd().split("\n").length, 1, r.stdout);
+        assertMatch(r.stdout, new RegExp(`^tmux-mcp doctor: not changing ${path}: it is .+; it is left as it was\n$`));
+      }
+      assertEquals(await Deno.readTextFile(path), c.malformed);
+      assertEquals(await backupsOf(path), []);
+    });
+  });
+}
+
+Deno.test("install: an unknown client, --dry-run without --install, --install without doctor: one line each", async () => {
+  await inHome(async (home) => {
+    const unknown = await tmuxMcp(home, ["doctor", "--install", "notepad"]);
+    assertEquals(unknown.code, 1);
+    assertMatch(
+      unknown.stdout,
+      /^tmux-mcp doctor: unknown client "notepad" for --install: use one of claude-code, .*zed\n$/,
+    );
+    const dry = await tmuxMcp(home, ["doctor", "--dry-run"]);
+    assertEquals(dry.code, 2);
+    assertMatch(dry.stderr, /^tmux-mcp: --dry-run needs --install CLIENT \(see --help\)\n$/);
+    const serve = await tmuxMcp(home, ["--install", "cursor"]);
+    assertEquals(serve.code, 2);
+    assertMatch(serve.stderr, /^tmux-mcp: --install belongs to doctor: tmux-mcp doctor --install CLIENT/);
+  });
+});
+
+Deno.test("install: the npm launcher's command is what gets written, and what doctor tells to run", async () => {
+  await inHome(async (home) => {
+    const launcher = ["npx", "-y", "@tmux-mcp/server@1.2.3"];
+    const env = { TMUX_MCP_LAUNCHER: JSON.stringify(launcher) };
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor", "--socket-name", "agent"], env);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    const tmux = serversOf("cursor", await Deno.readTextFile(`${home}/.cursor/mcp.json`)).tmux;
+    assertEquals(tmux, { command: "npx", args: ["-y", "@tmux-mcp/server@1.2.3", "--socket-name", "agent"] });
+    // A value that is not a JSON array of strings is ignored, as if unset.
+    const bad = await tmuxMcp(home, ["doctor", "--install", "codex", "--dry-run"], { TMUX_MCP_LAUNCHER: "npx -y x" });
+    assertMatch(bad.stdout, /^\+command = "deno"$/m);
+  });
+});
+
+Deno.test("doctor: one line per client found — the --install command and the snippet, or ok once installed", async () => {
+  await inHome(async (home) => {
+    await Deno.mkdir(`${home}/.cursor`);
+    await writeConfig(home, ".codex/config.toml", `model = "o3"\n`);
+    const lines = async () => (await tmuxMcp(home, ["doctor", "--socket-name", "agent"])).stdout.split("\n");
+    const before = (await lines()).filter((l) => / mcp client: /.test(l));
+    assertEquals(before.length, 2, before.join("\n"));
+    const [cursor, codex] = [before.find((l) => l.includes("cursor:"))!, before.find((l) => l.includes("codex:"))!];
+    assertMatch(
+      cursor,
+      /^info {2}mcp client: cursor: run `deno task .*start doctor --install cursor --socket-name agent`, or add to /,
+    );
+    assertMatch(
+      cursor,
+      /: \{"mcpServers":\{"tmux":\{"command":"deno","args":\["task",.*"start","--socket-name","agent"\]\}\}\}$/,
+    );
+    assertMatch(codex, /or add to .*config\.toml: \[mcp_servers\.tmux\] command = "deno" args = \["task", /);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor", "--socket-name", "agent"]);
+    assertEquals(r.code, 0, r.stdout);
+    const after = (await lines()).filter((l) => / mcp client: cursor/.test(l));
+    assertMatch(after[0], /^ok {4}mcp client: cursor: .*mcp\.json has server "tmux" with this command$/);
+  });
+  await inHome(async (home) => {
+    const none = (await tmuxMcp(home, ["doctor"])).stdout.split("\n").filter((l) => / mcp client: /.test(l));
+    assertEquals(none, [
+      `info  mcp client: none found: \`doctor --install CLIENT\` with one of ${CLIENT_IDS.join(", ")}`,
+    ]);
+  });
+});
+
+Deno.test("install: a symlinked config is edited where it points, the link stays a link", async () => {
+  await inHome(async (home) => {
+    const real = await writeConfig(home, "dotfiles/mcp.json", `{ "mcpServers": {} }\n`);
+    await Deno.mkdir(`${home}/.cursor`);
+    await Deno.symlink(real, `${home}/.cursor/mcp.json`);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    assert((await Deno.lstat(`${home}/.cursor/mcp.json`)).isSymlink);
+    assertEquals(Object.keys(serversOf("cursor", await Deno.readTextFile(real))), ["tmux"]);
+  });
+});
+
+Deno.test("merge: TOML keeps the table's other keys and sub-tables, refuses an inline definition", () => {
+  const text =
+    `[mcp_servers.tmux]\n# why\ncommand = "old"\nargs = [\n  "a",\n  "b",\n]\nstartup_timeout_sec = 20\n\n[mcp_servers.tmux.env]\nX = "1"\n`;
+  const r = mergeEntry(text, "toml", "mcp_servers", "tmux", { command: "/bin/tmux-mcp", args: ["--x"] });
+  assert(r.kind === "changed", JSON.stringify(r));
+  const t = JSON.parse(JSON.stringify(parseToml(r.text))).mcp_servers.tmux;
+  assertEquals(t, { command: "/bin/tmux-mcp", args: ["--x"], startup_timeout_sec: 20, env: { X: "1" } });
+  assert(r.text.includes("# why"));
+  const inline = mergeEntry(`mcp_servers = { tmux = { command = "x" } }\n`, "toml", "mcp_servers", "tmux", {
+    command: "y",
+  });
+  assertEquals(inline.kind, "refused");
+  assertMatch((inline as { reason: string }).reason, /inline or with dotted keys.*edit it by hand/);
+});
+
+Deno.test("merge: JSON keeps an existing entry's other keys (an env), and its formatting outside the entry", () => {
+  const text =
+    `{\n    "mcpServers": {\n        "tmux": { "command": "old", "env": { "A": "1" } },\n        "z": {}\n    }\n}\n`;
+  const r = mergeEntry(text, "json", "mcpServers", "tmux", { command: "new", args: [] });
+  assert(r.kind === "changed");
+  assertEquals(JSON.parse(r.text).mcpServers, { tmux: { command: "new", env: { A: "1" }, args: [] }, z: {} });
+  assert(r.text.includes(`\n        "z": {}\n`), r.text);
+  assertMatch(r.text, /\n {8}"tmux": \{\n {12}"command": "new",/);
+});
+
+Deno.test("diff: unified, removals before additions, hunks with three lines of context", () => {
+  const a = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"].join("\n") + "\n";
+  const b = a.replace("2\n", "two\n").replace("11\n", "eleven\n");
+  assertEquals(
+    unifiedDiff(a, b, "f"),
+    "--- f\n+++ f\n@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n@@ -8,5 +8,5 @@\n 8\n 9\n 10\n-11\n+eleven\n 12\n",
+  );
+  assertEquals(unifiedDiff("", "x\n", "f"), "--- /dev/null\n+++ f\n@@ -0,0 +1,1 @@\n+x\n");
+  assertEquals(unifiedDiff("same\n", "same\n", "f"), "");
+});
