@@ -6,11 +6,13 @@ import { sessionId } from "./schemas.ts";
 export default defineTool({
   name: "pty_request_input",
   title: "Ask the human for input",
-  description: "Asks the human to type a secret (password, code) into the session and waits; it is never returned.",
+  description: "Has the human answer the password or yes/no prompt the session waits at (via the client, or an " +
+    "attach command); never returns a secret.",
   toolset: "pty",
   tier: "mutating",
   annotations: { openWorldHint: true },
   waitBound: "timeout_ms",
+  smallResult: true,
   input: z.object({
     session_id: sessionId,
     prompt: z.string().min(1, "prompt must not be empty").max(2000, "prompt is longer than 2000 characters")
@@ -20,9 +22,10 @@ export default defineTool({
   }),
   output: z.object({
     session_id: z.string(),
-    outcome: z.enum(["input_received", "detached", "exited", "timeout", "cancelled", "unavailable"]),
+    outcome: z.enum(["input_received", "declined", "detached", "exited", "timeout", "cancelled", "unavailable"]),
     message: z.string(),
-    attach_command: z.string().optional().describe("present unless outcome is unavailable"),
+    attach_command: z.string().optional().describe("only via attach"),
+    via: z.enum(["form", "url", "attach"]).optional().describe("absent: not asked"),
     waited_ms: z.number().int(),
   }),
   secrets: ["prompt"],
@@ -31,6 +34,7 @@ export default defineTool({
       timeoutMs: timeout_ms ?? ctx.config.maxWaitMs,
       signal: ctx.signal,
       progress: ctx.progress,
+      ask: ctx.ask,
     });
     return { structured: { session_id, ...r } };
   },
