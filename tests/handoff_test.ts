@@ -15,7 +15,7 @@ import type { ElicitRequestSchema as ElicitRequestSchemaTyped } from "@modelcont
 import type { CallToolResult } from "../lib/sdk.ts";
 import { type Client, connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
-import { Parking } from "../lib/server/ask.ts";
+import { modernToolsCall, Parking } from "../lib/server/ask.ts";
 import { openSecretPage } from "../lib/terminal/secret_page.ts";
 import type { Answer, Asker } from "../lib/ask.ts";
 
@@ -349,4 +349,22 @@ Deno.test("the secret page: one shot, its own host and path only, no line breaks
   assertEquals(await page.delivered, true);
   await page.close();
   await rejects(fetch(page.url).then((r) => r.text()));
+});
+
+Deno.test("modernToolsCall: input_required, then the retry's answer reaches the call; no elicitation, no asking", async () => {
+  const parking = new Parking<string>({ ttlMs: 60_000 });
+  const seen: Answer[] = [];
+  const first = await modernToolsCall(parking, { name: "t" }, { form: {} }, (ask) => asking(1, seen)(ask!));
+  assert(typeof first === "object" && first.resultType === "input_required");
+  assertEquals(Object.keys(first.inputRequests), ["q1"]);
+  const retry = { name: "t", requestState: first.requestState, inputResponses: { q1: { action: "decline" } } };
+  assertEquals(
+    await modernToolsCall(parking, retry, { form: {} }, () => Promise.reject(new Error("not run"))),
+    "answers decline",
+  );
+  await rejects(modernToolsCall(parking, retry, { form: {} }, () => Promise.resolve("x")), /Invalid or expired/);
+  assertEquals(
+    await modernToolsCall(parking, { name: "t" }, undefined, (ask) => Promise.resolve(`ask ${ask}`)),
+    "ask undefined",
+  );
 });

@@ -266,3 +266,43 @@ export class Parking<R> {
     }
   }
 }
+
+/** A tools/call answer of the 2026 era that asks for input (the wire `InputRequiredResult`). */
+export interface InputRequiredResult {
+  resultType: "input_required";
+  inputRequests: Record<string, InputRequest>;
+  requestState: string;
+}
+
+/**
+ * tools/call in the 2026-07-28 era: a call carrying `requestState` is the
+ * retry of a parked call and resumes it with its `inputResponses`; any other
+ * call runs (`run(ask)`, the pipeline with `ask` in its context), parked
+ * across rounds when the client declared elicitation in the request's
+ * `_meta` capabilities (`elicitation`), or without an asker otherwise.
+ *
+ * @example
+ * ```ts
+ * import type { CallToolResult } from "../sdk.ts";
+ * declare const parking: Parking<CallToolResult>;
+ * declare const params: { name: string; requestState?: string; inputResponses?: Record<string, unknown> };
+ * declare const run: (ask?: Asker) => Promise<CallToolResult>; // pipeline.call(name, args, { ...extra, ask })
+ * const r = await modernToolsCall(parking, params, { form: {}, url: {} }, run);
+ * ```
+ */
+export async function modernToolsCall<R>(
+  parking: Parking<R>,
+  params: { name: string; requestState?: unknown; inputResponses?: unknown },
+  elicitation: { form?: object; url?: object } | undefined,
+  run: (ask?: Asker) => Promise<R>,
+): Promise<R | InputRequiredResult> {
+  const responses = params.inputResponses !== null && typeof params.inputResponses === "object"
+    ? params.inputResponses as Record<string, unknown>
+    : undefined;
+  const round = params.requestState !== undefined
+    ? await parking.resume(params.name, params.requestState, responses)
+    : elicitation
+    ? await parking.start(params.name, run, elicitationModes(elicitation))
+    : { done: await run(undefined) };
+  return "done" in round ? round.done : { resultType: "input_required", ...round.inputRequired };
+}
