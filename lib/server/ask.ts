@@ -284,6 +284,7 @@ export interface InputRequiredResult {
  * @example
  * ```ts
  * import type { CallToolResult } from "../sdk.ts";
+ * import type { Asker } from "../ask.ts";
  * declare const parking: Parking<CallToolResult>;
  * declare const params: { name: string; requestState?: string; inputResponses?: Record<string, unknown> };
  * declare const run: (ask?: Asker) => Promise<CallToolResult>; // pipeline.call(name, args, { ...extra, ask })
