@@ -32,21 +32,28 @@ interface Human {
   asked: Record<string, unknown>[];
   /** The browser's work on URL questions (awaited by the test). */
   browsing: Promise<void>[];
+  /** Runs in the browser after it opened the page, before it posts. */
+  beforePost?: () => Promise<void>;
 }
 
 /** The browser: opens the page, checks it is a password form, posts the secret. */
-async function browse(url: string, secret: string): Promise<void> {
+async function browse(url: string, human: Human): Promise<void> {
   const get = await fetch(url);
   const html = await get.text();
   assertEquals(get.status, 200);
   assertMatch(html, /<input type="password" name="secret"/);
   const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
+  const late = human.beforePost !== undefined;
+  await human.beforePost?.();
   const post = await fetch(new URL(action, url), {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ secret }).toString(),
+    body: new URLSearchParams({ secret: human.secret }).toString(),
   });
-  assertMatch(await post.text(), /Sent to the terminal/);
+  assertMatch(
+    await post.text(),
+    late ? /no longer waits at its password prompt; nothing was typed/ : /Sent to the terminal/,
+  );
   // One shot: the page is gone.
   await rejects(fetch(url).then((r) => r.text()));
 }
@@ -60,7 +67,7 @@ function answering(human: Human) {
       }
       if (human.reply !== "accept") return Promise.resolve({ action: human.reply });
       if (req.params.mode === "url") {
-        human.browsing.push(browse(req.params.url, human.secret));
+        human.browsing.push(browse(req.params.url, human));
         return Promise.resolve({ action: "accept" });
       }
       return Promise.resolve({ action: "accept", content: { yes: human.yes } });
@@ -177,6 +184,28 @@ for (const backend of ["tmux", "pty"]) {
     }, backend);
   });
 }
+
+Deno.test("a secret that comes after its prompt went away is not typed", async () => {
+  await withHuman(BOTH, async (s) => {
+    s.human.secret = `pw-${crypto.randomUUID()}`;
+    const id = await s.launch(SECRET_SCRIPT, "Password:");
+    // Meanwhile the program ends (Ctrl-C); the human posts after that.
+    s.human.beforePost = async () => {
+      await s.call("pty_send_keys", { session_id: id, keys: "\u0003" });
+      await waitUntil("the program's end", async () => {
+        const r = await s.call("pty_list_sessions", {});
+        const sessions = (r.structuredContent as { sessions: { session_id: string; status: string }[] }).sessions;
+        return sessions.find((x) => x.session_id === id)?.status === "exited";
+      }, 30_000);
+    };
+    const r = await s.call("pty_request_input", { session_id: id, prompt: "Enter it", timeout_ms: 120_000 });
+    await Promise.all(s.human.browsing);
+    const out = r.structuredContent as Record<string, unknown>;
+    assertEquals([out.outcome, out.via], ["cancelled", "url"]);
+    assertMatch(out.message as string, /^the prompt went away before the answer came: nothing was typed/);
+    await assertNowhere(s, s.human.secret);
+  });
+});
 
 Deno.test("a yes/no prompt is answered by a form and the answer typed", async () => {
   await withHuman(BOTH, async (s) => {

@@ -141,12 +141,35 @@ const PROMPT_WAIT_MS = 10_000;
 const READ_WAIT_MS = 5_000;
 
 const UNTOUCHED = "nothing was typed and the session is as it was";
+const PROMPT_GONE = "the prompt went away before the answer came: nothing was typed; look with pty_get_screen";
 
 /** The last line with text on it. */
 async function lastLine(backend: TerminalBackend, id: string): Promise<string> {
   const { lines } = await backend.screen(id, false);
   for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim() !== "") return lines[i];
   return "";
+}
+
+/** What the session waits at now: a secret or yes/no prompt (with its line), "exited", or undefined. */
+async function promptNow(
+  backend: TerminalBackend,
+  id: string,
+): Promise<{ kind: "secret" | "confirm"; line: string } | "exited" | { kind: undefined; line: string }> {
+  const state = await backend.inputState(id);
+  if (state.exited) return "exited";
+  const line = await lastLine(backend, id);
+  return { kind: state.hiddenInput ? "secret" : promptKind(line), line };
+}
+
+/**
+ * Whether the session still waits at a prompt of `kind`: checked again right
+ * before typing, as the prompt may have gone meanwhile (it timed out, a
+ * second hand-off answered it) and an answer typed at a shell prompt would
+ * run as a command and stay in its history.
+ */
+async function stillAt(backend: TerminalBackend, id: string, kind: "secret" | "confirm"): Promise<boolean> {
+  const now = await promptNow(backend, id);
+  return now !== "exited" && now.kind === kind;
 }
 
 /**
@@ -160,10 +183,9 @@ async function awaitPrompt(
 ): Promise<{ kind: "secret" | "confirm"; line: string } | "exited"> {
   const until = Date.now() + Math.min(opts.timeoutMs, PROMPT_WAIT_MS);
   for (;;) {
-    const state = await backend.inputState(id);
-    if (state.exited) return "exited";
-    const line = await lastLine(backend, id);
-    const kind = state.hiddenInput ? "secret" : promptKind(line);
+    const now = await promptNow(backend, id);
+    if (now === "exited") return now;
+    const { kind, line } = now;
     if (kind) return { kind, line };
     if (Date.now() >= until || opts.signal.aborted) {
       throw new UserError(
@@ -246,7 +268,7 @@ async function askThroughClient(
       const a = await Promise.race([asked, ended]);
       if (a === "ended") return stopped();
       if (a.action !== "accept") return refused(a);
-      if ((await backend.inputState(id)).exited) return done("exited", NEXT.exited, via);
+      if (!(await stillAt(backend, id, "confirm"))) return done("cancelled", PROMPT_GONE, via);
       await backend.send(id, encoder.encode((a.value === true ? words.yes : words.no) + "\r"));
       return done("input_received", "the human answered and the answer was typed; continue with pty_get_screen", via);
     }
@@ -275,13 +297,17 @@ async function secretThroughPage(
     stopped(): HandOffResult;
   },
 ): Promise<HandOffResult | undefined> {
+  const gone = Promise.withResolvers<"gone">();
   let page;
   try {
     page = await openSecretPage({
       message: prompt,
       async deliver(secret) {
         if (signal.aborted) return { ok: false, text: "This request has expired; nothing was typed." };
-        if ((await backend.inputState(id)).exited) return { ok: false, text: "The program has exited." };
+        if (!(await stillAt(backend, id, "secret"))) {
+          gone.resolve("gone");
+          return { ok: false, text: "The program no longer waits at its password prompt; nothing was typed." };
+        }
         const line = new Uint8Array(secret.length + 1);
         line.set(secret);
         line[secret.length] = 0x0d;
@@ -305,11 +331,18 @@ async function secretThroughPage(
       id: elicitation,
     }, signal);
     answer.catch(() => {}); // settled after the race is decided: not unhandled
-    const first = await Promise.race([answer, page.delivered.then((d) => d || undefined), ended]);
+    // The page closes before the hand-off ends only once it delivered.
+    const sent = page.delivered.then(() => "sent" as const);
+    const first = await Promise.race([answer, sent, gone.promise, ended]);
+    if (first === "gone") return end.done("cancelled", PROMPT_GONE, "url");
     if (first === "ended") return end.stopped();
-    if (first !== true && first !== undefined && first.action !== "accept") return end.refused(first);
-    // Accepted: they opened the page (or are about to).
-    if (first !== true && (await Promise.race([page.delivered, ended])) !== true) return end.stopped();
+    if (first !== "sent") {
+      if (first.action !== "accept") return end.refused(first);
+      // Accepted: they opened the page (or are about to).
+      const next = await Promise.race([sent, gone.promise, ended]);
+      if (next === "gone") return end.done("cancelled", PROMPT_GONE, "url");
+      if (next === "ended") return end.stopped();
+    }
     await ask.completed(elicitation).catch(() => {});
     // The program reads the line: wait (briefly) for its terminal to leave the no-echo read, to say so.
     const until = Date.now() + READ_WAIT_MS;
