@@ -181,6 +181,12 @@ export interface ConnectOptions {
    * that runs inside a tmux pane.
    */
   spawn?: string[];
+  /** The client's capabilities (e.g. `{ elicitation: { form: {}, url: {} } }`). */
+  capabilities?: ConstructorParameters<typeof Client>[1] extends infer O ? O extends { capabilities?: infer C } ? C
+    : never
+    : never;
+  /** Runs before the client connects (to set request handlers, e.g. for elicitation/create). */
+  setup?: (client: Client) => void;
 }
 
 /** Starts `main.ts` with the start task's permissions and connects an SDK client over stdio. */
@@ -200,7 +206,11 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
   let stderr = "";
   const dec = new TextDecoder();
   transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));
-  const client = new Client({ name: "tmux-mcp-tests", version: "0.0.0" });
+  const client = new Client(
+    { name: "tmux-mcp-tests", version: "0.0.0" },
+    opts.capabilities ? { capabilities: opts.capabilities } : undefined,
+  );
+  opts.setup?.(client);
   await client.connect(transport);
   // Every result is checked strictly against the output schema this server advertises (tests/schema_check.ts).
   let listed: Promise<Map<string, ListedTool>> | undefined;

@@ -14,6 +14,7 @@
 import { z } from "zod";
 import type { PaneInfo } from "../tmux/panes.ts";
 import { shellFlavor } from "./shell.ts";
+import { CONFIRM_PROMPTS, SECRET_PROMPT } from "../text/prompt_kind.ts";
 
 export const WARNING_KINDS = [
   "alternate_screen",
@@ -82,10 +83,8 @@ const LEAVE: Record<string, string> = {
 // Prompts that wait for an answer. Anchored at the end of the line: the
 // cursor sits right after them.
 const INPUT_PROMPTS: RegExp[] = [
-  /(password|passphrase|passcode|\bpin\b)[^:\n]{0,40}:\s*$/i,
-  /\[(y\/n|yes\/no)\]\s*[?:]?\s*$/i,
-  /\((y\/n|yes\/no)(\/\[fingerprint\])?\)\s*[?:]?\s*$/i,
-  /\[[yn]\/[yn]\]\s*[?:]?\s*$/i,
+  SECRET_PROMPT,
+  ...CONFIRM_PROMPTS,
   /press (any key|enter|return)/i,
   /(continue|proceed|overwrite|replace|remove|delete)\b[^\n]{0,60}\?\s*$/i,
 ];

@@ -15,6 +15,7 @@
  * ```
  */
 import type { CallToolResult } from "../sdk.ts";
+import type { Asker } from "../ask.ts";
 import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
 import { EnvironmentError, RefusedError, UserError } from "../errors.ts";
@@ -33,6 +34,8 @@ export interface CallExtra {
     method: "notifications/progress";
     params: { progressToken: string | number; progress: number; total?: number; message?: string };
   }): Promise<void>;
+  /** The human through the client, when it can be asked (lib/server/ask.ts). */
+  ask?: Asker;
 }
 
 /**
@@ -284,8 +287,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         },
         budget: opts.pageBudget?.(tool) ?? UNLIMITED,
         redactor,
+        ask: extra.ask,
         call: (inner, innerArgs) =>
-          call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS }),
+          call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS, ask: extra.ask }),
       };
       const out = await tool.handler(parsed.data, await enter(tool, parsed.data, ctx));
       const checked = tool.output.safeParse(out.structured);

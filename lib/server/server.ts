@@ -47,6 +47,7 @@ import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { type AuditSink, createAuditSink } from "./audit.ts";
 import type { DirectHandler } from "./transport.ts";
+import { type ElicitingServer, legacyAsker } from "./ask.ts";
 import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
 import { listedTools, listingEntries, servedListing } from "./listing.ts";
 import type { CallExtra, Pipeline } from "./pipeline.ts";
@@ -93,6 +94,7 @@ function stoppableCalls(pipeline: () => Promise<Pipeline>) {
           signal: own.signal,
           _meta: extra._meta,
           sendNotification: extra.sendNotification,
+          ask: extra.ask,
         });
         if (stopped === undefined || !r.isError) return r;
         // The tool's own cancellation message says what was left running; it was not the client that cancelled.
@@ -202,8 +204,8 @@ function toolsCall(
 }
 
 /**
- * The SDK's JSON Schema validator, made on first use: only elicitation uses it, which this server never sends,
- * and making it (Ajv with its formats) at start delayed the answer to `initialize`.
+ * The SDK's JSON Schema validator, made on first use: only the SDK's elicitInput uses it, which this server does
+ * not call (lib/server/ask.ts sends elicitation/create and checks the answer itself), and making it (Ajv with its formats) at start delayed the answer to `initialize`.
  */
 function lazyValidator(): JsonSchemaValidatorProvider {
   let ajv: AjvJsonSchemaValidator | undefined;
@@ -297,13 +299,17 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   // tools/call is the pipeline: it gates, validates and audits every call, including calls to tools that
   // are not listed. The SDK's own handler (installed because the options declare the tools capability) goes.
   mcp.server.removeRequestHandler("tools/call");
-  mcp.server.fallbackRequestHandler = (request, extra) => toolsCall(request, extra as CallExtra, calls.call);
+  // The human, through the client: elicitation/create requests (2025 era), when the client declared elicitation.
+  const asker = () => legacyAsker(mcp.server as unknown as ElicitingServer);
+  mcp.server.fallbackRequestHandler = (request, extra) =>
+    toolsCall(request, { ...extra as CallExtra, ask: asker() }, calls.call);
   const callTool: DirectHandler = (params, signal) =>
     toolsCall({ method: "tools/call", params }, {
       signal,
       _meta: params?._meta as CallExtra["_meta"],
       // As the SDK's sendNotification: nothing once the call is cancelled.
       sendNotification: (n) => signal.aborted ? Promise.resolve() : mcp.server.notification(n),
+      ask: asker(),
     }, calls.call);
   // Resources and prompts are views of the workspace: served with its toolset.
   if (config.toolsets.includes("workspace")) {

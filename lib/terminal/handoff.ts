@@ -1,30 +1,53 @@
 /**
- * pty_request_input's hand-off: tell the human how to reach the session, then
- * wait (with progress notifications) until they are done. Done means one of:
- * the program was reading a line without echo (a password prompt) and no
- * longer is (it read the secret; polling the terminal mode, not the screen,
- * so a shell's line editor switching to raw mode right after counts too), a
- * human attached and then every client detached, or the program exited.
- * Nothing the human typed is ever read or returned.
+ * pty-request-input's hand-off. When the client can be asked (elicitation,
+ * {@linkcode Asker}) and the program waits at a password or yes/no prompt,
+ * the human is asked through the client: a yes/no by a form, whose answer is
+ * typed; a secret by URL mode, a one-shot page on 127.0.0.1
+ * (./secret_page.ts) whose answer goes straight to the program. Form mode is
+ * never used for a secret (the specification forbids it: the answer would
+ * pass through the client), so a client without URL mode gets the attach
+ * route for one. Decline, cancel and timeout type nothing.
+ *
+ * Otherwise the human is told how to reach the session (an attach command),
+ * and the hand-off waits (with progress notifications) until they are done.
+ * Done means one of: the program was reading a line without echo (a
+ * password prompt) and no longer is (it read the secret; polling the
+ * terminal mode, not the screen, so a shell's line editor switching to raw
+ * mode right after counts too), a human attached and then every client
+ * detached, or the program exited. Nothing the human typed is ever read or
+ * returned.
  *
  * @example
  * ```ts
  * declare const backend: Parameters<typeof handOff>[0];
- * declare const { signal, progress }: Parameters<typeof handOff>[3]; // the call's
- * const r = await handOff(backend, "s1", "Enter the sudo password", { timeoutMs: 120_000, signal, progress });
- * r.outcome; // "input_received" | "detached" | "exited" | "timeout" | "cancelled" | "unavailable"
+ * declare const { signal, progress, ask }: Parameters<typeof handOff>[3]; // the call's
+ * const r = await handOff(backend, "s1", "Enter the sudo password", { timeoutMs: 120_000, signal, progress, ask });
+ * r.outcome; // "input_received" | "declined" | "detached" | "exited" | "timeout" | "cancelled" | "unavailable"
  * ```
  */
+import type { Answer, Asker } from "../ask.ts";
+import { UserError } from "../errors.ts";
+import { confirmWords, promptKind } from "../text/prompt_kind.ts";
+import { openSecretPage } from "./secret_page.ts";
 import type { TerminalBackend } from "./backend.ts";
 
-export type HandOffOutcome = "input_received" | "detached" | "exited" | "timeout" | "cancelled" | "unavailable";
+export type HandOffOutcome =
+  | "input_received"
+  | "declined"
+  | "detached"
+  | "exited"
+  | "timeout"
+  | "cancelled"
+  | "unavailable";
 
 export interface HandOffResult {
   outcome: HandOffOutcome;
   /** For the model: what happened and what to do next. */
   message: string;
-  /** The command the human was given (tmux backend). */
+  /** The command the human was given (tmux backend, when not asked through the client). */
   attach_command?: string;
+  /** How the human was reached (absent when nobody was). */
+  via?: "form" | "url" | "attach";
   waited_ms: number;
 }
 
@@ -34,15 +57,17 @@ export interface HandOffOptions {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** How often the session is looked at. */
   pollMs?: number;
+  /** The client, when it can ask the human (elicitation). */
+  ask?: Asker;
 }
 
 const PROGRESS_EVERY_MS = 1000;
 
-const NEXT: Record<Exclude<HandOffOutcome, "unavailable" | "timeout">, string> = {
+const NEXT: Record<Exclude<HandOffOutcome, "unavailable" | "timeout" | "declined">, string> = {
   input_received: "the program read the hidden input (its terminal left the no-echo line mode of the " +
-    "prompt); continue with pty_get_screen",
-  detached: "the human attached and detached again; continue with pty_get_screen",
-  exited: "the program exited; pty_list_sessions shows its exit code, pty_get_screen its last screen",
+    "prompt); continue with pty-get-screen",
+  detached: "the human attached and detached again; continue with pty-get-screen",
+  exited: "the program exited; pty-list-sessions shows its exit code, pty-get-screen its last screen",
   cancelled: "the hand-off was cancelled",
 };
 
@@ -53,8 +78,14 @@ export async function handOff(
   prompt: string,
   opts: HandOffOptions,
 ): Promise<HandOffResult> {
+  if (opts.ask) {
+    const asked = await askThroughClient(backend, id, prompt, opts, opts.ask);
+    if (asked) return asked;
+  }
   const route = await backend.handOffRoute(id, prompt);
-  if ("unavailable" in route) return { outcome: "unavailable", message: route.unavailable, waited_ms: 0 };
+  if ("unavailable" in route) {
+    return { outcome: "unavailable", message: route.unavailable, via: "attach", waited_ms: 0 };
+  }
   const attach = route.attachCommand;
   const started = Date.now();
   const totalSeconds = Math.ceil(opts.timeoutMs / 1000);
@@ -64,6 +95,7 @@ export async function handOff(
     outcome,
     message,
     attach_command: attach,
+    via: "attach",
     waited_ms: Date.now() - started,
   });
 
@@ -82,7 +114,7 @@ export async function handOff(
       return done(
         "timeout",
         `nobody finished within ${totalSeconds} s; the human was told: ${instruction}. ` +
-          "Ask the user in the chat, or call pty_request_input again",
+          "Ask the user in the chat, or call pty-request-input again",
       );
     }
     await sleep(Math.min(opts.pollMs ?? 250, left), opts.signal);
@@ -101,6 +133,233 @@ export async function handOff(
     }
   }
   return done("cancelled", NEXT.cancelled);
+}
+
+/** How long a call waits for the program to show its prompt (it may have been started a moment ago). */
+const PROMPT_WAIT_MS = 10_000;
+/** After typing a secret: how long to wait for the program to leave its no-echo read, for the message. */
+const READ_WAIT_MS = 5_000;
+
+const UNTOUCHED = "nothing was typed and the session is as it was";
+const PROMPT_GONE = "the prompt went away before the answer came: nothing was typed; look with pty-get-screen";
+
+/** The last line with text on it. */
+async function lastLine(backend: TerminalBackend, id: string): Promise<string> {
+  const { lines } = await backend.screen(id, false);
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim() !== "") return lines[i];
+  return "";
+}
+
+/** What the session waits at now: a secret or yes/no prompt (with its line), "exited", or undefined. */
+async function promptNow(
+  backend: TerminalBackend,
+  id: string,
+): Promise<{ kind: "secret" | "confirm"; line: string } | "exited" | { kind: undefined; line: string }> {
+  const state = await backend.inputState(id);
+  if (state.exited) return "exited";
+  const line = await lastLine(backend, id);
+  return { kind: state.hiddenInput ? "secret" : promptKind(line), line };
+}
+
+/**
+ * Whether the session still waits at a prompt of `kind`: checked again right
+ * before typing, as the prompt may have gone meanwhile (it timed out, a
+ * second hand-off answered it) and an answer typed at a shell prompt would
+ * run as a command and stay in its history.
+ */
+async function stillAt(backend: TerminalBackend, id: string, kind: "secret" | "confirm"): Promise<boolean> {
+  const now = await promptNow(backend, id);
+  return now !== "exited" && now.kind === kind;
+}
+
+/**
+ * Waits (briefly) until the session's program waits at a secret or yes/no
+ * prompt; "exited" when it ended. Throws a UserError when no prompt comes.
+ */
+async function awaitPrompt(
+  backend: TerminalBackend,
+  id: string,
+  opts: HandOffOptions,
+): Promise<{ kind: "secret" | "confirm"; line: string } | "exited"> {
+  const until = Date.now() + Math.min(opts.timeoutMs, PROMPT_WAIT_MS);
+  for (;;) {
+    const now = await promptNow(backend, id);
+    if (now === "exited") return now;
+    const { kind, line } = now;
+    if (kind) return { kind, line };
+    if (Date.now() >= until || opts.signal.aborted) {
+      throw new UserError(
+        `pty session "${id}" is not waiting at a password or yes/no prompt (last line: ` +
+          `${JSON.stringify(line.trim().slice(-80))}): nothing was asked; call pty-request-input once the ` +
+          "program shows its prompt (pty-get-screen)",
+      );
+    }
+    await sleep(opts.pollMs ?? 100, opts.signal);
+  }
+}
+
+/**
+ * The hand-off through the client, or undefined when the client cannot
+ * carry this prompt (a secret without URL mode, a yes/no without form mode,
+ * no local page possible): then the attach route runs.
+ */
+async function askThroughClient(
+  backend: TerminalBackend,
+  id: string,
+  prompt: string,
+  opts: HandOffOptions,
+  ask: Asker,
+): Promise<HandOffResult | undefined> {
+  if (!ask.modes.form && !ask.modes.url) return undefined;
+  const started = Date.now();
+  const found = await awaitPrompt(backend, id, opts);
+  const done = (outcome: HandOffOutcome, message: string, via?: "form" | "url"): HandOffResult => ({
+    outcome,
+    message,
+    ...(via ? { via } : {}),
+    waited_ms: Date.now() - started,
+  });
+  if (found === "exited") return done("exited", NEXT.exited);
+  const via = found.kind === "secret" ? "url" : "form";
+  if (!ask.modes[via]) return undefined;
+
+  // One signal for the whole exchange: the call's cancellation, or the deadline.
+  const totalSeconds = Math.ceil(opts.timeoutMs / 1000);
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort("timeout"), Math.max(0, opts.timeoutMs - (Date.now() - started)));
+  const follow = () => ctl.abort("cancelled");
+  opts.signal.addEventListener("abort", follow, { once: true });
+  if (opts.signal.aborted) follow();
+  const status = `asked the human through the client (${via === "url" ? "a local page for the secret" : "a form"})`;
+  await opts.progress(0, totalSeconds, status);
+  const beat = setInterval(
+    () => void opts.progress(Math.floor((Date.now() - started) / 1000), totalSeconds, status).catch(() => {}),
+    PROGRESS_EVERY_MS,
+  );
+  const ended = new Promise<"ended">((resolve) => {
+    if (ctl.signal.aborted) resolve("ended");
+    else ctl.signal.addEventListener("abort", () => resolve("ended"), { once: true });
+  });
+  const stopped = () =>
+    ctl.signal.reason === "timeout"
+      ? done(
+        "timeout",
+        `nobody answered within ${totalSeconds} s: ${UNTOUCHED}; ask the user in the chat, or call ` +
+          "pty-request-input again",
+        via,
+      )
+      : done("cancelled", `${NEXT.cancelled}: ${UNTOUCHED}`, via);
+  const refused = (a: Answer) =>
+    a.action === "decline"
+      ? done("declined", `the human declined: ${UNTOUCHED} (the program still waits at its prompt)`, via)
+      : a.action === "timeout"
+      ? stopped()
+      : done("cancelled", `the human dismissed the request: ${UNTOUCHED}`, via);
+  try {
+    if (found.kind === "confirm") {
+      const words = confirmWords(found.line);
+      const asked = ask.form({
+        message: `${prompt}\nThe program asks: ${found.line.trim()}`,
+        field: "yes",
+        type: "boolean",
+        title: "Yes",
+      }, ctl.signal);
+      asked.catch(() => {}); // settled after the race is decided: not unhandled
+      const a = await Promise.race([asked, ended]);
+      if (a === "ended") return stopped();
+      if (a.action !== "accept") return refused(a);
+      if (!(await stillAt(backend, id, "confirm"))) return done("cancelled", PROMPT_GONE, via);
+      await backend.send(id, encoder.encode((a.value === true ? words.yes : words.no) + "\r"));
+      return done("input_received", "the human answered and the answer was typed; continue with pty-get-screen", via);
+    }
+    return await secretThroughPage(backend, id, prompt, ask, ctl.signal, ended, { done, refused, stopped });
+  } finally {
+    clearTimeout(timer);
+    clearInterval(beat);
+    opts.signal.removeEventListener("abort", follow);
+    ctl.abort("done"); // withdraws a question still open
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** The secret route: a one-shot local page, offered to the human by a URL-mode question. */
+async function secretThroughPage(
+  backend: TerminalBackend,
+  id: string,
+  prompt: string,
+  ask: Asker,
+  signal: AbortSignal,
+  ended: Promise<"ended">,
+  end: {
+    done(outcome: HandOffOutcome, message: string, via?: "form" | "url"): HandOffResult;
+    refused(a: Answer): HandOffResult;
+    stopped(): HandOffResult;
+  },
+): Promise<HandOffResult | undefined> {
+  const gone = Promise.withResolvers<"gone">();
+  let page;
+  try {
+    page = await openSecretPage({
+      message: prompt,
+      async deliver(secret) {
+        if (signal.aborted) return { ok: false, text: "This request has expired; nothing was typed." };
+        if (!(await stillAt(backend, id, "secret"))) {
+          gone.resolve("gone");
+          return { ok: false, text: "The program no longer waits at its password prompt; nothing was typed." };
+        }
+        const line = new Uint8Array(secret.length + 1);
+        line.set(secret);
+        line[secret.length] = 0x0d;
+        try {
+          await backend.send(id, line);
+        } finally {
+          line.fill(0);
+        }
+        return { ok: true, text: "Sent to the terminal." };
+      },
+    });
+  } catch {
+    return undefined; // no local page here (no net permission): the attach route
+  }
+  try {
+    const elicitation = crypto.randomUUID();
+    const answer = ask.url({
+      message: `${prompt} (a page on this computer: what you type there goes to the terminal, never to the ` +
+        "assistant)",
+      url: page.url,
+      id: elicitation,
+    }, signal);
+    answer.catch(() => {}); // settled after the race is decided: not unhandled
+    // The page closes before the hand-off ends only once it delivered.
+    const sent = page.delivered.then(() => "sent" as const);
+    const first = await Promise.race([answer, sent, gone.promise, ended]);
+    if (first === "gone") return end.done("cancelled", PROMPT_GONE, "url");
+    if (first === "ended") return end.stopped();
+    if (first !== "sent") {
+      if (first.action !== "accept") return end.refused(first);
+      // Accepted: they opened the page (or are about to).
+      const next = await Promise.race([sent, gone.promise, ended]);
+      if (next === "gone") return end.done("cancelled", PROMPT_GONE, "url");
+      if (next === "ended") return end.stopped();
+    }
+    await ask.completed(elicitation).catch(() => {});
+    // The program reads the line: wait (briefly) for its terminal to leave the no-echo read, to say so.
+    const until = Date.now() + READ_WAIT_MS;
+    let state = await backend.inputState(id);
+    while (!state.exited && state.hiddenInput === true && Date.now() < until) {
+      await sleep(50, signal);
+      state = await backend.inputState(id);
+    }
+    return end.done(
+      "input_received",
+      "the human typed the secret on the local page and it went to the program (you never see it); continue " +
+        "with pty-get-screen",
+      "url",
+    );
+  } finally {
+    await page.close();
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

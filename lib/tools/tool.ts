@@ -36,6 +36,7 @@ import type { RegexService } from "../search/worker_pool.ts";
 import type { ExecRuntime } from "../exec/runtime.ts";
 import type { CallControl } from "../exec/context.ts";
 import type { Redactor } from "../text/redact.ts";
+import type { Asker } from "../ask.ts";
 
 export type { Tier, Toolset };
 
@@ -99,6 +100,8 @@ export interface ToolContext extends Services, CallControl {
    * come back as `isError` results. The batch tool is built on this.
    */
   call(name: string, args: unknown): Promise<CallToolResult>;
+  /** The human, through the client (elicitation); undefined when the client cannot be asked. */
+  ask?: Asker;
 }
 
 /** What a natively paged tool asks of the response budget. */

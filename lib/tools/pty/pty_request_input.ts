@@ -7,11 +7,13 @@ export default defineTool({
   name: "pty-request-input",
   replaces: formerName("pty-request-input"),
   title: "Ask the human for input",
-  description: "Asks the human to type a secret (password, code) into the session and waits; it is never returned.",
+  description: "Has the human answer the password or yes/no prompt the session waits at (via the client, or an " +
+    "attach command); never returns a secret.",
   toolset: "pty",
   tier: "mutating",
   annotations: { openWorldHint: true },
   waitBound: "timeout_ms",
+  smallResult: true,
   input: z.object({
     pty_id: ptyId,
     prompt: z.string().min(1, "prompt must not be empty").max(2000, "prompt is longer than 2000 characters")
@@ -21,9 +23,10 @@ export default defineTool({
   }),
   output: z.object({
     pty_id: z.string(),
-    outcome: z.enum(["input_received", "detached", "exited", "timeout", "cancelled", "unavailable"]),
+    outcome: z.enum(["input_received", "declined", "detached", "exited", "timeout", "cancelled", "unavailable"]),
     message: z.string(),
-    attach_command: z.string().optional().describe("present unless outcome is unavailable"),
+    attach_command: z.string().optional().describe("only via attach"),
+    via: z.enum(["form", "url", "attach"]).optional().describe("absent: not asked"),
     waited_ms: z.number().int(),
   }),
   secrets: ["prompt"],
@@ -32,6 +35,7 @@ export default defineTool({
       timeoutMs: timeout_ms ?? Math.min(ctx.config.maxWaitMs, ctx.config.callBudgetMs),
       signal: ctx.signal,
       progress: ctx.progress,
+      ask: ctx.ask,
     });
     return { structured: { pty_id, ...r } };
   },

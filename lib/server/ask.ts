@@ -1,0 +1,309 @@
+/**
+ * The era adapters behind {@linkcode Asker} (lib/ask.ts), the interface a
+ * tool's hand-off uses to ask the human through the client.
+ *
+ * - 2025 era (`initialize`): {@linkcode legacyAsker} sends a real
+ *   `elicitation/create` request and awaits the client's answer, when the
+ *   client declared the `elicitation` capability (an empty object means form
+ *   mode only, as in 2025-06-18).
+ * - 2026-07-28 era (stateless): a server may not send requests of its own;
+ *   a tool call that needs input answers with an `InputRequiredResult` and
+ *   the client retries the call with `inputResponses` and the `requestState`
+ *   it was given. {@linkcode Parking} keeps the call running across those
+ *   rounds: the handler awaits `ask.form(…)` as in the 2025 era; the question
+ *   ends the round (an `input_required` answer, the call parked under a
+ *   random one-shot `requestState`), and the retry carrying that state
+ *   answers the question and waits for the call's next question or its
+ *   result. The state is only a key to this process's memory (256 random
+ *   bits, used once, forgotten after `ttlMs`): nothing the client could
+ *   forge or alter means anything, which is the integrity the specification
+ *   asks of `requestState`.
+ *
+ * @example
+ * ```ts
+ * declare const server: ElicitingServer; // the SDK's Server (McpServer.server)
+ * const ask = legacyAsker(server); // undefined: the client cannot be asked
+ * ```
+ */
+import { z } from "zod";
+import type { Answer, Asker, FormQuestion, UrlQuestion } from "../ask.ts";
+import { UserError } from "../errors.ts";
+import { randomToken } from "../text/token.ts";
+
+/** What the legacy adapter needs of the SDK's (v1) Server. */
+export interface ElicitingServer {
+  getClientCapabilities(): { elicitation?: { form?: object; url?: object } } | undefined;
+  request<T extends z.ZodType>(
+    request: { method: "elicitation/create"; params: Record<string, unknown> },
+    resultSchema: T,
+    options: { signal: AbortSignal; timeout: number },
+  ): Promise<z.infer<T>>;
+  notification(n: { method: "notifications/elicitation/complete"; params: { elicitationId: string } }): Promise<void>;
+}
+
+/** The client's answer to `elicitation/create` (the bare ElicitResult). */
+const ELICIT_RESULT = z.object({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.record(z.string(), z.unknown()).optional(),
+}).passthrough();
+
+/** Longest timer the platform keeps (a longer one fires at once): the question is bounded by its signal instead. */
+const NO_TIMEOUT = 2 ** 31 - 1;
+
+/** The wire `elicitation/create` params of a question. */
+export function elicitParams(q: FormQuestion | UrlQuestion, withId: boolean): Record<string, unknown> {
+  if ("url" in q) return { mode: "url", message: q.message, url: q.url, ...(withId ? { elicitationId: q.id } : {}) };
+  return {
+    mode: "form",
+    message: q.message,
+    requestedSchema: {
+      type: "object",
+      properties: { [q.field]: { type: q.type, ...(q.title ? { title: q.title } : {}) } },
+      required: [q.field],
+    },
+  };
+}
+
+/**
+ * A client's reply (an ElicitResult from any era) as an {@linkcode Answer};
+ * a form's value must have the field's type. Anything else is a UserError
+ * naming the problem (the client's fault, not the model's: it says so).
+ */
+export function toAnswer(q: FormQuestion | UrlQuestion, reply: unknown): Answer {
+  const r = ELICIT_RESULT.safeParse(reply);
+  if (!r.success) throw new UserError("the client's answer to the elicitation was malformed: nothing was typed");
+  if (r.data.action !== "accept") return { action: r.data.action };
+  if ("url" in q) return { action: "accept" };
+  const value = r.data.content?.[q.field];
+  if (q.type === "boolean" ? typeof value !== "boolean" : typeof value !== "string") {
+    throw new UserError(`the client answered the form without a ${q.type} "${q.field}": nothing was typed`);
+  }
+  return { action: "accept", value: value as string | boolean };
+}
+
+/** The modes a client's `elicitation` capability declares. */
+export function elicitationModes(cap: { form?: object; url?: object } | undefined): { form: boolean; url: boolean } {
+  if (!cap) return { form: false, url: false };
+  // 2025-06-18 clients declared `elicitation: {}`, which means form mode.
+  return { form: cap.form !== undefined || cap.url === undefined, url: cap.url !== undefined };
+}
+
+/** The 2025-era adapter: `elicitation/create` requests. Undefined when the client declared no elicitation. */
+export function legacyAsker(server: ElicitingServer): Asker | undefined {
+  const cap = server.getClientCapabilities()?.elicitation;
+  if (!cap) return undefined;
+  const modes = elicitationModes(cap);
+  const send = async (q: FormQuestion | UrlQuestion, signal: AbortSignal): Promise<Answer> => {
+    try {
+      const reply = await server.request(
+        { method: "elicitation/create", params: elicitParams(q, true) },
+        ELICIT_RESULT,
+        { signal, timeout: NO_TIMEOUT },
+      );
+      return toAnswer(q, reply);
+    } catch (e) {
+      if (!signal.aborted) throw e;
+      return signal.reason === "timeout" ? { action: "timeout" } : { action: "cancel" };
+    }
+  };
+  return {
+    modes,
+    form: send,
+    url: send,
+    async completed(id) {
+      if (modes.url) {
+        await server.notification({ method: "notifications/elicitation/complete", params: { elicitationId: id } });
+      }
+    },
+  };
+}
+
+/** One embedded request of an `InputRequiredResult` (2026-07-28). */
+export interface InputRequest {
+  method: "elicitation/create";
+  params: Record<string, unknown>;
+}
+
+/** How a round of a parked call ends: the call's result, or a question for the client. */
+export type Round<R> =
+  | { done: R }
+  | { inputRequired: { inputRequests: Record<string, InputRequest>; requestState: string } };
+
+interface Parked<R> {
+  /** The question's key in `inputRequests`. */
+  key: string;
+  question: FormQuestion | UrlQuestion;
+  /** Answers the question the parked call awaits. */
+  answer(a: Answer): void;
+  /** The round that the retry waits for. */
+  next: PromiseWithResolvers<Round<R>>;
+  /** The tool name the call was made with (a retry must repeat it). */
+  name: string;
+  expiry: ReturnType<typeof setTimeout>;
+}
+
+export interface ParkingOptions {
+  /** How long a parked call waits for the client's retry; then its question is answered with `timeout`. */
+  ttlMs: number;
+  /** The modes the request's declared client capabilities allow. */
+  modes?: { form: boolean; url: boolean };
+}
+
+/** The error for a retry whose `requestState` names no parked call. */
+export function unknownState(): UserError {
+  return new UserError(
+    "Invalid or expired requestState: the call it belonged to has finished, expired or was already resumed; " +
+      "make the call again without requestState",
+  );
+}
+
+/**
+ * Calls that wait for the client's retry (see the module documentation).
+ * `R` is the call's result type (a CallToolResult for tools/call).
+ */
+export class Parking<R> {
+  #parked = new Map<string, Parked<R>>();
+  #opts: ParkingOptions;
+
+  constructor(opts: ParkingOptions) {
+    this.#opts = opts;
+  }
+
+  /** Calls parked now. */
+  get size(): number {
+    return this.#parked.size;
+  }
+
+  /**
+   * Runs `work` (a tool call, `name`) with an asker for the 2026 era;
+   * resolves with its result, or with the input-required round of its
+   * first question.
+   */
+  start(name: string, work: (ask: Asker) => Promise<R>, modes = this.#opts.modes): Promise<Round<R>> {
+    let round = Promise.withResolvers<Round<R>>();
+    let asked = 0;
+    const ask = (q: FormQuestion | UrlQuestion, signal: AbortSignal): Promise<Answer> => {
+      const pending = Promise.withResolvers<Answer>();
+      const state = randomToken();
+      const key = `q${++asked}`;
+      const onAbort = () => {
+        if (this.#parked.get(state) === undefined) return;
+        this.#drop(state);
+        pending.resolve(signal.reason === "timeout" ? { action: "timeout" } : { action: "cancel" });
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      const parked: Parked<R> = {
+        key,
+        question: q,
+        name,
+        answer: (a) => {
+          signal.removeEventListener("abort", onAbort);
+          pending.resolve(a);
+        },
+        next: Promise.withResolvers<Round<R>>(),
+        expiry: setTimeout(() => {
+          if (this.#drop(state)) parked.answer({ action: "timeout" });
+        }, this.#opts.ttlMs),
+      };
+      // A round nobody waits for any more (the retry never came) may still fail: not an unhandled rejection.
+      parked.next.promise.catch(() => {});
+      this.#parked.set(state, parked);
+      // The round in progress ends with this question; the retry waits on the next one.
+      const current = round;
+      round = parked.next;
+      current.resolve({
+        inputRequired: {
+          inputRequests: { [key]: { method: "elicitation/create", params: elicitParams(q, false) } },
+          requestState: state,
+        },
+      });
+      if (signal.aborted) onAbort();
+      return pending.promise;
+    };
+    const asker: Asker = {
+      modes: modes ?? { form: true, url: true },
+      form: ask,
+      url: ask,
+      completed: () => Promise.resolve(), // the 2026 era has no completion notice: the retry's answer is the end
+    };
+    const first = round.promise; // taken before the work runs: its first question moves `round` on
+    work(asker).then((r) => round.resolve({ done: r }), (e) => round.reject(e));
+    return first;
+  }
+
+  /**
+   * The retry of a parked call: answers its question from `responses` (a
+   * missing or malformed entry counts as a cancel) and resolves with the
+   * call's next round. One-shot: the state is forgotten at once.
+   */
+  resume(name: string, state: unknown, responses: Record<string, unknown> | undefined): Promise<Round<R>> {
+    const parked = typeof state === "string" ? this.#parked.get(state) : undefined;
+    if (!parked || parked.name !== name) return Promise.reject(unknownState());
+    this.#drop(state as string);
+    let a: Answer;
+    try {
+      a = toAnswer(parked.question, responses?.[parked.key]);
+    } catch {
+      a = { action: "cancel" };
+    }
+    parked.answer(a);
+    return parked.next.promise;
+  }
+
+  #drop(state: string): boolean {
+    const parked = this.#parked.get(state);
+    if (!parked) return false;
+    clearTimeout(parked.expiry);
+    this.#parked.delete(state);
+    return true;
+  }
+
+  /** Answers every parked question with `cancel` (server shutdown). */
+  close(): void {
+    for (const [state, parked] of [...this.#parked]) {
+      this.#drop(state);
+      parked.answer({ action: "cancel" });
+    }
+  }
+}
+
+/** A tools/call answer of the 2026 era that asks for input (the wire `InputRequiredResult`). */
+export interface InputRequiredResult {
+  resultType: "input_required";
+  inputRequests: Record<string, InputRequest>;
+  requestState: string;
+}
+
+/**
+ * tools/call in the 2026-07-28 era: a call carrying `requestState` is the
+ * retry of a parked call and resumes it with its `inputResponses`; any other
+ * call runs (`run(ask)`, the pipeline with `ask` in its context), parked
+ * across rounds when the client declared elicitation in the request's
+ * `_meta` capabilities (`elicitation`), or without an asker otherwise.
+ *
+ * @example
+ * ```ts
+ * import type { CallToolResult } from "../sdk.ts";
+ * import type { Asker } from "../ask.ts";
+ * declare const parking: Parking<CallToolResult>;
+ * declare const params: { name: string; requestState?: string; inputResponses?: Record<string, unknown> };
+ * declare const run: (ask?: Asker) => Promise<CallToolResult>; // pipeline.call(name, args, { ...extra, ask })
+ * const r = await modernToolsCall(parking, params, { form: {}, url: {} }, run);
+ * ```
+ */
+export async function modernToolsCall<R>(
+  parking: Parking<R>,
+  params: { name: string; requestState?: unknown; inputResponses?: unknown },
+  elicitation: { form?: object; url?: object } | undefined,
+  run: (ask?: Asker) => Promise<R>,
+): Promise<R | InputRequiredResult> {
+  const responses = params.inputResponses !== null && typeof params.inputResponses === "object"
+    ? params.inputResponses as Record<string, unknown>
+    : undefined;
+  const round = params.requestState !== undefined
+    ? await parking.resume(params.name, params.requestState, responses)
+    : elicitation
+    ? await parking.start(params.name, run, elicitationModes(elicitation))
+    : { done: await run(undefined) };
+  return "done" in round ? round.done : { resultType: "input_required", ...round.inputRequired };
+}

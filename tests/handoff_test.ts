@@ -1,0 +1,407 @@
+/**
+ * The human hand-off through the client (pty-request-input with an SDK
+ * client that answers elicitation/create): a secret by URL mode (the test
+ * acts as the browser on the server's one-shot local page), a yes/no by a
+ * form, decline, cancel and timeout leaving the session as it was, a client
+ * without elicitation (attach instructions) and one with form mode only (no
+ * form for a secret). Afterwards the secret is searched for in every tool
+ * result, the audit log, the server's stderr and every tmux buffer.
+ * Also the parking of calls for the 2026 era (lib/server/ask.ts) and the
+ * secret page's own refusals.
+ */
+import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert, rejects } from "node:assert/strict";
+import { ElicitRequestSchema as ElicitRequestSchemaJs } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestSchema as ElicitRequestSchemaTyped } from "@modelcontextprotocol/sdk/types";
+import type { CallToolResult } from "../lib/sdk.ts";
+import { type Client, connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
+import { waitUntil } from "./pane_helpers.ts";
+import { modernToolsCall, Parking } from "../lib/server/ask.ts";
+import { openSecretPage } from "../lib/terminal/secret_page.ts";
+import type { Answer, Asker } from "../lib/ask.ts";
+
+const ElicitRequestSchema: typeof ElicitRequestSchemaTyped = ElicitRequestSchemaJs;
+
+type Reply = "accept" | "decline" | "cancel" | "hang";
+
+/** What the test's client does with the next elicitation/create, and what it was asked. */
+interface Human {
+  reply: Reply;
+  /** For a form: the yes/no answer. */
+  yes: boolean;
+  secret: string;
+  asked: Record<string, unknown>[];
+  /** The browser's work on URL questions (awaited by the test). */
+  browsing: Promise<void>[];
+  /** Runs in the browser after it opened the page, before it posts. */
+  beforePost?: () => Promise<void>;
+}
+
+/** One shot: the page is closed, or (a kept-alive connection still open) answers 410 Gone. */
+async function assertSpent(url: string): Promise<void> {
+  const after = await fetch(url).then(async (r) => {
+    await r.body?.cancel();
+    return r.status;
+  }, () => "closed");
+  assert(after === 410 || after === "closed", `the page answered ${after} after its one shot`);
+}
+
+/** The browser: opens the page, checks it is a password form, posts the secret. */
+async function browse(url: string, human: Human): Promise<void> {
+  const get = await fetch(url);
+  const html = await get.text();
+  assertEquals(get.status, 200);
+  assertMatch(html, /<input type="password" name="secret"/);
+  const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
+  const late = human.beforePost !== undefined;
+  await human.beforePost?.();
+  const post = await fetch(new URL(action, url), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ secret: human.secret }).toString(),
+  });
+  assertMatch(
+    await post.text(),
+    late ? /no longer waits at its password prompt; nothing was typed/ : /Sent to the terminal/,
+  );
+  await assertSpent(url);
+}
+
+function answering(human: Human) {
+  return (client: Client) =>
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) => {
+      human.asked.push(req.params as Record<string, unknown>);
+      if (human.reply === "hang") {
+        return new Promise((_, reject) => extra.signal.addEventListener("abort", () => reject(new Error("gone"))));
+      }
+      if (human.reply !== "accept") return Promise.resolve({ action: human.reply });
+      if (req.params.mode === "url") {
+        human.browsing.push(browse(req.params.url, human));
+        return Promise.resolve({ action: "accept" });
+      }
+      return Promise.resolve({ action: "accept", content: { yes: human.yes } });
+    });
+}
+
+const SECRET_SCRIPT = `read -r -s -p 'Password: ' pw; echo
+printf 'digest %s\\n' "$(printf %s "$pw" | sha256sum | cut -c1-16)"
+exec sleep 3600
+`;
+const CONFIRM_SCRIPT = `read -r -p 'Overwrite it? [y/N] ' yn
+printf 'answer=%s\\n' "$yn"
+exec sleep 3600
+`;
+
+async function sha16(s: string): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
+  return [...d].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
+}
+
+interface Setup {
+  mcp: McpFixture;
+  tmux: TmuxFixture;
+  human: Human;
+  audit: string;
+  dir: string;
+  /** Every tool result of the test. */
+  results: CallToolResult[];
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  launch(script: string, shows: string): Promise<string>;
+  screen(id: string): Promise<string>;
+}
+
+async function withHuman(
+  capabilities: Record<string, unknown> | undefined,
+  fn: (s: Setup) => Promise<void>,
+  backend = "tmux",
+): Promise<void> {
+  const tmux = await startTmux("handoff");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
+  const audit = `${dir}/audit.log`;
+  const human: Human = { reply: "accept", yes: true, secret: "", asked: [], browsing: [] };
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    args: ["--terminal-backend", backend, "--audit-log", audit],
+    capabilities,
+    setup: capabilities ? answering(human) : undefined,
+  });
+  const results: CallToolResult[] = [];
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await mcp.call(name, args);
+    results.push(r);
+    return r;
+  };
+  const screen = async (id: string) => {
+    const r = await call("pty-get-screen", { pty_id: id });
+    assert(!r.isError, textOf(r));
+    return (r.structuredContent as { screen: string }).screen;
+  };
+  const launch = async (script: string, shows: string) => {
+    const path = `${dir}/prog-${crypto.randomUUID()}.sh`;
+    await Deno.writeTextFile(path, script);
+    const r = await call("pty-launch", { command: `HISTFILE=/dev/null bash --norc --noprofile ${path}` });
+    assert(!r.isError, textOf(r));
+    const id = (r.structuredContent as { pty_id: string }).pty_id;
+    await waitUntil(`the prompt ${shows}`, async () => (await screen(id)).includes(shows), 30_000);
+    return id;
+  };
+  try {
+    await fn({ mcp, tmux, human, audit, dir, results, call, launch, screen });
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Asserts `secret` is nowhere: tool results, audit log, server stderr, tmux buffers, the client's questions. */
+async function assertNowhere(s: Setup, secret: string): Promise<void> {
+  for (const r of s.results) assert(!JSON.stringify(r).includes(secret), "the secret is in a tool result");
+  await s.mcp.close(); // the audit log is complete once the server has exited
+  assert(!(await Deno.readTextFile(s.audit)).includes(secret), "the secret is in the audit log");
+  assert(!s.mcp.stderr().includes(secret), "the secret is on the server's stderr");
+  assert(!JSON.stringify(s.human.asked).includes(secret), "the secret is in an elicitation request");
+  const names = (await s.tmux.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) => n !== "");
+  for (const name of names) {
+    assert(!(await s.tmux.tmux("show-buffer", "-b", name)).includes(secret), `the secret is in buffer ${name}`);
+  }
+}
+
+const BOTH = { elicitation: { form: {}, url: {} } };
+
+for (const backend of ["tmux", "pty"]) {
+  Deno.test(`${backend} backend: a secret goes from a one-shot local page (URL elicitation) to the program, and nowhere else`, async () => {
+    await withHuman(BOTH, async (s) => {
+      s.human.secret = `pw-${crypto.randomUUID()}`;
+      const id = await s.launch(SECRET_SCRIPT, "Password:");
+      const r = await s.call("pty-request-input", {
+        pty_id: id,
+        prompt: "Enter the test password",
+        timeout_ms: 120_000,
+      });
+      assert(!r.isError, textOf(r));
+      await Promise.all(s.human.browsing);
+      const out = r.structuredContent as Record<string, unknown>;
+      assertEquals([out.outcome, out.via], ["input_received", "url"]);
+      assertEquals(s.human.asked.length, 1);
+      assertEquals(s.human.asked[0].mode, "url");
+      assertMatch(s.human.asked[0].url as string, /^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{43}$/);
+      assertMatch(s.human.asked[0].message as string, /Enter the test password/);
+      const digest = await sha16(s.human.secret);
+      await waitUntil("the program's digest", async () => (await s.screen(id)).includes(`digest ${digest}`), 30_000);
+      await assertNowhere(s, s.human.secret);
+    }, backend);
+  });
+}
+
+Deno.test("a secret that comes after its prompt went away is not typed", async () => {
+  await withHuman(BOTH, async (s) => {
+    s.human.secret = `pw-${crypto.randomUUID()}`;
+    const id = await s.launch(SECRET_SCRIPT, "Password:");
+    // Meanwhile the program ends (Ctrl-C); the human posts after that.
+    s.human.beforePost = async () => {
+      await s.call("pty-send-keys", { pty_id: id, keys: "\u0003" });
+      await waitUntil("the program's end", async () => {
+        const r = await s.call("pty-list-sessions", {});
+        const sessions = (r.structuredContent as { sessions: { pty_id: string; status: string }[] }).sessions;
+        return sessions.find((x) => x.pty_id === id)?.status === "exited";
+      }, 30_000);
+    };
+    const r = await s.call("pty-request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 120_000 });
+    await Promise.all(s.human.browsing);
+    const out = r.structuredContent as Record<string, unknown>;
+    assertEquals([out.outcome, out.via], ["cancelled", "url"]);
+    assertMatch(out.message as string, /^the prompt went away before the answer came: nothing was typed/);
+    await assertNowhere(s, s.human.secret);
+  });
+});
+
+Deno.test("a yes/no prompt is answered by a form and the answer typed", async () => {
+  await withHuman(BOTH, async (s) => {
+    const id = await s.launch(CONFIRM_SCRIPT, "Overwrite it? [y/N]");
+    const r = await s.call("pty-request-input", { pty_id: id, prompt: "Overwrite the file?", timeout_ms: 60_000 });
+    assert(!r.isError, textOf(r));
+    const out = r.structuredContent as Record<string, unknown>;
+    assertEquals([out.outcome, out.via], ["input_received", "form"]);
+    assertEquals(s.human.asked[0].mode, "form");
+    assertMatch(s.human.asked[0].message as string, /Overwrite the file\?\nThe program asks: Overwrite it\? \[y\/N\]/);
+    assertEquals(s.human.asked[0].requestedSchema, {
+      type: "object",
+      properties: { yes: { type: "boolean", title: "Yes" } },
+      required: ["yes"],
+    });
+    await waitUntil("the typed answer", async () => (await s.screen(id)).includes("answer=y"), 30_000);
+  });
+});
+
+Deno.test("decline, cancel and timeout type nothing and say so", async () => {
+  await withHuman(BOTH, async (s) => {
+    const id = await s.launch(SECRET_SCRIPT, "Password:");
+    const cases: [Reply, string, RegExp, number][] = [
+      ["decline", "declined", /^the human declined: nothing was typed and the session is as it was/, 60_000],
+      ["cancel", "cancelled", /^the human dismissed the request: nothing was typed/, 60_000],
+      ["hang", "timeout", /^nobody answered within 2 s: nothing was typed and the session is as it was/, 2_000],
+    ];
+    for (const [reply, outcome, message, timeout_ms] of cases) {
+      s.human.reply = reply;
+      const r = await s.call("pty-request-input", { pty_id: id, prompt: "Enter the test password", timeout_ms });
+      assert(!r.isError, textOf(r));
+      const out = r.structuredContent as Record<string, unknown>;
+      assertEquals([reply, out.outcome], [reply, outcome]);
+      assertMatch(out.message as string, message);
+      assert(!(out.message as string).includes("\n"));
+      // As it was: still at the prompt, nothing read.
+      const screen = await s.screen(id);
+      assertMatch(screen, /Password:/);
+      assert(!screen.includes("digest"), screen);
+    }
+    assertEquals(s.human.asked.length, 3);
+  });
+});
+
+Deno.test("a client without elicitation gets the attach instructions; form-only gets no form for a secret", async () => {
+  await withHuman(undefined, async (s) => {
+    const id = await s.launch(SECRET_SCRIPT, "Password:");
+    const out = (await s.call("pty-request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 300 }))
+      .structuredContent as Record<string, unknown>;
+    assertEquals([out.outcome, out.via], ["timeout", "attach"]);
+    assertMatch(out.attach_command as string, /attach-session/);
+  });
+  await withHuman({ elicitation: {} }, async (s) => {
+    const id = await s.launch(SECRET_SCRIPT, "Password:");
+    const out = (await s.call("pty-request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 300 }))
+      .structuredContent as Record<string, unknown>;
+    assertEquals([out.outcome, out.via], ["timeout", "attach"]);
+    assertEquals(s.human.asked, []);
+  });
+});
+
+Deno.test("bad input gets one clear line: an unknown session, no prompt waiting", async () => {
+  await withHuman(BOTH, async (s) => {
+    const unknown = await s.call("pty-request-input", { pty_id: "nope", prompt: "x", timeout_ms: 1000 });
+    assert(unknown.isError);
+    assertMatch(textOf(unknown), /^no pty session "nope": call pty_list_sessions/);
+    const id = await s.launch("echo ready; exec cat\n", "ready");
+    const idle = await s.call("pty-request-input", { pty_id: id, prompt: "x", timeout_ms: 1000 });
+    assert(idle.isError);
+    assertMatch(
+      textOf(idle),
+      /^pty session "s\d+" is not waiting at a password or yes\/no prompt \(last line: "ready"\): nothing was asked/,
+    );
+    assert(!textOf(idle).includes("\n"));
+    assertEquals(s.human.asked, []);
+  });
+});
+
+// ---- The 2026 era's parking (no client needed) ----
+
+/** A tool call that asks one yes/no per entry of `questions` and returns the answers. */
+function asking(questions: number, seen: Answer[]) {
+  return async (ask: Asker) => {
+    for (let i = 0; i < questions; i++) {
+      seen.push(await ask.form({ message: `q${i}`, field: "yes", type: "boolean" }, new AbortController().signal));
+    }
+    return `answers ${seen.map((a) => a.action === "accept" ? a.value : a.action).join(",")}`;
+  };
+}
+
+Deno.test("parking: a question ends the round with input_required; the retry resumes the call, once", async () => {
+  const parking = new Parking<string>({ ttlMs: 60_000 });
+  const seen: Answer[] = [];
+  const first = await parking.start("tool", asking(2, seen));
+  assert("inputRequired" in first);
+  const { requestState, inputRequests } = first.inputRequired;
+  assertMatch(requestState, /^[A-Za-z0-9_-]{43}$/);
+  assertEquals(inputRequests, {
+    q1: {
+      method: "elicitation/create",
+      params: {
+        mode: "form",
+        message: "q0",
+        requestedSchema: { type: "object", properties: { yes: { type: "boolean" } }, required: ["yes"] },
+      },
+    },
+  });
+  const second = await parking.resume("tool", requestState, { q1: { action: "accept", content: { yes: true } } });
+  assert("inputRequired" in second);
+  assert(second.inputRequired.requestState !== requestState);
+  assertEquals(Object.keys(second.inputRequired.inputRequests), ["q2"]);
+  // One-shot: the first state is spent; a retry under another tool's name is refused.
+  await rejects(parking.resume("tool", requestState, {}), /^UserError: Invalid or expired requestState/);
+  await rejects(parking.resume("other", second.inputRequired.requestState, {}), /Invalid or expired requestState/);
+  // The refused retry did not spend it; a malformed answer counts as a cancel.
+  const last = await parking.resume("tool", second.inputRequired.requestState, { q2: { action: "accept" } });
+  assertEquals(last, { done: "answers true,cancel" });
+  assertEquals(parking.size, 0);
+});
+
+Deno.test("parking: a retry that never comes answers the question with timeout", async () => {
+  const parking = new Parking<string>({ ttlMs: 50 });
+  const seen: Answer[] = [];
+  const first = await parking.start("tool", asking(1, seen));
+  assert("inputRequired" in first);
+  await waitUntil("the expiry", () => Promise.resolve(seen.length === 1 ? seen : undefined));
+  assertEquals(seen, [{ action: "timeout" }]);
+  await rejects(parking.resume("tool", first.inputRequired.requestState, {}), /Invalid or expired requestState/);
+  assertEquals(parking.size, 0);
+});
+
+Deno.test("parking: a call that asks nothing finishes in its first round; a failure is its own", async () => {
+  const parking = new Parking<string>({ ttlMs: 60_000 });
+  assertEquals(await parking.start("tool", () => Promise.resolve("plain")), { done: "plain" });
+  await rejects(parking.start("tool", () => Promise.reject(new Error("boom"))), /boom/);
+});
+
+// ---- The secret page's refusals ----
+
+Deno.test("the secret page: one shot, its own host and path only, no line breaks", async () => {
+  const got: string[] = [];
+  const page = await openSecretPage({
+    message: "<b>sudo</b>",
+    deliver: (b) => {
+      got.push(new TextDecoder().decode(b));
+      return Promise.resolve({ ok: true, text: "Sent to the terminal." });
+    },
+  });
+  const url = new URL(page.url);
+  const post = (body: string, headers: Record<string, string> = {}, to = page.url) =>
+    fetch(to, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      body,
+    });
+  const form = await (await fetch(page.url)).text();
+  assertMatch(form, /&#60;b&#62;sudo&#60;\/b&#62;/); // escaped
+  assertEquals((await fetch(`${url.origin}/wrong`).then(async (r) => [r.status, await r.text()]))[0], 404);
+  const localhost = await fetch(page.url.replace("127.0.0.1", "localhost")).catch(() => undefined);
+  if (localhost) assertEquals([localhost.status, await localhost.text()][0], 404); // Host must be 127.0.0.1:port
+  assertEquals(
+    (await post("secret=x", { origin: "http://evil.example" }).then(async (r) => [r.status, await r.text()]))[0],
+    403,
+  );
+  assertMatch(await (await post("secret=a%0Ab")).text(), /line break/);
+  assertMatch(await (await post("secret=")).text(), /Type the secret first/);
+  assertEquals(got, []);
+  assertMatch(await (await post("secret=hunter2")).text(), /Sent to the terminal/);
+  assertEquals(got, ["hunter2"]);
+  assertEquals(await page.delivered, true);
+  await page.close();
+  await assertSpent(page.url);
+});
+
+Deno.test("modernToolsCall: input_required, then the retry's answer reaches the call; no elicitation, no asking", async () => {
+  const parking = new Parking<string>({ ttlMs: 60_000 });
+  const seen: Answer[] = [];
+  const first = await modernToolsCall(parking, { name: "t" }, { form: {} }, (ask) => asking(1, seen)(ask!));
+  assert(typeof first === "object" && first.resultType === "input_required");
+  assertEquals(Object.keys(first.inputRequests), ["q1"]);
+  const retry = { name: "t", requestState: first.requestState, inputResponses: { q1: { action: "decline" } } };
+  assertEquals(
+    await modernToolsCall(parking, retry, { form: {} }, () => Promise.reject(new Error("not run"))),
+    "answers decline",
+  );
+  await rejects(modernToolsCall(parking, retry, { form: {} }, () => Promise.resolve("x")), /Invalid or expired/);
+  assertEquals(
+    await modernToolsCall(parking, { name: "t" }, undefined, (ask) => Promise.resolve(`ask ${ask}`)),
+    "ask undefined",
+  );
+});
