@@ -279,7 +279,7 @@ Deno.test("bad input gets one clear line: an unknown session, no prompt waiting"
   await withHuman(BOTH, async (s) => {
     const unknown = await s.call("pty-request-input", { pty_id: "nope", prompt: "x", timeout_ms: 1000 });
     assert(unknown.isError);
-    assertMatch(textOf(unknown), /^no pty session "nope": call pty_list_sessions/);
+    assertMatch(textOf(unknown), /^no pty session "nope": call pty-list-sessions/);
     const id = await s.launch("echo ready; exec cat\n", "ready");
     const idle = await s.call("pty-request-input", { pty_id: id, prompt: "x", timeout_ms: 1000 });
     assert(idle.isError);
