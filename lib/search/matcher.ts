@@ -16,6 +16,8 @@
  * (also U+017F LONG S) — a test checks this against every code point — so
  * it becomes a flagless pattern over bytes (`[eE][rR]…`, the two signs as
  * their UTF-8 bytes) with the same matches.
+ * So is a case-sensitive regex that can only match ASCII (see
+ * {@linkcode matchesOnlyAscii}): most log searches, with no decoding.
  * Literal queries (either case) only look at the characters they match, so
  * they are searched in a view that ends just past `limit`. A regex can look
  * arbitrarily far ahead, so it always runs on the whole text; to keep it from
@@ -212,34 +214,21 @@ export function compileMatcher(
   // The probe: sticky at `from`, tries R at up to probeSpan + 1 positions and
   // stops at the first where R matches; its length is the distance to that start.
   const probe = compile(`[^]{0,${probeSpan}}?(?=${query})`, "y" + flags);
+  // A case-sensitive pattern that matches only ASCII runs on the byte string, like a literal: no decoding.
+  const needsChars = ignoreCase || !matchesOnlyAscii(query);
   return {
     query,
     mode,
     ignoreCase,
-    needsChars: true,
+    needsChars,
     finder(text, limit) {
+      const find = regexFinder(text, limit);
+      if (needsChars) return find;
+      // On a byte string, a continuation byte (0x80..0xBF) is inside a character: only an empty match starts there.
       return (from) => {
-        if (from > text.length || from >= limit) return undefined;
-        if (text.length - from <= PLAIN_REACH * (limit - from)) {
-          const m = execAt(global, text, from);
-          return m && m.start < limit ? m : undefined;
-        }
-        for (let p = from; p < limit;) {
-          probe.lastIndex = p;
-          const hit = probe.exec(text);
-          if (hit) {
-            const start = p + hit[0].length;
-            if (start >= limit) return undefined;
-            // R matched inside the lookahead at `start`, so it matches there on its own.
-            const m = execAt(sticky, text, start);
-            if (!m) throw new Error(`regex probe and match disagree at ${start}`);
-            return m;
-          }
-          // The probe covered probeSpan + 1 code points, i.e. at least that many units.
-          p += probeSpan + 1;
-          if (p < text.length && isLowSurrogateAfterHigh(text, p)) p++;
-        }
-        return undefined;
+        let m = find(from);
+        while (m && m.start < text.length && (text.charCodeAt(m.start) & 0xc0) === 0x80) m = find(m.start + 1);
+        return m;
       };
     },
     caseDistance(text, span) {
@@ -248,6 +237,80 @@ export function compileMatcher(
       return m && m.end === span.end ? 0 : 1;
     },
   };
+
+  function regexFinder(text: string, limit: number) {
+    return (from: number): Span | undefined => {
+      if (from > text.length || from >= limit) return undefined;
+      if (text.length - from <= PLAIN_REACH * (limit - from)) {
+        const m = execAt(global, text, from);
+        return m && m.start < limit ? m : undefined;
+      }
+      for (let p = from; p < limit;) {
+        probe.lastIndex = p;
+        const hit = probe.exec(text);
+        if (hit) {
+          const start = p + hit[0].length;
+          if (start >= limit) return undefined;
+          // R matched inside the lookahead at `start`, so it matches there on its own.
+          const m = execAt(sticky, text, start);
+          if (!m) throw new Error(`regex probe and match disagree at ${start}`);
+          return m;
+        }
+        // The probe covered probeSpan + 1 code points, i.e. at least that many units.
+        p += probeSpan + 1;
+        if (p < text.length && isLowSurrogateAfterHigh(text, p)) p++;
+      }
+      return undefined;
+    };
+  }
+}
+
+/**
+ * Whether `source` (a valid `u`-flag pattern, matched case-sensitively) can
+ * only ever match ASCII characters, so that its matches in the byte string
+ * of UTF-8 content are exactly its matches in the decoded text: every
+ * character it consumes is ASCII, and each test it makes of a non-ASCII
+ * character (a class, a lookaround, `\b`) fails on that character's lead
+ * byte or on a continuation byte just as on the character, since no part of
+ * the pattern matches anything at or above U+0080. Only positions inside a
+ * character differ, where nothing can be consumed, so only an empty match
+ * can start there; the finder skips those.
+ *
+ * Conservative: `.`, negated classes, `\D \S \W \s` (`\s` takes U+00A0
+ * and more), `\p{…}`, a non-ASCII character or escape, and modifier groups
+ * such as `(?i:…)` or `(?m:…)` make it false.
+ */
+export function matchesOnlyAscii(source: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c.charCodeAt(0) >= 0x80) return false;
+    if (c === "\\") {
+      const e = source[++i];
+      if ("DSWsPp".includes(e)) return false;
+      if (e === "x" && parseInt(source.slice(i + 1, i + 3), 16) >= 0x80) return false;
+      if (e === "u") {
+        const braced = source[i + 1] === "{";
+        const hex = braced ? source.slice(i + 2, source.indexOf("}", i)) : source.slice(i + 1, i + 5);
+        if (parseInt(hex, 16) >= 0x80) return false;
+      }
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      continue;
+    }
+    if (c === ".") return false;
+    if (c === "[") {
+      if (source[i + 1] === "^") return false;
+      inClass = true;
+    } else if (c === "(" && source[i + 1] === "?") {
+      // Plain, lookaround and named groups only; `(?flags:…)` changes how the inside matches.
+      const rest = source.slice(i + 2, i + 4);
+      if (!(rest[0] === ":" || rest[0] === "=" || rest[0] === "!" || rest[0] === "<")) return false;
+    }
+  }
+  return true;
 }
 
 function isLowSurrogateAfterHigh(text: string, i: number): boolean {
