@@ -16,8 +16,8 @@
  * (also U+017F LONG S) — a test checks this against every code point — so
  * it becomes a flagless pattern over bytes (`[eE][rR]…`, the two signs as
  * their UTF-8 bytes) with the same matches.
- * So is a case-sensitive regex that can only match ASCII (see
- * {@linkcode matchesOnlyAscii}): most log searches, with no decoding.
+ * So is a case-sensitive regex whose matches are ASCII and never empty (see
+ * {@linkcode searchableAsBytes}): most log searches, with no decoding.
  * Literal queries (either case) only look at the characters they match, so
  * they are searched in a view that ends just past `limit`. A regex can look
  * arbitrarily far ahead, so it always runs on the whole text; to keep it from
@@ -215,22 +215,13 @@ export function compileMatcher(
   // stops at the first where R matches; its length is the distance to that start.
   const probe = compile(`[^]{0,${probeSpan}}?(?=${query})`, "y" + flags);
   // A case-sensitive pattern that matches only ASCII runs on the byte string, like a literal: no decoding.
-  const needsChars = ignoreCase || !matchesOnlyAscii(query);
+  const needsChars = ignoreCase || !searchableAsBytes(query);
   return {
     query,
     mode,
     ignoreCase,
     needsChars,
-    finder(text, limit) {
-      const find = regexFinder(text, limit);
-      if (needsChars) return find;
-      // On a byte string, a continuation byte (0x80..0xBF) is inside a character: only an empty match starts there.
-      return (from) => {
-        let m = find(from);
-        while (m && m.start < text.length && (text.charCodeAt(m.start) & 0xc0) === 0x80) m = find(m.start + 1);
-        return m;
-      };
-    },
+    finder: regexFinder,
     caseDistance(text, span) {
       if (!exactCase) return 0;
       const m = execAt(exactCase, text, span.start);
@@ -266,25 +257,31 @@ export function compileMatcher(
 }
 
 /**
- * Whether `source` (a valid `u`-flag pattern, matched case-sensitively) can
- * only ever match ASCII characters, so that its matches in the byte string
- * of UTF-8 content are exactly its matches in the decoded text: every
- * character it consumes is ASCII, and each test it makes of a non-ASCII
- * character (a class, a lookaround, `\b`) fails on that character's lead
- * byte or on a continuation byte just as on the character, since no part of
- * the pattern matches anything at or above U+0080. Only positions inside a
- * character differ, where nothing can be consumed, so only an empty match
- * can start there; the finder skips those.
+ * Whether `source` (a valid `u`-flag pattern, matched case-sensitively)
+ * finds exactly the same matches in the byte string of UTF-8 content as in
+ * the decoded text: true when every match holds at least one character and
+ * no part of the pattern matches anything at or above U+0080. Then a match
+ * consumes only ASCII characters, which are the same single bytes in both,
+ * so it starts on a character boundary; and each test the pattern makes of a
+ * non-ASCII character (a class, a lookaround, `\b`) fails on that
+ * character's lead or continuation bytes just as on the character. (An empty
+ * match could sit inside a character, and V8 even finds some inside a
+ * surrogate pair, hence the first condition.)
  *
- * Conservative: `.`, negated classes, `\D \S \W \s` (`\s` takes U+00A0
- * and more), `\p{…}`, a non-ASCII character or escape, and modifier groups
- * such as `(?i:…)` or `(?m:…)` make it false.
+ * Conservative. Not searchable as bytes: `.`, negated classes, `\D \S \W
+ * \s` (`\s` takes U+00A0 and more), `\p{…}`, a non-ASCII character or
+ * escape, modifier groups such as `(?i:…)` or `(?m:…)`, an alternative at
+ * the top level, and a pattern without a top-level character, class or
+ * escape that must occur at least once (`NEEDLE-[A-Z]+` has one, `a*` and
+ * `(ab)+` do not).
  */
-export function matchesOnlyAscii(source: string): boolean {
-  let inClass = false;
+export function searchableAsBytes(source: string): boolean {
+  let inClass = false, depth = 0, consumes = false;
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c.charCodeAt(0) >= 0x80) return false;
+    // Whether this is an atom of the top level that matches one character (set where it ends).
+    let atom = false;
     if (c === "\\") {
       const e = source[++i];
       if ("DSWsPp".includes(e)) return false;
@@ -294,23 +291,34 @@ export function matchesOnlyAscii(source: string): boolean {
         const hex = braced ? source.slice(i + 2, source.indexOf("}", i)) : source.slice(i + 1, i + 5);
         if (parseInt(hex, 16) >= 0x80) return false;
       }
-      continue;
-    }
-    if (inClass) {
-      if (c === "]") inClass = false;
-      continue;
-    }
-    if (c === ".") return false;
-    if (c === "[") {
+      // One character: \d \w, a control escape, an escaped syntax character. (Not \b \B \k, backreferences, or
+      // the multi-character escapes \x \u \c, whose ends this loop does not track.)
+      atom = !inClass && depth === 0 && ("dwtnrfv0".includes(e) || !/[A-Za-z0-9]/.test(e));
+    } else if (inClass) {
+      if (c === "]") {
+        inClass = false;
+        atom = depth === 0;
+      }
+    } else if (c === ".") return false;
+    else if (c === "[") {
       if (source[i + 1] === "^") return false;
       inClass = true;
-    } else if (c === "(" && source[i + 1] === "?") {
+    } else if (c === "(") {
       // Plain, lookaround and named groups only; `(?flags:…)` changes how the inside matches.
-      const rest = source.slice(i + 2, i + 4);
-      if (!(rest[0] === ":" || rest[0] === "=" || rest[0] === "!" || rest[0] === "<")) return false;
-    }
+      if (source[i + 1] === "?" && !":=!<".includes(source[i + 2])) return false;
+      depth++;
+    } else if (c === ")") depth--;
+    else if (c === "|" && depth === 0) return false;
+    else if (c === "{") {
+      // A quantifier's counts (under u a lone brace is a syntax error).
+      i = source.indexOf("}", i);
+      if (i < 0) return false;
+    } else atom = depth === 0 && !"^$*+?{}".includes(c);
+    // An atom counts unless a quantifier lets it match zero times.
+    const q = source[i + 1];
+    if (atom && !(q === "*" || q === "?" || (q === "{" && source[i + 2] === "0"))) consumes = true;
   }
-  return true;
+  return consumes;
 }
 
 function isLowSurrogateAfterHigh(text: string, i: number): boolean {
