@@ -151,6 +151,7 @@ async function runLocked(
       socketPath: info.socketPath,
       scriptPath: files.script,
       armedPath: files.armed,
+      fifoPath: files.fifo,
       inBuffers: rt.scripts.inBuffers,
     };
     await rt.scripts.write(files, runScript(flavor, parts));
