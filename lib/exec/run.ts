@@ -77,6 +77,8 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
   await refuseSelfInput(tmux, paneId, { text: req.command, enter: true }, { signal: ctx.signal });
   const left = () => Math.max(0, req.timeoutMs - (performance.now() - started));
   const { release, waited } = await rt.lockPane(paneId, ctx.signal, left());
+  // What a finished run still does after its answer (the prompt being drawn), under the pane's lock.
+  let tail: Promise<void> | undefined;
   try {
     // A command an earlier call gave up on may still run here: let it finish first.
     const earlier = [...rt.runs].filter((r) => r.paneId === paneId && r.abandoned() && r.started());
@@ -105,9 +107,10 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
       localTerminal: ctx.config.ssh === undefined,
     });
     const ids = resolvedOf(info.pane, defaulted);
-    return await runLocked(ctx, rt, req, info, ids, started);
+    return await runLocked(ctx, rt, req, info, ids, started, (t) => tail = t);
   } finally {
-    release();
+    if (tail) void tail.finally(release);
+    else release();
   }
 }
 
@@ -131,6 +134,7 @@ async function runLocked(
   info: { pane: PaneInfo; socketPath: string },
   ids: Ids,
   started: number,
+  after: (tail: Promise<void>) => void,
 ): Promise<RunResult> {
   const { tmux } = ctx;
   const { pane } = info;
@@ -205,8 +209,9 @@ async function runLocked(
     // The shell waits in the end handshake: the output is complete and cannot move.
     const read = await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
     await run.release("end");
-    await run.promptDrawn();
-    run.finish();
+    // The answer need not wait for the prompt: the pane stays locked until it is drawn, so the next run
+    // in this pane starts at the prompt.
+    after(run.promptDrawn().finally(() => run.finish()));
     finished = true;
     const shellNow = { ...read.pane, current_command: pane.current_command };
     return result(read, ids, {
