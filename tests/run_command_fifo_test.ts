@@ -1,41 +1,68 @@
 /**
  * run-command's handshakes through a FIFO (lib/exec/shell.ts): the shell
  * waits in its own `read`, with no tmux client started, and a server that
- * dies however it dies (SIGKILL: no exit hook) leaves no shell blocked,
- * because the FIFO's last writer is gone with it.
+ * dies however it dies (SIGKILL: no exit hook) while a shell waits for it
+ * leaves that shell free, because the FIFO's last writer is gone with it.
  */
-import { assert } from "./assert.ts";
 import { SHELLS, withShell } from "./exec_fixtures.ts";
-import { waitForPane } from "./pane_helpers.ts";
+import { tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
+
+/**
+ * Whether process `pid` has a file open whose path holds `part`, or any process runs `tmux -S …socket… wait-for
+ * tmux-mcp-…` on the tmux server named `socket`.
+ */
+function waits(pid: number, part: string, socket: string): boolean {
+  for (const e of Deno.readDirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (Deno.readLinkSync(`/proc/${pid}/fd/${e.name}`).includes(part)) return true;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  for (const e of Deno.readDirSync("/proc")) {
+    try {
+      if (!/^\d+$/.test(e.name)) continue;
+      const argv = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
+      if (argv.includes(socket) && argv.includes("\0wait-for\0tmux-mcp-")) return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
+}
 
 for (const shell of SHELLS) {
-  Deno.test(`run-command in ${shell}: a server killed mid-run leaves the shell free at its next handshake`, async () => {
+  Deno.test(`run-command in ${shell}: a server killed while the shell waits in a handshake frees it`, async () => {
+    // Its own temp directory: another server's sweep of a dead server's run files would disarm the run.
+    const tmp = await Deno.makeTempDir({ prefix: "tmcp-fifo-" });
     await withShell(shell, async (fx) => {
       const pid = fx.mcp.pid;
+      const shellPid = Number(await tmuxFormat(fx, fx.pane, "#{pane_pid}"));
       const call = fx.mcp.call("run-command", {
         target: fx.pane,
-        command: "echo SLEEPING; sleep 4",
+        command: "echo SLEEPING; sleep 1",
         timeout_ms: 60_000,
       })
         .catch(() => undefined);
       // The typed line names only the script: this is the command's output.
       await waitForPane(fx, fx.pane, /^SLEEPING$/m, 30_000);
-      // No exit hook runs: the run stays armed, so after `sleep` the shell enters the end handshake.
-      Deno.kill(pid, "SIGKILL");
-      await call;
+      // Stopped, the server cannot release the shell from the end handshake, where it then waits: reading the
+      // run's FIFO (or, before FIFOs, in a `tmux wait-for` child).
+      Deno.kill(pid, "SIGSTOP");
       try {
-        // Typed now, read by the shell only once it is back at its prompt.
-        await fx.tmux("send-keys", "-t", fx.pane, "-l", `echo RE""ADY`);
-        await fx.tmux("send-keys", "-t", fx.pane, "Enter");
-        const text = await waitForPane(fx, fx.pane, /^READY$/m, 60_000);
-        assert(text.includes("READY"));
+        await waitUntil(
+          "the shell to wait in the end handshake",
+          () => Promise.resolve(waits(shellPid, "/f-", fx.socketName)),
+          30_000,
+        );
       } finally {
-        // The killed server's run directory (its exit hook never ran).
-        const parent = Deno.env.get("TMPDIR") || "/tmp";
-        for await (const e of Deno.readDir(parent)) {
-          if (e.name.startsWith(`tmux-mcp-${pid}-`)) await Deno.remove(`${parent}/${e.name}`, { recursive: true });
-        }
+        Deno.kill(pid, "SIGKILL");
       }
-    });
+      await call;
+      // Typed now, read by the shell only once it is back at its prompt.
+      await fx.tmux("send-keys", "-t", fx.pane, "-l", `echo RE""ADY`);
+      await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+      await waitForPane(fx, fx.pane, /^READY$/m, 60_000);
+    }, { serverEnv: { TMPDIR: tmp } }).finally(() => Deno.remove(tmp, { recursive: true }));
   });
 }
