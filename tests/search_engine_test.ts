@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { compileMatcher, escapeRegExp, type SearchMode } from "../lib/search/matcher.ts";
+import { compileMatcher, escapeRegExp, searchableAsBytes, type SearchMode } from "../lib/search/matcher.ts";
 import { createLineCounter, createOffsetCursor, createTextCursor } from "../lib/search/offsets.ts";
 import {
   DECODE_CHUNK,
@@ -56,6 +56,11 @@ const REGEXES = [
   "a[^]*b",
   "(?=[^]*😀)a",
   "\\n\\n?",
+  // Searched over the byte string of non-ASCII text (searchableAsBytes), or not: empty or top-level alternatives.
+  "[a-z]+",
+  "\\w*",
+  "(?<!a)b",
+  "[AB]+\\b",
 ];
 
 /** Independent reference: every match of a one-pass matchAll, as byte offsets. */
@@ -643,4 +648,50 @@ Deno.test("a decoded search releases the array it was handed; a byte-string sear
   const byteString = enc.encode("día 中文 x día");
   assertEquals(await search(byteString, "día", "literal"), [[0, "día 中文 "], [14, "文 x día"]]);
   assertEquals(byteString.buffer.detached, false);
+});
+
+Deno.test("a case-sensitive regex that can only match ASCII is searched over bytes, others over the decoded text", () => {
+  const bytes = [
+    "NEEDLE-[A-Z]+ failure",
+    "\\d+ms\\b",
+    "x(?<name>a|b){2,}\\k<name>",
+    "[\\w-]+",
+    "Z\\x41\\u0042\\u{43}",
+    "(?<=a)b",
+    "a{1,}",
+  ];
+  const chars = [
+    ".",
+    "a.b",
+    "[^a]",
+    "\\s",
+    "\\S+",
+    "\\D",
+    "\\W",
+    "\\p{L}",
+    "é",
+    "[é]",
+    "\\xe9",
+    "\\u00e9",
+    "\\u{1F600}",
+  ];
+  // Modifier groups, and what can match empty or holds a top-level alternative.
+  chars.push("(?i:k)", "(?m:^a)", "(?-i:a)", "(?=x)(?!y)", "a*", "x?", "a{0,3}", "(ab)+", "a|b", "\\B", "\\b");
+  for (const q of bytes) assert(searchableAsBytes(q) && !compileMatcher(q, "regex", false).needsChars, q);
+  for (const q of chars) assert(!searchableAsBytes(q) && compileMatcher(q, "regex", false).needsChars, q);
+  // ignore_case: `k` and `s` also match KELVIN SIGN and LONG S.
+  assert(compileMatcher("[a-z]+", "regex", true).needsChars);
+  const text = "día 中文 NEEDLE-ABC failure 🙂 x\nNEEDLE-Dé failure NEEDLE-XY failure";
+  const m = compileMatcher("NEEDLE-[A-Z]+ failure", "regex", false);
+  const subject = subjectOf(enc.encode(text), m.needsChars);
+  assert(subject.byteIndexed, "no decoding");
+  const r = scanSubject(subject, m, {
+    from: 0,
+    budget: Infinity,
+    maxMatches: 10,
+    contextBytes: 0,
+    includeSimilarity: false,
+  });
+  const expected = [...text.matchAll(/NEEDLE-[A-Z]+ failure/gu)].map((x) => byteLen(text.slice(0, x.index)));
+  assertEquals(r.matches.map((x) => x.offset_bytes), expected);
 });

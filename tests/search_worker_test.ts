@@ -9,7 +9,7 @@ import { type McpFixture, withServer } from "./helpers.ts";
 import { UserError } from "../lib/errors.ts";
 import { compileMatcher, type SearchMode } from "../lib/search/matcher.ts";
 import { searchBuffers, type SearchOptions, type SearchTarget } from "../lib/search/search.ts";
-import { createSearchPool } from "../lib/search/worker_pool.ts";
+import { backtrackCause, createSearchPool, regexTooLong } from "../lib/search/worker_pool.ts";
 import type { SearchOutput } from "../lib/tools/search_schemas.ts";
 
 const enc = new TextEncoder();
@@ -260,4 +260,79 @@ Deno.test("line matching shares the deadline and its one message; the service ke
   } finally {
     pool.close();
   }
+});
+
+/** `lines` lines of mixed-script log text, `needle` on every `every`-th line: about 60 bytes a line. */
+function bigLog(lines: number, every: number, needle: string): Uint8Array {
+  const parts: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    parts.push(i % every === every - 1 ? `${i} ${needle}\n` : `${i} día größe 中文 🙂 connection timeout user GET\n`);
+  }
+  return enc.encode(parts.join(""));
+}
+
+Deno.test("a linear regex over a large buffer is not stopped for its size: its room scales with the conversion", async () => {
+  // No room per MiB and 100 ms of base: what lets this through is the room the worker's own conversion of the 64 MiB
+  // earns (50 times it), on however busy a machine, and the clock stopped while the worker converts.
+  const pool = createSearchPool({ baseMs: 100, perMiBMs: 0 });
+  try {
+    const big = bigLog(1_200_000, 100_000, "NEEDLE-ABC failure");
+    assert(big.length > 64 * 1024 * 1024, `${big.length} bytes`);
+    const r = await pool.search([{ name: "big" }], () => Promise.resolve(big), {
+      ...options("NEEDLE-[A-Z]+ failure", "regex", false),
+      maxScanBytes: Infinity,
+    });
+    assertEquals(r.matches.length, 7);
+    assertEquals(r.matches[0].line, 100_000);
+    let error: unknown;
+    await pool.search([{ name: "evil" }], () => Promise.resolve(enc.encode(EVIL)), options("(a+)+$", "regex", false))
+      .catch((e) => error = e);
+    assert(error instanceof UserError, String(error));
+    assertMatch(error.message, /stopped after 100 ms of matching \(the repeated group \(a\+\)\+ holds a quantifier/);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("the deadline's message names what backtracks, and how much input it was matching", () => {
+  const cases: Array<[string, RegExp]> = [
+    ["(a+)+$", /^the repeated group \(a\+\)\+ holds a quantifier of its own: nested quantifiers/],
+    ["^(\\w+\\s?)*$", /^the repeated group \(\\w\+\\s\?\)\* holds a quantifier/],
+    ["((ab)*c)+x", /^the repeated group \(\(ab\)\*c\)\+ holds a quantifier/],
+    ["(x|xy){2,}z", /^the repeated group \(x\|xy\)\{2,\} has alternatives that can match the same text/],
+    ["a*a*a*a*b", /^quantifiers that can match the same characters/],
+    ["[(]a+[)]+", /^quantifiers that can match the same characters/],
+    ["\\(a+\\)+", /^quantifiers that can match the same characters/],
+  ];
+  for (const [source, cause] of cases) assertMatch(backtrackCause(source), cause, source);
+  const e = regexTooLong(["a*a*a*b"], 4000.4, 'mode "literal"', 300 * 1024 * 1024);
+  assertEquals(
+    e.message,
+    'regex "a*a*a*b" took too long and was stopped after 4000 ms of matching over 300 MiB (quantifiers that can ' +
+      "match the same characters, such as \\w+\\w+ or (a|ab)*, retry every way of splitting a long run of them): " +
+      'rewrite that part, or use mode "literal"',
+  );
+});
+
+Deno.test("a regex search over a 64 MiB non-ASCII buffer succeeds through the server", async () => {
+  await withServer(async (mcp, tmux) => {
+    const big = bigLog(1_200_000, 250_000, "NEEDLE-XYZ failure");
+    const path = await Deno.makeTempFile();
+    try {
+      await Deno.writeFile(path, big);
+      await tmux.tmux("load-buffer", "-b", "big", path);
+    } finally {
+      await Deno.remove(path);
+    }
+    for (const query of ["NEEDLE-[A-Z]+ failure", "NEEDLE-\\S+ failure"]) {
+      const r = await mcp.ok<SearchOutput>("search-buffer", {
+        query,
+        mode: "regex",
+        buffers: ["big"],
+        max_scan_bytes: 256 * 1024 * 1024,
+      });
+      assertEquals([r.total_matches, r.bytes_scanned_total, r.truncated_buffers], [4, big.length, []], query);
+      assertEquals(r.matches.map((m) => m.line), [250_000, 500_000, 750_000, 1_000_000]);
+    }
+  });
 });

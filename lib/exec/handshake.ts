@@ -27,6 +27,8 @@ import { MarkerScanner } from "./stream.ts";
 export interface RunFiles {
   script: string;
   armed: string;
+  /** The FIFO the shell reads in each handshake, when the run has one (else it waits in `tmux wait-for`). */
+  fifo?: string;
 }
 
 export interface RunTracker {
@@ -95,16 +97,18 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
   const removeFiles = async () => {
     await rt.scripts.remove(files.armed);
     await rt.scripts.remove(files.script);
+    // Closing the FIFO releases a shell still reading it (end of file).
+    if (files.fifo) await rt.scripts.remove(files.fifo);
   };
 
   const tracked: TrackedRun = {
     paneId,
     // A marker not seen yet may still be on its way (the shell checked "armed" just before the exit removed it),
     // so its channel counts too: tmux keeps a signal nobody waits for, and a late wait then passes at once.
+    // A FIFO run needs no release at exit: the FIFO closes with this process.
     blocked: () =>
-      (["start", "end"] as const).filter((k) => !state[k] || (state[k]!.waits && !state[k]!.released)).map((k) =>
-        ch[k]
-      ),
+      files.fifo ? [] : (["start", "end"] as const).filter((k) => !state[k] || (state[k]!.waits && !state[k]!.released))
+        .map((k) => ch[k]),
     abandoned: () => abandoned,
     started: () => state.start !== undefined,
     settled: settled.promise,
@@ -153,7 +157,7 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
         ? { at: 0, seen: Promise.withResolvers<void>(), waitMs: PROMPT_WAIT_MS }
         : undefined;
       if (watch) promptWatch = watch;
-      await signal(tmux, ch[which]);
+      await (files.fifo ? rt.scripts.wake(files.fifo) : signal(tmux, ch[which]));
       if (watch) watch.waitMs = Math.max(PROMPT_WAIT_MS, PROMPT_WAIT_TRIPS * (performance.now() - t0));
     },
     async promptDrawn() {

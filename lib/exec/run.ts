@@ -83,6 +83,8 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
   await refuseSelfInput(tmux, paneId, { text: req.command, enter: true }, { signal: ctx.signal });
   const left = () => Math.max(0, req.timeoutMs - (performance.now() - started));
   const { release, waited } = await rt.lockPane(paneId, ctx.signal, left());
+  // What a finished run still does after its answer (the prompt being drawn), under the pane's lock.
+  let tail: Promise<void> | undefined;
   try {
     // A command an earlier call gave up on may still run here: let it finish first.
     const earlier = [...rt.runs].filter((r) => r.paneId === paneId && r.abandoned() && r.started());
@@ -111,9 +113,10 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
       localTerminal: ctx.config.ssh === undefined,
     });
     const ids = resolvedOf(info.pane, defaulted);
-    return await runLocked(ctx, rt, req, info, ids, started);
+    return await runLocked(ctx, rt, req, info, ids, started, (t) => tail = t);
   } finally {
-    release();
+    if (tail) void tail.finally(release);
+    else release();
   }
 }
 
@@ -139,6 +142,7 @@ async function runLocked(
   info: { pane: PaneInfo; socketPath: string },
   ids: Ids,
   started: number,
+  after: (tail: Promise<void>) => void,
 ): Promise<RunResult> {
   const { tmux } = ctx;
   const { pane } = info;
@@ -166,6 +170,7 @@ async function runLocked(
       socketPath: info.socketPath,
       scriptPath: files.script,
       armedPath: files.armed,
+      fifoPath: files.fifo,
       inBuffers: rt.scripts.inBuffers,
     };
     await rt.scripts.write(files, runScript(flavor, parts));
@@ -221,8 +226,9 @@ async function runLocked(
     const read = await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
     log.finish();
     await run.release("end");
-    await run.promptDrawn();
-    run.finish();
+    // The answer need not wait for the prompt: the pane stays locked until it is drawn, so the next run
+    // in this pane starts at the prompt.
+    after(run.promptDrawn().finally(() => run.finish()));
     finished = true;
     const shellNow = { ...read.pane, current_command: pane.current_command };
     return result(read, log, req.maxLines, ids, {

@@ -30,6 +30,7 @@ import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
 import { tempPrefix } from "../host/process.ts";
 import { ParkingLot } from "./parked.ts";
+import { libc } from "../terminal/pty/ffi.ts";
 
 /**
  * A run's script and "armed" flag (the shell waits in a handshake only while it exists): files in a
@@ -39,10 +40,16 @@ import { ParkingLot } from "./parked.ts";
 export interface RunScripts {
   /** True for the buffer route (pass it to runScript/typedLine as `inBuffers`). */
   readonly inBuffers: boolean;
-  /** The names for run `id`: two paths, or two buffer names. */
+  /** The names for run `id`: two paths (three with a FIFO), or two buffer names. */
   files(id: string): Promise<RunFiles>;
-  /** Creates the armed flag. */
+  /**
+   * Creates the armed flag, and the run's FIFO when `files` names one: made and held open here, so the
+   * shell's `read` from it waits for {@linkcode RunScripts.wake} without a tmux client. Where no FIFO
+   * can be made, drops `files.fifo` (the run then uses `tmux wait-for`).
+   */
   arm(files: RunFiles): Promise<void>;
+  /** Releases the shell from one handshake through the run's FIFO (one line). */
+  wake(fifo: string): Promise<void>;
   /** Stores the script. */
   write(files: RunFiles, script: string): Promise<void>;
   /** Removes a script or armed flag (disarms); never throws. */
@@ -52,10 +59,17 @@ export interface RunScripts {
 }
 
 const encoder = new TextEncoder();
+const NEWLINE = encoder.encode("\n");
 
-/** Run files in a private directory of this machine. */
+/**
+ * Run files in a private directory of this machine. Each run's FIFO stays open (read and write) here until it
+ * is removed: the shell's open of it never blocks, a wake written before the shell reads is kept, and when
+ * this process ends, however it ends, the last writer is gone and a shell still reading gets end-of-file.
+ */
 function fileScripts(): RunScripts {
   let dir: Promise<string> | undefined;
+  const fifos = new Map<string, Deno.FsFile>();
+  let fifosWork = true;
   return {
     inBuffers: false,
     async files(id) {
@@ -64,12 +78,33 @@ function fileScripts(): RunScripts {
         return d;
       });
       const d = await dir;
-      return { script: `${d}/r-${id}`, armed: `${d}/a-${id}` };
+      return { script: `${d}/r-${id}`, armed: `${d}/a-${id}`, ...(fifosWork ? { fifo: `${d}/f-${id}` } : {}) };
     },
-    arm: (f) => Deno.writeFile(f.armed, new Uint8Array(), { mode: 0o600 }),
+    async arm(f) {
+      await Deno.writeFile(f.armed, new Uint8Array(), { mode: 0o600 });
+      if (!f.fifo) return;
+      try {
+        libc().makeFifo(f.fifo, 0o600);
+        fifos.set(f.fifo, await Deno.open(f.fifo, { read: true, write: true }));
+      } catch (e) {
+        // No C library through FFI here (another OS, no --allow-ffi): every run uses tmux wait-for.
+        log("info", `run-command handshakes use tmux wait-for: ${e instanceof Error ? e.message : String(e)}`);
+        fifosWork = false;
+        delete f.fifo;
+      }
+    },
+    async wake(fifo) {
+      await fifos.get(fifo)?.write(NEWLINE);
+    },
     write: (f, script) => Deno.writeTextFile(f.script, script, { mode: 0o600 }),
-    remove: (name) => Deno.remove(name).catch(() => {}),
+    async remove(name) {
+      fifos.get(name)?.close();
+      fifos.delete(name);
+      await Deno.remove(name).catch(() => {});
+    },
     async close() {
+      for (const file of fifos.values()) file.close();
+      fifos.clear();
       // Removing the directory disarms every run (no shell waits any more).
       const d = await dir?.catch(() => undefined);
       if (d) await Deno.remove(d, { recursive: true }).catch(() => {});
@@ -95,6 +130,7 @@ function bufferScripts(tmux: TmuxExecutor): RunScripts {
       live.add(f.script);
       await tmux.run(["load-buffer", "-b", f.script, "-"], { stdin: encoder.encode(script) });
     },
+    wake: () => Promise.resolve(),
     remove,
     async close() {
       await Promise.all([...live].map(remove));

@@ -21,14 +21,18 @@
  * where W is `w` when the shell then waits for the server (below) and `f`
  * when it does not.
  *
- * After each marker the shell blocks in `tmux wait-for CHANNEL` until the
- * server has read the cursor position (and, at the end, the output): the
- * grid then cannot move under us, so output boundaries are exact. The wait
- * runs inside a command substitution, which job control leaves in the
- * shell's process group, so the pane's foreground process (what
- * `pane_current_command` reports) stays the shell throughout. The server
- * signals the channel (`wait-for -S` before the shell waits also works:
- * tmux remembers one signal). The shell only waits while the run's "armed"
+ * After each marker the shell blocks until the server has read the cursor
+ * position (and, at the end, the output): the grid then cannot move under
+ * us, so output boundaries are exact. Locally it blocks in its own `read` of
+ * a line from the run's FIFO, which the server holds open and writes a line
+ * to (a line written before the shell reads is kept; when the server ends,
+ * the shell reads end-of-file): no process is started, where a tmux client
+ * per handshake cost most of a run on a loaded machine. With --ssh it blocks
+ * in `tmux wait-for CHANNEL` inside a command substitution, which job
+ * control leaves in the shell's process group, and the server signals the
+ * channel (`wait-for -S` before the shell waits also works: tmux remembers
+ * one signal). Either way the pane's foreground process (what
+ * `pane_current_command` reports) stays the shell throughout. The shell only waits while the run's "armed"
  * file exists: a run the server gave up on (timeout, cancellation), and
  * every run once the server has exited (its directory is removed), never
  * blocks a shell, and no channel is ever left signalled but unconsumed.
@@ -98,6 +102,8 @@ export interface ScriptParts {
   scriptPath: string;
   /** The shell waits in a handshake only while this file exists. */
   armedPath: string;
+  /** A FIFO to wait on with the shell's own `read` (no process started); without it, `tmux wait-for`. */
+  fifoPath?: string;
   /**
    * True when the shell runs on another host (--ssh): `scriptPath` and `armedPath` then name tmux
    * buffers, which the shell reads and tests with `tmuxBin -S socketPath` (see {@linkcode typedLine}).
@@ -111,7 +117,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const osc = `\\033]${MARKER_OSC};${p.nonce};`;
   if (flavor === "fish") {
     const q = quoteFish;
-    const wait = (channel: string) => `true (${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)`;
+    const wait = (channel: string) =>
+      p.fifoPath
+        ? `test -p ${q(p.fifoPath)}; and read -l __tmux_mcp_w <${q(p.fifoPath)} 2>/dev/null`
+        : `true (${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)`;
     const armed = p.inBuffers
       ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
       : `test -e ${q(p.armedPath)}`;
@@ -129,7 +138,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     ].join("\n");
   }
   const q = shQuote;
-  const wait = (channel: string) => `: "$(${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)"`;
+  const wait = (channel: string) =>
+    p.fifoPath
+      ? `{ read -r __tmux_mcp_w; } 2>/dev/null <${q(p.fifoPath)}; unset __tmux_mcp_w`
+      : `: "$(${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)"`;
   const armed = p.inBuffers
     ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
     : `[ -e ${q(p.armedPath)} ]`;

@@ -16,6 +16,8 @@
  * (also U+017F LONG S) — a test checks this against every code point — so
  * it becomes a flagless pattern over bytes (`[eE][rR]…`, the two signs as
  * their UTF-8 bytes) with the same matches.
+ * So is a case-sensitive regex whose matches are ASCII and never empty (see
+ * {@linkcode searchableAsBytes}): most log searches, with no decoding.
  * Literal queries (either case) only look at the characters they match, so
  * they are searched in a view that ends just past `limit`. A regex can look
  * arbitrarily far ahead, so it always runs on the whole text; to keep it from
@@ -212,42 +214,111 @@ export function compileMatcher(
   // The probe: sticky at `from`, tries R at up to probeSpan + 1 positions and
   // stops at the first where R matches; its length is the distance to that start.
   const probe = compile(`[^]{0,${probeSpan}}?(?=${query})`, "y" + flags);
+  // A case-sensitive pattern that matches only ASCII runs on the byte string, like a literal: no decoding.
+  const needsChars = ignoreCase || !searchableAsBytes(query);
   return {
     query,
     mode,
     ignoreCase,
-    needsChars: true,
-    finder(text, limit) {
-      return (from) => {
-        if (from > text.length || from >= limit) return undefined;
-        if (text.length - from <= PLAIN_REACH * (limit - from)) {
-          const m = execAt(global, text, from);
-          return m && m.start < limit ? m : undefined;
-        }
-        for (let p = from; p < limit;) {
-          probe.lastIndex = p;
-          const hit = probe.exec(text);
-          if (hit) {
-            const start = p + hit[0].length;
-            if (start >= limit) return undefined;
-            // R matched inside the lookahead at `start`, so it matches there on its own.
-            const m = execAt(sticky, text, start);
-            if (!m) throw new Error(`regex probe and match disagree at ${start}`);
-            return m;
-          }
-          // The probe covered probeSpan + 1 code points, i.e. at least that many units.
-          p += probeSpan + 1;
-          if (p < text.length && isLowSurrogateAfterHigh(text, p)) p++;
-        }
-        return undefined;
-      };
-    },
+    needsChars,
+    finder: regexFinder,
     caseDistance(text, span) {
       if (!exactCase) return 0;
       const m = execAt(exactCase, text, span.start);
       return m && m.end === span.end ? 0 : 1;
     },
   };
+
+  function regexFinder(text: string, limit: number) {
+    return (from: number): Span | undefined => {
+      if (from > text.length || from >= limit) return undefined;
+      if (text.length - from <= PLAIN_REACH * (limit - from)) {
+        const m = execAt(global, text, from);
+        return m && m.start < limit ? m : undefined;
+      }
+      for (let p = from; p < limit;) {
+        probe.lastIndex = p;
+        const hit = probe.exec(text);
+        if (hit) {
+          const start = p + hit[0].length;
+          if (start >= limit) return undefined;
+          // R matched inside the lookahead at `start`, so it matches there on its own.
+          const m = execAt(sticky, text, start);
+          if (!m) throw new Error(`regex probe and match disagree at ${start}`);
+          return m;
+        }
+        // The probe covered probeSpan + 1 code points, i.e. at least that many units.
+        p += probeSpan + 1;
+        if (p < text.length && isLowSurrogateAfterHigh(text, p)) p++;
+      }
+      return undefined;
+    };
+  }
+}
+
+/**
+ * Whether `source` (a valid `u`-flag pattern, matched case-sensitively)
+ * finds exactly the same matches in the byte string of UTF-8 content as in
+ * the decoded text: true when every match holds at least one character and
+ * no part of the pattern matches anything at or above U+0080. Then a match
+ * consumes only ASCII characters, which are the same single bytes in both,
+ * so it starts on a character boundary; and each test the pattern makes of a
+ * non-ASCII character (a class, a lookaround, `\b`) fails on that
+ * character's lead or continuation bytes just as on the character. (An empty
+ * match could sit inside a character, and V8 even finds some inside a
+ * surrogate pair, hence the first condition.)
+ *
+ * Conservative. Not searchable as bytes: `.`, negated classes, `\D \S \W
+ * \s` (`\s` takes U+00A0 and more), `\p{…}`, a non-ASCII character or
+ * escape, modifier groups such as `(?i:…)` or `(?m:…)`, an alternative at
+ * the top level, and a pattern without a top-level character, class or
+ * escape that must occur at least once (`NEEDLE-[A-Z]+` has one, `a*` and
+ * `(ab)+` do not).
+ */
+export function searchableAsBytes(source: string): boolean {
+  let inClass = false, depth = 0, consumes = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c.charCodeAt(0) >= 0x80) return false;
+    // Whether this is an atom of the top level that matches one character (set where it ends).
+    let atom = false;
+    if (c === "\\") {
+      const e = source[++i];
+      if ("DSWsPp".includes(e)) return false;
+      if (e === "x" && parseInt(source.slice(i + 1, i + 3), 16) >= 0x80) return false;
+      if (e === "u") {
+        const braced = source[i + 1] === "{";
+        const hex = braced ? source.slice(i + 2, source.indexOf("}", i)) : source.slice(i + 1, i + 5);
+        if (parseInt(hex, 16) >= 0x80) return false;
+      }
+      // One character: \d \w, a control escape, an escaped syntax character. (Not \b \B \k, backreferences, or
+      // the multi-character escapes \x \u \c, whose ends this loop does not track.)
+      atom = !inClass && depth === 0 && ("dwtnrfv0".includes(e) || !/[A-Za-z0-9]/.test(e));
+    } else if (inClass) {
+      if (c === "]") {
+        inClass = false;
+        atom = depth === 0;
+      }
+    } else if (c === ".") return false;
+    else if (c === "[") {
+      if (source[i + 1] === "^") return false;
+      inClass = true;
+    } else if (c === "(") {
+      // Plain, lookaround and named groups only; `(?flags:…)` changes how the inside matches.
+      if (source[i + 1] === "?" && !":=!<".includes(source[i + 2])) return false;
+      depth++;
+    } else if (c === ")") depth--;
+    else if (c === "|" && depth === 0) return false;
+    else if (c === "{") {
+      // A quantifier's counts (under u a lone brace is a syntax error).
+      i = source.indexOf("}", i);
+      if (i < 0) return false;
+    } else atom = depth === 0 && !"^$*+?{}".includes(c);
+    // An atom counts unless a quantifier lets it match zero times.
+    const q = source[i + 1];
+    if (atom && !(q === "*" || q === "?" || (q === "{" && source[i + 2] === "0"))) consumes = true;
+  }
+  return consumes;
 }
 
 function isLowSurrogateAfterHigh(text: string, i: number): boolean {

@@ -42,6 +42,11 @@ export interface SearchOptions {
   contextBytes: number;
   includeSimilarity: boolean;
   signal?: AbortSignal;
+  /**
+   * Called when a buffer has been made searchable (validated, converted): its size and how long that took, a
+   * linear pass over the same bytes on the same thread, which the regex deadline scales with.
+   */
+  onOpened?(bytes: number, ms: number): void;
   /** Called after each buffer is scanned. */
   onBuffer?(done: number, total: number): void;
 }
@@ -82,7 +87,10 @@ export async function searchBuffers(
       continue;
     }
     if (o.signal?.aborted) throw searchCancelled();
-    const subject = openSubject(t, await read(t.name), o.matcher.needsChars);
+    const bytes = await read(t.name);
+    const opening = performance.now();
+    const subject = openSubject(t, bytes, o.matcher.needsChars);
+    o.onOpened?.(subject.size, performance.now() - opening);
     if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.size });
     const from = startOffset(t, subject);
     const r = scanSubject(subject, o.matcher, {

@@ -24,6 +24,7 @@
  * ```
  */
 import { UserError } from "../errors.ts";
+import { fullCollector } from "../host/gc.ts";
 import { compileMatcher, type SearchMode } from "./matcher.ts";
 import { searchBuffers, type SearchResult, type SearchTarget } from "./search.ts";
 
@@ -61,6 +62,7 @@ export type ToWorker = SearchRequest | LinesRequest | BufferReply;
 export type FromWorker =
   | { type: "ready" }
   | { type: "read"; name: string }
+  | { type: "opened"; bytes: number; ms: number }
   | { type: "progress"; done: number; total: number }
   | { type: "done"; result: SearchResult }
   | { type: "lines"; hits: { line: number; index: number }[][][] }
@@ -82,7 +84,18 @@ function read(name: string): Promise<Uint8Array> {
   return pending.promise;
 }
 
+/**
+ * Input at or above which a search ends with a full collection: the worker
+ * allocates little else, so V8 would keep a large search's text (and the
+ * bytes behind it) until some later job, holding the worker's memory at its
+ * peak between searches and doubling the next one's.
+ */
+const COLLECT_AFTER_BYTES = 16 * 1024 * 1024;
+
+let gc: (() => void) | undefined | null = null;
+
 async function run(req: SearchRequest): Promise<void> {
+  let handled = 0;
   try {
     const result = await searchBuffers(req.targets, read, {
       matcher: compileMatcher(req.query, req.mode, req.ignoreCase),
@@ -90,12 +103,20 @@ async function run(req: SearchRequest): Promise<void> {
       maxScanBytes: req.maxScanBytes,
       contextBytes: req.contextBytes,
       includeSimilarity: req.includeSimilarity,
+      onOpened: (bytes, ms) => {
+        handled += bytes;
+        scope.postMessage({ type: "opened", bytes, ms });
+      },
       onBuffer: (done, total) => scope.postMessage({ type: "progress", done, total }),
     });
     scope.postMessage({ type: "done", result });
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     scope.postMessage({ type: "error", message: err.message, user: err instanceof UserError, stack: err.stack });
+  }
+  if (handled >= COLLECT_AFTER_BYTES) {
+    if (gc === null) gc = fullCollector();
+    gc?.();
   }
 }
 

@@ -13,11 +13,17 @@
  *
  * The deadline counts the work it bounds: the clock starts when the worker
  * has said it is loaded (`ready`) and the job is handed over, and pauses
- * while buffers are read from tmux. So worker start-up (module loading, type
- * stripping: seconds on a busy machine) and slow reads never count, and a
- * catastrophic pattern is still stopped `baseMs` after it starts matching
- * (plus `perMiBMs` for every MiB handed to the worker, so a legitimate search
- * of a large input has ample room).
+ * while buffers are read from tmux and converted for matching. So worker
+ * start-up (module loading, type stripping: seconds on a busy machine), slow
+ * reads and the linear conversion never count, and a
+ * catastrophic pattern is still stopped `baseMs` after it starts matching.
+ * Each buffer handed to the worker adds room in proportion to its size
+ * (`perMiBMs` per MiB) or, when more, `prepareFactor` times as long as the
+ * worker took to validate and convert it: a linear pass over the same bytes
+ * on the same thread, which a busy machine slows down as much as it slows the
+ * matching. So a linear pattern is never stopped for the size of its input,
+ * however loaded the machine; a pattern that backtracks is, and the message
+ * names the construct that backtracks.
  *
  * Workers are long-lived: a finished job's worker goes back to the pool (the
  * JIT-warmed engine and compiled line regexes with it); one is terminated
@@ -43,18 +49,26 @@ import { searchCancelled, UserError } from "../errors.ts";
 import type { ReadBuffer, SearchOptions, SearchResult, SearchTarget } from "./search.ts";
 import type { FromWorker, SearchRequest, ToWorker } from "./worker.ts";
 
-/** How long a job may match: `baseMs + perMiBMs × MiB of input handed to the worker`. */
+/**
+ * How long a job may match: `baseMs`, plus for each buffer handed to the
+ * worker the larger of `perMiBMs × its MiB` and (from 1 MiB) `prepareFactor ×
+ * the time its validation and conversion took`.
+ */
 export interface Deadline {
   baseMs: number;
   perMiBMs: number;
+  /** Default: {@linkcode DEFAULT_DEADLINE}'s. */
+  prepareFactor?: number;
 }
 
 /**
  * 3 s plus 100 ms per MiB (16 MiB, the default scan budget: 4.6 s; 256 MiB:
- * 28.6 s). A plain regex needs a small fraction of that per MiB, so this
- * leaves a slow but sane pattern ample room.
+ * 28.6 s) or 50 times the conversion, when more. A plain regex needs a small
+ * fraction of either (the slowest linear ones seen, such as `[a-z]+ [a-z]+ x`
+ * on ASCII, about 11 times the conversion), so this leaves a slow but sane
+ * pattern ample room on a loaded machine.
  */
-export const DEFAULT_DEADLINE: Deadline = { baseMs: 3000, perMiBMs: 100 };
+export const DEFAULT_DEADLINE: Required<Deadline> = { baseMs: 3000, perMiBMs: 100, prepareFactor: 50 };
 
 /** A line matching a regex: its index in its group and where the first match starts (UTF-16 units). */
 export interface LineHit {
@@ -88,13 +102,62 @@ const MiB = 1024 * 1024;
 
 const WORKER_URL = new URL("./worker.ts", import.meta.url);
 
-/** The one message for a regex stopped at its deadline. */
-export function regexTooLong(patterns: readonly string[], ms: number, literalHint: string): UserError {
+/**
+ * The one message for a regex stopped at its deadline: how long it matched (over how much input, when that
+ * is large), what in the pattern backtracks, and what to do.
+ */
+export function regexTooLong(patterns: readonly string[], ms: number, literalHint: string, bytes = 0): UserError {
+  const over = bytes >= MiB ? ` over ${(bytes / MiB).toFixed(bytes >= 10 * MiB ? 0 : 1)} MiB` : "";
+  const causes = patterns.map(backtrackCause);
+  const cause = causes.find((c) => c !== GENERIC_CAUSE) ?? GENERIC_CAUSE;
   return new UserError(
     `regex ${patterns.map((p) => JSON.stringify(p)).join(", ")} took too long and was stopped after ` +
-      `${Math.round(ms)} ms of matching (nested quantifiers such as (a+)+ backtrack exponentially): simplify the ` +
-      `pattern, avoid nested quantifiers, or use ${literalHint}`,
+      `${Math.round(ms)} ms of matching${over} (${cause}): rewrite that part, or use ${literalHint}`,
   );
+}
+
+const GENERIC_CAUSE = "quantifiers that can match the same characters, such as \\w+\\w+ or (a|ab)*, " +
+  "retry every way of splitting a long run of them";
+
+/**
+ * What in `source` makes a regex backtrack: a quantified group that holds a quantifier of its own (`(a+)+`:
+ * exponential), a quantified group with alternatives (`(a|ab)*`), or else the generic cause.
+ */
+export function backtrackCause(source: string): string {
+  // Open groups: where each starts, and whether it holds a quantifier or an alternative so far.
+  const open: { at: number; quantified: boolean; alternatives: boolean }[] = [];
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      continue;
+    }
+    const top = open.at(-1);
+    if (c === "[") inClass = true;
+    else if (c === "(") open.push({ at: i, quantified: false, alternatives: false });
+    else if (c === "|" && top) top.alternatives = true;
+    else if ((c === "*" || c === "+" || c === "{") && top) top.quantified = true;
+    else if (c === ")" && top) {
+      open.pop();
+      const q = source[i + 1];
+      const repeated = q === "*" || q === "+" || (q === "{" && /^\{\d*,\d*\}/.test(source.slice(i + 1)));
+      const group = source.slice(top.at, i + 1) + (q === "{" ? source.slice(i + 1, source.indexOf("}", i) + 1) : q);
+      if (repeated && top.quantified) {
+        return `the repeated group ${group} holds a quantifier of its own: nested quantifiers backtrack exponentially`;
+      }
+      if (repeated && top.alternatives) {
+        return `the repeated group ${group} has alternatives that can match the same text: each is retried`;
+      }
+      // A quantifier inside counts for the enclosing group too.
+      if (open.length && (top.quantified || repeated)) open[open.length - 1].quantified = true;
+    }
+  }
+  return GENERIC_CAUSE;
 }
 
 interface Slot {
@@ -129,9 +192,10 @@ interface Job<T> {
 
 interface JobControl<T> {
   post(m: ToWorker, transfer?: Transferable[]): void;
-  /** Stops the deadline clock (reading from tmux); `resume` restarts it with `moreBytes` more allowance. */
+  /** Stops the deadline clock (reading from tmux, and the worker's conversion of what was read). */
   pause(): void;
-  resume(moreBytes?: number): void;
+  /** Restarts it, with room for `bytes` more input that took `openMs` to convert (see `Deadline`). */
+  resume(bytes?: number, openMs?: number): void;
   /** Ends the job; the worker goes back to the pool. */
   resolve(v: T): void;
   reject(e: unknown, reusable: boolean): void;
@@ -140,6 +204,7 @@ interface JobControl<T> {
 
 /** Starts no worker yet: the first job does. */
 export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexService {
+  const prepareFactor = deadline.prepareFactor ?? DEFAULT_DEADLINE.prepareFactor;
   const idle: Slot[] = [];
   let closed = false;
 
@@ -150,6 +215,7 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexSe
     const { promise, resolve, reject } = Promise.withResolvers<T>();
     let settled = false;
     let allowance = deadline.baseMs + deadline.perMiBMs * job.bytes / MiB, spent = 0, since = 0;
+    let handed = job.bytes;
     let timer: ReturnType<typeof setTimeout> | undefined;
 
     const end = (reusable: boolean) => {
@@ -166,11 +232,13 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexSe
         clearTimeout(timer);
         spent += performance.now() - since;
       },
-      resume(moreBytes = 0) {
-        allowance += deadline.perMiBMs * moreBytes / MiB;
+      resume(bytes = 0, openMs = 0) {
+        // Under 1 MiB the conversion earns no room: it would be a few ms, noise beside the base.
+        allowance += Math.max(deadline.perMiBMs * bytes / MiB, bytes >= MiB ? prepareFactor * openMs : 0);
+        handed += bytes;
         since = performance.now();
         timer = setTimeout(
-          () => ctl.reject(regexTooLong(job.patterns, allowance, job.literalHint), false),
+          () => ctl.reject(regexTooLong(job.patterns, allowance, job.literalHint, handed), false),
           Math.max(0, allowance - spent),
         );
       },
@@ -246,9 +314,11 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexSe
             } catch (e) {
               return ctl.reject(e instanceof Error ? e : new Error(String(e)), false);
             }
-            ctl.resume(bytes?.length ?? 0);
+            // The clock stays paused until the worker has converted the bytes (`opened`) or failed (`error`).
             return;
           }
+          case "opened":
+            return ctl.resume(data.bytes, data.ms);
           case "progress":
             o.onBuffer?.(data.done, data.total);
             return;

@@ -11,9 +11,8 @@
  * figure after the first 100 calls. A full collection of a heap this size takes
  * milliseconds; an idle server does none (nothing is allocated, nothing to do).
  *
- * `gc` is not exposed to scripts by default: V8's `--expose-gc` set at run
- * time installs it in contexts created afterwards, so a new context hands it
- * over. Where that is unavailable the reducer does nothing.
+ * The collector comes from lib/host/gc.ts; where it is unavailable the
+ * reducer does nothing.
  *
  * @example
  * ```ts
@@ -22,8 +21,9 @@
  * reducer.stop();
  * ```
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { fullCollector } from "../host/gc.ts";
+
+export { fullCollector };
 
 export interface MemoryReducerOptions {
   /** How often the heap is looked at (default 2 s). */
@@ -39,17 +39,6 @@ export interface MemoryReducer {
   /** Collections run so far. */
   readonly collections: number;
   stop(): void;
-}
-
-/** The engine's `gc`, or undefined where it cannot be had. */
-export function fullCollector(): (() => void) | undefined {
-  try {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc");
-    return typeof gc === "function" ? gc as () => void : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Starts looking at the heap every `intervalMs`; the timer does not keep the process alive. */

@@ -39,8 +39,12 @@ export const serverArgv = (root: string, socketName: string): string[] => [
   socketName,
 ];
 
-/** Spawns the server, then times initialize, tools/list and one tools/call from the spawn. */
-export async function coldStart(argv: string[], env: Record<string, string>): Promise<ColdStart> {
+/** Spawns the server, then times initialize, tools/list and one tools/call (`list` sessions, or `call`) from the spawn. */
+export async function coldStart(
+  argv: string[],
+  env: Record<string, string>,
+  call: { name: string; arguments: Record<string, unknown> } = { name: "list", arguments: { what: "sessions" } },
+): Promise<ColdStart> {
   const t = performance.now();
   const [command, ...args] = argv;
   const child = new Deno.Command(command, { args, env, stdin: "piped", stdout: "piped", stderr: "null" }).spawn();
@@ -77,7 +81,7 @@ export async function coldStart(argv: string[], env: Record<string, string>): Pr
     jsonrpc: "2.0",
     id: 3,
     method: "tools/call",
-    params: { name: "list", arguments: { what: "sessions" } },
+    params: call,
   });
   const toolsCall = await answer(3);
   await w.close();

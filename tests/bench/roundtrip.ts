@@ -49,11 +49,7 @@
  * upper bounds.
  */
 import { connect, type McpFixture, ROOT, startTmux } from "../helpers.ts";
-import { controlLine } from "../../lib/tmux/engine.ts";
-import { COMMAND_SEPARATOR, type TmuxArg } from "../../lib/tmux/executor.ts";
-import { paneQuery, SESSION_FORMAT } from "../../lib/tmux/panes.ts";
-import { captureArgs } from "../../lib/tmux/capture.ts";
-import { FACTS as CAPTURE_FACTS } from "../../lib/tools/workspace/capture_pane.ts";
+import { prepareRelay, RELAY_CALLS } from "./relay.ts";
 import { fillPane } from "./pane_text.ts";
 import { type ColdStart, coldStart, p50, rawSpawn as rawSpawnOn, serverArgv } from "./cold_start.ts";
 
@@ -87,11 +83,7 @@ interface Column {
 }
 type Kind = "list" | "capture";
 
-const CALLS = {
-  floor: { name: "no-such-tool", arguments: {} },
-  list: { name: "list", arguments: { what: "sessions" } },
-  capture: { name: "capture-pane", arguments: { target: "main", max_lines: 50 } },
-};
+const CALLS = { floor: { name: "no-such-tool", arguments: {} }, ...RELAY_CALLS };
 
 async function timed(f: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
@@ -190,48 +182,9 @@ async function rawColumn(label: string, root: string, socketName: string): Promi
  * recorded from our server.
  */
 async function relayColumn(label: string, socketName: string): Promise<Column> {
-  const ours = await connect({ spawn: serverArgv(ROOT, socketName), env: { TMUX_MCP_CONTROL_MODE: "on" } });
-  const recorded = async (c: { name: string; arguments: Record<string, unknown> }) => {
-    const r = await ours.client.callTool(c);
-    if (r.isError) throw new Error(`${label}: recording ${c.name} failed`);
-    return r;
-  };
-  const line = (args: TmuxArg[]) => {
-    const l = controlLine(args);
-    if (l === undefined) throw new Error(`${label}: ${String(args[0])} cannot travel on a control connection`);
-    return l;
-  };
-  const capture = CALLS.capture.arguments;
-  const captureQuery = paneQuery(
-    capture.target,
-    CAPTURE_FACTS.format,
-    captureArgs(capture.target, { start: -capture.max_lines, join: true }),
-  ).args;
-  const calls = {
-    [CALLS.list.name]: {
-      line: line(["list-sessions", "-F", SESSION_FORMAT]),
-      commands: 1,
-      result: await recorded(CALLS.list),
-    },
-    // getPane (lib/tmux/panes.ts): the pane's facts, then the capture (which checks the target).
-    [CALLS.capture.name]: {
-      line: line(captureQuery),
-      commands: 1 + captureQuery.filter((a) => a === COMMAND_SEPARATOR).length,
-      result: await recorded(CALLS.capture),
-    },
-  };
-  await ours.close();
-  const file = await Deno.makeTempFile({ prefix: "tmux-mcp-relay-", suffix: ".json" });
-  await Deno.writeTextFile(file, JSON.stringify(calls));
-  const column = await sdkColumn(label, [
-    Deno.execPath(),
-    "run",
-    "-A",
-    `${ROOT}tests/bench/relay_server.ts`,
-    socketName,
-    file,
-  ], "on");
-  return { ...column, close: () => column.close().finally(() => Deno.remove(file)) };
+  const relay = await prepareRelay(socketName);
+  const column = await sdkColumn(label, relay.argv, "on");
+  return { ...column, close: () => column.close().finally(relay.close) };
 }
 
 /** The Node driver: the SDK Client over stdio, timing calls on request ("list" → one line with ms). */

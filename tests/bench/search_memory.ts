@@ -1,5 +1,5 @@
 /**
- * Peak memory of one search-buffer call on a 32 MiB buffer, measured as the
+ * Peak memory of one search-buffer call on a 32 MiB buffer (`--size 256` for 256 MiB), measured as the
  * server process sees it: its peak resident set (VmHWM, reset through
  * /proc/PID/clear_refs just before the call) minus its resident set before
  * the call. Each case runs in a fresh server, after a warm-up search on a
@@ -10,8 +10,8 @@
 import { connect, startTmux } from "../helpers.ts";
 import { makeLog, QUERIES } from "./search_data.ts";
 
-const SIZE = 32 * 1024 * 1024;
 const MiB = 1024 * 1024;
+const SIZE = Number(Deno.args[Deno.args.indexOf("--size") + 1] || 32) * MiB;
 
 function kib(pid: number, field: "VmRSS" | "VmHWM"): number {
   const m = Deno.readTextFileSync(`/proc/${pid}/status`).match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"));
@@ -24,8 +24,8 @@ try {
   const buffers = { ascii: makeLog(false, SIZE), mixed: makeLog(true, SIZE) };
   for (const [name, bytes] of Object.entries(buffers)) await tmux.tmuxStdin(bytes, "load-buffer", "-b", name, "-");
   await tmux.tmuxStdin(makeLog(false, 64 * 1024), "load-buffer", "-b", "small", "-");
-  console.log("| buffer | search | peak RSS − RSS before | × buffer size |");
-  console.log("| ------ | ------ | --------------------: | ------------: |");
+  console.log("| buffer | search | peak RSS − RSS before | × buffer size | peak RSS | × buffer size |");
+  console.log("| ------ | ------ | --------------------: | ------------: | -------: | ------------: |");
   for (const name of ["ascii", "mixed"] as const) {
     for (const [label, query, mode, ignore_case] of QUERIES) {
       const mcp = await connect({ socketName: tmux.socketName });
@@ -39,7 +39,11 @@ try {
         if (r.total_matches !== 40) throw new Error(`expected 40 matches, got ${r.total_matches}`);
         const peak = kib(pid, "VmHWM") - before;
         const size = buffers[name].length;
-        console.log(`| ${name} | ${label} | ${(peak / MiB).toFixed(1)} MiB | ${(peak / size).toFixed(2)} |`);
+        const total = kib(pid, "VmHWM");
+        console.log(
+          `| ${name} | ${label} | ${(peak / MiB).toFixed(1)} MiB | ${(peak / size).toFixed(2)} | ` +
+            `${(total / MiB).toFixed(1)} MiB | ${(total / size).toFixed(2)} |`,
+        );
       } finally {
         await mcp.close();
       }

@@ -145,6 +145,8 @@ const SYMBOLS = {
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
   tcgetattr: { parameters: ["i32", "buffer"], result: "i32" },
+  // mode_t is 32 bits on Linux, 16 on macOS: passed in a register either way.
+  mkfifo: { parameters: ["buffer", "u32"], result: "i32" },
   tcsetattr: { parameters: ["i32", "i32", "buffer"], result: "i32" },
   waitpid: { parameters: ["i32", "buffer", "i32"], result: "i32" },
   sigemptyset: { parameters: ["buffer"], result: "i32" },
@@ -218,6 +220,8 @@ export interface Libc {
    * run `ps`, which reads the same files.)
    */
   procStat(pid: number): string | undefined;
+  /** Makes a named pipe (FIFO) at `path` with `mode`; throws with the C library's error. */
+  makeFifo(path: string, mode: number): void;
 }
 
 let loaded: Libc | undefined;
@@ -453,6 +457,9 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
         const view = readTermios(fd);
         return view && (flag(view, p.lflagOffset) & p.ICANON) !== 0;
       }),
+    makeFifo(path, mode) {
+      check("mkfifo", s.mkfifo(cString(path), mode));
+    },
     procStat(pid) {
       if (Deno.build.os !== "linux" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
       return withFile(`/proc/${pid}/stat`, 0, (fd) => {
