@@ -6,7 +6,7 @@
  * doctor, the search code, the terminal emulator. Read from the module graph
  * `deno info` reports, not from timings.
  */
-import { assert } from "./assert.ts";
+import { assert, assertEquals } from "./assert.ts";
 import { local, moduleGraph } from "./module_graph.ts";
 
 /** Every module reached from `root` along static imports only. */
@@ -45,4 +45,11 @@ Deno.test("answering initialize loads no tool, budget, pipeline, doctor, search 
     assert(edges.has(module), `${module} is not in the graph any more: update this test`);
     assert(!eager.has(module), `${module} is loaded at start: main.ts reaches it through static imports`);
   }
+});
+
+Deno.test("the server runs on SDK v2 only: the v1 SDK (kept for the tests' 2025 client) is nowhere in its graph", async () => {
+  const edges = await moduleGraph("main.ts");
+  const v1 = [...edges.keys()].filter((m) => m.includes("@modelcontextprotocol/sdk@"));
+  assertEquals(v1, []);
+  assert([...edges.keys()].some((m) => m.includes("@modelcontextprotocol/server@2.")), "SDK v2 is in the graph");
 });

@@ -14,7 +14,7 @@
  * const result = await pipeline.call("list-buffers", {}, extra);
  * ```
  */
-import type { CallToolResult } from "../sdk.ts";
+import type { CallToolResult, ClientCapabilities } from "../sdk.ts";
 import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
 import { EnvironmentError, RefusedError, UserError } from "../errors.ts";
@@ -24,10 +24,20 @@ import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
 
-/** What the pipeline needs from the SDK's per-request `extra`. */
+/** What the pipeline needs from the SDK's per-request context. */
 export interface CallExtra {
   signal: AbortSignal;
   _meta?: { progressToken?: string | number };
+  /**
+   * The protocol era of the connection the call came on: `legacy` (2025, after `initialize`) or `modern`
+   * (2026-07-28, stateless). Absent for calls the server makes itself (batch's inner calls).
+   */
+  era?: "legacy" | "modern";
+  /**
+   * What the client declared it can do: its `initialize` capabilities (legacy era) or the request's own
+   * `_meta` envelope (modern era). Decides, for one, whether the server may ask the human (elicitation).
+   */
+  clientCapabilities?: ClientCapabilities;
   sendNotification(notification: {
     method: "notifications/progress";
     params: { progressToken: string | number; progress: number; total?: number; message?: string };
