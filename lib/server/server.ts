@@ -433,6 +433,9 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
         era: built,
         clientCapabilities: clientCapabilities(mcp, ctx),
         sendNotification: (n) => ctx.mcpReq.notify(n),
+        ...(built === "legacy"
+          ? { elicit: (p) => ctx.mcpReq.elicitInput(p) }
+          : { inputResponses: ctx.mcpReq.inputResponses, requestState: ctx.mcpReq.requestState<string>() }),
       }, calls.call);
     // Resources and prompts are views of the workspace: served with its toolset.
     if (config.toolsets.includes("workspace")) {
@@ -454,6 +457,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
       _meta: params?._meta as CallExtra["_meta"],
       era: "legacy",
       clientCapabilities: mcp.server.getClientCapabilities(),
+      elicit: (p) => mcp.server.elicitInput(p, { signal }),
       // As the SDK's notify: nothing once the call is cancelled.
       sendNotification: (n) => signal.aborted ? Promise.resolve() : mcp.server.notification(n),
     }, calls.call);
