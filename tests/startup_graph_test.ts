@@ -1,7 +1,7 @@
 /**
- * What a starting server loads before it can answer `initialize` (its cold
- * start): the modules `main.ts` reaches through static imports. The
- * heavy ones must stay behind a dynamic import, loaded when first needed:
+ * What a starting server loads before it can answer `initialize` or
+ * `server/discover` (its cold start): the modules `main.ts` reaches through
+ * static imports. The heavy ones must stay behind a dynamic import, loaded when first needed:
  * the tool table with its schemas, the response budgets, the pipeline, the
  * doctor, the search code, the terminal emulator. Read from the module graph
  * `deno info` reports, not from timings.
@@ -34,7 +34,7 @@ const LAZY: { module: string; importedBy: string }[] = [
 const TOOLS_ONLY = ["lib/search/search.ts", "lib/tools/schemas.ts", "lib/tools/search_schemas.ts", "lib/tmux/target.ts"]
   .map(local);
 
-Deno.test("answering initialize loads no tool, budget, pipeline, doctor, search code or terminal emulator", async () => {
+Deno.test("answering initialize or server/discover loads no tool, budget, pipeline, doctor, search code or terminal emulator", async () => {
   const edges = await moduleGraph("main.ts");
   const eager = staticallyReached(edges, local("main.ts"));
   for (const { module, importedBy } of LAZY) {
