@@ -27,6 +27,7 @@ import {
   AjvJsonSchemaValidator,
   type CacheHint,
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type JsonSchemaValidatorProvider,
   McpServer,
@@ -358,9 +359,9 @@ function unsupportedVersion(requested: unknown, supported: readonly string[]): R
 
 /** The client's capabilities for a request: its own `_meta` envelope (2026 era), else what `initialize` declared. */
 function clientCapabilities(server: McpServer, ctx: ServerContext): ClientCapabilities | undefined {
-  return ctx.mcpReq.envelope?.["io.modelcontextprotocol/clientCapabilities" as never] as
-    | ClientCapabilities
-    | undefined ?? server.server.getClientCapabilities();
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined ??
+    server.server.getClientCapabilities();
 }
 
 /**
