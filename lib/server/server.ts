@@ -382,7 +382,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     loading ??= (tools ? Promise.resolve(tools) : loadTools()).then((t) => toolPipeline(t, settings, services, audit));
   const calls = stoppableCalls(pipeline);
   // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any
-  // call comes: once initialize or the tool list is answered, as its spawns would hold up that answer.
+  // call comes: once initialize (or the first 2026 request) is answered, as its spawns would hold up that answer.
   let swept = false;
   const sweep = () => {
     if (!swept) swept = true, void sweepLeftovers(services);
@@ -447,6 +447,9 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     if (built === "legacy") {
       legacy = mcp;
       mcp.server.oninitialized = sweep;
+    } else {
+      // No handshake to wait for: once the first 2026 request (a discover probe, most often) is answered.
+      setTimeout(sweep, 0);
     }
     return mcp;
   };
