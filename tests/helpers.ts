@@ -23,6 +23,12 @@ export const Client: typeof ClientTyped = ClientJs;
 export type Client = ClientTyped;
 const StdioClientTransport: typeof StdioClientTransportTyped = StdioClientTransportJs;
 
+/**
+ * How long a starting server may take to answer its first request (`server/discover` or `initialize`): the SDKs'
+ * 60 s was exceeded at a load average of 300, where the v2 client then takes the server for a 2025-only one.
+ */
+const CONNECT_TIMEOUT_MS = 180_000;
+
 /** A protocol era a test client speaks: 2026-07-28 (stateless, `server/discover`) or 2025 (`initialize`). */
 export type Era = "modern" | "legacy";
 
@@ -252,7 +258,9 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
   if (era === "modern") {
     const transport = new InPlaceStdioTransport(params);
     transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));
-    const modern = new ModernClient(info, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    const modern = new ModernClient(info, {
+      versionNegotiation: { mode: { pin: "2026-07-28" }, probe: { timeoutMs: CONNECT_TIMEOUT_MS } },
+    });
     await modern.connect(transport);
     client = asLegacyShaped(modern);
     pid = transport.pid;
@@ -260,7 +268,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
     const transport = new StdioClientTransport(params);
     transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));
     client = new Client(info);
-    await client.connect(transport);
+    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     pid = transport.pid;
   }
   // Every result is checked strictly against the output schema this server advertises (tests/schema_check.ts).
