@@ -220,7 +220,8 @@ Deno.test("fenced replies: a failing command mid-line, a line tmux cannot parse,
     const line = (...cmds: string[][]) => cmds.flatMap((c, i): TmuxArg[] => i === 0 ? c : [COMMAND_SEPARATOR, ...c]);
     const three = line(
       ["display-message", "-p", "-t", "main", "--", "a #{session_name}"],
-      ["capture-pane", "-p", "-t", "main", "-S", "0", "-E", "0"],
+      // The last of its 40 rows: empty whether or not the shell has drawn its prompt yet.
+      ["capture-pane", "-p", "-t", "main", "-S", "39", "-E", "39"],
       ["display-message", "-p", "-t", "main", "b"],
     );
     assertEquals(dec.decode(await engine.run(three)), "a main\n\nb\n");
