@@ -76,7 +76,8 @@ async function main(): Promise<number> {
     onWarning: (message, fields) => log("warn", message, fields),
     // End of stdin: the requests already read are answered first, each bounded by its own timeout.
     drainMs: command.config.maxWaitMs + CLOSE_BOUND_MS,
-    direct: { "tools/call": app.callTool },
+    direct: app.direct,
+    refuse: app.refuse,
   });
   const done = Promise.withResolvers<number>();
   let closing = false;
@@ -106,8 +107,8 @@ async function main(): Promise<number> {
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(sig, () => void onSignal(sig));
   }
-  await app.mcp.connect(transport);
-  // connect() replaced onclose with the SDK's; chain ours after it.
+  app.serve(transport);
+  // serve() replaced onclose with the SDK's; chain ours after it.
   const sdkOnClose = transport.onclose;
   transport.onclose = () => {
     sdkOnClose?.();

@@ -1,59 +1,51 @@
 /**
- * The MCP SDK, typed. Under Deno the SDK's `*.js` subpaths resolve without
- * type declarations (its package.json maps `./*` types to `*.js.d.ts`, which
- * do not exist), so every value would silently be `any`. Types come from the
- * extension-less subpaths (type-only, erased at run time) and values from the
- * `.js` subpaths, joined here once.
+ * The MCP SDK (v2: `@modelcontextprotocol/server`), the one place the server
+ * imports it from. v2 serves both protocol eras: the 2025 one (`initialize`,
+ * 2025-06-18 and 2025-11-25) and the stateless 2026-07-28 one
+ * (`server/discover`, a `_meta` envelope on every request), each stdio
+ * connection locked to the era it opened with (`serveStdio`).
  *
  * @example
  * ```ts
  * import { McpServer, type CallToolResult } from "./sdk.ts";
  * ```
  */
-import {
-  McpServer as McpServerJs,
-  ResourceTemplate as ResourceTemplateJs,
-} from "@modelcontextprotocol/sdk/server/mcp.js";
-import type {
-  McpServer as McpServerTyped,
-  ResourceTemplate as ResourceTemplateTyped,
-} from "@modelcontextprotocol/sdk/server/mcp";
-import {
-  CallToolRequestSchema as CallToolRequestSchemaJs,
-  ErrorCode as ErrorCodeJs,
-  JSONRPCMessageSchema as JSONRPCMessageSchemaJs,
-  ListToolsRequestSchema as ListToolsRequestSchemaJs,
-  McpError as McpErrorJs,
-  ReadResourceRequestSchema as ReadResourceRequestSchemaJs,
-} from "@modelcontextprotocol/sdk/types.js";
-import type * as Types from "@modelcontextprotocol/sdk/types";
-import { AjvJsonSchemaValidator as AjvJsonSchemaValidatorJs } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
-import type { AjvJsonSchemaValidator as AjvJsonSchemaValidatorTyped } from "@modelcontextprotocol/sdk/validation/ajv-provider";
+export {
+  type CacheHint,
+  type CallToolRequest,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
+  type ElicitResult,
+  type GetPromptResult,
+  inputRequired,
+  type JSONRPCMessage,
+  type jsonSchemaValidator as JsonSchemaValidatorProvider,
+  McpServer,
+  parseJSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  type ProtocolEra,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  type Resource,
+  ResourceTemplate,
+  type ServerContext,
+  type ServerNotification,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Tool,
+  type Transport,
+} from "@modelcontextprotocol/server";
+export { serveStdio, type StdioServerHandle } from "@modelcontextprotocol/server/stdio";
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
+import type { ContentBlock } from "@modelcontextprotocol/server";
 
-export type {
-  CallToolRequest,
-  CallToolResult,
-  GetPromptResult,
-  JSONRPCMessage,
-  ReadResourceResult,
-  Resource,
-  ServerNotification,
-  Tool,
-} from "@modelcontextprotocol/sdk/types";
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
-export type { jsonSchemaValidator as JsonSchemaValidatorProvider } from "@modelcontextprotocol/sdk/validation/types";
-
-export const McpServer: typeof McpServerTyped = McpServerJs;
-export type McpServer = McpServerTyped;
-export const ResourceTemplate: typeof ResourceTemplateTyped = ResourceTemplateJs;
-export type ResourceTemplate = ResourceTemplateTyped;
-export const ReadResourceRequestSchema: typeof Types.ReadResourceRequestSchema = ReadResourceRequestSchemaJs;
-export const CallToolRequestSchema: typeof Types.CallToolRequestSchema = CallToolRequestSchemaJs;
-export const ListToolsRequestSchema: typeof Types.ListToolsRequestSchema = ListToolsRequestSchemaJs;
-export const JSONRPCMessageSchema: typeof Types.JSONRPCMessageSchema = JSONRPCMessageSchemaJs;
-export const McpError: typeof Types.McpError = McpErrorJs;
-export type McpError = Types.McpError;
-export const ErrorCode: typeof Types.ErrorCode = ErrorCodeJs;
-export type ErrorCode = Types.ErrorCode;
-export const AjvJsonSchemaValidator: typeof AjvJsonSchemaValidatorTyped = AjvJsonSchemaValidatorJs;
-export type AjvJsonSchemaValidator = AjvJsonSchemaValidatorTyped;
+/** A tools/call result as our tools make it: content blocks, and an object as the structured content. */
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}

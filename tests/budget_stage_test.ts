@@ -64,7 +64,7 @@ async function inProcess(args: string[], fn: (client: Client) => Promise<void>):
   const app = await createApp(parseConfig([...args, "--audit-log", "/dev/null"], {}), [showBuffer, emitText, emitTree]);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "budget-stage-test", version: "0" });
-  await app.mcp.connect(serverSide);
+  app.serve(serverSide);
   await client.connect(clientSide);
   try {
     await fn(client);

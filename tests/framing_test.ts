@@ -220,7 +220,7 @@ Deno.test("fenced replies: a failing command mid-line, a line tmux cannot parse,
     const line = (...cmds: string[][]) => cmds.flatMap((c, i): TmuxArg[] => i === 0 ? c : [COMMAND_SEPARATOR, ...c]);
     const three = line(
       ["display-message", "-p", "-t", "main", "--", "a #{session_name}"],
-      // The last row of the 40-row pane: blank whatever the shell has printed at the top by now.
+      // The last of its 40 rows: empty whether or not the shell has drawn its prompt yet.
       ["capture-pane", "-p", "-t", "main", "-S", "39", "-E", "39"],
       ["display-message", "-p", "-t", "main", "b"],
     );

@@ -123,6 +123,9 @@ async function withHuman(
     args: ["--terminal-backend", backend, "--audit-log", audit],
     capabilities,
     setup: capabilities ? answering(human) : undefined,
+    // A client that answers elicitation speaks 2025 (elicitation/create): the 2026 era's input-required round
+    // is not served yet, and a 2026 client gets the attach route.
+    era: capabilities ? "legacy" : undefined,
   });
   const results: CallToolResult[] = [];
   const call = async (name: string, args: Record<string, unknown>) => {

@@ -16,6 +16,18 @@ import { ROOT, START_PERMISSIONS } from "./helpers.ts";
 
 const enc = new TextEncoder();
 
+/** The 2026-07-28 revision: no `initialize`; every request names it in its `_meta` envelope. */
+export const MODERN = "2026-07-28";
+
+/** The `_meta` envelope of a 2026-07-28 request (`extra` adds keys or replaces them). */
+export function envelope(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    ...extra,
+  };
+}
+
 /**
  * Resolves with the exit status, or undefined if the process is still running after `ms` (use generous bounds:
  * the machine may be busy).
@@ -68,16 +80,28 @@ export function rawServer(socketName: string, extra: string[] = [], wrap: string
       pending = pending.slice(i + 1);
       return line;
     },
-    /** The MCP handshake. */
-    async initialize(): Promise<void> {
+    /** The 2025 handshake (`protocolVersion`: the revision asked for); resolves with its result. */
+    async initialize(protocolVersion = "2025-06-18"): Promise<Record<string, unknown>> {
       await send({
         jsonrpc: "2.0",
         id: 0,
         method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+        params: { protocolVersion, capabilities: {}, clientInfo: { name: "t", version: "0" } },
       });
-      assertEquals((await this.next()).id, 0);
+      const reply = await this.next();
+      assertEquals(reply.id, 0);
       await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      return reply;
+    },
+    /**
+     * A 2026-07-28 request (`params._meta` is the {@linkcode envelope} unless `params` has its own); resolves
+     * with the whole reply.
+     */
+    async modern(id: number, method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+      await send({ jsonrpc: "2.0", id, method, params: { _meta: envelope(), ...params } });
+      const reply = await this.next();
+      assertEquals(reply.id, id);
+      return reply;
     },
     /** Closes stdin and stdout; resolves with the exit status. */
     async stop(): Promise<Deno.CommandStatus> {

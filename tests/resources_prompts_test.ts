@@ -67,7 +67,7 @@ Deno.test("resources list sessions and panes and read them; a missing object is 
       ]
     ) {
       const e = await readError(client, uri);
-      assertEquals(e.code, -32002, `${uri}: ${e.message}`);
+      assertEquals(e.code, -32602, `${uri}: ${e.message}`); // invalid params, as the 2026-07-28 specification says
       assertMatch(e.message, /resource not found/);
     }
   });
@@ -128,7 +128,7 @@ Deno.test("without a tmux server, resources/list answers (no sessions, no panes)
     const sessions = JSON.parse((await readText(mcp.client, "tmux://sessions")).text);
     assertEquals(sessions, { sessions: [] });
     const missing = await readError(mcp.client, "tmux://panes/%250");
-    assertEquals(missing.code, -32002);
+    assertEquals(missing.code, -32602);
     assertMatch(missing.message, /no tmux server/i);
     assert(!/internal error/i.test(missing.message), missing.message);
   } finally {

@@ -1,12 +1,12 @@
 /**
- * What a starting server loads before it can answer `initialize` (its cold
- * start): the modules `main.ts` reaches through static imports. The
- * heavy ones must stay behind a dynamic import, loaded when first needed:
+ * What a starting server loads before it can answer `initialize` or
+ * `server/discover` (its cold start): the modules `main.ts` reaches through
+ * static imports. The heavy ones must stay behind a dynamic import, loaded when first needed:
  * the tool table with its schemas, the response budgets, the pipeline, the
  * doctor, the search code, the terminal emulator. Read from the module graph
  * `deno info` reports, not from timings.
  */
-import { assert } from "./assert.ts";
+import { assert, assertEquals } from "./assert.ts";
 import { local, moduleGraph } from "./module_graph.ts";
 
 /** Every module reached from `root` along static imports only. */
@@ -34,7 +34,7 @@ const LAZY: { module: string; importedBy: string }[] = [
 const TOOLS_ONLY = ["lib/search/search.ts", "lib/tools/schemas.ts", "lib/tools/search_schemas.ts", "lib/tmux/target.ts"]
   .map(local);
 
-Deno.test("answering initialize loads no tool, budget, pipeline, doctor, search code or terminal emulator", async () => {
+Deno.test("answering initialize or server/discover loads no tool, budget, pipeline, doctor, search code or terminal emulator", async () => {
   const edges = await moduleGraph("main.ts");
   const eager = staticallyReached(edges, local("main.ts"));
   for (const { module, importedBy } of LAZY) {
@@ -45,4 +45,11 @@ Deno.test("answering initialize loads no tool, budget, pipeline, doctor, search 
     assert(edges.has(module), `${module} is not in the graph any more: update this test`);
     assert(!eager.has(module), `${module} is loaded at start: main.ts reaches it through static imports`);
   }
+});
+
+Deno.test("the server runs on SDK v2 only: the v1 SDK (kept for the tests' 2025 client) is nowhere in its graph", async () => {
+  const edges = await moduleGraph("main.ts");
+  const v1 = [...edges.keys()].filter((m) => m.includes("@modelcontextprotocol/sdk@"));
+  assertEquals(v1, []);
+  assert([...edges.keys()].some((m) => m.includes("@modelcontextprotocol/server@2.")), "SDK v2 is in the graph");
 });

@@ -147,7 +147,7 @@ function directTransport(
       wrote.next = Promise.withResolvers();
       return Promise.resolve();
     },
-    direct: { "tools/call": handler },
+    direct: (method) => method === "tools/call" ? handler : undefined,
   });
   t.onmessage = (m) => messages.push(m);
   return {

@@ -14,7 +14,13 @@
  * const result = await pipeline.call("list-buffers", {}, extra);
  * ```
  */
-import type { CallToolResult } from "../sdk.ts";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+} from "../sdk.ts";
 import type { Asker } from "../ask.ts";
 import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
@@ -26,10 +32,30 @@ import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
 import { loadRedactor, redactJson, type Redactor } from "../text/redact.ts";
 
-/** What the pipeline needs from the SDK's per-request `extra`. */
+/** What the pipeline needs from the SDK's per-request context. */
 export interface CallExtra {
   signal: AbortSignal;
   _meta?: { progressToken?: string | number };
+  /**
+   * The protocol era of the connection the call came on: `legacy` (2025, after `initialize`) or `modern`
+   * (2026-07-28, stateless). Absent for calls the server makes itself (batch's inner calls).
+   */
+  era?: "legacy" | "modern";
+  /**
+   * What the client declared it can do: its `initialize` capabilities (legacy era) or the request's own
+   * `_meta` envelope (modern era). Decides, for one, whether the server may ask the human (elicitation).
+   */
+  clientCapabilities?: ClientCapabilities;
+  /**
+   * 2025 era: asks the client's human (`elicitation/create`), for a client that declared elicitation. Absent in
+   * the 2026 era, which has no server-to-client request: a tool answers with an input-required result there
+   * (the SDK's `inputRequired`) and the client retries the call with `inputResponses` and `requestState`.
+   */
+  elicit?: (params: ElicitRequestFormParams | ElicitRequestURLParams) => Promise<ElicitResult>;
+  /** 2026 era, a retried call: the client's answers to the input requests, by the keys the server gave them. */
+  inputResponses?: Record<string, unknown>;
+  /** 2026 era, a retried call: the `requestState` the input-required result carried, as the client echoed it. */
+  requestState?: string;
   sendNotification(notification: {
     method: "notifications/progress";
     params: { progressToken: string | number; progress: number; total?: number; message?: string };

@@ -9,7 +9,7 @@
  *
  * Pane ids contain `%`, so in a URI `%3` is written `%253` (listings use that
  * form); `3` works too. A URI naming no existing object, or matching no
- * resource, is a resource-not-found error (-32002).
+ * resource, is a resource-not-found error (-32602).
  *
  * @example
  * ```ts
@@ -19,9 +19,9 @@
  * ```
  */
 import {
-  McpError,
   type McpServer,
-  ReadResourceRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
   type ReadResourceResult,
   type Resource,
   ResourceTemplate,
@@ -34,8 +34,11 @@ import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import { loadRedactor } from "../text/redact.ts";
 
-/** JSON-RPC error code for a resource that does not exist (MCP specification). */
-export const RESOURCE_NOT_FOUND = -32002;
+/**
+ * JSON-RPC error code for a resource that does not exist: invalid params, as the 2026-07-28 specification says
+ * (2025 clients also accept it; the SDK answers -32002 as this code in both eras).
+ */
+export const RESOURCE_NOT_FOUND: number = ProtocolErrorCode.InvalidParams;
 
 /** Newest lines returned by a pane's content resource. */
 export const CONTENT_LINES = 500;
@@ -56,8 +59,8 @@ interface ResourceDef {
 
 const json = (v: unknown) => JSON.stringify(v);
 
-function notFound(uri: string, why: string): McpError {
-  return new McpError(RESOURCE_NOT_FOUND, `resource not found: ${uri} (${why})`, { uri });
+function notFound(uri: string, why: string): ProtocolError {
+  return new ProtocolError(RESOURCE_NOT_FOUND, `resource not found: ${uri} (${why})`, { uri });
 }
 
 function one(vars: Vars, name: string): string {
@@ -151,8 +154,8 @@ const RESOURCES: readonly ResourceDef[] = [
 
 /**
  * Registers the workspace resources and routes resources/read through
- * {@linkcode readResource}, so every miss is -32002 (the SDK would answer an
- * unmatched URI with "invalid params").
+ * {@linkcode readResource}, so every miss is a resource-not-found error with
+ * our message.
  */
 export function registerResources(mcp: McpServer, services: Services): void {
   const routes: { def: ResourceDef; template?: ResourceTemplate }[] = [];
@@ -168,16 +171,16 @@ export function registerResources(mcp: McpServer, services: Services): void {
     }
     const list = def.list;
     const template = new ResourceTemplate(def.uri, {
-      list: list && (async (extra) => ({ resources: await listed(def.name, list(services, extra.signal)) })),
+      list: list && (async (extra) => ({ resources: await listed(def.name, list(services, extra.mcpReq.signal)) })),
     });
     mcp.registerResource(def.name, template, meta, read);
     routes.push({ def, template });
   }
-  mcp.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  mcp.server.setRequestHandler("resources/read", async (request, extra) => {
     const uri = request.params.uri;
     for (const { def, template } of routes) {
       const vars = template ? template.uriTemplate.match(uri) : uri === def.uri ? {} : null;
-      if (vars) return await readResource(def, services, uri, vars, extra.signal);
+      if (vars) return await readResource(def, services, uri, vars, extra.mcpReq.signal);
     }
     throw notFound(uri, "no such resource: use resources/list and resources/templates/list");
   });

@@ -17,10 +17,11 @@
  * request already read is answered (or cancelled by the client) and written,
  * up to `drainMs`, then closes.
  *
- * Requests of the methods in `direct` (tools/call: every call of every tool)
- * are answered here, not by the SDK's dispatch: the SDK checks each message
- * against four zod schemas, two of them failing, before it finds a request's
- * handler, a cost every call paid for nothing. A direct request
+ * Requests whose method `direct` names a handler for (tools/call: every call
+ * of every tool, on a connection locked to the 2025 era) are answered here,
+ * not by the SDK's dispatch: the SDK checks each message against several zod
+ * schemas, some of them failing, before it finds a request's handler, a cost
+ * every call paid for nothing. A direct request
  * gets what the SDK gives a handler that matters here — an AbortSignal that
  * `notifications/cancelled` and the transport's close abort, no reply once
  * cancelled, and an error's `code`/`message` as the JSON-RPC error — and
@@ -34,16 +35,16 @@
  *
  * @example
  * ```ts
- * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+ * import { McpServer } from "../sdk.ts";
  * declare const callTool: DirectHandler; // answers a tools/call
  * const transport = new LinearStdioTransport({
  *   maxMessageBytes: 64 * 1024 * 1024,
- *   direct: { "tools/call": (params, signal) => callTool(params, signal) },
+ *   direct: (method) => method === "tools/call" ? callTool : undefined,
  * });
  * await new McpServer({ name: "example", version: "0" }).connect(transport);
  * ```
  */
-import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../sdk.ts";
+import { type JSONRPCMessage, parseJSONRPCMessage, ProtocolErrorCode, type Transport } from "../sdk.ts";
 import { type ByteReader, byteReader } from "../byte_reader.ts";
 import { isBrokenPipe, stdinReader, stdoutWriter } from "./stdio.ts";
 import { joinChunks } from "../text/bytes.ts";
@@ -61,8 +62,16 @@ export interface LinearStdioTransportOptions {
    * closing (default: no limit; each request is bounded by its own timeout).
    */
   drainMs?: number;
-  /** Request methods answered by the transport itself (see the module documentation). */
-  direct?: Record<string, DirectHandler>;
+  /**
+   * The handler of a request method the transport answers itself, asked per request (see the module
+   * documentation); undefined: the SDK answers it.
+   */
+  direct?: (method: string) => DirectHandler | undefined;
+  /**
+   * Asked for every request before anything answers it: an error to answer it with instead (a request of the
+   * other protocol era than the connection's), or undefined.
+   */
+  refuse?: (method: string, params: Record<string, unknown> | undefined) => Refusal | undefined;
 }
 
 /**
@@ -71,6 +80,13 @@ export interface LinearStdioTransportOptions {
  * the transport closes; nothing is replied then.
  */
 export type DirectHandler = (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>;
+
+/** A JSON-RPC error to answer a request with. */
+export interface Refusal {
+  code: number;
+  message: string;
+  data?: unknown;
+}
 
 const NEWLINE = 0x0a;
 const laxUtf8 = new TextDecoder();
@@ -324,7 +340,7 @@ export class LinearStdioTransport implements Transport {
     let json: unknown;
     try {
       json = JSON.parse(text);
-      message = isPlainCall(json) ? json : JSONRPCMessageSchema.parse(json);
+      message = isPlainCall(json) ? json : parseJSONRPCMessage(json);
     } catch (e) {
       const reason = e instanceof SyntaxError ? "not valid JSON" : "not a JSON-RPC 2.0 message";
       this.#opts.onWarning?.(`discarded a message that is ${reason}`, { bytes: size });
@@ -337,7 +353,12 @@ export class LinearStdioTransport implements Transport {
     this.#track(message, true);
     if ("method" in message) {
       if ("id" in message) {
-        const handler = this.#opts.direct?.[message.method];
+        const refusal = this.#opts.refuse?.(message.method, message.params);
+        if (refusal) {
+          const error = { code: refusal.code, message: refusal.message, data: refusal.data };
+          return void this.send({ jsonrpc: "2.0", id: message.id, error } as JSONRPCMessage).catch(() => {});
+        }
+        const handler = this.#opts.direct?.(message.method);
         if (handler) return void this.#answerDirect(message.id as RequestId, message.params, handler);
       } else if (message.method === "notifications/cancelled") {
         const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
@@ -363,7 +384,7 @@ export class LinearStdioTransport implements Transport {
         jsonrpc: "2.0",
         id,
         error: {
-          code: Number.isSafeInteger(code) ? code as number : ErrorCode.InternalError,
+          code: Number.isSafeInteger(code) ? code as number : ProtocolErrorCode.InternalError,
           message: typeof message === "string" ? message : "Internal error",
         },
       };

@@ -1,15 +1,17 @@
 /**
  * Cold start of the MCP server as a client sees it: from the
- * spawn of `deno run <start permissions> main.ts` to the `initialize` answer,
- * then to the first `tools/list` answer (sent at once after the initialize
- * answer, as users' clients do) and the first `tools/call` answer
- * (`list {what: "sessions"}`), each measured from the spawn. Raw JSON-RPC on
+ * spawn of `deno run <start permissions> main.ts` to the `initialize` answer
+ * (2025 era; `server/discover` in the 2026 era, `--era modern`), then to the
+ * first `tools/list` answer (sent at once after it, as users' clients do) and
+ * the first `tools/call` answer (`list {what: "sessions"}`), each measured
+ * from the spawn. Raw JSON-RPC on
  * the pipes, no SDK client. With `--before DIR` (a checkout of an earlier
  * version, e.g. `git archive main | tar -x -C DIR`) the same starts on that
  * version, interleaved start by start so load changes hit both alike; a raw
  * `tmux display-message` spawn is measured in the same rounds.
  *
- * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR]`
+ * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR] [--era legacy|modern|both]`
+ * (`--before` starts are 2025-era only when the earlier version has no 2026 era).
  *
  * @example
  * ```ts
@@ -39,10 +41,20 @@ export const serverArgv = (root: string, socketName: string): string[] => [
   socketName,
 ];
 
-/** Spawns the server, then times initialize, tools/list and one tools/call (`list` sessions, or `call`) from the spawn. */
+/** The `_meta` envelope of a 2026-07-28 request. */
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/**
+ * Spawns the server, then times initialize (`server/discover` in the modern era), tools/list and one tools/call
+ * from the spawn.
+ */
 export async function coldStart(
   argv: string[],
   env: Record<string, string>,
+  era: "legacy" | "modern" = "legacy",
   call: { name: string; arguments: Record<string, unknown> } = { name: "list", arguments: { what: "sessions" } },
 ): Promise<ColdStart> {
   const t = performance.now();
@@ -67,21 +79,26 @@ export async function coldStart(
       buf += value;
     }
   };
-  await send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
-  });
+  const params = (p: Record<string, unknown> = {}) => era === "modern" ? { ...p, _meta: ENVELOPE } : p;
+  if (era === "modern") {
+    await send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: params() });
+  } else {
+    await send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
+    });
+  }
   const initialize = await answer(1);
-  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+  if (era === "legacy") await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: params() });
   const toolsList = await answer(2);
   await send({
     jsonrpc: "2.0",
     id: 3,
     method: "tools/call",
-    params: call,
+    params: params(call),
   });
   const toolsCall = await answer(3);
   await w.close();
@@ -114,29 +131,36 @@ if (import.meta.main) {
   const COLD = i >= 0 ? Number(argv[i + 1]) : 15;
   const b = argv.indexOf("--before");
   const BEFORE = b >= 0 ? argv[b + 1].replace(/\/?$/, "/") : undefined;
+  const e = argv.indexOf("--era");
+  const ERA = e >= 0 ? argv[e + 1] : "legacy";
+  const eras = (ERA === "both" ? ["legacy", "modern"] : [ERA]) as ("legacy" | "modern")[];
   const fx = await startTmux();
-  const runs: Array<{ label: string; root: string; mode: "on" | "off"; xs: ColdStart[] }> = [
-    { label: "control mode on", root: ROOT, mode: "on", xs: [] },
-    { label: "control mode off", root: ROOT, mode: "off", xs: [] },
-  ];
+  const runs: Array<{ label: string; root: string; mode: "on" | "off"; era: "legacy" | "modern"; xs: ColdStart[] }> =
+    [];
+  for (const era of eras) {
+    runs.push({ label: `${era}, control mode on`, root: ROOT, mode: "on", era, xs: [] });
+    runs.push({ label: `${era}, control mode off`, root: ROOT, mode: "off", era, xs: [] });
+  }
   if (BEFORE) {
-    runs.push({ label: "before, control mode on", root: BEFORE, mode: "on", xs: [] });
-    runs.push({ label: "before, control mode off", root: BEFORE, mode: "off", xs: [] });
+    runs.push({ label: "before, control mode on", root: BEFORE, mode: "on", era: "legacy", xs: [] });
+    runs.push({ label: "before, control mode off", root: BEFORE, mode: "off", era: "legacy", xs: [] });
   }
   const raw: number[] = [];
   const load0 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
-  for (const r of runs) await coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }); // warm
+  const start = (r: (typeof runs)[number]) =>
+    coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }, r.era);
+  for (const r of runs) await start(r); // warm
   for (let k = 0; k < COLD; k++) {
     raw.push(await rawSpawn(fx.socketName));
     for (const r of runs) {
-      r.xs.push(await coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }));
+      r.xs.push(await start(r));
     }
   }
   await fx.kill();
   const load1 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
   const f = (x: number) => x.toFixed(1);
   console.log(`cold start, p50 of ${COLD} (ms from the spawn); load average ${load0} before, ${load1} after`);
-  console.log("| | initialize answered | tools/list answered | first tools/call answered |");
+  console.log("| | initialize (discover) answered | tools/list answered | first tools/call answered |");
   console.log("|---|---|---|---|");
   for (const r of runs) {
     console.log(

@@ -48,7 +48,7 @@
  * the tables with the load average beside them: figures on a busy machine are
  * upper bounds.
  */
-import { connect, type McpFixture, ROOT, startTmux } from "../helpers.ts";
+import { connect, type Era, type McpFixture, ROOT, startTmux } from "../helpers.ts";
 import { prepareRelay, RELAY_CALLS } from "./relay.ts";
 import { fillPane } from "./pane_text.ts";
 import { type ColdStart, coldStart, p50, rawSpawn as rawSpawnOn, serverArgv } from "./cold_start.ts";
@@ -92,13 +92,19 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
 }
 
 /** A column driven by the SDK Client in this (Deno) process. */
-async function denoColumn(label: string, root: string, socketName: string, mode: "on" | "off"): Promise<Column> {
-  return await sdkColumn(label, serverArgv(root, socketName), mode);
+async function denoColumn(
+  label: string,
+  root: string,
+  socketName: string,
+  mode: "on" | "off",
+  era: Era = "legacy",
+): Promise<Column> {
+  return await sdkColumn(label, serverArgv(root, socketName), mode, era);
 }
 
 /** A column driven by the SDK Client in this (Deno) process, on the server `argv` starts. */
-async function sdkColumn(label: string, argv: string[], mode: "on" | "off"): Promise<Column> {
-  const m: McpFixture = await connect({ spawn: argv, env: { TMUX_MCP_CONTROL_MODE: mode } });
+async function sdkColumn(label: string, argv: string[], mode: "on" | "off", era: Era = "legacy"): Promise<Column> {
+  const m: McpFixture = await connect({ spawn: argv, env: { TMUX_MCP_CONTROL_MODE: mode }, era });
   await m.client.listTools(); // the SDK now checks results against the listed output schemas
   const call = async (c: { name: string; arguments: Record<string, unknown> }, ok: boolean) => {
     const r = await m.client.callTool(c);
@@ -122,7 +128,7 @@ async function sdkColumn(label: string, argv: string[], mode: "on" | "off"): Pro
  * process (initialize, tools/list, then the calls), stderr read and dropped.
  * What the server and the pipes cost alone, under the same interleaving.
  */
-async function rawColumn(label: string, root: string, socketName: string): Promise<Column> {
+async function rawColumn(label: string, root: string, socketName: string, era: Era = "legacy"): Promise<Column> {
   const [command, ...args] = serverArgv(root, socketName);
   const child = new Deno.Command(command, {
     args,
@@ -152,15 +158,22 @@ async function rawColumn(label: string, root: string, socketName: string): Promi
       buf += dec.decode(value);
     }
   };
-  await rpc("initialize", {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "tmux-mcp-bench", version: "0" },
-  });
-  await w.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n"));
-  await rpc("tools/list");
+  // The 2026 era: no handshake, the envelope on every request.
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  if (era === "legacy") {
+    await rpc("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "tmux-mcp-bench", version: "0" },
+    });
+    await w.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n"));
+  }
+  await rpc("tools/list", era === "modern" ? { _meta } : undefined);
   const call = async (c: { name: string; arguments: Record<string, unknown> }, ok: boolean) => {
-    const m = await rpc("tools/call", c);
+    const m = await rpc("tools/call", era === "modern" ? { ...c, _meta } : c);
     if (Boolean(m.result?.isError) === ok) throw new Error(`${label}: ${c.name} ${ok ? "failed" : "succeeded"}`);
   };
   return {
@@ -298,13 +311,17 @@ const hasNode = !argv.includes("--no-node") &&
     .then((o) => o.success, () => false);
 const sdkDir = hasNode ? await nodeSdkDir() : undefined;
 
-const columns: Column[] = [await denoColumn("Deno SDK client", ROOT, fx.socketName, "on")];
+const columns: Column[] = [
+  await denoColumn("Deno SDK client (2025 era)", ROOT, fx.socketName, "on"),
+  await denoColumn("Deno SDK v2 client (2026 era)", ROOT, fx.socketName, "on", "modern"),
+];
 if (sdkDir) columns.push(await nodeColumn("Node SDK client", sdkDir, ROOT, fx.socketName));
 if (BEFORE) {
   columns.push(await denoColumn("before: Deno SDK client", BEFORE, fx.socketName, "on"));
   if (sdkDir) columns.push(await nodeColumn("before: Node SDK client", sdkDir, BEFORE, fx.socketName));
 }
-columns.push(await rawColumn("no SDK client (raw JSON-RPC)", ROOT, fx.socketName));
+columns.push(await rawColumn("no SDK client (raw JSON-RPC, 2025 era)", ROOT, fx.socketName));
+columns.push(await rawColumn("no SDK client (raw JSON-RPC, 2026 era)", ROOT, fx.socketName, "modern"));
 columns.push(await relayColumn("reference relay, Deno SDK client", fx.socketName));
 if (BEFORE) columns.push(await rawColumn("before: no SDK client", BEFORE, fx.socketName));
 columns.push(await denoColumn("Deno SDK client, control mode off", ROOT, fx.socketName, "off"));

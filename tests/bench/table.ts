@@ -177,7 +177,8 @@ try {
     if (PEER) {
       const env = { PATH: Deno.env.get("PATH") ?? "", ...peerEnv };
       cold.peer.push(
-        (await coldStart(["node", `${PEER}/build/index.js`], env, { name: "list-sessions", arguments: {} })).toolsCall,
+        (await coldStart(["node", `${PEER}/build/index.js`], env, "legacy", { name: "list-sessions", arguments: {} }))
+          .toolsCall,
       );
     }
   }

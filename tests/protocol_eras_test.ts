@@ -1,0 +1,182 @@
+/**
+ * Both protocol eras over stdio: the 2026-07-28 one (`server/discover`, no
+ * `initialize`, a `_meta` envelope on every request, `resultType`, cache
+ * hints, the 2026 error codes) and the 2025 one (`initialize`, 2025-06-18 and
+ * 2025-11-25), each connection locked to the era it opened with. Raw JSON-RPC
+ * lines (tests/raw_stdio.ts) for what an SDK client would never send, and both
+ * SDK clients for the rest.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, startTmux, type TmuxFixture } from "./helpers.ts";
+import { envelope, MODERN, rawServer } from "./raw_stdio.ts";
+
+type Reply = Record<string, unknown>;
+type Json = Record<string, unknown>;
+
+const resultOf = (r: Reply) => {
+  assert(r.result, `expected a result, got ${JSON.stringify(r).slice(0, 400)}`);
+  return r.result as Json;
+};
+const errorOf = (r: Reply) => {
+  assert(r.error, `expected an error, got ${JSON.stringify(r).slice(0, 400)}`);
+  return r.error as { code: number; message: string; data?: Json };
+};
+
+/** A raw server on a fresh tmux server, stopped afterwards. */
+async function withRaw(fn: (s: ReturnType<typeof rawServer>, tmux: TmuxFixture) => Promise<void>): Promise<void> {
+  const tmux = await startTmux();
+  const s = rawServer(tmux.socketName);
+  try {
+    await fn(s, tmux);
+  } finally {
+    await s.stop();
+    await s.stderr;
+    await tmux.kill();
+  }
+}
+
+/** A 2026-era cache hint: a lifetime a client may keep the result for, and who may keep it. */
+function assertCacheHint(result: Json): void {
+  assert(typeof result.ttlMs === "number" && result.ttlMs > 0, `ttlMs: ${result.ttlMs}`);
+  assertEquals(result.cacheScope, "private");
+}
+
+Deno.test("server/discover over raw stdio: the 2026 revision, capabilities, server info, instructions, a cache hint; initialize still follows", async () => {
+  await withRaw(async (s) => {
+    const discover = resultOf(await s.modern(1, "server/discover"));
+    assertEquals(discover.supportedVersions, [MODERN]);
+    assertEquals(discover.resultType, "complete");
+    assert((discover.capabilities as Json).tools, "tools capability");
+    assert((discover.capabilities as Json).resources && (discover.capabilities as Json).prompts);
+    assertMatch(String(discover.instructions), /^tmux-mcp drives tmux\./);
+    assertEquals(((discover._meta as Json)["io.modelcontextprotocol/serverInfo"] as Json).name, "tmux-mcp");
+    assertCacheHint(discover);
+    // A probe locks nothing: a client without a revision in common falls back to the 2025 handshake.
+    const init = resultOf(await s.initialize("2025-11-25"));
+    assertEquals(init.protocolVersion, "2025-11-25");
+    assertEquals((init.serverInfo as Json).name, "tmux-mcp");
+    await s.send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const list = resultOf(await s.next());
+    assert((list.tools as Json[]).some((t) => t.name === "list"));
+    assertEquals(list.resultType, undefined, "no 2026 vocabulary in a 2025 answer");
+    assertEquals(list.ttlMs, undefined);
+  });
+  // The other 2025 revision, as before.
+  await withRaw(async (s) => {
+    assertEquals(resultOf(await s.initialize("2025-06-18")).protocolVersion, "2025-06-18");
+  });
+});
+
+Deno.test("2026 era without initialize: tools/list with a cache hint, tools/call, results stamped complete", async () => {
+  await withRaw(async (s) => {
+    const list = resultOf(await s.modern(1, "tools/list"));
+    assert((list.tools as Json[]).some((t) => t.name === "list"), "the tool list");
+    assertEquals(list.resultType, "complete");
+    assertCacheHint(list);
+    const call = resultOf(await s.modern(2, "tools/call", { name: "list", arguments: { what: "sessions" } }));
+    assertEquals(call.resultType, "complete");
+    assertEquals(call.isError, undefined);
+    const sessions = (call.structuredContent as { sessions: Json[] }).sessions;
+    assertEquals(sessions.map((x) => x.session_name), ["main"]);
+    // A tool's own error is a result, as in the 2025 era.
+    const bad = resultOf(await s.modern(3, "tools/call", { name: "list", arguments: { what: "nope" } }));
+    assertEquals(bad.isError, true);
+    assertEquals(bad.resultType, "complete");
+    // Resources and prompts too.
+    const templates = resultOf(await s.modern(4, "resources/templates/list"));
+    assert((templates.resourceTemplates as Json[]).length > 0);
+    const prompts = resultOf(await s.modern(5, "prompts/list"));
+    assert((prompts.prompts as Json[]).some((p) => p.name === "drive-pane"));
+  });
+});
+
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+
+Deno.test("bad _meta: missing, unsupported or wrongly typed version or capabilities get -32602 or -32022, before and after the era is locked", async () => {
+  await withRaw(async (s) => {
+    const list = (id: number, meta: Json) => s.modern(id, "tools/list", { _meta: meta });
+    // Before any era is decided: none of these decides one.
+    const noCaps = errorOf(await list(1, { [VERSION_KEY]: MODERN }));
+    assertEquals(noCaps.code, -32602);
+    assertMatch(noCaps.message, /clientCapabilities/);
+    const numeric = errorOf(await list(2, envelope({ [VERSION_KEY]: 20260728 })));
+    assertEquals(numeric.code, -32602);
+    assertMatch(numeric.message, /protocolVersion/);
+    const capsString = errorOf(await list(3, envelope({ [CAPABILITIES_KEY]: "all" })));
+    assertEquals(capsString.code, -32602);
+    assertMatch(capsString.message, /clientCapabilities/);
+    for (const version of ["2030-01-01", "2025-06-18"]) {
+      const e = errorOf(await list(4, envelope({ [VERSION_KEY]: version })));
+      assertEquals(e.code, -32022);
+      assertEquals(e.data, { supported: [MODERN], requested: version });
+    }
+    // A good request locks the connection to the 2026 era; the same checks hold on it.
+    resultOf(await list(5, envelope()));
+    await s.send({ jsonrpc: "2.0", id: 6, method: "tools/list" });
+    assertEquals(errorOf(await s.next()).code, -32602, "no envelope at all");
+    assertEquals(errorOf(await list(7, { [CAPABILITIES_KEY]: {} })).code, -32602, "no version");
+    assertEquals(errorOf(await list(8, envelope({ [VERSION_KEY]: 20260728 }))).code, -32602);
+    assertEquals(errorOf(await list(9, envelope({ [CAPABILITIES_KEY]: [] }))).code, -32602);
+    const future = errorOf(await list(10, envelope({ [VERSION_KEY]: "2030-01-01" })));
+    assertEquals(future.code, -32022);
+    assertEquals(future.data, { supported: [MODERN], requested: "2030-01-01" });
+    // Still serving.
+    const call = resultOf(await s.modern(11, "tools/call", { name: "list", arguments: { what: "sessions" } }));
+    assertEquals(call.resultType, "complete");
+  });
+});
+
+Deno.test("era lock: a 2026 connection refuses initialize, a 2025 one refuses 2026 requests; each keeps serving its own", async () => {
+  await withRaw(async (s) => {
+    resultOf(await s.modern(1, "tools/list"));
+    await s.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+    });
+    const refused = errorOf(await s.next());
+    assertEquals(refused.code, -32022);
+    assertEquals((refused.data as Json).supported, [MODERN]);
+    assertEquals(resultOf(await s.modern(3, "tools/list")).resultType, "complete");
+  });
+  await withRaw(async (s) => {
+    assertEquals(resultOf(await s.initialize("2025-11-25")).protocolVersion, "2025-11-25");
+    const refused = errorOf(await s.modern(1, "tools/list"));
+    assertEquals(refused.code, -32022);
+    assertEquals(refused.data, { supported: ["2025-11-25"], requested: MODERN });
+    assertEquals(errorOf(await s.modern(2, "server/discover")).code, -32022);
+    await s.send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "list", arguments: { what: "sessions" } },
+    });
+    const call = resultOf(await s.next());
+    assertEquals((call.structuredContent as { sessions: Json[] }).sessions.length, 1);
+    assertEquals(call.resultType, undefined);
+  });
+});
+
+Deno.test("SDK clients of both eras: the v2 client over 2026-07-28, the 2025 client unchanged", async () => {
+  const tmux = await startTmux();
+  try {
+    for (const era of ["modern", "legacy"] as const) {
+      const mcp = await connect({ socketName: tmux.socketName, era });
+      try {
+        assertEquals(mcp.era, era);
+        assertEquals(mcp.client.getServerVersion()?.name, "tmux-mcp");
+        assertMatch(mcp.client.getInstructions() ?? "", /^tmux-mcp drives tmux\./);
+        assert((await mcp.client.listTools()).tools.some((t) => t.name === "capture-pane"));
+        const r = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
+        assertEquals(r.sessions.map((x) => x.session_name), ["main"]);
+        await mcp.client.ping();
+      } finally {
+        await mcp.close();
+      }
+    }
+  } finally {
+    await tmux.kill();
+  }
+});
