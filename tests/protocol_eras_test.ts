@@ -48,7 +48,7 @@ Deno.test("server/discover over raw stdio: the 2026 revision, capabilities, serv
     assertEquals(discover.resultType, "complete");
     assert((discover.capabilities as Json).tools, "tools capability");
     assert((discover.capabilities as Json).resources && (discover.capabilities as Json).prompts);
-    assertMatch(String(discover.instructions), /^tmux-mcp drives tmux\./);
+    assertMatch(String(discover.instructions), /^Find panes with list/);
     assertEquals(((discover._meta as Json)["io.modelcontextprotocol/serverInfo"] as Json).name, "tmux-mcp");
     assertCacheHint(discover);
     // A probe locks nothing: a client without a revision in common falls back to the 2025 handshake.
@@ -167,7 +167,7 @@ Deno.test("SDK clients of both eras: the v2 client over 2026-07-28, the 2025 cli
       try {
         assertEquals(mcp.era, era);
         assertEquals(mcp.client.getServerVersion()?.name, "tmux-mcp");
-        assertMatch(mcp.client.getInstructions() ?? "", /^tmux-mcp drives tmux\./);
+        assertMatch(mcp.client.getInstructions() ?? "", /^Find panes with list/);
         assert((await mcp.client.listTools()).tools.some((t) => t.name === "capture-pane"));
         const r = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
         assertEquals(r.sessions.map((x) => x.session_name), ["main"]);

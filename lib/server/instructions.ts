@@ -17,7 +17,7 @@ import { allowsTier, type Config } from "../config.ts";
 import { BUFFER_SEARCH_DOC, EXACT_MATCHING, NAME_MATCHING, OMITTED_TARGET, SEARCH_DOC } from "../tools/docs.ts";
 
 /** The instructions for a server with this configuration. */
-export function instructions(config: Pick<Config, "toolsets" | "safety" | "maxWaitMs">): string {
+export function instructions(config: Pick<Config, "toolsets" | "safety" | "maxWaitMs" | "callBudgetMs">): string {
   const has = (t: string) => (config.toolsets as readonly string[]).includes(t);
   const writes = allowsTier(config, "mutating");
   const parts: string[] = [];
@@ -32,7 +32,8 @@ export function instructions(config: Pick<Config, "toolsets" | "safety" | "maxWa
   if (has("exec")) {
     parts.push(
       (writes ? "At a shell prompt use run-command (exit code and only its output; cd and export persist). " : "") +
-        "Follow output with capture-since; wait instead of polling.",
+        "Follow output with capture-since; wait instead of polling. A run-command or wait still going after " +
+        `${config.callBudgetMs / 1000} s answers running with a continue token: call it again with {continue}.`,
     );
   }
   if (has("pty") && writes) {
