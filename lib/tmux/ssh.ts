@@ -446,11 +446,11 @@ const MAX_CONTROL_DIR = 104 - 1 - "/m".length - 17;
 
 /**
  * The private directory for the connection-sharing socket:
- * `${TMPDIR or /tmp}/tmux-mcp-<pid>-ssh`, or under `/tmp` when TMPDIR is too
+ * `${TMPDIR or /tmp}/tmux-mcp-<pid>-ssh` (`-sshN` for the server's host N > 0), or under `/tmp` when TMPDIR is too
  * deep for a socket path. The name lets a later start sweep it once `pid` is dead.
  */
-export function controlDirPath(pid: number, tmpdir: string | undefined): string {
-  const name = `tmux-mcp-${pid}-ssh`;
+export function controlDirPath(pid: number, tmpdir: string | undefined, host = 0): string {
+  const name = `tmux-mcp-${pid}-ssh${host === 0 ? "" : host}`;
   const base = (tmpdir || "/tmp").replace(/\/+$/, "");
   const dir = `${base}/${name}`;
   return dir.length <= MAX_CONTROL_DIR ? dir : `/tmp/${name}`;

@@ -1,0 +1,293 @@
+/**
+ * The hosts of a server (lib/tmux/hosts.ts says how they are named and
+ * targeted): one set of services per host — its own tmux engine over its own
+ * persistent connection, buffers, runs and pty backend — made on first use,
+ * and the routing of a call to them.
+ *
+ * A call goes to the host its `target` names (`HOST::TARGET`, the prefix
+ * removed before the tool sees it), else to the first host. A listing without
+ * a target (`list` of panes, windows or sessions) runs on every host at once
+ * and returns their rows together; a host that fails is named in
+ * `unreachable` instead of failing the listing. With more than one host every
+ * result says its `host`, and every row and result with an id carries a
+ * `target` that names it on its host (`web::%3`).
+ *
+ * Each host's engine has its own bound (sshd's MaxSessions for a remote one)
+ * inside the server's `--max-concurrency`, so a host whose commands stall
+ * holds only its own slots and never delays a call to another host.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config.ts";
+ * import { createSearchPool } from "../search/worker_pool.ts";
+ * const config = parseConfig(["--ssh", "web=me@web1", "--ssh", "db=me@db1"], {});
+ * const { router } = createHosts(config, { regex: createSearchPool(), atExit: () => {} });
+ * router.names; // ["web", "db"]
+ * ```
+ */
+import type { Config } from "../config.ts";
+import { createTmuxEngine } from "../tmux/engine.ts";
+import { controlDirPath, createSshLauncher, RemoteError } from "../tmux/ssh.ts";
+import { type HostSpec, LOCAL_HOST, qualify, splitHostTarget } from "../tmux/hosts.ts";
+import { Semaphore } from "../tmux/semaphore.ts";
+import { TmuxError } from "../tmux/executor.ts";
+import { targetSchema } from "../tmux/target.ts";
+import { createBufferStore } from "../buffers/store.ts";
+import { createServerFileReader } from "../buffers/server_file.ts";
+import { createTerminalBackend } from "../terminal/mod.ts";
+import { createExecRuntime } from "../exec/runtime.ts";
+import { UserError } from "../errors.ts";
+import type { AnyTool, HostRouter, HostState, Services, ToolOutput } from "../tools/tool.ts";
+
+/**
+ * Commands in flight at once over --ssh: with the master, the control client and a few pane-output
+ * clients of the waits, sshd's 10 sessions per connection are not exceeded (beyond them ssh quietly
+ * opens a connection of its own: a full login).
+ */
+export const SSH_SPAWNS = 4;
+
+/** What every host shares: the search workers, the exit hooks, the server-wide bound. */
+type Shared = Pick<Services, "regex" | "atExit">;
+
+/** One host's services, before the shared ones are added. */
+function hostServices(config: Config, spec: HostSpec, index: number, several: number, shared: Semaphore) {
+  const hostConfig: Config = { ...config, ssh: spec.destination };
+  const socket = { socketName: config.socketName, socketPath: config.socketPath };
+  const controlDir = spec.destination === undefined
+    ? undefined
+    : controlDirPath(Deno.pid, Deno.env.get("TMPDIR"), index);
+  const launcher = spec.destination === undefined || controlDir === undefined ? undefined : createSshLauncher(
+    {
+      destination: spec.destination,
+      configFile: config.sshConfig,
+      controlDir,
+      connectTimeoutMs: config.connectTimeoutMs,
+    },
+    config.tmuxBin,
+    socket,
+  );
+  // sshd serves 10 sessions per connection (its MaxSessions), the master's and the control client's included.
+  let bound = launcher ? Math.min(config.maxConcurrency, SSH_SPAWNS) : config.maxConcurrency;
+  // With several hosts one that stalls must leave a slot of the server-wide bound to the others.
+  if (several > 1) bound = Math.max(1, Math.min(bound, config.maxConcurrency - 1));
+  const tmux = createTmuxEngine({
+    bin: config.tmuxBin,
+    ...socket,
+    maxConcurrency: bound,
+    shared: several > 1 ? shared : undefined,
+    controlMode: config.controlMode,
+    connectTimeoutMs: config.connectTimeoutMs,
+    launcher,
+  });
+  const terminal = createTerminalBackend(hostConfig, tmux);
+  // A remote tmux server writes and reads files on its own host: buffers travel on the connection instead.
+  const files = launcher ? undefined : createServerFileReader(tmux);
+  const exec = createExecRuntime(tmux, hostConfig);
+  return {
+    config: hostConfig,
+    tmux,
+    buffers: createBufferStore(tmux, { files, tempFileThreshold: launcher ? Infinity : undefined }),
+    terminal,
+    exec,
+    /** Registers this host's exit hooks: they run in reverse, so tmux closes last. */
+    register(atExit: Services["atExit"]) {
+      atExit(async () => {
+        await tmux.close();
+        await files?.close();
+        if (controlDir) await Deno.remove(controlDir, { recursive: true }).catch(() => {});
+      });
+      // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
+      atExit(() => terminal.close());
+      // Disarms the runs (their shells wait no more) while tmux is still there.
+      atExit(() => exec.close());
+    },
+  };
+}
+
+/** Whether an error says the host (not the command) failed: worth showing in its state. */
+function hostFailure(e: unknown): e is TmuxError {
+  return e instanceof RemoteError || (e instanceof TmuxError && e.kind !== "failed" && e.kind !== "aborted");
+}
+
+/**
+ * The hosts of `config` (this machine alone when it names none) and their router. The first host's services
+ * are made at once: they are the server's own (budget buffers, sweeps); every other host's on its first call.
+ */
+export function createHosts(config: Config, shared: Shared): { first: Services; router: HostRouter } {
+  const specs: HostSpec[] = config.hosts.length > 0 ? config.hosts : [{ name: LOCAL_HOST }];
+  const bound = new Semaphore(config.maxConcurrency);
+  const made = new Map<string, Services>();
+  const states = new Map<string, { last_error: string | null; last_error_at: string | null; used: boolean }>();
+  for (const s of specs) states.set(s.name, { last_error: null, last_error_at: null, used: false });
+
+  const router: HostRouter = {
+    names: specs.map((s) => s.name),
+    several: specs.length > 1,
+    services(name) {
+      const have = made.get(name);
+      if (have) return have;
+      const index = specs.findIndex((s) => s.name === name);
+      if (index < 0) {
+        throw new UserError(
+          `no host is named "${name}": the hosts are ${specs.map((s) => s.name).join(", ")} ` +
+            `(list {what: "hosts"})`,
+        );
+      }
+      const h = hostServices(config, specs[index], index, specs.length, bound);
+      h.register(shared.atExit);
+      const services: Services = {
+        config: h.config,
+        tmux: h.tmux,
+        buffers: h.buffers,
+        terminal: h.terminal,
+        exec: h.exec,
+        regex: shared.regex,
+        atExit: shared.atExit,
+        hosts: router,
+      };
+      made.set(name, services);
+      return services;
+    },
+    noteOutcome(name, error) {
+      const st = states.get(name);
+      if (!st) return;
+      st.used = true;
+      if (hostFailure(error)) {
+        st.last_error = error.message;
+        st.last_error_at = new Date().toISOString();
+      }
+    },
+    async states(signal) {
+      return await Promise.all(specs.map(async (spec): Promise<HostState> => {
+        const st = states.get(spec.name)!;
+        const row: HostState = {
+          host: spec.name,
+          target: qualify(spec.name, ""),
+          destination: spec.destination ?? null,
+          default: spec === specs[0],
+          connected: false,
+          tmux_version: null,
+          last_error: st.last_error,
+          last_error_at: st.last_error_at,
+        };
+        try {
+          const out = await router.services(spec.name).tmux.text(["-V"], { timeoutMs: 5_000, signal });
+          row.connected = true;
+          row.tmux_version = out.trim().replace(/^tmux\s+/, "") || null;
+        } catch (e) {
+          router.noteOutcome(spec.name, e);
+          row.last_error = e instanceof Error ? e.message : String(e);
+          row.last_error_at = new Date().toISOString();
+        }
+        return row;
+      }));
+    },
+  };
+  return { first: router.services(specs[0].name), router };
+}
+
+/** One host's part of a call: its services and the arguments with the host prefix removed. */
+export interface Binding {
+  host: string;
+  services: Services;
+  args: Record<string, unknown>;
+}
+
+/** `list` members (and their own entries) that list every host when no target narrows them. */
+const FAN_OUT: Readonly<Record<string, (args: Record<string, unknown>) => boolean>> = {
+  "list": (a) => a.what === "panes" || a.what === "windows" || a.what === "sessions",
+  "list-panes": () => true,
+  "list-windows": () => true,
+  "list-sessions": () => true,
+};
+
+/**
+ * The hosts a call runs on: the one its `target` names (prefix removed), every host for a listing without a
+ * target, else the first host. Throws a UserError for an unknown host or a target left invalid by the split.
+ */
+export function bindCall(router: HostRouter, tool: AnyTool, args: Record<string, unknown>): Binding[] {
+  const target = args.target;
+  if (typeof target === "string") {
+    let split;
+    try {
+      split = splitHostTarget(target);
+    } catch (e) {
+      throw new UserError((e as Error).message);
+    }
+    if (split.host === undefined) return [bind(router, router.names[0], args)];
+    const rest = split.target === "" ? undefined : split.target;
+    if (rest !== undefined) {
+      const ok = targetSchema.safeParse(rest);
+      if (!ok.success) throw new UserError(`target ${JSON.stringify(target)}: ${ok.error.issues[0].message}`);
+    }
+    const { target: _, ...others } = args;
+    return [bind(router, split.host, rest === undefined ? others : { ...others, target: rest })];
+  }
+  if (router.several && target === undefined && FAN_OUT[tool.name]?.(args)) {
+    return router.names.map((h) => bind(router, h, args));
+  }
+  return [bind(router, router.names[0], args)];
+}
+
+function bind(router: HostRouter, host: string, args: Record<string, unknown>): Binding {
+  return { host, services: router.services(host), args };
+}
+
+const ID_KEYS = ["pane_id", "window_id", "session_id"] as const;
+
+/** `row` with `host` and, when it has an id, `target` (its most specific id on `host`). */
+function withTarget(row: Record<string, unknown>, host: string): Record<string, unknown> {
+  const id = ID_KEYS.map((k) => row[k]).find((v): v is string => typeof v === "string");
+  return id === undefined ? { host, ...row } : { host, target: qualify(host, id), ...row };
+}
+
+/** A structured result with `host`, and `target` on itself and on each row of its lists that has an id. */
+function qualified(structured: unknown, host: string): unknown {
+  if (!structured || typeof structured !== "object" || Array.isArray(structured)) return structured;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(structured as Record<string, unknown>)) {
+    out[k] = Array.isArray(v)
+      ? v.map((r) => r && typeof r === "object" && !Array.isArray(r) ? withTarget(r, host) : r)
+      : v;
+  }
+  return withTarget(out, host);
+}
+
+/**
+ * The result of a call made on `bindings`: one host's as it is (with `host` and `target`s when the server has
+ * several), or a listing's rows from every host that answered, each with its `host` and `target`, plus
+ * `unreachable` for those that did not. Throws the first error when no host answered.
+ */
+export function mergeOutputs(
+  router: HostRouter,
+  bindings: readonly Binding[],
+  settled: readonly PromiseSettledResult<ToolOutput<unknown>>[],
+): ToolOutput<unknown> {
+  if (bindings.length === 1) {
+    const r = settled[0];
+    if (r.status === "rejected") throw r.reason;
+    if (!router.several) return r.value;
+    // A result whose content is its JSON is rewritten with it; text content (a screen) stays as it is.
+    const plain = r.value.content === undefined;
+    const structured = qualified(r.value.structured, bindings[0].host);
+    return plain ? { structured } : { structured, content: r.value.content };
+  }
+  const ok = settled.findIndex((r) => r.status === "fulfilled");
+  if (ok < 0) throw (settled[0] as PromiseRejectedResult).reason;
+  const merged: Record<string, unknown> = {};
+  const unreachable: { host: string; error: string }[] = [];
+  settled.forEach((r, i) => {
+    const host = bindings[i].host;
+    if (r.status === "rejected") {
+      unreachable.push({ host, error: r.reason instanceof Error ? r.reason.message : String(r.reason) });
+      return;
+    }
+    const one = qualified(r.value.structured, host) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(one)) {
+      if (k === "host") continue;
+      if (Array.isArray(v)) merged[k] = [...(merged[k] as unknown[] ?? []), ...v];
+      else if (!(k in merged)) merged[k] = v;
+    }
+  });
+  return { structured: unreachable.length ? { ...merged, unreachable } : merged };
+}
