@@ -224,7 +224,7 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "terminal-backend",
     env: "TMUX_MCP_TERMINAL_BACKEND",
     type: "string",
-    help: "backend of the pty_* tools: pty (alias internal) or tmux (default: pty)",
+    help: "backend of the pty_* tools: pty (alias internal, this machine) or tmux (default: tmux with --ssh, else pty)",
     apply: (c, v, s) => c.terminalBackend = oneOf(s, String(v), TERMINAL_BACKENDS, { internal: "pty" }),
   },
   {
@@ -253,8 +253,8 @@ export const OPTIONS: readonly OptionRow[] = [
     env: "TMUX_MCP_SSH",
     type: "string",
     multiple: true,
-    help: "a host whose tmux to drive over one ssh connection: user@host, ssh config Host alias, " +
-      "ssh://user@host:port; NAME=DEST names it for HOST::TARGET targets, local is this machine; repeatable",
+    help: "host whose tmux to drive over ssh (user@host, Host alias, ssh://user@host:port); NAME=DEST names " +
+      "it for NAME::TARGET, local is this machine; repeatable",
     apply: (c, v, s) => addHosts(c, s, s === "TMUX_MCP_SSH" ? String(v).split(/\s+/).filter((x) => x) : [String(v)]),
   },
   {
@@ -366,6 +366,9 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
       for (const one of v) if (one !== undefined) o.apply(cfg, one, `--${o.flag}`);
     } else o.apply(cfg, v, `--${o.flag}`);
   }
+  // With --ssh the pty_* tools run on the tmux host unless the user asked for this machine's PTYs.
+  const backendGiven = parsed.values["terminal-backend"] !== undefined || !!env.TMUX_MCP_TERMINAL_BACKEND;
+  if (!backendGiven && cfg.ssh !== undefined) cfg.terminalBackend = "tmux";
   if (doctor) {
     const at = parsed.tokens?.find((t) => t.kind === "positional")?.index ?? -1;
     return { kind: "doctor", config: cfg, args: args.filter((_, i) => i !== at) };

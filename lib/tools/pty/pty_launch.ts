@@ -21,7 +21,7 @@ export default defineTool({
     working_dir: absolutePath.optional(),
     session_id: sessionId.optional().describe("default: new"),
   }),
-  output: z.object({ session_id: z.string() }),
+  output: z.object({ session_id: z.string(), runs_on: z.string() }),
   secrets: ["command"],
   async handler(args, ctx) {
     // The tmux backend over --ssh starts programs on that host: its directories are not ours to check,
@@ -36,6 +36,6 @@ export default defineTool({
       cwd,
       sessionId: args.session_id,
     });
-    return { structured: { session_id } };
+    return { structured: { session_id, runs_on: remote ? ctx.tmux.remote! : "local" } };
   },
 });
