@@ -99,10 +99,23 @@ export interface TmuxFixture {
   kill(): Promise<void>;
 }
 
+/**
+ * The HOME of test tmux servers, and so of their shells: an empty directory, so no user's shell startup files
+ * (this image's root `.bashrc` runs `pyenv init`, whose rehash lock can hold every bash start for a minute) run in
+ * test panes.
+ */
+export const CLEAN_HOME: string = (() => {
+  const dir = `${Deno.env.get("TMPDIR") ?? "/tmp"}/tmux-mcp-test-home`;
+  Deno.mkdirSync(dir, { recursive: true });
+  return dir;
+})();
+
 /** Runs a tmux client on the test server `socketName` (with stdin bytes when given); throws with its stderr on failure. */
 export async function runTmux(socketName: string, args: string[], stdin?: Uint8Array): Promise<string> {
   const child = new Deno.Command("tmux", {
     args: ["-u", "-L", socketName, ...args], // -u as the executor: UTF-8 even without a UTF-8 locale
+    // The server a first client starts inherits its environment: its panes start with a clean HOME.
+    env: { HOME: CLEAN_HOME },
     stdin: stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
