@@ -87,8 +87,9 @@ export interface SshTarget {
  * `"master"`: the one long-lived connection — it creates the shared socket.
  * `"shared"`: a tmux client that rides the master's connection, or connects
  * on its own when there is none.
+ * `"alone"`: a connection of its own that shares nothing (`doctor`'s probe).
  */
-export type SshRole = "master" | "shared";
+export type SshRole = "master" | "shared" | "alone";
 
 /** A bad `--ssh` destination; message is one line. */
 export function destinationProblem(dest: string): string | undefined {
@@ -152,7 +153,7 @@ function sshOptions(t: SshTarget, role: SshRole): string[] {
     // Never prompt (password, passphrase, unknown host key): fail at once with a message.
     ...o("BatchMode=yes"),
     ...o(`ControlMaster=${role === "master" ? "yes" : "no"}`),
-    ...o(`ControlPath=${controlSocket(t.controlDir)}`),
+    ...o(`ControlPath=${role === "alone" ? "none" : controlSocket(t.controlDir)}`),
     // The master ends with its own session; no background ssh outlives the server.
     ...o("ControlPersist=no"),
     // ssh's own bound (TCP connect and handshake) is the same setting; the login's rc files are bounded by the caller.
