@@ -171,7 +171,13 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
           last_error_at: st.last_error_at,
         };
         try {
-          const out = await router.services(spec.name).tmux.text(["-V"], { timeoutMs: 5_000, signal });
+          // Bounded as a whole: a stalled host's login has a bound of its own (--connect-timeout-ms).
+          const out = await answerWithin(
+            spec.name,
+            5_000,
+            signal,
+            (own) => router.services(spec.name).tmux.text(["-V"], { timeoutMs: 5_000, signal: own }),
+          );
           row.connected = true;
           row.tmux_version = out.trim().replace(/^tmux\s+/, "") || null;
         } catch (e) {
@@ -184,6 +190,46 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
     },
   };
   return { first: router.services(specs[0].name), router };
+}
+
+/**
+ * How long a listing of every host waits for each one: tmux's own bound of a command. A host that has not
+ * answered by then is named in `unreachable` and its part of the call is cancelled; its own bounds (a login's
+ * --connect-timeout-ms) would otherwise hold the whole listing.
+ */
+export const HOST_ANSWER_MS = 10_000;
+
+/**
+ * Runs `fn` with a signal that follows `parent` and fires after `ms`: the answer, or an error saying that
+ * `host` did not answer in time.
+ */
+export function answerWithin<T>(
+  host: string,
+  ms: number,
+  parent: AbortSignal | undefined,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const own = new AbortController();
+  const follow = () => own.abort(parent?.reason);
+  parent?.addEventListener("abort", follow, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new UserError(
+          `host "${host}" did not answer within ${ms / 1000} s: it is down or stalled (list {what: "hosts"} ` +
+            "shows its last error); calls to the other hosts are not held up",
+        ),
+      );
+      own.abort();
+    }, ms);
+  });
+  const work = fn(own.signal);
+  work.catch(() => {}); // its end after the deadline is nobody's to hear
+  return Promise.race([work, late]).finally(() => {
+    clearTimeout(timer);
+    parent?.removeEventListener("abort", follow);
+  });
 }
 
 /** One host's part of a call: its services and the arguments with the host prefix removed. */

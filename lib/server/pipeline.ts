@@ -23,7 +23,7 @@ import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
-import { bindCall, mergeOutputs } from "./hosts.ts";
+import { answerWithin, bindCall, HOST_ANSWER_MS, mergeOutputs } from "./hosts.ts";
 
 /** What the pipeline needs from the SDK's per-request `extra`. */
 export interface CallExtra {
@@ -206,9 +206,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         return errorResult(message);
       }
       const progressToken = extra._meta?.progressToken;
-      const contextFor = (svc: Services): ToolContext => ({
+      const contextFor = (svc: Services, signal = extra.signal): ToolContext => ({
         ...svc,
-        signal: extra.signal,
+        signal,
         progress: (progress, total, msg) => {
           if (progressToken === undefined) return Promise.resolve();
           const sent = extra.sendNotification({
@@ -227,8 +227,12 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS }),
       });
       /** The handler on one host's services, its output checked against the tool's schema. */
-      const run = async (svc: Services, data: Record<string, unknown>): Promise<ToolOutput<unknown>> => {
-        const out = await tool.handler(data, await enter(tool, data, contextFor(svc)));
+      const run = async (
+        svc: Services,
+        data: Record<string, unknown>,
+        signal?: AbortSignal,
+      ): Promise<ToolOutput<unknown>> => {
+        const out = await tool.handler(data, await enter(tool, data, contextFor(svc, signal)));
         const checked = tool.output.safeParse(out.structured);
         if (!checked.success) {
           throw new OutputMismatch(
@@ -248,7 +252,14 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         // The host the target names (or every host, for a listing): lib/server/hosts.ts.
         const bindings = bindCall(hosts, tool, parsed.data);
         ctx = contextFor(bindings[0].services);
-        const settled = await Promise.allSettled(bindings.map((b) => run(b.services, b.args)));
+        // A listing of every host waits for each one a bounded time only (a stalled host is named, not awaited).
+        const settled = await Promise.allSettled(
+          bindings.length === 1
+            ? [run(bindings[0].services, bindings[0].args)]
+            : bindings.map((b) =>
+              answerWithin(b.host, HOST_ANSWER_MS, extra.signal, (signal) => run(b.services, b.args, signal))
+            ),
+        );
         settled.forEach((r, i) => hosts.noteOutcome(bindings[i].host, r.status === "rejected" ? r.reason : undefined));
         const mismatch = settled.find((r) => r.status === "rejected" && r.reason instanceof OutputMismatch);
         if (mismatch) throw (mismatch as PromiseRejectedResult).reason;
