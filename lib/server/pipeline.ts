@@ -23,7 +23,8 @@ import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
-import { answerWithin, bindCall, HOST_ANSWER_MS, mergeOutputs } from "./hosts.ts";
+import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
+import { bindCall, mergeOutputs } from "./host_routing.ts";
 
 /** What the pipeline needs from the SDK's per-request `extra`. */
 export interface CallExtra {
