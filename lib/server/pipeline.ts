@@ -246,7 +246,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       const hosts = services.hosts;
       let out: ToolOutput<unknown>;
       let ctx: ToolContext;
-      if (hosts === undefined) {
+      // One host and no HOST:: in the target: the call runs as it did before hosts existed.
+      const target0 = parsed.data.target;
+      if (hosts === undefined || (!hosts.several && !(typeof target0 === "string" && target0.includes("::")))) {
         ctx = contextFor(services);
         out = await run(services, parsed.data);
       } else {
