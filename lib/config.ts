@@ -13,7 +13,7 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { destinationProblem } from "./tmux/ssh.ts";
+import { type HostSpec, parseHostList, parseHostsFile } from "./tmux/hosts.ts";
 import { CONNECT_TIMEOUT_MS } from "./tmux/connect_wait.ts";
 
 export const TIERS = ["readonly", "mutating", "destructive"] as const;
@@ -54,8 +54,10 @@ export interface Config {
   configPath?: string;
   /** `--max-tokens`: overrides the config file's maxTokensPerResponse. */
   maxTokens?: number;
-  /** `--ssh`: the remote host whose tmux to drive (lib/tmux/ssh.ts). */
+  /** `--ssh`: the first host's ssh destination (the host of a target without `HOST::`); undefined: this machine. */
   ssh?: string;
+  /** Every `--ssh [NAME=]DEST` and `--hosts` line, in order (lib/tmux/hosts.ts); empty: this machine only. */
+  hosts: HostSpec[];
   /** `--ssh-config`: ssh client config file, passed as `ssh -F`. */
   sshConfig?: string;
   /** `--files-root`: confine every file tool to this directory (after symlinks). */
@@ -83,6 +85,8 @@ export interface OptionRow {
   flag: string;
   env?: string;
   type: "string" | "boolean";
+  /** May be given several times; `apply` runs once per value, in order. */
+  multiple?: boolean;
   help: string;
   apply(cfg: Config, value: string | boolean, source: string): void;
 }
@@ -140,6 +144,16 @@ function existingDirectory(source: string, raw: string): string {
 }
 
 const MiB = 1024 * 1024;
+
+/** Adds hosts to the list; the first one's destination is `ssh`, the host of an unqualified target. */
+function addHosts(c: Config, source: string, values: readonly string[]): void {
+  try {
+    c.hosts = parseHostList(values, c.hosts);
+  } catch (e) {
+    throw new UsageError(`${source}: ${(e as Error).message}`);
+  }
+  c.ssh = c.hosts[0]?.destination;
+}
 
 /** The option table: one row per flag, in `--help` order. */
 export const OPTIONS: readonly OptionRow[] = [
@@ -223,7 +237,7 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "terminal-backend",
     env: "TMUX_MCP_TERMINAL_BACKEND",
     type: "string",
-    help: "backend of the pty-* tools: pty (alias internal) or tmux (default: pty)",
+    help: "backend of the pty-* tools: pty (alias internal, this machine) or tmux (default: tmux with --ssh, else pty)",
     apply: (c, v, s) => c.terminalBackend = oneOf(s, String(v), TERMINAL_BACKENDS, { internal: "pty" }),
   },
   {
@@ -251,12 +265,19 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "ssh",
     env: "TMUX_MCP_SSH",
     type: "string",
-    help:
-      "remote host whose tmux to drive over one ssh connection: user@host, ssh config Host alias, ssh://user@host:port",
+    multiple: true,
+    help: "host whose tmux to drive over ssh (user@host, Host alias, ssh://user@host:port); NAME=DEST names " +
+      "it for NAME::TARGET, local is this machine; repeatable",
+    apply: (c, v, s) => addHosts(c, s, s === "TMUX_MCP_SSH" ? String(v).split(/\s+/).filter((x) => x) : [String(v)]),
+  },
+  {
+    flag: "hosts",
+    env: "TMUX_MCP_HOSTS",
+    type: "string",
+    help: "file with one host per line as --ssh takes it (NAME=DEST, DEST or local; # comments)",
     apply: (c, v, s) => {
-      const bad = destinationProblem(String(v));
-      if (bad) throw new UsageError(`${s}: ${bad}`);
-      c.ssh = String(v);
+      const path = existingFile(s, nonEmpty(s, String(v)));
+      addHosts(c, s, parseHostsFile(Deno.readTextFileSync(path)));
     },
   },
   {
@@ -312,6 +333,7 @@ export function defaultConfig(): Config {
     controlMode: true,
     redact: true,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    hosts: [],
   };
 }
 
@@ -337,7 +359,7 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     install: { type: "string" },
     "dry-run": { type: "boolean" },
   };
-  for (const o of OPTIONS) options[o.flag] = { type: o.type };
+  for (const o of OPTIONS) options[o.flag] = { type: o.type, ...(o.multiple ? { multiple: true } : {}) };
   let parsed: {
     values: Record<string, Parsed | Parsed[]>;
     positionals: string[];
@@ -358,13 +380,6 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
         `plus the subcommand doctor; see --help)`,
     );
   }
-  // One remote host per server: a second --ssh silently replacing the first would drive the wrong host.
-  const hosts = parsed.tokens?.filter((t) => t.kind === "option" && (t as { name?: string }).name === "ssh") ?? [];
-  if (hosts.length > 1) {
-    throw new UsageError(
-      `--ssh given ${hosts.length} times: one server drives one host; start one tmux-mcp per host`,
-    );
-  }
   const cfg = defaultConfig();
   for (const o of OPTIONS) {
     const fromEnv = o.env ? env[o.env] : undefined;
@@ -372,7 +387,12 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   }
   for (const o of OPTIONS) {
     const v = parsed.values[o.flag];
-    if (v !== undefined && !Array.isArray(v)) o.apply(cfg, v, `--${o.flag}`);
+    if (v === undefined) continue;
+    // Flags win over the environment: a repeatable flag given on the command line replaces its variable's list.
+    if (Array.isArray(v)) {
+      if (o.flag === "ssh") cfg.hosts = [];
+      for (const one of v) if (one !== undefined) o.apply(cfg, one, `--${o.flag}`);
+    } else o.apply(cfg, v, `--${o.flag}`);
   }
   const install = parsed.values.install as string | undefined;
   const dryRun = parsed.values["dry-run"] === true;
@@ -384,6 +404,9 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     );
   }
   if (dryRun && install === undefined) throw new UsageError("--dry-run needs --install CLIENT");
+  // With --ssh the pty_* tools run on the tmux host unless the user asked for this machine's PTYs.
+  const backendGiven = parsed.values["terminal-backend"] !== undefined || !!env.TMUX_MCP_TERMINAL_BACKEND;
+  if (!backendGiven && cfg.ssh !== undefined) cfg.terminalBackend = "tmux";
   if (doctor) {
     // Drop the subcommand and doctor's own flags: the rest are server flags, repeated in the client command.
     const own = new Set<number>();

@@ -209,10 +209,16 @@ Deno.test("save-buffer and load-buffer move exact bytes and explain missing path
         path,
         bytes_written: 13,
         appended: false,
+        file_host: "local",
       });
       await mcp.ok("save-buffer", { name: "s", path, append: true });
       assertEquals(await Deno.readTextFile(path), "line1\nline2éline1\nline2é");
-      assertEquals(await mcp.ok("load-buffer", { name: "l", path }), { name: "l", path, size_bytes: 26 });
+      assertEquals(await mcp.ok("load-buffer", { name: "l", path }), {
+        name: "l",
+        path,
+        size_bytes: 26,
+        file_host: "local",
+      });
       assertEquals((await mcp.ok<Slice>("show-buffer", { name: "l" })).text, "line1\nline2éline1\nline2é");
       assertMatch(
         await mcp.err("save-buffer", { name: "s", path: `${dir}/no/such/f` }),

@@ -38,9 +38,10 @@ for (
     [["--max-concurrency", "x"], {}, /expected a whole number/],
     [["--toolsets", "buffers,nope"], {}, /--toolsets: "nope" is not one of buffers, workspace, exec, pty/],
     [["serve"], {}, /unexpected argument "serve"/],
-    // One server drives one host: a second --ssh must not silently win over the first.
-    [["--ssh", "a", "--ssh", "b"], {}, /--ssh given 2 times: one server drives one host; start one tmux-mcp per host/],
-    [["--ssh=a", "--ssh=a"], {}, /--ssh given 2 times/],
+    // Several hosts, each under its own name: a second host of the same name must not replace the first.
+    [["--ssh", "a", "--ssh", "b@a"], {}, /--ssh: "b@a": the host name "a" is taken \(by a\); name it: --ssh NAME=b@a/],
+    [["--ssh=x=local", "--ssh=x=h"], {}, /the host name "x" is taken/],
+    [["--ssh", "web=-oProxyCommand=x"], {}, /starts with "-"/],
     [["--connect-timeout-ms", "10"], {}, /--connect-timeout-ms: 10 is out of range \(1000\.\.3600000\)/],
   ] as [string[], Record<string, string>, RegExp][]
 ) {

@@ -51,6 +51,8 @@ export interface SshFixture {
   stop(opts?: { keepConnections?: boolean }): Promise<void>;
   /** Starts sshd again on the same port. */
   start(): Promise<void>;
+  /** The sshd listener and every process below it (the connections it serves), for SIGSTOP/SIGCONT. */
+  sshdProcesses(): Promise<number[]>;
   /** "Accepted publickey" lines in sshd's log: completed logins so far. */
   loginCount(): Promise<number>;
   /** Environment for a process that runs tmux the way the remote side does. */
@@ -100,8 +102,16 @@ async function canConnect(port: number): Promise<boolean> {
   }
 }
 
+/** What may differ between two fixtures that run at once (tests/fleet_test.ts): the alias, the tmux socket name. */
+export interface SshdOptions {
+  /** The `Host` alias (default `tmcp-remote`). */
+  alias?: string;
+  /** The remote tmux's `-L` name (default: a unique one). */
+  socketName?: string;
+}
+
 /** Starts sshd on a free port of 127.0.0.1 as the current user. */
-export async function startSshd(): Promise<SshFixture> {
+export async function startSshd(opts: SshdOptions = {}): Promise<SshFixture> {
   const dir = await tempDir("tmcp-ssh-");
   const user = Deno.env.get("USER") ?? (await run("id", ["-un"])).trim();
   const home = `${dir}/home`;
@@ -136,7 +146,7 @@ export async function startSshd(): Promise<SshFixture> {
       "",
     ].join("\n"),
   );
-  const alias = "tmcp-remote";
+  const alias = opts.alias ?? "tmcp-remote";
   const configPath = `${dir}/ssh_config`;
   await Deno.writeTextFile(
     configPath,
@@ -154,7 +164,7 @@ export async function startSshd(): Promise<SshFixture> {
     ].join("\n"),
   );
   const log = `${dir}/sshd.log`;
-  const socketName = uniqueSocketName("ssh");
+  const socketName = opts.socketName ?? uniqueSocketName("ssh");
   const remoteEnv = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home, TMUX_TMPDIR: tmuxDir };
   let child: Deno.ChildProcess | undefined;
 
@@ -221,6 +231,14 @@ export async function startSshd(): Promise<SshFixture> {
     },
     stop,
     start,
+    sshdProcesses: async () => {
+      const all: number[] = child ? [child.pid] : [];
+      for (let i = 0; i < all.length; i++) {
+        const kids = await run("pgrep", ["-P", String(all[i])]).catch(() => "");
+        all.push(...kids.split("\n").filter((l) => l.trim()).map(Number));
+      }
+      return all;
+    },
     loginCount: async () => {
       const text = await Deno.readTextFile(log).catch(() => "");
       return text.split("\n").filter((l) => l.includes("Accepted publickey")).length;

@@ -167,7 +167,7 @@ Deno.test("ssh server: remote socket missing → no-server; remote tmux missing 
   }
 });
 
-Deno.test("ssh server: 8 MiB buffers byte-exact both ways; search-buffer; files: save/load here, pipe-pane there", async () => {
+Deno.test("ssh server: 8 MiB buffers byte-exact both ways; search-buffer; files: save/load here with local_file, pipe-pane there", async () => {
   await withRemote(async (mcp, fx) => {
     const local = await Deno.makeTempDir({ prefix: "tmcp-sshbuf-" });
     try {
@@ -176,14 +176,22 @@ Deno.test("ssh server: 8 MiB buffers byte-exact both ways; search-buffer; files:
       const bytes = new Uint8Array(size);
       for (let i = 0; i < size; i++) bytes[i] = (i * 7 + (i >> 11)) & 0xff;
       await Deno.writeFile(`${local}/in.bin`, bytes);
-      const loaded = await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "big", path: `${local}/in.bin` });
-      assertEquals(loaded.size_bytes, size);
+      const loaded = await mcp.ok<{ size_bytes: number; file_host: string }>("load-buffer", {
+        name: "big",
+        path: `${local}/in.bin`,
+        local_file: true,
+      });
+      assertEquals([loaded.size_bytes, loaded.file_host], [size, "local"]);
       // tmux on the remote side holds exactly these bytes.
       const remoteCopy = `${fx.dir}/remote.bin`;
       await fx.tmux("save-buffer", "-b", "big", remoteCopy);
       assertEquals(await Deno.readFile(remoteCopy), bytes);
       await Deno.remove(remoteCopy);
-      const saved = await mcp.ok<{ bytes_written: number }>("save-buffer", { name: "big", path: `${local}/out.bin` });
+      const saved = await mcp.ok<{ bytes_written: number }>("save-buffer", {
+        name: "big",
+        path: `${local}/out.bin`,
+        local_file: true,
+      });
       assertEquals(saved.bytes_written, size);
       assertEquals(await Deno.readFile(`${local}/out.bin`), bytes);
 
@@ -191,7 +199,7 @@ Deno.test("ssh server: 8 MiB buffers byte-exact both ways; search-buffer; files:
       const line = "some remote log line\n";
       const text = line.repeat(Math.floor(size / line.length)) + "needle-in-remote\n";
       await Deno.writeTextFile(`${local}/text.txt`, text);
-      await mcp.ok("load-buffer", { name: "text", path: `${local}/text.txt` });
+      await mcp.ok("load-buffer", { name: "text", path: `${local}/text.txt`, local_file: true });
       const found = await mcp.ok<{ matches: { offset_bytes: number }[] }>("search-buffer", {
         query: "needle-in-remote",
         buffers: ["text"],
@@ -262,6 +270,42 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
     );
     assertEquals(left, []);
   });
+});
+
+Deno.test("ssh server: load/save-buffer use the tmux host's files unless local_file; pty-* run there by default", async () => {
+  await withRemote(async (mcp, fx) => {
+    // tmux reads and writes these itself (format syntax in the names stays literal); the answer names the host.
+    const src = `${fx.dir}/in#{session_name}.txt`;
+    await Deno.writeTextFile(src, "from-the-tmux-host\n");
+    const loaded = await mcp.ok<{ size_bytes: number; file_host: string }>("load-buffer", { name: "r", path: src });
+    assertEquals([loaded.size_bytes, loaded.file_host], [19, fx.alias]);
+    assertEquals(await fx.tmux("show-buffer", "-b", "r"), "from-the-tmux-host\n");
+    const out = `${fx.dir}/out#{pane_id}.txt`;
+    const saved = await mcp.ok<{ bytes_written: number; file_host: string }>("save-buffer", { name: "r", path: out });
+    assertEquals([saved.bytes_written, saved.file_host], [19, fx.alias]);
+    assertEquals(await Deno.readTextFile(out), "from-the-tmux-host\n");
+    assertMatch(await mcp.err("load-buffer", { name: "r", path: `${fx.dir}/missing` }), /No such file/);
+    assertMatch(await mcp.err("save-buffer", { name: "nope", path: `${fx.dir}/x` }), /nope/);
+    // --files-root holds on the tmux host too (by name).
+    assertMatch(await mcp.err("load-buffer", { name: "r", path: "/etc/hostname" }), /--files-root/);
+    const here = await mcp.ok<{ file_host: string }>("load-buffer", { name: "h", path: src, local_file: true });
+    assertEquals(here.file_host, "local");
+
+    // No --terminal-backend: the pty-* tools run on the remote tmux, and say so.
+    const launched = await mcp.ok<{ pty_id: string; runs_on: string }>("pty-launch", { command: "sh" });
+    assertEquals(launched.runs_on, fx.alias);
+    assertMatch(await fx.tmux("list-sessions", "-F", "#{session_name}"), new RegExp(`-${launched.pty_id}$`, "m"));
+    await mcp.ok("pty-kill-session", { pty_id: launched.pty_id });
+  }, ["--files-root", "/tmp"]);
+});
+
+Deno.test("ssh server: --terminal-backend pty asks for this machine's PTYs, and pty-launch says local", async () => {
+  await withRemote(async (mcp, fx) => {
+    const launched = await mcp.ok<{ pty_id: string; runs_on: string }>("pty-launch", { command: "sh" });
+    assertEquals(launched.runs_on, "local");
+    assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(launched.pty_id));
+    await mcp.ok("pty-kill-session", { pty_id: launched.pty_id });
+  }, ["--terminal-backend", "pty"]);
 });
 
 Deno.test("ssh server: pty-* on the tmux backend run on the remote tmux; the capture file is written there", async () => {

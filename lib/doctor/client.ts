@@ -26,7 +26,7 @@ function runFromSource(): boolean {
 }
 
 /** Flags whose value is a file: a client starts the server in a directory of its own choosing. */
-const PATH_FLAGS = new Set(["--config", "--audit-log", "--socket-path"]);
+const PATH_FLAGS = new Set(["--config", "--audit-log", "--socket-path", "--ssh-config", "--hosts"]);
 
 /** `flags` with the values of {@linkcode PATH_FLAGS} made absolute (against `cwd`). */
 export function absoluteFlags(flags: readonly string[], cwd: string): string[] {

@@ -1,9 +1,9 @@
 /**
  * `tmux-mcp doctor`: checks, one line each, what this configuration needs —
  * tmux and its version, a server on the socket, control mode, shells for
- * run-command, the internal PTY backend's libc, the budget config file —
- * and prints the command to paste into an MCP client, with a line for each
- * MCP client found on this machine. A check fails only
+ * run-command (on each ssh host with --ssh: lib/doctor/ssh.ts), the internal
+ * PTY backend's libc, the budget config file — and prints the command to paste
+ * into an MCP client, with a line for each MCP client found on this machine. A check fails only
  * when a configured toolset needs it (otherwise it is a warning); the exit
  * code is 0 when nothing failed, 1 otherwise.
  *
@@ -24,6 +24,7 @@ import { checkBudgetConfig } from "./budget.ts";
 import { clientCommand } from "./client.ts";
 import { checkCallBudget } from "./call_budget.ts";
 import { clientHints } from "./install.ts";
+import { checkSshHost } from "./ssh.ts";
 
 /** What the configured toolsets and backend need. */
 export function needs(config: Config): { tmux: boolean; shells: boolean; libc: boolean } {
@@ -36,9 +37,8 @@ export function needs(config: Config): { tmux: boolean; shells: boolean; libc: b
   };
 }
 
-/** Runs every check in order; `flags` are the command-line flags to repeat in the client command. */
-export async function runDoctor(config: Config, flags: readonly string[]): Promise<{ lines: string[]; ok: boolean }> {
-  const need = needs(config);
+/** This machine's tmux, socket, control mode and shells. */
+async function localChecks(config: Config, need: ReturnType<typeof needs>): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const tmux = createSpawnExecutor({
     bin: config.tmuxBin,
@@ -64,6 +64,20 @@ export async function runDoctor(config: Config, flags: readonly string[]): Promi
     );
   }
   results.push(checkShells(Deno.env.get("PATH") ?? "", need.shells));
+  return results;
+}
+
+/** Runs every check in order; `flags` are the command-line flags to repeat in the client command. */
+export async function runDoctor(config: Config, flags: readonly string[]): Promise<{ lines: string[]; ok: boolean }> {
+  const need = needs(config);
+  const results: CheckResult[] = [];
+  // With --ssh the tmux that matters is on each ssh host; this machine's only when `local` is one of the hosts.
+  const remote = config.hosts.filter((h) => h.destination !== undefined);
+  if (config.hosts.length === 0 || remote.length < config.hosts.length) {
+    results.push(...await localChecks(config, need));
+  }
+  // Each host over its own login, all at once: a slow one does not hold the others up.
+  results.push(...(await Promise.all(remote.map((h) => checkSshHost(config, h, need)))).flat());
   results.push(
     need.libc ? checkLibc(true) : { status: "skip", name: "pty libc", detail: "internal pty backend not configured" },
   );

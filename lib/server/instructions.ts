@@ -17,7 +17,9 @@ import { allowsTier, type Config } from "../config.ts";
 import { BUFFER_SEARCH_DOC, EXACT_MATCHING, NAME_MATCHING, OMITTED_TARGET, SEARCH_DOC } from "../tools/docs.ts";
 
 /** The instructions for a server with this configuration. */
-export function instructions(config: Pick<Config, "toolsets" | "safety" | "maxWaitMs" | "callBudgetMs">): string {
+export function instructions(
+  config: Pick<Config, "toolsets" | "safety" | "maxWaitMs" | "callBudgetMs" | "hosts">,
+): string {
   const has = (t: string) => (config.toolsets as readonly string[]).includes(t);
   const writes = allowsTier(config, "mutating");
   const parts: string[] = [];
@@ -28,6 +30,13 @@ export function instructions(config: Pick<Config, "toolsets" | "safety" | "maxWa
         `${OMITTED_TARGET} ${NAME_MATCHING}`,
     );
     if (writes) parts.push(EXACT_MATCHING);
+    if (config.hosts.length > 1) {
+      const [first, ...rest] = config.hosts.map((h) => h.name);
+      parts.push(
+        `Hosts ${[first, ...rest].join(", ")}: HOST::TARGET (${first}::%3) acts on that host, a target without ` +
+          `HOST:: on ${first}; a listing without a target covers every host, each row's target names its host.`,
+      );
+    }
   }
   if (has("exec")) {
     parts.push(

@@ -31,6 +31,8 @@ import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
 import { loadRedactor, redactJson, type Redactor } from "../text/redact.ts";
+import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
+import { bindCall, mergeOutputs } from "./host_routing.ts";
 
 /** What the pipeline needs from the SDK's per-request context. */
 export interface CallExtra {
@@ -145,6 +147,9 @@ export function malformedText(args: unknown, path = ""): string | undefined {
   }
   return undefined;
 }
+
+/** A handler's result that its own output schema refuses: our bug, said as such. */
+class OutputMismatch extends Error {}
 
 const NO_NOTIFICATIONS: CallExtra["sendNotification"] = () => Promise.resolve();
 const UNLIMITED: PageBudget = { fits: () => true };
@@ -295,9 +300,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         return errorResult(message);
       }
       const progressToken = extra._meta?.progressToken;
-      const ctx: ToolContext = {
-        ...services,
-        signal: extra.signal,
+      const contextFor = (svc: Services, signal = extra.signal): ToolContext => ({
+        ...svc,
+        signal,
         progress: (progress, total, msg) => {
           if (progressToken === undefined) return Promise.resolve();
           const sent = extra.sendNotification({
@@ -316,15 +321,47 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         ask: extra.ask,
         call: (inner, innerArgs) =>
           call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS, ask: extra.ask }),
+      });
+      /** The handler on one host's services, its output checked against the tool's schema. */
+      const run = async (
+        svc: Services,
+        data: Record<string, unknown>,
+        signal?: AbortSignal,
+      ): Promise<ToolOutput<unknown>> => {
+        const out = await tool.handler(data, await enter(tool, data, contextFor(svc, signal)));
+        const checked = tool.output.safeParse(out.structured);
+        if (!checked.success) {
+          throw new OutputMismatch(
+            `internal error: ${name} produced a result that does not match its output schema ` +
+              `(${describeIssues(checked.error)}); please report this`,
+          );
+        }
+        return out;
       };
-      const out = await tool.handler(parsed.data, await enter(tool, parsed.data, ctx));
-      const checked = tool.output.safeParse(out.structured);
-      if (!checked.success) {
-        outcome = "error";
-        message = `internal error: ${name} produced a result that does not match its output schema ` +
-          `(${describeIssues(checked.error)}); please report this`;
-        log("error", message);
-        return errorResult(message);
+      const hosts = services.hosts;
+      let out: ToolOutput<unknown>;
+      let ctx: ToolContext;
+      // One host and no HOST:: in the target: the call runs as it did before hosts existed.
+      const target0 = parsed.data.target;
+      if (hosts === undefined || (!hosts.several && !(typeof target0 === "string" && target0.includes("::")))) {
+        ctx = contextFor(services);
+        out = await run(services, parsed.data);
+      } else {
+        // The host the target names (or every host, for a listing): lib/server/hosts.ts.
+        const bindings = bindCall(hosts, tool, parsed.data);
+        ctx = contextFor(bindings[0].services);
+        // A listing of every host waits for each one a bounded time only (a stalled host is named, not awaited).
+        const settled = await Promise.allSettled(
+          bindings.length === 1
+            ? [run(bindings[0].services, bindings[0].args)]
+            : bindings.map((b) =>
+              answerWithin(b.host, HOST_ANSWER_MS, extra.signal, (signal) => run(b.services, b.args, signal))
+            ),
+        );
+        settled.forEach((r, i) => hosts.noteOutcome(bindings[i].host, r.status === "rejected" ? r.reason : undefined));
+        const mismatch = settled.find((r) => r.status === "rejected" && r.reason instanceof OutputMismatch);
+        if (mismatch) throw (mismatch as PromiseRejectedResult).reason;
+        out = mergeOutputs(hosts, bindings, settled);
       }
       target = { ...target, ...targetOf(out.structured) };
       let result = outputResult(out);
@@ -336,7 +373,10 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     } catch (e) {
       if (progressSent.size > 0) await Promise.all(progressSent);
       outcome = e instanceof RefusedError ? "refused" : "error";
-      if (e instanceof UserError || e instanceof TmuxError || e instanceof EnvironmentError) {
+      if (e instanceof OutputMismatch) {
+        message = e.message;
+        log("error", message);
+      } else if (e instanceof UserError || e instanceof TmuxError || e instanceof EnvironmentError) {
         message = e.message;
       } else if (isSystemError(e)) {
         // The operating system refused something (a pipe closed, a file gone, a limit hit): a fault of the machine.

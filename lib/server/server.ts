@@ -42,14 +42,9 @@ import {
   type Transport,
 } from "../sdk.ts";
 import type { Config } from "../config.ts";
-import { createTmuxEngine } from "../tmux/engine.ts";
-import { controlDirPath, createSshLauncher } from "../tmux/ssh.ts";
-import { createBufferStore } from "../buffers/store.ts";
-import { createServerFileReader } from "../buffers/server_file.ts";
 import { sweepLeftovers } from "./sweep.ts";
-import { createTerminalBackend } from "../terminal/mod.ts";
 import { createSearchPool } from "../search/worker_pool.ts";
-import { createExecRuntime } from "../exec/runtime.ts";
+import { createHosts } from "./hosts.ts";
 import { type AnyTool, neverBuffered, type Services } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
@@ -126,55 +121,16 @@ function stoppableCalls(pipeline: () => Promise<Pipeline>) {
   };
 }
 
-/**
- * Commands in flight at once over --ssh: with the master, the control client and a few pane-output
- * clients of the waits, sshd's 10 sessions per connection are not exceeded (beyond them ssh quietly
- * opens a connection of its own: a full login).
- */
-const SSH_SPAWNS = 4;
-
 /** Long-lived services for a configuration, plus the exit hooks they registered. */
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
-  const socket = { socketName: config.socketName, socketPath: config.socketPath };
-  const controlDir = config.ssh === undefined ? undefined : controlDirPath(Deno.pid, Deno.env.get("TMPDIR"));
-  const launcher = config.ssh === undefined || controlDir === undefined ? undefined : createSshLauncher(
-    { destination: config.ssh, configFile: config.sshConfig, controlDir, connectTimeoutMs: config.connectTimeoutMs },
-    config.tmuxBin,
-    socket,
-  );
-  const tmux = createTmuxEngine({
-    bin: config.tmuxBin,
-    ...socket,
-    // sshd serves 10 sessions per connection (its MaxSessions), the master's and the control client's included.
-    maxConcurrency: launcher ? Math.min(config.maxConcurrency, SSH_SPAWNS) : config.maxConcurrency,
-    controlMode: config.controlMode,
-    connectTimeoutMs: config.connectTimeoutMs,
-    launcher,
-  });
   const hooks: Array<() => Promise<void>> = [];
-  const terminal = createTerminalBackend(config, tmux);
-  // A remote tmux server writes and reads files on its own host: buffers travel on the connection instead.
-  const files = launcher ? undefined : createServerFileReader(tmux);
-  const services: Services = {
-    config,
-    tmux,
-    buffers: createBufferStore(tmux, { files, tempFileThreshold: launcher ? Infinity : undefined }),
-    terminal,
-    regex: createSearchPool(),
-    exec: createExecRuntime(tmux, config),
-    atExit: (fn) => void hooks.push(fn),
-  };
-  // Registered first, so it runs last: the tools' own exit hooks may still need tmux.
-  services.atExit(async () => {
-    await tmux.close();
-    await files?.close();
-    if (controlDir) await Deno.remove(controlDir, { recursive: true }).catch(() => {});
-  });
-  // Kills the pty-* sessions this server created (the tmux backend keeps them with --keep-sessions).
-  services.atExit(() => terminal.close());
-  // Disarms the runs (their shells wait no more) while tmux is still there; ends the regex workers.
-  services.atExit(() => services.exec.close());
-  services.atExit(() => Promise.resolve(services.regex.close()));
+  const atExit = (fn: () => Promise<void>) => void hooks.push(fn);
+  const regex = createSearchPool();
+  // Registered first, so it runs last: every host's exit hooks (lib/server/hosts.ts) come after it.
+  atExit(() => Promise.resolve(regex.close()));
+  // One set of services per host; the first host's are the server's own (budget buffers, sweeps).
+  const { first } = createHosts(config, { regex, atExit });
+  const services: Services = { ...first, config };
   return {
     services,
     async runExitHooks() {

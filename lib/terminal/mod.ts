@@ -24,7 +24,12 @@ export function createTerminalBackend(config: Config, tmux: TmuxExecutor): Termi
     : createPtyBackend();
 }
 
-/** A one-line reason the configured backend cannot run, or undefined. */
+/**
+ * A one-line reason the configured backend cannot run, or undefined. A tmux on an ssh host is not asked at start:
+ * its connection opens on first use, and each call says what is wrong there.
+ */
 export function terminalStartupError(config: Config, tmux: TmuxExecutor): Promise<string | undefined> {
-  return config.terminalBackend === "tmux" ? tmuxMissing(tmux) : Promise.resolve(undefined);
+  return config.terminalBackend === "tmux" && tmux.remote === undefined
+    ? tmuxMissing(tmux)
+    : Promise.resolve(undefined);
 }

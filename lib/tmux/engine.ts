@@ -90,6 +90,11 @@ export interface TmuxEngineOptions extends SocketSpec {
   bin: string;
   /** Commands in flight at once, spawned or over the connection. */
   maxConcurrency: number;
+  /**
+   * A bound shared with other engines (one per host): a command takes its slot after one of this engine's own,
+   * so a host whose commands stall holds at most `maxConcurrency` of it.
+   */
+  shared?: Semaphore;
   /** False: spawn a client for every command (`--control-mode off`). */
   controlMode: boolean;
   /** Default per-command timeout in ms (10 s). */
@@ -229,7 +234,14 @@ const waitsIndefinitely = (args: readonly TmuxArg[]) =>
 /** The engine; nothing starts until the first command. */
 export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const launcher = opts.launcher ?? localLauncher(opts.bin, opts);
-  const sem = new Semaphore(opts.maxConcurrency);
+  const own = new Semaphore(opts.maxConcurrency);
+  const shared = opts.shared;
+  /** A slot of this engine's, then one of the shared bound, both by `deadline`. */
+  const sem = {
+    use<T>(fn: () => Promise<T>, deadline: number, late: () => Error): Promise<T> {
+      return shared ? own.use(() => shared.use(fn, deadline, late), deadline, late) : own.use(fn, deadline, late);
+    },
+  };
   const defaultTimeout = opts.timeoutMs ?? 10_000;
   // Our control clients start alone (tmux before 3.7 crashes otherwise): lib/tmux/attach_gate.ts.
   const gate = new AttachGate();

@@ -87,8 +87,9 @@ export interface SshTarget {
  * `"master"`: the one long-lived connection — it creates the shared socket.
  * `"shared"`: a tmux client that rides the master's connection, or connects
  * on its own when there is none.
+ * `"alone"`: a connection of its own that shares nothing (`doctor`'s probe).
  */
-export type SshRole = "master" | "shared";
+export type SshRole = "master" | "shared" | "alone";
 
 /** A bad `--ssh` destination; message is one line. */
 export function destinationProblem(dest: string): string | undefined {
@@ -152,7 +153,7 @@ function sshOptions(t: SshTarget, role: SshRole): string[] {
     // Never prompt (password, passphrase, unknown host key): fail at once with a message.
     ...o("BatchMode=yes"),
     ...o(`ControlMaster=${role === "master" ? "yes" : "no"}`),
-    ...o(`ControlPath=${controlSocket(t.controlDir)}`),
+    ...o(`ControlPath=${role === "alone" ? "none" : controlSocket(t.controlDir)}`),
     // The master ends with its own session; no background ssh outlives the server.
     ...o("ControlPersist=no"),
     // ssh's own bound (TCP connect and handshake) is the same setting; the login's rc files are bounded by the caller.
@@ -446,11 +447,11 @@ const MAX_CONTROL_DIR = 104 - 1 - "/m".length - 17;
 
 /**
  * The private directory for the connection-sharing socket:
- * `${TMPDIR or /tmp}/tmux-mcp-<pid>-ssh`, or under `/tmp` when TMPDIR is too
+ * `${TMPDIR or /tmp}/tmux-mcp-<pid>-ssh` (`-sshN` for the server's host N > 0), or under `/tmp` when TMPDIR is too
  * deep for a socket path. The name lets a later start sweep it once `pid` is dead.
  */
-export function controlDirPath(pid: number, tmpdir: string | undefined): string {
-  const name = `tmux-mcp-${pid}-ssh`;
+export function controlDirPath(pid: number, tmpdir: string | undefined, host = 0): string {
+  const name = `tmux-mcp-${pid}-ssh${host === 0 ? "" : host}`;
   const base = (tmpdir || "/tmp").replace(/\/+$/, "");
   const dir = `${base}/${name}`;
   return dir.length <= MAX_CONTROL_DIR ? dir : `/tmp/${name}`;

@@ -40,6 +40,36 @@ import type { Asker } from "../ask.ts";
 
 export type { Tier, Toolset };
 
+/** One host's state, as `list {what: "hosts"}` shows it. */
+export interface HostState {
+  host: string;
+  /** `HOST::`: the host's default pane, and the prefix of every target on it. */
+  target: string;
+  /** The ssh destination; null for this machine. */
+  destination: string | null;
+  /** The host of a target without `HOST::`. */
+  default: boolean;
+  /** Whether its tmux answered just now. */
+  connected: boolean;
+  tmux_version: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+}
+
+/** The server's hosts (lib/server/hosts.ts): each one's services, made on first use. */
+export interface HostRouter {
+  /** Host names in order; the first is the host of a target without `HOST::`. */
+  readonly names: readonly string[];
+  /** More than one host: results then say their `host` and carry `HOST::` targets. */
+  readonly several: boolean;
+  /** The services of host `name`; a UserError for a name that is no host. */
+  services(name: string): Services;
+  /** Records how a call on host `name` ended (an error that is the host's shows in its state). */
+  noteOutcome(name: string, error?: unknown): void;
+  /** Every host's state, each asked for its tmux version at once (bounded). */
+  states(signal?: AbortSignal): Promise<HostState[]>;
+}
+
 /** Long-lived services shared by all tools; built once per server. */
 export interface Services {
   config: Config;
@@ -52,6 +82,8 @@ export interface Services {
   regex: RegexService;
   /** The exec tools' runs, pane locks and run scripts (lib/exec/runtime.ts). */
   exec: ExecRuntime;
+  /** Every host of the server, this one's included (lib/server/hosts.ts); absent in tests that build services. */
+  hosts?: HostRouter;
   /**
    * Registers cleanup to run when the server exits normally (kill sessions
    * it created, delete result buffers). Hooks run in reverse order.

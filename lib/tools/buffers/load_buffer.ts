@@ -2,23 +2,32 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { absolutePath, bufferName } from "../schemas.ts";
 import { filePolicy, readFileChecked } from "../../policy/files.ts";
+import { fileHost, localFile, tmuxHostPath } from "./file_side.ts";
 
 const MAX_FILE = 512 * 1024 * 1024;
 
 export default defineTool({
   name: "load-buffer",
   title: "Load a file into a buffer",
-  description: "Reads a file on the MCP server's machine (up to 512 MiB) into a paste buffer.",
+  description: "Reads a file (≤512 MiB) on the tmux host into a buffer.",
   toolset: "buffers",
   tier: "mutating",
   smallResult: true,
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  input: z.object({ name: bufferName, path: absolutePath }),
-  output: z.object({ name: z.string(), path: z.string(), size_bytes: z.number().int() }),
+  input: z.object({ name: bufferName, path: absolutePath, local_file: localFile }),
+  output: z.object({ name: z.string(), path: z.string(), size_bytes: z.number().int(), file_host: z.string() }),
   secrets: [],
-  async handler({ name, path }, ctx) {
+  async handler({ name, path, local_file }, ctx) {
+    const file_host = fileHost(ctx, local_file);
+    if (file_host !== "local") {
+      // tmux reads the file on its own host: nothing of this machine's reaches it. A client of its own: a
+      // control client's reply to a failed read has no shape the connection can frame.
+      await ctx.tmux.run(["load-buffer", "-b", name, tmuxHostPath(ctx, path)], { signal: ctx.signal, spawn: true });
+      const size = (await ctx.buffers.list({ signal: ctx.signal })).find((b) => b.name === name)?.size_bytes ?? 0;
+      return { structured: { name, path, size_bytes: size, file_host } };
+    }
     const bytes = await readFileChecked(path, MAX_FILE, filePolicy(ctx.config), ctx.signal);
     await ctx.buffers.write(name, bytes);
-    return { structured: { name, path, size_bytes: bytes.length } };
+    return { structured: { name, path, size_bytes: bytes.length, file_host } };
   },
 });

@@ -22,7 +22,7 @@ export default defineTool({
     working_dir: absolutePath.optional(),
     pty_id: ptyId.optional().describe("default: new"),
   }),
-  output: z.object({ pty_id: z.string() }),
+  output: z.object({ pty_id: z.string(), runs_on: z.string() }),
   secrets: ["command"],
   async handler(args, ctx) {
     // The tmux backend over --ssh starts programs on that host: its directories are not ours to check,
@@ -37,6 +37,6 @@ export default defineTool({
       cwd,
       sessionId: args.pty_id,
     });
-    return { structured: { pty_id } };
+    return { structured: { pty_id, runs_on: remote ? ctx.tmux.remote! : "local" } };
   },
 });

@@ -1,0 +1,117 @@
+/**
+ * Several tmux hosts behind one server: the host list (`--ssh [NAME=]DEST`,
+ * repeatable, `local` among them, or a `--hosts FILE`), and the syntax of a
+ * host-qualified target.
+ *
+ * A target on a named host is `HOST::TARGET`, where TARGET is anything tmux
+ * itself takes (`%3`, `@2`, `$1`, `main`, `main:0.1`). Why `::`: a tmux
+ * session name can hold any character but `:` and `.` (tmux replaces both
+ * with `_`), so no session name, and no prefix of one, ends in `:`; and tmux
+ * reads `a::b` as the window `:b` of session `a`, a window name nobody types.
+ * A host name is letters, digits, `_` and `-` (no `:` or `.`), so the first
+ * `::` of a target always ends the host. Without a prefix a target means
+ * the first host, which keeps every target of a one-host server unchanged.
+ *
+ * @example
+ * ```ts
+ * const hosts = parseHostList(["web=me@web1", "local"]);
+ * hosts[0]; // { name: "web", destination: "me@web1" }
+ * splitHostTarget("web::main:0.1"); // { host: "web", target: "main:0.1" }
+ * qualify("web", "%3"); // "web::%3"
+ * ```
+ */
+import { destinationProblem } from "./ssh.ts";
+
+/** One tmux host: its name in targets, and where it is (undefined: this machine). */
+export interface HostSpec {
+  name: string;
+  /** The ssh destination; undefined for the tmux server on this machine. */
+  destination?: string;
+}
+
+/** Separates a host name from the tmux target after it. */
+export const HOST_SEPARATOR = "::";
+
+/** What a host name may be: no `:` or `.`, so a qualified target splits one way only. */
+export const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+
+/** The name of the host on this machine. */
+export const LOCAL_HOST = "local";
+
+/** The name a destination gets when none is given: its host part up to the first dot, cleaned. */
+export function defaultHostName(destination: string): string {
+  let host = destination.replace(/^ssh:\/\//, "");
+  host = host.slice(host.lastIndexOf("@") + 1);
+  host = host.replace(/^\[([^\]]*)\].*$/, "$1").replace(/:\d+$/, "");
+  const first = /^\d+(\.\d+){3}$/.test(host) ? host : host.split(".")[0];
+  const name = first.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 32);
+  return name.length > 0 ? name : "host";
+}
+
+/**
+ * One `--ssh` value: `DEST`, `NAME=DEST`, `local` or `NAME=local`. Returns the spec or a one-line problem.
+ */
+export function parseHostSpec(raw: string): HostSpec | string {
+  const eq = raw.indexOf("=");
+  // An "=" in a destination is rare but possible (an ssh config alias): only a valid name before it is a name.
+  const named = eq > 0 && HOST_NAME.test(raw.slice(0, eq));
+  const dest = named ? raw.slice(eq + 1) : raw;
+  if (dest === LOCAL_HOST) return { name: named ? raw.slice(0, eq) : LOCAL_HOST };
+  const bad = destinationProblem(dest);
+  if (bad) return bad;
+  return { name: named ? raw.slice(0, eq) : defaultHostName(dest), destination: dest };
+}
+
+/**
+ * Several `--ssh` values (and hosts-file lines) as specs, after the `before` ones; throws an Error with a
+ * one-line message.
+ */
+export function parseHostList(values: readonly string[], before: readonly HostSpec[] = []): HostSpec[] {
+  const out: HostSpec[] = [...before];
+  for (const v of values) {
+    const spec = parseHostSpec(v);
+    if (typeof spec === "string") throw new Error(`"${v}": ${spec}`);
+    const twin = out.find((h) => h.name === spec.name);
+    if (twin) {
+      throw new Error(
+        `"${v}": the host name "${spec.name}" is taken (by ${twin.destination ?? "local"}); ` +
+          `name it: --ssh NAME=${spec.destination ?? "local"}`,
+      );
+    }
+    out.push(spec);
+  }
+  return out;
+}
+
+/**
+ * A hosts file: one host per line as `--ssh` takes it (`NAME=DEST`, `DEST`, `local`); blank lines and lines
+ * starting with `#` are skipped.
+ */
+export function parseHostsFile(text: string): string[] {
+  return text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0 && !l.startsWith("#"));
+}
+
+/** A target split at its host prefix; `host` undefined when there is none. */
+export interface HostTarget {
+  host?: string;
+  target: string;
+}
+
+/** Splits `HOST::TARGET`; a target without `::` is returned whole. Throws on an invalid host name. */
+export function splitHostTarget(target: string): HostTarget {
+  const at = target.indexOf(HOST_SEPARATOR);
+  if (at < 0) return { target };
+  const host = target.slice(0, at);
+  if (!HOST_NAME.test(host)) {
+    throw new Error(
+      `target ${JSON.stringify(target)}: "${host}" before "::" is not a host name (letters, digits, _ and -); ` +
+        `give HOST::TARGET with a name from list {what: "hosts"}`,
+    );
+  }
+  return { host, target: target.slice(at + HOST_SEPARATOR.length) };
+}
+
+/** `HOST::ID`: a target that names `id` on `host` whatever host is the default. */
+export function qualify(host: string, id: string): string {
+  return `${host}${HOST_SEPARATOR}${id}`;
+}
