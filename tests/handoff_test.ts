@@ -10,16 +10,12 @@
  * secret page's own refusals.
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert, rejects } from "node:assert/strict";
-import { ElicitRequestSchema as ElicitRequestSchemaJs } from "@modelcontextprotocol/sdk/types.js";
-import type { ElicitRequestSchema as ElicitRequestSchemaTyped } from "@modelcontextprotocol/sdk/types";
 import type { CallToolResult } from "../lib/sdk.ts";
-import { type Client, connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { modernToolsCall, Parking } from "../lib/server/ask.ts";
 import { openSecretPage } from "../lib/terminal/secret_page.ts";
 import type { Answer, Asker } from "../lib/ask.ts";
-
-const ElicitRequestSchema: typeof ElicitRequestSchemaTyped = ElicitRequestSchemaJs;
 
 type Reply = "accept" | "decline" | "cancel" | "hang";
 
@@ -34,6 +30,12 @@ interface Human {
   browsing: Promise<void>[];
   /** Runs in the browser after it opened the page, before it posts. */
   beforePost?: () => Promise<void>;
+  /**
+   * For `hang`: resolves once the server has given up, and the human answers (cancels) only then. A 2025 server
+   * cancels its elicitation/create at its timeout; a 2026 client can only be told on its retry, which comes when
+   * the human answers.
+   */
+  late?: () => Promise<unknown>;
 }
 
 /** One shot: the page is closed, or (a kept-alive connection still open) answers 410 Gone. */
@@ -67,19 +69,21 @@ async function browse(url: string, human: Human): Promise<void> {
 }
 
 function answering(human: Human) {
-  return (client: Client) =>
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => {
-      human.asked.push(req.params as Record<string, unknown>);
-      if (human.reply === "hang") {
-        return new Promise((_, reject) => extra.signal.addEventListener("abort", () => reject(new Error("gone"))));
-      }
-      if (human.reply !== "accept") return Promise.resolve({ action: human.reply });
-      if (req.params.mode === "url") {
-        human.browsing.push(browse(req.params.url, human));
-        return Promise.resolve({ action: "accept" });
-      }
-      return Promise.resolve({ action: "accept", content: { yes: human.yes } });
-    });
+  return (params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => {
+    human.asked.push(params);
+    if (human.reply === "hang") {
+      return new Promise((resolve, reject) => {
+        signal.addEventListener("abort", () => reject(new Error("gone")));
+        void human.late?.().then(() => resolve({ action: "cancel" }));
+      });
+    }
+    if (human.reply !== "accept") return Promise.resolve({ action: human.reply });
+    if (params.mode === "url") {
+      human.browsing.push(browse(String(params.url), human));
+      return Promise.resolve({ action: "accept" });
+    }
+    return Promise.resolve({ action: "accept", content: { yes: human.yes } });
+  };
 }
 
 const SECRET_SCRIPT = `read -r -s -p 'Password: ' pw; echo
@@ -122,10 +126,7 @@ async function withHuman(
     socketName: tmux.socketName,
     args: ["--terminal-backend", backend, "--audit-log", audit],
     capabilities,
-    setup: capabilities ? answering(human) : undefined,
-    // A client that answers elicitation speaks 2025 (elicitation/create): the 2026 era's input-required round
-    // is not served yet, and a 2026 client gets the attach route.
-    era: capabilities ? "legacy" : undefined,
+    elicit: capabilities ? answering(human) : undefined,
   });
   const results: CallToolResult[] = [];
   const call = async (name: string, args: Record<string, unknown>) => {
@@ -244,6 +245,12 @@ Deno.test("decline, cancel and timeout type nothing and say so", async () => {
       ["cancel", "cancelled", /^the human dismissed the request: nothing was typed/, 60_000],
       ["hang", "timeout", /^nobody answered within 2 s: nothing was typed and the session is as it was/, 2_000],
     ];
+    // The hang case's call is the third to end: its audit line (one per finished call) says the server gave up.
+    s.human.late = () =>
+      waitUntil("the server's timeout", async () => {
+        const text = await Deno.readTextFile(s.audit).catch(() => "");
+        return text.split("\n").filter((l) => l.includes('"tool":"pty-request-input"')).length >= 3;
+      }, 120_000);
     for (const [reply, outcome, message, timeout_ms] of cases) {
       s.human.reply = reply;
       const r = await s.call("pty-request-input", { pty_id: id, prompt: "Enter the test password", timeout_ms });

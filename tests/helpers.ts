@@ -11,6 +11,8 @@ import { Client as ClientJs } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Client as ClientTyped } from "@modelcontextprotocol/sdk/client/index";
 import { StdioClientTransport as StdioClientTransportJs } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StdioClientTransport as StdioClientTransportTyped } from "@modelcontextprotocol/sdk/client/stdio";
+import { ElicitRequestSchema as ElicitRequestSchemaJs } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestSchema as ElicitRequestSchemaTyped } from "@modelcontextprotocol/sdk/types";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult } from "../lib/sdk.ts";
@@ -20,6 +22,7 @@ import { waitUntil } from "./pane_helpers.ts";
 // Typed like lib/sdk.ts did for the v1 SDK (its .js subpaths carry no types under Deno).
 /** The test client's interface: the 2025 (v1) client's, which the modern one is adapted to (`connect`). */
 export const Client: typeof ClientTyped = ClientJs;
+const ElicitRequestSchema: typeof ElicitRequestSchemaTyped = ElicitRequestSchemaJs;
 export type Client = ClientTyped;
 const StdioClientTransport: typeof StdioClientTransportTyped = StdioClientTransportJs;
 
@@ -235,8 +238,11 @@ export interface ConnectOptions {
   capabilities?: ConstructorParameters<typeof Client>[1] extends infer O ? O extends { capabilities?: infer C } ? C
     : never
     : never;
-  /** Runs before the client connects (to set request handlers, e.g. for elicitation/create). */
-  setup?: (client: Client) => void;
+  /**
+   * Answers the server's elicitation requests, in both eras: `elicitation/create` (2025) or the requests of an
+   * input-required result, which the v2 client fulfils through the same handler and retries the call (2026).
+   */
+  elicit?: (params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
   /** The client's protocol era (default {@linkcode TEST_ERA}). */
   era?: Era;
 }
@@ -262,13 +268,19 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
   let client: Client;
   let pid: number | null | undefined;
   if (era === "modern") {
-    // The 2026 era asks the human by an InputRequiredResult, which these tests do not answer yet.
-    if (opts.capabilities || opts.setup) throw new Error("connect: capabilities and setup need era legacy");
     const transport = new InPlaceStdioTransport(params);
     transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));
     const modern = new ModernClient(info, {
+      ...(opts.capabilities ? { capabilities: opts.capabilities as never } : {}),
       versionNegotiation: { mode: { pin: "2026-07-28" }, probe: { timeoutMs: CONNECT_TIMEOUT_MS } },
     });
+    const elicit = opts.elicit;
+    if (elicit) {
+      modern.setRequestHandler(
+        "elicitation/create",
+        (req, ctx) => elicit(req.params as Record<string, unknown>, ctx.mcpReq.signal) as never,
+      );
+    }
     await modern.connect(transport);
     client = asLegacyShaped(modern);
     pid = transport.pid;
@@ -276,7 +288,13 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
     const transport = new StdioClientTransport(params);
     transport.stderr?.on("data", (d: Uint8Array) => stderr += dec.decode(d));
     client = new Client(info, opts.capabilities ? { capabilities: opts.capabilities } : undefined);
-    opts.setup?.(client);
+    const elicit = opts.elicit;
+    if (elicit) {
+      client.setRequestHandler(
+        ElicitRequestSchema,
+        (req, extra) => elicit(req.params as Record<string, unknown>, extra.signal) as never,
+      );
+    }
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     pid = transport.pid;
   }

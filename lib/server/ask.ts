@@ -140,6 +140,11 @@ interface Parked<R> {
   /** The tool name the call was made with (a retry must repeat it). */
   name: string;
   expiry: ReturnType<typeof setTimeout>;
+  /**
+   * The call stopped waiting for the answer (its own timeout or cancellation) before the retry came: the retry,
+   * when it comes, gets the call's next round (its result) and its answer is ignored.
+   */
+  gaveUp?: boolean;
 }
 
 export interface ParkingOptions {
@@ -187,8 +192,10 @@ export class Parking<R> {
       const state = randomToken();
       const key = `q${++asked}`;
       const onAbort = () => {
-        if (this.#parked.get(state) === undefined) return;
-        this.#drop(state);
+        const parked = this.#parked.get(state);
+        if (parked === undefined || parked.gaveUp) return;
+        // Kept until the retry (or the expiry): a 2026 client learns the outcome only when it retries.
+        parked.gaveUp = true;
         pending.resolve(signal.reason === "timeout" ? { action: "timeout" } : { action: "cancel" });
       };
       signal.addEventListener("abort", onAbort, { once: true });
@@ -240,6 +247,7 @@ export class Parking<R> {
     const parked = typeof state === "string" ? this.#parked.get(state) : undefined;
     if (!parked || parked.name !== name) return Promise.reject(unknownState());
     this.#drop(state as string);
+    if (parked.gaveUp) return parked.next.promise;
     let a: Answer;
     try {
       a = toAnswer(parked.question, responses?.[parked.key]);

@@ -50,7 +50,7 @@ import { VERSION } from "../version.ts";
 import { log } from "../log.ts";
 import { type AuditSink, createAuditSink } from "./audit.ts";
 import type { DirectHandler, Refusal } from "./transport.ts";
-import { type ElicitingServer, legacyAsker } from "./ask.ts";
+import { type ElicitingServer, legacyAsker, modernToolsCall, Parking } from "./ask.ts";
 import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
 import { listedTools, listingEntries, servedListing } from "./listing.ts";
 import type { CallExtra, Pipeline } from "./pipeline.ts";
@@ -272,6 +272,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   const pipeline = () =>
     loading ??= (tools ? Promise.resolve(tools) : loadTools()).then((t) => toolPipeline(t, settings, services, audit));
   const calls = stoppableCalls(pipeline);
+  /** 2026-era calls waiting for the client's retry with the human's answer; a question unanswered this long times out. */
+  const parking = new Parking<CallToolResult>({ ttlMs: config.maxWaitMs });
   // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any
   // call comes: once initialize (or the first 2026 request) is answered, as its spawns would hold up that answer.
   let swept = false;
@@ -318,8 +320,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
     // tools/call is the pipeline: it gates, validates and audits every call, including calls to tools that
     // are not listed. The SDK's own handler (installed because the options declare the tools capability) goes.
     mcp.server.removeRequestHandler("tools/call");
-    mcp.server.fallbackRequestHandler = (request, ctx) =>
-      toolsCall(request, {
+    mcp.server.fallbackRequestHandler = (request, ctx) => {
+      const extra: CallExtra = {
         signal: ctx.mcpReq.signal,
         _meta: ctx.mcpReq._meta as CallExtra["_meta"],
         era: built,
@@ -330,7 +332,18 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
           : { inputResponses: ctx.mcpReq.inputResponses, requestState: ctx.mcpReq.requestState<string>() }),
         // The human, through the client: elicitation/create requests (2025 era), when the client declared it.
         ask: built === "legacy" ? legacyAsker(mcp.server as unknown as ElicitingServer) : undefined,
-      }, calls.call);
+      };
+      if (built === "legacy" || request.method !== "tools/call") return toolsCall(request, extra, calls.call);
+      // 2026 era: a question ends the round with an input-required result and parks the call under a one-shot
+      // requestState; the client's retry carrying it resumes the parked call (lib/server/ask.ts).
+      const name = typeof request.params?.name === "string" ? request.params.name : "";
+      return modernToolsCall(
+        parking,
+        { name, requestState: extra.requestState, inputResponses: extra.inputResponses },
+        extra.clientCapabilities?.elicitation as { form?: object; url?: object } | undefined,
+        (ask) => toolsCall(request, { ...extra, ask }, calls.call),
+      ) as Promise<CallToolResult>;
+    };
     // Resources and prompts are views of the workspace: served with its toolset.
     if (config.toolsets.includes("workspace")) {
       registerResources(mcp, services);
@@ -367,7 +380,10 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
       handle = serveStdio(build, { transport, onerror: (e) => log("debug", `mcp: ${e.message}`) });
       return handle;
     },
-    stopCalls: calls.stop,
+    stopCalls: (why) => {
+      calls.stop(why);
+      parking.close();
+    },
     direct: (method) => method === "tools/call" && legacy ? callTool : undefined,
     refuse(_method, params) {
       const claimed = claimedVersion(params);
