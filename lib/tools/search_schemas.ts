@@ -100,7 +100,7 @@ export const searchOutput = z.object({
   avg_similarity: z.number().min(0).max(1).nullable().optional()
     .describe("include_similarity only; null: no matches"),
   truncated_by_budget: z.literal(true).optional().describe("present (true) when cut to fit the budget"),
-  window: windowSchema.optional(),
+  window: windowSchema.optional().describe("with near only: the window searched"),
 });
 
 /** What `runSearch` builds (a window only for a search near a match). */
