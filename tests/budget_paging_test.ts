@@ -155,15 +155,13 @@ Deno.test("a budget cut across several buffers resumes each at its first left-ou
   }, { args: ["--max-tokens", "2000"] });
 });
 
-Deno.test("subsearch-buffer cut by the budget resumes inside its window and finds every match once", async () => {
+Deno.test("search-buffer near a match, cut by the budget resumes inside its window and finds every match once", async () => {
   await withServer(async (mcp, tmux) => {
     const text = Array.from({ length: 2000 }, (_, i) => `${i} ab 日本 `).join("");
     const bytes = enc.encode(text);
     await tmux.tmuxStdin(bytes, "load-buffer", "-b", "w", "-");
     const around = {
-      buffer: "w",
-      offset_bytes: 8000,
-      match_len: 2,
+      near: { buffer: "w", offset_bytes: 8000, match_len: 2 },
       context_bytes: 300,
       query: "ab",
       max_matches: 1000,
@@ -180,7 +178,7 @@ Deno.test("subsearch-buffer cut by the budget resumes inside its window and find
         resume_from_offset: Record<string, number>;
         truncated_by_budget?: true;
         window: { start_bytes: number; end_bytes: number };
-      }>("subsearch-buffer", { ...around, ...(resume ? { resume_from_offset: resume } : {}) });
+      }>("search-buffer", { ...around, ...(resume ? { resume_from_offset: resume } : {}) });
       if (s.truncated_by_budget) cut++;
       found.push(...s.matches.map((m) => m.offset_bytes));
       resume = s.truncated_buffers.length ? s.resume_from_offset : undefined;

@@ -1,5 +1,5 @@
 /**
- * search-buffer and subsearch-buffer through the MCP client over stdio,
+ * search-buffer (with and without near) through the MCP client over stdio,
  * against a private tmux server.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
@@ -117,10 +117,8 @@ Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and th
     const e = await mcp.err("search-buffer", { query: "more", buffers: ["bin"] });
     assertMatch(e, /^buffer "bin" is not valid UTF-8: the first invalid byte is at offset 11 \(bytes e2 82 41/);
     // A window that stays before the bad byte is text and can be searched.
-    const w = await mcp.ok<Result>("subsearch-buffer", {
-      buffer: "bin",
-      offset_bytes: 3,
-      match_len: 2,
+    const w = await mcp.ok<Result>("search-buffer", {
+      near: { buffer: "bin", offset_bytes: 3, match_len: 2 },
       context_bytes: 3,
       query: "é",
     });
@@ -140,7 +138,7 @@ Deno.test("invalid regex, empty query, lone surrogate and unknown buffers are cl
       /^no buffer named "nope": call list-buffers/,
     );
     assertMatch(
-      await mcp.err("subsearch-buffer", { buffer: "nope", offset_bytes: 0, query: "a" }),
+      await mcp.err("search-buffer", { near: { buffer: "nope", offset_bytes: 0 }, query: "a" }),
       /^no buffer named "nope"/,
     );
     assertMatch(await mcp.err("search-buffer", { query: "a", buffers: ["b", "b"] }), /lists "b" twice/);
@@ -154,7 +152,7 @@ Deno.test("invalid regex, empty query, lone surrogate and unknown buffers are cl
     );
     assertMatch(await mcp.err("search-buffer", { query: "a", max_matches: 1001 }), /max_matches/);
     assertMatch(
-      await mcp.err("subsearch-buffer", { buffer: "b", offset_bytes: 2, match_len: 5, query: "a" }),
+      await mcp.err("search-buffer", { near: { buffer: "b", offset_bytes: 2, match_len: 5 }, query: "a" }),
       /past the end of buffer "b" \(size 3 bytes\)/,
     );
   });
@@ -235,7 +233,7 @@ Deno.test("pages by max_matches and by max_scan_bytes return every match exactly
   });
 });
 
-Deno.test("subsearch-buffer searches a window clamped at the buffer's start and end, with absolute offsets", async () => {
+Deno.test("search-buffer near a match searches a window clamped at the buffer's start and end, with absolute offsets", async () => {
   await withServer(async (mcp) => {
     const text = "id=1 start é id=2\n" + "-".repeat(100) + "\nid=3 end id=4 🙂";
     await mcp.ok("set-buffer", { name: "w", content: text });
@@ -243,10 +241,8 @@ Deno.test("subsearch-buffer searches a window clamped at the buffer's start and 
     const ids = expected(text, /id=\d/g);
 
     // At the start: the window [0 - 20 → 0, 5 + 4 + 20] holds id=1 and id=2.
-    const head = await mcp.ok<Result>("subsearch-buffer", {
-      buffer: "w",
-      offset_bytes: 5,
-      match_len: 5,
+    const head = await mcp.ok<Result>("search-buffer", {
+      near: { buffer: "w", offset_bytes: 5, match_len: 5 },
       context_bytes: 20,
       query: "id=\\d",
       mode: "regex",
@@ -258,10 +254,8 @@ Deno.test("subsearch-buffer searches a window clamped at the buffer's start and 
 
     // At the end: the window is cut at the buffer's end.
     const endAt = byteAt(text, text.indexOf("end"));
-    const tail = await mcp.ok<Result>("subsearch-buffer", {
-      buffer: "w",
-      offset_bytes: endAt,
-      match_len: 3,
+    const tail = await mcp.ok<Result>("search-buffer", {
+      near: { buffer: "w", offset_bytes: endAt, match_len: 3 },
       context_bytes: 4096,
       query: "id=\\d|🙂$",
       mode: "regex",
@@ -271,10 +265,8 @@ Deno.test("subsearch-buffer searches a window clamped at the buffer's start and 
 
     // The window is the whole text: ^ and $ match its edges; a character cut by an edge is left out.
     const edges = (offset_bytes: number, context_bytes: number) =>
-      mcp.ok<Result>("subsearch-buffer", {
-        buffer: "w",
-        offset_bytes,
-        match_len: 4,
+      mcp.ok<Result>("search-buffer", {
+        near: { buffer: "w", offset_bytes, match_len: 4 },
         context_bytes,
         query: "^.|.$",
         mode: "regex",
@@ -289,18 +281,14 @@ Deno.test("subsearch-buffer searches a window clamped at the buffer's start and 
     assertEquals(triples(startCut), [[13, 1, 1], [19, 1, 2]]);
 
     // truncated only when the window holds more matches than returned, not because the buffer goes on.
-    const narrow = await mcp.ok<Result>("subsearch-buffer", {
-      buffer: "w",
-      offset_bytes: 0,
-      match_len: 4,
+    const narrow = await mcp.ok<Result>("search-buffer", {
+      near: { buffer: "w", offset_bytes: 0, match_len: 4 },
       context_bytes: 10,
       query: "id=",
     });
     assertEquals([triples(narrow), narrow.truncated_buffers, narrow.window?.end_bytes], [[[0, 3, 1]], [], 14]);
-    const pages = await allPages(mcp, "subsearch-buffer", {
-      buffer: "w",
-      offset_bytes: 0,
-      match_len: size,
+    const pages = await allPages(mcp, "search-buffer", {
+      near: { buffer: "w", offset_bytes: 0, match_len: size },
       context_bytes: 0,
       query: "id=\\d",
       mode: "regex",
@@ -309,8 +297,12 @@ Deno.test("subsearch-buffer searches a window clamped at the buffer's start and 
     assertEquals(pages.flatMap(triples), ids);
     assertEquals(pages.map((p) => p.truncated_buffers.length), [1, 1, 1, 0]);
     assertMatch(
-      await mcp.err("subsearch-buffer", { buffer: "w", offset_bytes: 0, query: "x", resume_from_offset: { v: 1 } }),
-      /but this subsearch is in "w"/,
+      await mcp.err("search-buffer", {
+        near: { buffer: "w", offset_bytes: 0 },
+        query: "x",
+        resume_from_offset: { v: 1 },
+      }),
+      /but this search is near a match in "w"/,
     );
   });
 });
@@ -342,15 +334,39 @@ Deno.test("similarity ranks an exact word above a hit inside a word above a case
 Deno.test("search tools are listed read-only with bounded inputs and an output schema", async () => {
   await withServer(async (mcp) => {
     const { tools } = await mcp.client.listTools();
-    for (const name of ["search-buffer", "subsearch-buffer"]) {
-      const t = tools.find((x) => x.name === name)!;
-      assert(t, name);
-      assertEquals(t.annotations?.readOnlyHint, true);
-      assert(t.outputSchema, name);
-      const props = t.inputSchema.properties as Record<string, { maxLength?: number; maximum?: number }>;
-      assertMatch(await mcp.err(name, { query: "q".repeat(1025) }), /query is longer than 1024 characters/);
-      assertEquals(props.max_matches.maximum, 1000);
-      assertEquals(props.context_bytes.maximum, 4096);
-    }
+    const t = tools.find((x) => x.name === "search-buffer")!;
+    assert(t);
+    assertEquals(t.annotations?.readOnlyHint, true);
+    assert(t.outputSchema);
+    const props = t.inputSchema.properties as Record<string, { maxLength?: number; maximum?: number }>;
+    assertMatch(await mcp.err("search-buffer", { query: "q".repeat(1025) }), /query is longer than 1024 characters/);
+    assertEquals(props.max_matches.maximum, 1000);
+    assertEquals(props.context_bytes.maximum, 4096);
+    assert(!tools.some((x) => x.name === "subsearch-buffer"), "subsearch-buffer is a former name, not listed");
   }, { args: ["--safety", "readonly"] });
+});
+
+Deno.test("subsearch-buffer, the former name, says how to call search-buffer with near; near's defaults", async () => {
+  await withServer(async (mcp) => {
+    const text = "x".repeat(1000) + "hit" + "y".repeat(1000);
+    await mcp.ok("set-buffer", { name: "n", content: text });
+    assertEquals(
+      await mcp.err("subsearch-buffer", { buffer: "n", offset_bytes: 1000, query: "hit" }),
+      'unknown tool "subsearch-buffer": it is now search-buffer with near: {buffer, offset_bytes, match_len} ' +
+        "(context_bytes: bytes each side). call tools/list to see the tools this server offers",
+    );
+    // With near, context_bytes defaults to 256 around the match; without, snippets get 64 bytes each side.
+    const near = await mcp.ok<Result>("search-buffer", {
+      near: { buffer: "n", offset_bytes: 1000, match_len: 3 },
+      query: "hit",
+    });
+    assertEquals(near.window, { buffer: "n", start_bytes: 744, end_bytes: 1259 });
+    assertEquals([near.context_bytes, near.max_scan_bytes, near.buffers], [256, 515, ["n"]]);
+    const whole = await mcp.ok<Result>("search-buffer", { query: "hit", buffers: ["n"] });
+    assertEquals([whole.context_bytes, "window" in whole, triples(whole)], [64, false, triples(near)]);
+    assertMatch(
+      await mcp.err("search-buffer", { near: { buffer: "n", offset_bytes: 0 }, buffers: ["n"], query: "hit" }),
+      /near names its buffer: leave buffers out/,
+    );
+  });
 });

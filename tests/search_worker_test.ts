@@ -80,8 +80,12 @@ Deno.test("regex searches report engine and read errors with the same messages a
       ["search-buffer", { query: "more", buffers: ["b", "nope"] }, /^no buffer named "nope"/],
       ["search-buffer", { query: "more", buffers: ["b"], resume_from_offset: { b: 2 } }, /inside a UTF-8 character/],
       ["search-buffer", { query: "more", buffers: ["b"], resume_from_offset: { b: 9 } }, /is outside the buffer/],
-      ["subsearch-buffer", { buffer: "b", offset_bytes: 2, match_len: 5, query: "more" }, /past the end of buffer/],
-      ["subsearch-buffer", { buffer: "nope", offset_bytes: 0, query: "more" }, /^no buffer named "nope"/],
+      [
+        "search-buffer",
+        { near: { buffer: "b", offset_bytes: 2, match_len: 5 }, query: "more" },
+        /past the end of buffer/,
+      ],
+      ["search-buffer", { near: { buffer: "nope", offset_bytes: 0 }, query: "more" }, /^no buffer named "nope"/],
     ];
     for (const [tool, args, pattern] of cases) {
       const [literal, viaWorker] = await bothModes(mcp, tool, args, "mo+re");
@@ -137,7 +141,7 @@ Deno.test("the worker pool returns exactly what the inline engine returns, page 
   try {
     const queries: Array<[string, boolean]> = [["alpha\\w*", false], ["día|a", true], ["$", false], ["\\d+", false]];
     for (const [query, ignoreCase] of queries) {
-      // Several whole buffers, or one window (as subsearch-buffer searches).
+      // Several whole buffers, or one window (as search-buffer near a match searches).
       const around = { offset: 40, length: 3, context: 30 };
       for (const start of [[{ name: "ascii" }, { name: "mixed" }, { name: "short" }], [{ name: "mixed", around }]]) {
         let targets: SearchTarget[] = start;

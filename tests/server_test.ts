@@ -127,7 +127,7 @@ Deno.test("server instructions describe the flow of the served toolsets only", a
     assertMatch(full, /run-command.*capture-since; wait instead of polling/);
     assertMatch(full, /buffered_response/);
     const narrow = buffersOnly.client.getInstructions() ?? "";
-    assertMatch(narrow, /A buffer search continues/);
+    assertMatch(narrow, /search-buffer continues with/);
     assert(!narrow.includes("run-command") && !narrow.includes("snapshot-pane"), narrow);
     // The search parameters are said once for every search; search-panes only where it is served.
     assertMatch(narrow, /mode literal \(default\) or regex/);

@@ -18,13 +18,13 @@ const DEFAULT_LIMIT = { visibleKB: 16, wholeKB: 40, tools: 40 };
 
 /** [model-visible KB, whole KB] per toolset, for its largest tier; "all" per tier (their sizes when set, rounded up). */
 const CEILINGS: Record<string, readonly [number, number]> = {
-  buffers: [4.5, 11],
+  buffers: [4, 8.5],
   workspace: [8.5, 20.5],
   exec: [3, 6],
-  pty: [3.5, 7.5],
-  "all/readonly": [8, 23],
-  "all/mutating": [DEFAULT_LIMIT.visibleKB, DEFAULT_LIMIT.wholeKB],
-  "all/destructive": [16.5, 40.5],
+  pty: [3.5, 7],
+  "all/readonly": [7.5, 21.5],
+  "all/mutating": [15.5, 37.5],
+  "all/destructive": [16, 38.5],
 };
 
 const kb = (n: number) => (n / 1024).toFixed(1);

@@ -171,7 +171,8 @@ Deno.test("a declared target kind is the one source of the target parameter", ()
     const param = (t.input.shape as Record<string, z.ZodType>).target;
     assert.ok(param, `${t.name} declares target "${t.target}" and gets the parameter`);
     assert.equal(Object.keys(t.input.shape)[0], "target", `${t.name}: target comes first`);
-    const want = t.exactTarget ? `exact ${t.target}` : t.target;
+    // A plain pane target is undescribed: the tool's own description names the pane.
+    const want = t.exactTarget ? `exact ${t.target}` : t.target === "pane" ? undefined : t.target;
     const inner = (param instanceof z.ZodOptional ? param.unwrap() : param) as z.ZodType;
     assert.equal(inner.description, want, `${t.name}: described by its kind`);
     assert.equal(param.safeParse(undefined).success, !t.exactTarget && !t.targetRequired, `${t.name}: optional?`);

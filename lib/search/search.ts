@@ -135,7 +135,7 @@ export function openSubject(t: SearchTarget, bytes: Uint8Array, needsChars: bool
     throw new UserError(
       `buffer ${JSON.stringify(t.name)} is not valid UTF-8: the first invalid byte is at offset ${lo + e.offset} ` +
         `(bytes ${hexAround(part, e.offset)}): only text can be searched; leave it out of buffers, look at it with ` +
-        `show-buffer, or search a window before that offset with subsearch-buffer`,
+        `show-buffer, or search-buffer near a match before that offset`,
     );
   }
 }

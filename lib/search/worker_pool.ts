@@ -1,6 +1,6 @@
 /**
  * The one regex-with-deadline service: every model-supplied regex (search-buffer
- * and subsearch-buffer, search-panes, `wait` for text) runs in a worker that is
+ * with or without near, search-panes, `wait` for text) runs in a worker that is
  * terminated at a deadline, so a pattern like `(a+)+$` stalls one call for
  * seconds instead of the whole server for minutes.
  *

@@ -40,13 +40,14 @@ export function instructions(
   }
   if (has("exec")) {
     parts.push(
-      (writes ? "At a shell prompt use run-command (exit code and only its output; cd and export persist). " : "") +
-        "Follow output with capture-since; wait instead of polling. A run-command or wait still going after " +
-        `${config.callBudgetMs / 1000} s answers running with a continue token: call it again with {continue}.`,
+      (writes ? "At a shell prompt use run-command (cd and export persist). " : "") +
+        `Follow output with capture-since; wait instead of polling. A ${writes ? "run-command or " : ""}wait still ` +
+        `going after ${config.callBudgetMs / 1000} s answers running with a continue token: call it again with ` +
+        "{continue}.",
     );
   }
   if (has("pty") && writes) {
-    parts.push("pty-* tools drive programs in terminals of their own, by pty-launch's pty_id.");
+    parts.push("pty-* tools take pty-launch's pty_id.");
   }
   if (has("buffers") || has("workspace")) parts.push(SEARCH_DOC);
   if (has("buffers")) parts.push(BUFFER_SEARCH_DOC);

@@ -32,8 +32,8 @@ export const EXACT_MATCHING = "kill and respawn-pane take only ids, indexes and 
 
 /**
  * How the searches work, said once in the server instructions instead of in
- * each tool's description: what every search shares (search-buffer,
- * subsearch-buffer and search-panes take the same query parameters with the
+ * each tool's description: what every search shares (search-buffer, with
+ * or without near, and search-panes take the same query parameters with the
  * same defaults), then what only the buffer searches or only search-panes do,
  * each said when its toolset is served.
  */
@@ -42,5 +42,5 @@ export const SEARCH_DOC = "Searches: mode literal (default) or regex (JavaScript
   "the text searched: use (?m:^…) for lines).";
 
 /** What only the buffer searches do (paging, bounds), with {@linkcode SEARCH_DOC}. */
-export const BUFFER_SEARCH_DOC = "A buffer search continues with resume_from_offset from its answer while " +
+export const BUFFER_SEARCH_DOC = "search-buffer continues with its answer's resume_from_offset while " +
   "truncated_buffers is not empty.";

@@ -39,7 +39,6 @@ import ptyGetScrollback from "./pty/pty_get_scrollback.ts";
 import ptyCapture from "./pty/pty_capture.ts";
 import ptyRequestInput from "./pty/pty_request_input.ts";
 import searchBuffer from "./buffers/search_buffer.ts";
-import subsearchBuffer from "./buffers/subsearch_buffer.ts";
 import runCommand from "./exec/run_command.ts";
 import captureSince from "./exec/capture_since.ts";
 import wait from "./exec/wait_family.ts";
@@ -56,7 +55,6 @@ export const TOOLS: readonly AnyTool[] = [
   saveBuffer,
   loadBuffer,
   searchBuffer,
-  subsearchBuffer,
   // workspace, readonly
   list,
   capturePane,

@@ -69,11 +69,14 @@ export const tailLines = z.number().int().min(0).max(500).default(20);
  * @example
  * ```ts
  * import { z } from "zod";
- * const paneInput = z.object({ target: targetParam("pane").optional() }); // described "pane"
+ * const paneInput = z.object({ target: targetParam("pane").optional() }); // undescribed
  * const sessionInput = z.object({ target: targetParam("session", { omit: "global" }).optional() }); // "session (omit: global)"
  * ```
  */
 export function targetParam(kind: TargetKind, opts: { exact?: boolean; omit?: string } = {}): typeof targetSchema {
   if (opts.exact) return targetSchema.describe(`exact ${kind}`);
-  return targetSchema.describe(opts.omit ? `${kind} (omit: ${opts.omit})` : kind);
+  if (opts.omit) return targetSchema.describe(`${kind} (omit: ${opts.omit})`);
+  // A plain pane target goes undescribed: each such tool's description names the pane, and the server
+  // instructions say how a session or window target resolves to its active pane.
+  return targetSchema.meta({ description: kind === "pane" ? undefined : kind });
 }

@@ -1,7 +1,7 @@
 /**
- * What search-buffer and subsearch-buffer share: their query parameters, the
- * one response schema, and the one path from arguments to a response (both
- * tools only differ in which bytes they hand to `lib/search`).
+ * What the buffer search shares: its query parameters, the response schema,
+ * and the one path from arguments to a response (a search of whole buffers
+ * and one near a match only differ in which bytes they hand to `lib/search`).
  *
  * @example
  * ```ts
@@ -53,9 +53,9 @@ export const resumeFromOffset = z.record(bufferName, byteOffset)
   .refine((r) => Object.keys(r).length <= MAX_BUFFERS, `resume_from_offset names more than ${MAX_BUFFERS} buffers`)
   .optional();
 
-/** `context_bytes` with a tool's own default. */
-export function contextBytes(fallback: number, what: string) {
-  return z.number().int().min(0).max(MAX_CONTEXT_BYTES).default(fallback).describe(what);
+/** `context_bytes`, optional: its default depends on the search (the handler picks it). */
+export function contextBytes(what: string) {
+  return z.number().int().min(0).max(MAX_CONTEXT_BYTES).optional().describe(what);
 }
 
 const count = z.number().int().min(0);
@@ -72,10 +72,10 @@ const matchSchema = z.object({
     .describe("include_similarity only; 1: an exact-case whole-word hit, less inside a longer word or in another case"),
 });
 
-/** The window a subsearch searched (subsearch-buffer's response only: it always has one). */
+/** The window a search near a match searched (present exactly then). */
 const windowSchema = z.object({ buffer: z.string(), start_bytes: count, end_bytes: count });
 
-/** The response of search-buffer; subsearch-buffer's adds its window. */
+/** The response of search-buffer; with near, it adds the window searched, [start_bytes, end_bytes). */
 export const searchOutput = z.object({
   query: z.string(),
   mode: z.enum(["literal", "regex"]),
@@ -100,13 +100,11 @@ export const searchOutput = z.object({
   avg_similarity: z.number().min(0).max(1).nullable().optional()
     .describe("include_similarity only; null: no matches"),
   truncated_by_budget: z.literal(true).optional().describe("present (true) when cut to fit the budget"),
+  window: windowSchema.optional().describe("with near only: the window searched"),
 });
 
-/** The response of subsearch-buffer: search-buffer's plus the window searched, [start_bytes, end_bytes). */
-export const subsearchOutput = searchOutput.extend({ window: windowSchema });
-
-/** What `runSearch` builds for either tool (a window only for a subsearch). */
-export type SearchOutput = z.infer<typeof searchOutput> & { window?: z.infer<typeof windowSchema> };
+/** What `runSearch` builds (a window only for a search near a match). */
+export type SearchOutput = z.infer<typeof searchOutput>;
 
 /** The query arguments after validation. */
 export interface QueryArgs {
@@ -119,8 +117,8 @@ export interface QueryArgs {
 }
 
 /**
- * Runs a search for either tool and shapes the response. `maxScanBytes`
- * is Infinity for a window, whose own size is then echoed. Regex searches
+ * Runs a search and shapes the response. `maxScanBytes` is Infinity (the
+ * default) for a window, whose own size is then echoed. Regex searches
  * run in a worker with a deadline (`lib/search/worker_pool.ts`), so a
  * runaway pattern cannot freeze the server.
  */
@@ -128,7 +126,7 @@ export async function runSearch(
   ctx: ToolContext,
   args: QueryArgs,
   targets: SearchTarget[],
-  maxScanBytes: number,
+  maxScanBytes = Infinity,
 ): Promise<ToolOutput<SearchOutput>> {
   // Compiled here first so an invalid regex is reported at once, without a worker.
   const matcher = compileMatcher(args.query, args.mode, args.ignore_case);

@@ -96,15 +96,15 @@ cases.push(
   { name: "show-buffer max_bytes 1e12", tool: "show-buffer", args: { name: "nul", max_bytes: 1e12 }, expect: "error" },
   { name: "show-buffer offset 1.5", tool: "show-buffer", args: { name: "nul", offset_bytes: 1.5 }, expect: "error" },
   {
-    name: "subsearch-buffer offset far past the end",
-    tool: "subsearch-buffer",
-    args: { buffer: "nul", offset_bytes: 2 ** 40, match_len: 1, query: "a" },
+    name: "search-buffer near an offset far past the end",
+    tool: "search-buffer",
+    args: { near: { buffer: "nul", offset_bytes: 2 ** 40, match_len: 1 }, query: "a" },
     expect: "error",
   },
   {
-    name: "subsearch-buffer offset 2^53-1",
-    tool: "subsearch-buffer",
-    args: { buffer: "nul", offset_bytes: 2 ** 53 - 1, match_len: 1, query: "a" },
+    name: "search-buffer near offset 2^53-1",
+    tool: "search-buffer",
+    args: { near: { buffer: "nul", offset_bytes: 2 ** 53 - 1, match_len: 1 }, query: "a" },
     expect: "error",
   },
   {

@@ -6,11 +6,16 @@ import { missingBuffer } from "../../buffers/store.ts";
 import * as search from "../search_schemas.ts";
 import type { SearchTarget } from "../../search/search.ts";
 
+/** How a call to the former subsearch-buffer is written now (its error says so). */
+const NEAR_CALL = "search-buffer with near: {buffer, offset_bytes, match_len} (context_bytes: bytes each side)";
+
 export default defineTool({
   name: "search-buffer",
+  // Searching near a match was its own tool; one optional object costs every agent fewer listing bytes.
+  replaces: { "subsearch-buffer": NEAR_CALL },
   title: "Search buffers",
-  description:
-    "Finds text in paste buffers: each match's offset, line and snippet. Next: show-buffer at context_start, or subsearch-buffer.",
+  description: "Finds text in paste buffers: each match's offset, line and snippet; show-buffer at context_start " +
+    "shows more.",
   toolset: "buffers",
   tier: "readonly",
   pagesNatively: true,
@@ -19,13 +24,38 @@ export default defineTool({
     buffers: z.array(bufferName).min(1, "buffers must name at least one buffer (omit it to search all)")
       .max(search.MAX_BUFFERS, `buffers names more than ${search.MAX_BUFFERS} buffers`).optional()
       .describe("in order (omit: all)"),
-    context_bytes: search.contextBytes(64, "snippet bytes each side"),
+    near: z.object({ buffer: bufferName, offset_bytes: search.byteOffset, match_len: search.byteOffset.optional() })
+      .optional().describe("a match: search its buffer context_bytes around it (answer: window)"),
+    context_bytes: search.contextBytes("snippet bytes each side; 64, with near 256"),
     max_scan_bytes: z.number().int().min(1).max(search.MAX_SCAN_BYTES).default(16 * 1024 * 1024),
     resume_from_offset: search.resumeFromOffset,
   }),
   output: search.searchOutput,
   secrets: ["query"],
   async handler(args, ctx) {
+    if (args.near) {
+      if (args.buffers) {
+        throw new UserError("near names its buffer: leave buffers out (or search them without near)");
+      }
+      const { buffer, offset_bytes, match_len = 0 } = args.near;
+      let from: number | undefined;
+      for (const [name, offset] of Object.entries(args.resume_from_offset ?? {})) {
+        if (name !== buffer) {
+          throw new UserError(
+            `resume_from_offset names ${JSON.stringify(name)}, but this search is near a match in ${
+              JSON.stringify(buffer)
+            }: pass back the resume_from_offset of the previous response unchanged, with the same near`,
+          );
+        }
+        from = offset;
+      }
+      const context = args.context_bytes ?? 256;
+      const around = { offset: offset_bytes, length: match_len, context };
+      const out = await search.runSearch(ctx, { ...args, context_bytes: context }, [{ name: buffer, from, around }]);
+      // A windowed target is always read first, so the search reports its window.
+      if (!out.structured.window) throw new Error("search-buffer: the search near a match reported no window");
+      return out;
+    }
     let names = args.buffers;
     if (names) {
       const seen = new Set<string>();
@@ -56,6 +86,11 @@ export default defineTool({
       }
       targets = names.filter((n) => resume.has(n)).map((name) => ({ name, from: resume.get(name) }));
     }
-    return await search.runSearch(ctx, args, targets, args.max_scan_bytes);
+    return await search.runSearch(
+      ctx,
+      { ...args, context_bytes: args.context_bytes ?? 64 },
+      targets,
+      args.max_scan_bytes,
+    );
   },
 });
