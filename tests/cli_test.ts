@@ -1,17 +1,9 @@
 import { assertEquals, assertMatch } from "./assert.ts";
 import { defaultConfig, parseConfig, UsageError } from "../lib/config.ts";
-import { ROOT, START_PERMISSIONS } from "./helpers.ts";
+import { ROOT, runProcess, START_PERMISSIONS } from "./helpers.ts";
 
-async function runMain(args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args],
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function runMain(args: string[], env: Record<string, string> = {}) {
+  return runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args], { env });
 }
 
 Deno.test("--help lists every option and exits 0", async () => {

@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture, uniqueSocketName } from "./helpers.ts";
-import { type SshFixture, startSshd } from "./ssh_fixture.ts";
+import { cleanShellPane, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { parseConfig } from "../lib/config.ts";
 import { qualify, splitHostTarget } from "../lib/tmux/hosts.ts";
@@ -31,21 +31,8 @@ async function sharedConfig(a: SshFixture, b: SshFixture): Promise<string> {
 }
 
 /** A window running bash without rc files (run-command needs a known shell at its prompt); its pane id. */
-async function bashPane(fx: SshFixture): Promise<string> {
-  const pane = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${fx.dir}/home ` +
-      "bash --norc --noprofile",
-  )).trim();
-  await waitUntil("bash to be the pane's command", async () => {
-    const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
-    return cmd === "bash" || undefined;
-  }, 20_000);
-  return pane;
+function bashPane(fx: SshFixture): Promise<string> {
+  return cleanShellPane(fx, "bash", "bash --norc --noprofile", `${fx.dir}/home`);
 }
 
 /** Two sshd hosts (beta's login sleeps 2 s), each with its own tmux, and a server with both. */

@@ -357,10 +357,24 @@ export interface ProcessOutput {
   stderr: string;
 }
 
-/** Runs `cmd args` to completion (stdin closed) and returns its exit code and decoded output. */
-export async function runProcess(cmd: string, args: string[], opts: { cwd?: string } = {}): Promise<ProcessOutput> {
-  const out = await new Deno.Command(cmd, { args, cwd: opts.cwd, stdin: "null", stdout: "piped", stderr: "piped" })
-    .output();
+/**
+ * Runs `cmd args` to completion (stdin closed) and returns its exit code and decoded output; `env` adds to this
+ * process's environment, or replaces it with `clearEnv`.
+ */
+export async function runProcess(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; clearEnv?: boolean } = {},
+): Promise<ProcessOutput> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd: opts.cwd,
+    env: opts.env,
+    clearEnv: opts.clearEnv,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }

@@ -9,7 +9,7 @@
  * pieces on their own.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { ROOT, START_PERMISSIONS } from "./helpers.ts";
+import { ROOT, runProcess, START_PERMISSIONS } from "./helpers.ts";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { CLIENT_IDS, type ClientId, CLIENTS } from "../lib/doctor/install_clients.ts";
@@ -21,17 +21,11 @@ const DENO_DIR = Deno.env.get("DENO_DIR") || `${Deno.env.get("HOME")}/.cache/den
 /** What a checkout's doctor writes: the start task through this deno.json, then the flags. */
 const CHECKOUT_ARGV = ["deno", "task", "--quiet", "--config", `${ROOT}deno.json`, "start"];
 
-async function tmuxMcp(home: string, args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args],
+function tmuxMcp(home: string, args: string[], env: Record<string, string> = {}) {
+  return runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args], {
     env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR, ...env },
     clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  });
 }
 
 /** Per client: the config path under HOME (Linux), a file with another server and comments, a malformed file. */

@@ -14,7 +14,7 @@
  * published only with their token.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
+import { connect, ROOT, runProcess, START_PERMISSIONS, startTmux } from "./helpers.ts";
 import { startRegistry } from "./install_registry.ts";
 import { parse as parseYaml } from "yaml";
 import { Ajv } from "ajv";
@@ -96,17 +96,12 @@ function buildJob(): Promise<{ dir: string; logs: string[] }> {
           ) => [k, v.includes("steps.version.outputs.version") ? VERSION : v]),
         );
         assert(!/\$\{\{/.test(step.run), `step "${step.name}" uses an expression this test does not provide`);
-        const out = await new Deno.Command("bash", {
-          args: ["-e", "-o", "pipefail", "-c", step.run],
+        const out = await runProcess("bash", ["-e", "-o", "pipefail", "-c", step.run], {
           cwd: `${dir}/${step["working-directory"] ?? ""}`,
           env: { ...env, ...stepEnv },
           clearEnv: true,
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        const dec = new TextDecoder();
-        const log = dec.decode(out.stdout) + dec.decode(out.stderr);
+        });
+        const log = out.stdout + out.stderr;
         logs.push(`## ${step.name}\n${log}`);
         assertEquals(out.code, 0, `step "${step.name}" failed:\n${log}`);
       }

@@ -257,3 +257,23 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshFixture> {
     },
   };
 }
+
+/**
+ * A new window on the remote tmux running `argv` (a shell without rc files) in a clean environment with `home`;
+ * resolves with its pane id once `shell` is the pane's command.
+ */
+export async function cleanShellPane(fx: SshFixture, shell: string, argv: string, home: string): Promise<string> {
+  const pane = (await fx.tmux(
+    "new-window",
+    "-d",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${home} ${argv}`,
+  )).trim();
+  await waitUntil(`${shell} to be the pane's command`, async () => {
+    const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+    return cmd === shell || undefined;
+  }, 20_000);
+  return pane;
+}

@@ -6,7 +6,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture } from "./helpers.ts";
-import { NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
+import { cleanShellPane, NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { remotePath } from "../lib/policy/files.ts";
 import { typedLine } from "../lib/exec/shell.ts";
@@ -41,26 +41,6 @@ async function canaries(dir: string, deep: boolean): Promise<string[]> {
   };
   await walk(dir);
   return found;
-}
-
-/**
- * A new window on the remote tmux running `argv` (a shell without rc files) in a clean environment with `home`;
- * resolves with its pane id once `shell` is the pane's command.
- */
-async function cleanShellPane(fx: SshFixture, shell: string, argv: string, home: string): Promise<string> {
-  const pane = (await fx.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    `env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C.UTF-8 HOME=${home} ${argv}`,
-  )).trim();
-  await waitUntil(`${shell} to be the pane's command`, async () => {
-    const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
-    return cmd === shell || undefined;
-  }, 20_000);
-  return pane;
 }
 
 Deno.test("ssh server: workspace tools drive the remote tmux; hostile names create no file; one login", async () => {
