@@ -13,6 +13,7 @@ import type { McpFixture } from "./helpers.ts";
 interface Run {
   exit_code: number | null;
   output: string;
+  output_lines: number;
   output_truncated: boolean;
   full_output_buffer?: string;
   timed_out: boolean;
@@ -37,8 +38,13 @@ async function follow(mcp: McpFixture, first: Record<string, unknown>): Promise<
   return answers;
 }
 
-/** The lines of the answers' outputs, in order (an empty output is no line). */
-const linesOf = (answers: Run[]) => answers.flatMap((a) => a.output === "" ? [] : a.output.split("\n"));
+/** The lines of the answers' outputs, in order: output_lines tells a page of one blank line from an empty one. */
+const linesOf = (answers: Run[]) =>
+  answers.flatMap((a) => {
+    const lines = a.output_lines === 0 ? [] : a.output.split("\n");
+    assertEquals(lines.length, a.output_lines, `output_lines of ${JSON.stringify(a.output)}`);
+    return lines;
+  });
 
 Deno.test("a build far longer than the call budget is followed to its end: every line once, the exit code right", async () => {
   const dir = await tempDir("tmcp-build-");

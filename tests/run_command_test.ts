@@ -39,7 +39,11 @@ for (const shell of SHELLS) {
       ]);
       assertEquals(hello.pane_id, fx.pane);
       assertEquals(hello.warnings, []);
-      assertEquals((await run("true")).exit_code, 0);
+      const none = await run("true");
+      assertEquals([none.exit_code, none.output, none.output_lines], [0, "", 0]);
+      // A blank line inside the output is a line; trailing blank lines are dropped.
+      const blank = await run("echo one; echo; echo two; echo");
+      assertEquals([blank.output, blank.output_lines], ["one\n\ntwo", 3]);
       assertEquals((await run("false")).exit_code, 1);
       assertEquals((await run("sh -c 'exit 42'")).exit_code, 42);
       assertEquals((await run("echo out; echo err >&2; sh -c 'exit 3'")).output, "out\nerr");

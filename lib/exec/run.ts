@@ -56,6 +56,8 @@ export interface RunRequest {
 export interface RunResult {
   exit_code: number | null;
   output: string;
+  /** Lines in {@linkcode output}: tells one blank line (`""`, 1) from none (`""`, 0). */
+  output_lines: number;
   output_truncated: boolean;
   timed_out: boolean;
   elapsed_ms: number;
@@ -124,15 +126,22 @@ type Ids = Pick<RunResult, "session_id" | "window_id" | "pane_id" | "defaulted">
 type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
 
 function result(read: SinceRead, log: RunLog, maxLines: number, ids: Ids, r: Outcome, t0: number): RunResult {
-  let output = read.rows.join("\n");
+  let lines: readonly string[] = read.rows;
   let truncated = read.missed || read.dropped > 0;
   if (log.handedOut) {
     // Pages went out already: the rest is what the log has not handed out (the screen holds all of it).
     const rest = log.peekAll();
-    output = rest.lines.slice(-maxLines).join("\n");
+    lines = rest.lines.slice(-maxLines);
     truncated = rest.lost > 0 || rest.lines.length > maxLines;
   }
-  return { ...ids, ...r, output, output_truncated: truncated, elapsed_ms: Math.round(performance.now() - t0) };
+  return {
+    ...ids,
+    ...r,
+    output: lines.join("\n"),
+    output_lines: lines.length,
+    output_truncated: truncated,
+    elapsed_ms: Math.round(performance.now() - t0),
+  };
 }
 
 async function runLocked(

@@ -15,6 +15,7 @@ import { budgeted, continueField, continueParam } from "./continued.ts";
 const output = z.object({
   exit_code: z.number().int().nullable().describe("null: running or timed out"),
   output: z.string(),
+  output_lines: z.number().int().describe('lines in output ("" with 1: one blank line)'),
   output_truncated: z.boolean().describe("lines cut (max_lines, tmux history)"),
   full_output_buffer: z.string().optional().describe("present when cut: holds all output"),
   timed_out: z.boolean(),
@@ -101,6 +102,7 @@ export default defineTool({
         return Promise.resolve({
           exit_code: null,
           output: page.lines.join("\n"),
+          output_lines: page.lines.length,
           output_truncated: page.lost > 0,
           timed_out: false,
           continue: token,
