@@ -4,7 +4,7 @@
  * and the MCP server connected to it.
  */
 import { connect, endTmux, type McpFixture, removeSocket, runTmux, uniqueSocketName } from "./helpers.ts";
-import { tempDir, waitUntil } from "./pane_helpers.ts";
+import { tempDir, tempHome, waitUntil } from "./pane_helpers.ts";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -46,7 +46,7 @@ export interface ExecFixture {
 }
 
 async function makeHome(shell: Shell, rc: boolean): Promise<string> {
-  const home = await tempDir("tmcp-home-");
+  const home = await tempHome();
   // Debian's /etc/skel/.bashrc; elsewhere (macOS) its essentials.
   if (rc && shell === "bash") {
     await Deno.copyFile("/etc/skel/.bashrc", `${home}/.bashrc`).catch(() =>

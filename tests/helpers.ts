@@ -156,7 +156,8 @@ export interface TmuxFixture {
  */
 export const CLEAN_HOME: string = (() => {
   const dir = `${Deno.env.get("TMPDIR") ?? "/tmp"}/tmux-mcp-test-home`;
-  Deno.mkdirSync(dir, { recursive: true });
+  // Keeps fish from indexing every man page on its first start in this HOME (see quietHome in pane_helpers.ts).
+  Deno.mkdirSync(`${dir}/.local/share/fish/generated_completions`, { recursive: true });
   return dir;
 })();
 

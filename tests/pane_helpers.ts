@@ -89,3 +89,17 @@ export async function tempDir(prefix = "tmcp-"): Promise<string> {
   tempDirs.push(dir);
   return dir;
 }
+
+/**
+ * Makes `home` a quiet HOME for test shells: fish, on its first interactive start in a HOME without
+ * generated completions, runs a Python job over every man page in the background (seconds of CPU per pane).
+ */
+export async function quietHome(home: string): Promise<string> {
+  await Deno.mkdir(`${home}/.local/share/fish/generated_completions`, { recursive: true });
+  return home;
+}
+
+/** A new temporary HOME for test shells (see {@linkcode quietHome}), removed with the other temp dirs. */
+export async function tempHome(): Promise<string> {
+  return await quietHome(await tempDir("tmcp-home-"));
+}

@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals } from "./assert.ts";
 import { startTmux } from "./helpers.ts";
-import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
+import { newPane, tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 import { parseProcStat, shellActivity } from "../lib/exec/prompt.ts";
 
 Deno.test("parseProcStat counts fields from the last parenthesis of the command name", () => {
@@ -29,7 +29,7 @@ const ENV = "env -i PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color LANG=C
 Deno.test("shell facts from the kernel are those ps and stty report, in every state", async () => {
   const tmux = await startTmux("facts");
   try {
-    const home = await tempDir("tmcp-home-");
+    const home = await tempHome();
     await Deno.writeTextFile(`${home}/.zshrc`, "sleep 30\n");
     const panes = {
       idle: await newPane(tmux, `${ENV} bash --norc --noprofile`),

@@ -8,7 +8,7 @@ import {
   startWait,
   withShell,
 } from "./exec_fixtures.ts";
-import { tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
+import { tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 import type { RunResult } from "../lib/exec/run.ts";
 
@@ -304,7 +304,7 @@ for (const shell of SHELLS) {
   Deno.test(`run-command in ${shell} waits for a shell whose rc file is still running, or refuses`, async () => {
     await withShell(shell, async (fx) => {
       const pane = async (seconds: number) => {
-        const home = await tempDir("tmcp-home-");
+        const home = await tempHome();
         const rc = `${home}/${RC_FILE[shell]}`;
         await Deno.mkdir(rc.slice(0, rc.lastIndexOf("/")), { recursive: true });
         await Deno.writeTextFile(rc, `sleep ${seconds}\necho rc-done\n`);

@@ -21,7 +21,7 @@
  * }
  * ```
  */
-import { tempDir, waitUntil } from "./pane_helpers.ts";
+import { quietHome, tempDir, waitUntil } from "./pane_helpers.ts";
 import { endTmux, uniqueSocketName } from "./helpers.ts";
 
 const SSHD = "/usr/sbin/sshd";
@@ -117,6 +117,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshFixture> {
   const home = `${dir}/home`;
   const tmuxDir = `${dir}/tmux`;
   await Deno.mkdir(home, { mode: 0o700 });
+  await quietHome(home);
   await Deno.mkdir(tmuxDir, { mode: 0o700 });
   await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "tmcp-host", "-f", `${dir}/host_key`]);
   await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "tmcp-user", "-f", `${dir}/id`]);

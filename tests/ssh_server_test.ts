@@ -7,7 +7,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture } from "./helpers.ts";
 import { cleanShellPane, NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
-import { waitUntil } from "./pane_helpers.ts";
+import { quietHome, waitUntil } from "./pane_helpers.ts";
 import { remotePath } from "../lib/policy/files.ts";
 import { typedLine } from "../lib/exec/shell.ts";
 
@@ -208,7 +208,7 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
     const shells = { bash: "bash --norc --noprofile", zsh: "zsh -f", fish: "fish --no-config" };
     for (const [shell, argv] of Object.entries(shells)) {
       const home = `${fx.dir}/home-${shell}`;
-      await Deno.mkdir(home);
+      await quietHome(home);
       const pane = await cleanShellPane(fx, shell, argv, home);
       type Run = { exit_code: number | null; output: string; timed_out: boolean };
       const a = await mcp.ok<Run>("run-command", {
