@@ -185,6 +185,22 @@ Deno.test("--sessions: sessions out of scope are absent, refused like nonexisten
       /global or server setting/,
     );
 
+    // A hook on a session in view could act on any session; global settings change the others too.
+    const hook = { what: "option", scope: "session", target: work.session, name: "after-select-pane" };
+    assertMatch(
+      await mcp.err("set", { ...hook, value: "kill-session -t secret" }),
+      /tmux command can act on sessions out of this server's view/,
+    );
+    assertMatch(
+      await mcp.err("set", { what: "option", scope: "server", name: "@foo", value: "1" }),
+      /global or server/,
+    );
+    assertMatch(
+      await mcp.err("set", { what: "environment", global: true, name: "FOO", value: "1" }),
+      /global or server/,
+    );
+    await mcp.ok("set", { what: "option", scope: "session", target: work.session, name: "@foo", value: "1" });
+
     assertEquals(await stateOf(tmux, secret.pane), before);
     assertEquals(await stateOf(tmux, shop.pane), shopBefore);
     assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim().split("\n").sort(), [
