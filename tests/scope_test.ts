@@ -117,6 +117,27 @@ Deno.test("--sessions: sessions out of scope are absent, refused like nonexisten
     assertEquals([found.total_matches, found.panes_searched], [0, 1]);
     const resources = await mcp.client.listResources();
     assert(!JSON.stringify(resources).includes(secret.pane) && !JSON.stringify(resources).includes("secret"));
+    const unread = async (uri: string) => {
+      try {
+        await mcp.client.readResource({ uri });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error(`${uri} was read`);
+    };
+    await mcp.client.readResource({ uri: `tmux://sessions/${work.session}` });
+    for (const [out, none] of [[secret.pane, "%9999"], [secret.session, "$9999"]]) {
+      const kind = out.startsWith("%") ? "panes" : "sessions";
+      const uri = (t: string) => `tmux://${kind}/${kind === "panes" ? encodeURIComponent(t) : t}`;
+      const a = await unread(uri(out));
+      const b = await unread(uri(none));
+      const plain = (m: string, t: string) =>
+        m.replaceAll(JSON.stringify(t), "<T>").replaceAll(`/${t} `, "/<T> ").replaceAll(
+          `/${encodeURIComponent(t)} `,
+          "/<T> ",
+        );
+      assertEquals(plain(a, out), plain(b, none));
+    }
 
     // In scope: a prefix that tmux would find ambiguous (work-a, workshop) is work-a's, and the default
     // target is the newest session in scope.
