@@ -13,8 +13,9 @@
  * ```
  */
 import { parseArgs } from "node:util";
-import { type HostSpec, parseHostList, parseHostsFile } from "./tmux/hosts.ts";
+import { type HostSpec, LOCAL_HOST, parseHostList, parseHostsFile } from "./tmux/hosts.ts";
 import { CONNECT_TIMEOUT_MS } from "./tmux/connect_wait.ts";
+import { parseSessionPattern, type ScopeRule, type SessionPattern } from "./policy/scope.ts";
 
 export const TIERS = ["readonly", "mutating", "destructive"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -68,6 +69,16 @@ export interface Config {
   redact: boolean;
   /** `--connect-timeout-ms`: bound of every start (ssh login, `tmux -V`, a control client's attach). */
   connectTimeoutMs: number;
+  /** `--sessions`: the sessions in scope by name (empty: no name rule). */
+  sessions: SessionPattern[];
+  /** `--scope tagged`: sessions the person tagged with `@mcp` are in scope. */
+  scope: "all" | "tagged";
+}
+
+/** The session scope of a configuration (lib/policy/scope.ts); undefined when every session is in view. */
+export function scopeRule(config: Pick<Config, "sessions" | "scope">): ScopeRule | undefined {
+  if (config.sessions.length === 0 && config.scope === "all") return undefined;
+  return { patterns: config.sessions, tagged: config.scope === "tagged" };
 }
 
 /** A bad command line or environment value; message is one line. */
@@ -316,6 +327,31 @@ export const OPTIONS: readonly OptionRow[] = [
     help: "on|off: secrets in results become [redacted:KIND:HASH] (default: on)",
     apply: (c, v, s) => c.redact = oneOf(s, String(v), ["on", "off"] as const) === "on",
   },
+  {
+    flag: "sessions",
+    env: "TMUX_MCP_SESSIONS",
+    type: "string",
+    multiple: true,
+    help: "only sessions whose name matches this glob (HOST::GLOB: on that host) are visible; repeatable",
+    apply: (c, v, s) => {
+      const values = s === "TMUX_MCP_SESSIONS" ? String(v).split(/\s+/).filter((x) => x) : [String(v)];
+      for (const one of values) {
+        try {
+          c.sessions.push(parseSessionPattern(one));
+        } catch (e) {
+          throw new UsageError(`${s}: ${(e as Error).message}`);
+        }
+      }
+    },
+  },
+  {
+    flag: "scope",
+    env: "TMUX_MCP_SCOPE",
+    type: "string",
+    help: "tagged: only sessions the user tagged (tmux set @mcp on), matched by --sessions or created here " +
+      "are visible (default: all)",
+    apply: (c, v, s) => c.scope = oneOf(s, String(v), ["all", "tagged"] as const),
+  },
 ];
 
 /** Defaults before flags and environment apply. */
@@ -334,6 +370,8 @@ export function defaultConfig(): Config {
     redact: true,
     connectTimeoutMs: CONNECT_TIMEOUT_MS,
     hosts: [],
+    sessions: [],
+    scope: "all",
   };
 }
 
@@ -391,9 +429,11 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     // Flags win over the environment: a repeatable flag given on the command line replaces its variable's list.
     if (Array.isArray(v)) {
       if (o.flag === "ssh") cfg.hosts = [];
+      if (o.flag === "sessions") cfg.sessions = [];
       for (const one of v) if (one !== undefined) o.apply(cfg, one, `--${o.flag}`);
     } else o.apply(cfg, v, `--${o.flag}`);
   }
+  checkPatternHosts(cfg);
   const install = parsed.values.install as string | undefined;
   const dryRun = parsed.values["dry-run"] === true;
   if (!doctor && (install !== undefined || dryRun)) {
@@ -426,6 +466,18 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     };
   }
   return { kind: "serve", config: cfg };
+}
+
+/** A `--sessions HOST::GLOB` must name a host this server drives. */
+function checkPatternHosts(cfg: Config): void {
+  const names = cfg.hosts.length > 0 ? cfg.hosts.map((h) => h.name) : [LOCAL_HOST];
+  const stray = cfg.sessions.find((p) => p.host !== undefined && !names.includes(p.host));
+  if (stray) {
+    throw new UsageError(
+      `--sessions: "${stray.host}::${stray.glob}" names no host of this server (hosts: ${names.join(", ")}); ` +
+        "name one, or drop HOST:: to match on every host",
+    );
+  }
 }
 
 /** Convenience for tests: the serve config or an error. */

@@ -45,6 +45,11 @@ export interface BufferStore {
   rename(from: string, to: string, overwrite: boolean): Promise<{ replaced: boolean }>;
   /** Runs `fn` while no other store operation touches these names. */
   locked<T>(names: readonly string[], fn: () => Promise<T>): Promise<T>;
+  /**
+   * Records a buffer this server wrote without the store (`load-buffer` of a file on the tmux host): under a
+   * session scope the store shows only the buffers this server wrote.
+   */
+  own(name: string): void;
 }
 
 export interface BufferStoreOptions {
@@ -155,17 +160,55 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
     }
   }
 
-  async function list(ro?: RunOptions): Promise<BufferInfo[]> {
+  /**
+   * Under a session scope (`--sessions`, `--scope`): the buffers this server wrote. tmux buffers belong to no
+   * session, and the user's own (copy mode, their paste history) may hold text of sessions out of scope, so the
+   * store shows, reads, appends to, renames and deletes only these; a name it writes replaces a buffer of the
+   * user's of that name. Undefined: every buffer.
+   */
+  const owned = tmux.scope ? new Set<string>() : undefined;
+  const mine = (name: string) => owned === undefined || owned.has(name);
+
+  async function listAll(ro?: RunOptions): Promise<BufferInfo[]> {
     return parseBufferList(await tmux.run(["list-buffers", "-F", LIST_FORMAT], ro));
+  }
+
+  async function list(ro?: RunOptions): Promise<BufferInfo[]> {
+    const all = await listAll(ro);
+    if (owned === undefined) return all;
+    return all.filter((b) => owned.has(b.name)).map((b, i) => ({ ...b, order_index: i }));
   }
 
   return {
     list,
-    read: (name) => locks.with([name], () => readRaw(name)),
-    write: (name, content) => locks.with([name], () => writeRaw(name, content)),
-    append: (name, content) => locks.with([name], () => acrossProcesses(name, () => appendRaw(name, content))),
+    read: (name) =>
+      locks.with([name], () => {
+        if (!mine(name)) throw missingBuffer(name);
+        return readRaw(name);
+      }),
+    write: (name, content) =>
+      locks.with([name], async () => {
+        await writeRaw(name, content);
+        owned?.add(name);
+      }),
+    append: (name, content) =>
+      locks.with([name], () =>
+        acrossProcesses(name, async () => {
+          // A buffer of the user's is not read into ours: ours starts afresh.
+          if (!mine(name)) {
+            await writeRaw(name, content);
+            owned!.add(name);
+            return { created: true, size_bytes: content.length };
+          }
+          const r = await appendRaw(name, content);
+          owned?.add(name);
+          return r;
+        })),
+    own: (name) => void owned?.add(name),
     delete: (name) =>
       locks.with([name], async () => {
+        if (!mine(name)) throw missingBuffer(name);
+        owned?.delete(name);
         try {
           await tmux.run(["delete-buffer", "-b", name]);
         } catch (e) {
@@ -175,10 +218,10 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
       }),
     rename: (from, to, overwrite) =>
       locks.with([from, to], async () => {
-        const names = new Set((await list()).map((b) => b.name));
-        if (!names.has(from)) throw missingBuffer(from);
+        const all = new Set((await listAll()).map((b) => b.name));
+        if (!all.has(from) || !mine(from)) throw missingBuffer(from);
         if (from === to) return { replaced: false };
-        const replaced = names.has(to);
+        const replaced = all.has(to) && mine(to);
         if (replaced && !overwrite) {
           throw new UserError(
             `buffer ${JSON.stringify(to)} already exists: nothing was changed; pass overwrite: true to replace it`,
@@ -186,10 +229,12 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
         }
         // tmux renames in place (set-buffer -n), so the content is never
         // absent: at every moment either `from` or `to` holds it.
-        const args: TmuxArg[] = replaced
+        const args: TmuxArg[] = all.has(to)
           ? ["delete-buffer", "-b", to, COMMAND_SEPARATOR, "set-buffer", "-b", from, "-n", to]
           : ["set-buffer", "-b", from, "-n", to];
         await tmux.run(args);
+        owned?.delete(from);
+        owned?.add(to);
         return { replaced };
       }),
     locked: (names, fn) => locks.with(names, fn),

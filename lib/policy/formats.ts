@@ -37,6 +37,7 @@
  * formatRefusal("#{p+50000000+:x}"); // "padding … wider than 500 …"
  * ```
  */
+import { scopedFormatRefusal } from "./scope.ts";
 
 /** Largest padding width accepted in `#{pN:…}` (any argument syntax). */
 export const MAX_PAD = 500;
@@ -53,6 +54,11 @@ export interface FormatPolicy {
   allowShell?: boolean;
   /** `E:`/`T:` re-expansion (option values at the destructive tier). */
   allowReexpand?: boolean;
+  /**
+   * The server runs with a session scope (lib/policy/scope.ts): loops over
+   * sessions and clients (`S:`, `L:`) and variables naming other sessions are refused.
+   */
+  scoped?: boolean;
 }
 
 /** What the parser found in an accepted format (for policies that look further). */
@@ -275,6 +281,12 @@ class Parser {
       case "W":
       case "P":
       case "L":
+        if (this.policy.scoped && (name === "S" || name === "L")) {
+          throw new Refusal(
+            `the ${name}: loop reads every ${name === "S" ? "session" : "client"}, which this server's ` +
+              "--sessions/--scope keep out of view; use list (what: sessions) instead",
+          );
+        }
         if (++this.loops > MAX_LOOPS) {
           throw new Refusal(
             `more than ${MAX_LOOPS} loop modifiers (#{S:…}, #{W:…}, #{P:…}) are refused (nested loops ` +
@@ -324,6 +336,8 @@ export function checkFormat(
     // A parser bug must not let a format through: refuse, with a reason a maintainer can trace.
     return { refused: `the format could not be checked (${e instanceof Error ? e.message : String(e)})` };
   }
+  const outOfScope = policy.scoped ? scopedFormatRefusal(format) : undefined;
+  if (outOfScope) return { refused: outOfScope };
   return { refused: undefined, facts: p.facts };
 }
 

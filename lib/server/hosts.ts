@@ -25,8 +25,9 @@
  * router.names; // ["web", "db"]
  * ```
  */
-import type { Config } from "../config.ts";
+import { type Config, scopeRule } from "../config.ts";
 import { createTmuxEngine } from "../tmux/engine.ts";
+import { createSessionScope } from "../tmux/scope.ts";
 import { controlDirPath, createSshLauncher, RemoteError } from "../tmux/ssh.ts";
 import { type HostSpec, LOCAL_HOST, qualify } from "../tmux/hosts.ts";
 import { Semaphore } from "../tmux/semaphore.ts";
@@ -51,6 +52,7 @@ type Shared = Pick<Services, "regex" | "atExit">;
 /** One host's services, before the shared ones are added. */
 function hostServices(config: Config, spec: HostSpec, index: number, several: number, shared: Semaphore) {
   const hostConfig: Config = { ...config, ssh: spec.destination };
+  const rule = scopeRule(config);
   const socket = { socketName: config.socketName, socketPath: config.socketPath };
   const controlDir = spec.destination === undefined
     ? undefined
@@ -77,6 +79,7 @@ function hostServices(config: Config, spec: HostSpec, index: number, several: nu
     controlMode: config.controlMode,
     connectTimeoutMs: config.connectTimeoutMs,
     launcher,
+    scope: rule === undefined ? undefined : createSessionScope(rule, spec.name),
   });
   const terminal = createTerminalBackend(hostConfig, tmux);
   // A remote tmux server writes and reads files on its own host: buffers travel on the connection instead.

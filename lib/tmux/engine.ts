@@ -53,6 +53,7 @@
  * await tmux.close();
  * ```
  */
+import type { SessionScope } from "./scope.ts";
 import { type ControlHub, createControlHub } from "./control.ts";
 import { ConnectionUnavailable, createControlConnection, type LineCommand } from "./connection.ts";
 import {
@@ -108,6 +109,8 @@ export interface TmuxEngineOptions extends SocketSpec {
    * launcher bounds its login with the same setting). Default {@linkcode CONNECT_TIMEOUT_MS}.
    */
   connectTimeoutMs?: number;
+  /** The host's session scope (`--sessions`, `--scope`); undefined: every session. */
+  scope?: SessionScope;
 }
 
 export { ConnectionUnavailable };
@@ -423,6 +426,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     socket: launcher.socket,
     socketArgs: launcher.socketArgs,
     remote: launcher.destination,
+    scope: opts.scope,
     get remoteNote() {
       return launcher.loginNote;
     },

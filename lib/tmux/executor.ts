@@ -16,6 +16,7 @@
  * const out = await tmux.text(["list-buffers", "-F", "#{buffer_name}"]);
  * ```
  */
+import type { SessionScope } from "./scope.ts";
 import { Semaphore } from "./semaphore.ts";
 import { fenceKind, fenceText, INNER, newFence } from "./fence.ts";
 import { describeSocket, localLauncher, socketArgsFor, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
@@ -67,6 +68,11 @@ export interface TmuxExecutor {
   readonly remote?: string;
   /** With `--ssh`: the note about a remote login that prints before tmux starts, once one was seen. */
   readonly remoteNote?: string;
+  /**
+   * `--sessions`/`--scope`: the sessions this server may see and act on (lib/tmux/scope.ts); undefined: all.
+   * lib/tmux/panes.ts filters listings and checks targets by it.
+   */
+  readonly scope?: SessionScope;
   /** Runs one tmux client and returns its stdout bytes; throws {@linkcode TmuxError}. */
   run(args: readonly TmuxArg[], opts?: RunOptions): Promise<Uint8Array>;
   /** Like {@linkcode TmuxExecutor.run}, decoding stdout as UTF-8. */

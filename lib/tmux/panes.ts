@@ -22,6 +22,8 @@
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "./executor.ts";
 import { parseRows, type Row, rowFormat, RowParseError, type RowSpec } from "./rows.ts";
 import { UserError } from "../errors.ts";
+import { pickSession, sessionNamePart } from "../policy/scope.ts";
+import { type ScopedSession, unknownTarget } from "./scope.ts";
 
 /** Session facts. Times are unix seconds. */
 export const SESSION_SPEC = {
@@ -256,9 +258,66 @@ async function queryWith<O, T>(
     out = await run();
   } catch (e) {
     if (target === undefined) throw e;
+    // Under scope a failed lookup says no more than that the target is unknown: tmux's words could tell
+    // that something exists out of scope (an ambiguous prefix, a session found but not its window, a mark).
+    if (tmux.scope) throw e instanceof TmuxError && e.kind === "failed" ? unknownTarget(target) : e;
     throw await ambiguity(tmux, target, e, signal) ?? targetError(target, e);
   }
   return parse(out);
+}
+
+/** The sessions in scope, or undefined when the server has no scope. */
+function inScope(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ReadonlyMap<string, ScopedSession>> | undefined {
+  return tmux.scope?.sessions(tmux, signal);
+}
+
+/**
+ * A model's target with its session name (a name, `=name`, a prefix or a
+ * glob, which tmux would match against every session) resolved among the
+ * sessions in scope to an id, so tmux never matches an out-of-scope name;
+ * other targets pass as they are, and the caller checks what tmux resolves
+ * them to.
+ */
+function scopedTarget(target: string, sessions: ReadonlyMap<string, ScopedSession>): string {
+  const part = sessionNamePart(target);
+  if (!part) return target;
+  const hit = pickSession([...sessions.values()], part.name, part.exact);
+  if (hit === undefined) throw unknownTarget(target);
+  if ("ambiguous" in hit) {
+    throw new UserError(
+      `ambiguous target ${JSON.stringify(target)}: it fits the sessions ` +
+        `${hit.ambiguous.slice(0, 5).map((n) => JSON.stringify(n)).join(", ")}${
+          hit.ambiguous.length > 5 ? ", …" : ""
+        }; ` +
+        `call list (what: sessions or panes) and use an id such as %3, @2 or $1`,
+    );
+  }
+  return hit.session_id + part.rest;
+}
+
+/** Rows of a listing in scope: all of them (a whole-server listing), or those of a target that must be in scope. */
+function rowsInScope<R extends { session_id: string }>(
+  rows: R[],
+  sessions: ReadonlyMap<string, ScopedSession>,
+  target: string | undefined,
+): R[] {
+  if (target === undefined) return rows.filter((r) => sessions.has(r.session_id));
+  if (rows.some((r) => !sessions.has(r.session_id))) throw unknownTarget(target);
+  return rows;
+}
+
+/** A spec with `session_id` (to check scope by), and whether it was added. */
+function withSessionId<S extends RowSpec>(
+  spec: S,
+): { spec: S & { session_id: typeof PANE_SPEC.session_id }; added: boolean } {
+  const added = !("session_id" in spec);
+  return { spec: { ...spec, session_id: PANE_SPEC.session_id }, added };
+}
+
+/** Drops `session_id` from rows that carry it for the scope check only. */
+function dropSessionId<R>(rows: (R & { session_id: string })[], added: boolean): R[] {
+  if (!added) return rows;
+  return rows.map(({ session_id: _, ...r }) => r as R);
 }
 
 /** One row of `spec` that is the whole of `out`. */
@@ -295,8 +354,9 @@ function scopeTarget(scope: PaneScope | WindowScope): string | undefined {
 const SERVER_FORMAT = "#{n:#{S:.}} " + rowFormat(SERVER_SPEC);
 
 /** tmux version, pid, start time, socket path and session count of the server, in one call. */
-export function serverInfo(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ServerInfo> {
-  return query(
+export async function serverInfo(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ServerInfo> {
+  const sessions = inScope(tmux, signal);
+  const info = await query(
     tmux,
     ["display-message", "-p", "--", SERVER_FORMAT],
     (out) => {
@@ -309,28 +369,39 @@ export function serverInfo(tmux: TmuxExecutor, signal?: AbortSignal): Promise<Se
     undefined,
     signal,
   );
+  return sessions ? { ...info, session_count: (await sessions).size } : info;
 }
 
 /** Every session on the server, in tmux's order (by name). */
-export function listSessions(tmux: TmuxExecutor, signal?: AbortSignal): Promise<SessionInfo[]> {
-  return query(
+export async function listSessions(tmux: TmuxExecutor, signal?: AbortSignal): Promise<SessionInfo[]> {
+  const sessions = inScope(tmux, signal);
+  const all = await query(
     tmux,
     ["list-sessions", "-F", SESSION_FORMAT],
     (o) => parseRows(SESSION_QUERY_SPEC, o).rows.map(sessionRow),
     undefined,
     signal,
   );
+  return sessions ? rowsInScope(all, await sessions, undefined) : all;
 }
 
 /** Windows of one session or of the whole server. */
-export function listWindows(tmux: TmuxExecutor, scope: WindowScope, signal?: AbortSignal): Promise<WindowInfo[]> {
-  return query(
+export async function listWindows(
+  tmux: TmuxExecutor,
+  scope: WindowScope,
+  signal?: AbortSignal,
+): Promise<WindowInfo[]> {
+  const sessions = tmux.scope ? await inScope(tmux, signal) : undefined;
+  const target = scopeTarget(scope);
+  const asked = sessions && target !== undefined ? { session: scopedTarget(target, sessions) } : scope;
+  const rows = await query(
     tmux,
-    ["list-windows", ...scopeArgs(scope), "-F", WINDOW_FORMAT],
+    ["list-windows", ...scopeArgs(asked), "-F", WINDOW_FORMAT],
     (o) => parseRows(WINDOW_SPEC, o).rows,
-    scopeTarget(scope),
+    target,
     signal,
   );
+  return sessions ? rowsInScope(rows, sessions, target) : rows;
 }
 
 /** Panes of one window, one session (`-s`) or the whole server (`-a`). */
@@ -342,20 +413,41 @@ export function listPanes(tmux: TmuxExecutor, scope: PaneScope, signal?: AbortSi
  * The panes in scope with the facts of `facts` only (tmux expands every field asked for, on every pane:
  * a listing of hundreds costs as many fields as it asks).
  */
-export function listPaneFacts<S extends PaneSpecPart>(
+export async function listPaneFacts<S extends PaneSpecPart>(
   tmux: TmuxExecutor,
   scope: PaneScope,
   facts: PaneFactsQuery<S>,
   signal?: AbortSignal,
 ): Promise<Row<S>[]> {
-  const args = "session" in scope ? ["-s", "-t", scope.session] : scopeArgs(scope);
+  const target = scopeTarget(scope);
+  if (tmux.scope) {
+    const sessions = await inScope(tmux, signal)!;
+    const asked: PaneScope = target === undefined
+      ? scope
+      : "session" in scope
+      ? { session: scopedTarget(target, sessions) }
+      : { window: scopedTarget(target, sessions) };
+    const { spec, added } = withSessionId(facts.spec);
+    const rows = await query(
+      tmux,
+      ["list-panes", ...paneListArgs(asked), "-F", rowFormat(spec)],
+      (o) => parseRows(spec, o).rows,
+      target,
+      signal,
+    );
+    return dropSessionId<Row<S>>(rowsInScope(rows, sessions, target), added);
+  }
   return query(
     tmux,
-    ["list-panes", ...args, "-F", facts.format],
+    ["list-panes", ...paneListArgs(scope), "-F", facts.format],
     (o) => parseRows(facts.spec, o).rows,
-    scopeTarget(scope),
+    target,
     signal,
   );
+}
+
+function paneListArgs(scope: PaneScope): string[] {
+  return "session" in scope ? ["-s", "-t", scope.session] : scopeArgs(scope);
 }
 
 /** A session with all its windows and panes, read in one tmux call. */
@@ -370,7 +462,13 @@ export interface SessionTree {
  * consistent with each other). `session` is a session target: `$3`, or
  * `=name` for an exact name match.
  */
-export function describeSession(tmux: TmuxExecutor, session: string, signal?: AbortSignal): Promise<SessionTree> {
+export async function describeSession(
+  tmux: TmuxExecutor,
+  target: string,
+  signal?: AbortSignal,
+): Promise<SessionTree> {
+  const sessions = tmux.scope ? await inScope(tmux, signal) : undefined;
+  const session = sessions ? scopedTarget(target, sessions) : target;
   // display-message falls back to the current pane on a bad target; the
   // strict list-windows after it makes a bad target fail the call.
   const args: TmuxArg[] = [
@@ -385,9 +483,10 @@ export function describeSession(tmux: TmuxExecutor, session: string, signal?: Ab
     args,
     ([s, w, p]) => {
       const session = sessionRow(onlyRow(SESSION_QUERY_SPEC, s, "session row"));
+      if (sessions && !sessions.has(session.session_id)) throw unknownTarget(target);
       return { session, windows: parseRows(WINDOW_SPEC, w).rows, panes: parseRows(PANE_SPEC, p).rows };
     },
-    session,
+    target,
     signal,
   );
 }
@@ -428,6 +527,7 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
   const { signal, then } = opts;
   // Without `facts` S is its default, PANE_SPEC (TypeScript cannot tie a default type argument to a default value).
   const facts = opts.facts ?? (ALL_FACTS as unknown as PaneFactsQuery<S>);
+  if (tmux.scope) return await getScopedPane(tmux, target, facts, opts);
   if (target !== undefined) target = normalizeTarget(target);
   if (target === undefined) {
     const pane = await query(
@@ -463,6 +563,62 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
     target,
     signal,
   );
+}
+
+/** Where a pane is, and the target that names exactly it in that session. */
+const PLACE_SPEC = {
+  session_id: PANE_SPEC.session_id,
+  window_id: PANE_SPEC.window_id,
+  pane_id: PANE_SPEC.pane_id,
+} as const satisfies RowSpec;
+
+/**
+ * {@linkcode getPane} under a session scope: the target is resolved first
+ * (its session name among the sessions in scope; the default pane is the
+ * active pane of the most recently used session in scope), what tmux
+ * resolved it to is checked, and only then does `then` run, on the pane
+ * named by its ids (`$1:@2.%3`), which tmux cannot resolve to anything else.
+ */
+async function getScopedPane<S extends PaneSpecPart>(
+  tmux: TmuxExecutor,
+  given: string | undefined,
+  facts: PaneFactsQuery<S>,
+  opts: GetPaneOptions,
+): Promise<PaneFacts<Row<S>>> {
+  const { signal, then } = opts;
+  const sessions = await inScope(tmux, signal)!;
+  const spec = { ...facts.spec, ...PLACE_SPEC };
+  let pane: Row<typeof spec> | undefined;
+  if (given === undefined) {
+    const withActivity = { ...spec, ...ACTIVITY_SPEC };
+    pane = await query(
+      tmux,
+      ["list-panes", "-a", "-f", "#{&&:#{window_active},#{pane_active}}", "-F", rowFormat(withActivity)],
+      (o) => mostRecent(parseRows(withActivity, o).rows.filter((r) => sessions.has(r.session_id))),
+      undefined,
+      signal,
+    );
+    if (!pane) {
+      throw new UserError(
+        "there is no tmux session in this server's scope (--sessions/--scope): create one with new-session, " +
+          "then retry",
+      );
+    }
+  } else {
+    const target = normalizeTarget(scopedTarget(given, sessions));
+    pane = await queryEach(
+      tmux,
+      paneQuery(target, rowFormat(spec)).args,
+      (outs) => onlyRow(spec, outs[1], "pane row"),
+      given,
+      signal,
+    );
+    if (!sessions.has(pane.session_id)) throw unknownTarget(given);
+  }
+  const place = `${pane.session_id}:${pane.window_id}.${pane.pane_id}`;
+  const outputs = then ? await queryThen(tmux, place, then(place), signal) : [];
+  const row = Object.fromEntries(Object.keys(facts.spec).map((k) => [k, pane[k as keyof typeof pane]]));
+  return { pane: row as Row<S>, defaulted: given === undefined, output: joined(outputs), outputs };
 }
 
 /**

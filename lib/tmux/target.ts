@@ -21,6 +21,7 @@ import { getPane, listSessions, listWindows } from "./panes.ts";
 
 export { normalizeTarget } from "./panes.ts";
 import { UserError } from "../errors.ts";
+import { fnmatch } from "../text/fnmatch.ts";
 
 export { targetError } from "./panes.ts";
 
@@ -73,37 +74,13 @@ export type TargetKind = "session" | "window" | "pane";
 const ID = /^[$@%]\d+$/;
 const INDEX = /^\d+$/;
 
-/** fnmatch(3) without flags, as tmux matches session and window names. */
-function globMatches(pattern: string, name: string): boolean {
-  let re = "";
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === "*") re += "[^]*";
-    else if (c === "?") re += "[^]";
-    else if (c === "[") {
-      const end = pattern.indexOf("]", i + 2);
-      if (end < 0) re += "\\[";
-      else {
-        const body = pattern.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\");
-        re += `[${body}]`;
-        i = end;
-      }
-    } else re += c.replace(/[\\^$.|?*+()[\]{}/]/g, "\\$&");
-  }
-  try {
-    return new RegExp(`^${re}$`, "u").test(name);
-  } catch {
-    return false;
-  }
-}
-
 function quoteList(names: string[]): string {
   return names.slice(0, 8).map((n) => JSON.stringify(n)).join(", ") + (names.length > 8 ? ", …" : "");
 }
 
 /** The refusal for a name that is not exact: what tmux would have matched, and what to pass instead. */
 function notExact(kind: "session" | "window", name: string, candidates: string[]): UserError {
-  const matched = candidates.filter((n) => n.startsWith(name) || globMatches(name, n));
+  const matched = candidates.filter((n) => n.startsWith(name) || fnmatch(name, n));
   const what = matched.length
     ? `it would match the ${kind}${matched.length > 1 ? "s" : ""} ${quoteList(matched)}`
     : `no ${kind} has that name`;

@@ -23,6 +23,7 @@ export default defineTool({
       // tmux reads the file on its own host: nothing of this machine's reaches it. A client of its own: a
       // control client's reply to a failed read has no shape the connection can frame.
       await ctx.tmux.run(["load-buffer", "-b", name, tmuxHostPath(ctx, path)], { signal: ctx.signal, spawn: true });
+      ctx.buffers.own(name);
       const size = (await ctx.buffers.list({ signal: ctx.signal })).find((b) => b.name === name)?.size_bytes ?? 0;
       return { structured: { name, path, size_bytes: size, file_host } };
     }

@@ -23,7 +23,7 @@ export default defineTool({
   output: z.object({ ...resolvedShape, text: z.string(), truncated: z.boolean() }),
   secrets: ["format"],
   async handler({ target, format }, ctx) {
-    const refused = formatRefusal(format);
+    const refused = formatRefusal(format, { scoped: ctx.tmux.scope !== undefined });
     if (refused) throw new UserError(`display-message refused: ${refused}`);
     const { pane, defaulted, output } = await getPane(ctx.tmux, target, {
       signal: ctx.signal,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
+import { RefusedError } from "../../errors.ts";
 
 export default defineTool({
   name: "kill-server",
@@ -16,6 +17,12 @@ export default defineTool({
   }),
   secrets: [],
   async handler(_args, ctx) {
+    if (ctx.tmux.scope) {
+      throw new RefusedError(
+        "kill-server is refused: this server sees only some sessions (--sessions/--scope), and killing the tmux " +
+          "server would end the others too; kill the sessions in view one by one",
+      );
+    }
     const self = await refuseSelfKill(ctx.tmux, "server", {}, { signal: ctx.signal });
     await ctx.tmux.run(["kill-server"], { signal: ctx.signal });
     return { structured: { killed: "server" as const, socket_path: self.socket_path } };

@@ -43,7 +43,10 @@ export default defineTool({
     if (height !== undefined) args.push("-y", String(height));
     for (const [k, v] of Object.entries({ ...NON_INTERACTIVE_ENV, ...env })) args.push("-e", `${k}=${v}`);
     try {
-      return { structured: await spawnPane(ctx, args, cwd, command) };
+      const created = await spawnPane(ctx, args, cwd, command);
+      // A session this server made is in its scope (--sessions, --scope) whatever its name or tag.
+      ctx.tmux.scope?.adopt(created.session_id);
+      return { structured: created };
     } catch (e) {
       if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
         throw new UserError(

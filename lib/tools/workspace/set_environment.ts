@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
-import { UserError } from "../../errors.ts";
+import { RefusedError, UserError } from "../../errors.ts";
+import { OUT_OF_SCOPE_GLOBAL } from "./setting_guard.ts";
 import { envName, envValue, unsetFlag, valueOrUnset } from "./common.ts";
 import { resolve } from "../declared.ts";
 import { envRisk } from "../../policy/options.ts";
@@ -34,6 +35,7 @@ export default defineTool({
     const tail = valueOrUnset(name, value, unset);
     if (!unset) await guardSetting(ctx, "set-environment", envRisk(name), value ?? "");
     if (global && target !== undefined) throw new UserError("target is not used with global: true: leave it out");
+    if (global && ctx.tmux.scope) throw new RefusedError(OUT_OF_SCOPE_GLOBAL);
     let scope: string[] = ["-g"];
     let ids = {};
     if (!global) {

@@ -7,7 +7,7 @@ import { resolve } from "../declared.ts";
 import { formatRefusal } from "../../policy/formats.ts";
 import { optionRisk } from "../../policy/options.ts";
 import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
-import { guardSetting } from "./setting_guard.ts";
+import { guardScope, guardSetting } from "./setting_guard.ts";
 
 const optionValue = z.string()
   .max(65_536, "value is longer than 65536 characters")
@@ -51,6 +51,7 @@ export default defineTool({
     }
     // The policy judges the option tmux would change, and tmux is given that exact name.
     const option = await readOptionName(ctx.tmux, name, { signal: ctx.signal });
+    guardScope(ctx, option, scope, global);
     if (value !== undefined) await guardSetting(ctx, "set-option", optionRisk(option, value), value);
     // tmux picks the table from the name and would quietly set another scope than the one asked for.
     const mismatch = scopeMismatch(option, scope);

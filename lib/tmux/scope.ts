@@ -1,0 +1,86 @@
+/**
+ * Session scope on one tmux server (one host): which sessions are in view
+ * now, asked of tmux with one `list-sessions` per call, by the rule of
+ * lib/policy/scope.ts plus the sessions this server created. The engine of a
+ * scoped host carries it (`TmuxExecutor.scope`); lib/tmux/panes.ts filters
+ * every listing by it and checks every target against it, so no tool sees
+ * an out-of-scope session.
+ *
+ * @example
+ * ```ts
+ * declare const tmux: Parameters<SessionScope["sessions"]>[0]; // the host's engine
+ * const scope = createSessionScope({ patterns: [{ glob: "work-*" }], tagged: false }, "local");
+ * const inView = await scope.sessions(tmux); // Map of "$3" → { session_id: "$3", session_name: "work-api" }
+ * scope.adopt("$7"); // a session this server just created
+ * ```
+ */
+import type { TmuxExecutor } from "./executor.ts";
+import { TmuxError } from "./executor.ts";
+import { parseRows, rowFormat } from "./rows.ts";
+import { SCOPE_TAG, type ScopeRule, sessionInScope } from "../policy/scope.ts";
+import { UserError } from "../errors.ts";
+
+/** A session in view: its id and name. */
+export interface ScopedSession {
+  session_id: string;
+  session_name: string;
+}
+
+/** The scope of one host's tmux server. */
+export interface SessionScope {
+  /** The sessions in scope now, by id (empty when the server has none or is not running). */
+  sessions(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ReadonlyMap<string, ScopedSession>>;
+  /** Puts a session this server created in scope for as long as that tmux server lives. */
+  adopt(sessionId: string): void;
+}
+
+const ROW = {
+  pid: ["pid", "int"],
+  session_id: ["session_id", "id"],
+  session_name: ["session_name", "str"],
+  tag: [SCOPE_TAG, "str"],
+} as const;
+const FORMAT = rowFormat(ROW);
+
+/**
+ * The one refusal for a target that is out of scope or does not exist: the
+ * same words for both, so a refusal never tells that a name exists.
+ */
+export function unknownTarget(target: string): UserError {
+  return new UserError(
+    `unknown target ${JSON.stringify(target)}: call list (what: sessions or panes) and use an id such as ` +
+      "%3, @2 or $1",
+  );
+}
+
+/** The scope of `rule` on host `host` (its name as `--ssh NAME=DEST` gives it, `local` for this machine). */
+export function createSessionScope(rule: ScopeRule, host: string): SessionScope {
+  /** Created sessions by id, with the pid of the tmux server they were made on (ids restart with a server). */
+  const created = new Map<string, number | undefined>();
+  return {
+    adopt(id) {
+      created.set(id, undefined);
+    },
+    async sessions(tmux, signal) {
+      let out: Uint8Array;
+      try {
+        out = await tmux.run(["list-sessions", "-F", FORMAT], { signal });
+      } catch (e) {
+        // No server yet: no sessions, in scope or not.
+        if (e instanceof TmuxError && e.kind === "no-server") return new Map();
+        throw e;
+      }
+      const inView = new Map<string, ScopedSession>();
+      for (const row of parseRows(ROW, out).rows) {
+        if (created.has(row.session_id) && created.get(row.session_id) === undefined) {
+          created.set(row.session_id, row.pid);
+        }
+        const ours = created.get(row.session_id) === row.pid;
+        if (ours || sessionInScope(rule, host, { name: row.session_name, tag: row.tag })) {
+          inView.set(row.session_id, { session_id: row.session_id, session_name: row.session_name });
+        }
+      }
+      return inView;
+    },
+  };
+}

@@ -1,0 +1,350 @@
+/**
+ * Session scope (`--sessions`, `--scope tagged`) against real tmux through an
+ * SDK client: sessions out of scope are absent from every listing, refused
+ * by every tool with the words a nonexistent target gets, and untouched
+ * (checked with tmux directly); the `@mcp` tag is the user's (set here with
+ * tmux, refused through the server); sessions the server creates are in
+ * scope; the default target is the newest session in scope.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
+import { tempDir, waitUntil } from "./pane_helpers.ts";
+import { parseConfig } from "../lib/config.ts";
+
+const MARK = "SECRETMARK";
+
+/** A session `name` with one pane that printed `text`; returns its ids. */
+async function session(tmux: TmuxFixture, name: string, text: string) {
+  const ids = (await tmux.tmux(
+    ..."new-session -d -x 80 -y 24 -P -F".split(" "),
+    "#{session_id} #{window_id} #{pane_id}",
+    "-s",
+    name,
+    "--",
+    `printf '%s\\n' ${text}; exec cat`,
+  )).trim().split(" ");
+  await waitUntil(`${name} printed`, async () => (await tmux.tmux("capture-pane", "-p", "-t", ids[2])).includes(text));
+  return { session: ids[0], window: ids[1], pane: ids[2] };
+}
+
+/** What tmux itself says about a session: to check that nothing changed. */
+async function stateOf(tmux: TmuxFixture, target: string): Promise<string> {
+  const facts = await tmux.tmux(
+    "display-message",
+    "-p",
+    "-t",
+    target,
+    "#{session_name} #{session_windows} #{window_panes} #{window_name} #{pane_pipe} #{history_size} " +
+      "#{pane_width}x#{pane_height} #{pane_dead} #{@foo}",
+  );
+  const env = await tmux.tmux("show-environment", "-t", target).catch(() => "");
+  const screen = await tmux.tmux("capture-pane", "-p", "-t", target);
+  return `${facts}\n${env.split("\n").filter((l) => l.startsWith("FOO")).join(",")}\n${screen.trimEnd()}`;
+}
+
+/** The error of a call, with the target as given replaced by a placeholder (to compare two targets' errors). */
+async function refusal(mcp: McpFixture, tool: string, args: Record<string, unknown>, target: string) {
+  const text = await mcp.err(tool, { ...args, target });
+  // Exact-target refusals quote the session name alone.
+  const name = target.replace(/^=/, "").split(":")[0];
+  return text.replaceAll(JSON.stringify(target), '"<T>"').replaceAll(JSON.stringify(name), '"<T>"');
+}
+
+/** Every tool that takes a target, with arguments that would act if the target were reachable. */
+function targetedCalls(path: string): [string, Record<string, unknown>][] {
+  return [
+    ["capture-pane", {}],
+    ["snapshot-pane", {}],
+    ["show", { what: "format", format: "#{pane_id}" }],
+    ["show", { what: "options", scope: "pane" }],
+    ["show", { what: "environment" }],
+    ["show", { what: "hooks" }],
+    ["list", { what: "panes" }],
+    ["list", { what: "panes", all: true }],
+    ["list", { what: "windows" }],
+    ["search-panes", { query: MARK }],
+    ["send-keys", { text: "echo LEAK", enter: true }],
+    ["paste-text", { text: "LEAK" }],
+    ["select", { what: "pane" }],
+    ["select", { what: "window" }],
+    ["select", { what: "layout", layout: "even-horizontal" }],
+    ["rename", { what: "session", name: "pwned" }],
+    ["rename", { what: "window", name: "pwned" }],
+    ["resize-pane", { width: 20 }],
+    ["pipe-pane", { path }],
+    ["set", { what: "option", scope: "session", name: "@foo", value: "1" }],
+    ["set", { what: "environment", name: "FOO", value: "1" }],
+    ["clear-history", {}],
+    ["new", { what: "window" }],
+    ["new", { what: "pane" }],
+    ["run-command", { command: "echo LEAK", timeout_ms: 5000 }],
+    ["capture-since", {}],
+    ["wait", { what: "text", patterns: ["x"], timeout_ms: 1000 }],
+    ["wait", { what: "quiet", quiet_ms: 100, timeout_ms: 1000 }],
+    ["kill", { what: "pane" }],
+    ["kill", { what: "window" }],
+    ["kill", { what: "session" }],
+    ["respawn-pane", { kill: true, command: "echo LEAK" }],
+  ];
+}
+
+Deno.test("--sessions: sessions out of scope are absent, refused like nonexistent ones, and untouched", async () => {
+  const tmux = await startTmux("scope");
+  const dir = await tempDir("tmcp-scope-");
+  const work = await session(tmux, "work-a", "WORKMARK");
+  const shop = await session(tmux, "workshop", MARK);
+  // The newest session is out of scope: the default target must not be it.
+  const created = Number(await tmux.tmux("display-message", "-p", "-t", work.session, "#{session_created}"));
+  await waitUntil("the clock to pass work-a's second", () => Promise.resolve(Date.now() / 1000 >= created + 1.05));
+  const secret = await session(tmux, "secret", MARK);
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    args: ["--sessions", "work-*", "--safety", "destructive", "--files-root", dir],
+  });
+  try {
+    const before = await stateOf(tmux, secret.pane);
+    const shopBefore = await stateOf(tmux, shop.pane);
+
+    // Listings.
+    const sessions = (await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" })).sessions;
+    assertEquals(sessions.map((s) => s.session_name), ["work-a"]);
+    const panes = (await mcp.ok<{ panes: { pane_id: string }[] }>("list", { what: "panes" })).panes;
+    assertEquals(panes.map((p) => p.pane_id), [work.pane]);
+    const windows = (await mcp.ok<{ windows: { window_id: string }[] }>("list", { what: "windows" })).windows;
+    assertEquals(windows.map((w) => w.window_id), [work.window]);
+    assertEquals((await mcp.ok<{ session_count: number }>("list", { what: "server" })).session_count, 1);
+    const found = await mcp.ok<{ total_matches: number; panes_searched: number }>("search-panes", { query: MARK });
+    assertEquals([found.total_matches, found.panes_searched], [0, 1]);
+    const resources = await mcp.client.listResources();
+    assert(!JSON.stringify(resources).includes(secret.pane) && !JSON.stringify(resources).includes("secret"));
+    const unread = async (uri: string) => {
+      try {
+        await mcp.client.readResource({ uri });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error(`${uri} was read`);
+    };
+    await mcp.client.readResource({ uri: `tmux://sessions/${work.session}` });
+    for (const [out, none] of [[secret.pane, "%9999"], [secret.session, "$9999"]]) {
+      const kind = out.startsWith("%") ? "panes" : "sessions";
+      const uri = (t: string) => `tmux://${kind}/${kind === "panes" ? encodeURIComponent(t) : t}`;
+      const a = await unread(uri(out));
+      const b = await unread(uri(none));
+      const plain = (m: string, t: string) =>
+        m.replaceAll(JSON.stringify(t), "<T>").replaceAll(`/${t} `, "/<T> ").replaceAll(
+          `/${encodeURIComponent(t)} `,
+          "/<T> ",
+        );
+      assertEquals(plain(a, out), plain(b, none));
+    }
+
+    // In scope: a prefix that tmux would find ambiguous (work-a, workshop) is work-a's, and the default
+    // target is the newest session in scope.
+    assertEquals((await mcp.ok<{ pane_id: string }>("capture-pane", { target: "work" })).pane_id, work.pane);
+    const shown = await mcp.ok<{ text: string; defaulted: boolean }>("show", {
+      what: "format",
+      format: "#{session_name}",
+    });
+    assertEquals([shown.text, shown.defaulted], ["work-a", true]);
+    await mcp.ok("send-keys", { text: "DEFAULTOK" });
+    await waitUntil(
+      "typed into work-a",
+      async () => (await tmux.tmux("capture-pane", "-p", "-t", work.pane)).includes("DEFAULTOK"),
+    );
+    assert(!(await tmux.tmux("capture-pane", "-p", "-t", secret.pane)).includes("DEFAULTOK"));
+
+    // Every tool, every target form: the same refusal as for a target that does not exist.
+    const forms: [string, string][] = [
+      ["secret", "nosuch"],
+      ["=secret", "=nosuch"],
+      ["secr", "nosu"],
+      ["secr*", "nosu*"],
+      ["secret:0.0", "nosuch:0.0"],
+      [secret.session, "$9999"],
+      [secret.window, "@9999"],
+      [secret.pane, "%9999"],
+      ["workshop", "nosuch2"],
+    ];
+    for (const [tool, args] of targetedCalls(`${dir}/pipe.log`)) {
+      for (const [out, none] of forms) {
+        const a = await refusal(mcp, tool, args, out);
+        const b = await refusal(mcp, tool, args, none);
+        assertEquals(a, b, `${tool} ${JSON.stringify(args)}: ${out} vs ${none}`);
+        assert(!a.includes("secret") && !a.includes("workshop"), `${tool}: ${a}`);
+      }
+    }
+    // Relative targets tmux resolves by itself: the marked pane.
+    await tmux.tmux("select-pane", "-m", "-t", secret.pane);
+    const marked = await mcp.err("capture-pane", { target: "{marked}" });
+    await tmux.tmux("select-pane", "-M", "-t", secret.pane);
+    assertEquals(marked, await mcp.err("capture-pane", { target: "{marked}" }));
+
+    // batch: each inner call meets the same refusal.
+    const batch = await mcp.ok<{ results: { ok: boolean; error?: string }[] }>("batch", {
+      continue_on_error: true,
+      calls: [
+        { tool: "send-keys", arguments: { target: secret.pane, text: "LEAK", enter: true } },
+        { tool: "capture-pane", arguments: { target: "secret" } },
+        { tool: "kill", arguments: { what: "session", target: secret.session } },
+      ],
+    });
+    assert(batch.results.every((r) => !r.ok), JSON.stringify(batch));
+
+    // Formats that read other sessions, and kill-server, are refused.
+    assertMatch(
+      await mcp.err("show", { what: "format", target: work.pane, format: "#{S:#{session_name} }" }),
+      /S: loop reads every session/,
+    );
+    assertMatch(
+      await mcp.err("show", { what: "format", target: work.pane, format: "#{client_session}" }),
+      /reads other sessions/,
+    );
+    assertMatch(await mcp.err("kill", { what: "server" }), /kill-server is refused/);
+    assertMatch(
+      await mcp.err("set", { what: "option", scope: "session", global: true, name: "@foo", value: "1" }),
+      /global or server setting/,
+    );
+
+    // A hook on a session in view could act on any session; global settings change the others too.
+    const hook = { what: "option", scope: "session", target: work.session, name: "after-select-pane" };
+    assertMatch(
+      await mcp.err("set", { ...hook, value: "kill-session -t secret" }),
+      /tmux command can act on sessions out of this server's view/,
+    );
+    assertMatch(
+      await mcp.err("set", { what: "option", scope: "server", name: "@foo", value: "1" }),
+      /global or server/,
+    );
+    assertMatch(
+      await mcp.err("set", { what: "environment", global: true, name: "FOO", value: "1" }),
+      /global or server/,
+    );
+    await mcp.ok("set", { what: "option", scope: "session", target: work.session, name: "@foo", value: "1" });
+
+    assertEquals(await stateOf(tmux, secret.pane), before);
+    assertEquals(await stateOf(tmux, shop.pane), shopBefore);
+    assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim().split("\n").sort(), [
+      "main",
+      "secret",
+      "work-a",
+      "workshop",
+    ]);
+    assertEquals(await tmux.tmux("show-options", "-gqv", "@foo"), "");
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("--scope tagged: only sessions the user tagged with tmux, and those the server made; the server never tags", async () => {
+  const tmux = await startTmux("tagged");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--scope", "tagged", "--safety", "destructive"] });
+  try {
+    const names = async () =>
+      (await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" })).sessions
+        .map((s) => s.session_name);
+    assertEquals(await names(), []);
+    assertMatch(await mcp.err("capture-pane", {}), /no tmux session in this server's scope/);
+
+    // The server refuses the tag in every form tmux takes it, tagged session or not.
+    const forms = [
+      { scope: "session", target: "main", value: "on" },
+      { scope: "session", global: true, value: "on" },
+      { scope: "window", target: "main", value: "on" },
+      { scope: "pane", target: "main", value: "on" },
+      { scope: "session", target: "main", unset: true },
+    ];
+    for (const f of forms) {
+      assertMatch(await mcp.err("set", { what: "option", name: "@mcp", ...f }), /only the user sets or unsets it/);
+    }
+    for (const t of ["-g", "-t main", "-w -t main", "-p -t main"]) {
+      assertEquals(await tmux.tmux("show-options", ...t.split(" "), "-qv", "@mcp"), "", t);
+    }
+
+    // The user tags a session with tmux itself: it comes into view; untagged, it leaves.
+    await tmux.tmux("set-option", "-t", "main", "@mcp", "on");
+    assertEquals(await names(), ["main"]);
+    assertEquals((await mcp.ok<{ text: string }>("show", { what: "format", format: "#{session_name}" })).text, "main");
+    assertMatch(
+      await mcp.err("set", { what: "option", scope: "session", target: "main", name: "@mcp", unset: true }),
+      /only the user/,
+    );
+    assertEquals(await tmux.tmux("show-options", "-t", "main", "-qv", "@mcp"), "on\n");
+
+    // A session the server creates is in view, untagged.
+    const made = await mcp.ok<{ session_id: string }>("new", { what: "session", name: "made" });
+    assertEquals((await names()).sort(), ["made", "main"]);
+    assertEquals(await tmux.tmux("show-options", "-t", made.session_id, "-qv", "@mcp"), "");
+
+    await tmux.tmux("set-option", "-t", "main", "-u", "@mcp");
+    assertEquals(await names(), ["made"]);
+    assertMatch(await mcp.err("capture-pane", { target: "main" }), /^unknown target "main"/);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("scope: the user's paste buffers are out of view; the server's own are in view", async () => {
+  const tmux = await startTmux("scopebuf");
+  await tmux.tmux("set-buffer", "-b", "users", "a secret the user copied");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "main"] });
+  try {
+    assertEquals((await mcp.ok<{ buffers: unknown[] }>("list-buffers")).buffers, []);
+    const a = (await mcp.err("show-buffer", { name: "users" })).replaceAll("users", "X");
+    const b = (await mcp.err("show-buffer", { name: "nosuch" })).replaceAll("nosuch", "X");
+    assertEquals(a, b);
+    assertMatch(await mcp.err("delete-buffer", { name: "users" }), /no buffer named "users"/);
+    await mcp.ok("append-buffer", { name: "users", content: "mine" });
+    assertEquals((await mcp.ok<{ text: string }>("show-buffer", { name: "users" })).text, "mine");
+    const listed = (await mcp.ok<{ buffers: { name: string }[] }>("list-buffers")).buffers.map((x) => x.name);
+    assertEquals(listed, ["users"]);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("scope: HOST::GLOB scopes one host; patterns without a host, every host", async () => {
+  const tmux = await startTmux("scopehosts");
+  await session(tmux, "work-b", "B");
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    args: ["--ssh", "one=local", "--ssh", "two=local", "--sessions", "one::main", "--sessions", "work-*"],
+  });
+  try {
+    const rows = (await mcp.ok<{ sessions: { session_name: string; host: string }[] }>("list", { what: "sessions" }))
+      .sessions.map((s) => `${s.host}:${s.session_name}`).sort();
+    assertEquals(rows, ["one:main", "one:work-b", "two:work-b"]);
+    assertMatch(await mcp.err("capture-pane", { target: "two::main" }), /unknown target "main"/);
+    await mcp.ok("capture-pane", { target: "one::main" });
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("scope flags: a bad pattern or mode is a clear one-line error", () => {
+  const bad: [string[], RegExp][] = [
+    [["--sessions", "a:b"], /never contain ':' or '\.'/],
+    [["--sessions", ""], /give a session name or a glob/],
+    [["--sessions", "nohost::x"], /"nohost::x" names no host of this server \(hosts: local\)/],
+    [["--sessions", "bad host::x"], /host before :: must be a host name/],
+    [["--scope", "some"], /--scope: "some" is not one of all, tagged/],
+  ];
+  for (const [args, message] of bad) {
+    let error = "";
+    try {
+      parseConfig(args, {});
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    assertMatch(error, message, args.join(" "));
+    assert(!error.includes("\n"), error);
+  }
+  const cfg = parseConfig(["--sessions", "work-*", "--sessions", "local::ops"], { TMUX_MCP_SESSIONS: "ignored" });
+  assertEquals(cfg.sessions, [{ glob: "work-*" }, { host: "local", glob: "ops" }]);
+  assertEquals(parseConfig([], { TMUX_MCP_SESSIONS: "a b*", TMUX_MCP_SCOPE: "tagged" }).sessions.length, 2);
+});
