@@ -34,8 +34,8 @@ export default defineTool({
       .describe("default: --call-budget-ms"),
   }),
   output: z.object({
-    pane_id: z.string().optional(),
-    pty_id: z.string().optional(),
+    pane_id: z.string().optional().describe("absent for pty_id"),
+    pty_id: z.string().optional().describe("only for pty_id"),
     outcome: z.enum(["input_received", "declined", "detached", "exited", "timeout", "cancelled", "unavailable"]),
     message: z.string(),
     attach_command: z.string().optional().describe("only via attach"),
