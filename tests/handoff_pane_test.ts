@@ -130,6 +130,11 @@ Deno.test("pane: bad targets and panes not at a prompt get one clear line; nothi
     };
     assertMatch(await err({ target: "%999" }), /%999/);
     assertMatch(await err({ target: "-t" }), /target must not start with '-'/);
+    // The former names answer with what replaced them.
+    for (const old of ["pty-request-input", "pty_request_input"]) {
+      const r = await s.call(old, { pty_id: "s1", prompt: "x" });
+      assertMatch(textOf(r), new RegExp(`^unknown tool "${old}": it is now request-input with pty_id\\.`));
+    }
     assertMatch(
       await err({ target: "main", pty_id: "s1" }),
       /^pass target \(a pane\) or pty_id \(a pty session\), not both/,
