@@ -36,53 +36,58 @@ Deno.test("pane: a secret goes from the one-shot local page to `read -s` in the 
   });
 });
 
-Deno.test("pane: run-command's running answer points at request-input; the script reads the secret and finishes", async () => {
-  await withHuman(
-    BOTH,
-    async (s) => {
-      s.human.secret = `pw-${crypto.randomUUID()}`;
-      const pane = await s.pane("bash-");
-      const script = `${s.dir}/ask.sh`;
-      await Deno.writeTextFile(
-        script,
-        `read -r -s -p 'Password: ' pw; echo\nprintf 'digest %s\\n' "$(printf %s "$pw" | sha256sum | cut -c1-16)"\n`,
-      );
-      type Run = { exit_code: number | null; output: string; continue?: string; warnings: { message: string }[] };
-      let run = await s.call("run-command", { target: pane, command: `bash ${script}`, timeout_ms: 120_000 });
-      assert(!run.isError, textOf(run));
-      let out = run.structuredContent as Run;
-      // Running until the prompt is drawn (a loaded machine may take a while); then the answer says what to call.
-      while (out.continue !== undefined && !out.warnings.some((w) => /request-input/.test(w.message))) {
-        run = await s.call("run-command", { continue: out.continue });
-        out = run.structuredContent as Run;
-      }
-      assert(out.continue !== undefined, `the run ended at its prompt: ${JSON.stringify(out)}`);
-      assertMatch(
-        out.warnings[0].message,
-        new RegExp(`waits at a password prompt .*call request-input \\{target: "${pane}"\\}`),
-      );
-      const asked = await s.call("request-input", {
-        target: pane,
-        prompt: "Enter the test password",
-        timeout_ms: 120_000,
-      });
-      assert(!asked.isError, textOf(asked));
-      await Promise.all(s.human.browsing);
-      assertEquals((asked.structuredContent as Record<string, unknown>).outcome, "input_received");
-      let all = out.output;
-      while (out.continue !== undefined) {
-        run = await s.call("run-command", { continue: out.continue });
-        out = run.structuredContent as Run;
-        all += "\n" + out.output;
-      }
-      assertEquals(out.exit_code, 0);
-      assertMatch(all, new RegExp(`digest ${await sha16(s.human.secret)}`));
-      await assertNowhere(s, s.human.secret);
-    },
-    "tmux",
-    ["--call-budget-ms", "1500"],
-  );
-});
+// A prompt in its words, and one only the terminal's no-echo line mode gives away.
+for (
+  const [words, says] of [["Password: ", "waits at a password prompt"], ["Your word> ", "reads input without echo"]]
+) {
+  Deno.test(`pane: run-command's running answer at ${JSON.stringify(words)} points at request-input; the script reads the secret and finishes`, async () => {
+    await withHuman(
+      BOTH,
+      async (s) => {
+        s.human.secret = `pw-${crypto.randomUUID()}`;
+        const pane = await s.pane("bash-");
+        const script = `${s.dir}/ask.sh`;
+        await Deno.writeTextFile(
+          script,
+          `read -r -s -p '${words}' pw; echo\nprintf 'digest %s\\n' "$(printf %s "$pw" | sha256sum | cut -c1-16)"\n`,
+        );
+        type Run = { exit_code: number | null; output: string; continue?: string; warnings: { message: string }[] };
+        let run = await s.call("run-command", { target: pane, command: `bash ${script}`, timeout_ms: 120_000 });
+        assert(!run.isError, textOf(run));
+        let out = run.structuredContent as Run;
+        // Running until the prompt is drawn (a loaded machine may take a while); then the answer says what to call.
+        while (out.continue !== undefined && !out.warnings.some((w) => /request-input/.test(w.message))) {
+          run = await s.call("run-command", { continue: out.continue });
+          out = run.structuredContent as Run;
+        }
+        assert(out.continue !== undefined, `the run ended at its prompt: ${JSON.stringify(out)}`);
+        assertMatch(
+          out.warnings[0].message,
+          new RegExp(`${says} .*call request-input \\{target: "${pane}"\\}`),
+        );
+        const asked = await s.call("request-input", {
+          target: pane,
+          prompt: "Enter the test password",
+          timeout_ms: 120_000,
+        });
+        assert(!asked.isError, textOf(asked));
+        await Promise.all(s.human.browsing);
+        assertEquals((asked.structuredContent as Record<string, unknown>).outcome, "input_received");
+        let all = out.output;
+        while (out.continue !== undefined) {
+          run = await s.call("run-command", { continue: out.continue });
+          out = run.structuredContent as Run;
+          all += "\n" + out.output;
+        }
+        assertEquals(out.exit_code, 0);
+        assertMatch(all, new RegExp(`digest ${await sha16(s.human.secret)}`));
+        await assertNowhere(s, s.human.secret);
+      },
+      "tmux",
+      ["--call-budget-ms", "1500"],
+    );
+  });
+}
 
 Deno.test("pane: a yes/no is asked by a form and typed; a decline types nothing", async () => {
   await withHuman(BOTH, async (s) => {

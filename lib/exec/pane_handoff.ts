@@ -32,6 +32,7 @@ import { libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "./text.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
+import type { Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -39,6 +40,42 @@ const decoder = new TextDecoder();
 /** Whether this process may ask the kernel about the pane's terminal and processes (tmux runs here). */
 function local(tmux: TmuxExecutor): boolean {
   return tmux.remote === undefined;
+}
+
+/** Whether the terminal reads a line without echo (a password prompt); undefined where it cannot be asked. */
+function hiddenLineInput(tmux: TmuxExecutor, tty: string): boolean | undefined {
+  if (!local(tmux)) return undefined;
+  try {
+    return libc().ttyHiddenLineInput(tty);
+  } catch {
+    return undefined; // no FFI here: the screen decides
+  }
+}
+
+/**
+ * The warning for a pane whose program reads a line without echo, as a
+ * password prompt does, when the screen's text did not give it away (a
+ * prompt of its own words, a long key path): what to call so the user types
+ * it. Undefined when it does not, or when the terminal cannot be asked.
+ *
+ * @example
+ * ```ts
+ * declare const tmux: Parameters<typeof hiddenInputWarning>[0];
+ * declare const pane: Parameters<typeof hiddenInputWarning>[1]; // e.g. finalView(…).pane
+ * hiddenInputWarning(tmux, pane)?.message; // "pane %3 reads input without echo …"
+ * ```
+ */
+export function hiddenInputWarning(
+  tmux: TmuxExecutor,
+  pane: Pick<PaneInfo, "pane_id" | "tty" | "dead">,
+): Warning | undefined {
+  if (pane.dead || hiddenLineInput(tmux, pane.tty) !== true) return undefined;
+  const id = pane.pane_id;
+  return {
+    kind: "input_prompt",
+    message: `pane ${id} reads input without echo (a password prompt): call request-input {target: "${id}"} so ` +
+      "the user types it (you never see it), or send C-c to abort; never guess a password",
+  };
 }
 
 /** The pane as a {@linkcode HandOffSubject}; `tmuxBin` goes into the attach command. */
@@ -71,12 +108,7 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string, tmuxBin: string)
       if (!f || f.pane.dead) return { exited: true, clients: 0 };
       const clients = parseRows(CLIENT, f.output).rows.filter((c) => !c.control).length;
       if (!local(tmux)) return { exited: false, clients };
-      let hiddenInput: boolean | undefined;
-      try {
-        hiddenInput = libc().ttyHiddenLineInput(f.pane.tty);
-      } catch {
-        hiddenInput = undefined; // no FFI here: the screen decides
-      }
+      const hiddenInput = hiddenLineInput(tmux, f.pane.tty);
       const act = await shellActivity(f.pane);
       const atShellPrompt = act.foreground !== undefined && act.canonical !== undefined
         ? shellFlavor(act.foreground) !== undefined && !act.canonical

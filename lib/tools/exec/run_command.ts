@@ -6,6 +6,7 @@ import { runCommand, type RunResult } from "../../exec/run.ts";
 import { RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { finalView } from "../../exec/observe.ts";
+import { hiddenInputWarning } from "../../exec/pane_handoff.ts";
 import { waitTimeout } from "../schemas.ts";
 import { resolvedShape } from "../workspace/shapes.ts";
 import { resolvedOf } from "../../tmux/target.ts";
@@ -101,7 +102,9 @@ export default defineTool({
         const { log, ids, maxLines } = m!;
         const page = log.take(maxLines);
         // A command waiting at a password or yes/no prompt runs on only once someone answers: say so now.
-        const { warnings } = await finalView(ctx.tmux, ids.pane_id, 1);
+        const view = await finalView(ctx.tmux, ids.pane_id, 1);
+        const prompts = view.warnings.filter((w) => w.kind === "input_prompt");
+        const hidden = prompts.length === 0 && view.pane ? hiddenInputWarning(ctx.tmux, view.pane) : undefined;
         return {
           exit_code: null,
           output: page.lines.join("\n"),
@@ -111,7 +114,7 @@ export default defineTool({
           continue: token,
           elapsed_ms: Math.round(performance.now() - m!.started),
           ...ids,
-          warnings: warnings.filter((w) => w.kind === "input_prompt"),
+          warnings: hidden ? [hidden] : prompts,
         };
       },
     });
