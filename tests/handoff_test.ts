@@ -1,5 +1,5 @@
 /**
- * The human hand-off through the client (pty-request-input with an SDK
+ * The human hand-off through the client (request-input with an SDK
  * client that answers elicitation/create): a secret by URL mode (the test
  * acts as the browser on the server's one-shot local page), a yes/no by a
  * form, decline, cancel and timeout leaving the session as it was, a client
@@ -10,174 +10,28 @@
  * secret page's own refusals.
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert, rejects } from "node:assert/strict";
-import type { CallToolResult } from "../lib/sdk.ts";
-import { connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
+import { textOf } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import {
+  assertNowhere,
+  assertSpent,
+  BOTH,
+  CONFIRM_SCRIPT,
+  type Reply,
+  SECRET_SCRIPT,
+  sha16,
+  withHuman,
+} from "./handoff_helpers.ts";
 import { modernToolsCall, Parking } from "../lib/server/ask.ts";
 import { openSecretPage } from "../lib/terminal/secret_page.ts";
 import type { Answer, Asker } from "../lib/ask.ts";
-
-type Reply = "accept" | "decline" | "cancel" | "hang";
-
-/** What the test's client does with the next elicitation/create, and what it was asked. */
-interface Human {
-  reply: Reply;
-  /** For a form: the yes/no answer. */
-  yes: boolean;
-  secret: string;
-  asked: Record<string, unknown>[];
-  /** The browser's work on URL questions (awaited by the test). */
-  browsing: Promise<void>[];
-  /** Runs in the browser after it opened the page, before it posts. */
-  beforePost?: () => Promise<void>;
-  /**
-   * For `hang`: resolves once the server has given up, and the human answers (cancels) only then. A 2025 server
-   * cancels its elicitation/create at its timeout; a 2026 client can only be told on its retry, which comes when
-   * the human answers.
-   */
-  late?: () => Promise<unknown>;
-}
-
-/** One shot: the page is closed, or (a kept-alive connection still open) answers 410 Gone. */
-async function assertSpent(url: string): Promise<void> {
-  const after = await fetch(url).then(async (r) => {
-    await r.body?.cancel();
-    return r.status;
-  }, () => "closed");
-  assert(after === 410 || after === "closed", `the page answered ${after} after its one shot`);
-}
-
-/** The browser: opens the page, checks it is a password form, posts the secret. */
-async function browse(url: string, human: Human): Promise<void> {
-  const get = await fetch(url);
-  const html = await get.text();
-  assertEquals(get.status, 200);
-  assertMatch(html, /<input type="password" name="secret"/);
-  const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
-  const late = human.beforePost !== undefined;
-  await human.beforePost?.();
-  const post = await fetch(new URL(action, url), {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ secret: human.secret }).toString(),
-  });
-  assertMatch(
-    await post.text(),
-    late ? /no longer waits at its password prompt; nothing was typed/ : /Sent to the terminal/,
-  );
-  await assertSpent(url);
-}
-
-function answering(human: Human) {
-  return (params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => {
-    human.asked.push(params);
-    if (human.reply === "hang") {
-      return new Promise((resolve, reject) => {
-        signal.addEventListener("abort", () => reject(new Error("gone")));
-        void human.late?.().then(() => resolve({ action: "cancel" }));
-      });
-    }
-    if (human.reply !== "accept") return Promise.resolve({ action: human.reply });
-    if (params.mode === "url") {
-      human.browsing.push(browse(String(params.url), human));
-      return Promise.resolve({ action: "accept" });
-    }
-    return Promise.resolve({ action: "accept", content: { yes: human.yes } });
-  };
-}
-
-const SECRET_SCRIPT = `read -r -s -p 'Password: ' pw; echo
-printf 'digest %s\\n' "$(printf %s "$pw" | sha256sum | cut -c1-16)"
-exec sleep 3600
-`;
-const CONFIRM_SCRIPT = `read -r -p 'Overwrite it? [y/N] ' yn
-printf 'answer=%s\\n' "$yn"
-exec sleep 3600
-`;
-
-async function sha16(s: string): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
-  return [...d].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
-}
-
-interface Setup {
-  mcp: McpFixture;
-  tmux: TmuxFixture;
-  human: Human;
-  audit: string;
-  dir: string;
-  /** Every tool result of the test. */
-  results: CallToolResult[];
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
-  launch(script: string, shows: string): Promise<string>;
-  screen(id: string): Promise<string>;
-}
-
-async function withHuman(
-  capabilities: Record<string, unknown> | undefined,
-  fn: (s: Setup) => Promise<void>,
-  backend = "tmux",
-): Promise<void> {
-  const tmux = await startTmux("handoff");
-  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
-  const audit = `${dir}/audit.log`;
-  const human: Human = { reply: "accept", yes: true, secret: "", asked: [], browsing: [] };
-  const mcp = await connect({
-    socketName: tmux.socketName,
-    args: ["--terminal-backend", backend, "--audit-log", audit],
-    capabilities,
-    elicit: capabilities ? answering(human) : undefined,
-  });
-  const results: CallToolResult[] = [];
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const r = await mcp.call(name, args);
-    results.push(r);
-    return r;
-  };
-  const screen = async (id: string) => {
-    const r = await call("pty-get-screen", { pty_id: id });
-    assert(!r.isError, textOf(r));
-    return (r.structuredContent as { screen: string }).screen;
-  };
-  const launch = async (script: string, shows: string) => {
-    const path = `${dir}/prog-${crypto.randomUUID()}.sh`;
-    await Deno.writeTextFile(path, script);
-    const r = await call("pty-launch", { command: `HISTFILE=/dev/null bash --norc --noprofile ${path}` });
-    assert(!r.isError, textOf(r));
-    const id = (r.structuredContent as { pty_id: string }).pty_id;
-    await waitUntil(`the prompt ${shows}`, async () => (await screen(id)).includes(shows), 30_000);
-    return id;
-  };
-  try {
-    await fn({ mcp, tmux, human, audit, dir, results, call, launch, screen });
-  } finally {
-    await mcp.close();
-    await tmux.kill();
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Asserts `secret` is nowhere: tool results, audit log, server stderr, tmux buffers, the client's questions. */
-async function assertNowhere(s: Setup, secret: string): Promise<void> {
-  for (const r of s.results) assert(!JSON.stringify(r).includes(secret), "the secret is in a tool result");
-  await s.mcp.close(); // the audit log is complete once the server has exited
-  assert(!(await Deno.readTextFile(s.audit)).includes(secret), "the secret is in the audit log");
-  assert(!s.mcp.stderr().includes(secret), "the secret is on the server's stderr");
-  assert(!JSON.stringify(s.human.asked).includes(secret), "the secret is in an elicitation request");
-  const names = (await s.tmux.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) => n !== "");
-  for (const name of names) {
-    assert(!(await s.tmux.tmux("show-buffer", "-b", name)).includes(secret), `the secret is in buffer ${name}`);
-  }
-}
-
-const BOTH = { elicitation: { form: {}, url: {} } };
 
 for (const backend of ["tmux", "pty"]) {
   Deno.test(`${backend} backend: a secret goes from a one-shot local page (URL elicitation) to the program, and nowhere else`, async () => {
     await withHuman(BOTH, async (s) => {
       s.human.secret = `pw-${crypto.randomUUID()}`;
       const id = await s.launch(SECRET_SCRIPT, "Password:");
-      const r = await s.call("pty-request-input", {
+      const r = await s.call("request-input", {
         pty_id: id,
         prompt: "Enter the test password",
         timeout_ms: 120_000,
@@ -210,7 +64,7 @@ Deno.test("a secret that comes after its prompt went away is not typed", async (
         return sessions.find((x) => x.pty_id === id)?.status === "exited";
       }, 30_000);
     };
-    const r = await s.call("pty-request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 120_000 });
+    const r = await s.call("request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 120_000 });
     await Promise.all(s.human.browsing);
     const out = r.structuredContent as Record<string, unknown>;
     assertEquals([out.outcome, out.via], ["cancelled", "url"]);
@@ -222,7 +76,7 @@ Deno.test("a secret that comes after its prompt went away is not typed", async (
 Deno.test("a yes/no prompt is answered by a form and the answer typed", async () => {
   await withHuman(BOTH, async (s) => {
     const id = await s.launch(CONFIRM_SCRIPT, "Overwrite it? [y/N]");
-    const r = await s.call("pty-request-input", { pty_id: id, prompt: "Overwrite the file?", timeout_ms: 60_000 });
+    const r = await s.call("request-input", { pty_id: id, prompt: "Overwrite the file?", timeout_ms: 60_000 });
     assert(!r.isError, textOf(r));
     const out = r.structuredContent as Record<string, unknown>;
     assertEquals([out.outcome, out.via], ["input_received", "form"]);
@@ -249,11 +103,11 @@ Deno.test("decline, cancel and timeout type nothing and say so", async () => {
     s.human.late = () =>
       waitUntil("the server's timeout", async () => {
         const text = await Deno.readTextFile(s.audit).catch(() => "");
-        return text.split("\n").filter((l) => l.includes('"tool":"pty-request-input"')).length >= 3;
+        return text.split("\n").filter((l) => l.includes('"tool":"request-input"')).length >= 3;
       }, 120_000);
     for (const [reply, outcome, message, timeout_ms] of cases) {
       s.human.reply = reply;
-      const r = await s.call("pty-request-input", { pty_id: id, prompt: "Enter the test password", timeout_ms });
+      const r = await s.call("request-input", { pty_id: id, prompt: "Enter the test password", timeout_ms });
       assert(!r.isError, textOf(r));
       const out = r.structuredContent as Record<string, unknown>;
       assertEquals([reply, out.outcome], [reply, outcome]);
@@ -271,14 +125,14 @@ Deno.test("decline, cancel and timeout type nothing and say so", async () => {
 Deno.test("a client without elicitation gets the attach instructions; form-only gets no form for a secret", async () => {
   await withHuman(undefined, async (s) => {
     const id = await s.launch(SECRET_SCRIPT, "Password:");
-    const out = (await s.call("pty-request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 300 }))
+    const out = (await s.call("request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 300 }))
       .structuredContent as Record<string, unknown>;
     assertEquals([out.outcome, out.via], ["timeout", "attach"]);
     assertMatch(out.attach_command as string, /attach-session/);
   });
   await withHuman({ elicitation: {} }, async (s) => {
     const id = await s.launch(SECRET_SCRIPT, "Password:");
-    const out = (await s.call("pty-request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 300 }))
+    const out = (await s.call("request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 300 }))
       .structuredContent as Record<string, unknown>;
     assertEquals([out.outcome, out.via], ["timeout", "attach"]);
     assertEquals(s.human.asked, []);
@@ -287,11 +141,11 @@ Deno.test("a client without elicitation gets the attach instructions; form-only 
 
 Deno.test("bad input gets one clear line: an unknown session, no prompt waiting", async () => {
   await withHuman(BOTH, async (s) => {
-    const unknown = await s.call("pty-request-input", { pty_id: "nope", prompt: "x", timeout_ms: 1000 });
+    const unknown = await s.call("request-input", { pty_id: "nope", prompt: "x", timeout_ms: 1000 });
     assert(unknown.isError);
     assertMatch(textOf(unknown), /^no pty session "nope": call pty-list-sessions/);
     const id = await s.launch("echo ready; exec cat\n", "ready");
-    const idle = await s.call("pty-request-input", { pty_id: id, prompt: "x", timeout_ms: 1000 });
+    const idle = await s.call("request-input", { pty_id: id, prompt: "x", timeout_ms: 1000 });
     assert(idle.isError);
     assertMatch(
       textOf(idle),

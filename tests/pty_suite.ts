@@ -351,7 +351,7 @@ export function ptySuite(backend: Backend): void {
 
       await t.step("request_input hands the session over or says it cannot", async () => {
         const id = await p.launch({ command: "cat" });
-        const r = await mcp.ok<Record<string, unknown>>("pty-request-input", {
+        const r = await mcp.ok<Record<string, unknown>>("request-input", {
           pty_id: id,
           prompt: "type anything",
           timeout_ms: 300,

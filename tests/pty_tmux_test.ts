@@ -1,6 +1,6 @@
 /**
  * The shared pty-* suite on the tmux backend, plus what only tmux can do: a
- * human attaching for pty-request-input, and sessions kept across server runs.
+ * human attaching for request-input, and sessions kept across server runs.
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import type { CallToolResult } from "../lib/sdk.ts";
@@ -16,9 +16,9 @@ interface Progress {
   message?: string;
 }
 
-/** Calls pty-request-input, collecting its progress notifications. */
+/** Calls request-input, collecting its progress notifications. */
 function requestInput(mcp: McpFixture, args: Record<string, unknown>, progress: Progress[]) {
-  return mcp.client.callTool({ name: "pty-request-input", arguments: args }, undefined, {
+  return mcp.client.callTool({ name: "request-input", arguments: args }, undefined, {
     timeout: 60_000,
     onprogress: (p: Progress) => void progress.push(p),
   }) as Promise<CallToolResult>;
@@ -135,7 +135,7 @@ Deno.test("request_input ends when the program exits, and refuses waits over --m
     await p.send(id, "\n");
     assertEquals(((await call).structuredContent as Record<string, unknown>).outcome, "exited");
     assertMatch(
-      await mcp.err("pty-request-input", { pty_id: id, prompt: "p", timeout_ms: 5000 }),
+      await mcp.err("request-input", { pty_id: id, prompt: "p", timeout_ms: 5000 }),
       /timeout_ms 5000 is above this server's limit of 3000 ms \(--max-wait-ms\): pass at most 3000/,
     );
   }, ["--max-wait-ms", "3000"]);

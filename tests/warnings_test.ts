@@ -26,7 +26,9 @@ Deno.test("capture-pane and snapshot-pane warn about pagers, full-screen program
     assertMatch(await whenShowing(fullScreen, "snapshot-pane", "alternate_screen"), /full-screen/);
 
     const prompt = await fx.newPane({ command: "printf 'Password: '; read -r x" });
-    assertMatch(await whenShowing(prompt, "capture-pane", "input_prompt"), /send-keys/);
+    assertMatch(await whenShowing(prompt, "capture-pane", "input_prompt"), /call request-input \{target: "%\d+"\}/);
+    const question = await fx.newPane({ command: "printf 'Overwrite it? [y/N] '; read -r x" });
+    assertMatch(await whenShowing(question, "capture-pane", "input_prompt"), /send-keys .*request-input/);
 
     await fx.tmux("copy-mode", "-t", fx.pane);
     const copy = await whenShowing(fx.pane, "capture-pane", "copy_mode");

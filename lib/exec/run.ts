@@ -34,6 +34,7 @@ import type { ExecRuntime } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
+import { hiddenInputWarning } from "./pane_handoff.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
 import { RunLog } from "./runlog.ts";
@@ -225,10 +226,12 @@ async function runLocked(
       run.abandon();
       const read = await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
       log.finish();
+      const warnings = paneWarnings(read.pane, read.rows).filter((w) => w.kind !== "not_a_shell");
+      const hidden = warnings.some((w) => w.kind === "input_prompt") ? undefined : hiddenInputWarning(tmux, read.pane);
       return result(read, log, req.maxLines, ids, {
         exit_code: null,
         timed_out: true,
-        warnings: paneWarnings(read.pane, read.rows).filter((w) => w.kind !== "not_a_shell"),
+        warnings: hidden ? [...warnings, hidden] : warnings,
       }, started);
     }
     // The shell waits in the end handshake: the output is complete and cannot move.

@@ -140,11 +140,17 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
         `it ${leaveHint(cmd)}`,
     });
   }
-  if (!pager && INPUT_PROMPTS.some((re) => re.test(last))) {
+  if (!pager && SECRET_PROMPT.test(last)) {
+    out.push({
+      kind: "input_prompt",
+      message: `pane ${id} waits at a password prompt (${JSON.stringify(last.slice(-120))}): call request-input ` +
+        `{target: "${id}"} so the user types it (you never see it), or send C-c to abort; never guess a password`,
+    });
+  } else if (!pager && INPUT_PROMPTS.some((re) => re.test(last))) {
     out.push({
       kind: "input_prompt",
       message: `pane ${id} appears to wait for input (${JSON.stringify(last.slice(-120))}): answer with ` +
-        `send-keys (e.g. y then Enter), or send C-c to abort; never guess a password: ask the user`,
+        `send-keys (e.g. y then Enter), request-input to ask the user, or send C-c to abort`,
     });
   }
   if (!pane.alternate_on && !pager && shellFlavor(cmd) === undefined && !pane.in_mode) {

@@ -60,6 +60,12 @@ export interface InputState {
    * false otherwise, undefined when the terminal cannot be asked.
    */
   hiddenInput?: boolean;
+  /**
+   * True when a shell reads at its own prompt (its line editor): no program
+   * waits for an answer, whatever the screen above says. Undefined when
+   * unknown.
+   */
+  atShellPrompt?: boolean;
 }
 
 /** How a human reaches a session, or why they cannot. */

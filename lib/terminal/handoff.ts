@@ -1,5 +1,6 @@
 /**
- * pty-request-input's hand-off. When the client can be asked (elicitation,
+ * request-input's hand-off, for a pty session or a workspace pane (each a
+ * {@linkcode HandOffSubject}). When the client can be asked (elicitation,
  * {@linkcode Asker}) and the program waits at a password or yes/no prompt,
  * the human is asked through the client: a yes/no by a form, whose answer is
  * typed; a secret by URL mode, a one-shot page on 127.0.0.1
@@ -19,9 +20,9 @@
  *
  * @example
  * ```ts
- * declare const backend: Parameters<typeof handOff>[0];
- * declare const { signal, progress, ask }: Parameters<typeof handOff>[3]; // the call's
- * const r = await handOff(backend, "s1", "Enter the sudo password", { timeoutMs: 120_000, signal, progress, ask });
+ * declare const backend: Parameters<typeof ptySubject>[0];
+ * declare const { signal, progress, ask }: Parameters<typeof handOff>[2]; // the call's
+ * const r = await handOff(ptySubject(backend, "s1"), "Enter the sudo password", { timeoutMs: 120_000, signal, progress, ask });
  * r.outcome; // "input_received" | "declined" | "detached" | "exited" | "timeout" | "cancelled" | "unavailable"
  * ```
  */
@@ -29,7 +30,47 @@ import type { Answer, Asker } from "../ask.ts";
 import { UserError } from "../errors.ts";
 import { confirmWords, promptKind } from "../text/prompt_kind.ts";
 import { openSecretPage } from "./secret_page.ts";
-import type { TerminalBackend } from "./backend.ts";
+import type { HandOffRoute, InputState, TerminalBackend } from "./backend.ts";
+
+/**
+ * What a hand-off works on: a pty session ({@linkcode ptySubject}) or a
+ * workspace pane (lib/exec/pane_handoff.ts). Nothing here ever reads what
+ * the human typed.
+ */
+export interface HandOffSubject {
+  /** Names it in messages: `pty session "s1"`, `pane %3`. */
+  readonly label: string;
+  /** The call that shows its screen now, for the model's next step. */
+  readonly look: string;
+  /** What to call after its program exited. */
+  readonly afterExit: string;
+  /** The last line with text on it. */
+  lastLine(): Promise<string>;
+  /** Writes bytes to its program's terminal input, exactly as given. */
+  send(bytes: Uint8Array): Promise<void>;
+  inputState(): Promise<InputState>;
+  route(prompt: string): Promise<HandOffRoute>;
+  /** Shows `message` to humans attached, if any. */
+  notifyAttached(message: string): Promise<void>;
+}
+
+/** A pty session as a {@linkcode HandOffSubject}. */
+export function ptySubject(backend: TerminalBackend, id: string): HandOffSubject {
+  return {
+    label: `pty session "${id}"`,
+    look: "pty-get-screen",
+    afterExit: "pty-list-sessions shows its exit code, pty-get-screen its last screen",
+    async lastLine() {
+      const { lines } = await backend.screen(id, false);
+      for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim() !== "") return lines[i];
+      return "";
+    },
+    send: (bytes) => backend.send(id, bytes),
+    inputState: () => backend.inputState(id),
+    route: (prompt) => backend.handOffRoute(id, prompt),
+    notifyAttached: (message) => backend.notifyAttached(id, message),
+  };
+}
 
 export type HandOffOutcome =
   | "input_received"
@@ -63,26 +104,32 @@ export interface HandOffOptions {
 
 const PROGRESS_EVERY_MS = 1000;
 
-const NEXT: Record<Exclude<HandOffOutcome, "unavailable" | "timeout" | "declined">, string> = {
-  input_received: "the program read the hidden input (its terminal left the no-echo line mode of the " +
-    "prompt); continue with pty-get-screen",
-  detached: "the human attached and detached again; continue with pty-get-screen",
-  exited: "the program exited; pty-list-sessions shows its exit code, pty-get-screen its last screen",
-  cancelled: "the hand-off was cancelled",
-};
+/** What happened and what to call next, per outcome. */
+function next(s: HandOffSubject, outcome: Exclude<HandOffOutcome, "unavailable" | "timeout" | "declined">): string {
+  switch (outcome) {
+    case "input_received":
+      return "the program read the hidden input (its terminal left the no-echo line mode of the prompt); " +
+        `continue with ${s.look}`;
+    case "detached":
+      return `the human attached and detached again; continue with ${s.look}`;
+    case "exited":
+      return `the program exited; ${s.afterExit}`;
+    case "cancelled":
+      return "the hand-off was cancelled";
+  }
+}
 
-/** Runs the hand-off for one session. */
+/** Runs the hand-off for one session or pane. */
 export async function handOff(
-  backend: TerminalBackend,
-  id: string,
+  subject: HandOffSubject,
   prompt: string,
   opts: HandOffOptions,
 ): Promise<HandOffResult> {
   if (opts.ask) {
-    const asked = await askThroughClient(backend, id, prompt, opts, opts.ask);
+    const asked = await askThroughClient(subject, prompt, opts, opts.ask);
     if (asked) return asked;
   }
-  const route = await backend.handOffRoute(id, prompt);
+  const route = await subject.route(prompt);
   if ("unavailable" in route) {
     return { outcome: "unavailable", message: route.unavailable, via: "attach", waited_ms: 0 };
   }
@@ -99,12 +146,12 @@ export async function handOff(
     waited_ms: Date.now() - started,
   });
 
-  const first = await backend.inputState(id);
-  if (first.exited) return done("exited", NEXT.exited);
+  const first = await subject.inputState();
+  if (first.exited) return done("exited", next(subject, "exited"));
   const passwordPrompt = first.hiddenInput === true;
   let sawClient = first.clients > 0;
   let clients = first.clients;
-  if (sawClient) await backend.notifyAttached(id, prompt);
+  if (sawClient) await subject.notifyAttached(prompt);
   await opts.progress(0, totalSeconds, instruction);
   let lastProgress = Date.now();
 
@@ -114,25 +161,25 @@ export async function handOff(
       return done(
         "timeout",
         `nobody finished within ${totalSeconds} s; the human was told: ${instruction}. ` +
-          "Ask the user in the chat, or call pty-request-input again",
+          "Ask the user in the chat, or call request-input again",
       );
     }
     await sleep(Math.min(opts.pollMs ?? 250, left), opts.signal);
     if (opts.signal.aborted) break;
-    const state = await backend.inputState(id);
-    if (state.exited) return done("exited", NEXT.exited);
-    if (state.clients > clients) await backend.notifyAttached(id, prompt);
+    const state = await subject.inputState();
+    if (state.exited) return done("exited", next(subject, "exited"));
+    if (state.clients > clients) await subject.notifyAttached(prompt);
     clients = state.clients;
     if (clients > 0) sawClient = true;
-    else if (sawClient) return done("detached", NEXT.detached);
-    if (passwordPrompt && state.hiddenInput === false) return done("input_received", NEXT.input_received);
+    else if (sawClient) return done("detached", next(subject, "detached"));
+    if (passwordPrompt && state.hiddenInput === false) return done("input_received", next(subject, "input_received"));
     if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
       lastProgress = Date.now();
       const status = clients > 0 ? "the human is attached" : "waiting for the human to attach";
       await opts.progress(Math.floor((Date.now() - started) / 1000), totalSeconds, `${status}: ${instruction}`);
     }
   }
-  return done("cancelled", NEXT.cancelled);
+  return done("cancelled", next(subject, "cancelled"));
 }
 
 /** How long a call waits for the program to show its prompt (it may have been started a moment ago). */
@@ -141,57 +188,56 @@ const PROMPT_WAIT_MS = 10_000;
 const READ_WAIT_MS = 5_000;
 
 const UNTOUCHED = "nothing was typed and the session is as it was";
-const PROMPT_GONE = "the prompt went away before the answer came: nothing was typed; look with pty-get-screen";
+const promptGone = (s: HandOffSubject) =>
+  `the prompt went away before the answer came: nothing was typed; look with ${s.look}`;
 
-/** The last line with text on it. */
-async function lastLine(backend: TerminalBackend, id: string): Promise<string> {
-  const { lines } = await backend.screen(id, false);
-  for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim() !== "") return lines[i];
-  return "";
-}
-
-/** What the session waits at now: a secret or yes/no prompt (with its line), "exited", or undefined. */
+/**
+ * What the subject waits at now: a secret or yes/no prompt (with its line),
+ * "exited", or no prompt. The terminal's mode decides where it is known: a
+ * no-echo line read is a secret prompt whatever the screen says, and a shell
+ * reading at its own prompt is no prompt however the line above reads (an
+ * answer typed there would run as a command and stay in its history).
+ */
 async function promptNow(
-  backend: TerminalBackend,
-  id: string,
+  subject: HandOffSubject,
 ): Promise<{ kind: "secret" | "confirm"; line: string } | "exited" | { kind: undefined; line: string }> {
-  const state = await backend.inputState(id);
+  const state = await subject.inputState();
   if (state.exited) return "exited";
-  const line = await lastLine(backend, id);
+  const line = await subject.lastLine();
+  if (state.atShellPrompt) return { kind: undefined, line };
   return { kind: state.hiddenInput ? "secret" : promptKind(line), line };
 }
 
 /**
- * Whether the session still waits at a prompt of `kind`: checked again right
+ * Whether the subject still waits at a prompt of `kind`: checked again right
  * before typing, as the prompt may have gone meanwhile (it timed out, a
  * second hand-off answered it) and an answer typed at a shell prompt would
  * run as a command and stay in its history.
  */
-async function stillAt(backend: TerminalBackend, id: string, kind: "secret" | "confirm"): Promise<boolean> {
-  const now = await promptNow(backend, id);
+async function stillAt(subject: HandOffSubject, kind: "secret" | "confirm"): Promise<boolean> {
+  const now = await promptNow(subject);
   return now !== "exited" && now.kind === kind;
 }
 
 /**
- * Waits (briefly) until the session's program waits at a secret or yes/no
+ * Waits (briefly) until the subject's program waits at a secret or yes/no
  * prompt; "exited" when it ended. Throws a UserError when no prompt comes.
  */
 async function awaitPrompt(
-  backend: TerminalBackend,
-  id: string,
+  subject: HandOffSubject,
   opts: HandOffOptions,
 ): Promise<{ kind: "secret" | "confirm"; line: string } | "exited"> {
   const until = Date.now() + Math.min(opts.timeoutMs, PROMPT_WAIT_MS);
   for (;;) {
-    const now = await promptNow(backend, id);
+    const now = await promptNow(subject);
     if (now === "exited") return now;
     const { kind, line } = now;
     if (kind) return { kind, line };
     if (Date.now() >= until || opts.signal.aborted) {
       throw new UserError(
-        `pty session "${id}" is not waiting at a password or yes/no prompt (last line: ` +
-          `${JSON.stringify(line.trim().slice(-80))}): nothing was asked; call pty-request-input once the ` +
-          "program shows its prompt (pty-get-screen)",
+        `${subject.label} is not waiting at a password or yes/no prompt (last line: ` +
+          `${JSON.stringify(line.trim().slice(-80))}): nothing was asked; call request-input once the ` +
+          `program shows its prompt (${subject.look})`,
       );
     }
     await sleep(opts.pollMs ?? 100, opts.signal);
@@ -204,22 +250,21 @@ async function awaitPrompt(
  * no local page possible): then the attach route runs.
  */
 async function askThroughClient(
-  backend: TerminalBackend,
-  id: string,
+  subject: HandOffSubject,
   prompt: string,
   opts: HandOffOptions,
   ask: Asker,
 ): Promise<HandOffResult | undefined> {
   if (!ask.modes.form && !ask.modes.url) return undefined;
   const started = Date.now();
-  const found = await awaitPrompt(backend, id, opts);
+  const found = await awaitPrompt(subject, opts);
   const done = (outcome: HandOffOutcome, message: string, via?: "form" | "url"): HandOffResult => ({
     outcome,
     message,
     ...(via ? { via } : {}),
     waited_ms: Date.now() - started,
   });
-  if (found === "exited") return done("exited", NEXT.exited);
+  if (found === "exited") return done("exited", next(subject, "exited"));
   const via = found.kind === "secret" ? "url" : "form";
   if (!ask.modes[via]) return undefined;
 
@@ -245,10 +290,10 @@ async function askThroughClient(
       ? done(
         "timeout",
         `nobody answered within ${totalSeconds} s: ${UNTOUCHED}; ask the user in the chat, or call ` +
-          "pty-request-input again",
+          "request-input again",
         via,
       )
-      : done("cancelled", `${NEXT.cancelled}: ${UNTOUCHED}`, via);
+      : done("cancelled", `${next(subject, "cancelled")}: ${UNTOUCHED}`, via);
   const refused = (a: Answer) =>
     a.action === "decline"
       ? done("declined", `the human declined: ${UNTOUCHED} (the program still waits at its prompt)`, via)
@@ -268,11 +313,11 @@ async function askThroughClient(
       const a = await Promise.race([asked, ended]);
       if (a === "ended") return stopped();
       if (a.action !== "accept") return refused(a);
-      if (!(await stillAt(backend, id, "confirm"))) return done("cancelled", PROMPT_GONE, via);
-      await backend.send(id, encoder.encode((a.value === true ? words.yes : words.no) + "\r"));
-      return done("input_received", "the human answered and the answer was typed; continue with pty-get-screen", via);
+      if (!(await stillAt(subject, "confirm"))) return done("cancelled", promptGone(subject), via);
+      await subject.send(encoder.encode((a.value === true ? words.yes : words.no) + "\r"));
+      return done("input_received", `the human answered and the answer was typed; continue with ${subject.look}`, via);
     }
-    return await secretThroughPage(backend, id, prompt, ask, ctl.signal, ended, { done, refused, stopped });
+    return await secretThroughPage(subject, prompt, ask, ctl.signal, ended, { done, refused, stopped });
   } finally {
     clearTimeout(timer);
     clearInterval(beat);
@@ -285,8 +330,7 @@ const encoder = new TextEncoder();
 
 /** The secret route: a one-shot local page, offered to the human by a URL-mode question. */
 async function secretThroughPage(
-  backend: TerminalBackend,
-  id: string,
+  subject: HandOffSubject,
   prompt: string,
   ask: Asker,
   signal: AbortSignal,
@@ -304,7 +348,7 @@ async function secretThroughPage(
       message: prompt,
       async deliver(secret) {
         if (signal.aborted) return { ok: false, text: "This request has expired; nothing was typed." };
-        if (!(await stillAt(backend, id, "secret"))) {
+        if (!(await stillAt(subject, "secret"))) {
           gone.resolve("gone");
           return { ok: false, text: "The program no longer waits at its password prompt; nothing was typed." };
         }
@@ -312,7 +356,7 @@ async function secretThroughPage(
         line.set(secret);
         line[secret.length] = 0x0d;
         try {
-          await backend.send(id, line);
+          await subject.send(line);
         } finally {
           line.fill(0);
         }
@@ -334,27 +378,27 @@ async function secretThroughPage(
     // The page closes before the hand-off ends only once it delivered.
     const sent = page.delivered.then(() => "sent" as const);
     const first = await Promise.race([answer, sent, gone.promise, ended]);
-    if (first === "gone") return end.done("cancelled", PROMPT_GONE, "url");
+    if (first === "gone") return end.done("cancelled", promptGone(subject), "url");
     if (first === "ended") return end.stopped();
     if (first !== "sent") {
       if (first.action !== "accept") return end.refused(first);
       // Accepted: they opened the page (or are about to).
-      const next = await Promise.race([sent, gone.promise, ended]);
-      if (next === "gone") return end.done("cancelled", PROMPT_GONE, "url");
-      if (next === "ended") return end.stopped();
+      const then = await Promise.race([sent, gone.promise, ended]);
+      if (then === "gone") return end.done("cancelled", promptGone(subject), "url");
+      if (then === "ended") return end.stopped();
     }
     await ask.completed(elicitation).catch(() => {});
     // The program reads the line: wait (briefly) for its terminal to leave the no-echo read, to say so.
     const until = Date.now() + READ_WAIT_MS;
-    let state = await backend.inputState(id);
+    let state = await subject.inputState();
     while (!state.exited && state.hiddenInput === true && Date.now() < until) {
       await sleep(50, signal);
-      state = await backend.inputState(id);
+      state = await subject.inputState();
     }
     return end.done(
       "input_received",
       "the human typed the secret on the local page and it went to the program (you never see it); continue " +
-        "with pty-get-screen",
+        `with ${subject.look}`,
       "url",
     );
   } finally {

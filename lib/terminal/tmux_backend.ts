@@ -91,6 +91,37 @@ function hex(bytes: Uint8Array): string[] {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0"));
 }
 
+/**
+ * The shell command a human runs to attach to `target` on the tmux server
+ * at `socket`; through ssh, with a terminal, when tmux runs on `remote`.
+ *
+ * @example
+ * ```ts
+ * attachLine("tmux", "/tmp/tmux-0/default", "%3"); // "tmux -S /tmp/tmux-0/default attach-session -t %3"
+ * ```
+ */
+export function attachLine(tmuxBin: string, socket: string, target: string, remote?: string): string {
+  const attach = shellLine([tmuxBin, "-S", socket, "attach-session", "-t", target]);
+  return remote === undefined ? attach : shellLine(["ssh", "-t", remote, attach]);
+}
+
+/**
+ * The `send-keys -H` commands that type `bytes` into `pane` byte for byte
+ * (no key-name lookup, nothing left in a tmux buffer), in chunks tmux takes.
+ *
+ * @example
+ * ```ts
+ * sendBytesCommands("%3", new TextEncoder().encode("y\r")); // [["send-keys", "-t", "%3", "-H", "79", "0d"]]
+ * ```
+ */
+export function sendBytesCommands(pane: string, bytes: Uint8Array): string[][] {
+  const out: string[][] = [];
+  for (let off = 0; off < bytes.length; off += SEND_CHUNK) {
+    out.push(["send-keys", "-t", pane, "-H", ...hex(bytes.subarray(off, off + SEND_CHUNK))]);
+  }
+  return out;
+}
+
 /** True when a process with this pid exists (signal 0 only checks). */
 function processAlive(pid: number): boolean {
   try {
@@ -259,12 +290,12 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async send(id, bytes) {
       const s = await session(id);
       for (let off = 0; off < bytes.length; off += SEND_CHUNK) {
-        const chunk = bytes.subarray(off, off + SEND_CHUNK);
+        const [send] = sendBytesCommands(s.pane, bytes.subarray(off, off + SEND_CHUNK));
         // Checking first in the same call: a dead pane silently drops keys.
         const out = await runBytes(id, [
           ...["display-message", "-p", "-t", s.pane, rowFormat(EXIT)],
           sep,
-          ...["send-keys", "-t", s.pane, "-H", ...hex(chunk)],
+          ...send,
         ]);
         const { dead, status, signal } = parseRow(EXIT, out);
         if (dead) throw sessionExited(id, exitCode(status, signal));
@@ -391,9 +422,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async handOffRoute(id) {
       const s = await session(id);
       const socket = await display(id, s, "#{socket_path}");
-      const attach = shellLine([opts.tmuxBin, "-S", socket, "attach-session", "-t", `=${s.name}`]);
-      // On another host (--ssh) the human attaches through ssh, with a terminal.
-      return { attachCommand: tmux.remote === undefined ? attach : shellLine(["ssh", "-t", tmux.remote, attach]) };
+      return { attachCommand: attachLine(opts.tmuxBin, socket, `=${s.name}`, tmux.remote) };
     },
 
     async inputState(id): Promise<InputState> {

@@ -37,11 +37,11 @@ import ptyKillSession from "./pty/pty_kill_session.ts";
 import ptyResize from "./pty/pty_resize.ts";
 import ptyGetScrollback from "./pty/pty_get_scrollback.ts";
 import ptyCapture from "./pty/pty_capture.ts";
-import ptyRequestInput from "./pty/pty_request_input.ts";
 import searchBuffer from "./buffers/search_buffer.ts";
 import runCommand from "./exec/run_command.ts";
 import captureSince from "./exec/capture_since.ts";
 import wait from "./exec/wait_family.ts";
+import requestInput from "./exec/request_input.ts";
 import batch from "./batch.ts";
 
 export const TOOLS: readonly AnyTool[] = [
@@ -83,11 +83,11 @@ export const TOOLS: readonly AnyTool[] = [
   ptyResize,
   ptyGetScrollback,
   ptyCapture,
-  ptyRequestInput,
   // exec
   runCommand,
   captureSince,
   wait,
+  requestInput,
   // any toolset
   batch,
 ];

@@ -327,7 +327,7 @@ export function createPtyBackend(): TerminalBackend {
       return Promise.resolve({
         unavailable: "this server uses the internal pty backend, whose sessions cannot be attached to from " +
           "another terminal, so nobody can type into it but this server. For a hand-off, ask the user to restart " +
-          "the server with --terminal-backend tmux (then pty-request-input prints a `tmux attach` command), or " +
+          "the server with --terminal-backend tmux (then request-input prints a `tmux attach` command), or " +
           "to run the command in their own terminal",
       });
     },

@@ -5,6 +5,8 @@ import type { ToolContext } from "../tool.ts";
 import { runCommand, type RunResult } from "../../exec/run.ts";
 import { RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
+import { finalView } from "../../exec/observe.ts";
+import { hiddenInputWarning } from "../../exec/pane_handoff.ts";
 import { waitTimeout } from "../schemas.ts";
 import { resolvedShape } from "../workspace/shapes.ts";
 import { resolvedOf } from "../../tmux/target.ts";
@@ -96,10 +98,14 @@ export default defineTool({
         });
         return await withFullOutput(ctx, r, m.log);
       },
-      running(token, m) {
+      async running(token, m) {
         const { log, ids, maxLines } = m!;
         const page = log.take(maxLines);
-        return Promise.resolve({
+        // A command waiting at a password or yes/no prompt runs on only once someone answers: say so now.
+        const view = await finalView(ctx.tmux, ids.pane_id, 1);
+        const prompts = view.warnings.filter((w) => w.kind === "input_prompt");
+        const hidden = prompts.length === 0 && view.pane ? hiddenInputWarning(ctx.tmux, view.pane) : undefined;
+        return {
           exit_code: null,
           output: page.lines.join("\n"),
           output_lines: page.lines.length,
@@ -108,8 +114,8 @@ export default defineTool({
           continue: token,
           elapsed_ms: Math.round(performance.now() - m!.started),
           ...ids,
-          warnings: [],
-        });
+          warnings: hidden ? [hidden] : prompts,
+        };
       },
     });
     const { output, ...facts } = structured;

@@ -1,0 +1,132 @@
+/**
+ * A workspace pane as a hand-off subject (lib/terminal/handoff.ts): what
+ * request-input {target} works on when a command in a pane (sudo, ssh-keygen,
+ * `read -s`, a script) waits at a password or yes/no prompt.
+ *
+ * Where this process can ask the pane's terminal (tmux on this machine), the
+ * kernel says what the pane waits at: a line read without echo is a secret
+ * prompt; a shell reading at its own prompt (its line editor in raw mode,
+ * {@linkcode shellActivity}) is no prompt at all, whatever the screen above
+ * says, so nothing is typed there. With tmux on another host (`--ssh`) the
+ * last line of the screen decides alone. Answers are typed with `send-keys
+ * -H`, byte for byte: nothing passes through a tmux buffer, and no answer is
+ * kept.
+ *
+ * @example
+ * ```ts
+ * import { handOff } from "../terminal/handoff.ts";
+ * declare const tmux: Parameters<typeof paneSubject>[0]; // the call's `ctx.tmux`
+ * declare const opts: Parameters<typeof handOff>[2];
+ * const r = await handOff(paneSubject(tmux, "%3", "tmux"), "Enter the sudo password", opts);
+ * ```
+ */
+import type { TmuxExecutor } from "../tmux/executor.ts";
+import { getPane, type PaneInfo } from "../tmux/panes.ts";
+import { formatLiteral } from "../tmux/quote.ts";
+import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
+import { UserError } from "../errors.ts";
+import type { HandOffSubject } from "../terminal/handoff.ts";
+import type { InputState } from "../terminal/backend.ts";
+import { attachLine, sendBytesCommands } from "../terminal/tmux_backend.ts";
+import { libc } from "../terminal/pty/ffi.ts";
+import { splitRows, trimTrailingBlank } from "./text.ts";
+import { shellActivity } from "./prompt.ts";
+import { shellFlavor } from "./shell.ts";
+import type { Warning } from "./warnings.ts";
+
+const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
+const decoder = new TextDecoder();
+
+/** Whether this process may ask the kernel about the pane's terminal and processes (tmux runs here). */
+function local(tmux: TmuxExecutor): boolean {
+  return tmux.remote === undefined;
+}
+
+/** Whether the terminal reads a line without echo (a password prompt); undefined where it cannot be asked. */
+function hiddenLineInput(tmux: TmuxExecutor, tty: string): boolean | undefined {
+  if (!local(tmux)) return undefined;
+  try {
+    return libc().ttyHiddenLineInput(tty);
+  } catch {
+    return undefined; // no FFI here: the screen decides
+  }
+}
+
+/**
+ * The warning for a pane whose program reads a line without echo, as a
+ * password prompt does, when the screen's text did not give it away (a
+ * prompt of its own words, a long key path): what to call so the user types
+ * it. Undefined when it does not, or when the terminal cannot be asked.
+ *
+ * @example
+ * ```ts
+ * declare const tmux: Parameters<typeof hiddenInputWarning>[0];
+ * declare const pane: Parameters<typeof hiddenInputWarning>[1]; // e.g. finalView(…).pane
+ * hiddenInputWarning(tmux, pane)?.message; // "pane %3 reads input without echo …"
+ * ```
+ */
+export function hiddenInputWarning(
+  tmux: TmuxExecutor,
+  pane: Pick<PaneInfo, "pane_id" | "tty" | "dead">,
+): Warning | undefined {
+  if (pane.dead || hiddenLineInput(tmux, pane.tty) !== true) return undefined;
+  const id = pane.pane_id;
+  return {
+    kind: "input_prompt",
+    message: `pane ${id} reads input without echo (a password prompt): call request-input {target: "${id}"} so ` +
+      "the user types it (you never see it), or send C-c to abort; never guess a password",
+  };
+}
+
+/** The pane as a {@linkcode HandOffSubject}; `tmuxBin` goes into the attach command. */
+export function paneSubject(tmux: TmuxExecutor, paneId: string, tmuxBin: string): HandOffSubject {
+  /** The pane's facts and the output of `then`, or undefined when the pane is gone. */
+  const facts = async (then: string[]): Promise<{ pane: PaneInfo; output: Uint8Array } | undefined> => {
+    try {
+      return await getPane(tmux, paneId, { then: () => then });
+    } catch (e) {
+      if (e instanceof UserError) return undefined;
+      throw e;
+    }
+  };
+  return {
+    label: `pane ${paneId}`,
+    look: "snapshot-pane",
+    afterExit: "snapshot-pane shows the pane's last screen",
+    async lastLine() {
+      const f = await facts(["capture-pane", "-p", "-J", "-t", paneId]);
+      const rows = f ? trimTrailingBlank(splitRows(decoder.decode(f.output))) : [];
+      for (let i = rows.length - 1; i >= 0; i--) if (rows[i].trim() !== "") return rows[i];
+      return "";
+    },
+    async send(bytes) {
+      for (const argv of sendBytesCommands(paneId, bytes)) await tmux.run(argv);
+    },
+    async inputState(): Promise<InputState> {
+      // Control-mode clients (this server's own) are no human at a terminal.
+      const f = await facts(["list-clients", "-t", paneId, "-F", rowFormat(CLIENT)]);
+      if (!f || f.pane.dead) return { exited: true, clients: 0 };
+      const clients = parseRows(CLIENT, f.output).rows.filter((c) => !c.control).length;
+      if (!local(tmux)) return { exited: false, clients };
+      const hiddenInput = hiddenLineInput(tmux, f.pane.tty);
+      const act = await shellActivity(f.pane);
+      const atShellPrompt = act.foreground !== undefined && act.canonical !== undefined
+        ? shellFlavor(act.foreground) !== undefined && !act.canonical
+        : undefined;
+      return {
+        exited: false,
+        clients,
+        ...(hiddenInput === undefined ? {} : { hiddenInput }),
+        ...(atShellPrompt === undefined ? {} : { atShellPrompt }),
+      };
+    },
+    async route() {
+      const socket = decoder.decode(await tmux.run(["display-message", "-p", "#{socket_path}"])).trim();
+      return { attachCommand: attachLine(tmuxBin, socket, paneId, tmux.remote) };
+    },
+    async notifyAttached(message) {
+      const text = formatLiteral(message.replace(/[\r\n]+/g, " "));
+      await tmux.run(["display-message", "-t", paneId, "-d", "15000", text]).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * The pieces the hand-off tests share (tests/handoff_test.ts for pty
+ * sessions, tests/handoff_pane_test.ts for workspace panes): a server whose
+ * client answers elicitation as a scripted human (a browser for URL mode),
+ * programs that ask for a password or a yes/no, and the search for the
+ * secret everywhere it must not be.
+ */
+import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
+import type { CallToolResult } from "../lib/sdk.ts";
+import { connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
+import { waitForPane, waitUntil } from "./pane_helpers.ts";
+
+export type Reply = "accept" | "decline" | "cancel" | "hang";
+
+/** What the test's client does with the next elicitation/create, and what it was asked. */
+export interface Human {
+  reply: Reply;
+  /** For a form: the yes/no answer. */
+  yes: boolean;
+  secret: string;
+  asked: Record<string, unknown>[];
+  /** The browser's work on URL questions (awaited by the test). */
+  browsing: Promise<void>[];
+  /** Runs in the browser after it opened the page, before it posts. */
+  beforePost?: () => Promise<void>;
+  /**
+   * For `hang`: resolves once the server has given up, and the human answers (cancels) only then. A 2025 server
+   * cancels its elicitation/create at its timeout; a 2026 client can only be told on its retry, which comes when
+   * the human answers.
+   */
+  late?: () => Promise<unknown>;
+}
+
+/** One shot: the page is closed, or (a kept-alive connection still open) answers 410 Gone. */
+export async function assertSpent(url: string): Promise<void> {
+  const after = await fetch(url).then(async (r) => {
+    await r.body?.cancel();
+    return r.status;
+  }, () => "closed");
+  assert(after === 410 || after === "closed", `the page answered ${after} after its one shot`);
+}
+
+/** The browser: opens the page, checks it is a password form, posts the secret. */
+async function browse(url: string, human: Human): Promise<void> {
+  const get = await fetch(url);
+  const html = await get.text();
+  assertEquals(get.status, 200);
+  assertMatch(html, /<input type="password" name="secret"/);
+  const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
+  const late = human.beforePost !== undefined;
+  await human.beforePost?.();
+  const post = await fetch(new URL(action, url), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ secret: human.secret }).toString(),
+  });
+  assertMatch(
+    await post.text(),
+    late ? /no longer waits at its password prompt; nothing was typed/ : /Sent to the terminal/,
+  );
+  await assertSpent(url);
+}
+
+export function answering(human: Human) {
+  return (params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> => {
+    human.asked.push(params);
+    if (human.reply === "hang") {
+      return new Promise((resolve, reject) => {
+        signal.addEventListener("abort", () => reject(new Error("gone")));
+        void human.late?.().then(() => resolve({ action: "cancel" }));
+      });
+    }
+    if (human.reply !== "accept") return Promise.resolve({ action: human.reply });
+    if (params.mode === "url") {
+      human.browsing.push(browse(String(params.url), human));
+      return Promise.resolve({ action: "accept" });
+    }
+    return Promise.resolve({ action: "accept", content: { yes: human.yes } });
+  };
+}
+
+export const SECRET_SCRIPT = `read -r -s -p 'Password: ' pw; echo
+printf 'digest %s\\n' "$(printf %s "$pw" | sha256sum | cut -c1-16)"
+exec sleep 3600
+`;
+export const CONFIRM_SCRIPT = `read -r -p 'Overwrite it? [y/N] ' yn
+printf 'answer=%s\\n' "$yn"
+exec sleep 3600
+`;
+
+export async function sha16(s: string): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
+  return [...d].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
+}
+
+export interface Setup {
+  mcp: McpFixture;
+  tmux: TmuxFixture;
+  human: Human;
+  audit: string;
+  dir: string;
+  /** Every tool result of the test. */
+  results: CallToolResult[];
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  launch(script: string, shows: string): Promise<string>;
+  /**
+   * A new window of the workspace running bash without rc files or history file (`script` when given, else
+   * interactive); resolves with its pane id once its screen shows `shows`.
+   */
+  pane(shows: string, script?: string): Promise<string>;
+  screen(id: string): Promise<string>;
+}
+
+export async function withHuman(
+  capabilities: Record<string, unknown> | undefined,
+  fn: (s: Setup) => Promise<void>,
+  backend = "tmux",
+  serverArgs: string[] = [],
+): Promise<void> {
+  const tmux = await startTmux("handoff");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
+  const audit = `${dir}/audit.log`;
+  const human: Human = { reply: "accept", yes: true, secret: "", asked: [], browsing: [] };
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    args: ["--terminal-backend", backend, "--audit-log", audit, ...serverArgs],
+    capabilities,
+    elicit: capabilities ? answering(human) : undefined,
+  });
+  const results: CallToolResult[] = [];
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await mcp.call(name, args);
+    results.push(r);
+    return r;
+  };
+  const screen = async (id: string) => {
+    const r = await call("pty-get-screen", { pty_id: id });
+    assert(!r.isError, textOf(r));
+    return (r.structuredContent as { screen: string }).screen;
+  };
+  const launch = async (script: string, shows: string) => {
+    const path = `${dir}/prog-${crypto.randomUUID()}.sh`;
+    await Deno.writeTextFile(path, script);
+    const r = await call("pty-launch", { command: `HISTFILE=/dev/null bash --norc --noprofile ${path}` });
+    assert(!r.isError, textOf(r));
+    const id = (r.structuredContent as { pty_id: string }).pty_id;
+    await waitUntil(`the prompt ${shows}`, async () => (await screen(id)).includes(shows), 30_000);
+    return id;
+  };
+  const pane = async (shows: string, script?: string) => {
+    const argv = [
+      "env",
+      "-i",
+      `PATH=${Deno.env.get("PATH")}`,
+      `HOME=${dir}`,
+      "TERM=xterm-256color",
+      "HISTFILE=/dev/null",
+    ];
+    argv.push("bash", "--norc", "--noprofile");
+    if (script !== undefined) {
+      const path = `${dir}/prog-${crypto.randomUUID()}.sh`;
+      await Deno.writeTextFile(path, script);
+      argv.push(path);
+    }
+    const id = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...argv)).trim();
+    await waitForPane(tmux, id, (text) => text.includes(shows), 30_000);
+    return id;
+  };
+  try {
+    await fn({ mcp, tmux, human, audit, dir, results, call, launch, pane, screen });
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * Asserts `secret` is nowhere: tool results, audit log, server stderr, tmux buffers, every pane's screen and
+ * history, the client's questions.
+ */
+export async function assertNowhere(s: Setup, secret: string): Promise<void> {
+  for (const r of s.results) assert(!JSON.stringify(r).includes(secret), "the secret is in a tool result");
+  await s.mcp.close(); // the audit log is complete once the server has exited
+  assert(!(await Deno.readTextFile(s.audit)).includes(secret), "the secret is in the audit log");
+  assert(!s.mcp.stderr().includes(secret), "the secret is on the server's stderr");
+  assert(!JSON.stringify(s.human.asked).includes(secret), "the secret is in an elicitation request");
+  const names = (await s.tmux.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) => n !== "");
+  for (const name of names) {
+    assert(!(await s.tmux.tmux("show-buffer", "-b", name)).includes(secret), `the secret is in buffer ${name}`);
+  }
+  const panes = (await s.tmux.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n").filter((p) => p !== "");
+  for (const p of panes) {
+    const text = await s.tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", p);
+    assert(!text.includes(secret), `the secret is on pane ${p}'s screen or history`);
+  }
+}
+
+export const BOTH = { elicitation: { form: {}, url: {} } };

@@ -1,0 +1,160 @@
+/**
+ * The human hand-off for workspace panes (request-input {target}): a pane
+ * whose bash runs `read -s` behind a password prompt; run-command of a
+ * script that asks for a password (its running answer points at
+ * request-input) and then prints a digest of what it read; a yes/no by a
+ * form; decline typing nothing; a client without elicitation getting the
+ * attach command; a shell whose own prompt reads like a password prompt;
+ * bad targets. Afterwards the secret is searched for in every tool result,
+ * the audit log, the server's stderr, every tmux buffer and every pane's
+ * screen and history. Runs in both protocol eras (TMUX_MCP_TEST_ERA).
+ */
+import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
+import { textOf } from "./helpers.ts";
+import { waitForPane } from "./pane_helpers.ts";
+import { assertNowhere, BOTH, CONFIRM_SCRIPT, SECRET_SCRIPT, type Setup, sha16, withHuman } from "./handoff_helpers.ts";
+
+/** A pane's screen and history. */
+function paneText(s: Setup, pane: string): Promise<string> {
+  return s.tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane);
+}
+
+Deno.test("pane: a secret goes from the one-shot local page to `read -s` in the pane, and nowhere else", async () => {
+  await withHuman(BOTH, async (s) => {
+    s.human.secret = `pw-${crypto.randomUUID()}`;
+    const pane = await s.pane("Password:", SECRET_SCRIPT);
+    const r = await s.call("request-input", { target: pane, prompt: "Enter the test password", timeout_ms: 120_000 });
+    assert(!r.isError, textOf(r));
+    await Promise.all(s.human.browsing);
+    const out = r.structuredContent as Record<string, unknown>;
+    assertEquals([out.pane_id, out.outcome, out.via], [pane, "input_received", "url"]);
+    assertMatch(out.message as string, /continue with snapshot-pane$/);
+    assertEquals(s.human.asked.map((q) => q.mode), ["url"]);
+    assertMatch(s.human.asked[0].message as string, /Enter the test password/);
+    await waitForPane(s.tmux, pane, new RegExp(`digest ${await sha16(s.human.secret)}`), 30_000);
+    await assertNowhere(s, s.human.secret);
+  });
+});
+
+// A prompt in its words, and one only the terminal's no-echo line mode gives away.
+for (
+  const [words, says] of [["Password: ", "waits at a password prompt"], ["Your word> ", "reads input without echo"]]
+) {
+  Deno.test(`pane: run-command's running answer at ${JSON.stringify(words)} points at request-input; the script reads the secret and finishes`, async () => {
+    await withHuman(
+      BOTH,
+      async (s) => {
+        s.human.secret = `pw-${crypto.randomUUID()}`;
+        const pane = await s.pane("bash-");
+        const script = `${s.dir}/ask.sh`;
+        await Deno.writeTextFile(
+          script,
+          `read -r -s -p '${words}' pw; echo\nprintf 'digest %s\\n' "$(printf %s "$pw" | sha256sum | cut -c1-16)"\n`,
+        );
+        type Run = { exit_code: number | null; output: string; continue?: string; warnings: { message: string }[] };
+        let run = await s.call("run-command", { target: pane, command: `bash ${script}`, timeout_ms: 120_000 });
+        assert(!run.isError, textOf(run));
+        let out = run.structuredContent as Run;
+        // Running until the prompt is drawn (a loaded machine may take a while); then the answer says what to call.
+        while (out.continue !== undefined && !out.warnings.some((w) => /request-input/.test(w.message))) {
+          run = await s.call("run-command", { continue: out.continue });
+          out = run.structuredContent as Run;
+        }
+        assert(out.continue !== undefined, `the run ended at its prompt: ${JSON.stringify(out)}`);
+        assertMatch(
+          out.warnings[0].message,
+          new RegExp(`${says} .*call request-input \\{target: "${pane}"\\}`),
+        );
+        const asked = await s.call("request-input", {
+          target: pane,
+          prompt: "Enter the test password",
+          timeout_ms: 120_000,
+        });
+        assert(!asked.isError, textOf(asked));
+        await Promise.all(s.human.browsing);
+        assertEquals((asked.structuredContent as Record<string, unknown>).outcome, "input_received");
+        let all = out.output;
+        while (out.continue !== undefined) {
+          run = await s.call("run-command", { continue: out.continue });
+          out = run.structuredContent as Run;
+          all += "\n" + out.output;
+        }
+        assertEquals(out.exit_code, 0);
+        assertMatch(all, new RegExp(`digest ${await sha16(s.human.secret)}`));
+        await assertNowhere(s, s.human.secret);
+      },
+      "tmux",
+      ["--call-budget-ms", "1500"],
+    );
+  });
+}
+
+Deno.test("pane: a yes/no is asked by a form and typed; a decline types nothing", async () => {
+  await withHuman(BOTH, async (s) => {
+    const question = await s.pane("Overwrite it? [y/N]", CONFIRM_SCRIPT);
+    const yes = await s.call("request-input", { target: question, prompt: "Overwrite?", timeout_ms: 60_000 });
+    assert(!yes.isError, textOf(yes));
+    assertEquals((yes.structuredContent as Record<string, unknown>).via, "form");
+    await waitForPane(s.tmux, question, /answer=y/, 30_000);
+
+    s.human.reply = "decline";
+    s.human.secret = `pw-${crypto.randomUUID()}`;
+    const secret = await s.pane("Password:", SECRET_SCRIPT);
+    const no = await s.call("request-input", { target: secret, prompt: "Enter it", timeout_ms: 60_000 });
+    const out = no.structuredContent as Record<string, unknown>;
+    assertEquals([out.outcome, out.via], ["declined", "url"]);
+    assertMatch(out.message as string, /^the human declined: nothing was typed/);
+    const text = await paneText(s, secret);
+    assertMatch(text, /Password:/);
+    assert(!text.includes("digest"), text);
+    assertEquals(s.human.asked.map((q) => q.mode), ["form", "url"]);
+    await assertNowhere(s, s.human.secret);
+  });
+});
+
+Deno.test("pane: a client without elicitation gets the attach command; nothing is typed", async () => {
+  await withHuman(undefined, async (s) => {
+    const pane = await s.pane("Password:", SECRET_SCRIPT);
+    const r = await s.call("request-input", { target: pane, prompt: "Enter it", timeout_ms: 300 });
+    assert(!r.isError, textOf(r));
+    const out = r.structuredContent as Record<string, unknown>;
+    assertEquals([out.pane_id, out.outcome, out.via], [pane, "timeout", "attach"]);
+    assertMatch(out.attach_command as string, new RegExp(`^tmux -S \\S+ attach-session -t ${pane}$`));
+    assertMatch(out.message as string, /attach-session/);
+    assert(!(await paneText(s, pane)).includes("digest"));
+  });
+});
+
+Deno.test("pane: bad targets and panes not at a prompt get one clear line; nothing is asked", async () => {
+  await withHuman(BOTH, async (s) => {
+    const err = async (args: Record<string, unknown>) => {
+      const r = await s.call("request-input", { prompt: "x", timeout_ms: 1000, ...args });
+      assert(r.isError, JSON.stringify(r));
+      assert(!textOf(r).includes("\n"), textOf(r));
+      return textOf(r);
+    };
+    assertMatch(await err({ target: "%999" }), /%999/);
+    assertMatch(await err({ target: "-t" }), /target must not start with '-'/);
+    // The former names answer with what replaced them.
+    for (const old of ["pty-request-input", "pty_request_input"]) {
+      const r = await s.call(old, { pty_id: "s1", prompt: "x" });
+      assertMatch(textOf(r), new RegExp(`^unknown tool "${old}": it is now request-input with pty_id\\.`));
+    }
+    assertMatch(
+      await err({ target: "main", pty_id: "s1" }),
+      /^pass target \(a pane\) or pty_id \(a pty session\), not both/,
+    );
+    // A shell at its own prompt, even one that reads like a password prompt: no program waits for an answer.
+    const shell = await s.pane("bash-");
+    await s.tmux.tmux("send-keys", "-t", shell, "-l", "PS1='Password: '");
+    await s.tmux.tmux("send-keys", "-t", shell, "Enter");
+    await waitForPane(s.tmux, shell, (t) => t.trimEnd().split("\n").at(-1) === "Password:");
+    assertMatch(
+      await err({ target: shell }),
+      new RegExp(
+        `^pane ${shell} is not waiting at a password or yes/no prompt \\(last line: "Password:"\\): nothing was asked`,
+      ),
+    );
+    assertEquals(s.human.asked, []);
+  });
+});
