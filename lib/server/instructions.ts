@@ -46,9 +46,6 @@ export function instructions(
         "{continue}.",
     );
   }
-  if (has("pty") && writes) {
-    parts.push("pty-* tools take pty-launch's pty_id.");
-  }
   if (has("buffers") || has("workspace")) parts.push(SEARCH_DOC);
   if (has("buffers")) parts.push(BUFFER_SEARCH_DOC);
   parts.push(

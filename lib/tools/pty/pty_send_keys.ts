@@ -17,7 +17,7 @@ export default defineTool({
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     pty_id: ptyId,
-    keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").default(""),
+    keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").optional(),
     key_names: z.array(z.string().min(1).max(32, "a key name is at most 32 characters"))
       .max(256, "at most 256 key names per call").optional(),
   }),
@@ -27,7 +27,7 @@ export default defineTool({
     const named = key_names?.length
       ? await keyNamesToBytes(key_names, () => ctx.terminal.applicationCursor(pty_id))
       : new Uint8Array(0);
-    const text = encoder.encode(keys);
+    const text = encoder.encode(keys ?? "");
     if (text.length + named.length === 0) {
       throw new UserError("nothing to send: give `keys` (text) and/or `key_names`");
     }
