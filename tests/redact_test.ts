@@ -170,3 +170,21 @@ Deno.test("redactor: a value that is one token (a cursor the server made) is lef
     btoa(JSON.stringify({ p: "%12", q: 4242, r: 17, x: 3, a: "9f8e7d6c5b4a", b: "0a1b2c3d4e5f" }));
   assertEquals(r.redact(cursor), cursor);
 });
+
+Deno.test("redactor: secrets among hashes, commits, UUIDs and rules of dashes are found; those alone are left", async () => {
+  const r = await loadRedactor();
+  const sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+  const noise = [
+    `${sha}  ./dist/app.js`,
+    "commit 3f2a9c0d1e4b5a6f7c8d9e0f1a2b3c4d5e6f7a8b",
+    "request 123e4567-e89b-12d3-a456-426614174000 done",
+    "-".repeat(60),
+  ];
+  assertEquals(r.redact(noise.join("\n")), noise.join("\n"));
+  for (const c of CORPUS) {
+    const text = [...noise, `${sha} ${c.line}`, ...noise].join("\n");
+    const out = r.redact(text);
+    assert(!out.includes(c.value), `${c.kind} among hashes: ${out}`);
+    assert(out.startsWith(noise.join("\n")), `${c.kind}: the noise before it is unchanged`);
+  }
+});
