@@ -91,16 +91,24 @@ function widen(text: string, start: number, end: number): [number, number] {
 /** What {@linkcode Redactor.redact} puts in place of a secret. */
 const MARKER = /\[redacted:[a-z0-9-]+:[0-9a-f]{8}\]/g;
 
-/** Characters of the runs {@linkcode candidateLines} looks for: 1, or 2 for those of a lower-case hex run. */
+/**
+ * Characters of the runs {@linkcode candidateLines} looks for, by what they add to a run: LOWER (a-z, _, /,
+ * hex letters apart), HEX_LETTER (a-f, -) and DIGIT (a hash), MARK (upper case, +, =: what a random token has).
+ */
 const RUN_CHAR = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZghijklmnopqrstuvwxyz_+/=") RUN_CHAR[c.charCodeAt(0)] = 1;
-for (const c of "0123456789abcdef-") RUN_CHAR[c.charCodeAt(0)] = 2;
+const LOWER = 1, HEX_LETTER = 2, DIGIT = 3, MARK = 4;
+for (const c of "ghijklmnopqrstuvwxyz_/") RUN_CHAR[c.charCodeAt(0)] = LOWER;
+for (const c of "abcdef-") RUN_CHAR[c.charCodeAt(0)] = HEX_LETTER;
+for (const c of "0123456789") RUN_CHAR[c.charCodeAt(0)] = DIGIT;
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZ+=") RUN_CHAR[c.charCodeAt(0)] = MARK;
 
 /**
  * The lines of `text` that may hold a secret of the preset's shapes: each has a run of 16 token characters, a
- * URL (credentials) or a key block's first line. A run of lower-case hex digits and dashes alone (a hash, a
- * commit, a UUID, a rule of dashes) does not count: every shape of the preset has a prefix, a key name or
- * upper-case letters in its run. A loop, not a regex: a quantified class costs a regex engine a retry per position.
+ * URL (credentials) or a key block's first line. A run counts only with an upper-case letter, a digit, + or =
+ * in it, and not when it is lower-case hex digits and dashes alone (a hash, a commit, a UUID, a rule of
+ * dashes): every shape of the preset has an upper-case prefix, digits or a random mixed-case part, so
+ * snake_case names, JSON keys and paths of words make no line run the whole preset. A loop, not a regex: a
+ * quantified class costs a regex engine a retry per position.
  */
 function candidateLines(text: string): [number, number][] {
   const out: [number, number][] = [];
@@ -109,19 +117,22 @@ function candidateLines(text: string): [number, number][] {
     let end = text.indexOf("\n", start);
     if (end < 0) end = text.length;
     let run = 0;
-    let hex = true;
+    let hex = true; // lower-case hex digits and dashes so far
+    let mixed = false; // an upper-case letter, a digit, + or = so far
     for (let i = start; i < end; i++) {
       const c = text.charCodeAt(i);
       const k = c < 128 ? RUN_CHAR[c] : 0;
       if (k !== 0) {
-        if (k === 1) hex = false;
-        if (++run >= 16 && !hex) {
+        if (k === LOWER || k === MARK) hex = false;
+        if (k >= DIGIT) mixed = true;
+        if (++run >= 16 && mixed && !hex) {
           out.push([start, end]);
           break;
         }
       } else {
         run = 0;
         hex = true;
+        mixed = false;
         // ":" of "://": look closer only there.
         if (c === 58 && text.startsWith("//", i + 1)) {
           out.push([start, end]);
