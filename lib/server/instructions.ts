@@ -46,6 +46,9 @@ export function instructions(
         "{continue}.",
     );
   }
+  if (has("pty") && writes) {
+    parts.push("pty-* tools take pty-launch's pty_id.");
+  }
   if (has("buffers") || has("workspace")) parts.push(SEARCH_DOC);
   if (has("buffers")) parts.push(BUFFER_SEARCH_DOC);
   parts.push(

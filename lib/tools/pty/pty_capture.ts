@@ -13,7 +13,7 @@ export default defineTool({
   },
   title: "Record a session's output",
   description:
-    "Records a pty session's output to output_file where it runs (raw appends; asciicast writes a v2 cast); no output_file: stops.",
+    "Records a pty session's output to output_file where it runs (appended raw, or a new asciicast v2); no output_file: stops.",
   toolset: "pty",
   tier: "mutating",
   smallResult: true,

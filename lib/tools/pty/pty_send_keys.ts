@@ -10,7 +10,7 @@ export default defineTool({
   name: "pty-send-keys",
   replaces: formerName("pty-send-keys"),
   title: "Type into a session",
-  description: "Sends keys as is (\\n is Enter, \\u0003 Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…).",
+  description: "Sends keys as is (\\n Enter, \\u0003 Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…).",
   toolset: "pty",
   tier: "mutating",
   smallResult: true,
