@@ -253,6 +253,53 @@ export function ptySuite(backend: Backend): void {
         }
       });
 
+      await t.step("format asciicast writes a v2 cast: header, rising times, the exact text", async () => {
+        const dir = await Deno.makeTempDir({ prefix: "pty-cast-" });
+        // 中 is split across two writes half a second apart: it must arrive whole, in the later event.
+        const script = "printf 'start\\n'; IFS= read -r x; printf 'A\\344\\270'; sleep 0.5; printf '\\255B é\\n'; " +
+          "IFS= read -r y";
+        const id = await p.launch({ command: script });
+        const file = `${dir}/a'b $(touch x).cast`;
+        try {
+          await p.waitScreen(id, "the program to start", (s) => s.startsWith("start"));
+          await Deno.writeTextFile(file, "old content\n");
+          const before = Math.floor(Date.now() / 1000);
+          await mcp.ok("pty-capture", { pty_id: id, output_file: file, format: "asciicast" });
+          await p.send(id, "go\n");
+          await p.waitScreen(id, "the output", (s) => s.includes("A中B é"));
+          await mcp.ok("pty-resize", { pty_id: id, rows: 30, cols: 100 });
+          await until("the cast to hold the output", () => Deno.readTextFile(file), (c) => c.includes('"r","100x30"'));
+          await mcp.ok("pty-capture", { pty_id: id });
+          const [head, ...events] = (await Deno.readTextFile(file)).trimEnd().split("\n").map((l) => JSON.parse(l));
+          assertEquals([head.version, head.width, head.height, head.env.TERM], [2, 80, 24, "xterm-256color"]);
+          assert(head.timestamp >= before && head.timestamp <= Date.now() / 1000 + 1, `timestamp ${head.timestamp}`);
+          const times = events.map((e) => e[0] as number);
+          assert(times.every((t, i) => typeof t === "number" && t >= 0 && (i === 0 || t > times[i - 1])), `${times}`);
+          const out = events.filter((e) => e[1] === "o");
+          assertEquals(out.map((e) => e[2]).join(""), "go\r\nA中B é\r\n");
+          assert(out.every((e) => e.length === 3 && typeof e[2] === "string" && !e[2].includes("\ufffd")));
+          assert(out.at(-1)[0] - out[0][0] >= 0.4, `the pause is kept: ${JSON.stringify(out)}`);
+          assertEquals(events.filter((e) => e[1] === "r").map((e) => e[2]), ["100x30"]);
+          assert(!existsSync("x"), "a stray file appeared in the server's directory");
+          assertMatch(
+            await mcp.err("pty-capture", { pty_id: id, output_file: `${dir}/b.cast`, format: "gif" }),
+            /^invalid arguments.*format[^\n]*$/,
+          );
+          assertMatch(
+            await mcp.err("pty-capture", { pty_id: id, output_file: "b.cast", format: "asciicast" }),
+            /^invalid arguments.*absolute[^\n]*$/,
+          );
+          assertMatch(
+            await mcp.err("pty-capture", { pty_id: id, output_file: "/nonexistent-dir/b.cast", format: "asciicast" }),
+            /^directory "\/nonexistent-dir" does not exist[^\n]*$/,
+          );
+          assertEquals([...Deno.readDirSync(dir)].map((e) => e.name), [file.slice(dir.length + 1)]);
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+          await mcp.call("pty-kill-session", { pty_id: id });
+        }
+      });
+
       await t.step("a working directory with quotes, # and $ is used exactly as given", async () => {
         const base = await Deno.makeTempDir({ prefix: "pty-cwd-" });
         const dir = `${base}/d'q #{pane_id} #(touch w) $(touch v) %Y`;

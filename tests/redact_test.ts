@@ -13,7 +13,7 @@ import { withServer } from "./helpers.ts";
 import { withShell } from "./exec_fixtures.ts";
 import { tempDir, waitForPane } from "./pane_helpers.ts";
 import type { CallToolResult } from "../lib/sdk.ts";
-import { loadRedactor } from "../lib/text/redact.ts";
+import { findSecrets, loadRedactor } from "../lib/text/redact.ts";
 
 const rep = (s: string, n: number) => s.repeat(Math.ceil(n / s.length)).slice(0, n);
 const b64 = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUpLTE1OT1BRUlNUVVZXWFla";
@@ -169,4 +169,64 @@ Deno.test("redactor: a value that is one token (a cursor the server made) is lef
   const cursor = "tmc1." +
     btoa(JSON.stringify({ p: "%12", q: 4242, r: 17, x: 3, a: "9f8e7d6c5b4a", b: "0a1b2c3d4e5f" }));
   assertEquals(r.redact(cursor), cursor);
+});
+
+Deno.test("redactor: secrets among hashes, commits, UUIDs and rules of dashes are found; those alone are left", async () => {
+  const r = await loadRedactor();
+  const sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+  const noise = [
+    `${sha}  ./dist/app.js`,
+    "commit 3f2a9c0d1e4b5a6f7c8d9e0f1a2b3c4d5e6f7a8b",
+    "request 123e4567-e89b-12d3-a456-426614174000 done",
+    "-".repeat(60),
+  ];
+  assertEquals(r.redact(noise.join("\n")), noise.join("\n"));
+  for (const c of CORPUS) {
+    const text = [...noise, `${sha} ${c.line}`, ...noise].join("\n");
+    const out = r.redact(text);
+    assert(!out.includes(c.value), `${c.kind} among hashes: ${out}`);
+    assert(out.startsWith(noise.join("\n")), `${c.kind}: the noise before it is unchanged`);
+  }
+});
+
+Deno.test("redactor: each rule of the preset still sees a secret of its shape on a line among others", async () => {
+  const preset = await import("@secretlint/secretlint-rule-preset-recommend");
+  const rules = (preset as unknown as { rules: Parameters<typeof findSecrets>[0] }).rules;
+  const r = (s: string, n: number) => s.repeat(Math.ceil(n / s.length)).slice(0, n);
+  const SAMPLES: Record<string, string> = {
+    aws: "AKIA" + "Q7XWERTYU2PASDF3",
+    npm: "npm" + "_" + r("aB3dE5gH7j", 36),
+    slack: "xoxb" + "-123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx",
+    basicauth: "https://deploy:" + "pa55wOrdUrl" + "@git.example.com/r.git",
+    openai: "sk-" + "a1b2c3d4e5f6g7h8i9j0" + "T3Blbk" + "FJ" + "k1l2m3n4o5p6q7r8s9t0",
+    anthropic: "sk-ant-" + "api03-" + r("Qx7_b-9Lm2", 93) + "AA",
+    groq: "gsk" + "_" + r("aB3dE5gH7j", 52),
+    huggingface: "hf" + "_" + r("aBcDeFgHiJ", 34),
+    linear: "lin_api" + "_" + r("aB3dE5gH7j", 40),
+    notion: "ntn" + "_" + "12345678901" + r("aB3dE5gH7j", 35),
+    sendgrid: "SG" + "." + r("aB3dE5gH7j", 22) + "." + r("kL9mN0pQ1r", 43),
+    shopify: "shpat" + "_" + r("a1b2c3d4e5f6", 32),
+    stripe: "sk_live" + "_" + r("aB3dE5gH7j", 24),
+    github: "ghp" + "_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    gitlab: "glpat" + "-" + "xYz12345678901234567",
+    grafana: "glc" + "_" + r("aB3dE5gH7j", 40),
+    "database-connection-string": "postgres://admin:" + "Sup3rS3cretPw" + "@db.example.com:5432/app",
+    "hashicorp-vault": "hvs" + "." + r("aB3dE5gH7j", 95),
+    vercel: "vcp" + "_" + r("aB3dE5gH7j", 30),
+    databricks: "dapi" + r("0123456789abcdef", 32),
+    docker: "dckr_pat" + "_" + r("aB3dE5gH7j", 27),
+    figma: "figd" + "_" + r("aB3dE5gH7j", 45),
+    cloudflare: "cfk" + "_" + r("aB3dE5gH7j", 40) + "0123abcd",
+    tailscale: "tskey" + "-auth-" + "kAbCdEf123CNTRL" + "-" + r("aB3dE5gH7j", 30),
+  };
+  // Covered elsewhere: privatekey by the corpus's key block, gcp (a key file's JSON) and 1password (a token of
+  // base64 JSON) by their key block and base64 runs; filter-comments is never run.
+  const elsewhere = ["privatekey", "gcp", "1password", "filter-comments"];
+  const ids = rules.map((r) => r.meta.id.replace("@secretlint/secretlint-rule-", ""));
+  assertEquals(ids.filter((id) => !(id in SAMPLES) && !elsewhere.includes(id)), [], "a rule without a sample");
+  for (const [kind, value] of Object.entries(SAMPLES)) {
+    const rule = rules.filter((r) => r.meta.id.endsWith(`-${kind}`));
+    const spans = findSecrets(rule, `echo done\nvalue: ${value} (x)\nnext line`);
+    assert(spans.some((s) => s.kind === kind), `${kind}: ${JSON.stringify(spans)}`);
+  }
 });

@@ -19,6 +19,7 @@ import {
   svgPng,
 } from "../lib/terminal/render.ts";
 import type { CallToolResult } from "../lib/sdk.ts";
+import { until, withPty } from "./pty_suite.ts";
 
 type Image = ReturnType<typeof decode>;
 
@@ -142,3 +143,29 @@ Deno.test("snapshot-pane format png/svg on a tmux pane: pixels, budget, secrets 
     assert(Math.ceil(img.width * img.height / 750) <= 1000, `${img.width}×${img.height}`);
   }, { args: ["--max-tokens", "1000"] });
 });
+
+for (const backend of ["pty", "tmux"] as const) {
+  Deno.test(`pty-get-screen format png (${backend} backend): colours, CJK, the cursor, a secret painted over`, async () => {
+    const token = "ghp" + "_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    await withPty(backend, async (mcp) => {
+      const script = `printf '\\033[48;2;255;0;0m  \\033[0m 中\\n${token}\\nab'; exec sleep 600`;
+      const { pty_id } = await mcp.ok<{ pty_id: string }>("pty-launch", { command: script, rows: 5, cols: 50 });
+      await until(
+        "the output",
+        () => mcp.ok<{ screen: string }>("pty-get-screen", { pty_id }),
+        (s) => s.screen.includes("ab"),
+      );
+      const r = await mcp.call("pty-get-screen", { pty_id, format: "png" });
+      const img = imageOf(r);
+      assertEquals([img.width, img.height], [50 * CELL_WIDTH, 5 * CELL_HEIGHT]);
+      assertEquals(pixel(img, ...centre(0, 1)), 0xff0000);
+      assert(ink(img, 0, 3, DEFAULT_BG, 2) > 30, "the CJK character");
+      assertEquals(ink(img, 1, 0, REDACTED, token.length), 0);
+      assert(!JSON.stringify(r).includes(token));
+      assert(ink(img, 2, 0, DEFAULT_BG, 2) > 20, "ab");
+      assertEquals(pixel(img, ...centre(2, 2)), CURSOR);
+      assertEquals(ink(img, 3, 0, DEFAULT_BG, 50), 0);
+      assertEquals(r.structuredContent, { pty_id, rows: 5, cols: 50, cursor: { row: 2, col: 2 }, screen: "" });
+    });
+  });
+}

@@ -15,7 +15,8 @@ Deno.test("smoke client passes against deno run with the start task's permission
   const r = await runSmoke([...START_PERMISSIONS, ROOT + "main.ts"]);
   assertEquals(r.code, 0, r.stdout + r.stderr);
   assertMatch(r.stdout, /search-buffer: regex in the search worker/);
-  assertMatch(r.stdout, /pty-launch \/ pty-kill-session: internal backend \(FFI\)/);
+  assertMatch(r.stdout, /show-buffer: a token redacted by the rule preset/);
+  assertMatch(r.stdout, /pty-launch \/ pty-get-screen png \/ pty-kill-session: internal backend \(FFI\), resvg/);
   assertMatch(r.stdout, /smoke test passed/);
 });
 

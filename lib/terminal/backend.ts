@@ -91,10 +91,11 @@ export interface TerminalBackend {
    */
   lines(id: string, count: number): Promise<string[]>;
   /**
-   * Appends raw program output to `path` (absolute, byte-exact) from now on;
-   * the file is opened under the file policy (lib/policy/files.ts).
+   * Records program output to `path` (absolute) from now on, the file opened
+   * under the file policy (lib/policy/files.ts): `raw` appends the bytes
+   * exactly; `asciicast` writes a new asciicast v2 file (lib/terminal/asciicast.ts).
    */
-  captureStart(id: string, path: string, policy: FilePolicy): Promise<void>;
+  captureStart(id: string, path: string, policy: FilePolicy, format?: CaptureFormat): Promise<void>;
   /** Stops capturing; returns the file that was being written. */
   captureStop(id: string): Promise<string>;
   handOffRoute(id: string, prompt: string): Promise<HandOffRoute>;
@@ -104,6 +105,9 @@ export interface TerminalBackend {
   /** Releases everything (kills the sessions this server owns unless they are to be kept). */
   close(): Promise<void>;
 }
+
+/** How pty-capture writes its file. */
+export type CaptureFormat = "raw" | "asciicast";
 
 /** Session ids: short, safe inside tmux session names and file names. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

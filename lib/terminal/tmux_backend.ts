@@ -23,7 +23,9 @@
  * ```
  */
 import { log } from "../log.ts";
-import { prepareWrite, remotePath } from "../policy/files.ts";
+import { type FilePolicy, openForWrite, prepareWrite, remotePath } from "../policy/files.ts";
+import { AsciicastWriter } from "./asciicast.ts";
+import { UserError } from "../errors.ts";
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { formatLiteral, pipeToFileCommand, shellLine } from "../tmux/quote.ts";
 import {
@@ -59,6 +61,8 @@ interface TmuxSession {
   command: string;
   createdAt: string;
   capture?: string;
+  /** While recording asciicast: the writer, and its reader loop (ends when the pipe closes). */
+  cast?: { writer: AsciicastWriter; done: Promise<void> };
 }
 
 export interface TmuxBackendOptions {
@@ -248,6 +252,51 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     return await linkDir;
   }
 
+  /**
+   * Records asciicast: pipe-pane's `cat` writes into a FIFO this server made, and a reader here
+   * timestamps what arrives (tmux itself keeps no times). Only where the server runs: through
+   * --ssh the pipe's end is on the other host.
+   */
+  async function castStart(id: string, s: TmuxSession, path: string, policy: FilePolicy): Promise<void> {
+    if (tmux.remote !== undefined) {
+      throw new UserError(
+        "format asciicast records only sessions on this machine; with --ssh use format raw (the file is then on " +
+          "the tmux host), or start the server with --terminal-backend pty",
+      );
+    }
+    const [cols, rows] = (await display(id, s, "#{pane_width} #{pane_height}")).split(" ").map(Number);
+    const { file } = await openForWrite(path, policy, { truncate: true });
+    const fifo = `${await links()}/${id}-${++linkCounter}.fifo`;
+    let reading: Promise<Deno.FsFile> | undefined;
+    try {
+      libc().makeFifo(fifo, 0o600);
+      reading = Deno.open(fifo, { read: true }); // completes once pipe-pane's cat opens the other end
+      await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(fifo)]);
+    } catch (e) {
+      file.close();
+      if (reading) {
+        // Nobody will open the writing end now: open it here so the pending open returns, then drop both.
+        (await Deno.open(fifo, { write: true })).close();
+        (await reading).close();
+      }
+      await Deno.remove(fifo).catch(() => {});
+      throw e;
+    }
+    const writer = new AsciicastWriter(file, { rows, cols });
+    const done = (async () => {
+      try {
+        for await (const chunk of (await reading).readable) writer.output(chunk);
+      } catch (e) {
+        log("warn", `asciicast capture to ${path} stopped: ${(e as Error).message}`);
+      } finally {
+        writer.close();
+        await Deno.remove(fifo).catch(() => {});
+      }
+    })();
+    s.capture = path;
+    s.cast = { writer, done };
+  }
+
   return {
     name: "tmux",
 
@@ -381,6 +430,11 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async resize(id, rows, cols) {
       const s = await session(id);
       await run(id, ["resize-window", "-t", s.pane, "-x", String(cols), "-y", String(rows)]);
+      try {
+        s.cast?.writer.resize(rows, cols);
+      } catch (e) {
+        log("warn", `asciicast capture to ${s.capture} cannot record the resize: ${(e as Error).message}`);
+      }
     },
 
     async lines(id, count) {
@@ -388,9 +442,10 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       return splitLines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
     },
 
-    async captureStart(id, path, policy) {
+    async captureStart(id, path, policy, format = "raw") {
       const s = await session(id);
       if (s.capture !== undefined) throw alreadyCapturing(id, s.capture);
+      if (format === "asciicast") return await castStart(id, s, path, policy);
       // The user's path never reaches a shell or tmux: pipe-pane appends through a symlink whose
       // name this server chose to the file the policy checked and created (resolved, so no link
       // of the model's is followed again).
@@ -416,6 +471,8 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       });
       const path = s.capture;
       s.capture = undefined;
+      await s.cast?.done; // the pipe's end reached the reader: the recording is complete
+      s.cast = undefined;
       return path;
     },
 
@@ -458,6 +515,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       for (const [id] of entries) table.delete(id);
       await Promise.all(entries.map(async ([, s]) => {
         if (s.capture !== undefined) await tmux.run(["pipe-pane", "-t", s.pane]).catch(() => {});
+        await s.cast?.done;
         if (!opts.keepSessions) await tmux.run(["kill-session", "-t", `=${s.name}`]).catch(() => {});
       }));
       if (linkDir) await Deno.remove(await linkDir, { recursive: true }).catch(() => {});

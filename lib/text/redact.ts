@@ -91,14 +91,24 @@ function widen(text: string, start: number, end: number): [number, number] {
 /** What {@linkcode Redactor.redact} puts in place of a secret. */
 const MARKER = /\[redacted:[a-z0-9-]+:[0-9a-f]{8}\]/g;
 
-/** Characters of the runs {@linkcode possible} looks for. */
+/**
+ * Characters of the runs {@linkcode candidateLines} looks for, by what they add to a run: LOWER (a-z, _, /,
+ * hex letters apart), HEX_LETTER (a-f, -) and DIGIT (a hash), MARK (upper case, +, =: what a random token has).
+ */
 const RUN_CHAR = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-") RUN_CHAR[c.charCodeAt(0)] = 1;
+const LOWER = 1, HEX_LETTER = 2, DIGIT = 3, MARK = 4;
+for (const c of "ghijklmnopqrstuvwxyz_/") RUN_CHAR[c.charCodeAt(0)] = LOWER;
+for (const c of "abcdef-") RUN_CHAR[c.charCodeAt(0)] = HEX_LETTER;
+for (const c of "0123456789") RUN_CHAR[c.charCodeAt(0)] = DIGIT;
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZ+=") RUN_CHAR[c.charCodeAt(0)] = MARK;
 
 /**
  * The lines of `text` that may hold a secret of the preset's shapes: each has a run of 16 token characters, a
- * URL (credentials) or a key block's first line. A loop, not a regex: a quantified class costs a regex engine a
- * retry per position.
+ * URL (credentials) or a key block's first line. A run counts only with an upper-case letter, a digit, + or =
+ * in it, and not when it is lower-case hex digits and dashes alone (a hash, a commit, a UUID, a rule of
+ * dashes): every shape of the preset has an upper-case prefix, digits or a random mixed-case part, so
+ * snake_case names, JSON keys and paths of words make no line run the whole preset. A loop, not a regex: a
+ * quantified class costs a regex engine a retry per position.
  */
 function candidateLines(text: string): [number, number][] {
   const out: [number, number][] = [];
@@ -107,30 +117,44 @@ function candidateLines(text: string): [number, number][] {
     let end = text.indexOf("\n", start);
     if (end < 0) end = text.length;
     let run = 0;
-    let hit = false;
+    let hex = true; // lower-case hex digits and dashes so far
+    let mixed = false; // an upper-case letter, a digit, + or = so far
     for (let i = start; i < end; i++) {
       const c = text.charCodeAt(i);
-      if (c < 128 && RUN_CHAR[c] === 1) {
-        if (++run >= 16) {
-          hit = true;
+      const k = c < 128 ? RUN_CHAR[c] : 0;
+      if (k !== 0) {
+        if (k === LOWER || k === MARK) hex = false;
+        if (k >= DIGIT) mixed = true;
+        if (++run >= 16 && mixed && !hex) {
+          out.push([start, end]);
           break;
         }
       } else {
         run = 0;
-        // ":" of "://", or the first "-" of "-----BEGIN": look closer only there.
-        if (c === 58 && text.startsWith("//", i + 1)) hit = true;
-        if (hit) break;
+        hex = true;
+        mixed = false;
+        // ":" of "://": look closer only there.
+        if (c === 58 && text.startsWith("//", i + 1)) {
+          out.push([start, end]);
+          break;
+        }
       }
     }
-    if (!hit && text.startsWith("-----BEGIN", start)) hit = true;
-    if (!hit) {
-      const b = text.indexOf("-----BEGIN", start);
-      hit = b >= 0 && b < end;
-    }
-    if (hit) out.push([start, end]);
     start = end + 1;
   }
-  return out;
+  // Lines with a key block's first line, found apart: a check for it inside the loop above made V8's optimised
+  // code of the loop many times slower on text without one.
+  let begin = text.indexOf("-----BEGIN");
+  if (begin < 0) return out;
+  const have = new Set(out.map(([s]) => s));
+  while (begin >= 0) {
+    const s = text.lastIndexOf("\n", begin) + 1;
+    let e = text.indexOf("\n", begin);
+    if (e < 0) e = text.length;
+    if (!have.has(s)) out.push([s, e]);
+    begin = text.indexOf("-----BEGIN", e);
+  }
+  return out.sort((x, y) => x[0] - y[0]);
 }
 
 const WHITESPACE = /\s/;

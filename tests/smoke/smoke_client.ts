@@ -4,10 +4,12 @@
  * Starts a PRIVATE tmux server on a unique `-L` socket, starts the server
  * command given after `--` with `--socket-name <that socket>` appended,
  * connects the SDK client over stdio and checks `initialize`, `tools/list`
- * and real calls: set-buffer / show-buffer, search-buffer with a regex (runs
- * in the search worker, which `deno compile` must have embedded),
- * capture-pane, and pty-launch on the internal backend (loads libc through
- * FFI) then pty-kill-session. Afterwards it kills its tmux server and
+ * and real calls: set-buffer / show-buffer, a secret redacted (the rule
+ * preset, loaded on first use), search-buffer with a regex (runs in the
+ * search worker, which `deno compile` must have embedded), capture-pane,
+ * pty-launch on the internal backend (loads libc through FFI), its screen as
+ * PNG (resvg's wasm and the font, read from their npm packages) then
+ * pty-kill-session. Afterwards it kills its tmux server and
  * removes the socket file. Any failure: exit 1 with one line on stderr.
  *
  * The release workflow runs it against every compiled binary; `.ci/run`
@@ -55,7 +57,7 @@ function socketFile(socket: string): string {
 
 interface ToolResult {
   isError?: boolean;
-  content?: { type: string; text?: string }[];
+  content?: { type: string; text?: string; data?: string; mimeType?: string }[];
   structuredContent?: Record<string, unknown>;
 }
 
@@ -95,10 +97,14 @@ export async function smoke(command: string[], socket: string): Promise<string[]
     }
     done.push(`tools/list: ${tools.length} tools`);
 
-    const call = async (name: string, a: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const callResult = async (name: string, a: Record<string, unknown>): Promise<ToolResult> => {
       const r = await client.callTool({ name, arguments: a }, undefined, { timeout: 60_000 }) as ToolResult;
       const text = r.content?.find((c) => c.type === "text")?.text ?? "";
       check(!r.isError, `${name} failed: ${text.split("\n")[0]}`);
+      return r;
+    };
+    const call = async (name: string, a: Record<string, unknown>): Promise<Record<string, unknown>> => {
+      const r = await callResult(name, a);
       check(r.structuredContent, `${name}: no structured content`);
       return r.structuredContent;
     };
@@ -108,6 +114,12 @@ export async function smoke(command: string[], socket: string): Promise<string[]
     const shown = await call("show-buffer", { name: "smoke" });
     check(shown.text === content, `show-buffer returned ${JSON.stringify(shown.text)}, not what set-buffer stored`);
     done.push("set-buffer / show-buffer: round trip");
+
+    const token = "ghp" + "_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    await call("set-buffer", { name: "smoke-secret", content: `token ${token} (smoke)\n` });
+    const hidden = String((await call("show-buffer", { name: "smoke-secret" })).text);
+    check(!hidden.includes(token) && hidden.includes("[redacted:github:"), `show-buffer did not redact: ${hidden}`);
+    done.push("show-buffer: a token redacted by the rule preset");
 
     const found = await call("search-buffer", { query: "smoke-marker-\\d+", mode: "regex", buffers: ["smoke"] });
     const matches = found.matches as { line?: number }[] | undefined;
@@ -129,8 +141,15 @@ export async function smoke(command: string[], socket: string): Promise<string[]
     const launched = await call("pty-launch", { command: "cat" });
     const id = launched.pty_id;
     check(typeof id === "string" && id, "pty-launch: no pty_id");
+    const image = (await callResult("pty-get-screen", { pty_id: id, format: "png" })).content
+      ?.find((c) => c.type === "image");
+    const png = image?.data ? Uint8Array.from(atob(image.data.slice(0, 12)), (c) => c.charCodeAt(0)) : undefined;
+    check(
+      image?.mimeType === "image/png" && png?.[1] === 0x50 && png[2] === 0x4e && png[3] === 0x47,
+      "pty-get-screen format png: no PNG image block",
+    );
     await call("pty-kill-session", { pty_id: id });
-    done.push("pty-launch / pty-kill-session: internal backend (FFI)");
+    done.push("pty-launch / pty-get-screen png / pty-kill-session: internal backend (FFI), resvg wasm and font");
   } finally {
     await client.close().catch(() => {});
   }

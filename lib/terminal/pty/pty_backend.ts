@@ -19,7 +19,8 @@
  */
 import { UserError } from "../../errors.ts";
 import { log } from "../../log.ts";
-import { openForAppend } from "../../policy/files.ts";
+import { openForWrite } from "../../policy/files.ts";
+import { AsciicastWriter } from "../asciicast.ts";
 import {
   alreadyCapturing,
   type HandOffRoute,
@@ -56,7 +57,7 @@ interface PtySession {
   /** Kill requested: the loop stops, then the descriptor is closed. */
   closed: boolean;
   loop: Promise<void>;
-  capture?: { path: string; file: Deno.FsFile };
+  capture?: { path: string; file: Deno.FsFile; cast?: AsciicastWriter };
   writes: Promise<void>;
   pollScratch: Uint8Array;
   writeScratch: Uint8Array;
@@ -121,7 +122,8 @@ export function createPtyBackend(): TerminalBackend {
   function appendCapture(s: PtySession, chunk: Uint8Array): void {
     const cap = s.capture!;
     try {
-      for (let off = 0; off < chunk.length;) off += cap.file.writeSync(chunk.subarray(off));
+      if (cap.cast) cap.cast.output(chunk);
+      else for (let off = 0; off < chunk.length;) off += cap.file.writeSync(chunk.subarray(off));
     } catch (e) {
       log("warn", `capture to ${cap.path} stopped: ${(e as Error).message}`);
       stopCapture(s);
@@ -133,9 +135,10 @@ export function createPtyBackend(): TerminalBackend {
     if (!cap) return undefined;
     s.capture = undefined;
     try {
-      cap.file.close();
-    } catch {
-      // already closed
+      if (cap.cast) cap.cast.close();
+      else cap.file.close();
+    } catch (e) {
+      if (!(e instanceof Deno.errors.BadResource)) log("warn", `capture to ${cap.path}: ${(e as Error).message}`);
     }
     return cap.path;
   }
@@ -301,6 +304,14 @@ export function createPtyBackend(): TerminalBackend {
     async resize(id, rows, cols) {
       const { c, s } = await session(id);
       s.em.resize(rows, cols);
+      if (s.capture?.cast) {
+        try {
+          s.capture.cast.resize(rows, cols);
+        } catch (e) {
+          log("warn", `capture to ${s.capture.path} stopped: ${(e as Error).message}`);
+          stopCapture(s);
+        }
+      }
       if (!s.eof) c.setWindowSize(s.fd, rows, cols); // the kernel sends SIGWINCH to the foreground job
     },
 
@@ -309,10 +320,23 @@ export function createPtyBackend(): TerminalBackend {
       return s.em.tailLines(count + s.em.rows);
     },
 
-    async captureStart(id, path, policy) {
+    async captureStart(id, path, policy, format = "raw") {
       const { s } = await session(id);
       if (s.capture) throw alreadyCapturing(id, s.capture.path);
-      s.capture = { path, file: await openForAppend(path, policy) };
+      const { file } = await openForWrite(path, policy, { truncate: format === "asciicast" });
+      const started = s.capture as PtySession["capture"]; // by a concurrent call while the file opened
+      if (started) {
+        file.close();
+        throw alreadyCapturing(id, started.path);
+      }
+      let cast: AsciicastWriter | undefined;
+      try {
+        if (format === "asciicast") cast = new AsciicastWriter(file, { rows: s.em.rows, cols: s.em.cols });
+      } catch (e) {
+        file.close();
+        throw new UserError(`cannot write ${JSON.stringify(path)}: ${(e as Error).message}`);
+      }
+      s.capture = { path, file, cast };
     },
 
     async captureStop(id) {

@@ -13,7 +13,7 @@ export default defineTool({
   },
   title: "Record a session's output",
   description:
-    "Appends a pty session's raw output to output_file where it runs; without output_file: stops (the file stays).",
+    "Records a pty session's output to output_file where it runs (appended raw, or a new asciicast v2); no output_file: stops.",
   toolset: "pty",
   tier: "mutating",
   smallResult: true,
@@ -21,14 +21,15 @@ export default defineTool({
   input: z.object({
     pty_id: ptyId,
     output_file: absolutePath.optional(),
+    format: z.enum(["raw", "asciicast"]).optional(),
   }),
   output: z.object({ pty_id: z.string(), output_file: z.string(), capturing: z.boolean() }),
   secrets: [],
-  async handler({ pty_id, output_file }, ctx) {
+  async handler({ pty_id, output_file, format }, ctx) {
     if (output_file === undefined) {
       return { structured: { pty_id, output_file: await ctx.terminal.captureStop(pty_id), capturing: false } };
     }
-    await ctx.terminal.captureStart(pty_id, output_file, filePolicy(ctx.config));
+    await ctx.terminal.captureStart(pty_id, output_file, filePolicy(ctx.config), format);
     return { structured: { pty_id, output_file, capturing: true } };
   },
 });

@@ -1,17 +1,19 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { formerName, ptyId } from "./schemas.ts";
+import { screenImage } from "../screen_image.ts";
 
 export default defineTool({
   name: "pty-get-screen",
   replaces: { ...formerName("pty-get-screen"), pty_get_cursor_position: "pty-get-screen (its cursor)" },
   title: "Read a session's screen",
-  description: "A pty session's screen and cursor (also after its program exited).",
+  description: "A pty session's screen and cursor (kept after exit).",
   toolset: "pty",
   tier: "readonly",
   input: z.object({
     pty_id: ptyId,
     include_colors: z.boolean().default(false),
+    format: z.enum(["text", "png"]).optional(),
   }),
   output: z.object({
     pty_id: z.string(),
@@ -22,8 +24,16 @@ export default defineTool({
   }),
   textField: "screen",
   secrets: [],
-  async handler({ pty_id, include_colors }, ctx) {
-    const [s, cursor] = await Promise.all([ctx.terminal.screen(pty_id, include_colors), ctx.terminal.cursor(pty_id)]);
+  async handler({ pty_id, include_colors, format }, ctx) {
+    const png = format === "png";
+    const [s, cursor] = await Promise.all([
+      ctx.terminal.screen(pty_id, include_colors || png),
+      ctx.terminal.cursor(pty_id),
+    ]);
+    if (png) {
+      const structured = { pty_id, rows: s.rows, cols: s.cols, cursor, screen: "" };
+      return { structured, content: [await screenImage(ctx, { ...s, cursor }, structured)] };
+    }
     const screen = s.lines.join("\n");
     return {
       structured: { pty_id, rows: s.rows, cols: s.cols, cursor, screen },

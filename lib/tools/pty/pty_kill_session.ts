@@ -6,7 +6,7 @@ export default defineTool({
   name: "pty-kill-session",
   replaces: formerName("pty-kill-session"),
   title: "End a session",
-  description: "Ends a pty session (SIGHUP, then SIGKILL).",
+  description: "Ends a pty session (SIGHUP, SIGKILL).",
   toolset: "pty",
   tier: "mutating",
   smallResult: true,

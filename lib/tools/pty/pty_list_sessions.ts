@@ -6,7 +6,7 @@ export default defineTool({
   name: "pty-list-sessions",
   replaces: formerName("pty-list-sessions"),
   title: "List terminal sessions",
-  description: "Lists this server's pty sessions: id, command, size, status.",
+  description: "This server's pty sessions.",
   toolset: "pty",
   tier: "readonly",
   input: z.object({}),

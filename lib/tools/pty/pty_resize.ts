@@ -6,7 +6,7 @@ export default defineTool({
   name: "pty-resize",
   replaces: formerName("pty-resize"),
   title: "Resize a session",
-  description: "Resizes a pty session's terminal (SIGWINCH).",
+  description: "Resizes a pty session (SIGWINCH).",
   toolset: "pty",
   tier: "mutating",
   smallResult: true,

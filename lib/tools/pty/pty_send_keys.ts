@@ -10,14 +10,14 @@ export default defineTool({
   name: "pty-send-keys",
   replaces: formerName("pty-send-keys"),
   title: "Type into a session",
-  description: "Sends keys as is (\\n is Enter, \\u0003 Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…).",
+  description: "Sends keys as is (\\n Enter, \\u0003 Ctrl-C), then key_names (Enter, Up, C-c, M-x, F1…).",
   toolset: "pty",
   tier: "mutating",
   smallResult: true,
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     pty_id: ptyId,
-    keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").default(""),
+    keys: z.string().max(100_000, "keys is longer than 100000 characters: send it in parts").optional(),
     key_names: z.array(z.string().min(1).max(32, "a key name is at most 32 characters"))
       .max(256, "at most 256 key names per call").optional(),
   }),
@@ -27,7 +27,7 @@ export default defineTool({
     const named = key_names?.length
       ? await keyNamesToBytes(key_names, () => ctx.terminal.applicationCursor(pty_id))
       : new Uint8Array(0);
-    const text = encoder.encode(keys);
+    const text = encoder.encode(keys ?? "");
     if (text.length + named.length === 0) {
       throw new UserError("nothing to send: give `keys` (text) and/or `key_names`");
     }

@@ -4,6 +4,7 @@ import { capturePane } from "../../tmux/capture.ts";
 import { paneShape, paneTarget } from "./shapes.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 import { screenPicture } from "../../terminal/render.ts";
+import { screenImage } from "../screen_image.ts";
 
 export default defineTool({
   name: "snapshot-pane",
@@ -48,17 +49,12 @@ export default defineTool({
       rows: c.pane.height,
       cols: c.pane.width,
       cursor: { row: c.pane.cursor_y, col: c.pane.cursor_x },
-      find: ctx.redactor?.find,
     };
-    const image = (data: string) => ({ type: "image" as const, data, mimeType: "image/png" });
-    const pic = await screenPicture(
-      src,
-      format as "png" | "svg",
-      (p) => ctx.budget.fits({ structured: { ...facts, text: "" }, content: [image(p.data), factsBlock] }),
-    );
-    if ("svg" in pic) {
-      return { structured: { ...facts, text: pic.svg }, content: [{ type: "text", text: pic.svg }, factsBlock] };
+    const structured = { ...facts, text: "" };
+    if (format === "png") {
+      return { structured, content: [await screenImage(ctx, src, structured, [factsBlock]), factsBlock] };
     }
-    return { structured: { ...facts, text: "" }, content: [image(pic.data), factsBlock] };
+    const { svg } = await screenPicture({ ...src, find: ctx.redactor?.find }, "svg") as { svg: string };
+    return { structured: { ...facts, text: svg }, content: [{ type: "text", text: svg }, factsBlock] };
   },
 });
