@@ -91,6 +91,7 @@ export default defineTool({
       { ...args, context_bytes: args.context_bytes ?? 64 },
       targets,
       args.max_scan_bytes,
+      targets.length < names.length,
     );
   },
 });
