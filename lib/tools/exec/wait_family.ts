@@ -7,6 +7,6 @@ export default defineFamily({
   name: "wait",
   title: "Wait for a pane",
   description:
-    "Waits until a pane's or pty's screen shows a pattern (what: text) or a pane is quiet for quiet_ms (what: quiet).",
+    "Waits until a pane's or pty's screen shows a pattern (what: text) or is quiet for quiet_ms (what: quiet).",
   members: { text: waitForText, quiet: waitForQuiet },
 });
