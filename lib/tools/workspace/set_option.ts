@@ -2,7 +2,9 @@ import { z } from "zod";
 import { optionName, targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
-import { unsetFlag, valueOrUnset } from "./common.ts";
+import { changeAnswer, changedShape, unsetFlag, valueOrUnset } from "./common.ts";
+import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
+import { nonce } from "../../exec/wait.ts";
 import { resolve } from "../declared.ts";
 import { formatRefusal } from "../../policy/formats.ts";
 import { optionRisk } from "../../policy/options.ts";
@@ -37,9 +39,10 @@ export default defineTool({
     global: z.boolean(),
     name: z.string().describe("the option as tmux names it (a prefix given is spelled out)"),
     unset: z.boolean(),
-    session_id: z.string().optional().describe("present for a session, window or pane option (not global)"),
+    session_id: z.string().optional().describe("absent for server or global options"),
     window_id: z.string().optional().describe("present for a window or pane option (not global)"),
     pane_id: z.string().optional().describe("present for a pane option"),
+    ...changedShape,
   }),
   secrets: ["value"],
   async handler({ target, scope, global, name, value, unset }, ctx) {
@@ -74,7 +77,25 @@ export default defineTool({
       const flag = { session: [], window: ["-w"], pane: ["-p"] }[scope];
       args.push(...flag, "-t", ids.pane_id ?? ids.window_id ?? ids.session_id!);
     }
-    await ctx.tmux.run([...args, ...tail], { signal: ctx.signal });
-    return { structured: { scope, global, name: option.name, unset, ...ids } };
+    // The option as tmux shows it before and after, at the same level (tmux's own quoting both times), split
+    // by a line the option's value cannot know.
+    const show = ["show-options", "-q", ...args.slice(1), "--", option.name];
+    const mark = `tmux-mcp-${nonce()}`;
+    const out = await ctx.tmux.text([
+      ...show,
+      COMMAND_SEPARATOR,
+      ...["display-message", "-p", mark],
+      COMMAND_SEPARATOR,
+      ...args,
+      ...tail,
+      COMMAND_SEPARATOR,
+      ...show,
+    ], { signal: ctx.signal });
+    const at = out.indexOf(mark + "\n");
+    const changed = out.slice(0, at) !== out.slice(at + mark.length + 1);
+    return changeAnswer(
+      { scope, global, name: option.name, unset, ...ids, changed },
+      unset ? "unset at that level" : "set to that value",
+    );
   },
 });
