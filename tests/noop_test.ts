@@ -48,7 +48,8 @@ Deno.test("select, rename, set and resize say changed: false and 'already …' w
 
     await twice(mcp, "set", { what: "option", scope: "session", name: "status-left", value: "[x] " }, /set to that/);
     await twice(mcp, "set", { what: "option", scope: "window", global: true, name: "@mark", value: "-v" }, /set to/);
-    await twice(mcp, "set", { what: "option", scope: "window", global: true, name: "@mark", unset: true }, /unset/);
+    await twice(mcp, "set", { what: "option", scope: "window", global: true, name: "@mark", unset: true }, /default/);
+    await twice(mcp, "set", { what: "option", scope: "session", name: "status-left", unset: true }, /unset at that/);
     await twice(mcp, "set", { what: "option", scope: "server", name: "escape-time", value: "7" }, /set to/);
     await twice(mcp, "set", { what: "environment", name: "NOOP_VAR", value: "a b\nc" }, /set to that value/);
     await twice(mcp, "set", { what: "environment", name: "NOOP_VAR", unset: true }, /already unset/);

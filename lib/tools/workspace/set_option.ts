@@ -95,7 +95,8 @@ export default defineTool({
     const changed = out.slice(0, at) !== out.slice(at + mark.length + 1);
     return changeAnswer(
       { scope, global, name: option.name, unset, ...ids, changed },
-      unset ? "unset at that level" : "set to that value",
+      // Unset at the global or server level means back to tmux's default.
+      unset ? (global || scope === "server" ? "at its default" : "unset at that level") : "set to that value",
     );
   },
 });
