@@ -116,6 +116,17 @@ Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and th
     await tmux.tmuxStdin(bytes, "load-buffer", "-b", "bin", "-");
     const e = await mcp.err("search-buffer", { query: "more", buffers: ["bin"] });
     assertMatch(e, /^buffer "bin" is not valid UTF-8: the first invalid byte is at offset 11 \(bytes e2 82 41/);
+    // A page that ends before it answers, its total partial; the page that reaches it fails.
+    await mcp.ok("set-buffer", { name: "text", content: "more\nmore\n" });
+    for (const mode of ["literal", "regex"]) {
+      const page = await mcp.ok<Result>("search-buffer", {
+        query: "more",
+        mode,
+        buffers: ["text", "bin"],
+        max_matches: 1,
+      });
+      assertEquals([page.matches.length, page.total_matches, page.total_is_partial], [1, 2, true], mode);
+    }
     // A window that stays before the bad byte is text and can be searched.
     const w = await mcp.ok<Result>("search-buffer", {
       near: { buffer: "bin", offset_bytes: 3, match_len: 2 },

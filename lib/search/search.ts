@@ -164,10 +164,17 @@ async function countRest(
         break;
       }
       if (o.signal?.aborted) throw searchCancelled();
-      const bytes = await read(t.name);
-      const opening = performance.now();
-      const subject = openSubject({ name: t.name }, bytes, o.matcher.needsChars);
-      o.onOpened?.(subject.size, performance.now() - opening);
+      let subject: Subject;
+      try {
+        const bytes = await read(t.name);
+        const opening = performance.now();
+        subject = openSubject({ name: t.name }, bytes, o.matcher.needsChars);
+        o.onOpened?.(subject.size, performance.now() - opening);
+      } catch {
+        // A buffer the page never reached (gone, not text) fails the page that reaches it, not this one.
+        complete = false;
+        break;
+      }
       // Counted whole: its start offset is where earlier pages stopped, and what lies before it counts too.
       seen = { subject, from: 0, next: 0 };
     }
