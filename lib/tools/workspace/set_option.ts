@@ -4,7 +4,6 @@ import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { changeAnswer, changedShape, unsetFlag, valueOrUnset } from "./common.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { nonce } from "../../exec/wait.ts";
 import { resolve } from "../declared.ts";
 import { formatRefusal } from "../../policy/formats.ts";
 import { optionRisk } from "../../policy/options.ts";
@@ -77,22 +76,13 @@ export default defineTool({
       const flag = { session: [], window: ["-w"], pane: ["-p"] }[scope];
       args.push(...flag, "-t", ids.pane_id ?? ids.window_id ?? ids.session_id!);
     }
-    // The option as tmux shows it before and after, at the same level (tmux's own quoting both times), split
-    // by a line the option's value cannot know.
-    const show = ["show-options", "-q", ...args.slice(1), "--", option.name];
-    const mark = `tmux-mcp-${nonce()}`;
-    const out = await ctx.tmux.text([
-      ...show,
-      COMMAND_SEPARATOR,
-      ...["display-message", "-p", mark],
-      COMMAND_SEPARATOR,
-      ...args,
-      ...tail,
-      COMMAND_SEPARATOR,
-      ...show,
-    ], { signal: ctx.signal });
-    const at = out.indexOf(mark + "\n");
-    const changed = out.slice(0, at) !== out.slice(at + mark.length + 1);
+    // The option as tmux shows it before and after, at the same level (tmux's own quoting both times). "-g" and
+    // "-w" apart keep the show on the control connection (engine.ts CONTROL_SAFE); set-option prints nothing.
+    const show = ["show-options", "-q", ...args.slice(1).flatMap((a) => a === "-gw" ? ["-g", "-w"] : [a])];
+    const before = await ctx.tmux.text([...show, "--", option.name, COMMAND_SEPARATOR, ...args, ...tail], {
+      signal: ctx.signal,
+    });
+    const changed = before !== await ctx.tmux.text([...show, "--", option.name], { signal: ctx.signal });
     return changeAnswer(
       { scope, global, name: option.name, unset, ...ids, changed },
       // Unset at the global or server level means back to tmux's default.
