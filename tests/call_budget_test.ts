@@ -152,6 +152,51 @@ Deno.test("run-command: 2 MB of output says it was cut and every byte is in the 
   }, { serverArgs: ["--call-budget-ms", "600000"] });
 });
 
+Deno.test("wait for quiet on a pty session: quiet once its screen stops changing, not while it prints", async () => {
+  const mcp = await connect({ args: ["--toolsets", "pty,exec"] });
+  const dir = await tempDir();
+  try {
+    const stop = `${dir}/stop`;
+    const id = (await mcp.ok<{ pty_id: string }>("pty-launch", {
+      command:
+        `sh -c 'i=0; while [ ! -e ${stop} ]; do i=$((i+1)); echo tick-$i; sleep 0.05; done; echo stopped; sleep 60'`,
+    })).pty_id;
+    // Started while it prints; the file that stops it is made once the wait has seen it print for a while.
+    const wait = mcp.ok<{ outcome: string; tail: string; output_bytes?: number; pane_id?: string }>("wait", {
+      what: "quiet",
+      pty_id: id,
+      quiet_ms: 3000,
+      timeout_ms: 120_000,
+    });
+    await waitUntil("the pty printed 20 ticks", async () => {
+      const s = await mcp.ok<{ screen: string }>("pty-get-screen", { pty_id: id });
+      return s.screen.split("\n").some((l) => /^tick-(\d+)$/.test(l) && Number(l.slice(5)) > 20);
+    }, 60_000);
+    await Deno.writeTextFile(stop, "");
+    const r = await wait;
+    assertEquals([r.outcome, r.output_bytes, r.pane_id], ["quiet", undefined, undefined]);
+    assertMatch(r.tail, /stopped$/);
+    // Already quiet: answered after quiet_ms.
+    const again = await mcp.ok<{ outcome: string; elapsed_ms: number }>("wait", {
+      what: "quiet",
+      pty_id: id,
+      quiet_ms: 200,
+      timeout_ms: 60_000,
+    });
+    assertEquals(again.outcome, "quiet");
+    assert(again.elapsed_ms >= 200, `${again.elapsed_ms}`);
+    assertMatch(
+      await mcp.err("wait", { what: "quiet", pty_id: id, target: "%0" }),
+      /pass target \(a pane\) or pty_id \(a pty session\), not both/,
+    );
+    assertMatch(await mcp.err("wait", { what: "quiet", pty_id: "nope" }), /no pty session "nope"/);
+    await mcp.ok("pty-kill-session", { pty_id: id });
+  } finally {
+    await mcp.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("wait on a pty session: a line printed at launch is found, a later one too", async () => {
   const mcp = await connect({ args: ["--toolsets", "pty,exec"] });
   try {

@@ -45,6 +45,14 @@ Deno.test("list {what: panes} over 500 panes answers inline in compact rows; a w
     assertEquals(new Set(ids).size, PANES);
     assert(ids.every((id) => /^%\d+$/.test(String(id))), "every row names its pane");
 
+    // Chosen fields of every pane: tmux is asked for those only, and they come inline as rows.
+    const chosen = await mcp.call("list", { what: "panes", fields: ["pane_id", "current_command"] });
+    const c = chosen.structuredContent as { type?: string; columns?: string[]; rows?: unknown[][] };
+    assert(c.type !== "buffered_response", "chosen fields answered inline");
+    assertEquals([c.columns, c.rows?.length], [["pane_id", "current_command"], PANES]);
+    // The fixture's first pane runs its shell; the other 499 sleep.
+    assertEquals(c.rows!.filter((r) => r.length === 2 && r[1] === "sleep").length, PANES - 1);
+
     // A target narrows the listing; its panes come with every fact.
     const one = await mcp.ok<{ panes: { current_path: string }[] }>("list", { what: "panes", target: "s7" });
     assertEquals(one.panes.length, 1);

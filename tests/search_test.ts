@@ -116,6 +116,17 @@ Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and th
     await tmux.tmuxStdin(bytes, "load-buffer", "-b", "bin", "-");
     const e = await mcp.err("search-buffer", { query: "more", buffers: ["bin"] });
     assertMatch(e, /^buffer "bin" is not valid UTF-8: the first invalid byte is at offset 11 \(bytes e2 82 41/);
+    // A page that ends before it answers, its total partial; the page that reaches it fails.
+    await mcp.ok("set-buffer", { name: "text", content: "more\nmore\n" });
+    for (const mode of ["literal", "regex"]) {
+      const page = await mcp.ok<Result>("search-buffer", {
+        query: "more",
+        mode,
+        buffers: ["text", "bin"],
+        max_matches: 1,
+      });
+      assertEquals([page.matches.length, page.total_matches, page.total_is_partial], [1, 2, true], mode);
+    }
     // A window that stays before the bad byte is text and can be searched.
     const w = await mcp.ok<Result>("search-buffer", {
       near: { buffer: "bin", offset_bytes: 3, match_len: 2 },
@@ -199,9 +210,14 @@ Deno.test("pages by max_matches and by max_scan_bytes return every match exactly
           : flat([await mcp.ok<Result>("search-buffer", { query, mode, buffers })]);
         assertEquals(flat(pages), base, `${query} ${JSON.stringify(page)}`);
         for (const [i, p] of pages.entries()) {
-          assert(p.total_matches === p.matches.length && p.total_matches <= (page.max_matches ?? 50));
-          // A page says its count is partial: more to come, or some came before.
-          assertEquals(p.total_is_partial, pages.length > 1 && (i > 0 || p.truncated_buffers.length > 0));
+          assert(p.matches.length <= (page.max_matches ?? 50));
+          // Paged by max_matches, every page counts the whole buffers (the first page has them all), except a
+          // resumed page whose earlier buffers are done; paged by max_scan_bytes, the count is cut with the page.
+          const whole = base.length;
+          if (page.max_matches && i === 0) assertEquals([p.total_matches, p.total_is_partial], [whole, false]);
+          if (p.total_is_partial) assert(p.total_matches <= whole && p.total_matches >= p.matches.length);
+          else assertEquals(p.total_matches, whole, `${query} ${JSON.stringify(page)} page ${i}`);
+          if (page.max_scan_bytes && p.truncated_buffers.length > 0) assert(p.total_is_partial);
           // Over the budget only by a match that starts inside it (≤ 10 bytes here) and a character (≤ 3).
           if (page.max_scan_bytes) assert(p.bytes_scanned_total <= page.max_scan_bytes + 12, "budget overrun");
           assertEquals(Object.keys(p.resume_from_offset), p.truncated_buffers);
@@ -218,7 +234,7 @@ Deno.test("pages by max_matches and by max_scan_bytes return every match exactly
       buffers: ["one"],
       resume_from_offset: split.resume_from_offset,
     });
-    assertEquals([rest.total_matches, rest.truncated_buffers], [0, []]);
+    assertEquals([rest.matches.length, rest.total_matches, rest.truncated_buffers], [0, 1, []]);
 
     // Omitting buffers searches every buffer in list-buffers order (most recent first).
     const all = await mcp.ok<Result>("search-buffer", { query: "error", max_matches: 1 });
@@ -229,7 +245,53 @@ Deno.test("pages by max_matches and by max_scan_bytes return every match exactly
       max_matches: 1000,
       resume_from_offset: all.resume_from_offset,
     });
-    assertEquals(all.total_matches + next.total_matches, want.length);
+    assertEquals(all.matches.length + next.matches.length, want.length);
+    assertEquals([all.total_matches, all.total_is_partial], [want.length, false]);
+  });
+});
+
+Deno.test("search-buffer counts every match of the buffer beyond the page, and says when the count is cut", async () => {
+  await withServer(async (mcp) => {
+    // 20000 matches, 5 a page: the total is the buffer's, counted without building the other 19995.
+    const lines = Array.from({ length: 20000 }, (_, i) => `line ${i} error ${i % 7 === 0 ? "error" : ""}`);
+    const text = lines.join("\n") + "\n";
+    await mcp.ok("set-buffer", { name: "big", content: text });
+    const want = [...text.matchAll(/error/g)].length;
+    for (const [query, mode] of [["error", "literal"], ["err[o]r", "regex"], ["ERROR", "literal"]]) {
+      const first = await mcp.ok<Result>("search-buffer", {
+        query,
+        mode,
+        ignore_case: query === "ERROR",
+        buffers: ["big"],
+        max_matches: 5,
+      });
+      assertEquals([first.matches.length, first.total_matches, first.total_is_partial], [5, want, false], query);
+      // A resumed page counts what lies before its offset too.
+      const second = await mcp.ok<Result>("search-buffer", {
+        query,
+        mode,
+        ignore_case: query === "ERROR",
+        buffers: ["big"],
+        max_matches: 5,
+        resume_from_offset: first.resume_from_offset,
+      });
+      assertEquals([second.total_matches, second.total_is_partial], [want, false], query);
+      assertEquals(second.matches[0].offset_bytes, first.resume_from_offset.big);
+    }
+    // A count cut by max_scan_bytes is a lower bound and says so.
+    const cut = await mcp.ok<Result>("search-buffer", {
+      query: "error",
+      buffers: ["big"],
+      max_matches: 5,
+      max_scan_bytes: 100_000,
+    });
+    assertEquals(cut.total_is_partial, true);
+    assert(cut.total_matches > 5 && cut.total_matches < want, `${cut.total_matches}`);
+    // Buffers the page never reached are counted too.
+    await mcp.ok("set-buffer", { name: "small", content: "error\n".repeat(30) });
+    const two = await mcp.ok<Result>("search-buffer", { query: "error", buffers: ["small", "big"], max_matches: 10 });
+    assertEquals([two.matches.length, two.total_matches, two.total_is_partial], [10, want + 30, false]);
+    assertEquals(two.truncated_buffers, ["small", "big"]);
   });
 });
 

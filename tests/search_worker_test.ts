@@ -63,6 +63,16 @@ Deno.test("cancelling a runaway regex search ends it before its deadline", async
   });
 });
 
+Deno.test("a regex that runs away while the matches beyond the page are counted still answers the page", async () => {
+  await withServer(async (mcp) => {
+    // The page (one match, and the next one found) is quick; counting the rest meets the run of a's.
+    await mcp.ok("set-buffer", { name: "late", content: "ab\nab\nab\n" + EVIL.slice(0, -1) });
+    const r = await mcp.ok<SearchOutput>("search-buffer", { query: "(a+)+b", mode: "regex", max_matches: 1 });
+    assertEquals(r.matches.map((m) => m.offset_bytes), [0]);
+    assertEquals([r.total_matches, r.total_is_partial, r.resume_from_offset], [1, true, { late: 3 }]);
+  });
+});
+
 /** The error of a call in literal mode and in regex mode (`literal` is a literal query, `regex` the same as a regex). */
 async function bothModes(mcp: McpFixture, tool: string, args: Record<string, unknown>, regex: string) {
   const literal = await mcp.err(tool, { ...args, mode: "literal" });

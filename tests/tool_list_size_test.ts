@@ -19,11 +19,11 @@ const DEFAULT_LIMIT = { visibleKB: 16, wholeKB: 40, tools: 40 };
 /** [model-visible KB, whole KB] per toolset, for its largest tier; "all" per tier (their sizes when set, rounded up). */
 const CEILINGS: Record<string, readonly [number, number]> = {
   buffers: [4, 8.5],
-  workspace: [8.5, 20.5],
+  workspace: [8.5, 21],
   exec: [3.5, 7],
   pty: [3, 6],
   "all/readonly": [7.5, 21.5],
-  "all/mutating": [15.5, 37.5],
+  "all/mutating": [15.5, 38],
   "all/destructive": [16, 38.5],
 };
 

@@ -31,6 +31,46 @@ import { snippetRange } from "./snippet.ts";
 import { similarity, wordCoverage } from "./similarity.ts";
 import type { Subject } from "./subject.ts";
 
+/** A count of matches: how many, and whether it covered all it was asked to. */
+export interface Count {
+  count: number;
+  complete: boolean;
+  /** Bytes covered. */
+  scanned: number;
+}
+
+/**
+ * Counts the matches whose start lies in `[from, to)` of `subject` (with `to` at its end, an empty match at the
+ * very end counts too), as the pass {@linkcode scanSubject} pages through finds them, without building them:
+ * no snippet, line or similarity. Stops after `budget` bytes or at `deadline` (a `performance.now()` time),
+ * and then says it is incomplete.
+ */
+export function countMatches(
+  subject: Subject,
+  matcher: Matcher,
+  from: number,
+  to: number,
+  budget: number,
+  deadline: number,
+): Count {
+  if (from >= to && to < subject.size) return { count: 0, complete: true, scanned: 0 };
+  const { text, size } = subject;
+  const stop = to - from > budget ? subject.charStartAtOrAfter(from + Math.max(0, budget)) : to;
+  const limit = stop >= size ? text.length + 1 : subject.toU16(stop);
+  const find = matcher.finder(text, limit);
+  let pos = subject.toU16(from), count = 0, span: Span | undefined;
+  while ((span = find(pos))) {
+    count++;
+    pos = span.end > span.start ? span.end : nextCodePoint(text, span.end);
+    // The clock is read now and then: a count of millions of short matches would feel it every time.
+    if ((count & 1023) === 0 && performance.now() > deadline) {
+      const at = Math.min(subject.toByte(Math.min(pos, text.length)), to);
+      return { count, complete: false, scanned: at - from };
+    }
+  }
+  return { count, complete: stop >= to, scanned: stop - from };
+}
+
 /** A match as the tools report it; offsets are buffer offsets in bytes. */
 export interface FoundMatch {
   offset_bytes: number;

@@ -18,7 +18,7 @@
 import { searchCancelled, UserError } from "../errors.ts";
 import type { Matcher } from "./matcher.ts";
 import { countByte } from "./offsets.ts";
-import { type FoundMatch, scanSubject } from "./scan.ts";
+import { countMatches, type FoundMatch, scanSubject } from "./scan.ts";
 import { type Subject, subjectOf } from "./subject.ts";
 import { hexAround, InvalidUtf8, isContinuation } from "./text.ts";
 
@@ -49,7 +49,17 @@ export interface SearchOptions {
   onOpened?(bytes: number, ms: number): void;
   /** Called after each buffer is scanned. */
   onBuffer?(done: number, total: number): void;
+  /**
+   * Count the matches beyond the page too (the rest of each buffer, and before a resume offset), within what
+   * is left of `maxScanBytes` and {@linkcode COUNT_MS}: `total` is then the whole buffers' count.
+   */
+  count?: boolean;
+  /** Called with the page before the count starts (a regex worker stopped during the count still has it). */
+  onPage?(page: SearchResult): void;
 }
+
+/** The most time counting the matches beyond a page may take; past it the total is partial. */
+export const COUNT_MS = 1000;
 
 export interface BufferMatch extends FoundMatch {
   buffer: string;
@@ -63,6 +73,10 @@ export interface SearchResult {
   truncated: Array<[name: string, offset: number]>;
   /** Clamped windows of windowed targets, by name. */
   windows: Map<string, { start: number; end: number }>;
+  /** Matches in the targets: the page's, plus those counted beyond it when asked to count. */
+  total: number;
+  /** Whether `total` counts every match of the targets, from their starts. */
+  totalComplete: boolean;
 }
 
 /**
@@ -78,7 +92,17 @@ export async function searchBuffers(
   read: ReadBuffer,
   o: SearchOptions,
 ): Promise<SearchResult> {
-  const result: SearchResult = { matches: [], buffersScanned: 0, bytesScanned: 0, truncated: [], windows: new Map() };
+  const result: SearchResult = {
+    matches: [],
+    buffersScanned: 0,
+    bytesScanned: 0,
+    truncated: [],
+    windows: new Map(),
+    total: 0,
+    totalComplete: false,
+  };
+  // What the count needs of each target the page visited: the parts of its subject the page did not cover.
+  const visited = new Map<SearchTarget, { subject: Subject; from: number; next?: number }>();
   let budget = o.maxScanBytes;
   for (const t of targets) {
     if (result.matches.length >= o.maxMatches || budget <= 0) {
@@ -105,8 +129,72 @@ export async function searchBuffers(
     result.bytesScanned += r.scanned;
     budget -= r.scanned;
     if (!r.done) result.truncated.push([t.name, subject.base + r.next]);
+    if (o.count) visited.set(t, { subject, from, ...(r.done ? {} : { next: r.next }) });
     o.onBuffer?.(result.buffersScanned, targets.length);
   }
+  result.total = result.matches.length;
+  if (!o.count) {
+    result.totalComplete = result.truncated.length === 0 && targets.every((t) => t.from === undefined);
+    return result;
+  }
+  o.onPage?.({ ...result, windows: new Map(result.windows) });
+  return await countRest(targets, visited, read, o, result);
+}
+
+/**
+ * Adds to `result.total` the matches the page left out: in each visited target before its start offset and
+ * after where the page stopped, and in every target not visited, in scan order, within what is left of
+ * the scan budget and {@linkcode COUNT_MS}.
+ */
+async function countRest(
+  targets: readonly SearchTarget[],
+  visited: Map<SearchTarget, { subject: Subject; from: number; next?: number }>,
+  read: ReadBuffer,
+  o: SearchOptions,
+  result: SearchResult,
+): Promise<SearchResult> {
+  const deadline = performance.now() + COUNT_MS;
+  let budget = o.maxScanBytes - result.bytesScanned;
+  let complete = true;
+  for (const t of targets) {
+    let seen = visited.get(t);
+    if (!seen) {
+      if (budget <= 0 || performance.now() > deadline) {
+        complete = false;
+        break;
+      }
+      if (o.signal?.aborted) throw searchCancelled();
+      let subject: Subject;
+      try {
+        const bytes = await read(t.name);
+        const opening = performance.now();
+        subject = openSubject({ name: t.name }, bytes, o.matcher.needsChars);
+        o.onOpened?.(subject.size, performance.now() - opening);
+      } catch {
+        // A buffer the page never reached (gone, not text) fails the page that reaches it, not this one.
+        complete = false;
+        break;
+      }
+      // Counted whole: its start offset is where earlier pages stopped, and what lies before it counts too.
+      seen = { subject, from: 0, next: 0 };
+    }
+    const { subject, from, next } = seen;
+    const parts: [number, number][] = [];
+    if (from > 0) parts.push([0, from]);
+    if (next !== undefined) parts.push([next, subject.size]);
+    for (const [lo, hi] of parts) {
+      const c = countMatches(subject, o.matcher, lo, hi, budget, deadline);
+      result.total += c.count;
+      budget -= c.scanned;
+      if (!c.complete) {
+        complete = false;
+        break;
+      }
+    }
+    visited.delete(t); // its text may go
+    if (!complete) break;
+  }
+  result.totalComplete = complete;
   return result;
 }
 

@@ -39,6 +39,7 @@ export interface SearchRequest {
   maxScanBytes: number;
   contextBytes: number;
   includeSimilarity: boolean;
+  count?: boolean;
 }
 
 /**
@@ -64,6 +65,7 @@ export type FromWorker =
   | { type: "read"; name: string }
   | { type: "opened"; bytes: number; ms: number }
   | { type: "progress"; done: number; total: number }
+  | { type: "page"; result: SearchResult }
   | { type: "done"; result: SearchResult }
   | { type: "lines"; hits: { line: number; index: number }[][][] }
   | { type: "error"; message: string; user: boolean; stack?: string };
@@ -103,6 +105,8 @@ async function run(req: SearchRequest): Promise<void> {
       maxScanBytes: req.maxScanBytes,
       contextBytes: req.contextBytes,
       includeSimilarity: req.includeSimilarity,
+      count: req.count,
+      onPage: (result) => scope.postMessage({ type: "page", result }),
       onOpened: (bytes, ms) => {
         handled += bytes;
         scope.postMessage({ type: "opened", bytes, ms });

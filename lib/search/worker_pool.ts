@@ -188,6 +188,8 @@ interface Job<T> {
   bytes: number;
   signal?: AbortSignal;
   onMessage(data: FromWorker, ctl: JobControl<T>): void | Promise<void>;
+  /** What the job answers when stopped at its deadline, if it has an answer by then (else it fails). */
+  late?(): T | undefined;
 }
 
 interface JobControl<T> {
@@ -237,10 +239,14 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexSe
         allowance += Math.max(deadline.perMiBMs * bytes / MiB, bytes >= MiB ? prepareFactor * openMs : 0);
         handed += bytes;
         since = performance.now();
-        timer = setTimeout(
-          () => ctl.reject(regexTooLong(job.patterns, allowance, job.literalHint, handed), false),
-          Math.max(0, allowance - spent),
-        );
+        timer = setTimeout(() => {
+          const late = job.late?.();
+          if (late === undefined) {
+            return ctl.reject(regexTooLong(job.patterns, allowance, job.literalHint, handed), false);
+          }
+          end(false); // still matching: not reusable
+          resolve(late);
+        }, Math.max(0, allowance - spent));
       },
       resolve(v) {
         end(true);
@@ -288,13 +294,17 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexSe
       maxScanBytes: o.maxScanBytes,
       contextBytes: o.contextBytes,
       includeSimilarity: o.includeSimilarity,
+      count: o.count,
     };
+    // A count stopped at the deadline leaves the page, with its total partial.
+    let page: SearchResult | undefined;
     return run<SearchResult>({
       request,
       patterns: [o.matcher.query],
       literalHint: 'mode "literal"',
       bytes: 0,
       signal: o.signal,
+      late: () => page,
       async onMessage(data, ctl) {
         switch (data.type) {
           case "read": {
@@ -321,6 +331,10 @@ export function createSearchPool(deadline: Deadline = DEFAULT_DEADLINE): RegexSe
             return ctl.resume(data.bytes, data.ms);
           case "progress":
             o.onBuffer?.(data.done, data.total);
+            return;
+          case "page":
+            page = data.result;
+            o.onPage?.(page);
             return;
           case "done":
             return ctl.resolve(data.result);

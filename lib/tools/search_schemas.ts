@@ -85,9 +85,8 @@ export const searchOutput = z.object({
   max_scan_bytes: count,
   include_similarity: z.boolean(),
   buffers: z.array(z.string()).describe("the buffers searched, in scan order"),
-  total_matches: count.describe("matches in this response: all of the query's unless total_is_partial"),
-  total_is_partial: z.boolean()
-    .describe("true: more matches may exist (truncated_buffers) or came in earlier pages (a resumed search)"),
+  total_matches: count.describe("in the whole buffers searched, this page's included"),
+  total_is_partial: z.boolean().describe("true: total_matches is a lower bound (max_scan_bytes or time ran out)"),
   buffers_scanned: count,
   bytes_scanned_total: count,
   matches: z.array(matchSchema),
@@ -118,7 +117,9 @@ export interface QueryArgs {
 
 /**
  * Runs a search and shapes the response. `maxScanBytes` is Infinity (the
- * default) for a window, whose own size is then echoed. Regex searches
+ * default) for a window, whose own size is then echoed. `earlier`: buffers
+ * of a resumed search that earlier pages finished are not among `targets`,
+ * so their matches are not in the total. Regex searches
  * run in a worker with a deadline (`lib/search/worker_pool.ts`), so a
  * runaway pattern cannot freeze the server.
  */
@@ -127,6 +128,7 @@ export async function runSearch(
   args: QueryArgs,
   targets: SearchTarget[],
   maxScanBytes = Infinity,
+  earlier = false,
 ): Promise<ToolOutput<SearchOutput>> {
   // Compiled here first so an invalid regex is reported at once, without a worker.
   const matcher = compileMatcher(args.query, args.mode, args.ignore_case);
@@ -140,6 +142,7 @@ export async function runSearch(
     includeSimilarity: args.include_similarity,
     signal: ctx.signal,
     onBuffer: (done, total) => void ctx.progress(done, total),
+    count: true,
   });
   const [win] = r.windows;
   const out: SearchOutput = {
@@ -152,8 +155,8 @@ export async function runSearch(
     include_similarity: args.include_similarity,
     buffers: targets.map((t) => t.name),
     ...(win ? { window: { buffer: win[0], start_bytes: win[1].start, end_bytes: win[1].end } } : {}),
-    total_matches: r.matches.length,
-    total_is_partial: r.truncated.length > 0 || targets.some((t) => t.from !== undefined),
+    total_matches: r.total,
+    total_is_partial: !r.totalComplete || earlier,
     buffers_scanned: r.buffersScanned,
     bytes_scanned_total: r.bytesScanned,
     matches: r.matches,
@@ -193,8 +196,6 @@ export function firstMatches(out: SearchOutput, k: number): SearchOutput {
   const matches = out.matches.slice(0, k);
   return {
     ...out,
-    total_matches: matches.length,
-    total_is_partial: true,
     matches,
     truncated_buffers: truncated,
     resume_from_offset: Object.fromEntries(truncated.map((b) => [b, resume.get(b)!])),

@@ -25,7 +25,7 @@ export default defineTool({
       .max(search.MAX_BUFFERS, `buffers names more than ${search.MAX_BUFFERS} buffers`).optional()
       .describe("in order (omit: all)"),
     near: z.object({ buffer: bufferName, offset_bytes: search.byteOffset, match_len: search.byteOffset.optional() })
-      .optional().describe("a match: search its buffer context_bytes around it (answer: window)"),
+      .optional().describe("a match: search context_bytes around it (answer: window)"),
     context_bytes: search.contextBytes("snippet bytes each side; 64, with near 256"),
     max_scan_bytes: z.number().int().min(1).max(search.MAX_SCAN_BYTES).default(16 * 1024 * 1024),
     resume_from_offset: search.resumeFromOffset,
@@ -91,6 +91,7 @@ export default defineTool({
       { ...args, context_bytes: args.context_bytes ?? 64 },
       targets,
       args.max_scan_bytes,
+      targets.length < names.length,
     );
   },
 });

@@ -17,7 +17,7 @@ export default defineTool({
   name: "request-input",
   replaces: { "pty-request-input": INSTEAD, pty_request_input: INSTEAD },
   title: "Ask the human for input",
-  description: "Has the human answer a password or yes/no prompt a pane (or pty_id) waits at, via the client or " +
+  description: "Has the human answer a password or yes/no prompt a pane (or pty_id) waits at, via client or " +
     "tmux attach; returns no secret.",
   toolset: "exec",
   tier: "mutating",

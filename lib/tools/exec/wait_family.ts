@@ -6,7 +6,6 @@ import waitForQuiet from "./wait_for_quiet.ts";
 export default defineFamily({
   name: "wait",
   title: "Wait for a pane",
-  description:
-    "Waits until a pane's or pty's screen shows a pattern (what: text) or a pane is quiet for quiet_ms (what: quiet).",
+  description: "Waits until a pane's or pty's screen shows a pattern (what: text) or is quiet (what: quiet).",
   members: { text: waitForText, quiet: waitForQuiet },
 });

@@ -2,23 +2,19 @@ import { z } from "zod";
 import { defineTool, resolvedTarget } from "../declared.ts";
 import type { ToolContext } from "../tool.ts";
 import { compileMatcher, type Hit, type Matcher } from "../../exec/match.ts";
-import { finalView, waitOnPane } from "../../exec/observe.ts";
+import { waitOnPane } from "../../exec/observe.ts";
 import { LineAssembler } from "../../exec/stream.ts";
-import { ptyTail, waitPty } from "../../exec/pty_wait.ts";
-import { warningsSchema } from "../../exec/warnings.ts";
+import { waitPty } from "../../exec/pty_wait.ts";
+import { type Warning, warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
 import { ptyId } from "../pty/schemas.ts";
-import { targetIds } from "../workspace/common.ts";
 import { resolvedOf } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
-import { servesToolset } from "../../config.ts";
 import { budgeted, continueField, continueParam } from "./continued.ts";
+import { checkPtyWait, type PaneIds, tailOf, type Waited, waitIds } from "./wait_common.ts";
 
 const pattern = z.string().min(1, "a pattern must not be empty").max(1000, "a pattern is longer than 1000 characters");
 const MAX_LINE = 1000;
-
-/** Pane ids: a wait on a pty has none. */
-const PANE_ONLY = "absent for pty_id";
 
 const output = z.object({
   outcome: z.enum(["matched", "stopped", "timeout", "pane_exited", "running"]),
@@ -27,15 +23,12 @@ const output = z.object({
   tail: z.string(),
   visible_in_tail: z.literal(true).optional(),
   elapsed_ms: z.number().int(),
-  session_id: targetIds.session_id.optional().describe(PANE_ONLY),
-  window_id: targetIds.window_id.optional().describe(PANE_ONLY),
-  pane_id: targetIds.pane_id.optional().describe(PANE_ONLY),
-  defaulted: z.boolean().optional().describe(PANE_ONLY),
+  ...waitIds,
   continue: continueField,
   warnings: warningsSchema,
 });
 type Out = z.infer<typeof output>;
-type Meta = { started: number; tailLines: number; ids?: ReturnType<typeof resolvedOf>; ptyId?: string };
+type Meta = Waited & { started: number; tailLines: number };
 
 /** Feeds lines to a matcher (a worker for regexes) one batch at a time; `hit` resolves at the first hit. */
 function matchQueue(matcher: Matcher) {
@@ -97,12 +90,7 @@ export default defineTool({
     const { patterns, regex, ignore_case, stop, new_only, pty_id, timeout_ms, tail_lines } = args;
     if (args.continue === undefined) {
       if (!patterns) throw new UserError("give patterns (the text to wait for), or continue from a running result");
-      if (pty_id !== undefined) {
-        if (args.target !== undefined) throw new UserError("pass target (a pane) or pty_id (a pty session), not both");
-        if (!servesToolset(ctx.config, "pty")) {
-          throw new UserError("pty_id needs the pty toolset, which this server does not serve (--toolsets)");
-        }
-      }
+      checkPtyWait(args, ctx);
     }
     const spec = { patterns: patterns ?? [], stop, regex, ignoreCase: ignore_case };
     const meta: Meta = {
@@ -123,19 +111,14 @@ export default defineTool({
         return body.finally(() => matcher.close());
       },
       async running(token, m) {
-        const elapsed_ms = Math.round(performance.now() - m.started);
-        const base = { outcome: "running" as const, matched_pattern: null, matched_line: null, elapsed_ms };
-        if (m.ptyId !== undefined) {
-          const lines = await ptyTail(ctx.terminal, m.ptyId, m.tailLines);
-          return {
-            ...base,
-            tail: lines.join("\n"),
-            continue: token,
-            warnings: [],
-          };
-        }
-        const view = await finalView(ctx.tmux, m.ids!.pane_id, m.tailLines);
-        return { ...base, tail: view.tail.join("\n"), ...m.ids, continue: token, warnings: view.warnings };
+        return {
+          outcome: "running" as const,
+          matched_pattern: null,
+          matched_line: null,
+          ...await tailOf(ctx, m, m.tailLines),
+          elapsed_ms: Math.round(performance.now() - m.started),
+          continue: token,
+        };
       },
     });
     return { structured };
@@ -173,17 +156,35 @@ async function textOnPane(
     cancelled: "wait-for-text cancelled by the client",
     during: "waiting for text",
   });
-  const h = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
-  const outcome = h ? h.kind : end.kind === "timeout" ? "timeout" as const : "pane_exited" as const;
+  const hit = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
+  return await ended(matcher, hit ?? (end.kind === "timeout" ? "timeout" : "exited"), {
+    tail: view.tail,
+    started: a.started,
+    warnings: view.warnings,
+    ids: resolvedOf(pane, defaulted),
+  });
+}
+
+/**
+ * The answer of a wait that ended, on a pane or a pty alike: what ended it (a hit, the timeout, the program's
+ * exit), the screen's last lines (and, after a timeout, whether a pattern shows in them), the pane's ids.
+ */
+async function ended(
+  matcher: Matcher,
+  end: Hit | "timeout" | "exited",
+  r: { tail: string[]; started: number; warnings: Warning[]; ids?: PaneIds },
+): Promise<Out> {
+  const h = typeof end === "object" ? end : undefined;
+  const outcome = h ? h.kind : end === "timeout" ? "timeout" as const : "pane_exited" as const;
   return {
     outcome,
     matched_pattern: h?.pattern ?? null,
     matched_line: h ? h.line.slice(0, MAX_LINE) : null,
-    tail: view.tail.join("\n"),
-    ...(outcome === "timeout" && await inTail(matcher, view.tail) ? { visible_in_tail: true as const } : {}),
-    elapsed_ms: Math.round(performance.now() - a.started),
-    ...resolvedOf(pane, defaulted),
-    warnings: view.warnings,
+    tail: r.tail.join("\n"),
+    ...(outcome === "timeout" && await inTail(matcher, r.tail) ? { visible_in_tail: true as const } : {}),
+    elapsed_ms: Math.round(performance.now() - r.started),
+    ...r.ids,
+    warnings: r.warnings,
   };
 }
 
@@ -206,15 +207,5 @@ async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Comm
     until: q.hit,
   });
   if (r.end === "cancelled") throw new UserError("wait-for-text cancelled by the client");
-  const h = typeof r.end === "object" ? r.end : undefined;
-  const outcome = h ? h.kind : r.end === "timeout" ? "timeout" as const : "pane_exited" as const;
-  return {
-    outcome,
-    matched_pattern: h?.pattern ?? null,
-    matched_line: h ? h.line.slice(0, MAX_LINE) : null,
-    tail: r.tail.join("\n"),
-    ...(outcome === "timeout" && await inTail(matcher, r.tail) ? { visible_in_tail: true as const } : {}),
-    elapsed_ms: Math.round(performance.now() - a.started),
-    warnings: [],
-  };
+  return await ended(matcher, r.end, { tail: r.tail, started: a.started, warnings: [] });
 }

@@ -11,7 +11,7 @@
  * ```
  */
 import { z } from "zod";
-import type { ToolContext } from "../tool.ts";
+import type { ToolContext, ToolOutput } from "../tool.ts";
 import { absolutePath } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { requireDirectory } from "../../policy/files.ts";
@@ -85,8 +85,33 @@ export const resolvedShape = {
   defaulted: z.boolean().describe("true when no target was given and the active pane of the latest session was used"),
 };
 
+/**
+ * `changed` of every tool a call can find done already (select, rename, set, resize): false when nothing
+ * changed. Undescribed: {@linkcode changeAnswer} puts what already was so first in the answer's text.
+ */
+export const changedShape = { changed: z.boolean() };
+
+/**
+ * The answer of such a tool: its result, and when `changed` is false a first text block "nothing changed:
+ * already …" (`already` says what was already so) before the result's JSON, so a model reading the text
+ * cannot take a no-op for a change.
+ */
+export function changeAnswer<O extends { changed: boolean }>(structured: O, already: string): ToolOutput<O> {
+  if (structured.changed) return { structured };
+  return {
+    structured,
+    content: [
+      { type: "text", text: `nothing changed: already ${already}` },
+      { type: "text", text: JSON.stringify(structured) },
+    ],
+  };
+}
+
 /** Output schema for tools that only report what they acted on. */
 export const resolvedOutput = z.object(resolvedShape);
+
+/** Output schema for tools that report what they acted on and whether it changed. */
+export const resolvedChange = z.object({ ...resolvedShape, ...changedShape });
 
 /** `-P -F` row of new-session/new-window/split-window: the created object's ids and names. */
 const CREATED = {
@@ -156,29 +181,37 @@ export function valueOrUnset(name: string, value: string | undefined, unset: boo
 /**
  * Renames a session or window by id and returns the name tmux stored, which
  * differs from `name` when tmux escapes characters it will not show as-is
- * (some `$`, characters it cannot display).
+ * (some `$`, characters it cannot display), and whether anything changed: the
+ * name, or for a window also tmux's automatic renaming, which a rename stops.
  */
 export async function renameObject(
   ctx: ToolContext,
   kind: "session" | "window",
   id: string,
   name: string,
-): Promise<string> {
+): Promise<{ name: string; changed: boolean }> {
+  // A window's first character says whether tmux renamed it automatically; names hold no newline.
+  const read: string[] = [
+    "display-message",
+    "-p",
+    "-t",
+    id,
+    `${kind === "window" ? "#{automatic-rename}" : ""}#{${kind}_name}`,
+  ];
   try {
     const out = await ctx.tmux.text([
+      ...read,
+      COMMAND_SEPARATOR,
       `rename-${kind}`,
       "-t",
       id,
       "--",
       formatLiteral(name),
       COMMAND_SEPARATOR,
-      "display-message",
-      "-p",
-      "-t",
-      id,
-      `#{${kind}_name}`,
+      ...read,
     ], { signal: ctx.signal });
-    return out.replace(/\n$/, "");
+    const [before, after] = out.replace(/\n$/, "").split("\n");
+    return { name: kind === "window" ? after.slice(1) : after, changed: before !== after };
   } catch (e) {
     if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
       throw new UserError(`a session named ${JSON.stringify(name)} already exists: choose another name`);

@@ -9,7 +9,7 @@ import listHosts from "./list_hosts.ts";
 export default defineFamily({
   name: "list",
   title: "List sessions, windows or panes",
-  description: "Lists panes, windows or sessions with their ids and facts, the tmux server's, or the hosts.",
+  description: "Lists panes, windows or sessions (ids, facts), the tmux server or the hosts.",
   members: { panes: listPanes, windows: listWindows, sessions: listSessions, server: serverInfo, hosts: listHosts },
   describe: { target: "panes: a window or session; windows: a session (omit: all)" },
 });

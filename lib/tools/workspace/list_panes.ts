@@ -2,7 +2,7 @@ import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
 import { listPaneFacts, listPanes, PANE_SPEC, paneFacts, type PaneScope } from "../../tmux/panes.ts";
-import { paneShape } from "./shapes.ts";
+import { chosenFields, compactShape, fieldsParam, paneShape, rowsOf } from "./shapes.ts";
 
 /**
  * The columns of a compact listing: what picking a pane needs. Every fact of every pane is too much for one
@@ -32,18 +32,23 @@ export default defineTool({
   input: z.object({
     target: targetParam("window", { omit: "all" }).optional(),
     all: z.boolean().default(false).describe("the target's whole session"),
+    fields: fieldsParam,
   }),
   output: z.object({
-    panes: z.array(paneShape).optional().describe("present unless compact"),
-    columns: z.array(z.string()).optional().describe("compact only: the fields of each row"),
-    rows: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))).optional()
-      .describe("compact only: one per pane"),
+    panes: z.array(paneShape).optional().describe("absent with fields or compact"),
+    ...compactShape,
     omitted_fields: z.array(z.string()).optional()
       .describe("compact only: list a window or session (target) for them"),
   }),
   secrets: [],
-  async handler({ target, all }, ctx) {
+  async handler({ target, all, fields }, ctx) {
+    const chosen = chosenFields(fields, PANE_SPEC, "panes") as (keyof typeof PANE_SPEC)[] | undefined;
     const scope: PaneScope = target === undefined ? { all: true } : all ? { session: target } : { window: target };
+    // Chosen fields are all tmux is asked for, and come back as rows, in any number of panes.
+    if (chosen) {
+      const panes = await listPaneFacts(ctx.tmux, scope, paneFacts(chosen), ctx.signal);
+      return { structured: { columns: chosen, rows: rowsOf(panes, chosen) } };
+    }
     // Beyond a window, the compact facts first (tmux expands them faster than its own default listing): a listing
     // of hundreds is answered with them in one tmux call; a small one asks again for every fact.
     const compact = "window" in scope ? undefined : await listPaneFacts(ctx.tmux, scope, COMPACT, ctx.signal);
@@ -55,7 +60,6 @@ export default defineTool({
     const panes = compact ?? await listPaneFacts(ctx.tmux, scope, COMPACT, ctx.signal);
     const columns = Object.keys(COMPACT.spec) as (keyof typeof COMPACT.spec)[];
     const omitted = Object.keys(PANE_SPEC).filter((k) => !(k in COMPACT.spec));
-    const rows = panes.map((p) => columns.map((k) => p[k]));
-    return { structured: { columns, rows, omitted_fields: omitted } };
+    return { structured: { columns, rows: rowsOf(panes, columns), omitted_fields: omitted } };
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { renameObject, resolvedShape, sessionName } from "./common.ts";
+import { changeAnswer, changedShape, renameObject, resolvedShape, sessionName } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
@@ -16,10 +16,11 @@ export default defineTool({
   input: z.object({
     name: sessionName,
   }),
-  output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
+  output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it"), ...changedShape }),
   secrets: [],
   async handler({ name }, ctx) {
     const t = resolvedTarget(ctx);
-    return { structured: { ...t, name: await renameObject(ctx, "session", t.session_id, name) } };
+    const r = await renameObject(ctx, "session", t.session_id, name);
+    return changeAnswer({ ...t, ...r }, `named ${JSON.stringify(r.name)}`);
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { renameObject, resolvedShape, windowName } from "./common.ts";
+import { changeAnswer, changedShape, renameObject, resolvedShape, windowName } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
@@ -17,10 +17,11 @@ export default defineTool({
   input: z.object({
     name: windowName,
   }),
-  output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it") }),
+  output: z.object({ ...resolvedShape, name: z.string().describe("the name as tmux stored it"), ...changedShape }),
   secrets: [],
   async handler({ name }, ctx) {
     const t = resolvedTarget(ctx);
-    return { structured: { ...t, name: await renameObject(ctx, "window", t.window_id, name) } };
+    const r = await renameObject(ctx, "window", t.window_id, name);
+    return changeAnswer({ ...t, ...r }, `named ${JSON.stringify(r.name)}`);
   },
 });

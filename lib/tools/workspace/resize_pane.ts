@@ -4,7 +4,7 @@ import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR, type TmuxArg } from "../../tmux/executor.ts";
 import { UserError } from "../../errors.ts";
 import { parseRow, rowFormat, type RowSpec } from "../../tmux/rows.ts";
-import { resolvedShape } from "./common.ts";
+import { changeAnswer, changedShape, resolvedShape } from "./common.ts";
 import { resolve } from "../declared.ts";
 
 const SIZE = {
@@ -32,8 +32,8 @@ export default defineTool({
     width: z.number().int(),
     height: z.number().int(),
     zoomed: z.boolean(),
-    changed: z.boolean(),
-    note: z.string().optional().describe("present when a size asked for was not reached"),
+    ...changedShape,
+    note: z.string().optional().describe("present when a size was not reached"),
   }),
   secrets: [],
   async handler({ target, width, height, zoom }, ctx) {
@@ -61,6 +61,11 @@ export default defineTool({
       ? `${changed ? "" : "nothing changed: "}pane ${t.pane_id} is ${size.width}x${size.height}; a pane cannot ` +
         "outgrow its window or shrink its neighbours below their minimum (a window's only pane fills it)"
       : undefined;
-    return { structured: { ...t, ...size, changed, ...(note ? { note } : {}) } };
+    const structured = { ...t, ...size, changed, ...(note ? { note } : {}) };
+    if (note) return { structured };
+    return changeAnswer(
+      structured,
+      `${size.width}x${size.height}${size.zoomed ? ", zoomed" : zoom === false ? ", not zoomed" : ""}`,
+    );
   },
 });

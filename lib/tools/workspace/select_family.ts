@@ -7,7 +7,7 @@ import selectLayout from "./select_layout.ts";
 export default defineFamily({
   name: "select",
   title: "Select a pane, window or layout",
-  description: "Makes a pane or window the active one (the later default target), or sets a window's layout.",
+  description: "Makes a pane or window the active one (the default target), or sets a window's layout.",
   members: { pane: selectPane, window: selectWindow, layout: selectLayout },
   describe: {
     target: "pane or window",

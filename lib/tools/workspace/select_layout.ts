@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { resolvedShape } from "./common.ts";
+import { changeAnswer, changedShape, resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 const PRESETS = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
@@ -27,23 +27,27 @@ export default defineTool({
   input: z.object({
     layout,
   }),
-  output: z.object({ ...resolvedShape, layout: z.string().describe("the window_layout string now in effect") }),
+  output: z.object({
+    ...resolvedShape,
+    layout: z.string().describe("the window_layout string now in effect"),
+    ...changedShape,
+  }),
   secrets: [],
   async handler({ layout }, ctx) {
     const t = resolvedTarget(ctx);
+    const read = ["display-message", "-p", "-t", t.window_id, "#{window_layout}"];
     const out = await ctx.tmux.text([
+      ...read,
+      COMMAND_SEPARATOR,
       "select-layout",
       "-t",
       t.window_id,
       "--",
       layout,
       COMMAND_SEPARATOR,
-      "display-message",
-      "-p",
-      "-t",
-      t.window_id,
-      "#{window_layout}",
+      ...read,
     ], { signal: ctx.signal });
-    return { structured: { ...t, layout: out.trim() } };
+    const [before, after] = out.trim().split("\n");
+    return changeAnswer({ ...t, layout: after, changed: before !== after }, "in that layout");
   },
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { resolvedOutput } from "./common.ts";
+import { changeAnswer, resolvedChange } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
@@ -16,13 +16,17 @@ export default defineTool({
   annotations: { idempotentHint: true },
   targetRequired: true,
   input: z.object({}),
-  output: resolvedOutput,
+  output: resolvedChange,
   secrets: [],
   async handler(_args, ctx) {
     const t = resolvedTarget(ctx);
-    await ctx.tmux.run(["select-window", "-t", t.window_id, COMMAND_SEPARATOR, "select-pane", "-t", t.pane_id], {
-      signal: ctx.signal,
-    });
-    return { structured: t };
+    const before = await ctx.tmux.text([
+      ...["display-message", "-p", "-t", t.pane_id, "#{pane_active}#{window_active}"],
+      COMMAND_SEPARATOR,
+      ...["select-window", "-t", t.window_id],
+      COMMAND_SEPARATOR,
+      ...["select-pane", "-t", t.pane_id],
+    ], { signal: ctx.signal });
+    return changeAnswer({ ...t, changed: before.trim() !== "11" }, "the active pane of the current window");
   },
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { resolvedOutput } from "./common.ts";
+import { changeAnswer, resolvedChange } from "./common.ts";
+import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
@@ -15,11 +16,15 @@ export default defineTool({
   annotations: { idempotentHint: true },
   targetRequired: true,
   input: z.object({}),
-  output: resolvedOutput,
+  output: resolvedChange,
   secrets: [],
   async handler(_args, ctx) {
     const t = resolvedTarget(ctx);
-    await ctx.tmux.run(["select-window", "-t", t.window_id], { signal: ctx.signal });
-    return { structured: t };
+    const before = await ctx.tmux.text([
+      ...["display-message", "-p", "-t", t.window_id, "#{window_active}"],
+      COMMAND_SEPARATOR,
+      ...["select-window", "-t", t.window_id],
+    ], { signal: ctx.signal });
+    return changeAnswer({ ...t, changed: before.trim() !== "1" }, "the current window of its session");
   },
 });

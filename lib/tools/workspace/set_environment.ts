@@ -3,7 +3,8 @@ import { targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
 import { RefusedError, UserError } from "../../errors.ts";
 import { OUT_OF_SCOPE_GLOBAL } from "./setting_guard.ts";
-import { envName, envValue, unsetFlag, valueOrUnset } from "./common.ts";
+import { changeAnswer, changedShape, envName, envValue, unsetFlag, valueOrUnset } from "./common.ts";
+import { TmuxError } from "../../tmux/executor.ts";
 import { resolve } from "../declared.ts";
 import { envRisk } from "../../policy/options.ts";
 import { guardSetting } from "./setting_guard.ts";
@@ -29,6 +30,7 @@ export default defineTool({
     global: z.boolean(),
     unset: z.boolean(),
     session_id: z.string().optional().describe("present unless global: the session whose environment changed"),
+    ...changedShape,
   }),
   secrets: ["name", "value"],
   async handler({ target, global, name, value, unset }, ctx) {
@@ -43,7 +45,14 @@ export default defineTool({
       scope = ["-t", t.session_id];
       ids = { session_id: t.session_id };
     }
+    // tmux fails to show a variable it does not have (and then would not run what follows): read it alone.
+    const before = await ctx.tmux.text(["show-environment", ...scope, "--", name], { signal: ctx.signal })
+      .then((out) => out.replace(/\n$/, ""), (e) => {
+        if (e instanceof TmuxError && e.kind === "failed") return undefined;
+        throw e;
+      });
     await ctx.tmux.run(["set-environment", ...scope, ...tail], { signal: ctx.signal });
-    return { structured: { name, global, unset, ...ids } };
+    const changed = unset ? before !== undefined : before !== `${name}=${value}`;
+    return changeAnswer({ name, global, unset, ...ids, changed }, unset ? "unset" : "set to that value");
   },
 });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { optionName, targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
-import { unsetFlag, valueOrUnset } from "./common.ts";
+import { changeAnswer, changedShape, unsetFlag, valueOrUnset } from "./common.ts";
+import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
 import { resolve } from "../declared.ts";
 import { formatRefusal } from "../../policy/formats.ts";
 import { optionRisk } from "../../policy/options.ts";
@@ -37,9 +38,10 @@ export default defineTool({
     global: z.boolean(),
     name: z.string().describe("the option as tmux names it (a prefix given is spelled out)"),
     unset: z.boolean(),
-    session_id: z.string().optional().describe("present for a session, window or pane option (not global)"),
+    session_id: z.string().optional().describe("absent for server or global options"),
     window_id: z.string().optional().describe("present for a window or pane option (not global)"),
     pane_id: z.string().optional().describe("present for a pane option"),
+    ...changedShape,
   }),
   secrets: ["value"],
   async handler({ target, scope, global, name, value, unset }, ctx) {
@@ -75,7 +77,17 @@ export default defineTool({
       const flag = { session: [], window: ["-w"], pane: ["-p"] }[scope];
       args.push(...flag, "-t", ids.pane_id ?? ids.window_id ?? ids.session_id!);
     }
-    await ctx.tmux.run([...args, ...tail], { signal: ctx.signal });
-    return { structured: { scope, global, name: option.name, unset, ...ids } };
+    // The option as tmux shows it before and after, at the same level (tmux's own quoting both times). "-g" and
+    // "-w" apart keep the show on the control connection (engine.ts CONTROL_SAFE); set-option prints nothing.
+    const show = ["show-options", "-q", ...args.slice(1).flatMap((a) => a === "-gw" ? ["-g", "-w"] : [a])];
+    const before = await ctx.tmux.text([...show, "--", option.name, COMMAND_SEPARATOR, ...args, ...tail], {
+      signal: ctx.signal,
+    });
+    const changed = before !== await ctx.tmux.text([...show, "--", option.name], { signal: ctx.signal });
+    return changeAnswer(
+      { scope, global, name: option.name, unset, ...ids, changed },
+      // Unset at the global or server level means back to tmux's default.
+      unset ? (global || scope === "server" ? "at its default" : "unset at that level") : "set to that value",
+    );
   },
 });

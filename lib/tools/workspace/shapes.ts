@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
+import { UserError } from "../../errors.ts";
 import type { FieldKind, RowSpec } from "../../tmux/rows.ts";
 import { PANE_SPEC, SESSION_SPEC, WINDOW_SPEC } from "../../tmux/panes.ts";
 
@@ -39,3 +40,35 @@ export const paneTarget = targetParam("pane").optional();
 
 /** A target whose session is meant; omitted means tmux's global table (environment, hooks). */
 export const sessionOrGlobal = targetParam("session", { omit: "global" }).optional();
+
+/** The `fields` parameter of the listings (panes, windows, sessions): the facts to return, by name. */
+export const fieldsParam = z.array(z.string().max(64)).min(1).max(64).optional();
+
+/**
+ * The facts `fields` names, checked against a row spec (`what` names its rows): an unknown name is an error
+ * that lists the known ones. Undefined (every fact) when `fields` is.
+ */
+export function chosenFields(fields: readonly string[] | undefined, spec: RowSpec, what: string) {
+  if (fields === undefined) return undefined;
+  const known = Object.keys(spec);
+  const unknown = fields.filter((f) => !known.includes(f));
+  if (unknown.length > 0) {
+    throw new UserError(
+      `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((f) => JSON.stringify(f)).join(", ")} for ` +
+        `${what}: fields takes ${known.join(", ")}`,
+    );
+  }
+  return [...new Set(fields)];
+}
+
+/** Rows of the chosen fields' values, in their order: the answer of a listing given `fields`. */
+export function rowsOf<T extends object>(rows: readonly T[], fields: readonly string[]) {
+  return rows.map((r) => fields.map((f) => r[f as keyof T] as string | number | boolean | null));
+}
+
+/** The compact answer of a listing: the fields of each row, and one row per object. */
+export const compactShape = {
+  columns: z.array(z.string()).optional().describe("present with fields or compact: the fields of each row"),
+  rows: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))).optional()
+    .describe("present with columns: one per object"),
+};
