@@ -50,8 +50,12 @@ type Shared = Pick<Services, "regex" | "atExit">;
 
 /** One host's services, before the shared ones are added. */
 function hostServices(config: Config, spec: HostSpec, index: number, several: number, shared: Semaphore) {
-  const hostConfig: Config = { ...config, ssh: spec.destination };
-  const socket = { socketName: config.socketName, socketPath: config.socketPath };
+  // A socket of the host's own replaces both of the server's (tmux takes one of -L and -S).
+  const own = spec.socketName !== undefined || spec.socketPath !== undefined;
+  const socket = own
+    ? { socketName: spec.socketName, socketPath: spec.socketPath }
+    : { socketName: config.socketName, socketPath: config.socketPath };
+  const hostConfig: Config = { ...config, ssh: spec.destination, ...socket, tmuxBin: spec.tmuxBin ?? config.tmuxBin };
   const controlDir = spec.destination === undefined
     ? undefined
     : controlDirPath(Deno.pid, Deno.env.get("TMPDIR"), index);
@@ -62,7 +66,7 @@ function hostServices(config: Config, spec: HostSpec, index: number, several: nu
       controlDir,
       connectTimeoutMs: config.connectTimeoutMs,
     },
-    config.tmuxBin,
+    hostConfig.tmuxBin,
     socket,
   );
   // sshd serves 10 sessions per connection (its MaxSessions), the master's and the control client's included.
@@ -70,7 +74,7 @@ function hostServices(config: Config, spec: HostSpec, index: number, several: nu
   // With several hosts one that stalls must leave a slot of the server-wide bound to the others.
   if (several > 1) bound = Math.max(1, Math.min(bound, config.maxConcurrency - 1));
   const tmux = createTmuxEngine({
-    bin: config.tmuxBin,
+    bin: hostConfig.tmuxBin,
     ...socket,
     maxConcurrency: bound,
     shared: several > 1 ? shared : undefined,

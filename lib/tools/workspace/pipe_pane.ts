@@ -5,6 +5,7 @@ import { absolutePath } from "../schemas.ts";
 import { filePolicy, prepareWrite, remotePath } from "../../policy/files.ts";
 import { resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
+import { fileHost } from "../buffers/file_side.ts";
 
 export default defineTool({
   name: "pipe-pane",
@@ -21,8 +22,9 @@ export default defineTool({
   }),
   output: z.object({
     ...resolvedShape,
-    piping: z.boolean().describe("true: output now goes to path; false: piping stopped"),
-    path: z.string().optional().describe("present when piping"),
+    piping: z.boolean().describe("true: output now goes to path on file_host; false: stopped"),
+    path: z.string().optional(),
+    file_host: z.string().optional(),
   }),
   secrets: [],
   async handler({ path, append }, ctx) {
@@ -41,6 +43,6 @@ export default defineTool({
     await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(resolved, append || !remote)], {
       signal: ctx.signal,
     });
-    return { structured: { ...t, piping: true, path } };
+    return { structured: { ...t, piping: true, path, file_host: fileHost(ctx, false) } };
   },
 });
