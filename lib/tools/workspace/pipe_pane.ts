@@ -22,16 +22,16 @@ export default defineTool({
   }),
   output: z.object({
     ...resolvedShape,
-    piping: z.boolean().describe("true: output now goes to path on file_host; false: stopped"),
-    path: z.string().optional(),
-    file_host: z.string().optional(),
+    piping: z.boolean().describe("false: stopped"),
+    path: z.string().optional().describe("present when piping"),
+    file_host: z.string(),
   }),
   secrets: [],
   async handler({ path, append }, ctx) {
     const t = resolvedTarget(ctx);
     if (path === undefined) {
       await ctx.tmux.run(["pipe-pane", "-t", t.pane_id], { signal: ctx.signal });
-      return { structured: { ...t, piping: false } };
+      return { structured: { ...t, piping: false, file_host: fileHost(ctx, false) } };
     }
     // Create (or truncate) the file here under the file policy, with errors a model can act on; the
     // pipe's shell then only appends to the resolved path (no symlink of the model's left to follow).

@@ -33,7 +33,7 @@ export default defineTool({
     height: z.number().int(),
     zoomed: z.boolean(),
     changed: z.boolean(),
-    note: z.string().optional().describe("present when a size asked for was not reached"),
+    note: z.string().optional().describe("present when a size was not reached"),
   }),
   secrets: [],
   async handler({ target, width, height, zoom }, ctx) {
