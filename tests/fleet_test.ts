@@ -42,7 +42,7 @@ function bashPane(fx: SshFixture): Promise<string> {
  */
 async function withFleet(
   fn: (mcp: McpFixture, alpha: SshFixture, beta: SshFixture) => Promise<void>,
-  own = false,
+  { own = false, args = [] }: { own?: boolean; args?: string[] } = {},
 ) {
   const socketName = uniqueSocketName("fleet");
   const alpha = await startSshd({ alias: "tmcp-alpha", socketName });
@@ -74,6 +74,7 @@ async function withFleet(
         socketName,
         "--safety",
         "destructive",
+        ...args,
       ],
     });
     await fn(mcp, alpha, beta);
@@ -433,7 +434,7 @@ Deno.test("fleet: pty sessions on a chosen host, ids unambiguous, every answer s
     assertEquals([cap.file_host, cap.runs_on], ["tmcp-beta", "tmcp-beta"]);
     await mcp.ok("pty-capture", { pty_id: "beta::same" });
 
-    assertMatch(await mcp.err("pty-get-screen", { pty_id: "beta::" }), /names no session/);
+    assertMatch(await mcp.err("pty-get-screen", { pty_id: "beta::" }), /names nothing on beta/);
     assertMatch(await mcp.err("pty-get-screen", { pty_id: "gamma::same" }), /no host is named "gamma"/);
     assertMatch(await mcp.err("pty-get-screen", { pty_id: "be:ta::x" }), /pty_id is 1-64 letters/);
     const killed = await mcp.ok<{ runs_on: string }>("pty-kill-session", { pty_id: "beta::same" });
@@ -456,7 +457,7 @@ Deno.test("fleet: a host's own socket name and tmux binary are the ones used on 
     assertEquals(await beta.tmux("show-buffer", "-b", "own"), marker);
     // alpha's tmux is started through its wrapper.
     assertMatch(await Deno.readTextFile(`${alpha.dir}/wrap.log`), /started/);
-  }, true);
+  }, { own: true });
 });
 
 Deno.test("fleet: one host — a buffer name with :: is written HOST::NAME, never half read as a host", async () => {
@@ -476,4 +477,27 @@ Deno.test("fleet: one host — a buffer name with :: is written HOST::NAME, neve
     assertEquals((await mcp.ok<{ runs_on: string }>("pty-get-screen", { pty_id: p.pty_id })).runs_on, "local");
     await mcp.ok("pty-kill-session", { pty_id: p.pty_id });
   });
+});
+
+Deno.test("fleet: a continue token and a full-output buffer from a host lead back to it", async () => {
+  await withFleet(async (mcp, _alpha, beta) => {
+    const pane = qualify("beta", await bashPane(beta));
+    type Run = { continue?: string; output: string; full_output_buffer?: string; host: string };
+    let r = await mcp.ok<Run>("run-command", {
+      target: pane,
+      command: "sleep 5; seq 1 30; echo fin-$((6*7))",
+      max_lines: 3,
+      timeout_ms: 120_000,
+    });
+    assertEquals(r.host, "beta");
+    assertMatch(r.continue ?? "", /^beta::c[0-9a-f]{16}$/, JSON.stringify(r));
+    assertMatch(await mcp.err("run-command", { continue: "beta::" }), /names nothing on beta/);
+    assertMatch(await mcp.err("run-command", { continue: r.continue!.slice(6) }), /continue/);
+    while (r.continue !== undefined) r = await mcp.ok<Run>("run-command", { continue: r.continue });
+    assertMatch(r.output, /fin-42/);
+    assertMatch(r.full_output_buffer!, /^beta::/);
+    const all = await mcp.ok<{ text: string; host: string }>("show-buffer", { name: r.full_output_buffer! });
+    assertEquals(all.host, "beta");
+    assertMatch(all.text, /^1\n2\n3\n[\s\S]*fin-42\n$/);
+  }, { args: ["--call-budget-ms", "2000"] });
 });

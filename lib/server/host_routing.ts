@@ -92,8 +92,8 @@ function rows(parts: readonly Structured[]): Structured {
   return out;
 }
 
-/** How a field names its host: a tmux target, a pty session id, or a paste-buffer name. */
-type Kind = "target" | "pty" | "buffer";
+/** How a field names its host: a tmux target, a pty session id or continue token, or a paste-buffer name. */
+type Kind = "target" | "id" | "buffer";
 
 /** One value of a call that may carry `HOST::`, and how to put it back without the prefix. */
 interface Address {
@@ -103,7 +103,7 @@ interface Address {
   set(args: Args, value: string): Args;
 }
 
-/** The values of `args` that may name a host: `target`, `pty_id` and a buffer tool's buffer names. */
+/** The values of `args` that may name a host: `target`, `pty_id`, `continue` and a buffer tool's buffer names. */
 function addresses(tool: AnyTool, args: Args): Address[] {
   const out: Address[] = [];
   const top = (field: string, kind: Kind) => {
@@ -111,7 +111,8 @@ function addresses(tool: AnyTool, args: Args): Address[] {
     if (typeof value === "string") out.push({ field, kind, value, set: (a, v) => ({ ...a, [field]: v }) });
   };
   top("target", "target");
-  top("pty_id", "pty");
+  top("pty_id", "id");
+  top("continue", "id");
   if (tool.toolset !== "buffers") return out;
   for (const f of ["name", "from", "to"]) top(f, "buffer");
   const list = args.buffers;
@@ -189,8 +190,8 @@ function splitAddress(router: HostRouter, tool: AnyTool, a: Address): { host?: s
     if (!ok.success) throw new UserError(`${shown}: ${ok.error.issues[0].message}`);
   }
   // "HOST::" alone: the host's default pane, or a new pty session there; no existing session is unnamed.
-  if (a.kind === "pty" && rest === "" && tool.name !== "pty-launch") {
-    throw new UserError(`${shown} names no session: give the pty_id as pty-launch or pty-list-sessions return it`);
+  if (a.kind === "id" && rest === "" && !(a.field === "pty_id" && tool.name === "pty-launch")) {
+    throw new UserError(`${shown} names nothing on ${split.host}: give it as the answer that handed it out did`);
   }
   return { host: split.host, rest };
 }

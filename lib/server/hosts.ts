@@ -147,6 +147,7 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
         regex: shared.regex,
         atExit: shared.atExit,
         hosts: router,
+        host: name,
       };
       made.set(name, services);
       return services;
