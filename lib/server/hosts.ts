@@ -25,7 +25,7 @@
  * router.names; // ["web", "db"]
  * ```
  */
-import type { Config } from "../config.ts";
+import { type Config, hostConfig as configOf } from "../config.ts";
 import { createTmuxEngine } from "../tmux/engine.ts";
 import { controlDirPath, createSshLauncher, RemoteError } from "../tmux/ssh.ts";
 import { type HostSpec, LOCAL_HOST, qualify } from "../tmux/hosts.ts";
@@ -50,12 +50,8 @@ type Shared = Pick<Services, "regex" | "atExit">;
 
 /** One host's services, before the shared ones are added. */
 function hostServices(config: Config, spec: HostSpec, index: number, several: number, shared: Semaphore) {
-  // A socket of the host's own replaces both of the server's (tmux takes one of -L and -S).
-  const own = spec.socketName !== undefined || spec.socketPath !== undefined;
-  const socket = own
-    ? { socketName: spec.socketName, socketPath: spec.socketPath }
-    : { socketName: config.socketName, socketPath: config.socketPath };
-  const hostConfig: Config = { ...config, ssh: spec.destination, ...socket, tmuxBin: spec.tmuxBin ?? config.tmuxBin };
+  const hostConfig = configOf(config, spec);
+  const socket = { socketName: hostConfig.socketName, socketPath: hostConfig.socketPath };
   const controlDir = spec.destination === undefined
     ? undefined
     : controlDirPath(Deno.pid, Deno.env.get("TMPDIR"), index);
