@@ -8,7 +8,8 @@ import { connect, type McpFixture, uniqueSocketName, withServer } from "./helper
 import { cleanShellPane, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { parseConfig } from "../lib/config.ts";
-import { parseHostSpec, qualify, splitHostTarget } from "../lib/tmux/hosts.ts";
+import { type HostSpec, parseHostSpec, qualify, splitHostTarget } from "../lib/tmux/hosts.ts";
+import { remoteTmuxLine } from "../lib/tmux/ssh.ts";
 
 interface Pane {
   pane_id: string;
@@ -103,9 +104,10 @@ Deno.test("fleet: --ssh is repeatable with names; local is a host; names are che
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await Deno.writeTextFile(`${dir}/hosts`, "# fleet\nweb=me@web1\n\nlocal\n");
+    await Deno.writeTextFile(`${dir}/hosts`, "# fleet\nweb=me@web1,socket-name=w\n\nlocal,tmux-bin=/opt/tmux\n");
     const cfg = parseConfig(["--ssh", "db=me@db1", "--hosts", `${dir}/hosts`], {});
     assertEquals(cfg.hosts.map((h) => h.name), ["db", "web", "local"]);
+    assertEquals([cfg.hosts[1].socketName, cfg.hosts[2].tmuxBin], ["w", "/opt/tmux"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -269,6 +271,12 @@ Deno.test("fleet: a host's own socket and tmux binary follow its destination, ch
     assertEquals(typeof parseHostSpec(bad), "string", bad);
   }
   assertMatch(parseHostSpec("web=h,tmux-bin=/x;id") as string, /tmux-bin "\/x;id" is not a command name or a path/);
+  // What is accepted still reaches the remote login's command line quoted, word by word.
+  const spec = parseHostSpec("web=h,tmux-bin=/opt/t+x/tmux,socket-name=w.1") as HostSpec;
+  assertEquals(
+    remoteTmuxLine(spec.tmuxBin!, { socketName: spec.socketName }, ["-V"]),
+    "exec '/opt/t+x/tmux' -u -L 'w.1' '-V'",
+  );
   let refused = "";
   try {
     parseConfig(["--ssh", "web=h,oops=1"], {});
