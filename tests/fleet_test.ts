@@ -416,6 +416,7 @@ Deno.test("fleet: pty sessions on a chosen host, ids unambiguous, every answer s
     );
     assertEquals(listed.sessions.map((s) => s.pty_id).sort(), ["alpha::same", "beta::same", fresh.pty_id].sort());
     assertEquals(listed.sessions.every((s) => s.pty_id.startsWith(`${s.host}::`)), true);
+    assertEquals(listed.sessions.every((s) => s.runs_on === `tmcp-${s.host}`), true, JSON.stringify(listed));
 
     const sent = await mcp.ok<{ pty_id: string; runs_on: string }>("pty-send-keys", {
       pty_id: "beta::same",

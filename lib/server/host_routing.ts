@@ -78,6 +78,12 @@ function together(_args: Args, parts: readonly Structured[]): Structured {
   return Object.assign({}, ...parts.toReversed().map(scalars), rows(parts));
 }
 
+/** `part` with `fields` added to every row of its lists. */
+function onRows(part: Structured, fields: Structured): Structured {
+  const row = (r: unknown) => r && typeof r === "object" ? { ...r, ...fields } : r;
+  return Object.fromEntries(Object.entries(part).map(([k, v]) => [k, Array.isArray(v) ? v.map(row) : v]));
+}
+
 /** A part's fields that are not lists (the first host's win when merged), `host` left out. */
 function scalars(part: Structured): Structured {
   return Object.fromEntries(Object.entries(part).filter(([k, v]) => k !== "host" && !Array.isArray(v)));
@@ -296,8 +302,9 @@ export function mergeOutputs(
       unreachable.push({ host, error: r.reason instanceof Error ? r.reason.message : String(r.reason) });
       return;
     }
-    const part = placed(tool, bindings[i].services, r.value).structured;
-    parts.push(qualified(part, host) as Structured);
+    const part = qualified(r.value.structured, host) as Structured;
+    // Rows of several hosts' pty sessions each say where they run; one value on top would be the first host's.
+    parts.push(tool.toolset === "pty" ? onRows(part, { runs_on: runsOn(bindings[i].services) }) : part);
   });
   const merged = (FAN_OUT[tool.name]?.merge ?? together)(args, parts);
   return { structured: unreachable.length ? { ...merged, unreachable } : merged };
