@@ -31,6 +31,17 @@ async function sharedConfig(a: SshFixture, b: SshFixture): Promise<string> {
   return path;
 }
 
+/**
+ * The hosts' states once both answer: a first login (beta's sleeps 2 s) on a loaded machine can outlast the
+ * bound of one listing, which then reports the host not connected.
+ */
+function connectedHosts(mcp: McpFixture): Promise<HostRow[]> {
+  return waitUntil("both hosts connected", async () => {
+    const hosts = (await mcp.ok<{ hosts: HostRow[] }>("list", { what: "hosts" })).hosts;
+    return hosts.every((h) => h.connected) ? hosts : undefined;
+  }, 120_000);
+}
+
 /** A window running bash without rc files (run-command needs a known shell at its prompt); its pane id. */
 function bashPane(fx: SshFixture): Promise<string> {
   return cleanShellPane(fx, "bash", "bash --norc --noprofile", `${fx.dir}/home`);
@@ -115,7 +126,7 @@ Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
 
 Deno.test("fleet: two ssh hosts — listings cover both, each row's target drives its own host", async () => {
   await withFleet(async (mcp, alpha, beta) => {
-    const hosts = (await mcp.ok<{ hosts: HostRow[] }>("list", { what: "hosts" })).hosts;
+    const hosts = await connectedHosts(mcp);
     assertEquals(hosts.map((h) => [h.host, h.target, h.connected]), [["alpha", "alpha::", true], [
       "beta",
       "beta::",
@@ -171,6 +182,7 @@ Deno.test("fleet: two ssh hosts — listings cover both, each row's target drive
 
 Deno.test("fleet: a stopped host leaves the other answering in its normal time; it recovers", async () => {
   await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
     const panes = (await mcp.ok<{ panes: Pane[] }>("list", { what: "panes" })).panes;
     const a = panes.find((p) => p.host === "alpha")!;
     const b = panes.find((p) => p.host === "beta")!;
@@ -454,8 +466,7 @@ Deno.test("fleet: pty sessions on a chosen host, ids unambiguous, every answer s
 
 Deno.test("fleet: a host's own socket name and tmux binary are the ones used on it", async () => {
   await withFleet(async (mcp, alpha, beta) => {
-    const hosts = (await mcp.ok<{ hosts: HostRow[] }>("list", { what: "hosts" })).hosts;
-    assertEquals(hosts.map((h) => h.connected), [true, true], JSON.stringify(hosts));
+    await connectedHosts(mcp);
     // beta's tmux is on a socket of its own: its session is reached.
     const sessions = await mcp.ok<{ sessions: { host: string; session_name: string }[] }>("list", {
       what: "sessions",

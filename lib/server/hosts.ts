@@ -174,9 +174,9 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
           // Bounded as a whole: a stalled host's login has a bound of its own (--connect-timeout-ms).
           const out = await answerWithin(
             spec.name,
-            5_000,
+            HOST_ANSWER_MS,
             signal,
-            (own) => router.services(spec.name).tmux.text(["-V"], { timeoutMs: 5_000, signal: own }),
+            (own) => router.services(spec.name).tmux.text(["-V"], { timeoutMs: HOST_ANSWER_MS, signal: own }),
           );
           row.connected = true;
           row.tmux_version = out.trim().replace(/^tmux\s+/, "") || null;
