@@ -156,6 +156,22 @@ function existingDirectory(source: string, raw: string): string {
 
 const MiB = 1024 * 1024;
 
+/**
+ * The configuration one host works with: its destination as `ssh`, and its own socket and tmux binary (from
+ * `--ssh NAME=DEST,socket-name=…`) in place of the server's. A socket of its own replaces both of the
+ * server's: tmux takes one of -L and -S.
+ */
+export function hostConfig(config: Config, spec: HostSpec): Config {
+  const own = spec.socketName !== undefined || spec.socketPath !== undefined;
+  return {
+    ...config,
+    ssh: spec.destination,
+    socketName: own ? spec.socketName : config.socketName,
+    socketPath: own ? spec.socketPath : config.socketPath,
+    tmuxBin: spec.tmuxBin ?? config.tmuxBin,
+  };
+}
+
 /** Adds hosts to the list; the first one's destination is `ssh`, the host of an unqualified target. */
 function addHosts(c: Config, source: string, values: readonly string[]): void {
   try {

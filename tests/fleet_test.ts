@@ -3,12 +3,13 @@
  * server, one of them behind a slow login. Listings cover both, each row's `target` reaches its own host, a
  * stopped host leaves the other answering in its normal time, and it recovers.
  */
-import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, type McpFixture, uniqueSocketName } from "./helpers.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
+import { connect, type McpFixture, uniqueSocketName, withServer } from "./helpers.ts";
 import { cleanShellPane, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { parseConfig } from "../lib/config.ts";
-import { qualify, splitHostTarget } from "../lib/tmux/hosts.ts";
+import { type HostSpec, parseHostSpec, qualify, splitHostTarget } from "../lib/tmux/hosts.ts";
+import { remoteTmuxLine } from "../lib/tmux/ssh.ts";
 
 interface Pane {
   pane_id: string;
@@ -30,33 +31,62 @@ async function sharedConfig(a: SshFixture, b: SshFixture): Promise<string> {
   return path;
 }
 
+/**
+ * The hosts' states once both answer: a first login (beta's sleeps 2 s) on a loaded machine can outlast the
+ * bound of one listing, which then reports the host not connected.
+ */
+function connectedHosts(mcp: McpFixture): Promise<HostRow[]> {
+  return waitUntil("both hosts connected", async () => {
+    const hosts = (await mcp.ok<{ hosts: HostRow[] }>("list", { what: "hosts" })).hosts;
+    return hosts.every((h) => h.connected) ? hosts : undefined;
+  }, 120_000);
+}
+
 /** A window running bash without rc files (run-command needs a known shell at its prompt); its pane id. */
 function bashPane(fx: SshFixture): Promise<string> {
   return cleanShellPane(fx, "bash", "bash --norc --noprofile", `${fx.dir}/home`);
 }
 
-/** Two sshd hosts (beta's login sleeps 2 s), each with its own tmux, and a server with both. */
-async function withFleet(fn: (mcp: McpFixture, alpha: SshFixture, beta: SshFixture) => Promise<void>) {
+/**
+ * Two sshd hosts (beta's login sleeps 2 s), each with its own tmux, and a server with both. With `own`, beta's
+ * tmux is on a socket name of its own and alpha's is run by a wrapper that logs each start: both given as the
+ * host's settings after its destination.
+ */
+async function withFleet(
+  fn: (mcp: McpFixture, alpha: SshFixture, beta: SshFixture) => Promise<void>,
+  { own = false, args = [] }: { own?: boolean; args?: string[] } = {},
+) {
   const socketName = uniqueSocketName("fleet");
   const alpha = await startSshd({ alias: "tmcp-alpha", socketName });
-  const beta = await startSshd({ alias: "tmcp-beta", socketName });
+  const beta = await startSshd({ alias: "tmcp-beta", socketName: own ? uniqueSocketName("fleetb") : socketName });
   let mcp: McpFixture | undefined;
   try {
     await alpha.startTmux();
     await beta.startTmux();
     await beta.setLoginRc("sleep 2\n");
+    let alphaOpts = "", betaOpts = "";
+    if (own) {
+      await Deno.writeTextFile(
+        `${alpha.dir}/tmux-wrap`,
+        `#!/bin/sh\necho started >> ${alpha.dir}/wrap.log\nexec tmux "$@"\n`,
+      );
+      await Deno.chmod(`${alpha.dir}/tmux-wrap`, 0o755);
+      alphaOpts = `,tmux-bin=${alpha.dir}/tmux-wrap`;
+      betaOpts = `,socket-name=${beta.socketName}`;
+    }
     mcp = await connect({
       args: [
         "--ssh",
-        "alpha=tmcp-alpha",
+        `alpha=tmcp-alpha${alphaOpts}`,
         "--ssh",
-        "beta=tmcp-beta",
+        `beta=tmcp-beta${betaOpts}`,
         "--ssh-config",
         await sharedConfig(alpha, beta),
         "--socket-name",
         socketName,
         "--safety",
         "destructive",
+        ...args,
       ],
     });
     await fn(mcp, alpha, beta);
@@ -85,9 +115,10 @@ Deno.test("fleet: --ssh is repeatable with names; local is a host; names are che
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await Deno.writeTextFile(`${dir}/hosts`, "# fleet\nweb=me@web1\n\nlocal\n");
+    await Deno.writeTextFile(`${dir}/hosts`, "# fleet\nweb=me@web1,socket-name=w\n\nlocal,tmux-bin=/opt/tmux\n");
     const cfg = parseConfig(["--ssh", "db=me@db1", "--hosts", `${dir}/hosts`], {});
     assertEquals(cfg.hosts.map((h) => h.name), ["db", "web", "local"]);
+    assertEquals([cfg.hosts[1].socketName, cfg.hosts[2].tmuxBin], ["w", "/opt/tmux"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -95,7 +126,7 @@ Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
 
 Deno.test("fleet: two ssh hosts — listings cover both, each row's target drives its own host", async () => {
   await withFleet(async (mcp, alpha, beta) => {
-    const hosts = (await mcp.ok<{ hosts: HostRow[] }>("list", { what: "hosts" })).hosts;
+    const hosts = await connectedHosts(mcp);
     assertEquals(hosts.map((h) => [h.host, h.target, h.connected]), [["alpha", "alpha::", true], [
       "beta",
       "beta::",
@@ -151,6 +182,7 @@ Deno.test("fleet: two ssh hosts — listings cover both, each row's target drive
 
 Deno.test("fleet: a stopped host leaves the other answering in its normal time; it recovers", async () => {
   await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
     const panes = (await mcp.ok<{ panes: Pane[] }>("list", { what: "panes" })).panes;
     const a = panes.find((p) => p.host === "alpha")!;
     const b = panes.find((p) => p.host === "beta")!;
@@ -195,6 +227,15 @@ Deno.test("fleet: a stopped host leaves the other answering in its normal time; 
       assert(performance.now() - t0 < 30_000, `list panes took ${performance.now() - t0} ms`);
       assertEquals(all.unreachable.map((u) => u.host), ["beta"]);
       assert(all.panes.length > 0 && all.panes.every((p) => p.host === "alpha"));
+      // So do a search of every pane and the servers' facts.
+      const found = await mcp.ok<{ panes_searched: number; unreachable: { host: string }[] }>("search-panes", {
+        query: "never-printed",
+      });
+      assertEquals([found.panes_searched > 0, found.unreachable.map((u) => u.host)], [true, ["beta"]]);
+      const servers = await mcp.ok<{ servers: { host: string }[]; unreachable: { host: string }[] }>("list", {
+        what: "server",
+      });
+      assertEquals([servers.servers.map((s) => s.host), servers.unreachable.map((u) => u.host)], [["alpha"], ["beta"]]);
     } finally {
       for (const pid of frozen) Deno.kill(pid, "SIGCONT");
     }
@@ -206,4 +247,277 @@ Deno.test("fleet: a stopped host leaves the other answering in its normal time; 
     assertEquals(hosts.map((h) => h.connected), [true, true]);
     assertEquals((await alpha.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
   });
+});
+
+Deno.test("fleet: a host's own socket and tmux binary follow its destination, checked as hostile input", () => {
+  assertEquals(parseHostSpec("web=me@web1,socket-name=work,tmux-bin=/opt/tmux/bin/tmux"), {
+    name: "web",
+    destination: "me@web1",
+    socketName: "work",
+    tmuxBin: "/opt/tmux/bin/tmux",
+  });
+  assertEquals(parseHostSpec("local,socket-path=/run/t/s"), { name: "local", socketPath: "/run/t/s" });
+  assertEquals(parseHostSpec("db=me@db1,tmux-bin=~/bin/tmux"), {
+    name: "db",
+    destination: "me@db1",
+    tmuxBin: "~/bin/tmux",
+  });
+  for (
+    const bad of [
+      "web=me@web1,tmux-bin=/bin/tmux;id",
+      "web=me@web1,tmux-bin=$(id)",
+      "web=me@web1,tmux-bin=`id`",
+      "web=me@web1,tmux-bin=-x",
+      "web=me@web1,tmux-bin=a b",
+      "web=me@web1,socket-name=a|b",
+      "web=me@web1,socket-name=-L",
+      "web=me@web1,socket-name=x'y",
+      "web=me@web1,socket-path=relative/s",
+      "web=me@web1,socket-path=/a\nb",
+      "web=me@web1,socket-name=a,socket-path=/s",
+      "web=me@web1,socket-name=a,socket-name=b",
+      "web=me@web1,shell=/bin/sh",
+      "web=me@web1,",
+    ]
+  ) {
+    assertEquals(typeof parseHostSpec(bad), "string", bad);
+  }
+  assertMatch(parseHostSpec("web=h,tmux-bin=/x;id") as string, /tmux-bin "\/x;id" is not a command name or a path/);
+  // What is accepted still reaches the remote login's command line quoted, word by word.
+  const spec = parseHostSpec("web=h,tmux-bin=/opt/t+x/tmux,socket-name=w.1") as HostSpec;
+  assertEquals(
+    remoteTmuxLine(spec.tmuxBin!, { socketName: spec.socketName }, ["-V"]),
+    "exec '/opt/t+x/tmux' -u -L 'w.1' '-V'",
+  );
+  let refused = "";
+  try {
+    parseConfig(["--ssh", "web=h,oops=1"], {});
+  } catch (e) {
+    refused = (e as Error).message;
+  }
+  assertMatch(refused, /--ssh: "web=h,oops=1": "oops=1" is not a host setting/);
+});
+
+/** A window on `fx`'s tmux whose pane prints `text` once (and keeps the shell), for search-panes. */
+async function printIn(fx: SshFixture, text: string): Promise<void> {
+  await fx.tmux("new-window", "-d", "-t", "main", `printf '%s\\n' '${text}'; exec sleep 600`);
+}
+
+Deno.test("fleet: search-panes and list server cover every host; pipe-pane names its file's host", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    await printIn(alpha, "needle-alpha-1");
+    await printIn(alpha, "needle-alpha-2");
+    await printIn(beta, "needle-beta-1");
+    type Found = {
+      total_matches: number;
+      next_offset: number | null;
+      panes_searched: number;
+      panes: { host: string; target: string; pane_id: string; matches: { text: string }[] }[];
+    };
+    const all = await waitUntil("every needle found", async () => {
+      const r = await mcp.ok<Found>("search-panes", { query: "needle-" });
+      return r.total_matches === 3 ? r : undefined;
+    }, 30_000);
+    assertEquals(all.panes.map((p) => p.host), ["alpha", "alpha", "beta"]);
+    assertEquals(all.panes.every((p) => p.target === `${p.host}::${p.pane_id}`), true);
+    assertEquals(all.panes.flatMap((p) => p.matches.map((m) => m.text)).sort(), [
+      "needle-alpha-1",
+      "needle-alpha-2",
+      "needle-beta-1",
+    ]);
+    assert(all.panes_searched >= 4, JSON.stringify(all));
+    // Offsets count across hosts: the third match is beta's.
+    const page = await mcp.ok<Found>("search-panes", { query: "needle-", offset: 2, max_matches: 1 });
+    assertEquals([page.total_matches, page.next_offset, page.panes.map((p) => p.host)], [3, null, ["beta"]]);
+    const first = await mcp.ok<Found>("search-panes", { query: "needle-", max_matches: 1 });
+    assertEquals([first.next_offset, first.panes.length, first.panes[0].host], [1, 1, "alpha"]);
+    // A target narrows it to its host.
+    const narrow = await mcp.ok<Found & { host: string }>("search-panes", { query: "needle-", target: "beta::main" });
+    assertEquals([narrow.host, narrow.total_matches], ["beta", 1]);
+
+    const servers = await mcp.ok<{ servers: { host: string; version: string; pid: number; ssh_host: string }[] }>(
+      "list",
+      { what: "server" },
+    );
+    assertEquals(servers.servers.map((s) => [s.host, s.ssh_host]), [["alpha", "tmcp-alpha"], ["beta", "tmcp-beta"]]);
+    const pids = [alpha, beta].map(async (fx) => Number((await fx.tmux("display-message", "-p", "#{pid}")).trim()));
+    assertEquals(servers.servers.map((s) => s.pid), await Promise.all(pids));
+    const one = await mcp.ok<{ host: string; ssh_host: string }>("list", { what: "server", target: "beta::" });
+    assertEquals([one.host, one.ssh_host], ["beta", "tmcp-beta"]);
+
+    const log = `${beta.dir}/pipe.log`;
+    const piped = await mcp.ok<{ file_host: string; host: string }>("pipe-pane", { target: "beta::main", path: log });
+    assertEquals([piped.host, piped.file_host], ["beta", "tmcp-beta"]);
+    await mcp.ok("pipe-pane", { target: "beta::main" });
+  });
+});
+
+Deno.test("fleet: buffers are addressed HOST::NAME; listings cover every host; a name with :: is never misread", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    const onBeta = await mcp.ok<{ host: string; name: string }>("set-buffer", { name: "beta::note", content: "on b" });
+    assertEquals([onBeta.host, onBeta.name], ["beta", "note"]);
+    assertEquals(await beta.tmux("show-buffer", "-b", "note"), "on b");
+    assert((await alpha.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").every((n) => n !== "note"));
+    // Without a host: the default one, and the answer says so.
+    assertEquals((await mcp.ok<{ host: string }>("set-buffer", { name: "note", content: "on a" })).host, "alpha");
+    assertEquals(await alpha.tmux("show-buffer", "-b", "note"), "on a");
+
+    const listed = await mcp.ok<{ buffers: { host: string; name: string }[] }>("list-buffers");
+    const notes = listed.buffers.filter((b) => b.name === "note").map((b) => b.host);
+    assertEquals(notes, ["alpha", "beta"]);
+    const shown = await mcp.ok<{ text: string; host: string }>("show-buffer", { name: "beta::note" });
+    assertEquals([shown.text, shown.host], ["on b", "beta"]);
+    await mcp.ok("append-buffer", { name: "beta::note", content: "!" });
+    assertEquals(await beta.tmux("show-buffer", "-b", "note"), "on b!");
+    const found = await mcp.ok<{ host: string; total_matches: number }>("search-buffer", {
+      query: "on b",
+      buffers: ["beta::note"],
+    });
+    assertEquals([found.host, found.total_matches], ["beta", 1]);
+
+    // A buffer name holding "::": its host is written first, and a prefix that is no host is refused.
+    assertMatch(
+      await mcp.err("set-buffer", { name: "x::y", content: "?" }),
+      /"x" before "::" is not a host \(hosts: alpha, beta\).*alpha::x::y/,
+    );
+    assertMatch(await mcp.err("set-buffer", { name: "gamma::y", content: "?" }), /not a host/);
+    assertMatch(await mcp.err("show-buffer", { name: "beta::" }), /names no buffer: write beta::NAME/);
+    assertEquals((await mcp.ok<{ host: string }>("set-buffer", { name: "beta::x::y", content: "c" })).host, "beta");
+    assertEquals(await beta.tmux("show-buffer", "-b", "x::y"), "c");
+    assertMatch(
+      await mcp.err("rename-buffer", { from: "beta::note", to: "alpha::note2" }),
+      /names host "beta" and to names "alpha": a call acts on one host/,
+    );
+    // Unprefixed names go with the host the call names.
+    await mcp.ok("rename-buffer", { from: "beta::x::y", to: "moved" });
+    assertEquals(await beta.tmux("show-buffer", "-b", "moved"), "c");
+
+    const saved = await mcp.ok<{ file_host: string; host: string }>("save-buffer", {
+      name: "beta::note",
+      path: `${beta.dir}/saved.txt`,
+    });
+    assertEquals([saved.host, saved.file_host], ["beta", "tmcp-beta"]);
+    assertEquals(await Deno.readTextFile(`${beta.dir}/saved.txt`), "on b!");
+    const loaded = await mcp.ok<{ file_host: string; host: string }>("load-buffer", {
+      name: "beta::loaded",
+      path: `${beta.dir}/saved.txt`,
+    });
+    assertEquals([loaded.host, loaded.file_host], ["beta", "tmcp-beta"]);
+    assertEquals(await beta.tmux("show-buffer", "-b", "loaded"), "on b!");
+    await mcp.ok("delete-buffer", { name: "beta::note" });
+    assertEquals(await alpha.tmux("show-buffer", "-b", "note"), "on a");
+    await assertRejects(() => beta.tmux("show-buffer", "-b", "note"));
+  });
+});
+
+Deno.test("fleet: pty sessions on a chosen host, ids unambiguous, every answer says where it runs", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    const b = await mcp.ok<{ pty_id: string; runs_on: string; host: string }>("pty-launch", {
+      command: "cat",
+      pty_id: "beta::same",
+    });
+    assertEquals([b.pty_id, b.runs_on, b.host], ["beta::same", "tmcp-beta", "beta"]);
+    const a = await mcp.ok<{ pty_id: string; runs_on: string }>("pty-launch", { command: "cat", pty_id: "same" });
+    assertEquals([a.pty_id, a.runs_on], ["alpha::same", "tmcp-alpha"]);
+    const fresh = await mcp.ok<{ pty_id: string; runs_on: string }>("pty-launch", { command: "cat", pty_id: "beta::" });
+    assertMatch(fresh.pty_id, /^beta::[A-Za-z0-9]/);
+    assertEquals(fresh.runs_on, "tmcp-beta");
+
+    const listed = await mcp.ok<{ sessions: { pty_id: string; host: string; runs_on?: string }[] }>(
+      "pty-list-sessions",
+    );
+    assertEquals(listed.sessions.map((s) => s.pty_id).sort(), ["alpha::same", "beta::same", fresh.pty_id].sort());
+    assertEquals(listed.sessions.every((s) => s.pty_id.startsWith(`${s.host}::`)), true);
+    assertEquals(listed.sessions.every((s) => s.runs_on === `tmcp-${s.host}`), true, JSON.stringify(listed));
+
+    const sent = await mcp.ok<{ pty_id: string; runs_on: string }>("pty-send-keys", {
+      pty_id: "beta::same",
+      keys: "typed-on-beta\n",
+    });
+    assertEquals([sent.pty_id, sent.runs_on], ["beta::same", "tmcp-beta"]);
+    await waitUntil("beta's cat to echo", async () => {
+      const s = await mcp.ok<{ screen: string; runs_on: string; host: string }>("pty-get-screen", {
+        pty_id: "beta::same",
+      });
+      assertEquals([s.runs_on, s.host], ["tmcp-beta", "beta"]);
+      return s.screen.includes("typed-on-beta") || undefined;
+    }, 30_000);
+    const alphaScreen = await mcp.ok<{ screen: string }>("pty-get-screen", { pty_id: "alpha::same" });
+    assert(!alphaScreen.screen.includes("typed-on-beta"));
+    // The session is on beta's tmux, not alpha's.
+    assert((await beta.tmux("list-sessions", "-F", "#{session_name}")).includes("same"));
+    assert(!(await alpha.tmux("list-sessions", "-F", "#{session_name}")).includes(fresh.pty_id.slice(6)));
+
+    const cap = await mcp.ok<{ file_host: string; runs_on: string }>("pty-capture", {
+      pty_id: "beta::same",
+      output_file: `${beta.dir}/cap.log`,
+    });
+    assertEquals([cap.file_host, cap.runs_on], ["tmcp-beta", "tmcp-beta"]);
+    await mcp.ok("pty-capture", { pty_id: "beta::same" });
+
+    assertMatch(await mcp.err("pty-get-screen", { pty_id: "beta::" }), /names nothing on beta/);
+    assertMatch(await mcp.err("pty-get-screen", { pty_id: "gamma::same" }), /no host is named "gamma"/);
+    assertMatch(await mcp.err("pty-get-screen", { pty_id: "be:ta::x" }), /pty_id is 1-64 letters/);
+    const killed = await mcp.ok<{ runs_on: string }>("pty-kill-session", { pty_id: "beta::same" });
+    assertEquals(killed.runs_on, "tmcp-beta");
+    await mcp.ok("pty-get-screen", { pty_id: "alpha::same" });
+  });
+});
+
+Deno.test("fleet: a host's own socket name and tmux binary are the ones used on it", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
+    // beta's tmux is on a socket of its own: its session is reached.
+    const sessions = await mcp.ok<{ sessions: { host: string; session_name: string }[] }>("list", {
+      what: "sessions",
+    });
+    assertEquals(sessions.sessions.map((s) => [s.host, s.session_name]), [["alpha", "main"], ["beta", "main"]]);
+    const marker = `${beta.socketName}-seen`;
+    await mcp.ok("set-buffer", { name: "beta::own", content: marker });
+    assertEquals(await beta.tmux("show-buffer", "-b", "own"), marker);
+    // alpha's tmux is started through its wrapper.
+    assertMatch(await Deno.readTextFile(`${alpha.dir}/wrap.log`), /started/);
+  }, { own: true });
+});
+
+Deno.test("fleet: one host — a buffer name with :: is written HOST::NAME, never half read as a host", async () => {
+  await withServer(async (mcp, tmux) => {
+    assertMatch(
+      await mcp.err("set-buffer", { name: "a::b", content: "x" }),
+      /"a" before "::" is not a host \(hosts: local\).*local::a::b/,
+    );
+    await mcp.ok("set-buffer", { name: "local::a::b", content: "x" });
+    assertEquals(await tmux.tmux("show-buffer", "-b", "a::b"), "x");
+    assertEquals((await mcp.ok<{ text: string }>("show-buffer", { name: "local::a::b" })).text, "x");
+    // Names without "::" are as they were, and answers of one host carry no host.
+    const r = await mcp.ok<{ host?: string }>("set-buffer", { name: "plain:name", content: "y" });
+    assertEquals(r.host, undefined);
+    const p = await mcp.ok<{ runs_on: string; pty_id: string }>("pty-launch", { command: "cat" });
+    assertEquals(p.runs_on, "local");
+    assertEquals((await mcp.ok<{ runs_on: string }>("pty-get-screen", { pty_id: p.pty_id })).runs_on, "local");
+    await mcp.ok("pty-kill-session", { pty_id: p.pty_id });
+  });
+});
+
+Deno.test("fleet: a continue token and a full-output buffer from a host lead back to it", async () => {
+  await withFleet(async (mcp, _alpha, beta) => {
+    const pane = qualify("beta", await bashPane(beta));
+    type Run = { continue?: string; output: string; full_output_buffer?: string; host: string };
+    let r = await mcp.ok<Run>("run-command", {
+      target: pane,
+      command: "sleep 5; seq 1 30; echo fin-$((6*7))",
+      max_lines: 3,
+      timeout_ms: 120_000,
+    });
+    assertEquals(r.host, "beta");
+    assertMatch(r.continue ?? "", /^beta::c[0-9a-f]{16}$/, JSON.stringify(r));
+    assertMatch(await mcp.err("run-command", { continue: "beta::" }), /names nothing on beta/);
+    assertMatch(await mcp.err("run-command", { continue: r.continue!.slice(6) }), /continue/);
+    while (r.continue !== undefined) r = await mcp.ok<Run>("run-command", { continue: r.continue });
+    assertMatch(r.output, /fin-42/);
+    assertMatch(r.full_output_buffer!, /^beta::/);
+    const all = await mcp.ok<{ text: string; host: string }>("show-buffer", { name: r.full_output_buffer! });
+    assertEquals(all.host, "beta");
+    assertMatch(all.text, /^1\n2\n3\n[\s\S]*fin-42\n$/);
+  }, { args: ["--call-budget-ms", "2000"] });
 });

@@ -188,6 +188,7 @@ export function ptySuite(backend: Backend): void {
           pty_id: id,
           rows: 30,
           cols: 100,
+          runs_on: "local",
         });
         await p.send(id, "stty size\n");
         await p.waitScreen(id, "the new size", (s) => s.includes("\n30 100\n"));
@@ -235,6 +236,8 @@ export function ptySuite(backend: Backend): void {
             pty_id: id,
             output_file: `${dir}/${names[0]}`,
             capturing: false,
+            file_host: "local",
+            runs_on: "local",
           });
           await mcp.ok("pty-capture", { pty_id: id, output_file: `${dir}/${names[1]}` });
           await p.send(id, "bye\n");
@@ -343,7 +346,7 @@ export function ptySuite(backend: Backend): void {
         const screen = await p.waitScreen(id, "the pid", (s) => /PID=\d+/.test(s) && s.includes("sleep 1001"));
         const bg = Number(/PID=(\d+)/.exec(screen)![1]);
         assert(!processGone(bg), "the background sleep should be running");
-        assertEquals(await p.kill(id), { pty_id: id, killed: true });
+        assertEquals(await p.kill(id), { pty_id: id, killed: true, runs_on: "local" });
         await until("the background job to end", () => Promise.resolve(processGone(bg)), (gone) => gone, 5000);
         assertEquals((await p.list()).filter((s) => s.pty_id === id), []);
         assertMatch(await mcp.err("pty-kill-session", { pty_id: id }), /no pty session "s\d+"/);

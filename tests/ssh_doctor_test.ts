@@ -93,7 +93,7 @@ Deno.test("doctor --ssh: a wrong host key, a wrong user key — FAIL ssh saying 
   }
 });
 
-Deno.test("doctor --ssh: a host whose PATH has no tmux — FAIL remote tmux naming --tmux-bin, exit 1", async () => {
+Deno.test("doctor --ssh: a host whose PATH has no tmux — FAIL remote tmux naming --tmux-bin, exit 1; ok with its own tmux-bin", async () => {
   const fx = await startSshd();
   try {
     await fx.startTmux();
@@ -103,6 +103,18 @@ Deno.test("doctor --ssh: a host whose PATH has no tmux — FAIL remote tmux nami
     assertMatch(lineOf(r.lines, "ssh"), /^ok /);
     assertMatch(lineOf(r.lines, "remote tmux"), /^FAIL {2}remote tmux: "tmux" does not run on ssh host .*--tmux-bin/);
     assertMatch(lineOf(r.lines, "remote socket"), /^skip /);
+    // The host's own tmux binary and socket (after its destination) are the ones checked.
+    const tmuxPath = (await runProcess("sh", ["-c", "command -v tmux"])).stdout.trim();
+    const own = await doctor([
+      "--ssh",
+      `${fx.alias},tmux-bin=${tmuxPath},socket-name=${fx.socketName}`,
+      "--ssh-config",
+      fx.configPath,
+    ]);
+    // (Its PATH still has no shell for run-command: that check fails on.)
+    assertMatch(lineOf(own.lines, "remote shells"), /^FAIL /);
+    assertMatch(lineOf(own.lines, "remote tmux"), /^ok {4}remote tmux: \d+\.\d+/);
+    assertMatch(lineOf(own.lines, "remote socket"), /1 session\(s\)/);
   } finally {
     await fx.cleanup();
   }

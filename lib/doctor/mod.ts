@@ -13,7 +13,7 @@
  * const { lines, ok } = await runDoctor(parseConfig(["--socket-name", "work"], {}), ["--socket-name", "work"]);
  * ```
  */
-import type { Config } from "../config.ts";
+import { type Config, hostConfig } from "../config.ts";
 import { createSpawnExecutor } from "../tmux/executor.ts";
 import { type CheckResult, formatCheck } from "./check.ts";
 import { checkSocket, checkTmuxVersion } from "./tmux.ts";
@@ -74,10 +74,12 @@ export async function runDoctor(config: Config, flags: readonly string[]): Promi
   // With --ssh the tmux that matters is on each ssh host; this machine's only when `local` is one of the hosts.
   const remote = config.hosts.filter((h) => h.destination !== undefined);
   if (config.hosts.length === 0 || remote.length < config.hosts.length) {
-    results.push(...await localChecks(config, need));
+    const here = config.hosts.find((h) => h.destination === undefined);
+    results.push(...await localChecks(here ? hostConfig(config, here) : config, need));
   }
-  // Each host over its own login, all at once: a slow one does not hold the others up.
-  results.push(...(await Promise.all(remote.map((h) => checkSshHost(config, h, need)))).flat());
+  // Each host over its own login (with its own socket and tmux), all at once: a slow one does not hold the
+  // others up.
+  results.push(...(await Promise.all(remote.map((h) => checkSshHost(hostConfig(config, h), h, need)))).flat());
   results.push(
     need.libc ? checkLibc(true) : { status: "skip", name: "pty libc", detail: "internal pty backend not configured" },
   );

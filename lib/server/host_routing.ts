@@ -9,10 +9,11 @@
  * const bindings = bindCall(router, tool, { target: "web::%3" }); // [{ host: "web", args: { target: "%3" }, … }]
  * ```
  */
-import { qualify, splitHostTarget } from "../tmux/hosts.ts";
+import { HOST_NAME, HOST_SEPARATOR, qualify, splitHostTarget } from "../tmux/hosts.ts";
 import { targetSchema } from "../tmux/target.ts";
 import { UserError } from "../errors.ts";
 import type { AnyTool, HostRouter, Services, ToolOutput } from "../tools/tool.ts";
+import { runsOn } from "../tools/pty/schemas.ts";
 
 /** One host's part of a call: its services and the arguments with the host prefix removed. */
 export interface Binding {
@@ -21,59 +22,246 @@ export interface Binding {
   args: Record<string, unknown>;
 }
 
-/** `list` members (and their own entries) that list every host when no target narrows them. */
-const FAN_OUT: Readonly<Record<string, (args: Record<string, unknown>) => boolean>> = {
-  "list": (a) => a.what === "panes" || a.what === "windows" || a.what === "sessions",
-  "list-panes": () => true,
-  "list-windows": () => true,
-  "list-sessions": () => true,
-};
+type Args = Record<string, unknown>;
+type Structured = Record<string, unknown>;
+
+/** A call that runs on every host when nothing in it names one, and how its answers become one. */
+interface FanOut {
+  when(args: Args): boolean;
+  /** Each host's arguments (default: the call's). */
+  args?(args: Args): Args;
+  /** One result from the hosts' answers, each already with its `host` (default: their rows together). */
+  merge?(args: Args, parts: readonly Structured[]): Structured;
+}
 
 /**
- * The hosts a call runs on: the one its `target` names (prefix removed), every host for a listing without a
- * target, else the first host. Throws a UserError for an unknown host or a target left invalid by the split.
+ * Each host's search starts at the first match and returns as many as the page ends at; the page of the
+ * merged matches (hosts in order, panes in their order) is cut here, so offsets count across hosts.
  */
-export function bindCall(router: HostRouter, tool: AnyTool, args: Record<string, unknown>): Binding[] {
-  const target = args.target;
-  if (typeof target === "string") {
-    let split;
-    try {
-      split = splitHostTarget(target);
-    } catch (e) {
-      throw new UserError((e as Error).message);
+const SEARCH_PANES: FanOut = {
+  when: (a) => a.target === undefined,
+  args: (a) => ({ ...a, offset: 0, max_matches: (a.offset as number) + (a.max_matches as number) }),
+  merge(a, parts) {
+    const offset = a.offset as number;
+    const end = offset + (a.max_matches as number);
+    let total = 0, searched = 0, seen = 0;
+    const panes: Structured[] = [];
+    for (const p of parts) {
+      total += p.total_matches as number;
+      searched += p.panes_searched as number;
+      for (const row of p.panes as Structured[]) {
+        const matches = (row.matches as unknown[]).filter(() => seen++ >= offset && seen <= end);
+        if (matches.length) panes.push({ ...row, matches });
+      }
     }
-    if (split.host === undefined) return [bind(router, router.names[0], args)];
-    const rest = split.target === "" ? undefined : split.target;
-    if (rest !== undefined) {
-      const ok = targetSchema.safeParse(rest);
-      if (!ok.success) throw new UserError(`target ${JSON.stringify(target)}: ${ok.error.issues[0].message}`);
-    }
-    const { target: _, ...others } = args;
-    return [bind(router, split.host, rest === undefined ? others : { ...others, target: rest })];
+    return { total_matches: total, offset, next_offset: end < total ? end : null, panes_searched: searched, panes };
+  },
+};
+
+/** Listings (and searches) that cover every host when nothing in the call names one. */
+const FAN_OUT: Readonly<Record<string, FanOut>> = {
+  "list": {
+    when: (a) => a.target === undefined && ["panes", "windows", "sessions", "server"].includes(a.what as string),
+    // The server facts are one object per host: a row each.
+    merge: (a, parts) => a.what === "server" ? { servers: parts } : together(a, parts),
+  },
+  "list-panes": { when: (a) => a.target === undefined },
+  "list-windows": { when: (a) => a.target === undefined },
+  "list-sessions": { when: (a) => a.target === undefined },
+  "list-buffers": { when: () => true },
+  "pty-list-sessions": { when: () => true },
+  "search-panes": SEARCH_PANES,
+};
+
+/** The default merge: each list the rows of every host in order; other fields the first host's. */
+function together(_args: Args, parts: readonly Structured[]): Structured {
+  return Object.assign({}, ...parts.toReversed().map(scalars), rows(parts));
+}
+
+/** `part` with `fields` added to every row of its lists. */
+function onRows(part: Structured, fields: Structured): Structured {
+  const row = (r: unknown) => r && typeof r === "object" ? { ...r, ...fields } : r;
+  return Object.fromEntries(Object.entries(part).map(([k, v]) => [k, Array.isArray(v) ? v.map(row) : v]));
+}
+
+/** A part's fields that are not lists (the first host's win when merged), `host` left out. */
+function scalars(part: Structured): Structured {
+  return Object.fromEntries(Object.entries(part).filter(([k, v]) => k !== "host" && !Array.isArray(v)));
+}
+
+/** The parts' lists, each one list of every part's rows in host order. */
+function rows(parts: readonly Structured[]): Structured {
+  const out: Record<string, unknown[]> = {};
+  for (const p of parts) {
+    for (const [k, v] of Object.entries(p)) if (Array.isArray(v)) out[k] = [...(out[k] ?? []), ...v];
   }
-  if (router.several && target === undefined && FAN_OUT[tool.name]?.(args)) {
-    return router.names.map((h) => bind(router, h, args));
+  return out;
+}
+
+/** How a field names its host: a tmux target, a pty session id or continue token, or a paste-buffer name. */
+type Kind = "target" | "id" | "buffer";
+
+/** One value of a call that may carry `HOST::`, and how to put it back without the prefix. */
+interface Address {
+  field: string;
+  kind: Kind;
+  value: string;
+  set(args: Args, value: string): Args;
+}
+
+/** The values of `args` that may name a host: `target`, `pty_id`, `continue` and a buffer tool's buffer names. */
+function addresses(tool: AnyTool, args: Args): Address[] {
+  const out: Address[] = [];
+  const top = (field: string, kind: Kind) => {
+    const value = args[field];
+    if (typeof value === "string") out.push({ field, kind, value, set: (a, v) => ({ ...a, [field]: v }) });
+  };
+  top("target", "target");
+  top("pty_id", "id");
+  top("continue", "id");
+  if (tool.toolset !== "buffers") return out;
+  for (const f of ["name", "from", "to"]) top(f, "buffer");
+  const list = args.buffers;
+  if (Array.isArray(list)) {
+    list.forEach((value, i) => {
+      if (typeof value !== "string") return;
+      out.push({
+        field: `buffers[${i}]`,
+        kind: "buffer",
+        value,
+        set: (a, v) => ({ ...a, buffers: (a.buffers as string[]).map((x, j) => j === i ? v : x) }),
+      });
+    });
+  }
+  const near = args.near as Args | undefined;
+  if (near && typeof near.buffer === "string") {
+    out.push({
+      field: "near.buffer",
+      kind: "buffer",
+      value: near.buffer,
+      set: (a, v) => ({ ...a, near: { ...(a.near as Args), buffer: v } }),
+    });
+  }
+  const resume = args.resume_from_offset;
+  if (resume && typeof resume === "object") {
+    for (const key of Object.keys(resume)) {
+      out.push({
+        field: "resume_from_offset",
+        kind: "buffer",
+        value: key,
+        set: (a, v) => {
+          const { [key]: offset, ...others } = a.resume_from_offset as Record<string, number>;
+          return { ...a, resume_from_offset: { ...others, [v]: offset } };
+        },
+      });
+    }
+  }
+  return out;
+}
+
+/** Whether a call must be routed although the server has one host: a value in it names a host. */
+export function namesHost(tool: AnyTool, args: Args): boolean {
+  return addresses(tool, args).some((a) => a.value.includes(HOST_SEPARATOR));
+}
+
+/**
+ * `value` split at its host prefix, checked as its kind is. A buffer name may hold `::` itself: there the
+ * text before the first `::` must be a host of the server, so a name is never half read as a host.
+ */
+function splitAddress(router: HostRouter, tool: AnyTool, a: Address): { host?: string; rest: string } {
+  const at = a.value.indexOf(HOST_SEPARATOR);
+  if (at < 0) return { rest: a.value };
+  const host = a.value.slice(0, at);
+  const rest = a.value.slice(at + HOST_SEPARATOR.length);
+  const shown = `${a.field} ${JSON.stringify(a.value)}`;
+  if (a.kind === "buffer") {
+    if (!HOST_NAME.test(host) || !router.names.includes(host)) {
+      const first = router.names[0];
+      throw new UserError(
+        `${shown}: "${host}" before "::" is not a host (hosts: ${router.names.join(", ")}); a buffer name ` +
+          `that holds "::" is written with its host first: ${qualify(first, a.value)}`,
+      );
+    }
+    if (rest === "") throw new UserError(`${shown} names no buffer: write ${host}::NAME`);
+    return { host, rest };
+  }
+  let split;
+  try {
+    split = splitHostTarget(a.value);
+  } catch (e) {
+    throw new UserError((e as Error).message.replace(/^target/, a.field));
+  }
+  if (a.kind === "target" && rest !== "") {
+    const ok = targetSchema.safeParse(rest);
+    if (!ok.success) throw new UserError(`${shown}: ${ok.error.issues[0].message}`);
+  }
+  // "HOST::" alone: the host's default pane, or a new pty session there; no existing session is unnamed.
+  if (a.kind === "id" && rest === "" && !(a.field === "pty_id" && tool.name === "pty-launch")) {
+    throw new UserError(`${shown} names nothing on ${split.host}: give it as the answer that handed it out did`);
+  }
+  return { host: split.host, rest };
+}
+
+/**
+ * The hosts a call runs on: the one a value in it names (`HOST::` removed; values without a prefix go to the
+ * same host), every host for a listing that names none, else the first host. Throws a UserError for an unknown
+ * host, for values naming two hosts, or for a value left invalid by the split.
+ */
+export function bindCall(router: HostRouter, tool: AnyTool, args: Args): Binding[] {
+  let host: string | undefined;
+  let named: string | undefined;
+  let out = args;
+  for (const a of addresses(tool, args)) {
+    const split = splitAddress(router, tool, a);
+    if (split.host === undefined) continue;
+    if (host !== undefined && split.host !== host) {
+      throw new UserError(
+        `${named} names host "${host}" and ${a.field} names "${split.host}": a call acts on one host ` +
+          `(to move something between hosts, read it from one and write it to the other)`,
+      );
+    }
+    host = split.host;
+    named = a.field;
+    // An empty target is no target: the host's default pane. An empty pty_id asks for a new session there.
+    out = split.rest === "" ? (({ [a.field]: _, ...others }) => others)(out) : a.set(out, split.rest);
+  }
+  if (host !== undefined) return [bind(router, host, out)];
+  const fan = FAN_OUT[tool.name];
+  if (router.several && fan?.when(args)) {
+    const each = fan.args?.(args) ?? args;
+    return router.names.map((h) => bind(router, h, each));
   }
   return [bind(router, router.names[0], args)];
 }
 
-function bind(router: HostRouter, host: string, args: Record<string, unknown>): Binding {
+function bind(router: HostRouter, host: string, args: Args): Binding {
   return { host, services: router.services(host), args };
+}
+
+/** A pty tool's result says where its session runs (`runs_on`), whatever the number of hosts. */
+export function placed(tool: AnyTool, services: Services, out: ToolOutput<unknown>): ToolOutput<unknown> {
+  const s = out.structured;
+  if (tool.toolset !== "pty" || !s || typeof s !== "object" || Array.isArray(s) || "runs_on" in s) return out;
+  return { ...out, structured: { ...s, runs_on: runsOn(services) } };
 }
 
 const ID_KEYS = ["pane_id", "window_id", "session_id"] as const;
 
-/** `row` with `host` and, when it has an id, `target` (its most specific id on `host`). */
-function withTarget(row: Record<string, unknown>, host: string): Record<string, unknown> {
+/**
+ * `row` with `host` and, when it has an id, `target` (its most specific id on `host`); a pty session's id
+ * becomes `HOST::ID`, the form every pty tool takes, so no two hosts' sessions share an id.
+ */
+function withTarget(row: Structured, host: string): Structured {
   const id = ID_KEYS.map((k) => row[k]).find((v): v is string => typeof v === "string");
-  return id === undefined ? { host, ...row } : { host, target: qualify(host, id), ...row };
+  const pty = typeof row.pty_id === "string" ? { pty_id: qualify(host, row.pty_id) } : {};
+  return id === undefined ? { host, ...row, ...pty } : { host, target: qualify(host, id), ...row, ...pty };
 }
 
 /** A structured result with `host`, and `target` on itself and on each row of its lists that has an id. */
 function qualified(structured: unknown, host: string): unknown {
   if (!structured || typeof structured !== "object" || Array.isArray(structured)) return structured;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(structured as Record<string, unknown>)) {
+  const out: Structured = {};
+  for (const [k, v] of Object.entries(structured as Structured)) {
     out[k] = Array.isArray(v)
       ? v.map((r) => r && typeof r === "object" && !Array.isArray(r) ? withTarget(r, host) : r)
       : v;
@@ -83,26 +271,30 @@ function qualified(structured: unknown, host: string): unknown {
 
 /**
  * The result of a call made on `bindings`: one host's as it is (with `host` and `target`s when the server has
- * several), or a listing's rows from every host that answered, each with its `host` and `target`, plus
- * `unreachable` for those that did not. Throws the first error when no host answered.
+ * several), or the answers of every host that answered as one (a listing's
+ * rows together, each with its `host` and `target`), plus `unreachable` for those that did not. Throws the
+ * first error when no host answered.
  */
 export function mergeOutputs(
   router: HostRouter,
+  tool: AnyTool,
+  args: Args,
   bindings: readonly Binding[],
   settled: readonly PromiseSettledResult<ToolOutput<unknown>>[],
 ): ToolOutput<unknown> {
   if (bindings.length === 1) {
     const r = settled[0];
     if (r.status === "rejected") throw r.reason;
-    if (!router.several) return r.value;
+    const out = placed(tool, bindings[0].services, r.value);
+    if (!router.several) return out;
     // A result whose content is its JSON is rewritten with it; text content (a screen) stays as it is.
-    const plain = r.value.content === undefined;
-    const structured = qualified(r.value.structured, bindings[0].host);
-    return plain ? { structured } : { structured, content: r.value.content };
+    const plain = out.content === undefined;
+    const structured = qualified(out.structured, bindings[0].host);
+    return plain ? { structured } : { structured, content: out.content };
   }
   const ok = settled.findIndex((r) => r.status === "fulfilled");
   if (ok < 0) throw (settled[0] as PromiseRejectedResult).reason;
-  const merged: Record<string, unknown> = {};
+  const parts: Structured[] = [];
   const unreachable: { host: string; error: string }[] = [];
   settled.forEach((r, i) => {
     const host = bindings[i].host;
@@ -110,12 +302,10 @@ export function mergeOutputs(
       unreachable.push({ host, error: r.reason instanceof Error ? r.reason.message : String(r.reason) });
       return;
     }
-    const one = qualified(r.value.structured, host) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(one)) {
-      if (k === "host") continue;
-      if (Array.isArray(v)) merged[k] = [...(merged[k] as unknown[] ?? []), ...v];
-      else if (!(k in merged)) merged[k] = v;
-    }
+    const part = qualified(r.value.structured, host) as Structured;
+    // Rows of several hosts' pty sessions each say where they run; one value on top would be the first host's.
+    parts.push(tool.toolset === "pty" ? onRows(part, { runs_on: runsOn(bindings[i].services) }) : part);
   });
+  const merged = (FAN_OUT[tool.name]?.merge ?? together)(args, parts);
   return { structured: unreachable.length ? { ...merged, unreachable } : merged };
 }

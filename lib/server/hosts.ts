@@ -25,7 +25,7 @@
  * router.names; // ["web", "db"]
  * ```
  */
-import { type Config, scopeRule } from "../config.ts";
+import { type Config, hostConfig as configOf, scopeRule } from "../config.ts";
 import { createTmuxEngine } from "../tmux/engine.ts";
 import { createSessionScope } from "../tmux/scope.ts";
 import { controlDirPath, createSshLauncher, RemoteError } from "../tmux/ssh.ts";
@@ -51,9 +51,9 @@ type Shared = Pick<Services, "regex" | "atExit">;
 
 /** One host's services, before the shared ones are added. */
 function hostServices(config: Config, spec: HostSpec, index: number, several: number, shared: Semaphore) {
-  const hostConfig: Config = { ...config, ssh: spec.destination };
+  const hostConfig = configOf(config, spec);
   const rule = scopeRule(config);
-  const socket = { socketName: config.socketName, socketPath: config.socketPath };
+  const socket = { socketName: hostConfig.socketName, socketPath: hostConfig.socketPath };
   const controlDir = spec.destination === undefined
     ? undefined
     : controlDirPath(Deno.pid, Deno.env.get("TMPDIR"), index);
@@ -64,7 +64,7 @@ function hostServices(config: Config, spec: HostSpec, index: number, several: nu
       controlDir,
       connectTimeoutMs: config.connectTimeoutMs,
     },
-    config.tmuxBin,
+    hostConfig.tmuxBin,
     socket,
   );
   // sshd serves 10 sessions per connection (its MaxSessions), the master's and the control client's included.
@@ -72,7 +72,7 @@ function hostServices(config: Config, spec: HostSpec, index: number, several: nu
   // With several hosts one that stalls must leave a slot of the server-wide bound to the others.
   if (several > 1) bound = Math.max(1, Math.min(bound, config.maxConcurrency - 1));
   const tmux = createTmuxEngine({
-    bin: config.tmuxBin,
+    bin: hostConfig.tmuxBin,
     ...socket,
     maxConcurrency: bound,
     shared: several > 1 ? shared : undefined,
@@ -146,6 +146,7 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
         regex: shared.regex,
         atExit: shared.atExit,
         hosts: router,
+        host: name,
       };
       made.set(name, services);
       return services;
@@ -176,9 +177,9 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
           // Bounded as a whole: a stalled host's login has a bound of its own (--connect-timeout-ms).
           const out = await answerWithin(
             spec.name,
-            5_000,
+            HOST_ANSWER_MS,
             signal,
-            (own) => router.services(spec.name).tmux.text(["-V"], { timeoutMs: 5_000, signal: own }),
+            (own) => router.services(spec.name).tmux.text(["-V"], { timeoutMs: HOST_ANSWER_MS, signal: own }),
           );
           row.connected = true;
           row.tmux_version = out.trim().replace(/^tmux\s+/, "") || null;

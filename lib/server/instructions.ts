@@ -34,7 +34,8 @@ export function instructions(
       const [first, ...rest] = config.hosts.map((h) => h.name);
       parts.push(
         `Hosts ${[first, ...rest].join(", ")}: HOST::TARGET (${first}::%3) acts on that host, a target without ` +
-          `HOST:: on ${first}; a listing without a target covers every host, each row's target names its host.`,
+          `HOST:: on ${first}; a listing without a target covers every host, each row's target names its host. ` +
+          `Buffers and pty_ids too: HOST::NAME; pty-launch {pty_id: "HOST::"} starts on HOST.`,
       );
     }
   }

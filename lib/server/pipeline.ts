@@ -32,7 +32,7 @@ import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
 import { loadRedactor, redactJson, type Redactor } from "../text/redact.ts";
 import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
-import { bindCall, mergeOutputs } from "./host_routing.ts";
+import { bindCall, mergeOutputs, namesHost, placed } from "./host_routing.ts";
 
 /** What the pipeline needs from the SDK's per-request context. */
 export interface CallExtra {
@@ -341,11 +341,10 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       const hosts = services.hosts;
       let out: ToolOutput<unknown>;
       let ctx: ToolContext;
-      // One host and no HOST:: in the target: the call runs as it did before hosts existed.
-      const target0 = parsed.data.target;
-      if (hosts === undefined || (!hosts.several && !(typeof target0 === "string" && target0.includes("::")))) {
+      // One host and no HOST:: in the call: it runs as it did before hosts existed.
+      if (hosts === undefined || (!hosts.several && !namesHost(tool, parsed.data))) {
         ctx = contextFor(services);
-        out = await run(services, parsed.data);
+        out = placed(tool, services, await run(services, parsed.data));
       } else {
         // The host the target names (or every host, for a listing): lib/server/hosts.ts.
         const bindings = bindCall(hosts, tool, parsed.data);
@@ -361,7 +360,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         settled.forEach((r, i) => hosts.noteOutcome(bindings[i].host, r.status === "rejected" ? r.reason : undefined));
         const mismatch = settled.find((r) => r.status === "rejected" && r.reason instanceof OutputMismatch);
         if (mismatch) throw (mismatch as PromiseRejectedResult).reason;
-        out = mergeOutputs(hosts, bindings, settled);
+        out = mergeOutputs(hosts, tool, parsed.data, bindings, settled);
       }
       target = { ...target, ...targetOf(out.structured) };
       let result = outputResult(out);

@@ -22,11 +22,58 @@
  */
 import { destinationProblem } from "./ssh.ts";
 
-/** One tmux host: its name in targets, and where it is (undefined: this machine). */
+/** One tmux host: its name in targets, where it is (undefined: this machine), and its own tmux settings. */
 export interface HostSpec {
   name: string;
   /** The ssh destination; undefined for the tmux server on this machine. */
   destination?: string;
+  /** Its tmux socket name (`tmux -L`), instead of the server's --socket-name/--socket-path. */
+  socketName?: string;
+  /** Its tmux socket path (`tmux -S`), instead of the server's --socket-name/--socket-path. */
+  socketPath?: string;
+  /** Its tmux executable, instead of the server's --tmux-bin. */
+  tmuxBin?: string;
+}
+
+/**
+ * The settings a host may have of its own, after its destination: `,KEY=VALUE` each. The values reach a remote
+ * login's command line (quoted there all the same), so they are held to characters no shell reads specially.
+ */
+const HOST_OPTIONS: Readonly<Record<string, { key: "socketName" | "socketPath" | "tmuxBin"; ok: RegExp; is: string }>> =
+  {
+    "socket-name": { key: "socketName", ok: /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/, is: "letters, digits, _ . -" },
+    "socket-path": {
+      key: "socketPath",
+      ok: /^\/[A-Za-z0-9_.\/-]{1,255}$/,
+      is: "an absolute path of letters, digits, _ . - /",
+    },
+    "tmux-bin": {
+      key: "tmuxBin",
+      ok: /^(~\/|\/)?[A-Za-z0-9_.+][A-Za-z0-9_.+\/-]{0,255}$/,
+      is: "a command name or a path (/…, ~/…) of letters, digits, _ . + - /",
+    },
+  };
+
+/** `,socket-name=…` and the like after a destination: the settings, or a one-line problem. */
+function parseHostOptions(raw: string): Partial<HostSpec> | string {
+  const out: Partial<HostSpec> = {};
+  for (const part of raw.split(",")) {
+    const eq = part.indexOf("=");
+    const key = eq < 0 ? part : part.slice(0, eq);
+    const opt = Object.hasOwn(HOST_OPTIONS, key) ? HOST_OPTIONS[key] : undefined;
+    if (!opt || eq < 0) {
+      return `"${part}" is not a host setting: after the destination come ,socket-name=NAME, ` +
+        `,socket-path=PATH or ,tmux-bin=PATH`;
+    }
+    const value = part.slice(eq + 1);
+    if (!opt.ok.test(value)) return `${key} ${JSON.stringify(value)} is not ${opt.is}`;
+    if (out[opt.key] !== undefined) return `${key} is given twice`;
+    out[opt.key] = value;
+  }
+  if (out.socketName !== undefined && out.socketPath !== undefined) {
+    return "socket-name and socket-path both name the socket: give one";
+  }
+  return out;
 }
 
 /** Separates a host name from the tmux target after it. */
@@ -49,17 +96,22 @@ export function defaultHostName(destination: string): string {
 }
 
 /**
- * One `--ssh` value: `DEST`, `NAME=DEST`, `local` or `NAME=local`. Returns the spec or a one-line problem.
+ * One `--ssh` value: `DEST`, `NAME=DEST`, `local` or `NAME=local`, each optionally followed by the host's own
+ * settings (`,socket-name=NAME`, `,socket-path=PATH`, `,tmux-bin=PATH`). Returns the spec or a one-line problem.
  */
 export function parseHostSpec(raw: string): HostSpec | string {
-  const eq = raw.indexOf("=");
+  const comma = raw.indexOf(",");
+  const options = comma < 0 ? {} : parseHostOptions(raw.slice(comma + 1));
+  if (typeof options === "string") return options;
+  const head = comma < 0 ? raw : raw.slice(0, comma);
+  const eq = head.indexOf("=");
   // An "=" in a destination is rare but possible (an ssh config alias): only a valid name before it is a name.
-  const named = eq > 0 && HOST_NAME.test(raw.slice(0, eq));
-  const dest = named ? raw.slice(eq + 1) : raw;
-  if (dest === LOCAL_HOST) return { name: named ? raw.slice(0, eq) : LOCAL_HOST };
+  const named = eq > 0 && HOST_NAME.test(head.slice(0, eq));
+  const dest = named ? head.slice(eq + 1) : head;
+  if (dest === LOCAL_HOST) return { name: named ? head.slice(0, eq) : LOCAL_HOST, ...options };
   const bad = destinationProblem(dest);
   if (bad) return bad;
-  return { name: named ? raw.slice(0, eq) : defaultHostName(dest), destination: dest };
+  return { name: named ? head.slice(0, eq) : defaultHostName(dest), destination: dest, ...options };
 }
 
 /**

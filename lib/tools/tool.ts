@@ -37,6 +37,7 @@ import type { ExecRuntime } from "../exec/runtime.ts";
 import type { CallControl } from "../exec/context.ts";
 import type { Redactor } from "../text/redact.ts";
 import type { Asker } from "../ask.ts";
+import { qualify } from "../tmux/hosts.ts";
 
 export type { Tier, Toolset };
 
@@ -70,6 +71,14 @@ export interface HostRouter {
   states(signal?: AbortSignal): Promise<HostState[]>;
 }
 
+/**
+ * A name this host handed out (a continue token, a buffer) as a later call must give it: `HOST::NAME` on a
+ * server with several hosts, where a call without a host goes to the first one; else as it is.
+ */
+export function hostAddress(services: Pick<Services, "hosts" | "host">, name: string): string {
+  return services.hosts?.several && services.host !== undefined ? qualify(services.host, name) : name;
+}
+
 /** Long-lived services shared by all tools; built once per server. */
 export interface Services {
   config: Config;
@@ -84,6 +93,8 @@ export interface Services {
   exec: ExecRuntime;
   /** Every host of the server, this one's included (lib/server/hosts.ts); absent in tests that build services. */
   hosts?: HostRouter;
+  /** This host's name among `hosts`. */
+  host?: string;
   /**
    * Registers cleanup to run when the server exits normally (kill sessions
    * it created, delete result buffers). Hooks run in reverse order.

@@ -52,6 +52,16 @@ try {
   rows.push(["alpha+beta: capture-pane alpha::%0", await median(two, "capture-pane", { target: "alpha::%0" })]);
   rows.push(["alpha+beta: capture-pane beta::%0", await median(two, "capture-pane", { target: "beta::%0" })]);
   rows.push(["alpha+beta: list sessions (both hosts)", await median(two, "list", capture)]);
+  rows.push(["--ssh alpha: list server", await median(one, "list", { what: "server" })]);
+  rows.push(["alpha+beta: list server (both hosts)", await median(two, "list", { what: "server" })]);
+  const search = { query: "no-such-text" };
+  rows.push(["--ssh alpha: search-panes", await median(one, "search-panes", search)]);
+  rows.push(["alpha+beta: search-panes (both hosts)", await median(two, "search-panes", search)]);
+  await one.ok("set-buffer", { name: "b", content: "x".repeat(1000) });
+  await two.ok("set-buffer", { name: "beta::b", content: "x".repeat(1000) });
+  rows.push(["--ssh alpha: show-buffer b", await median(one, "show-buffer", { name: "b" })]);
+  rows.push(["alpha+beta: show-buffer beta::b", await median(two, "show-buffer", { name: "beta::b" })]);
+  rows.push(["alpha+beta: list-buffers (both hosts)", await median(two, "list-buffers", {})]);
   const load = (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ").slice(0, 3).join(" ");
   console.log(`| call (n=${n}, load ${load}) | median ms |\n|---|---|`);
   for (const [name, ms] of rows) console.log(`| ${name} | ${ms.toFixed(2)} |`);

@@ -17,7 +17,7 @@
  * ```
  */
 import { z } from "zod";
-import type { ToolContext } from "../tool.ts";
+import { hostAddress, type ToolContext } from "../tool.ts";
 import { budgetLeft, type Parked } from "../../exec/parked.ts";
 
 /** The `continue` parameter: a token from a `running` result. */
@@ -51,5 +51,6 @@ export async function budgeted<T, M>(ctx: ToolContext, b: Budgeted<T, M>): Promi
     ? lot.take<T, M>(b.kind, b.token, b.kind.split(" ")[0])
     : lot.start<T, M>(b.kind, (relay) => b.start({ ...ctx, signal: relay.signal, progress: relay.progress }), b.meta);
   const turn = await lot.follow(parked, ctx, budgetLeft(b.budgetMs ?? ctx.config.callBudgetMs, started));
-  return turn.kind === "done" ? turn.value : await b.running(turn.token, parked.meta, parked);
+  // The token names its host: a continuation without it would go to the first host, which has no such work.
+  return turn.kind === "done" ? turn.value : await b.running(hostAddress(ctx, turn.token), parked.meta, parked);
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
-import type { ToolContext } from "../tool.ts";
+import { hostAddress, type ToolContext } from "../tool.ts";
 import { runCommand, type RunResult } from "../../exec/run.ts";
 import { RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
@@ -135,7 +135,7 @@ async function withFullOutput(ctx: ToolContext, r: RunResult, log: RunLog): Prom
   const kept = log.peekAll();
   if (kept.lines.length === 0) return r;
   const name = await fullOutputBuffers(ctx).store(new TextEncoder().encode(kept.lines.join("\n") + "\n"));
-  return { ...r, full_output_buffer: name };
+  return { ...r, full_output_buffer: hostAddress(ctx, name) };
 }
 
 /** One sentence for the model when the answer is partial. */

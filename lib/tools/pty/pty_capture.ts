@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { absolutePath } from "../schemas.ts";
-import { ptyId } from "./schemas.ts";
+import { ptyId, runsOn } from "./schemas.ts";
 import { filePolicy } from "../../policy/files.ts";
 
 export default defineTool({
@@ -23,13 +23,14 @@ export default defineTool({
     output_file: absolutePath.optional(),
     format: z.enum(["raw", "asciicast"]).optional(),
   }),
-  output: z.object({ pty_id: z.string(), output_file: z.string(), capturing: z.boolean() }),
+  output: z.object({ pty_id: z.string(), output_file: z.string(), capturing: z.boolean(), file_host: z.string() }),
   secrets: [],
   async handler({ pty_id, output_file, format }, ctx) {
     if (output_file === undefined) {
-      return { structured: { pty_id, output_file: await ctx.terminal.captureStop(pty_id), capturing: false } };
+      const stopped = await ctx.terminal.captureStop(pty_id);
+      return { structured: { pty_id, output_file: stopped, capturing: false, file_host: runsOn(ctx) } };
     }
     await ctx.terminal.captureStart(pty_id, output_file, filePolicy(ctx.config), format);
-    return { structured: { pty_id, output_file, capturing: true } };
+    return { structured: { pty_id, output_file, capturing: true, file_host: runsOn(ctx) } };
   },
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { absolutePath } from "../schemas.ts";
 import { requireDirectory } from "../../policy/files.ts";
-import { cols, formerName, ptyId, rows } from "./schemas.ts";
+import { cols, formerName, ptyId, rows, runsOn } from "./schemas.ts";
 
 export default defineTool({
   name: "pty-launch",
@@ -27,7 +27,8 @@ export default defineTool({
   async handler(args, ctx) {
     // The tmux backend over --ssh starts programs on that host: its directories are not ours to check,
     // and without working_dir tmux picks the start directory there.
-    const remote = ctx.config.terminalBackend === "tmux" && ctx.tmux.remote !== undefined;
+    const runs_on = runsOn(ctx);
+    const remote = runs_on !== "local";
     const cwd = args.working_dir ?? (remote ? undefined : Deno.cwd());
     if (cwd !== undefined && !remote) await requireDirectory(cwd);
     const { session_id: pty_id } = await ctx.terminal.launch({
@@ -37,6 +38,6 @@ export default defineTool({
       cwd,
       sessionId: args.pty_id,
     });
-    return { structured: { pty_id, runs_on: remote ? ctx.tmux.remote! : "local" } };
+    return { structured: { pty_id, runs_on } };
   },
 });

@@ -9,12 +9,24 @@
  */
 import { z } from "zod";
 import { SESSION_ID_PATTERN } from "../../terminal/backend.ts";
+import { HOST_NAME } from "../../tmux/hosts.ts";
+import type { Services } from "../tool.ts";
 
-/** A pty session id, as returned by pty-launch. */
+/**
+ * A pty session id, as returned by pty-launch: `ID`, or `HOST::ID` on a server with several hosts (`HOST::`
+ * alone asks pty-launch for a new session on HOST). Checked in code, not as a schema pattern: the tool list
+ * is every conversation's cost.
+ */
 export const ptyId = z.string()
-  .regex(
-    SESSION_ID_PATTERN,
-    "pty_id is 1-64 letters, digits, _ or -, starting with a letter or digit (as pty-launch returns it)",
+  .refine(
+    (s) => {
+      const at = s.indexOf("::");
+      if (at < 0) return SESSION_ID_PATTERN.test(s);
+      const id = s.slice(at + 2);
+      return HOST_NAME.test(s.slice(0, at)) && (id === "" || SESSION_ID_PATTERN.test(id));
+    },
+    "pty_id is 1-64 letters, digits, _ or -, starting with a letter or digit, after HOST:: on a server with " +
+      "several hosts (as pty-launch returns it)",
   );
 
 /** Terminal height in rows. */
@@ -29,4 +41,11 @@ export const cols = z.number().int().min(10).max(1000);
  */
 export function formerName(name: string): Record<string, string> {
   return { [name.replaceAll("-", "_")]: name };
+}
+
+/** Where a server's pty sessions run and their files are: the tmux host for the tmux backend over ssh, else "local". */
+export function runsOn(services: Pick<Services, "config" | "tmux">): string {
+  return services.config.terminalBackend === "tmux" && services.tmux.remote !== undefined
+    ? services.tmux.remote
+    : "local";
 }

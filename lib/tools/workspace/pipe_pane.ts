@@ -5,6 +5,7 @@ import { absolutePath } from "../schemas.ts";
 import { filePolicy, prepareWrite, remotePath } from "../../policy/files.ts";
 import { resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
+import { fileHost } from "../buffers/file_side.ts";
 
 export default defineTool({
   name: "pipe-pane",
@@ -21,15 +22,16 @@ export default defineTool({
   }),
   output: z.object({
     ...resolvedShape,
-    piping: z.boolean().describe("true: output now goes to path; false: piping stopped"),
+    piping: z.boolean().describe("false: stopped"),
     path: z.string().optional().describe("present when piping"),
+    file_host: z.string(),
   }),
   secrets: [],
   async handler({ path, append }, ctx) {
     const t = resolvedTarget(ctx);
     if (path === undefined) {
       await ctx.tmux.run(["pipe-pane", "-t", t.pane_id], { signal: ctx.signal });
-      return { structured: { ...t, piping: false } };
+      return { structured: { ...t, piping: false, file_host: fileHost(ctx, false) } };
     }
     // Create (or truncate) the file here under the file policy, with errors a model can act on; the
     // pipe's shell then only appends to the resolved path (no symlink of the model's left to follow).
@@ -41,6 +43,6 @@ export default defineTool({
     await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(resolved, append || !remote)], {
       signal: ctx.signal,
     });
-    return { structured: { ...t, piping: true, path } };
+    return { structured: { ...t, piping: true, path, file_host: fileHost(ctx, false) } };
   },
 });

@@ -38,7 +38,7 @@ export default defineTool({
     global: z.boolean(),
     name: z.string().describe("the option as tmux names it (a prefix given is spelled out)"),
     unset: z.boolean(),
-    session_id: z.string().optional().describe("absent for server or global options"),
+    session_id: z.string().optional().describe("absent if global"),
     window_id: z.string().optional().describe("present for a window or pane option (not global)"),
     pane_id: z.string().optional().describe("present for a pane option"),
     ...changedShape,
