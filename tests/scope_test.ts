@@ -24,6 +24,11 @@ async function session(tmux: TmuxFixture, name: string, text: string) {
     `printf '%s\\n' ${text}; exec cat`,
   )).trim().split(" ");
   await waitUntil(`${name} printed`, async () => (await tmux.tmux("capture-pane", "-p", "-t", ids[2])).includes(text));
+  // The state the tests compare holds the window's name, which tmux renames to cat some time after the exec.
+  await waitUntil(
+    `${name}'s window to be named cat`,
+    async () => (await tmux.tmux("display-message", "-p", "-t", ids[2], "#{window_name}")).trim() === "cat",
+  );
   return { session: ids[0], window: ids[1], pane: ids[2] };
 }
 
