@@ -10,7 +10,7 @@ import { decodeOutput } from "../lib/tmux/control.ts";
 import { compileMatcher } from "../lib/exec/match.ts";
 import { createSearchPool } from "../lib/search/worker_pool.ts";
 import { UserError } from "../lib/errors.ts";
-import { joinedSpans, rowsText, wrappedFlags } from "../lib/tmux/capture.ts";
+import { isBlankLine, joinedSpans, keepNewest, lastLineOf, rowsText, wrappedFlags } from "../lib/tmux/capture.ts";
 
 const enc = new TextEncoder();
 
@@ -163,6 +163,40 @@ Deno.test("matcher: stop wins within a batch; literal and regex, case folding", 
     re.close();
     pool.close();
   }
+});
+
+Deno.test("keepNewest: the rows of a capture, blank ones at the bottom dropped unless kept, the newest maxLines", () => {
+  // The rule as an array of rows (how it read before it was found by index).
+  const byRows = (out: string, maxLines: number, keepBlank: boolean) => {
+    const rows = out.split("\n");
+    if (rows.at(-1) === "") rows.pop();
+    // deno-lint-ignore no-control-regex
+    const blank = (l: string) => l.replace(/\x1b\[[0-9;]*m/g, "").trim() === "";
+    if (!keepBlank) { while (rows.length > 0 && blank(rows[rows.length - 1])) rows.pop(); }
+    const dropped = Math.max(0, rows.length - maxLines);
+    const kept = rows.slice(dropped);
+    return { text: kept.join("\n"), lines: kept.length, dropped_lines: dropped };
+  };
+  const piece = fc.constantFrom("\n", "\n", " ", "\t", "x", "\x1b[0m", "\x1b[1;31m", "\x1b", "\u00a0", "é");
+  fc.assert(
+    fc.property(
+      fc.array(piece, { maxLength: 40 }).map((p) => p.join("")),
+      fc.integer({ min: 0, max: 12 }),
+      fc.boolean(),
+      (out, maxLines, keepBlank) => {
+        assertEquals(keepNewest(out, maxLines, keepBlank), byRows(out, maxLines, keepBlank));
+        const { text } = keepNewest(out, maxLines, keepBlank);
+        assertEquals(lastLineOf(text), text.split("\n").at(-1));
+        for (const row of out.split("\n")) {
+          // deno-lint-ignore no-control-regex
+          assertEquals(isBlankLine(row), row.replace(/\x1b\[[0-9;]*m/g, "").trim() === "");
+        }
+      },
+    ),
+    { numRuns: 2000 },
+  );
+  assertEquals(keepNewest("a\nb\n\n\n", 1), { text: "b", lines: 1, dropped_lines: 1 });
+  assertEquals(keepNewest("\n", 5, true), { text: "", lines: 1, dropped_lines: 0 });
 });
 
 Deno.test("joined lines pair with the rows they span; rows rejoin into the same text", () => {

@@ -230,3 +230,30 @@ Deno.test("redactor: each rule of the preset still sees a secret of its shape on
     assert(spans.some((s) => s.kind === kind), `${kind}: ${JSON.stringify(spans)}`);
   }
 });
+
+Deno.test("redactResult: a text tool's facts block is rebuilt from the redacted facts, escaped multi-line secrets too", async () => {
+  const redactor = await loadRedactor();
+  const { redactResult } = await import("../lib/server/pipeline.ts");
+  const pem = CORPUS.find((c) => c.line.includes("PRIVATE KEY-----\n"))!;
+  const token = CORPUS.find((c) => !c.line.includes("\n") && c.line.length >= 20)!;
+  // As capture-pane, snapshot-pane and show-buffer answer: the text, then the other fields as JSON.
+  const facts = { name: "buf", label: pem.line, lines: 3, warnings: [{ kind: "x", message: `saw ${token.line}` }] };
+  const text = `before\n${token.line}\nafter`;
+  const result = {
+    structuredContent: { ...facts, text },
+    content: [{ type: "text" as const, text }, { type: "text" as const, text: JSON.stringify(facts) }],
+  };
+  const r = redactResult(result, redactor);
+  const blocks = r.content.map((b) => (b as { text: string }).text);
+  const structured = r.structuredContent as typeof result.structuredContent;
+  for (const out of [...blocks, JSON.stringify(structured)]) {
+    for (const secret of [pem.value, token.value]) {
+      assert(!out.includes(secret) && !out.includes(JSON.stringify(secret).slice(1, -1)), `a secret left in ${out}`);
+    }
+  }
+  const { text: redactedText, ...redactedFacts } = structured;
+  assertEquals(blocks, [redactedText, JSON.stringify(redactedFacts)]);
+  // A block that is no field's JSON is scanned as text.
+  const other = redactResult({ ...result, content: [{ type: "text", text: `note: ${token.line}` }] }, redactor);
+  assert(!(other.content[0] as { text: string }).text.includes(token.value));
+});

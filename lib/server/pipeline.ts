@@ -164,10 +164,12 @@ function targetOf(structured: unknown): Record<string, string> | undefined {
 
 /**
  * A result with the secrets in its text redacted: structured content and
- * text blocks (a block that is the structured result as JSON is rebuilt from
- * the redacted result, so an escaped multi-line secret is found too). Image
- * blocks are drawn from redacted screens by their tools. Numbers, such as
- * byte offsets into a buffer, stay as they are: true to the source.
+ * text blocks (a block that is the structured result as JSON, or the JSON of
+ * its facts beside a text block — the structured result without the field
+ * that block carries — is rebuilt from the redacted result, so an escaped
+ * multi-line secret is found too, and the facts are not scanned twice).
+ * Image blocks are drawn from redacted screens by their tools. Numbers, such
+ * as byte offsets into a buffer, stay as they are: true to the source.
  */
 export function redactResult(result: CallToolResult, redactor: Redactor): CallToolResult {
   // The same text is often both a structured field and a content block: scanned once.
@@ -183,15 +185,34 @@ export function redactResult(result: CallToolResult, redactor: Redactor): CallTo
   return redactWith(result, once);
 }
 
+/** An object without its field `key` (the other fields in their order). */
+function without(o: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _, ...rest } = o;
+  return rest;
+}
+
+/** The structured field whose string a text block of the result is (a text tool's text), if any. */
+function blockField(result: CallToolResult, structured: Record<string, unknown>): string | undefined {
+  for (const key in structured) {
+    const v = structured[key];
+    if (typeof v === "string" && result.content.some((b) => b.type === "text" && b.text === v)) return key;
+  }
+  return undefined;
+}
+
 function redactWith(result: CallToolResult, redactor: Redactor): CallToolResult {
   const structured = result.structuredContent;
   const json = structured === undefined ? undefined : JSON.stringify(structured);
   const redacted = structured === undefined ? undefined : redactJson(structured, redactor);
+  const field = structured === undefined ? undefined : blockField(result, structured);
+  const factsJson = field === undefined ? undefined : JSON.stringify(without(structured!, field));
   let changed = redacted !== structured;
   const content = result.content.map((block) => {
     if (block.type !== "text") return block;
     const text = block.text === json
       ? (redacted === structured ? json : JSON.stringify(redacted))
+      : block.text === factsJson
+      ? (redacted === structured ? factsJson : JSON.stringify(without(redacted!, field!)))
       : redactor.redact(block.text);
     if (text === block.text) return block;
     changed = true;

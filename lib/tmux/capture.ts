@@ -60,25 +60,51 @@ export function captureArgs(target: string, o: Omit<CaptureOptions, "maxLines">)
 
 /** A line with nothing but spaces and colour codes (trimmed from the bottom of a capture). */
 export function isBlankLine(line: string): boolean {
+  if (line.trim() === "") return true;
+  // Only a line holding an escape can be colour codes and spaces alone.
   // deno-lint-ignore no-control-regex
-  return line.replace(/\x1b\[[0-9;]*m/g, "").trim() === "";
+  return line.includes("\x1b") && line.replace(/\x1b\[[0-9;]*m/g, "").trim() === "";
 }
 
 /**
  * capture-pane output → lines, trailing blank lines trimmed unless asked,
- * newest `maxLines` kept.
+ * newest `maxLines` kept. Found by index from the end (one slice, no array
+ * of rows): a capture's rows are joined again at once, and only its bottom
+ * lines are looked at.
  */
 export function keepNewest(
   out: string,
   maxLines: number,
   keepTrailingBlank = false,
 ): { text: string; lines: number; dropped_lines: number } {
-  const rows = out.split("\n");
-  if (rows.at(-1) === "") rows.pop(); // capture-pane ends every line with \n
-  if (!keepTrailingBlank) { while (rows.length > 0 && isBlankLine(rows[rows.length - 1])) rows.pop(); }
-  const dropped = Math.max(0, rows.length - maxLines);
-  const kept = dropped ? rows.slice(dropped) : rows;
-  return { text: kept.join("\n"), lines: kept.length, dropped_lines: dropped };
+  if (out === "") return { text: "", lines: 0, dropped_lines: 0 };
+  // Rows are out[0, end) split at "\n" (at least one row); capture-pane ends every line with \n.
+  let end = out.endsWith("\n") ? out.length - 1 : out.length;
+  let rows = 1;
+  for (let i = out.indexOf("\n"); i >= 0 && i < end; i = out.indexOf("\n", i + 1)) rows++;
+  if (!keepTrailingBlank) {
+    while (rows > 0) {
+      const nl = end === 0 ? -1 : out.lastIndexOf("\n", end - 1);
+      if (!isBlankLine(out.slice(nl + 1, end))) break;
+      rows--;
+      end = Math.max(nl, 0);
+    }
+  }
+  if (rows === 0) return { text: "", lines: 0, dropped_lines: 0 };
+  const dropped = Math.max(0, rows - maxLines);
+  let start = 0;
+  if (dropped > 0) {
+    // The kept rows are the last maxLines: start after the newline before the first of them.
+    start = end;
+    for (let k = 0; k < maxLines; k++) start = out.lastIndexOf("\n", start - 1);
+    start++;
+  }
+  return { text: out.slice(start, end), lines: rows - dropped, dropped_lines: dropped };
+}
+
+/** The last line of a text (all of it when it holds no newline). */
+export function lastLineOf(text: string): string {
+  return text.slice(text.lastIndexOf("\n") + 1);
 }
 
 const decoder = new TextDecoder();

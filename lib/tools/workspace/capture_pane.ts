@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { capturePane, captureRows, isBlankLine, type RowCapture, rowsText } from "../../tmux/capture.ts";
+import { capturePane, captureRows, isBlankLine, lastLineOf, type RowCapture, rowsText } from "../../tmux/capture.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { UserError } from "../../errors.ts";
 import { paneFacts } from "../../tmux/panes.ts";
@@ -83,8 +83,9 @@ export default defineTool({
           `to ${c.pane.height - 1}): pass a start in that range`,
       );
     }
-    // Prompts are recognised on the bottom line, so only when the capture reaches it.
-    const warnings = paneWarnings(c.pane, end === undefined ? c.text.split("\n") : []);
+    // Prompts are recognised on the bottom line, so only when the capture reaches it (its last line: blank
+    // ones are trimmed).
+    const warnings = paneWarnings(c.pane, end === undefined ? [lastLineOf(c.text)] : []);
     const whole = output(c.pane, c.defaulted, c.text, c.lines, c.dropped_lines, warnings);
     if (ctx.budget.fits(whole)) return whole;
     // Over the response budget: the first rows of the capture that fit, and the line to go on from.
