@@ -100,7 +100,12 @@ const SESSIONS: Record<string, Json[]> = {
       jsonrpc: "2.0",
       id: 2,
       method: "tools/list",
-      params: { _meta: envelope({ "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: true } } }) },
+      params: {
+        _meta: envelope({
+          "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: true } },
+          "io.modelcontextprotocol/clientInfo": { name: "front-test", version: "1" },
+        }),
+      },
     },
   ],
 };

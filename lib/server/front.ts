@@ -48,6 +48,7 @@ const LEGACY_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18"];
 
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 
 type Json = Record<string, unknown>;
@@ -77,11 +78,18 @@ function request(json: unknown, method: string): { id: string | number; params: 
   return { id: id as string | number, params: (json.params ?? {}) as Json };
 }
 
+/** A client's name and version (`initialize`'s clientInfo, the envelope's), with a title at most. */
+function plainClientInfo(info: unknown): boolean {
+  return isObject(info) && only(info, ["name", "version", "title"]) && typeof info.name === "string" &&
+    typeof info.version === "string" && (info.title === undefined || typeof info.title === "string");
+}
+
 /** Whether `params` is exactly a 2026-07-28 `_meta` envelope of the plain shape and nothing else. */
 function enveloped(params: Json): boolean {
   const meta = params._meta;
-  return only(params, ["_meta"]) && isObject(meta) && only(meta, [VERSION_KEY, CAPABILITIES_KEY]) &&
-    meta[VERSION_KEY] === MODERN_VERSIONS[0] && plainCapabilities(meta[CAPABILITIES_KEY]);
+  return only(params, ["_meta"]) && isObject(meta) && only(meta, [VERSION_KEY, CAPABILITIES_KEY, CLIENT_INFO_KEY]) &&
+    meta[VERSION_KEY] === MODERN_VERSIONS[0] && plainCapabilities(meta[CAPABILITIES_KEY]) &&
+    (meta[CLIENT_INFO_KEY] === undefined || plainClientInfo(meta[CLIENT_INFO_KEY]));
 }
 
 /** What `initialize` declared, for the calls answered before the SDK has loaded. */
@@ -129,12 +137,10 @@ export function createFront(config: Config, tools: Promise<Tool[]> = listedTools
         const init = request(json, "initialize");
         if (init) {
           const p = init.params;
-          const info = p.clientInfo;
           if (
             !only(p, ["protocolVersion", "capabilities", "clientInfo"]) || typeof p.protocolVersion !== "string" ||
-            !LEGACY_VERSIONS.includes(p.protocolVersion) || !plainCapabilities(p.capabilities) || !isObject(info) ||
-            !only(info, ["name", "version", "title"]) || typeof info.name !== "string" ||
-            typeof info.version !== "string" || (info.title !== undefined && typeof info.title !== "string")
+            !LEGACY_VERSIONS.includes(p.protocolVersion) || !plainCapabilities(p.capabilities) ||
+            !plainClientInfo(p.clientInfo)
           ) return undefined;
           handshake = { protocolVersion: p.protocolVersion, capabilities: p.capabilities };
           era = "legacy";
