@@ -99,9 +99,11 @@ async function serve(config: Config): Promise<number> {
     drainMs: config.maxWaitMs + CLOSE_BOUND_MS,
     early: (json) => {
       const answer = front.early(json);
-      // The handshake is answered: leftovers are swept in the background; a 2026 client's calls need the SDK.
-      if (answer === "taken" || front.era === "modern") setTimeout(core.sweep, 0);
-      if (answer && front.era === "modern") setTimeout(() => void loadSdk(), 0);
+      // The handshake is answered (initialized, or a first 2026 request): leftovers are swept in the
+      // background; a 2026 client's calls need the SDK.
+      const modern = answer !== undefined && !front.handshake;
+      if (answer === "taken" || modern) setTimeout(core.sweep, 0);
+      if (modern) setTimeout(() => void loadSdk(), 0);
       return answer;
     },
     direct: (method) => sdkDirect?.(method) ?? early.direct(method),
