@@ -100,10 +100,10 @@ async function serve(config: Config): Promise<number> {
     early: (json) => {
       const answer = front.early(json);
       // The handshake is answered (initialized, or a first 2026 request): leftovers are swept in the
-      // background; a 2026 client's calls need the SDK.
-      const modern = answer !== undefined && !front.handshake;
-      if (answer === "taken" || modern) setTimeout(core.sweep, 0);
-      if (modern) setTimeout(() => void loadSdk(), 0);
+      // background. A 2026 client's calls need the SDK: it loads once its tool list is answered (loading
+      // blocks the event loop: not between its discover and its list).
+      if (answer === "taken" || (answer !== undefined && !front.handshake)) setTimeout(core.sweep, 0);
+      if (answer !== undefined && front.era === "modern") setTimeout(() => void loadSdk(), 0);
       return answer;
     },
     direct: (method) => sdkDirect?.(method) ?? early.direct(method),
