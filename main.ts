@@ -4,11 +4,15 @@
  * Without a subcommand it serves MCP on stdin/stdout; stdout carries
  * JSON-RPC only, everything else goes to stderr. See `--help`.
  */
-import { helpText, parseCommand, UsageError } from "./lib/config.ts";
+import { type Config, helpText, parseCommand, UsageError } from "./lib/config.ts";
 import { log, writeStderr } from "./lib/log.ts";
-import { createApp } from "./lib/server/server.ts";
+import type { App } from "./lib/server/server.ts";
+import { type Core, createCore } from "./lib/server/core.ts";
+import { createFront } from "./lib/server/front.ts";
+import { createEarlyCalls } from "./lib/server/early.ts";
 import { terminalStartupError } from "./lib/terminal/mod.ts";
-import { LinearStdioTransport } from "./lib/server/transport.ts";
+import { type DirectHandler, LinearStdioTransport } from "./lib/server/transport.ts";
+import { useEventLoop } from "./lib/server/stdio.ts";
 import { startMemoryReducer } from "./lib/server/memory.ts";
 import { settledWithin } from "./lib/settle.ts";
 import { VERSION } from "./lib/version.ts";
@@ -59,25 +63,51 @@ async function main(): Promise<number> {
   // (xterm.js logs through console.info, for one) goes to stderr instead.
   console.log = console.info = console.debug = console.error;
 
-  let app;
+  return await serve(command.config);
+}
+
+/**
+ * Serves MCP on stdio until the client goes. The SDK, zod and the tool modules load while the client's
+ * handshake is answered without them (lib/server/front.ts) and its first 2025-era calls through the pipeline
+ * (lib/server/early.ts); the SDK is loaded once a message needs it, a 2026-era request came, or the first call
+ * is answered, and then sees every message in the order read (lib/server/transport.ts).
+ */
+async function serve(config: Config): Promise<number> {
+  let app: Promise<App> | undefined;
+  let core: Core;
   try {
-    app = await createApp(command.config); // reads and checks the --config file
+    // reads and checks the --config file; after the first call: the socket route of stdio, then the SDK
+    core = await createCore(config, undefined, () => void useEventLoop().then(loadSdk));
   } catch (e) {
     return usageFailure(e);
   }
-  const backendProblem = await terminalStartupError(command.config, app.services.tmux);
+  const backendProblem = await terminalStartupError(config, core.services.tmux);
   if (backendProblem) {
     writeStderr(`tmux-mcp: ${backendProblem}\n`);
-    await app.close();
+    await core.close();
     return 2;
   }
+  // The probe of the tmux binary runs beside the module loading, not in front of the first call.
+  core.services.tmux.warm();
+  const front = createFront(config);
+  const early = createEarlyCalls(core, front, () => loadSdk().then((a) => a.legacyServer()));
+  let sdkDirect: ((method: string) => DirectHandler | undefined) | undefined;
   const transport = new LinearStdioTransport({
-    maxMessageBytes: command.config.maxMessageBytes,
+    maxMessageBytes: config.maxMessageBytes,
     onWarning: (message, fields) => log("warn", message, fields),
     // End of stdin: the requests already read are answered first, each bounded by its own timeout.
-    drainMs: command.config.maxWaitMs + CLOSE_BOUND_MS,
-    direct: app.direct,
-    refuse: app.refuse,
+    drainMs: config.maxWaitMs + CLOSE_BOUND_MS,
+    early: (json) => {
+      const answer = front.early(json);
+      // The handshake is answered (initialized, or a first 2026 request): leftovers are swept in the
+      // background. A 2026 client's calls need the SDK: it loads once its tool list is answered (loading
+      // blocks the event loop: not between its discover and its list).
+      if (answer === "taken" || (answer !== undefined && !front.handshake)) setTimeout(core.sweep, 0);
+      if (answer !== undefined && front.era === "modern") setTimeout(() => void loadSdk(), 0);
+      return answer;
+    },
+    direct: (method) => sdkDirect?.(method) ?? early.direct(method),
+    onWaiting: () => void loadSdk(),
   });
   const done = Promise.withResolvers<number>();
   let closing = false;
@@ -86,12 +116,34 @@ async function main(): Promise<number> {
     closing = true;
     // The client is gone (or asked us to stop): exit whatever calls are still running. Cleanup
     // gets a bounded time, so a hung tmux or a busy handler cannot keep the process alive.
-    const cleaned = app.close().catch((e) => log("warn", `cleanup failed: ${e}`));
+    const cleaned = (app ? app.then((a) => a.close(), () => core.close()) : core.close())
+      .catch((e) => log("warn", `cleanup failed: ${e}`));
     if (!await settledWithin(cleaned, CLOSE_BOUND_MS)) {
       log("warn", `cleanup did not finish within ${CLOSE_BOUND_MS / 1000} s; exiting anyway`);
     }
     done.resolve(code);
   };
+  /** The SDK, loaded once (see the function's documentation); it then serves the transport. */
+  function loadSdk(): Promise<App> {
+    return app ??= import("./lib/server/server.ts").then(async ({ createApp }) => {
+      const a = await createApp(config, undefined, core);
+      if (closing) return a;
+      sdkDirect = a.direct;
+      transport.configure({ parse: a.parse, refuse: a.refuse });
+      a.serve(transport);
+      // serve() replaced onclose with the SDK's; chain ours after it.
+      const sdkOnClose = transport.onclose;
+      transport.onclose = () => {
+        sdkOnClose?.();
+        void shutdown(0);
+      };
+      return a;
+    }).catch((e) => {
+      log("error", `the MCP SDK could not be loaded: ${e instanceof Error ? e.message : String(e)}`);
+      void shutdown(1);
+      throw e;
+    });
+  }
   transport.onclose = () => void shutdown(0);
   // A signal ends the calls in flight, each answering with a one-line error, then the server exits
   // cleanly; a second signal does not wait for those answers.
@@ -99,7 +151,8 @@ async function main(): Promise<number> {
   const onSignal = async (sig: Deno.Signal) => {
     if (signalled) return void shutdown(0);
     signalled = true;
-    app.stopCalls(sig);
+    core.calls.stop(sig);
+    if (app) (await app.catch(() => undefined))?.stopCalls(sig);
     await transport.settled(AbortSignal.timeout(CANCEL_BOUND_MS));
     await transport.close(); // → shutdown
     void shutdown(0); // when the transport was not started yet
@@ -107,13 +160,7 @@ async function main(): Promise<number> {
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(sig, () => void onSignal(sig));
   }
-  app.serve(transport);
-  // serve() replaced onclose with the SDK's; chain ours after it.
-  const sdkOnClose = transport.onclose;
-  transport.onclose = () => {
-    sdkOnClose?.();
-    void shutdown(0);
-  };
+  transport.listen();
   log("info", `serving MCP on stdio (tmux-mcp ${VERSION})`);
   const reducer = startMemoryReducer(); // see lib/server/memory.ts: RSS over thousands of calls
   const code = await done.promise;

@@ -54,7 +54,7 @@ Deno.test("readLines keeps lines whole across reads of the reused buffer", async
 });
 
 Deno.test("the memory reducer collects once garbage piles up, and stops", async () => {
-  assert(fullCollector() !== undefined, "gc should be obtainable at run time");
+  assert(await fullCollector() !== undefined, "gc should be obtainable at run time");
   const reducer = startMemoryReducer({ intervalMs: 20, garbageBytes: 1024 * 1024 });
   try {
     // Garbage that survives young-generation collection long enough to reach the old generation.

@@ -2,8 +2,9 @@
  * What a starting server loads before it can answer `initialize` or
  * `server/discover` (its cold start): the modules `main.ts` reaches through
  * static imports. The heavy ones must stay behind a dynamic import, loaded when first needed:
- * the tool table with its schemas, the response budgets, the pipeline, the
- * doctor, the search code, the terminal emulator. Read from the module graph
+ * the MCP SDK, zod, the tool table with its schemas, the response budgets, the pipeline, the
+ * doctor, the search code, the terminal emulator, and Deno's Node modules that take tens of
+ * milliseconds to load (`node:net`, `node:crypto`, `node:vm`). Read from the module graph
  * `deno info` reports, not from timings.
  */
 import { assert, assertEquals } from "./assert.ts";
@@ -23,9 +24,14 @@ function staticallyReached(edges: Map<string, { static: string[] }>, root: strin
 
 /** Heavy modules, each with where it is imported dynamically (so the check below checks something). */
 const LAZY: { module: string; importedBy: string }[] = [
-  { module: local("lib/tools/mod.ts"), importedBy: local("lib/server/server.ts") },
-  { module: local("lib/server/budget.ts"), importedBy: local("lib/server/server.ts") },
-  { module: local("lib/server/pipeline.ts"), importedBy: local("lib/server/server.ts") },
+  { module: local("lib/server/server.ts"), importedBy: local("main.ts") },
+  { module: local("lib/tools/mod.ts"), importedBy: local("lib/server/core.ts") },
+  { module: local("lib/tools/workspace/list_family.ts"), importedBy: local("lib/tools/modules.ts") },
+  { module: local("lib/server/budget.ts"), importedBy: local("lib/server/core.ts") },
+  { module: local("lib/server/pipeline.ts"), importedBy: local("lib/server/core.ts") },
+  { module: local("lib/budget/settings.ts"), importedBy: local("lib/server/core.ts") },
+  { module: "node:net", importedBy: local("lib/server/stdio.ts") },
+  { module: "node:vm", importedBy: local("lib/host/gc.ts") },
   { module: local("lib/doctor/mod.ts"), importedBy: local("main.ts") },
   { module: "npm:/@xterm/headless@6.0.0", importedBy: local("lib/terminal/emulator.ts") },
 ];
@@ -41,6 +47,9 @@ Deno.test("answering initialize or server/discover loads no tool, budget, pipeli
     assert(edges.get(importedBy)?.dynamic.includes(module), `${importedBy} no longer imports ${module} dynamically`);
     assert(!eager.has(module), `${module} is loaded at start: main.ts reaches it through static imports`);
   }
+  const npm = [...eager].filter((m) => m.startsWith("npm:"));
+  assertEquals(npm, [], "npm packages (the SDK, zod) are loaded at start");
+  assertEquals([...eager].filter((m) => m.startsWith("node:") && m !== "node:util"), [], "Node modules at start");
   for (const module of TOOLS_ONLY) {
     assert(edges.has(module), `${module} is not in the graph any more: update this test`);
     assert(!eager.has(module), `${module} is loaded at start: main.ts reaches it through static imports`);

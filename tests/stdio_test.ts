@@ -2,9 +2,11 @@
  * The server's own stdin and stdout (lib/server/stdio.ts), as clients start
  * it: pipes (Deno and Python clients), socket pairs (Node clients) and one
  * socket both ways (inetd, socat) are polled on the event loop, so
- * non-blocking; a pipe it shares with stderr (`2>&1`) and a file keep Deno's
- * file route. Each route carries requests and replies far larger than a pipe
- * holds, whole. Linux: the descriptor flags are read from /proc.
+ * non-blocking, from the first read and write after the first answered call
+ * (a starting server answers on Deno's file route while `node:net` loads); a
+ * pipe it shares with stderr (`2>&1`) and a file keep Deno's file route. Each
+ * route carries requests and replies far larger than a pipe holds, whole.
+ * Linux: the descriptor flags are read from /proc.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
@@ -20,6 +22,14 @@ async function nonBlocking(pid: number, fd: number): Promise<boolean> {
   const flags = /^flags:\s*([0-7]+)$/m.exec(info);
   assert(flags, `no flags in /proc/${pid}/fdinfo/${fd}: ${info}`);
   return (parseInt(flags[1], 8) & O_NONBLOCK) !== 0;
+}
+
+/** Calls until the server reads stdin and writes stdout on the event loop (after its first call, at the next read). */
+async function polled(mcp: McpFixture, pid: number): Promise<void> {
+  await waitUntil("stdin and stdout polled on the event loop", async () => {
+    await mcp.ok("list-buffers", {});
+    return (await nonBlocking(pid, 0) && await nonBlocking(pid, 1)) || undefined;
+  }, 60_000);
 }
 
 /** 400 KiB of distinct lines: several pipe-fuls in each direction. */
@@ -44,6 +54,7 @@ Deno.test("stdio pipes are polled on the event loop (non-blocking) and carry 400
   const tmux = await startTmux();
   const mcp = await connect({ socketName: tmux.socketName, args: BIG });
   try {
+    await polled(mcp, mcp.pid);
     assert(await nonBlocking(mcp.pid, 0), "stdin pipe is still read on Deno's blocking file route");
     assert(await nonBlocking(mcp.pid, 1), "stdout pipe is still written on Deno's blocking file route");
     assert(!await nonBlocking(mcp.pid, 2), "stderr must stay blocking: log lines are written synchronously");
@@ -73,6 +84,7 @@ for (
       assertMatch(link, /^socket:/);
       const same = link === await Deno.readLink(`/proc/${pid}/fd/1`);
       assertEquals(same, bridge.length > 0, `stdin and stdout should be ${bridge.length ? "one socket" : "two"}`);
+      await polled(mcp, pid);
       assert(await nonBlocking(pid, 0), "stdin socket is still read on Deno's blocking file route");
       assert(await nonBlocking(pid, 1), "stdout socket is still written on Deno's blocking file route");
       await roundTrips(mcp);
@@ -98,8 +110,6 @@ Deno.test("stdout shared with stderr (2>&1) stays blocking: replies and log line
     // The first line is the startup log line: stderr is our stdout now.
     assertMatch(await s.line(), /^tmux-mcp info: serving MCP on stdio/);
     await s.initialize();
-    assert(!await nonBlocking(s.child.pid, 1), "a stdout shared with stderr was made non-blocking");
-    assert(await nonBlocking(s.child.pid, 0), "stdin, a pipe of its own, should still be polled");
     const calls = 30;
     for (let id = 1; id <= calls; id++) {
       await s.send({
@@ -118,6 +128,14 @@ Deno.test("stdout shared with stderr (2>&1) stays blocking: replies and log line
     }
     assertEquals(answered.size, calls);
     assertEquals(audited, calls);
+    // After the first call stdin moves to the event loop at its next read; stdout never does.
+    let id = calls;
+    await waitUntil("stdin polled on the event loop", async () => {
+      await s.send({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "list-buffers", arguments: {} } });
+      for (let line = await s.line(); line.startsWith("audit ") || JSON.parse(line).id !== id; line = await s.line());
+      return await nonBlocking(s.child.pid, 0) || undefined;
+    }, 60_000);
+    assert(!await nonBlocking(s.child.pid, 1), "a stdout shared with stderr was made non-blocking");
     assertEquals((await s.stop()).code, 0);
   } finally {
     await tmux.kill();

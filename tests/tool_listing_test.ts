@@ -6,6 +6,7 @@
  */
 import { assert, assertEquals } from "./assert.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
+import { TOOL_MODULES } from "../lib/tools/modules.ts";
 import { listedTools, listingEntries } from "../lib/server/listing.ts";
 import { connect, startTmux } from "./helpers.ts";
 
@@ -18,6 +19,13 @@ Deno.test("lib/tools/listing.json is the tool table's listing (after changing a 
     "lib/tools/listing.json is stale: run `deno task listing`",
   );
   assertEquals(file, table, "lib/tools/listing.json is stale: run `deno task listing`");
+});
+
+Deno.test("lib/tools/modules.ts imports each tool of the table by its name, in the table's order", async () => {
+  assertEquals(Object.keys(TOOL_MODULES), TOOLS.map((t) => t.name));
+  for (const [name, load] of Object.entries(TOOL_MODULES)) {
+    assert((await load()).default === TOOLS.find((t) => t.name === name), `${name}: another module than the table's`);
+  }
 });
 
 Deno.test("a server lists the file's entries its toolsets and safety tier serve", async () => {

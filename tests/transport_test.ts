@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { LinearStdioTransport, recoverId } from "../lib/server/transport.ts";
-import type { JSONRPCMessage } from "../lib/sdk.ts";
+import { type JSONRPCMessage, parseJSONRPCMessage } from "../lib/sdk.ts";
 import { startTmux } from "./helpers.ts";
 import { rawServer } from "./raw_stdio.ts";
 import { waitUntil } from "./pane_helpers.ts";
@@ -23,6 +23,7 @@ async function run(chunks: Uint8Array[], maxMessageBytes = 1024 * 1024) {
   const t = new LinearStdioTransport({
     maxMessageBytes,
     input,
+    parse: parseJSONRPCMessage,
     write: (b) => {
       written.push(dec.decode(b));
       return Promise.resolve();
@@ -92,6 +93,7 @@ Deno.test("at end of input the transport answers the requests already read befor
   const t = new LinearStdioTransport({
     maxMessageBytes: 1024,
     input,
+    parse: parseJSONRPCMessage,
     write: (b) => {
       written.push(dec.decode(b));
       return Promise.resolve();
@@ -141,6 +143,7 @@ function directTransport(
   const t = new LinearStdioTransport({
     maxMessageBytes: 1024,
     input,
+    parse: parseJSONRPCMessage,
     write: (b) => {
       written.push(JSON.parse(dec.decode(b)));
       wrote.next.resolve();

@@ -13,7 +13,6 @@
  * plan.full;         // log, to be stored in a result buffer
  * ```
  */
-import { Buffer } from "node:buffer";
 import { estimateTokens, MAX_UNITS_PER_TOKEN } from "./estimate.ts";
 import { getPath, mainArrayPath, nestingDepth, setPath, shrink } from "./shape.ts";
 
@@ -131,7 +130,7 @@ function planText(
   const full = encoder.encode(text);
   const lines = countLines(text);
   const tailLines = countLines(tail);
-  const tailBytes = Buffer.byteLength(tail, "utf8");
+  const tailBytes = encoder.encode(tail).length;
   // Keep the tool's key order: the text field where it was.
   const preview: Record<string, unknown> = {};
   for (const k of Object.keys(structured)) {

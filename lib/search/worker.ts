@@ -119,7 +119,7 @@ async function run(req: SearchRequest): Promise<void> {
     scope.postMessage({ type: "error", message: err.message, user: err instanceof UserError, stack: err.stack });
   }
   if (handled >= COLLECT_AFTER_BYTES) {
-    if (gc === null) gc = fullCollector();
+    if (gc === null) gc = await fullCollector();
     gc?.();
   }
 }

@@ -47,6 +47,7 @@ export function startMemoryReducer(opts: MemoryReducerOptions = {}): MemoryReduc
   const garbageBytes = opts.garbageBytes ?? 8 * 1024 * 1024;
   // Fetched at the first look, not at start: the new context takes milliseconds a starting server needs more.
   let gc: (() => void) | undefined | null = null;
+  let fetching = false;
   let collections = 0;
   const used = () => {
     const m = Deno.memoryUsage();
@@ -54,7 +55,10 @@ export function startMemoryReducer(opts: MemoryReducerOptions = {}): MemoryReduc
   };
   let baseline = used();
   const timer = setInterval(() => {
-    if (gc === null) gc = fullCollector();
+    if (gc === null) {
+      if (!fetching) fetching = true, void fullCollector().then((f) => gc = f);
+      return;
+    }
     if (gc === undefined) return clearInterval(timer);
     if (used() - baseline < garbageBytes) return;
     gc();

@@ -1,36 +1,30 @@
 /**
- * Builds the MCP server: services from the configuration, our own
+ * Builds the MCP server over the server's core (lib/server/core.ts): our own
  * `tools/list` (each served tool's schemas and annotations) and `tools/call`
  * routed through the one pipeline, which also answers calls to tools that are
- * not served with a clear refusal instead of a bare "not found".
- *
- * The tool table (`lib/tools/mod.ts`, with the response budgets) is the
- * largest part of the module graph and neither `initialize`,
- * `server/discover` nor `tools/list` needs it: `tools/list` reads the table's listing from its file
- * (lib/server/listing.ts), and the table is imported once that answer is on
- * its way, or by the first request that needs it (`tools/call`, prompts).
- * Not sooner: evaluating modules blocks the event loop, so an import started
- * at once delayed the `initialize` answer by all of it, and one started at
- * `notifications/initialized` the `tools/list` answer.
+ * not served with a clear refusal instead of a bare "not found". A starting
+ * server loads this module (the SDK with it) after it has begun answering
+ * (main.ts, lib/server/front.ts).
  *
  * @example
  * ```ts
  * import { parseConfig } from "../config.ts";
  * import { LinearStdioTransport } from "./transport.ts";
  * const app = await createApp(parseConfig(["--socket-name", "work"], {}));
- * app.serve(new LinearStdioTransport({ maxMessageBytes: 1 << 20, direct: app.direct, refuse: app.refuse }));
+ * app.serve(new LinearStdioTransport({ maxMessageBytes: 1 << 20, parse: app.parse, direct: app.direct, refuse: app.refuse }));
  * // ... on exit:
  * await app.close();
  * ```
  */
 import {
   AjvJsonSchemaValidator,
-  type CacheHint,
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
+  type JSONRPCMessage,
   type JsonSchemaValidatorProvider,
   McpServer,
+  parseJSONRPCMessage,
   PROTOCOL_VERSION_META_KEY,
   type ProtocolEra,
   ProtocolError,
@@ -38,25 +32,21 @@ import {
   type ServerContext,
   serveStdio,
   type StdioServerHandle,
-  type Tool,
   type Transport,
 } from "../sdk.ts";
 import type { Config } from "../config.ts";
-import { sweepLeftovers } from "./sweep.ts";
-import { createSearchPool } from "../search/worker_pool.ts";
-import { createHosts } from "./hosts.ts";
-import { type AnyTool, neverBuffered, type Services } from "../tools/tool.ts";
-import { VERSION } from "../version.ts";
+import type { AnyTool, Services } from "../tools/tool.ts";
 import { log } from "../log.ts";
-import { type AuditSink, createAuditSink } from "./audit.ts";
 import type { DirectHandler, Refusal } from "./transport.ts";
 import { type ElicitingServer, legacyAsker, modernToolsCall, Parking } from "./ask.ts";
-import { type BudgetSettings, loadBudgetSettings } from "../budget/settings.ts";
-import { listedTools, listingEntries, servedListing } from "./listing.ts";
-import type { CallExtra, Pipeline } from "./pipeline.ts";
+import type { CallExtra } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
 import { instructions } from "./instructions.ts";
+import { type Core, createCore, createServices, loadTools, toolsCall } from "./core.ts";
+import { CACHE_HINT, MODERN_VERSIONS, SERVER_INFO } from "./front.ts";
+
+export { createServices, loadTools, MODERN_VERSIONS };
 
 export interface App {
   services: Services;
@@ -82,95 +72,12 @@ export interface App {
    * `_meta`, on a 2026 one a request naming a revision this server does not serve.
    */
   refuse(method: string, params: Record<string, unknown> | undefined): Refusal | undefined;
+  /** The 2025-era connection's server, once the SDK has seen its `initialize`. */
+  legacyServer(): McpServer["server"] | undefined;
+  /** The SDK's parser of a JSON-RPC message (lib/server/transport.ts `parse`). */
+  parse(json: unknown): JSONRPCMessage;
   /** Releases what the server holds (run on normal exit). */
   close(): Promise<void>;
-}
-
-/**
- * Tool calls the server can stop at shutdown. Each call gets a signal that
- * fires when its client cancels it or when the server stops; the SDK's own
- * signal is left alone, because the SDK drops the answer of a request whose
- * signal it aborted. (Linked by hand: a fraction of what AbortSignal.any
- * costs on every call.)
- */
-function stoppableCalls(pipeline: () => Promise<Pipeline>) {
-  const live = new Set<AbortController>();
-  let stopped: string | undefined;
-  return {
-    async call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
-      const own = new AbortController();
-      const follow = () => own.abort(extra.signal.reason);
-      if (stopped !== undefined) own.abort();
-      else extra.signal.addEventListener("abort", follow, { once: true });
-      live.add(own);
-      try {
-        const r = await (await pipeline()).call(name, args, { ...extra, signal: own.signal });
-        if (stopped === undefined || !r.isError) return r;
-        // The tool's own cancellation message says what was left running; it was not the client that cancelled.
-        const text = r.content.map((c) => c.type === "text" ? c.text.replace(" by the client", "") : "").join(" ");
-        return { ...r, content: [{ type: "text", text: `the server is shutting down (${stopped}): ${text}` }] };
-      } finally {
-        live.delete(own);
-        extra.signal.removeEventListener("abort", follow);
-      }
-    },
-    stop(why: string): void {
-      stopped ??= why;
-      for (const c of live) c.abort();
-    },
-  };
-}
-
-/** Long-lived services for a configuration, plus the exit hooks they registered. */
-export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
-  const hooks: Array<() => Promise<void>> = [];
-  const atExit = (fn: () => Promise<void>) => void hooks.push(fn);
-  const regex = createSearchPool();
-  // Registered first, so it runs last: every host's exit hooks (lib/server/hosts.ts) come after it.
-  atExit(() => Promise.resolve(regex.close()));
-  // One set of services per host; the first host's are the server's own (budget buffers, sweeps).
-  const { first } = createHosts(config, { regex, atExit });
-  const services: Services = { ...first, config };
-  return {
-    services,
-    async runExitHooks() {
-      for (const fn of hooks.reverse()) {
-        await fn().catch((e) => log("warn", `cleanup failed: ${e instanceof Error ? e.message : String(e)}`));
-      }
-    },
-  };
-}
-
-/** A request no handler takes: what the SDK answers for it when no fallback handler is set. */
-function methodNotFound(): Error {
-  return new ProtocolError(ProtocolErrorCode.MethodNotFound, "Method not found");
-}
-
-/**
- * tools/call, reached two ways: from our stdio transport directly (`App.callTool`,
- * see lib/server/transport.ts), and from any other transport through the SDK's
- * fallback request handler rather than `setRequestHandler` (the SDK's Server
- * wraps a tools/call handler to parse each request twice and each result once
- * more with zod, work the pipeline already does). The
- * transport has checked the JSON-RPC envelope; the name and arguments are
- * checked here, the arguments' contents by the pipeline.
- */
-function toolsCall(
-  request: { method: string; params?: Record<string, unknown> },
-  extra: CallExtra,
-  call: (name: string, args: unknown, extra: CallExtra) => Promise<CallToolResult>,
-): Promise<CallToolResult> {
-  if (request.method !== "tools/call") return Promise.reject(methodNotFound());
-  const { name, arguments: args } = request.params ?? {};
-  if (typeof name !== "string" || (args !== undefined && (args === null || typeof args !== "object"))) {
-    return Promise.reject(
-      new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        "tools/call needs params.name (a tool name string) and params.arguments (an object, or absent)",
-      ),
-    );
-  }
-  return call(name, args, extra);
 }
 
 /**
@@ -181,55 +88,6 @@ function lazyValidator(): JsonSchemaValidatorProvider {
   let ajv: AjvJsonSchemaValidator | undefined;
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 }
-
-/** Every tool (`lib/tools/mod.ts`), imported on demand: most of the server's modules are the tools'. */
-export function loadTools(): Promise<readonly AnyTool[]> {
-  return import("../tools/mod.ts").then((m) => m.TOOLS);
-}
-
-/** The response-budget settings; a `--config` file is checked against the tool names. */
-function budgetSettings(config: Config, tools: readonly AnyTool[]): BudgetSettings {
-  return loadBudgetSettings(config, tools.map((t) => t.name), tools.filter(neverBuffered).map((t) => t.name));
-}
-
-/** The pipeline over the tool table, with the response budgets as its result stage. */
-async function toolPipeline(
-  tools: readonly AnyTool[],
-  settings: BudgetSettings,
-  services: Services,
-  audit: AuditSink,
-): Promise<Pipeline> {
-  const [{ createBudget }, { createPipeline }] = await Promise.all([
-    import("./budget.ts"),
-    import("./pipeline.ts"),
-  ]);
-  // Budget suggestions name only served tools; the pipeline decides which those are.
-  let served: ReadonlySet<string> = new Set();
-  const budget = createBudget({ services, settings, tools, isServed: (name) => served.has(name) });
-  const pipeline = createPipeline({
-    tools,
-    services,
-    audit,
-    stages: [budget.stage],
-    pageBudget: budget.pageBudget,
-    errorText: budget.trimError,
-  });
-  served = new Set(pipeline.served.map((t) => t.name));
-  return pipeline;
-}
-
-/**
- * How long a client may keep the tool list and the discover answer (2026 era): a server's tools and capabilities
- * are fixed for its life (they follow from its flags), so an hour; private, as another server started with other
- * flags serves another list.
- */
-const CACHE_HINT: CacheHint = { ttlMs: 3_600_000, cacheScope: "private" };
-
-/**
- * The 2026-era revisions the SDK serves, as its `server/discover` lists them (the SDK exports only the 2025 list,
- * `SUPPORTED_PROTOCOL_VERSIONS`, which `initialize` negotiates from).
- */
-export const MODERN_VERSIONS: readonly string[] = ["2026-07-28"];
 
 /** The protocol revision a request's `_meta` envelope claims, when it claims one. */
 function claimedVersion(params: Record<string, unknown> | undefined): unknown {
@@ -256,48 +114,16 @@ function clientCapabilities(server: McpServer, ctx: ServerContext): ClientCapabi
 }
 
 /**
- * Builds the server for a configuration; `tools` defaults to every tool, loaded
- * once the tool list is answered (see the module documentation).
+ * Builds the server for a configuration; `tools` defaults to every tool, loaded as lib/server/core.ts says.
+ * `core`: the server's core when it was built before the SDK loaded (main.ts), else one is made here.
  * Throws a `UsageError` when the response-budget config file is invalid.
  */
-export async function createApp(config: Config, tools?: readonly AnyTool[]): Promise<App> {
-  // A --config file names tools: it is checked against the tool table before anything starts (a bad one is a
-  // usage error). Without one the settings name no tool, and nothing waits for the table.
-  if (config.configPath) tools ??= await loadTools();
-  const settings = tools ? budgetSettings(config, tools) : loadBudgetSettings(config, []);
-  const { services, runExitHooks } = createServices(config);
-  const audit = createAuditSink(config.auditLog);
-  // Started once the tool list is answered, or by the first request that needs the tools (see the module doc).
-  let loading: Promise<Pipeline> | undefined;
-  const pipeline = () =>
-    loading ??= (tools ? Promise.resolve(tools) : loadTools()).then((t) => toolPipeline(t, settings, services, audit));
-  const calls = stoppableCalls(pipeline);
+export async function createApp(config: Config, tools?: readonly AnyTool[], core?: Core): Promise<App> {
+  core ??= await createCore(config, tools);
+  const { services, calls, pipeline, listTools, sweep } = core;
+  const fail = (code: number, message: string) => new ProtocolError(code, message);
   /** 2026-era calls waiting for the client's retry with the human's answer; a question unanswered this long times out. */
   const parking = new Parking<CallToolResult>({ ttlMs: config.maxWaitMs });
-  // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any
-  // call comes: once initialize (or the first 2026 request) is answered, as its spawns would hold up that answer.
-  let swept = false;
-  const sweep = () => {
-    if (!swept) swept = true, void sweepLeftovers(services);
-  };
-  // Our own tools/list: the SDK lists only plain object output schemas, and
-  // ours admit a buffered response too (see lib/budget/schema.ts). The tool
-  // table's listing is read from its file (lib/server/listing.ts), so the
-  // client's first list does not wait for the tool modules to load; a table
-  // given to createApp is listed itself. The tools load once the answer is on
-  // its way, or on the first call.
-  let listed: Promise<{ tools: Tool[] }> | undefined;
-  const preload = () =>
-    setTimeout(() => {
-      sweep();
-      void pipeline().catch((e) =>
-        log("error", `the tools could not be loaded: ${e instanceof Error ? e.message : String(e)}`)
-      );
-    }, 0);
-  const listTools = () =>
-    listed ??= (tools ? pipeline().then((p) => servedListing(listingEntries(p.served), config)) : listedTools(config))
-      .then((list) => ({ tools: list }))
-      .finally(preload);
   const instructionText = instructions(config);
   /** The requests of a connection locked to the 2025 era that the transport answers itself (`direct`). */
   let legacy: McpServer | undefined;
@@ -307,7 +133,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
   /** One McpServer for one connection's era (the SDK may build a 2026 one for a probe and then a 2025 one). */
   const build = ({ era: built }: { era: ProtocolEra }): McpServer => {
     const mcp = new McpServer(
-      { name: "tmux-mcp", title: "tmux MCP server", version: VERSION },
+      { ...SERVER_INFO },
       // listChanged: what the SDK's registerTool declares; tools/list and tools/call are ours (below).
       {
         capabilities: { tools: { listChanged: true } },
@@ -333,7 +159,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
         // The human, through the client: elicitation/create requests (2025 era), when the client declared it.
         ask: built === "legacy" ? legacyAsker(mcp.server as unknown as ElicitingServer) : undefined,
       };
-      if (built === "legacy" || request.method !== "tools/call") return toolsCall(request, extra, calls.call);
+      if (built === "legacy" || request.method !== "tools/call") return toolsCall(request, extra, calls.call, fail);
       // 2026 era: a question ends the round with an input-required result and parks the call under a one-shot
       // requestState; the client's retry carrying it resumes the parked call (lib/server/ask.ts).
       const name = typeof request.params?.name === "string" ? request.params.name : "";
@@ -341,7 +167,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
         parking,
         { name, requestState: extra.requestState, inputResponses: extra.inputResponses },
         extra.clientCapabilities?.elicitation as { form?: object; url?: object } | undefined,
-        (ask) => toolsCall(request, { ...extra, ask }, calls.call),
+        (ask) => toolsCall(request, { ...extra, ask }, calls.call, fail),
       ) as Promise<CallToolResult>;
     };
     // Resources and prompts are views of the workspace: served with its toolset.
@@ -362,16 +188,21 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
 
   const callTool: DirectHandler = (params, signal) => {
     const mcp = legacy!;
-    return toolsCall({ method: "tools/call", params }, {
-      signal,
-      _meta: params?._meta as CallExtra["_meta"],
-      era: "legacy",
-      clientCapabilities: mcp.server.getClientCapabilities(),
-      elicit: (p) => mcp.server.elicitInput(p, { signal }),
-      // As the SDK's notify: nothing once the call is cancelled.
-      sendNotification: (n) => signal.aborted ? Promise.resolve() : mcp.server.notification(n),
-      ask: legacyAsker(mcp.server as unknown as ElicitingServer),
-    }, calls.call);
+    return toolsCall(
+      { method: "tools/call", params },
+      {
+        signal,
+        _meta: params?._meta as CallExtra["_meta"],
+        era: "legacy",
+        clientCapabilities: mcp.server.getClientCapabilities(),
+        elicit: (p) => mcp.server.elicitInput(p, { signal }),
+        // As the SDK's notify: nothing once the call is cancelled.
+        sendNotification: (n) => signal.aborted ? Promise.resolve() : mcp.server.notification(n),
+        ask: legacyAsker(mcp.server as unknown as ElicitingServer),
+      },
+      calls.call,
+      fail,
+    );
   };
   let handle: StdioServerHandle | undefined;
   return {
@@ -396,13 +227,10 @@ export async function createApp(config: Config, tools?: readonly AnyTool[]): Pro
         ? unsupportedVersion(claimed, MODERN_VERSIONS)
         : undefined;
     },
+    legacyServer: () => legacy?.server,
+    parse: parseJSONRPCMessage,
     async close() {
-      // The lines of calls already answered first (cleanup is bounded and may be cut), then those it ended.
-      await audit.flush?.();
-      // The budget registers its exit hook (its result buffers) with the tools, if they were loaded.
-      await loading?.catch(() => {});
-      await runExitHooks();
-      await audit.flush?.();
+      await core.close();
       await handle?.close().catch(() => {});
     },
   };

@@ -18,17 +18,37 @@
  * terminal, a file, /dev/null or a shared pipe keep Deno's file route, as
  * does anything `node:net` refuses.
  *
+ * `node:net` and `node:fs` load a large part of Deno's Node compatibility
+ * modules, tens of milliseconds a starting server spends before its first
+ * answer otherwise. So both routes start on Deno's files and move to the
+ * event loop once {@linkcode useEventLoop} has loaded them (a server calls it
+ * after its first answered call): the reader at its next read, when no read
+ * of the file is in flight (a socket reading beside it could take bytes out
+ * of order), the writer at its next write (the transport writes one at a
+ * time).
+ *
  * @example
  * ```ts
  * const answer = (request: Uint8Array) => request; // an echo
+ * await useEventLoop();
  * const reader = stdinReader();
  * const write = stdoutWriter();
  * for (let chunk; (chunk = await reader.read()) !== undefined;) await write(answer(chunk));
  * ```
  */
-import { fstatSync } from "node:fs";
-import { Socket, type SocketConstructorOpts } from "node:net";
+import type { Socket, SocketConstructorOpts } from "node:net";
 import { type ByteReader, fileByteReader } from "../byte_reader.ts";
+
+/** `node:net` and `node:fs`, once {@linkcode useEventLoop} has loaded them. */
+let node: { Socket: typeof Socket; fstatSync: typeof import("node:fs").fstatSync } | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads the event-loop route; readers and writers move to it at their next read or write (see the module doc). */
+export function useEventLoop(): Promise<void> {
+  return loading ??= Promise.all([import("node:net"), import("node:fs")]).then(([net, fs]) => {
+    node = { Socket: net.Socket, fstatSync: fs.fstatSync };
+  });
+}
 
 /** Chunks read ahead of the consumer before the socket is paused (flow control). */
 const READ_AHEAD = 16;
@@ -36,9 +56,9 @@ const READ_AHEAD = 16;
 /** Whether descriptor `fd` is a pipe or socket of our own, safe to make non-blocking (see the module doc). */
 function pollable(fd: number): boolean {
   try {
-    const st = fstatSync(fd);
+    const st = node!.fstatSync(fd);
     if (!st.isFIFO() && !st.isSocket()) return false;
-    const err = fstatSync(2);
+    const err = node!.fstatSync(2);
     return fd === 2 || st.dev !== err.dev || st.ino !== err.ino;
   } catch {
     return false;
@@ -50,7 +70,7 @@ function socketOn(fd: number, opts: SocketConstructorOpts): Socket | undefined {
   if (!pollable(fd)) return undefined;
   try {
     // Half-open: the end of our input must not shut down (or close) anything else.
-    return new Socket({ fd, allowHalfOpen: true, ...opts } as SocketConstructorOpts);
+    return new node!.Socket({ fd, allowHalfOpen: true, ...opts } as SocketConstructorOpts);
   } catch {
     return undefined;
   }
@@ -58,12 +78,31 @@ function socketOn(fd: number, opts: SocketConstructorOpts): Socket | undefined {
 
 /**
  * The server's stdin as a {@linkcode ByteReader}: polled on the event loop
- * when it is a pipe or socket, else Deno's file reader. A chunk is the
- * reader's own (valid after the next read). `cancel` closes the descriptor.
+ * when it is a pipe or socket and {@linkcode useEventLoop} has loaded that
+ * route, else Deno's file reader. A chunk is the reader's own (valid until
+ * the next read). `cancel` closes the descriptor.
  */
 export function stdinReader(): ByteReader {
+  let current = fileByteReader(Deno.stdin);
+  let moved = false;
+  return {
+    read() {
+      // Called once the previous read has resolved: no read of the file is in flight.
+      if (!moved && node) {
+        moved = true;
+        current = socketReader() ?? current;
+      }
+      return current.read();
+    },
+    cancel: () => current.cancel(),
+    releaseLock() {},
+  };
+}
+
+/** Stdin polled on the event loop, or undefined when it is not a pipe or socket of our own. */
+function socketReader(): ByteReader | undefined {
   const socket = socketOn(0, { readable: true, writable: false });
-  if (!socket) return fileByteReader(Deno.stdin);
+  if (!socket) return undefined;
   const ready: (Uint8Array | undefined)[] = [];
   let waiting: ((chunk: Uint8Array | undefined) => void) | undefined;
   let ended = false;
@@ -112,13 +151,21 @@ export function stdinReader(): ByteReader {
  * serialise their writes.
  */
 export function stdoutWriter(): (bytes: Uint8Array) => Promise<void> {
+  const toFile = async (bytes: Uint8Array) => {
+    let off = 0;
+    while (off < bytes.length) off += await Deno.stdout.write(bytes.subarray(off));
+  };
+  let write: ((bytes: Uint8Array) => Promise<void>) | undefined;
+  return (bytes) => {
+    if (!write && node) write = socketWriter() ?? toFile;
+    return (write ?? toFile)(bytes);
+  };
+}
+
+/** Stdout written through the event loop, or undefined when it is not a pipe or socket of our own. */
+function socketWriter(): ((bytes: Uint8Array) => Promise<void>) | undefined {
   const socket = socketOn(1, { readable: false, writable: true });
-  if (!socket) {
-    return async (bytes) => {
-      let off = 0;
-      while (off < bytes.length) off += await Deno.stdout.write(bytes.subarray(off));
-    };
-  }
+  if (!socket) return undefined;
   // Without a listener an EPIPE would be an uncaught exception; each write's callback reports it.
   socket.on("error", () => {});
   return (bytes) => new Promise((resolve, reject) => socket.write(bytes, (e) => e ? reject(e) : resolve()));

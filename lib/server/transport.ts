@@ -29,6 +29,13 @@
  * request or notification without `_meta`) are recognised by a plain check;
  * any other is parsed by the SDK's schema.
  *
+ * The transport can read before the SDK is connected ({@linkcode LinearStdioTransport.listen}), so a
+ * starting server answers while the SDK loads: `early` answers the requests it knows exactly
+ * (lib/server/front.ts: `initialize`, `server/discover`, `tools/list`) and `direct` the calls it takes; every
+ * other message waits. Once the SDK starts the transport, it is handed every message in the order read — those
+ * answered early under an id of the transport's own, whose answer is dropped — so its state is as if it had
+ * answered them itself.
+ *
  * A message is decoded so that bytes which are not UTF-8 stay visible
  * ({@linkcode decodeKeepingInvalid}): the tool pipeline refuses a string
  * holding them, naming the parameter, instead of passing on U+FFFD.
@@ -44,7 +51,7 @@
  * await new McpServer({ name: "example", version: "0" }).connect(transport);
  * ```
  */
-import { type JSONRPCMessage, parseJSONRPCMessage, ProtocolErrorCode, type Transport } from "../sdk.ts";
+import type { JSONRPCMessage, Transport } from "../sdk.ts";
 import { type ByteReader, byteReader } from "../byte_reader.ts";
 import { isBrokenPipe, stdinReader, stdoutWriter } from "./stdio.ts";
 import { joinChunks } from "../text/bytes.ts";
@@ -72,6 +79,18 @@ export interface LinearStdioTransportOptions {
    * other protocol era than the connection's), or undefined.
    */
   refuse?: (method: string, params: Record<string, unknown> | undefined) => Refusal | undefined;
+  /**
+   * Parses a message that is not of the common shape into a JSON-RPC message, or throws (the SDK's
+   * `parseJSONRPCMessage`). Until it is set ({@linkcode LinearStdioTransport.configure}) such a message waits.
+   */
+  parse?: (json: unknown) => JSONRPCMessage;
+  /**
+   * Before start(): answers a request itself (its result), takes a notification (`taken`), or leaves the message
+   * to wait for the SDK (undefined). Asked in order until it leaves one.
+   */
+  early?: (json: unknown) => { result: unknown } | "taken" | undefined;
+  /** Called when a message is left waiting for the SDK (its first time): whoever loads the SDK should start. */
+  onWaiting?: () => void;
 }
 
 /**
@@ -89,6 +108,8 @@ export interface Refusal {
 }
 
 const NEWLINE = 0x0a;
+/** JSON-RPC's internal error code (the SDK's ProtocolErrorCode.InternalError). */
+const INTERNAL_ERROR = -32603;
 const laxUtf8 = new TextDecoder();
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -185,6 +206,22 @@ function isPlainCall(json: unknown): json is JSONRPCMessage {
   return p === undefined || (p !== null && typeof p === "object" && !Array.isArray(p) && !("_meta" in p));
 }
 
+/**
+ * A plain call ({@linkcode isPlainCall}), or a request whose params' `_meta` holds only a progress token: the
+ * calls the transport answers directly before the SDK (and its parser) has loaded.
+ */
+function isDirectCall(json: unknown): json is JSONRPCMessage & { id: RequestId; method: string } {
+  if (json === null || typeof json !== "object" || !("id" in json)) return false;
+  const params = (json as { params?: unknown }).params;
+  if (params === null || typeof params !== "object" || !("_meta" in params)) return isPlainCall(json);
+  const { _meta: meta, ...rest } = params as Record<string, unknown>;
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return false;
+  const keys = Object.keys(meta);
+  const token = (meta as { progressToken?: unknown }).progressToken;
+  return keys.length === 1 && (typeof token === "string" || Number.isSafeInteger(token)) &&
+    isPlainCall({ ...json, params: rest });
+}
+
 /** The top-level `id` of a parsed message, when it is a valid JSON-RPC id. */
 function idOf(json: unknown): RequestId | undefined {
   if (json === null || typeof json !== "object" || Array.isArray(json)) return undefined;
@@ -210,6 +247,14 @@ export class LinearStdioTransport implements Transport {
   #allAnswered?: PromiseWithResolvers<void>;
   /** Direct requests in flight: what cancels each. */
   #directCalls = new Map<RequestId, AbortController>();
+  #listening = false;
+  #started = false;
+  /** Messages read before start(), in order; `early`: answered or taken here, handed to the SDK all the same. */
+  #held: { json: unknown; early: boolean }[] = [];
+  /** A message is waiting for the SDK: every later one but direct calls waits too. */
+  #waiting = false;
+  /** The ids under which messages answered early were handed to the SDK: its answers are dropped. */
+  #replayed = new Set<string>();
 
   // The message being assembled: chunks not yet joined.
   #chunks: Uint8Array[] = [];
@@ -223,9 +268,41 @@ export class LinearStdioTransport implements Transport {
     this.#opts = opts;
   }
 
-  start(): Promise<void> {
+  /** Sets options later (the SDK's parser and handlers, once it has loaded). */
+  configure(opts: Partial<LinearStdioTransportOptions>): void {
+    this.#opts = { ...this.#opts, ...opts };
+  }
+
+  /** Starts reading before the SDK connects: see `early` and the module documentation. */
+  listen(): void {
+    if (this.#listening) return;
+    this.#listening = true;
     this.#reader = this.#opts.input ? byteReader(this.#opts.input) : stdinReader();
     void this.#readLoop();
+  }
+
+  /** Called by the SDK: hands it what was read before, then every message as it is read. */
+  start(): Promise<void> {
+    this.#started = true;
+    const held = this.#held;
+    this.#held = [];
+    let n = 0;
+    for (const { json, early } of held) {
+      if (!early) {
+        this.#dispatch(json);
+        continue;
+      }
+      const m = json as { id?: RequestId };
+      if (m.id === undefined) {
+        this.onmessage?.(json as JSONRPCMessage);
+        continue;
+      }
+      // Under an id no client request has (ids of its own are numbers or its own strings): the answer is dropped.
+      const id = `\u0000early-${n++}`;
+      this.#replayed.add(id);
+      this.onmessage?.({ ...m, id } as JSONRPCMessage);
+    }
+    this.listen();
     return Promise.resolve();
   }
 
@@ -242,6 +319,7 @@ export class LinearStdioTransport implements Transport {
     }
     // The client may close its end right after its last request: answer what was asked first.
     const drainMs = this.#opts.drainMs;
+    // The requests waiting for the SDK count as unanswered: whoever loads it was told (onWaiting).
     if (!this.#closed) await this.settled(drainMs === undefined ? undefined : AbortSignal.timeout(drainMs));
     void this.close();
   }
@@ -336,18 +414,66 @@ export class LinearStdioTransport implements Transport {
     let text = decodeKeepingInvalid(bytes);
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (text.trim() === "") return;
-    let message: JSONRPCMessage;
     let json: unknown;
     try {
       json = JSON.parse(text);
-      message = isPlainCall(json) ? json : parseJSONRPCMessage(json);
-    } catch (e) {
-      const reason = e instanceof SyntaxError ? "not valid JSON" : "not a JSON-RPC 2.0 message";
-      this.#opts.onWarning?.(`discarded a message that is ${reason}`, { bytes: size });
+    } catch {
+      this.#opts.onWarning?.("discarded a message that is not valid JSON", { bytes: size });
+      const id = recoverId(text.slice(0, EDGE_BYTES), text.slice(-EDGE_BYTES));
+      void this.#sendError(id ?? null, -32700, "Message is not valid JSON");
+      return;
+    }
+    if (this.#started) return this.#dispatch(json, size);
+    this.#early(json);
+  }
+
+  /** A message read before start(): answered early, a direct call, or held for the SDK (see `early`). */
+  #early(json: unknown): void {
+    if (isDirectCall(json) && this.#opts.direct?.(json.method)) {
+      // Its `_meta` (a progress token) is the SDK parser's to check once it is there: this one was checked here.
+      if (!isPlainCall(json)) return this.#dispatch(json, 0, json);
+      return this.#dispatch(json);
+    }
+    if (isPlainCall(json) && (json as { method?: unknown }).method === "notifications/cancelled") {
+      this.#cancelDirect(json);
+    }
+    const answer = this.#waiting ? undefined : this.#opts.early?.(json);
+    if (answer === undefined) {
+      // Counted unanswered now: an end of input drains it once the SDK has answered.
+      const id = idOf(json);
+      if (id !== undefined && (json as { method?: unknown }).method !== undefined) this.#unanswered.add(id);
+      this.#held.push({ json, early: false });
+      if (!this.#waiting) this.#waiting = true, this.#opts.onWaiting?.();
+      return;
+    }
+    this.#held.push({ json, early: true });
+    if (answer === "taken") return;
+    const id = (json as { id: RequestId }).id;
+    this.#unanswered.add(id);
+    void this.send({ result: answer.result, jsonrpc: "2.0", id } as JSONRPCMessage).catch(() => {});
+  }
+
+  #cancelDirect(message: JSONRPCMessage): void {
+    const id = (message as { params?: { requestId?: RequestId } }).params?.requestId;
+    if (id !== undefined) this.#directCalls.get(id)?.abort(new Error("cancelled by the client"));
+  }
+
+  /** A message, to the SDK or answered here. `size`: its bytes, for a warning. */
+  #dispatch(json: unknown, size = 0, checked?: JSONRPCMessage): void {
+    let message: JSONRPCMessage;
+    try {
+      if (checked) message = checked;
+      else if (isPlainCall(json)) message = json;
+      else if (this.#opts.parse) message = this.#opts.parse(json);
+      else throw new Error("no parser for a message that is not of the common shape");
+    } catch {
+      this.#opts.onWarning?.("discarded a message that is not a JSON-RPC 2.0 message", { bytes: size });
       // Valid JSON (a wrong "jsonrpc" version, a missing method…): its own top-level id, so the
       // client's request fails at once instead of waiting for its timeout.
-      const id = idOf(json) ?? recoverId(text.slice(0, EDGE_BYTES), text.slice(-EDGE_BYTES));
-      void this.#sendError(id ?? null, e instanceof SyntaxError ? -32700 : -32600, `Message is ${reason}`);
+      const id = idOf(json);
+      // A message held before start() was counted unanswered: this is its answer.
+      if (id !== undefined) this.#answered(id);
+      void this.#sendError(id ?? null, -32600, "Message is not a JSON-RPC 2.0 message");
       return;
     }
     this.#track(message, true);
@@ -360,10 +486,7 @@ export class LinearStdioTransport implements Transport {
         }
         const handler = this.#opts.direct?.(message.method);
         if (handler) return void this.#answerDirect(message.id as RequestId, message.params, handler);
-      } else if (message.method === "notifications/cancelled") {
-        const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        if (id !== undefined) this.#directCalls.get(id)?.abort(new Error("cancelled by the client"));
-      }
+      } else if (message.method === "notifications/cancelled") this.#cancelDirect(message);
     }
     this.onmessage?.(message);
   }
@@ -384,7 +507,7 @@ export class LinearStdioTransport implements Transport {
         jsonrpc: "2.0",
         id,
         error: {
-          code: Number.isSafeInteger(code) ? code as number : ProtocolErrorCode.InternalError,
+          code: Number.isSafeInteger(code) ? code as number : INTERNAL_ERROR,
           message: typeof message === "string" ? message : "Internal error",
         },
       };
@@ -422,6 +545,9 @@ export class LinearStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    if ("id" in message && !("method" in message) && this.#replayed.delete(message.id as string)) {
+      return Promise.resolve(); // the SDK's answer to a request answered early
+    }
     this.#track(message, false);
     return this.#write(JSON.stringify(message) + "\n");
   }

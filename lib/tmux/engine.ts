@@ -83,6 +83,11 @@ export interface TmuxEngine extends TmuxExecutor {
    * (control mode off, no session yet, an unsendable argument).
    */
   runAttached(args: readonly string[], opts?: RunOptions): Promise<Uint8Array>;
+  /**
+   * Asks a local tmux for its version in the background (the probe the first command waits for), so a starting
+   * server's first call does not; a remote host is left alone (its login starts on first use).
+   */
+  warm(): void;
   /** Ends every client this engine started. */
   close(): Promise<void>;
 }
@@ -431,6 +436,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
       return launcher.loginNote;
     },
     hub,
+    warm() {
+      if (launcher.destination === undefined) controlUsable().catch(() => {});
+    },
     run(args, ro = {}) {
       return bounded(args, ro);
     },

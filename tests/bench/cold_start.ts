@@ -8,9 +8,11 @@
  * the pipes, no SDK client. With `--before DIR` (a checkout of an earlier
  * version, e.g. `git archive main | tar -x -C DIR`) the same starts on that
  * version, interleaved start by start so load changes hit both alike; a raw
- * `tmux display-message` spawn is measured in the same rounds.
+ * `tmux display-message` spawn is measured in the same rounds, and with `--peer DIR` (a built
+ * nickgnd/tmux-mcp checkout, run with node) the peer's cold start to its first `list-sessions` answer, with the
+ * ratio of ours to it.
  *
- * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR] [--era legacy|modern|both]`
+ * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR] [--era legacy|modern|both] [--peer DIR]`
  * (`--before` starts are 2025-era only when the earlier version has no 2026 era).
  *
  * @example
@@ -20,7 +22,7 @@
  * console.log(t.initialize, t.toolsList, t.toolsCall);
  * ```
  */
-import { ROOT, START_PERMISSIONS, startTmux } from "../helpers.ts";
+import { ROOT, socketPathOf, START_PERMISSIONS, startTmux } from "../helpers.ts";
 
 const enc = new TextEncoder();
 
@@ -119,6 +121,14 @@ export async function rawSpawn(socketName: string): Promise<number> {
   return performance.now() - t;
 }
 
+/** One start of an empty Deno program, spawn → exit, in ms: the floor under any Deno server's cold start. */
+export async function emptyDeno(): Promise<number> {
+  const t = performance.now();
+  const out = await new Deno.Command(Deno.execPath(), { args: ["eval", ""], stdout: "null", stderr: "null" }).output();
+  if (!out.success) throw new Error("deno eval failed");
+  return performance.now() - t;
+}
+
 /** The median of `xs`. */
 export const p50 = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -134,6 +144,8 @@ if (import.meta.main) {
   const e = argv.indexOf("--era");
   const ERA = e >= 0 ? argv[e + 1] : "legacy";
   const eras = (ERA === "both" ? ["legacy", "modern"] : [ERA]) as ("legacy" | "modern")[];
+  const pi = argv.indexOf("--peer");
+  const PEER = pi >= 0 ? argv[pi + 1].replace(/\/$/, "") : undefined;
   const fx = await startTmux();
   const runs: Array<{ label: string; root: string; mode: "on" | "off"; era: "legacy" | "modern"; xs: ColdStart[] }> =
     [];
@@ -146,15 +158,27 @@ if (import.meta.main) {
     runs.push({ label: "before, control mode off", root: BEFORE, mode: "off", era: "legacy", xs: [] });
   }
   const raw: number[] = [];
+  const empty: number[] = [];
   const load0 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
   const start = (r: (typeof runs)[number]) =>
     coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }, r.era);
+  const peer: ColdStart[] = [];
+  const startPeer = () =>
+    coldStart(
+      ["node", `${PEER}/build/index.js`],
+      { PATH: Deno.env.get("PATH") ?? "", TMUX: `${socketPathOf(fx.socketName)},0,0` },
+      "legacy",
+      { name: "list-sessions", arguments: {} },
+    );
   for (const r of runs) await start(r); // warm
+  if (PEER) await startPeer();
   for (let k = 0; k < COLD; k++) {
     raw.push(await rawSpawn(fx.socketName));
+    empty.push(await emptyDeno());
     for (const r of runs) {
       r.xs.push(await start(r));
     }
+    if (PEER) peer.push(await startPeer());
   }
   await fx.kill();
   const load1 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
@@ -169,5 +193,17 @@ if (import.meta.main) {
       } |`,
     );
   }
+  if (PEER) {
+    const call = p50(peer.map((x) => x.toolsCall));
+    console.log(
+      `| nickgnd/tmux-mcp | ${f(p50(peer.map((x) => x.initialize)))} | ${f(p50(peer.map((x) => x.toolsList)))} | ${
+        f(call)
+      } |`,
+    );
+    for (const r of runs) {
+      console.log(`| ${r.label} ÷ nickgnd | | | ${(p50(r.xs.map((x) => x.toolsCall)) / call).toFixed(2)}× |`);
+    }
+  }
   console.log(`| raw \`tmux display-message\` spawn | ${f(p50(raw))} | | |`);
+  console.log(`| empty Deno start (\`deno eval ""\`, spawn → exit) | ${f(p50(empty))} | | |`);
 }

@@ -13,7 +13,7 @@
  * there is answered with an error result at once, as our refused calls are).
  */
 import { byteReader } from "../../lib/byte_reader.ts";
-import { stdinReader, stdoutWriter } from "../../lib/server/stdio.ts";
+import { stdinReader, stdoutWriter, useEventLoop } from "../../lib/server/stdio.ts";
 
 interface Canned {
   /** The control-mode command line, as our server sends it. */
@@ -55,6 +55,7 @@ async function readReplies() {
 void readReplies();
 
 // Our server's own stdin and stdout routes: what reading and writing them costs is part of the floor.
+await useEventLoop();
 const out = stdoutWriter();
 const reply = (id: unknown, result: unknown) => out(enc.encode(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n"));
 

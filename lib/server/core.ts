@@ -1,0 +1,285 @@
+/**
+ * The server without the SDK: services from the configuration, the tool
+ * pipelines, the calls in flight, the sweep of leftovers and cleanup. The SDK
+ * (lib/server/server.ts) and the answers given before it loads
+ * (lib/server/front.ts) both serve through it.
+ *
+ * The tool table (`lib/tools/mod.ts`, with the response budgets) is the
+ * largest part of the module graph and neither `initialize`,
+ * `server/discover` nor `tools/list` needs it: `tools/list` reads the table's
+ * listing from its file (lib/server/listing_file.ts). A call before the table
+ * has loaded imports only its own tool's module (lib/tools/modules.ts); the
+ * table is imported once the first call is answered, or by the first request
+ * that needs every tool (batch, a name not in the table, prompts). Not sooner:
+ * evaluating modules blocks the event loop, so an import started at once
+ * delayed the `initialize` answer by all of it, and one started before the
+ * first call that call's answer.
+ *
+ * @example
+ * ```ts
+ * import { parseConfig } from "../config.ts";
+ * const core = await createCore(parseConfig(["--socket-name", "work"], {}));
+ * // ... serve through it (lib/server/server.ts createApp), then on exit:
+ * await core.close();
+ * ```
+ */
+import type { CallToolResult, Tool } from "../sdk.ts";
+import type { Config } from "../config.ts";
+import { sweepLeftovers } from "./sweep.ts";
+import { createSearchPool } from "../search/worker_pool.ts";
+import { createHosts } from "./hosts.ts";
+import type { AnyTool, Services } from "../tools/tool.ts";
+import { TOOL_MODULES } from "../tools/modules.ts";
+import { log } from "../log.ts";
+import { type AuditSink, createAuditSink } from "./audit.ts";
+import type { BudgetSettings } from "../budget/settings.ts";
+import { listedTools } from "./listing_file.ts";
+import type { CallExtra, Pipeline } from "./pipeline.ts";
+
+/** JSON-RPC error codes (the SDK's ProtocolErrorCode). */
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+
+/**
+ * Tool calls the server can stop at shutdown. Each call gets a signal that
+ * fires when its client cancels it or when the server stops; the SDK's own
+ * signal is left alone, because the SDK drops the answer of a request whose
+ * signal it aborted. (Linked by hand: a fraction of what AbortSignal.any
+ * costs on every call.)
+ */
+export function stoppableCalls(pipeline: (name: string) => Promise<Pipeline>, afterFirst: () => void) {
+  const live = new Set<AbortController>();
+  let stopped: string | undefined;
+  let first = true;
+  return {
+    async call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
+      const own = new AbortController();
+      const follow = () => own.abort(extra.signal.reason);
+      if (stopped !== undefined) own.abort();
+      else extra.signal.addEventListener("abort", follow, { once: true });
+      live.add(own);
+      try {
+        const r = await (await pipeline(name)).call(name, args, { ...extra, signal: own.signal });
+        if (stopped === undefined || !r.isError) return r;
+        // The tool's own cancellation message says what was left running; it was not the client that cancelled.
+        const text = r.content.map((c) => c.type === "text" ? c.text.replace(" by the client", "") : "").join(" ");
+        return { ...r, content: [{ type: "text", text: `the server is shutting down (${stopped}): ${text}` }] };
+      } finally {
+        live.delete(own);
+        extra.signal.removeEventListener("abort", follow);
+        if (first) first = false, afterFirst();
+      }
+    },
+    stop(why: string): void {
+      stopped ??= why;
+      for (const c of live) c.abort();
+    },
+  };
+}
+
+/** Stoppable calls: see {@linkcode stoppableCalls}. */
+export type Calls = ReturnType<typeof stoppableCalls>;
+
+/** Long-lived services for a configuration, plus the exit hooks they registered. */
+export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
+  const hooks: Array<() => Promise<void>> = [];
+  const atExit = (fn: () => Promise<void>) => void hooks.push(fn);
+  const regex = createSearchPool();
+  // Registered first, so it runs last: every host's exit hooks (lib/server/hosts.ts) come after it.
+  atExit(() => Promise.resolve(regex.close()));
+  // One set of services per host; the first host's are the server's own (budget buffers, sweeps).
+  const { first } = createHosts(config, { regex, atExit });
+  const services: Services = { ...first, config };
+  return {
+    services,
+    async runExitHooks() {
+      for (const fn of hooks.reverse()) {
+        await fn().catch((e) => log("warn", `cleanup failed: ${e instanceof Error ? e.message : String(e)}`));
+      }
+    },
+  };
+}
+
+/**
+ * tools/call, reached two ways: from our stdio transport directly (`App.callTool`,
+ * see lib/server/transport.ts), and from any other transport through the SDK's
+ * fallback request handler rather than `setRequestHandler` (the SDK's Server
+ * wraps a tools/call handler to parse each request twice and each result once
+ * more with zod, work the pipeline already does). The
+ * transport has checked the JSON-RPC envelope; the name and arguments are
+ * checked here, the arguments' contents by the pipeline. `fail` makes the error of a bad request (the SDK's
+ * ProtocolError where the SDK answers it).
+ */
+export function toolsCall(
+  request: { method: string; params?: Record<string, unknown> },
+  extra: CallExtra,
+  call: (name: string, args: unknown, extra: CallExtra) => Promise<CallToolResult>,
+  fail: (code: number, message: string) => Error,
+): Promise<CallToolResult> {
+  // What the SDK answers for a request no handler takes (no fallback handler set).
+  if (request.method !== "tools/call") return Promise.reject(fail(METHOD_NOT_FOUND, "Method not found"));
+  const { name, arguments: args } = request.params ?? {};
+  if (typeof name !== "string" || (args !== undefined && (args === null || typeof args !== "object"))) {
+    return Promise.reject(
+      fail(
+        INVALID_PARAMS,
+        "tools/call needs params.name (a tool name string) and params.arguments (an object, or absent)",
+      ),
+    );
+  }
+  return call(name, args, extra);
+}
+
+/** Every tool (`lib/tools/mod.ts`), imported on demand: most of the server's modules are the tools'. */
+export function loadTools(): Promise<readonly AnyTool[]> {
+  return import("../tools/mod.ts").then((m) => m.TOOLS);
+}
+
+/** The response-budget settings; a `--config` file is checked against the tool names. */
+async function budgetSettings(config: Config, tools: readonly AnyTool[]): Promise<BudgetSettings> {
+  const [{ neverBuffered }, { loadBudgetSettings }] = await Promise.all([
+    import("../tools/tool.ts"),
+    import("../budget/settings.ts"),
+  ]);
+  return loadBudgetSettings(config, tools.map((t) => t.name), tools.filter(neverBuffered).map((t) => t.name));
+}
+
+/**
+ * Pipelines over the tool table or over one tool of it, all with the same response budgets (one store of
+ * buffered results) as their result stage. `served`: the names of the tools the server serves, which budget
+ * suggestions name.
+ */
+async function pipelineMaker(
+  config: Config,
+  checked: BudgetSettings | undefined,
+  services: Services,
+  audit: AuditSink,
+  served: Promise<ReadonlySet<string>>,
+): Promise<(tools: readonly AnyTool[]) => Pipeline> {
+  const [{ createBudget }, { createPipeline }, { loadBudgetSettings }, names] = await Promise.all([
+    import("./budget.ts"),
+    import("./pipeline.ts"),
+    import("../budget/settings.ts"),
+    served,
+  ]);
+  // Without a --config file (nothing to check at start) the settings are the defaults and the flags.
+  const settings = checked ?? loadBudgetSettings(config, []);
+  const budget = createBudget({ services, settings, tools: [], isServed: (name) => names.has(name) });
+  return (tools) =>
+    createPipeline({
+      tools,
+      services,
+      audit,
+      stages: [budget.stage],
+      pageBudget: budget.pageBudget,
+      errorText: budget.trimError,
+    });
+}
+
+/** What {@linkcode createCore} builds. */
+export interface Core {
+  config: Config;
+  services: Services;
+  /** The tool table given to createCore, if one was. */
+  tools?: readonly AnyTool[];
+  /** Every call goes through these (stoppable at shutdown). */
+  calls: Calls;
+  /** The pipeline over the whole table. */
+  pipeline(): Promise<Pipeline>;
+  /** The served tools as tools/list shows them. */
+  listTools(): Promise<{ tools: Tool[] }>;
+  /** Removes what servers killed with SIGKILL left, in the background, once. */
+  sweep(): void;
+  /**
+   * Starts loading what every call needs (the pipeline, the response budgets, the redaction rules), in the
+   * background (the first call does, beside its tool's module).
+   */
+  prepare(): void;
+  /** Releases what the server holds (run on normal exit). */
+  close(): Promise<void>;
+}
+
+/**
+ * The server's core for a configuration; `tools` defaults to every tool, loaded as the module documentation
+ * says. `afterFirstCall` runs once the first call is answered (what a starting server left for later).
+ * Throws a `UsageError` when the response-budget config file is invalid.
+ */
+export async function createCore(
+  config: Config,
+  tools?: readonly AnyTool[],
+  afterFirstCall: () => void = () => {},
+): Promise<Core> {
+  // A --config file names tools: it is checked against the tool table before anything starts (a bad one is a
+  // usage error). Without one the settings name no tool, and nothing waits for the table.
+  if (config.configPath) tools ??= await loadTools();
+  const settings = tools ? await budgetSettings(config, tools) : undefined;
+  const { services, runExitHooks } = createServices(config);
+  const audit = createAuditSink(config.auditLog);
+  const listing = () =>
+    tools ? import("./listing.ts").then((l) => l.servedListing(l.listingEntries(tools), config)) : listedTools(config);
+  const servedNames = listing().then((list) => new Set(list.map((t) => t.name)));
+  let maker: Promise<(tools: readonly AnyTool[]) => Pipeline> | undefined;
+  const pipelines = () => maker ??= pipelineMaker(config, settings, services, audit, servedNames);
+  const makePipeline = (t: readonly AnyTool[]) => pipelines().then((make) => make(t));
+  const prepare = () => {
+    void pipelines().catch(() => {}); // a failure surfaces in the first call
+    if (config.redact !== false) import("../text/redact.ts").then((r) => r.loadRedactor()).catch(() => {});
+  };
+  // The whole table (see the module doc).
+  let loading: Promise<Pipeline> | undefined;
+  let loaded = false;
+  const pipeline = () =>
+    loading ??= (tools ? Promise.resolve(tools) : loadTools()).then(makePipeline).finally(() => loaded = true);
+  // Until then a call to a tool of the table loads that tool's module alone (batch runs the others: the table).
+  const single = new Map<string, Promise<Pipeline>>();
+  const pipelineFor = (name: string): Promise<Pipeline> => {
+    if (tools || loaded || !Object.hasOwn(TOOL_MODULES, name) || name === "batch") return pipeline();
+    let p = single.get(name);
+    if (!p) {
+      // The pipeline, the budgets and the redaction rules load beside the tool's module, not after it.
+      prepare();
+      single.set(name, p = TOOL_MODULES[name]().then((m) => makePipeline([m.default])));
+    }
+    return p;
+  };
+  // Once the first call is answered (loading modules blocks the event loop: not while that call waits).
+  const calls = stoppableCalls(pipelineFor, () =>
+    setTimeout(() => {
+      afterFirstCall();
+      void pipeline().catch((e) =>
+        log("error", `the tools could not be loaded: ${e instanceof Error ? e.message : String(e)}`)
+      );
+    }, 0));
+  // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any
+  // call comes: once the handshake is answered, as its spawns would hold up that answer.
+  let swept = false;
+  const sweep = () => {
+    if (!swept) swept = true, void sweepLeftovers(services);
+  };
+  // Our own tools/list: the SDK lists only plain object output schemas, and
+  // ours admit a buffered response too (see lib/budget/schema.ts). The tool
+  // table's listing is read from its file, so the client's first list does
+  // not wait for the tool modules to load; a table given to createCore is
+  // listed itself.
+  let listed: Promise<{ tools: Tool[] }> | undefined;
+  const listTools = () => listed ??= listing().then((list) => ({ tools: list })).finally(() => setTimeout(sweep, 0));
+  return {
+    config,
+    services,
+    tools,
+    calls,
+    pipeline,
+    listTools,
+    sweep,
+    prepare,
+    async close() {
+      // The lines of calls already answered first (cleanup is bounded and may be cut), then those it ended.
+      await audit.flush?.();
+      // The budget registers its exit hook (its result buffers) with the tools, if they were loaded.
+      await loading?.catch(() => {});
+      await maker?.catch(() => {});
+      await runExitHooks();
+      await audit.flush?.();
+    },
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * The answers a starting server gives before the SDK has loaded
+ * (lib/server/front.ts) are the SDK's own, byte for byte: each is compared
+ * with what the SDK answers the same request (a server built in-process, fed
+ * through the transport without the early path), for several configurations,
+ * in both eras; then the same bytes come from a real server over raw stdio,
+ * and a request of another shape is left to the SDK.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { parseConfig } from "../lib/config.ts";
+import { createApp } from "../lib/server/server.ts";
+import { createFront } from "../lib/server/front.ts";
+import { listedTools } from "../lib/server/listing_file.ts";
+import { LinearStdioTransport } from "../lib/server/transport.ts";
+import { startTmux } from "./helpers.ts";
+import { envelope, rawServer } from "./raw_stdio.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+type Json = Record<string, unknown>;
+
+/** The SDK's answer lines to `requests` (one connection), keyed by request id. */
+async function sdkAnswers(args: string[], requests: Json[]): Promise<Map<unknown, string>> {
+  const config = parseConfig(["--socket-name", "tmcp-front-none", ...args], {});
+  const app = await createApp(config);
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const r of requests) c.enqueue(enc.encode(JSON.stringify(r) + "\n"));
+    },
+  });
+  const lines = new Map<unknown, string>();
+  const all = Promise.withResolvers<void>();
+  const expected = requests.filter((r) => r.id !== undefined).length;
+  const transport = new LinearStdioTransport({
+    maxMessageBytes: 1 << 24,
+    input,
+    parse: app.parse,
+    direct: app.direct,
+    refuse: app.refuse,
+    write: (b) => {
+      const line = dec.decode(b).trimEnd();
+      lines.set(JSON.parse(line).id, line);
+      if (lines.size === expected) all.resolve();
+      return Promise.resolve();
+    },
+  });
+  app.serve(transport);
+  await all.promise;
+  await transport.close();
+  await app.close();
+  return lines;
+}
+
+/** The front's answer lines to `requests`, as the transport writes them, keyed by id (undefined: left to the SDK). */
+async function frontAnswers(args: string[], requests: Json[]): Promise<Map<unknown, string | undefined>> {
+  const config = parseConfig(["--socket-name", "tmcp-front-none", ...args], {});
+  const front = createFront(config, Promise.resolve(await listedTools(config)));
+  await Promise.resolve();
+  const lines = new Map<unknown, string | undefined>();
+  for (const r of requests) {
+    const answer = front.early(r);
+    if (r.id === undefined) continue;
+    lines.set(
+      r.id,
+      typeof answer === "object" ? JSON.stringify({ result: answer.result, jsonrpc: "2.0", id: r.id }) : undefined,
+    );
+  }
+  return lines;
+}
+
+const initialize = (id: number, protocolVersion: string, capabilities: Json = {}): Json => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion, capabilities, clientInfo: { name: "front-test", title: "Front test", version: "1" } },
+});
+const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+
+/** Each era's handshake as clients send it. */
+const SESSIONS: Record<string, Json[]> = {
+  "2025-06-18": [initialize(1, "2025-06-18"), initialized, { jsonrpc: "2.0", id: 2, method: "tools/list" }],
+  "2025-11-25 with capabilities": [
+    initialize(1, "2025-11-25", { roots: { listChanged: true }, elicitation: { form: {}, url: {} }, sampling: {} }),
+    initialized,
+    { jsonrpc: "2.0", id: "list", method: "tools/list", params: {} },
+  ],
+  "2026-07-28": [
+    { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: envelope() } },
+    { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: envelope() } },
+  ],
+  "2026-07-28 with capabilities": [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: { _meta: envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } }) },
+    },
+    {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/list",
+      params: {
+        _meta: envelope({
+          "io.modelcontextprotocol/clientCapabilities": { roots: { listChanged: true } },
+          "io.modelcontextprotocol/clientInfo": { name: "front-test", version: "1" },
+        }),
+      },
+    },
+  ],
+};
+
+const CONFIGS = [[], ["--toolsets", "buffers"], ["--safety", "readonly"], [
+  "--toolsets",
+  "workspace,exec",
+  "--safety",
+  "mutating",
+]];
+
+Deno.test("the early answers to initialize, server/discover and tools/list are the SDK's, byte for byte, in both eras", async () => {
+  for (const args of CONFIGS) {
+    for (const [name, requests] of Object.entries(SESSIONS)) {
+      const sdk = await sdkAnswers(args, requests);
+      const front = await frontAnswers(args, requests);
+      for (const [id, line] of front) {
+        assert(line !== undefined, `${name} ${args.join(" ")}: request ${id} was not answered early`);
+        assertEquals(line, sdk.get(id), `${name} ${args.join(" ")}: request ${id}`);
+      }
+    }
+  }
+});
+
+Deno.test("requests of other shapes are left to the SDK", async () => {
+  const config = parseConfig(["--socket-name", "tmcp-front-none"], {});
+  const fresh = () => createFront(config, Promise.resolve([]));
+  await Promise.resolve();
+  // A revision the SDK negotiates down, an unknown key, an extra _meta key, a cursor, a request before the handshake.
+  assertEquals(fresh().early(initialize(1, "2024-11-05")), undefined);
+  assertEquals(fresh().early({ ...initialize(1, "2025-06-18"), extra: 1 }), undefined);
+  const meta = { _meta: envelope({ "io.modelcontextprotocol/logLevel": "info" }) };
+  assertEquals(fresh().early({ jsonrpc: "2.0", id: 1, method: "server/discover", params: meta }), undefined);
+  const cursor = { _meta: envelope(), cursor: "x" };
+  assertEquals(fresh().early({ jsonrpc: "2.0", id: 1, method: "tools/list", params: cursor }), undefined);
+  assertEquals(fresh().early({ jsonrpc: "2.0", id: 1, method: "tools/list" }), undefined);
+  assertEquals(fresh().early({ jsonrpc: "2.0", id: 1, method: "server/discover", params: {} }), undefined);
+});
+
+Deno.test("a real server answers the same bytes over raw stdio, early or through the SDK, then serves calls", async () => {
+  const tmux = await startTmux();
+  try {
+    for (const [name, requests] of Object.entries(SESSIONS)) {
+      // A ping (which waits for the SDK) after the handshake: answered, and nothing answered twice.
+      const all = [...requests, { jsonrpc: "2.0", id: 99, method: "ping", params: {} }];
+      const sdk = await sdkAnswers([], all);
+      const s = rawServer(tmux.socketName);
+      try {
+        for (const r of all) await s.send(r);
+        const got = new Map<unknown, string>();
+        while (got.size < sdk.size) {
+          const line = await s.line();
+          const id = JSON.parse(line).id;
+          assert(!got.has(id), `${name}: request ${id} answered twice`);
+          got.set(id, line);
+        }
+        for (const [id, line] of sdk) {
+          // The ping's empty result may carry the era's stamp: compared as the SDK gives it all the same.
+          assertEquals(got.get(id), line, `${name}: request ${id}`);
+        }
+      } finally {
+        await s.stop();
+        await s.stderr;
+      }
+    }
+    // Another revision, negotiated by the SDK: the same answer as the SDK's too.
+    const other = [initialize(1, "2024-11-05")];
+    const sdk = await sdkAnswers([], other);
+    const s = rawServer(tmux.socketName);
+    try {
+      await s.send(other[0]);
+      assertEquals(await s.line(), sdk.get(1));
+    } finally {
+      await s.stop();
+      await s.stderr;
+    }
+  } finally {
+    await tmux.kill();
+  }
+});
