@@ -47,11 +47,11 @@ export const TOOL_MODULES: Readonly<Record<string, ToolModule>> = {
   "pty-resize": () => import("./pty/pty_resize.ts"),
   "pty-get-scrollback": () => import("./pty/pty_get_scrollback.ts"),
   "pty-capture": () => import("./pty/pty_capture.ts"),
-  "pty-request-input": () => import("./pty/pty_request_input.ts"),
   // exec
   "run-command": () => import("./exec/run_command.ts"),
   "capture-since": () => import("./exec/capture_since.ts"),
   "wait": () => import("./exec/wait_family.ts"),
+  "request-input": () => import("./exec/request_input.ts"),
   // any toolset
   "batch": () => import("./batch.ts"),
 };
