@@ -165,7 +165,14 @@ for (const backend of ["pty", "tmux"] as const) {
       assert(ink(img, 2, 0, DEFAULT_BG, 2) > 20, "ab");
       assertEquals(pixel(img, ...centre(2, 2)), CURSOR);
       assertEquals(ink(img, 3, 0, DEFAULT_BG, 50), 0);
-      assertEquals(r.structuredContent, { pty_id, rows: 5, cols: 50, cursor: { row: 2, col: 2 }, screen: "" });
+      assertEquals(r.structuredContent, {
+        pty_id,
+        rows: 5,
+        cols: 50,
+        cursor: { row: 2, col: 2 },
+        screen: "",
+        runs_on: "local",
+      });
     });
   });
 }
