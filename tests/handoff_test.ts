@@ -31,6 +31,12 @@ for (const backend of ["tmux", "pty"]) {
     await withHuman(BOTH, async (s) => {
       s.human.secret = `pw-${crypto.randomUUID()}`;
       const id = await s.launch(SECRET_SCRIPT, "Password:");
+      // Reading the screen says which call hands the prompt to the user.
+      const seen = await s.call("pty-get-screen", { pty_id: id });
+      const warned = (seen.structuredContent as { warnings?: { kind: string; message: string }[] }).warnings;
+      assertEquals(warned?.map((w) => w.kind), ["input_prompt"]);
+      assertMatch(warned![0].message, new RegExp(`password prompt .*call request-input \\{pty_id: "${id}"\\}`));
+      assertMatch(textOf(seen), /call request-input/);
       const r = await s.call("request-input", {
         pty_id: id,
         prompt: "Enter the test password",
@@ -76,6 +82,10 @@ Deno.test("a secret that comes after its prompt went away is not typed", async (
 Deno.test("a yes/no prompt is answered by a form and the answer typed", async () => {
   await withHuman(BOTH, async (s) => {
     const id = await s.launch(CONFIRM_SCRIPT, "Overwrite it? [y/N]");
+    const seen = (await s.call("pty-get-screen", { pty_id: id })).structuredContent as {
+      warnings?: { message: string }[];
+    };
+    assertMatch(seen.warnings![0].message, /appears to wait for input .*answer with pty-send-keys/);
     const r = await s.call("request-input", { pty_id: id, prompt: "Overwrite the file?", timeout_ms: 60_000 });
     assert(!r.isError, textOf(r));
     const out = r.structuredContent as Record<string, unknown>;

@@ -21,7 +21,7 @@ const CEILINGS: Record<string, readonly [number, number]> = {
   buffers: [4, 8.5],
   workspace: [8.5, 21],
   exec: [3.5, 7],
-  pty: [3, 6],
+  pty: [3, 6.5],
   "all/readonly": [7.5, 21.5],
   "all/mutating": [15.5, 38],
   "all/destructive": [16, 39],

@@ -140,19 +140,8 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
         `it ${leaveHint(cmd)}`,
     });
   }
-  if (!pager && SECRET_PROMPT.test(last)) {
-    out.push({
-      kind: "input_prompt",
-      message: `pane ${id} waits at a password prompt (${JSON.stringify(last.slice(-120))}): call request-input ` +
-        `{target: "${id}"} so the user types it (you never see it), or send C-c to abort; never guess a password`,
-    });
-  } else if (!pager && INPUT_PROMPTS.some((re) => re.test(last))) {
-    out.push({
-      kind: "input_prompt",
-      message: `pane ${id} appears to wait for input (${JSON.stringify(last.slice(-120))}): answer with ` +
-        `send-keys (e.g. y then Enter), request-input to ask the user, or send C-c to abort`,
-    });
-  }
+  const prompt = pager ? undefined : promptWarning(screen, { name: `pane ${id}`, arg: `target: "${id}"` });
+  if (prompt) out.push(prompt);
   if (!pane.alternate_on && !pager && shellFlavor(cmd) === undefined && !pane.in_mode) {
     out.push({
       kind: "not_a_shell",
@@ -161,6 +150,38 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
     });
   }
   return out;
+}
+
+/**
+ * The warning for a screen whose last line is a password or other input prompt, naming the calls that answer it:
+ * `who.arg` is the argument that names the pane or session for request-input, `who.keys` the tool that types.
+ *
+ * @example
+ * ```ts
+ * promptWarning(["$ sudo true", "[sudo] password for me:"], { name: "pty session s1", arg: 'pty_id: "s1"' });
+ * // { kind: "input_prompt", message: 'pty session s1 waits at a password prompt (…): call request-input …' }
+ * ```
+ */
+export function promptWarning(
+  screen: readonly string[],
+  who: { name: string; arg: string; keys?: string },
+): Warning | undefined {
+  const last = lastLine(screen);
+  if (SECRET_PROMPT.test(last)) {
+    return {
+      kind: "input_prompt",
+      message: `${who.name} waits at a password prompt (${JSON.stringify(last.slice(-120))}): call request-input ` +
+        `{${who.arg}} so the user types it (you never see it), or send C-c to abort; never guess a password`,
+    };
+  }
+  if (INPUT_PROMPTS.some((re) => re.test(last))) {
+    return {
+      kind: "input_prompt",
+      message: `${who.name} appears to wait for input (${JSON.stringify(last.slice(-120))}): answer with ` +
+        `${who.keys ?? "send-keys"} (e.g. y then Enter), request-input to ask the user, or send C-c to abort`,
+    };
+  }
+  return undefined;
 }
 
 /**

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { formerName, ptyId } from "./schemas.ts";
 import { screenImage } from "../screen_image.ts";
+import { promptWarning, warningsSchema } from "../../exec/warnings.ts";
 
 export default defineTool({
   name: "pty-get-screen",
@@ -21,6 +22,7 @@ export default defineTool({
     cols: z.number().int(),
     cursor: z.object({ row: z.number().int(), col: z.number().int() }).describe("0-based"),
     screen: z.string(),
+    warnings: warningsSchema.optional().describe("present at an input prompt"),
   }),
   textField: "screen",
   secrets: [],
@@ -35,9 +37,15 @@ export default defineTool({
       return { structured, content: [await screenImage(ctx, { ...s, cursor }, structured)] };
     }
     const screen = s.lines.join("\n");
+    // A program at a password or yes/no prompt: say which call hands it to the user.
+    const prompt = promptWarning(s.lines, {
+      name: `pty session ${pty_id}`,
+      arg: `pty_id: "${pty_id}"`,
+      keys: "pty-send-keys",
+    });
     return {
-      structured: { pty_id, rows: s.rows, cols: s.cols, cursor, screen },
-      content: [{ type: "text", text: screen }],
+      structured: { pty_id, rows: s.rows, cols: s.cols, cursor, screen, ...(prompt ? { warnings: [prompt] } : {}) },
+      content: [{ type: "text", text: screen }, ...(prompt ? [{ type: "text" as const, text: prompt.message }] : [])],
     };
   },
 });
