@@ -10,6 +10,9 @@ const PANES = 500;
 
 Deno.test("list {what: panes} over 500 panes answers inline in compact rows; a window's panes come with every fact", async () => {
   await withServer(async (mcp, tmux) => {
+    // A small server first: listed with every fact (and remembered as small, so the next listing asks for every
+    // fact first and must still turn compact when the panes no longer fit).
+    assertEquals((await mcp.ok<{ panes: unknown[] }>("list", { what: "panes" })).panes.length, 1);
     // 50 sessions of 10 one-pane windows (the fixture's main session is the first), each running sleep, not a shell.
     const lines: string[] = [];
     for (let s = 0; s < PANES / 10; s++) {
@@ -44,6 +47,9 @@ Deno.test("list {what: panes} over 500 panes answers inline in compact rows; a w
     const ids = s.rows!.map((row) => row[s.columns!.indexOf("pane_id")]);
     assertEquals(new Set(ids).size, PANES);
     assert(ids.every((id) => /^%\d+$/.test(String(id))), "every row names its pane");
+    // Asked again (now known to be large): the same compact rows.
+    const again = (await mcp.call("list", { what: "panes" })).structuredContent as typeof s;
+    assertEquals([again.columns, again.rows?.length, again.omitted_fields], [s.columns, PANES, s.omitted_fields]);
 
     // Chosen fields of every pane: tmux is asked for those only, and they come inline as rows.
     const chosen = await mcp.call("list", { what: "panes", fields: ["pane_id", "current_command"] });

@@ -164,6 +164,21 @@ Deno.test("redactor: every corpus kind is found, markers carry the kind, plain t
   assertEquals(r.redact(r.redact(`DB_PASSWORD=${CORPUS[10].value}`)), r.redact(`DB_PASSWORD=${CORPUS[10].value}`));
 });
 
+Deno.test("redactor: a string asked again gives the same answer; a secret is redacted every time it is asked", async () => {
+  const r = await loadRedactor();
+  const clean = "/home/user/project";
+  for (let i = 0; i < 3; i++) assertEquals(r.redact(clean), clean);
+  for (const c of CORPUS) {
+    const line = `title ${c.line}`;
+    const first = r.redact(line);
+    assert(!first.includes(c.value), `${c.kind}: ${first}`);
+    assertEquals(r.redact(line), first, c.kind);
+  }
+  // More clean strings than the redactor remembers, then the secrets again: still redacted.
+  for (let i = 0; i < 5000; i++) r.redact(`/srv/app/${i}/log`);
+  for (const c of CORPUS) assert(!r.redact(`title ${c.line}`).includes(c.value), c.kind);
+});
+
 Deno.test("redactor: a value that is one token (a cursor the server made) is left whole", async () => {
   const r = await loadRedactor();
   const cursor = "tmc1." +

@@ -22,7 +22,7 @@
  */
 import { charStartAtOrAfter } from "../text/utf8.ts";
 import type { CallToolResult } from "../sdk.ts";
-import { outputResult, type ResultStage } from "./pipeline.ts";
+import { outputResult, type ResultStage, structuredJson } from "./pipeline.ts";
 import { type AnyTool, type ContentBlock, neverBuffered, type PageBudget, type Services } from "../tools/tool.ts";
 import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
 import { planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
@@ -75,7 +75,7 @@ export function resultTokens(result: CallToolResult, budget: number): number | u
     else texts.push(b.type === "text" ? b.text : JSON.stringify(b));
   }
   const contentChars = texts.reduce((n: number, t: string) => n + t.length, 0);
-  const json = result.structuredContent ? JSON.stringify(result.structuredContent) : "";
+  const json = result.structuredContent ? structuredJson(result.structuredContent) : "";
   if (Math.max(contentChars, json.length) * MAX_TOKENS_PER_UNIT + images <= budget) return undefined;
   if (json.length >= contentChars) return estimateTokens(json) + images;
   return texts.reduce((n: number, t: string) => n + estimateTokens(t), images);

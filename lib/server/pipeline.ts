@@ -94,10 +94,29 @@ export interface Pipeline {
 
 const ID_KEYS = ["session_id", "window_id", "pane_id", "buffer_id"] as const;
 
+/** The JSON text of each structured result already written out (a result is not changed once built). */
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * `JSON.stringify(structured)`, written out once per object: the response budget, redaction and the result's
+ * text block each need the same text of the same result.
+ */
+export function structuredJson(structured: object): string {
+  let text = jsonTexts.get(structured);
+  if (text === undefined) jsonTexts.set(structured, text = JSON.stringify(structured));
+  return text;
+}
+
 /** A handler's output as the client receives it (before result stages). */
 export function outputResult(out: ToolOutput<unknown>): CallToolResult {
   return {
-    content: out.content ?? [{ type: "text", text: JSON.stringify(out.structured) }],
+    content: out.content ??
+      [{
+        type: "text",
+        text: typeof out.structured === "object" && out.structured !== null
+          ? structuredJson(out.structured)
+          : JSON.stringify(out.structured),
+      }],
     structuredContent: out.structured as Record<string, unknown>,
   };
 }
@@ -202,7 +221,7 @@ function blockField(result: CallToolResult, structured: Record<string, unknown>)
 
 function redactWith(result: CallToolResult, redactor: Redactor): CallToolResult {
   const structured = result.structuredContent;
-  const json = structured === undefined ? undefined : JSON.stringify(structured);
+  const json = structured === undefined ? undefined : structuredJson(structured);
   const redacted = structured === undefined ? undefined : redactJson(structured, redactor);
   const field = structured === undefined ? undefined : blockField(result, structured);
   const factsJson = field === undefined ? undefined : JSON.stringify(without(structured!, field));
@@ -210,7 +229,7 @@ function redactWith(result: CallToolResult, redactor: Redactor): CallToolResult 
   const content = result.content.map((block) => {
     if (block.type !== "text") return block;
     const text = block.text === json
-      ? (redacted === structured ? json : JSON.stringify(redacted))
+      ? (redacted === structured ? json : structuredJson(redacted!))
       : block.text === factsJson
       ? (redacted === structured ? factsJson : JSON.stringify(without(redacted!, field!)))
       : redactor.redact(block.text);

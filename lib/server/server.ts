@@ -186,6 +186,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
     return mcp;
   };
 
+  // A 2025-era ping answered as the SDK answers it (an empty result), without its request parsing and dispatch.
+  const pong: DirectHandler = () => Promise.resolve({});
   const callTool: DirectHandler = (params, signal) => {
     const mcp = legacy!;
     return toolsCall(
@@ -215,7 +217,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
       calls.stop(why);
       parking.close();
     },
-    direct: (method) => method === "tools/call" && legacy ? callTool : undefined,
+    direct: (method) => !legacy ? undefined : method === "tools/call" ? callTool : method === "ping" ? pong : undefined,
     refuse(_method, params) {
       const claimed = claimedVersion(params);
       if (claimed === undefined || era === undefined) return undefined; // the SDK decides the era on its own

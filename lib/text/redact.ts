@@ -283,6 +283,10 @@ function withoutEscapes(text: string): { plain: string; at: number[] } {
   return { plain, at };
 }
 
+/** The longest string a redactor remembers as clean, and how many it remembers (about 2 MiB at most). */
+const CLEAN_MAX_LENGTH = 256;
+const CLEAN_MAX_COUNT = 4096;
+
 /** Builds a redactor over the preset's rules with its own salt. */
 export function createRedactor(rules: readonly Rule[], salt = crypto.randomUUID()): Redactor {
   const active = rules.filter((r) => !SKIPPED.has(r.meta.id.slice(PRESET_ID.length)));
@@ -297,16 +301,25 @@ export function createRedactor(rules: readonly Rule[], salt = crypto.randomUUID(
     }
     return m;
   };
+  // Redaction is a function of the text alone: a short string found clean (a path, a title, a name that a
+  // listing repeats on every call) is not scanned again. Only clean strings are kept, never a secret.
+  const clean = new Set<string>();
   return {
     find: (text) => findSecrets(active, text),
     redact(text) {
-      if (text.length < 8) return text;
+      if (text.length < 8 || clean.has(text)) return text;
       // Colour sequences inside a line (capture-pane colors) would hide a token's word boundary: look at the
       // text without them, and replace the original range, sequences included.
       const styled = text.includes("\x1b");
       const { plain, at: origin } = styled ? withoutEscapes(text) : { plain: text, at: undefined };
       const spans = findSecrets(active, plain);
-      if (spans.length === 0) return text;
+      if (spans.length === 0) {
+        if (text.length <= CLEAN_MAX_LENGTH) {
+          if (clean.size >= CLEAN_MAX_COUNT) clean.clear();
+          clean.add(text);
+        }
+        return text;
+      }
       let out = "";
       let at = 0;
       for (const s of spans) {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
-import { listPaneFacts, listPanes, PANE_SPEC, paneFacts, type PaneScope } from "../../tmux/panes.ts";
+import { listPaneFacts, listPanes, PANE_SPEC, paneFacts, type PaneInfo, type PaneScope } from "../../tmux/panes.ts";
+import type { Row } from "../../tmux/rows.ts";
 import { chosenFields, compactShape, fieldsParam, paneShape, rowsOf } from "./shapes.ts";
 
 /**
@@ -18,6 +19,16 @@ const COMPACT = paneFacts(["session_name", "window_index", "window_name", "pane_
  * the listing is compact from the start. Below it, a listing over a smaller budget becomes compact too.
  */
 const FULL_ROWS_UP_TO = 100;
+
+/** How many panes the last whole-server listing of each tmux server found (the engine is the key). */
+const wholeServerPanes = new WeakMap<object, number>();
+
+/** The compact answer: rows of the facts that pick a pane, inline rather than in a buffer, and what they leave out. */
+function compactAnswer(panes: readonly Row<typeof COMPACT.spec>[]) {
+  const columns = Object.keys(COMPACT.spec) as (keyof typeof COMPACT.spec)[];
+  const omitted = Object.keys(PANE_SPEC).filter((k) => !(k in COMPACT.spec));
+  return { structured: { columns, rows: rowsOf(panes, columns), omitted_fields: omitted } };
+}
 
 export default defineTool({
   name: "list-panes",
@@ -49,17 +60,27 @@ export default defineTool({
       const panes = await listPaneFacts(ctx.tmux, scope, paneFacts(chosen), ctx.signal);
       return { structured: { columns: chosen, rows: rowsOf(panes, chosen) } };
     }
-    // Beyond a window, the compact facts first (tmux expands them faster than its own default listing): a listing
-    // of hundreds is answered with them in one tmux call; a small one asks again for every fact.
-    const compact = "window" in scope ? undefined : await listPaneFacts(ctx.tmux, scope, COMPACT, ctx.signal);
-    if (compact === undefined || compact.length <= FULL_ROWS_UP_TO) {
-      const whole = { structured: { panes: await listPanes(ctx.tmux, scope, ctx.signal) } };
-      if (ctx.budget.fits(whole)) return whole;
+    // Every fact of each pane when they fit; the compact facts of the same rows otherwise (no second tmux call).
+    const answer = (panes: PaneInfo[]) => {
+      if (panes.length <= FULL_ROWS_UP_TO) {
+        const whole = { structured: { panes } };
+        if (ctx.budget.fits(whole)) return whole;
+      }
+      return compactAnswer(panes);
+    };
+    if ("window" in scope) return answer(await listPanes(ctx.tmux, scope, ctx.signal));
+    // Beyond a window, a listing of hundreds is answered with the compact facts alone (tmux expands them faster
+    // than every fact), in one tmux call. For the whole server, the count the last listing found decides which to
+    // ask for first: a small server is listed with every fact at once, not asked twice.
+    const whole = "all" in scope;
+    if (whole && (wholeServerPanes.get(ctx.tmux) ?? Infinity) <= FULL_ROWS_UP_TO) {
+      const panes = await listPanes(ctx.tmux, scope, ctx.signal);
+      wholeServerPanes.set(ctx.tmux, panes.length);
+      return answer(panes);
     }
-    // Too many panes for every fact of each: rows of the facts that pick one, inline rather than in a buffer.
-    const panes = compact ?? await listPaneFacts(ctx.tmux, scope, COMPACT, ctx.signal);
-    const columns = Object.keys(COMPACT.spec) as (keyof typeof COMPACT.spec)[];
-    const omitted = Object.keys(PANE_SPEC).filter((k) => !(k in COMPACT.spec));
-    return { structured: { columns, rows: rowsOf(panes, columns), omitted_fields: omitted } };
+    const compact = await listPaneFacts(ctx.tmux, scope, COMPACT, ctx.signal);
+    if (whole) wholeServerPanes.set(ctx.tmux, compact.length);
+    if (compact.length > FULL_ROWS_UP_TO) return compactAnswer(compact);
+    return answer(await listPanes(ctx.tmux, scope, ctx.signal));
   },
 });
