@@ -446,8 +446,11 @@ export class LinearStdioTransport implements Transport {
       this.#track(m, true);
       return void this.#answerDirect(m.id, m.params, early);
     }
-    if (isPlainCall(json) && (json as { method?: unknown }).method === "notifications/cancelled") {
-      this.#cancelDirect(json);
+    // Of any shape (a 2026 one carries the `_meta` envelope): a call answered here stops now, not once the SDK has
+    // loaded and parsed the notification.
+    const m = json as { jsonrpc?: unknown; method?: unknown } | null;
+    if (typeof m === "object" && m?.jsonrpc === "2.0" && m.method === "notifications/cancelled" && !("id" in m)) {
+      this.#cancelDirect(json as JSONRPCMessage);
     }
     const answer = this.#waiting ? undefined : this.#opts.early?.(json);
     if (answer === undefined) {
