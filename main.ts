@@ -68,9 +68,9 @@ async function main(): Promise<number> {
 
 /**
  * Serves MCP on stdio until the client goes. The SDK, zod and the tool modules load while the client's
- * handshake is answered without them (lib/server/front.ts) and its first 2025-era calls through the pipeline
- * (lib/server/early.ts); the SDK is loaded once a message needs it, a 2026-era request came, or the first call
- * is answered, and then sees every message in the order read (lib/server/transport.ts).
+ * handshake is answered without them (lib/server/front.ts) and its first calls through the pipeline
+ * (lib/server/early.ts); the SDK is loaded once a message needs it or the first call is answered, and then sees
+ * every message in the order read but those early calls (lib/server/transport.ts).
  */
 async function serve(config: Config): Promise<number> {
   let app: Promise<App> | undefined;
@@ -100,13 +100,13 @@ async function serve(config: Config): Promise<number> {
     early: (json) => {
       const answer = front.early(json);
       // The handshake is answered (initialized, or a first 2026 request): leftovers are swept in the
-      // background. A 2026 client's calls need the SDK: it loads once its tool list is answered (loading
-      // blocks the event loop: not between its discover and its list).
+      // background. The SDK loads once the first call is answered, in both eras (loading blocks the event
+      // loop: not while the handshake or that call waits), or once a message needs it.
       if (answer === "taken" || (answer !== undefined && !front.handshake)) setTimeout(core.sweep, 0);
-      if (answer !== undefined && front.era === "modern") setTimeout(() => void loadSdk(), 0);
       return answer;
     },
     direct: (method) => sdkDirect?.(method) ?? early.direct(method),
+    earlyCall: (json) => early.modern(json),
     onWaiting: () => void loadSdk(),
   });
   const done = Promise.withResolvers<number>();

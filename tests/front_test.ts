@@ -12,6 +12,8 @@ import { createApp } from "../lib/server/server.ts";
 import { createFront } from "../lib/server/front.ts";
 import { listedTools } from "../lib/server/listing_file.ts";
 import { LinearStdioTransport } from "../lib/server/transport.ts";
+import { createCore } from "../lib/server/core.ts";
+import { createEarlyCalls } from "../lib/server/early.ts";
 import { startTmux } from "./helpers.ts";
 import { envelope, rawServer } from "./raw_stdio.ts";
 
@@ -21,8 +23,8 @@ const dec = new TextDecoder();
 type Json = Record<string, unknown>;
 
 /** The SDK's answer lines to `requests` (one connection), keyed by request id. */
-async function sdkAnswers(args: string[], requests: Json[]): Promise<Map<unknown, string>> {
-  const config = parseConfig(["--socket-name", "tmcp-front-none", ...args], {});
+async function sdkAnswers(args: string[], requests: Json[], socket = "tmcp-front-none"): Promise<Map<unknown, string>> {
+  const config = parseConfig(["--socket-name", socket, ...args], {});
   const app = await createApp(config);
   const input = new ReadableStream<Uint8Array>({
     start(c) {
@@ -49,6 +51,47 @@ async function sdkAnswers(args: string[], requests: Json[]): Promise<Map<unknown
   await all.promise;
   await transport.close();
   await app.close();
+  return lines;
+}
+
+/**
+ * The answer lines of a starting server that never loads the SDK (main.ts before it has) to `requests`, keyed by
+ * id; throws when one of them waits for the SDK.
+ */
+async function earlyAnswers(socket: string, requests: Json[]): Promise<Map<unknown, string>> {
+  const config = parseConfig(["--socket-name", socket], {});
+  const core = await createCore(config);
+  const front = createFront(config, Promise.resolve(await listedTools(config)));
+  await Promise.resolve();
+  const early = createEarlyCalls(core, front, () => Promise.resolve(undefined));
+  const lines = new Map<unknown, string>();
+  const all = Promise.withResolvers<void>();
+  const expected = requests.filter((r) => r.id !== undefined).length;
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const transport = new LinearStdioTransport({
+    maxMessageBytes: 1 << 24,
+    input: input.readable,
+    early: (json) => front.early(json),
+    direct: (method) => early.direct(method),
+    earlyCall: (json) => early.modern(json),
+    onWaiting: () => all.reject(new Error("a request waited for the SDK")),
+    write: (b) => {
+      const line = dec.decode(b).trimEnd();
+      lines.set(JSON.parse(line).id, line);
+      if (lines.size === expected) all.resolve();
+      return Promise.resolve();
+    },
+  });
+  transport.listen();
+  const writer = input.writable.getWriter();
+  try {
+    for (const r of requests) await writer.write(enc.encode(JSON.stringify(r) + "\n"));
+    await all.promise;
+  } finally {
+    await writer.close().catch(() => {});
+    await transport.close();
+    await core.close();
+  }
   return lines;
 }
 
@@ -178,6 +221,111 @@ Deno.test("a real server answers the same bytes over raw stdio, early or through
     try {
       await s.send(other[0]);
       assertEquals(await s.line(), sdk.get(1));
+    } finally {
+      await s.stop();
+      await s.stderr;
+    }
+  } finally {
+    await tmux.kill();
+  }
+});
+
+/** A 2026-07-28 tools/call (`meta`: its `_meta`, the plain envelope unless given). */
+const modernCall = (id: number, params: Json, meta: Json = envelope()): Json => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { _meta: meta, ...params },
+});
+
+const MODERN_OPEN = SESSIONS["2026-07-28"];
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+
+/** A line with tmux's activity times (which move on while the test runs) zeroed: the bytes otherwise kept. */
+const steady = (line: string | undefined) =>
+  line?.replace(/(\\?"(?:window_)?activity\\?":)\d+/g, (_, key: string) => key + "0");
+
+/** 2026 calls of the plain shape: a result, a tool's own error, a tool not served, capabilities and client info. */
+const PLAIN_CALLS = [
+  modernCall(10, { name: "list", arguments: { what: "sessions" } }),
+  modernCall(11, { name: "list", arguments: { what: "nope" } }),
+  modernCall(12, { name: "no-such-tool", arguments: {} }),
+  modernCall(
+    13,
+    { name: "list", arguments: { what: "windows" } },
+    envelope({
+      [CAPABILITIES_KEY]: { roots: { listChanged: true }, sampling: {} },
+      "io.modelcontextprotocol/clientInfo": { name: "front-test", version: "1" },
+    }),
+  ),
+];
+
+/** 2026 calls the SDK answers: bad envelopes (its errors), elicitation declared, a progress token, retry fields. */
+const SDK_CALLS = [
+  modernCall(20, { name: "list", arguments: { what: "sessions" } }, { [VERSION_KEY]: "2026-07-28" }),
+  modernCall(21, { name: "list", arguments: { what: "sessions" } }, envelope({ [VERSION_KEY]: 20260728 })),
+  modernCall(22, { name: "list", arguments: { what: "sessions" } }, envelope({ [VERSION_KEY]: "2030-01-01" })),
+  modernCall(23, { name: "list", arguments: { what: "sessions" } }, envelope({ [CAPABILITIES_KEY]: "all" })),
+  modernCall(24, { name: "list" }, envelope({ [CAPABILITIES_KEY]: { roots: { listChanged: {} } } })),
+  modernCall(
+    25,
+    { name: "list", arguments: { what: "sessions" } },
+    envelope({ [CAPABILITIES_KEY]: { elicitation: {} } }),
+  ),
+  modernCall(26, { name: "list", arguments: { what: "sessions" } }, envelope({ progressToken: 7 })),
+  modernCall(27, { name: "list", arguments: { what: "sessions" }, requestState: "x" }),
+  modernCall(28, { name: 5, arguments: {} }),
+];
+
+Deno.test("2026-era tools/call of the plain shape is answered before the SDK loads, with the SDK's bytes", async () => {
+  const tmux = await startTmux();
+  try {
+    const requests = [...MODERN_OPEN, ...PLAIN_CALLS];
+    const sdk = await sdkAnswers([], requests, tmux.socketName);
+    const early = await earlyAnswers(tmux.socketName, requests);
+    for (const [id, line] of sdk) assertEquals(steady(early.get(id)), steady(line), `request ${id}`);
+    assert(JSON.parse(sdk.get(10)!).result.structuredContent.sessions.length === 1, "a real answer was compared");
+  } finally {
+    await tmux.kill();
+  }
+});
+
+Deno.test("2026-era tools/call of any other shape, or before the era is locked, is left to the SDK", async () => {
+  const config = parseConfig(["--socket-name", "tmcp-front-none"], {});
+  const front = createFront(config, Promise.resolve([]));
+  await Promise.resolve();
+  assertEquals(front.modernCall(PLAIN_CALLS[0]), false, "no tools/list answered yet: the era is not locked");
+  for (const r of MODERN_OPEN) front.early(r);
+  for (const r of PLAIN_CALLS) assertEquals(front.modernCall(r), true, JSON.stringify(r));
+  for (const r of SDK_CALLS) assertEquals(front.modernCall(r), false, JSON.stringify(r));
+  assertEquals(front.modernCall({ ...PLAIN_CALLS[0], extra: 1 }), false);
+  // Capabilities the SDK's schema refuses are not listed early either.
+  const badCaps = { _meta: envelope({ [CAPABILITIES_KEY]: { roots: { listChanged: {} } } }) };
+  assertEquals(
+    createFront(config, Promise.resolve([])).early({ jsonrpc: "2.0", id: 1, method: "tools/list", params: badCaps }),
+    undefined,
+  );
+});
+
+Deno.test("over raw stdio, 2026 calls get the SDK's bytes early, and bad _meta still gets the SDK's errors", async () => {
+  const tmux = await startTmux();
+  try {
+    const requests = [...MODERN_OPEN, ...PLAIN_CALLS, ...SDK_CALLS];
+    const sdk = await sdkAnswers([], requests, tmux.socketName);
+    assertEquals(JSON.parse(sdk.get(20)!).error.code, -32602);
+    assertEquals(JSON.parse(sdk.get(22)!).error.code, -32022);
+    const s = rawServer(tmux.socketName);
+    try {
+      for (const r of requests) await s.send(r);
+      const got = new Map<unknown, string>();
+      while (got.size < sdk.size) {
+        const line = await s.line();
+        const id = JSON.parse(line).id;
+        assert(!got.has(id), `request ${id} answered twice`);
+        got.set(id, line);
+      }
+      for (const [id, line] of sdk) assertEquals(steady(got.get(id)), steady(line), `request ${id}`);
     } finally {
       await s.stop();
       await s.stderr;

@@ -276,3 +276,40 @@ Deno.test("the server's stdin reader hands back a file's bytes in reused chunks,
     await Deno.remove(path);
   }
 });
+
+Deno.test("before start, an early call is answered without the SDK and a cancellation with a _meta envelope stops it at once", async () => {
+  let feed!: ReadableStreamDefaultController<Uint8Array>;
+  const input = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+  const written: Record<string, unknown>[] = [];
+  const signals = new Map<unknown, AbortSignal>();
+  const t = new LinearStdioTransport({
+    maxMessageBytes: 1024,
+    input,
+    write: (b) => {
+      written.push(JSON.parse(dec.decode(b)));
+      return Promise.resolve();
+    },
+    earlyCall: (json) =>
+      (json as { method?: string }).method === "tools/call"
+        ? (params, signal) => {
+          signals.set(params?.name, signal);
+          if (params?.name === "quick") return Promise.resolve({ content: [] });
+          return new Promise((resolve) => signal.addEventListener("abort", () => resolve({ content: [] })));
+        }
+        : undefined,
+  });
+  const sdk: unknown[] = [];
+  t.onmessage = (m) => sdk.push(m);
+  const send = (m: unknown) => feed.enqueue(enc.encode(JSON.stringify(m) + "\n"));
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+  t.listen();
+  send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow", _meta: meta } });
+  send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "quick", _meta: meta } });
+  await waitUntil("the quick call's answer", () => Promise.resolve(written.length === 1), 60_000);
+  assertEquals(written[0], { result: { content: [] }, jsonrpc: "2.0", id: 2 });
+  send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: meta } });
+  await waitUntil("the cancellation to arrive", () => Promise.resolve(signals.get("slow")?.aborted === true), 60_000);
+  assertEquals(written.length, 1, "no reply to the cancelled call");
+  await t.close();
+  assertEquals(sdk, [], "nothing was handed to the SDK: it never started");
+});

@@ -1,10 +1,15 @@
 /**
- * 2025-era tools/call answered before the SDK has loaded: once the handshake
+ * tools/call answered before the SDK has loaded. 2025 era: once the handshake
  * was answered without it (lib/server/front.ts), each call goes through the
  * pipeline (lib/server/core.ts `toolsCall`) as the SDK's direct path takes it
  * (lib/server/server.ts `direct`), with the capabilities `initialize`
  * declared. What needs the SDK — asking the human (elicitation), progress
  * notifications — waits for it to load and to have seen that `initialize`.
+ * 2026 era: a call the front takes ({@linkcode Front.modernCall}: no
+ * elicitation, no progress token) goes through the pipeline as the SDK's
+ * fallback handler takes it, and its result is stamped as the SDK stamps a
+ * 2026 result (`resultType`, the server's identity in `_meta`): the same
+ * bytes (tests/front_test.ts).
  *
  * @example
  * ```ts
@@ -20,7 +25,7 @@
 import type { ClientCapabilities, McpServer } from "../sdk.ts";
 import type { Core } from "./core.ts";
 import { toolsCall } from "./core.ts";
-import type { Front } from "./front.ts";
+import { CAPABILITIES_KEY, type Front, SERVER_INFO, SERVER_INFO_KEY } from "./front.ts";
 import type { DirectHandler } from "./transport.ts";
 import type { ElicitingServer } from "./ask.ts";
 import type { CallExtra } from "./pipeline.ts";
@@ -31,6 +36,21 @@ type SdkServer = McpServer["server"];
 export interface EarlyCalls {
   /** tools/call once the front answered the 2025 handshake; undefined otherwise (lib/server/transport.ts `direct`). */
   direct(method: string): DirectHandler | undefined;
+  /** The handler of a 2026-era tools/call the front takes, else undefined (lib/server/transport.ts `earlyCall`). */
+  modern(json: unknown): DirectHandler | undefined;
+}
+
+/**
+ * A tools/call result as the SDK encodes it for the 2026 era: `resultType` stamped `complete` unless the result
+ * has one, then the server's identity added to its `_meta` (unless there, or `_meta` is not an object).
+ */
+export function stampModern(result: Record<string, unknown>): Record<string, unknown> {
+  const stamped = result.resultType === undefined ? { ...result, resultType: "complete" } : result;
+  const meta = stamped._meta;
+  if (meta === undefined) return { ...stamped, _meta: { [SERVER_INFO_KEY]: { ...SERVER_INFO } } };
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return stamped;
+  if ((meta as Record<string, unknown>)[SERVER_INFO_KEY] !== undefined) return stamped;
+  return { ...stamped, _meta: { ...meta, [SERVER_INFO_KEY]: { ...SERVER_INFO } } };
 }
 
 /** See the module documentation. `server`: the SDK's 2025-era server, once it has loaded (loads it). */
@@ -74,5 +94,26 @@ export function createEarlyCalls(
       fail,
     );
   };
-  return { direct: (method) => method === "tools/call" && front.handshake ? callTool : undefined };
+  // As lib/server/server.ts's fallback handler takes a 2026 call without elicitation: no asker, no progress token
+  // (so no notification), the envelope's capabilities; the SDK lifts the envelope out of `_meta`, leaving none.
+  const callModern: DirectHandler = async (params, signal) => {
+    const { _meta: meta, ...rest } = params ?? {};
+    const capabilities = (meta as Record<string, unknown>)[CAPABILITIES_KEY] as ClientCapabilities;
+    const result = await toolsCall(
+      { method: "tools/call", params: rest },
+      {
+        signal,
+        era: "modern",
+        clientCapabilities: capabilities,
+        sendNotification: () => Promise.resolve(),
+      },
+      core.calls.call,
+      fail,
+    );
+    return stampModern(result);
+  };
+  return {
+    direct: (method) => method === "tools/call" && front.handshake ? callTool : undefined,
+    modern: (json) => front.modernCall(json) ? callModern : undefined,
+  };
 }

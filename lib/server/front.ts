@@ -9,9 +9,9 @@
  * Only requests of the exact shapes below are answered here; any other
  * message (and every one after it) waits for the SDK, which then sees every
  * message in the order read (lib/server/transport.ts), so the connection's
- * state is the SDK's own. 2025-era tools/call are answered before the SDK has
- * loaded too, through the pipeline (lib/server/core.ts `toolsCall`), with what
- * `initialize` declared.
+ * state is the SDK's own. tools/call are answered before the SDK has loaded
+ * too, through the pipeline (lib/server/early.ts): 2025-era ones with what
+ * `initialize` declared, 2026-era ones of the plain shape ({@linkcode Front.modernCall}).
  *
  * @example
  * ```ts
@@ -47,9 +47,11 @@ export const MODERN_VERSIONS: readonly string[] = ["2026-07-28"];
 const LEGACY_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18"];
 
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
-const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+/** The 2026 `_meta` envelope's key of the client's capabilities. */
+export const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
-const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+/** The key of the server's identity in a 2026 result's `_meta`. */
+export const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 
 type Json = Record<string, unknown>;
 
@@ -66,6 +68,21 @@ function plainCapabilities(x: unknown): x is Json {
   const plain = (v: unknown, depth: number): boolean =>
     typeof v === "boolean" ? depth > 1 : isObject(v) && depth < 4 && Object.values(v).every((m) => plain(m, depth + 1));
   return isObject(x) && Object.values(x).every((v) => isObject(v) && plain(v, 1));
+}
+
+/**
+ * 2026-era client capabilities (`plainCapabilities`) that the SDK's schema accepts: its known members of their
+ * types (`roots.listChanged` a boolean, the `experimental` and `extensions` entries objects, …); it drops others.
+ */
+function modernCapabilities(x: unknown): x is Json {
+  if (!plainCapabilities(x)) return false;
+  const { roots, sampling, elicitation, experimental, extensions } = x as Record<string, Json | undefined>;
+  const optional = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || ok(v);
+  const bool = (v: unknown) => typeof v === "boolean";
+  return optional(roots?.listChanged, bool) && optional(sampling?.context, isObject) &&
+    optional(sampling?.tools, isObject) && optional(elicitation?.form, isObject) &&
+    optional(elicitation?.url, isObject) && optional((elicitation?.form as Json | undefined)?.applyDefaults, bool) &&
+    [experimental, extensions].every((r) => r === undefined || Object.values(r).every(isObject));
 }
 
 /** A JSON-RPC request of `method` with an id and no other top-level key, or undefined. */
@@ -88,7 +105,7 @@ function plainClientInfo(info: unknown): boolean {
 function enveloped(params: Json): boolean {
   const meta = params._meta;
   return only(params, ["_meta"]) && isObject(meta) && only(meta, [VERSION_KEY, CAPABILITIES_KEY, CLIENT_INFO_KEY]) &&
-    meta[VERSION_KEY] === MODERN_VERSIONS[0] && plainCapabilities(meta[CAPABILITIES_KEY]) &&
+    meta[VERSION_KEY] === MODERN_VERSIONS[0] && modernCapabilities(meta[CAPABILITIES_KEY]) &&
     (meta[CLIENT_INFO_KEY] === undefined || plainClientInfo(meta[CLIENT_INFO_KEY]));
 }
 
@@ -102,6 +119,12 @@ export interface Handshake {
 export interface Front {
   /** For lib/server/transport.ts `early`: a result, `taken` (a notification), or undefined (the SDK's). */
   early(json: unknown): { result: unknown } | "taken" | undefined;
+  /**
+   * Whether `json` is a 2026-era tools/call to answer before the SDK has loaded (lib/server/early.ts): on a
+   * connection this front locked to that era, a name and arguments, an envelope of the plain shape, and a client
+   * that declared no elicitation (its calls may park, lib/server/ask.ts) nor asked for progress (no token).
+   */
+  modernCall(json: unknown): boolean;
   /** The 2025 handshake answered here, once it was. */
   readonly handshake: Handshake | undefined;
   /** The era this connection is locked to by what was answered here, if any. */
@@ -131,6 +154,13 @@ export function createFront(config: Config, tools: Promise<Tool[]> = listedTools
     },
     get era() {
       return era;
+    },
+    modernCall(json) {
+      const call = era === "modern" ? request(json, "tools/call") : undefined;
+      if (!call) return false;
+      const { _meta, name, arguments: args, ...rest } = call.params;
+      return Object.keys(rest).length === 0 && typeof name === "string" && (args === undefined || isObject(args)) &&
+        enveloped({ _meta }) && ((_meta as Json)[CAPABILITIES_KEY] as Json).elicitation === undefined;
     },
     early(json) {
       if (era === undefined && !handshake) {

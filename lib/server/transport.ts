@@ -31,8 +31,8 @@
  *
  * The transport can read before the SDK is connected ({@linkcode LinearStdioTransport.listen}), so a
  * starting server answers while the SDK loads: `early` answers the requests it knows exactly
- * (lib/server/front.ts: `initialize`, `server/discover`, `tools/list`) and `direct` the calls it takes; every
- * other message waits. Once the SDK starts the transport, it is handed every message in the order read — those
+ * (lib/server/front.ts: `initialize`, `server/discover`, `tools/list`), `direct` and `earlyCall` the calls they
+ * take (never handed to the SDK); every other message waits. Once the SDK starts the transport, it is handed every message in the order read — those
  * answered early under an id of the transport's own, whose answer is dropped — so its state is as if it had
  * answered them itself.
  *
@@ -89,6 +89,12 @@ export interface LinearStdioTransportOptions {
    * to wait for the SDK (undefined). Asked in order until it leaves one.
    */
   early?: (json: unknown) => { result: unknown } | "taken" | undefined;
+  /**
+   * Before start(): the handler of a request the transport answers itself though `direct` does not take its
+   * method alone (a 2026-era tools/call, judged by its whole message: lib/server/early.ts), or undefined. Such a
+   * request is never handed to the SDK.
+   */
+  earlyCall?: (json: unknown) => DirectHandler | undefined;
   /** Called when a message is left waiting for the SDK (its first time): whoever loads the SDK should start. */
   onWaiting?: () => void;
 }
@@ -434,8 +440,17 @@ export class LinearStdioTransport implements Transport {
       if (!isPlainCall(json)) return this.#dispatch(json, 0, json);
       return this.#dispatch(json);
     }
-    if (isPlainCall(json) && (json as { method?: unknown }).method === "notifications/cancelled") {
-      this.#cancelDirect(json);
+    const early = this.#opts.earlyCall?.(json);
+    if (early) {
+      const m = json as JSONRPCMessage & { id: RequestId; params?: Record<string, unknown> };
+      this.#track(m, true);
+      return void this.#answerDirect(m.id, m.params, early);
+    }
+    // Of any shape (a 2026 one carries the `_meta` envelope): a call answered here stops now, not once the SDK has
+    // loaded and parsed the notification.
+    const m = json as { jsonrpc?: unknown; method?: unknown } | null;
+    if (typeof m === "object" && m?.jsonrpc === "2.0" && m.method === "notifications/cancelled" && !("id" in m)) {
+      this.#cancelDirect(json as JSONRPCMessage);
     }
     const answer = this.#waiting ? undefined : this.#opts.early?.(json);
     if (answer === undefined) {
@@ -500,7 +515,8 @@ export class LinearStdioTransport implements Transport {
     this.#directCalls.set(id, cancel);
     let reply: JSONRPCMessage;
     try {
-      reply = { jsonrpc: "2.0", id, result: await handler(params, cancel.signal) } as JSONRPCMessage;
+      // The SDK's order of the keys: the same bytes as its answer.
+      reply = { result: await handler(params, cancel.signal), jsonrpc: "2.0", id } as JSONRPCMessage;
     } catch (e) {
       const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
       reply = {

@@ -154,8 +154,18 @@ if (import.meta.main) {
     runs.push({ label: `${era}, control mode off`, root: ROOT, mode: "off", era, xs: [] });
   }
   if (BEFORE) {
-    runs.push({ label: "before, control mode on", root: BEFORE, mode: "on", era: "legacy", xs: [] });
-    runs.push({ label: "before, control mode off", root: BEFORE, mode: "off", era: "legacy", xs: [] });
+    // An earlier version with the 2026 era (the SDK v2) starts in each era asked for; an older one in 2025's.
+    const modern = (() => {
+      try {
+        return Deno.readTextFileSync(BEFORE + "lib/server/server.ts").includes("MODERN_VERSIONS");
+      } catch {
+        return false;
+      }
+    })();
+    for (const era of modern ? eras : ["legacy" as const]) {
+      runs.push({ label: `before, ${era}, control mode on`, root: BEFORE, mode: "on", era, xs: [] });
+      runs.push({ label: `before, ${era}, control mode off`, root: BEFORE, mode: "off", era, xs: [] });
+    }
   }
   const raw: number[] = [];
   const empty: number[] = [];
