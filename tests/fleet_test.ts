@@ -629,3 +629,30 @@ Deno.test("fleet: paste-text and kill server act on the target's host; kill serv
     assertEquals(sessions.sessions.map((s) => s.host), ["alpha"]);
   });
 });
+
+Deno.test("fleet: a search of every host's buffers cut to the response budget resumes with each match once", async () => {
+  await withFleet(async (mcp) => {
+    const filler = "~".repeat(300);
+    const text = (h: string) => [1, 2, 3].map((i) => `zq-${h}-${i} ${filler}`).join("\n");
+    await mcp.ok("set-buffer", { name: "alpha::big", content: text("a") });
+    await mcp.ok("set-buffer", { name: "beta::big", content: text("b") });
+    const seen: string[] = [];
+    let cut = false;
+    let resume: Record<string, number> | undefined;
+    for (let n = 0; n < 12; n++) {
+      const page = await mcp.ok<BufferSearch & { truncated_by_budget?: true }>("search-buffer", {
+        query: "zq-",
+        context_bytes: 300,
+        ...(resume ? { resume_from_offset: resume } : {}),
+      });
+      cut ||= page.truncated_by_budget === true;
+      seen.push(...page.matches.map((m) => `${m.buffer}@${m.offset_bytes}`));
+      resume = page.resume_from_offset;
+      if (Object.keys(resume).length === 0) break;
+    }
+    assert(cut, "no page was cut to the budget");
+    // In the order of one search: alpha's matches, then beta's (each line is 308 bytes).
+    const every = ["alpha", "beta"].flatMap((h) => [0, 308, 616].map((o) => `${h}::big@${o}`));
+    assertEquals(seen, every);
+  }, { args: ["--max-tokens", "600"] });
+});

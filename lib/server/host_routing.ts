@@ -70,8 +70,8 @@ const SEARCH_PANES: FanOut = {
 
 /**
  * Every host's buffers are searched at once, each up to the whole page; the merged matches (hosts in order,
- * buffers in their order) are cut to the page as one search's are, so each buffer cut resumes at its first
- * match left out. Buffer names are `HOST::NAME`, and a `resume_from_offset` of the answer goes on with each
+ * buffers in their order) are cut to the page as one search's are, up to the first host with anything left, so
+ * each buffer cut resumes at its first match left out and the pages follow the order of one search. Buffer names are `HOST::NAME`, and a `resume_from_offset` of the answer goes on with each
  * host where it stopped; a host with nothing left there searches nothing (its earlier matches are then not in
  * the total, which says so as one host's resumed search does).
  */
@@ -111,7 +111,10 @@ const SEARCH_BUFFERS: FanOut = {
       ...(first.include_similarity ? similarityStats(matches) : {}),
       ...(each.some((p) => p.truncated_by_budget) ? { truncated_by_budget: true as const } : {}),
     };
-    let page = keepMatches(joined, a.max_matches as number);
+    // A host with matches or bytes left ends the page, as a buffer does in one search: pages follow scan order.
+    const open = each.findIndex((p) => Object.keys(p.resume_from_offset).length > 0);
+    const upTo = open < 0 ? matches.length : each.slice(0, open + 1).reduce((n, p) => n + p.matches.length, 0);
+    let page = keepMatches(joined, Math.min(a.max_matches as number, upTo));
     if (budget && !budget.fits({ structured: page })) {
       const k = largestFitting(1, page.matches.length, (n) => budget.fits({ structured: firstMatches(page, n) }));
       page = firstMatches(page, k);
