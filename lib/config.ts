@@ -293,8 +293,8 @@ export const OPTIONS: readonly OptionRow[] = [
     env: "TMUX_MCP_SSH",
     type: "string",
     multiple: true,
-    help: "host whose tmux to drive over ssh (user@host, Host alias, ssh://user@host:port); NAME=DEST names " +
-      "it for NAME::TARGET, local is this machine; repeatable",
+    help: "host to drive over ssh (user@host, alias, ssh://…); NAME=DEST names it (NAME::TARGET), local is " +
+      "this machine; its own ,socket-name= ,socket-path= ,tmux-bin= follow; repeatable",
     apply: (c, v, s) => addHosts(c, s, s === "TMUX_MCP_SSH" ? String(v).split(/\s+/).filter((x) => x) : [String(v)]),
   },
   {

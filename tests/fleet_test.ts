@@ -232,6 +232,11 @@ Deno.test("fleet: a stopped host leaves the other answering in its normal time; 
         query: "never-printed",
       });
       assertEquals([found.panes_searched > 0, found.unreachable.map((u) => u.host)], [true, ["beta"]]);
+      await mcp.ok("set-buffer", { name: "alpha::kept", content: "kept on alpha" });
+      const bufs = await mcp.ok<BufferSearch>("search-buffer", { query: "kept" });
+      assertEquals([bufs.total_matches, bufs.buffers, bufs.unreachable?.map((u) => u.host)], [1, ["alpha::kept"], [
+        "beta",
+      ]]);
       const servers = await mcp.ok<{ servers: { host: string }[]; unreachable: { host: string }[] }>("list", {
         what: "server",
       });
@@ -520,4 +525,134 @@ Deno.test("fleet: a continue token and a full-output buffer from a host lead bac
     assertEquals(all.host, "beta");
     assertMatch(all.text, /^1\n2\n3\n[\s\S]*fin-42\n$/);
   }, { args: ["--call-budget-ms", "2000"] });
+});
+
+type BufferSearch = {
+  total_matches: number;
+  total_is_partial: boolean;
+  buffers: string[];
+  matches: { buffer: string; offset_bytes: number; host: string }[];
+  truncated_buffers: string[];
+  resume_from_offset: Record<string, number>;
+  unreachable?: { host: string; error: string }[];
+};
+
+Deno.test("fleet: search-buffer without buffers searches every host; its pages go on across hosts", async () => {
+  await withFleet(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "alpha::s1", content: "xx hit-1 yy hit-2\n" });
+    await mcp.ok("set-buffer", { name: "beta::s2", content: "hit-3\n" });
+    await mcp.ok("set-buffer", { name: "beta::s3", content: "hit-4 hit-5 hit-6\n" });
+    const all = await mcp.ok<BufferSearch>("search-buffer", { query: "hit-" });
+    assertEquals([all.total_matches, all.total_is_partial, all.unreachable], [6, false, undefined]);
+    assertEquals(all.buffers.toSorted(), ["alpha::s1", "beta::s2", "beta::s3"]);
+    assertEquals(all.matches.map((m) => m.buffer.split("::")[0]), ["alpha", "alpha", "beta", "beta", "beta", "beta"]);
+    assertEquals(all.matches.every((m) => m.buffer.startsWith(`${m.host}::`)), true);
+    assertEquals(all.resume_from_offset, {});
+    // A match's buffer name is the one show-buffer takes.
+    const m = all.matches.at(-1)!;
+    const shown = await mcp.ok<{ text: string }>("show-buffer", { name: m.buffer, offset_bytes: m.offset_bytes });
+    assertMatch(shown.text, /^hit-\d/);
+
+    // Pages of two: each buffer cut where its first left-out match starts, every match once, hosts in order.
+    const seen: string[] = [];
+    let page = await mcp.ok<BufferSearch>("search-buffer", { query: "hit-", max_matches: 2 });
+    const pages = [page];
+    while (Object.keys(page.resume_from_offset).length > 0) {
+      assert(pages.length < 10, JSON.stringify(pages));
+      assert(Object.keys(page.resume_from_offset).every((k) => /^(alpha|beta)::s\d$/.test(k)), JSON.stringify(page));
+      page = await mcp.ok<BufferSearch>("search-buffer", {
+        query: "hit-",
+        max_matches: 2,
+        resume_from_offset: page.resume_from_offset,
+      });
+      pages.push(page);
+    }
+    for (const p of pages) {
+      assert(p.matches.length <= 2, JSON.stringify(p));
+      seen.push(...p.matches.map((x) => `${x.buffer}@${x.offset_bytes}`));
+    }
+    assertEquals(pages.length, 3);
+    assertEquals(seen, all.matches.map((x) => `${x.buffer}@${x.offset_bytes}`));
+    assertEquals(pages[0].total_matches, 6);
+    // The last page resumes beta only: alpha's finished buffer is not counted, and the total says so.
+    assertEquals(pages[2].total_is_partial, true);
+
+    // A page cut in alpha leaves beta's buffers whole for the next one.
+    const one = await mcp.ok<BufferSearch>("search-buffer", { query: "hit-", max_matches: 1 });
+    assertEquals(one.matches.map((x) => x.buffer), ["alpha::s1"]);
+    assertEquals(one.resume_from_offset["alpha::s1"], "xx hit-1 yy hit-2".indexOf("hit-2"));
+    assertEquals(one.resume_from_offset["beta::s2"], 0);
+    // Named buffers still go to their one host, and the names come back as they were given.
+    const named = await mcp.ok<BufferSearch & { host: string }>("search-buffer", {
+      query: "hit-",
+      buffers: ["beta::s2"],
+    });
+    assertEquals([named.host, named.buffers, named.total_matches], ["beta", ["beta::s2"], 1]);
+
+    assertMatch(
+      await mcp.err("search-buffer", { query: "hit-", resume_from_offset: { "gamma::s1": 0 } }),
+      /resume_from_offset "gamma::s1": "gamma" before "::" is not a host \(hosts: alpha, beta\)/,
+    );
+    assertMatch(
+      await mcp.err("search-buffer", { query: "hit-", resume_from_offset: { "alpha::": 0 } }),
+      /names no buffer: write alpha::NAME/,
+    );
+  });
+});
+
+Deno.test("fleet: paste-text and kill server act on the target's host; kill server without one is refused", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    const pane = await bashPane(beta);
+    const pasted = await mcp.ok<{ host: string; bytes: number; pane_id: string }>("paste-text", {
+      target: qualify("beta", pane),
+      text: "echo pasted-$((6*7))\n",
+      bracketed: false,
+    });
+    assertEquals([pasted.host, pasted.pane_id, pasted.bytes], ["beta", pane, 21]);
+    await waitUntil("the paste to run on beta", async () => {
+      return (await beta.tmux("capture-pane", "-p", "-t", pane)).includes("pasted-42") || undefined;
+    }, 30_000);
+    const theirs = await alpha.tmux("capture-pane", "-p", "-t", pane).catch(() => "");
+    assert(!theirs.includes("pasted-"), "the paste reached alpha");
+
+    // Never the first host by surprise: without a host the server kill is refused, and every tmux lives.
+    assertMatch(await mcp.err("kill", { what: "server" }), /names no host.*target "HOST::" \(hosts: alpha, beta\)/);
+    assertMatch(await mcp.err("kill", { what: "server", target: "gamma::" }), /no host is named "gamma"/);
+    assertMatch(await mcp.err("kill", { what: "server", target: "beta::main" }), /target/);
+    await alpha.tmux("has-session", "-t", "main");
+    await beta.tmux("has-session", "-t", "main");
+    const killed = await mcp.ok<{ host: string; killed: string }>("kill", { what: "server", target: "beta::" });
+    assertEquals([killed.host, killed.killed], ["beta", "server"]);
+    await assertRejects(() => beta.tmux("has-session", "-t", "main"));
+    await alpha.tmux("has-session", "-t", "main");
+    const sessions = await mcp.ok<{ sessions: { host: string }[] }>("list", { what: "sessions", target: "alpha::" });
+    assertEquals(sessions.sessions.map((s) => s.host), ["alpha"]);
+  });
+});
+
+Deno.test("fleet: a search of every host's buffers cut to the response budget resumes with each match once", async () => {
+  await withFleet(async (mcp) => {
+    const filler = "~".repeat(300);
+    const text = (h: string) => [1, 2, 3].map((i) => `zq-${h}-${i} ${filler}`).join("\n");
+    await mcp.ok("set-buffer", { name: "alpha::big", content: text("a") });
+    await mcp.ok("set-buffer", { name: "beta::big", content: text("b") });
+    const seen: string[] = [];
+    let cut = false;
+    let resume: Record<string, number> | undefined;
+    for (let n = 0; n < 12; n++) {
+      const page = await mcp.ok<BufferSearch & { truncated_by_budget?: true }>("search-buffer", {
+        query: "zq-",
+        context_bytes: 300,
+        ...(resume ? { resume_from_offset: resume } : {}),
+      });
+      cut ||= page.truncated_by_budget === true;
+      seen.push(...page.matches.map((m) => `${m.buffer}@${m.offset_bytes}`));
+      resume = page.resume_from_offset;
+      if (Object.keys(resume).length === 0) break;
+    }
+    assert(cut, "no page was cut to the budget");
+    // In the order of one search: alpha's matches, then beta's (each line is 308 bytes).
+    const every = ["alpha", "beta"].flatMap((h) => [0, 308, 616].map((o) => `${h}::big@${o}`));
+    assertEquals(seen, every);
+  }, { args: ["--max-tokens", "600"] });
 });

@@ -12,8 +12,10 @@
 import { HOST_NAME, HOST_SEPARATOR, qualify, splitHostTarget } from "../tmux/hosts.ts";
 import { targetSchema } from "../tmux/target.ts";
 import { UserError } from "../errors.ts";
-import type { AnyTool, HostRouter, Services, ToolOutput } from "../tools/tool.ts";
+import type { AnyTool, HostRouter, PageBudget, Services, ToolOutput } from "../tools/tool.ts";
 import { runsOn } from "../tools/pty/schemas.ts";
+import { firstMatches, keepMatches, MAX_BUFFERS, type SearchOutput, similarityStats } from "../tools/search_schemas.ts";
+import { largestFitting } from "../budget/page.ts";
 
 /** One host's part of a call: its services and the arguments with the host prefix removed. */
 export interface Binding {
@@ -30,8 +32,16 @@ interface FanOut {
   when(args: Args): boolean;
   /** Each host's arguments (default: the call's). */
   args?(args: Args): Args;
-  /** One result from the hosts' answers, each already with its `host` (default: their rows together). */
-  merge?(args: Args, parts: readonly Structured[]): Structured;
+  /**
+   * The bindings of a call it takes whole, values that name hosts included (default: every host, each with
+   * `args(args)`, and only when nothing in the call names a host).
+   */
+  bind?(router: HostRouter, tool: AnyTool, args: Args): Binding[];
+  /**
+   * One result from the hosts' answers, each already with its `host` (default: their rows together); `budget`:
+   * the call's response budget, for a result that pages natively.
+   */
+  merge?(args: Args, parts: readonly Structured[], budget?: PageBudget): Structured;
 }
 
 /**
@@ -58,6 +68,68 @@ const SEARCH_PANES: FanOut = {
   },
 };
 
+/**
+ * Every host's buffers are searched at once, each up to the whole page; the merged matches (hosts in order,
+ * buffers in their order) are cut to the page as one search's are, up to the first host with anything left, so
+ * each buffer cut resumes at its first match left out and the pages follow the order of one search. Buffer names are `HOST::NAME`, and a `resume_from_offset` of the answer goes on with each
+ * host where it stopped; a host with nothing left there searches nothing (its earlier matches are then not in
+ * the total, which says so as one host's resumed search does).
+ */
+const SEARCH_BUFFERS: FanOut = {
+  when: (a) => a.buffers === undefined && a.near === undefined,
+  bind(router, tool, a) {
+    const resume = a.resume_from_offset as Record<string, number> | undefined;
+    if (resume === undefined) return router.names.map((h) => bind(router, h, a));
+    const per = new Map<string, [string, number][]>(router.names.map((h) => [h, []]));
+    for (const [value, offset] of Object.entries(resume)) {
+      const field = "resume_from_offset";
+      const { host = router.names[0], rest } = splitAddress(router, tool, {
+        field,
+        kind: "buffer",
+        value,
+        set: (x) => x,
+      });
+      per.get(host)!.push([rest, offset]);
+    }
+    return router.names.map((h) => bind(router, h, { ...a, resume_from_offset: Object.fromEntries(per.get(h)!) }));
+  },
+  merge(a, parts, budget) {
+    const each = parts as unknown as (SearchOutput & { host: string })[];
+    const sum = (f: (p: SearchOutput) => number) => each.reduce((n, p) => n + f(p), 0);
+    const { host: _, ...first } = each[0];
+    const matches = each.flatMap((p) => p.matches);
+    const joined: SearchOutput = {
+      ...first,
+      buffers: each.flatMap((p) => p.buffers),
+      total_matches: sum((p) => p.total_matches),
+      total_is_partial: each.some((p) => p.total_is_partial),
+      buffers_scanned: sum((p) => p.buffers_scanned),
+      bytes_scanned_total: sum((p) => p.bytes_scanned_total),
+      matches,
+      truncated_buffers: each.flatMap((p) => p.truncated_buffers),
+      resume_from_offset: Object.fromEntries(each.flatMap((p) => Object.entries(p.resume_from_offset))),
+      ...(first.include_similarity ? similarityStats(matches) : {}),
+      ...(each.some((p) => p.truncated_by_budget) ? { truncated_by_budget: true as const } : {}),
+    };
+    // A host with matches or bytes left ends the page, as a buffer does in one search: pages follow scan order.
+    const open = each.findIndex((p) => Object.keys(p.resume_from_offset).length > 0);
+    const upTo = open < 0 ? matches.length : each.slice(0, open + 1).reduce((n, p) => n + p.matches.length, 0);
+    let page = keepMatches(joined, Math.min(a.max_matches as number, upTo));
+    if (budget && !budget.fits({ structured: page })) {
+      const k = largestFitting(1, page.matches.length, (n) => budget.fits({ structured: firstMatches(page, n) }));
+      page = firstMatches(page, k);
+    }
+    const left = Object.keys(page.resume_from_offset).length;
+    if (left > MAX_BUFFERS) {
+      throw new UserError(
+        `the hosts' buffers left to search (${left}) are more than one search resumes (${MAX_BUFFERS}): ` +
+          `search each host's buffers with buffers: ["HOST::NAME", …]`,
+      );
+    }
+    return page;
+  },
+};
+
 /** Listings (and searches) that cover every host when nothing in the call names one. */
 const FAN_OUT: Readonly<Record<string, FanOut>> = {
   "list": {
@@ -71,6 +143,27 @@ const FAN_OUT: Readonly<Record<string, FanOut>> = {
   "list-buffers": { when: () => true },
   "pty-list-sessions": { when: () => true },
   "search-panes": SEARCH_PANES,
+  "search-buffer": SEARCH_BUFFERS,
+};
+
+/**
+ * A result's buffer names as a later call gives them (`HOST::NAME`) on a server with several hosts, where a
+ * name without a host is the first host's: the pages of a search go on where they came from.
+ */
+const HANDED_OUT: Readonly<Partial<Record<string, (s: Structured, host: string) => Structured>>> = {
+  "search-buffer": (s, host) => {
+    const o = s as unknown as SearchOutput;
+    const q = (name: string) => qualify(host, name);
+    const out: SearchOutput = {
+      ...o,
+      buffers: o.buffers.map(q),
+      matches: o.matches.map((m) => ({ ...m, buffer: q(m.buffer) })),
+      truncated_buffers: o.truncated_buffers.map(q),
+      resume_from_offset: Object.fromEntries(Object.entries(o.resume_from_offset).map(([k, v]) => [q(k), v])),
+      ...(o.window ? { window: { ...o.window, buffer: q(o.window.buffer) } } : {}),
+    };
+    return out as unknown as Structured;
+  },
 };
 
 /** The default merge: each list the rows of every host in order; other fields the first host's. */
@@ -208,6 +301,8 @@ function splitAddress(router: HostRouter, tool: AnyTool, a: Address): { host?: s
  * host, for values naming two hosts, or for a value left invalid by the split.
  */
 export function bindCall(router: HostRouter, tool: AnyTool, args: Args): Binding[] {
+  const fan = FAN_OUT[tool.name];
+  if (router.several && fan?.bind && fan.when(args)) return fan.bind(router, tool, args);
   let host: string | undefined;
   let named: string | undefined;
   let out = args;
@@ -226,12 +321,22 @@ export function bindCall(router: HostRouter, tool: AnyTool, args: Args): Binding
     out = split.rest === "" ? (({ [a.field]: _, ...others }) => others)(out) : a.set(out, split.rest);
   }
   if (host !== undefined) return [bind(router, host, out)];
-  const fan = FAN_OUT[tool.name];
+  if (router.several && killsServer(tool, args)) {
+    throw new UserError(
+      `kill {what: "server"} names no host and this server has several: give target "HOST::" ` +
+        `(hosts: ${router.names.join(", ")}) for the one whose tmux server to kill`,
+    );
+  }
   if (router.several && fan?.when(args)) {
     const each = fan.args?.(args) ?? args;
     return router.names.map((h) => bind(router, h, each));
   }
   return [bind(router, router.names[0], args)];
+}
+
+/** Whether a call kills a whole tmux server: with several hosts it must say which. */
+function killsServer(tool: AnyTool, args: Args): boolean {
+  return tool.name === "kill-server" || (tool.name === "kill" && args.what === "server");
 }
 
 function bind(router: HostRouter, host: string, args: Args): Binding {
@@ -281,7 +386,9 @@ export function mergeOutputs(
   args: Args,
   bindings: readonly Binding[],
   settled: readonly PromiseSettledResult<ToolOutput<unknown>>[],
+  budget?: PageBudget,
 ): ToolOutput<unknown> {
+  const own = HANDED_OUT[tool.name];
   if (bindings.length === 1) {
     const r = settled[0];
     if (r.status === "rejected") throw r.reason;
@@ -289,7 +396,9 @@ export function mergeOutputs(
     if (!router.several) return out;
     // A result whose content is its JSON is rewritten with it; text content (a screen) stays as it is.
     const plain = out.content === undefined;
-    const structured = qualified(out.structured, bindings[0].host);
+    const host = bindings[0].host;
+    const q = qualified(out.structured, host);
+    const structured = own && q && typeof q === "object" ? own(q as Structured, host) : q;
     return plain ? { structured } : { structured, content: out.content };
   }
   const ok = settled.findIndex((r) => r.status === "fulfilled");
@@ -302,10 +411,11 @@ export function mergeOutputs(
       unreachable.push({ host, error: r.reason instanceof Error ? r.reason.message : String(r.reason) });
       return;
     }
-    const part = qualified(r.value.structured, host) as Structured;
+    const q = qualified(r.value.structured, host) as Structured;
+    const part = own ? own(q, host) : q;
     // Rows of several hosts' pty sessions each say where they run; one value on top would be the first host's.
     parts.push(tool.toolset === "pty" ? onRows(part, { runs_on: runsOn(bindings[i].services) }) : part);
   });
-  const merged = (FAN_OUT[tool.name]?.merge ?? together)(args, parts);
+  const merged = (FAN_OUT[tool.name]?.merge ?? together)(args, parts, budget);
   return { structured: unreachable.length ? { ...merged, unreachable } : merged };
 }

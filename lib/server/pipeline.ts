@@ -400,7 +400,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         settled.forEach((r, i) => hosts.noteOutcome(bindings[i].host, r.status === "rejected" ? r.reason : undefined));
         const mismatch = settled.find((r) => r.status === "rejected" && r.reason instanceof OutputMismatch);
         if (mismatch) throw (mismatch as PromiseRejectedResult).reason;
-        out = mergeOutputs(hosts, tool, parsed.data, bindings, settled);
+        out = mergeOutputs(hosts, tool, parsed.data, bindings, settled, ctx.budget);
       }
       target = { ...target, ...targetOf(out.structured) };
       let result = outputResult(out);

@@ -171,7 +171,8 @@ export async function runSearch(
   return { structured: firstMatches(out, k) };
 }
 
-function similarityStats(matches: readonly { similarity?: number }[]) {
+/** `max_similarity` and `avg_similarity` of a page's matches (null when there are none). */
+export function similarityStats(matches: readonly { similarity?: number }[]) {
   const scores = matches.map((m) => m.similarity ?? 0);
   return {
     max_similarity: scores.length ? Math.max(...scores) : null,
@@ -187,6 +188,14 @@ function similarityStats(matches: readonly { similarity?: number }[]) {
  * their state; truncated_buffers stays in scan order.
  */
 export function firstMatches(out: SearchOutput, k: number): SearchOutput {
+  return k >= out.matches.length ? out : { ...keepMatches(out, k), truncated_by_budget: true };
+}
+
+/**
+ * A response cut to its first `k` matches as {@linkcode firstMatches} cuts it, without saying that a budget
+ * cut it: the page of several searches' matches together (one per host) is cut to `max_matches` so.
+ */
+export function keepMatches(out: SearchOutput, k: number): SearchOutput {
   if (k >= out.matches.length) return out;
   const resume = new Map(Object.entries(out.resume_from_offset));
   const cutAt = new Map<string, number>();
@@ -200,6 +209,5 @@ export function firstMatches(out: SearchOutput, k: number): SearchOutput {
     truncated_buffers: truncated,
     resume_from_offset: Object.fromEntries(truncated.map((b) => [b, resume.get(b)!])),
     ...(out.include_similarity ? similarityStats(matches) : {}),
-    truncated_by_budget: true,
   };
 }
