@@ -20,7 +20,7 @@
  */
 import { connect, startTmux } from "../helpers.ts";
 import { makeLog } from "./search_data.ts";
-import { waitUntil } from "../pane_helpers.ts";
+import { newPane, waitUntil } from "../pane_helpers.ts";
 import { p50 } from "./cold_start.ts";
 import process from "node:process";
 import { createRedactor, type Redactor } from "../../lib/text/redact.ts";
@@ -39,16 +39,11 @@ const servers: Awaited<ReturnType<typeof connect>>[] = [];
 try {
   await tmux.tmuxStdin(makeLog(false, SIZE), "load-buffer", "-b", "log", "-");
   await tmux.tmux("set-option", "-g", "history-limit", "5000");
-  const pane = (await tmux.tmux(
-    "new-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "--",
+  const pane = await newPane(
+    tmux,
     `awk 'BEGIN { for (i = 1; i <= 3000; i++) print "line " i ": GET /api/v1/items?id=" i " 200 12ms user=alice" }'; ` +
       "exec sleep 3600",
-  )).trim();
+  );
   await tmux.tmux("resize-window", "-t", pane, "-x", "120", "-y", "50");
   await waitUntil(
     "the bench pane to show its last line",

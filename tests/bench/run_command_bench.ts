@@ -21,7 +21,7 @@
  * with the load average before and after.
  */
 import { connect, type McpFixture, socketPathOf, startTmux, textOf } from "../helpers.ts";
-import { waitUntil } from "../pane_helpers.ts";
+import { newPane, waitUntil } from "../pane_helpers.ts";
 
 /** Pause before each measured call (outside the measurement). */
 const SETTLE_MS = 40;
@@ -97,14 +97,7 @@ export async function measureRunCommand(n: number, shells: string[], peer?: stri
   const home = await Deno.makeTempDir({ prefix: "tmcp-runbench-" });
   const panes: Record<string, string> = {};
   for (const sh of shells) {
-    const pane = (await tmux.tmux(
-      "new-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      `env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=${home} ${SHELL_ARGV[sh]}`,
-    )).trim();
+    const pane = await newPane(tmux, `env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=${home} ${SHELL_ARGV[sh]}`);
     panes[sh] = pane;
     await waitUntil(`${sh} to start`, async () => {
       const cmd = (await tmux.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
