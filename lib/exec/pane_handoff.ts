@@ -32,7 +32,7 @@ import { libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "./text.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import type { Warning } from "./warnings.ts";
+import { secretPromptAdvice, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -73,8 +73,7 @@ export function hiddenInputWarning(
   const id = pane.pane_id;
   return {
     kind: "input_prompt",
-    message: `pane ${id} reads input without echo (a password prompt): call request-input {target: "${id}"} so ` +
-      "the user types it (you never see it), or send C-c to abort; never guess a password",
+    message: `pane ${id} reads input without echo (a password prompt): ${secretPromptAdvice(`target: "${id}"`)}`,
   };
 }
 

@@ -152,6 +152,12 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
   return out;
 }
 
+/** What a model is told to do at a secret prompt: `arg` names the pane or session (`target: "%3"`, `pty_id: "s1"`). */
+export function secretPromptAdvice(arg: string): string {
+  return `call request-input {${arg}} so the user types it (you never see it), or send C-c to abort; never guess a ` +
+    "password";
+}
+
 /**
  * The warning for a screen whose last line is a password or other input prompt, naming the calls that answer it:
  * `who.arg` is the argument that names the pane or session for request-input, `who.keys` the tool that types.
@@ -170,8 +176,8 @@ export function promptWarning(
   if (SECRET_PROMPT.test(last)) {
     return {
       kind: "input_prompt",
-      message: `${who.name} waits at a password prompt (${JSON.stringify(last.slice(-120))}): call request-input ` +
-        `{${who.arg}} so the user types it (you never see it), or send C-c to abort; never guess a password`,
+      message: `${who.name} waits at a password prompt (${JSON.stringify(last.slice(-120))}): ` +
+        secretPromptAdvice(who.arg),
     };
   }
   if (INPUT_PROMPTS.some((re) => re.test(last))) {
