@@ -90,7 +90,7 @@ async function serve(config: Config): Promise<number> {
   // The probe of the tmux binary runs beside the module loading, not in front of the first call.
   core.services.tmux.warm();
   const front = createFront(config);
-  const early = createEarlyCalls(core, front, () => loadSdk().then((a) => a.legacyServer()));
+  const early = createEarlyCalls(core, front, () => loadSdk().then((a) => a.legacyServer()), (m) => transport.send(m));
   let sdkDirect: ((method: string) => DirectHandler | undefined) | undefined;
   const transport = new LinearStdioTransport({
     maxMessageBytes: config.maxMessageBytes,

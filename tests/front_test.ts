@@ -15,6 +15,7 @@ import { LinearStdioTransport } from "../lib/server/transport.ts";
 import { createCore } from "../lib/server/core.ts";
 import { createEarlyCalls } from "../lib/server/early.ts";
 import { startTmux } from "./helpers.ts";
+import { newPane, waitForPane } from "./pane_helpers.ts";
 import { envelope, rawServer } from "./raw_stdio.ts";
 
 const enc = new TextEncoder();
@@ -63,7 +64,7 @@ async function earlyAnswers(socket: string, requests: Json[]): Promise<Map<unkno
   const core = await createCore(config);
   const front = createFront(config, Promise.resolve(await listedTools(config)));
   await Promise.resolve();
-  const early = createEarlyCalls(core, front, () => Promise.resolve(undefined));
+  const early = createEarlyCalls(core, front, () => Promise.resolve(undefined), (m) => transport.send(m));
   const lines = new Map<unknown, string>();
   const all = Promise.withResolvers<void>();
   const expected = requests.filter((r) => r.id !== undefined).length;
@@ -261,21 +262,47 @@ const PLAIN_CALLS = [
   ),
 ];
 
-/** 2026 calls the SDK answers: bad envelopes (its errors), elicitation declared, a progress token, retry fields. */
+/** The capabilities the clients people use declare (Claude Code, VS Code, Codex, Cursor): elicitation and roots. */
+const ELICITING = { elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+
+/**
+ * 2026 calls of clients that declare elicitation (their calls may park) or ask for progress, and retries of parked
+ * calls: answered before the SDK loads too.
+ */
+const ELICITING_CALLS = [
+  modernCall(30, { name: "list", arguments: { what: "sessions" } }, envelope({ [CAPABILITIES_KEY]: ELICITING })),
+  modernCall(
+    31,
+    { name: "list", arguments: { what: "sessions" } },
+    envelope({ [CAPABILITIES_KEY]: { elicitation: {} } }),
+  ),
+  modernCall(32, { name: "list", arguments: { what: "sessions" } }, envelope({ progressToken: 7 })),
+  modernCall(
+    33,
+    { name: "list", arguments: { what: "windows" } },
+    envelope({ [CAPABILITIES_KEY]: ELICITING, progressToken: "p-33" }),
+  ),
+  modernCall(34, { name: "list", arguments: { what: "sessions" }, requestState: "x" }),
+  modernCall(
+    35,
+    { name: "list", arguments: {}, requestState: "y", inputResponses: { q1: { action: "accept" } } },
+    envelope({ [CAPABILITIES_KEY]: ELICITING }),
+  ),
+  modernCall(36, { name: "no-such-tool", arguments: {} }, envelope({ [CAPABILITIES_KEY]: ELICITING })),
+];
+
+/** 2026 calls the SDK answers: bad envelopes (its errors), a bad progress token or retry field, a bad name. */
 const SDK_CALLS = [
   modernCall(20, { name: "list", arguments: { what: "sessions" } }, { [VERSION_KEY]: "2026-07-28" }),
   modernCall(21, { name: "list", arguments: { what: "sessions" } }, envelope({ [VERSION_KEY]: 20260728 })),
   modernCall(22, { name: "list", arguments: { what: "sessions" } }, envelope({ [VERSION_KEY]: "2030-01-01" })),
   modernCall(23, { name: "list", arguments: { what: "sessions" } }, envelope({ [CAPABILITIES_KEY]: "all" })),
   modernCall(24, { name: "list" }, envelope({ [CAPABILITIES_KEY]: { roots: { listChanged: {} } } })),
-  modernCall(
-    25,
-    { name: "list", arguments: { what: "sessions" } },
-    envelope({ [CAPABILITIES_KEY]: { elicitation: {} } }),
-  ),
-  modernCall(26, { name: "list", arguments: { what: "sessions" } }, envelope({ progressToken: 7 })),
-  modernCall(27, { name: "list", arguments: { what: "sessions" }, requestState: "x" }),
+  modernCall(25, { name: "list", arguments: { what: "sessions" } }, envelope({ progressToken: 1.5 })),
+  modernCall(26, { name: "list", arguments: { what: "sessions" } }, envelope({ progressToken: 7, other: 1 })),
+  modernCall(27, { name: "list", arguments: { what: "sessions" }, requestState: 5 }),
   modernCall(28, { name: 5, arguments: {} }),
+  modernCall(29, { name: "list", arguments: { what: "sessions" }, inputResponses: [] }),
 ];
 
 Deno.test("2026-era tools/call of the plain shape is answered before the SDK loads, with the SDK's bytes", async () => {
@@ -291,13 +318,162 @@ Deno.test("2026-era tools/call of the plain shape is answered before the SDK loa
   }
 });
 
+Deno.test("2026-era calls of clients that declare elicitation or ask for progress, and retries, are answered before the SDK loads, with the SDK's bytes", async () => {
+  const tmux = await startTmux();
+  try {
+    const requests = [...MODERN_OPEN, ...ELICITING_CALLS];
+    const sdk = await sdkAnswers([], requests, tmux.socketName);
+    const early = await earlyAnswers(tmux.socketName, requests);
+    for (const [id, line] of sdk) assertEquals(steady(early.get(id)), steady(line), `request ${id}`);
+    assert(JSON.parse(sdk.get(30)!).result.structuredContent.sessions.length === 1, "a real answer was compared");
+    assertEquals(JSON.parse(sdk.get(34)!).error.message.startsWith("Invalid or expired requestState"), true);
+  } finally {
+    await tmux.kill();
+  }
+});
+
+/**
+ * A connection fed one request at a time: through the SDK (`sdk`, a server built in-process), or a starting server
+ * that never loads the SDK (`early`: a request that waits for it fails). `lines`: every line written, in order.
+ */
+async function session(kind: "sdk" | "early", socket: string) {
+  const config = parseConfig(["--socket-name", socket], {});
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const lines: string[] = [];
+  const waiting = new Map<unknown, PromiseWithResolvers<string>>();
+  const write = (b: Uint8Array) => {
+    const line = dec.decode(b).trimEnd();
+    lines.push(line);
+    waiting.get(JSON.parse(line).id)?.resolve(line);
+    return Promise.resolve();
+  };
+  let transport: LinearStdioTransport;
+  let release: () => Promise<void>;
+  if (kind === "sdk") {
+    const app = await createApp(config);
+    const { parse, direct, refuse } = app;
+    transport = new LinearStdioTransport({
+      maxMessageBytes: 1 << 24,
+      input: input.readable,
+      parse,
+      direct,
+      refuse,
+      write,
+    });
+    app.serve(transport);
+    release = () => app.close();
+  } else {
+    const core = await createCore(config);
+    const front = createFront(config, Promise.resolve(await listedTools(config)));
+    await Promise.resolve();
+    const early = createEarlyCalls(core, front, () => Promise.resolve(undefined), (m) => transport.send(m));
+    transport = new LinearStdioTransport({
+      maxMessageBytes: 1 << 24,
+      input: input.readable,
+      early: (json) => front.early(json),
+      direct: (method) => early.direct(method),
+      earlyCall: (json) => early.modern(json),
+      onWaiting: () => {
+        for (const w of waiting.values()) w.reject(new Error("a request waited for the SDK"));
+      },
+      write,
+    });
+    transport.listen();
+    release = () => core.close();
+  }
+  const writer = input.writable.getWriter();
+  return {
+    lines,
+    /** Sends `r`; resolves with its answer line (a notification: at once). */
+    async send(r: Json): Promise<string> {
+      const answer = Promise.withResolvers<string>();
+      if (r.id === undefined) answer.resolve("");
+      else waiting.set(r.id, answer);
+      await writer.write(enc.encode(JSON.stringify(r) + "\n"));
+      return await answer.promise;
+    },
+    async close() {
+      await writer.close().catch(() => {});
+      await transport.close();
+      await release();
+    },
+  };
+}
+
+/** Lines with what differs from run to run (a parked call's requestState, a time waited) made the same. */
+const settled = (lines: string[]) =>
+  lines.map((l) =>
+    steady(l)!.replace(/"requestState":"[^"]+"/g, '"requestState":"S"').replace(/(\\?"waited_ms\\?":)\d+/g, "$10")
+  );
+
+Deno.test("a call parked before the SDK loads (2026 era) and its retry, and progress in both eras, get the SDK's bytes", async () => {
+  const tmux = await startTmux();
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-front-" });
+  try {
+    const script = `${dir}/confirm.sh`;
+    await Deno.writeTextFile(
+      script,
+      "read -r -p 'Overwrite it? [y/N] ' yn; printf 'answer=%s\\n' \"$yn\"; exec sleep 3600\n",
+    );
+    const pane = await newPane(tmux, `bash --norc --noprofile ${script}`);
+    await waitForPane(tmux, pane, /Overwrite it\? \[y\/N\]/);
+    const ask = { target: pane, prompt: "Overwrite?", timeout_ms: 60_000 };
+    const meta = envelope({ [CAPABILITIES_KEY]: { elicitation: { form: {} } } });
+    const byKind: Record<string, string[][]> = {};
+    for (const kind of ["sdk", "early"] as const) {
+      const runs: string[][] = [];
+      // 2026: the question ends the first round (a progress notification before it); the retry's decline ends the call.
+      const modern = await session(kind, tmux.socketName);
+      try {
+        for (const r of MODERN_OPEN) await modern.send(r);
+        const from = modern.lines.length;
+        const first = JSON.parse(
+          await modern.send(modernCall(40, { name: "request-input", arguments: ask }, {
+            ...meta,
+            progressToken: "p40",
+          })),
+        );
+        assertEquals(first.result.resultType, "input_required", JSON.stringify(first));
+        const retry = { requestState: first.result.requestState, inputResponses: { q1: { action: "decline" } } };
+        const done = JSON.parse(
+          await modern.send(modernCall(41, { name: "request-input", arguments: ask, ...retry }, meta)),
+        );
+        assertEquals(done.result.structuredContent.outcome, "declined", JSON.stringify(done));
+        runs.push(modern.lines.slice(from));
+      } finally {
+        await modern.close();
+      }
+      // 2025: a client that sent a progress token (and cannot be asked): told to attach; nobody does in time.
+      const legacy = await session(kind, tmux.socketName);
+      try {
+        await legacy.send(initialize(1, "2025-11-25", { roots: { listChanged: true } }));
+        await legacy.send(initialized);
+        const from = legacy.lines.length;
+        const call = { name: "request-input", arguments: { ...ask, timeout_ms: 300 }, _meta: { progressToken: 9 } };
+        const r = JSON.parse(await legacy.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: call }));
+        assertEquals(r.result.structuredContent.outcome, "timeout", JSON.stringify(r));
+        runs.push(legacy.lines.slice(from));
+      } finally {
+        await legacy.close();
+      }
+      byKind[kind] = runs;
+    }
+    assertEquals(byKind.early.map(settled), byKind.sdk.map(settled));
+    for (const run of byKind.sdk) assert(run.some((l) => l.includes('"notifications/progress"')), "progress compared");
+    assert(!(await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("answer="), "nothing was typed");
+  } finally {
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("2026-era tools/call of any other shape, or before the era is locked, is left to the SDK", async () => {
   const config = parseConfig(["--socket-name", "tmcp-front-none"], {});
   const front = createFront(config, Promise.resolve([]));
   await Promise.resolve();
   assertEquals(front.modernCall(PLAIN_CALLS[0]), false, "no tools/list answered yet: the era is not locked");
   for (const r of MODERN_OPEN) front.early(r);
-  for (const r of PLAIN_CALLS) assertEquals(front.modernCall(r), true, JSON.stringify(r));
+  for (const r of [...PLAIN_CALLS, ...ELICITING_CALLS]) assertEquals(front.modernCall(r), true, JSON.stringify(r));
   for (const r of SDK_CALLS) assertEquals(front.modernCall(r), false, JSON.stringify(r));
   assertEquals(front.modernCall({ ...PLAIN_CALLS[0], extra: 1 }), false);
   // Capabilities the SDK's schema refuses are not listed early either.
@@ -311,7 +487,7 @@ Deno.test("2026-era tools/call of any other shape, or before the era is locked, 
 Deno.test("over raw stdio, 2026 calls get the SDK's bytes early, and bad _meta still gets the SDK's errors", async () => {
   const tmux = await startTmux();
   try {
-    const requests = [...MODERN_OPEN, ...PLAIN_CALLS, ...SDK_CALLS];
+    const requests = [...MODERN_OPEN, ...PLAIN_CALLS, ...ELICITING_CALLS, ...SDK_CALLS];
     const sdk = await sdkAnswers([], requests, tmux.socketName);
     assertEquals(JSON.parse(sdk.get(20)!).error.code, -32602);
     assertEquals(JSON.parse(sdk.get(22)!).error.code, -32022);

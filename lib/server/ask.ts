@@ -25,27 +25,58 @@
  * const ask = legacyAsker(server); // undefined: the client cannot be asked
  * ```
  */
-import { z } from "zod";
 import type { Answer, Asker, FormQuestion, UrlQuestion } from "../ask.ts";
 import { UserError } from "../errors.ts";
 import { randomToken } from "../text/token.ts";
 
-/** What the legacy adapter needs of the SDK's (v1) Server. */
+/** A result schema as the SDK's `request` takes one (a Standard Schema, https://standardschema.dev). */
+export interface ResultSchema<T> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    validate(value: unknown): { value: T; issues?: undefined } | { issues: readonly { message: string }[] };
+  };
+}
+
+/** What the legacy adapter needs of the SDK's Server. */
 export interface ElicitingServer {
   getClientCapabilities(): { elicitation?: { form?: object; url?: object } } | undefined;
-  request<T extends z.ZodType>(
+  request<T>(
     request: { method: "elicitation/create"; params: Record<string, unknown> },
-    resultSchema: T,
+    resultSchema: ResultSchema<T>,
     options: { signal: AbortSignal; timeout: number },
-  ): Promise<z.infer<T>>;
+  ): Promise<T>;
   notification(n: { method: "notifications/elicitation/complete"; params: { elicitationId: string } }): Promise<void>;
 }
 
-/** The client's answer to `elicitation/create` (the bare ElicitResult). */
-const ELICIT_RESULT = z.object({
-  action: z.enum(["accept", "decline", "cancel"]),
-  content: z.record(z.string(), z.unknown()).optional(),
-}).passthrough();
+/** The client's answer to `elicitation/create` (the bare ElicitResult), as far as an {@linkcode Answer} reads it. */
+interface ElicitReply {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
+
+/** Whether `x` is an ElicitResult: an action of the three, content absent or an object; other keys pass. */
+function isElicitReply(x: unknown): x is ElicitReply {
+  return isObject(x) && (x.action === "accept" || x.action === "decline" || x.action === "cancel") &&
+    (x.content === undefined || isObject(x.content));
+}
+
+/**
+ * The result schema of `elicitation/create` (checked here, not by zod: the 2026-era parking, which shares it, is
+ * part of the core a starting server serves from before zod has loaded).
+ */
+const ELICIT_RESULT: ResultSchema<ElicitReply> = {
+  "~standard": {
+    version: 1,
+    vendor: "tmux-mcp",
+    validate: (value) =>
+      isElicitReply(value)
+        ? { value }
+        : { issues: [{ message: "expected an action (accept, decline or cancel) and content an object or absent" }] },
+  },
+};
 
 /** Longest timer the platform keeps (a longer one fires at once): the question is bounded by its signal instead. */
 const NO_TIMEOUT = 2 ** 31 - 1;
@@ -70,11 +101,12 @@ export function elicitParams(q: FormQuestion | UrlQuestion, withId: boolean): Re
  * naming the problem (the client's fault, not the model's: it says so).
  */
 export function toAnswer(q: FormQuestion | UrlQuestion, reply: unknown): Answer {
-  const r = ELICIT_RESULT.safeParse(reply);
-  if (!r.success) throw new UserError("the client's answer to the elicitation was malformed: nothing was typed");
-  if (r.data.action !== "accept") return { action: r.data.action };
+  if (!isElicitReply(reply)) {
+    throw new UserError("the client's answer to the elicitation was malformed: nothing was typed");
+  }
+  if (reply.action !== "accept") return { action: reply.action };
   if ("url" in q) return { action: "accept" };
-  const value = r.data.content?.[q.field];
+  const value = reply.content?.[q.field];
   if (q.type === "boolean" ? typeof value !== "boolean" : typeof value !== "string") {
     throw new UserError(`the client answered the form without a ${q.type} "${q.field}": nothing was typed`);
   }
@@ -275,6 +307,21 @@ export class Parking<R> {
   }
 }
 
+/**
+ * The entries of a retry's `inputResponses` that the SDK hands a handler (its `ctx.mcpReq.inputResponses`): the
+ * bare results (objects without `method` or `result`); a wrapped or non-object entry counts as no answer. Checked
+ * here too, for the calls answered before the SDK has loaded (lib/server/early.ts); on what the SDK has checked it
+ * changes nothing.
+ */
+export function acceptedResponses(raw: unknown): Record<string, unknown> {
+  const accepted: Record<string, unknown> = {};
+  if (!isObject(raw)) return accepted;
+  for (const [key, entry] of Object.entries(raw)) {
+    if (isObject(entry) && !("method" in entry) && !("result" in entry)) accepted[key] = entry;
+  }
+  return accepted;
+}
+
 /** A tools/call answer of the 2026 era that asks for input (the wire `InputRequiredResult`). */
 export interface InputRequiredResult {
   resultType: "input_required";
@@ -305,9 +352,7 @@ export async function modernToolsCall<R>(
   elicitation: { form?: object; url?: object } | undefined,
   run: (ask?: Asker) => Promise<R>,
 ): Promise<R | InputRequiredResult> {
-  const responses = params.inputResponses !== null && typeof params.inputResponses === "object"
-    ? params.inputResponses as Record<string, unknown>
-    : undefined;
+  const responses = params.inputResponses === undefined ? undefined : acceptedResponses(params.inputResponses);
   const round = params.requestState !== undefined
     ? await parking.resume(params.name, params.requestState, responses)
     : elicitation

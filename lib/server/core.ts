@@ -1,6 +1,7 @@
 /**
  * The server without the SDK: services from the configuration, the tool
- * pipelines, the calls in flight, the sweep of leftovers and cleanup. The SDK
+ * pipelines, the calls in flight (2026-era calls parked for the client's
+ * retry among them), the sweep of leftovers and cleanup. The SDK
  * (lib/server/server.ts) and the answers given before it loads
  * (lib/server/front.ts) both serve through it.
  *
@@ -35,6 +36,7 @@ import { type AuditSink, createAuditSink } from "./audit.ts";
 import type { BudgetSettings } from "../budget/settings.ts";
 import { listedTools } from "./listing_file.ts";
 import type { CallExtra, Pipeline } from "./pipeline.ts";
+import { type InputRequiredResult, modernToolsCall, Parking } from "./ask.ts";
 
 /** JSON-RPC error codes (the SDK's ProtocolErrorCode). */
 const METHOD_NOT_FOUND = -32601;
@@ -182,8 +184,20 @@ export interface Core {
   services: Services;
   /** The tool table given to createCore, if one was. */
   tools?: readonly AnyTool[];
-  /** Every call goes through these (stoppable at shutdown). */
+  /** Every call goes through these (stoppable at shutdown, which also cancels the questions of parked calls). */
   calls: Calls;
+  /**
+   * tools/call of the 2026 era (`request` with the envelope and the retry fields lifted out of its params, as the
+   * SDK hands a handler): a call whose client declared elicitation is parked across input-required rounds, and a
+   * retry carrying `extra.requestState` resumes its parked call (lib/server/ask.ts `modernToolsCall`). The SDK's
+   * handler (lib/server/server.ts) and the calls answered before it loads (lib/server/early.ts) share the parked
+   * calls: a call parked before the SDK loaded is resumed through it.
+   */
+  modernCall(
+    request: { method: string; params?: Record<string, unknown> },
+    extra: CallExtra,
+    fail: (code: number, message: string) => Error,
+  ): Promise<CallToolResult | InputRequiredResult>;
   /** The pipeline over the whole table. */
   pipeline(): Promise<Pipeline>;
   /** The served tools as tools/list shows them. */
@@ -243,13 +257,31 @@ export async function createCore(
     return p;
   };
   // Once the first call is answered (loading modules blocks the event loop: not while that call waits).
-  const calls = stoppableCalls(pipelineFor, () =>
+  const stoppable = stoppableCalls(pipelineFor, () =>
     setTimeout(() => {
       afterFirstCall();
       void pipeline().catch((e) =>
         log("error", `the tools could not be loaded: ${e instanceof Error ? e.message : String(e)}`)
       );
     }, 0));
+  // 2026-era calls waiting for the client's retry with the human's answer; a question unanswered this long times out.
+  const parking = new Parking<CallToolResult>({ ttlMs: config.maxWaitMs });
+  const calls: Calls = {
+    call: stoppable.call,
+    stop(why) {
+      stoppable.stop(why);
+      parking.close();
+    },
+  };
+  const modernCall: Core["modernCall"] = (request, extra, fail) => {
+    const name = typeof request.params?.name === "string" ? request.params.name : "";
+    return modernToolsCall(
+      parking,
+      { name, requestState: extra.requestState, inputResponses: extra.inputResponses },
+      extra.clientCapabilities?.elicitation as { form?: object; url?: object } | undefined,
+      (ask) => toolsCall(request, { ...extra, ask }, calls.call, fail),
+    );
+  };
   // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any
   // call comes: once the handshake is answered, as its spawns would hold up that answer.
   let swept = false;
@@ -268,6 +300,7 @@ export async function createCore(
     services,
     tools,
     calls,
+    modernCall,
     pipeline,
     listTools,
     sweep,

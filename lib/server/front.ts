@@ -11,7 +11,8 @@
  * message in the order read (lib/server/transport.ts), so the connection's
  * state is the SDK's own. tools/call are answered before the SDK has loaded
  * too, through the pipeline (lib/server/early.ts): 2025-era ones with what
- * `initialize` declared, 2026-era ones of the plain shape ({@linkcode Front.modernCall}).
+ * `initialize` declared, 2026-era ones of the plain shape, parked or not
+ * ({@linkcode Front.modernCall}).
  *
  * @example
  * ```ts
@@ -52,6 +53,8 @@ export const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 /** The key of the server's identity in a 2026 result's `_meta`. */
 export const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+/** The keys of the 2026 `_meta` envelope answered here (the SDK lifts them out of a request's `_meta`). */
+export const ENVELOPE_KEYS: readonly string[] = [VERSION_KEY, CAPABILITIES_KEY, CLIENT_INFO_KEY];
 
 type Json = Record<string, unknown>;
 
@@ -101,10 +104,16 @@ function plainClientInfo(info: unknown): boolean {
     typeof info.version === "string" && (info.title === undefined || typeof info.title === "string");
 }
 
-/** Whether `params` is exactly a 2026-07-28 `_meta` envelope of the plain shape and nothing else. */
-function enveloped(params: Json): boolean {
+/**
+ * Whether `params` is exactly a 2026-07-28 `_meta` envelope of the plain shape and nothing else; `progress`: its
+ * `_meta` may hold a progress token too (a string or an integer, as the SDK's schema takes one).
+ */
+function enveloped(params: Json, progress = false): boolean {
   const meta = params._meta;
-  return only(params, ["_meta"]) && isObject(meta) && only(meta, [VERSION_KEY, CAPABILITIES_KEY, CLIENT_INFO_KEY]) &&
+  if (!only(params, ["_meta"]) || !isObject(meta)) return false;
+  const token = meta.progressToken;
+  return only(meta, progress ? [...ENVELOPE_KEYS, "progressToken"] : ENVELOPE_KEYS) &&
+    (token === undefined || typeof token === "string" || Number.isSafeInteger(token)) &&
     meta[VERSION_KEY] === MODERN_VERSIONS[0] && modernCapabilities(meta[CAPABILITIES_KEY]) &&
     (meta[CLIENT_INFO_KEY] === undefined || plainClientInfo(meta[CLIENT_INFO_KEY]));
 }
@@ -121,8 +130,9 @@ export interface Front {
   early(json: unknown): { result: unknown } | "taken" | undefined;
   /**
    * Whether `json` is a 2026-era tools/call to answer before the SDK has loaded (lib/server/early.ts): on a
-   * connection this front locked to that era, a name and arguments, an envelope of the plain shape, and a client
-   * that declared no elicitation (its calls may park, lib/server/ask.ts) nor asked for progress (no token).
+   * connection this front locked to that era, a name and arguments, an envelope of the plain shape (and a progress
+   * token, if any), and the retry fields of a parked call (lib/server/ask.ts), if any: a string `requestState`,
+   * an object of `inputResponses`.
    */
   modernCall(json: unknown): boolean;
   /** The 2025 handshake answered here, once it was. */
@@ -158,9 +168,10 @@ export function createFront(config: Config, tools: Promise<Tool[]> = listedTools
     modernCall(json) {
       const call = era === "modern" ? request(json, "tools/call") : undefined;
       if (!call) return false;
-      const { _meta, name, arguments: args, ...rest } = call.params;
+      const { _meta, name, arguments: args, requestState, inputResponses, ...rest } = call.params;
       return Object.keys(rest).length === 0 && typeof name === "string" && (args === undefined || isObject(args)) &&
-        enveloped({ _meta }) && ((_meta as Json)[CAPABILITIES_KEY] as Json).elicitation === undefined;
+        (requestState === undefined || typeof requestState === "string") &&
+        (inputResponses === undefined || isObject(inputResponses)) && enveloped({ _meta }, true);
     },
     early(json) {
       if (era === undefined && !handshake) {

@@ -38,7 +38,7 @@ import type { Config } from "../config.ts";
 import type { AnyTool, Services } from "../tools/tool.ts";
 import { log } from "../log.ts";
 import type { DirectHandler, Refusal } from "./transport.ts";
-import { type ElicitingServer, legacyAsker, modernToolsCall, Parking } from "./ask.ts";
+import { type ElicitingServer, legacyAsker } from "./ask.ts";
 import type { CallExtra } from "./pipeline.ts";
 import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
@@ -120,10 +120,8 @@ function clientCapabilities(server: McpServer, ctx: ServerContext): ClientCapabi
  */
 export async function createApp(config: Config, tools?: readonly AnyTool[], core?: Core): Promise<App> {
   core ??= await createCore(config, tools);
-  const { services, calls, pipeline, listTools, sweep } = core;
+  const { services, calls, modernCall, pipeline, listTools, sweep } = core;
   const fail = (code: number, message: string) => new ProtocolError(code, message);
-  /** 2026-era calls waiting for the client's retry with the human's answer; a question unanswered this long times out. */
-  const parking = new Parking<CallToolResult>({ ttlMs: config.maxWaitMs });
   const instructionText = instructions(config);
   /** The requests of a connection locked to the 2025 era that the transport answers itself (`direct`). */
   let legacy: McpServer | undefined;
@@ -161,14 +159,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
       };
       if (built === "legacy" || request.method !== "tools/call") return toolsCall(request, extra, calls.call, fail);
       // 2026 era: a question ends the round with an input-required result and parks the call under a one-shot
-      // requestState; the client's retry carrying it resumes the parked call (lib/server/ask.ts).
-      const name = typeof request.params?.name === "string" ? request.params.name : "";
-      return modernToolsCall(
-        parking,
-        { name, requestState: extra.requestState, inputResponses: extra.inputResponses },
-        extra.clientCapabilities?.elicitation as { form?: object; url?: object } | undefined,
-        (ask) => toolsCall(request, { ...extra, ask }, calls.call, fail),
-      ) as Promise<CallToolResult>;
+      // requestState; the client's retry carrying it resumes the parked call (lib/server/core.ts).
+      return modernCall(request, extra, fail) as Promise<CallToolResult>;
     };
     // Resources and prompts are views of the workspace: served with its toolset.
     if (config.toolsets.includes("workspace")) {
@@ -213,10 +205,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
       handle = serveStdio(build, { transport, onerror: (e) => log("debug", `mcp: ${e.message}`) });
       return handle;
     },
-    stopCalls: (why) => {
-      calls.stop(why);
-      parking.close();
-    },
+    stopCalls: (why) => calls.stop(why),
     direct: (method) => !legacy ? undefined : method === "tools/call" ? callTool : method === "ping" ? pong : undefined,
     refuse(_method, params) {
       const claimed = claimedVersion(params);

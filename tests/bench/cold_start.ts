@@ -12,8 +12,13 @@
  * nickgnd/tmux-mcp checkout, run with node) the peer's cold start to its first `list-sessions` answer, with the
  * ratio of ours to it.
  *
- * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR] [--era legacy|modern|both] [--peer DIR]`
- * (`--before` starts are 2025-era only when the earlier version has no 2026 era).
+ * `--client eliciting` starts as the clients people use (Claude Code, VS Code, Codex, Cursor) do: they declare
+ * elicitation (form and URL) and roots, and send a progress token with each call; `--client plain` (the default)
+ * declares nothing; `both` runs each.
+ *
+ * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR] [--era legacy|modern|both]
+ * [--client plain|eliciting|both] [--peer DIR]` (`--before` starts are 2025-era only when the earlier version has
+ * no 2026 era).
  *
  * @example
  * ```ts
@@ -43,11 +48,18 @@ export const serverArgv = (root: string, socketName: string): string[] => [
   socketName,
 ];
 
+/** What a client declares: nothing (`plain`), or elicitation and roots with a progress token on calls (`eliciting`). */
+export type ClientKind = "plain" | "eliciting";
+
+/** The capabilities a client of `kind` declares. */
+const capabilitiesOf = (kind: ClientKind): Record<string, unknown> =>
+  kind === "plain" ? {} : { roots: { listChanged: true }, elicitation: { form: {}, url: {} } };
+
 /** The `_meta` envelope of a 2026-07-28 request. */
-const ENVELOPE = {
+const envelopeOf = (kind: ClientKind) => ({
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
+  "io.modelcontextprotocol/clientCapabilities": capabilitiesOf(kind),
+});
 
 /**
  * Spawns the server, then times initialize (`server/discover` in the modern era), tools/list and one tools/call
@@ -58,6 +70,7 @@ export async function coldStart(
   env: Record<string, string>,
   era: "legacy" | "modern" = "legacy",
   call: { name: string; arguments: Record<string, unknown> } = { name: "list", arguments: { what: "sessions" } },
+  client: ClientKind = "plain",
 ): Promise<ColdStart> {
   const t = performance.now();
   const [command, ...args] = argv;
@@ -81,7 +94,8 @@ export async function coldStart(
       buf += value;
     }
   };
-  const params = (p: Record<string, unknown> = {}) => era === "modern" ? { ...p, _meta: ENVELOPE } : p;
+  const envelope = envelopeOf(client);
+  const params = (p: Record<string, unknown> = {}) => era === "modern" ? { ...p, _meta: envelope } : p;
   if (era === "modern") {
     await send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: params() });
   } else {
@@ -89,19 +103,22 @@ export async function coldStart(
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: capabilitiesOf(client),
+        clientInfo: { name: "bench", version: "0" },
+      },
     });
   }
   const initialize = await answer(1);
   if (era === "legacy") await send({ jsonrpc: "2.0", method: "notifications/initialized" });
   await send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: params() });
   const toolsList = await answer(2);
-  await send({
-    jsonrpc: "2.0",
-    id: 3,
-    method: "tools/call",
-    params: params(call),
-  });
+  const callParams = params(call);
+  if (client === "eliciting") {
+    callParams._meta = { ...(callParams._meta as Record<string, unknown> | undefined), progressToken: 3 };
+  }
+  await send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: callParams });
   const toolsCall = await answer(3);
   await w.close();
   await reader.cancel();
@@ -144,15 +161,32 @@ if (import.meta.main) {
   const e = argv.indexOf("--era");
   const ERA = e >= 0 ? argv[e + 1] : "legacy";
   const eras = (ERA === "both" ? ["legacy", "modern"] : [ERA]) as ("legacy" | "modern")[];
+  const c = argv.indexOf("--client");
+  const CLIENT = c >= 0 ? argv[c + 1] : "plain";
+  const clients = (CLIENT === "both" ? ["plain", "eliciting"] : [CLIENT]) as ClientKind[];
+  const m = argv.indexOf("--mode");
+  const modes = (m >= 0 && argv[m + 1] !== "both" ? [argv[m + 1]] : ["on", "off"]) as ("on" | "off")[];
   const pi = argv.indexOf("--peer");
   const PEER = pi >= 0 ? argv[pi + 1].replace(/\/$/, "") : undefined;
   const fx = await startTmux();
-  const runs: Array<{ label: string; root: string; mode: "on" | "off"; era: "legacy" | "modern"; xs: ColdStart[] }> =
-    [];
-  for (const era of eras) {
-    runs.push({ label: `${era}, control mode on`, root: ROOT, mode: "on", era, xs: [] });
-    runs.push({ label: `${era}, control mode off`, root: ROOT, mode: "off", era, xs: [] });
-  }
+  type Run = {
+    label: string;
+    root: string;
+    mode: "on" | "off";
+    era: "legacy" | "modern";
+    client: ClientKind;
+    xs: ColdStart[];
+  };
+  const runs: Run[] = [];
+  const add = (root: string, before: boolean, era: "legacy" | "modern") => {
+    for (const client of clients) {
+      for (const mode of modes) {
+        const label = `${before ? "before, " : ""}${era}, ${client} client, control mode ${mode}`;
+        runs.push({ label, root, mode, era, client, xs: [] });
+      }
+    }
+  };
+  for (const era of eras) add(ROOT, false, era);
   if (BEFORE) {
     // An earlier version with the 2026 era (the SDK v2) starts in each era asked for; an older one in 2025's.
     const modern = (() => {
@@ -162,16 +196,13 @@ if (import.meta.main) {
         return false;
       }
     })();
-    for (const era of modern ? eras : ["legacy" as const]) {
-      runs.push({ label: `before, ${era}, control mode on`, root: BEFORE, mode: "on", era, xs: [] });
-      runs.push({ label: `before, ${era}, control mode off`, root: BEFORE, mode: "off", era, xs: [] });
-    }
+    for (const era of modern ? eras : ["legacy" as const]) add(BEFORE, true, era);
   }
   const raw: number[] = [];
   const empty: number[] = [];
   const load0 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
-  const start = (r: (typeof runs)[number]) =>
-    coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }, r.era);
+  const start = (r: Run) =>
+    coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }, r.era, undefined, r.client);
   const peer: ColdStart[] = [];
   const startPeer = () =>
     coldStart(
@@ -179,6 +210,7 @@ if (import.meta.main) {
       { PATH: Deno.env.get("PATH") ?? "", TMUX: `${socketPathOf(fx.socketName)},0,0` },
       "legacy",
       { name: "list-sessions", arguments: {} },
+      clients[0],
     );
   for (const r of runs) await start(r); // warm
   if (PEER) await startPeer();
