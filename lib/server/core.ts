@@ -206,7 +206,8 @@ export interface Core {
   sweep(): void;
   /**
    * Starts loading what every call needs (the pipeline, the response budgets, the redaction rules), in the
-   * background (the first call does, beside its tool's module).
+   * background: the first call does, beside its tool's module, and a starting server once it has answered the
+   * tool list (main.ts).
    */
   prepare(): void;
   /** Releases what the server holds (run on normal exit). */

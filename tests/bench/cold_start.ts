@@ -17,8 +17,10 @@
  * declares nothing; `both` runs each.
  *
  * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR] [--era legacy|modern|both]
- * [--client plain|eliciting|both] [--peer DIR]` (`--before` starts are 2025-era only when the earlier version has
- * no 2026 era).
+ * [--client plain|eliciting|both] [--mode on|off|both] [--lazy] [--peer DIR]` (`--before` starts are 2025-era
+ * only when the earlier version has no 2026 era; `--lazy` runs both versions with
+ * `--unstable-lazy-dynamic-imports`: without it `deno run` builds the module graph of every statically written
+ * dynamic import at start, the SDK's and every tool's among them).
  *
  * @example
  * ```ts
@@ -38,11 +40,12 @@ export interface ColdStart {
   toolsCall: number;
 }
 
-/** The server's argv for a checkout (`root` ends with "/"). */
-export const serverArgv = (root: string, socketName: string): string[] => [
+/** The server's argv for a checkout (`root` ends with "/"); `denoFlags`: more flags for `deno run`. */
+export const serverArgv = (root: string, socketName: string, denoFlags: string[] = []): string[] => [
   Deno.execPath(),
   "run",
   ...START_PERMISSIONS,
+  ...denoFlags,
   root + "main.ts",
   "--socket-name",
   socketName,
@@ -164,6 +167,8 @@ if (import.meta.main) {
   const c = argv.indexOf("--client");
   const CLIENT = c >= 0 ? argv[c + 1] : "plain";
   const clients = (CLIENT === "both" ? ["plain", "eliciting"] : [CLIENT]) as ClientKind[];
+  // Deno loads the module graph of every statically written dynamic import at start unless told not to.
+  const DENO_FLAGS = argv.includes("--lazy") ? ["--unstable-lazy-dynamic-imports"] : [];
   const m = argv.indexOf("--mode");
   const modes = (m >= 0 && argv[m + 1] !== "both" ? [argv[m + 1]] : ["on", "off"]) as ("on" | "off")[];
   const pi = argv.indexOf("--peer");
@@ -202,7 +207,13 @@ if (import.meta.main) {
   const empty: number[] = [];
   const load0 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
   const start = (r: Run) =>
-    coldStart(serverArgv(r.root, fx.socketName), { TMUX_MCP_CONTROL_MODE: r.mode }, r.era, undefined, r.client);
+    coldStart(
+      serverArgv(r.root, fx.socketName, DENO_FLAGS),
+      { TMUX_MCP_CONTROL_MODE: r.mode },
+      r.era,
+      undefined,
+      r.client,
+    );
   const peer: ColdStart[] = [];
   const startPeer = () =>
     coldStart(
