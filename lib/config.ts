@@ -12,7 +12,6 @@
  * cfg.safety; // "readonly"
  * ```
  */
-import { parseArgs } from "node:util";
 import { type HostSpec, LOCAL_HOST, parseHostList, parseHostsFile } from "./tmux/hosts.ts";
 import { CONNECT_TIMEOUT_MS } from "./tmux/connect_wait.ts";
 import { parseSessionPattern, type ScopeRule, type SessionPattern } from "./policy/scope.ts";
@@ -401,6 +400,71 @@ export type Command =
    */
   | { kind: "doctor"; config: Config; args: string[]; install?: { client: string; dryRun: boolean } };
 
+/** One argument as {@linkcode parseFlags} read it (node:util parseArgs' tokens). */
+type FlagToken =
+  | { kind: "option"; index: number; name: string; value?: string; inlineValue?: boolean }
+  | { kind: "positional"; index: number; value: string }
+  | { kind: "option-terminator"; index: number };
+
+/**
+ * Long flags (`--name value`, `--name=value`, booleans without a value) and positionals, as node:util's `parseArgs`
+ * reads them with `strict`, `allowPositionals` and `tokens` (the same values and tokens, one-line errors): written
+ * here because importing node:util slowed every start.
+ */
+export function parseFlags(
+  args: string[],
+  options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>,
+): { values: Record<string, Parsed | Parsed[]>; positionals: string[]; tokens: FlagToken[] } {
+  const values: Record<string, Parsed | Parsed[]> = {};
+  const positionals: string[] = [];
+  const tokens: FlagToken[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      tokens.push({ kind: "option-terminator", index: i });
+      for (let k = i + 1; k < args.length; k++) {
+        positionals.push(args[k]);
+        tokens.push({ kind: "positional", index: k, value: args[k] });
+      }
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg);
+      tokens.push({ kind: "positional", index: i, value: arg });
+      continue;
+    }
+    if (!arg.startsWith("--")) throw new UsageError(`Unknown option '-${arg[1]}'`); // no short flags
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const option = Object.hasOwn(options, name) ? options[name] : undefined;
+    if (!option) throw new UsageError(`Unknown option '--${name}'`);
+    const index = i;
+    let value: string | undefined;
+    let inlineValue: boolean | undefined;
+    if (eq !== -1) value = arg.slice(eq + 1), inlineValue = true;
+    else if (option.type === "string" && i + 1 < args.length) {
+      value = args[++i];
+      inlineValue = false;
+      if (value.length > 1 && value.startsWith("-")) {
+        throw new UsageError(
+          `Option '--${name}' argument is ambiguous. To give a value starting with a dash use '--${name}=-XYZ'`,
+        );
+      }
+    }
+    if (option.type === "string" && value === undefined) {
+      throw new UsageError(`Option '--${name} <value>' argument missing`);
+    }
+    if (option.type === "boolean" && value !== undefined) {
+      throw new UsageError(`Option '--${name}' does not take an argument`);
+    }
+    tokens.push({ kind: "option", index, name, value, inlineValue });
+    const v = option.type === "boolean" ? true : value;
+    if (option.multiple) ((values[name] ??= []) as Parsed[]).push(v);
+    else values[name] = v;
+  }
+  return { values, positionals, tokens };
+}
+
 /**
  * Parses argv and environment. Flags win over environment variables.
  * Throws {@linkcode UsageError} on any unknown flag or bad value.
@@ -414,17 +478,7 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     "dry-run": { type: "boolean" },
   };
   for (const o of OPTIONS) options[o.flag] = { type: o.type, ...(o.multiple ? { multiple: true } : {}) };
-  let parsed: {
-    values: Record<string, Parsed | Parsed[]>;
-    positionals: string[];
-    tokens?: { kind: string; index: number }[];
-  };
-  try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: true, tokens: true });
-  } catch (e) {
-    // node:util's messages are multi-line with hints; keep the first line.
-    throw new UsageError((e as Error).message.split("\n")[0]);
-  }
+  const parsed = parseFlags(args, options);
   if (parsed.values.help) return { kind: "help" };
   if (parsed.values.version) return { kind: "version" };
   const doctor = parsed.positionals[0] === "doctor";
@@ -466,8 +520,7 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   if (doctor) {
     // Drop the subcommand and doctor's own flags: the rest are server flags, repeated in the client command.
     const own = new Set<number>();
-    for (const t of parsed.tokens ?? []) {
-      const tok = t as { kind: string; index: number; name?: string; inlineValue?: boolean };
+    for (const tok of parsed.tokens) {
       if (tok.kind === "positional") own.add(tok.index);
       if (tok.kind === "option" && (tok.name === "install" || tok.name === "dry-run")) {
         own.add(tok.index);

@@ -1,5 +1,6 @@
 import { assertEquals, assertMatch } from "./assert.ts";
-import { defaultConfig, parseConfig, UsageError } from "../lib/config.ts";
+import { defaultConfig, parseConfig, parseFlags, UsageError } from "../lib/config.ts";
+import { parseArgs } from "node:util";
 import { ROOT, runProcess, START_PERMISSIONS } from "./helpers.ts";
 
 function runMain(args: string[], env: Record<string, string> = {}) {
@@ -67,4 +68,62 @@ Deno.test("parseConfig throws UsageError rather than falling back", () => {
     err = e;
   }
   assertEquals(err instanceof UsageError, true);
+});
+
+Deno.test("the flag parser reads argv as node:util's parseArgs does (strict), without loading node:util at start", () => {
+  const options = {
+    "socket-name": { type: "string" as const },
+    ssh: { type: "string" as const, multiple: true },
+    redact: { type: "boolean" as const },
+    "dry-run": { type: "boolean" as const },
+    install: { type: "string" as const },
+  };
+  const good = [
+    [],
+    ["--socket-name", "a", "--socket-name=b", "--redact"],
+    ["doctor", "--install", "claude", "--dry-run", "--ssh", "h1", "--ssh=h2"],
+    ["--install=x", "-", "--", "--redact", "pos"],
+    ["--socket-name", "", "--socket-name="],
+    ["--ssh", "web=-o"],
+  ];
+  for (const args of good) {
+    const node = parseArgs({ args, options, strict: true, allowPositionals: true, tokens: true });
+    const ours = parseFlags(args, options);
+    assertEquals({ ...ours.values }, { ...node.values }, JSON.stringify(args));
+    assertEquals(ours.positionals, node.positionals, JSON.stringify(args));
+    const tokens = node.tokens.map((t) => {
+      const { rawName: _, ...rest } = t as typeof t & { rawName?: string };
+      return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    });
+    assertEquals(
+      ours.tokens.map((t) => Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined))),
+      tokens,
+      JSON.stringify(args),
+    );
+  }
+  const bad: [string[], RegExp][] = [
+    [["--bogus"], /^Unknown option '--bogus'$/],
+    [["--bogus=1"], /^Unknown option '--bogus'$/],
+    [["-x"], /^Unknown option '-x'$/],
+    [["--socket-name"], /^Option '--socket-name <value>' argument missing$/],
+    [["--socket-name", "-x"], /^Option '--socket-name' argument is ambiguous/],
+    [["--redact=yes"], /^Option '--redact' does not take an argument$/],
+  ];
+  for (const [args, message] of bad) {
+    let nodeFailed = false;
+    try {
+      parseArgs({ args, options, strict: true, allowPositionals: true });
+    } catch {
+      nodeFailed = true;
+    }
+    assertEquals(nodeFailed, true, JSON.stringify(args));
+    let err: unknown;
+    try {
+      parseFlags(args, options);
+    } catch (e) {
+      err = e;
+    }
+    assertEquals(err instanceof UsageError, true, JSON.stringify(args));
+    assertMatch((err as Error).message, message);
+  }
 });
