@@ -165,7 +165,8 @@ async function runLocked(
   const paneId = pane.pane_id;
   const flavor = shellFlavor(pane.current_command)!;
   const id = nonce();
-  const files = await rt.scripts.files(id);
+  // The script's name is on screen (the typed line): its own random name, so the markers' nonce never is.
+  const files = await rt.scripts.files(nonce());
   const run = trackRun(rt, paneId, id, files);
   const log = req.log ?? new RunLog();
   let finished = false;
