@@ -23,14 +23,22 @@ Deno.test("marker scanner finds markers split anywhere across chunks, and nothin
       const stream = noise.map((n, i) => `${n}${prefix}e;${i}\x07`).join("") + "\x1b]5379;abce;e;9\x07tail";
       const bytes = enc.encode(stream);
       const scan = new MarkerScanner(prefix);
+      const placed = new MarkerScanner(prefix);
       const found: string[] = [];
+      const where: { payload: string; from: number; to: number }[] = [];
       let at = 0;
       for (let i = 0; at < bytes.length; i++) {
         const next = Math.min(bytes.length, at + cuts[i % cuts.length]);
         found.push(...scan.push(bytes.subarray(at, next)));
+        where.push(...placed.scan(bytes.subarray(at, next)));
         at = next;
       }
       assertEquals(found, noise.map((_, i) => `e;${i}`));
+      // Each marker's place in the whole stream: exactly its bytes, prefix to terminator.
+      assertEquals(where.map((m) => m.payload), found);
+      for (const m of where) {
+        assertEquals(new TextDecoder().decode(bytes.subarray(m.from, m.to)), `${prefix}${m.payload}\x07`);
+      }
     },
   ));
 });
@@ -95,6 +103,32 @@ Deno.test("run scripts and typed lines per shell", () => {
   assert(posix.includes("tmux-mcp-00ff-s") && posix.includes("tmux-mcp-00ff-e"));
   const fish = runScript("fish", parts);
   assert(fish.includes(`eval 'echo \\'x\\''`), fish);
+});
+
+Deno.test("a run's own lines start no process in a local POSIX shell after a command that succeeded", () => {
+  // A command substitution or a subshell forks the shell: on a loaded machine a millisecond and more each,
+  // before the command even starts. Only restoring a non-zero $? needs one (a subshell's exit).
+  const parts = {
+    command: "true",
+    nonce: "00ff",
+    tmuxBin: "/usr/bin/tmux",
+    socketPath: "/s",
+    scriptPath: "/d/r-1",
+    armedPath: "/d/a-1",
+    fifoPath: "/d/f-1",
+  };
+  const lines = runScript("posix", parts).split("\n").filter((l) => !l.includes("eval 'true'"));
+  const restore = lines.filter((l) => l.includes("(exit "));
+  assertEquals(restore.length, 1);
+  // The subshell that restores $? runs only in the branch of a non-zero status.
+  const always = lines.map((l) => l.replace(/\*\) eval "unset __tmux_mcp_prev; \(exit \$__tmux_mcp_prev\)" ;;/, ""));
+  const forking = always.filter((l) => l.includes("$(") || l.includes("`") || /(^|[;&|]\s*)\(/.test(l.trim()));
+  assertEquals(forking, []);
+  // fish: a command substitution is `(…)`; the non-zero status alone is restored by a process.
+  const fish = runScript("fish", parts).split("\n").filter((l) => !l.includes("eval 'true'"));
+  assertEquals(fish.filter((l) => l.includes("(") || (l.includes("/bin/sh") && !l.includes("-ne 0"))), []);
+  // Where the script is a tmux buffer (--ssh), its text cannot take the history line: it may fork there.
+  assert(runScript("posix", { ...parts, inBuffers: true }).includes("$(HISTTIMEFORMAT= history 1"));
 });
 
 Deno.test("cursors round-trip and damaged ones are refused", () => {

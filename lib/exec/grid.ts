@@ -246,6 +246,25 @@ export async function readScreen(
 }
 
 /**
+ * Where the cursor of pane `paneId` is (a position for {@linkcode readSince}) and the pane's facts, in one
+ * tmux call that captures only the rows the position needs: the cursor's row and the one above it.
+ */
+export async function readCursor(
+  tmux: TmuxExecutor,
+  paneId: string,
+  signal?: AbortSignal,
+): Promise<{ pane: PaneInfo; next: Position }> {
+  // Rows are counted from the screen's top, so "-S -1" is the last history row (the row above the top one).
+  const { pane, output } = await getPane(tmux, paneId, {
+    signal,
+    then: (t) => ["capture-pane", "-p", "-N", "-t", t, "-S", "-1"],
+  });
+  const raw = rawRows(decoder.decode(output));
+  const start = Math.max(0, pane.history_size - 1);
+  return { pane, next: cursorPosition(pane, (abs) => raw[abs - start]) };
+}
+
+/**
  * Everything from `pos` to the bottom of the screen of pane `paneId` (an id
  * such as %3), as joined lines, with the text left of `pos.x` on its row left
  * out. Usually one tmux call; two when output scrolled since `pos` was taken.

@@ -31,6 +31,13 @@ export interface RunFiles {
   fifo?: string;
 }
 
+/** How a run ended: see {@linkcode RunTracker.ended}. */
+export interface RunEnd {
+  status: number;
+  waits: boolean;
+  silent: boolean;
+}
+
 export interface RunTracker {
   /** Feeds the pane's output bytes (the pane watcher). */
   feed(bytes: Uint8Array): void;
@@ -40,8 +47,11 @@ export interface RunTracker {
   phase(): "before" | "running" | "ended";
   /** Resolves at the start marker: true when the shell waits for release. */
   started: Promise<boolean>;
-  /** Resolves at the end marker with `$?`, and whether the shell waits for release. */
-  ended: Promise<{ status: number; waits: boolean }>;
+  /**
+   * Resolves at the end marker with `$?`, whether the shell waits for release, and whether the pane printed
+   * nothing at all between the two markers (`silent`: the command's output is empty, whatever the screen shows).
+   */
+  ended: Promise<RunEnd>;
   /** Releases the shell from a handshake it waits in; does nothing when it does not wait or was released. */
   release(which: "start" | "end"): Promise<void>;
   /** After the end release: waits briefly until the shell has drawn its prompt. */
@@ -81,7 +91,9 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
   const ch = channels(nonce);
   const scanner = new MarkerScanner(markerPrefix(nonce));
   const started = Promise.withResolvers<boolean>();
-  const ended = Promise.withResolvers<{ status: number; waits: boolean }>();
+  const ended = Promise.withResolvers<RunEnd>();
+  // Where the start marker ended in the pane's stream.
+  let startTo = 0;
   const settled = Promise.withResolvers<void>();
   // Per handshake: undefined = marker not seen; else whether the shell waits, and whether we released it.
   const state: Record<"start" | "end", { waits: boolean; released: boolean } | undefined> = {
@@ -129,15 +141,20 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
         promptWatch.at = performance.now();
         promptWatch.seen.resolve();
       }
-      for (const payload of scanner.push(bytes)) {
-        const parts = payload.split(";");
+      for (const marker of scanner.scan(bytes)) {
+        const parts = marker.payload.split(";");
         if (parts[0] === "s" && parts.length === 2 && !state.start) {
+          startTo = marker.to;
           state.start = { waits: parts[1] === "w", released: false };
           started.resolve(state.start.waits);
           if (abandoned) void tracker.release("start");
         } else if (parts[0] === "e" && parts.length === 3 && state.start && !state.end) {
           state.end = { waits: parts[2] === "w", released: false };
-          ended.resolve({ status: Number.parseInt(parts[1], 10), waits: state.end.waits });
+          ended.resolve({
+            status: Number.parseInt(parts[1], 10),
+            waits: state.end.waits,
+            silent: marker.from === startTo,
+          });
           if (abandoned) void tracker.release("end").then(() => tracker.promptDrawn()).finally(drop);
         }
       }

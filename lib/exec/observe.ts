@@ -19,7 +19,7 @@
  * const view = await finalView(ctx.tmux, pane.pane_id, 20);
  * ```
  */
-import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import type { ResolvedTarget } from "../tmux/target.ts";
 import type { ExecContext, ExecServices } from "./context.ts";
@@ -120,24 +120,37 @@ export async function finalView(tmux: TmuxExecutor, paneId: string, maxLines: nu
   return { tail: tail(screen, maxLines).rows, warnings: paneWarnings(facts.pane, screen), pane: facts.pane };
 }
 
+/** What {@linkcode inspectPane} tells: the pane's facts, its visible screen and the server's socket path. */
+export interface PaneInspection {
+  pane: PaneInfo;
+  defaulted: boolean;
+  socketPath: string;
+  screen: string[];
+}
+
+/** The commands {@linkcode inspectPane} runs on pane target `t` after its facts (a tool's `targetRead`). */
+export const inspectCommands = (t: string): TmuxArg[] => [
+  ...["display-message", "-p", "-t", t, "#{socket_path}"],
+  COMMAND_SEPARATOR,
+  ...["capture-pane", "-p", "-J", "-t", t],
+];
+
+/** An inspection from the pane's facts and the output of {@linkcode inspectCommands}. */
+export function inspection(pane: PaneInfo, defaulted: boolean, output: Uint8Array): PaneInspection {
+  const text = decoder.decode(output);
+  const nl = text.indexOf("\n");
+  const screen = trimTrailingBlank(splitRows(text.slice(nl + 1)));
+  return { pane, defaulted, socketPath: text.slice(0, nl), screen };
+}
+
 /** Facts and visible screen of a target (undefined = the default pane), plus the socket path, in one call. */
 export async function inspectPane(
   tmux: TmuxExecutor,
   target: string | undefined,
   signal?: AbortSignal,
-): Promise<{ pane: PaneInfo; defaulted: boolean; socketPath: string; screen: string[] }> {
-  const { pane, defaulted, output } = await getPane(tmux, target, {
-    signal,
-    then: (t) => [
-      ...["display-message", "-p", "-t", t, "#{socket_path}"],
-      COMMAND_SEPARATOR,
-      ...["capture-pane", "-p", "-J", "-t", t],
-    ],
-  });
-  const text = decoder.decode(output);
-  const nl = text.indexOf("\n");
-  const screen = trimTrailingBlank(splitRows(text.slice(nl + 1)));
-  return { pane, defaulted, socketPath: text.slice(0, nl), screen };
+): Promise<PaneInspection> {
+  const { pane, defaulted, output } = await getPane(tmux, target, { signal, then: inspectCommands });
+  return inspection(pane, defaulted, output);
 }
 
 export interface PaneWait<T> {

@@ -5,13 +5,15 @@
  * module drives it:
  *
  * 1. check the pane's bash/zsh/fish is idle at its prompt (`prompt.ts`:
- *    else a clear error, or a wait while the shell is still starting);
+ *    else a clear error, or a wait while the shell is still starting), from
+ *    its facts and screen read with the target's resolution (one tmux call);
  * 2. take the pane's run lock, watch its output (control mode), write the
  *    script, type ` . /tmp/…/r-…` and Enter;
  * 3. on the start marker the shell waits: note the cursor's absolute row
  *    (where the output begins), release the shell, delete the script;
  * 4. on the end marker (with `$?`) the shell waits again: read every row
- *    from the start to the screen's bottom (history included), release it;
+ *    from the start to the screen's bottom (history included) — nothing to
+ *    read when not one byte came between the markers —, release it;
  * 5. on timeout or cancellation: return what is there so far; the command
  *    keeps running, disarmed, and a later run in the pane waits for it.
  *
@@ -27,9 +29,9 @@ import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import type { PaneInfo } from "../tmux/panes.ts";
 import type { ExecContext } from "./context.ts";
 import { UserError } from "../errors.ts";
-import { readScreen, readSince, type SinceRead } from "./grid.ts";
+import { readCursor, readSince, type SinceRead } from "./grid.ts";
 import { trackRun } from "./handshake.ts";
-import { inspectPane, observePane, watchLost } from "./observe.ts";
+import { inspection, inspectPane, observePane, watchLost } from "./observe.ts";
 import type { ExecRuntime } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
@@ -80,7 +82,11 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
   const started = performance.now();
   const rt = ctx.exec;
   const { tmux } = ctx;
-  let info = await inspectPane(tmux, req.target.pane_id, ctx.signal);
+  // The pipeline read the pane when it resolved the target (run-command's `targetRead`): no second call.
+  const read = req.target.read;
+  let info = read
+    ? inspection(read.pane, req.target.defaulted, read.output)
+    : await inspectPane(tmux, req.target.pane_id, ctx.signal);
   const defaulted = req.target.defaulted;
   const paneId = info.pane.pane_id;
   await refuseSelfInput(tmux, paneId, { text: req.command, enter: true }, { signal: ctx.signal });
@@ -159,7 +165,8 @@ async function runLocked(
   const paneId = pane.pane_id;
   const flavor = shellFlavor(pane.current_command)!;
   const id = nonce();
-  const files = await rt.scripts.files(id);
+  // The script's name is on screen (the typed line): its own random name, so the markers' nonce never is.
+  const files = await rt.scripts.files(nonce());
   const run = trackRun(rt, paneId, id, files);
   const log = req.log ?? new RunLog();
   let finished = false;
@@ -209,9 +216,10 @@ async function runLocked(
       );
     }
     // The shell waits in the start handshake: the cursor is where the output begins.
-    const startPos = (await readScreen(tmux, paneId, ctx.signal)).next;
+    const atStart = await readCursor(tmux, paneId, ctx.signal);
+    const startPos = atStart.next;
     await run.release("start");
-    await rt.scripts.remove(files.script);
+    void rt.scripts.remove(files.script);
 
     const second = await waitFor(Promise.race([run.ended, obs.exited]), {
       ...waitOpts,
@@ -234,8 +242,11 @@ async function runLocked(
         warnings: hidden ? [...warnings, hidden] : warnings,
       }, started);
     }
-    // The shell waits in the end handshake: the output is complete and cannot move.
-    const read = await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
+    // The shell waits in the end handshake: the output is complete and cannot move. A command that printed
+    // not one byte has no output to read (and the screen is as it was at the start).
+    const read: SinceRead = end.silent
+      ? { pane: atStart.pane, defaulted: false, rows: [], next: startPos, dropped: 0, missed: false }
+      : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
     log.finish();
     await run.release("end");
     // The answer need not wait for the prompt: the pane stays locked until it is drawn, so the next run

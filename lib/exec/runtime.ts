@@ -80,27 +80,40 @@ function fileScripts(): RunScripts {
       const d = await dir;
       return { script: `${d}/r-${id}`, armed: `${d}/a-${id}`, ...(fifosWork ? { fifo: `${d}/f-${id}` } : {}) };
     },
-    async arm(f) {
-      await Deno.writeFile(f.armed, new Uint8Array(), { mode: 0o600 });
-      if (!f.fifo) return;
+    // The file work here is a few system calls on a local directory: done synchronously, it costs microseconds
+    // where each asynchronous call waits for a worker thread (a millisecond and more on a loaded machine).
+    arm(f) {
+      Deno.writeFileSync(f.armed, new Uint8Array(), { mode: 0o600 });
+      if (!f.fifo) return Promise.resolve();
       try {
         libc().makeFifo(f.fifo, 0o600);
-        fifos.set(f.fifo, await Deno.open(f.fifo, { read: true, write: true }));
+        fifos.set(f.fifo, Deno.openSync(f.fifo, { read: true, write: true }));
       } catch (e) {
         // No C library through FFI here (another OS, no --allow-ffi): every run uses tmux wait-for.
         log("info", `run-command handshakes use tmux wait-for: ${e instanceof Error ? e.message : String(e)}`);
         fifosWork = false;
         delete f.fifo;
       }
+      return Promise.resolve();
     },
-    async wake(fifo) {
-      await fifos.get(fifo)?.write(NEWLINE);
+    wake(fifo) {
+      // One byte into a pipe we hold open for reading too: never blocks.
+      fifos.get(fifo)?.writeSync(NEWLINE);
+      return Promise.resolve();
     },
-    write: (f, script) => Deno.writeTextFile(f.script, script, { mode: 0o600 }),
-    async remove(name) {
+    write(f, script) {
+      Deno.writeTextFileSync(f.script, script, { mode: 0o600 });
+      return Promise.resolve();
+    },
+    remove(name) {
       fifos.get(name)?.close();
       fifos.delete(name);
-      await Deno.remove(name).catch(() => {});
+      try {
+        Deno.removeSync(name);
+      } catch {
+        // gone already
+      }
+      return Promise.resolve();
     },
     async close() {
       for (const file of fifos.values()) file.close();

@@ -146,19 +146,29 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
     : `[ -e ${q(p.armedPath)} ]`;
   const name = p.scriptPath.split("/").pop()!;
+  // The last history entry, without a subshell where the script is a file: bash has read all of a file it
+  // sources before running it, so the file can take the line (`>|`: also with noclobber) and `read` gets it back.
+  const lastEntry = p.inBuffers
+    ? `__tmux_mcp_h="$(HISTTIMEFORMAT= history 1 2>/dev/null)"`
+    : `HISTTIMEFORMAT= history 1 2>/dev/null >|${q(p.scriptPath)}; IFS= read -r __tmux_mcp_h 2>/dev/null <${
+      q(p.scriptPath)
+    }`;
   return [
     // $? of the previous command, restored right before the command.
     `__tmux_mcp_prev=$?`,
     // bash without HISTCONTROL=ignorespace records the typed line: remove
     // exactly that entry (checked by the script's name), nothing else.
     `if [ -n "\${BASH_VERSION-}" ]; then`,
-    `  case "$(HISTTIMEFORMAT= history 1 2>/dev/null)" in *${q(name)}*)`,
-    `    __tmux_mcp_h="$(HISTTIMEFORMAT= history 1)"; __tmux_mcp_h="\${__tmux_mcp_h#"\${__tmux_mcp_h%%[! ]*}"}"`,
-    `    history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null; unset __tmux_mcp_h ;;`,
+    `  __tmux_mcp_h=; ${lastEntry}`,
+    `  case "$__tmux_mcp_h" in *${q(name)}*)`,
+    `    __tmux_mcp_h="\${__tmux_mcp_h#"\${__tmux_mcp_h%%[! ]*}"}"`,
+    `    history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null ;;`,
     `  esac`,
+    `  unset __tmux_mcp_h`,
     `fi`,
     `if ${armed}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
-    `eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)"`,
+    // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0.
+    `case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; *) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" ;; esac`,
     `eval ${q(p.command)}`,
     `__tmux_mcp_status=$?`,
     `if ${armed}; then printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +

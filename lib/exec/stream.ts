@@ -30,6 +30,8 @@ const decoder = new TextDecoder();
 export class MarkerScanner {
   #prefix: Uint8Array;
   #carry: Uint8Array = new Uint8Array(0);
+  /** Bytes fed so far. */
+  #seen = 0;
 
   constructor(prefix: string) {
     this.#prefix = encoder.encode(prefix);
@@ -37,13 +39,23 @@ export class MarkerScanner {
 
   /** Feeds a chunk; returns the payloads of the markers it completed. */
   push(chunk: Uint8Array): string[] {
+    return this.scan(chunk).map((m) => m.payload);
+  }
+
+  /**
+   * Feeds a chunk; returns the markers it completed, each with where it lies in the whole stream: `from` is
+   * the offset of its first byte, `to` that of the byte after its terminator (offsets count every byte fed).
+   */
+  scan(chunk: Uint8Array): { payload: string; from: number; to: number }[] {
+    const base = this.#seen - this.#carry.length;
+    this.#seen += chunk.length;
     let buf = chunk;
     if (this.#carry.length > 0) {
       buf = new Uint8Array(this.#carry.length + chunk.length);
       buf.set(this.#carry);
       buf.set(chunk, this.#carry.length);
     }
-    const found: string[] = [];
+    const found: { payload: string; from: number; to: number }[] = [];
     let from = 0;
     for (;;) {
       const at = indexOfBytes(buf, this.#prefix, from);
@@ -70,7 +82,7 @@ export class MarkerScanner {
         from = body; // too long to be ours
         continue;
       }
-      found.push(decoder.decode(buf.subarray(body, end)));
+      found.push({ payload: decoder.decode(buf.subarray(body, end)), from: base + at, to: base + end + termLen });
       from = end + termLen;
     }
     const keep = Math.min(this.#prefix.length - 1, buf.length - from);

@@ -18,7 +18,9 @@ import { z } from "zod";
 import type { AnyTool, ToolContext, ToolDef } from "./tool.ts";
 import { targetParam } from "./schemas.ts";
 import { checkTimeout } from "../exec/wait.ts";
-import { exactTarget, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
+import { exactTarget, resolvedOf, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
+import { getPane } from "../tmux/panes.ts";
+import type { TmuxArg } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
 
 /**
@@ -45,10 +47,11 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
     if (typeof ms === "number") checkTimeout(ms, ctx.config.maxWaitMs);
   }
   if (!tool.target || tool.targetless?.(args)) return ready;
-  if (typeof args.target === "string") return { ...ready, target: await resolve(ready, args.target) };
+  const read = tool.targetRead;
+  if (typeof args.target === "string") return { ...ready, target: await resolve(ready, args.target, read) };
   const derived = tool.targetDefault?.(args);
   try {
-    return { ...ready, target: await resolve(ready, derived?.target) };
+    return { ...ready, target: await resolve(ready, derived?.target, read) };
   } catch (e) {
     throw derived && e instanceof UserError ? new UserError(derived.gone) : e;
   }
@@ -64,13 +67,25 @@ export function resolvedTarget(ctx: ToolContext): ResolvedTarget {
  * Resolves a target (undefined → default pane) and records its ids for the
  * audit line. For a tool declared `exactTarget`, the target must be given and
  * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs).
+ * `read`: commands for the resolved pane run in the same tmux call (a tool's
+ * `targetRead`); their output comes back as the target's `read`.
  */
-export async function resolve(ctx: ToolContext, target: string | undefined): Promise<ResolvedTarget> {
+export async function resolve(
+  ctx: ToolContext,
+  target: string | undefined,
+  read?: (paneTarget: string) => TmuxArg[],
+): Promise<ResolvedTarget> {
   if (ctx.exactTarget && target === undefined) {
     throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
   }
   const exact = ctx.exactTarget && target !== undefined ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
-  const t = await resolveTarget(ctx.tmux, exact, ctx.signal);
+  let t: ResolvedTarget;
+  if (read) {
+    const { pane, defaulted, output } = await getPane(ctx.tmux, exact, { signal: ctx.signal, then: read });
+    t = { ...resolvedOf(pane, defaulted), read: { pane, output } };
+  } else {
+    t = await resolveTarget(ctx.tmux, exact, ctx.signal);
+  }
   ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
   return t;
 }

@@ -29,6 +29,7 @@ import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
 import type { Config, Tier, Toolset } from "../config.ts";
 import type { TmuxEngine } from "../tmux/engine.ts";
+import type { TmuxArg } from "../tmux/executor.ts";
 import type { BufferStore } from "../buffers/store.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
 import type { ResolvedTarget, TargetKind } from "../tmux/target.ts";
@@ -249,6 +250,12 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * them, and `ctx.target` stays unset.
    */
   targetless?: (args: z.infer<I>) => boolean;
+  /**
+   * tmux commands on the resolved pane (given its target) that run in the same call as the resolution of the
+   * declared target: for a handler that reads the pane first thing, one round trip instead of two. Their
+   * output, with the pane's facts, comes as `ctx.target.read`.
+   */
+  targetRead?: (paneTarget: string) => TmuxArg[];
   /**
    * The input field that is a wait in ms (`timeout_ms`): the pipeline
    * refuses a value above the server's --max-wait-ms before the handler runs.

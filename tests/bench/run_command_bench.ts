@@ -14,7 +14,10 @@
  *
  * Targets (issue #28): ours ≤ 0.5× the peer and ≤ 3× the bare round trip.
  *
- *   deno run -A tests/bench/run_command_bench.ts [--n 40] [--peer DIR] [--shells bash,zsh,fish]
+ * With `--before DIR` (a checkout of an earlier version, e.g. a `git archive` of main), a fourth column runs
+ * the same calls on that version, interleaved with the others, for before/after figures.
+ *
+ *   deno run -A tests/bench/run_command_bench.ts [--n 40] [--peer DIR] [--before DIR] [--shells bash,zsh,fish]
  *
  * Rounds alternate the columns (ours, bare, peer) so load changes hit all alike, each call 40 ms after the
  * previous one (an agent's calls are a model turn apart: the last prompt is drawn). Prints a Markdown table
@@ -22,6 +25,7 @@
  */
 import { connect, type McpFixture, socketPathOf, startTmux, textOf } from "../helpers.ts";
 import { newPane, waitUntil } from "../pane_helpers.ts";
+import { serverArgv } from "./cold_start.ts";
 
 /** Pause before each measured call (outside the measurement). */
 const SETTLE_MS = 40;
@@ -89,10 +93,20 @@ export interface RunCommandRow {
   bare: number;
   /** Undefined without a peer checkout. */
   peer?: number;
+  /** The `before` checkout's run-command; undefined without one. */
+  before?: number;
 }
 
-/** Measures the rows: `n` rounds per shell; `peer` is a built nickgnd/tmux-mcp checkout. */
-export async function measureRunCommand(n: number, shells: string[], peer?: string): Promise<RunCommandRow[]> {
+/**
+ * Measures the rows: `n` rounds per shell; `peer` is a built nickgnd/tmux-mcp checkout, `before` a checkout of
+ * an earlier version of this server.
+ */
+export async function measureRunCommand(
+  n: number,
+  shells: string[],
+  peer?: string,
+  before?: string,
+): Promise<RunCommandRow[]> {
   const tmux = await startTmux("runbench");
   const home = await Deno.makeTempDir({ prefix: "tmcp-runbench-" });
   const panes: Record<string, string> = {};
@@ -106,6 +120,9 @@ export async function measureRunCommand(n: number, shells: string[], peer?: stri
   }
 
   const ours = await connect({ socketName: tmux.socketName });
+  const earlier = before
+    ? await connect({ spawn: serverArgv(before.replace(/\/?$/, "/"), tmux.socketName) })
+    : undefined;
   const control = controlClient(tmux.socketName);
   const peers = new Map<string, McpFixture>();
   if (peer) {
@@ -137,9 +154,9 @@ export async function measureRunCommand(n: number, shells: string[], peer?: stri
     }
   }
 
-  async function oursRun(pane: string): Promise<number> {
+  async function oursRun(pane: string, server = ours): Promise<number> {
     const t0 = performance.now();
-    const r = await ours.ok<{ exit_code: number }>("run-command", { target: pane, command: "true" });
+    const r = await server.ok<{ exit_code: number }>("run-command", { target: pane, command: "true" });
     if (r.exit_code !== 0) throw new Error(`exit ${r.exit_code}`);
     return performance.now() - t0;
   }
@@ -149,16 +166,18 @@ export async function measureRunCommand(n: number, shells: string[], peer?: stri
     let typed = 0;
     for (const sh of shells) {
       const pane = panes[sh];
-      const times = { ours: [] as number[], bare: [] as number[], peer: [] as number[] };
+      const times = { ours: [] as number[], bare: [] as number[], peer: [] as number[], before: [] as number[] };
       // Warm-up: the first run of each column pays JIT, worker and shell start-up costs.
       await oursRun(pane);
       await control.roundTrip(pane, typed++);
       if (peers.has(sh)) await peerRun(peers.get(sh)!, pane);
+      if (earlier) await oursRun(pane, earlier);
       for (let i = 0; i < n; i++) {
         const order = [
           async () => times.ours.push(await oursRun(pane)),
           async () => times.bare.push(await control.roundTrip(pane, typed++)),
           async () => peers.has(sh) && times.peer.push(await peerRun(peers.get(sh)!, pane)),
+          async () => earlier && times.before.push(await oursRun(pane, earlier)),
         ];
         for (let k = 0; k < order.length; k++) {
           // Each call starts at a quiet prompt (the previous column's prompt drawn), as an agent's call a model
@@ -172,10 +191,12 @@ export async function measureRunCommand(n: number, shells: string[], peer?: stri
         ours: p50(times.ours),
         bare: p50(times.bare),
         peer: times.peer.length ? p50(times.peer) : undefined,
+        before: times.before.length ? p50(times.before) : undefined,
       });
     }
   } finally {
     await ours.close();
+    await earlier?.close();
     for (const p of peers.values()) await p.close();
     await control.close();
     await tmux.kill();
@@ -196,6 +217,7 @@ if (import.meta.main) {
     Number(flag("--n") ?? 40),
     (flag("--shells") ?? "bash,zsh,fish").split(","),
     flag("--peer"),
+    flag("--before"),
   );
   const N = Number(flag("--n") ?? 40);
   console.log(`run-command \`true\`, p50 of ${N}; load ${before} → ${load()}\n`);
@@ -210,5 +232,13 @@ if (import.meta.main) {
     console.log(
       `| ${r.shell} | ${r.ours.toFixed(1)} ms | ${x(r.ours, r.bare)} | ${r.peer ? x(r.ours, r.peer) + " |" : "— |"}`,
     );
+  }
+  if (rows.some((r) => r.before !== undefined)) {
+    console.log("\n| shell | before | ours ÷ before |\n| ----- | ------ | ------------- |");
+    for (const r of rows) {
+      if (r.before !== undefined) {
+        console.log(`| ${r.shell} | ${r.before.toFixed(1)} ms | ${(r.ours / r.before).toFixed(2)}× |`);
+      }
+    }
   }
 }

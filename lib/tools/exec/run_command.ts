@@ -5,7 +5,7 @@ import { hostAddress, type ToolContext } from "../tool.ts";
 import { runCommand, type RunResult } from "../../exec/run.ts";
 import { RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
-import { finalView } from "../../exec/observe.ts";
+import { finalView, inspectCommands } from "../../exec/observe.ts";
 import { hiddenInputWarning } from "../../exec/pane_handoff.ts";
 import { waitTimeout } from "../schemas.ts";
 import { resolvedShape } from "../workspace/shapes.ts";
@@ -53,6 +53,8 @@ export default defineTool({
   tier: "mutating",
   target: "pane",
   targetless: (a) => a.continue !== undefined,
+  // The run begins with the pane's facts and screen: read them with the target's resolution.
+  targetRead: inspectCommands,
   waitBound: "timeout_ms",
   annotations: { destructiveHint: true, openWorldHint: true },
   textField: "output",
