@@ -487,6 +487,8 @@ Deno.test("2026-era tools/call of any other shape, or before the era is locked, 
 Deno.test("over raw stdio, 2026 calls get the SDK's bytes early, and bad _meta still gets the SDK's errors", async () => {
   const tmux = await startTmux();
   try {
+    // tmux renames a new window once its shell has started, maybe between the two servers' answers: a fixed name.
+    await tmux.tmux("rename-window", "-t", "main", "w");
     const requests = [...MODERN_OPEN, ...PLAIN_CALLS, ...ELICITING_CALLS, ...SDK_CALLS];
     const sdk = await sdkAnswers([], requests, tmux.socketName);
     assertEquals(JSON.parse(sdk.get(20)!).error.code, -32602);
