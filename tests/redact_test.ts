@@ -13,7 +13,7 @@ import { withServer } from "./helpers.ts";
 import { withShell } from "./exec_fixtures.ts";
 import { tempDir, waitForPane } from "./pane_helpers.ts";
 import type { CallToolResult } from "../lib/sdk.ts";
-import { findSecrets, loadRedactor } from "../lib/text/redact.ts";
+import { createRedactor, findSecrets, loadRedactor } from "../lib/text/redact.ts";
 
 const rep = (s: string, n: number) => s.repeat(Math.ceil(n / s.length)).slice(0, n);
 const b64 = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUpLTE1OT1BRUlNUVVZXWFla";
@@ -243,6 +243,32 @@ Deno.test("redactor: each rule of the preset still sees a secret of its shape on
     const rule = rules.filter((r) => r.meta.id.endsWith(`-${kind}`));
     const spans = findSecrets(rule, `echo done\nvalue: ${value} (x)\nnext line`);
     assert(spans.some((s) => s.kind === kind), `${kind}: ${JSON.stringify(spans)}`);
+  }
+});
+
+Deno.test("redactor: lines the rules found clean are not given to them again; secrets printed among them since are found", async () => {
+  const preset = await import("@secretlint/secretlint-rule-preset-recommend");
+  const rules = (preset as unknown as { rules: Parameters<typeof createRedactor>[0] }).rules;
+  // A rule that records what the rules are given.
+  const given: string[] = [];
+  const recorder = {
+    meta: { id: "recorder" },
+    create: () => ({ file: (source: unknown) => void given.push((source as { content: string }).content) }),
+  };
+  const r = createRedactor([...rules, recorder]);
+  // A build's screen: every line has a run of 16 token characters with digits, so every line is a candidate.
+  const screen = Array.from({ length: 40 }, (_, i) => `step ${i}: compiled /home/user/Proj3ct/module_${i}.ts`);
+  assertEquals(r.redact(screen.join("\n")), screen.join("\n"));
+  assertEquals(given.pop()!.split("\n").length, 40);
+  const next = "step 40: compiled /home/user/Proj3ct/module_40.ts";
+  r.redact([...screen, next].join("\n"));
+  assertEquals(given.pop(), next, "only the new line goes to the rules");
+  for (const c of CORPUS.filter((c) => !c.line.includes("\n"))) {
+    const text = [...screen.slice(0, 20), `out: ${c.line}`, ...screen.slice(20)].join("\n");
+    const out = r.redact(text);
+    assert(!out.includes(c.value), `${c.kind} among lines seen before: ${out}`);
+    // Seen again, the secret is still hidden: a line holding one is never remembered as clean.
+    assert(!r.redact(text + "\nmore").includes(c.value), `${c.kind}, read a second time`);
   }
 });
 

@@ -6,7 +6,13 @@
  */
 import fc from "fast-check";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { compileMatcher, escapeRegExp, searchableAsBytes, type SearchMode } from "../lib/search/matcher.ts";
+import {
+  compileMatcher,
+  escapeRegExp,
+  searchableAsBytes,
+  type SearchMode,
+  withinLines,
+} from "../lib/search/matcher.ts";
 import { createLineCounter, createOffsetCursor, createTextCursor } from "../lib/search/offsets.ts";
 import {
   DECODE_CHUNK,
@@ -18,7 +24,7 @@ import {
 } from "../lib/search/text.ts";
 import { SNIPPET_MATCH_MAX, snippetRange } from "../lib/search/snippet.ts";
 import { WIDEN_MAX, wordCoverage } from "../lib/search/similarity.ts";
-import { type BufferMatch, searchBuffers, type SearchTarget } from "../lib/search/search.ts";
+import { type BufferMatch, openContent, searchBuffers, type SearchTarget } from "../lib/search/search.ts";
 import { round4, type ScanOptions, type ScanResult, scanSubject } from "../lib/search/scan.ts";
 import { bytesSubject, bytesView, subjectOf } from "../lib/search/subject.ts";
 import { isUtf8 } from "node:buffer";
@@ -694,4 +700,63 @@ Deno.test("a case-sensitive regex that can only match ASCII is searched over byt
   });
   const expected = [...text.matchAll(/NEEDLE-[A-Z]+ failure/gu)].map((x) => byteLen(text.slice(0, x.index)));
   assertEquals(r.matches.map((x) => x.offset_bytes), expected);
+});
+
+Deno.test("withinLines: patterns whose matches and lookarounds stay within a line, and those that may not", () => {
+  const within = ["a", "error code=e\\d+", "(?<=a)b", "(?<!a)b", "a(?=b)", "\\b", ".", "😀", "a|ab", "(a)\\1"];
+  within.push("[a-z]+", "[^\\n]+", "[^\\s]", "\\S+", "(?<n>x)\\k<n>", "[\\u{1F600}-\\u{1F64F}]", "[\\x0b-\\x20]");
+  const not = ["^a", "$", "[^]", "\\p{L}+", "(?m:^.)", "a[^]*b", "(?=[^]*😀)a", "\\n", "\\s", "\\D", "\\W", "[\\s]"];
+  not.push("[^a]", "[\\x00-\\x7f]", "\\x0a", "\\u000a", "\\u{a}", "\\cJ", "a\nb", "[\\n]", "(?s:.)", "[\\t-\\r]");
+  for (const p of within) assert(withinLines(p), p);
+  for (const p of not) assert(!withinLines(p), p);
+});
+
+/** Lines of a few characters each (at most 12 bytes), so windows of 12 bytes or more hold whole lines. */
+const shortLinesArb = fc.array(
+  fc.array(fc.constantFrom(...CHARS.filter((c) => c !== "\n")), { maxLength: 3, size: "max" }).map((a) => a.join("")),
+  { minLength: 1, maxLength: 60, size: "max" },
+).map((lines) => lines.join("\n"));
+
+Deno.test("a buffer searched in windows of lines gives exactly the results of the whole text, page by page", async () => {
+  let windowed = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      shortLinesArb,
+      fc.oneof(
+        fc.record({ mode: fc.constant<SearchMode>("regex"), query: fc.constantFrom(...REGEXES) }),
+        fc.record({ mode: fc.constant<SearchMode>("literal"), query: fc.constantFrom("a", "AB", "é", "É", "😀") }),
+      ),
+      fc.boolean(),
+      fc.record({
+        maxMatches: fc.integer({ min: 1, max: 8 }),
+        maxScanBytes: fc.oneof(fc.constant(Infinity), fc.integer({ min: 1, max: 200 })),
+        contextBytes: fc.constantFrom(0, 3, 40),
+        includeSimilarity: fc.boolean(),
+        count: fc.boolean(),
+      }),
+      fc.integer({ min: 12, max: 24 }),
+      async (text, { mode, query }, ic, o, windowBytes) => {
+        const matcher = compileMatcher(query, mode, ic);
+        const bytes = enc.encode(text);
+        if ("windowed" in openContent({ name: "b" }, bytes.slice(), matcher, windowBytes)) windowed++;
+        const run = async (w: number | undefined) => {
+          const pages = [];
+          let targets: SearchTarget[] = [{ name: "b" }];
+          for (let page = 0; page < 6 && targets.length > 0; page++) {
+            const r = await searchBuffers(targets, () => Promise.resolve(bytes.slice()), {
+              matcher,
+              ...o,
+              windowBytes: w,
+            });
+            pages.push(r);
+            targets = r.truncated.map(([name, from]) => ({ name, from }));
+          }
+          return pages;
+        };
+        assertEquals(await run(windowBytes), await run(undefined));
+      },
+    ),
+    { numRuns: 400 },
+  );
+  assert(windowed > 80, `only ${windowed} of 400 cases were searched in windows`);
 });

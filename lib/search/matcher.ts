@@ -55,6 +55,12 @@ export interface Matcher {
    */
   readonly needsChars: boolean;
   /**
+   * True when no match, and nothing a match looks at (lookarounds, `\b`), can reach past a newline, and
+   * nothing refers to the ends of the text (`^`, `$`): then the matches in a run of whole lines, searched
+   * as a text of its own, are exactly the whole text's matches that start in it (see `withinLines`).
+   */
+  readonly lineLocal: boolean;
+  /**
    * A finder over match starts below `limit` (`text.length + 1` lets an empty
    * match at the very end count). Returns undefined when no match starts in
    * `[from, limit)`.
@@ -187,6 +193,7 @@ export function compileMatcher(
       mode,
       ignoreCase,
       needsChars: !onBytes,
+      lineLocal: !query.includes("\n"),
       finder,
       caseDistance(text, span) {
         if (!ignoreCase) return 0;
@@ -221,6 +228,7 @@ export function compileMatcher(
     mode,
     ignoreCase,
     needsChars,
+    lineLocal: withinLines(query),
     finder: regexFinder,
     caseDistance(text, span) {
       if (!exactCase) return 0;
@@ -319,6 +327,94 @@ export function searchableAsBytes(source: string): boolean {
     if (atom && !(q === "*" || q === "?" || (q === "{" && source[i + 2] === "0"))) consumes = true;
   }
   return consumes;
+}
+
+/**
+ * The code point of the escape at `source[i]` (the character after a backslash) and the index after it; `cp`
+ * undefined for an escape that is no single character: a class (`\d`, `\s`, …), an assertion (`\b`), a
+ * backreference. (Inside a class, `\b` is a backspace: undefined here too, which is only ever taken for "not a
+ * newline".)
+ */
+function escapeAt(source: string, i: number): { cp?: number; end: number } {
+  const e = source[i];
+  if (e === "x") return { cp: parseInt(source.slice(i + 1, i + 3), 16), end: i + 3 };
+  if (e === "u") {
+    if (source[i + 1] !== "{") return { cp: parseInt(source.slice(i + 1, i + 5), 16), end: i + 5 };
+    const close = source.indexOf("}", i);
+    return { cp: parseInt(source.slice(i + 2, close), 16), end: close + 1 };
+  }
+  if (e === "c") return { cp: source.charCodeAt(i + 1) % 32, end: i + 2 };
+  const control = "tnvfr0".indexOf(e);
+  if (control >= 0) return { cp: [9, 10, 11, 12, 13, 0][control], end: i + 1 };
+  if (e === "k") return { end: source.indexOf(">", i) + 1 };
+  if (e >= "1" && e <= "9") {
+    let end = i + 1;
+    while (source[end] >= "0" && source[end] <= "9") end++;
+    return { end };
+  }
+  if ("dDwWsSbB".includes(e)) return { end: i + 1 };
+  if (e === "p" || e === "P") return { end: source.indexOf("}", i) + 1 };
+  return { cp: e.codePointAt(0), end: i + 1 + (e.codePointAt(0)! > 0xffff ? 1 : 0) };
+}
+
+const NEWLINE = 10;
+
+/**
+ * Whether every match of `source` (a valid `u`-flag pattern, with or without `i`) and everything it looks at
+ * lie within one line: nothing in it can match a newline and it has no `^` or `$` (without the `m` flag they
+ * are the text's ends). Then a lookbehind or `\b` at a line's start sees the same as at the start of a text,
+ * a lookahead stops at the newline as at the end of one, and a search of whole lines finds what a search of
+ * the whole text finds in them.
+ *
+ * Conservative: false for `\s \D \W \p \P` outside a negated class, a class that can match a newline (a
+ * negated one without it, a range over U+000A), the newline written or escaped, and modifier groups
+ * (`(?s:…)`). `.` is fine: without the `s` flag it matches no line terminator.
+ */
+export function withinLines(source: string): boolean {
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      const e = source[i + 1];
+      if ("sDWpP".includes(e)) return false;
+      const { cp, end } = escapeAt(source, i + 1);
+      if (cp === NEWLINE) return false;
+      i = end - 1;
+    } else if (c === "^" || c === "$" || c === "\n") return false;
+    else if (c === "(" && source[i + 1] === "?" && !":=!<".includes(source[i + 2])) return false;
+    else if (c === "[") {
+      const negated = source[i + 1] === "^";
+      let j = negated ? i + 2 : i + 1;
+      let holdsNewline = false;
+      let last: number | undefined;
+      for (; j < source.length && source[j] !== "]"; j++) {
+        let cp: number | undefined;
+        if (source[j] === "\\") {
+          const e = source[j + 1];
+          // \s, \D and \W hold the newline; \p{…} and \P{…} may.
+          if ("sDW".includes(e)) holdsNewline = true;
+          if (e === "p" || e === "P") return false;
+          const esc = escapeAt(source, j + 1);
+          cp = esc.cp;
+          j = esc.end - 1;
+        } else {
+          cp = source.codePointAt(j)!;
+          if (cp > 0xffff) j++;
+        }
+        if (source[j + 1] === "-" && source[j + 2] !== "]" && cp !== undefined) {
+          last = cp;
+          j++;
+          continue;
+        }
+        if (last !== undefined && cp !== undefined && last <= NEWLINE && NEWLINE <= cp) holdsNewline = true;
+        else if (cp === NEWLINE) holdsNewline = true;
+        last = undefined;
+      }
+      // A class matches a newline when it holds one, a negated class when it does not.
+      if (holdsNewline !== negated) return false;
+      i = j;
+    }
+  }
+  return true;
 }
 
 function isLowSurrogateAfterHigh(text: string, i: number): boolean {

@@ -21,6 +21,8 @@ import { countByte } from "./offsets.ts";
 import { countMatches, type FoundMatch, scanSubject } from "./scan.ts";
 import { type Subject, subjectOf } from "./subject.ts";
 import { hexAround, InvalidUtf8, isContinuation } from "./text.ts";
+import { isAscii } from "node:buffer";
+import { countWindows, scanWindows, WINDOW_BYTES, type WindowedContent, windowedContent } from "./windows.ts";
 
 export interface SearchTarget {
   name: string;
@@ -56,6 +58,8 @@ export interface SearchOptions {
   count?: boolean;
   /** Called with the page before the count starts (a regex worker stopped during the count still has it). */
   onPage?(page: SearchResult): void;
+  /** The least bytes of a window of a buffer searched in windows (lib/search/windows.ts); tests shrink it. */
+  windowBytes?: number;
 }
 
 /** The most time counting the matches beyond a page may take; past it the total is partial. */
@@ -102,7 +106,7 @@ export async function searchBuffers(
     totalComplete: false,
   };
   // What the count needs of each target the page visited: the parts of its subject the page did not cover.
-  const visited = new Map<SearchTarget, { subject: Subject; from: number; next?: number }>();
+  const visited = new Map<SearchTarget, { subject: Content; from: number; next?: number }>();
   let budget = o.maxScanBytes;
   for (const t of targets) {
     if (result.matches.length >= o.maxMatches || budget <= 0) {
@@ -113,17 +117,18 @@ export async function searchBuffers(
     if (o.signal?.aborted) throw searchCancelled();
     const bytes = await read(t.name);
     const opening = performance.now();
-    const subject = openSubject(t, bytes, o.matcher.needsChars);
+    const subject = openContent(t, bytes, o.matcher, o.windowBytes);
     o.onOpened?.(subject.size, performance.now() - opening);
     if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.size });
     const from = startOffset(t, subject);
-    const r = scanSubject(subject, o.matcher, {
+    const scan = {
       from,
       budget,
       maxMatches: o.maxMatches - result.matches.length,
       contextBytes: o.contextBytes,
       includeSimilarity: o.includeSimilarity,
-    });
+    };
+    const r = "windowed" in subject ? scanWindows(subject, o.matcher, scan) : scanSubject(subject, o.matcher, scan);
     for (const m of r.matches) result.matches.push({ buffer: t.name, ...m });
     result.buffersScanned++;
     result.bytesScanned += r.scanned;
@@ -148,7 +153,7 @@ export async function searchBuffers(
  */
 async function countRest(
   targets: readonly SearchTarget[],
-  visited: Map<SearchTarget, { subject: Subject; from: number; next?: number }>,
+  visited: Map<SearchTarget, { subject: Content; from: number; next?: number }>,
   read: ReadBuffer,
   o: SearchOptions,
   result: SearchResult,
@@ -164,11 +169,11 @@ async function countRest(
         break;
       }
       if (o.signal?.aborted) throw searchCancelled();
-      let subject: Subject;
+      let subject: Content;
       try {
         const bytes = await read(t.name);
         const opening = performance.now();
-        subject = openSubject({ name: t.name }, bytes, o.matcher.needsChars);
+        subject = openContent({ name: t.name }, bytes, o.matcher, o.windowBytes);
         o.onOpened?.(subject.size, performance.now() - opening);
       } catch {
         // A buffer the page never reached (gone, not text) fails the page that reaches it, not this one.
@@ -183,7 +188,9 @@ async function countRest(
     if (from > 0) parts.push([0, from]);
     if (next !== undefined) parts.push([next, subject.size]);
     for (const [lo, hi] of parts) {
-      const c = countMatches(subject, o.matcher, lo, hi, budget, deadline);
+      const c = "windowed" in subject
+        ? countWindows(subject, o.matcher, lo, hi, budget, deadline)
+        : countMatches(subject, o.matcher, lo, hi, budget, deadline);
       result.total += c.count;
       budget -= c.scanned;
       if (!c.complete) {
@@ -196,6 +203,53 @@ async function countRest(
   }
   result.totalComplete = complete;
   return result;
+}
+
+/** A target's content: one subject, or windows decoded one at a time (lib/search/windows.ts). */
+export type Content = Subject | WindowedContent;
+
+/**
+ * Validates a target's bytes (its window, when it has one), which it takes over, as content to scan: in windows
+ * when the matcher needs the characters of a large non-ASCII buffer and its matches stay within lines, and no
+ * line is longer than a window (whose text would be no smaller than the whole one); else decoded whole
+ * ({@linkcode openSubject}).
+ */
+export function openContent(
+  t: SearchTarget,
+  bytes: Uint8Array,
+  matcher: Matcher,
+  window = WINDOW_BYTES,
+): Content {
+  if (
+    t.around || !matcher.needsChars || !matcher.lineLocal || bytes.length <= 2 * window || isAscii(bytes) ||
+    !linesWithin(bytes, window)
+  ) {
+    return openSubject(t, bytes, matcher.needsChars);
+  }
+  try {
+    return windowedContent(bytes, 0, 0, window);
+  } catch (e) {
+    if (!(e instanceof InvalidUtf8)) throw e;
+    throw notUtf8(t.name, bytes, 0, e.offset);
+  }
+}
+
+/** Whether no line of `bytes` (the last one included) is longer than `max` bytes. */
+function linesWithin(bytes: Uint8Array, max: number): boolean {
+  let start = 0;
+  for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10, start)) {
+    if (nl - start > max) return false;
+    start = nl + 1;
+  }
+  return bytes.length - start <= max;
+}
+
+function notUtf8(name: string, part: Uint8Array, lo: number, offset: number): UserError {
+  return new UserError(
+    `buffer ${JSON.stringify(name)} is not valid UTF-8: the first invalid byte is at offset ${lo + offset} ` +
+      `(bytes ${hexAround(part, offset)}): only text can be searched; leave it out of buffers, look at it with ` +
+      `show-buffer, or search-buffer near a match before that offset`,
+  );
 }
 
 /** Validates and decodes a target's bytes (its window, when it has one), which it takes over (see `subjectOf`). */
@@ -220,15 +274,11 @@ export function openSubject(t: SearchTarget, bytes: Uint8Array, needsChars: bool
     return subjectOf(part, needsChars, lo, lo > 0 ? countByte(bytes, 10, 0, lo) : 0);
   } catch (e) {
     if (!(e instanceof InvalidUtf8)) throw e;
-    throw new UserError(
-      `buffer ${JSON.stringify(t.name)} is not valid UTF-8: the first invalid byte is at offset ${lo + e.offset} ` +
-        `(bytes ${hexAround(part, e.offset)}): only text can be searched; leave it out of buffers, look at it with ` +
-        `show-buffer, or search-buffer near a match before that offset`,
-    );
+    throw notUtf8(t.name, part, lo, e.offset);
   }
 }
 
-function startOffset(t: SearchTarget, subject: Subject): number {
+function startOffset(t: SearchTarget, subject: Content): number {
   if (t.from === undefined) return 0;
   const rel = t.from - subject.base;
   const size = subject.size;

@@ -159,6 +159,20 @@ function candidateLines(text: string): [number, number][] {
 
 const WHITESPACE = /\s/;
 
+/** The longest line a redactor remembers as clean. */
+const CLEAN_LINE_MAX = 1024;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * `text.slice(a, b)` as a string of its own: V8 makes a longer slice a view that keeps all of `text` alive, and
+ * a remembered line must not keep the screen it came from.
+ */
+function copyOf(text: string, a: number, b: number): string {
+  return decoder.decode(encoder.encode(text.slice(a, b)));
+}
+
 /** Characters of a token at the start or the end of a line (see `findSecrets`). */
 const EDGE_TOKEN = new Uint8Array(65536);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") EDGE_TOKEN[c.charCodeAt(0)] = 1;
@@ -176,10 +190,22 @@ const OPTIONS = { enableIDScanRule: true };
 const SKIPPED = new Set(["filter-comments"]);
 
 /**
- * Where `text` holds secrets, by the preset's rules and the extra shapes:
- * sorted, overlapping spans merged (the first kind found wins).
+ * Lines the preset's rules found nothing in, remembered by a redactor: a screen read again and again (a build,
+ * a log) holds mostly the lines of the last read, and the rules cost most of a redaction.
  */
-export function findSecrets(rules: readonly Rule[], text: string): SecretSpan[] {
+export interface CleanLines {
+  has(line: string): boolean;
+  add(line: string): void;
+}
+
+/**
+ * Where `text` holds secrets, by the preset's rules and the extra shapes:
+ * sorted, overlapping spans merged (the first kind found wins). `cleanLines`:
+ * candidate lines in it are not given to the rules again, and lines the rules
+ * report nothing in are added to it (the extra shapes and the cut tokens are
+ * looked for in all of `text` every time).
+ */
+export function findSecrets(rules: readonly Rule[], text: string, cleanLines?: CleanLines): SecretSpan[] {
   const spans: SecretSpan[] = [];
   const add = (start: number, end: number, kind: string) => {
     if (end <= start) return;
@@ -188,7 +214,8 @@ export function findSecrets(rules: readonly Rule[], text: string): SecretSpan[] 
   };
   // The preset's rules run over the lines that may hold one of its shapes (most lines of most screens do not),
   // joined; a range found there is mapped back line by line. Key blocks spanning lines are EXTRA's.
-  const lines = rules.length > 0 ? candidateLines(text) : [];
+  let lines = rules.length > 0 ? candidateLines(text) : [];
+  if (cleanLines && lines.length > 0) lines = lines.filter(([a, b]) => !cleanLines.has(text.slice(a, b)));
   if (lines.length > 0) {
     const whole = lines.length === 1 && lines[0][0] === 0 && lines[0][1] === text.length;
     const chunk = whole ? text : lines.map(([a, b]) => text.slice(a, b)).join("\n");
@@ -217,6 +244,11 @@ export function findSecrets(rules: readonly Rule[], text: string): SecretSpan[] 
       }, OPTIONS);
       // No file path: rules that read a file by its name (pfx) or judge by it (.npmrc) stay with the text.
       handlers.file?.({ content: chunk, filePath: undefined, ext: "", sourceContentType: "text" });
+    }
+    if (cleanLines) {
+      for (const [a, b] of lines) {
+        if (b - a <= CLEAN_LINE_MAX && !spans.some((s) => s.start < b && a < s.end)) cleanLines.add(copyOf(text, a, b));
+      }
     }
   }
   for (const { kind, pattern, group, hint } of EXTRA) {
@@ -286,6 +318,8 @@ function withoutEscapes(text: string): { plain: string; at: number[] } {
 /** The longest string a redactor remembers as clean, and how many it remembers (about 2 MiB at most). */
 const CLEAN_MAX_LENGTH = 256;
 const CLEAN_MAX_COUNT = 4096;
+/** How many clean lines a redactor remembers (about 4 MiB at most for lines of 256 characters). */
+const CLEAN_LINES_MAX_COUNT = 8192;
 
 /** Builds a redactor over the preset's rules with its own salt. */
 export function createRedactor(rules: readonly Rule[], salt = crypto.randomUUID()): Redactor {
@@ -302,17 +336,26 @@ export function createRedactor(rules: readonly Rule[], salt = crypto.randomUUID(
     return m;
   };
   // Redaction is a function of the text alone: a short string found clean (a path, a title, a name that a
-  // listing repeats on every call) is not scanned again. Only clean strings are kept, never a secret.
+  // listing repeats on every call) is not scanned again, nor is a line of a longer text given to the rules again
+  // once they found nothing in it. Only clean strings are kept, never a secret.
   const clean = new Set<string>();
+  const lines = new Set<string>();
+  const cleanLines: CleanLines = {
+    has: (line) => lines.has(line),
+    add(line) {
+      if (lines.size >= CLEAN_LINES_MAX_COUNT) lines.clear();
+      lines.add(line);
+    },
+  };
   return {
-    find: (text) => findSecrets(active, text),
+    find: (text) => findSecrets(active, text, cleanLines),
     redact(text) {
       if (text.length < 8 || clean.has(text)) return text;
       // Colour sequences inside a line (capture-pane colors) would hide a token's word boundary: look at the
       // text without them, and replace the original range, sequences included.
       const styled = text.includes("\x1b");
       const { plain, at: origin } = styled ? withoutEscapes(text) : { plain: text, at: undefined };
-      const spans = findSecrets(active, plain);
+      const spans = findSecrets(active, plain, cleanLines);
       if (spans.length === 0) {
         if (text.length <= CLEAN_MAX_LENGTH) {
           if (clean.size >= CLEAN_MAX_COUNT) clean.clear();
