@@ -185,13 +185,18 @@ export async function assertNowhere(s: Setup, secret: string): Promise<void> {
   assert(!(await Deno.readTextFile(s.audit)).includes(secret), "the secret is in the audit log");
   assert(!s.mcp.stderr().includes(secret), "the secret is on the server's stderr");
   assert(!JSON.stringify(s.human.asked).includes(secret), "the secret is in an elicitation request");
-  const names = (await s.tmux.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) => n !== "");
+  await assertNotOnTmux(s.tmux.tmux, secret);
+}
+
+/** Asserts `secret` is in no buffer and on no pane's screen or history of the tmux server `tmux` runs on. */
+export async function assertNotOnTmux(tmux: (...args: string[]) => Promise<string>, secret: string): Promise<void> {
+  const names = (await tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) => n !== "");
   for (const name of names) {
-    assert(!(await s.tmux.tmux("show-buffer", "-b", name)).includes(secret), `the secret is in buffer ${name}`);
+    assert(!(await tmux("show-buffer", "-b", name)).includes(secret), `the secret is in buffer ${name}`);
   }
-  const panes = (await s.tmux.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n").filter((p) => p !== "");
+  const panes = (await tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n").filter((p) => p !== "");
   for (const p of panes) {
-    const text = await s.tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", p);
+    const text = await tmux("capture-pane", "-p", "-J", "-S", "-", "-t", p);
     assert(!text.includes(secret), `the secret is on pane ${p}'s screen or history`);
   }
 }

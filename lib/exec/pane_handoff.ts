@@ -17,7 +17,7 @@
  * import { handOff } from "../terminal/handoff.ts";
  * declare const tmux: Parameters<typeof paneSubject>[0]; // the call's `ctx.tmux`
  * declare const opts: Parameters<typeof handOff>[2];
- * const r = await handOff(paneSubject(tmux, "%3", "tmux"), "Enter the sudo password", opts);
+ * const r = await handOff(paneSubject(tmux, "%3"), "Enter the sudo password", opts);
  * ```
  */
 import type { TmuxExecutor } from "../tmux/executor.ts";
@@ -27,7 +27,7 @@ import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
 import { UserError } from "../errors.ts";
 import type { HandOffSubject } from "../terminal/handoff.ts";
 import type { InputState } from "../terminal/backend.ts";
-import { attachLine, sendBytesCommands } from "../terminal/tmux_backend.ts";
+import { sendBytesCommands } from "../terminal/tmux_backend.ts";
 import { libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "./text.ts";
 import { shellActivity } from "./prompt.ts";
@@ -77,8 +77,8 @@ export function hiddenInputWarning(
   };
 }
 
-/** The pane as a {@linkcode HandOffSubject}; `tmuxBin` goes into the attach command. */
-export function paneSubject(tmux: TmuxExecutor, paneId: string, tmuxBin: string): HandOffSubject {
+/** The pane as a {@linkcode HandOffSubject}. */
+export function paneSubject(tmux: TmuxExecutor, paneId: string): HandOffSubject {
   /** The pane's facts and the output of `then`, or undefined when the pane is gone. */
   const facts = async (then: string[]): Promise<{ pane: PaneInfo; output: Uint8Array } | undefined> => {
     try {
@@ -121,7 +121,7 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string, tmuxBin: string)
     },
     async route() {
       const socket = decoder.decode(await tmux.run(["display-message", "-p", "#{socket_path}"])).trim();
-      return { attachCommand: attachLine(tmuxBin, socket, paneId, tmux.remote) };
+      return { attachCommand: tmux.attachLine(socket, paneId) };
     },
     async notifyAttached(message) {
       const text = formatLiteral(message.replace(/[\r\n]+/g, " "));
