@@ -202,3 +202,58 @@ export async function assertNotOnTmux(tmux: (...args: string[]) => Promise<strin
 }
 
 export const BOTH = { elicitation: { form: {}, url: {} } };
+
+/** A throw-away GnuPG home with one signing key, for gpg's own passphrase prompt (pinentry-curses). */
+export interface GpgHome {
+  /** GNUPGHOME. */
+  home: string;
+  /** Runs gpg (or gpgconf) on this home; throws with its stderr when it fails. */
+  run(bin: "gpg" | "gpgconf", ...args: string[]): Promise<string>;
+  /** Ends its gpg-agent and removes the agent's socket directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Makes a GnuPG home under `dir` whose agent asks through pinentry-curses (on the terminal named by GPG_TTY), with
+ * a key protected by `passphrase` (generated in batch mode through loopback pinentry) and no passphrase cached.
+ */
+export async function gpgHome(dir: string, passphrase: string): Promise<GpgHome> {
+  const home = `${dir}/gnupg`;
+  await Deno.mkdir(home, { mode: 0o700 });
+  await Deno.writeTextFile(
+    `${home}/gpg-agent.conf`,
+    "pinentry-program /usr/bin/pinentry-curses\nallow-loopback-pinentry\ndefault-cache-ttl 0\nmax-cache-ttl 0\n",
+  );
+  const run = async (bin: "gpg" | "gpgconf", ...args: string[]) => {
+    const child = new Deno.Command(bin, {
+      args,
+      env: { GNUPGHOME: home, HOME: dir, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // Only key generation reads stdin (the passphrase, kept off the command line).
+    const w = child.stdin.getWriter();
+    if (args.includes("--quick-gen-key")) await w.write(new TextEncoder().encode(passphrase + "\n"));
+    await w.close();
+    const out = await child.output();
+    if (!out.success) throw new Error(`${bin} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+    return new TextDecoder().decode(out.stdout);
+  };
+  await run(
+    "gpg",
+    ...["--batch", "--pinentry-mode", "loopback", "--passphrase-fd", "0", "--quick-gen-key"],
+    ...["Handoff Test <handoff@example.invalid>", "ed25519", "sign", "never"],
+  );
+  // The agent that generated the key ends here: the next one starts from the pane, with the pane's terminal.
+  await run("gpgconf", "--kill", "gpg-agent");
+  return {
+    home,
+    run,
+    async close() {
+      await run("gpgconf", "--kill", "gpg-agent").catch(() => {});
+      await run("gpgconf", "--remove-socketdir").catch(() => {});
+    },
+  };
+}

@@ -92,11 +92,11 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string): HandOffSubject 
     label: `pane ${paneId}`,
     look: "snapshot-pane",
     afterExit: "snapshot-pane shows the pane's last screen",
-    async lastLine() {
+    async screen() {
       const f = await facts(["capture-pane", "-p", "-J", "-t", paneId]);
-      const rows = f ? trimTrailingBlank(splitRows(decoder.decode(f.output))) : [];
-      for (let i = rows.length - 1; i >= 0; i--) if (rows[i].trim() !== "") return rows[i];
-      return "";
+      if (!f) return { lines: [] };
+      const lines = trimTrailingBlank(splitRows(decoder.decode(f.output)));
+      return { lines, command: f.pane.current_command, alternate: f.pane.alternate_on };
     },
     async send(bytes) {
       for (const argv of sendBytesCommands(paneId, bytes)) await tmux.run(argv);
