@@ -221,3 +221,43 @@ Deno.test("pane: gpg's pinentry-curses is a passphrase prompt; request-input han
     }
   });
 });
+
+Deno.test("pane: send-keys points at request-input when its keys meet a password or yes/no prompt, and only then", async () => {
+  await withHuman(undefined, async (s) => {
+    type Sent = { warnings?: { kind: string; message: string }[] };
+    const send = async (args: Record<string, unknown>) => {
+      const r = await s.call("send-keys", args);
+      assert(!r.isError, textOf(r));
+      return ((r.structuredContent as Sent).warnings ?? []).map((w) => w.message);
+    };
+    const shell = await s.pane("bash-");
+    // A line that brings up a prompt only the terminal's no-echo mode gives away.
+    const asks = `read -r -s -p 'Your word> ' pw; echo; echo "got=\${#pw}"`;
+    const hidden = new RegExp(`^pane ${shell} reads input without echo .*call request-input \\{target: "${shell}"\\}`);
+    const [first] = await send({ target: shell, text: asks, enter: true });
+    assertMatch(first, hidden);
+    // Typing into it without Enter leaves it waiting: said again.
+    const [typed] = await send({ target: shell, text: "abc" });
+    assertMatch(typed, hidden);
+    // Enter answers it; the shell is back at its prompt: nothing to say.
+    assertEquals(await send({ target: shell, keys: ["Enter"] }), []);
+    await waitForPane(s.tmux, shell, /got=3/, 30_000);
+    assertEquals(await send({ target: shell, text: "echo hi", enter: true }), []);
+    assertEquals(await send({ target: shell, text: "sleep 30", enter: true }), []);
+
+    await send({ target: shell, keys: ["C-c"] });
+    await waitForPane(s.tmux, shell, (t) => /bash-[\d.]+[#$]$/.test(t.trimEnd()));
+    // A prompt in words: a yes/no (its answer typed is no prompt), a password prompt typed into.
+    const [yesNo] = await send({
+      target: shell,
+      text: "read -r -p 'Overwrite it? [y/N] ' yn; echo answer=$yn",
+      enter: true,
+    });
+    assertMatch(yesNo, new RegExp(`^pane ${shell} appears to wait for input .*request-input`));
+    assertEquals(await send({ target: shell, text: "y", enter: true }), []);
+    await waitForPane(s.tmux, shell, /answer=y/, 30_000);
+    const secret = await s.pane("Password:", SECRET_SCRIPT);
+    const [words] = await send({ target: secret, keys: ["C-u"] });
+    assertMatch(words, new RegExp(`^pane ${secret} waits at a password prompt .*call request-input`));
+  });
+});
