@@ -314,3 +314,21 @@ Deno.test("pinentryField: pinentry-curses' box in ASCII and Unicode borders; tex
     assertEquals(pinentryField(lines, facts), undefined, JSON.stringify([lines, facts]));
   }
 });
+
+for (const backend of ["tmux", "pty"]) {
+  Deno.test(`${backend} backend: pty-send-keys typing into a password prompt without Enter says to call request-input`, async () => {
+    await withHuman(undefined, async (s) => {
+      const id = await s.launch("read -r -s -p 'Your word> ' pw; echo\necho got=${#pw}\nexec sleep 3600\n", "word>");
+      const typed = await s.call("pty-send-keys", { pty_id: id, keys: "abc" });
+      assert(!typed.isError, textOf(typed));
+      assertMatch(
+        textOf(typed),
+        new RegExp(`pty session ${id} reads input without echo .*call request-input \\{pty_id: "${id}"\\}`),
+      );
+      // Enter answers it: nothing more to say.
+      const answered = await s.call("pty-send-keys", { pty_id: id, key_names: ["Enter"] });
+      assertEquals(answered.content.length, 1);
+      await waitUntil("the answer to be read", async () => (await s.screen(id)).includes("got=3"), 30_000);
+    }, backend);
+  });
+}

@@ -32,7 +32,7 @@ import { libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "./text.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import { secretPromptAdvice, type Warning } from "./warnings.ts";
+import { noEchoWarning, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -70,11 +70,7 @@ export function hiddenInputWarning(
   pane: Pick<PaneInfo, "pane_id" | "tty" | "dead">,
 ): Warning | undefined {
   if (pane.dead || hiddenLineInput(tmux, pane.tty) !== true) return undefined;
-  const id = pane.pane_id;
-  return {
-    kind: "input_prompt",
-    message: `pane ${id} reads input without echo (a password prompt): ${secretPromptAdvice(`target: "${id}"`)}`,
-  };
+  return noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` });
 }
 
 /** The pane as a {@linkcode HandOffSubject}. */

@@ -160,6 +160,14 @@ export function secretPromptAdvice(arg: string): string {
     "password";
 }
 
+/** The warning for a terminal whose program reads a line without echo (a password prompt), named as in promptWarning. */
+export function noEchoWarning(who: { name: string; arg: string }): Warning {
+  return {
+    kind: "input_prompt",
+    message: `${who.name} reads input without echo (a password prompt): ${secretPromptAdvice(who.arg)}`,
+  };
+}
+
 /**
  * The warning for a screen whose last line is a password or other input prompt, or that shows a full-screen
  * pinentry (gpg's passphrase box), naming the calls that answer it: `who.arg` is the argument that names the pane
