@@ -185,15 +185,75 @@ export async function assertNowhere(s: Setup, secret: string): Promise<void> {
   assert(!(await Deno.readTextFile(s.audit)).includes(secret), "the secret is in the audit log");
   assert(!s.mcp.stderr().includes(secret), "the secret is on the server's stderr");
   assert(!JSON.stringify(s.human.asked).includes(secret), "the secret is in an elicitation request");
-  const names = (await s.tmux.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) => n !== "");
+  await assertNotOnTmux(s.tmux.tmux, secret);
+}
+
+/** Asserts `secret` is in no buffer and on no pane's screen or history of the tmux server `tmux` runs on. */
+export async function assertNotOnTmux(tmux: (...args: string[]) => Promise<string>, secret: string): Promise<void> {
+  const names = (await tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) => n !== "");
   for (const name of names) {
-    assert(!(await s.tmux.tmux("show-buffer", "-b", name)).includes(secret), `the secret is in buffer ${name}`);
+    assert(!(await tmux("show-buffer", "-b", name)).includes(secret), `the secret is in buffer ${name}`);
   }
-  const panes = (await s.tmux.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n").filter((p) => p !== "");
+  const panes = (await tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n").filter((p) => p !== "");
   for (const p of panes) {
-    const text = await s.tmux.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", p);
+    const text = await tmux("capture-pane", "-p", "-J", "-S", "-", "-t", p);
     assert(!text.includes(secret), `the secret is on pane ${p}'s screen or history`);
   }
 }
 
 export const BOTH = { elicitation: { form: {}, url: {} } };
+
+/** A throw-away GnuPG home with one signing key, for gpg's own passphrase prompt (pinentry-curses). */
+export interface GpgHome {
+  /** GNUPGHOME. */
+  home: string;
+  /** Runs gpg (or gpgconf) on this home; throws with its stderr when it fails. */
+  run(bin: "gpg" | "gpgconf", ...args: string[]): Promise<string>;
+  /** Ends its gpg-agent and removes the agent's socket directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Makes a GnuPG home under `dir` whose agent asks through pinentry-curses (on the terminal named by GPG_TTY), with
+ * a key protected by `passphrase` (generated in batch mode through loopback pinentry) and no passphrase cached.
+ */
+export async function gpgHome(dir: string, passphrase: string): Promise<GpgHome> {
+  const home = `${dir}/gnupg`;
+  await Deno.mkdir(home, { mode: 0o700 });
+  await Deno.writeTextFile(
+    `${home}/gpg-agent.conf`,
+    "pinentry-program /usr/bin/pinentry-curses\nallow-loopback-pinentry\ndefault-cache-ttl 0\nmax-cache-ttl 0\n",
+  );
+  const run = async (bin: "gpg" | "gpgconf", ...args: string[]) => {
+    const child = new Deno.Command(bin, {
+      args,
+      env: { GNUPGHOME: home, HOME: dir, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // Only key generation reads stdin (the passphrase, kept off the command line).
+    const w = child.stdin.getWriter();
+    if (args.includes("--quick-gen-key")) await w.write(new TextEncoder().encode(passphrase + "\n"));
+    await w.close();
+    const out = await child.output();
+    if (!out.success) throw new Error(`${bin} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+    return new TextDecoder().decode(out.stdout);
+  };
+  await run(
+    "gpg",
+    ...["--batch", "--pinentry-mode", "loopback", "--passphrase-fd", "0", "--quick-gen-key"],
+    ...["Handoff Test <handoff@example.invalid>", "ed25519", "sign", "never"],
+  );
+  // The agent that generated the key ends here: the next one starts from the pane, with the pane's terminal.
+  await run("gpgconf", "--kill", "gpg-agent");
+  return {
+    home,
+    run,
+    async close() {
+      await run("gpgconf", "--kill", "gpg-agent").catch(() => {});
+      await run("gpgconf", "--remove-socketdir").catch(() => {});
+    },
+  };
+}

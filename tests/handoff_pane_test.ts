@@ -5,14 +5,24 @@
  * request-input) and then prints a digest of what it read; a yes/no by a
  * form; decline typing nothing; a client without elicitation getting the
  * attach command; a shell whose own prompt reads like a password prompt;
- * bad targets. Afterwards the secret is searched for in every tool result,
+ * bad targets; gpg asking for its key's passphrase through pinentry-curses
+ * (and the same screen's text in a pager, which is no prompt). Afterwards the secret is searched for in every tool result,
  * the audit log, the server's stderr, every tmux buffer and every pane's
  * screen and history. Runs in both protocol eras (TMUX_MCP_TEST_ERA).
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { textOf } from "./helpers.ts";
 import { waitForPane } from "./pane_helpers.ts";
-import { assertNowhere, BOTH, CONFIRM_SCRIPT, SECRET_SCRIPT, type Setup, sha16, withHuman } from "./handoff_helpers.ts";
+import {
+  assertNowhere,
+  BOTH,
+  CONFIRM_SCRIPT,
+  gpgHome,
+  SECRET_SCRIPT,
+  type Setup,
+  sha16,
+  withHuman,
+} from "./handoff_helpers.ts";
 
 /** A pane's screen and history. */
 function paneText(s: Setup, pane: string): Promise<string> {
@@ -156,5 +166,98 @@ Deno.test("pane: bad targets and panes not at a prompt get one clear line; nothi
       ),
     );
     assertEquals(s.human.asked, []);
+  });
+});
+
+Deno.test("pane: gpg's pinentry-curses is a passphrase prompt; request-input hands it over; the key signs", async () => {
+  await withHuman(BOTH, async (s) => {
+    s.human.secret = `pp-${crypto.randomUUID()}`;
+    const gpg = await gpgHome(s.dir, s.human.secret);
+    try {
+      const signed = `${s.dir}/signed.gpg`;
+      const pane = await s.pane(
+        "",
+        `export GNUPGHOME='${gpg.home}' GPG_TTY="$(tty)"\necho hello | gpg --sign --output '${signed}'\n` +
+          `echo "gpg exit $?"\nexec sleep 3600\n`,
+      );
+      // The agent starts, then its pinentry draws the box (slow on a loaded machine).
+      const box = await waitForPane(s.tmux, pane, /Passphrase: _+/, 60_000);
+      type Snap = { warnings: { kind: string; message: string }[] };
+      for (const tool of ["snapshot-pane", "capture-pane"]) {
+        const snap = await s.call(tool, { target: pane });
+        assert(!snap.isError, textOf(snap));
+        const warnings = (snap.structuredContent as Snap).warnings;
+        assertEquals(warnings.map((w) => w.kind), ["input_prompt"], tool);
+        assertMatch(
+          warnings[0].message,
+          new RegExp(
+            `^pane ${pane} shows a passphrase entry \\(pinentry, "Passphrase:"\\): call request-input \\{target: "${pane}"\\}`,
+          ),
+        );
+      }
+
+      // The same text shown by a pager is no prompt (an editor: tests/handoff_test.ts, pinentryField).
+      const copy = `${s.dir}/pinentry.txt`;
+      await Deno.writeTextFile(copy, box);
+      const shown = await s.pane("", `exec less ${copy}\n`);
+      await waitForPane(s.tmux, shown, /Passphrase: _+/, 30_000);
+      const paged = await s.call("snapshot-pane", { target: shown });
+      assertEquals((paged.structuredContent as Snap).warnings.map((w) => w.kind), ["pager"]);
+
+      const r = await s.call("request-input", {
+        target: pane,
+        prompt: "Enter the key's passphrase",
+        timeout_ms: 120_000,
+      });
+      assert(!r.isError, textOf(r));
+      await Promise.all(s.human.browsing);
+      const out = r.structuredContent as Record<string, unknown>;
+      assertEquals([out.outcome, out.via], ["input_received", "url"]);
+      await waitForPane(s.tmux, pane, /gpg exit 0/, 60_000);
+      assertMatch(await gpg.run("gpg", "--batch", "--decrypt", signed), /^hello$/m);
+      await assertNowhere(s, s.human.secret);
+    } finally {
+      await gpg.close();
+    }
+  });
+});
+
+Deno.test("pane: send-keys points at request-input when its keys meet a password or yes/no prompt, and only then", async () => {
+  await withHuman(undefined, async (s) => {
+    type Sent = { warnings?: { kind: string; message: string }[] };
+    const send = async (args: Record<string, unknown>) => {
+      const r = await s.call("send-keys", args);
+      assert(!r.isError, textOf(r));
+      return ((r.structuredContent as Sent).warnings ?? []).map((w) => w.message);
+    };
+    const shell = await s.pane("bash-");
+    // A line that brings up a prompt only the terminal's no-echo mode gives away.
+    const asks = `read -r -s -p 'Your word> ' pw; echo; echo "got=\${#pw}"`;
+    const hidden = new RegExp(`^pane ${shell} reads input without echo .*call request-input \\{target: "${shell}"\\}`);
+    const [first] = await send({ target: shell, text: asks, enter: true });
+    assertMatch(first, hidden);
+    // Typing into it without Enter leaves it waiting: said again.
+    const [typed] = await send({ target: shell, text: "abc" });
+    assertMatch(typed, hidden);
+    // Enter answers it; the shell is back at its prompt: nothing to say.
+    assertEquals(await send({ target: shell, keys: ["Enter"] }), []);
+    await waitForPane(s.tmux, shell, /got=3/, 30_000);
+    assertEquals(await send({ target: shell, text: "echo hi", enter: true }), []);
+    assertEquals(await send({ target: shell, text: "sleep 30", enter: true }), []);
+
+    await send({ target: shell, keys: ["C-c"] });
+    await waitForPane(s.tmux, shell, (t) => /bash-[\d.]+[#$]$/.test(t.trimEnd()));
+    // A prompt in words: a yes/no (its answer typed is no prompt), a password prompt typed into.
+    const [yesNo] = await send({
+      target: shell,
+      text: "read -r -p 'Overwrite it? [y/N] ' yn; echo answer=$yn",
+      enter: true,
+    });
+    assertMatch(yesNo, new RegExp(`^pane ${shell} appears to wait for input .*request-input`));
+    assertEquals(await send({ target: shell, text: "y", enter: true }), []);
+    await waitForPane(s.tmux, shell, /answer=y/, 30_000);
+    const secret = await s.pane("Password:", SECRET_SCRIPT);
+    const [words] = await send({ target: secret, keys: ["C-u"] });
+    assertMatch(words, new RegExp(`^pane ${secret} waits at a password prompt .*call request-input`));
   });
 });

@@ -24,6 +24,7 @@ import {
 } from "./handoff_helpers.ts";
 import { modernToolsCall, Parking } from "../lib/server/ask.ts";
 import { openSecretPage } from "../lib/terminal/secret_page.ts";
+import { pinentryField, screenPrompt } from "../lib/text/prompt_kind.ts";
 import type { Answer, Asker } from "../lib/ask.ts";
 
 for (const backend of ["tmux", "pty"]) {
@@ -279,3 +280,55 @@ Deno.test("modernToolsCall: input_required, then the retry's answer reaches the 
     "ask undefined",
   );
 });
+
+Deno.test("pinentryField: pinentry-curses' box in ASCII and Unicode borders; text that only looks like it is none", () => {
+  // As tmux captures it without a UTF-8 locale (ncurses' ACS letters), then as drawn with Unicode lines.
+  const ascii = [
+    "  lqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqk",
+    "  x Please enter the passphrase to unlock the OpenPGP secret key: x",
+    "  x                                                               x",
+    "  x Passphrase: ***____________________________________________ x",
+    "  x                                                               x",
+    "  x         <OK>                                   <Cancel>       x",
+    "  mqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqj",
+  ];
+  const unicode = ascii.map((l) => l.replace(/x( |$)/g, "\u2502$1").replace(/( )x$/, "$1\u2502"));
+  const pin = ascii.map((l) => l.replace("Passphrase: ***", "PIN: _________"));
+  assertEquals([pinentryField(ascii), pinentryField(unicode), pinentryField(pin)], [
+    "Passphrase:",
+    "Passphrase:",
+    "PIN:",
+  ]);
+  assertEquals(screenPrompt(ascii, { alternate: true }), { kind: "secret", line: "Passphrase:", pinentry: true });
+  // No buttons, no field, no box, the normal screen, an editor or a pager showing it: none.
+  for (
+    const [lines, facts] of [
+      [ascii.filter((l) => !l.includes("<OK>")), {}],
+      [ascii.filter((l) => !l.includes("Passphrase:")), {}],
+      [["Passphrase: ________", "<OK>   <Cancel>"], {}],
+      [ascii, { alternate: false }],
+      [ascii, { command: "vim", alternate: true }],
+      [ascii, { command: "less", alternate: true }],
+    ] as const
+  ) {
+    assertEquals(pinentryField(lines, facts), undefined, JSON.stringify([lines, facts]));
+  }
+});
+
+for (const backend of ["tmux", "pty"]) {
+  Deno.test(`${backend} backend: pty-send-keys typing into a password prompt without Enter says to call request-input`, async () => {
+    await withHuman(undefined, async (s) => {
+      const id = await s.launch("read -r -s -p 'Your word> ' pw; echo\necho got=${#pw}\nexec sleep 3600\n", "word>");
+      const typed = await s.call("pty-send-keys", { pty_id: id, keys: "abc" });
+      assert(!typed.isError, textOf(typed));
+      assertMatch(
+        textOf(typed),
+        new RegExp(`pty session ${id} reads input without echo .*call request-input \\{pty_id: "${id}"\\}`),
+      );
+      // Enter answers it: nothing more to say.
+      const answered = await s.call("pty-send-keys", { pty_id: id, key_names: ["Enter"] });
+      assertEquals(answered.content.length, 1);
+      await waitUntil("the answer to be read", async () => (await s.screen(id)).includes("got=3"), 30_000);
+    }, backend);
+  });
+}

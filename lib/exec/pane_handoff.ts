@@ -17,7 +17,7 @@
  * import { handOff } from "../terminal/handoff.ts";
  * declare const tmux: Parameters<typeof paneSubject>[0]; // the call's `ctx.tmux`
  * declare const opts: Parameters<typeof handOff>[2];
- * const r = await handOff(paneSubject(tmux, "%3", "tmux"), "Enter the sudo password", opts);
+ * const r = await handOff(paneSubject(tmux, "%3"), "Enter the sudo password", opts);
  * ```
  */
 import type { TmuxExecutor } from "../tmux/executor.ts";
@@ -27,12 +27,12 @@ import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
 import { UserError } from "../errors.ts";
 import type { HandOffSubject } from "../terminal/handoff.ts";
 import type { InputState } from "../terminal/backend.ts";
-import { attachLine, sendBytesCommands } from "../terminal/tmux_backend.ts";
+import { sendBytesCommands } from "../terminal/tmux_backend.ts";
 import { libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "./text.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import { secretPromptAdvice, type Warning } from "./warnings.ts";
+import { noEchoWarning, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -70,15 +70,11 @@ export function hiddenInputWarning(
   pane: Pick<PaneInfo, "pane_id" | "tty" | "dead">,
 ): Warning | undefined {
   if (pane.dead || hiddenLineInput(tmux, pane.tty) !== true) return undefined;
-  const id = pane.pane_id;
-  return {
-    kind: "input_prompt",
-    message: `pane ${id} reads input without echo (a password prompt): ${secretPromptAdvice(`target: "${id}"`)}`,
-  };
+  return noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` });
 }
 
-/** The pane as a {@linkcode HandOffSubject}; `tmuxBin` goes into the attach command. */
-export function paneSubject(tmux: TmuxExecutor, paneId: string, tmuxBin: string): HandOffSubject {
+/** The pane as a {@linkcode HandOffSubject}. */
+export function paneSubject(tmux: TmuxExecutor, paneId: string): HandOffSubject {
   /** The pane's facts and the output of `then`, or undefined when the pane is gone. */
   const facts = async (then: string[]): Promise<{ pane: PaneInfo; output: Uint8Array } | undefined> => {
     try {
@@ -92,11 +88,11 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string, tmuxBin: string)
     label: `pane ${paneId}`,
     look: "snapshot-pane",
     afterExit: "snapshot-pane shows the pane's last screen",
-    async lastLine() {
+    async screen() {
       const f = await facts(["capture-pane", "-p", "-J", "-t", paneId]);
-      const rows = f ? trimTrailingBlank(splitRows(decoder.decode(f.output))) : [];
-      for (let i = rows.length - 1; i >= 0; i--) if (rows[i].trim() !== "") return rows[i];
-      return "";
+      if (!f) return { lines: [] };
+      const lines = trimTrailingBlank(splitRows(decoder.decode(f.output)));
+      return { lines, command: f.pane.current_command, alternate: f.pane.alternate_on };
     },
     async send(bytes) {
       for (const argv of sendBytesCommands(paneId, bytes)) await tmux.run(argv);
@@ -121,7 +117,7 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string, tmuxBin: string)
     },
     async route() {
       const socket = decoder.decode(await tmux.run(["display-message", "-p", "#{socket_path}"])).trim();
-      return { attachCommand: attachLine(tmuxBin, socket, paneId, tmux.remote) };
+      return { attachCommand: tmux.attachLine(socket, paneId) };
     },
     async notifyAttached(message) {
       const text = formatLiteral(message.replace(/[\r\n]+/g, " "));

@@ -14,7 +14,7 @@
 import { z } from "zod";
 import type { PaneInfo } from "../tmux/panes.ts";
 import { shellFlavor } from "./shell.ts";
-import { CONFIRM_PROMPTS, SECRET_PROMPT } from "../text/prompt_kind.ts";
+import { CONFIRM_PROMPTS, pinentryField, type ScreenFacts, SECRET_PROMPT } from "../text/prompt_kind.ts";
 
 export const WARNING_KINDS = [
   "alternate_screen",
@@ -132,7 +132,7 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
         `that waits for keys: send q to leave it, Space for the next page; to avoid pagers run commands with ` +
         `PAGER=cat or --no-pager`,
     });
-  } else if (pane.alternate_on) {
+  } else if (pane.alternate_on && !pinentryField(screen, { command: cmd, alternate: pane.alternate_on })) {
     out.push({
       kind: "alternate_screen",
       message: `pane ${id} runs a full-screen program (${cmd}, alternate screen): it redraws the screen instead ` +
@@ -140,7 +140,9 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
         `it ${leaveHint(cmd)}`,
     });
   }
-  const prompt = pager ? undefined : promptWarning(screen, { name: `pane ${id}`, arg: `target: "${id}"` });
+  const prompt = pager
+    ? undefined
+    : promptWarning(screen, { name: `pane ${id}`, arg: `target: "${id}"`, command: cmd });
   if (prompt) out.push(prompt);
   if (!pane.alternate_on && !pager && shellFlavor(cmd) === undefined && !pane.in_mode) {
     out.push({
@@ -158,9 +160,19 @@ export function secretPromptAdvice(arg: string): string {
     "password";
 }
 
+/** The warning for a terminal whose program reads a line without echo (a password prompt), named as in promptWarning. */
+export function noEchoWarning(who: { name: string; arg: string }): Warning {
+  return {
+    kind: "input_prompt",
+    message: `${who.name} reads input without echo (a password prompt): ${secretPromptAdvice(who.arg)}`,
+  };
+}
+
 /**
- * The warning for a screen whose last line is a password or other input prompt, naming the calls that answer it:
- * `who.arg` is the argument that names the pane or session for request-input, `who.keys` the tool that types.
+ * The warning for a screen whose last line is a password or other input prompt, or that shows a full-screen
+ * pinentry (gpg's passphrase box), naming the calls that answer it: `who.arg` is the argument that names the pane
+ * or session for request-input, `who.keys` the tool that types, and what is known of the terminal
+ * ({@linkcode ScreenFacts}: an editor or pager showing a pinentry's text is none).
  *
  * @example
  * ```ts
@@ -170,8 +182,16 @@ export function secretPromptAdvice(arg: string): string {
  */
 export function promptWarning(
   screen: readonly string[],
-  who: { name: string; arg: string; keys?: string },
+  who: { name: string; arg: string; keys?: string } & ScreenFacts,
 ): Warning | undefined {
+  const field = pinentryField(screen, who);
+  if (field) {
+    return {
+      kind: "input_prompt",
+      message: `${who.name} shows a passphrase entry (pinentry, ${JSON.stringify(field)}): ` +
+        secretPromptAdvice(who.arg),
+    };
+  }
   const last = lastLine(screen);
   if (SECRET_PROMPT.test(last)) {
     return {

@@ -28,7 +28,7 @@
  */
 import type { Answer, Asker } from "../ask.ts";
 import { UserError } from "../errors.ts";
-import { confirmWords, promptKind } from "../text/prompt_kind.ts";
+import { confirmWords, type ScreenFacts, screenPrompt } from "../text/prompt_kind.ts";
 import { openSecretPage } from "./secret_page.ts";
 import type { HandOffRoute, InputState, TerminalBackend } from "./backend.ts";
 
@@ -44,8 +44,8 @@ export interface HandOffSubject {
   readonly look: string;
   /** What to call after its program exited. */
   readonly afterExit: string;
-  /** The last line with text on it. */
-  lastLine(): Promise<string>;
+  /** The visible screen's lines, and what is known of its terminal (for a pane). */
+  screen(): Promise<{ lines: string[] } & ScreenFacts>;
   /** Writes bytes to its program's terminal input, exactly as given. */
   send(bytes: Uint8Array): Promise<void>;
   inputState(): Promise<InputState>;
@@ -60,10 +60,8 @@ export function ptySubject(backend: TerminalBackend, id: string): HandOffSubject
     label: `pty session "${id}"`,
     look: "pty-get-screen",
     afterExit: "pty-list-sessions shows its exit code, pty-get-screen its last screen",
-    async lastLine() {
-      const { lines } = await backend.screen(id, false);
-      for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim() !== "") return lines[i];
-      return "";
+    async screen() {
+      return { lines: (await backend.screen(id, false)).lines };
     },
     send: (bytes) => backend.send(id, bytes),
     inputState: () => backend.inputState(id),
@@ -203,9 +201,12 @@ async function promptNow(
 ): Promise<{ kind: "secret" | "confirm"; line: string } | "exited" | { kind: undefined; line: string }> {
   const state = await subject.inputState();
   if (state.exited) return "exited";
-  const line = await subject.lastLine();
-  if (state.atShellPrompt) return { kind: undefined, line };
-  return { kind: state.hiddenInput ? "secret" : promptKind(line), line };
+  const { lines, ...facts } = await subject.screen();
+  const found = screenPrompt(lines, facts);
+  // A pinentry on the alternate screen puts the terminal in raw mode while the shell that started gpg (a script,
+  // without job control) is still the foreground group: that is not the shell reading at its prompt.
+  if (state.atShellPrompt && !(found.pinentry && facts.alternate)) return { kind: undefined, line: found.line };
+  return state.hiddenInput ? { kind: "secret", line: found.line } : { kind: found.kind, line: found.line };
 }
 
 /**

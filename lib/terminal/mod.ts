@@ -20,7 +20,7 @@ export type { TerminalBackend };
 /** The configured backend; nothing is started until a tool uses it. */
 export function createTerminalBackend(config: Config, tmux: TmuxExecutor): TerminalBackend {
   return config.terminalBackend === "tmux"
-    ? createTmuxBackend(tmux, { keepSessions: config.keepSessions, tmuxBin: config.tmuxBin })
+    ? createTmuxBackend(tmux, { keepSessions: config.keepSessions })
     : createPtyBackend();
 }
 

@@ -19,7 +19,7 @@
  * @example
  * ```ts
  * declare const executor: Parameters<typeof createTmuxBackend>[0]; // the engine
- * const backend = createTmuxBackend(executor, { keepSessions: false, tmuxBin: "tmux" });
+ * const backend = createTmuxBackend(executor, { keepSessions: false });
  * ```
  */
 import { log } from "../log.ts";
@@ -27,7 +27,7 @@ import { type FilePolicy, openForWrite, prepareWrite, remotePath } from "../poli
 import { AsciicastWriter } from "./asciicast.ts";
 import { UserError } from "../errors.ts";
 import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
-import { formatLiteral, pipeToFileCommand, shellLine } from "../tmux/quote.ts";
+import { formatLiteral, pipeToFileCommand } from "../tmux/quote.ts";
 import {
   alreadyCapturing,
   type InputState,
@@ -67,7 +67,6 @@ interface TmuxSession {
 
 export interface TmuxBackendOptions {
   keepSessions: boolean;
-  tmuxBin: string;
 }
 
 interface Meta {
@@ -93,20 +92,6 @@ function decodeMeta(raw: string): Meta | undefined {
 
 function hex(bytes: Uint8Array): string[] {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0"));
-}
-
-/**
- * The shell command a human runs to attach to `target` on the tmux server
- * at `socket`; through ssh, with a terminal, when tmux runs on `remote`.
- *
- * @example
- * ```ts
- * attachLine("tmux", "/tmp/tmux-0/default", "%3"); // "tmux -S /tmp/tmux-0/default attach-session -t %3"
- * ```
- */
-export function attachLine(tmuxBin: string, socket: string, target: string, remote?: string): string {
-  const attach = shellLine([tmuxBin, "-S", socket, "attach-session", "-t", target]);
-  return remote === undefined ? attach : shellLine(["ssh", "-t", remote, attach]);
 }
 
 /**
@@ -479,7 +464,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async handOffRoute(id) {
       const s = await session(id);
       const socket = await display(id, s, "#{socket_path}");
-      return { attachCommand: attachLine(opts.tmuxBin, socket, `=${s.name}`, tmux.remote) };
+      return { attachCommand: tmux.attachLine(socket, `=${s.name}`) };
     },
 
     async inputState(id): Promise<InputState> {

@@ -9,6 +9,7 @@
  * promptKind("[sudo] password for ann: "); // "secret"
  * promptKind("Continue? [Y/n] ");          // "confirm"
  * confirmWords("Are you sure (yes/no)? "); // { yes: "yes", no: "no" }
+ * pinentryField(["x Passphrase: ____________ x", "x   <OK>      <Cancel>   x"]); // "Passphrase:"
  * ```
  */
 
@@ -32,4 +33,65 @@ export function promptKind(line: string): "secret" | "confirm" | undefined {
 /** The words a yes/no prompt takes: "yes"/"no" where it spells them out, else "y"/"n". */
 export function confirmWords(line: string): { yes: string; no: string } {
   return /yes\/no/i.test(line) ? { yes: "yes", no: "no" } : { yes: "y", no: "n" };
+}
+
+// A full-screen pinentry (pinentry-curses, as gpg-agent starts it for a passphrase or PIN) draws a box: its
+// entry line (label, then a field of underscores, '*' for what is typed) between borders, and a row with
+// <OK> and <Cancel>. Borders are ncurses' box characters: `x` (its ASCII fallback for the vertical line,
+// how tmux keeps them without a UTF-8 locale), `|`, or the Unicode lines.
+const BORDER = "[x|\u2502\u2503\u2551]";
+const PINENTRY_FIELD = new RegExp(
+  `^\\s*${BORDER}\\s+((?:passphrase|password|passcode|pin)\\s*:)\\s*\\**_*\\s*${BORDER}\\s*$`,
+  "i",
+);
+const PINENTRY_BUTTONS = new RegExp(`^\\s*${BORDER}\\s+<OK>\\s+<Cancel>\\s+${BORDER}\\s*$`);
+
+/** Programs that show a file's text full-screen: a pinentry's text there is no prompt of theirs. */
+const VIEWERS = new Set(["less", "more", "most", "man", "pg", "w3m", "vi", "vim", "nvim", "view", "nano", "emacs"]);
+
+/** What is known of the terminal a screen comes from, where known. */
+export interface ScreenFacts {
+  /** The program in front (tmux's pane_current_command). */
+  command?: string;
+  /** Whether the alternate screen is on (tmux's alternate_on). */
+  alternate?: boolean;
+}
+
+/**
+ * The entry label (`"Passphrase:"`, `"PIN:"`) when `lines` (a screen) show a
+ * full-screen pinentry asking for a secret, else undefined; always undefined
+ * when the program in front is an editor or pager (showing text), or when
+ * the alternate screen is known to be off (pinentry-curses draws on it: the
+ * box in the normal screen is text printed there, with a shell perhaps
+ * reading below it).
+ */
+export function pinentryField(lines: readonly string[], facts: ScreenFacts = {}): string | undefined {
+  if (facts.alternate === false || (facts.command !== undefined && VIEWERS.has(facts.command))) return undefined;
+  let label: string | undefined;
+  for (const line of lines) {
+    const field = PINENTRY_FIELD.exec(line);
+    if (field && /[_*]{4,}/.test(line)) label = field[1];
+    else if (label !== undefined && PINENTRY_BUTTONS.test(line)) return label;
+  }
+  return undefined;
+}
+
+/**
+ * What a screen asks for: a full-screen pinentry (its entry label as the line, `pinentry` set) or the prompt its
+ * last line with text ends with; `facts` as for {@linkcode pinentryField}.
+ */
+export function screenPrompt(
+  lines: readonly string[],
+  facts: ScreenFacts = {},
+): { kind: "secret" | "confirm" | undefined; line: string; pinentry?: true } {
+  const field = pinentryField(lines, facts);
+  if (field) return { kind: "secret", line: field, pinentry: true };
+  let line = "";
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i].trim() !== "") {
+      line = lines[i];
+      break;
+    }
+  }
+  return { kind: promptKind(line), line };
 }

@@ -431,6 +431,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     socket: launcher.socket,
     socketArgs: launcher.socketArgs,
     remote: launcher.destination,
+    attachLine: launcher.attachLine,
     scope: opts.scope,
     get remoteNote() {
       return launcher.loginNote;

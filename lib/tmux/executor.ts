@@ -68,6 +68,8 @@ export interface TmuxExecutor {
   readonly remote?: string;
   /** With `--ssh`: the note about a remote login that prints before tmux starts, once one was seen. */
   readonly remoteNote?: string;
+  /** What a person runs to attach to `target` (socket as tmux reports it), via ssh for a remote host. */
+  attachLine(socket: string, target: string): string;
   /**
    * `--sessions`/`--scope`: the sessions this server may see and act on (lib/tmux/scope.ts); undefined: all.
    * lib/tmux/panes.ts filters listings and checks targets by it.
@@ -367,6 +369,7 @@ export function createSpawnExecutor(opts: SpawnExecutorOptions): TmuxExecutor {
   return {
     socket: launcher.socket,
     socketArgs: launcher.socketArgs,
+    attachLine: launcher.attachLine,
     run(args, ro = {}) {
       return sem.use(() => spawnTmux(launcher, args, ro, defaultTimeout));
     },

@@ -16,6 +16,7 @@
  */
 
 import type { TmuxError } from "./executor.ts";
+import { shellLine } from "./quote.ts";
 
 /** Where the tmux server lives: `-L name`, `-S path`, or the user's default. */
 export interface SocketSpec {
@@ -49,6 +50,11 @@ export interface TmuxLauncher {
   spawn(args: readonly string[], opts: LaunchOptions): Deno.ChildProcess;
   /** The ssh destination when tmux runs on another host (lib/tmux/ssh.ts); undefined for this machine. */
   readonly destination?: string;
+  /**
+   * The shell command a person runs to attach to `target` on this tmux server, whose socket tmux reports as
+   * `socket`: the host's tmux, reached the way the server reaches it (ssh with a terminal for a remote host).
+   */
+  attachLine(socket: string, target: string): string;
   /** Resolves once clients can be started (a remote host's shared connection is up); rejects with a TmuxError. */
   ready?(): Promise<void>;
   /** A remote route's own error for a client that exited with `code` and `stderr`, else undefined. */
@@ -112,7 +118,13 @@ export function localLauncher(bin: string, socket: SocketSpec): TmuxLauncher {
     // -u: without a UTF-8 locale in our environment tmux would print every
     // non-ASCII byte of a name or format result as "_".
     spawn: (args, opts) => start([bin, "-u", ...socketArgs, ...args], opts),
+    attachLine: (socket, target) => attachArgv(bin, socket, target),
   };
+}
+
+/** `tmux -S SOCKET attach-session -t TARGET` as a shell line, for a person to run where that tmux lives. */
+export function attachArgv(bin: string, socket: string, target: string): string {
+  return shellLine([bin, "-S", socket, "attach-session", "-t", target]);
 }
 
 /** The words that start a program with SIGTERM as its parent-death signal (util-linux's setpriv). */

@@ -59,7 +59,7 @@
  * ```
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
-import { type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
+import { attachArgv, type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../host/process.ts";
 import { framedChild, loginStarted, newSentinel, remotePid } from "./login_frame.ts";
@@ -219,6 +219,8 @@ export interface SshLauncher {
   readonly bin: string;
   /** The destination, for server-info and messages. */
   readonly destination: string;
+  /** `ssh -t [-F FILE] DEST 'tmux -S SOCKET attach-session -t TARGET'`: how a person attaches to `target`. */
+  attachLine(socket: string, target: string): string;
   /**
    * Starts `tmux ARGS` on the remote host as a client of the shared
    * connection (`args` already tmux-escaped, as the local launcher takes
@@ -405,6 +407,15 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     socketArgs: socketArgsFor(spec),
     bin,
     destination: target.destination,
+    // -t: the person's terminal reaches the remote tmux client; -F as the server's own ssh runs get it.
+    attachLine: (socket, paneTarget) =>
+      shellLine([
+        "ssh",
+        "-t",
+        ...(target.configFile ? ["-F", target.configFile] : []),
+        target.destination,
+        attachArgv(bin, socket, paneTarget),
+      ]),
     spawn(args, opts) {
       if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
       // A fresh sentinel per client: nothing a login printed before can pass for it.

@@ -13,7 +13,6 @@ const backends: Record<string, TerminalBackend> = {
   pty: createPtyBackend(),
   tmux: createTmuxBackend(createSpawnExecutor({ bin: "tmux", socketName, maxConcurrency: 8 }), {
     keepSessions: false,
-    tmuxBin: "tmux",
   }),
 };
 globalThis.addEventListener("unload", () => {

@@ -11,6 +11,16 @@ import { resolveTarget } from "../../lib/tmux/target.ts";
 const tmux = await startTmux("bench");
 const mcp = await connect({ socketName: tmux.socketName });
 const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", "cat > /dev/null")).trim();
+// An interactive bash at its prompt (no rc files): a command line typed with Enter, as an agent types one.
+const shell = (await tmux.tmux(
+  "new-window",
+  "-d",
+  "-P",
+  "-F",
+  "#{pane_id}",
+  "--",
+  ..."env -i PATH=/usr/bin:/bin HOME=/tmp TERM=xterm-256color HISTFILE=/dev/null bash --norc --noprofile".split(" "),
+)).trim();
 const exec = createSpawnExecutor({ bin: "tmux", socketName: tmux.socketName, maxConcurrency: 8 });
 const text64k = "x".repeat(64 * 1024);
 
@@ -24,6 +34,14 @@ Deno.bench("resolveTarget %id (one tmux call)", { n: 200 }, async () => {
 
 Deno.bench("send-keys text + Enter round trip over stdio", { n: 200 }, async () => {
   await mcp.ok("send-keys", { target: pane, text: "hello", enter: true });
+});
+
+Deno.bench("send-keys text, no Enter, round trip over stdio", { n: 200 }, async () => {
+  await mcp.ok("send-keys", { target: pane, text: "hello" });
+});
+
+Deno.bench("send-keys ':' + Enter at a bash prompt round trip over stdio", { n: 100 }, async () => {
+  await mcp.ok("send-keys", { target: shell, text: ":", enter: true });
 });
 
 Deno.bench("send-keys 64 KiB text (chunked) round trip over stdio", { n: 20 }, async () => {

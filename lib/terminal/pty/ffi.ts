@@ -34,6 +34,8 @@ export interface Platform {
   TIOCSWINSZ: bigint;
   FIONBIO: bigint;
   FIOCLEX: bigint;
+  /** Bytes waiting in a terminal's input queue (TIOCINQ). */
+  FIONREAD: bigint;
   POSIX_SPAWN_SETSIGDEF: number;
   POSIX_SPAWN_SETSIGMASK: number;
   POSIX_SPAWN_SETSID: number;
@@ -48,6 +50,17 @@ export interface Platform {
   ECHO: number;
   ICANON: number;
   IUTF8: number;
+}
+
+/** The /proc files {@linkcode Libc.procFile} reads. */
+export type ProcFile = "stat" | "syscall" | "children";
+
+/** {@linkcode Libc.ttyState}'s answer. */
+export interface TtyState {
+  canonical: boolean;
+  echo: boolean;
+  /** Bytes typed that the program has not read yet. */
+  unread: number;
 }
 
 /** One row per supported OS. POLL* and WNOHANG are the same on both. */
@@ -69,6 +82,7 @@ export const PLATFORMS: Readonly<Record<"linux" | "darwin", Platform>> = {
     TIOCSWINSZ: 0x5414n,
     FIONBIO: 0x5421n,
     FIOCLEX: 0x5451n,
+    FIONREAD: 0x541bn,
     POSIX_SPAWN_SETSIGDEF: 0x04,
     POSIX_SPAWN_SETSIGMASK: 0x08,
     POSIX_SPAWN_SETSID: 0x80,
@@ -93,6 +107,7 @@ export const PLATFORMS: Readonly<Record<"linux" | "darwin", Platform>> = {
     TIOCSWINSZ: 0x80087467n,
     FIONBIO: 0x8004667en,
     FIOCLEX: 0x20006601n,
+    FIONREAD: 0x4004667fn,
     POSIX_SPAWN_SETSIGDEF: 0x04,
     POSIX_SPAWN_SETSIGMASK: 0x08,
     POSIX_SPAWN_SETSID: 0x400,
@@ -215,11 +230,22 @@ export interface Libc {
    */
   ttyCanonical(path: string): boolean | undefined;
   /**
+   * The terminal device at `path` in one look: canonical (line) mode, echo, and the input its program has not read
+   * yet (in line mode: complete lines only). Undefined when the terminal cannot be asked.
+   */
+  ttyState(path: string): TtyState | undefined;
+  /**
    * The text of `/proc/<pid>/stat` on Linux, without spawning `ps`; undefined elsewhere or when the process
    * is gone. (Read through the C library: Deno grants /proc only to --allow-all, while the server may already
    * run `ps`, which reads the same files.)
    */
   procStat(pid: number): string | undefined;
+  /**
+   * A file of a process under /proc on Linux (`stat`; `syscall`, the system call it is blocked in; `children`,
+   * its main thread's children), read through the C library as {@linkcode Libc.procStat} is; undefined elsewhere,
+   * when the process is gone or the file may not be read.
+   */
+  procFile(pid: number, file: ProcFile): string | undefined;
   /** Makes a named pipe (FIFO) at `path` with `mode`; throws with the C library's error. */
   makeFifo(path: string, mode: number): void;
 }
@@ -329,6 +355,14 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
     } finally {
       s.close(fd);
     }
+  };
+  const procFile = (pid: number, file: ProcFile): string | undefined => {
+    if (Deno.build.os !== "linux" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+    return withFile(file === "children" ? `/proc/${pid}/task/${pid}/children` : `/proc/${pid}/${file}`, 0, (fd) => {
+      const buf = new Uint8Array(PROC_STAT_BYTES);
+      const n = Number(s.read(fd, buf, BigInt(buf.length)));
+      return n >= 0 ? new TextDecoder().decode(buf.subarray(0, Math.max(0, n))) : undefined;
+    });
   };
   const hiddenLine = (fd: number): boolean | undefined => {
     const view = readTermios(fd);
@@ -452,6 +486,15 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
       s.close(fd);
     },
     ttyHiddenLineInput: (path) => withFile(path, p.O_NOCTTY | p.O_NONBLOCK, hiddenLine),
+    ttyState: (path) =>
+      withFile(path, p.O_NOCTTY | p.O_NONBLOCK, (fd) => {
+        const view = readTermios(fd);
+        const n = new Uint8Array(4);
+        if (!view || ioctlPtr(fd, p.FIONREAD, n) !== 0) return undefined;
+        const lflag = flag(view, p.lflagOffset);
+        const unread = new DataView(n.buffer).getInt32(0, true);
+        return { canonical: (lflag & p.ICANON) !== 0, echo: (lflag & p.ECHO) !== 0, unread };
+      }),
     ttyCanonical: (path) =>
       withFile(path, p.O_NOCTTY | p.O_NONBLOCK, (fd) => {
         const view = readTermios(fd);
@@ -460,13 +503,7 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
     makeFifo(path, mode) {
       check("mkfifo", s.mkfifo(cString(path), mode));
     },
-    procStat(pid) {
-      if (Deno.build.os !== "linux" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
-      return withFile(`/proc/${pid}/stat`, 0, (fd) => {
-        const buf = new Uint8Array(PROC_STAT_BYTES);
-        const n = Number(s.read(fd, buf, BigInt(buf.length)));
-        return n > 0 ? new TextDecoder().decode(buf.subarray(0, n)) : undefined;
-      });
-    },
+    procStat: (pid) => procFile(pid, "stat"),
+    procFile,
   };
 }

@@ -55,7 +55,7 @@ export default defineTool({
       who = { pty_id };
     } else {
       const { pane_id } = resolvedTarget(ctx);
-      subject = paneSubject(ctx.tmux, pane_id, ctx.config.tmuxBin);
+      subject = paneSubject(ctx.tmux, pane_id);
       who = { pane_id };
     }
     const r = await handOff(subject, prompt, {

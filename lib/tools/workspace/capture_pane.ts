@@ -84,8 +84,9 @@ export default defineTool({
       );
     }
     // Prompts are recognised on the bottom line, so only when the capture reaches it (its last line: blank
-    // ones are trimmed).
-    const warnings = paneWarnings(c.pane, end === undefined ? [lastLineOf(c.text)] : []);
+    // ones are trimmed); a full-screen program's prompt (a pinentry box) on the lines of its screen.
+    const bottom = c.pane.alternate_on ? c.text.split("\n").slice(-c.pane.height) : [lastLineOf(c.text)];
+    const warnings = paneWarnings(c.pane, end === undefined ? bottom : []);
     const whole = output(c.pane, c.defaulted, c.text, c.lines, c.dropped_lines, warnings);
     if (ctx.budget.fits(whole)) return whole;
     // Over the response budget: the first rows of the capture that fit, and the line to go on from.

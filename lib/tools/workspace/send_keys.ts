@@ -7,6 +7,11 @@ import { UserError } from "../../errors.ts";
 import { resolvedShape } from "./common.ts";
 import { resolve } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
+import { warningsSchema } from "../../exec/warnings.ts";
+import { keysWarning } from "../../exec/keys_warning.ts";
+
+/** Keys that end a line: after them a program may answer with a prompt. */
+const LINE_ENDS = new Set(["Enter", "C-m", "C-j", "KPEnter"]);
 
 const keyName = z.string().max(32, "a key name is at most 32 characters").superRefine((k, ctx) => {
   if (!isKeyName(k)) {
@@ -38,6 +43,7 @@ export default defineTool({
     ...resolvedShape,
     text_bytes: z.number().int().describe("UTF-8 bytes of text typed"),
     keys: z.number().int().describe("number of keys pressed, Enter included"),
+    warnings: warningsSchema.optional().describe("present at an input prompt"),
   }),
   secrets: ["text", "keys"],
   async handler({ target, text, keys, enter }, ctx) {
@@ -48,8 +54,15 @@ export default defineTool({
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
     if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names]);
     for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });
+    const submitted = names.length > 0 ? LINE_ENDS.has(names.at(-1)!) : /[\r\n]$/.test(text ?? "");
+    const warning = await keysWarning(ctx.tmux, t.pane_id, submitted, ctx.signal);
     return {
-      structured: { ...t, text_bytes: new TextEncoder().encode(text ?? "").length, keys: names.length },
+      structured: {
+        ...t,
+        text_bytes: new TextEncoder().encode(text ?? "").length,
+        keys: names.length,
+        ...(warning ? { warnings: [warning] } : {}),
+      },
     };
   },
 });

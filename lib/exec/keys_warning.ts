@@ -1,0 +1,147 @@
+/**
+ * What send-keys says after typing: whether the pane's program waits at a
+ * password, passphrase or yes/no prompt, so that the model hands it to the
+ * human (request-input) instead of typing, or guessing, the answer.
+ *
+ * One look at the pane (its facts and screen) follows the keys. Keys that
+ * end without Enter leave any prompt waiting: the screen says so, and where
+ * tmux runs on this machine so does the kernel (a line read without echo).
+ * A line submitted with Enter is given a short, bounded chance to bring up a
+ * prompt (`sudo …` asks a moment later), watched through the kernel alone
+ * (the terminal's modes and unread input; on Linux the system call each of
+ * the pane's processes is blocked in): the wait ends as soon as the line was
+ * read and the pane waits for input again — a line read without echo is a
+ * password prompt; any other wait (a shell back at its prompt, a yes/no read
+ * with echo, a full-screen program) is judged from one more look at the
+ * screen. Only a command that still runs without reading at the bound costs
+ * the whole bound.
+ * With tmux on another host (`--ssh`) nothing is waited for: a line
+ * submitted there answered what the screen showed, and the next read of the
+ * pane (capture-pane, wait-for-text, snapshot-pane) warns about a new prompt.
+ *
+ * @example
+ * ```ts
+ * declare const tmux: Parameters<typeof keysWarning>[0]; // the call's ctx.tmux
+ * const w = await keysWarning(tmux, "%3", true, AbortSignal.timeout(5000));
+ * w?.message; // 'pane %3 reads input without echo (a password prompt): call request-input {target: "%3"} …'
+ * ```
+ */
+import type { TmuxExecutor } from "../tmux/executor.ts";
+import { UserError } from "../errors.ts";
+import { getPane, paneFacts } from "../tmux/panes.ts";
+import { type Libc, libc } from "../terminal/pty/ffi.ts";
+import { splitRows, trimTrailingBlank } from "./text.ts";
+import { promptWarning, type Warning } from "./warnings.ts";
+import { hiddenInputWarning } from "./pane_handoff.ts";
+
+const FACTS = paneFacts(["tty", "pid", "current_command", "alternate_on", "in_mode", "dead"]);
+/** How long a submitted line is watched for the prompt of what it started, while that still runs. */
+const REACT_MS = 150;
+/** At most this many processes of the pane are looked at (a build's tree can be large). */
+const MAX_PROCS = 64;
+const decoder = new TextDecoder();
+
+/** The C library when this process may use it, else undefined (the screen decides alone). */
+function kernel(): Libc | undefined {
+  try {
+    return libc();
+  } catch {
+    return undefined;
+  }
+}
+
+/** `read` and the poll/select family (a line editor or a full-screen program waits in them), by architecture. */
+const CALLS: Record<string, { read: number; polls: ReadonlySet<number> }> = {
+  x86_64: { read: 0, polls: new Set([7, 23, 232, 270, 271, 281]) },
+  aarch64: { read: 63, polls: new Set([22, 72, 73]) },
+};
+
+/**
+ * What the pane's processes (its first process and its descendants) are blocked in, from /proc/PID/syscall:
+ * "keys" when one waits for the terminal's input (reads its stdin, or polls: a shell's line editor, a full-screen
+ * program), "read" when one reads something else (a password prompt reads /dev/tty; a client its socket), false
+ * when none waits, undefined where /proc cannot tell (not Linux).
+ */
+function blockedIn(k: Libc, pid: number | null | undefined): "keys" | "read" | false | undefined {
+  const calls = CALLS[Deno.build.arch];
+  if (!pid || !calls) return undefined;
+  const todo = [pid];
+  let known = false;
+  let reads = false;
+  for (let i = 0; i < todo.length && i < MAX_PROCS; i++) {
+    const line = k.procFile(todo[i], "syscall");
+    if (line === undefined) continue;
+    known = true;
+    const [nr, fd] = line.split(" ", 2).map(Number);
+    if (calls.polls.has(nr) || (nr === calls.read && fd === 0)) return "keys";
+    if (nr === calls.read) reads = true;
+    for (const child of (k.procFile(todo[i], "children") ?? "").split(" ")) if (child) todo.push(Number(child));
+  }
+  return reads ? "read" : known ? false : undefined;
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * The warning for pane `paneId` right after keys were typed into it (`submitted`: they ended with Enter), or
+ * undefined when it waits at no prompt that is known.
+ */
+export async function keysWarning(
+  tmux: TmuxExecutor,
+  paneId: string,
+  submitted: boolean,
+  signal: AbortSignal,
+): Promise<Warning | undefined> {
+  /** The pane's facts and screen; undefined once it is gone (the keys ended its program, e.g. C-d). */
+  const look = async () => {
+    const then = (t: string) => ["capture-pane", "-p", "-J", "-t", t];
+    try {
+      const f = await getPane(tmux, paneId, { facts: FACTS, then, signal });
+      return { pane: f.pane, screen: trimTrailingBlank(splitRows(decoder.decode(f.output))) };
+    } catch (e) {
+      if (e instanceof UserError) return undefined;
+      throw e;
+    }
+  };
+  type Look = NonNullable<Awaited<ReturnType<typeof look>>>;
+  const onScreen = ({ pane, screen }: Look) =>
+    pane.dead || pane.in_mode ? undefined : promptWarning(screen, {
+      name: `pane ${paneId}`,
+      arg: `target: "${paneId}"`,
+      command: pane.current_command,
+      alternate: pane.alternate_on,
+    });
+  const first = await look();
+  if (!first) return undefined;
+  const k = tmux.remote === undefined && !first.pane.dead ? kernel() : undefined;
+  // Without Enter a prompt on the screen still waits; with it, what the screen showed was answered.
+  if (!submitted) return onScreen(first) ?? (k ? hiddenInputWarning(tmux, first.pane) : undefined);
+  if (!k) return undefined;
+
+  // Watched through the kernel until the line is read and the pane waits for keys again (or the bound).
+  const tty = first.pane.tty;
+  const until = performance.now() + REACT_MS;
+  for (let delay = 1;; delay = Math.min(delay * 2, 16)) {
+    const s = k.ttyState(tty);
+    if (!s) return undefined;
+    const blocked = s.unread === 0 ? blockedIn(k, first.pane.pid) : false;
+    if (blocked === undefined) break; // no /proc: the screen says what it can
+    // A line read without echo, by a program blocked reading it (not one that just read the answer).
+    if (blocked && s.canonical && !s.echo) return hiddenInputWarning(tmux, first.pane);
+    // The keys were read (tmux wrote them before it answered the first look) and the pane waits for more.
+    if (blocked === "keys" || performance.now() >= until || signal.aborted) break;
+    await pause(delay, signal);
+  }
+  const last = await look();
+  return last && (onScreen(last) ?? hiddenInputWarning(tmux, last.pane));
+}
