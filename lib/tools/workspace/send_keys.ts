@@ -25,7 +25,7 @@ const keyName = z.string().max(32, "a key name is at most 32 characters").superR
 export default defineTool({
   name: "send-keys",
   title: "Type into a pane",
-  description: "Types text, then keys, then Enter into a pane; returns at once.",
+  description: "Types text, then keys, then Enter into a pane; warns at prompts.",
   toolset: "workspace",
   tier: "mutating",
   smallResult: true,
