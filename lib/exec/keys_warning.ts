@@ -101,7 +101,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * What a line just submitted into the terminal `tty` (first process `pid`) led to, watched through the kernel until
  * the line was read and the terminal's processes wait for keys again, or for at most {@linkcode REACT_MS}:
  * "hidden" when a process reads a line without echo (a password prompt), "look" when the screen must say (a prompt
- * in words, read with echo; or the bound passed), "gone" when the terminal is.
+ * in words, read with echo; or the bound passed), "gone" when the terminal is. A hidden read that is all the watch
+ * ever sees is left to the look at the bound: the keys may be an answer to it that tmux has not written yet.
  */
 async function watchLine(
   k: Libc,
@@ -110,13 +111,17 @@ async function watchLine(
   signal: AbortSignal,
 ): Promise<"hidden" | "look" | "gone"> {
   const until = performance.now() + REACT_MS;
+  // A hidden read seen before anything else may be the one the keys answer, before tmux wrote them.
+  let moved = false;
   for (let delay = 1;; delay = Math.min(delay * 2, 16)) {
     const s = k.ttyState(tty);
     if (!s) return "gone";
     const blocked = s.unread === 0 ? blockedIn(k, pid) : false;
     if (blocked === undefined) return "look"; // no /proc: the screen says what it can
     // A line read without echo, by a program blocked reading it (not one that just read the answer).
-    if (blocked && s.canonical && !s.echo) return "hidden";
+    if (blocked && s.canonical && !s.echo) {
+      if (moved) return "hidden";
+    } else moved = true;
     // The keys were read and the terminal waits for more.
     if (blocked === "keys" || performance.now() >= until || signal.aborted) return "look";
     await pause(delay, signal);
