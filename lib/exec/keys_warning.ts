@@ -100,8 +100,9 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * What a line just submitted into the terminal `tty` (first process `pid`) led to, watched through the kernel until
  * the line was read and the terminal's processes wait for keys again, or for at most {@linkcode REACT_MS}:
- * "hidden" when a process reads a line without echo (a password prompt), "look" when the screen must say (a prompt
- * in words, read with echo; or the bound passed), "gone" when the terminal is. A hidden read that is all the watch
+ * "hidden" when a process reads a line without echo (a password prompt), "keys" when the line was read and a process
+ * waits for keys (a prompt in words read with echo is on the screen), "look" when only a look can say (the bound
+ * passed, or no /proc), "gone" when the terminal is. A hidden read that is all the watch
  * ever sees is left to the look at the bound: the keys may be an answer to it that tmux has not written yet.
  */
 async function watchLine(
@@ -109,11 +110,12 @@ async function watchLine(
   tty: string,
   pid: number | null | undefined,
   signal: AbortSignal,
-): Promise<"hidden" | "look" | "gone"> {
+): Promise<"hidden" | "keys" | "look" | "gone"> {
   const until = performance.now() + REACT_MS;
   // A hidden read seen before anything else may be the one the keys answer, before tmux wrote them.
   let moved = false;
-  for (let delay = 1;; delay = Math.min(delay * 2, 16)) {
+  // The first waits only yield: a program that reads at once is back to waiting within a few hundred microseconds.
+  for (let delay = 0, tries = 0;; delay = ++tries < 3 ? 0 : Math.min(Math.max(1, delay * 2), 16)) {
     const s = k.ttyState(tty);
     if (!s) return "gone";
     const blocked = s.unread === 0 ? blockedIn(k, pid) : false;
@@ -123,7 +125,8 @@ async function watchLine(
       if (moved) return "hidden";
     } else moved = true;
     // The keys were read and the terminal waits for more.
-    if (blocked === "keys" || performance.now() >= until || signal.aborted) return "look";
+    if (blocked === "keys") return "keys";
+    if (performance.now() >= until || signal.aborted) return "look";
     await pause(delay, signal);
   }
 }
@@ -189,14 +192,17 @@ export async function sessionKeysWarning(
   signal: AbortSignal,
 ): Promise<Warning | undefined> {
   const who = { name: `pty session ${id}`, arg: `pty_id: "${id}"` };
-  const look = async () => {
-    const [{ lines }, state] = await Promise.all([terminal.screen(id, false), terminal.inputState(id)]);
-    return promptWarning(lines, { ...who, keys: "pty-send-keys" }) ??
-      (state.hiddenInput ? noEchoWarning(who) : undefined);
-  };
-  if (!submitted) return look();
+  const onScreen = async () =>
+    promptWarning((await terminal.screen(id, false)).lines, { ...who, keys: "pty-send-keys" });
+  if (!submitted) {
+    const [prompt, state] = await Promise.all([onScreen(), terminal.inputState(id)]);
+    return prompt ?? (state.hiddenInput ? noEchoWarning(who) : undefined);
+  }
   const proc = await terminal.localProcess(id);
   const k = proc && kernel();
-  const seen = proc && k ? await watchLine(k, proc.tty, proc.pid, signal) : "gone";
-  return seen === "hidden" ? noEchoWarning(who) : seen === "look" ? look() : undefined;
+  if (!proc || !k) return undefined;
+  const seen = await watchLine(k, proc.tty, proc.pid, signal);
+  if (seen === "gone") return undefined;
+  if (seen === "hidden") return noEchoWarning(who);
+  return (await onScreen()) ?? (k.ttyHiddenLineInput(proc.tty) ? noEchoWarning(who) : undefined);
 }
