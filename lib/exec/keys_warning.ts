@@ -102,8 +102,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * the line was read and the terminal's processes wait for keys again, or for at most {@linkcode REACT_MS}:
  * "hidden" when a process reads a line without echo (a password prompt), "keys" when the line was read and a process
  * waits for keys (a prompt in words read with echo is on the screen), "look" when only a look can say (the bound
- * passed, or no /proc), "gone" when the terminal is. A hidden read that is all the watch
- * ever sees is left to the look at the bound: the keys may be an answer to it that tmux has not written yet.
+ * passed, or no /proc), "gone" when the terminal is. A hidden read that is all the watch ever sees is left to the
+ * look at the bound: the keys may be an answer to it that tmux has not written yet.
  */
 async function watchLine(
   k: Libc,
@@ -165,7 +165,7 @@ export async function keysWarning(
   const k = tmux.remote === undefined && !first.pane.dead ? kernel() : undefined;
   // Without Enter a prompt on the screen still waits; with it, what the screen showed was answered.
   if (!submitted) return onScreen(first) ?? (k ? hiddenInputWarning(tmux, first.pane) : undefined);
-  // tmux wrote the keys before it answered the first look; the pane's pid stays.
+  // The first look gave tmux time to write the keys (not always enough: see watchLine); the pane's pid stays.
   const seen = k ? await watchLine(k, first.pane.tty, first.pane.pid, signal) : "gone";
   if (seen === "hidden") return noEchoWarning({ name: `pane ${paneId}`, arg: `target: "${paneId}"` });
   if (seen === "gone") return undefined;
