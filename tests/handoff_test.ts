@@ -332,3 +332,57 @@ for (const backend of ["tmux", "pty"]) {
     }, backend);
   });
 }
+
+for (const backend of ["tmux", "pty"]) {
+  Deno.test(`${backend} backend: pty-send-keys points at request-input when its line brings up a password or yes/no prompt, and only then`, async () => {
+    await withHuman(undefined, async (s) => {
+      const id = await s.launch("exec bash --norc --noprofile -i\n", "bash-");
+      /** The text lines after the result's own, and how long the call took. */
+      const send = async (keys: string) => {
+        const started = performance.now();
+        const r = await s.call("pty-send-keys", { pty_id: id, keys });
+        assert(!r.isError, textOf(r));
+        return { said: r.content.slice(1).map((c) => (c as { text: string }).text), ms: performance.now() - started };
+      };
+      const atPrompt = () =>
+        waitUntil("the shell's prompt", async () => /bash-[\d.]+[#$]$/.test((await s.screen(id)).trimEnd()), 30_000);
+      /**
+       * The warnings for `line`, typed at the shell's prompt. The watch after Enter is bounded: a loaded machine
+       * may take longer to bring the prompt up, and then the call took the whole bound and is tried again.
+       */
+      const prompted = async (line: string) => {
+        for (let attempt = 1;; attempt++) {
+          const { said, ms } = await send(line);
+          if (said.length > 0 || attempt === 4) return said;
+          assert(ms >= 150, `no warning, yet the call ended after ${ms.toFixed(0)} ms, before its bound`);
+          await send("\u0003");
+          await atPrompt();
+        }
+      };
+      // A prompt of the program's own words, which only the terminal's no-echo line mode gives away.
+      const [hidden] = await prompted(`read -r -s -p 'Your word> ' pw; echo; echo "got=\${#pw}"\n`);
+      assertMatch(
+        hidden ?? "",
+        new RegExp(`^pty session ${id} reads input without echo .*call request-input \\{pty_id: "${id}"\\}`),
+      );
+      // The answer with Enter is read; the shell is back at its prompt: nothing to say.
+      assertEquals((await send("abc\n")).said, []);
+      await waitUntil("the answer to be read", async () => (await s.screen(id)).includes("got=3"), 30_000);
+      await atPrompt();
+      assertEquals((await send("echo hi\n")).said, []);
+      assertEquals((await send("true\n")).said, []);
+      // A command that runs on without reading costs the bound, not its run.
+      const sleeping = await send("sleep 30\n");
+      assertEquals(sleeping.said, []);
+      assert(sleeping.ms < 15_000, `pty-send-keys took ${sleeping.ms.toFixed(0)} ms beside sleep 30`);
+      assert(!/bash-[\d.]+[#$]$/.test((await s.screen(id)).trimEnd()), "sleep 30 still runs");
+      await send("\u0003");
+      await atPrompt();
+      // A yes/no in words, read with echo; its answer is no prompt.
+      const [yesNo] = await prompted("read -r -p 'Overwrite it? [y/N] ' yn; echo answer=$yn\n");
+      assertMatch(yesNo ?? "", new RegExp(`^pty session ${id} appears to wait for input .*answer with pty-send-keys`));
+      assertEquals((await send("y\n")).said, []);
+      await waitUntil("the answer", async () => (await s.screen(id)).includes("answer=y"), 30_000);
+    }, backend);
+  });
+}

@@ -1,7 +1,8 @@
 /**
- * What send-keys says after typing: whether the pane's program waits at a
- * password, passphrase or yes/no prompt, so that the model hands it to the
- * human (request-input) instead of typing, or guessing, the answer.
+ * What send-keys and pty-send-keys say after typing: whether the program of
+ * the pane or pty session waits at a password, passphrase or yes/no prompt,
+ * so that the model hands it to the human (request-input) instead of typing,
+ * or guessing, the answer.
  *
  * One look at the pane (its facts and screen) follows the keys. Keys that
  * end without Enter leave any prompt waiting: the screen says so, and where
@@ -18,6 +19,9 @@
  * With tmux on another host (`--ssh`) nothing is waited for: a line
  * submitted there answered what the screen showed, and the next read of the
  * pane (capture-pane, wait-for-text, snapshot-pane) warns about a new prompt.
+ * A pty session is watched the same way ({@linkcode sessionKeysWarning}):
+ * its terminal and first process come from the backend (the internal one
+ * owns the terminal; the tmux one names the pane's).
  *
  * @example
  * ```ts
@@ -31,8 +35,9 @@ import { UserError } from "../errors.ts";
 import { getPane, paneFacts } from "../tmux/panes.ts";
 import { type Libc, libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "./text.ts";
-import { promptWarning, type Warning } from "./warnings.ts";
+import { noEchoWarning, promptWarning, type Warning } from "./warnings.ts";
 import { hiddenInputWarning } from "./pane_handoff.ts";
+import type { TerminalBackend } from "../terminal/backend.ts";
 
 const FACTS = paneFacts(["tty", "pid", "current_command", "alternate_on", "in_mode", "dead"]);
 /** How long a submitted line is watched for the prompt of what it started, while that still runs. */
@@ -93,6 +98,40 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
+ * What a line just submitted into the terminal `tty` (first process `pid`) led to, watched through the kernel until
+ * the line was read and the terminal's processes wait for keys again, or for at most {@linkcode REACT_MS}:
+ * "hidden" when a process reads a line without echo (a password prompt), "keys" when the line was read and a process
+ * waits for keys (a prompt in words read with echo is on the screen), "look" when only a look can say (the bound
+ * passed, or no /proc), "gone" when the terminal is. A hidden read that is all the watch ever sees is left to the
+ * look at the bound: the keys may be an answer to it that tmux has not written yet.
+ */
+async function watchLine(
+  k: Libc,
+  tty: string,
+  pid: number | null | undefined,
+  signal: AbortSignal,
+): Promise<"hidden" | "keys" | "look" | "gone"> {
+  const until = performance.now() + REACT_MS;
+  // A hidden read seen before anything else may be the one the keys answer, before tmux wrote them.
+  let moved = false;
+  // The first waits only yield: a program that reads at once is back to waiting within a few hundred microseconds.
+  for (let delay = 0, tries = 0;; delay = ++tries < 3 ? 0 : Math.min(Math.max(1, delay * 2), 16)) {
+    const s = k.ttyState(tty);
+    if (!s) return "gone";
+    const blocked = s.unread === 0 ? blockedIn(k, pid) : false;
+    if (blocked === undefined) return "look"; // no /proc: the screen says what it can
+    // A line read without echo, by a program blocked reading it (not one that just read the answer).
+    if (blocked && s.canonical && !s.echo) {
+      if (moved) return "hidden";
+    } else moved = true;
+    // The keys were read and the terminal waits for more.
+    if (blocked === "keys") return "keys";
+    if (performance.now() >= until || signal.aborted) return "look";
+    await pause(delay, signal);
+  }
+}
+
+/**
  * The warning for pane `paneId` right after keys were typed into it (`submitted`: they ended with Enter), or
  * undefined when it waits at no prompt that is known.
  */
@@ -126,22 +165,44 @@ export async function keysWarning(
   const k = tmux.remote === undefined && !first.pane.dead ? kernel() : undefined;
   // Without Enter a prompt on the screen still waits; with it, what the screen showed was answered.
   if (!submitted) return onScreen(first) ?? (k ? hiddenInputWarning(tmux, first.pane) : undefined);
-  if (!k) return undefined;
-
-  // Watched through the kernel until the line is read and the pane waits for keys again (or the bound).
-  const tty = first.pane.tty;
-  const until = performance.now() + REACT_MS;
-  for (let delay = 1;; delay = Math.min(delay * 2, 16)) {
-    const s = k.ttyState(tty);
-    if (!s) return undefined;
-    const blocked = s.unread === 0 ? blockedIn(k, first.pane.pid) : false;
-    if (blocked === undefined) break; // no /proc: the screen says what it can
-    // A line read without echo, by a program blocked reading it (not one that just read the answer).
-    if (blocked && s.canonical && !s.echo) return hiddenInputWarning(tmux, first.pane);
-    // The keys were read (tmux wrote them before it answered the first look) and the pane waits for more.
-    if (blocked === "keys" || performance.now() >= until || signal.aborted) break;
-    await pause(delay, signal);
-  }
+  // The first look gave tmux time to write the keys (not always enough: see watchLine); the pane's pid stays.
+  const seen = k ? await watchLine(k, first.pane.tty, first.pane.pid, signal) : "gone";
+  if (seen === "hidden") return noEchoWarning({ name: `pane ${paneId}`, arg: `target: "${paneId}"` });
+  if (seen === "gone") return undefined;
   const last = await look();
   return last && (onScreen(last) ?? hiddenInputWarning(tmux, last.pane));
+}
+
+/**
+ * {@linkcode keysWarning} for pty session `id` of `terminal` (either backend): after keys without Enter one look
+ * (the screen's prompt, or a no-echo line read); after a line with Enter the same bounded watch where this process
+ * may ask the kernel about the session (not with tmux on another host).
+ *
+ * @example
+ * ```ts
+ * declare const terminal: Parameters<typeof sessionKeysWarning>[0]; // the call's ctx.terminal
+ * const w = await sessionKeysWarning(terminal, "s1", true, AbortSignal.timeout(5000));
+ * w?.message; // 'pty session s1 reads input without echo (a password prompt): call request-input {pty_id: "s1"} …'
+ * ```
+ */
+export async function sessionKeysWarning(
+  terminal: TerminalBackend,
+  id: string,
+  submitted: boolean,
+  signal: AbortSignal,
+): Promise<Warning | undefined> {
+  const who = { name: `pty session ${id}`, arg: `pty_id: "${id}"` };
+  const onScreen = async () =>
+    promptWarning((await terminal.screen(id, false)).lines, { ...who, keys: "pty-send-keys" });
+  if (!submitted) {
+    const [prompt, state] = await Promise.all([onScreen(), terminal.inputState(id)]);
+    return prompt ?? (state.hiddenInput ? noEchoWarning(who) : undefined);
+  }
+  const proc = await terminal.localProcess(id);
+  const k = proc && kernel();
+  if (!proc || !k) return undefined;
+  const seen = await watchLine(k, proc.tty, proc.pid, signal);
+  if (seen === "gone") return undefined;
+  if (seen === "hidden") return noEchoWarning(who);
+  return (await onScreen()) ?? (k.ttyHiddenLineInput(proc.tty) ? noEchoWarning(who) : undefined);
 }

@@ -68,6 +68,13 @@ export interface InputState {
   atShellPrompt?: boolean;
 }
 
+/** {@linkcode TerminalBackend.localProcess}'s answer. */
+export interface LocalProcess {
+  /** The terminal device's path (the slave side). */
+  tty: string;
+  pid: number;
+}
+
 /** How a human reaches a session, or why they cannot. */
 export type HandOffRoute = { attachCommand: string } | { unavailable: string };
 
@@ -100,6 +107,12 @@ export interface TerminalBackend {
   captureStop(id: string): Promise<string>;
   handOffRoute(id: string, prompt: string): Promise<HandOffRoute>;
   inputState(id: string): Promise<InputState>;
+  /**
+   * The session's terminal device and first process, for asking the kernel what its program waits for (see
+   * lib/exec/keys_warning.ts); undefined when this process cannot (tmux on another host) or the program has exited.
+   * On the tmux backend the answer comes after one more tmux round trip, so keys sent before were written.
+   */
+  localProcess(id: string): Promise<LocalProcess | undefined>;
   /** Shows `message` to humans attached to the session, if any. */
   notifyAttached(id: string, message: string): Promise<void>;
   /** Releases everything (kills the sessions this server owns unless they are to be kept). */

@@ -145,6 +145,8 @@ const KEPT = {
 
 /** Whether a pane is dead, and its tty. */
 const FACTS = { dead: ["pane_dead", "bool"], tty: ["pane_tty", "str"] } as const satisfies RowSpec;
+/** {@linkcode FACTS} and the pane's first process. */
+const PROCESS = { ...FACTS, pid: ["pane_pid", "int"] } as const satisfies RowSpec;
 
 /** Whether a pane is dead, and how its program ended. */
 const EXIT = {
@@ -487,6 +489,16 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         hiddenInput = undefined; // no FFI here: the hand-off ends on detach or exit only
       }
       return { exited: dead, clients: humans, hiddenInput };
+    },
+
+    async localProcess(id) {
+      if (tmux.remote !== undefined) return undefined;
+      const s = await session(id);
+      const { dead, tty, pid } = parseRow(
+        PROCESS,
+        await runBytes(id, ["display-message", "-p", "-t", s.pane, rowFormat(PROCESS)]),
+      );
+      return dead ? undefined : { tty, pid };
     },
 
     async notifyAttached(id, message) {

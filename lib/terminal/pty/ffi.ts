@@ -159,6 +159,8 @@ const SYMBOLS = {
   read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
+  /** poll() with a zero timeout, on the main thread. */
+  pollNow: { name: "poll", parameters: ["buffer", "u64", "i32"], result: "i32" },
   tcgetattr: { parameters: ["i32", "buffer"], result: "i32" },
   // mode_t is 32 bits on Linux, 16 on macOS: passed in a register either way.
   mkfifo: { parameters: ["buffer", "u32"], result: "i32" },
@@ -219,6 +221,11 @@ export interface Libc {
   write(fd: number, data: Uint8Array): number;
   /** Waits (off the main thread) until `fd` has `events` or `timeoutMs` passes; returns revents. */
   poll(fd: number, events: number, timeoutMs: number, scratch: Uint8Array): Promise<number>;
+  /**
+   * poll() for POLLIN with a zero timeout, on the calling thread; returns revents. On a terminal it also waits
+   * for bytes just written to the other side to arrive (Linux passes them on from a worker thread).
+   */
+  pollNow(fd: number): number;
   /** Reaps `pid` if it has ended (never blocks). */
   reap(pid: number): ChildExit | undefined;
   close(fd: number): void;
@@ -231,7 +238,8 @@ export interface Libc {
   ttyCanonical(path: string): boolean | undefined;
   /**
    * The terminal device at `path` in one look: canonical (line) mode, echo, and the input its program has not read
-   * yet (in line mode: complete lines only). Undefined when the terminal cannot be asked.
+   * yet (in line mode: complete lines only), keys written to its master before the call included. Undefined when
+   * the terminal cannot be asked.
    */
   ttyState(path: string): TtyState | undefined;
   /**
@@ -364,6 +372,13 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
       return n >= 0 ? new TextDecoder().decode(buf.subarray(0, Math.max(0, n))) : undefined;
     });
   };
+  const pollNow = (fd: number): number => {
+    const pfd = new Uint8Array(8); // struct pollfd { int fd; short events, revents; }
+    const v = new DataView(pfd.buffer);
+    v.setInt32(0, fd, true);
+    v.setInt16(4, POLLIN, true);
+    return s.pollNow(pfd, 1n, 0) > 0 ? v.getInt16(6, true) : 0;
+  };
   const hiddenLine = (fd: number): boolean | undefined => {
     const view = readTermios(fd);
     if (!view) return undefined;
@@ -473,6 +488,7 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
       const rc = await s.poll(scratch as Uint8Array<ArrayBuffer>, 1n, timeoutMs);
       return rc > 0 ? v.getInt16(6, true) : 0;
     },
+    pollNow,
     reap(pid) {
       const status = new Int32Array(1);
       const rc = s.waitpid(pid, status, WNOHANG);
@@ -488,6 +504,7 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
     ttyHiddenLineInput: (path) => withFile(path, p.O_NOCTTY | p.O_NONBLOCK, hiddenLine),
     ttyState: (path) =>
       withFile(path, p.O_NOCTTY | p.O_NONBLOCK, (fd) => {
+        pollNow(fd); // so the count below includes keys written to the master just before
         const view = readTermios(fd);
         const n = new Uint8Array(4);
         if (!view || ioctlPtr(fd, p.FIONREAD, n) !== 0) return undefined;

@@ -50,6 +50,8 @@ interface PtySession {
   createdAt: string;
   pid: number;
   fd: number;
+  /** The slave side's path, for looking at the terminal from outside (never kept open here: EOF needs them all closed). */
+  tty: string;
   em: Emulator;
   exit?: ChildExit;
   /** Every slave descriptor is closed: nothing more will arrive. */
@@ -160,7 +162,10 @@ export function createPtyBackend(): TerminalBackend {
   /** Brings the emulator up to date with everything the program wrote so far. */
   async function settle(c: Libc, s: PtySession): Promise<void> {
     reap(c, s);
-    if (!s.closed) drain(c, s);
+    if (!s.closed && !s.eof) {
+      c.pollNow(s.fd); // what the program wrote just now reaches the master first (see Libc.pollNow)
+      drain(c, s);
+    }
     await s.em.flushed();
   }
 
@@ -247,6 +252,7 @@ export function createPtyBackend(): TerminalBackend {
           createdAt: new Date().toISOString(),
           pid,
           fd,
+          tty: master.slavePath,
           em: createEmulator(spec.rows, spec.cols),
           eof: false,
           closed: false,
@@ -359,6 +365,11 @@ export function createPtyBackend(): TerminalBackend {
     async inputState(id): Promise<InputState> {
       const { c, s } = await session(id);
       return { exited: s.exit !== undefined, clients: 0, hiddenInput: s.eof ? undefined : c.hiddenLineInput(s.fd) };
+    },
+
+    async localProcess(id) {
+      const { s } = await session(id);
+      return s.exit || s.eof ? undefined : { tty: s.tty, pid: s.pid };
     },
 
     notifyAttached: () => Promise.resolve(),

@@ -3,8 +3,7 @@ import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { keyNamesToBytes } from "../../terminal/keys.ts";
 import { formerName, ptyId } from "./schemas.ts";
-import { noEchoWarning, promptWarning, type Warning } from "../../exec/warnings.ts";
-import type { TerminalBackend } from "../../terminal/backend.ts";
+import { sessionKeysWarning } from "../../exec/keys_warning.ts";
 
 const encoder = new TextEncoder();
 
@@ -37,9 +36,9 @@ export default defineTool({
     bytes.set(text);
     bytes.set(named, text.length);
     await ctx.terminal.send(pty_id, bytes);
-    // Keys that end without Enter leave a prompt waiting (a line ended answered it): say which call hands it over.
+    // A prompt the keys left waiting, or one the line they ended brought up: say which call hands it over.
     const last = bytes.at(-1);
-    const warning = last === 0x0d || last === 0x0a ? undefined : await waiting(ctx.terminal, pty_id);
+    const warning = await sessionKeysWarning(ctx.terminal, pty_id, last === 0x0d || last === 0x0a, ctx.signal);
     const structured = { pty_id, bytes_sent: bytes.length };
     if (!warning) return { structured };
     // In the text only: the listing of this small tool stays as it was (pty-get-screen has it structured).
@@ -47,11 +46,3 @@ export default defineTool({
     return { structured, content: blocks };
   },
 });
-
-/** The warning for a session that waits at a password or yes/no prompt (its screen, or a no-echo line read). */
-async function waiting(terminal: TerminalBackend, id: string): Promise<Warning | undefined> {
-  const [{ lines }, state] = await Promise.all([terminal.screen(id, false), terminal.inputState(id)]);
-  const who = { name: `pty session ${id}`, arg: `pty_id: "${id}"` };
-  return promptWarning(lines, { ...who, keys: "pty-send-keys" }) ??
-    (state.hiddenInput ? noEchoWarning(who) : undefined);
-}
