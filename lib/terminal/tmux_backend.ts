@@ -484,7 +484,8 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const humans = parseRows(CLIENT, out.subarray(end)).rows.filter((c) => !c.control).length;
       let hiddenInput: boolean | undefined;
       try {
-        hiddenInput = dead ? undefined : libc().ttyHiddenLineInput(tty);
+        // A remote pane's tty path names a terminal of the ssh host, not of this machine: only a local one is asked.
+        hiddenInput = dead || tmux.remote !== undefined ? undefined : libc().ttyHiddenLineInput(tty);
       } catch {
         hiddenInput = undefined; // no FFI here: the hand-off ends on detach or exit only
       }
