@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * declare const out: SearchOutput; // a search's response
+ * declare const out: import("./search_schemas.ts").SearchOutput; // a search's response
  * const page = firstMatches(out, 10); // its first 10 matches, resuming after them
  * ```
  */
