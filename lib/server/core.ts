@@ -248,8 +248,10 @@ export async function createCore(
     if (tools || loaded || !Object.hasOwn(TOOL_MODULES, name) || name === "batch") return pipeline();
     let p = single.get(name);
     if (!p) {
-      // The pipeline and the budgets load beside the tool's module, not after it.
+      // The pipeline and the budgets load beside the tool's module, not after it, and tmux's command connection
+      // starts meanwhile (most first calls are a command to tmux).
       prepare();
+      if (single.size === 0) services.tmux.attach();
       single.set(name, p = TOOL_MODULES[name]().then((m) => makePipeline([m.default])));
     }
     return p;
