@@ -241,6 +241,13 @@ function redactWith(result: CallToolResult, redactor: Redactor): CallToolResult 
 }
 
 /**
+ * A call of this process has waited for the redaction rule preset (it is the process's, as are the calls' order):
+ * every call from then on does (see `createPipeline`'s `call`), whichever pipeline (one per first-called tool while
+ * a server starts, lib/server/core.ts) it goes through.
+ */
+let rulesAwaited = false;
+
+/**
  * `redact` with `redactor`, or with the process's redactor once its rule preset has loaded when `redactor` (the
  * early one, lib/text/redact.ts) meets text the preset must see.
  */
@@ -342,9 +349,11 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       }
       // Until the rule preset has loaded (lib/text/redact.ts earlyRedactor), a read-only tool runs without it and
       // runs again once it has, should its handler give the redactor text the preset must see; a tool that
-      // changes something waits for the preset first, as it must not run twice.
+      // changes something waits for the preset first, as it must not run twice. Once a call waits for it, the
+      // calls after it wait too: none overtakes a call read before it (a set-buffer, then a show-buffer).
       const redacting = cfg.redact !== false && !optedOut;
-      redactor = !redacting ? undefined : tool.tier === "readonly" ? earlyRedactor() : await loadRedactor();
+      if (redacting && (tool.tier !== "readonly" || rulesAwaited)) rulesAwaited = true;
+      redactor = !redacting ? undefined : rulesAwaited ? await loadRedactor() : earlyRedactor();
       const parsed = strictInput.get(name)!.safeParse(callArgs ?? {});
       if (!parsed.success) {
         outcome = "invalid";
@@ -402,6 +411,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           out = placed(tool, services, await run(services, parsed.data));
         } catch (e) {
           if (!(e instanceof RulesNeeded)) throw e;
+          rulesAwaited = true;
           redactor = await loadRedactor();
           ctx = contextFor(services);
           out = placed(tool, services, await run(services, parsed.data));
