@@ -103,7 +103,7 @@ async function serve(config: Config): Promise<number> {
       // background. The SDK loads once the first call is answered, in both eras (loading blocks the event
       // loop: not while the handshake or that call waits), or once a message needs it.
       if (answer === "taken" || (answer !== undefined && !front.handshake)) setTimeout(core.sweep, 0);
-      // Once the tool list is answered, what every call needs (the pipeline, the budgets, the redaction rules)
+      // Once the tool list is answered, what every call needs (the pipeline, the budgets)
       // loads while the client has nothing to wait for (a model deciding on its first call): not sooner, as it
       // would hold up that answer.
       if (answer !== undefined && answer !== "taken" && (json as { method?: unknown }).method === "tools/list") {

@@ -13,7 +13,7 @@ import { withServer } from "./helpers.ts";
 import { withShell } from "./exec_fixtures.ts";
 import { tempDir, waitForPane } from "./pane_helpers.ts";
 import type { CallToolResult } from "../lib/sdk.ts";
-import { createRedactor, findSecrets, loadRedactor } from "../lib/text/redact.ts";
+import { createRedactor, earlyRedactor, findSecrets, loadRedactor, RulesNeeded } from "../lib/text/redact.ts";
 
 const rep = (s: string, n: number) => s.repeat(Math.ceil(n / s.length)).slice(0, n);
 const b64 = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUpLTE1OT1BRUlNUVVZXWFla";
@@ -116,6 +116,26 @@ Deno.test("redaction: no corpus secret reaches a result from panes, buffers or r
   });
 });
 
+Deno.test("redaction: a starting server's first call redacts before the rule preset has loaded too", async () => {
+  const path = await corpusFile();
+  // Each the first call of its server: the preset loads after it (lib/text/redact.ts earlyRedactor).
+  const firsts: [string, Record<string, unknown>][] = [
+    ["capture-pane", { max_lines: 100 }],
+    ["snapshot-pane", { format: "svg" }],
+    ["show-buffer", { name: "leak" }],
+  ];
+  for (const [tool, args] of firsts) {
+    await withServer(async (mcp, tmux) => {
+      const pane = await paneShowing(tmux, path);
+      await tmux.tmux("load-buffer", "-b", "leak", path);
+      const r = await mcp.call(tool, tool === "show-buffer" ? args : { ...args, target: pane });
+      assert(!r.isError, JSON.stringify(r).slice(0, 300));
+      assertClean(`first call ${tool}`, r);
+      if (tool !== "snapshot-pane") assertMatch(JSON.stringify(r), /\[redacted:github:[0-9a-f]{8}\]/);
+    });
+  }
+});
+
 Deno.test("redaction: --redact off shows the secrets as printed", async () => {
   const path = await corpusFile();
   await withServer(async (mcp, tmux) => {
@@ -206,7 +226,7 @@ Deno.test("redactor: secrets among hashes, commits, UUIDs and rules of dashes ar
 
 Deno.test("redactor: each rule of the preset still sees a secret of its shape on a line among others", async () => {
   const preset = await import("@secretlint/secretlint-rule-preset-recommend");
-  const rules = (preset as unknown as { rules: Parameters<typeof findSecrets>[0] }).rules;
+  const rules = (preset as unknown as { rules: NonNullable<Parameters<typeof findSecrets>[0]> }).rules;
   const r = (s: string, n: number) => s.repeat(Math.ceil(n / s.length)).slice(0, n);
   const SAMPLES: Record<string, string> = {
     aws: "AKIA" + "Q7XWERTYU2PASDF3",
@@ -248,7 +268,7 @@ Deno.test("redactor: each rule of the preset still sees a secret of its shape on
 
 Deno.test("redactor: lines the rules found clean are not given to them again; secrets printed among them since are found", async () => {
   const preset = await import("@secretlint/secretlint-rule-preset-recommend");
-  const rules = (preset as unknown as { rules: Parameters<typeof createRedactor>[0] }).rules;
+  const rules = (preset as unknown as { rules: NonNullable<Parameters<typeof createRedactor>[0]> }).rules;
   // A rule that records what the rules are given.
   const given: string[] = [];
   const recorder = {
@@ -297,4 +317,46 @@ Deno.test("redactResult: a text tool's facts block is rebuilt from the redacted 
   // A block that is no field's JSON is scanned as text.
   const other = redactResult({ ...result, content: [{ type: "text", text: `note: ${token.line}` }] }, redactor);
   assert(!(other.content[0] as { text: string }).text.includes(token.value));
+});
+
+Deno.test("early redactor: text a rule must see is never passed unredacted; other text comes out as the full redactor's", async () => {
+  // What earlyRedactor gives until the preset has loaded (the tests above loaded it).
+  const early = createRedactor(undefined);
+  // Lines the preset's shapes may be on: refused, never returned as they are (colour sequences included).
+  for (
+    const text of [
+      "key ghp_abcdefghijklmnopqrstuvwxyz0123456789 here",
+      "\x1b[31mAKIAIOSFODNN7EXAMPL\x1b[0mE1 x",
+      "postgres://u:pw@db/x",
+    ]
+  ) {
+    assert(
+      (() => {
+        try {
+          early.redact(text);
+          return false;
+        } catch (e) {
+          return e instanceof RulesNeeded;
+        }
+      })(),
+      `early redactor passed ${JSON.stringify(text)}`,
+    );
+  }
+  const full = await loadRedactor();
+  const rules = (await import("@secretlint/secretlint-rule-preset-recommend") as unknown as {
+    rules: NonNullable<Parameters<typeof createRedactor>[0]>;
+  }).rules;
+  // No line with a run the preset would see: the same answer, the extra shapes (same salt) found alike.
+  for (
+    const text of [
+      "$ ls\nfile.txt",
+      "password: s3cretvalue ok",
+      "Authorization: Bearer abcd.efgh.ijkl.mn",
+    ]
+  ) {
+    const out = createRedactor(undefined, "s").redact(text);
+    assertEquals(out, createRedactor(rules, "s").redact(text));
+    if (text.includes("s3cret") || text.includes("Bearer")) assertMatch(out, /\[redacted:/);
+  }
+  assertEquals(earlyRedactor(), full, "once loaded, the early redactor is the full one");
 });

@@ -25,7 +25,8 @@ import {
 import { SNIPPET_MATCH_MAX, snippetRange } from "../lib/search/snippet.ts";
 import { WIDEN_MAX, wordCoverage } from "../lib/search/similarity.ts";
 import { type BufferMatch, openContent, searchBuffers, type SearchTarget } from "../lib/search/search.ts";
-import { round4, type ScanOptions, type ScanResult, scanSubject } from "../lib/search/scan.ts";
+import { type ScanOptions, type ScanResult, scanSubject } from "../lib/search/scan.ts";
+import { round4 } from "../lib/search/round.ts";
 import { bytesSubject, bytesView, subjectOf } from "../lib/search/subject.ts";
 import { isUtf8 } from "node:buffer";
 

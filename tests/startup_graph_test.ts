@@ -62,3 +62,17 @@ Deno.test("the server runs on SDK v2 only: the v1 SDK (kept for the tests' 2025 
   assertEquals(v1, []);
   assert([...edges.keys()].some((m) => m.includes("@modelcontextprotocol/server@2.")), "SDK v2 is in the graph");
 });
+
+Deno.test("a first call to another tool loads neither the search code nor the redaction rule preset", async () => {
+  // What the first call of a starting server loads beside its tool's module (lib/server/core.ts): the pipeline and
+  // the response budgets. The preset loads only for text that may hold a secret (lib/text/redact.ts).
+  const reached = new Set<string>();
+  for (const root of ["lib/server/pipeline.ts", "lib/server/budget.ts", "lib/tools/workspace/list_family.ts"]) {
+    const edges = await moduleGraph(root);
+    for (const m of staticallyReached(edges, local(root))) reached.add(m);
+  }
+  for (const module of ["lib/search/search.ts", "lib/search/scan.ts", "lib/tools/search_schemas.ts"].map(local)) {
+    assert(!reached.has(module), `${module} is loaded by the first call of any tool`);
+  }
+  assertEquals([...reached].filter((m) => m.includes("secretlint")), [], "the rule preset loads with the pipeline");
+});

@@ -8,6 +8,7 @@ import { assert, assertEquals } from "./assert.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { TOOL_MODULES } from "../lib/tools/modules.ts";
 import { listedTools, listingEntries } from "../lib/server/listing.ts";
+import { modulesSource } from "../lib/server/write_listing.ts";
 import { connect, startTmux } from "./helpers.ts";
 
 Deno.test("lib/tools/listing.json is the tool table's listing (after changing a tool, run deno task listing)", async () => {
@@ -19,6 +20,12 @@ Deno.test("lib/tools/listing.json is the tool table's listing (after changing a 
     "lib/tools/listing.json is stale: run `deno task listing`",
   );
   assertEquals(file, table, "lib/tools/listing.json is stale: run `deno task listing`");
+});
+
+Deno.test("lib/tools/modules.ts is generated from the table (after adding a tool, run deno task listing)", async () => {
+  const table = await Deno.readTextFile(new URL("../lib/tools/mod.ts", import.meta.url));
+  const file = await Deno.readTextFile(new URL("../lib/tools/modules.ts", import.meta.url));
+  assertEquals(file, modulesSource(table, TOOLS), "lib/tools/modules.ts is stale: run `deno task listing`");
 });
 
 Deno.test("lib/tools/modules.ts imports each tool of the table by its name, in the table's order", async () => {

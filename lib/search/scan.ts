@@ -30,6 +30,7 @@ import { createLineCounter } from "./offsets.ts";
 import { snippetRange } from "./snippet.ts";
 import { similarity, wordCoverage } from "./similarity.ts";
 import type { Subject } from "./subject.ts";
+import { round4 } from "./round.ts";
 
 /** A count of matches: how many, and whether it covered all it was asked to. */
 export interface Count {
@@ -154,9 +155,4 @@ function report(
     m.similarity = round4(similarity(coverage, matcher.caseDistance(subject.text, span)));
   }
   return m;
-}
-
-/** Rounds to 4 decimals: enough to rank, short to read. */
-export function round4(x: number): number {
-  return Math.round(x * 1e4) / 1e4;
 }

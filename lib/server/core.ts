@@ -205,7 +205,7 @@ export interface Core {
   /** Removes what servers killed with SIGKILL left, in the background, once. */
   sweep(): void;
   /**
-   * Starts loading what every call needs (the pipeline, the response budgets, the redaction rules), in the
+   * Starts loading what every call needs (the pipeline, the response budgets), in the
    * background: the first call does, beside its tool's module, and a starting server once it has answered the
    * tool list (main.ts).
    */
@@ -236,10 +236,7 @@ export async function createCore(
   let maker: Promise<(tools: readonly AnyTool[]) => Pipeline> | undefined;
   const pipelines = () => maker ??= pipelineMaker(config, settings, services, audit, servedNames);
   const makePipeline = (t: readonly AnyTool[]) => pipelines().then((make) => make(t));
-  const prepare = () => {
-    void pipelines().catch(() => {}); // a failure surfaces in the first call
-    if (config.redact !== false) import("../text/redact.ts").then((r) => r.loadRedactor()).catch(() => {});
-  };
+  const prepare = () => void pipelines().catch(() => {}); // a failure surfaces in the first call
   // The whole table (see the module doc).
   let loading: Promise<Pipeline> | undefined;
   let loaded = false;
@@ -251,8 +248,10 @@ export async function createCore(
     if (tools || loaded || !Object.hasOwn(TOOL_MODULES, name) || name === "batch") return pipeline();
     let p = single.get(name);
     if (!p) {
-      // The pipeline, the budgets and the redaction rules load beside the tool's module, not after it.
+      // The pipeline and the budgets load beside the tool's module, not after it, and tmux's command connection
+      // starts meanwhile (most first calls are a command to tmux).
       prepare();
+      if (single.size === 0) services.tmux.attach();
       single.set(name, p = TOOL_MODULES[name]().then((m) => makePipeline([m.default])));
     }
     return p;
@@ -261,6 +260,9 @@ export async function createCore(
   const stoppable = stoppableCalls(pipelineFor, () =>
     setTimeout(() => {
       afterFirstCall();
+      // The rule preset, for results with text it must see (a result without such text needs none:
+      // lib/text/redact.ts earlyRedactor).
+      if (config.redact !== false) import("../text/redact.ts").then((r) => r.loadRedactor()).catch(() => {});
       void pipeline().catch((e) =>
         log("error", `the tools could not be loaded: ${e instanceof Error ? e.message : String(e)}`)
       );

@@ -14,7 +14,8 @@ import { targetSchema } from "../tmux/target.ts";
 import { UserError } from "../errors.ts";
 import type { AnyTool, HostRouter, PageBudget, Services, ToolOutput } from "../tools/tool.ts";
 import { runsOn } from "../tools/pty/schemas.ts";
-import { firstMatches, keepMatches, MAX_BUFFERS, type SearchOutput, similarityStats } from "../tools/search_schemas.ts";
+import type { SearchOutput } from "../tools/search_schemas.ts";
+import { firstMatches, keepMatches, MAX_BUFFERS, similarityStats } from "../tools/search_page.ts";
 import { largestFitting } from "../budget/page.ts";
 
 /** One host's part of a call: its services and the arguments with the host prefix removed. */

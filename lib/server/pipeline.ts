@@ -30,7 +30,7 @@ import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
-import { loadRedactor, redactJson, type Redactor } from "../text/redact.ts";
+import { earlyRedactor, loadRedactor, redactJson, type Redactor, RulesNeeded } from "../text/redact.ts";
 import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
 import { bindCall, mergeOutputs, namesHost, placed } from "./host_routing.ts";
 
@@ -240,6 +240,26 @@ function redactWith(result: CallToolResult, redactor: Redactor): CallToolResult 
   return changed ? { ...result, content, ...(redacted === undefined ? {} : { structuredContent: redacted }) } : result;
 }
 
+/**
+ * A call of this process has waited for the redaction rule preset (it is the process's, as are the calls' order):
+ * every call from then on does (see `createPipeline`'s `call`), whichever pipeline (one per first-called tool while
+ * a server starts, lib/server/core.ts) it goes through.
+ */
+let rulesAwaited = false;
+
+/**
+ * `redact` with `redactor`, or with the process's redactor once its rule preset has loaded when `redactor` (the
+ * early one, lib/text/redact.ts) meets text the preset must see.
+ */
+async function redactFully<T>(redactor: Redactor, redact: (r: Redactor) => T): Promise<T> {
+  try {
+    return redact(redactor);
+  } catch (e) {
+    if (!(e instanceof RulesNeeded)) throw e;
+    return redact(await loadRedactor());
+  }
+}
+
 /** Builds the pipeline for a server's tool table and configuration. */
 export function createPipeline(opts: PipelineOptions): Pipeline {
   const { services } = opts;
@@ -267,9 +287,6 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   }
 
   const served = opts.tools.filter((t) => refusal(t) === undefined);
-  // The rules load while the first request is on its way, not after it arrives (the pipeline is built once
-  // the tool table is; a failure surfaces in the first call).
-  if (cfg.redact !== false) loadRedactor().catch(() => {});
   // Suggestions for a mistyped tool: a served one first, else one this server could be started to serve.
   const servedNames = served.map((t) => t.name);
   const unservedNames = opts.tools.filter((t) => !served.includes(t)).map((t) => t.name);
@@ -330,7 +347,13 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         callArgs = rest;
         optedOut = true;
       }
-      redactor = cfg.redact !== false && !optedOut ? await loadRedactor() : undefined;
+      // Until the rule preset has loaded (lib/text/redact.ts earlyRedactor), a read-only tool runs without it and
+      // runs again once it has, should its handler give the redactor text the preset must see; a tool that
+      // changes something waits for the preset first, as it must not run twice. Once a call waits for it, the
+      // calls after it wait too: none overtakes a call read before it (a set-buffer, then a show-buffer).
+      const redacting = cfg.redact !== false && !optedOut;
+      if (redacting && (tool.tier !== "readonly" || rulesAwaited)) rulesAwaited = true;
+      redactor = !redacting ? undefined : rulesAwaited ? await loadRedactor() : earlyRedactor();
       const parsed = strictInput.get(name)!.safeParse(callArgs ?? {});
       if (!parsed.success) {
         outcome = "invalid";
@@ -384,9 +407,19 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       // One host and no HOST:: in the call: it runs as it did before hosts existed.
       if (hosts === undefined || (!hosts.several && !namesHost(tool, parsed.data))) {
         ctx = contextFor(services);
-        out = placed(tool, services, await run(services, parsed.data));
+        try {
+          out = placed(tool, services, await run(services, parsed.data));
+        } catch (e) {
+          if (!(e instanceof RulesNeeded)) throw e;
+          rulesAwaited = true;
+          redactor = await loadRedactor();
+          ctx = contextFor(services);
+          out = placed(tool, services, await run(services, parsed.data));
+        }
       } else {
-        // The host the target names (or every host, for a listing): lib/server/hosts.ts.
+        // The host the target names (or every host, for a listing): lib/server/hosts.ts. With the preset: a
+        // handler's RulesNeeded would read as that host's failure.
+        if (redactor) redactor = await loadRedactor();
         const bindings = bindCall(hosts, tool, parsed.data);
         ctx = contextFor(bindings[0].services);
         // A listing of every host waits for each one a bounded time only (a stalled host is named, not awaited).
@@ -404,7 +437,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       }
       target = { ...target, ...targetOf(out.structured) };
       let result = outputResult(out);
-      if (redactor) result = redactResult(result, redactor);
+      if (redactor) result = await redactFully(redactor, (r) => redactResult(result, r));
       for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx);
       // MCP: no progress after the result. Waits send theirs without awaiting them; they go out first.
       if (progressSent.size > 0) await Promise.all(progressSent);
@@ -427,8 +460,13 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         message = `internal error in ${name}: ${e instanceof Error ? e.message : String(e)}`;
         log("error", message, { stack: e instanceof Error ? e.stack : undefined });
       }
-      // A tool's error can quote what a pane or a command printed.
-      return errorResult(redactor ? redactor.redact(message) : message);
+      // A tool's error can quote what a pane or a command printed: not shown unless redacted.
+      const shown = redactor
+        ? await redactFully(redactor, (r) => r.redact(message!)).catch(() =>
+          `${name} failed; its error is not shown, as the secret-redaction rules could not be loaded`
+        )
+        : message;
+      return errorResult(shown);
     } finally {
       opts.audit?.({
         tool: name,

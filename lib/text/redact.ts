@@ -203,9 +203,11 @@ export interface CleanLines {
  * sorted, overlapping spans merged (the first kind found wins). `cleanLines`:
  * candidate lines in it are not given to the rules again, and lines the rules
  * report nothing in are added to it (the extra shapes and the cut tokens are
- * looked for in all of `text` every time).
+ * looked for in all of `text` every time). `rules` undefined: the preset has
+ * not loaded, and a line that may hold one of its shapes throws
+ * {@linkcode RulesNeeded} (elsewhere the rules would find nothing).
  */
-export function findSecrets(rules: readonly Rule[], text: string, cleanLines?: CleanLines): SecretSpan[] {
+export function findSecrets(rules: readonly Rule[] | undefined, text: string, cleanLines?: CleanLines): SecretSpan[] {
   const spans: SecretSpan[] = [];
   const add = (start: number, end: number, kind: string) => {
     if (end <= start) return;
@@ -214,9 +216,10 @@ export function findSecrets(rules: readonly Rule[], text: string, cleanLines?: C
   };
   // The preset's rules run over the lines that may hold one of its shapes (most lines of most screens do not),
   // joined; a range found there is mapped back line by line. Key blocks spanning lines are EXTRA's.
-  let lines = rules.length > 0 ? candidateLines(text) : [];
+  let lines = rules === undefined || rules.length > 0 ? candidateLines(text) : [];
   if (cleanLines && lines.length > 0) lines = lines.filter(([a, b]) => !cleanLines.has(text.slice(a, b)));
   if (lines.length > 0) {
+    if (rules === undefined) throw new RulesNeeded();
     const whole = lines.length === 1 && lines[0][0] === 0 && lines[0][1] === text.length;
     const chunk = whole ? text : lines.map(([a, b]) => text.slice(a, b)).join("\n");
     const chunkStarts: number[] = [];
@@ -321,9 +324,22 @@ const CLEAN_MAX_COUNT = 4096;
 /** How many clean lines a redactor remembers (about 4 MiB at most for lines of 256 characters). */
 const CLEAN_LINES_MAX_COUNT = 8192;
 
-/** Builds a redactor over the preset's rules with its own salt. */
-export function createRedactor(rules: readonly Rule[], salt = crypto.randomUUID()): Redactor {
-  const active = rules.filter((r) => !SKIPPED.has(r.meta.id.slice(PRESET_ID.length)));
+/**
+ * Thrown by a redactor made before the rule preset loaded ({@linkcode earlyRedactor}) for text in which a line may
+ * hold one of the preset's shapes: that text waits for the preset ({@linkcode loadRedactor}).
+ */
+export class RulesNeeded extends Error {
+  constructor() {
+    super("the secret rules have not loaded yet");
+  }
+}
+
+/**
+ * Builds a redactor over the preset's rules with its own salt; `rules` undefined: without the preset, for text
+ * none of whose lines may hold one of its shapes (see {@linkcode findSecrets}).
+ */
+export function createRedactor(rules: readonly Rule[] | undefined, salt: string = crypto.randomUUID()): Redactor {
+  const active = rules?.filter((r) => !SKIPPED.has(r.meta.id.slice(PRESET_ID.length)));
   const markers = new Map<string, string>();
   const marker = (kind: string, value: string) => {
     const key = `${kind}\0${value}`;
@@ -399,7 +415,11 @@ export function redactJson<T>(value: T, redactor: Redactor): T {
   return (out ?? value) as T;
 }
 
+/** The process's salt: its redactor and its early redactor mark a value alike. */
+const SALT = crypto.randomUUID();
 let shared: Promise<Redactor> | undefined;
+let loaded: Redactor | undefined;
+let early: Redactor | undefined;
 
 /**
  * The process's redactor. The rule preset is loaded on first use, not at
@@ -407,7 +427,17 @@ let shared: Promise<Redactor> | undefined;
  */
 export function loadRedactor(): Promise<Redactor> {
   shared ??= import("@secretlint/secretlint-rule-preset-recommend").then((m) =>
-    createRedactor((m as unknown as { rules: Rule[] }).rules)
+    loaded = createRedactor((m as unknown as { rules: Rule[] }).rules, SALT)
   );
   return shared;
+}
+
+/**
+ * The process's redactor once the preset has loaded; until then one without it (same salt), which redacts text
+ * none of whose lines may hold one of the preset's shapes as the process's redactor does and throws
+ * {@linkcode RulesNeeded} for any other text: a starting server's first result (a listing, a quiet screen) need
+ * not wait for the preset, which takes longer to load than most calls take.
+ */
+export function earlyRedactor(): Redactor {
+  return loaded ?? (early ??= createRedactor(undefined, SALT));
 }

@@ -99,6 +99,11 @@ export interface ControlConnection {
   readonly clientPid: number | undefined;
   /** Forget a failed attach now (a session may exist since), instead of after the retry pause. */
   retryNow(): void;
+  /**
+   * Starts a client when there is none and resolves once tmux answered its attach (or the start failed, which
+   * the next command learns as its own start would have): a first command then finds it attached.
+   */
+  connect(): Promise<void>;
   /** Ends the client. */
   close(): Promise<void>;
 }
@@ -634,6 +639,7 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     retryNow() {
       retryAt = 0;
     },
+    connect,
     send(commands, so) {
       return sendOn(commands, so);
     },

@@ -88,6 +88,11 @@ export interface TmuxEngine extends TmuxExecutor {
    * server's first call does not; a remote host is left alone (its login starts on first use).
    */
   warm(): void;
+  /**
+   * Starts the command connection of a local tmux in the background (after the probe), so a command soon to come
+   * finds it attached: a starting server's first call, while its modules load. A remote host is left alone.
+   */
+  attach(): void;
   /** Ends every client this engine started. */
   close(): Promise<void>;
 }
@@ -439,6 +444,10 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     hub,
     warm() {
       if (launcher.destination === undefined) controlUsable().catch(() => {});
+    },
+    attach() {
+      if (launcher.destination !== undefined) return;
+      controlUsable().then((ok) => ok ? conn.connect() : undefined).catch(() => {});
     },
     run(args, ro = {}) {
       return bounded(args, ro);

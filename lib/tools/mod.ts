@@ -1,10 +1,11 @@
 /**
  * Every tool the server knows, one entry per tool. Tools live in
- * `lib/tools/<toolset>/<tool_name>.ts`; to add one, write its file and add it
- * to this table and to lib/tools/modules.ts (each module by its tool's name, for
- * a starting server that imports one tool; static imports here load the whole
- * table faster than one dynamic import per tool, tests/tool_listing_test.ts
- * checks the two agree). A family (`*_family.ts`, lib/tools/family.ts) serves several
+ * `lib/tools/<toolset>/<tool_name>.ts`; to add one, write its file, import it
+ * here by name and add that name to the table, then run `deno task listing`: it
+ * writes lib/tools/listing.json and lib/tools/modules.ts (each module by its
+ * tool's name, for a starting server that imports one tool; static imports here
+ * load the whole table faster than one dynamic import per tool) from this file,
+ * and tests/tool_listing_test.ts fails while they are stale. A family (`*_family.ts`, lib/tools/family.ts) serves several
  * entries as one tool with a `what` parameter.
  */
 import type { AnyTool } from "./tool.ts";

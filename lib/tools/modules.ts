@@ -1,13 +1,15 @@
 /**
  * Each tool's module by the tool's name, in the table's order (lib/tools/mod.ts): a starting server imports only
  * the module of the tool its first call names, before the whole table has loaded (most of the server's modules
- * are the tools'). tests/tool_listing_test.ts checks this map and the table agree.
+ * are the tools'). Generated from the table by `deno task listing` (lib/server/write_listing.ts): do not edit;
+ * tests/tool_listing_test.ts checks it is up to date.
  */
 import type { AnyTool } from "./tool.ts";
 
 /** Imports one tool's module; its default export is the tool. */
 export type ToolModule = () => Promise<{ default: AnyTool }>;
 
+/** Each tool's module by the tool's name. */
 export const TOOL_MODULES: Readonly<Record<string, ToolModule>> = {
   // buffers
   "list-buffers": () => import("./buffers/list_buffers.ts"),
