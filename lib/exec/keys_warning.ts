@@ -85,6 +85,39 @@ function blockedIn(k: Libc, pid: number | null | undefined): "keys" | "read" | f
   return reads ? "read" : known ? false : undefined;
 }
 
+/** Bytes read so far by each process of the pane's tree (`rchar` of /proc/PID/io; processes it may not read left out). */
+export type ReadCounts = Map<number, string>;
+
+/**
+ * What the processes of the tree under `pid` have read so far, taken before keys are sent: the watch then knows
+ * whether the terminal's readers took anything since, and so whether tmux has written the keys yet (it answers
+ * send-keys before it writes them). Undefined where /proc cannot tell.
+ */
+export function readCounts(k: Libc, pid: number | null | undefined): ReadCounts | undefined {
+  if (!pid || !CALLS[Deno.build.arch]) return undefined;
+  const counts: ReadCounts = new Map();
+  const todo = [pid];
+  for (let i = 0; i < todo.length && i < MAX_PROCS; i++) {
+    const io = k.procFile(todo[i], "io");
+    const rchar = io?.match(/^rchar: (\d+)/m)?.[1];
+    if (rchar !== undefined) counts.set(todo[i], rchar);
+    for (const child of (k.procFile(todo[i], "children") ?? "").split(" ")) if (child) todo.push(Number(child));
+  }
+  return counts;
+}
+
+/** {@linkcode readCounts} of a pane's first process `pid`, where tmux runs on this machine and /proc can tell. */
+export function paneReadCounts(tmux: TmuxExecutor, pid: number | null | undefined): ReadCounts | undefined {
+  const k = tmux.remote === undefined ? kernel() : undefined;
+  return k && readCounts(k, pid);
+}
+
+function sameCounts(a: ReadCounts, b: ReadCounts | undefined): boolean {
+  if (!b || a.size !== b.size) return false;
+  for (const [pid, n] of a) if (b.get(pid) !== n) return false;
+  return true;
+}
+
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
@@ -110,22 +143,28 @@ async function watchLine(
   tty: string,
   pid: number | null | undefined,
   signal: AbortSignal,
+  before?: ReadCounts,
 ): Promise<"hidden" | "keys" | "look" | "gone"> {
   const until = performance.now() + REACT_MS;
   // A hidden read seen before anything else may be the one the keys answer, before tmux wrote them.
   let moved = false;
+  // Whether the keys have reached the terminal's readers: known from the read counts taken before the keys were
+  // sent (a reader took bytes since, or the keys wait unread); without them, assumed.
+  let delivered = before === undefined;
   // The first waits only yield: a program that reads at once is back to waiting within a few hundred microseconds.
   for (let delay = 0, tries = 0;; delay = ++tries < 3 ? 0 : Math.min(Math.max(1, delay * 2), 16)) {
     const s = k.ttyState(tty);
     if (!s) return "gone";
+    if (s.unread > 0) delivered = true;
     const blocked = s.unread === 0 ? blockedIn(k, pid) : false;
     if (blocked === undefined) return "look"; // no /proc: the screen says what it can
+    if (!delivered && !sameCounts(readCounts(k, pid) ?? new Map(), before)) delivered = true;
     // A line read without echo, by a program blocked reading it (not one that just read the answer).
     if (blocked && s.canonical && !s.echo) {
-      if (moved) return "hidden";
+      if (moved || (before && delivered)) return "hidden";
     } else moved = true;
-    // The keys were read and the terminal waits for more.
-    if (blocked === "keys") return "keys";
+    // The keys were read and the terminal waits for more (not yet written: tmux answers send-keys first).
+    if (blocked === "keys" && delivered) return "keys";
     if (performance.now() >= until || signal.aborted) return "look";
     await pause(delay, signal);
   }
@@ -140,6 +179,7 @@ export async function keysWarning(
   paneId: string,
   submitted: boolean,
   signal: AbortSignal,
+  before?: ReadCounts,
 ): Promise<Warning | undefined> {
   /** The pane's facts and screen; undefined once it is gone (the keys ended its program, e.g. C-d). */
   const look = async () => {
@@ -166,7 +206,7 @@ export async function keysWarning(
   // Without Enter a prompt on the screen still waits; with it, what the screen showed was answered.
   if (!submitted) return onScreen(first) ?? (k ? hiddenInputWarning(tmux, first.pane) : undefined);
   // The first look gave tmux time to write the keys (not always enough: see watchLine); the pane's pid stays.
-  const seen = k ? await watchLine(k, first.pane.tty, first.pane.pid, signal) : "gone";
+  const seen = k ? await watchLine(k, first.pane.tty, first.pane.pid, signal, before) : "gone";
   if (seen === "hidden") return noEchoWarning({ name: `pane ${paneId}`, arg: `target: "${paneId}"` });
   if (seen === "gone") return undefined;
   const last = await look();

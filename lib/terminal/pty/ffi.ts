@@ -53,7 +53,7 @@ export interface Platform {
 }
 
 /** The /proc files {@linkcode Libc.procFile} reads. */
-export type ProcFile = "stat" | "syscall" | "children";
+export type ProcFile = "stat" | "syscall" | "children" | "io";
 
 /** {@linkcode Libc.ttyState}'s answer. */
 export interface TtyState {

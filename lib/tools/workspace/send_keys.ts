@@ -8,7 +8,10 @@ import { resolvedShape } from "./common.ts";
 import { resolve } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
-import { keysWarning } from "../../exec/keys_warning.ts";
+import { keysWarning, paneReadCounts } from "../../exec/keys_warning.ts";
+
+/** The least command to run with the target's resolution, when only the pane's facts are wanted. */
+const FACTS_ONLY = (t: string) => ["display-message", "-p", "-t", t, "."];
 
 /** Keys that end a line: after them a program may answer with a prompt. */
 const LINE_ENDS = new Set(["Enter", "C-m", "C-j", "KPEnter"]);
@@ -49,13 +52,15 @@ export default defineTool({
   async handler({ target, text, keys, enter }, ctx) {
     const names = [...(keys ?? []), ...(enter ? ["Enter"] : [])];
     if (!text && names.length === 0) throw new UserError("nothing to send: give text, keys or enter: true");
-    const t = await resolve(ctx, target);
+    const submitted = names.length > 0 ? LINE_ENDS.has(names.at(-1)!) : /[\r\n]$/.test(text ?? "");
+    // A submitted line is watched: its pane's facts (the first process) come with the target, in the same call.
+    const { read, ...t } = await resolve(ctx, target, submitted ? FACTS_ONLY : undefined);
     await refuseSelfInput(ctx.tmux, t.pane_id, { text, keys, enter }, { signal: ctx.signal });
+    const before = read && paneReadCounts(ctx.tmux, read.pane.pid);
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
     if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names]);
     for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });
-    const submitted = names.length > 0 ? LINE_ENDS.has(names.at(-1)!) : /[\r\n]$/.test(text ?? "");
-    const warning = await keysWarning(ctx.tmux, t.pane_id, submitted, ctx.signal);
+    const warning = await keysWarning(ctx.tmux, t.pane_id, submitted, ctx.signal, before);
     return {
       structured: {
         ...t,
