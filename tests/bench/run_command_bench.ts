@@ -119,9 +119,10 @@ export async function measureRunCommand(
     }, 30_000);
   }
 
-  const ours = await connect({ socketName: tmux.socketName });
+  // nickgnd/tmux-mcp speaks the 2025 protocol only: every column uses the same (2025) client.
+  const ours = await connect({ socketName: tmux.socketName, era: "legacy" });
   const earlier = before
-    ? await connect({ spawn: serverArgv(before.replace(/\/?$/, "/"), tmux.socketName) })
+    ? await connect({ spawn: serverArgv(before.replace(/\/?$/, "/"), tmux.socketName), era: "legacy" })
     : undefined;
   const control = controlClient(tmux.socketName);
   const peers = new Map<string, McpFixture>();
@@ -132,6 +133,7 @@ export async function measureRunCommand(
         await connect({
           spawn: ["node", `${peer.replace(/\/$/, "")}/build/index.js`, "--shell-type", sh],
           env: { TMUX: `${socketPathOf(tmux.socketName)},0,0` },
+          era: "legacy",
         }),
       );
     }

@@ -60,12 +60,13 @@ const before = load();
 const fx = await startTmux("table");
 try {
   await fillPane(fx);
-  const ours = await connect({ socketName: fx.socketName });
+  // The relay and nickgnd/tmux-mcp speak the 2025 protocol only: every column uses the same (2025) client.
+  const ours = await connect({ socketName: fx.socketName, era: "legacy" });
   const relay = await prepareRelay(fx.socketName);
-  const relayClient = await connect({ spawn: relay.argv });
+  const relayClient = await connect({ spawn: relay.argv, era: "legacy" });
   const peerEnv = { TMUX: `${socketPathOf(fx.socketName)},0,0` };
   const peer: McpFixture | undefined = PEER
-    ? await connect({ spawn: ["node", `${PEER}/build/index.js`], env: peerEnv })
+    ? await connect({ spawn: ["node", `${PEER}/build/index.js`], env: peerEnv, era: "legacy" })
     : undefined;
   try {
     const paneId = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
