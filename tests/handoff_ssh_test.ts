@@ -11,7 +11,7 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import type { CallToolResult } from "../lib/sdk.ts";
 import { connect, startTmux, textOf } from "./helpers.ts";
-import { waitForPane } from "./pane_helpers.ts";
+import { newPane, waitForPane } from "./pane_helpers.ts";
 import { startSshd } from "./ssh_fixture.ts";
 import { assertNotOnTmux, SECRET_SCRIPT, sha16 } from "./handoff_helpers.ts";
 
@@ -26,16 +26,7 @@ Deno.test("ssh pane: the attach command works from a terminal; the secret typed 
     const remote = { tmux: fx.tmux };
     const script = `${dir}/ask.sh`;
     await Deno.writeTextFile(script, SECRET_SCRIPT);
-    const pane = (await fx.tmux(
-      "new-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "--",
-      ..."env HISTFILE=/dev/null bash --norc --noprofile".split(" "),
-      script,
-    )).trim();
+    const pane = await newPane(remote, [..."env HISTFILE=/dev/null bash --norc --noprofile".split(" "), script]);
     await waitForPane(remote, pane, /Password:/, 30_000);
 
     mcp = await connect({
@@ -61,15 +52,10 @@ Deno.test("ssh pane: the attach command works from a terminal; the secret typed 
     // The person runs it in a terminal while the hand-off waits, types the secret there, and detaches.
     const waiting = call({ timeout_ms: 120_000 });
     const secret = `pw-${crypto.randomUUID()}`;
-    const term = (await local.tmux(
-      "new-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "--",
-      ...["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "sh", "-c", attach],
-    )).trim();
+    const term = await newPane(
+      local,
+      ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "sh", "-c", attach],
+    );
     await waitForPane(local, term, /Password:/, 60_000);
     // The hand-off saw the person attach (it shows them the prompt on their terminal).
     await waitForPane(local, term, /Enter the test password/, 60_000);

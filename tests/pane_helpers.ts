@@ -53,9 +53,9 @@ export async function tmuxFormat(tmux: Pick<TmuxFixture, "tmux">, target: string
   return (await tmux.tmux("display-message", "-p", "-t", target, format)).trim();
 }
 
-/** A new background window running `command` (via the shell); returns its pane id. */
-export async function newPane(tmux: TmuxFixture, command: string): Promise<string> {
-  return (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", command)).trim();
+/** A new background window running `command` (a string: via the shell; an argv: as is); returns its pane id. */
+export async function newPane(tmux: Pick<TmuxFixture, "tmux">, command: string | string[]): Promise<string> {
+  return (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...[command].flat())).trim();
 }
 
 /**

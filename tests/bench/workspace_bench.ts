@@ -4,23 +4,19 @@
  * self-kill guard adds to a kill (one list-panes plus one `ps`).
  */
 import { connect, startTmux } from "../helpers.ts";
+import { newPane } from "../pane_helpers.ts";
 import { createSpawnExecutor } from "../../lib/tmux/executor.ts";
 import { locateSelf } from "../../lib/tmux/self.ts";
 import { resolveTarget } from "../../lib/tmux/target.ts";
 
 const tmux = await startTmux("bench");
 const mcp = await connect({ socketName: tmux.socketName });
-const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", "cat > /dev/null")).trim();
+const pane = await newPane(tmux, "cat > /dev/null");
 // An interactive bash at its prompt (no rc files): a command line typed with Enter, as an agent types one.
-const shell = (await tmux.tmux(
-  "new-window",
-  "-d",
-  "-P",
-  "-F",
-  "#{pane_id}",
-  "--",
-  ..."env -i PATH=/usr/bin:/bin HOME=/tmp TERM=xterm-256color HISTFILE=/dev/null bash --norc --noprofile".split(" "),
-)).trim();
+const shell = await newPane(
+  tmux,
+  "env -i PATH=/usr/bin:/bin HOME=/tmp TERM=xterm-256color HISTFILE=/dev/null bash --norc --noprofile".split(" "),
+);
 const exec = createSpawnExecutor({ bin: "tmux", socketName: tmux.socketName, maxConcurrency: 8 });
 const text64k = "x".repeat(64 * 1024);
 
