@@ -70,19 +70,26 @@ const CALLS: Record<string, { read: number; polls: ReadonlySet<number> }> = {
 function blockedIn(k: Libc, pid: number | null | undefined): "keys" | "read" | false | undefined {
   const calls = CALLS[Deno.build.arch];
   if (!pid || !calls) return undefined;
-  const todo = [pid];
   let known = false;
   let reads = false;
-  for (let i = 0; i < todo.length && i < MAX_PROCS; i++) {
-    const line = k.procFile(todo[i], "syscall");
+  for (const p of processTree(k, pid)) {
+    const line = k.procFile(p, "syscall");
     if (line === undefined) continue;
     known = true;
     const [nr, fd] = line.split(" ", 2).map(Number);
     if (calls.polls.has(nr) || (nr === calls.read && fd === 0)) return "keys";
     if (nr === calls.read) reads = true;
-    for (const child of (k.procFile(todo[i], "children") ?? "").split(" ")) if (child) todo.push(Number(child));
   }
   return reads ? "read" : known ? false : undefined;
+}
+
+/** The pane's first process `pid` and its descendants, breadth first, at most {@linkcode MAX_PROCS}. */
+function* processTree(k: Libc, pid: number): Generator<number> {
+  const todo = [pid];
+  for (let i = 0; i < todo.length && i < MAX_PROCS; i++) {
+    yield todo[i];
+    for (const child of (k.procFile(todo[i], "children") ?? "").split(" ")) if (child) todo.push(Number(child));
+  }
 }
 
 /** Bytes read so far by each process of the pane's tree (`rchar` of /proc/PID/io; processes it may not read left out). */
@@ -96,12 +103,9 @@ export type ReadCounts = Map<number, string>;
 export function readCounts(k: Libc, pid: number | null | undefined): ReadCounts | undefined {
   if (!pid || !CALLS[Deno.build.arch]) return undefined;
   const counts: ReadCounts = new Map();
-  const todo = [pid];
-  for (let i = 0; i < todo.length && i < MAX_PROCS; i++) {
-    const io = k.procFile(todo[i], "io");
-    const rchar = io?.match(/^rchar: (\d+)/m)?.[1];
-    if (rchar !== undefined) counts.set(todo[i], rchar);
-    for (const child of (k.procFile(todo[i], "children") ?? "").split(" ")) if (child) todo.push(Number(child));
+  for (const p of processTree(k, pid)) {
+    const rchar = k.procFile(p, "io")?.match(/^rchar: (\d+)/m)?.[1];
+    if (rchar !== undefined) counts.set(p, rchar);
   }
   return counts;
 }

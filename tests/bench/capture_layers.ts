@@ -23,6 +23,7 @@
  */
 import { ROOT, startTmux } from "../helpers.ts";
 import { fillPane } from "./pane_text.ts";
+import { rawControlClient } from "./raw_control.ts";
 
 const argv = Deno.args;
 const flag = (name: string) => {
@@ -31,8 +32,6 @@ const flag = (name: string) => {
 };
 const N = Number(flag("--n") ?? 3000);
 const BEFORE = flag("--before")?.replace(/\/?$/, "/");
-const enc = new TextEncoder();
-const dec = new TextDecoder();
 const ARGS = { target: "main", max_lines: 50 };
 
 const fx = await startTmux("capture-layers");
@@ -82,40 +81,17 @@ async function layers(root: string, label: string) {
 
 /** A raw `tmux -C` client: write a line, read to the `%end` of its `k`-th reply block. */
 async function rawControl() {
-  const child = new Deno.Command("tmux", {
-    args: ["-L", fx.socketName, "-C", "attach-session", "-f", "read-only,ignore-size,no-output"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  const r = child.stdout.getReader();
-  let buf = "";
+  const c = rawControlClient(fx.socketName, ["-f", "read-only,ignore-size,no-output"]);
   const until = async (blocks: number) => {
-    let seen = 0;
-    for (;;) {
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const l = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (/^%(end|error) \d+ \d+ [01]$/.test(l) && ++seen === blocks) return;
-      }
-      const { value, done } = await r.read();
-      if (done) throw new Error("raw control client ended");
-      buf += dec.decode(value);
-    }
+    for (let seen = 0; seen < blocks;) if (/^%(end|error) \d+ \d+ [01]$/.test(await c.line())) seen++;
   };
   await until(1); // the attach's own block
   return {
     async ask(line: string, blocks: number) {
-      await w.write(enc.encode(line));
+      await c.write(line);
       await until(blocks);
     },
-    async close() {
-      await w.close().catch(() => {});
-      await r.cancel().catch(() => {});
-      await child.status;
-    },
+    close: c.close,
   };
 }
 

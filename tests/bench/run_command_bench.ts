@@ -26,12 +26,10 @@
 import { connect, type McpFixture, socketPathOf, startTmux, textOf } from "../helpers.ts";
 import { newPane, waitUntil } from "../pane_helpers.ts";
 import { serverArgv } from "./cold_start.ts";
+import { rawControlClient } from "./raw_control.ts";
 
 /** Pause before each measured call (outside the measurement). */
 const SETTLE_MS = 40;
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 /** How each shell starts with no rc files and a short prompt. */
 const SHELL_ARGV: Record<string, string> = {
@@ -51,38 +49,18 @@ function load(): string {
 
 /** A raw control-mode client: writes command lines, and waits for a `%output` of a pane holding a text. */
 function controlClient(socketName: string) {
-  const child = new Deno.Command("tmux", {
-    args: ["-L", socketName, "-C", "attach-session", "-t", "main", "-f", "ignore-size"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  const r = child.stdout.getReader();
-  let buf = "";
+  const c = rawControlClient(socketName, ["-t", "main", "-f", "ignore-size"]);
   return {
     async roundTrip(pane: string, n: number): Promise<number> {
       const want = `M${n}K`;
       const t0 = performance.now();
-      await w.write(enc.encode(`send-keys -t ${pane} -l "printf 'M%sK\\\\n' ${n}" ; send-keys -t ${pane} Enter\n`));
+      await c.write(`send-keys -t ${pane} -l "printf 'M%sK\\\\n' ${n}" ; send-keys -t ${pane} Enter\n`);
       for (;;) {
-        const nl = buf.indexOf("\n");
-        if (nl >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line.startsWith(`%output ${pane} `) && line.includes(want)) return performance.now() - t0;
-          continue;
-        }
-        const { value, done } = await r.read();
-        if (done) throw new Error("control client ended");
-        buf += dec.decode(value, { stream: true });
+        const line = await c.line();
+        if (line.startsWith(`%output ${pane} `) && line.includes(want)) return performance.now() - t0;
       }
     },
-    async close() {
-      await w.close().catch(() => {});
-      await r.cancel().catch(() => {});
-      await child.status;
-    },
+    close: c.close,
   };
 }
 
