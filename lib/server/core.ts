@@ -40,6 +40,8 @@ import { type InputRequiredResult, modernToolsCall, Parking } from "./ask.ts";
 
 /** JSON-RPC error codes (the SDK's ProtocolErrorCode). */
 const METHOD_NOT_FOUND = -32601;
+/** How long after the handshake a server that got no call yet sweeps the leftovers of killed servers. */
+export const SWEEP_DELAY_MS = 2_000;
 const INVALID_PARAMS = -32602;
 
 /**
@@ -202,7 +204,10 @@ export interface Core {
   pipeline(): Promise<Pipeline>;
   /** The served tools as tools/list shows them. */
   listTools(): Promise<{ tools: Tool[] }>;
-  /** Removes what servers killed with SIGKILL left, in the background, once. */
+  /**
+   * Removes what servers killed with SIGKILL left, in the background, once: after the first call is answered, or
+   * {@linkcode SWEEP_DELAY_MS} after this is called if none was by then.
+   */
   sweep(): void;
   /**
    * Starts loading what every call needs (the pipeline, the response budgets), in the
@@ -260,6 +265,7 @@ export async function createCore(
   const stoppable = stoppableCalls(pipelineFor, () =>
     setTimeout(() => {
       afterFirstCall();
+      sweepNow();
       // The rule preset, for results with text it must see (a result without such text needs none:
       // lib/text/redact.ts earlyRedactor).
       if (config.redact !== false) import("../text/redact.ts").then((r) => r.loadRedactor()).catch(() => {});
@@ -286,10 +292,17 @@ export async function createCore(
     );
   };
   // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any
-  // call comes: once the handshake is answered, as its spawns would hold up that answer.
+  // call comes. Not before the first call is answered: its tmux client (a spawn while the command connection is
+  // not up) would hold up that connection's start, which that call waits for; nor before the handshake is answered.
   let swept = false;
-  const sweep = () => {
+  const sweepNow = () => {
     if (!swept) swept = true, void sweepLeftovers(services);
+  };
+  let sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  const sweep = () => {
+    if (swept || sweepTimer !== undefined) return;
+    const timer = sweepTimer = setTimeout(sweepNow, SWEEP_DELAY_MS);
+    Deno.unrefTimer(timer);
   };
   // Our own tools/list: the SDK lists only plain object output schemas, and
   // ours admit a buffered response too (see lib/budget/schema.ts). The tool
@@ -309,6 +322,7 @@ export async function createCore(
     sweep,
     prepare,
     async close() {
+      clearTimeout(sweepTimer);
       // The lines of calls already answered first (cleanup is bounded and may be cut), then those it ended.
       await audit.flush?.();
       // The budget registers its exit hook (its result buffers) with the tools, if they were loaded.
