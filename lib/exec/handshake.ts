@@ -23,6 +23,7 @@ import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { paneIfAlive } from "./observe.ts";
 import { channels, markerPrefix, shellFlavor } from "./shell.ts";
 import { MarkerScanner } from "./stream.ts";
+import { lineEditorWaits } from "./keys_warning.ts";
 
 export interface RunFiles {
   script: string;
@@ -54,8 +55,11 @@ export interface RunTracker {
   ended: Promise<RunEnd>;
   /** Releases the shell from a handshake it waits in; does nothing when it does not wait or was released. */
   release(which: "start" | "end"): Promise<void>;
-  /** After the end release: waits briefly until the shell has drawn its prompt. */
-  promptDrawn(): Promise<void>;
+  /**
+   * After the end release: waits briefly until the shell has drawn its prompt. `local`: the pane's terminal and
+   * first process where the kernel here may be asked whether its line editor waits for keys (done drawing).
+   */
+  promptDrawn(local?: { tty: string; pid: number | null }): Promise<void>;
   /** The call gives the run up: disarm, delete its files, keep releasing in the background. */
   abandon(): void;
   /** The run is complete: stop watching, forget it. */
@@ -177,15 +181,23 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
       await (files.fifo ? rt.scripts.wake(files.fifo) : signal(tmux, ch[which]));
       if (watch) watch.waitMs = Math.max(PROMPT_WAIT_MS, PROMPT_WAIT_TRIPS * (performance.now() - t0));
     },
-    async promptDrawn() {
+    async promptDrawn(local) {
       const p = promptWatch;
       if (!p) return;
       const deadline = performance.now() + p.waitMs;
       await Promise.race([p.seen.promise, sleep(p.waitMs)]);
+      // Some of the prompt was seen (tmux has read it): done once the line editor waits for keys, having written
+      // all of it, or after a quiet spell where the kernel cannot say.
+      let kernel = local !== undefined;
       while (p.at > 0 && performance.now() < deadline) {
         const quietFor = performance.now() - p.at;
         if (quietFor >= PROMPT_QUIET_MS) return;
-        await sleep(PROMPT_QUIET_MS - quietFor);
+        if (kernel) {
+          const waits = lineEditorWaits(local!.tty, local!.pid);
+          if (waits) return;
+          kernel = waits !== undefined;
+        }
+        await sleep(kernel ? 1 : PROMPT_QUIET_MS - quietFor);
       }
     },
     abandon() {

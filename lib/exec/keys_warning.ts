@@ -83,6 +83,26 @@ function blockedIn(k: Libc, pid: number | null | undefined): "keys" | "read" | f
   return reads ? "read" : known ? false : undefined;
 }
 
+/**
+ * Whether the line editor of the terminal `tty` (first process `pid`) waits for keys: the terminal is in raw mode and
+ * one of its processes waits for its input, with none unread. A shell's line editor is then done drawing its prompt
+ * (it draws it before it waits). Undefined where this process cannot ask the kernel (no FFI, no /proc).
+ *
+ * @example
+ * ```ts
+ * lineEditorWaits("/dev/pts/3", 4242); // true while bash's readline waits at its prompt
+ * ```
+ */
+export function lineEditorWaits(tty: string, pid: number | null | undefined): boolean | undefined {
+  const k = kernel();
+  const s = k?.ttyState(tty);
+  if (!k || !s) return undefined;
+  // Canonical: a shell running a command (or waiting in a run's handshake, which reads a FIFO on its stdin).
+  if (s.canonical || s.unread > 0) return false;
+  const blocked = blockedIn(k, pid);
+  return blocked === undefined ? undefined : blocked === "keys";
+}
+
 /** The pane's first process `pid` and its descendants, breadth first, at most {@linkcode MAX_PROCS}. */
 function* processTree(k: Libc, pid: number): Generator<number> {
   const todo = [pid];

@@ -119,7 +119,7 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
       timeoutMs: req.timeoutMs,
       signal: ctx.signal,
       first: waited || earlier.length > 0 ? undefined : info,
-      localTerminal: ctx.config.ssh === undefined,
+      localTerminal: tmux.remote === undefined,
     });
     const ids = resolvedOf(info.pane, defaulted);
     return await runLocked(ctx, rt, req, info, ids, started, (t) => tail = t);
@@ -251,7 +251,8 @@ async function runLocked(
     await run.release("end");
     // The answer need not wait for the prompt: the pane stays locked until it is drawn, so the next run
     // in this pane starts at the prompt.
-    after(run.promptDrawn().finally(() => run.finish()));
+    const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
+    after(run.promptDrawn(local).finally(() => run.finish()));
     finished = true;
     const shellNow = { ...read.pane, current_command: pane.current_command };
     return result(read, log, req.maxLines, ids, {
