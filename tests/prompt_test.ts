@@ -3,12 +3,15 @@
  * (lib/exec/prompt.ts `shellActivity`): from the kernel (/proc and tcgetattr
  * through the C library) they must be what `ps` and `stty` say, in every
  * state the check tells apart — idle at the prompt, in `read`, running a
- * command, a REPL in the foreground, rc files still running.
+ * command, a REPL in the foreground, rc files still running. So must the
+ * check that a line editor waits for keys (lib/exec/keys_warning.ts
+ * `lineEditorWaits`), which tells run-command that a shell drew its prompt.
  */
 import { assert, assertEquals } from "./assert.ts";
 import { startTmux } from "./helpers.ts";
 import { newPane, tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 import { parseProcStat, shellActivity } from "../lib/exec/prompt.ts";
+import { lineEditorWaits } from "../lib/exec/keys_warning.ts";
 
 Deno.test("parseProcStat counts fields from the last parenthesis of the command name", () => {
   const tail = "S 7 42 42 34816 43 4194560 0 0 0 0 0 0 0 0 20 0 1 0 123456 1 2 3";
@@ -68,8 +71,11 @@ Deno.test("shell facts from the kernel are those ps and stty report, in every st
       assertEquals(viaKernel, viaTools, `${state}: kernel and ps/stty agree`);
       const want = expected[state];
       assertEquals(viaKernel, { ...want, rcJob: want.rcJob ?? viaKernel.rcJob }, state);
+      // Raw mode and a process waiting for the terminal's input: bash's readline and python's prompt.
+      assertEquals(lineEditorWaits(tty, facts.pid), state === "idle" || state === "repl", `${state}: line editor`);
     }
     assert((await shellActivity({ tty: "not-a-tty", pid: 1 })).canonical === undefined);
+    assertEquals(lineEditorWaits("/dev/not-a-tty", 1), undefined);
   } finally {
     await tmux.kill();
   }
