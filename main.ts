@@ -100,7 +100,7 @@ async function serve(config: Config): Promise<number> {
     early: (json) => {
       const answer = front.early(json);
       // The handshake is answered (initialized, or a first 2026 request): leftovers are swept in the
-      // background. The SDK loads once the first call is answered, in both eras (loading blocks the event
+      // background once the first call is answered, or soon if none comes (Core.sweep). The SDK loads once the first call is answered, in both eras (loading blocks the event
       // loop: not while the handshake or that call waits), or once a message needs it.
       if (answer === "taken" || (answer !== undefined && !front.handshake)) setTimeout(core.sweep, 0);
       // Once the tool list is answered, what every call needs (the pipeline, the budgets)

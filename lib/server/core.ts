@@ -40,9 +40,10 @@ import { type InputRequiredResult, modernToolsCall, Parking } from "./ask.ts";
 
 /** JSON-RPC error codes (the SDK's ProtocolErrorCode). */
 const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+
 /** How long after the handshake a server that got no call yet sweeps the leftovers of killed servers. */
 export const SWEEP_DELAY_MS = 2_000;
-const INVALID_PARAMS = -32602;
 
 /**
  * Tool calls the server can stop at shutdown. Each call gets a signal that
