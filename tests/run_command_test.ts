@@ -1,13 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import {
-  callAndCancel,
-  callWithProgress,
-  type ExecFixture,
-  type Shell,
-  SHELLS,
-  startWait,
-  withShell,
-} from "./exec_fixtures.ts";
+import { callAndCancel, type ExecFixture, type Shell, SHELLS, startWait, withShell } from "./exec_fixtures.ts";
 import { tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 import type { RunResult } from "../lib/exec/run.ts";
@@ -220,14 +212,32 @@ Deno.test("run-command: bad timeout_ms and unknown panes are clear errors", asyn
 
 Deno.test("run-command sends progress notifications while waiting", async () => {
   await withShell("bash", async (fx) => {
-    const { result, progress } = await callWithProgress<RunResult>(fx, "run-command", {
-      target: fx.pane,
-      command: "echo ok",
-      timeout_ms: 20_000,
-    });
-    assertEquals(result.output, "ok");
-    // One when each wait is armed (the start, then the end of the command).
-    assert(progress.length >= 2, `got ${progress.length} progress notifications`);
+    // One when each wait is armed (the start, then the end of the command). The command waits for a line the test
+    // types once both arrived: the SDK client hands a notification to its handler a microtask after reading it, but
+    // settles the call (and forgets its progress handler) at once, so a notification read together with the answer
+    // would be dropped by the client.
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const two = Promise.withResolvers<void>();
+    const call = fx.mcp.client.callTool(
+      {
+        name: "run-command",
+        arguments: { target: fx.pane, command: 'read -r x; echo "got $x"', timeout_ms: 20_000 },
+      },
+      undefined,
+      {
+        onprogress: (p) => {
+          progress.push(p);
+          if (progress.length === 2) two.resolve();
+        },
+        timeout: 120_000,
+      },
+    );
+    await two.promise;
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "go");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    const r = await call;
+    assert(!r.isError, JSON.stringify(r.content));
+    assertEquals((r.structuredContent as unknown as RunResult).output, "go\ngot go");
     assertMatch(progress[0].message ?? "", /elapsed.*left/);
     assertEquals(progress[0].total, 20_000);
     assert(progress[1].progress > progress[0].progress, "progress must increase");
