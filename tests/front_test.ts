@@ -14,7 +14,7 @@ import { listedTools } from "../lib/server/listing_file.ts";
 import { LinearStdioTransport } from "../lib/server/transport.ts";
 import { createCore } from "../lib/server/core.ts";
 import { createEarlyCalls } from "../lib/server/early.ts";
-import { startTmux } from "./helpers.ts";
+import { startTmux, type TmuxFixture } from "./helpers.ts";
 import { newPane, waitForPane } from "./pane_helpers.ts";
 import { envelope, rawServer } from "./raw_stdio.ts";
 
@@ -190,7 +190,7 @@ Deno.test("requests of other shapes are left to the SDK", async () => {
 });
 
 Deno.test("a real server answers the same bytes over raw stdio, early or through the SDK, then serves calls", async () => {
-  const tmux = await startTmux();
+  const tmux = await steadyTmux();
   try {
     for (const [name, requests] of Object.entries(SESSIONS)) {
       // A ping (which waits for the SDK) after the handshake: answered, and nothing answered twice.
@@ -242,6 +242,16 @@ const modernCall = (id: number, params: Json, meta: Json = envelope()): Json => 
 const MODERN_OPEN = SESSIONS["2026-07-28"];
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+
+/**
+ * A tmux server whose window keeps its name: tmux renames a new window after its pane's program (`tmux` at first,
+ * the shell a moment later, later still on a busy machine), which would differ between the two answers compared.
+ */
+async function steadyTmux(): Promise<TmuxFixture> {
+  const tmux = await startTmux();
+  await tmux.tmux("rename-window", "-t", "=main:0", "main");
+  return tmux;
+}
 
 /** A line with tmux's activity times (which move on while the test runs) zeroed: the bytes otherwise kept. */
 const steady = (line: string | undefined) =>
@@ -306,7 +316,7 @@ const SDK_CALLS = [
 ];
 
 Deno.test("2026-era tools/call of the plain shape is answered before the SDK loads, with the SDK's bytes", async () => {
-  const tmux = await startTmux();
+  const tmux = await steadyTmux();
   try {
     const requests = [...MODERN_OPEN, ...PLAIN_CALLS];
     const sdk = await sdkAnswers([], requests, tmux.socketName);
@@ -319,7 +329,7 @@ Deno.test("2026-era tools/call of the plain shape is answered before the SDK loa
 });
 
 Deno.test("2026-era calls of clients that declare elicitation or ask for progress, and retries, are answered before the SDK loads, with the SDK's bytes", async () => {
-  const tmux = await startTmux();
+  const tmux = await steadyTmux();
   try {
     const requests = [...MODERN_OPEN, ...ELICITING_CALLS];
     const sdk = await sdkAnswers([], requests, tmux.socketName);
@@ -407,7 +417,7 @@ const settled = (lines: string[]) =>
   );
 
 Deno.test("a call parked before the SDK loads (2026 era) and its retry, and progress in both eras, get the SDK's bytes", async () => {
-  const tmux = await startTmux();
+  const tmux = await steadyTmux();
   const dir = await Deno.makeTempDir({ prefix: "tmcp-front-" });
   try {
     const script = `${dir}/confirm.sh`;
@@ -485,7 +495,7 @@ Deno.test("2026-era tools/call of any other shape, or before the era is locked, 
 });
 
 Deno.test("over raw stdio, 2026 calls get the SDK's bytes early, and bad _meta still gets the SDK's errors", async () => {
-  const tmux = await startTmux();
+  const tmux = await steadyTmux();
   try {
     // tmux renames a new window once its shell has started, maybe between the two servers' answers: a fixed name.
     await tmux.tmux("rename-window", "-t", "main", "w");
