@@ -232,7 +232,9 @@ Deno.test("run-command sends progress notifications while waiting", async () => 
         timeout: 120_000,
       },
     );
-    await two.promise;
+    // A call that ends before its second notification fails the test below instead of leaving it waiting.
+    const early = await Promise.race([two.promise.then(() => undefined), call]);
+    assert(early === undefined, `the call ended after ${progress.length} notification(s): ${JSON.stringify(early)}`);
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "go");
     await fx.tmux("send-keys", "-t", fx.pane, "Enter");
     const r = await call;
