@@ -38,6 +38,12 @@ const HOSTILE = [
   "'",
   "''",
   "%end 1 2 1",
+  // Line breaks travel double-quoted, with everything tmux would read in double quotes escaped.
+  "two\nlines",
+  "cr\r\nlf",
+  "\n",
+  "~home\n$HOME ${HOME} \\n \\0 \\u00e9 \"q\" 'sq' #{pane_id} ;",
+  "\n~\n%end 1 2 1\n\\",
 ];
 
 /** How long a condition may take to hold (generous: the machine may be busy). */
@@ -72,11 +78,11 @@ async function withEngine(
   }
 }
 
-Deno.test("quoted command words carry quotes, ;, #, $, ~, braces and spaces; line breaks are refused", () => {
+Deno.test("quoted command words carry quotes, ;, #, $, ~, braces, spaces and line breaks; NUL is refused", () => {
   assertEquals(tmuxCommandWord("a'b"), `'a'"'"'b'`);
   assertEquals(tmuxCommandWord("x;"), "'x;'");
-  assertEquals(tmuxCommandWord("a\nb"), undefined);
-  assertEquals(tmuxCommandWord("a\rb"), undefined);
+  assertEquals(tmuxCommandWord("a\nb"), `"a\\nb"`);
+  assertEquals(tmuxCommandWord('~a\r$b\\"'), `"\\~a\\r\\$b\\\\\\""`);
   assertEquals(tmuxCommandWord("a\0b"), undefined);
 });
 
@@ -101,8 +107,8 @@ Deno.test("the one routing choice: control mode only where it means the same as 
   assert(!control("split-window", "-t", "%1"));
   // Any unsafe command in a chain sends the whole chain through a spawn.
   assert(!control("list-sessions", COMMAND_SEPARATOR, "run-shell", "true"));
-  // An argument that cannot travel on a command line is never sent half-escaped.
-  assert(!control("set-buffer", "-b", "x", "--", "two\nlines"));
+  // A line break travels escaped; NUL cannot travel on a command line, so it is never sent half-escaped.
+  assert(control("set-buffer", "-b", "x", "--", "two\nlines"));
   assert(!control("set-buffer", "-b", "x", "--", "nul\0"));
 });
 
@@ -119,9 +125,9 @@ Deno.test("the engine passes every argument to tmux literally over the control c
     let pwned = true;
     await Deno.stat("/tmp/tmcp-channel-pwned").catch(() => pwned = false);
     assertEquals(pwned, false);
-    // Through the spawn path: still exact.
-    await engine.run(["set-buffer", "-b", "a\nb", "--", "x\ny"]);
-    assertEquals(await exec.text(["show-buffer", "-b", "a\nb"]), "x\ny");
+    // Content with NUL (no command line carries it) goes in as load-buffer's stdin: still exact.
+    await engine.run(["load-buffer", "-b", "a\nb", "-"], { stdin: enc.encode("x\0y") });
+    assertEquals(await exec.run(["save-buffer", "-b", "a\nb", "-"]), enc.encode("x\0y"));
     assertEquals((await clients(socketName)).length, 1, "one control client carried the commands");
   });
 });
@@ -453,9 +459,9 @@ Deno.test("buffer reads through the server's file are byte-exact and leave no fi
       const e = await store.read("missing").catch((e) => e);
       assert(e instanceof UserError, String(e));
       assertMatch(e.message, /no buffer named "missing": call list-buffers/);
-      // A name a command line cannot carry goes through show-buffer.
+      // A name with a line break travels escaped: the file route serves it too.
       await fx.tmuxStdin(enc.encode("two lines"), "load-buffer", "-b", "a\nb", "-");
-      assertEquals(await files.read("a\nb"), undefined);
+      assertEquals(dec.decode((await files.read("a\nb"))!), "two lines");
       assertEquals(dec.decode(await store.read("a\nb")), "two lines");
       const [dir, ...more] = [...Deno.readDirSync(parent)];
       assertEquals(more, []);

@@ -221,6 +221,15 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
       assertEquals([b.exit_code, b.output], [0, fx.dir], shell);
       const c = await mcp.ok<Run>("run-command", { target: pane, command: "pwd\necho done", timeout_ms: 60_000 });
       assertEquals([c.exit_code, c.output], [0, `${fx.dir}\ndone`], shell);
+      // The script travels on the control connection's command line, double-quoted around its line breaks:
+      // what tmux's parser would read there ($, ~, \\, ", #{}, ;) reaches the shell as written.
+      const hostile = ["~", "$HOME", "${HOME}", '"q"', "#{pane_id};", "%end 1 1 1", "a\\u00e9"];
+      const d = await mcp.ok<Run>("run-command", {
+        target: pane,
+        command: `printf '%s\\n' ${hostile.map((w) => `'${w}'`).join(" ")}\necho "two  lines"`,
+        timeout_ms: 60_000,
+      });
+      assertEquals([d.exit_code, d.output], [0, [...hostile, "two  lines"].join("\n")], shell);
       // The script came from a tmux buffer (the typed line reads it), not from a file of ours.
       const typed = (await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane)).replaceAll("\n", "");
       assertMatch(typed, /show-buffer -b 'tmux-mcp-\d+-r-/);

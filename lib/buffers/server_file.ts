@@ -11,8 +11,8 @@
  * Files go to a private directory (mode 0700, made on first use, removed by
  * `close`), one fresh name per read, and are deleted as soon as they are
  * read. When the route cannot work here (no session to attach to yet, a
- * tmux server that cannot write our directory or sees another file system,
- * a buffer name a command line cannot carry), `read` answers undefined and
+ * tmux server that cannot write our directory or sees another file system),
+ * `read` answers undefined and
  * the caller uses `show-buffer`; a route that turned out not to work at all
  * is not tried again.
  *

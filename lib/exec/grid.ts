@@ -23,7 +23,7 @@
  * since.rows; // only the new lines
  * ```
  */
-import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import { joinedSpans } from "../tmux/capture.ts";
 import { columns, dropColumns, fingerprint, tail, takeColumns } from "./text.ts";
@@ -248,16 +248,21 @@ export async function readScreen(
 /**
  * Where the cursor of pane `paneId` is (a position for {@linkcode readSince}) and the pane's facts, in one
  * tmux call that captures only the rows the position needs: the cursor's row and the one above it.
+ * `after`: commands the same call runs once the rows are read (a run's release from its start handshake).
  */
 export async function readCursor(
   tmux: TmuxExecutor,
   paneId: string,
   signal?: AbortSignal,
+  after: readonly TmuxArg[] = [],
 ): Promise<{ pane: PaneInfo; next: Position }> {
   // Rows are counted from the screen's top, so "-S -1" is the last history row (the row above the top one).
   const { pane, output } = await getPane(tmux, paneId, {
     signal,
-    then: (t) => ["capture-pane", "-p", "-N", "-t", t, "-S", "-1"],
+    then: (t) => {
+      const read: TmuxArg[] = ["capture-pane", "-p", "-N", "-t", t, "-S", "-1"];
+      return after.length > 0 ? [...read, COMMAND_SEPARATOR, ...after] : read;
+    },
   });
   const raw = rawRows(decoder.decode(output));
   const start = Math.max(0, pane.history_size - 1);

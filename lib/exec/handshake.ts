@@ -17,7 +17,7 @@
  * await run.release("start");
  * ```
  */
-import type { TmuxExecutor } from "../tmux/executor.ts";
+import type { TmuxArg, TmuxExecutor } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { paneIfAlive } from "./observe.ts";
@@ -53,8 +53,17 @@ export interface RunTracker {
    * nothing at all between the two markers (`silent`: the command's output is empty, whatever the screen shows).
    */
   ended: Promise<RunEnd>;
-  /** Releases the shell from a handshake it waits in; does nothing when it does not wait or was released. */
-  release(which: "start" | "end"): Promise<void>;
+  /**
+   * The commands that release the shell from a handshake it waits in on a channel when they end the caller's
+   * own tmux call (after its reads): `wait-for -S`, one round trip fewer. None where it waits on the FIFO (a
+   * write here, no round trip) or does not wait.
+   */
+  releaseCommands(which: "start" | "end"): TmuxArg[];
+  /**
+   * Releases the shell from a handshake it waits in; does nothing when it does not wait or was released.
+   * `signalled`: the caller's tmux call ran {@linkcode releaseCommands}, so only the bookkeeping is left.
+   */
+  release(which: "start" | "end", signalled?: boolean): Promise<void>;
   /**
    * After the end release: waits briefly until the shell has drawn its prompt. `local`: the pane's terminal and
    * first process where the kernel here may be asked whether its line editor waits for keys (done drawing).
@@ -167,9 +176,13 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
       stopWatch = stop;
     },
     phase: () => state.end ? "ended" : state.start ? "running" : "before",
+    releaseCommands(which) {
+      const s = state[which];
+      return files.fifo || !s || !s.waits || s.released ? [] : ["wait-for", "-S", ch[which]];
+    },
     started: started.promise,
     ended: ended.promise,
-    async release(which) {
+    async release(which, signalled = false) {
       const s = state[which];
       if (!s || !s.waits || s.released) return;
       s.released = true;
@@ -178,7 +191,8 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
         ? { at: 0, seen: Promise.withResolvers<void>(), waitMs: PROMPT_WAIT_MS }
         : undefined;
       if (watch) promptWatch = watch;
-      await (files.fifo ? rt.scripts.wake(files.fifo) : signal(tmux, ch[which]));
+      if (files.fifo) await rt.scripts.wake(files.fifo);
+      else if (!signalled) await signal(tmux, ch[which]);
       if (watch) watch.waitMs = Math.max(PROMPT_WAIT_MS, PROMPT_WAIT_TRIPS * (performance.now() - t0));
     },
     async promptDrawn(local) {

@@ -190,10 +190,11 @@ async function runLocked(
       fifoPath: files.fifo,
       inBuffers: rt.scripts.inBuffers,
     };
-    await rt.scripts.write(files, runScript(flavor, parts));
+    const store = rt.scripts.write(files, runScript(flavor, parts));
     // C-u first: a half-typed line left at the prompt would otherwise be
     // prepended to ours.
     await tmux.run([
+      ...store,
       ...["send-keys", "-t", paneId, "C-u"],
       COMMAND_SEPARATOR,
       ...["send-keys", "-t", paneId, "-l", typedLine(flavor, parts)],
@@ -215,10 +216,12 @@ async function runLocked(
           `capture-pane, send C-c to get a prompt back, then retry (the typed line was disarmed)`,
       );
     }
-    // The shell waits in the start handshake: the cursor is where the output begins.
-    const atStart = await readCursor(tmux, paneId, ctx.signal);
+    // The shell waits in the start handshake: the cursor is where the output begins. A shell waiting on a
+    // channel is released by the read's own tmux call, right after the read.
+    const along = run.releaseCommands("start");
+    const atStart = await readCursor(tmux, paneId, ctx.signal, along);
     const startPos = atStart.next;
-    await run.release("start");
+    await run.release("start", along.length > 0);
     void rt.scripts.remove(files.script);
 
     const second = await waitFor(Promise.race([run.ended, obs.exited]), {
@@ -248,11 +251,11 @@ async function runLocked(
       ? { pane: atStart.pane, defaulted: false, rows: [], next: startPos, dropped: 0, missed: false }
       : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
     log.finish();
-    await run.release("end");
-    // The answer need not wait for the prompt: the pane stays locked until it is drawn, so the next run
-    // in this pane starts at the prompt.
+    // The answer need not wait for the release (a tmux call where the shell waits on a channel) nor for the
+    // prompt: the pane stays locked until the prompt is drawn, so the next run in this pane starts at it.
+    const released = run.release("end");
     const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
-    after(run.promptDrawn(local).finally(() => run.finish()));
+    after(released.then(() => run.promptDrawn(local)).finally(() => run.finish()));
     finished = true;
     const shellNow = { ...read.pane, current_command: pane.current_command };
     return result(read, log, req.maxLines, ids, {

@@ -22,7 +22,7 @@
  * ```
  */
 import type { ControlHub } from "../tmux/control.ts";
-import type { TmuxExecutor } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
 import type { TmuxEngine } from "../tmux/engine.ts";
 import type { RunFiles } from "./handshake.ts";
 import type { Config } from "../config.ts";
@@ -45,13 +45,18 @@ export interface RunScripts {
   /**
    * Creates the armed flag, and the run's FIFO when `files` names one: made and held open here, so the
    * shell's `read` from it waits for {@linkcode RunScripts.wake} without a tmux client. Where no FIFO
-   * can be made, drops `files.fifo` (the run then uses `tmux wait-for`).
+   * can be made, drops `files.fifo` (the run then uses `tmux wait-for`). Buffers are only noted here:
+   * {@linkcode RunScripts.write} sets them.
    */
   arm(files: RunFiles): Promise<void>;
   /** Releases the shell from one handshake through the run's FIFO (one line). */
   wake(fifo: string): Promise<void>;
-  /** Stores the script. */
-  write(files: RunFiles, script: string): Promise<void>;
+  /**
+   * Stores the script (a file, at once), or returns the tmux commands, each followed by a separator, that
+   * set the armed flag and the script (buffers): the caller runs them first in the call that types the
+   * line, so a remote run makes one round trip where it made three, one of them a spawned client.
+   */
+  write(files: RunFiles, script: string): TmuxArg[];
   /** Removes a script or armed flag (disarms); never throws. */
   remove(name: string): Promise<void>;
   /** Removes everything left (the server's exit). */
@@ -103,7 +108,7 @@ function fileScripts(): RunScripts {
     },
     write(f, script) {
       Deno.writeTextFileSync(f.script, script, { mode: 0o600 });
-      return Promise.resolve();
+      return [];
     },
     remove(name) {
       fifos.get(name)?.close();
@@ -135,13 +140,19 @@ function bufferScripts(tmux: TmuxExecutor): RunScripts {
   return {
     inBuffers: true,
     files: (id) => Promise.resolve({ script: `tmux-mcp-${Deno.pid}-r-${id}`, armed: `tmux-mcp-${Deno.pid}-a-${id}` }),
-    async arm(f) {
+    arm(f) {
       live.add(f.armed);
-      await tmux.run(["set-buffer", "-b", f.armed, "1"]);
+      return Promise.resolve();
     },
-    async write(f, script) {
+    write(f, script) {
       live.add(f.script);
-      await tmux.run(["load-buffer", "-b", f.script, "-"], { stdin: encoder.encode(script) });
+      // The script's line breaks travel escaped on the command line (lib/tmux/quote.ts `tmuxCommandWord`).
+      return [
+        ...["set-buffer", "-b", f.armed, "1"],
+        COMMAND_SEPARATOR,
+        ...["set-buffer", "-b", f.script, "--", script],
+        COMMAND_SEPARATOR,
+      ];
     },
     wake: () => Promise.resolve(),
     remove,

@@ -36,6 +36,11 @@
  * file exists: a run the server gave up on (timeout, cancellation), and
  * every run once the server has exited (its directory is removed), never
  * blocks a shell, and no channel is ever left signalled but unconsumed.
+ * With --ssh each check is a tmux client started on the remote host, so
+ * the start skips it: the script was read from its buffer a moment before,
+ * and the server deletes the script with the flag; a run given up on in
+ * between is released at its start marker (its watch goes on) or at the
+ * server's exit, like any marker not seen yet.
  *
  * History: the typed line starts with a space. fish never records such
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
@@ -124,10 +129,11 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     const armed = p.inBuffers
       ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
       : `test -e ${q(p.armedPath)}`;
+    const armedAtStart = p.inBuffers ? "true" : armed;
     return [
       // $status of the previous command, restored right before the command.
       `set -l __tmux_mcp_prev $status`,
-      `if ${armed}; printf '${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${osc}s;f\\007'; end`,
+      `if ${armedAtStart}; printf '${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${osc}s;f\\007'; end`,
       `if test $__tmux_mcp_prev -ne 0; /bin/sh -c "exit $__tmux_mcp_prev"; end`,
       `eval ${q(p.command)}`,
       `set -l __tmux_mcp_status $status`,
@@ -145,6 +151,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const armed = p.inBuffers
     ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
     : `[ -e ${q(p.armedPath)} ]`;
+  const armedAtStart = p.inBuffers ? ":" : armed;
   const name = p.scriptPath.split("/").pop()!;
   // The last history entry, without a subshell where the script is a file: bash has read all of a file it
   // sources before running it, so the file can take the line (`>|`: also with noclobber) and `read` gets it back.
@@ -166,7 +173,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `  esac`,
     `  unset __tmux_mcp_h`,
     `fi`,
-    `if ${armed}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
+    `if ${armedAtStart}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
     // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0.
     `case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; *) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" ;; esac`,
     `eval ${q(p.command)}`,

@@ -30,7 +30,8 @@
  * - `wait-for` without `-S` returns at once for an attached client instead
  *   of waiting; `run-shell`/`if-shell` hold every command queued behind
  *   them; `kill-server`'s reply goes down with the server;
- * - an argument holding a line break or NUL cannot travel on a command line.
+ * - an argument holding NUL cannot travel on a command line (a line break
+ *   travels escaped in double quotes: lib/tmux/quote.ts `tmuxCommandWord`).
  * `--control-mode off` spawns everything; so does a tmux older than 3.2.
  * Our clients end when our stdin pipe closes, and on Linux they also get
  * SIGTERM when we end (`setpriv --pdeathsig`, lib/tmux/launcher.ts): tmux

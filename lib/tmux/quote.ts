@@ -105,17 +105,23 @@ export function shellLine(words: readonly string[]): string {
 /**
  * One argument as a word of a tmux command line (what a control-mode client
  * sends): single-quoted, so `;`, `#`, `$`, `~`, braces, spaces and a
- * trailing `;` are literal, with `'` written as `'"'"'`. Returns undefined
- * for an argument a command line cannot carry (a line break or NUL): the
+ * trailing `;` are literal, with `'` written as `'"'"'`. A line break cannot
+ * stand in a line, and single quotes have no escapes: an argument holding one
+ * is double-quoted instead, with `\n`/`\r` for the breaks and `\` before
+ * each `\`, `"`, `$` and `~` (tmux 3.3a's parser expands variables and a
+ * leading tilde in double quotes, and reads `\` + any other character as that
+ * character). Returns undefined for NUL, which no command line can carry: the
  * caller must not send it half-escaped (lib/tmux/engine.ts spawns instead).
  *
  * @example
  * ```ts
  * tmuxCommandWord("it's;"); // "'it'\"'\"'s;'"
- * tmuxCommandWord("a\nb");  // undefined
+ * tmuxCommandWord("a\nb");  // '"a\\nb"'
+ * tmuxCommandWord("a\0b");  // undefined
  * ```
  */
 export function tmuxCommandWord(arg: string): string | undefined {
-  if (/[\n\r\0]/.test(arg)) return undefined;
-  return "'" + arg.replaceAll("'", `'"'"'`) + "'";
+  if (arg.includes("\0")) return undefined;
+  if (!/[\n\r]/.test(arg)) return "'" + arg.replaceAll("'", `'"'"'`) + "'";
+  return '"' + arg.replace(/[\\"$~\n\r]/g, (c) => c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\" + c) + '"';
 }
