@@ -154,6 +154,17 @@ Deno.test("run-command: a timeout returns the output so far, then the shell is u
   });
 });
 
+Deno.test("run-command: a bound too short for the shell to start says so, and the pane stays usable", async () => {
+  await withShell("bash", async (fx) => {
+    // 0 ms: the shell, idle at its prompt when the line was typed, cannot have started it yet.
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: "echo late", timeout_ms: 0 });
+    assertMatch(err, /did not start the command within 0 ms, though it was at its prompt/);
+    assertMatch(err, /timeout_ms is too short/);
+    const next = await runner(fx)("echo next");
+    assertEquals([next.exit_code, next.output], [0, "next"]);
+  });
+});
+
 Deno.test("run-command: interrupting a timed-out command with C-c frees the pane", async () => {
   await withShell("zsh", async (fx) => {
     const run = runner(fx);

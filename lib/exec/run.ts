@@ -211,9 +211,11 @@ async function runLocked(
     if (first.kind === "cancelled") throw new UserError("run-command cancelled before the command started");
     if (first.kind === "timeout") {
       throw new UserError(
-        `the shell in ${paneId} did not start the command within ${req.timeoutMs} ms: it is busy (still ` +
-          `running something, or waiting in a continuation prompt) or is not a shell at a prompt; look with ` +
-          `capture-pane, send C-c to get a prompt back, then retry (the typed line was disarmed)`,
+        // It was idle at its prompt when the line was typed (awaitPrompt): the bound may simply be too short.
+        `the shell in ${paneId} did not start the command within ${req.timeoutMs} ms, though it was at its ` +
+          `prompt when the line was typed: timeout_ms is too short for the shell here (retry with a larger ` +
+          `one), or the shell got busy (running something, or waiting in a continuation prompt); look with ` +
+          `capture-pane, send C-c if it needs its prompt back, then retry (the typed line was disarmed)`,
       );
     }
     // The shell waits in the start handshake: the cursor is where the output begins. A shell waiting on a
