@@ -175,6 +175,25 @@ Deno.test("ssh server: 8 MiB buffers byte-exact both ways; search-buffer; files:
       assertEquals(saved.bytes_written, size);
       assertEquals(await Deno.readFile(`${local}/out.bin`), bytes);
 
+      // Small text goes as set-buffer on the connection's command line (no client spawned for its stdin):
+      // byte-exact, whatever tmux's parser would read in it; NUL and invalid UTF-8 keep the stdin route.
+      const hostile = "\uFEFFa\nb\r\n~x $HOME ${HOME} \"q\" 's' \\n \\ #{pane_id} ; %end 1 1 1\n\t\x1b[31m é中🙂\n";
+      await mcp.ok("set-buffer", { name: "small", content: hostile });
+      const smallCopy = `${fx.dir}/small.bin`;
+      await fx.tmux("save-buffer", "-b", "small", smallCopy);
+      assertEquals(await Deno.readFile(smallCopy), new TextEncoder().encode(hostile));
+      await mcp.ok("set-buffer", { name: "small-nul", content: "a\u0000b\n" });
+      await fx.tmux("save-buffer", "-b", "small-nul", smallCopy);
+      assertEquals(await Deno.readFile(smallCopy), new TextEncoder().encode("a\u0000b\n"));
+      await Deno.remove(smallCopy);
+      const pasteInto = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+      await mcp.ok("paste-text", { target: pasteInto, text: "echo pasted-$((6*7))" });
+      await mcp.ok("send-keys", { target: pasteInto, keys: ["Enter"] });
+      await waitUntil("the pasted line to run", async () => {
+        const screen = await fx.tmux("capture-pane", "-p", "-t", pasteInto);
+        return /^pasted-42$/m.test(screen) || undefined;
+      }, 20_000);
+
       // search-buffer reads a large text buffer over the connection too.
       const line = "some remote log line\n";
       const text = line.repeat(Math.floor(size / line.length)) + "needle-in-remote\n";

@@ -25,8 +25,10 @@
  * - `show-buffer` output is vis(3)-escaped for a control client;
  * - stdin content has no way in (`load-buffer -`, alone or followed by more
  *   commands on its line such as paste-text's `; paste-buffer`, goes through
- *   a private file the tmux server reads, `loadThroughFile`); a relative file
- *   path is resolved against the session's directory;
+ *   a private file the tmux server reads, `loadThroughFile`, or, where it
+ *   cannot read our files, small text goes as `set-buffer`'s argument,
+ *   `loadThroughLine`); a relative file path is resolved against the
+ *   session's directory;
  * - `wait-for` without `-S` returns at once for an attached client instead
  *   of waiting; `run-shell`/`if-shell` hold every command queued behind
  *   them; `kill-server`'s reply goes down with the server;
@@ -235,6 +237,10 @@ export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): st
 }
 
 const decoder = new TextDecoder();
+/** Rejects invalid UTF-8 and keeps a leading BOM: text that the line route would carry byte for byte. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** Most stdin content a command line carries instead (as set-buffer's argument); more goes on a spawned client's stdin. */
+const LINE_LOAD_MAX = 256 * 1024;
 /** Control mode with the attach flags we use (`read-only,ignore-size,no-output`) needs tmux 3.2. */
 const CONTROL_MIN = [3, 2];
 /**
@@ -352,6 +358,44 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     }
   }
 
+  /**
+   * `load-buffer -b NAME -` (possibly followed by more commands on its line) with text content where the tmux
+   * server cannot read our files (another host): as `set-buffer -b NAME -- TEXT` on the connection, the text
+   * escaped on the command line (lib/tmux/quote.ts), instead of a spawned client carrying it on stdin — over
+   * ssh a new session on the shared connection per call. Only for content that is small, not empty, valid
+   * UTF-8 and free of NUL, so tmux stores the same bytes; undefined otherwise (the caller spawns).
+   */
+  async function loadThroughLine(
+    args: readonly TmuxArg[],
+    ro: RunOptions,
+    deadline: number,
+  ): Promise<Uint8Array | undefined> {
+    const sep = args.indexOf(COMMAND_SEPARATOR);
+    const load = sep < 0 ? args : args.slice(0, sep);
+    const bytes = ro.stdin;
+    if (!bytes || bytes.length === 0 || bytes.length > LINE_LOAD_MAX) return undefined;
+    if (load.length !== 4 || load[0] !== "load-buffer" || load[1] !== "-b" || load[3] !== "-") return undefined;
+    let text: string;
+    try {
+      text = strictUtf8.decode(bytes);
+    } catch {
+      return undefined;
+    }
+    const line = controlCommands(["set-buffer", "-b", load[2], "--", text, ...(sep < 0 ? [] : args.slice(sep))]);
+    if (line === undefined || !await controlUsable()) return undefined;
+    try {
+      return await conn.send(line, {
+        name: "load-buffer",
+        timeoutMs: ro.timeoutMs ?? defaultTimeout,
+        deadline,
+        signal: ro.signal,
+      });
+    } catch (e) {
+      if (e instanceof ConnectionUnavailable) return undefined;
+      throw e;
+    }
+  }
+
   async function socketDirCheck(args: readonly TmuxArg[]) {
     // tmux 3.3a exits 0 from new-session when it cannot create the socket.
     const path = launcher.socket.socketPath;
@@ -386,7 +430,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     each = false,
   ): Promise<Uint8Array | Uint8Array[]> {
     if (ro.stdin && !each) {
-      const loaded = await loadThroughFile(args, ro, deadline);
+      const loaded = await loadThroughFile(args, ro, deadline) ?? await loadThroughLine(args, ro, deadline);
       if (loaded) return loaded;
     }
     const line = controlCommands(args, ro);
