@@ -165,14 +165,16 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `__tmux_mcp_prev=$?`,
     // bash without HISTCONTROL=ignorespace records the typed line: remove
     // exactly that entry (checked by the script's name), nothing else.
-    `if [ -n "\${BASH_VERSION-}" ]; then`,
+    // With ignorespace (Debian's default ignoreboth) there is nothing to remove, and nothing to look at: on
+    // another host looking costs a subshell.
+    `if [ -n "\${BASH_VERSION-}" ]; then case ":\${HISTCONTROL-}:" in *:ignorespace:* | *:ignoreboth:*) ;; *)`,
     `  __tmux_mcp_h=; ${lastEntry}`,
     `  case "$__tmux_mcp_h" in *${q(name)}*)`,
     `    __tmux_mcp_h="\${__tmux_mcp_h#"\${__tmux_mcp_h%%[! ]*}"}"`,
     `    history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null ;;`,
     `  esac`,
-    `  unset __tmux_mcp_h`,
-    `fi`,
+    `  unset __tmux_mcp_h ;;`,
+    `esac; fi`,
     `if ${armedAtStart}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
     // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0.
     `case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; *) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" ;; esac`,
