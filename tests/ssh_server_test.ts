@@ -5,11 +5,13 @@
  * one login for many calls, the failure classes, sshd stopped and started.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, type McpFixture, textOf } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, textOf } from "./helpers.ts";
 import { cleanShellPane, NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { quietHome, waitUntil } from "./pane_helpers.ts";
 import { remotePath } from "../lib/policy/files.ts";
 import { typedLine } from "../lib/exec/shell.ts";
+import { bufferScripts } from "../lib/exec/runtime.ts";
+import { createTmuxEngine } from "../lib/tmux/engine.ts";
 
 /** sshd + remote tmux + an MCP server with `--ssh`, torn down together. */
 async function withRemote(
@@ -286,7 +288,9 @@ Deno.test("ssh server: a remote run given up on at any point never leaves its sh
     type Run = { exit_code: number | null; output: string; timed_out: boolean };
     // Bounds that end the call before the shell starts (it reads the script with a tmux client of its own), while
     // it waits at its start marker (which no longer checks the armed flag), or while the command runs.
-    for (const [i, timeout_ms] of [0, 1, 3, 10, 30, 100, 300].entries()) {
+    // Around 200 ms the bound ends near the end marker: the shell's end wait (which takes the armed flag) and
+    // the server's deletion of the flag race, and whichever came first must decide.
+    for (const [i, timeout_ms] of [0, 1, 3, 10, 30, 100, 190, 200, 205, 210, 220, 250, 300].entries()) {
       const r = await mcp.call("run-command", { target: pane, command: `sleep 0.2; echo given-up-${i}`, timeout_ms });
       const said = r.isError ? textOf(r) : JSON.stringify(r.structuredContent);
       assert(r.isError || (r.structuredContent as Run).timed_out || (r.structuredContent as Run).exit_code === 0, said);
@@ -304,6 +308,47 @@ Deno.test("ssh server: a remote run given up on at any point never leaves its sh
       return names.every((n) => !n.startsWith("tmux-mcp-")) || undefined;
     }, 20_000);
   });
+});
+
+Deno.test("run scripts in buffers: the shell's end wait and the server's give-up take the armed flag, the first decides", async () => {
+  // The primitive the --ssh end handshake rests on, against a real tmux (no ssh needed): a client's
+  // `delete-buffer FLAG ; wait-for CH` stops at a failed delete, and each side learns who deleted the flag.
+  const tmux = await startTmux("bufscripts");
+  const engine = createTmuxEngine({ bin: "tmux", socketName: tmux.socketName, maxConcurrency: 4, controlMode: true });
+  try {
+    const scripts = bufferScripts(engine);
+    const shellEndWait = (flag: string, channel: string) =>
+      new Deno.Command("tmux", {
+        args: ["-L", tmux.socketName, "delete-buffer", "-b", flag, ";", "wait-for", channel],
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+    const arm = async (id: string) => {
+      const files = await scripts.files(id);
+      await scripts.arm(files);
+      await engine.run(scripts.write(files, "true\n").slice(0, -1));
+      return files;
+    };
+    // The server first: the flag was still there, so the shell's client fails at once and never waits.
+    const a = await arm("a");
+    assertEquals(await scripts.take!(a.armed), true);
+    assertEquals((await shellEndWait(a.armed, "tmux-mcp-a-e").status).success, false);
+    // The shell first: its client took the flag and waits; the server learns it and releases it.
+    const b = await arm("b");
+    const waiting = shellEndWait(b.armed, "tmux-mcp-b-e");
+    await waitUntil("the shell's client to take the flag", async () => {
+      const names = (await tmux.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n");
+      return !names.includes(b.armed) || undefined;
+    }, 20_000);
+    assertEquals(await scripts.take!(b.armed), false);
+    await engine.run(["wait-for", "-S", "tmux-mcp-b-e"]);
+    assertEquals((await waiting.status).success, true);
+    await scripts.close();
+    assertEquals((await tmux.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "");
+  } finally {
+    await engine.close();
+    await tmux.kill();
+  }
 });
 
 Deno.test("ssh server: load/save-buffer use the tmux host's files unless local_file; pty-* run there by default", async () => {

@@ -114,6 +114,11 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
     end: undefined,
   };
   let abandoned = false;
+  /**
+   * With --ssh, once the run is given up on: whether the shell waits (or will) at its end. Its end wait
+   * consumes the armed flag in the same tmux client as the wait, so of its removal and ours the first decides.
+   */
+  let endWaits: Promise<boolean> | undefined;
   let stopWatch = () => {};
   let timer: ReturnType<typeof setInterval> | undefined;
   // Output after the end release is the shell drawing its prompt.
@@ -186,6 +191,7 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
       const s = state[which];
       if (!s || !s.waits || s.released) return;
       s.released = true;
+      if (which === "end" && endWaits && !await endWaits) return;
       const t0 = performance.now();
       const watch = which === "end"
         ? { at: 0, seen: Promise.withResolvers<void>(), waitMs: PROMPT_WAIT_MS }
@@ -217,6 +223,7 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
     abandon() {
       if (abandoned) return;
       abandoned = true;
+      endWaits = rt.scripts.take?.(files.armed).then((ours) => !ours);
       void removeFiles();
       // A shell that already waits is released now; later handshakes find
       // the run disarmed and do not wait.

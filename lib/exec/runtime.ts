@@ -59,6 +59,12 @@ export interface RunScripts {
   write(files: RunFiles, script: string): TmuxArg[];
   /** Removes a script or armed flag (disarms); never throws. */
   remove(name: string): Promise<void>;
+  /**
+   * Buffers only, where the shell's end wait consumes the armed flag (lib/exec/shell.ts): removes the flag,
+   * resolving true when this removed it (the shell will not wait at its end) and false when it was gone
+   * (the shell took it: it waits, or will). Never throws.
+   */
+  take?(armed: string): Promise<boolean>;
   /** Removes everything left (the server's exit). */
   close(): Promise<void>;
 }
@@ -131,7 +137,7 @@ function fileScripts(): RunScripts {
 }
 
 /** Run scripts and armed flags as buffers of the (remote) tmux server; names are ours, never a model's. */
-function bufferScripts(tmux: TmuxExecutor): RunScripts {
+export function bufferScripts(tmux: TmuxExecutor): RunScripts {
   const live = new Set<string>();
   const remove = async (name: string) => {
     if (!live.delete(name)) return;
@@ -156,6 +162,17 @@ function bufferScripts(tmux: TmuxExecutor): RunScripts {
     },
     wake: () => Promise.resolve(),
     remove,
+    async take(name) {
+      live.delete(name);
+      try {
+        await tmux.run(["delete-buffer", "-b", name], { timeoutMs: 5000 });
+        return true;
+      } catch {
+        // "no buffer": the shell took it. Any other failure (the connection gone) says the same: releasing a
+        // shell that does not wait leaves one signal on the remote server, never a shell waiting.
+        return false;
+      }
+    },
     async close() {
       await Promise.all([...live].map(remove));
     },

@@ -35,12 +35,18 @@
  * `pane_current_command` reports) stays the shell throughout. The shell only waits while the run's "armed"
  * file exists: a run the server gave up on (timeout, cancellation), and
  * every run once the server has exited (its directory is removed), never
- * blocks a shell, and no channel is ever left signalled but unconsumed.
- * With --ssh each check is a tmux client started on the remote host, so
- * the start skips it: the script was read from its buffer a moment before,
- * and the server deletes the script with the flag; a run given up on in
- * between is released at its start marker (its watch goes on) or at the
- * server's exit, like any marker not seen yet.
+ * blocks a shell. A channel is signalled only for a shell that waits, or may
+ * still wait, on it: at the server's exit (or a lost connection) one may be
+ * left signalled, which tmux keeps until the server ends.
+ * With --ssh the flag is a buffer and each check a tmux client started on
+ * the remote host, so the start skips it (the script was read from its
+ * buffer a moment before, and the server deletes the script with the flag; a
+ * run given up on in between is released at its start marker, its watch
+ * going on, or at the server's exit), and the end's wait checks it in its own
+ * client: `delete-buffer` of the flag, then `wait-for` (tmux stops a client's
+ * commands at the first that fails). The shell thus consumes the flag, so
+ * when the server gives a run up and deletes the flag itself, whichever
+ * deletion came first tells whether the shell waits at its end.
  *
  * History: the typed line starts with a space. fish never records such
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
@@ -126,19 +132,22 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       p.fifoPath
         ? `test -p ${q(p.fifoPath)}; and read -l __tmux_mcp_w <${q(p.fifoPath)} 2>/dev/null`
         : `true (${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)`;
-    const armed = p.inBuffers
-      ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
-      : `test -e ${q(p.armedPath)}`;
-    const armedAtStart = p.inBuffers ? "true" : armed;
+    const armed = `test -e ${q(p.armedPath)}`;
+    const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
     return [
       // $status of the previous command, restored right before the command.
       `set -l __tmux_mcp_prev $status`,
-      `if ${armedAtStart}; printf '${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${osc}s;f\\007'; end`,
+      p.inBuffers
+        ? `printf '${osc}s;w\\007'; ${wait(ch.start)}`
+        : `if ${armed}; printf '${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${osc}s;f\\007'; end`,
       `if test $__tmux_mcp_prev -ne 0; /bin/sh -c "exit $__tmux_mcp_prev"; end`,
       `eval ${q(p.command)}`,
       `set -l __tmux_mcp_status $status`,
-      `if ${armed}; printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ${wait(ch.end)}; ` +
-      `else; printf '${osc}e;%d;f\\007' $__tmux_mcp_status; end`,
+      p.inBuffers
+        ? `printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ` +
+          `true (${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)`
+        : `if ${armed}; printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ${wait(ch.end)}; ` +
+          `else; printf '${osc}e;%d;f\\007' $__tmux_mcp_status; end`,
       `return $__tmux_mcp_status 2>/dev/null`,
       "",
     ].join("\n");
@@ -148,10 +157,8 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     p.fifoPath
       ? `{ read -r __tmux_mcp_w; } 2>/dev/null <${q(p.fifoPath)}; unset __tmux_mcp_w`
       : `: "$(${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)"`;
-  const armed = p.inBuffers
-    ? `${q(p.tmuxBin)} -S ${q(p.socketPath)} show-buffer -b ${q(p.armedPath)} >/dev/null 2>&1`
-    : `[ -e ${q(p.armedPath)} ]`;
-  const armedAtStart = p.inBuffers ? ":" : armed;
+  const armed = `[ -e ${q(p.armedPath)} ]`;
+  const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
   const name = p.scriptPath.split("/").pop()!;
   // The last history entry, without a subshell where the script is a file: bash has read all of a file it
   // sources before running it, so the file can take the line (`>|`: also with noclobber) and `read` gets it back.
@@ -175,13 +182,18 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `  esac`,
     `  unset __tmux_mcp_h ;;`,
     `esac; fi`,
-    `if ${armedAtStart}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
+    p.inBuffers
+      ? `printf '${osc}s;w\\007'; ${wait(ch.start)}`
+      : `if ${armed}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
     // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0.
     `case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; *) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" ;; esac`,
     `eval ${q(p.command)}`,
     `__tmux_mcp_status=$?`,
-    `if ${armed}; then printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
-    `else printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
+    p.inBuffers
+      ? `printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
+        `: "$(${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)"`
+      : `if ${armed}; then printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
+        `else printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
     // Leave $? as the command left it, without leaving our variable behind. Run by `eval` (from a
     // buffer) there is nothing to return from: a subshell's exit sets $? instead.
     p.inBuffers
