@@ -237,6 +237,12 @@ export function controlLine(args: readonly TmuxArg[], opts: RunOptions = {}): st
 }
 
 const decoder = new TextDecoder();
+/** A line's `load-buffer …` command, and the commands after it (from their separator on). */
+function splitLoad(args: readonly TmuxArg[]): { load: readonly TmuxArg[]; rest: readonly TmuxArg[] } {
+  const sep = args.indexOf(COMMAND_SEPARATOR);
+  return sep < 0 ? { load: args, rest: [] } : { load: args.slice(0, sep), rest: args.slice(sep) };
+}
+
 /** Rejects invalid UTF-8 and keeps a leading BOM: text that the line route would carry byte for byte. */
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /** Most stdin content a command line carries instead (as set-buffer's argument); more goes on a spawned client's stdin. */
@@ -329,25 +335,18 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     ro: RunOptions,
     deadline: number,
   ): Promise<Uint8Array | undefined> {
-    const sep = args.indexOf(COMMAND_SEPARATOR);
-    const load = sep < 0 ? args : args.slice(0, sep);
+    const { load, rest } = splitLoad(args);
     if (!ro.stdin || !stdinByFile || load[0] !== "load-buffer" || load.at(-1) !== "-") return undefined;
     if (!await controlUsable()) return undefined;
     stdinDir ??= Deno.makeTempDir({ prefix: `tmux-mcp-${Deno.pid}-stdin-` });
     const path = `${await stdinDir}/${stdinCount++}`;
     // Every command of the line must be one control mode runs as a spawned client would (controlCommands checks).
-    const line = controlCommands([...load.slice(0, -1), formatLiteral(path), ...(sep < 0 ? [] : args.slice(sep))]);
+    const line = controlCommands([...load.slice(0, -1), formatLiteral(path), ...rest]);
     if (line === undefined) return undefined;
     await Deno.writeFile(path, ro.stdin, { mode: 0o600 });
     try {
-      return await conn.send(line, {
-        name: "load-buffer",
-        timeoutMs: ro.timeoutMs ?? defaultTimeout,
-        deadline,
-        signal: ro.signal,
-      });
+      return await sendLoad(line, ro, deadline);
     } catch (e) {
-      if (e instanceof ConnectionUnavailable) return undefined;
       if (e instanceof TmuxError && e.kind === "failed" && /No such file|Permission denied/i.test(e.message)) {
         stdinByFile = false;
         return undefined;
@@ -370,8 +369,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     ro: RunOptions,
     deadline: number,
   ): Promise<Uint8Array | undefined> {
-    const sep = args.indexOf(COMMAND_SEPARATOR);
-    const load = sep < 0 ? args : args.slice(0, sep);
+    const { load, rest } = splitLoad(args);
     const bytes = ro.stdin;
     if (!bytes || bytes.length === 0 || bytes.length > LINE_LOAD_MAX) return undefined;
     if (load.length !== 4 || load[0] !== "load-buffer" || load[1] !== "-b" || load[3] !== "-") return undefined;
@@ -381,8 +379,13 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     } catch {
       return undefined;
     }
-    const line = controlCommands(["set-buffer", "-b", load[2], "--", text, ...(sep < 0 ? [] : args.slice(sep))]);
+    const line = controlCommands(["set-buffer", "-b", load[2], "--", text, ...rest]);
     if (line === undefined || !await controlUsable()) return undefined;
+    return await sendLoad(line, ro, deadline);
+  }
+
+  /** A load's line on the connection: its output, or undefined when the connection cannot carry it now. */
+  async function sendLoad(line: LineCommand[], ro: RunOptions, deadline: number): Promise<Uint8Array | undefined> {
     try {
       return await conn.send(line, {
         name: "load-buffer",
