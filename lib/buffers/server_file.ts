@@ -12,9 +12,8 @@
  * `close`), one fresh name per read, and are deleted as soon as they are
  * read. When the route cannot work here (no session to attach to yet, a
  * tmux server that cannot write our directory or sees another file system),
- * `read` answers undefined and
- * the caller uses `show-buffer`; a route that turned out not to work at all
- * is not tried again.
+ * `read` answers undefined and the caller uses `show-buffer`; a route that
+ * turned out not to work at all is not tried again.
  *
  * @example
  * ```ts

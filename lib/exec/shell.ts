@@ -128,12 +128,12 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const osc = `\\033]${MARKER_OSC};${p.nonce};`;
   if (flavor === "fish") {
     const q = quoteFish;
+    const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
     const wait = (channel: string) =>
       p.fifoPath
         ? `test -p ${q(p.fifoPath)}; and read -l __tmux_mcp_w <${q(p.fifoPath)} 2>/dev/null`
-        : `true (${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)`;
+        : `true (${tmux} wait-for ${q(channel)} 2>/dev/null)`;
     const armed = `test -e ${q(p.armedPath)}`;
-    const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
     return [
       // $status of the previous command, restored right before the command.
       `set -l __tmux_mcp_prev $status`,
@@ -153,12 +153,12 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     ].join("\n");
   }
   const q = shQuote;
+  const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
   const wait = (channel: string) =>
     p.fifoPath
       ? `{ read -r __tmux_mcp_w; } 2>/dev/null <${q(p.fifoPath)}; unset __tmux_mcp_w`
-      : `: "$(${q(p.tmuxBin)} -S ${q(p.socketPath)} wait-for ${q(channel)} 2>/dev/null)"`;
+      : `: "$(${tmux} wait-for ${q(channel)} 2>/dev/null)"`;
   const armed = `[ -e ${q(p.armedPath)} ]`;
-  const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
   const name = p.scriptPath.split("/").pop()!;
   // The last history entry, without a subshell where the script is a file: bash has read all of a file it
   // sources before running it, so the file can take the line (`>|`: also with noclobber) and `read` gets it back.
