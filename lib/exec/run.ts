@@ -32,7 +32,7 @@ import { UserError } from "../errors.ts";
 import { readCursor, readSince, type SinceRead } from "./grid.ts";
 import { trackRun } from "./handshake.ts";
 import { inspection, inspectPane, observePane, watchLost } from "./observe.ts";
-import type { ExecRuntime } from "./runtime.ts";
+import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
@@ -96,9 +96,9 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
   let tail: Promise<void> | undefined;
   try {
     // A command an earlier call gave up on may still run here: let it finish first.
-    const earlier = [...rt.runs].filter((r) => r.paneId === paneId && r.abandoned() && r.started());
-    if (earlier.length > 0) {
-      const w = await waitFor(Promise.all(earlier.map((r) => r.settled)), {
+    const startedEarlier = () => [...rt.runs].filter((r) => r.paneId === paneId && r.abandoned() && r.started());
+    const waitForEarlier = async (runs: TrackedRun[]) => {
+      const w = await waitFor(Promise.all(runs.map((r) => r.settled)), {
         ctx,
         started,
         timeoutMs: req.timeoutMs,
@@ -111,16 +111,29 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
             `run-command with a longer timeout_ms), or interrupt it with send-keys C-c, then retry`,
         );
       }
-    }
+    };
+    const earlier = startedEarlier();
+    if (earlier.length > 0) await waitForEarlier(earlier);
     // Types only at a prompt it has seen: refuses a pane waiting for an
     // answer, waits (until the deadline) for a shell still starting.
-    info = await awaitPrompt(tmux, paneId, {
-      deadline: started + req.timeoutMs,
-      timeoutMs: req.timeoutMs,
-      signal: ctx.signal,
-      first: waited || earlier.length > 0 ? undefined : info,
-      localTerminal: tmux.remote === undefined,
-    });
+    const atPrompt = (first: typeof info | undefined) =>
+      awaitPrompt(tmux, paneId, {
+        deadline: started + req.timeoutMs,
+        timeoutMs: req.timeoutMs,
+        signal: ctx.signal,
+        first,
+        localTerminal: tmux.remote === undefined,
+      });
+    try {
+      info = await atPrompt(waited || earlier.length > 0 ? undefined : info);
+    } catch (e) {
+      // A run given up on before its start marker starts after all when its shell had read the script first: the
+      // program found running is then ours. Wait for it as for any earlier run, then look again.
+      const late = startedEarlier().filter((r) => !earlier.includes(r));
+      if (!(e instanceof UserError) || late.length === 0) throw e;
+      await waitForEarlier(late);
+      info = await atPrompt(undefined);
+    }
     const ids = resolvedOf(info.pane, defaulted);
     return await runLocked(ctx, rt, req, info, ids, started, (t) => tail = t);
   } finally {
