@@ -294,6 +294,13 @@ Deno.test("ssh server: a remote run given up on at any point never leaves its sh
       const r = await mcp.call("run-command", { target: pane, command: `sleep 0.2; echo given-up-${i}`, timeout_ms });
       const said = r.isError ? textOf(r) : JSON.stringify(r.structuredContent);
       assert(r.isError || (r.structuredContent as Run).timed_out || (r.structuredContent as Run).exit_code === 0, said);
+      // The given-up command may still run (its shell read the script before the server gave it up), and
+      // run-command rightly refuses a pane running a program: wait for bash in front. A shell left waiting in a
+      // handshake shows bash too, and then the next run fails.
+      await waitUntil("bash in front of the pane", async () => {
+        const cmd = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim();
+        return cmd === "bash" || undefined;
+      }, 30_000);
       // The next run waits for the one given up on, then runs: its shell was released wherever it stood.
       const next = await mcp.ok<Run>("run-command", { target: pane, command: `echo next-${i}`, timeout_ms: 60_000 });
       assertEquals([next.exit_code, next.output], [0, `next-${i}`], said);
