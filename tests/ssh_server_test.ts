@@ -5,7 +5,7 @@
  * one login for many calls, the failure classes, sshd stopped and started.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, type McpFixture, startTmux } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, textOf } from "./helpers.ts";
 import { cleanShellPane, NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { quietHome, waitUntil } from "./pane_helpers.ts";
 import { remotePath } from "../lib/policy/files.ts";
@@ -279,6 +279,41 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
       n.startsWith("tmux-mcp-")
     );
     assertEquals(left, []);
+  });
+});
+
+Deno.test("ssh server: a remote run given up on at any point never leaves its shell waiting", async () => {
+  await withRemote(async (mcp, fx) => {
+    const pane = await cleanShellPane(fx, "bash", "bash --norc --noprofile", fx.dir);
+    type Run = { exit_code: number | null; output: string; timed_out: boolean };
+    // Bounds that end the call before the shell starts (it reads the script with a tmux client of its own), while
+    // it waits at its start marker (which no longer checks the armed flag), or while the command runs.
+    // Around 200 ms the bound ends near the end marker: the shell's end wait (which takes the armed flag) and
+    // the server's deletion of the flag race, and whichever came first must decide.
+    for (const [i, timeout_ms] of [0, 1, 3, 10, 30, 100, 190, 200, 205, 210, 220, 250, 300].entries()) {
+      const r = await mcp.call("run-command", { target: pane, command: `sleep 0.2; echo given-up-${i}`, timeout_ms });
+      const said = r.isError ? textOf(r) : JSON.stringify(r.structuredContent);
+      assert(r.isError || (r.structuredContent as Run).timed_out || (r.structuredContent as Run).exit_code === 0, said);
+      // The next run, sent at once, waits for the one given up on (whose command may still run: its shell read
+      // the script before the server gave it up), then runs: that shell was released wherever it stood. A shell
+      // left waiting in a handshake would fail it.
+      const next = await mcp.ok<Run>("run-command", { target: pane, command: `echo next-${i}`, timeout_ms: 60_000 });
+      assertEquals([next.exit_code, next.output], [0, `next-${i}`], said);
+    }
+    // This fixture's socket is in the command line of any tmux client its shells started. The last run's end
+    // is released after its answer, so its shell may still wait for a moment.
+    const waiting = async () =>
+      new TextDecoder().decode(
+        (await new Deno.Command("pgrep", { args: ["-af", `${fx.socketName}.* wait-for tmux-mcp-`] }).output()).stdout,
+      );
+    await waitUntil("no remote shell left in tmux wait-for", async () => await waiting() === "" || undefined, 20_000)
+      .catch(async (e) => {
+        throw new Error(`${e instanceof Error ? e.message : e}: ${await waiting()}`);
+      });
+    await waitUntil("the given-up runs' buffers deleted", async () => {
+      const names = (await fx.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n");
+      return names.every((n) => !n.startsWith("tmux-mcp-")) || undefined;
+    }, 20_000);
   });
 });
 

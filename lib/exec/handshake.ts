@@ -105,8 +105,9 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
   const scanner = new MarkerScanner(markerPrefix(nonce));
   const started = Promise.withResolvers<boolean>();
   const ended = Promise.withResolvers<RunEnd>();
-  // Where the start marker ended in the pane's stream.
+  // Where the start marker ended in the pane's stream, and how many of its bytes were fed so far.
   let startTo = 0;
+  let fed = 0;
   const settled = Promise.withResolvers<void>();
   // Per handshake: undefined = marker not seen; else whether the shell waits, and whether we released it.
   const state: Record<"start" | "end", { waits: boolean; released: boolean } | undefined> = {
@@ -123,6 +124,15 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
   let timer: ReturnType<typeof setInterval> | undefined;
   // Output after the end release is the shell drawing its prompt.
   let promptWatch: { at: number; seen: PromiseWithResolvers<void>; waitMs: number } | undefined;
+  /** Watches for the prompt from now on; `seenNow`: some of it came already. */
+  const watchPrompt = (seenNow = false) => {
+    const watch = { at: 0, seen: Promise.withResolvers<void>(), waitMs: PROMPT_WAIT_MS };
+    if (seenNow) {
+      watch.at = performance.now();
+      watch.seen.resolve();
+    }
+    return promptWatch = watch;
+  };
 
   const removeFiles = async () => {
     await rt.scripts.remove(files.armed);
@@ -155,6 +165,7 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
 
   const tracker: RunTracker = {
     feed(bytes) {
+      fed += bytes.length;
       if (promptWatch) {
         promptWatch.at = performance.now();
         promptWatch.seen.resolve();
@@ -173,7 +184,15 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
             waits: state.end.waits,
             silent: marker.from === startTo,
           });
-          if (abandoned) void tracker.release("end").then(() => tracker.promptDrawn()).finally(drop);
+          if (abandoned) {
+            // Over once its shell is back at its prompt, as a finished run's pane lock is, whether or not the
+            // shell waits here (it does not when this server took the armed flag first). Until then tmux may
+            // name the pane's start command instead of the shell, as it does whenever the terminal's foreground
+            // process group has no command line to read (around a job's start and end: tmux 3.3a format.c,
+            // format_cb_current_command), and a run that starts then is refused.
+            watchPrompt(marker.to < fed);
+            void tracker.release("end").then(() => tracker.promptDrawn()).finally(drop);
+          }
         }
       }
     },
@@ -193,10 +212,7 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
       s.released = true;
       if (which === "end" && endWaits && !await endWaits) return;
       const t0 = performance.now();
-      const watch = which === "end"
-        ? { at: 0, seen: Promise.withResolvers<void>(), waitMs: PROMPT_WAIT_MS }
-        : undefined;
-      if (watch) promptWatch = watch;
+      const watch = which === "end" ? watchPrompt() : undefined;
       if (files.fifo) await rt.scripts.wake(files.fifo);
       else if (!signalled) await signal(tmux, ch[which]);
       if (watch) watch.waitMs = Math.max(PROMPT_WAIT_MS, PROMPT_WAIT_TRIPS * (performance.now() - t0));
@@ -228,8 +244,11 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
       // A shell that already waits is released now; later handshakes find
       // the run disarmed and do not wait.
       void tracker.release("start");
-      void tracker.release("end");
-      if (state.end) return drop();
+      const endReleased = tracker.release("end");
+      if (state.end) {
+        void endReleased.then(() => tracker.promptDrawn()).finally(drop);
+        return;
+      }
       const since = performance.now();
       let atShell = 0;
       timer = setInterval(async () => {
