@@ -284,21 +284,31 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
 
 Deno.test("ssh server: a remote run given up on at any point never leaves its shell waiting", async () => {
   await withRemote(async (mcp, fx) => {
-    const pane = await cleanShellPane(fx, "bash", "bash --norc --noprofile", fx.dir);
     type Run = { exit_code: number | null; output: string; timed_out: boolean };
     // Bounds that end the call before the shell starts (it reads the script with a tmux client of its own), while
     // it waits at its start marker (which no longer checks the armed flag), or while the command runs.
     // Around 200 ms the bound ends near the end marker: the shell's end wait (which takes the armed flag) and
     // the server's deletion of the flag race, and whichever came first must decide.
-    for (const [i, timeout_ms] of [0, 1, 3, 10, 30, 100, 190, 200, 205, 210, 220, 250, 300].entries()) {
-      const r = await mcp.call("run-command", { target: pane, command: `sleep 0.2; echo given-up-${i}`, timeout_ms });
-      const said = r.isError ? textOf(r) : JSON.stringify(r.structuredContent);
-      assert(r.isError || (r.structuredContent as Run).timed_out || (r.structuredContent as Run).exit_code === 0, said);
-      // The next run, sent at once, waits for the one given up on (whose command may still run: its shell read
-      // the script before the server gave it up), then runs: that shell was released wherever it stood. A shell
-      // left waiting in a handshake would fail it.
-      const next = await mcp.ok<Run>("run-command", { target: pane, command: `echo next-${i}`, timeout_ms: 60_000 });
-      assertEquals([next.exit_code, next.output], [0, `next-${i}`], said);
+    // Each shell's end wait is its own command substitution (fish: `true (…)`).
+    const shells = { bash: "bash --norc --noprofile", zsh: "zsh -f", fish: "fish --no-config" };
+    for (const [shell, argv] of Object.entries(shells)) {
+      const pane = await cleanShellPane(fx, shell, argv, fx.dir);
+      for (const [i, timeout_ms] of [0, 1, 3, 10, 30, 100, 190, 200, 205, 210, 220, 250, 300].entries()) {
+        const r = await mcp.call("run-command", { target: pane, command: `sleep 0.2; echo given-up-${i}`, timeout_ms });
+        const said = `${shell}: ${r.isError ? textOf(r) : JSON.stringify(r.structuredContent)}`;
+        assert(
+          r.isError || (r.structuredContent as Run).timed_out || (r.structuredContent as Run).exit_code === 0,
+          said,
+        );
+        // The next run, sent at once, waits for the one given up on (whose command may still run: its shell read
+        // the script before the server gave it up), then runs: that shell was released wherever it stood. A shell
+        // left waiting in a handshake would fail it.
+        const next = await mcp.ok<Run>("run-command", { target: pane, command: `echo next-${i}`, timeout_ms: 60_000 })
+          .catch((e) => {
+            throw new Error(`after ${said} (timeout_ms ${timeout_ms}): ${e instanceof Error ? e.message : e}`);
+          });
+        assertEquals([next.exit_code, next.output], [0, `next-${i}`], said);
+      }
     }
     // This fixture's socket is in the command line of any tmux client its shells started. The last run's end
     // is released after its answer, so its shell may still wait for a moment.
