@@ -69,14 +69,17 @@ function asLegacyShaped(client: ModernClient): Client {
 export const ROOT = new URL("../", import.meta.url).pathname;
 
 /**
- * The `start` task's flags between `deno run` and `main.ts` (its permission set), so tests run the server exactly
- * as users do; with this checkout's deno.json named, as the task finds it, since some tests run scripts elsewhere.
+ * The `start` task's flags between `deno run` and `main.ts` (its permission set, how modules load) in the checkout at
+ * `root` (ending with "/"), with its deno.json named, as the task finds it, since some tests run scripts elsewhere.
  */
-export const START_PERMISSIONS: string[] = (() => {
-  const cfg = JSON.parse(Deno.readTextFileSync(ROOT + "deno.json"));
+export function startFlags(root: string): string[] {
+  const cfg = JSON.parse(Deno.readTextFileSync(root + "deno.json"));
   const words = (cfg.tasks.start as string).split(/\s+/);
-  return ["--config", ROOT + "deno.json", ...words.slice(words.indexOf("run") + 1, words.indexOf("main.ts"))];
-})();
+  return ["--config", root + "deno.json", ...words.slice(words.indexOf("run") + 1, words.indexOf("main.ts"))];
+}
+
+/** This checkout's {@linkcode startFlags}, so tests run the server exactly as users do. */
+export const START_PERMISSIONS: string[] = startFlags(ROOT);
 
 let counter = 0;
 const socketNames: string[] = [];

@@ -17,10 +17,10 @@
  * declares nothing; `both` runs each.
  *
  * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR] [--era legacy|modern|both]
- * [--client plain|eliciting|both] [--mode on|off|both] [--lazy] [--peer DIR]` (`--before` starts are 2025-era
- * only when the earlier version has no 2026 era; `--lazy` runs both versions with
- * `--unstable-lazy-dynamic-imports`: without it `deno run` builds the module graph of every statically written
- * dynamic import at start, the SDK's and every tool's among them).
+ * [--client plain|eliciting|both] [--mode on|off|both] [--peer DIR]` (`--before` starts are 2025-era
+ * only when the earlier version has no 2026 era). Each version starts with its own `start` task's flags (since
+ * 2026-11-28 they hold `--unstable-lazy-dynamic-imports`, without which `deno run` builds the module graph of every
+ * dynamic import written as a literal at start, the SDK's and every tool's among them).
  *
  * @example
  * ```ts
@@ -29,7 +29,7 @@
  * console.log(t.initialize, t.toolsList, t.toolsCall);
  * ```
  */
-import { ROOT, socketPathOf, START_PERMISSIONS, startTmux } from "../helpers.ts";
+import { ROOT, socketPathOf, startFlags, startTmux } from "../helpers.ts";
 
 const enc = new TextEncoder();
 
@@ -40,11 +40,11 @@ export interface ColdStart {
   toolsCall: number;
 }
 
-/** The server's argv for a checkout (`root` ends with "/"); `denoFlags`: more flags for `deno run`. */
+/** The server's argv for a checkout (`root` ends with "/"), with its `start` task's flags; `denoFlags`: more. */
 export const serverArgv = (root: string, socketName: string, denoFlags: string[] = []): string[] => [
   Deno.execPath(),
   "run",
-  ...START_PERMISSIONS,
+  ...startFlags(root),
   ...denoFlags,
   root + "main.ts",
   "--socket-name",
@@ -167,8 +167,6 @@ if (import.meta.main) {
   const c = argv.indexOf("--client");
   const CLIENT = c >= 0 ? argv[c + 1] : "plain";
   const clients = (CLIENT === "both" ? ["plain", "eliciting"] : [CLIENT]) as ClientKind[];
-  // Deno loads the module graph of every statically written dynamic import at start unless told not to.
-  const DENO_FLAGS = argv.includes("--lazy") ? ["--unstable-lazy-dynamic-imports"] : [];
   const m = argv.indexOf("--mode");
   const modes = (m >= 0 && argv[m + 1] !== "both" ? [argv[m + 1]] : ["on", "off"]) as ("on" | "off")[];
   const pi = argv.indexOf("--peer");
@@ -208,7 +206,7 @@ if (import.meta.main) {
   const load0 = Deno.loadavg().map((x) => x.toFixed(2)).join(" ");
   const start = (r: Run) =>
     coldStart(
-      serverArgv(r.root, fx.socketName, DENO_FLAGS),
+      serverArgv(r.root, fx.socketName),
       { TMUX_MCP_CONTROL_MODE: r.mode },
       r.era,
       undefined,
