@@ -25,7 +25,7 @@
  * @example
  * ```ts
  * declare const socketName: string; // a test server's (`startTmux`)
- * const t = await coldStart(serverArgv(".", socketName), { TMUX_MCP_CONTROL_MODE: "on" });
+ * const t = await coldStart(serverArgv("./", socketName), { TMUX_MCP_CONTROL_MODE: "on" });
  * console.log(t.initialize, t.toolsList, t.toolsCall);
  * ```
  */
