@@ -81,8 +81,9 @@ const CHECK_MS = 1000;
 const UNSTARTED_DROP_MS = 60_000;
 /**
  * At least this long for the prompt after a run, or 20 tmux round trips (the
- * release's own, measured) on a machine slow enough to need more; the prompt
- * counts as drawn after this much quiet.
+ * release's own, or for a run given up on the removal of its armed flag,
+ * measured) on a machine slow enough to need more; the prompt counts as drawn
+ * after this much quiet.
  */
 const PROMPT_WAIT_MS = 250;
 const PROMPT_WAIT_TRIPS = 20;
@@ -120,6 +121,8 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
    * consumes the armed flag in the same tmux client as the wait, so of its removal and ours the first decides.
    */
   let endWaits: Promise<boolean> | undefined;
+  /** How long this server's removal of the flag took: a tmux round trip, to scale the wait for the prompt by. */
+  let takeMs = 0;
   let stopWatch = () => {};
   let timer: ReturnType<typeof setInterval> | undefined;
   // Output after the end release is the shell drawing its prompt.
@@ -210,7 +213,11 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
       const s = state[which];
       if (!s || !s.waits || s.released) return;
       s.released = true;
-      if (which === "end" && endWaits && !await endWaits) return;
+      if (which === "end" && endWaits && !await endWaits) {
+        // The shell goes on to its prompt by itself: watched for as long as after a release.
+        if (promptWatch) promptWatch.waitMs = Math.max(PROMPT_WAIT_MS, PROMPT_WAIT_TRIPS * takeMs);
+        return;
+      }
       const t0 = performance.now();
       const watch = which === "end" ? watchPrompt() : undefined;
       if (files.fifo) await rt.scripts.wake(files.fifo);
@@ -239,7 +246,11 @@ export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: 
     abandon() {
       if (abandoned) return;
       abandoned = true;
-      endWaits = rt.scripts.take?.(files.armed).then((ours) => !ours);
+      const t0 = performance.now();
+      endWaits = rt.scripts.take?.(files.armed).then((ours) => {
+        takeMs = performance.now() - t0;
+        return !ours;
+      });
       void removeFiles();
       // A shell that already waits is released now; later handshakes find
       // the run disarmed and do not wait.
