@@ -13,6 +13,7 @@ import {
   type SearchMode,
   withinLines,
 } from "../lib/search/matcher.ts";
+import { bytePattern, utf8Sequences } from "../lib/search/byte_pattern.ts";
 import { createLineCounter, createOffsetCursor, createTextCursor } from "../lib/search/offsets.ts";
 import {
   DECODE_CHUNK,
@@ -70,11 +71,16 @@ const REGEXES = [
   "[AB]+\\b",
 ];
 
-/** Independent reference: every match of a one-pass matchAll, as byte offsets. */
-function referenceMatches(text: string, query: string, mode: SearchMode, ignoreCase: boolean) {
+/**
+ * Independent reference: every match of a one-pass matchAll, as byte offsets. `boundaries`: without the matches
+ * V8 finds between the halves of a surrogate pair (an empty one after a lookbehind, e.g. `(?<!a)` in "a😀"), which
+ * a search of the byte string, where every position it may match at is a character boundary, does not report.
+ */
+function referenceMatches(text: string, query: string, mode: SearchMode, ignoreCase: boolean, boundaries = false) {
   const src = mode === "literal" ? query.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&") : query;
   const re = new RegExp(src, "g" + (ignoreCase ? "iu" : "u"));
-  return [...text.matchAll(re)].map((m) => {
+  const inPair = (i: number) => /[\uDC00-\uDFFF]/.test(text[i] ?? "") && /[\uD800-\uDBFF]/.test(text[i - 1] ?? "");
+  return [...text.matchAll(re)].filter((m) => !boundaries || !inPair(m.index)).map((m) => {
     const start = byteLen(text.slice(0, m.index));
     return { offset_bytes: start, match_len: byteLen(m[0]), line: text.slice(0, m.index).split("\n").length };
   });
@@ -101,8 +107,10 @@ async function searchAll(
   ignoreCase: boolean,
   page: { maxMatches: number; maxScanBytes: number },
   probeSpan?: number,
+  /** Search regexes as their byte patterns, as the search worker does. */
+  bytes = false,
 ) {
-  const matcher = compileMatcher(query, mode, ignoreCase, probeSpan);
+  const matcher = compileMatcher(query, mode, ignoreCase, { probeSpan, bytePattern: bytes ? bytePattern : undefined });
   // A copy per read: the search takes over (and may release) the arrays it is handed.
   const read = (n: string) => Promise.resolve(store.get(n)!.slice());
   let targets: SearchTarget[] = [...store.keys()].map((name) => ({ name }));
@@ -334,12 +342,175 @@ Deno.test("similarity: exact whole word 1, inside a longer word less, case-only 
 
 Deno.test("regex matches come out as one matchAll pass gives them, empty matches included", async () => {
   await fc.assert(
-    fc.asyncProperty(textArb, fc.constantFrom(...REGEXES), fc.boolean(), async (text, query, ic) => {
-      const store = new Map([["b", enc.encode(text)]]);
-      const got = await searchAll(store, query, "regex", ic, { maxMatches: 1000, maxScanBytes: Infinity });
-      assertEquals(got, referenceMatches(text, query, "regex", ic).map((m) => ({ buffer: "b", ...m })));
+    fc.asyncProperty(
+      textArb,
+      fc.constantFrom(...REGEXES),
+      fc.boolean(),
+      fc.boolean(),
+      async (text, query, ic, bytes) => {
+        const store = new Map([["b", enc.encode(text)]]);
+        const got = await searchAll(
+          store,
+          query,
+          "regex",
+          ic,
+          { maxMatches: 1000, maxScanBytes: Infinity },
+          undefined,
+          bytes,
+        );
+        assertEquals(got, referenceMatches(text, query, "regex", ic).map((m) => ({ buffer: "b", ...m })));
+      },
+    ),
+    { numRuns: 400 },
+  );
+});
+
+/** Characters where bytes and code points part ways: every UTF-8 length, folds, JavaScript's spaces and line ends. */
+const BYTE_CHARS = [
+  "a",
+  "A",
+  "b",
+  "k",
+  "K",
+  "\u212A",
+  "s",
+  "\u017F",
+  "ß",
+  "é",
+  "É",
+  "ǅ",
+  "中",
+  "😀",
+  "\u00A0",
+  "\u2028",
+  "\uFEFF",
+  "\n",
+  "\r",
+  " ",
+  "_",
+  "1",
+  "\u0301",
+  "\u00FF",
+  "\u0100",
+  "\u07FF",
+  "\u0800",
+  "\uFFFF",
+  "\u{10000}",
+  "\u{10FFFF}",
+];
+const byteTextArb = fc.array(fc.constantFrom(...BYTE_CHARS), { maxLength: 40, size: "max" }).map((a) => a.join(""));
+
+/** Regexes built from atoms that each stress one part of the rewrite, with quantifiers, groups and lookarounds. */
+const patternArb = fc.letrec<{ pattern: string; atom: string }>((tie) => ({
+  atom: fc.oneof(
+    fc.constantFrom(
+      "a",
+      "é",
+      "É",
+      "中",
+      "😀",
+      "k",
+      "ß",
+      ".",
+      "[^]",
+      "\\s",
+      "\\S",
+      "\\w",
+      "\\W",
+      "\\d",
+      "\\D",
+      "\\b",
+      "\\B",
+      "[^a]",
+      "[^é\\n]",
+      "[a-é]",
+      "[é-中]",
+      "[\\u00A0-\\u{10000}]",
+      "[^\\u0080-\\u07FF]",
+      "\\p{L}",
+      "\\P{L}",
+      "\\p{Script=Han}",
+      "^",
+      "$",
+      "\\n",
+      "\\u{10FFFF}",
+      "\\x7F",
+    ),
+    fc.tuple(tie("pattern"), fc.constantFrom("(?:", "(", "(?=", "(?!", "(?<=", "(?<!")).map(([p, g]) => `${g}${p})`),
+  ),
+  pattern: fc.array(
+    fc.tuple(tie("atom"), fc.constantFrom("", "", "", "*", "+", "?", "*?", "+?", "{2}", "{0,2}", "{1,}?")),
+    { minLength: 1, maxLength: 4 },
+  ).chain((parts) => fc.constantFrom("", "|a", "|").map((alt) => parts.map(([a, q]) => a + q).join("") + alt)),
+})).pattern.filter((p) => {
+  try {
+    new RegExp(p, "u"); // a quantified assertion is a syntax error under u
+    return true;
+  } catch {
+    return false;
+  }
+});
+
+Deno.test("a regex rewritten for the byte string finds what it finds in the decoded text, match for match", () => {
+  fc.assert(
+    fc.property(byteTextArb, patternArb, fc.boolean(), (text, query, ic) => {
+      const source = bytePattern(query, ic);
+      if (source === undefined) return;
+      const m = compileMatcher(query, "regex", ic, { bytePattern });
+      assert(!m.needsChars, `${query} runs on the byte string`);
+      const byteString = String.fromCharCode(...enc.encode(text));
+      const re = new RegExp(source, "g");
+      const got: [number, number][] = [];
+      for (let pos = 0; pos <= byteString.length;) {
+        re.lastIndex = pos;
+        const hit = re.exec(byteString);
+        if (!hit) break;
+        got.push([hit.index, hit[0].length]);
+        pos = hit[0].length > 0 ? hit.index + hit[0].length : hit.index + 1;
+      }
+      const want = referenceMatches(text, query, "regex", ic, true).map((r) => [r.offset_bytes, r.match_len]);
+      assertEquals(got, want, `${JSON.stringify(query)} ${ic ? "iu" : "u"} on ${JSON.stringify(text)}: ${source}`);
     }),
-    { numRuns: 300 },
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("byte patterns: what is rewritten, what is not, and the UTF-8 sequences of code point ranges", () => {
+  for (const q of ["é\\s", "[^x]+", "^día$", "\\p{L}+", "(?<=中)\\b\\w"]) {
+    assert(!compileMatcher(q, "regex", true, { bytePattern }).needsChars, q);
+  }
+  // Backreferences compare text under case folding; modifier groups are beyond the parser: both decode.
+  for (const q of ["(é)\\1", "(?i:é)x"]) {
+    assertEquals(bytePattern(q, false), undefined, q);
+    assert(compileMatcher(q, "regex", false, { bytePattern }).needsChars, q);
+  }
+  // Invalid patterns are still reported by the engine that would run them.
+  let error = "";
+  try {
+    compileMatcher("é(", "regex", false, { bytePattern });
+  } catch (e) {
+    error = (e as Error).message;
+  }
+  assertMatch(error, /^invalid regex: .*fix the pattern/);
+  fc.assert(
+    fc.property(
+      fc.nat({ max: 0x10ffff }),
+      fc.nat({ max: 0x10ffff }),
+      fc.array(fc.nat({ max: 0x10ffff })),
+      (a, b, picks) => {
+        const [lo, hi] = a <= b ? [a, b] : [b, a];
+        const seqs = utf8Sequences(lo, hi);
+        for (const cp of [lo, hi, lo - 1, hi + 1, ...picks]) {
+          if (cp < 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) continue;
+          const bytes = [...enc.encode(String.fromCodePoint(cp))];
+          const holding = seqs.filter((s) =>
+            s.length === bytes.length && s.every(([l, h], i) => l <= bytes[i] && bytes[i] <= h)
+          );
+          assertEquals(holding.length, cp >= lo && cp <= hi ? 1 : 0, `U+${cp.toString(16)} in [${lo}, ${hi}]`);
+        }
+      },
+    ),
+    { numRuns: 2000 },
   );
 });
 
@@ -409,7 +580,8 @@ Deno.test("paginated results equal unpaginated results (max_matches and max_scan
       fc.integer({ min: 1, max: 6 }),
       fc.integer({ min: 1, max: 24 }),
       fc.constantFrom(undefined, 1, 2, 5),
-      async (texts, { mode, query }, ic, maxMatches, maxScanBytes, probeSpan) => {
+      fc.boolean(),
+      async (texts, { mode, query }, ic, maxMatches, maxScanBytes, probeSpan, bytes) => {
         const store = new Map(texts.map((t, i) => [`buf${i}`, enc.encode(t)]));
         const whole = await searchAll(store, query, mode, ic, { maxMatches: 100_000, maxScanBytes: Infinity });
         const paged = await searchAll(store, query, mode, ic, { maxMatches, maxScanBytes }, probeSpan);
@@ -418,6 +590,22 @@ Deno.test("paginated results equal unpaginated results (max_matches and max_scan
           referenceMatches(t, query, mode, ic).map((m) => ({ buffer: `buf${i}`, ...m }))
         );
         assertEquals(whole, expected);
+        if (!bytes || mode === "literal") return;
+        // The same search over byte patterns, whole and paged as above.
+        const onBytes = texts.flatMap((t, i) =>
+          referenceMatches(t, query, mode, ic, true).map((m) => ({ buffer: `buf${i}`, ...m }))
+        );
+        const wholeBytes = await searchAll(
+          store,
+          query,
+          mode,
+          ic,
+          { maxMatches: 100_000, maxScanBytes: Infinity },
+          undefined,
+          true,
+        );
+        assertEquals(wholeBytes, onBytes);
+        assertEquals(await searchAll(store, query, mode, ic, { maxMatches, maxScanBytes }, probeSpan, true), onBytes);
       },
     ),
     { numRuns: 600 },
@@ -457,7 +645,7 @@ Deno.test("a regex budget far from the end is probed without missing matches acr
   const subject = subjectOf(bytes, true);
   const at = byteLen(text.slice(0, text.indexOf("needle")));
   for (const span of [1, 2, 3, 7, 64]) {
-    const m = compileMatcher("ne+dle", "regex", false, span);
+    const m = compileMatcher("ne+dle", "regex", false, { probeSpan: span });
     const r = scanSubject(subject, m, {
       from: 0,
       budget: at + 1,

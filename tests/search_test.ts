@@ -86,6 +86,14 @@ Deno.test("offsets count UTF-8 bytes with multi-byte text before and inside matc
         ["ÉRROR", "literal", /érror/giu],
         ["\\p{Script=Han}+", "regex", /\p{Script=Han}+/gu],
         ["[^\\x20-\\x7e\\n]", "regex", /[^\x20-\x7e\n]/gu],
+        // Regexes searched on the buffer's bytes (rewritten in the search worker), across lines and with case folding.
+        ["ÉCHOUÉ\\s+—", "regex", /ÉCHOUÉ\s+—/giu],
+        ["🙂\\s+\\S", "regex", /🙂\s+\S/gu],
+        ["^日.|é$", "regex", /^日.|é$/gu],
+        ["(?<=ç)A\\b", "regex", /(?<=ç)A\b/giu],
+        ["\\S*?(?=🙂)", "regex", /\S*?(?=🙂)/gu],
+        ["[^]{3}", "regex", /[^]{3}/gu],
+        ["NAÏVE|\\bÇ", "regex", /NAÏVE|\bÇ/giu],
       ] as const
     ) {
       const r = await mcp.ok<Result>("search-buffer", {

@@ -17,7 +17,10 @@
  * it becomes a flagless pattern over bytes (`[eE][rR]…`, the two signs as
  * their UTF-8 bytes) with the same matches.
  * So is a case-sensitive regex whose matches are ASCII and never empty (see
- * {@linkcode searchableAsBytes}): most log searches, with no decoding.
+ * {@linkcode searchableAsBytes}): most log searches, with no decoding. Any
+ * other regex is too when the caller passes a `bytePattern` rewriter (the
+ * search worker does: `lib/search/byte_pattern.ts`) and it can rewrite it;
+ * only the rest needs the decoded text.
  * Literal queries (either case) only look at the characters they match, so
  * they are searched in a view that ends just past `limit`. A regex can look
  * arbitrarily far ahead, so it always runs on the whole text; to keep it from
@@ -72,6 +75,18 @@ export interface Matcher {
    * characters whose case differs from the query; for a regex 1 otherwise.
    */
   caseDistance(text: string, span: Span): number;
+}
+
+/** How {@linkcode compileMatcher} may search. */
+export interface MatcherOptions {
+  /** Start positions a regex probe covers per call (tests shrink it to walk the probe across many spans). */
+  probeSpan?: number;
+  /**
+   * Rewrites a regex for the byte string of UTF-8 content (`lib/search/byte_pattern.ts`); undefined when it
+   * cannot. Given, a regex that would need the decoded text of non-ASCII content searches its byte string
+   * instead. Passed in by the search worker, so the parser loads there and not with every tool.
+   */
+  bytePattern?: (source: string, ignoreCase: boolean) => string | undefined;
 }
 
 /** Start positions a regex probe covers per call; bounds V8's backtrack stack (32 Mi overflows it). */
@@ -163,9 +178,9 @@ export function compileMatcher(
   query: string,
   mode: SearchMode,
   ignoreCase: boolean,
-  /** Tests shrink this to walk the probe across many spans. */
-  probeSpan = PROBE_SPAN,
+  options: MatcherOptions = {},
 ): Matcher {
+  const { probeSpan = PROBE_SPAN, bytePattern } = options;
   if (!query.isWellFormed()) {
     throw new UserError("query holds a lone surrogate (half of a UTF-16 pair): pass whole characters");
   }
@@ -214,15 +229,22 @@ export function compileMatcher(
     };
   }
 
-  const global = compile(query, "g" + flags);
-  const sticky = compile(query, "y" + flags);
+  // A case-sensitive pattern that matches only ASCII runs on the byte string, like a literal: no decoding.
+  // Any other runs there as its byte pattern, when the caller can make one.
+  const asIs = !ignoreCase && searchableAsBytes(query);
+  const bytes = asIs ? undefined : bytePattern?.(query, ignoreCase);
+  const exactBytes = bytes !== undefined && ignoreCase ? bytePattern?.(query, false) : undefined;
+  const onBytes = bytes !== undefined && (!ignoreCase || exactBytes !== undefined);
+  const needsChars = !asIs && !onBytes;
+  if (onBytes) compile(query, flags); // the engine that runs the original has the last word on its syntax
+  const [source, reFlags] = onBytes ? [bytes!, ""] : [query, flags];
+  const global = compile(source, "g" + reFlags);
+  const sticky = compile(source, "y" + reFlags);
   // Exact-case check for similarity: the same pattern without `i`.
-  const exactCase = ignoreCase ? compile(query, "yu") : undefined;
+  const exactCase = !ignoreCase ? undefined : onBytes ? compile(exactBytes!, "y") : compile(query, "yu");
   // The probe: sticky at `from`, tries R at up to probeSpan + 1 positions and
   // stops at the first where R matches; its length is the distance to that start.
-  const probe = compile(`[^]{0,${probeSpan}}?(?=${query})`, "y" + flags);
-  // A case-sensitive pattern that matches only ASCII runs on the byte string, like a literal: no decoding.
-  const needsChars = ignoreCase || !searchableAsBytes(query);
+  const probe = compile(`[^]{0,${probeSpan}}?(?=${source})`, "y" + reFlags);
   return {
     query,
     mode,

@@ -62,7 +62,7 @@ export function countMatches(
   let pos = subject.toU16(from), count = 0, span: Span | undefined;
   while ((span = find(pos))) {
     count++;
-    pos = span.end > span.start ? span.end : nextCodePoint(text, span.end);
+    pos = span.end > span.start ? span.end : afterEmpty(subject, span.end);
     // The clock is read now and then: a count of millions of short matches would feel it every time.
     if ((count & 1023) === 0 && performance.now() > deadline) {
       const at = Math.min(subject.toByte(Math.min(pos, text.length)), to);
@@ -70,6 +70,16 @@ export function countMatches(
     }
   }
   return { count, complete: stop >= to, scanned: stop - from };
+}
+
+/**
+ * Where the pass goes on after an empty match at `at`: the next character, as
+ * String.prototype.matchAll does (a byte string's next character may be
+ * several bytes on).
+ */
+function afterEmpty(subject: Subject, at: number): number {
+  if (!subject.byteIndexed || at >= subject.text.length) return nextCodePoint(subject.text, at);
+  return subject.charStartAtOrAfter(at + 1);
 }
 
 /** A match as the tools report it; offsets are buffer offsets in bytes. */
@@ -122,7 +132,7 @@ export function scanSubject(subject: Subject, matcher: Matcher, o: ScanOptions):
   while ((next = find(pos)) && matches.length < o.maxMatches) {
     matches.push(report(subject, matcher, next, lines, o));
     // An empty match moves on by one character, as String.prototype.matchAll does.
-    pos = next.end > next.start ? next.end : nextCodePoint(text, next.end);
+    pos = next.end > next.start ? next.end : afterEmpty(subject, next.end);
   }
 
   let resume: number;

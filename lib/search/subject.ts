@@ -5,9 +5,10 @@
  *
  * - bytes-backed: the UTF-8 bytes plus the string the matcher searches, for
  *   content whose searched string is byte-indexed (ASCII, or the byte string
- *   of a case-sensitive literal search). Both together cost twice the bytes.
- * - text-backed: the decoded text only, for a regex (or a non-ASCII literal
- *   with ignore_case) on non-ASCII content. Its UTF-16 string is often 1.75 times the bytes (one
+ *   a literal or a rewritten regex searches). Both together cost twice the bytes.
+ * - text-backed: the decoded text only, for a matcher that needs characters
+ *   (a non-ASCII literal with ignore_case, a regex the byte rewrite leaves
+ *   alone) on non-ASCII content. Its UTF-16 string is often 1.75 times the bytes (one
  *   character above U+00FF makes the whole string two-byte), and decoding it
  *   in one go holds a second copy while it runs: with the bytes, 4.5 times.
  *   So the bytes are decoded in pieces and released before the pieces are

@@ -1,7 +1,8 @@
 /**
  * A large buffer searched in windows of whole lines, each decoded only while
  * it is searched, for a matcher that needs the characters of non-ASCII
- * content (a regex, or a literal with ignore_case) and whose matches stay
+ * content (a non-ASCII literal with ignore_case, a regex the byte rewrite
+ * of `byte_pattern.ts` leaves alone) and whose matches stay
  * within lines ({@linkcode Matcher.lineLocal}). The whole decoded text of
  * such content is one UTF-16 string, twice the bytes as soon as one
  * character is above U+00FF, and building it needs its pieces beside it:

@@ -25,6 +25,7 @@
  */
 import { UserError } from "../errors.ts";
 import { fullCollector } from "../host/gc.ts";
+import { bytePattern } from "./byte_pattern.ts";
 import { compileMatcher, type SearchMode } from "./matcher.ts";
 import { searchBuffers, type SearchResult, type SearchTarget } from "./search.ts";
 
@@ -100,7 +101,8 @@ async function run(req: SearchRequest): Promise<void> {
   let handled = 0;
   try {
     const result = await searchBuffers(req.targets, read, {
-      matcher: compileMatcher(req.query, req.mode, req.ignoreCase),
+      // Rewritten for the byte string where it can be, so non-ASCII content is not decoded (byte_pattern.ts).
+      matcher: compileMatcher(req.query, req.mode, req.ignoreCase, { bytePattern }),
       maxMatches: req.maxMatches,
       maxScanBytes: req.maxScanBytes,
       contextBytes: req.contextBytes,

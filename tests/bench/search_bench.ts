@@ -4,7 +4,7 @@
  * show-buffer` of the same buffer to /dev/null. Targets: literal ≤ 2×, regex
  * ≤ 4× the baseline (regex searches run in the server's search worker). The
  * "engine only" group is the search on bytes already in memory (UTF-8 check,
- * decode, scan, offsets, lines), without tmux; "engine in worker" is the same
+ * byte string or decoding, scan, offsets, lines), without tmux; "engine in worker" is the same
  * through a search pool (lib/search/worker_pool.ts), including a copy of the
  * buffer per call: the engine takes over the bytes it is given (the pool
  * transfers them, a decoding search releases them), so each call gets a copy,
@@ -15,6 +15,7 @@
  * end. Peak memory is measured separately: tests/bench/search_memory.ts.
  */
 import { connect, startTmux } from "../helpers.ts";
+import { bytePattern } from "../../lib/search/byte_pattern.ts";
 import { compileMatcher } from "../../lib/search/matcher.ts";
 import { searchBuffers } from "../../lib/search/search.ts";
 import { createSearchPool } from "../../lib/search/worker_pool.ts";
@@ -62,7 +63,8 @@ for (const name of ["ascii", "mixed"] as const) {
         const copy = timeCopy ? undefined : buffers[name].slice();
         b.start();
         const r = await search([{ name }], () => Promise.resolve(copy ?? buffers[name].slice()), {
-          matcher: compileMatcher(query, mode, ignoreCase),
+          // As the worker compiles it: a regex rewritten for the byte string where it can be.
+          matcher: compileMatcher(query, mode, ignoreCase, { bytePattern }),
           maxMatches: 50,
           maxScanBytes: SIZE,
           contextBytes: 64,

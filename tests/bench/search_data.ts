@@ -33,4 +33,7 @@ export const QUERIES: Array<[label: string, query: string, mode: SearchMode, ign
   ["literal, ignore_case", "FAILED", "literal", true],
   ["regex", "ERROR code=E\\d+ needle-\\d+", "regex", false],
   ["regex, ignore_case", "error code=e\\d+", "regex", true],
+  // `\s` can match a newline: over non-ASCII content these could not be searched in windows of whole lines.
+  ["regex across lines", "ERROR\\s+code=E\\d+", "regex", false],
+  ["regex across lines, ignore_case", "error\\s+code=e\\d+", "regex", true],
 ];
