@@ -47,7 +47,7 @@
  */
 import { type CharSet, type Concatenation, type Element, JS } from "refa";
 
-/** Longest rewrite kept (characters of pattern source); `\p{L}` alone is about 16,000. */
+/** Longest rewrite kept (characters of pattern source): past it, V8 compiles a huge alternation for little gain. */
 export const MAX_BYTE_PATTERN = 200_000;
 
 /**
