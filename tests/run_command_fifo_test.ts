@@ -3,9 +3,12 @@
  * waits in its own `read`, with no tmux client started, and a server that
  * dies however it dies (SIGKILL: no exit hook) while a shell waits for it
  * leaves that shell free, because the FIFO's last writer is gone with it.
+ * A run's files are made ahead, once the run before it is over.
  */
 import { SHELLS, withShell } from "./exec_fixtures.ts";
 import { tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
+import { assert, assertEquals } from "./assert.ts";
+import type { RunResult } from "../lib/exec/run.ts";
 
 /**
  * Whether process `pid` has a file open whose path holds `part`, or any process runs `tmux -S …socket… wait-for
@@ -66,3 +69,34 @@ for (const shell of SHELLS) {
     }, { serverEnv: { TMPDIR: tmp } }).finally(() => Deno.remove(tmp, { recursive: true }));
   });
 }
+
+Deno.test("run-command: a finished run leaves only the next run's files, made ahead, which that run then types", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "tmcp-spare-" });
+  await withShell("bash", async (fx) => {
+    // The id of the only run whose files are there, when its script, armed flag and FIFO are all there.
+    const onlyRun = () => {
+      const names = [...Deno.readDirSync(tmp)].filter((e) => e.isDirectory && e.name.includes("-run-"))
+        .flatMap((d) => [...Deno.readDirSync(`${tmp}/${d.name}`)].map((e) => e.name));
+      const ids = new Set(names.map((n) => n.slice(2)));
+      const id = [...ids][0];
+      return Promise.resolve(
+        ids.size === 1 && ["a", "f", "r"].every((k) => names.includes(`${k}-${id}`)) ? id : undefined,
+      );
+    };
+    const run = (command: string) =>
+      fx.mcp.ok<RunResult>("run-command", { target: fx.pane, command, timeout_ms: 30_000 });
+    assertEquals((await run("echo one")).output, "one");
+    const spare = await waitUntil("the first run's files gone and the next run's made", onlyRun, 30_000);
+    assert(!(await fx.tmux("capture-pane", "-p", "-t", fx.pane)).includes(`r-${spare}`), "the spare is new");
+    assertEquals((await run("echo two")).output, "two");
+    // The second run typed the script made ahead; once it is over, another one waits for the third.
+    assert((await fx.tmux("capture-pane", "-p", "-t", fx.pane)).includes(`r-${spare}'`), "the spare was typed");
+    const next = await waitUntil(
+      "the second run's files gone and the third's made",
+      async () => (await onlyRun()) === spare ? undefined : await onlyRun(),
+      30_000,
+    );
+    assert(next !== spare);
+    assertEquals((await run("echo three")).output, "three");
+  }, { serverEnv: { TMPDIR: tmp } }).finally(() => Deno.remove(tmp, { recursive: true }));
+});

@@ -24,7 +24,8 @@
  * ```
  */
 import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
-import { getPane, type PaneInfo } from "../tmux/panes.ts";
+import { getPane, paneFacts, type PaneInfo } from "../tmux/panes.ts";
+import type { Row } from "../tmux/rows.ts";
 import { joinedSpans } from "../tmux/capture.ts";
 import { columns, dropColumns, fingerprint, tail, takeColumns } from "./text.ts";
 
@@ -89,7 +90,10 @@ const decoder = new TextDecoder();
 const MAX_ATTEMPTS = 4;
 
 /** The position of the cursor, from rows that include the cursor row and the row above it. */
-function cursorPosition(pane: PaneInfo, rowAt: (abs: number) => string | undefined): Position {
+function cursorPosition(
+  pane: Pick<PaneInfo, "cursor_x" | "cursor_y" | "history_size">,
+  rowAt: (abs: number) => string | undefined,
+): Position {
   const row = pane.history_size + pane.cursor_y;
   return {
     row,
@@ -245,20 +249,27 @@ export async function readScreen(
   return { pane, defaulted, ...laid, next: cursorPosition(pane, (abs) => raw[abs - start]) };
 }
 
+/** What {@linkcode readCursor} reads of the pane besides its rows: the position and the modes. */
+const CURSOR_FACTS = paneFacts(["cursor_x", "cursor_y", "history_size", "alternate_on", "in_mode", "mode", "dead"]);
+
 /**
- * Where the cursor of pane `paneId` is (a position for {@linkcode readSince}) and the pane's facts, in one
- * tmux call that captures only the rows the position needs: the cursor's row and the one above it.
- * `after`: commands the same call runs once the rows are read (a run's release from its start handshake).
+ * Where the cursor of pane `paneId` is (a position for {@linkcode readSince}) and the pane's modes, in one
+ * tmux call that captures the rows from the last history row down (the cursor's row and the one above it
+ * are among them). `after`: commands the same call runs once the rows are read (a run's release from its
+ * start handshake); `onAnswer`: called once tmux has answered, before the answer is parsed.
  */
 export async function readCursor(
   tmux: TmuxExecutor,
   paneId: string,
   signal?: AbortSignal,
   after: readonly TmuxArg[] = [],
-): Promise<{ pane: PaneInfo; next: Position }> {
+  onAnswer?: () => void,
+): Promise<{ pane: Row<typeof CURSOR_FACTS.spec>; next: Position }> {
   // Rows are counted from the screen's top, so "-S -1" is the last history row (the row above the top one).
   const { pane, output } = await getPane(tmux, paneId, {
     signal,
+    onAnswer,
+    facts: CURSOR_FACTS,
     then: (t) => {
       const read: TmuxArg[] = ["capture-pane", "-p", "-N", "-t", t, "-S", "-1"];
       return after.length > 0 ? [...read, COMMAND_SEPARATOR, ...after] : read;

@@ -20,7 +20,7 @@
  * ```
  */
 import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
-import { getPane, type PaneInfo } from "../tmux/panes.ts";
+import { getPane, type PaneInfo, SHELL_FACTS, type ShellPane } from "../tmux/panes.ts";
 import type { ResolvedTarget } from "../tmux/target.ts";
 import type { ExecContext, ExecServices } from "./context.ts";
 import { EnvironmentError, UserError } from "../errors.ts";
@@ -81,7 +81,7 @@ export async function watchLost(
  */
 export async function observePane(
   services: Pick<ExecServices, "tmux" | "exec">,
-  pane: PaneInfo,
+  pane: Pick<PaneInfo, "session_id" | "pane_id">,
   onBytes: (bytes: Uint8Array) => void,
 ): Promise<Observation> {
   const exited = Promise.withResolvers<"pane_exited">();
@@ -122,7 +122,7 @@ export async function finalView(tmux: TmuxExecutor, paneId: string, maxLines: nu
 
 /** What {@linkcode inspectPane} tells: the pane's facts, its visible screen and the server's socket path. */
 export interface PaneInspection {
-  pane: PaneInfo;
+  pane: ShellPane;
   defaulted: boolean;
   socketPath: string;
   screen: string[];
@@ -136,7 +136,7 @@ export const inspectCommands = (t: string): TmuxArg[] => [
 ];
 
 /** An inspection from the pane's facts and the output of {@linkcode inspectCommands}. */
-export function inspection(pane: PaneInfo, defaulted: boolean, output: Uint8Array): PaneInspection {
+export function inspection(pane: ShellPane, defaulted: boolean, output: Uint8Array): PaneInspection {
   const text = decoder.decode(output);
   const nl = text.indexOf("\n");
   const screen = trimTrailingBlank(splitRows(text.slice(nl + 1)));
@@ -149,7 +149,11 @@ export async function inspectPane(
   target: string | undefined,
   signal?: AbortSignal,
 ): Promise<PaneInspection> {
-  const { pane, defaulted, output } = await getPane(tmux, target, { signal, then: inspectCommands });
+  const { pane, defaulted, output } = await getPane(tmux, target, {
+    signal,
+    then: inspectCommands,
+    facts: SHELL_FACTS,
+  });
   return inspection(pane, defaulted, output);
 }
 

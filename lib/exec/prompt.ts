@@ -29,7 +29,7 @@
  * ```
  */
 import type { TmuxExecutor } from "../tmux/executor.ts";
-import type { PaneInfo } from "../tmux/panes.ts";
+import type { PaneInfo, ShellPane } from "../tmux/panes.ts";
 import { UserError } from "../errors.ts";
 import { inspectPane } from "./observe.ts";
 import { shellFlavor } from "./shell.ts";
@@ -62,7 +62,7 @@ function lastLine(screen: readonly string[]): string {
 }
 
 /** Judges a pane from its facts, screen and shell activity; pure. */
-export function promptState(pane: PaneInfo, screen: readonly string[], act: ShellActivity): PromptState {
+export function promptState(pane: ShellPane, screen: readonly string[], act: ShellActivity): PromptState {
   // A program reading keys itself (raw mode: a REPL, an editor) is no rc file at work, however young its shell.
   if (act.rcJob && act.canonical !== false) {
     return { kind: "busy", why: `its shell is still starting (its rc files run ${act.foreground})` };
@@ -116,12 +116,13 @@ function foregroundFacts(
   first: Proc | undefined,
   find: (pid: number) => Proc | undefined,
 ): Pick<ShellActivity, "foreground" | "rcJob"> {
-  const fg = first && first.tpgid > 0 ? find(first.tpgid) : undefined;
-  const parent = fg && find(fg.ppid);
+  // At a prompt the foreground group is the shell's own: its facts are read already.
+  const fg = first && first.tpgid > 0 ? (first.tpgid === first.pid ? first : find(first.tpgid)) : undefined;
+  // Only a program that is not a shell can be an rc job: its parent is looked up then only.
+  const parent = fg && shellFlavor(fg.comm) === undefined ? find(fg.ppid) : undefined;
   return {
     foreground: fg?.comm,
-    rcJob: !!fg && !!parent && shellFlavor(fg.comm) === undefined && shellFlavor(parent.comm) !== undefined &&
-      fg.start - parent.start <= RC_JOB_WINDOW_S,
+    rcJob: !!fg && !!parent && shellFlavor(parent.comm) !== undefined && fg.start - parent.start <= RC_JOB_WINDOW_S,
   };
 }
 

@@ -10,7 +10,9 @@
  * 2. take the pane's run lock, watch its output (control mode), write the
  *    script, type ` . /tmp/…/r-…` and Enter;
  * 3. on the start marker the shell waits: note the cursor's absolute row
- *    (where the output begins), release the shell, delete the script;
+ *    (where the output begins), release the shell (a script in a tmux
+ *    buffer is deleted now, a script file with the run's other files once
+ *    the run is over);
  * 4. on the end marker (with `$?`) the shell waits again: read every row
  *    from the start to the screen's bottom (history included) — nothing to
  *    read when not one byte came between the markers —, release it;
@@ -26,7 +28,7 @@
  * ```
  */
 import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
-import type { PaneInfo } from "../tmux/panes.ts";
+import type { ShellPane } from "../tmux/panes.ts";
 import type { ExecContext } from "./context.ts";
 import { UserError } from "../errors.ts";
 import { readCursor, readSince, type SinceRead } from "./grid.ts";
@@ -35,7 +37,7 @@ import { inspection, inspectPane, observePane, watchLost } from "./observe.ts";
 import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
-import { paneWarnings, type Warning } from "./warnings.ts";
+import { paneWarnings, type Warning, type WarningFacts } from "./warnings.ts";
 import { hiddenInputWarning } from "./pane_handoff.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
@@ -145,7 +147,14 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
 type Ids = Pick<RunResult, "session_id" | "window_id" | "pane_id" | "defaulted">;
 type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
 
-function result(read: SinceRead, log: RunLog, maxLines: number, ids: Ids, r: Outcome, t0: number): RunResult {
+function result(
+  read: Pick<SinceRead, "rows" | "missed" | "dropped">,
+  log: RunLog,
+  maxLines: number,
+  ids: Ids,
+  r: Outcome,
+  t0: number,
+): RunResult {
   let lines: readonly string[] = read.rows;
   let truncated = read.missed || read.dropped > 0;
   if (log.handedOut) {
@@ -168,7 +177,7 @@ async function runLocked(
   ctx: ExecContext,
   rt: ExecRuntime,
   req: RunRequest,
-  info: { pane: PaneInfo; socketPath: string },
+  info: { pane: ShellPane; socketPath: string },
   ids: Ids,
   started: number,
   after: (tail: Promise<void>) => void,
@@ -234,10 +243,15 @@ async function runLocked(
     // The shell waits in the start handshake: the cursor is where the output begins. A shell waiting on a
     // channel is released by the read's own tmux call, right after the read.
     const along = run.releaseCommands("start");
-    const atStart = await readCursor(tmux, paneId, ctx.signal, along);
+    // The shell goes on as soon as tmux has answered (the read is taken): the answer is parsed meanwhile.
+    let goes: Promise<void> | undefined;
+    const letGo = () => goes ??= run.release("start", along.length > 0);
+    const atStart = await readCursor(tmux, paneId, ctx.signal, along, letGo);
     const startPos = atStart.next;
-    await run.release("start", along.length > 0);
-    void rt.scripts.remove(files.script);
+    await letGo();
+    // A script in a buffer is in the tmux server's list for anyone to see: gone at once. A file in our private
+    // directory waits for the run's end (an unlink here would hold up the reading of the end marker).
+    if (rt.scripts.inBuffers) void rt.scripts.remove(files.script);
 
     const second = await waitFor(Promise.race([run.ended, obs.exited]), {
       ...waitOpts,
@@ -262,15 +276,23 @@ async function runLocked(
     }
     // The shell waits in the end handshake: the output is complete and cannot move. A command that printed
     // not one byte has no output to read (and the screen is as it was at the start).
-    const read: SinceRead = end.silent
-      ? { pane: atStart.pane, defaulted: false, rows: [], next: startPos, dropped: 0, missed: false }
-      : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
+    // The modes come from the last read: the one of the output, or for no output the one at the start.
+    const read: Pick<SinceRead, "rows" | "missed" | "dropped"> & { pane: Omit<WarningFacts, "current_command"> } =
+      end.silent
+        ? { pane: atStart.pane, rows: [], dropped: 0, missed: false }
+        : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
     log.finish();
     // The answer need not wait for the release (a tmux call where the shell waits on a channel) nor for the
     // prompt: the pane stays locked until the prompt is drawn, so the next run in this pane starts at it.
     const released = run.release("end");
     const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
-    after(released.then(() => run.promptDrawn(local)).finally(() => run.finish()));
+    // Then the next run's files are made, off its way to its typed line.
+    after(
+      released.then(() => run.promptDrawn(local)).finally(() => {
+        run.finish();
+        rt.scripts.prepare?.();
+      }),
+    );
     finished = true;
     const shellNow = { ...read.pane, current_command: pane.current_command };
     return result(read, log, req.maxLines, ids, {

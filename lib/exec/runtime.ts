@@ -31,6 +31,7 @@ import { log } from "../log.ts";
 import { tempPrefix } from "../host/process.ts";
 import { ParkingLot } from "./parked.ts";
 import { libc } from "../terminal/pty/ffi.ts";
+import { nonce } from "./wait.ts";
 
 /**
  * A run's script and "armed" flag (the shell waits in a handshake only while it exists): files in a
@@ -65,6 +66,12 @@ export interface RunScripts {
    * (the shell took it: it waits, or will). Never throws.
    */
   take?(armed: string): Promise<boolean>;
+  /**
+   * Makes the next run's armed flag and FIFO now, while no run waits for them (after a run's answer), so that
+   * {@linkcode RunScripts.files} and {@linkcode RunScripts.arm} cost nothing on the next run's way to its
+   * typed line. Does nothing where there is nothing to make ahead (buffers), or once a spare is ready.
+   */
+  prepare?(): void;
   /** Removes everything left (the server's exit). */
   close(): Promise<void>;
 }
@@ -80,32 +87,82 @@ const NEWLINE = encoder.encode("\n");
 function fileScripts(): RunScripts {
   let dir: Promise<string> | undefined;
   const fifos = new Map<string, Deno.FsFile>();
+  /** Spare scripts, made empty and open ahead: the run writes its text into one and closes it. */
+  const opened = new Map<string, Deno.FsFile>();
+  /** The names made here and not removed yet: a name removed twice (a run's script) costs no failed unlink. */
+  const live = new Set<string>();
   let fifosWork = true;
+  /** A run's files made ahead ({@linkcode RunScripts.prepare}), armed: taken by the next run. */
+  let spare: RunFiles | undefined;
+  let closed = false;
+  const names = (d: string, id: string): RunFiles => ({
+    script: `${d}/r-${id}`,
+    armed: `${d}/a-${id}`,
+    ...(fifosWork ? { fifo: `${d}/f-${id}` } : {}),
+  });
+  // The file work here is a few system calls on a local directory: done synchronously, it costs microseconds
+  // where each asynchronous call waits for a worker thread (a millisecond and more on a loaded machine).
+  const arm = (f: RunFiles) => {
+    Deno.writeFileSync(f.armed, new Uint8Array(), { mode: 0o600 });
+    live.add(f.armed);
+    if (!f.fifo) return;
+    try {
+      libc().makeFifo(f.fifo, 0o600);
+      live.add(f.fifo);
+      fifos.set(f.fifo, Deno.openSync(f.fifo, { read: true, write: true }));
+    } catch (e) {
+      // No C library through FFI here (another OS, no --allow-ffi): every run uses tmux wait-for.
+      log("info", `run-command handshakes use tmux wait-for: ${e instanceof Error ? e.message : String(e)}`);
+      fifosWork = false;
+      delete f.fifo;
+    }
+  };
+  const remove = (name: string) => {
+    for (const handles of [fifos, opened]) {
+      handles.get(name)?.close();
+      handles.delete(name);
+    }
+    if (!live.delete(name)) return;
+    try {
+      Deno.removeSync(name);
+    } catch {
+      // gone already
+    }
+  };
   return {
     inBuffers: false,
     async files(id) {
+      if (spare) {
+        const f = spare;
+        spare = undefined;
+        return f;
+      }
       dir ??= Deno.makeTempDir({ prefix: tempPrefix("run") }).then(async (d) => {
         await Deno.chmod(d, 0o700);
         return d;
       });
-      const d = await dir;
-      return { script: `${d}/r-${id}`, armed: `${d}/a-${id}`, ...(fifosWork ? { fifo: `${d}/f-${id}` } : {}) };
+      return names(await dir, id);
     },
-    // The file work here is a few system calls on a local directory: done synchronously, it costs microseconds
-    // where each asynchronous call waits for a worker thread (a millisecond and more on a loaded machine).
     arm(f) {
-      Deno.writeFileSync(f.armed, new Uint8Array(), { mode: 0o600 });
-      if (!f.fifo) return Promise.resolve();
-      try {
-        libc().makeFifo(f.fifo, 0o600);
-        fifos.set(f.fifo, Deno.openSync(f.fifo, { read: true, write: true }));
-      } catch (e) {
-        // No C library through FFI here (another OS, no --allow-ffi): every run uses tmux wait-for.
-        log("info", `run-command handshakes use tmux wait-for: ${e instanceof Error ? e.message : String(e)}`);
-        fifosWork = false;
-        delete f.fifo;
-      }
+      if (!live.has(f.armed)) arm(f);
       return Promise.resolve();
+    },
+    prepare() {
+      if (spare || dir === undefined || closed) return;
+      void dir.then((d) => {
+        if (spare || closed) return;
+        const f = names(d, nonce());
+        try {
+          arm(f);
+          opened.set(f.script, Deno.openSync(f.script, { write: true, createNew: true, mode: 0o600 }));
+          live.add(f.script);
+          spare = f;
+        } catch {
+          // The directory is gone (the server's exit) or full: the next run makes its files itself.
+          remove(f.armed);
+          if (f.fifo) remove(f.fifo);
+        }
+      }, () => {});
     },
     wake(fifo) {
       // One byte into a pipe we hold open for reading too: never blocks.
@@ -113,22 +170,30 @@ function fileScripts(): RunScripts {
       return Promise.resolve();
     },
     write(f, script) {
-      Deno.writeTextFileSync(f.script, script, { mode: 0o600 });
+      const file = opened.get(f.script);
+      if (file) {
+        opened.delete(f.script);
+        try {
+          file.writeSync(encoder.encode(script));
+        } finally {
+          file.close();
+        }
+      } else Deno.writeTextFileSync(f.script, script, { mode: 0o600 });
+      live.add(f.script);
       return [];
     },
     remove(name) {
-      fifos.get(name)?.close();
-      fifos.delete(name);
-      try {
-        Deno.removeSync(name);
-      } catch {
-        // gone already
-      }
+      remove(name);
       return Promise.resolve();
     },
     async close() {
-      for (const file of fifos.values()) file.close();
-      fifos.clear();
+      closed = true;
+      for (const handles of [fifos, opened]) {
+        for (const file of handles.values()) file.close();
+        handles.clear();
+      }
+      live.clear();
+      spare = undefined;
       // Removing the directory disarms every run (no shell waits any more).
       const d = await dir?.catch(() => undefined);
       if (d) await Deno.remove(d, { recursive: true }).catch(() => {});

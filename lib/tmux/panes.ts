@@ -157,6 +157,26 @@ export function paneFacts<K extends keyof typeof PANE_SPEC>(
 const ALL_FACTS: PaneFactsQuery<typeof PANE_SPEC> = paneFacts();
 
 /**
+ * What a tool that types into a pane reads of it with its target: where it is, its program and terminal, and
+ * its modes. Not its geometry, names, title or path: run-command reads the pane twice before its command
+ * starts, and tmux answers a short format sooner.
+ */
+export const SHELL_FACTS = paneFacts([
+  "session_id",
+  "window_id",
+  "current_command",
+  "pid",
+  "tty",
+  "dead",
+  "in_mode",
+  "mode",
+  "alternate_on",
+]);
+
+/** A pane's {@linkcode SHELL_FACTS}. */
+export type ShellPane = Row<typeof SHELL_FACTS.spec>;
+
+/**
  * tmux finds `=name` (exact session name) only in a session-shaped target:
  * as a pane target it reports "can't find pane". `=name` alone becomes
  * `=name:` (that session's active window and pane).
@@ -242,8 +262,9 @@ function queryEach<T>(
   parse: (outs: Uint8Array[]) => T,
   target: string | undefined,
   signal: AbortSignal | undefined,
+  onAnswer?: () => void,
 ): Promise<T> {
-  return queryWith(() => tmux.runEach(args, { signal }), parse, tmux, target, signal);
+  return queryWith(() => tmux.runEach(args, { signal }), parse, tmux, target, signal, onAnswer);
 }
 
 async function queryWith<O, T>(
@@ -252,6 +273,7 @@ async function queryWith<O, T>(
   tmux: TmuxExecutor,
   target: string | undefined,
   signal: AbortSignal | undefined,
+  onAnswer?: () => void,
 ): Promise<T> {
   let out: O;
   try {
@@ -263,6 +285,7 @@ async function queryWith<O, T>(
     if (tmux.scope) throw e instanceof TmuxError && e.kind === "failed" ? unknownTarget(target) : e;
     throw await ambiguity(tmux, target, e, signal) ?? targetError(target, e);
   }
+  onAnswer?.();
   return parse(out);
 }
 
@@ -509,6 +532,11 @@ export interface GetPaneOptions {
    * target to use (`-t`; already validated); its stdout comes back as `output`.
    */
   then?: (paneTarget: string) => TmuxArg[];
+  /**
+   * Called once tmux has answered the call that runs `then` (so everything in it has run), before its output
+   * is parsed: a caller whose `then` reads a pane held still can let it go a parse earlier.
+   */
+  onAnswer?: () => void;
 }
 
 /** {@linkcode GetPaneOptions} with the facts to fetch (default: all of PANE_SPEC). */
@@ -524,7 +552,7 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
   target: string | undefined,
   opts: GetPaneFactsOptions<S> = {},
 ): Promise<PaneFacts<Row<S>>> {
-  const { signal, then } = opts;
+  const { signal, then, onAnswer } = opts;
   // Without `facts` S is its default, PANE_SPEC (TypeScript cannot tie a default type argument to a default value).
   const facts = opts.facts ?? (ALL_FACTS as unknown as PaneFactsQuery<S>);
   if (tmux.scope) return await getScopedPane(tmux, target, facts, opts);
@@ -548,6 +576,7 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
       throw new UserError("there is no tmux session on this server: create one with new-session, then retry");
     }
     const outputs = then ? await queryThen(tmux, pane.pane_id, then(pane.pane_id), signal) : [];
+    onAnswer?.();
     return { pane, defaulted: true, output: joined(outputs), outputs };
   }
   const { args, checkRow } = paneQuery(target, facts.format, then?.(target));
@@ -562,6 +591,7 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
     },
     target,
     signal,
+    onAnswer,
   );
 }
 
@@ -617,6 +647,7 @@ async function getScopedPane<S extends PaneSpecPart>(
   }
   const place = `${pane.session_id}:${pane.window_id}.${pane.pane_id}`;
   const outputs = then ? await queryThen(tmux, place, then(place), signal) : [];
+  opts.onAnswer?.();
   const row = Object.fromEntries(Object.keys(facts.spec).map((k) => [k, pane[k as keyof typeof pane]]));
   return { pane: row as Row<S>, defaulted: given === undefined, output: joined(outputs), outputs };
 }

@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import type { TmuxExecutor } from "./executor.ts";
-import { getPane, listSessions, listWindows, type PaneInfo } from "./panes.ts";
+import { getPane, listSessions, listWindows, type ShellPane } from "./panes.ts";
 
 export { normalizeTarget } from "./panes.ts";
 import { UserError } from "../errors.ts";
@@ -35,7 +35,7 @@ export interface ResolvedTarget {
    * The pane's facts and the output of the commands a tool asked to run in the same tmux call as the
    * resolution (its declared `targetRead`); absent otherwise.
    */
-  read?: { pane: PaneInfo; output: Uint8Array };
+  read?: { pane: ShellPane; output: Uint8Array };
 }
 
 /** Picks the resolved ids out of a pane's facts. */

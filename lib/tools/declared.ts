@@ -19,7 +19,7 @@ import type { AnyTool, ToolContext, ToolDef } from "./tool.ts";
 import { targetParam } from "./schemas.ts";
 import { checkTimeout } from "../exec/wait.ts";
 import { exactTarget, resolvedOf, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
-import { getPane } from "../tmux/panes.ts";
+import { getPane, SHELL_FACTS } from "../tmux/panes.ts";
 import type { TmuxArg } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
 
@@ -81,7 +81,11 @@ export async function resolve(
   const exact = ctx.exactTarget && target !== undefined ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
   let t: ResolvedTarget;
   if (read) {
-    const { pane, defaulted, output } = await getPane(ctx.tmux, exact, { signal: ctx.signal, then: read });
+    const { pane, defaulted, output } = await getPane(ctx.tmux, exact, {
+      signal: ctx.signal,
+      then: read,
+      facts: SHELL_FACTS,
+    });
     t = { ...resolvedOf(pane, defaulted), read: { pane, output } };
   } else {
     t = await resolveTarget(ctx.tmux, exact, ctx.signal);
