@@ -41,13 +41,16 @@ import { nonce } from "./wait.ts";
 export interface RunScripts {
   /** True for the buffer route (pass it to runScript/typedLine as `inBuffers`). */
   readonly inBuffers: boolean;
-  /** The names for run `id`: two paths (three with a FIFO), or two buffer names. */
+  /**
+   * The names for a run: two paths (three with a FIFO), or two buffer names; `id` names them, unless files
+   * made ahead ({@linkcode RunScripts.prepare}) are handed out instead.
+   */
   files(id: string): Promise<RunFiles>;
   /**
-   * Creates the armed flag, and the run's FIFO when `files` names one: made and held open here, so the
-   * shell's `read` from it waits for {@linkcode RunScripts.wake} without a tmux client. Where no FIFO
-   * can be made, drops `files.fifo` (the run then uses `tmux wait-for`). Buffers are only noted here:
-   * {@linkcode RunScripts.write} sets them.
+   * Creates the armed flag, and the run's FIFO when `files` names one (nothing for files made ahead): made
+   * and held open here, so the shell's `read` from it waits for {@linkcode RunScripts.wake} without a tmux
+   * client. Where no FIFO can be made, drops `files.fifo` (the run then uses `tmux wait-for`). Buffers are
+   * only noted here: {@linkcode RunScripts.write} sets them.
    */
   arm(files: RunFiles): Promise<void>;
   /** Releases the shell from one handshake through the run's FIFO (one line). */
