@@ -10,6 +10,8 @@ import { decodeOutput } from "../lib/tmux/control.ts";
 import { compileMatcher } from "../lib/exec/match.ts";
 import { createSearchPool } from "../lib/search/worker_pool.ts";
 import { UserError } from "../lib/errors.ts";
+import { fileScripts } from "../lib/exec/runtime.ts";
+import type { RunFiles } from "../lib/exec/handshake.ts";
 import { isBlankLine, joinedSpans, keepNewest, lastLineOf, rowsText, wrappedFlags } from "../lib/tmux/capture.ts";
 
 const enc = new TextEncoder();
@@ -250,3 +252,55 @@ Deno.test("joined lines pair with the rows they span; rows rejoin into the same 
   assertEquals(joinedSpans(["abc", "de"], ["abcdX"]), undefined, "rows that do not make the line");
   assertEquals(joinedSpans(["abc", "de"], ["abc"]), undefined, "rows left over");
 });
+
+Deno.test("run files: made ahead after a run; after an idle spell, what a temp cleaner removed is made anew", async () => {
+  const parent = await Deno.makeTempDir({ prefix: "tmcp-runfiles-" });
+  const tmpdir = Deno.env.get("TMPDIR");
+  Deno.env.set("TMPDIR", parent);
+  // Every run checks as if it came after the idle spell.
+  const scripts = fileScripts({ idleCheckMs: 0 });
+  const dirOf = (f: RunFiles) => f.script.slice(0, f.script.lastIndexOf("/"));
+  const use = async () => {
+    const f = await scripts.files(crypto.randomUUID());
+    await scripts.arm(f);
+    scripts.write(f, "echo hi\n");
+    assertEquals(Deno.readTextFileSync(f.script), "echo hi\n");
+    assert(Deno.statSync(f.armed).isFile && Deno.statSync(f.fifo!).isFifo, "armed flag and FIFO are there");
+    for (const name of [f.script, f.armed, f.fifo!]) await scripts.remove(name);
+    await scripts.prepare!();
+    return f;
+  };
+  try {
+    const first = await use();
+    const dir = dirOf(first);
+    const spare = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    assertEquals(spare.map((n) => n[0]).join(""), "afr", "the next run's armed flag, FIFO and script");
+    // The files made ahead are the next run's.
+    const second = await use();
+    assertEquals(second.script, `${dir}/${spare[2]}`);
+    // A cleaner removed the spare's script: the next run makes its own, in the same directory.
+    const made = [...Deno.readDirSync(dir)].map((e) => e.name);
+    Deno.removeSync(`${dir}/${made.find((n) => n.startsWith("r-"))}`);
+    const third = await use();
+    assertEquals(dirOf(third), dir);
+    assert(!made.includes(third.script.slice(dir.length + 1)), "not the removed spare's name");
+    // A cleaner removed the whole directory: the next run gets a new one, and the old name stays unused.
+    Deno.removeSync(dir, { recursive: true });
+    const fourth = await use();
+    assert(dirOf(fourth) !== dir && !exists(dir), "a new directory, the old one not made again");
+  } finally {
+    await scripts.close();
+    if (tmpdir === undefined) Deno.env.delete("TMPDIR");
+    else Deno.env.set("TMPDIR", tmpdir);
+    await Deno.remove(parent, { recursive: true });
+  }
+});
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

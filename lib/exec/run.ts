@@ -290,7 +290,7 @@ async function runLocked(
     after(
       released.then(() => run.promptDrawn(local)).finally(() => {
         run.finish();
-        rt.scripts.prepare?.();
+        void rt.scripts.prepare?.();
       }),
     );
     finished = true;

@@ -73,8 +73,9 @@ export interface RunScripts {
    * Makes the next run's armed flag and FIFO now, while no run waits for them (after a run's answer), so that
    * {@linkcode RunScripts.files} and {@linkcode RunScripts.arm} cost nothing on the next run's way to its
    * typed line. Does nothing where there is nothing to make ahead (buffers), or once a spare is ready.
+   * Resolves once done; never rejects.
    */
-  prepare?(): void;
+  prepare?(): Promise<void>;
   /** Removes everything left (the server's exit). */
   close(): Promise<void>;
 }
@@ -83,12 +84,29 @@ const encoder = new TextEncoder();
 const NEWLINE = encoder.encode("\n");
 
 /**
+ * After this long without a run, the next one checks that its directory and the files made ahead are still
+ * there before it uses them: a temp cleaner (systemd-tmpfiles, tmpreaper) removes old files, and a server may
+ * sit idle for days. Cleaners count in hours and days; a run a few minutes after the last one checks nothing.
+ */
+export const IDLE_CHECK_MS = 10 * 60_000;
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Run files in a private directory of this machine. Each run's FIFO stays open (read and write) here until it
  * is removed: the shell's open of it never blocks, a wake written before the shell reads is kept, and when
  * this process ends, however it ends, the last writer is gone and a shell still reading gets end-of-file.
  */
-function fileScripts(): RunScripts {
+export function fileScripts({ idleCheckMs = IDLE_CHECK_MS }: { idleCheckMs?: number } = {}): RunScripts {
   let dir: Promise<string> | undefined;
+  let lastUse = performance.now();
   const fifos = new Map<string, Deno.FsFile>();
   /** Spare scripts, made empty and open ahead: the run writes its text into one and closes it. */
   const opened = new Map<string, Deno.FsFile>();
@@ -132,9 +150,25 @@ function fileScripts(): RunScripts {
       // gone already
     }
   };
+  const dropSpare = () => {
+    const f = spare;
+    spare = undefined;
+    for (const name of f ? [f.armed, f.script, f.fifo] : []) if (name) remove(name);
+  };
+  // Anything of ours a cleaner removed is given up, never made again under its old name (which a typed line
+  // showed: another user could have taken it meanwhile); a directory gone is replaced by a new one.
+  const recheck = async () => {
+    const d = await dir?.catch(() => undefined);
+    if (d !== undefined && !exists(d)) dir = undefined;
+    if (spare && (dir === undefined || ![spare.armed, spare.script, spare.fifo].every((p) => !p || exists(p)))) {
+      dropSpare();
+    }
+  };
   return {
     inBuffers: false,
     async files(id) {
+      if (performance.now() - lastUse > idleCheckMs) await recheck();
+      lastUse = performance.now();
       if (spare) {
         const f = spare;
         spare = undefined;
@@ -147,12 +181,19 @@ function fileScripts(): RunScripts {
       return names(await dir, id);
     },
     arm(f) {
-      if (!live.has(f.armed)) arm(f);
+      if (live.has(f.armed)) return Promise.resolve();
+      try {
+        arm(f);
+      } catch (e) {
+        // The directory is gone: this run fails, the next one makes a new directory.
+        if (e instanceof Deno.errors.NotFound) dir = undefined;
+        throw e;
+      }
       return Promise.resolve();
     },
     prepare() {
-      if (spare || dir === undefined || closed) return;
-      void dir.then((d) => {
+      if (spare || dir === undefined || closed) return Promise.resolve();
+      return dir.then((d) => {
         if (spare || closed) return;
         const f = names(d, nonce());
         try {
