@@ -70,10 +70,10 @@ export interface RunScripts {
    */
   take?(armed: string): Promise<boolean>;
   /**
-   * Makes the next run's armed flag and FIFO now, while no run waits for them (after a run's answer), so that
-   * {@linkcode RunScripts.files} and {@linkcode RunScripts.arm} cost nothing on the next run's way to its
-   * typed line. Does nothing where there is nothing to make ahead (buffers), or once a spare is ready.
-   * Resolves once done; never rejects.
+   * Makes the next run's armed flag, FIFO and (empty, open) script file now, while no run waits for them
+   * (after a run's answer), so that {@linkcode RunScripts.files} and {@linkcode RunScripts.arm} cost nothing
+   * on the next run's way to its typed line. Does nothing where there is nothing to make ahead (buffers), or
+   * once a spare is ready. Resolves once done; never rejects.
    */
   prepare?(): Promise<void>;
   /** Removes everything left (the server's exit). */
