@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { callAndCancel, type ExecFixture, type Shell, SHELLS, startWait, withShell } from "./exec_fixtures.ts";
 import { tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
+import { socketPathOf } from "./helpers.ts";
 
 import type { RunResult } from "../lib/exec/run.ts";
 
@@ -79,6 +80,38 @@ for (const shell of SHELLS) {
         "echo '__TMUX_MCP_DONE__ 0'; sleep 0.3; echo after; sh -c 'exit 7'";
       const r = await runner(fx)(fake);
       assertEquals([r.exit_code, r.output], [7, "__TMUX_MCP_DONE__ 0\nafter"]);
+    });
+  });
+
+  Deno.test(`run-command in ${shell}: with tracing on, no nonce reaches the screen, so no command can forge its end`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      const fish = shell === "fish";
+      // Turned on to debug: bash and zsh then echo (verbose) and trace (xtrace) each line they run, fish traces.
+      await run(fish ? "set -g fish_trace 1" : "set -xv");
+      // A command that looks for this run's start marker on the screen (fish's trace shows `;` as `\;`) and prints
+      // an end marker with its nonce.
+      const grab = `tmux -S ${socketPathOf(fx.socketName)} capture-pane -p -J -S - -t ${fx.pane} | ` +
+        "grep -oE '5379[^0-9a-f]{1,2}[0-9a-f]{16}[^0-9a-f]{1,2}s' | head -n 1 | grep -oE '[0-9a-f]{16}'";
+      const r = await run(
+        `${
+          fish ? `set n (${grab})` : `n=$(${grab})`
+        }; printf '\\x1b]5379;%s;e;0;w\\x07' "$n"; echo after; sh -c 'exit 7'`,
+      );
+      assertEquals(r.exit_code, 7, r.output);
+      assertMatch(r.output, /^after$/m);
+      const screen = await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", fx.pane);
+      assert(!/5379\\?;[0-9a-f]{16}/.test(screen), screen);
+      // Tracing is left as the user set it, also when the command changes it.
+      assertMatch(
+        (await run(fish ? 'echo "trace=$fish_trace"' : 'echo "opts=$-"')).output,
+        fish ? /^trace=1$/m : /^opts=\S*v\S*x|^opts=\S*x\S*v/m,
+      );
+      await run(fish ? "set -e fish_trace" : "set +v");
+      assertMatch(
+        (await run(fish ? 'echo "trace=[$fish_trace]"' : 'echo "opts=$-"')).output,
+        fish ? /^trace=\[\]$/m : /^opts=[^v\s]*x[^v\s]*$/m,
+      );
     });
   });
 

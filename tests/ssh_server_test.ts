@@ -251,6 +251,17 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
         timeout_ms: 60_000,
       });
       assertEquals([d.exit_code, d.output], [0, [...hostile, "two  lines"].join("\n")], shell);
+      // Tracing on (bash and zsh: xtrace and verbose; fish: fish_trace): the typed line turns it off before it evals
+      // the script (xtrace would show the text it evals), the script turns it back on for the command alone.
+      const fish = shell === "fish";
+      const traced = (command: string) => mcp.ok<Run>("run-command", { target: pane, command, timeout_ms: 60_000 });
+      await traced(fish ? "set -g fish_trace 1" : "set -xv");
+      const e = await traced(fish ? 'echo "trace=$fish_trace"' : 'echo "opts=$-"');
+      assertEquals(e.exit_code, 0, shell);
+      assertMatch(e.output, fish ? /^trace=1$/m : /^opts=\S*x/m, shell);
+      await traced(fish ? "set -e fish_trace" : "set +xv");
+      const shown = await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane);
+      assert(!/5379\\?;[0-9a-f]{16}/.test(shown), shown);
       // The script came from a tmux buffer (the typed line reads it), not from a file of ours.
       const typed = (await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane)).replaceAll("\n", "");
       assertMatch(typed, /show-buffer -b 'tmux-mcp-\d+-r-/);
@@ -450,7 +461,10 @@ Deno.test("remotePath: lexical checks for files on the tmux host; typedLine read
     assertMatch(msg, re);
   }
   const p = { scriptPath: "tmux-mcp-1-r-ab", tmuxBin: "tmux", socketPath: "/tmp/it's $(x)/s", inBuffers: true };
-  assertEquals(typedLine("posix", p), ` eval "$('tmux' -S '/tmp/it'\\''s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab')"`);
+  assertEquals(
+    typedLine("posix", p),
+    ` { __tmux_mcp_prev=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null; eval "$('tmux' -S '/tmp/it'\\''s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab')"`,
+  );
   assertEquals(
     typedLine("fish", p),
     ` source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' | psub)`,

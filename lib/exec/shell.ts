@@ -48,6 +48,16 @@
  * when the server gives a run up and deletes the flag itself, whichever
  * deletion came first tells whether the shell waits at its end.
  *
+ * The nonce is in the script's text, so no line that carries it may be
+ * echoed or traced to the screen, where a program run by the command could
+ * read it and print the end marker itself: the script first turns off the
+ * POSIX shells' xtrace and verbose options (on another host the typed line
+ * does, as xtrace would show the text it evals), and shadows fish's
+ * `fish_trace` with an empty local, and gives the command the options as the
+ * user had them, reading them again once it has run. Between the start
+ * marker and its wait the shell only does what prints nothing (bash's history
+ * entry, below), so that work overlaps the server's cursor read.
+ *
  * History: the typed line starts with a space. fish never records such
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
  * otherwise the script deletes its own entry (`history -d`); zsh skips them
@@ -122,6 +132,12 @@ export interface ScriptParts {
   inBuffers?: boolean;
 }
 
+/**
+ * A POSIX shell's first words of a run: `$?` and the options kept, then xtrace and verbose off, so that no line
+ * carrying the nonce is echoed or traced to the screen (bash traces nothing inside `{ } 2>/dev/null`).
+ */
+const OPTIONS_OFF = `{ __tmux_mcp_prev=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null`;
+
 /** The script a run sources, for the pane's shell flavor. */
 export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const ch = channels(p.nonce);
@@ -137,12 +153,17 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     return [
       // $status of the previous command, restored right before the command.
       `set -l __tmux_mcp_prev $status`,
+      // Tracing off for our own lines (an empty local shadows fish_trace): they carry the nonce.
+      `set -l fish_trace`,
       p.inBuffers
         ? `printf '${osc}s;w\\007'; ${wait(ch.start)}`
         : `if ${armed}; printf '${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${osc}s;f\\007'; end`,
+      // The command sees the user's fish_trace, and sets or erases it as typed at the prompt would.
+      `set -e -l fish_trace`,
       `if test $__tmux_mcp_prev -ne 0; /bin/sh -c "exit $__tmux_mcp_prev"; end`,
       `eval ${q(p.command)}`,
       `set -l __tmux_mcp_status $status`,
+      `set -l fish_trace`,
       p.inBuffers
         ? `printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ` +
           `true (${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)`
@@ -167,9 +188,18 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     : `HISTTIMEFORMAT= history 1 2>/dev/null >|${q(p.scriptPath)}; IFS= read -r __tmux_mcp_h 2>/dev/null <${
       q(p.scriptPath)
     }`;
+  // Each option is restored as the script found it (`$-` read again after the command, which may change them).
+  const restoreOptions = `case $__tmux_mcp_o in *v*) set -v ;; esac; case $__tmux_mcp_o in *x*) set -x ;; esac; ` +
+    `unset __tmux_mcp_o`;
   return [
-    // $? of the previous command, restored right before the command.
-    `__tmux_mcp_prev=$?`,
+    // $? of the previous command, restored right before the command; xtrace and verbose off for our own lines,
+    // which carry the nonce (on another host the typed line did both: xtrace would show the script it evals).
+    ...(p.inBuffers ? [] : [OPTIONS_OFF]),
+    p.inBuffers
+      ? `printf '${osc}s;w\\007'`
+      : `if ${armed}; then printf '${osc}s;w\\007'; __tmux_mcp_w=w; else printf '${osc}s;f\\007'; __tmux_mcp_w=; fi`,
+    // Between the start marker and its wait: work that prints nothing (the grid stays as the server reads
+    // it), done while the server reads the cursor.
     // bash without HISTCONTROL=ignorespace records the typed line: remove
     // exactly that entry (checked by the script's name), nothing else.
     // With ignorespace (Debian's default ignoreboth) there is nothing to remove, and nothing to look at: on
@@ -182,13 +212,13 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `  esac`,
     `  unset __tmux_mcp_h ;;`,
     `esac; fi`,
-    p.inBuffers
-      ? `printf '${osc}s;w\\007'; ${wait(ch.start)}`
-      : `if ${armed}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
+    p.inBuffers ? wait(ch.start) : `case $__tmux_mcp_w in w) ${wait(ch.start)} ;; *) unset __tmux_mcp_w ;; esac`,
+    // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
+    // command). Inside `{ } 2>/dev/null` bash traces nothing; zsh traces it (no nonce in it).
     // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0.
-    `case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; *) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" ;; esac`,
-    `eval ${q(p.command)}`,
-    `__tmux_mcp_status=$?`,
+    `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; ` +
+    `*) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" ;; esac; } 2>/dev/null; ` +
+    `eval ${q(p.command)}; { __tmux_mcp_status=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null`,
     p.inBuffers
       ? `printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
         `: "$(${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)"`
@@ -196,9 +226,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
         `else printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
     // Leave $? as the command left it, without leaving our variable behind. Run by `eval` (from a
     // buffer) there is nothing to return from: a subshell's exit sets $? instead.
-    p.inBuffers
-      ? `eval "unset __tmux_mcp_status; (exit $__tmux_mcp_status)"`
-      : `eval "unset __tmux_mcp_status; return $__tmux_mcp_status"`,
+    `{ ${restoreOptions}; ` +
+    (p.inBuffers
+      ? `eval "unset __tmux_mcp_status; (exit $__tmux_mcp_status)"; } 2>/dev/null`
+      : `eval "unset __tmux_mcp_status; return $__tmux_mcp_status"; } 2>/dev/null`),
     "",
   ].join("\n");
 }
@@ -217,7 +248,7 @@ export function typedLine(
     const q = flavor === "fish" ? quoteFish : shQuote;
     const read = `${q(part.tmuxBin)} -S ${q(part.socketPath)} show-buffer -b ${q(part.scriptPath)}`;
     // fish: `source (… | psub)`, not `… | source`: the command's stdin stays the terminal.
-    return flavor === "fish" ? ` source (${read} | psub)` : ` eval "$(${read})"`;
+    return flavor === "fish" ? ` source (${read} | psub)` : ` ${OPTIONS_OFF}; eval "$(${read})"`;
   }
   return flavor === "fish" ? ` source ${quoteFish(part.scriptPath)}` : ` . ${shQuote(part.scriptPath)}`;
 }
