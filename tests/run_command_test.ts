@@ -141,6 +141,12 @@ Deno.test("run-command leaves no helper line in bash or fish history and nothing
     await run("echo one");
     const hist = await run("history");
     assert(!TYPED_BY_US.test(hist.output), hist.output);
+    // Also where `history` is an alias or a function of the user's (a pager, a fuzzy finder).
+    await run("alias history='echo aliased'; builtin history -s 'echo by hand'");
+    await run("echo two");
+    const aliased = await run("builtin history");
+    assertMatch(aliased.output, /echo by hand$/);
+    assert(!TYPED_BY_US.test(aliased.output), aliased.output);
     assertEquals(await fx.tmux("list-buffers"), "");
     assertEquals(
       (await fx.tmux("show-options", "-p", "-t", fx.pane)).split("\n").filter((l) => l.includes("mcp")),

@@ -184,8 +184,8 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   // The last history entry, without a subshell where the script is a file: bash has read all of a file it
   // sources before running it, so the file can take the line (`>|`: also with noclobber) and `read` gets it back.
   const lastEntry = p.inBuffers
-    ? `__tmux_mcp_h="$(HISTTIMEFORMAT= history 1 2>/dev/null)"`
-    : `HISTTIMEFORMAT= history 1 2>/dev/null >|${q(p.scriptPath)}; IFS= read -r __tmux_mcp_h 2>/dev/null <${
+    ? `__tmux_mcp_h="$(HISTTIMEFORMAT= builtin history 1 2>/dev/null)"`
+    : `HISTTIMEFORMAT= builtin history 1 2>/dev/null >|${q(p.scriptPath)}; IFS= read -r __tmux_mcp_h 2>/dev/null <${
       q(p.scriptPath)
     }`;
   // Each option is restored as the script found it (`$-` read again after the command, which may change them).
@@ -201,14 +201,15 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     // Between the start marker and its wait: work that prints nothing (the grid stays as the server reads
     // it), done while the server reads the cursor.
     // bash without HISTCONTROL=ignorespace records the typed line: remove
-    // exactly that entry (checked by the script's name), nothing else.
+    // exactly that entry (checked by the script's name), nothing else; `builtin`, as `history` is a name users
+    // alias or wrap (a pager, a fuzzy finder).
     // With ignorespace (Debian's default ignoreboth) there is nothing to remove, and nothing to look at: on
     // another host looking costs a subshell.
     `if [ -n "\${BASH_VERSION-}" ]; then case ":\${HISTCONTROL-}:" in *:ignorespace:* | *:ignoreboth:*) ;; *)`,
     `  __tmux_mcp_h=; ${lastEntry}`,
     `  case "$__tmux_mcp_h" in *${q(name)}*)`,
     `    __tmux_mcp_h="\${__tmux_mcp_h#"\${__tmux_mcp_h%%[! ]*}"}"`,
-    `    history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null ;;`,
+    `    builtin history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null ;;`,
     `  esac`,
     `  unset __tmux_mcp_h ;;`,
     `esac; fi`,
