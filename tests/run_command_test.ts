@@ -115,6 +115,20 @@ for (const shell of SHELLS) {
     });
   });
 
+  Deno.test(`run-command in ${shell}: its script is gone before its command starts, so no command reads the nonce`, async () => {
+    await withShell(shell, async (fx) => {
+      // Every nonce in the run files of any server of this user, printed back as end markers with status 0.
+      const dir = Deno.env.get("TMPDIR") ?? "/tmp";
+      const nonces = `cat ${dir}/tmux-mcp-*-run-*/r-* 2>/dev/null | grep -oE "5379;[0-9a-f]{16};" | cut -c6-21`;
+      const forge =
+        `sh -c 'for n in $(${nonces}); do printf "\\033]5379;%s;e;0;w\\007" "$n"; done; echo after; exit 7'`;
+      // Debian's default: bash leaves its script file as written (without it, bash overwrites it with its history).
+      if (shell === "bash") await runner(fx)("HISTCONTROL=ignoreboth");
+      const r = await runner(fx)(forge);
+      assertEquals([r.exit_code, r.output], [7, "after"]);
+    });
+  });
+
   Deno.test(`run-command in ${shell}: a syntax error is reported and the shell stays usable`, async () => {
     await withShell(shell, async (fx) => {
       const run = runner(fx);

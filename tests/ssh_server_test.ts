@@ -262,6 +262,15 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
       await traced(fish ? "set -e fish_trace" : "set +xv");
       const shown = await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane);
       assert(!/5379\\?;[0-9a-f]{16}/.test(shown), shown);
+      // The script's buffer (it holds the nonce) is gone before the command starts: every nonce in a buffer, printed
+      // back as an end marker with status 0, ends nothing.
+      const socket = (await fx.tmux("display-message", "-p", "#{socket_path}")).trim();
+      const inBuffers = `for b in $(tmux -S ${socket} list-buffers -F "#{buffer_name}"); do ` +
+        `tmux -S ${socket} show-buffer -b "$b"; done | grep -oE "5379;[0-9a-f]{16};" | cut -c6-21`;
+      const f = await traced(
+        `sh -c 'for n in $(${inBuffers}); do printf "\\033]5379;%s;e;0;w\\007" "$n"; done; echo after; exit 7'`,
+      );
+      assertEquals([f.exit_code, f.output], [7, "after"], shell);
       // The script came from a tmux buffer (the typed line reads it), not from a file of ours.
       const typed = (await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", pane)).replaceAll("\n", "");
       assertMatch(typed, /show-buffer -b 'tmux-mcp-\d+-r-/);
@@ -463,11 +472,11 @@ Deno.test("remotePath: lexical checks for files on the tmux host; typedLine read
   const p = { scriptPath: "tmux-mcp-1-r-ab", tmuxBin: "tmux", socketPath: "/tmp/it's $(x)/s", inBuffers: true };
   assertEquals(
     typedLine("posix", p),
-    ` { __tmux_mcp_prev=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null; eval "$('tmux' -S '/tmp/it'\\''s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab')"`,
+    ` { __tmux_mcp_prev=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null; eval "$('tmux' -S '/tmp/it'\\''s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' ';' delete-buffer -b 'tmux-mcp-1-r-ab')"`,
   );
   assertEquals(
     typedLine("fish", p),
-    ` source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' | psub)`,
+    ` source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' ';' delete-buffer -b 'tmux-mcp-1-r-ab' | psub)`,
   );
 });
 

@@ -241,17 +241,19 @@ async function runLocked(
       );
     }
     // The shell waits in the start handshake: the cursor is where the output begins. A shell waiting on a
-    // channel is released by the read's own tmux call, right after the read.
-    const along = run.releaseCommands("start");
-    // The shell goes on as soon as tmux has answered (the read is taken): the answer is parsed meanwhile.
+    // channel of another host is released by the read's own tmux call, right after the read (its script, a
+    // buffer, is gone already); a local one once its script file is gone too.
+    const along = rt.scripts.inBuffers ? run.releaseCommands("start") : [];
+    // The shell goes on once tmux has answered (the read is taken; the answer is parsed meanwhile) and its
+    // script, which holds the nonce, is gone: deleted while tmux answers, the read on its way.
+    let scriptGone = Promise.resolve();
     let goes: Promise<void> | undefined;
-    const letGo = () => goes ??= run.release("start", along.length > 0);
-    const atStart = await readCursor(tmux, paneId, ctx.signal, along, letGo);
+    const letGo = () => goes ??= scriptGone.then(() => run.release("start", along.length > 0));
+    const reading = readCursor(tmux, paneId, ctx.signal, along, letGo);
+    scriptGone = rt.scripts.scriptRead(files.script);
+    const atStart = await reading;
     const startPos = atStart.next;
     await letGo();
-    // A script in a buffer is in the tmux server's list for anyone to see: gone at once. A file in our private
-    // directory waits for the run's end (an unlink here would hold up the reading of the end marker).
-    if (rt.scripts.inBuffers) void rt.scripts.remove(files.script);
 
     const second = await waitFor(Promise.race([run.ended, obs.exited]), {
       ...waitOpts,

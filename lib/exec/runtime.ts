@@ -64,6 +64,13 @@ export interface RunScripts {
   /** Removes a script or armed flag (disarms); never throws. */
   remove(name: string): Promise<void>;
   /**
+   * The shell has read its script (its start marker is out): resolves once the script is gone, which the
+   * release from the start handshake waits for, as the script holds the run's nonce, which the command could
+   * read and print the end marker with. A file is removed at once (the caller does it while tmux answers its
+   * cursor read); a buffer is gone already (the typed line deletes it as it reads it). Never rejects.
+   */
+  scriptRead(script: string): Promise<void>;
+  /**
    * Buffers only, where the shell's end wait consumes the armed flag (lib/exec/shell.ts): removes the flag,
    * resolving true when this removed it (the shell will not wait at its end) and false when it was gone
    * (the shell took it: it waits, or will). Never throws.
@@ -230,6 +237,10 @@ export function fileScripts({ idleCheckMs = IDLE_CHECK_MS }: { idleCheckMs?: num
       remove(name);
       return Promise.resolve();
     },
+    scriptRead(name) {
+      remove(name);
+      return Promise.resolve();
+    },
     async close() {
       closed = true;
       for (const handles of [fifos, opened]) {
@@ -271,6 +282,10 @@ export function bufferScripts(tmux: TmuxExecutor): RunScripts {
     },
     wake: () => Promise.resolve(),
     remove,
+    scriptRead(name) {
+      live.delete(name);
+      return Promise.resolve();
+    },
     async take(name) {
       live.delete(name);
       try {

@@ -54,9 +54,10 @@
  * POSIX shells' xtrace and verbose options (on another host the typed line
  * does, as xtrace would show the text it evals), and shadows fish's
  * `fish_trace` with an empty local, and gives the command the options as the
- * user had them, reading them again once it has run. Between the start
- * marker and its wait the shell only does what prints nothing (bash's history
- * entry, below), so that work overlaps the server's cursor read.
+ * user had them, reading them again once it has run. For the same reason
+ * the script is gone before the shell leaves its start handshake: the
+ * server deletes the file, and a buffer's typed line deletes the buffer as
+ * it reads it.
  *
  * History: the typed line starts with a space. fish never records such
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
@@ -182,10 +183,11 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const armed = `[ -e ${q(p.armedPath)} ]`;
   const name = p.scriptPath.split("/").pop()!;
   // The last history entry, without a subshell where the script is a file: bash has read all of a file it
-  // sources before running it, so the file can take the line (`>|`: also with noclobber) and `read` gets it back.
+  // sources before running it, so the file can take the line over its first bytes and `read` gets it back.
+  // `1<>` (also with noclobber), not `>|`: truncating a file that holds data makes ext4 start writing it out.
   const lastEntry = p.inBuffers
     ? `__tmux_mcp_h="$(HISTTIMEFORMAT= builtin history 1 2>/dev/null)"`
-    : `HISTTIMEFORMAT= builtin history 1 2>/dev/null >|${q(p.scriptPath)}; IFS= read -r __tmux_mcp_h 2>/dev/null <${
+    : `HISTTIMEFORMAT= builtin history 1 2>/dev/null 1<>${q(p.scriptPath)}; IFS= read -r __tmux_mcp_h 2>/dev/null <${
       q(p.scriptPath)
     }`;
   // Each option is restored as the script found it (`$-` read again after the command, which may change them).
@@ -195,16 +197,12 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     // $? of the previous command, restored right before the command; xtrace and verbose off for our own lines,
     // which carry the nonce (on another host the typed line did both: xtrace would show the script it evals).
     ...(p.inBuffers ? [] : [OPTIONS_OFF]),
-    p.inBuffers
-      ? `printf '${osc}s;w\\007'`
-      : `if ${armed}; then printf '${osc}s;w\\007'; __tmux_mcp_w=w; else printf '${osc}s;f\\007'; __tmux_mcp_w=; fi`,
-    // Between the start marker and its wait: work that prints nothing (the grid stays as the server reads
-    // it), done while the server reads the cursor.
     // bash without HISTCONTROL=ignorespace records the typed line: remove
     // exactly that entry (checked by the script's name), nothing else; `builtin`, as `history` is a name users
     // alias or wrap (a pager, a fuzzy finder).
     // With ignorespace (Debian's default ignoreboth) there is nothing to remove, and nothing to look at: on
-    // another host looking costs a subshell.
+    // another host looking costs a subshell. Done before the start marker: from then on the server may delete
+    // the script.
     `if [ -n "\${BASH_VERSION-}" ]; then case ":\${HISTCONTROL-}:" in *:ignorespace:* | *:ignoreboth:*) ;; *)`,
     `  __tmux_mcp_h=; ${lastEntry}`,
     `  case "$__tmux_mcp_h" in *${q(name)}*)`,
@@ -213,7 +211,9 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `  esac`,
     `  unset __tmux_mcp_h ;;`,
     `esac; fi`,
-    p.inBuffers ? wait(ch.start) : `case $__tmux_mcp_w in w) ${wait(ch.start)} ;; *) unset __tmux_mcp_w ;; esac`,
+    p.inBuffers
+      ? `printf '${osc}s;w\\007'; ${wait(ch.start)}`
+      : `if ${armed}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
     // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
     // command). Inside `{ } 2>/dev/null` bash traces nothing; zsh traces it (no nonce in it).
     // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0.
@@ -247,7 +247,9 @@ export function typedLine(
   const part = typeof p === "string" ? { scriptPath: p, tmuxBin: "", socketPath: "" } : p;
   if (typeof p !== "string" && p.inBuffers) {
     const q = flavor === "fish" ? quoteFish : shQuote;
-    const read = `${q(part.tmuxBin)} -S ${q(part.socketPath)} show-buffer -b ${q(part.scriptPath)}`;
+    // The same client deletes the buffer once it has printed it: the script (and its nonce) is gone before it runs.
+    const buffer = q(part.scriptPath);
+    const read = `${q(part.tmuxBin)} -S ${q(part.socketPath)} show-buffer -b ${buffer} ';' delete-buffer -b ${buffer}`;
     // fish: `source (… | psub)`, not `… | source`: the command's stdin stays the terminal.
     return flavor === "fish" ? ` source (${read} | psub)` : ` ${OPTIONS_OFF}; eval "$(${read})"`;
   }
