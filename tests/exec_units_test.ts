@@ -95,6 +95,7 @@ Deno.test("run scripts and typed lines per shell", () => {
   const parts = {
     command: "echo 'x'",
     nonce: "00ff",
+    runId: "1f",
     tmuxBin: "/usr/bin/tmux",
     socketPath: "/s",
     scriptPath: "/d/r-1",
@@ -102,7 +103,8 @@ Deno.test("run scripts and typed lines per shell", () => {
   };
   const posix = runScript("posix", parts);
   assert(posix.includes(`; eval 'echo '\\''x'\\'; `), posix);
-  assert(posix.includes("tmux-mcp-00ff-s") && posix.includes("tmux-mcp-00ff-e"));
+  // The channels are named after the run, not its nonce (which another host's `ps` would show while the shell waits).
+  assert(posix.includes("tmux-mcp-1f-s") && posix.includes("tmux-mcp-1f-e") && !posix.includes("tmux-mcp-00ff"));
   const fish = runScript("fish", parts);
   assert(fish.includes(`eval 'echo \\'x\\''`), fish);
 });
@@ -113,6 +115,7 @@ Deno.test("a run's own lines start no process in a local POSIX shell after a com
   const parts = {
     command: "true",
     nonce: "00ff",
+    runId: "1f",
     tmuxBin: "/usr/bin/tmux",
     socketPath: "/s",
     scriptPath: "/d/r-1",
@@ -294,5 +297,27 @@ Deno.test("run files: made ahead after a run; after an idle spell, what a temp c
     if (tmpdir === undefined) Deno.env.delete("TMPDIR");
     else Deno.env.set("TMPDIR", tmpdir);
     await Deno.remove(parent, { recursive: true });
+  }
+});
+
+Deno.test("a run's wait-for channels are named after its files, as the sweep finds them in a killed server's", async () => {
+  // Where a shell waits on a channel (no FIFO) and the server is killed, the next server's sweep signals the channels
+  // named after each armed file it finds (lib/server/sweep.ts): they must be the ones the script waits on.
+  const scripts = fileScripts();
+  try {
+    const files = await scripts.files("0a1b2c");
+    const waitsOn = runScript("posix", {
+      command: "true",
+      nonce: "ffee",
+      runId: files.id,
+      tmuxBin: "/usr/bin/tmux",
+      socketPath: "/s",
+      scriptPath: files.script,
+      armedPath: files.armed,
+    }).match(/wait-for '([^']+)'/g)?.map((w) => w.slice("wait-for '".length, -1));
+    const armedId = files.armed.split("/").pop()!.replace(/^a-/, "");
+    assertEquals(waitsOn, [`tmux-mcp-${armedId}-s`, `tmux-mcp-${armedId}-e`]);
+  } finally {
+    await scripts.close();
   }
 });

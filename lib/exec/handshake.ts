@@ -26,6 +26,11 @@ import { MarkerScanner } from "./stream.ts";
 import { lineEditorWaits } from "./keys_warning.ts";
 
 export interface RunFiles {
+  /**
+   * The run's own name, in its files' names and so on screen (the typed line): it names the run's wait-for
+   * channels too, which another host's `ps` shows. Never the markers' nonce.
+   */
+  id: string;
   script: string;
   armed: string;
   /** The FIFO the shell reads in each handshake, when the run has one (else it waits in `tmux wait-for`). */
@@ -102,7 +107,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0,
 /** Starts tracking a run; registers it with the runtime until it is over. */
 export function trackRun(rt: ExecRuntime, paneId: string, nonce: string, files: RunFiles): RunTracker {
   const { tmux } = rt;
-  const ch = channels(nonce);
+  const ch = channels(files.id);
   const scanner = new MarkerScanner(markerPrefix(nonce));
   const started = Promise.withResolvers<boolean>();
   const ended = Promise.withResolvers<RunEnd>();

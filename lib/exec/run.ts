@@ -205,6 +205,7 @@ async function runLocked(
     const parts = {
       command: req.command,
       nonce: id,
+      runId: files.id,
       tmuxBin: rt.tmuxPath,
       socketPath: info.socketPath,
       scriptPath: files.script,

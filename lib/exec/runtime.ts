@@ -124,6 +124,7 @@ export function fileScripts({ idleCheckMs = IDLE_CHECK_MS }: { idleCheckMs?: num
   let spare: RunFiles | undefined;
   let closed = false;
   const names = (d: string, id: string): RunFiles => ({
+    id,
     script: `${d}/r-${id}`,
     armed: `${d}/a-${id}`,
     ...(fifosWork ? { fifo: `${d}/f-${id}` } : {}),
@@ -265,7 +266,8 @@ export function bufferScripts(tmux: TmuxExecutor): RunScripts {
   };
   return {
     inBuffers: true,
-    files: (id) => Promise.resolve({ script: `tmux-mcp-${Deno.pid}-r-${id}`, armed: `tmux-mcp-${Deno.pid}-a-${id}` }),
+    files: (id) =>
+      Promise.resolve({ id, script: `tmux-mcp-${Deno.pid}-r-${id}`, armed: `tmux-mcp-${Deno.pid}-a-${id}` }),
     arm(f) {
       live.add(f.armed);
       return Promise.resolve();

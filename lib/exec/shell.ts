@@ -68,7 +68,7 @@
  * @example
  * ```ts
  * const flavor = shellFlavor("bash"); // "posix"
- * const script = runScript(flavor!, { command: "make", nonce: "a1b2", tmuxBin: "/usr/bin/tmux",
+ * const script = runScript(flavor!, { command: "make", nonce: "a1b2", runId: "1", tmuxBin: "/usr/bin/tmux",
  *   socketPath: "/tmp/tmux-1000/default", scriptPath: "/tmp/tmux-mcp-x/r-1", armedPath: "/tmp/tmux-mcp-x/a-1" });
  * typedLine(flavor!, "/tmp/tmux-mcp-x/r-1"); // " . '/tmp/tmux-mcp-x/r-1'"
  * ```
@@ -108,14 +108,20 @@ export function markerPrefix(nonce: string): string {
   return `\x1b]${MARKER_OSC};${nonce};`;
 }
 
-/** The wait-for channel names of a run. */
-export function channels(nonce: string): { start: string; end: string } {
-  return { start: `tmux-mcp-${nonce}-s`, end: `tmux-mcp-${nonce}-e` };
+/**
+ * The wait-for channel names of a run, after its own name (never its nonce: another host's `ps` shows the
+ * shell's `tmux wait-for CHANNEL`, and the leftover sweep finds the name in an armed file's).
+ */
+export function channels(runId: string): { start: string; end: string } {
+  return { start: `tmux-mcp-${runId}-s`, end: `tmux-mcp-${runId}-e` };
 }
 
 export interface ScriptParts {
   command: string;
+  /** The markers' nonce: in the script's text only (see the module documentation). */
   nonce: string;
+  /** The run's own name (a `RunFiles` id, as in its files' names), which names its wait-for channels ({@linkcode channels}). */
+  runId: string;
   /** Absolute path of the tmux binary, run by the shell. */
   tmuxBin: string;
   /** The tmux server's socket (`#{socket_path}`), so the shell reaches this server whatever $TMUX says. */
@@ -141,7 +147,7 @@ const OPTIONS_OFF = `{ __tmux_mcp_prev=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/nul
 
 /** The script a run sources, for the pane's shell flavor. */
 export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
-  const ch = channels(p.nonce);
+  const ch = channels(p.runId);
   const osc = `\\033]${MARKER_OSC};${p.nonce};`;
   if (flavor === "fish") {
     const q = quoteFish;
