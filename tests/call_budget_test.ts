@@ -130,6 +130,7 @@ Deno.test("run-command: 2 MB of output says it was cut and every byte is in the 
   await Deno.writeTextFile(`${dir}/big.txt`, expected);
   await withShell("bash", async (fx) => {
     const r = await fx.mcp.call("run-command", { target: fx.pane, command: `cat ${dir}/big.txt`, timeout_ms: 600_000 });
+    assert(!r.isError && r.structuredContent, textOf(r));
     const run = r.structuredContent as unknown as Run;
     assertEquals([run.exit_code, run.output_truncated], [0, true]);
     assertEquals(run.output.split("\n").length, 400);
