@@ -258,10 +258,9 @@ Deno.test("joined lines pair with the rows they span; rows rejoin into the same 
 
 Deno.test("run files: made ahead after a run; after an idle spell, what a temp cleaner removed is made anew", async () => {
   const parent = await Deno.makeTempDir({ prefix: "tmcp-runfiles-" });
-  const tmpdir = Deno.env.get("TMPDIR");
-  Deno.env.set("TMPDIR", parent);
-  // Every run checks as if it came after the idle spell.
-  const scripts = fileScripts({ idleCheckMs: 0 });
+  // Every run checks as if it came after the idle spell. (Not through TMPDIR: the test modules run side by side
+  // in one process, whose environment they share.)
+  const scripts = fileScripts({ idleCheckMs: 0, parent });
   const dirOf = (f: RunFiles) => f.script.slice(0, f.script.lastIndexOf("/"));
   const use = async () => {
     const f = await scripts.files(crypto.randomUUID());
@@ -294,8 +293,6 @@ Deno.test("run files: made ahead after a run; after an idle spell, what a temp c
     assertEquals(left, [dirOf(fourth)], "a new directory, the old one not made again");
   } finally {
     await scripts.close();
-    if (tmpdir === undefined) Deno.env.delete("TMPDIR");
-    else Deno.env.set("TMPDIR", tmpdir);
     await Deno.remove(parent, { recursive: true });
   }
 });

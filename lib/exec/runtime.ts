@@ -110,8 +110,11 @@ function exists(path: string): boolean {
  * Run files in a private directory of this machine. Each run's FIFO stays open (read and write) here until it
  * is removed: the shell's open of it never blocks, a wake written before the shell reads is kept, and when
  * this process ends, however it ends, the last writer is gone and a shell still reading gets end-of-file.
+ * `parent`: where the directory is made (default: the temp directory, `TMPDIR`).
  */
-export function fileScripts({ idleCheckMs = IDLE_CHECK_MS }: { idleCheckMs?: number } = {}): RunScripts {
+export function fileScripts(
+  { idleCheckMs = IDLE_CHECK_MS, parent }: { idleCheckMs?: number; parent?: string } = {},
+): RunScripts {
   let dir: Promise<string> | undefined;
   let lastUse = performance.now();
   const fifos = new Map<string, Deno.FsFile>();
@@ -182,7 +185,7 @@ export function fileScripts({ idleCheckMs = IDLE_CHECK_MS }: { idleCheckMs?: num
         spare = undefined;
         return f;
       }
-      dir ??= Deno.makeTempDir({ prefix: tempPrefix("run") }).then(async (d) => {
+      dir ??= Deno.makeTempDir({ prefix: tempPrefix("run"), dir: parent }).then(async (d) => {
         await Deno.chmod(d, 0o700);
         return d;
       });
