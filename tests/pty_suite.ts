@@ -104,6 +104,37 @@ function processGone(pid: number): boolean {
   }
 }
 
+/** Whether this user may set the pid the kernel hands out next (a probe that writes back the current value). */
+function canPickPid(): boolean {
+  try {
+    Deno.writeTextFileSync("/proc/sys/kernel/ns_last_pid", Deno.readTextFileSync("/proc/sys/kernel/ns_last_pid"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `argv` as process `pid` (free now): sets the last pid handed out to the one before, until it lands. */
+async function spawnWithPid(pid: number, argv: string[]): Promise<Deno.ChildProcess> {
+  for (let i = 0; i < 500; i++) {
+    Deno.writeTextFileSync("/proc/sys/kernel/ns_last_pid", String(pid - 1));
+    const child = new Deno.Command(argv[0], { args: argv.slice(1), stdout: "null", stderr: "null" }).spawn();
+    if (child.pid === pid) return child;
+    child.kill("SIGKILL");
+    await child.status;
+  }
+  throw new Error(`pid ${pid} was taken by other processes 500 times in a row`);
+}
+
+/** True when `pid` is gone, a zombie, or has a SIGHUP or SIGKILL pending. */
+function signalledOrGone(pid: number): boolean {
+  if (processGone(pid)) return true;
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return [...status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].some((m) =>
+    (BigInt(`0x${m[1]}`) & 0x101n) !== 0n
+  );
+}
+
 /** Registers the suite for one backend. */
 export function ptySuite(backend: Backend): void {
   Deno.test(`pty tools behave the same on the ${backend} backend`, async (t) => {
@@ -365,6 +396,28 @@ export function ptySuite(backend: Backend): void {
         await until("the background job to end", () => Promise.resolve(processGone(bg)), (gone) => gone, 5000);
         assertEquals((await p.list()).filter((s) => s.pty_id === id), []);
         assertMatch(await mcp.err("pty-kill-session", { pty_id: id }), /no pty session "s\d+"/);
+      });
+
+      await t.step({
+        name: "killing an exited session signals no process that got its first process's pid since",
+        // Only where this user may pick the next pid (root: /proc/sys/kernel/ns_last_pid).
+        ignore: !canPickPid(),
+        fn: async () => {
+          const id = await p.launch({ command: "echo LEADER=$$" });
+          const screen = await p.waitScreen(id, "the leader's pid", (s) => /LEADER=\d+/.test(s));
+          const leader = Number(/LEADER=(\d+)/.exec(screen)![1]);
+          await until("the session to exit", p.list, (l) => l.some((s) => s.pty_id === id && s.status === "exited"));
+          // The pid comes round again: a session of another program now has it (processes of other tests may take
+          // it first, so it is tried until it lands).
+          const other = await spawnWithPid(leader, ["setsid", "sleep", "300"]);
+          try {
+            assertEquals(await p.kill(id), { pty_id: id, killed: true, runs_on: "local" });
+            assert(!signalledOrGone(other.pid), "the process that has the old pid now is left alone");
+          } finally {
+            other.kill("SIGKILL");
+            await other.status;
+          }
+        },
       });
 
       await t.step("20 sessions run at once", async () => {

@@ -446,8 +446,27 @@ Deno.test("ssh server: pty-* on the tmux backend run on the remote tmux; the cap
       return (await Deno.readTextFile(log).catch(() => "")).includes("pty-25") || undefined;
     }, 20_000);
     await mcp.ok("pty-capture", { pty_id });
+    // A background job is in the terminal's session but not in its foreground: the kill hangs up the session on
+    // the tmux host (its pids are that host's; here the same machine, as another user).
+    await mcp.ok("pty-send-keys", { pty_id, keys: "sleep 1000 & echo BG=$!\n" });
+    const bg = Number(
+      await waitUntil("the background job's pid", async () => {
+        const s = await mcp.ok<{ screen: string }>("pty-get-screen", { pty_id });
+        return /BG=(\d+)/.exec(s.screen)?.[1];
+      }, 20_000),
+    );
+    const running = (pid: number) => {
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+        return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+      } catch {
+        return false;
+      }
+    };
+    assert(running(bg), `the background sleep ${bg} runs`);
     await mcp.ok("pty-kill-session", { pty_id });
     assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(pty_id));
+    await waitUntil("the background job to end", () => Promise.resolve(!running(bg) || undefined), 20_000);
   }, ["--terminal-backend", "tmux"]);
 });
 

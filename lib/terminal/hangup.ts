@@ -43,16 +43,52 @@ function signal(pid: number, sig: Deno.Signal): void {
   }
 }
 
+/** Whether a process with this pid exists (signal 0 only checks; EPERM: someone else's, but there). */
+function exists(pid: number): boolean {
+  try {
+    Deno.kill(pid, 0 as unknown as Deno.Signal);
+    return true;
+  } catch (e) {
+    return !(e instanceof Deno.errors.NotFound);
+  }
+}
+
 /**
  * SIGHUP to every process in session `sid` now, SIGKILL to the survivors
  * after a second (in the background; the returned promise resolves once the
  * hang-up is sent).
+ *
+ * `leaderGone`: the session's first process has exited and was reaped (its
+ * program ended before the kill). Its background jobs may live on, and while
+ * they do the kernel keeps the session's id from being handed out again; so
+ * a process that has the old leader's pid now belongs to someone else (the
+ * pid came round again once the old session was empty), and nothing is
+ * signalled.
  */
-export async function hangUpSession(sid: number): Promise<void> {
+export async function hangUpSession(sid: number, { leaderGone = false }: { leaderGone?: boolean } = {}): Promise<void> {
+  // 0 would name pgrep's own session (and -0 our process group), 1 is init: no terminal's session.
+  if (!Number.isSafeInteger(sid) || sid <= 1) return;
   // Without a process list, the leader's process group is the best there is.
-  for (const pid of await sessionMembers(sid) ?? [-sid]) signal(pid, "SIGHUP");
+  const targets = async () => leaderGone && exists(sid) ? [] : await sessionMembers(sid) ?? [-sid];
+  for (const pid of await targets()) signal(pid, "SIGHUP");
   const timer = setTimeout(async () => {
-    for (const pid of await sessionMembers(sid) ?? [-sid]) signal(pid, "SIGKILL");
+    for (const pid of await targets()) signal(pid, "SIGKILL");
   }, GRACE_MS);
   Deno.unrefTimer(timer);
+}
+
+/**
+ * The same hang-up as {@linkcode hangUpSession} as a shell command, for the host whose pid `sid` is: a tmux
+ * server on another host runs it (`run-shell -b`), since a pid of that host names nothing here. Empty for an
+ * id that is no terminal's session.
+ *
+ * @example
+ * ```ts
+ * hangUpCommand(4321, false); // "{ pkill -HUP -s 4321 … ; sleep 1; pkill -KILL -s 4321 … ; }"
+ * ```
+ */
+export function hangUpCommand(sid: number, leaderGone: boolean): string {
+  if (!Number.isSafeInteger(sid) || sid <= 1) return "";
+  const send = (sig: string) => `pkill -${sig} -s ${sid} 2>/dev/null || kill -${sig} -- -${sid} 2>/dev/null`;
+  return `${leaderGone ? `kill -0 ${sid} 2>/dev/null || ` : ""}{ ${send("HUP")}; sleep 1; ${send("KILL")}; }`;
 }

@@ -42,7 +42,7 @@ import {
 } from "./backend.ts";
 import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
 import { tempPrefix } from "../host/process.ts";
-import { hangUpSession } from "./hangup.ts";
+import { hangUpCommand, hangUpSession } from "./hangup.ts";
 import { libc } from "./pty/ffi.ts";
 import { splitLines } from "../text/lines.ts";
 import { parseRow, parseRows, type Row, rowFormat, type RowSpec } from "../tmux/rows.ts";
@@ -407,10 +407,17 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
     async kill(id) {
       const s = await session(id);
-      await display(id, s, "#{pane_dead}"); // the error for a session killed elsewhere
+      const dead = await display(id, s, "#{pane_dead}"); // the error for a session killed elsewhere
       table.delete(id);
-      // The pane's first process leads the terminal's session; background jobs of a shell are in it too.
-      await hangUpSession(s.panePid);
+      // The pane's first process leads the terminal's session; background jobs of a shell are in it too. Once it
+      // has exited (tmux reaps it), its pid may belong to another process. On another host (--ssh) the pid is
+      // that host's, so that host's tmux server signals it.
+      const leaderGone = dead === "1";
+      if (tmux.remote === undefined) await hangUpSession(s.panePid, { leaderGone });
+      else {
+        const hangUp = hangUpCommand(s.panePid, leaderGone);
+        if (hangUp) await run(id, ["run-shell", "-b", hangUp]).catch(() => {});
+      }
       await tmux.run(["kill-session", "-t", `=${s.name}`]);
     },
 

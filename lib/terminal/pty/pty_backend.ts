@@ -218,7 +218,7 @@ export function createPtyBackend(): TerminalBackend {
 
   async function kill(c: Libc, s: PtySession): Promise<void> {
     s.closed = true;
-    await hangUpSession(s.pid);
+    await hangUpSession(s.pid, { leaderGone: s.exit !== undefined });
     await s.loop;
     stopCapture(s);
     c.close(s.fd); // hangs up the terminal: what is left of the session gets SIGHUP and EOF

@@ -1,0 +1,92 @@
+/**
+ * Ending a terminal's session (lib/terminal/hangup.ts) on real processes: a session whose leader has exited is
+ * still hung up through its members, and a process that has the old leader's pid now is someone else's, left
+ * alone. tests/pty_suite.ts drives the same through pty-kill-session.
+ */
+import { hangUpCommand, hangUpSession } from "../lib/terminal/hangup.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { waitUntil } from "./pane_helpers.ts";
+
+/** True once `pid` has exited (gone or a zombie). */
+function gone(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+/** True when `pid` has a SIGHUP or SIGKILL on its way (sent, not yet acted on) or is gone. */
+function signalled(pid: number): boolean {
+  if (gone(pid)) return true;
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const pending = [...status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].map((m) => BigInt(`0x${m[1]}`));
+  return pending.some((mask) => (mask & ((1n << 0n) | (1n << 8n))) !== 0n); // bits of signals 1 (HUP) and 9 (KILL)
+}
+
+/** A `sleep` leading a session of its own (setsid execs it: its pid is the session's id). */
+function sessionLeader(): Deno.ChildProcess {
+  return new Deno.Command("setsid", { args: ["sleep", "300"], stdout: "null", stderr: "null" }).spawn();
+}
+
+Deno.test("hangUpSession: a leader that exited leaves its session's id to its jobs; a live process of its pid is another's", async () => {
+  // The leader (sh) exits at once and is reaped; its background sleep stays in the session the leader's pid names.
+  const sh = await new Deno.Command("setsid", {
+    args: ["sh", "-c", "sleep 300 >/dev/null 2>&1 & echo $$ $!"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const [leader, job] = new TextDecoder().decode(sh.stdout).trim().split(" ").map(Number);
+  assert(gone(leader) && !gone(job), `leader ${leader} gone, job ${job} running`);
+  await hangUpSession(leader, { leaderGone: true });
+  await waitUntil("the job of the exited leader to be hung up", () => Promise.resolve(gone(job) || undefined), 10_000);
+
+  // A session led by a live process whose pid is the one we were told is gone: the pid came round again.
+  const other = sessionLeader();
+  try {
+    await hangUpSession(other.pid, { leaderGone: true });
+    assert(!signalled(other.pid), "a process that only has the old leader's pid is left alone");
+    // The same session, its leader alive: hung up.
+    await hangUpSession(other.pid);
+    assertEquals((await other.status).signal, "SIGHUP");
+  } finally {
+    try {
+      other.kill("SIGKILL");
+    } catch {
+      // ended
+    }
+    await other.status;
+  }
+});
+
+Deno.test("hangUpSession: no signal for 0 (pgrep's own session), 1 or a non-integer", async () => {
+  const self = sessionLeader();
+  try {
+    for (const sid of [0, 1, -self.pid, Number.NaN, 2.5]) await hangUpSession(sid);
+    assert(!signalled(self.pid));
+    assertEquals([0, 1, -5, 1.5].map((sid) => hangUpCommand(sid, false)), ["", "", "", ""]);
+  } finally {
+    self.kill("SIGKILL");
+    await self.status;
+  }
+});
+
+Deno.test("hangUpCommand: run by sh on the tmux host, hangs up that host's session, and skips a reused pid", async () => {
+  const run = (cmd: string) => new Deno.Command("sh", { args: ["-c", cmd], stdout: "null", stderr: "null" }).output();
+  const live = sessionLeader();
+  try {
+    // The leader said gone, a process of its pid alive: nothing is sent (no second pass either: the command ends).
+    await run(hangUpCommand(live.pid, true));
+    assert(!signalled(live.pid), "a reused pid is left alone");
+    const ended = run(hangUpCommand(live.pid, false));
+    assertEquals((await live.status).signal, "SIGHUP");
+    await ended;
+  } finally {
+    try {
+      live.kill("SIGKILL");
+    } catch {
+      // ended
+    }
+  }
+});
