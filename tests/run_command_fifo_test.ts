@@ -41,6 +41,8 @@ for (const shell of SHELLS) {
     await withShell(shell, async (fx) => {
       const pid = fx.mcp.pid;
       const shellPid = Number(await tmuxFormat(fx, fx.pane, "#{pane_pid}"));
+      // A shell that ends leaves its pane (and so the server) in place, to say how it ended.
+      await fx.tmux("set-option", "-w", "-t", fx.pane, "remain-on-exit", "on");
       const call = fx.mcp.call("run-command", {
         target: fx.pane,
         command: "echo SLEEPING; sleep 1",
@@ -62,6 +64,20 @@ for (const shell of SHELLS) {
         Deno.kill(pid, "SIGKILL");
       }
       await call;
+      // Freed is not ended: once its server is gone the shell is still there, back at its prompt.
+      const alive = await fx.tmux(
+        "display-message",
+        "-p",
+        "-t",
+        fx.pane,
+        "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
+      )
+        .catch((e) => `the test's tmux server is gone: ${e instanceof Error ? e.message : e}`);
+      assertEquals(
+        alive.trim().split(" ")[0],
+        "0",
+        `${shell} after its server was killed (dead, status, signal): ${alive}`,
+      );
       // Typed now, read by the shell only once it is back at its prompt.
       await fx.tmux("send-keys", "-t", fx.pane, "-l", `echo RE""ADY`);
       await fx.tmux("send-keys", "-t", fx.pane, "Enter");
