@@ -6,24 +6,7 @@
 import { hangUpCommand, hangUpSession } from "../lib/terminal/hangup.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { waitUntil } from "./pane_helpers.ts";
-
-/** True once `pid` has exited (gone or a zombie). */
-function gone(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
-/** True when `pid` has a SIGHUP or SIGKILL on its way (sent, not yet acted on) or is gone. */
-function signalled(pid: number): boolean {
-  if (gone(pid)) return true;
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  const pending = [...status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].map((m) => BigInt(`0x${m[1]}`));
-  return pending.some((mask) => (mask & ((1n << 0n) | (1n << 8n))) !== 0n); // bits of signals 1 (HUP) and 9 (KILL)
-}
+import { processGone as gone, signalledOrGone as signalled } from "./process_helpers.ts";
 
 /** A `sleep` leading a session of its own (setsid execs it: its pid is the session's id). */
 function sessionLeader(): Deno.ChildProcess {

@@ -7,6 +7,7 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import { processGone, signalledOrGone } from "./process_helpers.ts";
 
 export type Backend = "pty" | "tmux";
 
@@ -95,15 +96,6 @@ export async function withPty(
   }
 }
 
-function processGone(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
 /** Whether this user may set the pid the kernel hands out next (a probe that writes back the current value). */
 function canPickPid(): boolean {
   try {
@@ -124,15 +116,6 @@ async function spawnWithPid(pid: number, argv: string[]): Promise<Deno.ChildProc
     await child.status;
   }
   throw new Error(`pid ${pid} was taken by other processes 500 times in a row`);
-}
-
-/** True when `pid` is gone, a zombie, or has a SIGHUP or SIGKILL pending. */
-function signalledOrGone(pid: number): boolean {
-  if (processGone(pid)) return true;
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return [...status.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].some((m) =>
-    (BigInt(`0x${m[1]}`) & 0x101n) !== 0n
-  );
 }
 
 /** Registers the suite for one backend. */

@@ -8,6 +8,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, type McpFixture, startTmux, textOf } from "./helpers.ts";
 import { cleanShellPane, NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { quietHome, waitUntil } from "./pane_helpers.ts";
+import { processGone } from "./process_helpers.ts";
 import { remotePath } from "../lib/policy/files.ts";
 import { typedLine } from "../lib/exec/shell.ts";
 import { bufferScripts } from "../lib/exec/runtime.ts";
@@ -455,18 +456,10 @@ Deno.test("ssh server: pty-* on the tmux backend run on the remote tmux; the cap
         return /BG=(\d+)/.exec(s.screen)?.[1];
       }, 20_000),
     );
-    const running = (pid: number) => {
-      try {
-        const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-        return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-      } catch {
-        return false;
-      }
-    };
-    assert(running(bg), `the background sleep ${bg} runs`);
+    assert(!processGone(bg), `the background sleep ${bg} runs`);
     await mcp.ok("pty-kill-session", { pty_id });
     assert(!(await fx.tmux("list-sessions", "-F", "#{session_name}")).includes(pty_id));
-    await waitUntil("the background job to end", () => Promise.resolve(!running(bg) || undefined), 20_000);
+    await waitUntil("the background job to end", () => Promise.resolve(processGone(bg) || undefined), 20_000);
   }, ["--terminal-backend", "tmux"]);
 });
 
