@@ -7,9 +7,10 @@
  * server can sweep what one killed with SIGKILL left ({@linkcode
  * sweepTempFiles}; lib/server/sweep.ts runs the sweeps).
  *
- * A pid counts as alive when `ps -p` lists it (Deno refuses /proc and signal
- * 0 to a server without --allow-all); a reused pid only delays a sweep. Only
- * entries owned by this user are touched, and never this server's own.
+ * A sweep counts a pid as alive when `ps -p` lists it (one `ps` for all the
+ * owners; Deno refuses /proc to a server without --allow-all); a reused pid
+ * only delays a sweep. {@linkcode processExists} checks one pid with signal 0.
+ * Only entries owned by this user are touched, and never this server's own.
  *
  * @example
  * ```ts
@@ -29,6 +30,16 @@ export function tempPrefix(what: string): string {
 /** Where `Deno.makeTempDir` puts things without a `dir`: $TMPDIR, else /tmp. */
 export function tempParent(): string {
   return Deno.env.get("TMPDIR") || "/tmp";
+}
+
+/** True when a process with this pid exists, one of ours or not (signal 0 only checks; EPERM: someone else's). */
+export function processExists(pid: number): boolean {
+  try {
+    Deno.kill(pid, 0 as unknown as Deno.Signal);
+    return true;
+  } catch (e) {
+    return !(e instanceof Deno.errors.NotFound);
+  }
 }
 
 /** The pids among `pids` that are running processes (all of them when `ps` cannot tell: nothing is swept). */

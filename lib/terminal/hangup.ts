@@ -17,6 +17,8 @@
  * ```
  */
 
+import { processExists } from "../host/process.ts";
+
 const GRACE_MS = 1000;
 
 /**
@@ -43,16 +45,6 @@ function signal(pid: number, sig: Deno.Signal): void {
   }
 }
 
-/** Whether a process with this pid exists (signal 0 only checks; EPERM: someone else's, but there). */
-function exists(pid: number): boolean {
-  try {
-    Deno.kill(pid, 0 as unknown as Deno.Signal);
-    return true;
-  } catch (e) {
-    return !(e instanceof Deno.errors.NotFound);
-  }
-}
-
 /**
  * SIGHUP to every process in session `sid` now, SIGKILL to the survivors
  * after a second (in the background; the returned promise resolves once the
@@ -69,7 +61,7 @@ export async function hangUpSession(sid: number, { leaderGone = false }: { leade
   // 0 would name pgrep's own session (and -0 our process group), 1 is init: no terminal's session.
   if (!Number.isSafeInteger(sid) || sid <= 1) return;
   // Without a process list, the leader's process group is the best there is.
-  const targets = async () => leaderGone && exists(sid) ? [] : await sessionMembers(sid) ?? [-sid];
+  const targets = async () => leaderGone && processExists(sid) ? [] : await sessionMembers(sid) ?? [-sid];
   for (const pid of await targets()) signal(pid, "SIGHUP");
   const timer = setTimeout(async () => {
     for (const pid of await targets()) signal(pid, "SIGKILL");

@@ -41,7 +41,7 @@ import {
   type TerminalBackend,
 } from "./backend.ts";
 import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
-import { tempPrefix } from "../host/process.ts";
+import { processExists, tempPrefix } from "../host/process.ts";
 import { hangUpCommand, hangUpSession } from "./hangup.ts";
 import { libc } from "./pty/ffi.ts";
 import { splitLines } from "../text/lines.ts";
@@ -111,16 +111,6 @@ export function sendBytesCommands(pane: string, bytes: Uint8Array): string[][] {
   return out;
 }
 
-/** True when a process with this pid exists (signal 0 only checks). */
-function processAlive(pid: number): boolean {
-  try {
-    Deno.kill(pid, 0 as unknown as Deno.Signal);
-    return true;
-  } catch (e) {
-    return !(e instanceof Deno.errors.NotFound); // EPERM: alive, but someone else's
-  }
-}
-
 const PANE = {
   pane: ["pane_id", "id"],
   dead: ["pane_dead", "bool"],
@@ -182,7 +172,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const m = pattern.exec(name);
       if (!m || Number(m[1]) === Deno.pid || !SESSION_ID_PATTERN.test(m[2]) || table.has(m[2])) continue;
       // A server's pid says nothing about servers on other machines sharing a remote tmux: adopt none there.
-      if (tmux.remote !== undefined || processAlive(Number(m[1]))) continue;
+      if (tmux.remote !== undefined || processExists(Number(m[1]))) continue;
       const meta = decodeMeta(rawMeta);
       const id = m[2];
       try {
