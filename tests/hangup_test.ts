@@ -6,7 +6,7 @@
 import { hangUpCommand, hangUpSession } from "../lib/terminal/hangup.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { waitUntil } from "./pane_helpers.ts";
-import { processGone as gone, signalledOrGone as signalled } from "./process_helpers.ts";
+import { canPickPid, processGone as gone, signalledOrGone as signalled, spawnWithPid } from "./process_helpers.ts";
 
 /** A `sleep` leading a session of its own (setsid execs it: its pid is the session's id). */
 function sessionLeader(): Deno.ChildProcess {
@@ -42,6 +42,59 @@ Deno.test("hangUpSession: a leader that exited leaves its session's id to its jo
     await other.status;
   }
 });
+
+Deno.test({
+  name: "hangUpSession: a leader that died of the hang-up leaves its pid to whoever gets it before the SIGKILL pass",
+  // Only where this user may pick the next pid (root: /proc/sys/kernel/ns_last_pid).
+  ignore: !canPickPid(),
+  fn: async () => {
+    const leader = sessionLeader();
+    // Start times count in clock ticks (10 ms): the process that gets the pid must start in a later one.
+    await waitUntil(
+      "a clock tick after the leader's start",
+      () => Promise.resolve(ticksSince(leader.pid) >= 2 || undefined),
+      10_000,
+    );
+    // A wide grace: the pid must come round before the pass, however slow the machine.
+    const { killed } = await hangUpSession(leader.pid, { graceMs: 5_000 });
+    assertEquals((await leader.status).signal, "SIGHUP"); // died of it, and reaped: its session is empty
+    const other = await spawnWithPid(leader.pid, ["setsid", "sleep", "300"]);
+    try {
+      assertEquals(await killed, [], "the SIGKILL pass finds the pid taken by a process that started later");
+      assert(!signalled(other.pid), "the process that has the old leader's pid now is left alone");
+    } finally {
+      other.kill("SIGKILL");
+      await other.status;
+    }
+  },
+});
+
+Deno.test("hangUpSession: a leader that survives the hang-up gets the SIGKILL pass", async () => {
+  // sh ignores SIGHUP and waits: the pass finds the same process (its start time unchanged) and kills it.
+  const leader = new Deno.Command("setsid", {
+    args: ["sh", "-c", "trap '' HUP; while :; do sleep 1; done"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  await waitUntil("the trap to be set", () => Promise.resolve(sigIgnored(leader.pid, 1) || undefined), 10_000);
+  const { killed } = await hangUpSession(leader.pid, { graceMs: 200 });
+  assert((await killed).includes(leader.pid), "the SIGKILL pass names the leader");
+  assertEquals((await leader.status).signal, "SIGKILL");
+});
+
+/** Clock ticks (10 ms) since process `pid` started, from /proc/uptime and its stat's start time. */
+function ticksSince(pid: number): number {
+  const uptime = Number(Deno.readTextFileSync("/proc/uptime").split(" ")[0]);
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const start = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+  return Math.round(uptime * 100) - start;
+}
+
+/** Whether process `pid` ignores signal `sig` (its SigIgn mask in /proc). */
+function sigIgnored(pid: number, sig: number): boolean {
+  const m = /^SigIgn:\s*([0-9a-f]+)$/m.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+  return m !== null && (BigInt(`0x${m[1]}`) & (1n << BigInt(sig - 1))) !== 0n;
+}
 
 Deno.test("hangUpSession: no signal for 0 (pgrep's own session), 1 or a non-integer", async () => {
   const self = sessionLeader();

@@ -10,7 +10,8 @@
 import { assert, assertEquals } from "./assert.ts";
 import { startTmux } from "./helpers.ts";
 import { newPane, tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
-import { parseProcStat, shellActivity } from "../lib/exec/prompt.ts";
+import { shellActivity } from "../lib/exec/prompt.ts";
+import { parseProcStat } from "../lib/host/process.ts";
 import { lineEditorWaits } from "../lib/exec/keys_warning.ts";
 
 Deno.test("parseProcStat counts fields from the last parenthesis of the command name", () => {

@@ -7,7 +7,7 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
-import { processGone, signalledOrGone } from "./process_helpers.ts";
+import { canPickPid, processGone, signalledOrGone, spawnWithPid } from "./process_helpers.ts";
 
 export type Backend = "pty" | "tmux";
 
@@ -94,28 +94,6 @@ export async function withPty(
     await mcp.close();
     await tmux.kill();
   }
-}
-
-/** Whether this user may set the pid the kernel hands out next (a probe that writes back the current value). */
-function canPickPid(): boolean {
-  try {
-    Deno.writeTextFileSync("/proc/sys/kernel/ns_last_pid", Deno.readTextFileSync("/proc/sys/kernel/ns_last_pid"));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Starts `argv` as process `pid` (free now): sets the last pid handed out to the one before, until it lands. */
-async function spawnWithPid(pid: number, argv: string[]): Promise<Deno.ChildProcess> {
-  for (let i = 0; i < 500; i++) {
-    Deno.writeTextFileSync("/proc/sys/kernel/ns_last_pid", String(pid - 1));
-    const child = new Deno.Command(argv[0], { args: argv.slice(1), stdout: "null", stderr: "null" }).spawn();
-    if (child.pid === pid) return child;
-    child.kill("SIGKILL");
-    await child.status;
-  }
-  throw new Error(`pid ${pid} was taken by other processes 500 times in a row`);
 }
 
 /** Registers the suite for one backend. */

@@ -35,6 +35,7 @@ import { inspectPane } from "./observe.ts";
 import { shellFlavor } from "./shell.ts";
 import { notAtPrompt, paneWarnings } from "./warnings.ts";
 import { type Libc, libc } from "../terminal/pty/ffi.ts";
+import { parseProcStat, type Proc } from "../host/process.ts";
 
 /** What the pane is doing: ready to type into, refused (message), or busy for now (why). */
 export type PromptState = { kind: "ready" } | { kind: "refused"; message: string } | { kind: "busy"; why: string };
@@ -101,16 +102,6 @@ export function promptState(pane: ShellPane, screen: readonly string[], act: She
  */
 const RC_JOB_WINDOW_S = 2;
 
-/** One process of the pane's terminal; `start` in seconds on a clock shared by the processes compared. */
-interface Proc {
-  pid: number;
-  ppid: number;
-  /** The terminal's foreground process group. */
-  tpgid: number;
-  comm: string;
-  start: number;
-}
-
 /** The foreground program and whether it is an rc job, from the pane's first process and a process lookup. */
 function foregroundFacts(
   first: Proc | undefined,
@@ -124,36 +115,6 @@ function foregroundFacts(
     foreground: fg?.comm,
     rcJob: !!fg && !!parent && shellFlavor(parent.comm) !== undefined && fg.start - parent.start <= RC_JOB_WINDOW_S,
   };
-}
-
-/** /proc's clock ticks per second (USER_HZ: 100 on every Linux architecture). */
-const USER_HZ = 100;
-
-/**
- * A process from the text of `/proc/<pid>/stat`. The command name sits in
- * parentheses and may itself hold spaces and parentheses: the fields are
- * counted from the last `)`.
- *
- * @example
- * ```ts
- * parseProcStat("42 (my (odd) cmd) S 7 42 42 34816 42 0 0 0 0 0 0 0 0 0 20 0 1 0 1234 ..."); // comm "my (odd) cmd"
- * ```
- */
-export function parseProcStat(text: string | undefined): Proc | undefined {
-  if (!text) return undefined;
-  const open = text.indexOf("(");
-  const close = text.lastIndexOf(")");
-  if (open < 0 || close < open) return undefined;
-  // After the name: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) … starttime(22).
-  const f = text.slice(close + 2).split(" ");
-  const proc = {
-    pid: Number(text.slice(0, open)),
-    ppid: Number(f[1]),
-    tpgid: Number(f[5]),
-    comm: text.slice(open + 1, close),
-    start: Number(f[19]) / USER_HZ,
-  };
-  return [proc.pid, proc.ppid, proc.tpgid, proc.start].every(Number.isFinite) ? proc : undefined;
 }
 
 const decoder = new TextDecoder();

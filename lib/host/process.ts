@@ -42,6 +42,46 @@ export function processExists(pid: number): boolean {
   }
 }
 
+/** One process's facts; `start` in seconds on a clock shared by the processes compared (since boot, from /proc). */
+export interface Proc {
+  pid: number;
+  ppid: number;
+  /** Its terminal's foreground process group. */
+  tpgid: number;
+  comm: string;
+  start: number;
+}
+
+/** /proc's clock ticks per second (USER_HZ: 100 on every Linux architecture). */
+const USER_HZ = 100;
+
+/**
+ * A process from the text of `/proc/<pid>/stat`. The command name sits in
+ * parentheses and may itself hold spaces and parentheses: the fields are
+ * counted from the last `)`.
+ *
+ * @example
+ * ```ts
+ * parseProcStat("42 (my (odd) cmd) S 7 42 42 34816 42 0 0 0 0 0 0 0 0 0 20 0 1 0 1234 ..."); // comm "my (odd) cmd"
+ * ```
+ */
+export function parseProcStat(text: string | undefined): Proc | undefined {
+  if (!text) return undefined;
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return undefined;
+  // After the name: state(3) ppid(4) pgrp(5) session(6) tty_nr(7) tpgid(8) … starttime(22).
+  const f = text.slice(close + 2).split(" ");
+  const proc = {
+    pid: Number(text.slice(0, open)),
+    ppid: Number(f[1]),
+    tpgid: Number(f[5]),
+    comm: text.slice(open + 1, close),
+    start: Number(f[19]) / USER_HZ,
+  };
+  return [proc.pid, proc.ppid, proc.tpgid, proc.start].every(Number.isFinite) ? proc : undefined;
+}
+
 /** The pids among `pids` that are running processes (all of them when `ps` cannot tell: nothing is swept). */
 export async function alivePids(pids: readonly number[]): Promise<Set<number>> {
   if (pids.length === 0) return new Set();

@@ -17,7 +17,9 @@
  * ```
  */
 
-import { processExists } from "../host/process.ts";
+import { log } from "../log.ts";
+import { parseProcStat, processExists } from "../host/process.ts";
+import { libc } from "./pty/ffi.ts";
 
 const GRACE_MS = 1000;
 
@@ -45,28 +47,62 @@ function signal(pid: number, sig: Deno.Signal): void {
   }
 }
 
+/** When process `pid` started (seconds since boot), where the kernel tells it through the C library (Linux). */
+function startOf(pid: number): number | undefined {
+  try {
+    return parseProcStat(libc().procStat(pid))?.start;
+  } catch {
+    return undefined; // no FFI here: no /proc to read (Deno refuses it to the server without --allow-all)
+  }
+}
+
 /**
  * SIGHUP to every process in session `sid` now, SIGKILL to the survivors
- * after a second (in the background; the returned promise resolves once the
- * hang-up is sent).
+ * after a second (`graceMs`), in the background: the returned promise
+ * resolves once the hang-up is sent, its `killed` with the pids the SIGKILL
+ * pass signalled (a negative one: the leader's process group).
  *
- * `leaderGone`: the session's first process has exited and was reaped (its
- * program ended before the kill). Its background jobs may live on, and while
- * they do the kernel keeps the session's id from being handed out again; so
- * a process that has the old leader's pid now belongs to someone else (the
- * pid came round again once the old session was empty), and nothing is
- * signalled.
+ * While any process of the session lives, the kernel keeps its id from being
+ * handed out again; once the session is empty the id can come round again,
+ * and a process that has the old leader's pid then belongs to someone else.
+ * So nothing is signalled when a process has that pid and is not the leader:
+ * with `leaderGone` (the session's first process has exited and was reaped:
+ * its program ended before the kill), and at the SIGKILL pass when it started
+ * at another time than the leader did at the hang-up (the leader died of the
+ * SIGHUP and its pid came round within the second; where the start time
+ * cannot be read, the pass goes ahead as before).
  */
-export async function hangUpSession(sid: number, { leaderGone = false }: { leaderGone?: boolean } = {}): Promise<void> {
+export async function hangUpSession(
+  sid: number,
+  { leaderGone = false, graceMs = GRACE_MS }: { leaderGone?: boolean; graceMs?: number } = {},
+): Promise<{ killed: Promise<number[]> }> {
+  const none = { killed: Promise.resolve([]) };
   // 0 would name pgrep's own session (and -0 our process group), 1 is init: no terminal's session.
-  if (!Number.isSafeInteger(sid) || sid <= 1) return;
+  if (!Number.isSafeInteger(sid) || sid <= 1) return none;
+  const leaderStart = leaderGone ? undefined : startOf(sid);
+  /** Whether pid `sid` now names another process than the session's leader. */
+  const taken = () => {
+    if (!processExists(sid)) return false;
+    if (leaderGone) return true;
+    const now = startOf(sid);
+    return leaderStart !== undefined && now !== undefined && now !== leaderStart;
+  };
+  if (taken()) return none;
   // Without a process list, the leader's process group is the best there is.
-  const targets = async () => leaderGone && processExists(sid) ? [] : await sessionMembers(sid) ?? [-sid];
+  const targets = async () => await sessionMembers(sid) ?? [-sid];
   for (const pid of await targets()) signal(pid, "SIGHUP");
+  const killed = Promise.withResolvers<number[]>();
   const timer = setTimeout(async () => {
-    for (const pid of await targets()) signal(pid, "SIGKILL");
-  }, GRACE_MS);
+    if (taken()) {
+      log("info", `hang-up of terminal session ${sid}: its pid belongs to another process now, no SIGKILL sent`);
+      return killed.resolve([]);
+    }
+    const pids = await targets();
+    for (const pid of pids) signal(pid, "SIGKILL");
+    killed.resolve(pids);
+  }, graceMs);
   Deno.unrefTimer(timer);
+  return { killed: killed.promise };
 }
 
 /**
