@@ -24,12 +24,8 @@
 import { ROOT, startTmux } from "../helpers.ts";
 import { fillPane } from "./pane_text.ts";
 import { rawControlClient } from "./raw_control.ts";
+import { flag } from "./args.ts";
 
-const argv = Deno.args;
-const flag = (name: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const N = Number(flag("--n") ?? 3000);
 const BEFORE = flag("--before")?.replace(/\/?$/, "/");
 const ARGS = { target: "main", max_lines: 50 };

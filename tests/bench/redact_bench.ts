@@ -24,11 +24,8 @@ import { newPane, waitUntil } from "../pane_helpers.ts";
 import { p50 } from "./cold_start.ts";
 import process from "node:process";
 import { createRedactor, type Redactor } from "../../lib/text/redact.ts";
+import { flag } from "./args.ts";
 
-const flag = (name: string) => {
-  const i = Deno.args.indexOf(name);
-  return i >= 0 ? Deno.args[i + 1] : undefined;
-};
 const ROUNDS = Number(flag("--rounds") ?? 30);
 const BEFORE = flag("--before")?.replace(/\/$/, "");
 const SIZE = 32 * 1024 * 1024;

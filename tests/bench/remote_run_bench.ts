@@ -12,6 +12,7 @@ import { connect, type McpFixture } from "../helpers.ts";
 import { quietHome } from "../pane_helpers.ts";
 import { cleanShellPane, startSshd } from "../ssh_fixture.ts";
 import { serverArgv } from "./cold_start.ts";
+import { flag } from "./args.ts";
 
 const SETTLE_MS = 40;
 const SHELL_ARGV: Record<string, string> = {
@@ -23,11 +24,6 @@ const SHELL_ARGV: Record<string, string> = {
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 
-const argv = Deno.args;
-const flag = (name: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const n = Number(flag("--n") ?? 30);
 const before = flag("--before");
 const shells = (flag("--shells") ?? "bash,zsh,fish").split(",");

@@ -27,6 +27,7 @@ import { connect, type McpFixture, socketPathOf, startTmux, textOf } from "../he
 import { newPane, waitUntil } from "../pane_helpers.ts";
 import { serverArgv } from "./cold_start.ts";
 import { rawControlClient } from "./raw_control.ts";
+import { flag } from "./args.ts";
 
 /** Pause before each measured call (outside the measurement). */
 const SETTLE_MS = 40;
@@ -187,11 +188,6 @@ export async function measureRunCommand(
 }
 
 if (import.meta.main) {
-  const argv = Deno.args;
-  const flag = (name: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
   const before = load();
   const rows = await measureRunCommand(
     Number(flag("--n") ?? 40),

@@ -8,12 +8,8 @@
  */
 import { connect, startTmux } from "../helpers.ts";
 import { newPane, tmuxFormat, waitUntil } from "../pane_helpers.ts";
+import { flag } from "./args.ts";
 
-const argv = Deno.args;
-const flag = (name: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const N = Number(flag("--n") ?? 300);
 const SPACED_MS = Number(flag("--spaced-ms") ?? 40);
 const SHELL = flag("--shell") ?? "bash";

@@ -24,12 +24,8 @@ import { fillPane } from "./pane_text.ts";
 import { prepareRelay, RELAY_CALLS } from "./relay.ts";
 import { measureRunCommand } from "./run_command_bench.ts";
 import { makeLog } from "./search_data.ts";
+import { flag } from "./args.ts";
 
-const argv = Deno.args;
-const flag = (name: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const N = Number(flag("--n") ?? 40);
 const COLD = Number(flag("--cold") ?? 7);
 const PEER = flag("--peer")?.replace(/\/$/, "");
