@@ -69,6 +69,36 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "hangUpCommand: the pass a second later skips a process that got the pid of a leader killed by the hang-up",
+  // Only where this user may pick the next pid (root: /proc/sys/kernel/ns_last_pid).
+  ignore: !canPickPid(),
+  fn: async () => {
+    const leader = sessionLeader();
+    // `ps -o lstart` counts seconds: the process that gets the pid must start in a later one.
+    await waitUntil(
+      "a second after the leader's start",
+      () => Promise.resolve(ticksSince(leader.pid) > 100 || undefined),
+      10_000,
+    );
+    const ended = new Deno.Command("sh", {
+      args: ["-c", hangUpCommand(leader.pid, false)],
+      stdout: "null",
+      stderr: "null",
+    })
+      .output();
+    assertEquals((await leader.status).signal, "SIGHUP");
+    const other = await spawnWithPid(leader.pid, ["setsid", "sleep", "300"]);
+    try {
+      await ended; // the SIGKILL pass has run
+      assert(!signalled(other.pid), "the process that has the old leader's pid now is left alone");
+    } finally {
+      other.kill("SIGKILL");
+      await other.status;
+    }
+  },
+});
+
 Deno.test("hangUpSession: a leader that survives the hang-up gets the SIGKILL pass", async () => {
   // sh ignores SIGHUP and waits: the pass finds the same process (its start time unchanged) and kills it.
   const leader = new Deno.Command("setsid", {

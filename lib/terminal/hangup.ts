@@ -108,15 +108,19 @@ export async function hangUpSession(
 /**
  * The same hang-up as {@linkcode hangUpSession} as a shell command, for the host whose pid `sid` is: a tmux
  * server on another host runs it (`run-shell -b`), since a pid of that host names nothing here. Empty for an
- * id that is no terminal's session.
+ * id that is no terminal's session. The SIGKILL pass is skipped when a process with pid `sid` started at
+ * another time than the leader had at the hang-up (`ps -o lstart`, which counts seconds; where `ps` cannot
+ * tell, the pass goes ahead).
  *
  * @example
  * ```ts
- * hangUpCommand(4321, false); // "{ pkill -HUP -s 4321 … ; sleep 1; pkill -KILL -s 4321 … ; }"
+ * hangUpCommand(4321, false); // "{ __l=$(ps -o lstart= -p 4321 …); pkill -HUP -s 4321 … ; sleep 1; … }"
  * ```
  */
 export function hangUpCommand(sid: number, leaderGone: boolean): string {
   if (!Number.isSafeInteger(sid) || sid <= 1) return "";
   const send = (sig: string) => `pkill -${sig} -s ${sid} 2>/dev/null || kill -${sig} -- -${sid} 2>/dev/null`;
-  return `${leaderGone ? `kill -0 ${sid} 2>/dev/null || ` : ""}{ ${send("HUP")}; sleep 1; ${send("KILL")}; }`;
+  const started = `ps -o lstart= -p ${sid} 2>/dev/null`;
+  return `${leaderGone ? `kill -0 ${sid} 2>/dev/null || ` : ""}{ __l=$(${started}); ${send("HUP")}; sleep 1; ` +
+    `__n=$(${started}); if [ -z "$__l" ] || [ -z "$__n" ] || [ "$__n" = "$__l" ]; then ${send("KILL")}; fi; }`;
 }
