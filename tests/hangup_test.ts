@@ -99,6 +99,35 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "hangUpCommand, leader gone before: the pass skips a process that got its pid during the grace second",
+  ignore: !canPickPid(),
+  fn: async () => {
+    const leader = sessionLeader();
+    leader.kill("SIGTERM");
+    await leader.status; // reaped: its pid is free
+    const command = new Deno.Command("sh", {
+      args: ["-c", hangUpCommand(leader.pid, true)],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    // Past its check that the pid is free: in its grace second (its `sleep 1` runs).
+    await waitUntil("the command's grace second", async () => {
+      const r = await new Deno.Command("pgrep", { args: ["-P", String(command.pid), "-x", "sleep"], stdout: "null" })
+        .output();
+      return r.success || undefined;
+    }, 10_000);
+    const other = await spawnWithPid(leader.pid, ["setsid", "sleep", "300"]);
+    try {
+      await command.status; // the SIGKILL pass has run
+      assert(!signalled(other.pid), "the process that has the old leader's pid now is left alone");
+    } finally {
+      other.kill("SIGKILL");
+      await other.status;
+    }
+  },
+});
+
 Deno.test("hangUpSession: a leader that survives the hang-up gets the SIGKILL pass", async () => {
   // sh ignores SIGHUP and waits: the pass finds the same process (its start time unchanged) and kills it.
   const leader = new Deno.Command("setsid", {

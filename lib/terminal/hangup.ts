@@ -121,6 +121,8 @@ export function hangUpCommand(sid: number, leaderGone: boolean): string {
   if (!Number.isSafeInteger(sid) || sid <= 1) return "";
   const send = (sig: string) => `pkill -${sig} -s ${sid} 2>/dev/null || kill -${sig} -- -${sid} 2>/dev/null`;
   const started = `ps -o lstart= -p ${sid} 2>/dev/null`;
-  return `${leaderGone ? `kill -0 ${sid} 2>/dev/null || ` : ""}{ __l=$(${started}); ${send("HUP")}; sleep 1; ` +
+  // A leader gone before the hang-up has no start to keep: any process of its pid at the pass is another's.
+  const leader = leaderGone ? "gone" : `$(${started})`;
+  return `${leaderGone ? `kill -0 ${sid} 2>/dev/null || ` : ""}{ __l=${leader}; ${send("HUP")}; sleep 1; ` +
     `__n=$(${started}); if [ -z "$__l" ] || [ -z "$__n" ] || [ "$__n" = "$__l" ]; then ${send("KILL")}; fi; }`;
 }
