@@ -43,6 +43,36 @@ Deno.test("hangUpSession: a leader that exited leaves its session's id to its jo
   }
 });
 
+/** Runs a hang-up command with sh, as the tmux server on the pane's host does (`run-shell`). */
+function sh(command: string): Deno.ChildProcess {
+  return new Deno.Command("sh", { args: ["-c", command], stdout: "null", stderr: "null" }).spawn();
+}
+
+/** Waits until process `pid` started more than `ticks` clock ticks (10 ms) ago. */
+async function olderThan(pid: number, ticks: number): Promise<void> {
+  await waitUntil(
+    `${ticks} ticks after ${pid}'s start`,
+    () => Promise.resolve(ticksSince(pid) > ticks || undefined),
+    10_000,
+  );
+}
+
+/**
+ * Gives `pid` (free now) to a session of another program, waits for `pass` (a hang-up's SIGKILL pass) and checks
+ * that program was left alone; returns what the pass gave.
+ */
+async function reusedBefore<T>(pid: number, pass: Promise<T>): Promise<T> {
+  const other = await spawnWithPid(pid, ["setsid", "sleep", "300"]);
+  try {
+    const result = await pass;
+    assert(!signalled(other.pid), "the process that has the old leader's pid now is left alone");
+    return result;
+  } finally {
+    other.kill("SIGKILL");
+    await other.status;
+  }
+}
+
 Deno.test({
   name: "hangUpSession: a leader that died of the hang-up leaves its pid to whoever gets it before the SIGKILL pass",
   // Only where this user may pick the next pid (root: /proc/sys/kernel/ns_last_pid).
@@ -50,52 +80,24 @@ Deno.test({
   fn: async () => {
     const leader = sessionLeader();
     // Start times count in clock ticks (10 ms): the process that gets the pid must start in a later one.
-    await waitUntil(
-      "a clock tick after the leader's start",
-      () => Promise.resolve(ticksSince(leader.pid) >= 2 || undefined),
-      10_000,
-    );
+    await olderThan(leader.pid, 1);
     // A wide grace: the pid must come round before the pass, however slow the machine.
     const { killed } = await hangUpSession(leader.pid, { graceMs: 5_000 });
     assertEquals((await leader.status).signal, "SIGHUP"); // died of it, and reaped: its session is empty
-    const other = await spawnWithPid(leader.pid, ["setsid", "sleep", "300"]);
-    try {
-      assertEquals(await killed, [], "the SIGKILL pass finds the pid taken by a process that started later");
-      assert(!signalled(other.pid), "the process that has the old leader's pid now is left alone");
-    } finally {
-      other.kill("SIGKILL");
-      await other.status;
-    }
+    assertEquals(await reusedBefore(leader.pid, killed), [], "the pass finds the pid taken by a later process");
   },
 });
 
 Deno.test({
   name: "hangUpCommand: the pass a second later skips a process that got the pid of a leader killed by the hang-up",
-  // Only where this user may pick the next pid (root: /proc/sys/kernel/ns_last_pid).
   ignore: !canPickPid(),
   fn: async () => {
     const leader = sessionLeader();
     // `ps -o lstart` counts seconds: the process that gets the pid must start in a later one.
-    await waitUntil(
-      "a second after the leader's start",
-      () => Promise.resolve(ticksSince(leader.pid) > 100 || undefined),
-      10_000,
-    );
-    const ended = new Deno.Command("sh", {
-      args: ["-c", hangUpCommand(leader.pid, false)],
-      stdout: "null",
-      stderr: "null",
-    })
-      .output();
+    await olderThan(leader.pid, 100);
+    const command = sh(hangUpCommand(leader.pid, false));
     assertEquals((await leader.status).signal, "SIGHUP");
-    const other = await spawnWithPid(leader.pid, ["setsid", "sleep", "300"]);
-    try {
-      await ended; // the SIGKILL pass has run
-      assert(!signalled(other.pid), "the process that has the old leader's pid now is left alone");
-    } finally {
-      other.kill("SIGKILL");
-      await other.status;
-    }
+    await reusedBefore(leader.pid, command.status);
   },
 });
 
@@ -106,25 +108,14 @@ Deno.test({
     const leader = sessionLeader();
     leader.kill("SIGTERM");
     await leader.status; // reaped: its pid is free
-    const command = new Deno.Command("sh", {
-      args: ["-c", hangUpCommand(leader.pid, true)],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const command = sh(hangUpCommand(leader.pid, true));
     // Past its check that the pid is free: in its grace second (its `sleep 1` runs).
     await waitUntil("the command's grace second", async () => {
       const r = await new Deno.Command("pgrep", { args: ["-P", String(command.pid), "-x", "sleep"], stdout: "null" })
         .output();
       return r.success || undefined;
     }, 10_000);
-    const other = await spawnWithPid(leader.pid, ["setsid", "sleep", "300"]);
-    try {
-      await command.status; // the SIGKILL pass has run
-      assert(!signalled(other.pid), "the process that has the old leader's pid now is left alone");
-    } finally {
-      other.kill("SIGKILL");
-      await other.status;
-    }
+    await reusedBefore(leader.pid, command.status);
   },
 });
 
@@ -168,13 +159,12 @@ Deno.test("hangUpSession: no signal for 0 (pgrep's own session), 1 or a non-inte
 });
 
 Deno.test("hangUpCommand: run by sh on the tmux host, hangs up that host's session, and skips a reused pid", async () => {
-  const run = (cmd: string) => new Deno.Command("sh", { args: ["-c", cmd], stdout: "null", stderr: "null" }).output();
   const live = sessionLeader();
   try {
     // The leader said gone, a process of its pid alive: nothing is sent (no second pass either: the command ends).
-    await run(hangUpCommand(live.pid, true));
+    await sh(hangUpCommand(live.pid, true)).status;
     assert(!signalled(live.pid), "a reused pid is left alone");
-    const ended = run(hangUpCommand(live.pid, false));
+    const ended = sh(hangUpCommand(live.pid, false)).status;
     assertEquals((await live.status).signal, "SIGHUP");
     await ended;
   } finally {
