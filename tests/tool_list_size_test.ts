@@ -51,3 +51,24 @@ Deno.test("at most 40 tools at the default tier, and fewer than 20 under readonl
   assert(served(TIERS.indexOf("mutating")) <= DEFAULT_LIMIT.tools, `default tools: ${served(1)}`);
   assert(served(TIERS.indexOf("readonly")) < 20, `readonly tools: ${served(0)}`);
 });
+
+Deno.test("docs/tools.md's size table and the README's default figures are today's sizes", async () => {
+  const rows = toolListSizes();
+  const now = (sets: string, tier: string) => {
+    const r = rows.find((r) => r.toolsets === sets && r.tier === tier);
+    return r && `${r.tools} / ${kb(r.visible)} / ${kb(r.whole)}`;
+  };
+  const doc = await Deno.readTextFile(new URL("../docs/tools.md", import.meta.url));
+  const table = [...doc.matchAll(/^\| (\w+) +\| (\w+) +\| ([\d.]+ \/ [\d.]+ \/ [\d.]+) +\|$/gm)];
+  assert(table.length >= 4, `docs/tools.md's "Sizes now" table: ${table.length} rows found`);
+  const stale = table.filter(([, sets, tier, size]) => now(sets, tier) !== size)
+    .map(([, sets, tier, size]) => `${sets}/${tier}: ${size} written, ${now(sets, tier)} now`);
+  assert(
+    stale.length === 0,
+    `docs/tools.md's size table is stale (tests/bench/tool_list_size.ts):\n${stale.join("\n")}`,
+  );
+  const all = rows.find((r) => r.toolsets === "all" && r.tier === "mutating")!;
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const said = `is ${all.tools} tools and ${kb(all.visible)} KB model-visible`;
+  assert(readme.replace(/\s+/g, " ").includes(said), `README.md should say the default list ${said}`);
+});
