@@ -52,6 +52,17 @@ Deno.test("send-keys types text, then keys, then Enter, byte-exact; '-' and ';' 
   });
 });
 
+Deno.test("send-keys sends shifted characters, Shift-Tab and Ctrl+digits as their bytes, not as their names", async () => {
+  await withServer(async (mcp, tmux) => {
+    // tmux 3.3a types "S-a" and "S-Tab" as those characters and sends nothing for C-3 or C-8.
+    const keys = ["S-a", "C-S-b", "M-S-c", "S-1", "S-Tab", "M-S-Tab", "C-3", "C-4", "C-5", "C-7", "C-8", "^3"];
+    const expected = [...keys.flatMap((k) => [...keyBytes(k)!]), 0x0d];
+    const pane = await hexReader(tmux, expected.length);
+    await mcp.ok("send-keys", { target: pane, keys, enter: true });
+    assertEquals(await hexOf(tmux, pane), hex(expected));
+  });
+});
+
 Deno.test("send-keys delivers long multi-byte text in chunks, byte-exact", async () => {
   await withServer(async (mcp, tmux) => {
     const text = "aé中🙂;".repeat(3000) + "-end;";

@@ -136,6 +136,18 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
       (await fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: fx.pane, quiet_ms: 50 })).outcome,
       "quiet",
     );
+    // A wait that times out before the regex's deadline (3 s), or watches new output only, still says why its
+    // pattern never matched the line on the screen, instead of a plain timeout.
+    for (const extra of [{ timeout_ms: 500 }, { timeout_ms: 500, new_only: true }]) {
+      const e = await fx.mcp.err("wait", {
+        what: "text",
+        target: fx.pane,
+        patterns: ["(a+)+$"],
+        regex: true,
+        ...extra,
+      });
+      assertMatch(e, /took too long.*backtrack/);
+    }
   });
 });
 

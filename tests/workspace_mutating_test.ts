@@ -179,6 +179,45 @@ Deno.test("rename, select and targets by name, id and session:window.pane", asyn
   });
 });
 
+Deno.test("a session target's plain name is that session, not a window or index of the current session", async () => {
+  await withServer(async (mcp, tmux) => {
+    // "dev" and "1" (tmux's own default names are numbers) exist; the current session, "other" (made last), has a
+    // window named "dev" and a window 1: read as pane targets, "dev" and "1" would name those windows.
+    await tmux.tmux("new-session", "-d", "-s", "dev");
+    await tmux.tmux("new-session", "-d", "-s", "1");
+    await tmux.tmux("new-session", "-d", "-s", "other", "-n", "dev");
+    await tmux.tmux("new-window", "-d", "-t", "other:1");
+    const id = async (name: string) =>
+      (await tmux.tmux("display-message", "-p", "-t", `=${name}:`, "#{session_id}")).trim();
+    const [dev, one, other] = [await id("dev"), await id("1"), await id("other")];
+
+    const w = await mcp.ok<Created>("new", { what: "window", target: "1", name: "made" });
+    assertEquals(w.session_id, one);
+    const env = await mcp.ok<{ session_id: string }>("set", {
+      what: "environment",
+      target: "dev",
+      name: "PICKED",
+      value: "yes",
+    });
+    assertEquals(env.session_id, dev);
+    assertEquals((await tmux.tmux("show-environment", "-t", dev, "PICKED")).trim(), "PICKED=yes");
+    const shown = await mcp.ok<{ session_id: string; variables: { name: string }[] }>("show", {
+      what: "environment",
+      target: "dev",
+    });
+    assertEquals(shown.session_id, dev);
+    assert(shown.variables.some((v) => v.name === "PICKED"));
+    assertEquals((await mcp.ok<{ session_id: string }>("show", { what: "hooks", target: "dev" })).session_id, dev);
+    const r = await mcp.ok<Resolved>("rename", { what: "session", target: "dev", name: "dev-renamed" });
+    assertEquals(r.session_id, dev);
+    assertEquals(await tmuxFormat(tmux, other, "#{session_name}"), "other");
+    assertEquals(await tmuxFormat(tmux, dev, "#{session_name}"), "dev-renamed");
+    // A prefix is still a session's, and errors name the target as given.
+    assertEquals((await mcp.ok<Resolved>("rename", { what: "session", target: "dev-", name: "dev" })).session_id, dev);
+    assertMatch(await mcp.err("rename", { what: "session", target: "nosuch", name: "x" }), /unknown target "nosuch"/);
+  });
+});
+
 Deno.test("resize-pane sets sizes and zoom; select-layout applies presets and saved layouts", async () => {
   await withServer(async (mcp, tmux) => {
     const a = await tmuxFormat(tmux, "main", "#{pane_id}");

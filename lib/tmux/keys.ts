@@ -164,6 +164,34 @@ export function keyBytes(name: string): Uint8Array | undefined {
   return seq === undefined ? undefined : new TextEncoder().encode(seq);
 }
 
+/** The Ctrl+digit keys tmux 3.3a drops (it converts only C-2 and C-6), as the names of the bytes they mean. */
+const CTRL_DIGIT: Readonly<Record<string, string>> = { "3": "[", "4": "\\", "5": "]", "7": "_", "8": "?" };
+
+/**
+ * A key name spelled so that tmux's `send-keys` (3.3a) sends {@linkcode keySequence}'s bytes. tmux types a name it
+ * cannot encode as literal text, character by character (`S-a` arrives as the three characters "S-a", `S-Tab` as
+ * "S-Tab"), and sends nothing for C-3, C-4, C-5, C-7 and C-8: a shifted character becomes that character shifted,
+ * Shift-Tab becomes BTab and those Ctrl+digits the C-[, C-\\, C-], C-_ or C-? they mean. Other names pass unchanged.
+ *
+ * @example
+ * ```ts
+ * tmuxKeyName("S-a");     // "A"
+ * tmuxKeyName("M-S-Tab"); // "M-BTab"
+ * tmuxKeyName("C-3");     // "C-["
+ * tmuxKeyName("C-S-Up");  // "C-S-Up"
+ * ```
+ */
+export function tmuxKeyName(name: string): string {
+  const p = keySequence(name) === undefined ? undefined : parseModifiers(name);
+  if (!p) return name;
+  let { base, shift } = p;
+  if (shift && [...base].length === 1) [base, shift] = [base.toUpperCase(), false];
+  else if (shift && !p.ctrl && base.toLowerCase() === "tab") [base, shift] = ["BTab", false];
+  if (p.ctrl && base in CTRL_DIGIT) base = CTRL_DIGIT[base];
+  if (base === p.base && shift === p.shift) return name;
+  return (p.meta ? "M-" : "") + (p.ctrl ? "C-" : "") + (shift ? "S-" : "") + base;
+}
+
 /** True when `name` is a key name this server accepts. */
 export function isKeyName(name: string): boolean {
   return keySequence(name) !== undefined;

@@ -191,6 +191,25 @@ export function normalizeTarget(target: string): string {
 }
 
 /**
+ * A target given where a session is meant (rename-session, new-window's session, a session's environment or
+ * hooks), read as tmux reads a session command's `-t`: a plain word is a session name (`name:`), never a window or
+ * pane of the current session. As a pane target tmux tries a window of that name, or a pane or window of that
+ * index, in the current session first: `dev` would name session `x`'s window `dev` although session `dev` exists,
+ * and `1` would name a pane of the current window although session `1` (tmux's default names) exists. Ids, tokens
+ * and targets with `:` or `.` pass unchanged.
+ *
+ * @example
+ * ```ts
+ * sessionTarget("dev"); // "dev:"
+ * sessionTarget("1");   // "1:"
+ * sessionTarget("%3");  // "%3"
+ * ```
+ */
+export function sessionTarget(target: string): string {
+  return /^[^$@%={}!~^+-][^:.]*$/.test(target) ? `${target}:` : target;
+}
+
+/**
  * Maps tmux's "can't find …"/"ambiguous" errors for `target` to a message
  * that says what to call; other errors pass through unchanged.
  */
@@ -301,14 +320,14 @@ function inScope(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ReadonlyMap<
  * other targets pass as they are, and the caller checks what tmux resolves
  * them to.
  */
-function scopedTarget(target: string, sessions: ReadonlyMap<string, ScopedSession>): string {
+function scopedTarget(target: string, sessions: ReadonlyMap<string, ScopedSession>, shown = target): string {
   const part = sessionNamePart(target);
   if (!part) return target;
   const hit = pickSession([...sessions.values()], part.name, part.exact);
-  if (hit === undefined) throw unknownTarget(target);
+  if (hit === undefined) throw unknownTarget(shown);
   if ("ambiguous" in hit) {
     throw new UserError(
-      `ambiguous target ${JSON.stringify(target)}: it fits the sessions ` +
+      `ambiguous target ${JSON.stringify(shown)}: it fits the sessions ` +
         `${hit.ambiguous.slice(0, 5).map((n) => JSON.stringify(n)).join(", ")}${
           hit.ambiguous.length > 5 ? ", …" : ""
         }; ` +
@@ -527,6 +546,8 @@ export interface PaneFacts<P = PaneInfo> {
 
 export interface GetPaneOptions {
   signal?: AbortSignal;
+  /** The target names a session: a plain word is a session name ({@linkcode sessionTarget}). */
+  session?: boolean;
   /**
    * A command to run on the same pane in the same tmux call, given the
    * target to use (`-t`; already validated); its stdout comes back as `output`.
@@ -555,7 +576,9 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
   const { signal, then, onAnswer } = opts;
   // Without `facts` S is its default, PANE_SPEC (TypeScript cannot tie a default type argument to a default value).
   const facts = opts.facts ?? (ALL_FACTS as unknown as PaneFactsQuery<S>);
-  if (tmux.scope) return await getScopedPane(tmux, target, facts, opts);
+  // What tmux is asked for; errors name the target as given.
+  const asked = target !== undefined && opts.session ? sessionTarget(target) : target;
+  if (tmux.scope) return await getScopedPane(tmux, target, facts, opts, asked);
   if (target !== undefined) target = normalizeTarget(target);
   if (target === undefined) {
     const pane = await query(
@@ -579,7 +602,8 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
     onAnswer?.();
     return { pane, defaulted: true, output: joined(outputs), outputs };
   }
-  const { args, checkRow } = paneQuery(target, facts.format, then?.(target));
+  const sent = normalizeTarget(asked!);
+  const { args, checkRow } = paneQuery(sent, facts.format, then?.(sent));
   return await queryEach(
     tmux,
     args,
@@ -614,6 +638,7 @@ async function getScopedPane<S extends PaneSpecPart>(
   given: string | undefined,
   facts: PaneFactsQuery<S>,
   opts: GetPaneOptions,
+  asked = given,
 ): Promise<PaneFacts<Row<S>>> {
   const { signal, then } = opts;
   const sessions = await inScope(tmux, signal)!;
@@ -635,7 +660,7 @@ async function getScopedPane<S extends PaneSpecPart>(
       );
     }
   } else {
-    const target = normalizeTarget(scopedTarget(given, sessions));
+    const target = normalizeTarget(scopedTarget(asked ?? given, sessions, given));
     pane = await queryEach(
       tmux,
       paneQuery(target, rowFormat(spec)).args,

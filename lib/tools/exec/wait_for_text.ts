@@ -188,9 +188,15 @@ async function ended(
   };
 }
 
-/** Whether a pattern (not a stop pattern) shows in these lines. */
+/**
+ * Whether a pattern (not a stop pattern) shows in these lines. A regex stopped as too slow is the answer (a timeout
+ * would hide that it can never match); another failure counts as no hit.
+ */
 async function inTail(matcher: Matcher, tail: string[]): Promise<boolean> {
-  const h = await matcher.check(tail).catch(() => undefined);
+  const h = await matcher.check(tail).catch((e) => {
+    if (e instanceof UserError) throw e;
+    return undefined;
+  });
   return h?.kind === "matched";
 }
 

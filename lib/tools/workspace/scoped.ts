@@ -11,6 +11,7 @@
  * ```
  */
 import { getPane } from "../../tmux/panes.ts";
+import type { TargetKind } from "../../tmux/target.ts";
 import type { ToolContext } from "../tool.ts";
 import { splitLines } from "../../text/lines.ts";
 
@@ -26,19 +27,24 @@ export interface ShowResult {
 /**
  * `target` given: runs `forTarget(target)` after validating it; `global`
  * given and no target: runs it as is; neither: runs `forTarget` on the
- * default pane.
+ * default pane. `kind` `session`: a plain word is a session name.
  */
 export async function showFor(
   ctx: ToolContext,
   target: string | undefined,
   forTarget: (t: string) => string[],
   global?: string[],
+  kind: TargetKind = "pane",
 ): Promise<ShowResult> {
   if (target === undefined && global) {
     const out = await ctx.tmux.text(global, { signal: ctx.signal });
     return { session_id: null, window_id: null, pane_id: null, lines: splitLines(out) };
   }
-  const { pane, output } = await getPane(ctx.tmux, target, { signal: ctx.signal, then: forTarget });
+  const { pane, output } = await getPane(ctx.tmux, target, {
+    signal: ctx.signal,
+    then: forTarget,
+    session: kind === "session",
+  });
   return {
     session_id: pane.session_id,
     window_id: pane.window_id,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
-import { isKeyName, KEY_NAME_HELP } from "../../tmux/keys.ts";
+import { isKeyName, KEY_NAME_HELP, tmuxKeyName } from "../../tmux/keys.ts";
 import { chunkText, packCommands } from "../../tmux/batch.ts";
 import { UserError } from "../../errors.ts";
 import { resolvedShape } from "./common.ts";
@@ -58,7 +58,7 @@ export default defineTool({
     await refuseSelfInput(ctx.tmux, t.pane_id, { text, keys, enter }, { signal: ctx.signal });
     const before = read && paneReadCounts(ctx.tmux, read.pane.pid);
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
-    if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names]);
+    if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names.map(tmuxKeyName)]);
     for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });
     const warning = await keysWarning(ctx.tmux, t.pane_id, submitted, ctx.signal, before);
     return {
