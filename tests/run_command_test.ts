@@ -193,6 +193,27 @@ Deno.test("run-command: output stays exact when tmux trims a full history", asyn
   }, { historyLimit: 100 });
 });
 
+Deno.test("run-command: a command that switches to the alternate screen returns its own lines, not the pane's earlier ones", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    await run("echo EARLIER; seq 1 60"); // lines above the next runs, some in history
+    // Given up on inside a full-screen program (as a pager that `git log` opens waits for keys).
+    const paged = await run("seq 101 103; printf '\\033[?1049h'; echo drawn; read -r x; printf '\\033[?1049l'", {
+      timeout_ms: 3000,
+    });
+    assertEquals([paged.timed_out, paged.output, paged.output_truncated], [true, "101\n102\n103", false]);
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter"); // the read ends, the program leaves the alternate screen
+    // Ended with the alternate screen still on: its lines run from the history into the main screen kept aside.
+    const left = await run("seq 201 250; printf '\\033[?1049h'; echo drawn");
+    assertEquals([left.exit_code, left.output, left.output_truncated], [
+      0,
+      seq(250).split("\n").slice(200).join("\n"),
+      false,
+    ]);
+    assert(left.warnings.some((w) => w.kind === "alternate_screen"));
+  });
+});
+
 Deno.test("run-command: a timeout returns the output so far, then the shell is usable again", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);

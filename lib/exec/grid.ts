@@ -84,6 +84,12 @@ export interface ReadOptions {
   /** Keep at most this many (last) rows. */
   maxRows: number;
   signal?: AbortSignal;
+  /**
+   * While a full-screen program shows the alternate screen, read the main screen (its history and the rows tmux
+   * keeps aside until the program leaves) rather than take the position as lost: a run's output is the lines it
+   * printed there, not the pane's earlier lines.
+   */
+  mainScreen?: boolean;
 }
 
 const decoder = new TextDecoder();
@@ -294,6 +300,7 @@ export async function readSince(
   let hsGuess = pos.hs;
   let margin = 0;
   let located = false;
+  let triedMain = false;
   for (let attempt = 0;; attempt++) {
     const above = Math.max(pos.row - 1, 0);
     const rel0 = Math.min(above - hsGuess - margin, -1);
@@ -307,6 +314,11 @@ export async function readSince(
       ],
     });
     const hs = pane.history_size;
+    if (opts.mainScreen && pane.alternate_on && !triedMain) {
+      triedMain = true;
+      const main = await readMainScreen(tmux, paneId, pos, hs, opts).catch(() => undefined);
+      if (main) return main;
+    }
     const lines = rawRows(decoder.decode(output));
     const start = Math.max(0, hs + rel0);
     const rawCount = hs + pane.height - start;
@@ -395,4 +407,46 @@ async function readAll(tmux: TmuxExecutor, paneId: string, opts: ReadOptions): P
   const raw = lines.slice(0, rawCount);
   const at = { row: 0, x: 0, above: "" };
   return finish(pane, lines.slice(rawCount), raw, at, opts.maxRows, cursorPosition(pane, (abs) => raw[abs]), true);
+}
+
+/**
+ * {@linkcode readSince} while the pane shows the alternate screen: tmux then adds no row to the history and keeps
+ * the main screen's visible rows aside (`capture-pane -a`) until the program leaves, so the main screen is the
+ * history (`hs` rows, as just read) followed by those rows. Undefined when the pane left the alternate screen or
+ * its history changed meanwhile, or `pos` is not there.
+ */
+async function readMainScreen(
+  tmux: TmuxExecutor,
+  paneId: string,
+  pos: Position,
+  hs: number,
+  opts: ReadOptions,
+): Promise<SinceRead | undefined> {
+  // From the row above `pos` (for its fingerprint): the history's rows, and its lines joined from `pos`.
+  const from = Math.max(pos.row - 1, 0);
+  const start = Math.min(from, hs);
+  const kept = Math.max(pos.row - hs, 0);
+  const { pane, outputs } = await getPane(tmux, paneId, {
+    signal: opts.signal,
+    then: (t) => {
+      const parts: TmuxArg[][] = [];
+      if (from < hs) parts.push(["capture-pane", "-p", "-N", "-t", t, "-S", String(from - hs), "-E", "-1"]);
+      if (pos.row < hs) parts.push(["capture-pane", "-p", "-J", "-t", t, "-S", String(pos.row - hs), "-E", "-1"]);
+      parts.push(["capture-pane", "-a", "-p", "-N", "-t", t]);
+      parts.push(["capture-pane", "-a", "-p", "-J", "-t", t, "-S", String(kept)]);
+      return parts.flatMap((p, i) => i === 0 ? p : [COMMAND_SEPARATOR, ...p]);
+    },
+  });
+  if (!pane.alternate_on || pane.history_size !== hs) return undefined;
+  const texts = outputs.map((o) => rawRows(decoder.decode(o)));
+  const historyRaw = from < hs ? texts.shift()! : [];
+  const historyJoined = pos.row < hs ? texts.shift()! : [];
+  const [keptRaw = [], keptJoined = []] = texts;
+  if (historyRaw.length !== hs - start) return undefined;
+  const raw = [...historyRaw, ...keptRaw];
+  const rowAt = (abs: number) => abs >= start ? raw[abs - start] : undefined;
+  if (!matchesAt(pos, rowAt, pos.row)) return undefined;
+  const at = { row: pos.row, x: pos.x, above: pos.above };
+  const joined = [...historyJoined, ...keptJoined];
+  return finish(pane, joined, raw.slice(pos.row - start), at, opts.maxRows, cursorPosition(pane, rowAt), false);
 }

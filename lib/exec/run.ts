@@ -267,7 +267,11 @@ async function runLocked(
     }
     if (!end) {
       run.abandon();
-      const read = await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
+      const read = await readSince(tmux, paneId, startPos, {
+        maxRows: req.maxLines,
+        signal: ctx.signal,
+        mainScreen: true,
+      });
       log.finish();
       const warnings = paneWarnings(read.pane, read.rows).filter((w) => w.kind !== "not_a_shell");
       const hidden = warnings.some((w) => w.kind === "input_prompt") ? undefined : hiddenInputWarning(tmux, read.pane);
@@ -283,7 +287,7 @@ async function runLocked(
     const read: Pick<SinceRead, "rows" | "missed" | "dropped"> & { pane: Omit<WarningFacts, "current_command"> } =
       end.silent
         ? { pane: atStart.pane, rows: [], dropped: 0, missed: false }
-        : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal });
+        : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal, mainScreen: true });
     log.finish();
     // The answer need not wait for the release (a tmux call where the shell waits on a channel) nor for the
     // prompt: the pane stays locked until the prompt is drawn, so the next run in this pane starts at it.
