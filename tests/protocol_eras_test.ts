@@ -159,6 +159,27 @@ Deno.test("era lock: a 2026 connection refuses initialize, a 2025 one refuses 20
   });
 });
 
+Deno.test("a 2025 connection serves a request whose _meta names the revision initialize negotiated", async () => {
+  await withRaw(async (s) => {
+    await s.initialize("2025-11-25");
+    const claim = { _meta: { [VERSION_KEY]: "2025-11-25" } };
+    // A call (answered by the transport, lib/server/server.ts `direct`) and a listing (by the SDK).
+    await s.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "list", arguments: { what: "sessions" }, ...claim },
+    });
+    const call = resultOf(await s.next());
+    assertEquals((call.structuredContent as { sessions: Json[] }).sessions.length, 1);
+    await s.send({ jsonrpc: "2.0", id: 3, method: "tools/list", params: claim });
+    assert((resultOf(await s.next()).tools as Json[]).length > 0);
+    // Another revision still gets -32022, naming the negotiated one.
+    await s.send({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: { [VERSION_KEY]: "2025-06-18" } } });
+    assertEquals(errorOf(await s.next()).data, { supported: ["2025-11-25"], requested: "2025-06-18" });
+  });
+});
+
 Deno.test("SDK clients of both eras: the v2 client over 2026-07-28, the 2025 client unchanged", async () => {
   const tmux = await startTmux();
   try {

@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTmux, type TmuxFixture } from "./helpers.ts";
-import { exitWithin, rawServer } from "./raw_stdio.ts";
+import { envelope, exitWithin, rawServer } from "./raw_stdio.ts";
 import { newPane, waitForPane } from "./pane_helpers.ts";
 import { settle } from "./exec_fixtures.ts";
 
@@ -119,6 +119,31 @@ Deno.test("with nothing in flight, the server exits at end of input without wait
     assertEquals((await s.next()).id, 1);
     await s.writer.close();
     await exitsCleanly(s, "at end of input");
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
+
+Deno.test("an open subscriptions/listen stream (2026 era) does not keep the server from exiting at end of input", async () => {
+  const tmux = await startTmux("eof-listen");
+  // The default --max-wait-ms (an hour) bounds the drain: a server that waited for the stream would stay that long.
+  const s = rawServer(tmux.socketName);
+  try {
+    // As the v2 SDK client opens one when given ClientOptions.listChanged, and never cancels it before it closes.
+    await s.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "subscriptions/listen",
+      params: { _meta: envelope(), notifications: { toolsListChanged: true } },
+    });
+    const ack = await s.next();
+    assertEquals(ack.method, "notifications/subscriptions/acknowledged", JSON.stringify(ack));
+    assertEquals((await s.modern(2, "tools/list")).id, 2);
+    await s.writer.close();
+    const status = await exitWithin(s.child, 30_000);
+    if (status === undefined) s.child.kill("SIGKILL");
+    assertEquals(status?.code, 0, "the server exited cleanly at end of input");
   } finally {
     await s.stop().catch(() => {});
     await tmux.kill();

@@ -68,8 +68,9 @@ export interface App {
   direct(method: string): DirectHandler | undefined;
   /**
    * The error for a request of the other era than the connection is locked to (lib/server/transport.ts
-   * `refuse`), for what the SDK lets through: on a 2025 connection a request claiming a 2026 revision in its
-   * `_meta`, on a 2026 one a request naming a revision this server does not serve.
+   * `refuse`), for what the SDK lets through: on a 2025 connection a request naming another revision in its `_meta`
+   * than the one `initialize` negotiated (a 2026 one), on a 2026 one a request naming a revision this server does
+   * not serve.
    */
   refuse(method: string, params: Record<string, unknown> | undefined): Refusal | undefined;
   /** The 2025-era connection's server, once the SDK has seen its `initialize`. */
@@ -211,7 +212,9 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
       const claimed = claimedVersion(params);
       if (claimed === undefined || era === undefined) return undefined; // the SDK decides the era on its own
       if (era === "legacy") {
-        return unsupportedVersion(claimed, [legacy?.server.getNegotiatedProtocolVersion() ?? "2025-11-25"]);
+        // Naming the revision `initialize` negotiated is no other era's request: served as if unnamed.
+        const negotiated = legacy?.server.getNegotiatedProtocolVersion() ?? "2025-11-25";
+        return claimed === negotiated ? undefined : unsupportedVersion(claimed, [negotiated]);
       }
       // A claim of the wrong type is the SDK's to answer (invalid params).
       return typeof claimed === "string" && !MODERN_VERSIONS.includes(claimed)

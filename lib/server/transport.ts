@@ -228,6 +228,15 @@ function isDirectCall(json: unknown): json is JSONRPCMessage & { id: RequestId; 
     isPlainCall({ ...json, params: rest });
 }
 
+/**
+ * Whether a request of `method` counts as unanswered until its answer: not a `subscriptions/listen` (2026 era), a
+ * stream of notifications that ends only when the client cancels it or the connection closes, so neither the end
+ * of input nor a signal waits for it (the server would otherwise outlive its client).
+ */
+function awaitsAnswer(method: unknown): boolean {
+  return method !== "subscriptions/listen";
+}
+
 /** The top-level `id` of a parsed message, when it is a valid JSON-RPC id. */
 function idOf(json: unknown): RequestId | undefined {
   if (json === null || typeof json !== "object" || Array.isArray(json)) return undefined;
@@ -355,8 +364,9 @@ export class LinearStdioTransport implements Transport {
   #track(message: JSONRPCMessage, incoming: boolean): void {
     if (incoming) {
       if ("method" in message) {
-        if ("id" in message) this.#unanswered.add(message.id);
-        else if (message.method === "notifications/cancelled") {
+        if ("id" in message) {
+          if (awaitsAnswer(message.method)) this.#unanswered.add(message.id);
+        } else if (message.method === "notifications/cancelled") {
           this.#answered((message.params as { requestId?: RequestId } | undefined)?.requestId);
         }
       }
@@ -456,7 +466,8 @@ export class LinearStdioTransport implements Transport {
     if (answer === undefined) {
       // Counted unanswered now: an end of input drains it once the SDK has answered.
       const id = idOf(json);
-      if (id !== undefined && (json as { method?: unknown }).method !== undefined) this.#unanswered.add(id);
+      const method = (json as { method?: unknown }).method;
+      if (id !== undefined && method !== undefined && awaitsAnswer(method)) this.#unanswered.add(id);
       this.#held.push({ json, early: false });
       if (!this.#waiting) this.#waiting = true, this.#opts.onWaiting?.();
       return;
