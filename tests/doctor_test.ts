@@ -55,10 +55,17 @@ Deno.test("doctor: healthy private server — every check ok, exit 0", async () 
     assertMatch(lineOf(r.lines, "pty libc"), /^ok .*loaded through FFI$/);
     assertMatch(lineOf(r.lines, "config"), /^ok .*defaults/);
     assertMatch(lineOf(r.lines, "call budget"), /^info {2}call budget: 50000 ms per call .*Codex: tool_timeout_sec/);
-    assertEquals(
-      lineOf(r.lines, "client command"),
-      `info  client command: deno task --quiet --config ${ROOT}deno.json start --socket-name ${t.socketName}`,
-    );
+    const command = lineOf(r.lines, "client command").split(" ").slice(4);
+    assertEquals(command.slice(1), [
+      "task",
+      "--quiet",
+      "--config",
+      `${ROOT}deno.json`,
+      "start",
+      "--socket-name",
+      t.socketName,
+    ]);
+    assertEquals(Deno.realPathSync(command[0]), Deno.realPathSync(Deno.execPath()), "the command starts this deno");
     assertMatch(r.lines.at(-1)!, /works$/);
   } finally {
     await stop(t);
@@ -145,4 +152,34 @@ Deno.test("doctor helpers: tmux version strings, PATH lookup, shell quoting", ()
     absoluteFlags(["--config", "b.json", "--audit-log=logs/a", "--socket-name", "s", "--socket-path", "/abs"], "/w/"),
     ["--config", "/w/b.json", "--audit-log=/w/logs/a", "--socket-name", "s", "--socket-path", "/abs"],
   );
+});
+
+Deno.test("doctor from a checkout names deno by an absolute path: the PATH's deno when it is this one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-denopath-" });
+  try {
+    // tmux alone on PATH (the deno of this test may sit beside it, in /usr/bin).
+    const tmuxDir = `${dir}/tmux`;
+    await Deno.mkdir(tmuxDir);
+    await Deno.symlink(findOnPath("tmux", Deno.env.get("PATH") ?? "")!, `${tmuxDir}/tmux`);
+    const commandWith = async (path: string) => {
+      const r = await runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor"], {
+        // The test's deno cache: a HOME of its own must not make deno fetch the dependencies again.
+        env: { PATH: path, HOME: dir, DENO_DIR: Deno.env.get("DENO_DIR") || `${Deno.env.get("HOME")}/.cache/deno` },
+        clearEnv: true,
+      });
+      return r.stdout.split("\n").find((l) => l.startsWith("info  client command: "))?.split(" ")[4];
+    };
+    // A GUI client has no shell PATH: without a deno on PATH, the executable's own path.
+    assertEquals(await commandWith(tmuxDir), Deno.execPath());
+    // The PATH's name for this deno (a link, as Homebrew's and npm's bin directories hold), not its target.
+    await Deno.mkdir(`${dir}/bin`);
+    await Deno.symlink(Deno.execPath(), `${dir}/bin/deno`);
+    assertEquals(await commandWith(`${dir}/bin:${tmuxDir}`), `${dir}/bin/deno`);
+    // Another deno first on PATH is not the one that runs this checkout.
+    await Deno.mkdir(`${dir}/other`);
+    await Deno.writeTextFile(`${dir}/other/deno`, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+    assertEquals(await commandWith(`${dir}/other:${dir}/bin:${tmuxDir}`), Deno.execPath());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -14,12 +14,20 @@ import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { CLIENT_IDS, type ClientId, CLIENTS } from "../lib/doctor/install_clients.ts";
 import { mergeEntry, unifiedDiff } from "../lib/doctor/install_edit.ts";
+import { denoPath } from "../lib/doctor/client.ts";
 
 /** The deno cache of this run: a test HOME must not make deno fetch the dependencies again. */
 const DENO_DIR = Deno.env.get("DENO_DIR") || `${Deno.env.get("HOME")}/.cache/deno`;
 
-/** What a checkout's doctor writes: the start task through this deno.json, then the flags. */
-const CHECKOUT_ARGV = ["deno", "task", "--quiet", "--config", `${ROOT}deno.json`, "start"];
+/** What a checkout's doctor writes: this deno's start task through this deno.json, then the flags. */
+const CHECKOUT_ARGV = [
+  denoPath(Deno.env.get("PATH") ?? ""),
+  "task",
+  "--quiet",
+  "--config",
+  `${ROOT}deno.json`,
+  "start",
+];
 
 function tmuxMcp(home: string, args: string[], env: Record<string, string> = {}) {
   return runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args], {
@@ -235,7 +243,7 @@ Deno.test("install: the npm launcher's command is what gets written, and what do
     assertEquals(tmux, { command: "npx", args: ["-y", "@tmux-mcp/server@1.2.3", "--socket-name", "agent"] });
     // A value that is not a JSON array of strings is ignored, as if unset.
     const bad = await tmuxMcp(home, ["doctor", "--install", "codex", "--dry-run"], { TMUX_MCP_LAUNCHER: "npx -y x" });
-    assertMatch(bad.stdout, /^\+command = "deno"$/m);
+    assertMatch(bad.stdout, new RegExp(`^\\+command = "${CHECKOUT_ARGV[0]}"$`, "m"));
   });
 });
 
@@ -249,13 +257,26 @@ Deno.test("doctor: one line per client found — the --install command and the s
     const [cursor, codex] = [before.find((l) => l.includes("cursor:"))!, before.find((l) => l.includes("codex:"))!];
     assertMatch(
       cursor,
-      /^info {2}mcp client: cursor: run `deno task .*start doctor --install cursor --socket-name agent`, or add to /,
+      new RegExp(
+        `^info {2}mcp client: cursor: run \`${
+          CHECKOUT_ARGV[0]
+        } task .*start doctor --install cursor --socket-name agent\`, or add to `,
+      ),
     );
     assertMatch(
       cursor,
-      /: \{"mcpServers":\{"tmux":\{"command":"deno","args":\["task",.*"start","--socket-name","agent"\]\}\}\}$/,
+      new RegExp(
+        `: \\{"mcpServers":\\{"tmux":\\{"command":"${
+          CHECKOUT_ARGV[0]
+        }","args":\\["task",.*"start","--socket-name","agent"\\]\\}\\}\\}$`,
+      ),
     );
-    assertMatch(codex, /or add to .*config\.toml: \[mcp_servers\.tmux\] command = "deno" args = \["task", /);
+    assertMatch(
+      codex,
+      new RegExp(
+        `or add to .*config\\.toml: \\[mcp_servers\\.tmux\\] command = "${CHECKOUT_ARGV[0]}" args = \\["task", `,
+      ),
+    );
     const r = await tmuxMcp(home, ["doctor", "--install", "cursor", "--socket-name", "agent"]);
     assertEquals(r.code, 0, r.stdout);
     const after = (await lines()).filter((l) => / mcp client: cursor/.test(l));

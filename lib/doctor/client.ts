@@ -1,17 +1,19 @@
 /**
  * The command line to paste into an MCP client's config: for a compiled
- * binary its own path, for a checkout `deno task --quiet --config
+ * binary its own path, for a checkout `<abs>/deno task --quiet --config
  * <abs>/deno.json start`, when the npm launcher started this process the
  * command it names in {@linkcode LAUNCHER_ENV} — followed by the flags
- * doctor was given, file paths made absolute.
+ * doctor was given, file paths made absolute. Absolute, as GUI clients
+ * (Claude Desktop, Zed) start servers without the user's shell `PATH`.
  *
  * @example
  * ```ts
  * clientCommand(["--socket-name", "agent"]);
- * // "deno task --quiet --config /src/tmux-mcp/deno.json start --socket-name agent"
+ * // "/usr/local/bin/deno task --quiet --config /src/tmux-mcp/deno.json start --socket-name agent"
  * ```
  */
 import { fileURLToPath } from "node:url";
+import { findOnPath } from "./shells.ts";
 import type { CheckResult } from "./check.ts";
 
 /** A word as a POSIX shell reads it back: bare when safe, else single-quoted. */
@@ -59,6 +61,21 @@ export function launcherArgv(value: string | undefined): string[] | undefined {
   return undefined;
 }
 
+/**
+ * This deno by an absolute path: the `deno` on `path` when it is this executable (a name that outlives an upgrade,
+ * such as /opt/homebrew/bin/deno, where the executable's own path names its version), else the executable's path.
+ */
+export function denoPath(path: string): string {
+  const self = Deno.execPath();
+  const onPath = findOnPath("deno", path);
+  if (!onPath?.startsWith("/")) return self;
+  try {
+    return Deno.realPathSync(onPath) === Deno.realPathSync(self) ? onPath : self;
+  } catch {
+    return self;
+  }
+}
+
 /** The command for this installation, as argv. */
 export function clientArgv(rawFlags: readonly string[]): string[] {
   const flags = absoluteFlags(rawFlags, Deno.cwd());
@@ -66,7 +83,7 @@ export function clientArgv(rawFlags: readonly string[]): string[] {
   if (launcher) return [...launcher, ...flags];
   if (!runFromSource()) return [Deno.execPath(), ...flags];
   const config = fileURLToPath(new URL("../../deno.json", import.meta.url));
-  return ["deno", "task", "--quiet", "--config", config, "start", ...flags];
+  return [denoPath(Deno.env.get("PATH") ?? ""), "task", "--quiet", "--config", config, "start", ...flags];
 }
 
 /** Informational: the command to paste. */
