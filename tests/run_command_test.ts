@@ -115,17 +115,28 @@ for (const shell of SHELLS) {
     });
   });
 
-  Deno.test(`run-command in ${shell}: its script is gone before its command starts, so no command reads the nonce`, async () => {
+  Deno.test(`run-command in ${shell}: its script is gone and empty before its command starts, so no command reads the nonce`, async () => {
     await withShell(shell, async (fx) => {
-      // Every nonce in the run files of any server of this user, printed back as end markers with status 0.
+      // Every nonce in the run files of any server of this user, and in every file the shell holds open (zsh and
+      // fish keep a file they source open), printed back as end markers with status 0.
       const dir = Deno.env.get("TMPDIR") ?? "/tmp";
-      const nonces = `cat ${dir}/tmux-mcp-*-run-*/r-* 2>/dev/null | grep -oE "5379;[0-9a-f]{16};" | cut -c6-21`;
+      const files = `for f in ${dir}/tmux-mcp-*-run-*/r-* /proc/$PPID/fd/*; do [ -f "$f" ] && cat "$f"; done`;
+      const nonces = `${files} 2>/dev/null | grep -oE "5379;[0-9a-f]{16};" | cut -c6-21`;
       const forge =
         `sh -c 'for n in $(${nonces}); do printf "\\033]5379;%s;e;0;w\\007" "$n"; done; echo after; exit 7'`;
       // Debian's default: bash leaves its script file as written (without it, bash overwrites it with its history).
       if (shell === "bash") await runner(fx)("HISTCONTROL=ignoreboth");
       const r = await runner(fx)(forge);
       assertEquals([r.exit_code, r.output], [7, "after"]);
+    });
+  });
+
+  Deno.test(`run-command in ${shell}: a command longer than a shell's read of its script runs whole`, async () => {
+    await withShell(shell, async (fx) => {
+      // 60 KB of command: zsh and dash read a sourced file 8 KB at a time, and the file is emptied at the start
+      // marker, so the script must have been read to its end by then (lib/exec/shell.ts).
+      const r = await runner(fx)(`: ${"x".repeat(60 * 1024)}\necho "end of a long command"\nsh -c 'exit 3'`);
+      assertEquals([r.exit_code, r.output], [3, "end of a long command"]);
     });
   });
 

@@ -66,8 +66,8 @@ export interface RunScripts {
   /**
    * The shell has read its script (its start marker is out): resolves once the script is gone, which the
    * release from the start handshake waits for, as the script holds the run's nonce, which the command could
-   * read and print the end marker with. A file is removed at once (the caller does it while tmux answers its
-   * cursor read); a buffer is gone already (the typed line deletes it as it reads it). Never rejects.
+   * read and print the end marker with. A file is emptied and removed at once (the caller does it while tmux
+   * answers its cursor read; a shell may still hold it open); a buffer is gone already (the typed line deletes it as it reads it). Never rejects.
    */
   scriptRead(script: string): Promise<void>;
   /**
@@ -242,6 +242,13 @@ export function fileScripts(
       return Promise.resolve();
     },
     scriptRead(name) {
+      // Emptied, then removed: zsh, dash and fish keep a file they source open while it runs (all of it read by
+      // now, lib/exec/shell.ts), and a command could read the nonce through /proc/PID/fd of its shell.
+      try {
+        if (live.has(name)) Deno.truncateSync(name, 0);
+      } catch {
+        // gone already
+      }
       remove(name);
       return Promise.resolve();
     },

@@ -56,8 +56,10 @@
  * `fish_trace` with an empty local, and gives the command the options as the
  * user had them, reading them again once it has run. For the same reason
  * the script is gone before the shell leaves its start handshake: the
- * server deletes the file, and a buffer's typed line deletes the buffer as
- * it reads it.
+ * server empties and deletes the file (zsh, dash and fish keep a file they
+ * source open: the script is one list after its first line, so all of it has
+ * been read by then), and a buffer's typed line deletes the buffer as it
+ * reads it.
  *
  * History: the typed line starts with a space. fish never records such
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
@@ -203,6 +205,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     // $? of the previous command, restored right before the command; xtrace and verbose off for our own lines,
     // which carry the nonce (on another host the typed line did both: xtrace would show the script it evals).
     ...(p.inBuffers ? [] : [OPTIONS_OFF]),
+    // The rest is one list, parsed (so read to its end) before any of it runs: zsh and dash keep a file they
+    // source open, reading it as they go, and the server empties the file at the start marker (the nonce then
+    // is in no file a command can open through /proc/PID/fd). Opened after OPTIONS_OFF, as verbose would echo it.
+    "{",
     // bash without HISTCONTROL=ignorespace records the typed line: remove
     // exactly that entry (checked by the script's name), nothing else; `builtin`, as `history` is a name users
     // alias or wrap (a pager, a fuzzy finder).
@@ -237,6 +243,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     (p.inBuffers
       ? `eval "unset __tmux_mcp_status; (exit $__tmux_mcp_status)"; } 2>/dev/null`
       : `eval "unset __tmux_mcp_status; return $__tmux_mcp_status"; } 2>/dev/null`),
+    "}",
     "",
   ].join("\n");
 }
