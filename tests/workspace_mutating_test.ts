@@ -218,6 +218,30 @@ Deno.test("a session target's plain name is that session, not a window or index 
   });
 });
 
+Deno.test("a pane or window target's plain name is a session too: send-keys never types into a window of that name", async () => {
+  await withServer(async (mcp, tmux) => {
+    // The current session, "other" (made last), has a window "dev" and a window 1; sessions "dev" and "1" exist.
+    await tmux.tmux("new-session", "-d", "-s", "dev");
+    await tmux.tmux("new-session", "-d", "-s", "1");
+    await tmux.tmux("new-session", "-d", "-s", "other", "-n", "dev");
+    await tmux.tmux("new-window", "-d", "-t", "other:1", "-n", "one");
+    const paneOf = async (t: string) => (await tmux.tmux("display-message", "-p", "-t", t, "#{pane_id}")).trim();
+    const [dev, one, otherDev] = [await paneOf("=dev:"), await paneOf("=1:"), await paneOf("=other:dev")];
+    const sent = await mcp.ok<Resolved>("send-keys", { target: "dev", text: "echo typed-into-dev", enter: true });
+    assertEquals(sent.pane_id, dev);
+    await waitForPane(tmux, dev, /^typed-into-dev$/m);
+    assert(!(await tmux.tmux("capture-pane", "-p", "-t", otherDev)).includes("typed-into-dev"));
+    assertEquals((await mcp.ok<Resolved>("capture-pane", { target: "1" })).pane_id, one);
+    assertEquals((await mcp.ok<Resolved>("select", { what: "window", target: "dev" })).pane_id, dev);
+    // A window by name is session:window; a plain name that is no session says so.
+    assertEquals((await mcp.ok<Resolved>("capture-pane", { target: "other:dev" })).pane_id, otherDev);
+    assertMatch(
+      await mcp.err("capture-pane", { target: "one" }),
+      /unknown target "one" \(a plain name is a session; a window is session:window\)/,
+    );
+  });
+});
+
 Deno.test("resize-pane sets sizes and zoom; select-layout applies presets and saved layouts", async () => {
   await withServer(async (mcp, tmux) => {
     const a = await tmuxFormat(tmux, "main", "#{pane_id}");

@@ -191,12 +191,12 @@ export function normalizeTarget(target: string): string {
 }
 
 /**
- * A target given where a session is meant (rename-session, new-window's session, a session's environment or
- * hooks), read as tmux reads a session command's `-t`: a plain word is a session name (`name:`), never a window or
- * pane of the current session. As a pane target tmux tries a window of that name, or a pane or window of that
- * index, in the current session first: `dev` would name session `x`'s window `dev` although session `dev` exists,
- * and `1` would name a pane of the current window although session `1` (tmux's default names) exists. Ids, tokens
- * and targets with `:` or `.` pass unchanged.
+ * A target as the model means it: a plain word is a session name (`name:`), as tmux reads a session command's
+ * `-t`, for every kind of target. As a pane or window target tmux tries a window of that name, or a pane or window
+ * of that index, in its current session first, a session the model cannot see: `dev` would name session `x`'s
+ * window `dev` although session `dev` exists (send-keys would type into it), and `1` would name a pane of the
+ * current window although session `1` (tmux's default names) exists. A window by name is `session:window`. Ids,
+ * tokens and targets with `:` or `.` pass unchanged.
  *
  * @example
  * ```ts
@@ -206,8 +206,11 @@ export function normalizeTarget(target: string): string {
  * ```
  */
 export function sessionTarget(target: string): string {
-  return /^[^$@%={}!~^+-][^:.]*$/.test(target) ? `${target}:` : target;
+  return PLAIN_WORD.test(target) ? `${target}:` : target;
 }
+
+/** A target that is one plain word: no id, `=`, token or relative prefix, no `:` or `.`. */
+const PLAIN_WORD = /^[^$@%={}!~^+-][^:.]*$/;
 
 /**
  * Maps tmux's "can't find …"/"ambiguous" errors for `target` to a message
@@ -216,8 +219,10 @@ export function sessionTarget(target: string): string {
 export function targetError(target: string, e: unknown): unknown {
   if (e instanceof TmuxError && e.kind === "failed" && /can't find|ambiguous|not found|no such/i.test(e.message)) {
     const what = /ambiguous/i.test(e.message) ? "ambiguous" : "unknown";
+    // A plain word was asked for as a session ({@linkcode sessionTarget}): a window is named session:window.
+    const plain = PLAIN_WORD.test(target) ? " (a plain name is a session; a window is session:window)" : "";
     return new UserError(
-      `${what} target ${JSON.stringify(target)} (tmux: ${e.message}): call list (what: sessions or panes) ` +
+      `${what} target ${JSON.stringify(target)}${plain} (tmux: ${e.message}): call list (what: sessions or panes) ` +
         `and use an id such as %3, @2 or $1`,
     );
   }
@@ -546,8 +551,6 @@ export interface PaneFacts<P = PaneInfo> {
 
 export interface GetPaneOptions {
   signal?: AbortSignal;
-  /** The target names a session: a plain word is a session name ({@linkcode sessionTarget}). */
-  session?: boolean;
   /**
    * A command to run on the same pane in the same tmux call, given the
    * target to use (`-t`; already validated); its stdout comes back as `output`.
@@ -576,8 +579,8 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
   const { signal, then, onAnswer } = opts;
   // Without `facts` S is its default, PANE_SPEC (TypeScript cannot tie a default type argument to a default value).
   const facts = opts.facts ?? (ALL_FACTS as unknown as PaneFactsQuery<S>);
-  // What tmux is asked for; errors name the target as given.
-  const asked = target !== undefined && opts.session ? sessionTarget(target) : target;
+  // What tmux is asked for (a plain word is a session, whatever the target's kind); errors name the target as given.
+  const asked = target !== undefined ? sessionTarget(target) : target;
   if (tmux.scope) return await getScopedPane(tmux, target, facts, opts, asked);
   if (target !== undefined) target = normalizeTarget(target);
   if (target === undefined) {

@@ -57,17 +57,15 @@ export const targetSchema = z.string()
 /**
  * Resolves `target` (or the default pane when undefined) to session, window
  * and pane ids. For a session or window target, the ids are those of its
- * active window and pane; with `kind` `session` a plain word is a session
- * name, as in tmux's session commands. Use {@linkcode getPane} when you also
- * need the pane's facts: it is the same single tmux call.
+ * active window and pane. Use {@linkcode getPane} when you also need the
+ * pane's facts: it is the same single tmux call.
  */
 export async function resolveTarget(
   tmux: TmuxExecutor,
   target: string | undefined,
   signal?: AbortSignal,
-  kind: TargetKind = "pane",
 ): Promise<ResolvedTarget> {
-  const { pane, defaulted } = await getPane(tmux, target, { signal, session: kind === "session" });
+  const { pane, defaulted } = await getPane(tmux, target, { signal });
   return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
 }
 

@@ -18,7 +18,7 @@ import { z } from "zod";
 import type { AnyTool, ToolContext, ToolDef } from "./tool.ts";
 import { targetParam } from "./schemas.ts";
 import { checkTimeout } from "../exec/wait.ts";
-import { exactTarget, resolvedOf, type ResolvedTarget, resolveTarget, type TargetKind } from "../tmux/target.ts";
+import { exactTarget, resolvedOf, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
 import { getPane, SHELL_FACTS } from "../tmux/panes.ts";
 import type { TmuxArg } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
@@ -48,12 +48,10 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
   }
   if (!tool.target || tool.targetless?.(args)) return ready;
   const read = tool.targetRead;
-  if (typeof args.target === "string") {
-    return { ...ready, target: await resolve(ready, args.target, read, tool.target) };
-  }
+  if (typeof args.target === "string") return { ...ready, target: await resolve(ready, args.target, read) };
   const derived = tool.targetDefault?.(args);
   try {
-    return { ...ready, target: await resolve(ready, derived?.target, read, tool.target) };
+    return { ...ready, target: await resolve(ready, derived?.target, read) };
   } catch (e) {
     throw derived && e instanceof UserError ? new UserError(derived.gone) : e;
   }
@@ -70,15 +68,12 @@ export function resolvedTarget(ctx: ToolContext): ResolvedTarget {
  * audit line. For a tool declared `exactTarget`, the target must be given and
  * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs).
  * `read`: commands for the resolved pane run in the same tmux call (a tool's
- * `targetRead`); their output comes back as the target's `read`. `kind`
- * `session`: a plain word is a session name, as tmux reads a session
- * command's target (never a window of the current session).
+ * `targetRead`); their output comes back as the target's `read`.
  */
 export async function resolve(
   ctx: ToolContext,
   target: string | undefined,
   read?: (paneTarget: string) => TmuxArg[],
-  kind: TargetKind = "pane",
 ): Promise<ResolvedTarget> {
   if (ctx.exactTarget && target === undefined) {
     throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
@@ -90,11 +85,10 @@ export async function resolve(
       signal: ctx.signal,
       then: read,
       facts: SHELL_FACTS,
-      session: kind === "session",
     });
     t = { ...resolvedOf(pane, defaulted), read: { pane, output } };
   } else {
-    t = await resolveTarget(ctx.tmux, exact, ctx.signal, kind);
+    t = await resolveTarget(ctx.tmux, exact, ctx.signal);
   }
   ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
   return t;

@@ -24,8 +24,8 @@ export const OMITTED_TARGET = "Omitted: the last used session's active pane.";
  * How names in a target match, said once in the server instructions (tmux's
  * own rules: `cmd_find_get_session`/`cmd_find_get_window`; lib/tmux/target.ts).
  */
-export const NAME_MATCHING = "Ids and =name match exactly; a plain name is an exact session or window name, else a " +
-  "unique prefix or an fnmatch glob.";
+export const NAME_MATCHING = "Ids and =name match exactly; other names exactly, else as a unique prefix or an " +
+  "fnmatch glob; a plain name is a session.";
 
 /** How an exact target (kill and respawn tools) is written, said with {@linkcode NAME_MATCHING}. */
 export const EXACT_MATCHING = "kill and respawn-pane take only ids, indexes and exact names.";

@@ -11,7 +11,6 @@
  * ```
  */
 import { getPane } from "../../tmux/panes.ts";
-import type { TargetKind } from "../../tmux/target.ts";
 import type { ToolContext } from "../tool.ts";
 import { splitLines } from "../../text/lines.ts";
 
@@ -27,24 +26,19 @@ export interface ShowResult {
 /**
  * `target` given: runs `forTarget(target)` after validating it; `global`
  * given and no target: runs it as is; neither: runs `forTarget` on the
- * default pane. `kind` `session`: a plain word is a session name.
+ * default pane.
  */
 export async function showFor(
   ctx: ToolContext,
   target: string | undefined,
   forTarget: (t: string) => string[],
   global?: string[],
-  kind: TargetKind = "pane",
 ): Promise<ShowResult> {
   if (target === undefined && global) {
     const out = await ctx.tmux.text(global, { signal: ctx.signal });
     return { session_id: null, window_id: null, pane_id: null, lines: splitLines(out) };
   }
-  const { pane, output } = await getPane(ctx.tmux, target, {
-    signal: ctx.signal,
-    then: forTarget,
-    session: kind === "session",
-  });
+  const { pane, output } = await getPane(ctx.tmux, target, { signal: ctx.signal, then: forTarget });
   return {
     session_id: pane.session_id,
     window_id: pane.window_id,

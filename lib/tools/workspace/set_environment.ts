@@ -41,7 +41,7 @@ export default defineTool({
     let scope: string[] = ["-g"];
     let ids = {};
     if (!global) {
-      const t = await resolve(ctx, target, undefined, "session");
+      const t = await resolve(ctx, target);
       scope = ["-t", t.session_id];
       ids = { session_id: t.session_id };
     }

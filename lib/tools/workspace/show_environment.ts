@@ -28,7 +28,7 @@ export default defineTool({
   }),
   secrets: [],
   async handler({ target }, ctx) {
-    const r = await showFor(ctx, target, (t) => ["show-environment", "-t", t], ["show-environment", "-g"], "session");
+    const r = await showFor(ctx, target, (t) => ["show-environment", "-t", t], ["show-environment", "-g"]);
     const variables: { name: string; value: string | null; removed: boolean; redacted: boolean }[] = [];
     for (const line of r.lines) {
       const last = variables.at(-1);

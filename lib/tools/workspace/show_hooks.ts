@@ -17,7 +17,7 @@ export default defineTool({
   }),
   secrets: [],
   async handler({ target }, ctx) {
-    const r = await showFor(ctx, target, (t) => ["show-hooks", "-t", t], ["show-hooks", "-g"], "session");
+    const r = await showFor(ctx, target, (t) => ["show-hooks", "-t", t], ["show-hooks", "-g"]);
     const hooks = [];
     for (const line of r.lines) {
       const space = line.indexOf(" ");
