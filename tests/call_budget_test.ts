@@ -153,6 +153,34 @@ Deno.test("run-command: 2 MB of output says it was cut and every byte is in the 
   }, { serverArgs: ["--call-budget-ms", "600000"] });
 });
 
+Deno.test("run-command: a line over 1 MiB is cut in its full output buffer, and the note says so", async () => {
+  const dir = await tempDir("tmcp-long-line-");
+  const long = "y".repeat(1536 * 1024);
+  await Deno.writeTextFile(
+    `${dir}/long.txt`,
+    `${long}\n${Array.from({ length: 20 }, (_, i) => `after ${i}`).join("\n")}\n`,
+  );
+  await withShell("bash", async (fx) => {
+    const r = await fx.mcp.call("run-command", {
+      target: fx.pane,
+      command: `cat ${dir}/long.txt`,
+      timeout_ms: 120_000,
+      max_lines: 5,
+    });
+    assert(!r.isError && r.structuredContent, textOf(r));
+    const run = r.structuredContent as unknown as Run;
+    assertEquals([run.exit_code, run.output_truncated, run.output.split("\n").at(-1)], [0, true, "after 19"]);
+    assertMatch(textOf(r), /the kept output is in buffer mcp-result-\S+ \(1 line\(s\) cut to their first 1 MiB\)/);
+    // The line's first 1 MiB, then the next line.
+    const at: { text: string } = await fx.mcp.ok("show-buffer", {
+      name: run.full_output_buffer,
+      offset_bytes: 1024 * 1024 - 4,
+      max_bytes: 16,
+    });
+    assertMatch(at.text, /^yyyy\nafter 0/);
+  }, { serverArgs: ["--call-budget-ms", "120000"] });
+});
+
 Deno.test("wait for quiet on a pty session: quiet once its screen stops changing, not while it prints", async () => {
   const mcp = await connect({ args: ["--toolsets", "pty,exec"] });
   const dir = await tempDir();

@@ -25,7 +25,7 @@ import { LineAssembler } from "./stream.ts";
 /** Bytes of lines a log keeps at most. */
 export const MAX_LOG_BYTES = 64 * 1024 * 1024;
 /** Columns kept per line. */
-const MAX_LOG_LINE = 1024 * 1024;
+export const MAX_LOG_LINE = 1024 * 1024;
 
 export class RunLog {
   /** Set while the command runs (between its markers): only then do bytes count. */
@@ -62,6 +62,11 @@ export class RunLog {
     if (rest !== "") this.#add(rest);
     this.#finished = true;
     this.active = false;
+  }
+
+  /** Lines cut to their first {@linkcode MAX_LOG_LINE} columns. */
+  get cut(): number {
+    return this.#asm.cut;
   }
 
   /** Lines kept and not handed out yet. */

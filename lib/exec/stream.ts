@@ -114,6 +114,11 @@ export class LineAssembler {
   #line: string[] = [];
   #col = 0;
   #dirty = false;
+  /** Whether the current line lost characters past `maxLine`. */
+  #cutHere = false;
+
+  /** Lines that lost their characters past `maxLine` (the current one included). */
+  cut = 0;
 
   #blank: boolean;
 
@@ -155,10 +160,15 @@ export class LineAssembler {
     this.#line = [];
     this.#col = 0;
     this.#dirty = false;
+    this.#cutHere = false;
   }
 
   #put(ch: string): void {
-    if (this.#col >= this.#max) return;
+    if (this.#col >= this.#max) {
+      if (!this.#cutHere) this.cut++;
+      this.#cutHere = true;
+      return;
+    }
     while (this.#line.length < this.#col) this.#line.push(" ");
     this.#line[this.#col++] = ch;
     this.#dirty = true;

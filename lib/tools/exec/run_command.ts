@@ -3,7 +3,7 @@ import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
 import { hostAddress, type ToolContext } from "../tool.ts";
 import { runCommand, type RunResult } from "../../exec/run.ts";
-import { RunLog } from "../../exec/runlog.ts";
+import { MAX_LOG_BYTES, MAX_LOG_LINE, RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { finalView, inspectCommands } from "../../exec/observe.ts";
 import { hiddenInputWarning } from "../../exec/pane_handoff.ts";
@@ -19,7 +19,7 @@ const output = z.object({
   output: z.string(),
   output_lines: z.number().int().describe('lines in output ("" with 1: one blank line)'),
   output_truncated: z.boolean().describe("lines cut (max_lines, tmux history)"),
-  full_output_buffer: z.string().optional().describe("present when cut: holds all output"),
+  full_output_buffer: z.string().optional().describe("present when cut: holds the output"),
   timed_out: z.boolean(),
   continue: continueField,
   elapsed_ms: z.number().int(),
@@ -75,12 +75,15 @@ export default defineTool({
     }
     let meta: Meta | undefined;
     let pageWaiting = false;
+    let log: RunLog;
     if (token === undefined) {
       const target = resolvedTarget(ctx);
-      meta = { log: new RunLog(), ids: resolvedOf(target, target.defaulted), started, maxLines: max_lines };
+      log = new RunLog();
+      meta = { log, ids: resolvedOf(target, target.defaulted), started, maxLines: max_lines };
     } else {
-      const { log, maxLines } = ctx.exec.parked.take<Out, Meta>("run-command", token, "run-command").meta;
-      pageWaiting = log.pending >= maxLines;
+      const parked = ctx.exec.parked.take<Out, Meta>("run-command", token, "run-command").meta;
+      log = parked.log;
+      pageWaiting = log.pending >= parked.maxLines;
     }
     const structured = await budgeted<Out, Meta | undefined>(ctx, {
       kind: "run-command",
@@ -125,7 +128,7 @@ export default defineTool({
       structured,
       content: [{ type: "text", text: output }, {
         type: "text",
-        text: JSON.stringify({ ...facts, note: note(structured) }),
+        text: JSON.stringify({ ...facts, note: note(structured, log) }),
       }],
     };
   },
@@ -141,13 +144,20 @@ async function withFullOutput(ctx: ToolContext, r: RunResult, log: RunLog): Prom
 }
 
 /** One sentence for the model when the answer is partial. */
-function note(r: Out): string | undefined {
+function note(r: Out, log: RunLog): string | undefined {
   if (r.continue) {
     return `still running: call run-command with continue: ${JSON.stringify(r.continue)} for the next output ` +
       `(no line is repeated or skipped)`;
   }
   if (r.full_output_buffer) {
-    return `output cut to its last lines: the whole output is in buffer ${r.full_output_buffer} ` +
+    // The buffer holds what the log kept: say what it could not.
+    const lost = log.peekAll().lost;
+    const gaps = [
+      ...(lost > 0 ? [`its first ${lost} line(s) dropped: the log keeps the last ${MAX_LOG_BYTES / 2 ** 20} MiB`] : []),
+      ...(log.cut > 0 ? [`${log.cut} line(s) cut to their first ${MAX_LOG_LINE / 2 ** 20} MiB`] : []),
+    ];
+    return `output cut to its last lines: the ${gaps.length ? "kept" : "whole"} output is in buffer ` +
+      `${r.full_output_buffer}${gaps.length ? ` (${gaps.join("; ")})` : ""} ` +
       `(show-buffer with offset_bytes pages through it; search-buffer searches it)`;
   }
   return undefined;
