@@ -14,7 +14,7 @@ import { keysWarning, paneReadCounts } from "../../exec/keys_warning.ts";
 const FACTS_ONLY = (t: string) => ["display-message", "-p", "-t", t, "."];
 
 /** Keys that end a line: after them a program may answer with a prompt. */
-const LINE_ENDS = new Set(["Enter", "C-m", "C-j", "KPEnter"]);
+const LINE_ENDS = new Set(["Enter", "C-m", "C-j"]);
 
 const keyName = z.string().max(32, "a key name is at most 32 characters").superRefine((k, ctx) => {
   if (!isKeyName(k)) {
