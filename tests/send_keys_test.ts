@@ -80,6 +80,22 @@ Deno.test("send-keys delivers long multi-byte text in chunks, byte-exact", async
   });
 });
 
+Deno.test("send-keys: enter in any case submits the line, so the warning is about what waits next", async () => {
+  await withServer(async (mcp, tmux) => {
+    // The question is answered by the keys; what waits after it is a second read without echo.
+    const pane = await newPane(tmux, "read -s -p 'Continue? [y/N] ' a; echo; read -s b; sleep 100");
+    await waitForPane(tmux, pane, /Continue\? \[y\/N\]/);
+    const r = await mcp.ok<{ warnings?: { kind: string; message: string }[] }>("send-keys", {
+      target: pane,
+      text: "y",
+      keys: ["enter"],
+    });
+    // Taken for unsubmitted, the answered question on the screen was reported as still waiting.
+    assertEquals(r.warnings?.length, 1, JSON.stringify(r.warnings));
+    assertMatch(r.warnings![0].message, /reads input without echo/);
+  });
+});
+
 Deno.test("send-keys refuses unknown key names instead of typing them", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await newPane(tmux, "cat");

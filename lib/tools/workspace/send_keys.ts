@@ -13,8 +13,8 @@ import { keysWarning, paneReadCounts } from "../../exec/keys_warning.ts";
 /** The least command to run with the target's resolution, when only the pane's facts are wanted. */
 const FACTS_ONLY = (t: string) => ["display-message", "-p", "-t", t, "."];
 
-/** Keys that end a line: after them a program may answer with a prompt. */
-const LINE_ENDS = new Set(["Enter", "C-m", "C-j"]);
+/** Keys that end a line, lower-cased (tmux reads key names case-insensitively): after them a program may prompt. */
+const LINE_ENDS = new Set(["enter", "c-m", "c-j"]);
 
 const keyName = z.string().max(32, "a key name is at most 32 characters").superRefine((k, ctx) => {
   if (!isKeyName(k)) {
@@ -52,7 +52,7 @@ export default defineTool({
   async handler({ target, text, keys, enter }, ctx) {
     const names = [...(keys ?? []), ...(enter ? ["Enter"] : [])];
     if (!text && names.length === 0) throw new UserError("nothing to send: give text, keys or enter: true");
-    const submitted = names.length > 0 ? LINE_ENDS.has(names.at(-1)!) : /[\r\n]$/.test(text ?? "");
+    const submitted = names.length > 0 ? LINE_ENDS.has(names.at(-1)!.toLowerCase()) : /[\r\n]$/.test(text ?? "");
     // A submitted line is watched: its pane's facts (the first process) come with the target, in the same call.
     const { read, ...t } = await resolve(ctx, target, submitted ? FACTS_ONLY : undefined);
     await refuseSelfInput(ctx.tmux, t.pane_id, { text, keys, enter }, { signal: ctx.signal });
