@@ -28,6 +28,8 @@ const CHECKOUT_ARGV = [
   `${ROOT}deno.json`,
   "start",
 ];
+/** {@linkcode CHECKOUT_ARGV}'s deno as a regular expression's text. */
+const DENO_RE = CHECKOUT_ARGV[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function tmuxMcp(home: string, args: string[], env: Record<string, string> = {}) {
   return runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args], {
@@ -243,7 +245,7 @@ Deno.test("install: the npm launcher's command is what gets written, and what do
     assertEquals(tmux, { command: "npx", args: ["-y", "@tmux-mcp/server@1.2.3", "--socket-name", "agent"] });
     // A value that is not a JSON array of strings is ignored, as if unset.
     const bad = await tmuxMcp(home, ["doctor", "--install", "codex", "--dry-run"], { TMUX_MCP_LAUNCHER: "npx -y x" });
-    assertMatch(bad.stdout, new RegExp(`^\\+command = "${CHECKOUT_ARGV[0]}"$`, "m"));
+    assertMatch(bad.stdout, new RegExp(`^\\+command = "${DENO_RE}"$`, "m"));
   });
 });
 
@@ -258,23 +260,19 @@ Deno.test("doctor: one line per client found — the --install command and the s
     assertMatch(
       cursor,
       new RegExp(
-        `^info {2}mcp client: cursor: run \`${
-          CHECKOUT_ARGV[0]
-        } task .*start doctor --install cursor --socket-name agent\`, or add to `,
+        `^info {2}mcp client: cursor: run \`${DENO_RE} task .*start doctor --install cursor --socket-name agent\`, or add to `,
       ),
     );
     assertMatch(
       cursor,
       new RegExp(
-        `: \\{"mcpServers":\\{"tmux":\\{"command":"${
-          CHECKOUT_ARGV[0]
-        }","args":\\["task",.*"start","--socket-name","agent"\\]\\}\\}\\}$`,
+        `: \\{"mcpServers":\\{"tmux":\\{"command":"${DENO_RE}","args":\\["task",.*"start","--socket-name","agent"\\]\\}\\}\\}$`,
       ),
     );
     assertMatch(
       codex,
       new RegExp(
-        `or add to .*config\\.toml: \\[mcp_servers\\.tmux\\] command = "${CHECKOUT_ARGV[0]}" args = \\["task", `,
+        `or add to .*config\\.toml: \\[mcp_servers\\.tmux\\] command = "${DENO_RE}" args = \\["task", `,
       ),
     );
     const r = await tmuxMcp(home, ["doctor", "--install", "cursor", "--socket-name", "agent"]);
