@@ -76,6 +76,10 @@ Deno.test("unknown and ambiguous targets are errors that name the listing tools"
     // tmux itself reports these as "can't find"; the error says which names fit.
     assertMatch(await mcp.err("snapshot-pane", { target: "mai" }), /^ambiguous target "mai".*"main", "mainx"/);
     assertMatch(await mcp.err("capture-pane", { target: "main:bui" }), /^ambiguous target.*"build1", "build2"/);
+    // A glob too (it said "unknown"), and tmux's marked pane when none is marked (it said only "no marked target").
+    assertMatch(await mcp.err("capture-pane", { target: "m*" }), /^ambiguous target "m\*".*"main", "mainx"/);
+    assertMatch(await mcp.err("capture-pane", { target: "main:b*" }), /^ambiguous target.*"build1", "build2"/);
+    assertMatch(await mcp.err("capture-pane", { target: "~" }), /^target "~" means tmux's marked pane.*call list/);
     assertMatch(await mcp.err("list", { what: "windows", target: "nosuch" }), /^unknown target "nosuch"/);
     assertMatch(await mcp.err("list", { what: "panes", target: "main:9" }), /^unknown target "main:9"/);
     assertMatch(await mcp.err("show", { what: "environment", target: "nosuch" }), /^unknown target/);

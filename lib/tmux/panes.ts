@@ -217,6 +217,12 @@ const PLAIN_WORD = /^[^$@%={}!~^+-][^:.]*$/;
  * that says what to call; other errors pass through unchanged.
  */
 export function targetError(target: string, e: unknown): unknown {
+  if (e instanceof TmuxError && e.kind === "failed" && /no marked target/.test(e.message)) {
+    return new UserError(
+      `target ${JSON.stringify(target)} means tmux's marked pane, and no pane is marked: call list (what: panes) ` +
+        `and use an id such as %3`,
+    );
+  }
   if (e instanceof TmuxError && e.kind === "failed" && /can't find|ambiguous|not found|no such/i.test(e.message)) {
     const what = /ambiguous/i.test(e.message) ? "ambiguous" : "unknown";
     // A plain word was asked for as a session ({@linkcode sessionTarget}): a window is named session:window.
@@ -230,8 +236,8 @@ export function targetError(target: string, e: unknown): unknown {
 }
 
 /**
- * tmux 3.3 reports a name prefix that fits several sessions or windows as
- * "can't find"; on that error path only, one listing tells the model which
+ * tmux 3.3 reports a name prefix or glob that fits several sessions or windows
+ * as "can't find"; on that error path only, one listing tells the model which
  * names it could mean.
  */
 async function ambiguity(
@@ -248,9 +254,10 @@ async function ambiguity(
     const names = window === undefined
       ? (await listSessions(tmux, signal)).map((x) => x.session_name)
       : (await listWindows(tmux, { session }, signal)).map((w) => w.window_name);
-    const prefix = window ?? session;
-    const fits = names.filter((n) => n.startsWith(prefix));
-    if (fits.length < 2) return undefined;
+    // tmux's own order (exact, prefix, glob), for windows as for sessions.
+    const hit = pickSession(names.map((n) => ({ session_name: n })), window ?? session, false);
+    if (!hit || !("ambiguous" in hit)) return undefined;
+    const fits = hit.ambiguous;
     return new UserError(
       `ambiguous target ${JSON.stringify(target)}: it fits the ${window === undefined ? "sessions" : "windows"} ` +
         `${fits.slice(0, 5).map((n) => JSON.stringify(n)).join(", ")}${fits.length > 5 ? ", …" : ""}; ` +
