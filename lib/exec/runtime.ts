@@ -67,7 +67,8 @@ export interface RunScripts {
    * The shell has read its script (its start marker is out): resolves once the script is gone, which the
    * release from the start handshake waits for, as the script holds the run's nonce, which the command could
    * read and print the end marker with. A file is emptied and removed at once (the caller does it while tmux
-   * answers its cursor read; a shell may still hold it open); a buffer is gone already (the typed line deletes it as it reads it). Never rejects.
+   * answers its cursor read; a shell may still hold it open); a buffer is gone already (the typed line deletes it
+   * as it reads it). Never rejects.
    */
   scriptRead(script: string): Promise<void>;
   /**
