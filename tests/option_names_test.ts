@@ -198,6 +198,17 @@ Deno.test("harmless options work by prefix and report the full name; ambiguous, 
   });
 });
 
+Deno.test("a value tmux refuses names the option and what values it takes, and changes nothing", async () => {
+  await withServer(async (mcp, tmux) => {
+    for (const [name, value] of [["mouse", "maybe"], ["history-limit", "lots"], ["status-position", "middle"]]) {
+      const e = await mcp.err("set", { what: "option", scope: "session", target: "main", name, value });
+      assertMatch(e, new RegExp(`^tmux refused the value for ${name} \\((bad|unknown) value|value is invalid`));
+      assertMatch(e, new RegExp(`show \\(what: "options", scope: "session", name: "${name}"\\)`));
+    }
+    assertEquals((await tmux.tmux("show-options", "-q", "-t", "main", "mouse")).trim(), "");
+  });
+});
+
 Deno.test("at --safety destructive a hook set by prefix is set under its full name", async () => {
   await withServer(async (mcp, tmux) => {
     const r = await mcp.ok<{ name: string }>("set", {

@@ -3,7 +3,7 @@ import { optionName, targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { changeAnswer, changedShape, unsetFlag, valueOrUnset } from "./common.ts";
-import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
+import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
 import { resolve } from "../declared.ts";
 import { formatRefusal } from "../../policy/formats.ts";
 import { optionRisk } from "../../policy/options.ts";
@@ -82,6 +82,14 @@ export default defineTool({
     const show = ["show-options", "-q", ...args.slice(1).flatMap((a) => a === "-gw" ? ["-g", "-w"] : [a])];
     const before = await ctx.tmux.text([...show, "--", option.name, COMMAND_SEPARATOR, ...args, ...tail], {
       signal: ctx.signal,
+    }).catch((e) => {
+      // tmux's own words ("bad value: maybe") say neither which option nor what it takes.
+      if (!(e instanceof TmuxError && /^(bad|unknown) value|^value is invalid/.test(e.message))) throw e;
+      throw new UserError(
+        `tmux refused the value for ${option.name} (${e.message}): a flag takes on or off, a number digits, a ` +
+          `choice one of its words; show (what: "options", scope: "${scope}", name: "${option.name}") gives ` +
+          `its current value`,
+      );
     });
     const changed = before !== await ctx.tmux.text([...show, "--", option.name], { signal: ctx.signal });
     return changeAnswer(
