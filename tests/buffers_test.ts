@@ -80,6 +80,27 @@ Deno.test("show-buffer slices never cut a multi-byte character and page back byt
   });
 });
 
+Deno.test("show-buffer refuses an offset inside a character, not inside malformed bytes", async () => {
+  await withServer(async (mcp, tmux) => {
+    // A page's next_offset_bytes, then the buffer is replaced: the old offset falls inside "é".
+    await mcp.ok("set-buffer", { name: "ch", content: "aaa" + "é".repeat(4) });
+    const first = await mcp.ok<Slice>("show-buffer", { name: "ch", max_bytes: 4 });
+    assertEquals(first.next_offset_bytes, 3);
+    await mcp.ok("set-buffer", { name: "ch", content: "é".repeat(4) });
+    assertMatch(
+      await mcp.err("show-buffer", { name: "ch", offset_bytes: 3 }),
+      /^offset_bytes 3 is inside a UTF-8 character of buffer "ch" \(it starts at byte 2\): .*next_offset_bytes/,
+    );
+    assertEquals((await mcp.ok<Slice>("show-buffer", { name: "ch", offset_bytes: 2 })).text, "ééé");
+    // Malformed bytes page one at a time, whatever they look like: e4 b8 is a character cut short.
+    await tmux.tmuxStdin(new Uint8Array([0x61, 0xe4, 0xb8, 0x63, 0x80]), "load-buffer", "-b", "bin", "-");
+    for (const offset of [2, 4]) {
+      const s = await mcp.ok<Slice>("show-buffer", { name: "bin", offset_bytes: offset, max_bytes: 1 });
+      assertEquals(s.returned_bytes, 1);
+    }
+  });
+});
+
 Deno.test("show-buffer keeps paging facts out of the slice text", async () => {
   await withServer(async (mcp) => {
     await mcp.ok("set-buffer", { name: "p", content: "0123456789" });

@@ -39,6 +39,17 @@ export default defineTool({
           `pass an offset from 0 to ${size}`,
       );
     }
+    // An offset inside a well-formed character (an offset counted in characters, or a buffer that changed since
+    // the page that gave it) would start the page with U+FFFD for the character's tail: say so instead. Offsets
+    // inside malformed bytes are left alone: pages step through those a byte at a time.
+    const charStart = clipToCharBoundary(bytes, 0, offset_bytes);
+    if (charStart < offset_bytes) {
+      throw new UserError(
+        `offset_bytes ${offset_bytes} is inside a UTF-8 character of buffer ${JSON.stringify(name)} (it starts at ` +
+          `byte ${charStart}): pass the next_offset_bytes of the previous page unchanged (the buffer may have ` +
+          `changed since), or ${charStart}`,
+      );
+    }
     /** Where a page of at most `limit` bytes ends: never inside a character, and never before the first one. */
     const pageEnd = (limit: number): number => {
       const end = Math.min(size, offset_bytes + limit);
