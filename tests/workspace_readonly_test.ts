@@ -207,6 +207,27 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
   });
 });
 
+Deno.test("search-panes finds text across the edge where the terminal wrapped a line, at the line's first row", async () => {
+  await withServer(async (mcp, tmux) => {
+    // The window is 120 columns wide: the needle starts at column 110 and wraps onto the next row.
+    const long = `${"x".repeat(110)}NEEDLE-ACROSS-THE-WRAP${"y".repeat(20)}`;
+    const pane = await windowRunning(tmux, "main:1", `echo before; echo ${long}; echo after`);
+    await waitForPane(tmux, pane, (s) => s.includes("after"), 30_000);
+    type Found = { total_matches: number; panes: { matches: { line: number; text: string }[] }[] };
+    const hit = await mcp.ok<Found>("search-panes", { query: "NEEDLE-ACROSS-THE-WRAP", target: pane });
+    assertEquals(hit.total_matches, 1);
+    assertEquals(hit.panes[0].matches, [{ line: 1, text: long }]);
+    // Its line number is capture-pane's: the line starts there.
+    const back = await mcp.ok("capture-pane", { target: pane, start: 1, end: 2 });
+    assertEquals(back.text, long);
+    const re = await mcp.ok<Found>("search-panes", { query: "^x+NEEDLE.*y$", mode: "regex", target: pane });
+    assertEquals(re.panes[0].matches.map((m) => m.line), [1]);
+    // The lines after it keep their numbers.
+    const after = await mcp.ok<Found>("search-panes", { query: "after", target: pane });
+    assertEquals(after.panes[0].matches, [{ line: 3, text: "after" }]);
+  });
+});
+
 Deno.test("show {what: format} expands formats and refuses #( and formats that run or re-expand commands", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await windowRunning(tmux, "main:1", "true", "fmt");

@@ -1,12 +1,45 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
-import { getPane, listPanes, type PaneInfo } from "../../tmux/panes.ts";
+import { getPane, listPanes, paneFacts, type PaneInfo } from "../../tmux/panes.ts";
 import { TmuxError, type TmuxExecutor } from "../../tmux/executor.ts";
+import { captureRows } from "../../tmux/capture.ts";
+import { UserError } from "../../errors.ts";
 import { searchLines } from "../../search/line_search.ts";
 import { queryParams } from "../search_schemas.ts";
 
 const MAX_TEXT = 400;
+
+/** What a capture needs of a pane: where its lines run. */
+const FACTS = paneFacts(["height", "history_size"]);
+
+/**
+ * The newest `lines` rows of a pane as capture-pane's joined lines (a line the terminal wrapped is one line, so a
+ * match across the wrap is found), each with the line number of its first row; none when the pane closed meanwhile.
+ */
+async function paneLines(
+  tmux: TmuxExecutor,
+  p: PaneInfo,
+  lines: number,
+  signal: AbortSignal,
+): Promise<{ text: string[]; line: number[] }> {
+  try {
+    const c = await captureRows(tmux, p.pane_id, { start: p.height - lines, join: true, facts: FACTS, signal });
+    const out = { text: [] as string[], line: [] as number[] };
+    for (let i = 0; i < c.rows.length; i++) {
+      const first = i;
+      let text = c.rows[i];
+      while (c.wrapped[i] && i + 1 < c.rows.length) text += c.rows[++i];
+      // -N keeps trailing spaces; a line is matched without them, as capture-pane prints it.
+      out.text.push(text.replace(/ +$/, ""));
+      out.line.push(c.first + first);
+    }
+    return out;
+  } catch (e) {
+    if ((e instanceof TmuxError && e.kind === "failed") || e instanceof UserError) return { text: [], line: [] };
+    throw e;
+  }
+}
 
 /** A pane id or s:w.p is one pane; @id or s:w one window; anything else a session. */
 async function panesOf(tmux: TmuxExecutor, target: string | undefined, signal: AbortSignal): Promise<PaneInfo[]> {
@@ -57,22 +90,10 @@ export default defineTool({
   secrets: ["query"],
   async handler({ query, mode, ignore_case, target, lines, max_matches, offset }, ctx) {
     const panes = await panesOf(ctx.tmux, target, ctx.signal);
-    const captured = await Promise.all(panes.map(async (p) => {
-      try {
-        const out = await ctx.tmux.text(["capture-pane", "-p", "-t", p.pane_id, "-S", String(p.height - lines)], {
-          signal: ctx.signal,
-        });
-        const rows = out.split("\n");
-        rows.pop(); // every row ends with \n
-        return rows;
-      } catch (e) {
-        if (e instanceof TmuxError && e.kind === "failed") return []; // the pane closed meanwhile
-        throw e;
-      }
-    }));
+    const captured = await Promise.all(panes.map((p) => paneLines(ctx.tmux, p, lines, ctx.signal)));
     const hits = await searchLines(
       ctx.regex,
-      captured,
+      captured.map((c) => c.text),
       { pattern: query, regex: mode === "regex", ignoreCase: ignore_case, literalHint: 'mode "literal"' },
       { signal: ctx.signal },
     );
@@ -80,13 +101,12 @@ export default defineTool({
     const result = [];
     let seen = 0;
     for (let i = 0; i < panes.length && seen < offset + max_matches; i++) {
-      const rows = captured[i];
+      const { text, line } = captured[i];
       const p = panes[i];
       const matches = [];
       for (const h of hits[i]) {
         if (seen >= offset && seen < offset + max_matches) {
-          // The capture ends at the bottom screen row, whose line number is height - 1.
-          matches.push({ line: p.height - rows.length + h.line, text: excerpt(rows[h.line], h.index) });
+          matches.push({ line: line[h.line], text: excerpt(text[h.line], h.index) });
         }
         seen++;
       }
