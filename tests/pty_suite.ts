@@ -5,7 +5,7 @@
  * `pty_tmux_test.ts` run it, so `--parallel` runs the two backends at once.
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
-import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { canPickPid, processGone, signalledOrGone, spawnWithPid } from "./process_helpers.ts";
 
@@ -357,6 +357,15 @@ export function ptySuite(backend: Backend): void {
         await until("the background job to end", () => Promise.resolve(processGone(bg)), (gone) => gone, 5000);
         assertEquals((await p.list()).filter((s) => s.pty_id === id), []);
         assertMatch(await mcp.err("pty-kill-session", { pty_id: id }), /no pty session "s\d+"/);
+      });
+
+      await t.step("two kills of one session at once: one kills it, the other finds no session", async () => {
+        const id = await p.launch({ command: "exec sleep 60" });
+        const answers = await Promise.all([1, 2].map(() => mcp.call("pty-kill-session", { pty_id: id })));
+        const [ok, err] = answers[0].isError ? [answers[1], answers[0]] : [answers[0], answers[1]];
+        assertEquals(ok.structuredContent, { pty_id: id, killed: true, runs_on: "local" });
+        assert(err.isError, "only one kill can end the session");
+        assertMatch(textOf(err), new RegExp(`^no pty session "${id}": call pty-list-sessions`));
       });
 
       await t.step({

@@ -398,6 +398,8 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async kill(id) {
       const s = await session(id);
       const dead = await display(id, s, "#{pane_dead}"); // the error for a session killed elsewhere
+      // Another kill of this session went first while tmux answered: it is gone, as for the internal backend.
+      if (table.get(id) !== s) throw noSuchSession(id);
       table.delete(id);
       // The pane's first process leads the terminal's session; background jobs of a shell are in it too. Once it
       // has exited (tmux reaps it), its pid may belong to another process. On another host (--ssh) the pid is
