@@ -474,11 +474,18 @@ export function exitCleanupTest(backend: Backend): void {
       const mcp = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", backend] });
       const p = pty(mcp);
       const id = await p.launch({ command: "sleep 1000 & echo PID=$!; wait" });
-      const screen = await p.waitScreen(id, "the pid", (s) => /PID=\d+/.test(s));
-      const pid = Number(/PID=(\d+)/.exec(screen)![1]);
-      assert(!processGone(pid));
+      // A job that ignores SIGHUP (nohup, trap) ends too: the SIGKILL a second later, as pty-kill-session sends.
+      const deaf = await p.launch({ command: "trap '' HUP; sleep 1000 & echo PID=$!; wait" });
+      const pids: number[] = [];
+      for (const session of [id, deaf]) {
+        const screen = await p.waitScreen(session, "the pid", (s) => /PID=\d+/.test(s));
+        pids.push(Number(/PID=(\d+)/.exec(screen)![1]));
+      }
+      assert(pids.every((pid) => !processGone(pid)));
       await mcp.close();
-      await until("the child to end", () => Promise.resolve(processGone(pid)), (gone) => gone, 5000);
+      await until("the children to end", () => Promise.resolve(pids.filter((pid) => !processGone(pid))), (left) => {
+        return left.length === 0;
+      }, 5000).finally(() => pids.forEach((pid) => processGone(pid) || Deno.kill(pid, "SIGKILL")));
       if (backend === "tmux") {
         const names = await tmux.tmux("list-sessions", "-F", "#{session_name}");
         assert(!names.includes("mcp-pty-"), `left behind: ${names}`);

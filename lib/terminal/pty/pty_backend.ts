@@ -216,15 +216,17 @@ export function createPtyBackend(): TerminalBackend {
     };
   }
 
-  async function kill(c: Libc, s: PtySession): Promise<void> {
+  /** Ends a session; `killed` settles after the SIGKILL pass a second later. */
+  async function kill(c: Libc, s: PtySession): Promise<{ killed: Promise<unknown> }> {
     s.closed = true;
-    await hangUpSession(s.pid, { leaderGone: s.exit !== undefined });
+    const { killed } = await hangUpSession(s.pid, { leaderGone: s.exit !== undefined });
     await s.loop;
     stopCapture(s);
     c.close(s.fd); // hangs up the terminal: what is left of the session gets SIGHUP and EOF
     s.em.dispose();
     reap(c, s);
     if (!s.exit) reapLater(c, s);
+    return { killed };
   }
 
   return {
@@ -377,7 +379,9 @@ export function createPtyBackend(): TerminalBackend {
     async close() {
       const all = table.entries();
       for (const [id] of all) table.delete(id);
-      if (all.length > 0) await Promise.all(all.map(([, s]) => kill(libc(), s)));
+      // The SIGKILL pass is waited for: its timer would not keep the exiting server alive, and a job that
+      // ignores SIGHUP (nohup) would outlive the server.
+      if (all.length > 0) await Promise.all(all.map(async ([, s]) => await (await kill(libc(), s)).killed));
     },
   };
 }
