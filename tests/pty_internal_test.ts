@@ -1,5 +1,28 @@
 // The shared pty-* suite on the internal PTY backend (Deno FFI + @xterm/headless).
-import { exitCleanupTest, ptySuite } from "./pty_suite.ts";
+import { ok as assert } from "node:assert/strict";
+import { exitCleanupTest, pty, ptySuite, withPty } from "./pty_suite.ts";
 
 ptySuite("pty");
 exitCleanupTest("pty");
+
+Deno.test("96 idle sessions leave the server's file operations alone", async () => {
+  // Deno runs a blocking FFI call (a poll() that waits) on its pool of 32 threads, which every file operation
+  // shares: one waiting poll() per session held them all, so each file open queued for seconds.
+  await withPty("pty", async (mcp) => {
+    const p = pty(mcp);
+    const ids: string[] = [];
+    for (let i = 0; i < 96; i += 16) {
+      ids.push(...await Promise.all(Array.from({ length: 16 }, () => p.launch({ command: "exec sleep 60", rows: 5 }))));
+    }
+    const dir = await Deno.makeTempDir({ prefix: "pty-many-" });
+    try {
+      const started = Date.now();
+      await mcp.ok("pty-capture", { pty_id: ids[0], output_file: `${dir}/out` });
+      const ms = Date.now() - started;
+      assert(ms < 1500, `pty-capture's file open took ${ms} ms with 96 sessions`);
+    } finally {
+      await Promise.all(ids.map((id) => p.kill(id)));
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});

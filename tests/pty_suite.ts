@@ -5,7 +5,7 @@
  * `pty_tmux_test.ts` run it, so `--parallel` runs the two backends at once.
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
-import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { canPickPid, processGone, signalledOrGone, spawnWithPid } from "./process_helpers.ts";
 
@@ -359,6 +359,15 @@ export function ptySuite(backend: Backend): void {
         assertMatch(await mcp.err("pty-kill-session", { pty_id: id }), /no pty session "s\d+"/);
       });
 
+      await t.step("two kills of one session at once: one kills it, the other finds no session", async () => {
+        const id = await p.launch({ command: "exec sleep 60" });
+        const answers = await Promise.all([1, 2].map(() => mcp.call("pty-kill-session", { pty_id: id })));
+        const [ok, err] = answers[0].isError ? [answers[1], answers[0]] : [answers[0], answers[1]];
+        assertEquals(ok.structuredContent, { pty_id: id, killed: true, runs_on: "local" });
+        assert(err.isError, "only one kill can end the session");
+        assertMatch(textOf(err), new RegExp(`^no pty session "${id}": call pty-list-sessions`));
+      });
+
       await t.step({
         name: "killing an exited session signals no process that got its first process's pid since",
         // Only where this user may pick the next pid (root: /proc/sys/kernel/ns_last_pid).
@@ -465,11 +474,18 @@ export function exitCleanupTest(backend: Backend): void {
       const mcp = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", backend] });
       const p = pty(mcp);
       const id = await p.launch({ command: "sleep 1000 & echo PID=$!; wait" });
-      const screen = await p.waitScreen(id, "the pid", (s) => /PID=\d+/.test(s));
-      const pid = Number(/PID=(\d+)/.exec(screen)![1]);
-      assert(!processGone(pid));
+      // A job that ignores SIGHUP (nohup, trap) ends too: the SIGKILL a second later, as pty-kill-session sends.
+      const deaf = await p.launch({ command: "trap '' HUP; sleep 1000 & echo PID=$!; wait" });
+      const pids: number[] = [];
+      for (const session of [id, deaf]) {
+        const screen = await p.waitScreen(session, "the pid", (s) => /PID=\d+/.test(s));
+        pids.push(Number(/PID=(\d+)/.exec(screen)![1]));
+      }
+      assert(pids.every((pid) => !processGone(pid)));
       await mcp.close();
-      await until("the child to end", () => Promise.resolve(processGone(pid)), (gone) => gone, 5000);
+      await until("the children to end", () => Promise.resolve(pids.filter((pid) => !processGone(pid))), (left) => {
+        return left.length === 0;
+      }, 5000).finally(() => pids.forEach((pid) => processGone(pid) || Deno.kill(pid, "SIGKILL")));
       if (backend === "tmux") {
         const names = await tmux.tmux("list-sessions", "-F", "#{session_name}");
         assert(!names.includes("mcp-pty-"), `left behind: ${names}`);

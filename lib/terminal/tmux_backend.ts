@@ -274,6 +274,20 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     s.cast = { writer, done };
   }
 
+  /**
+   * Signals every process of the session's terminal session (SIGHUP, SIGKILL a second later); `killed` settles
+   * after the SIGKILL pass (at once on another host, whose tmux server runs it).
+   */
+  async function hangUp(id: string, s: TmuxSession, leaderGone: boolean): Promise<{ killed: Promise<unknown> }> {
+    // The pane's first process leads the terminal's session; background jobs of a shell are in it too. Once it
+    // has exited (tmux reaps it), its pid may belong to another process. On another host (--ssh) the pid is
+    // that host's, so that host's tmux server signals it.
+    if (tmux.remote === undefined) return await hangUpSession(s.panePid, { leaderGone });
+    const command = hangUpCommand(s.panePid, leaderGone);
+    if (command) await run(id, ["run-shell", "-b", command]).catch(() => {});
+    return { killed: Promise.resolve() };
+  }
+
   return {
     name: "tmux",
 
@@ -398,16 +412,10 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async kill(id) {
       const s = await session(id);
       const dead = await display(id, s, "#{pane_dead}"); // the error for a session killed elsewhere
+      // Another kill of this session went first while tmux answered: it is gone, as for the internal backend.
+      if (table.get(id) !== s) throw noSuchSession(id);
       table.delete(id);
-      // The pane's first process leads the terminal's session; background jobs of a shell are in it too. Once it
-      // has exited (tmux reaps it), its pid may belong to another process. On another host (--ssh) the pid is
-      // that host's, so that host's tmux server signals it.
-      const leaderGone = dead === "1";
-      if (tmux.remote === undefined) await hangUpSession(s.panePid, { leaderGone });
-      else {
-        const hangUp = hangUpCommand(s.panePid, leaderGone);
-        if (hangUp) await run(id, ["run-shell", "-b", hangUp]).catch(() => {});
-      }
+      await hangUp(id, s, dead === "1");
       await tmux.run(["kill-session", "-t", `=${s.name}`]);
     },
 
@@ -508,10 +516,15 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async close() {
       const entries = table.entries();
       for (const [id] of entries) table.delete(id);
-      await Promise.all(entries.map(async ([, s]) => {
+      await Promise.all(entries.map(async ([id, s]) => {
         if (s.capture !== undefined) await tmux.run(["pipe-pane", "-t", s.pane]).catch(() => {});
         await s.cast?.done;
-        if (!opts.keepSessions) await tmux.run(["kill-session", "-t", `=${s.name}`]).catch(() => {});
+        if (opts.keepSessions) return;
+        // As pty-kill-session does, so that a job ignoring SIGHUP (nohup) does not outlive the server either.
+        const dead = await tmux.text(["display-message", "-p", "-t", s.pane, "#{pane_dead}"]).catch(() => undefined);
+        const { killed } = dead === undefined ? { killed: undefined } : await hangUp(id, s, dead.trim() === "1");
+        await tmux.run(["kill-session", "-t", `=${s.name}`]).catch(() => {});
+        await killed;
       }));
       if (linkDir) await Deno.remove(await linkDir, { recursive: true }).catch(() => {});
     },

@@ -219,8 +219,11 @@ export interface Libc {
   read(fd: number, buf: Uint8Array): number | "again" | "eof";
   /** Writes some bytes; returns how many were taken (0 when the terminal's input queue is full). */
   write(fd: number, data: Uint8Array): number;
-  /** Waits (off the main thread) until `fd` has `events` or `timeoutMs` passes; returns revents. */
-  poll(fd: number, events: number, timeoutMs: number, scratch: Uint8Array): Promise<number>;
+  /**
+   * One poll() (off the main thread) until one of `set` has its `events` or `timeoutMs` passes; returns each one's
+   * revents, in order.
+   */
+  pollMany(set: readonly { fd: number; events: number }[], timeoutMs: number): Promise<number[]>;
   /**
    * poll() for POLLIN with a zero timeout, on the calling thread; returns revents. On a terminal it also waits
    * for bytes just written to the other side to arrive (Linux passes them on from a worker thread).
@@ -480,13 +483,15 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
       if (code === p.EAGAIN || code === p.EINTR) return 0;
       throw new Error(`write to the terminal failed: ${describe(code)}`);
     },
-    async poll(fd, events, timeoutMs, scratch) {
-      const v = new DataView(scratch.buffer, scratch.byteOffset, 8); // struct pollfd { int fd; short events, revents; }
-      v.setInt32(0, fd, true);
-      v.setInt16(4, events, true);
-      v.setInt16(6, 0, true);
-      const rc = await s.poll(scratch as Uint8Array<ArrayBuffer>, 1n, timeoutMs);
-      return rc > 0 ? v.getInt16(6, true) : 0;
+    async pollMany(set, timeoutMs) {
+      const fds = new Uint8Array(8 * set.length); // struct pollfd { int fd; short events, revents; }
+      const v = new DataView(fds.buffer);
+      set.forEach(({ fd, events }, i) => {
+        v.setInt32(8 * i, fd, true);
+        v.setInt16(8 * i + 4, events, true);
+      });
+      const rc = await s.poll(fds, BigInt(set.length), timeoutMs);
+      return set.map((_, i) => rc > 0 ? v.getInt16(8 * i + 6, true) : 0);
     },
     pollNow,
     reap(pid) {

@@ -3,9 +3,9 @@
  * opens itself (Deno FFI, see `ffi.ts`) and their output is parsed by
  * `@xterm/headless`, so no tmux is needed.
  *
- * Each session has one background loop: a poll() on the master runs off the
- * main thread (a non-blocking FFI call) and wakes at least every
- * {@linkcode POLL_MS}; readable output is read without blocking, fed to the
+ * Each session has one background loop: it waits for its master in a poll()
+ * shared by all sessions, which runs off the main thread (a non-blocking FFI
+ * call), and wakes at least every {@linkcode POLL_MS}; readable output is read without blocking, fed to the
  * emulator (awaiting its parser, so a flood of output is paced by the
  * terminal's own buffer) and appended to the capture file; the child is
  * reaped with waitpid(WNOHANG). Before any read of the screen the loop's
@@ -38,6 +38,12 @@ import { type ChildExit, type Libc, libc, POLLERR, POLLHUP, POLLIN, POLLNVAL, PO
 
 /** Longest a session's loop sleeps in poll() before it checks for exit or shutdown. */
 const POLL_MS = 250;
+/**
+ * Longest one shared poll() waits: a session that starts waiting meanwhile is in the next one. Deno runs waiting
+ * FFI calls on its pool of 32 threads, which every file operation shares, so one poll() per session would hold
+ * them all once 32 sessions wait (each file operation then queued for seconds).
+ */
+const ROUND_MS = 50;
 /** Most bytes read per wake-up, so one chatty program cannot starve the others. */
 const READ_BUDGET = 1024 * 1024;
 /** A write gives up when the program has not read its input for this long. */
@@ -61,8 +67,6 @@ interface PtySession {
   loop: Promise<void>;
   capture?: { path: string; file: Deno.FsFile; cast?: AsciicastWriter };
   writes: Promise<void>;
-  pollScratch: Uint8Array;
-  writeScratch: Uint8Array;
 }
 
 /** Killed sessions whose program has not been reaped yet (zombies until waitpid). */
@@ -90,6 +94,48 @@ function reapLater(c: Libc, s: PtySession): void {
   reaperTimer = timer;
 }
 
+interface Waiter {
+  fd: number;
+  events: number;
+  /** When the wait ends without events (Date.now() ms). */
+  until: number;
+  resolve(revents: number): void;
+}
+
+/**
+ * Waits for terminals with one poll() at a time for all of them (see {@linkcode ROUND_MS}): the returned function
+ * resolves with `fd`'s revents once it has `events`, or with 0 after `timeoutMs`.
+ */
+function createPoller(c: Libc): (fd: number, events: number, timeoutMs: number) => Promise<number> {
+  const waiting = new Set<Waiter>();
+  let running = false;
+  async function rounds(): Promise<void> {
+    while (waiting.size > 0) {
+      const batch = [...waiting];
+      const revents = await c.pollMany(batch, ROUND_MS).catch((e) => {
+        log("warn", `poll() of the pty sessions failed: ${(e as Error).message}`);
+        return batch.map(() => 0);
+      });
+      const now = Date.now();
+      batch.forEach((w, i) => {
+        if (revents[i] === 0 && now < w.until) return;
+        waiting.delete(w);
+        w.resolve(revents[i]);
+      });
+      // The sessions just woken read their output and wait again: they join the next round.
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    running = false;
+  }
+  return (fd, events, timeoutMs) =>
+    new Promise((resolve) => {
+      waiting.add({ fd, events, until: Date.now() + timeoutMs, resolve });
+      if (running) return;
+      running = true;
+      setTimeout(() => void rounds(), 0); // the sessions that wait from the same turn share the first round
+    });
+}
+
 function environment(): string[] {
   const env = Deno.env.toObject();
   // A server started inside tmux must not make its programs believe they run in that tmux.
@@ -103,6 +149,8 @@ function environment(): string[] {
 export function createPtyBackend(): TerminalBackend {
   const table = new SessionTable<PtySession>();
   const readBuf = new Uint8Array(64 * 1024);
+  let poller: ReturnType<typeof createPoller> | undefined;
+  const poll = (c: Libc, fd: number, events: number) => (poller ??= createPoller(c))(fd, events, POLL_MS);
 
   /** Reads what the program has written so far (sets `eof` once the slave side is gone). */
   function drain(c: Libc, s: PtySession): void {
@@ -147,7 +195,9 @@ export function createPtyBackend(): TerminalBackend {
 
   async function pump(c: Libc, s: PtySession): Promise<void> {
     while (!s.closed) {
-      const events = s.eof ? 0 : await c.poll(s.fd, POLLIN, POLL_MS, s.pollScratch);
+      // Output that is there already is read at once; an idle session waits in the shared poll().
+      const ready = s.eof ? 0 : c.pollNow(s.fd);
+      const events = s.eof || ready !== 0 ? ready : await poll(c, s.fd, POLLIN);
       if (s.closed) break;
       if (events & POLLNVAL) break;
       if (events & (POLLIN | POLLHUP | POLLERR)) drain(c, s);
@@ -196,7 +246,7 @@ export function createPtyBackend(): TerminalBackend {
               'check pty-get-screen, or interrupt it with key_names ["C-c"]',
           );
         }
-        await c.poll(s.fd, POLLOUT, POLL_MS, s.writeScratch);
+        await poll(c, s.fd, POLLOUT);
       }
     };
     const next = s.writes.then(run, run);
@@ -216,15 +266,17 @@ export function createPtyBackend(): TerminalBackend {
     };
   }
 
-  async function kill(c: Libc, s: PtySession): Promise<void> {
+  /** Ends a session; `killed` settles after the SIGKILL pass a second later. */
+  async function kill(c: Libc, s: PtySession): Promise<{ killed: Promise<unknown> }> {
     s.closed = true;
-    await hangUpSession(s.pid, { leaderGone: s.exit !== undefined });
+    const { killed } = await hangUpSession(s.pid, { leaderGone: s.exit !== undefined });
     await s.loop;
     stopCapture(s);
     c.close(s.fd); // hangs up the terminal: what is left of the session gets SIGHUP and EOF
     s.em.dispose();
     reap(c, s);
     if (!s.exit) reapLater(c, s);
+    return { killed };
   }
 
   return {
@@ -258,8 +310,6 @@ export function createPtyBackend(): TerminalBackend {
           closed: false,
           loop: Promise.resolve(),
           writes: Promise.resolve(),
-          pollScratch: new Uint8Array(8),
-          writeScratch: new Uint8Array(8),
         };
         // Answers to the program's terminal queries (device attributes, cursor position), as tmux gives them.
         s.em.onReply((data) => void enqueueWrite(c, s, id, new TextEncoder().encode(data)).catch(() => {}));
@@ -377,7 +427,9 @@ export function createPtyBackend(): TerminalBackend {
     async close() {
       const all = table.entries();
       for (const [id] of all) table.delete(id);
-      if (all.length > 0) await Promise.all(all.map(([, s]) => kill(libc(), s)));
+      // The SIGKILL pass is waited for: its timer would not keep the exiting server alive, and a job that
+      // ignores SIGHUP (nohup) would outlive the server.
+      if (all.length > 0) await Promise.all(all.map(async ([, s]) => await (await kill(libc(), s)).killed));
     },
   };
 }
