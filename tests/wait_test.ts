@@ -120,6 +120,19 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
       await fx.mcp.err("wait", { what: "text", target: fx.pane, patterns: ["(unclosed"], regex: true }),
       /invalid regex/,
     );
+    // Output is matched line by line: a pattern that needs a line break would only ever time out.
+    for (const [patterns, regex] of [[["ok", "done\nok"], false], [["done\\r?\\nok"], true]] as const) {
+      assertMatch(
+        await fx.mcp.err("wait", { what: "text", target: fx.pane, patterns, regex, timeout_ms: 60_000 }),
+        /^pattern "done.*" contains a line break, but patterns match within one line: wait for the text of one/,
+      );
+    }
+    // An optional line break, or one in a character class, is a pattern that can match.
+    await type(fx, "echo one-line");
+    for (const p of ["one-\\n?line", "one[^\\n]line"]) {
+      const r = await fx.mcp.ok<TextResult>("wait", { what: "text", target: fx.pane, patterns: [p], regex: true });
+      assertEquals(r.outcome, "matched");
+    }
     const slow = startWait(fx, "wait", {
       what: "text",
       target: fx.pane,

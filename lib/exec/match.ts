@@ -17,6 +17,7 @@
  */
 import { compileRegex, type LineHit, literalHits } from "../search/line_search.ts";
 import type { RegexService } from "../search/worker_pool.ts";
+import { UserError } from "../errors.ts";
 
 export interface MatchSpec {
   patterns: string[];
@@ -56,11 +57,37 @@ function firstHit(spec: MatchSpec, lines: readonly string[], hits: readonly Line
 }
 
 /**
+ * Whether a regex needs a line break to match: `\n`, `\r` (or the character) outside a character class, not optional
+ * (`?`, `*`, `{0`) and with no `|` in the pattern that could go round it. Lines never hold one.
+ */
+function needsLineBreak(source: string): boolean {
+  if (source.includes("|")) return false;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    let br = c === "\n" || c === "\r";
+    if (c === "\\") br = source[++i] === "n" || source[i] === "r";
+    else if (c === "[") inClass = true;
+    else if (c === "]") inClass = false;
+    if (br && !inClass && !/^(?:[?*]|\{0)/.test(source.slice(i + 1))) return true;
+  }
+  return false;
+}
+
+/**
  * Validates and prepares the patterns (regexes run in `regex`, the server's service); throws a UserError for an
  * invalid regular expression.
  */
 export function compileMatcher(spec: MatchSpec, regex: RegexService): Matcher {
   const all = [...spec.stop, ...spec.patterns];
+  // Output is matched line by line, so a line break in a pattern could never match: the wait would run to its timeout.
+  const broken = all.find((p) => spec.regex ? needsLineBreak(p) : /[\r\n]/.test(p));
+  if (broken !== undefined) {
+    throw new UserError(
+      `pattern ${JSON.stringify(broken)} contains a line break, but patterns match within one line: ` +
+        "wait for the text of one of its lines",
+    );
+  }
   if (!spec.regex) {
     return {
       check: (lines) => Promise.resolve(firstHit(spec, lines, all.map((p) => literalHits(lines, p, spec.ignoreCase)))),
