@@ -48,6 +48,11 @@ Deno.test("server/discover over raw stdio: the 2026 revision, capabilities, serv
     assertEquals(discover.resultType, "complete");
     assert((discover.capabilities as Json).tools, "tools capability");
     assert((discover.capabilities as Json).resources && (discover.capabilities as Json).prompts);
+    // No list_changed notification is ever sent (tools and prompts are fixed for a run; resources are re-read):
+    // none is promised, in either era.
+    const promises = (caps: unknown) =>
+      ["tools", "resources", "prompts"].map((k) => ((caps as Json)[k] as Json).listChanged);
+    assertEquals(promises(discover.capabilities), [false, false, false]);
     assertMatch(String(discover.instructions), /^Find panes with list/);
     assertEquals(((discover._meta as Json)["io.modelcontextprotocol/serverInfo"] as Json).name, "tmux-mcp");
     assertCacheHint(discover);
@@ -55,6 +60,7 @@ Deno.test("server/discover over raw stdio: the 2026 revision, capabilities, serv
     const init = resultOf(await s.initialize("2025-11-25"));
     assertEquals(init.protocolVersion, "2025-11-25");
     assertEquals((init.serverInfo as Json).name, "tmux-mcp");
+    assertEquals(promises(init.capabilities), [false, false, false]);
     await s.send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     const list = resultOf(await s.next());
     assert((list.tools as Json[]).some((t) => t.name === "list"));

@@ -142,14 +142,21 @@ export interface Front {
 }
 
 /**
+ * The capabilities both the SDK's server (its options) and this front declare. No list changes while the server
+ * runs, except resources (tmux sessions come and go) for which no `list_changed` is sent: so none is promised, and
+ * clients re-read `resources/list`. Resources and prompts come with the workspace toolset.
+ */
+export function declaredCapabilities(config: Config): Record<string, { listChanged: boolean }> {
+  const fixed = { listChanged: false };
+  return config.toolsets.includes("workspace") ? { tools: fixed, resources: fixed, prompts: fixed } : { tools: fixed };
+}
+
+/**
  * The answers for a configuration. `tools`: the listing the server serves (default: from the listing file);
  * it must have resolved before a tools/list is answered here (until then tools/list waits for the SDK).
  */
 export function createFront(config: Config, tools: Promise<Tool[]> = listedTools(config)): Front {
-  // As the SDK declares them: tools by the options, resources and prompts once registered (workspace toolset).
-  const capabilities: Json = config.toolsets.includes("workspace")
-    ? { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } }
-    : { tools: { listChanged: true } };
+  const capabilities: Json = declaredCapabilities(config);
   const text = instructions(config);
   let listing: Tool[] | undefined;
   void tools.then((t) => listing = t, () => {});

@@ -44,7 +44,7 @@ import { registerResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
 import { instructions } from "./instructions.ts";
 import { type Core, createCore, createServices, loadTools, toolsCall } from "./core.ts";
-import { CACHE_HINT, MODERN_VERSIONS, SERVER_INFO } from "./front.ts";
+import { CACHE_HINT, declaredCapabilities, MODERN_VERSIONS, SERVER_INFO } from "./front.ts";
 
 export { createServices, loadTools, MODERN_VERSIONS };
 
@@ -133,9 +133,9 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
   const build = ({ era: built }: { era: ProtocolEra }): McpServer => {
     const mcp = new McpServer(
       { ...SERVER_INFO },
-      // listChanged: what the SDK's registerTool declares; tools/list and tools/call are ours (below).
+      // tools/list and tools/call are ours (below); registering resources and prompts keeps these listChanged bits.
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: declaredCapabilities(config),
         instructions: instructionText,
         jsonSchemaValidator: lazyValidator(),
         cacheHints: { "tools/list": CACHE_HINT, "server/discover": CACHE_HINT },
