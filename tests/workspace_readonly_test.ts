@@ -228,6 +228,21 @@ Deno.test("search-panes finds text across the edge where the terminal wrapped a 
   });
 });
 
+Deno.test("search-panes cuts a long line's excerpt between characters, never inside a surrogate pair", async () => {
+  await withServer(async (mcp, tmux) => {
+    // 300 astral characters (two UTF-16 units each), then an odd number of units before the match: the excerpt's
+    // start, 100 units before it, falls between a pair's halves unless the cut avoids it.
+    const long = `${"😀".repeat(300)}yNEEDLE-ASTRAL${"😀".repeat(300)}`;
+    const pane = await windowRunning(tmux, "main:1", `printf '%s\\n' before '${long}' after`);
+    await waitForPane(tmux, pane, (s) => s.includes("after"), 30_000);
+    type Found = { panes: { matches: { line: number; text: string }[] }[] };
+    const hit = await mcp.ok<Found>("search-panes", { query: "NEEDLE-ASTRAL", target: pane });
+    const text = hit.panes[0].matches[0].text;
+    assertMatch(text, /^…😀+yNEEDLE-ASTRAL😀+…$/u);
+    assert(text.length <= 402, `excerpt of ${text.length} units`);
+  });
+});
+
 Deno.test("show {what: format} expands formats and refuses #( and formats that run or re-expand commands", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await windowRunning(tmux, "main:1", "true", "fmt");

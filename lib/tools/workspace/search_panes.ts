@@ -49,11 +49,15 @@ async function panesOf(tmux: TmuxExecutor, target: string | undefined, signal: A
   return await listPanes(tmux, { session: target }, signal);
 }
 
-/** The text of one match, cut around the match when the line is long. */
+/** The text of one match, cut around the match when the line is long (never inside a surrogate pair). */
 function excerpt(line: string, index: number): string {
   if (line.length <= MAX_TEXT) return line;
-  const from = Math.max(0, Math.min(index - 100, line.length - MAX_TEXT));
-  return (from > 0 ? "…" : "") + line.slice(from, from + MAX_TEXT) + (from + MAX_TEXT < line.length ? "…" : "");
+  const lowSurrogate = (i: number) => (line.charCodeAt(i) & 0xfc00) === 0xdc00;
+  let from = Math.max(0, Math.min(index - 100, line.length - MAX_TEXT));
+  if (lowSurrogate(from)) from++;
+  let end = Math.min(line.length, from + MAX_TEXT);
+  if (lowSurrogate(end)) end--;
+  return (from > 0 ? "…" : "") + line.slice(from, end) + (end < line.length ? "…" : "");
 }
 
 export default defineTool({
