@@ -243,6 +243,18 @@ Deno.test("search-panes cuts a long line's excerpt between characters, never ins
   });
 });
 
+Deno.test("search-panes with ignore_case finds and shows a match after characters whose lower case is longer", async () => {
+  await withServer(async (mcp, tmux) => {
+    // "İ" lower-cases to two UTF-16 units: an index into the lower-cased line points 300 units past the match.
+    const long = `${"İ".repeat(300)}Needle-Folded${"x".repeat(1000)}`;
+    const pane = await windowRunning(tmux, "main:1", `printf '%s\\n' before '${long}' after`);
+    await waitForPane(tmux, pane, (s) => s.includes("after"), 30_000);
+    type Found = { panes: { matches: { line: number; text: string }[] }[] };
+    const hit = await mcp.ok<Found>("search-panes", { query: "NEEDLE-folded", ignore_case: true, target: pane });
+    assertMatch(hit.panes[0].matches[0].text, /^…İ+Needle-Folded/);
+  });
+});
+
 Deno.test("show {what: format} expands formats and refuses #( and formats that run or re-expand commands", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await windowRunning(tmux, "main:1", "true", "fmt");

@@ -49,12 +49,15 @@ export async function searchLines(
   return (await regex.lines([re], groups, { ...opts, literalHint: q.literalHint }))[0];
 }
 
-/** The lines of `lines` containing `pattern` (literally). */
+/**
+ * The lines of `lines` containing `pattern` (literally). Ignoring case is Unicode case folding, as a regex's `iu`
+ * does (`ſ` is `s`); lower-casing would not be, and changes lengths (`İ`), so its index would not be the line's.
+ */
 export function literalHits(lines: readonly string[], pattern: string, ignoreCase: boolean): LineHit[] {
-  const needle = ignoreCase ? pattern.toLowerCase() : pattern;
+  const folded = ignoreCase ? new RegExp(RegExp.escape(pattern), "iu") : undefined;
   const hits: LineHit[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const index = (ignoreCase ? lines[i].toLowerCase() : lines[i]).indexOf(needle);
+    const index = folded ? folded.exec(lines[i])?.index ?? -1 : lines[i].indexOf(pattern);
     if (index >= 0) hits.push({ line: i, index });
   }
   return hits;
