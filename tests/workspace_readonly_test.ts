@@ -228,31 +228,30 @@ Deno.test("search-panes finds text across the edge where the terminal wrapped a 
   });
 });
 
-Deno.test("search-panes cuts a long line's excerpt between characters, never inside a surrogate pair", async () => {
+/** The excerpt search-panes gives for the first match of `query` in `long`, a line printed in a pane. */
+async function excerptOf(long: string, query: Record<string, unknown>): Promise<string> {
+  let text = "";
   await withServer(async (mcp, tmux) => {
-    // 300 astral characters (two UTF-16 units each), then an odd number of units before the match: the excerpt's
-    // start, 100 units before it, falls between a pair's halves unless the cut avoids it.
-    const long = `${"😀".repeat(300)}yNEEDLE-ASTRAL${"😀".repeat(300)}`;
     const pane = await windowRunning(tmux, "main:1", `printf '%s\\n' before '${long}' after`);
     await waitForPane(tmux, pane, (s) => s.includes("after"), 30_000);
     type Found = { panes: { matches: { line: number; text: string }[] }[] };
-    const hit = await mcp.ok<Found>("search-panes", { query: "NEEDLE-ASTRAL", target: pane });
-    const text = hit.panes[0].matches[0].text;
-    assertMatch(text, /^…😀+yNEEDLE-ASTRAL😀+…$/u);
-    assert(text.length <= 402, `excerpt of ${text.length} units`);
+    text = (await mcp.ok<Found>("search-panes", { ...query, target: pane })).panes[0].matches[0].text;
   });
+  return text;
+}
+
+Deno.test("search-panes cuts a long line's excerpt between characters, never inside a surrogate pair", async () => {
+  // 300 astral characters (two UTF-16 units each), then an odd number of units before the match: the excerpt's
+  // start, 100 units before it, falls between a pair's halves unless the cut avoids it.
+  const text = await excerptOf(`${"😀".repeat(300)}yNEEDLE-ASTRAL${"😀".repeat(300)}`, { query: "NEEDLE-ASTRAL" });
+  assertMatch(text, /^…😀+yNEEDLE-ASTRAL😀+…$/u);
+  assert(text.length <= 402, `excerpt of ${text.length} units`);
 });
 
 Deno.test("search-panes with ignore_case finds and shows a match after characters whose lower case is longer", async () => {
-  await withServer(async (mcp, tmux) => {
-    // "İ" lower-cases to two UTF-16 units: an index into the lower-cased line points 300 units past the match.
-    const long = `${"İ".repeat(300)}Needle-Folded${"x".repeat(1000)}`;
-    const pane = await windowRunning(tmux, "main:1", `printf '%s\\n' before '${long}' after`);
-    await waitForPane(tmux, pane, (s) => s.includes("after"), 30_000);
-    type Found = { panes: { matches: { line: number; text: string }[] }[] };
-    const hit = await mcp.ok<Found>("search-panes", { query: "NEEDLE-folded", ignore_case: true, target: pane });
-    assertMatch(hit.panes[0].matches[0].text, /^…İ+Needle-Folded/);
-  });
+  // "İ" lower-cases to two UTF-16 units: an index into the lower-cased line points 300 units past the match.
+  const long = `${"İ".repeat(300)}Needle-Folded${"x".repeat(1000)}`;
+  assertMatch(await excerptOf(long, { query: "NEEDLE-folded", ignore_case: true }), /^…İ+Needle-Folded/);
 });
 
 Deno.test("show {what: format} expands formats and refuses #( and formats that run or re-expand commands", async () => {
