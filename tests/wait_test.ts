@@ -127,9 +127,9 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
         /^pattern "done.*" contains a line break, but patterns match within one line: wait for the text of one/,
       );
     }
-    // An optional line break, or one in a character class, is a pattern that can match.
+    // An optional line break, one in a character class, a group or a lookahead: patterns that can match.
     await type(fx, "echo one-line");
-    for (const p of ["one-\\n?line", "one[^\\n]line"]) {
+    for (const p of ["one-\\n?line", "one[^\\n]line", "one-line(?!\\n)", "one-(\\r?\\n)?line"]) {
       const r = await fx.mcp.ok<TextResult>("wait", { what: "text", target: fx.pane, patterns: [p], regex: true });
       assertEquals(r.outcome, "matched");
     }

@@ -57,19 +57,23 @@ function firstHit(spec: MatchSpec, lines: readonly string[], hits: readonly Line
 }
 
 /**
- * Whether a regex needs a line break to match: `\n`, `\r` (or the character) outside a character class, not optional
- * (`?`, `*`, `{0`) and with no `|` in the pattern that could go round it. Lines never hold one.
+ * Whether a regex needs a line break to match: a `\n` or `\r` (or the character) that is a term of the pattern's own
+ * sequence (in no group or class, not optional: no `?`, `*`, `{0` after it) with no `|` that could go round it.
+ * Lines never hold one. Inside a group it may be optional or negated (`(\r?\n)?`, `(?!\n)`): left alone.
  */
 function needsLineBreak(source: string): boolean {
   if (source.includes("|")) return false;
   let inClass = false;
+  let depth = 0;
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     let br = c === "\n" || c === "\r";
     if (c === "\\") br = source[++i] === "n" || source[i] === "r";
+    else if (inClass) inClass = c !== "]";
     else if (c === "[") inClass = true;
-    else if (c === "]") inClass = false;
-    if (br && !inClass && !/^(?:[?*]|\{0)/.test(source.slice(i + 1))) return true;
+    else if (c === "(") depth++;
+    else if (c === ")") depth--;
+    if (br && !inClass && depth === 0 && !/^(?:[?*]|\{0)/.test(source.slice(i + 1))) return true;
   }
   return false;
 }
