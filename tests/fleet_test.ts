@@ -110,6 +110,16 @@ Deno.test("fleet: --ssh is repeatable with names; local is a host; names are che
   assertEquals(splitHostTarget("main:0.1"), { target: "main:0.1" });
   assertEquals(splitHostTarget("%3"), { target: "%3" });
   assertEquals(qualify("web", "%3"), "web::%3");
+  // A name that is no host name is refused, not read as part of the destination (ssh user "my.web=me").
+  for (const bad of ["my.web=me@web1", "_web=me@web1", "=me@web1", `${"w".repeat(33)}=me@web1`]) {
+    let msg = "";
+    try {
+      parseConfig(["--ssh", bad], {});
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    assertMatch(msg, /is not a host name \(letters, digits, _ and -/, bad);
+  }
 });
 
 Deno.test("fleet: a host named after its destination gets a name its targets can use (IPv6, a leading _)", () => {

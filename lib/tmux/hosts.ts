@@ -111,12 +111,17 @@ export function parseHostSpec(raw: string): HostSpec | string {
   if (typeof options === "string") return options;
   const head = comma < 0 ? raw : raw.slice(0, comma);
   const eq = head.indexOf("=");
-  // An "=" in a destination is rare but possible (an ssh config alias): only a valid name before it is a name.
+  // Before an "=" comes a name: a name that is no host name is refused, never read as part of the destination (ssh
+  // would log in as the user "my.web=me" at web1). An "=" after a user@ is the destination's own.
   const named = eq > 0 && HOST_NAME.test(head.slice(0, eq));
   const dest = named ? head.slice(eq + 1) : head;
   if (dest === LOCAL_HOST) return { name: named ? head.slice(0, eq) : LOCAL_HOST, ...options };
   const bad = destinationProblem(dest);
   if (bad) return bad;
+  if (eq >= 0 && !named && !head.slice(0, eq).includes("@")) {
+    return `${JSON.stringify(head.slice(0, eq))} before "=" is not a host name (letters, digits, _ and -, at most ` +
+      "32, starting with a letter or digit): give --ssh NAME=DEST";
+  }
   return { name: named ? head.slice(0, eq) : defaultHostName(dest), destination: dest, ...options };
 }
 
