@@ -139,7 +139,7 @@ Deno.test("fleet: a host named after its destination gets a name its targets can
   for (const n of names) assertEquals(splitHostTarget(qualify(n, "%0")), { host: n, target: "%0" });
 });
 
-Deno.test("fleet: a host whose default name starts with _ answers at the targets its rows give", async () => {
+Deno.test("fleet: a host whose default name starts with _ answers at the targets its rows give, fields rows too", async () => {
   const local = await startTmux("fleetl");
   const fx = await startSshd({ alias: "_tmcp-under" });
   let mcp: McpFixture | undefined;
@@ -156,6 +156,28 @@ Deno.test("fleet: a host whose default name starts with _ answers at the targets
     assertEquals(remote.length, 1, JSON.stringify(panes));
     const cap = await mcp.ok<{ host: string; pane_id: string }>("capture-pane", { target: remote[0].target });
     assertEquals([cap.host, cap.pane_id], [remote[0].host, remote[0].pane_id]);
+
+    // Rows given as columns (fields, or the compact form of many panes) say their host and target as well: both
+    // hosts have a %0, and the columns are said once.
+    const picked = await mcp.ok<{ columns: string[]; rows: unknown[][] }>("list", {
+      what: "panes",
+      fields: ["pane_id", "current_command"],
+    });
+    assertEquals(picked.columns, ["host", "target", "pane_id", "current_command"]);
+    assertEquals(picked.rows.map((r) => r.slice(0, 3)), [["local", "local::%0", "%0"], [
+      "tmcp-under",
+      "tmcp-under::%0",
+      "%0",
+    ]]);
+    for (const [host, target] of picked.rows) {
+      assertEquals((await mcp.ok<{ host: string }>("capture-pane", { target: target as string })).host, host);
+    }
+    const noId = await mcp.ok<{ columns: string[]; rows: unknown[][] }>("list", {
+      what: "panes",
+      fields: ["current_command"],
+    });
+    assertEquals(noId.columns, ["host", "current_command"]);
+    assertEquals(noId.rows.map((r) => r[0]), ["local", "tmcp-under"]);
   } finally {
     await mcp?.close();
     await fx.cleanup();
