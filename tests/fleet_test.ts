@@ -4,7 +4,7 @@
  * stopped host leaves the other answering in its normal time, and it recovers.
  */
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
-import { connect, type McpFixture, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { cleanShellPane, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { parseConfig } from "../lib/config.ts";
@@ -110,6 +110,79 @@ Deno.test("fleet: --ssh is repeatable with names; local is a host; names are che
   assertEquals(splitHostTarget("main:0.1"), { target: "main:0.1" });
   assertEquals(splitHostTarget("%3"), { target: "%3" });
   assertEquals(qualify("web", "%3"), "web::%3");
+  // A name that is no host name is refused, not read as part of the destination (ssh user "my.web=me").
+  for (const bad of ["my.web=me@web1", "_web=me@web1", "=me@web1", `${"w".repeat(33)}=me@web1`]) {
+    let msg = "";
+    try {
+      parseConfig(["--ssh", bad], {});
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    assertMatch(msg, /is not a host name \(letters, digits, _ and -/, bad);
+  }
+});
+
+Deno.test("fleet: a host named after its destination gets a name its targets can use (IPv6, a leading _)", () => {
+  const names = parseConfig([
+    "--ssh",
+    "ssh://me@[::1]:2222",
+    "--ssh",
+    "me@[2001:db8::7]",
+    "--ssh",
+    "_bastion",
+    "--ssh",
+    "ssh://u@[fe80::1]",
+    "--ssh",
+    "db.x:2200",
+  ], {}).hosts.map((h) => h.name);
+  assertEquals(names, ["1", "2001-db8--7", "bastion", "fe80--1", "db"]);
+  for (const n of names) assertEquals(splitHostTarget(qualify(n, "%0")), { host: n, target: "%0" });
+});
+
+Deno.test("fleet: a host whose default name starts with _ answers at the targets its rows give, fields rows too", async () => {
+  const local = await startTmux("fleetl");
+  const fx = await startSshd({ alias: "_tmcp-under" });
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: [
+        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "_tmcp-under"],
+        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+      ],
+    });
+    const panes = (await mcp.ok<{ panes: Pane[] }>("list", { what: "panes" })).panes;
+    const remote = panes.filter((p) => p.host !== "local");
+    assertEquals(remote.length, 1, JSON.stringify(panes));
+    const cap = await mcp.ok<{ host: string; pane_id: string }>("capture-pane", { target: remote[0].target });
+    assertEquals([cap.host, cap.pane_id], [remote[0].host, remote[0].pane_id]);
+
+    // Rows given as columns (fields, or the compact form of many panes) say their host and target as well: both
+    // hosts have a %0, and the columns are said once.
+    const picked = await mcp.ok<{ columns: string[]; rows: unknown[][] }>("list", {
+      what: "panes",
+      fields: ["pane_id", "current_command"],
+    });
+    assertEquals(picked.columns, ["host", "target", "pane_id", "current_command"]);
+    assertEquals(picked.rows.map((r) => r.slice(0, 3)), [["local", "local::%0", "%0"], [
+      "tmcp-under",
+      "tmcp-under::%0",
+      "%0",
+    ]]);
+    for (const [host, target] of picked.rows) {
+      assertEquals((await mcp.ok<{ host: string }>("capture-pane", { target: target as string })).host, host);
+    }
+    const noId = await mcp.ok<{ columns: string[]; rows: unknown[][] }>("list", {
+      what: "panes",
+      fields: ["current_command"],
+    });
+    assertEquals(noId.columns, ["host", "current_command"]);
+    assertEquals(noId.rows.map((r) => r[0]), ["local", "tmcp-under"]);
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+    await local.kill();
+  }
 });
 
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {

@@ -167,7 +167,13 @@ const HANDED_OUT: Readonly<Partial<Record<string, (s: Structured, host: string) 
   },
 };
 
-/** The default merge: each list the rows of every host in order; other fields the first host's. */
+/**
+ * Lists that name a listing's columns (`fields`, or the compact form of many panes): every host's are the same (the
+ * `host`/`target` columns included), so a merge keeps one, not each host's in a row.
+ */
+const COLUMN_LISTS = new Set(["columns", "omitted_fields"]);
+
+/** The default merge: each list the rows of every host in order; other fields (and the columns) the first host's. */
 function together(_args: Args, parts: readonly Structured[]): Structured {
   return Object.assign({}, ...parts.toReversed().map(scalars), rows(parts));
 }
@@ -178,16 +184,20 @@ function onRows(part: Structured, fields: Structured): Structured {
   return Object.fromEntries(Object.entries(part).map(([k, v]) => [k, Array.isArray(v) ? v.map(row) : v]));
 }
 
-/** A part's fields that are not lists (the first host's win when merged), `host` left out. */
+/** A part's fields that are not lists of rows (the first host's win when merged), `host` left out. */
 function scalars(part: Structured): Structured {
-  return Object.fromEntries(Object.entries(part).filter(([k, v]) => k !== "host" && !Array.isArray(v)));
+  return Object.fromEntries(
+    Object.entries(part).filter(([k, v]) => k !== "host" && (!Array.isArray(v) || COLUMN_LISTS.has(k))),
+  );
 }
 
-/** The parts' lists, each one list of every part's rows in host order. */
+/** The parts' lists of rows, each one list of every part's rows in host order. */
 function rows(parts: readonly Structured[]): Structured {
   const out: Record<string, unknown[]> = {};
   for (const p of parts) {
-    for (const [k, v] of Object.entries(p)) if (Array.isArray(v)) out[k] = [...(out[k] ?? []), ...v];
+    for (const [k, v] of Object.entries(p)) {
+      if (Array.isArray(v) && !COLUMN_LISTS.has(k)) out[k] = [...(out[k] ?? []), ...v];
+    }
   }
   return out;
 }
@@ -363,11 +373,27 @@ function withTarget(row: Structured, host: string): Structured {
   return id === undefined ? { host, ...row, ...pty } : { host, target: qualify(host, id), ...row, ...pty };
 }
 
+/**
+ * Rows given as `columns` + `rows` (a listing's `fields`, or its compact form) with a `host` column and, when an
+ * id is among the columns, a `target` column in front: `row` objects get the same from {@linkcode withTarget}.
+ */
+function columnsWithHost(s: Structured, host: string): Structured {
+  const columns = s.columns, rows = s.rows;
+  if (!Array.isArray(columns) || !Array.isArray(rows) || columns.includes("host")) return s;
+  const at = ID_KEYS.map((k) => columns.indexOf(k)).find((i) => i >= 0);
+  const id = (r: unknown[]) => typeof r[at!] === "string" ? qualify(host, r[at!] as string) : null;
+  return {
+    ...s,
+    columns: at === undefined ? ["host", ...columns] : ["host", "target", ...columns],
+    rows: rows.map((r) => Array.isArray(r) ? (at === undefined ? [host, ...r] : [host, id(r), ...r]) : r),
+  };
+}
+
 /** A structured result with `host`, and `target` on itself and on each row of its lists that has an id. */
 function qualified(structured: unknown, host: string): unknown {
   if (!structured || typeof structured !== "object" || Array.isArray(structured)) return structured;
   const out: Structured = {};
-  for (const [k, v] of Object.entries(structured as Structured)) {
+  for (const [k, v] of Object.entries(columnsWithHost(structured as Structured, host))) {
     out[k] = Array.isArray(v)
       ? v.map((r) => r && typeof r === "object" && !Array.isArray(r) ? withTarget(r, host) : r)
       : v;

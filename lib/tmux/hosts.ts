@@ -85,14 +85,20 @@ export const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 /** The name of the host on this machine. */
 export const LOCAL_HOST = "local";
 
-/** The name a destination gets when none is given: its host part up to the first dot, cleaned. */
+/**
+ * The name a destination gets when none is given: its host part up to the first dot (an IP address whole),
+ * cleaned to a {@linkcode HOST_NAME}, so the targets its rows carry are taken back.
+ */
 export function defaultHostName(destination: string): string {
   let host = destination.replace(/^ssh:\/\//, "");
   host = host.slice(host.lastIndexOf("@") + 1);
-  host = host.replace(/^\[([^\]]*)\].*$/, "$1").replace(/:\d+$/, "");
-  const first = /^\d+(\.\d+){3}$/.test(host) ? host : host.split(".")[0];
-  const name = first.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 32);
-  return name.length > 0 ? name : "host";
+  const bracketed = /^\[([^\]]*)\]/.exec(host);
+  // A port follows one ":" only: an IPv6 address has several (and is bracketed when a port follows).
+  if (bracketed) host = bracketed[1];
+  else if (host.indexOf(":") === host.lastIndexOf(":")) host = host.replace(/:\d*$/, "");
+  const first = /^\d+(\.\d+){3}$/.test(host) || host.includes(":") ? host : host.split(".")[0];
+  const name = first.replace(/[^A-Za-z0-9_-]/g, "-").replace(/^[_-]+/, "").slice(0, 32);
+  return HOST_NAME.test(name) ? name : "host";
 }
 
 /**
@@ -105,12 +111,17 @@ export function parseHostSpec(raw: string): HostSpec | string {
   if (typeof options === "string") return options;
   const head = comma < 0 ? raw : raw.slice(0, comma);
   const eq = head.indexOf("=");
-  // An "=" in a destination is rare but possible (an ssh config alias): only a valid name before it is a name.
+  // Before an "=" comes a name: a name that is no host name is refused, never read as part of the destination (ssh
+  // would log in as the user "my.web=me" at web1). An "=" after a user@ is the destination's own.
   const named = eq > 0 && HOST_NAME.test(head.slice(0, eq));
   const dest = named ? head.slice(eq + 1) : head;
   if (dest === LOCAL_HOST) return { name: named ? head.slice(0, eq) : LOCAL_HOST, ...options };
   const bad = destinationProblem(dest);
   if (bad) return bad;
+  if (eq >= 0 && !named && !head.slice(0, eq).includes("@")) {
+    return `${JSON.stringify(head.slice(0, eq))} before "=" is not a host name (letters, digits, _ and -, at most ` +
+      "32, starting with a letter or digit): give --ssh NAME=DEST";
+  }
   return { name: named ? head.slice(0, eq) : defaultHostName(dest), destination: dest, ...options };
 }
 
