@@ -7,6 +7,8 @@ import { captureRows } from "../../tmux/capture.ts";
 import { UserError } from "../../errors.ts";
 import { searchLines } from "../../search/line_search.ts";
 import { queryParams } from "../search_schemas.ts";
+import type { Redactor } from "../../text/redact.ts";
+import { redactedSlicer } from "../../text/redact_page.ts";
 
 const MAX_TEXT = 400;
 
@@ -49,11 +51,15 @@ async function panesOf(tmux: TmuxExecutor, target: string | undefined, signal: A
   return await listPanes(tmux, { session: target }, signal);
 }
 
-/** The text of one match, cut around the match when the line is long. */
-function excerpt(line: string, index: number): string {
+/**
+ * The text of one match, cut around the match when the line is long: a secret the cut splits is redacted whole
+ * (lib/text/redact_page.ts).
+ */
+function excerpt(line: string, index: number, redactor: Redactor | undefined): string {
   if (line.length <= MAX_TEXT) return line;
   const from = Math.max(0, Math.min(index - 100, line.length - MAX_TEXT));
-  return (from > 0 ? "…" : "") + line.slice(from, from + MAX_TEXT) + (from + MAX_TEXT < line.length ? "…" : "");
+  const to = Math.min(line.length, from + MAX_TEXT);
+  return (from > 0 ? "…" : "") + redactedSlicer(redactor, line, from, to)(from, to) + (to < line.length ? "…" : "");
 }
 
 export default defineTool({
@@ -106,7 +112,7 @@ export default defineTool({
       const matches = [];
       for (const h of hits[i]) {
         if (seen >= offset && seen < offset + max_matches) {
-          matches.push({ line: line[h.line], text: excerpt(text[h.line], h.index) });
+          matches.push({ line: line[h.line], text: excerpt(text[h.line], h.index, ctx.redactor) });
         }
         seen++;
       }
