@@ -195,6 +195,7 @@ export function redactResult(result: CallToolResult, redactor: Redactor): CallTo
   const seen = new Map<string, string>();
   const once: Redactor = {
     find: redactor.find,
+    mark: redactor.mark,
     redact(text) {
       let out = seen.get(text);
       if (out === undefined) seen.set(text, out = redactor.redact(text));

@@ -31,6 +31,18 @@ export interface Redactor {
   redact(text: string): string;
   /** Where `text` (no escape sequences) holds secrets, for what is not text (a screen drawn as an image). */
   find(text: string): SecretSpan[];
+  /**
+   * What `redact` replaces in `text`: sorted [start, end) ranges of it (escape sequences inside a secret
+   * included) and each one's marker; for a page cut from a longer text (lib/text/redact_page.ts).
+   */
+  mark(text: string): MarkedSpan[];
+}
+
+/** A range of a text that {@linkcode Redactor.redact} replaces, and its replacement. */
+export interface MarkedSpan {
+  start: number;
+  end: number;
+  marker: string;
 }
 
 /** One place a secret was found: [start, end) in UTF-16 units, and its kind. */
@@ -363,29 +375,34 @@ export function createRedactor(rules: readonly Rule[] | undefined, salt: string 
       lines.add(line);
     },
   };
+  const mark = (text: string): MarkedSpan[] => {
+    if (text.length < 8 || clean.has(text)) return [];
+    // Colour sequences inside a line (capture-pane colors) would hide a token's word boundary: look at the
+    // text without them, and replace the original range, sequences included.
+    const styled = text.includes("\x1b");
+    const { plain, at: origin } = styled ? withoutEscapes(text) : { plain: text, at: undefined };
+    const spans = findSecrets(active, plain, cleanLines);
+    if (spans.length === 0 && text.length <= CLEAN_MAX_LENGTH) {
+      if (clean.size >= CLEAN_MAX_COUNT) clean.clear();
+      clean.add(text);
+    }
+    return spans.map((s) => ({
+      start: origin ? origin[s.start] : s.start,
+      end: origin ? origin[s.end - 1] + 1 : s.end,
+      marker: marker(s.kind, plain.slice(s.start, s.end)),
+    }));
+  };
   return {
     find: (text) => findSecrets(active, text, cleanLines),
+    mark,
     redact(text) {
-      if (text.length < 8 || clean.has(text)) return text;
-      // Colour sequences inside a line (capture-pane colors) would hide a token's word boundary: look at the
-      // text without them, and replace the original range, sequences included.
-      const styled = text.includes("\x1b");
-      const { plain, at: origin } = styled ? withoutEscapes(text) : { plain: text, at: undefined };
-      const spans = findSecrets(active, plain, cleanLines);
-      if (spans.length === 0) {
-        if (text.length <= CLEAN_MAX_LENGTH) {
-          if (clean.size >= CLEAN_MAX_COUNT) clean.clear();
-          clean.add(text);
-        }
-        return text;
-      }
+      const spans = mark(text);
+      if (spans.length === 0) return text;
       let out = "";
       let at = 0;
       for (const s of spans) {
-        const start = origin ? origin[s.start] : s.start;
-        const end = origin ? origin[s.end - 1] + 1 : s.end;
-        out += text.slice(at, start) + marker(s.kind, plain.slice(s.start, s.end));
-        at = end;
+        out += text.slice(at, s.start) + s.marker;
+        at = s.end;
       }
       return out + text.slice(at);
     },

@@ -4,6 +4,7 @@ import { bufferName } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { clipToCharBoundary, utf8SequenceLength } from "../../text/utf8.ts";
 import { largestFitting } from "../../budget/page.ts";
+import { redactedBytePages } from "../../text/redact_page.ts";
 
 const MAX_SLICE = 1024 * 1024;
 
@@ -58,8 +59,11 @@ export default defineTool({
       // Too small for the (well-formed) character at the start: return that character whole, so paging moves on.
       return Math.min(size, offset_bytes + utf8SequenceLength(bytes[offset_bytes]));
     };
+    const longest = pageEnd(max_bytes);
+    // A secret the page's edge cuts is redacted whole, from the bytes around the page (lib/text/redact_page.ts).
+    const textTo = redactedBytePages(ctx.redactor, bytes, offset_bytes, longest);
     const page = (end: number, cut: boolean) => {
-      const text = new TextDecoder().decode(bytes.subarray(offset_bytes, end));
+      const text = textTo(end);
       const facts = {
         name,
         size_bytes: size,
@@ -73,7 +77,7 @@ export default defineTool({
         content: [{ type: "text" as const, text }, { type: "text" as const, text: JSON.stringify(facts) }],
       };
     };
-    const whole = page(pageEnd(max_bytes), false);
+    const whole = page(longest, false);
     if (ctx.budget.fits(whole)) return whole;
     // Over the response budget: the longest page that fits, continued exactly by next_offset_bytes.
     const n = largestFitting(1, whole.structured.returned_bytes, (k) => ctx.budget.fits(page(pageEnd(k), true)));

@@ -7,6 +7,8 @@ import { captureRows } from "../../tmux/capture.ts";
 import { UserError } from "../../errors.ts";
 import { searchLines } from "../../search/line_search.ts";
 import { queryParams } from "../search_schemas.ts";
+import type { Redactor } from "../../text/redact.ts";
+import { redactedSlicer } from "../../text/redact_page.ts";
 
 const MAX_TEXT = 400;
 
@@ -49,15 +51,18 @@ async function panesOf(tmux: TmuxExecutor, target: string | undefined, signal: A
   return await listPanes(tmux, { session: target }, signal);
 }
 
-/** The text of one match, cut around the match when the line is long (never inside a surrogate pair). */
-function excerpt(line: string, index: number): string {
+/**
+ * The text of one match, cut around the match when the line is long, never inside a surrogate pair; a secret the
+ * cut splits is redacted whole (lib/text/redact_page.ts).
+ */
+function excerpt(line: string, index: number, redactor: Redactor | undefined): string {
   if (line.length <= MAX_TEXT) return line;
   const lowSurrogate = (i: number) => (line.charCodeAt(i) & 0xfc00) === 0xdc00;
   let from = Math.max(0, Math.min(index - 100, line.length - MAX_TEXT));
   if (lowSurrogate(from)) from++;
-  let end = Math.min(line.length, from + MAX_TEXT);
-  if (lowSurrogate(end)) end--;
-  return (from > 0 ? "…" : "") + line.slice(from, end) + (end < line.length ? "…" : "");
+  let to = Math.min(line.length, from + MAX_TEXT);
+  if (lowSurrogate(to)) to--;
+  return (from > 0 ? "…" : "") + redactedSlicer(redactor, line, from, to)(from, to) + (to < line.length ? "…" : "");
 }
 
 export default defineTool({
@@ -110,7 +115,7 @@ export default defineTool({
       const matches = [];
       for (const h of hits[i]) {
         if (seen >= offset && seen < offset + max_matches) {
-          matches.push({ line: line[h.line], text: excerpt(text[h.line], h.index) });
+          matches.push({ line: line[h.line], text: excerpt(text[h.line], h.index, ctx.redactor) });
         }
         seen++;
       }
