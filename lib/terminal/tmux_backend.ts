@@ -45,6 +45,8 @@ import { processExists, tempPrefix } from "../host/process.ts";
 import { hangUpCommand, hangUpSession } from "./hangup.ts";
 import { libc } from "./pty/ffi.ts";
 import { splitLines } from "../text/lines.ts";
+import { fingerprint } from "../text/columns.ts";
+import { type Position, readCursor, readSince } from "../tmux/grid.ts";
 import { parseRow, parseRows, type Row, rowFormat, type RowSpec } from "../tmux/rows.ts";
 
 /** Session names are `<prefix>-<server pid>-<session id>`. */
@@ -53,6 +55,9 @@ export const SESSION_PREFIX = "mcp-pty";
 const META_OPTION = "@mcp_pty_meta";
 /** Bytes per send-keys call: tmux refuses client messages over 16 KiB, and each byte is 3 argv bytes. */
 const SEND_CHUNK = 2048;
+
+/** Row 0, which every row follows: reading from it reads all the pane holds (the guessed history, the most it keeps). */
+const fromTop: Position = { row: 0, x: 0, above: "", head: fingerprint(""), hs: SCROLLBACK_LINES };
 
 interface TmuxSession {
   name: string;
@@ -204,8 +209,13 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
   /** {@linkcode run}, for output read as bytes (rows). */
   async function runBytes(id: string, args: TmuxArg[]): Promise<Uint8Array> {
+    return await asSession(id, () => tmux.run(args));
+  }
+
+  /** Runs `call`, its error for a session that is gone being the one a model gets for an unknown id. */
+  async function asSession<T>(id: string, call: () => Promise<T>): Promise<T> {
     try {
-      return await tmux.run(args);
+      return await call();
     } catch (e) {
       if (e instanceof TmuxError && (e.kind === "no-server" || /can't find (pane|session|window)/.test(e.message))) {
         table.delete(id);
@@ -432,6 +442,17 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async lines(id, count) {
       const s = await session(id);
       return splitLines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
+    },
+
+    async linesSince(id, from) {
+      const s = await session(id);
+      if (from === "cursor") {
+        const { next } = await asSession(id, () => readCursor(tmux, s.pane));
+        return { lines: [], next: { at: next }, missed: false };
+      }
+      const pos = from === "start" ? fromTop : from.at as Position;
+      const r = await asSession(id, () => readSince(tmux, s.pane, pos, { maxRows: Infinity, mainScreen: true }));
+      return { lines: r.rows, next: { at: r.next }, missed: from !== "start" && r.missed };
     },
 
     async captureStart(id, path, policy, format = "raw") {
