@@ -527,6 +527,42 @@ export function ptyWaitTest(backend: Backend): void {
         assertEquals([r.outcome, r.matched_line], ["matched", "OLD-2"]);
       });
 
+      await t.step(
+        "new_only reads a line written in parts, or rewritten after a carriage return, as it is now",
+        async () => {
+          await p.send(id, "echo OLD''MARK\n");
+          await p.idle(id, "OLDMARK");
+          for (
+            const [keys, found] of [
+              ["printf 'AB-'; sleep 1; echo CD\n", "AB-CD"],
+              ["for i in 1 2 3; do printf '\\r%s0%%' $i; sleep 0.3; done; echo\n", "30%"],
+            ]
+          ) {
+            let sent: Promise<unknown> | undefined;
+            const call = mcp.client.callTool(
+              {
+                name: "wait",
+                arguments: {
+                  what: "text",
+                  pty_id: id,
+                  patterns: ["OLDMARK", found],
+                  new_only: true,
+                  timeout_ms: 30_000,
+                },
+              },
+              undefined,
+              { timeout: 60_000, onprogress: () => void (sent ??= p.send(id, keys)) },
+            );
+            const r = (await call).structuredContent as TextWait;
+            await sent;
+            // A read that went on from the cursor's column saw "CD" and "0%"; on tmux a rewritten row was taken for
+            // lost, so the whole history, OLDMARK with it, counted as new.
+            assertEquals([r.outcome, r.matched_line, r.warnings], ["matched", found, []]);
+            await p.idle(id);
+          }
+        },
+      );
+
       await t.step("a pattern with a line break is refused up front", async () => {
         assertMatch(
           await mcp.err("wait", { what: "text", pty_id: id, patterns: ["a\nb"] }),

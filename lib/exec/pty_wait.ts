@@ -10,6 +10,8 @@
  *   is read whole) and the screen (a full-screen program rewrites it in place);
  * - `new`: only the lines written since the wait began, each read going on
  *   where the last one ended;
+ * both begin again at the start of the row the cursor was on, so a line
+ * written in parts or rewritten after a carriage return is read as it is now;
  * - `window`: the last lines of history and the screen, as they are now.
  * Lines dropped from a full history before a read reached them set `missed`.
  *

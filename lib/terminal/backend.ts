@@ -101,7 +101,9 @@ export interface TerminalBackend {
    * The lines written since `from` (history and screen, by position: a scroll does not move it): from its row,
    * the text left of its column left out, down to the screen's bottom row, wrapped rows joined. `"start"`: all
    * that history and screen hold; `"cursor"`: no lines, only where the cursor is. `missed`: rows after `from` were
-   * dropped (the history was full, or cleared) before they could be read.
+   * dropped (the history was full, or cleared) before they could be read. The next read begins again at the start
+   * of the cursor's row (a line written in parts, or rewritten after a carriage return, is read whole as it is then),
+   * the text left of the column of `"cursor"` left out while the cursor stays on that row.
    */
   linesSince(id: string, from: OutputMark | "start" | "cursor"): Promise<LinesSince>;
   /**
@@ -134,7 +136,7 @@ export interface OutputMark {
 /** {@linkcode TerminalBackend.linesSince}'s answer. */
 export interface LinesSince {
   lines: string[];
-  /** Where the cursor is: the next read's `from`. */
+  /** The cursor's row: the next read's `from`. */
   next: OutputMark;
   missed: boolean;
 }
