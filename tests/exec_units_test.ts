@@ -4,7 +4,7 @@ import { LineAssembler, MarkerScanner } from "../lib/exec/stream.ts";
 import { quoteFish, runScript, shellFlavor, typedLine } from "../lib/exec/shell.ts";
 import { shQuote } from "../lib/tmux/quote.ts";
 import { decodeCursor, encodeCursor } from "../lib/exec/cursor.ts";
-import { columns, dropColumns, takeColumns } from "../lib/exec/text.ts";
+import { columns, dropColumns, takeColumns } from "../lib/text/columns.ts";
 import { notAtPrompt, paneWarnings, type WarningFacts } from "../lib/exec/warnings.ts";
 import { decodeOutput } from "../lib/tmux/control.ts";
 import { compileMatcher } from "../lib/exec/match.ts";

@@ -493,3 +493,83 @@ export function exitCleanupTest(backend: Backend): void {
     });
   });
 }
+
+/** Registers the `wait {what: "text", pty_id}` cases for one backend. */
+export function ptyWaitTest(backend: Backend): void {
+  Deno.test(`${backend} backend: wait for text reads every line written, not a window of the last ones`, async (t) => {
+    await withPty(backend, async (mcp) => {
+      const p = pty(mcp);
+      type TextWait = { outcome: string; matched_line: string | null; warnings: unknown[] };
+      const id = await p.bash();
+
+      await t.step("a line 3000 lines above the screen is found", async () => {
+        await p.send(id, "echo MAG''IC; seq 1 3000\n");
+        await p.idle(id, "3000");
+        const r = await mcp.ok<TextWait>("wait", { what: "text", pty_id: id, patterns: ["MAGIC"], timeout_ms: 10_000 });
+        assertEquals([r.outcome, r.matched_line, r.warnings], ["matched", "MAGIC", []]);
+      });
+
+      await t.step("new_only finds a line again after the old one scrolled far away", async () => {
+        await p.send(id, "echo OLD-$((1+1))\n");
+        await p.idle(id, "OLD-2");
+        let sent: Promise<unknown> | undefined;
+        // The first progress notification comes once the wait took its starting point: the output follows it.
+        const call = mcp.client.callTool(
+          {
+            name: "wait",
+            arguments: { what: "text", pty_id: id, patterns: ["OLD-2"], new_only: true, timeout_ms: 30_000 },
+          },
+          undefined,
+          { timeout: 60_000, onprogress: () => void (sent ??= p.send(id, "seq 1 600; echo OLD-$((1+1))\n")) },
+        );
+        const r = (await call).structuredContent as TextWait;
+        await sent;
+        assertEquals([r.outcome, r.matched_line], ["matched", "OLD-2"]);
+      });
+
+      await t.step(
+        "new_only reads a line written in parts, or rewritten after a carriage return, as it is now",
+        async () => {
+          await p.send(id, "echo OLD''MARK\n");
+          await p.idle(id, "OLDMARK");
+          for (
+            const [keys, found] of [
+              ["printf 'AB-'; sleep 1; echo CD\n", "AB-CD"],
+              ["for i in 1 2 3; do printf '\\r%s0%%' $i; sleep 0.3; done; echo\n", "30%"],
+            ]
+          ) {
+            let sent: Promise<unknown> | undefined;
+            const call = mcp.client.callTool(
+              {
+                name: "wait",
+                arguments: {
+                  what: "text",
+                  pty_id: id,
+                  patterns: ["OLDMARK", found],
+                  new_only: true,
+                  timeout_ms: 30_000,
+                },
+              },
+              undefined,
+              { timeout: 60_000, onprogress: () => void (sent ??= p.send(id, keys)) },
+            );
+            const r = (await call).structuredContent as TextWait;
+            await sent;
+            // A read that went on from the cursor's column saw "CD" and "0%"; on tmux a rewritten row was taken for
+            // lost, so the whole history, OLDMARK with it, counted as new.
+            assertEquals([r.outcome, r.matched_line, r.warnings], ["matched", found, []]);
+            await p.idle(id);
+          }
+        },
+      );
+
+      await t.step("a pattern with a line break is refused up front", async () => {
+        assertMatch(
+          await mcp.err("wait", { what: "text", pty_id: id, patterns: ["a\nb"] }),
+          /^pattern "a\\nb" contains a line break, but patterns match within one line/,
+        );
+      });
+      await p.kill(id);
+    }, ["--toolsets", "pty,exec"]);
+  });
+}

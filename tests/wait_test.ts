@@ -133,6 +133,11 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
       const r = await fx.mcp.ok<TextResult>("wait", { what: "text", target: fx.pane, patterns: [p], regex: true });
       assertEquals(r.outcome, "matched");
     }
+    // A stop pattern with a line break could never match.
+    assertMatch(
+      await fx.mcp.err("wait", { what: "text", target: fx.pane, patterns: ["ok"], stop: ["fail\nnow"] }),
+      /^pattern "fail\\nnow" contains a line break/,
+    );
     const slow = startWait(fx, "wait", {
       what: "text",
       target: fx.pane,

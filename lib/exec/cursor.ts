@@ -15,7 +15,7 @@
  */
 import { z } from "zod";
 import { UserError } from "../errors.ts";
-import type { Position } from "./grid.ts";
+import type { Position } from "../tmux/grid.ts";
 
 export interface Cursor {
   pane: string;

@@ -34,7 +34,7 @@ import type { TmuxExecutor } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
 import { getPane, paneFacts } from "../tmux/panes.ts";
 import { type Libc, libc } from "../terminal/pty/ffi.ts";
-import { splitRows, trimTrailingBlank } from "./text.ts";
+import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { noEchoWarning, promptWarning, type Warning } from "./warnings.ts";
 import { hiddenInputWarning } from "./pane_handoff.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";

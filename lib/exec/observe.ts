@@ -24,7 +24,7 @@ import { getPane, type PaneInfo, SHELL_FACTS, type ShellPane } from "../tmux/pan
 import type { ResolvedTarget } from "../tmux/target.ts";
 import type { ExecContext, ExecServices } from "./context.ts";
 import { EnvironmentError, UserError } from "../errors.ts";
-import { splitRows, tail, trimTrailingBlank } from "./text.ts";
+import { splitRows, tail, trimTrailingBlank } from "../text/columns.ts";
 import { paneWarnings, type Warning } from "./warnings.ts";
 import { waitFor } from "./wait.ts";
 

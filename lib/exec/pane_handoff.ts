@@ -29,7 +29,7 @@ import type { HandOffSubject } from "../terminal/handoff.ts";
 import type { InputState } from "../terminal/backend.ts";
 import { sendBytesCommands } from "../terminal/tmux_backend.ts";
 import { libc } from "../terminal/pty/ffi.ts";
-import { splitRows, trimTrailingBlank } from "./text.ts";
+import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
 import { noEchoWarning, type Warning } from "./warnings.ts";

@@ -1,30 +1,38 @@
 /**
  * Waiting on a pty session (the pty_* tools' sessions): neither backend
- * streams output to a watcher, so the wait reads the session's last lines
- * (screen and newest history) every {@linkcode POLL_MS} and hands them to the
- * caller, until its event, the deadline, cancellation or the program's exit.
+ * streams output to a watcher, so the wait reads the session every
+ * {@linkcode POLL_MS} and hands what it read to the caller, until its event,
+ * the deadline, cancellation or the program's exit.
  *
- * "New" lines, for `newOnly`: lines beyond the ones the first read showed,
- * counted per text (a line shown twice at the start must show a third time).
+ * What a read hands over, by {@linkcode PtyWait.read}:
+ * - `all`: first everything history and screen hold, then the lines written
+ *   since the last read (by position, so a burst of output between two reads
+ *   is read whole) and the screen (a full-screen program rewrites it in place);
+ * - `new`: only the lines written since the wait began, each read going on
+ *   where the last one ended;
+ * both begin again at the start of the row the cursor was on, so a line
+ * written in parts or rewritten after a carriage return is read as it is now;
+ * - `window`: the last lines of history and the screen, as they are now.
+ * Lines dropped from a full history before a read reached them set `missed`.
  *
  * @example
  * ```ts
  * declare const ctx: Parameters<typeof waitPty>[0]; // the call's
  * const ready = Promise.withResolvers<"seen">();
  * const r = await waitPty(ctx, {
- *   id: "s1", started: performance.now(), timeoutMs: 30_000, newOnly: false, tailLines: 20, what: "text in pty s1",
+ *   id: "s1", started: performance.now(), timeoutMs: 30_000, read: "all", tailLines: 20, what: "text in pty s1",
  *   onLines: (lines) => { if (lines.some((l) => l.includes("ready"))) ready.resolve("seen"); },
  *   until: ready.promise,
  * });
  * ```
  */
-import { lastLines, type TerminalBackend } from "../terminal/backend.ts";
+import { lastLines, type OutputMark, type TerminalBackend } from "../terminal/backend.ts";
 import type { CallControl } from "./context.ts";
 import { waitFor } from "./wait.ts";
 
 /** How often a pty wait reads the session. */
 export const POLL_MS = 100;
-/** Lines read per poll: the screen plus what scrolled off it lately. */
+/** Lines a `window` read takes: the screen plus what scrolled off it lately. */
 const READ_LINES = 500;
 /** How long the last look after an exit may take to match (a regex runs in a worker). */
 const LATE_MATCH_MS = 1000;
@@ -33,7 +41,7 @@ export interface PtyWait<T> {
   id: string;
   started: number;
   timeoutMs: number;
-  newOnly: boolean;
+  read: "all" | "new" | "window";
   tailLines: number;
   what: string;
   /** Receives the lines to look at, at every read. */
@@ -45,29 +53,23 @@ export interface PtyWait<T> {
 export async function waitPty<T>(
   ctx: CallControl & { terminal: TerminalBackend },
   w: PtyWait<T>,
-): Promise<{ end: T | "timeout" | "exited" | "cancelled"; tail: string[] }> {
+): Promise<{ end: T | "timeout" | "exited" | "cancelled"; tail: string[]; missed: boolean }> {
   const { terminal } = ctx;
   const exited = Promise.withResolvers<"exited">();
   const status = async () => {
     const s = (await terminal.list()).find((x) => x.session_id === w.id);
     if (!s || s.status === "exited") exited.resolve("exited");
   };
-  let baseline: Map<string, number> | undefined;
+  let mark: OutputMark | undefined;
+  let missed = false;
   const read = async () => {
-    const lines = await terminal.lines(w.id, READ_LINES);
-    if (!w.newOnly) return w.onLines(lines);
-    if (!baseline) {
-      baseline = new Map();
-      for (const l of lines) baseline.set(l, (baseline.get(l) ?? 0) + 1);
-      return;
-    }
-    const seen = new Map<string, number>();
-    const fresh = lines.filter((l) => {
-      const n = (seen.get(l) ?? 0) + 1;
-      seen.set(l, n);
-      return n > (baseline!.get(l) ?? 0);
-    });
-    w.onLines(fresh);
+    if (w.read === "window") return w.onLines(await terminal.lines(w.id, READ_LINES));
+    const first = mark === undefined;
+    const r = await terminal.linesSince(w.id, mark ?? (w.read === "new" ? "cursor" : "start"));
+    mark = r.next;
+    missed ||= r.missed;
+    const screen = w.read === "all" && !first ? (await terminal.screen(w.id, false)).lines : [];
+    w.onLines([...r.lines, ...screen]);
   };
   await read(); // an unknown id fails here, before the wait
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -101,7 +103,7 @@ export async function waitPty<T>(
     if (late !== undefined) end = { kind: "done" as const, value: late };
   }
   const tail = await ptyTail(terminal, w.id, w.tailLines);
-  return { end: end.kind === "done" ? end.value : end.kind, tail };
+  return { end: end.kind === "done" ? end.value : end.kind, tail, missed };
 }
 
 /** The last `count` lines of a pty session, its blank bottom rows left out (empty when it is gone). */

@@ -31,7 +31,7 @@ import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import type { ShellPane } from "../tmux/panes.ts";
 import type { ExecContext } from "./context.ts";
 import { UserError } from "../errors.ts";
-import { readCursor, readSince, type SinceRead } from "./grid.ts";
+import { readCursor, readSince, type SinceRead } from "../tmux/grid.ts";
 import { trackRun } from "./handshake.ts";
 import { inspection, inspectPane, observePane, watchLost } from "./observe.ts";
 import type { ExecRuntime, TrackedRun } from "./runtime.ts";

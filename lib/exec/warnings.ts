@@ -23,6 +23,7 @@ export const WARNING_KINDS = [
   "input_prompt",
   "not_a_shell",
   "pane_dead",
+  "lines_missed",
 ] as const;
 export type WarningKind = (typeof WARNING_KINDS)[number];
 

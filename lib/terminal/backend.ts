@@ -98,6 +98,15 @@ export interface TerminalBackend {
    */
   lines(id: string, count: number): Promise<string[]>;
   /**
+   * The lines written since `from` (history and screen, by position: a scroll does not move it): from its row,
+   * the text left of its column left out, down to the screen's bottom row, wrapped rows joined. `"start"`: all
+   * that history and screen hold; `"cursor"`: no lines, only where the cursor is. `missed`: rows after `from` were
+   * dropped (the history was full, or cleared) before they could be read. The next read begins again at the start
+   * of the cursor's row (a line written in parts, or rewritten after a carriage return, is read whole as it is then),
+   * the text left of the column of `"cursor"` left out while the cursor stays on that row.
+   */
+  linesSince(id: string, from: OutputMark | "start" | "cursor"): Promise<LinesSince>;
+  /**
    * Records program output to `path` (absolute) from now on, the file opened
    * under the file policy (lib/policy/files.ts): `raw` appends the bytes
    * exactly; `asciicast` writes a new asciicast v2 file (lib/terminal/asciicast.ts).
@@ -117,6 +126,19 @@ export interface TerminalBackend {
   notifyAttached(id: string, message: string): Promise<void>;
   /** Releases everything (kills the sessions this server owns unless they are to be kept). */
   close(): Promise<void>;
+}
+
+/** A place in a session's output, from {@linkcode TerminalBackend.linesSince}; only the backend reads `at`. */
+export interface OutputMark {
+  readonly at: unknown;
+}
+
+/** {@linkcode TerminalBackend.linesSince}'s answer. */
+export interface LinesSince {
+  lines: string[];
+  /** The cursor's row: the next read's `from`. */
+  next: OutputMark;
+  missed: boolean;
 }
 
 /** How pty-capture writes its file. */

@@ -64,6 +64,12 @@ export interface Emulator {
   cursor(): { row: number; col: number };
   /** The last `count` lines of history-then-screen (trailing spaces trimmed). */
   tailLines(count: number): string[];
+  /**
+   * The main screen's lines (history, then screen) from absolute row `from` on (rows counted since the emulator
+   * started, rows dropped off the history included), wrapped rows joined, the text left of column `x` on that row
+   * left out; `first` is where they start (later than `from` when rows were dropped before they were read).
+   */
+  linesFrom(from: number, x: number): { lines: string[]; first: number; cursor: { row: number; x: number } };
   /** True when the program switched the cursor keys to application mode (DECCKM). */
   applicationCursor(): boolean;
   /** Replies the terminal sends back to the program (device attributes, cursor reports). */
@@ -75,6 +81,7 @@ export interface Emulator {
 export function createEmulator(rows: number, cols: number): Emulator {
   const term = new (loaded().Terminal)({ rows, cols, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
   let pending: Promise<void> = Promise.resolve();
+  const absolute = dropCounter(term);
   return {
     get rows() {
       return term.rows;
@@ -102,6 +109,23 @@ export function createEmulator(rows: number, cols: number): Emulator {
       }
       return out;
     },
+    linesFrom(from, x) {
+      const buf = term.buffer.normal;
+      const dropped = absolute();
+      const start = Math.max(0, from - dropped);
+      const lines: string[] = [];
+      for (let i = start; i < buf.length; i++) {
+        const line = buf.getLine(i);
+        const text = line ? line.translateToString(true, i === from - dropped ? x : 0) : "";
+        if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+        else lines.push(text);
+      }
+      return {
+        lines: lines.map((l) => l.replace(/ +$/, "")),
+        first: dropped + start,
+        cursor: { row: dropped + buf.baseY + buf.cursorY, x: buf.cursorX },
+      };
+    },
     applicationCursor: () => term.modes.applicationCursorKeysMode,
     onReply(fn) {
       term.onData(fn);
@@ -112,6 +136,35 @@ export function createEmulator(rows: number, cols: number): Emulator {
 }
 
 type Line = NonNullable<ReturnType<Buffer["getLine"]>>;
+
+/**
+ * Counts the rows dropped off the top of the main screen's history (it holds {@linkcode SCROLLBACK_LINES}): xterm
+ * exposes no count, but a marker's row moves up by every row dropped above it. The marker sits at the cursor and
+ * moves down again, once the history is full, long before it could be dropped itself; one that is gone anyway (a
+ * reset) counts as all its rows.
+ */
+function dropCounter(term: Terminal): () => number {
+  let dropped = 0;
+  let anchor: { marker: NonNullable<ReturnType<Terminal["registerMarker"]>>; row: number } | undefined;
+  const update = () => {
+    if (anchor?.marker.isDisposed) {
+      dropped += anchor.row + 1;
+      anchor = undefined;
+    } else if (anchor) {
+      dropped += anchor.row - anchor.marker.line;
+      anchor.row = anchor.marker.line;
+    }
+    const full = term.buffer.normal.length >= term.rows + SCROLLBACK_LINES;
+    if (anchor && (!full || anchor.row > SCROLLBACK_LINES / 2)) return dropped;
+    if (term.buffer.active.type !== "normal") return dropped; // markers go to the active buffer
+    anchor?.marker.dispose();
+    const marker = term.registerMarker(0);
+    anchor = marker ? { marker, row: marker.line } : undefined;
+    return dropped;
+  };
+  term.onScroll(update);
+  return update;
+}
 
 /** A row's text without trailing spaces (xterm keeps spaces the program wrote; tmux drops them). */
 function plain(line: Line): string {

@@ -45,6 +45,8 @@ import { processExists, tempPrefix } from "../host/process.ts";
 import { hangUpCommand, hangUpSession } from "./hangup.ts";
 import { libc } from "./pty/ffi.ts";
 import { splitLines } from "../text/lines.ts";
+import { dropColumns, fingerprint } from "../text/columns.ts";
+import { type Position, readCursor, readSince } from "../tmux/grid.ts";
 import { parseRow, parseRows, type Row, rowFormat, type RowSpec } from "../tmux/rows.ts";
 
 /** Session names are `<prefix>-<server pid>-<session id>`. */
@@ -53,6 +55,23 @@ export const SESSION_PREFIX = "mcp-pty";
 const META_OPTION = "@mcp_pty_meta";
 /** Bytes per send-keys call: tmux refuses client messages over 16 KiB, and each byte is 3 argv bytes. */
 const SEND_CHUNK = 2048;
+
+/** Row 0, which every row follows: reading from it reads all the pane holds (the guessed history, the most it keeps). */
+const fromTop: Position = { row: 0, x: 0, above: "", head: fingerprint(""), hs: SCROLLBACK_LINES };
+
+/**
+ * A pty wait's place ({@linkcode TerminalBackend.linesSince}): the start of a row, found again by the row above it
+ * only (a fingerprint of the text left of the cursor no longer matches once the program rewrites its row after a
+ * carriage return, and the read would take the whole history as new), and the columns of that row that are not new.
+ */
+interface RowMark {
+  pos: Position;
+  x: number;
+}
+
+function rowMark(cursor: Position, x: number): RowMark {
+  return { pos: { ...cursor, x: 0, head: fingerprint("") }, x };
+}
 
 interface TmuxSession {
   name: string;
@@ -204,8 +223,13 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
   /** {@linkcode run}, for output read as bytes (rows). */
   async function runBytes(id: string, args: TmuxArg[]): Promise<Uint8Array> {
+    return await asSession(id, () => tmux.run(args));
+  }
+
+  /** Runs `call`, its error for a session that is gone being the one a model gets for an unknown id. */
+  async function asSession<T>(id: string, call: () => Promise<T>): Promise<T> {
     try {
-      return await tmux.run(args);
+      return await call();
     } catch (e) {
       if (e instanceof TmuxError && (e.kind === "no-server" || /can't find (pane|session|window)/.test(e.message))) {
         table.delete(id);
@@ -432,6 +456,21 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async lines(id, count) {
       const s = await session(id);
       return splitLines(await run(id, ["capture-pane", "-p", "-S", String(-count), "-t", s.pane]));
+    },
+
+    async linesSince(id, from) {
+      const s = await session(id);
+      if (from === "cursor") {
+        const { next } = await asSession(id, () => readCursor(tmux, s.pane));
+        return { lines: [], next: { at: rowMark(next, next.x) }, missed: false };
+      }
+      const mark = from === "start" ? { pos: fromTop, x: 0 } : from.at as RowMark;
+      const r = await asSession(id, () => readSince(tmux, s.pane, mark.pos, { maxRows: Infinity, mainScreen: true }));
+      const lines = mark.x > 0 && !r.missed && r.rows.length > 0
+        ? [dropColumns(r.rows[0], mark.x), ...r.rows.slice(1)]
+        : r.rows;
+      const next = rowMark(r.next, r.next.row === mark.pos.row ? mark.x : 0);
+      return { lines, next: { at: next }, missed: from !== "start" && r.missed };
     },
 
     async captureStart(id, path, policy, format = "raw") {

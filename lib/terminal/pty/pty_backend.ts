@@ -376,6 +376,14 @@ export function createPtyBackend(): TerminalBackend {
       return s.em.tailLines(count + s.em.rows);
     },
 
+    async linesSince(id, from) {
+      const { s } = await session(id);
+      const mark = typeof from === "object" ? from.at as { row: number; x: number } : { row: 0, x: 0 };
+      const r = s.em.linesFrom(from === "cursor" ? Infinity : mark.row, mark.x);
+      const next = from === "cursor" ? r.cursor : { row: r.cursor.row, x: r.cursor.row === mark.row ? mark.x : 0 };
+      return { lines: r.lines, next: { at: next }, missed: typeof from === "object" && r.first > mark.row };
+    },
+
     async captureStart(id, path, policy, format = "raw") {
       const { s } = await session(id);
       if (s.capture) throw alreadyCapturing(id, s.capture.path);

@@ -12,7 +12,7 @@ import {
   readScreen,
   readSince,
   type ScreenRead,
-} from "../../exec/grid.ts";
+} from "../../tmux/grid.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { cursorSchema, decodeCursor, encodeCursor } from "../../exec/cursor.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";

@@ -118,7 +118,7 @@ async function quietOnPty(ctx: ToolContext, meta: Meta, id: string, quiet_ms: nu
     id,
     started: meta.started,
     timeoutMs: timeout_ms,
-    newOnly: false,
+    read: "window",
     tailLines: meta.tailLines,
     what: `${quiet_ms} ms without output in pty ${id}`,
     onLines(lines) {

@@ -206,12 +206,18 @@ async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Comm
     id,
     started: a.started,
     timeoutMs: a.timeout_ms,
-    newOnly: a.new_only,
+    read: a.new_only ? "new" : "all",
     tailLines: a.tail_lines,
     what: `text in pty ${id}`,
     onLines: (lines) => q.push(lines),
     until: q.hit,
   });
   if (r.end === "cancelled") throw new UserError("wait-for-text cancelled by the client");
-  return await ended(matcher, r.end, { tail: r.tail, started: a.started, warnings: [] });
+  const warnings: Warning[] = r.missed
+    ? [{
+      kind: "lines_missed",
+      message: `pty ${id} wrote more than its history holds between two looks: some lines were never matched`,
+    }]
+    : [];
+  return await ended(matcher, r.end, { tail: r.tail, started: a.started, warnings });
 }

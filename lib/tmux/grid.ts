@@ -23,11 +23,11 @@
  * since.rows; // only the new lines
  * ```
  */
-import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
-import { getPane, paneFacts, type PaneInfo } from "../tmux/panes.ts";
-import type { Row } from "../tmux/rows.ts";
-import { joinedSpans } from "../tmux/capture.ts";
-import { columns, dropColumns, fingerprint, tail, takeColumns } from "./text.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "./executor.ts";
+import { getPane, paneFacts, type PaneInfo } from "./panes.ts";
+import type { Row } from "./rows.ts";
+import { joinedSpans } from "./capture.ts";
+import { columns, dropColumns, fingerprint, tail, takeColumns } from "../text/columns.ts";
 
 /** A place in a pane's output. */
 export interface Position {
