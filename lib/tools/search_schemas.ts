@@ -20,8 +20,6 @@ import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
 import { firstMatches, MAX_BUFFERS, similarityStats } from "./search_page.ts";
 import { largestFitting } from "../budget/page.ts";
-import type { Redactor } from "../text/redact.ts";
-import { redactedBytePages } from "../text/redact_page.ts";
 
 export { MAX_BUFFERS } from "./search_page.ts";
 
@@ -167,32 +165,8 @@ export async function runSearch(
     resume_from_offset: Object.fromEntries(r.truncated),
   };
   if (args.include_similarity) Object.assign(out, similarityStats(r.matches));
-  if (ctx.redactor) out.matches = await redactSnippets(ctx.redactor, out.matches, (name) => ctx.buffers.read(name));
   if (ctx.budget.fits({ structured: out })) return { structured: out };
   // Over the response budget: the most matches that fit, and resume offsets that continue right after them.
   const k = largestFitting(1, out.matches.length, (n) => ctx.budget.fits({ structured: firstMatches(out, n) }));
   return { structured: firstMatches(out, k) };
-}
-
-/**
- * Each snippet with a secret its context edge cuts redacted whole, from the bytes around it (lib/text/redact_page.ts).
- * The search handed its bytes to a worker, so a buffer with matches is read again; a snippet whose buffer
- * changed since (or is gone) is left to the result's own redaction.
- */
-async function redactSnippets(
-  redactor: Redactor,
-  matches: SearchOutput["matches"],
-  read: (name: string) => Promise<Uint8Array>,
-): Promise<SearchOutput["matches"]> {
-  const out = [...matches];
-  for (const name of new Set(matches.map((m) => m.buffer))) {
-    const bytes = await read(name).catch(() => undefined);
-    if (!bytes) continue;
-    out.forEach((m, i) => {
-      if (m.buffer !== name || m.context_end > bytes.length) return;
-      if (new TextDecoder().decode(bytes.subarray(m.context_start, m.context_end)) !== m.snippet) return;
-      out[i] = { ...m, snippet: redactedBytePages(redactor, bytes, m.context_start, m.context_end)(m.context_end) };
-    });
-  }
-  return out;
 }
