@@ -505,7 +505,7 @@ export function ptyWaitTest(backend: Backend): void {
       await t.step("a line 3000 lines above the screen is found", async () => {
         await p.send(id, "echo MAG''IC; seq 1 3000\n");
         await p.idle(id, "3000");
-        const r = await mcp.ok<TextWait>("wait", { what: "text", pty_id: id, patterns: ["MAGIC"], timeout_ms: 10_000 });
+        const r = await mcp.ok<TextWait>("wait", { what: "text", pty_id: id, patterns: ["MAGIC"], timeout_ms: 30_000 });
         assertEquals([r.outcome, r.matched_line, r.warnings], ["matched", "MAGIC", []]);
       });
 
