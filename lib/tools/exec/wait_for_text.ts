@@ -216,7 +216,7 @@ async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Comm
   const warnings: Warning[] = r.missed
     ? [{
       kind: "lines_missed",
-      message: `pty ${id} wrote more than its history holds between two looks: some lines were never matched`,
+      message: `pty ${id} dropped lines from its history before the wait read them, unmatched: wait for a later line`,
     }]
     : [];
   return await ended(matcher, r.end, { tail: r.tail, started: a.started, warnings });
