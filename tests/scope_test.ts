@@ -331,6 +331,36 @@ Deno.test("scope: HOST::GLOB scopes one host; patterns without a host, every hos
   }
 });
 
+Deno.test("scope: a window linked into a session out of view does not name that session in a format", async () => {
+  const tmux = await startTmux("scopelinked");
+  const work = await session(tmux, "work-a", "WORKMARK");
+  await session(tmux, "secret", MARK);
+  // The user links work-a's window into secret, where it is the active window.
+  await tmux.tmux("link-window", "-s", work.window, "-t", "secret:5");
+  await tmux.tmux("select-window", "-t", "secret:5");
+  assertEquals(
+    (await tmux.tmux("display-message", "-p", "-t", "work-a", "#{window_active_sessions_list}")).trim(),
+    "work-a,secret",
+  );
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*"] });
+  try {
+    for (const v of ["window_active_sessions_list", "window_active_sessions"]) {
+      assertMatch(
+        await mcp.err("show", { what: "format", target: "work-a", format: `#{${v}}` }),
+        /reads other sessions/,
+        v,
+      );
+    }
+    assertEquals(
+      (await mcp.ok<{ text: string }>("show", { what: "format", target: "work-a", format: "#{session_name}" })).text,
+      "work-a",
+    );
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
 Deno.test("scope flags: a bad pattern or mode is a clear one-line error", () => {
   const bad: [string[], RegExp][] = [
     [["--sessions", "a:b"], /never contain ':' or '\.'/],
