@@ -161,6 +161,17 @@ export type Round<R> =
   | { done: R }
   | { inputRequired: { inputRequests: Record<string, InputRequest>; requestState: string } };
 
+/** Sends one progress notification to the request it belongs to. */
+export type ProgressSink = (progress: number, total?: number, message?: string) => Promise<void>;
+
+/**
+ * Where a parked call's progress goes: the request following it now (the first request until its round ends, then
+ * each retry until its own round ends); none between rounds, since MCP allows no progress after a request's result.
+ */
+export interface Following {
+  now?: ProgressSink;
+}
+
 interface Parked<R> {
   /** The question's key in `inputRequests`. */
   key: string;
@@ -171,6 +182,8 @@ interface Parked<R> {
   next: PromiseWithResolvers<Round<R>>;
   /** The tool name the call was made with (a retry must repeat it). */
   name: string;
+  /** Where the call's progress goes (shared by its rounds). */
+  following: Following;
   expiry: ReturnType<typeof setTimeout>;
   /**
    * The call stopped waiting for the answer (its own timeout or cancellation) before the retry came: the retry,
@@ -214,9 +227,15 @@ export class Parking<R> {
   /**
    * Runs `work` (a tool call, `name`) with an asker for the 2026 era;
    * resolves with its result, or with the input-required round of its
-   * first question.
+   * first question. `following` routes the call's progress: the round's end detaches the request it ended
+   * ({@linkcode resume} attaches the retry).
    */
-  start(name: string, work: (ask: Asker) => Promise<R>, modes = this.#opts.modes): Promise<Round<R>> {
+  start(
+    name: string,
+    work: (ask: Asker) => Promise<R>,
+    modes = this.#opts.modes,
+    following: Following = {},
+  ): Promise<Round<R>> {
     let round = Promise.withResolvers<Round<R>>();
     let asked = 0;
     const ask = (q: FormQuestion | UrlQuestion, signal: AbortSignal): Promise<Answer> => {
@@ -235,6 +254,7 @@ export class Parking<R> {
         key,
         question: q,
         name,
+        following,
         answer: (a) => {
           signal.removeEventListener("abort", onAbort);
           pending.resolve(a);
@@ -250,6 +270,7 @@ export class Parking<R> {
       // The round in progress ends with this question; the retry waits on the next one.
       const current = round;
       round = parked.next;
+      following.now = undefined; // the request this round answers gets no progress after its result
       current.resolve({
         inputRequired: {
           inputRequests: { [key]: { method: "elicitation/create", params: elicitParams(q, false) } },
@@ -273,12 +294,19 @@ export class Parking<R> {
   /**
    * The retry of a parked call: answers its question from `responses` (a
    * missing or malformed entry counts as a cancel) and resolves with the
-   * call's next round. One-shot: the state is forgotten at once.
+   * call's next round. One-shot: the state is forgotten at once. `progress`: the retry's own, where the call's
+   * progress goes until that round ends.
    */
-  resume(name: string, state: unknown, responses: Record<string, unknown> | undefined): Promise<Round<R>> {
+  resume(
+    name: string,
+    state: unknown,
+    responses: Record<string, unknown> | undefined,
+    progress?: ProgressSink,
+  ): Promise<Round<R>> {
     const parked = typeof state === "string" ? this.#parked.get(state) : undefined;
     if (!parked || parked.name !== name) return Promise.reject(unknownState());
     this.#drop(state as string);
+    parked.following.now = progress;
     if (parked.gaveUp) return parked.next.promise;
     let a: Answer;
     try {
@@ -335,6 +363,8 @@ export interface InputRequiredResult {
  * call runs (`run(ask)`, the pipeline with `ask` in its context), parked
  * across rounds when the client declared elicitation in the request's
  * `_meta` capabilities (`elicitation`), or without an asker otherwise.
+ * `progress` is this request's progress sink: a parked call reports through
+ * `run`'s `following`, which points at the request that follows the call now.
  *
  * @example
  * ```ts
@@ -350,13 +380,15 @@ export async function modernToolsCall<R>(
   parking: Parking<R>,
   params: { name: string; requestState?: unknown; inputResponses?: unknown },
   elicitation: { form?: object; url?: object } | undefined,
-  run: (ask?: Asker) => Promise<R>,
+  run: (ask?: Asker, following?: Following) => Promise<R>,
+  progress?: ProgressSink,
 ): Promise<R | InputRequiredResult> {
   const responses = params.inputResponses === undefined ? undefined : acceptedResponses(params.inputResponses);
+  const following: Following = { now: progress };
   const round = params.requestState !== undefined
-    ? await parking.resume(params.name, params.requestState, responses)
+    ? await parking.resume(params.name, params.requestState, responses, progress)
     : elicitation
-    ? await parking.start(params.name, run, elicitationModes(elicitation))
+    ? await parking.start(params.name, (ask) => run(ask, following), elicitationModes(elicitation), following)
     : { done: await run(undefined) };
   return "done" in round ? round.done : { resultType: "input_required", ...round.inputRequired };
 }
