@@ -330,3 +330,65 @@ Deno.test("pane, 2026 era: a parked call's progress goes to the retry that follo
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("pane, 2026 era: cancelling the retry that follows a parked call cancels the call; the secret page closes", async () => {
+  const tmux = await startTmux("handoffcancel");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
+  const path = `${dir}/prog.sh`;
+  await Deno.writeTextFile(path, SECRET_SCRIPT);
+  const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
+  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", path))
+    .trim();
+  await waitForPane(tmux, pane, (text) => text.includes("Password:"), 30_000);
+  const s = rawServer(tmux.socketName);
+  const seen: Record<string, unknown>[] = [];
+  const reading = (async () => {
+    for (;;) {
+      const line = await s.line().catch(() => undefined);
+      if (line === undefined) return;
+      seen.push(JSON.parse(line));
+    }
+  })();
+  const progressOf = (token: string) =>
+    seen.filter((m) =>
+      m.method === "notifications/progress" && (m.params as Record<string, unknown>).progressToken === token
+    );
+  const reply = (id: number) =>
+    waitUntil(`the reply to ${id}`, () => Promise.resolve(seen.find((m) => m.id === id)), 30_000);
+  try {
+    const meta = (progressToken: string) =>
+      envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } }, progressToken });
+    const args = { name: "request-input", arguments: { target: pane, prompt: "Enter it", timeout_ms: 60_000 } };
+    await s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: meta("first"), ...args } });
+    const first = (await reply(1)).result as Record<string, unknown>;
+    assertEquals(first.resultType, "input_required");
+    const asked = Object.values(first.inputRequests as Record<string, { params: { url: string } }>)[0];
+    await s.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: {
+        _meta: meta("retry"),
+        ...args,
+        requestState: first.requestState,
+        inputResponses: { q1: { action: "accept" } },
+      },
+    });
+    await waitUntil("the retry to follow the call", () => Promise.resolve(progressOf("retry").length > 0 || undefined));
+    await s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user" } });
+    // The call ends as a cancelled one ends in the 2025 era: its page is gone before its 60 s timeout.
+    await waitUntil("the page to close", async () => {
+      const status = await fetch(asked.params.url).then(async (r) => {
+        await r.body?.cancel();
+        return r.status;
+      }, () => "closed");
+      return status === 200 ? undefined : status;
+    }, 15_000);
+    assert(!(await tmux.tmux("capture-pane", "-p", "-J", "-t", pane)).includes("digest"));
+  } finally {
+    await s.stop();
+    await reading;
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

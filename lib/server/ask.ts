@@ -165,11 +165,24 @@ export type Round<R> =
 export type ProgressSink = (progress: number, total?: number, message?: string) => Promise<void>;
 
 /**
- * Where a parked call's progress goes: the request following it now (the first request until its round ends, then
- * each retry until its own round ends); none between rounds, since MCP allows no progress after a request's result.
+ * The request following a parked call now (the first request until its round ends, then each retry until its own
+ * round ends): the call's progress goes to it (none between rounds, since MCP allows no progress after a request's
+ * result), and its cancellation cancels the call (`cancelled`, which the call's signal carries besides the first
+ * request's own).
  */
 export interface Following {
   now?: ProgressSink;
+  /** Aborted when a retry following the call is cancelled. */
+  cancelled: AbortController;
+  /** Stops listening to the cancellation of the retry following now (its round ended). */
+  release?: () => void;
+}
+
+/** Nobody follows the call until a retry resumes it (see {@linkcode Following}). */
+function unfollow(following: Following): void {
+  following.now = undefined;
+  following.release?.();
+  following.release = undefined;
 }
 
 interface Parked<R> {
@@ -234,7 +247,7 @@ export class Parking<R> {
     name: string,
     work: (ask: Asker) => Promise<R>,
     modes = this.#opts.modes,
-    following: Following = {},
+    following: Following = { cancelled: new AbortController() },
   ): Promise<Round<R>> {
     let round = Promise.withResolvers<Round<R>>();
     let asked = 0;
@@ -270,7 +283,7 @@ export class Parking<R> {
       // The round in progress ends with this question; the retry waits on the next one.
       const current = round;
       round = parked.next;
-      following.now = undefined; // the request this round answers gets no progress after its result
+      unfollow(following); // the request this round answers gets no progress after its result
       current.resolve({
         inputRequired: {
           inputRequests: { [key]: { method: "elicitation/create", params: elicitParams(q, false) } },
@@ -294,19 +307,33 @@ export class Parking<R> {
   /**
    * The retry of a parked call: answers its question from `responses` (a
    * missing or malformed entry counts as a cancel) and resolves with the
-   * call's next round. One-shot: the state is forgotten at once. `progress`: the retry's own, where the call's
-   * progress goes until that round ends.
+   * call's next round. One-shot: the state is forgotten at once. `progress` and `signal`: the retry's own; until
+   * that round ends the call's progress goes to it, and its cancellation cancels the call.
    */
   resume(
     name: string,
     state: unknown,
     responses: Record<string, unknown> | undefined,
     progress?: ProgressSink,
+    signal?: AbortSignal,
   ): Promise<Round<R>> {
     const parked = typeof state === "string" ? this.#parked.get(state) : undefined;
     if (!parked || parked.name !== name) return Promise.reject(unknownState());
     this.#drop(state as string);
-    parked.following.now = progress;
+    const following = parked.following;
+    following.now = progress;
+    if (signal) {
+      const cancel = () => following.cancelled.abort(signal.reason);
+      if (signal.aborted) cancel();
+      else {
+        signal.addEventListener("abort", cancel, { once: true });
+        const release = following.release = () => signal.removeEventListener("abort", cancel);
+        // The round's end (the call's result or next question) releases it too.
+        void parked.next.promise.finally(() => {
+          if (following.release === release) unfollow(following);
+        }).catch(() => {});
+      }
+    }
     if (parked.gaveUp) return parked.next.promise;
     let a: Answer;
     try {
@@ -363,8 +390,9 @@ export interface InputRequiredResult {
  * call runs (`run(ask)`, the pipeline with `ask` in its context), parked
  * across rounds when the client declared elicitation in the request's
  * `_meta` capabilities (`elicitation`), or without an asker otherwise.
- * `progress` is this request's progress sink: a parked call reports through
- * `run`'s `following`, which points at the request that follows the call now.
+ * `progress` and `signal` are this request's: a parked call reports through
+ * `run`'s `following`, which points at the request that follows the call now
+ * and whose cancellation cancels it.
  *
  * @example
  * ```ts
@@ -382,11 +410,12 @@ export async function modernToolsCall<R>(
   elicitation: { form?: object; url?: object } | undefined,
   run: (ask?: Asker, following?: Following) => Promise<R>,
   progress?: ProgressSink,
+  signal?: AbortSignal,
 ): Promise<R | InputRequiredResult> {
   const responses = params.inputResponses === undefined ? undefined : acceptedResponses(params.inputResponses);
-  const following: Following = { now: progress };
+  const following: Following = { now: progress, cancelled: new AbortController() };
   const round = params.requestState !== undefined
-    ? await parking.resume(params.name, params.requestState, responses, progress)
+    ? await parking.resume(params.name, params.requestState, responses, progress, signal)
     : elicitation
     ? await parking.start(params.name, (ask) => run(ask, following), elicitationModes(elicitation), following)
     : { done: await run(undefined) };

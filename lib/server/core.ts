@@ -305,6 +305,7 @@ export async function createCore(
             ? {
               ...extra,
               ask,
+              signal: AbortSignal.any([extra.signal, following.cancelled.signal]),
               _meta: { ...extra._meta, progressToken: token ?? "parked" },
               sendNotification: (n) =>
                 following.now?.(n.params.progress, n.params.total, n.params.message) ??
@@ -315,6 +316,7 @@ export async function createCore(
           fail,
         ),
       progress,
+      extra.signal,
     );
   };
   // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any
