@@ -11,7 +11,7 @@
  * screen and history. Runs in both protocol eras (TMUX_MCP_TEST_ERA).
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
-import { startTmux, textOf } from "./helpers.ts";
+import { connect, startTmux, textOf } from "./helpers.ts";
 import { waitForPane, waitUntil } from "./pane_helpers.ts";
 import { envelope, rawServer } from "./raw_stdio.ts";
 import {
@@ -388,6 +388,34 @@ Deno.test("pane, 2026 era: cancelling the retry that follows a parked call cance
   } finally {
     await s.stop();
     await reading;
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("pane, 2025 era: a client whose elicitation fails gets one line saying so, not an internal error; nothing is typed", async () => {
+  const tmux = await startTmux("handofffail");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
+  const path = `${dir}/prog.sh`;
+  await Deno.writeTextFile(path, CONFIRM_SCRIPT);
+  const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
+  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", path))
+    .trim();
+  await waitForPane(tmux, pane, (text) => text.includes("[y/N]"), 30_000);
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    era: "legacy",
+    capabilities: { elicitation: { form: {} } },
+    elicit: () => Promise.reject(new Error("no dialog available")),
+  });
+  try {
+    const r = await mcp.call("request-input", { target: pane, prompt: "Overwrite?", timeout_ms: 10_000 });
+    assert(r.isError);
+    assertMatch(textOf(r), /^the client failed to ask the human \(.*no dialog available\): nothing was typed/);
+    assert(!textOf(r).includes("\n"), textOf(r));
+    assert(!(await tmux.tmux("capture-pane", "-p", "-J", "-t", pane)).includes("answer="));
+  } finally {
+    await mcp.close();
     await tmux.kill();
     await Deno.remove(dir, { recursive: true });
   }

@@ -26,7 +26,7 @@
  * ```
  */
 import type { Answer, Asker, FormQuestion, UrlQuestion } from "../ask.ts";
-import { UserError } from "../errors.ts";
+import { EnvironmentError, UserError } from "../errors.ts";
 import { randomToken } from "../text/token.ts";
 
 /** A result schema as the SDK's `request` takes one (a Standard Schema, https://standardschema.dev). */
@@ -134,7 +134,15 @@ export function legacyAsker(server: ElicitingServer): Asker | undefined {
       );
       return toAnswer(q, reply);
     } catch (e) {
-      if (!signal.aborted) throw e;
+      if (!signal.aborted) {
+        if (e instanceof UserError) throw e;
+        // The client answered the request with an error (no UI, a failure of its own) or went away: not our bug.
+        const why = (e instanceof Error ? e.message : String(e)).split("\n")[0].slice(0, 300);
+        throw new EnvironmentError(
+          `the client failed to ask the human (${why}): nothing was typed; ask the user in the chat, or call ` +
+            "request-input again",
+        );
+      }
       return signal.reason === "timeout" ? { action: "timeout" } : { action: "cancel" };
     }
   };
