@@ -11,8 +11,9 @@
  * screen and history. Runs in both protocol eras (TMUX_MCP_TEST_ERA).
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
-import { textOf } from "./helpers.ts";
-import { waitForPane } from "./pane_helpers.ts";
+import { connect, startTmux, textOf } from "./helpers.ts";
+import { waitForPane, waitUntil } from "./pane_helpers.ts";
+import { envelope, rawServer } from "./raw_stdio.ts";
 import {
   assertNowhere,
   BOTH,
@@ -260,4 +261,162 @@ Deno.test("pane: send-keys points at request-input when its keys meet a password
     const [words] = await send({ target: secret, keys: ["C-u"] });
     assertMatch(words, new RegExp(`^pane ${secret} waits at a password prompt .*call request-input`));
   });
+});
+
+Deno.test("pane, 2026 era: a parked call's progress goes to the retry that follows it, never to a request already answered", async () => {
+  const tmux = await startTmux("handoffprogress");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
+  const path = `${dir}/prog.sh`;
+  await Deno.writeTextFile(path, SECRET_SCRIPT);
+  const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
+  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", path))
+    .trim();
+  await waitForPane(tmux, pane, (text) => text.includes("Password:"), 30_000);
+  const s = rawServer(tmux.socketName);
+  const seen: Record<string, unknown>[] = [];
+  const reading = (async () => {
+    for (;;) {
+      const line = await s.line().catch(() => undefined);
+      if (line === undefined) return;
+      seen.push(JSON.parse(line));
+    }
+  })();
+  const progressOf = (token: string) =>
+    seen.filter((m) =>
+      m.method === "notifications/progress" && (m.params as Record<string, unknown>).progressToken === token
+    );
+  const reply = (id: number) =>
+    waitUntil(`the reply to ${id}`, () => Promise.resolve(seen.find((m) => m.id === id)), 30_000);
+  try {
+    const meta = (progressToken: string) =>
+      envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } }, progressToken });
+    const args = { name: "request-input", arguments: { target: pane, prompt: "Enter it", timeout_ms: 60_000 } };
+    await s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: meta("first"), ...args } });
+    const first = (await reply(1)).result as Record<string, unknown>;
+    assertEquals(first.resultType, "input_required");
+    const asked = Object.values(first.inputRequests as Record<string, { params: { url: string } }>)[0];
+    const answered = seen.length;
+    // The asking call beats its progress every second while it waits: none may reach request 1, answered already.
+    await new Promise((r) => setTimeout(r, 2500));
+    assertEquals(progressOf("first").filter((m) => seen.indexOf(m) > answered), []);
+    await s.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: {
+        _meta: meta("retry"),
+        ...args,
+        requestState: first.requestState,
+        inputResponses: { q1: { action: "accept" } },
+      },
+    });
+    // The retry follows the call while it waits for the page: its progress goes there.
+    await waitUntil("progress on the retry", () => Promise.resolve(progressOf("retry").length > 0 || undefined));
+    const html = await (await fetch(asked.params.url)).text();
+    const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
+    await (await fetch(new URL(action, asked.params.url), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ secret: "pw-progress" }).toString(),
+    })).text();
+    const done = (await reply(2)).result as { structuredContent: { outcome: string } };
+    assertEquals(done.structuredContent.outcome, "input_received");
+    await waitForPane(tmux, pane, /digest/, 30_000);
+    assertEquals(progressOf("first").filter((m) => seen.indexOf(m) > answered), []);
+  } finally {
+    await s.stop();
+    await reading;
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("pane, 2026 era: cancelling the retry that follows a parked call cancels the call; the secret page closes", async () => {
+  const tmux = await startTmux("handoffcancel");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
+  const path = `${dir}/prog.sh`;
+  await Deno.writeTextFile(path, SECRET_SCRIPT);
+  const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
+  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", path))
+    .trim();
+  await waitForPane(tmux, pane, (text) => text.includes("Password:"), 30_000);
+  const s = rawServer(tmux.socketName);
+  const seen: Record<string, unknown>[] = [];
+  const reading = (async () => {
+    for (;;) {
+      const line = await s.line().catch(() => undefined);
+      if (line === undefined) return;
+      seen.push(JSON.parse(line));
+    }
+  })();
+  const progressOf = (token: string) =>
+    seen.filter((m) =>
+      m.method === "notifications/progress" && (m.params as Record<string, unknown>).progressToken === token
+    );
+  const reply = (id: number) =>
+    waitUntil(`the reply to ${id}`, () => Promise.resolve(seen.find((m) => m.id === id)), 30_000);
+  try {
+    const meta = (progressToken: string) =>
+      envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } }, progressToken });
+    const args = { name: "request-input", arguments: { target: pane, prompt: "Enter it", timeout_ms: 60_000 } };
+    await s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: meta("first"), ...args } });
+    const first = (await reply(1)).result as Record<string, unknown>;
+    assertEquals(first.resultType, "input_required");
+    const asked = Object.values(first.inputRequests as Record<string, { params: { url: string } }>)[0];
+    await s.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: {
+        _meta: meta("retry"),
+        ...args,
+        requestState: first.requestState,
+        inputResponses: { q1: { action: "accept" } },
+      },
+    });
+    await waitUntil("the retry to follow the call", () => Promise.resolve(progressOf("retry").length > 0 || undefined));
+    await s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user" } });
+    // The call ends as a cancelled one ends in the 2025 era: its page is gone before its 60 s timeout.
+    await waitUntil("the page to close", async () => {
+      const status = await fetch(asked.params.url).then(async (r) => {
+        await r.body?.cancel();
+        return r.status;
+      }, () => "closed");
+      return status === 200 ? undefined : status;
+    }, 15_000);
+    assert(!(await tmux.tmux("capture-pane", "-p", "-J", "-t", pane)).includes("digest"));
+  } finally {
+    await s.stop();
+    await reading;
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("pane, 2025 era: a client whose elicitation fails gets one line saying so, not an internal error; nothing is typed", async () => {
+  const tmux = await startTmux("handofffail");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
+  const path = `${dir}/prog.sh`;
+  await Deno.writeTextFile(path, CONFIRM_SCRIPT);
+  const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
+  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", path))
+    .trim();
+  await waitForPane(tmux, pane, (text) => text.includes("[y/N]"), 30_000);
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    era: "legacy",
+    capabilities: { elicitation: { form: {} } },
+    elicit: () => Promise.reject(new Error("no dialog available")),
+  });
+  try {
+    const r = await mcp.call("request-input", { target: pane, prompt: "Overwrite?", timeout_ms: 10_000 });
+    assert(r.isError);
+    assertMatch(textOf(r), /^the client failed to ask the human \(.*no dialog available\): nothing was typed/);
+    assert(!textOf(r).includes("\n"), textOf(r));
+    assert(!(await tmux.tmux("capture-pane", "-p", "-J", "-t", pane)).includes("answer="));
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -7,7 +7,7 @@
  * scope; the default target is the newest session in scope.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
 import { parseConfig } from "../lib/config.ts";
 
@@ -325,6 +325,58 @@ Deno.test("scope: HOST::GLOB scopes one host; patterns without a host, every hos
     assertEquals(rows, ["one:main", "one:work-b", "two:work-b"]);
     assertMatch(await mcp.err("capture-pane", { target: "two::main" }), /unknown target "main"/);
     await mcp.ok("capture-pane", { target: "one::main" });
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("scope: a window linked into a session out of view does not name that session in a format", async () => {
+  const tmux = await startTmux("scopelinked");
+  const work = await session(tmux, "work-a", "WORKMARK");
+  await session(tmux, "secret", MARK);
+  // The user links work-a's window into secret, where it is the active window.
+  await tmux.tmux("link-window", "-s", work.window, "-t", "secret:5");
+  await tmux.tmux("select-window", "-t", "secret:5");
+  assertEquals(
+    (await tmux.tmux("display-message", "-p", "-t", "work-a", "#{window_active_sessions_list}")).trim(),
+    "work-a,secret",
+  );
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*"] });
+  try {
+    for (const v of ["window_active_sessions_list", "window_active_sessions"]) {
+      assertMatch(
+        await mcp.err("show", { what: "format", target: "work-a", format: `#{${v}}` }),
+        /reads other sessions/,
+        v,
+      );
+    }
+    assertEquals(
+      (await mcp.ok<{ text: string }>("show", { what: "format", target: "work-a", format: "#{session_name}" })).text,
+      "work-a",
+    );
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("scope: an option value cannot read sessions out of view (automatic-rename-format is read back as a window name)", async () => {
+  const tmux = await startTmux("scoperename");
+  const work = await session(tmux, "work-a", "WORKMARK");
+  await session(tmux, "secret", MARK);
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*"] });
+  try {
+    const set = (value: string) =>
+      mcp.call("set", { what: "option", scope: "window", target: work.window, name: "automatic-rename-format", value });
+    for (const value of ["#{S:#{session_name},}", "#{server_sessions}", "#{client_session}", "#{L:#{client_name}}"]) {
+      const r = await set(value);
+      assert(r.isError, `${value} was set`);
+      assertMatch(textOf(r), /^set-option refused: the value, read as a tmux format: .*(out of view|other sessions)/);
+    }
+    assertEquals(await tmux.tmux("show-options", "-wqv", "-t", work.window, "automatic-rename-format"), "");
+    // What reads the window's own session stays allowed.
+    assert(!(await set("#{session_name}:#{pane_current_command}")).isError);
   } finally {
     await mcp.close();
     await tmux.kill();

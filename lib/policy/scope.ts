@@ -121,8 +121,9 @@ export function pickSession<S extends { session_name: string }>(
   return undefined;
 }
 
-// Format variables that name or count sessions other than the target's (clients, groups, linked windows).
-const OTHER_SESSIONS = /client_|session_group|linked_sessions|server_sessions/;
+// Format variables that name or count sessions other than the target's (clients, groups, linked windows, the
+// sessions in which a linked window is the active one).
+const OTHER_SESSIONS = /client_|session_group|linked_sessions|active_sessions|server_sessions/;
 
 /**
  * Why a format may not be expanded under scope (it reads other sessions than

@@ -26,7 +26,7 @@
  * ```
  */
 import type { Answer, Asker, FormQuestion, UrlQuestion } from "../ask.ts";
-import { UserError } from "../errors.ts";
+import { EnvironmentError, UserError } from "../errors.ts";
 import { randomToken } from "../text/token.ts";
 
 /** A result schema as the SDK's `request` takes one (a Standard Schema, https://standardschema.dev). */
@@ -134,7 +134,15 @@ export function legacyAsker(server: ElicitingServer): Asker | undefined {
       );
       return toAnswer(q, reply);
     } catch (e) {
-      if (!signal.aborted) throw e;
+      if (!signal.aborted) {
+        if (e instanceof UserError) throw e;
+        // The client answered the request with an error (no UI, a failure of its own) or went away: not our bug.
+        const why = (e instanceof Error ? e.message : String(e)).split("\n")[0].slice(0, 300);
+        throw new EnvironmentError(
+          `the client failed to ask the human (${why}): nothing was typed; ask the user in the chat, or call ` +
+            "request-input again",
+        );
+      }
       return signal.reason === "timeout" ? { action: "timeout" } : { action: "cancel" };
     }
   };
@@ -161,6 +169,30 @@ export type Round<R> =
   | { done: R }
   | { inputRequired: { inputRequests: Record<string, InputRequest>; requestState: string } };
 
+/** Sends one progress notification to the request it belongs to. */
+export type ProgressSink = (progress: number, total?: number, message?: string) => Promise<void>;
+
+/**
+ * The request following a parked call now (the first request until its round ends, then each retry until its own
+ * round ends): the call's progress goes to it (none between rounds, since MCP allows no progress after a request's
+ * result), and its cancellation cancels the call (`cancelled`, which the call's signal carries besides the first
+ * request's own).
+ */
+export interface Following {
+  now?: ProgressSink;
+  /** Aborted when a retry following the call is cancelled. */
+  cancelled: AbortController;
+  /** Stops listening to the cancellation of the retry following now (its round ended). */
+  release?: () => void;
+}
+
+/** Nobody follows the call until a retry resumes it (see {@linkcode Following}). */
+function unfollow(following: Following): void {
+  following.now = undefined;
+  following.release?.();
+  following.release = undefined;
+}
+
 interface Parked<R> {
   /** The question's key in `inputRequests`. */
   key: string;
@@ -171,6 +203,8 @@ interface Parked<R> {
   next: PromiseWithResolvers<Round<R>>;
   /** The tool name the call was made with (a retry must repeat it). */
   name: string;
+  /** Where the call's progress goes (shared by its rounds). */
+  following: Following;
   expiry: ReturnType<typeof setTimeout>;
   /**
    * The call stopped waiting for the answer (its own timeout or cancellation) before the retry came: the retry,
@@ -214,9 +248,15 @@ export class Parking<R> {
   /**
    * Runs `work` (a tool call, `name`) with an asker for the 2026 era;
    * resolves with its result, or with the input-required round of its
-   * first question.
+   * first question. `following` routes the call's progress: the round's end detaches the request it ended
+   * ({@linkcode resume} attaches the retry).
    */
-  start(name: string, work: (ask: Asker) => Promise<R>, modes = this.#opts.modes): Promise<Round<R>> {
+  start(
+    name: string,
+    work: (ask: Asker) => Promise<R>,
+    modes = this.#opts.modes,
+    following: Following = { cancelled: new AbortController() },
+  ): Promise<Round<R>> {
     let round = Promise.withResolvers<Round<R>>();
     let asked = 0;
     const ask = (q: FormQuestion | UrlQuestion, signal: AbortSignal): Promise<Answer> => {
@@ -235,6 +275,7 @@ export class Parking<R> {
         key,
         question: q,
         name,
+        following,
         answer: (a) => {
           signal.removeEventListener("abort", onAbort);
           pending.resolve(a);
@@ -250,6 +291,7 @@ export class Parking<R> {
       // The round in progress ends with this question; the retry waits on the next one.
       const current = round;
       round = parked.next;
+      unfollow(following); // the request this round answers gets no progress after its result
       current.resolve({
         inputRequired: {
           inputRequests: { [key]: { method: "elicitation/create", params: elicitParams(q, false) } },
@@ -273,12 +315,33 @@ export class Parking<R> {
   /**
    * The retry of a parked call: answers its question from `responses` (a
    * missing or malformed entry counts as a cancel) and resolves with the
-   * call's next round. One-shot: the state is forgotten at once.
+   * call's next round. One-shot: the state is forgotten at once. `progress` and `signal`: the retry's own; until
+   * that round ends the call's progress goes to it, and its cancellation cancels the call.
    */
-  resume(name: string, state: unknown, responses: Record<string, unknown> | undefined): Promise<Round<R>> {
+  resume(
+    name: string,
+    state: unknown,
+    responses: Record<string, unknown> | undefined,
+    progress?: ProgressSink,
+    signal?: AbortSignal,
+  ): Promise<Round<R>> {
     const parked = typeof state === "string" ? this.#parked.get(state) : undefined;
     if (!parked || parked.name !== name) return Promise.reject(unknownState());
     this.#drop(state as string);
+    const following = parked.following;
+    following.now = progress;
+    if (signal) {
+      const cancel = () => following.cancelled.abort(signal.reason);
+      if (signal.aborted) cancel();
+      else {
+        signal.addEventListener("abort", cancel, { once: true });
+        const release = following.release = () => signal.removeEventListener("abort", cancel);
+        // The round's end (the call's result or next question) releases it too.
+        void parked.next.promise.finally(() => {
+          if (following.release === release) unfollow(following);
+        }).catch(() => {});
+      }
+    }
     if (parked.gaveUp) return parked.next.promise;
     let a: Answer;
     try {
@@ -335,6 +398,9 @@ export interface InputRequiredResult {
  * call runs (`run(ask)`, the pipeline with `ask` in its context), parked
  * across rounds when the client declared elicitation in the request's
  * `_meta` capabilities (`elicitation`), or without an asker otherwise.
+ * `progress` and `signal` are this request's: a parked call reports through
+ * `run`'s `following`, which points at the request that follows the call now
+ * and whose cancellation cancels it.
  *
  * @example
  * ```ts
@@ -350,13 +416,16 @@ export async function modernToolsCall<R>(
   parking: Parking<R>,
   params: { name: string; requestState?: unknown; inputResponses?: unknown },
   elicitation: { form?: object; url?: object } | undefined,
-  run: (ask?: Asker) => Promise<R>,
+  run: (ask?: Asker, following?: Following) => Promise<R>,
+  progress?: ProgressSink,
+  signal?: AbortSignal,
 ): Promise<R | InputRequiredResult> {
   const responses = params.inputResponses === undefined ? undefined : acceptedResponses(params.inputResponses);
+  const following: Following = { now: progress, cancelled: new AbortController() };
   const round = params.requestState !== undefined
-    ? await parking.resume(params.name, params.requestState, responses)
+    ? await parking.resume(params.name, params.requestState, responses, progress, signal)
     : elicitation
-    ? await parking.start(params.name, run, elicitationModes(elicitation))
+    ? await parking.start(params.name, (ask) => run(ask, following), elicitationModes(elicitation), following)
     : { done: await run(undefined) };
   return "done" in round ? round.done : { resultType: "input_required", ...round.inputRequired };
 }

@@ -36,7 +36,7 @@ import { type AuditSink, createAuditSink } from "./audit.ts";
 import type { BudgetSettings } from "../budget/settings.ts";
 import { listedTools } from "./listing_file.ts";
 import type { CallExtra, Pipeline } from "./pipeline.ts";
-import { type InputRequiredResult, modernToolsCall, Parking } from "./ask.ts";
+import { type InputRequiredResult, modernToolsCall, Parking, type ProgressSink } from "./ask.ts";
 
 /** JSON-RPC error codes (the SDK's ProtocolErrorCode). */
 const METHOD_NOT_FOUND = -32601;
@@ -285,11 +285,38 @@ export async function createCore(
   };
   const modernCall: Core["modernCall"] = (request, extra, fail) => {
     const name = typeof request.params?.name === "string" ? request.params.name : "";
+    const token = extra._meta?.progressToken;
+    const progress: ProgressSink | undefined = token === undefined
+      ? undefined
+      : (p, total, message) =>
+        extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: p, total, message },
+        });
     return modernToolsCall(
       parking,
       { name, requestState: extra.requestState, inputResponses: extra.inputResponses },
       extra.clientCapabilities?.elicitation as { form?: object; url?: object } | undefined,
-      (ask) => toolsCall(request, { ...extra, ask }, calls.call, fail),
+      (ask, following) =>
+        toolsCall(
+          request,
+          following
+            // A parked call's progress goes to the request following it now, never to one already answered.
+            ? {
+              ...extra,
+              ask,
+              signal: AbortSignal.any([extra.signal, following.cancelled.signal]),
+              _meta: { ...extra._meta, progressToken: token ?? "parked" },
+              sendNotification: (n) =>
+                following.now?.(n.params.progress, n.params.total, n.params.message) ??
+                  Promise.resolve(),
+            }
+            : { ...extra, ask },
+          calls.call,
+          fail,
+        ),
+      progress,
+      extra.signal,
     );
   };
   // What servers killed with SIGKILL left (temp files, result buffers), in the background, whether or not any

@@ -48,7 +48,12 @@ export default defineTool({
     valueOrUnset(name, value, unset);
     if (value !== undefined) {
       // tmux evaluates format options (status-right, pane-border-format, …) again and again: bound them as formats.
-      const refused = formatRefusal(value, { allowShell: true, allowReexpand: true });
+      // Under a session scope, as show's formats: automatic-rename-format's expansion is read back as a window name.
+      const refused = formatRefusal(value, {
+        allowShell: true,
+        allowReexpand: true,
+        scoped: ctx.tmux.scope !== undefined,
+      });
       if (refused) throw new UserError(`set-option refused: the value, read as a tmux format: ${refused}`);
     }
     // The policy judges the option tmux would change, and tmux is given that exact name.
