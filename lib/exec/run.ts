@@ -246,7 +246,7 @@ async function runLocked(
     // buffer, is gone already); a local one once its script file is gone too.
     const along = rt.scripts.inBuffers ? run.releaseCommands("start") : [];
     // The shell goes on once tmux has answered (the read is taken; the answer is parsed meanwhile) and its
-    // script, which holds the nonce, is gone: deleted while tmux answers, the read on its way.
+    // script, which holds the nonce, is gone: deleted just before the read goes out to tmux.
     let scriptGone = Promise.resolve();
     let goes: Promise<void> | undefined;
     const letGo = () => goes ??= scriptGone.then(() => run.release("start", along.length > 0));
