@@ -729,3 +729,42 @@ Deno.test("fleet: a search of every host's buffers cut to the response budget re
     assertEquals(seen, every);
   }, { args: ["--max-tokens", "600"] });
 });
+
+Deno.test("fleet: hosts answering in both forms (many panes compact, few in full) are merged into one columns form", async () => {
+  const many = await startTmux("fleetmany");
+  const few = await startTmux("fleetfew");
+  let mcp: McpFixture | undefined;
+  try {
+    // 120 one-pane windows on the first host (compact beyond 100 panes); the second keeps its one pane.
+    const lines = Array.from({ length: 119 }, () => "new-window -d -t main 'exec sleep 3600'");
+    const file = await Deno.makeTempFile();
+    try {
+      await Deno.writeTextFile(file, lines.join("\n") + "\n");
+      await many.tmux("source-file", file);
+    } finally {
+      await Deno.remove(file);
+    }
+    mcp = await connect({
+      args: ["--ssh", `big=local,socket-name=${many.socketName}`, "--ssh", `small=local,socket-name=${few.socketName}`],
+    });
+    const s = await mcp.ok<{ panes?: unknown[]; columns: string[]; rows: unknown[][]; omitted_fields: string[] }>(
+      "list",
+      { what: "panes" },
+    );
+    assertEquals(s.panes, undefined, "no pane is given as an object beside the rows");
+    assertEquals(s.columns[0], "host");
+    assertEquals(s.rows.length, 121);
+    assertEquals(s.rows.filter((r) => r[0] === "small").length, 1);
+    const small = s.rows.find((r) => r[0] === "small")!;
+    // The small host's row holds the same facts, in the same columns, as the big host's rows.
+    assertEquals(small.length, s.columns.length);
+    assertEquals(small[s.columns.indexOf("session_name")], "main");
+    assertEquals(small[s.columns.indexOf("window_index")], 0);
+    assertEquals(small[s.columns.indexOf("target")], "small::%0");
+    assert(s.omitted_fields.includes("current_path"), JSON.stringify(s.omitted_fields));
+  } finally {
+    await mcp?.close();
+    await many.kill();
+    await few.kill();
+  }
+});

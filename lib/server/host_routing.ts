@@ -389,6 +389,38 @@ function columnsWithHost(s: Structured, host: string): Structured {
   };
 }
 
+/** The `columns` (and `omitted_fields`) one host answered with, when another answered with row objects instead. */
+interface ColumnsForm {
+  columns: string[];
+  omitted?: unknown[];
+}
+
+/**
+ * The columns form of a listing when its hosts answered in both forms (one host's panes many enough to be compact,
+ * another's few enough for every fact): the merged answer then gives every host's rows in those columns, not some
+ * as objects and some as rows beside them. Undefined when the hosts agree.
+ */
+function columnsForm(parts: readonly unknown[]): ColumnsForm | undefined {
+  const given = parts.filter((p): p is Structured => !!p && typeof p === "object" && !Array.isArray(p));
+  const withColumns = given.find((p) => Array.isArray(p.columns) && Array.isArray(p.rows));
+  if (!withColumns || given.every((p) => Array.isArray(p.columns))) return undefined;
+  const omitted = withColumns.omitted_fields;
+  return { columns: withColumns.columns as string[], omitted: Array.isArray(omitted) ? omitted : undefined };
+}
+
+/** `part`'s lists of row objects as `form`'s rows (a part already in columns stays as it is). */
+function inColumns(part: Structured, form: ColumnsForm): Structured {
+  if (Array.isArray(part.columns)) return part;
+  const out: Structured = {};
+  const rows: unknown[][] = [];
+  for (const [k, v] of Object.entries(part)) {
+    const objects = Array.isArray(v) && v.length > 0 && v.every((r) => r && typeof r === "object" && !Array.isArray(r));
+    if (objects) rows.push(...(v as Structured[]).map((r) => form.columns.map((c) => r[c] ?? null)));
+    else if (!(Array.isArray(v) && v.length === 0)) out[k] = v;
+  }
+  return { ...out, columns: form.columns, rows, ...(form.omitted ? { omitted_fields: form.omitted } : {}) };
+}
+
 /** A structured result with `host`, and `target` on itself and on each row of its lists that has an id. */
 function qualified(structured: unknown, host: string): unknown {
   if (!structured || typeof structured !== "object" || Array.isArray(structured)) return structured;
@@ -432,13 +464,17 @@ export function mergeOutputs(
   if (ok < 0) throw (settled[0] as PromiseRejectedResult).reason;
   const parts: Structured[] = [];
   const unreachable: { host: string; error: string }[] = [];
+  const form = columnsForm(settled.map((r) => r.status === "fulfilled" ? r.value.structured : undefined));
   settled.forEach((r, i) => {
     const host = bindings[i].host;
     if (r.status === "rejected") {
       unreachable.push({ host, error: r.reason instanceof Error ? r.reason.message : String(r.reason) });
       return;
     }
-    const q = qualified(r.value.structured, host) as Structured;
+    const q = qualified(
+      form ? inColumns(r.value.structured as Structured, form) : r.value.structured,
+      host,
+    ) as Structured;
     const part = own ? own(q, host) : q;
     // Rows of several hosts' pty sessions each say where they run; one value on top would be the first host's.
     parts.push(tool.toolset === "pty" ? onRows(part, { runs_on: runsOn(bindings[i].services) }) : part);
