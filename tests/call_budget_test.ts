@@ -287,3 +287,24 @@ Deno.test("run-command waiting for a busy pane still sends progress (a heartbeat
     assertEquals(linesOf(rest), ["", "first-done"]);
   }, { serverArgs: ["--call-budget-ms", "20000"] });
 });
+
+Deno.test("batch: its calls share one call budget; a call after the budget is spent is not run, and says so", async () => {
+  await withShell("bash", async (fx) => {
+    const t0 = performance.now();
+    const r = await fx.mcp.ok<{
+      results: { tool: string; ok: boolean; result?: { outcome?: string }; error?: string }[];
+      completed: number;
+      stopped_at?: number;
+    }>("batch", {
+      calls: [
+        { tool: "wait", arguments: { what: "text", target: fx.pane, patterns: ["NEVER-PRINTED"], new_only: true } },
+        { tool: "list", arguments: { what: "sessions" } },
+      ],
+    });
+    // The wait answers running at the budget (counted from the batch's start); the list then has none left.
+    assertEquals(r.results[0].result?.outcome, "running");
+    assertEquals([r.completed, r.stopped_at, r.results[1].ok], [1, 1, false]);
+    assertMatch(r.results[1].error!, /^not run: the batch used its call budget \(--call-budget-ms 1500\)/);
+    assert(performance.now() - t0 < 1500 + 15_000, `the batch took ${Math.round(performance.now() - t0)} ms`);
+  }, { serverArgs: ["--call-budget-ms", "1500"] });
+});

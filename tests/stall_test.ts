@@ -116,3 +116,74 @@ Deno.test("remote tmux (--ssh) stopped and continued: calls end within their bou
     await fx.cleanup();
   }
 });
+
+/** A call that must end, with an error naming the call budget, within it (plus a loaded machine's slack). */
+async function cutCall(mcp: McpFixture, budgetMs: number, name: string, args: Record<string, unknown>) {
+  const t0 = performance.now();
+  const r = await within(mcp.call(name, args), budgetMs + SLACK_MS, `${name} while stopped`);
+  const took = performance.now() - t0;
+  assert(r.isError, `${name} succeeded while stopped: ${textOf(r).slice(0, 200)}`);
+  assert(!textOf(r).includes("\n"), `one line: ${textOf(r)}`);
+  assert(took < budgetMs + SLACK_MS, `${name} took ${Math.round(took)} ms`);
+  return textOf(r);
+}
+
+Deno.test("local tmux stopped, a call budget under tmux's own bound: the call ends at the budget, saying so", async () => {
+  const tmux = await startTmux("stallbudget");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--call-budget-ms", "3000"] });
+  try {
+    const pid = Number((await tmux.tmux("display-message", "-p", "#{pid}")).trim());
+    await mcp.ok("capture-pane", {});
+    Deno.kill(pid, "SIGSTOP");
+    try {
+      const read = await cutCall(mcp, 3000, "capture-pane", {});
+      assertMatch(read, /^capture-pane did not finish within the call budget \(--call-budget-ms 3000\): tmux did not/);
+      assert(!read.includes("may still have run"), read);
+      // A call that changes something says that its command may still run once tmux goes on.
+      const typed = await cutCall(mcp, 3000, "send-keys", { text: "echo hi" });
+      assertMatch(typed, /^send-keys did not finish within the call budget .*may still have run/);
+    } finally {
+      Deno.kill(pid, "SIGCONT");
+    }
+    await waitUntil("tmux to answer again", async () => !(await mcp.call("capture-pane", {})).isError || undefined);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("a frozen ssh connection (its sshd and tmux stopped): no call outlasts --call-budget-ms; it recovers", async () => {
+  const fx = await startSshd({ alias: "tmcp-frozen" });
+  let mcp: McpFixture | undefined;
+  const budget = 15_000;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: [
+        ...["--ssh", `frz=${fx.alias}`, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+        ...["--call-budget-ms", String(budget)],
+      ],
+    });
+    const pane = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+    await mcp.ok("capture-pane", { target: pane });
+    const tmuxPid = Number((await fx.tmux("display-message", "-p", "#{pid}")).trim());
+    const frozen = [tmuxPid, ...await fx.sshdProcesses()];
+    for (const pid of frozen) Deno.kill(pid, "SIGSTOP");
+    try {
+      // The first call finds the connection stuck (tmux's bound, 10 s); the next ones wait for it to be given up
+      // and for a new login, each no longer than the budget (they took 60 s before).
+      const texts = [];
+      for (let i = 0; i < 3; i++) texts.push(await cutCall(mcp, budget, "capture-pane", { target: pane }));
+      assert(texts.some((t) => /call budget \(--call-budget-ms 15000\): tmux on host "frz"/.test(t)), texts.join("\n"));
+    } finally {
+      for (const pid of frozen) Deno.kill(pid, "SIGCONT");
+    }
+    await waitUntil("the host to answer again", async () => {
+      const r = await mcp!.call("capture-pane", { target: pane });
+      return r.isError ? undefined : true;
+    }, 180_000);
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+  }
+});

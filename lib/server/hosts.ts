@@ -204,13 +204,14 @@ export const HOST_ANSWER_MS = 10_000;
 
 /**
  * Runs `fn` with a signal that follows `parent` and fires after `ms`: the answer, or an error saying that
- * `host` did not answer in time.
+ * `host` did not answer in time (or `tooLate()`'s).
  */
 export function answerWithin<T>(
   host: string,
   ms: number,
   parent: AbortSignal | undefined,
   fn: (signal: AbortSignal) => Promise<T>,
+  tooLate?: () => Error,
 ): Promise<T> {
   const own = new AbortController();
   const follow = () => own.abort(parent?.reason);
@@ -219,7 +220,7 @@ export function answerWithin<T>(
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       reject(
-        new UserError(
+        tooLate?.() ?? new UserError(
           `host "${host}" did not answer within ${ms / 1000} s: it is down or stalled (list {what: "hosts"} ` +
             "shows its last error); calls to the other hosts are not held up",
         ),

@@ -58,6 +58,11 @@ export interface CallExtra {
   inputResponses?: Record<string, unknown>;
   /** 2026 era, a retried call: the `requestState` the input-required result carried, as the client echoed it. */
   requestState?: string;
+  /**
+   * performance.now() when the client's call began, for the calls the server makes itself (batch's inner calls):
+   * they share the budget of the call they are part of (`--call-budget-ms`). Absent: now.
+   */
+  startedAt?: number;
   sendNotification(notification: {
     method: "notifications/progress";
     params: { progressToken: string | number; progress: number; total?: number; message?: string };
@@ -171,6 +176,22 @@ export function malformedText(args: unknown, path = ""): string | undefined {
 class OutputMismatch extends Error {}
 
 const NO_NOTIFICATIONS: CallExtra["sendNotification"] = () => Promise.resolve();
+
+/**
+ * How long after `--call-budget-ms` a call still going is answered with an error (its work cancelled): the waits and
+ * runs answer `running` at the budget itself, and need a moment to say so. An inner call of a batch is cut half as
+ * late, so that the batch can still answer with the calls it made.
+ */
+const CUT_AFTER_BUDGET_MS = 1000;
+
+/** The error of a call cut at its budget: what did not answer, and what may have happened. */
+function overBudget(name: string, budgetMs: number, where: string, tier: string): UserError {
+  const sent = tier === "readonly" ? "" : "; a command it had sent may still have run: check before calling it again";
+  return new UserError(
+    `${name} did not finish within the call budget (--call-budget-ms ${budgetMs}): ${where} did not answer in ` +
+      `time (list {what: "hosts"} shows a host's last error)${sent}`,
+  );
+}
 const UNLIMITED: PageBudget = { fits: () => true };
 
 function targetOf(structured: unknown): Record<string, string> | undefined {
@@ -294,6 +315,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
 
   async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
     const started = performance.now();
+    const startedAt = extra.startedAt ?? started;
     let outcome: AuditOutcome = "ok";
     let message: string | undefined;
     let target: Record<string, string> | undefined;
@@ -367,6 +389,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       const contextFor = (svc: Services, signal = extra.signal): ToolContext => ({
         ...svc,
         signal,
+        startedAt,
         progress: (progress, total, msg) => {
           if (progressToken === undefined) return Promise.resolve();
           const sent = extra.sendNotification({
@@ -384,13 +407,27 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         redactor,
         ask: extra.ask,
         call: (inner, innerArgs) =>
-          call(inner, innerArgs, { signal: extra.signal, sendNotification: NO_NOTIFICATIONS, ask: extra.ask }),
+          call(inner, innerArgs, {
+            signal: extra.signal,
+            sendNotification: NO_NOTIFICATIONS,
+            ask: extra.ask,
+            startedAt,
+          }),
       });
+      // No call blocks past its budget: one that tmux (or the route to a host) leaves waiting is cut and says so.
+      const cutAt = startedAt + cfg.callBudgetMs + CUT_AFTER_BUDGET_MS / (extra.startedAt === undefined ? 1 : 2);
       /** The handler on one host's services, its output checked against the tool's schema. */
-      const run = async (
+      const run = (svc: Services, data: Record<string, unknown>, signal = extra.signal) =>
+        answerWithin(svc.host ?? "", cutAt - performance.now(), signal, (s) => handle(svc, data, s), () => {
+          const where = svc.host !== undefined && cfg.hosts.length > 0
+            ? `tmux on host "${svc.host}" (or the connection to it)`
+            : "tmux";
+          return overBudget(name, cfg.callBudgetMs, where, tool.tier);
+        });
+      const handle = async (
         svc: Services,
         data: Record<string, unknown>,
-        signal?: AbortSignal,
+        signal: AbortSignal,
       ): Promise<ToolOutput<unknown>> => {
         const out = await tool.handler(data, await enter(tool, data, contextFor(svc, signal)));
         const checked = tool.output.safeParse(out.structured);

@@ -3,8 +3,9 @@
  * as a call from the client (toolset and tier gates, validation, audit,
  * budget), so a batch can do nothing its calls could not do one by one.
  * Results come back in order; the batch stops at the first error unless
- * `continue_on_error` is true. The batch itself is readonly: every inner
- * call is gated by its own tier.
+ * `continue_on_error` is true, and before a call once the calls before it
+ * have used the budget they share (`--call-budget-ms`, as one call). The
+ * batch itself is readonly: every inner call is gated by its own tier.
  *
  * @example
  * ```ts
@@ -15,6 +16,7 @@
 import { z } from "zod";
 import { defineTool } from "./declared.ts";
 import type { CallToolResult } from "../sdk.ts";
+import { budgetLeft } from "../exec/parked.ts";
 
 /** Most calls one batch runs. */
 export const MAX_BATCH_CALLS = 20;
@@ -71,6 +73,13 @@ export default defineTool({
     const results: z.infer<typeof innerResult>[] = [];
     let completed = 0;
     for (const [i, c] of calls.entries()) {
+      // The calls share the batch's budget: once it is spent, no call starts that would have none.
+      if (budgetLeft(ctx.config.callBudgetMs, ctx.startedAt) <= 0) {
+        const error = `not run: the batch used its call budget (--call-budget-ms ${ctx.config.callBudgetMs}) ` +
+          `on the calls before it; call the rest (from calls[${i}]) in a new batch`;
+        results.push({ tool: c.tool, ok: false, error });
+        return { structured: { results, completed, stopped_at: i } };
+      }
       const r = await ctx.call(c.tool, c.arguments);
       if (r.isError) {
         results.push({ tool: c.tool, ok: false, error: textOf(r) });

@@ -110,6 +110,11 @@ export interface Services {
  */
 export interface ToolContext extends Services, CallControl {
   /**
+   * performance.now() when the client's call began: the call's budget (`--call-budget-ms`) counts from it, for a
+   * batch's inner calls too (they share the batch's).
+   */
+  startedAt: number;
+  /**
    * Records the tmux objects this call resolved its target to, for the audit
    * line — also when the call then fails or is refused. Ids in the result
    * (session_id, window_id, pane_id) are recorded without this.

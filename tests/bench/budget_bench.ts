@@ -40,6 +40,7 @@ const budget = createBudget({ services, settings, tools: [tool], isServed: () =>
 const ctx = {
   ...services,
   signal: new AbortController().signal,
+  startedAt: performance.now(),
   progress: () => Promise.resolve(),
   noteTarget: () => {},
   budget: budget.pageBudget(tool),

@@ -45,7 +45,8 @@ export interface Budgeted<T, M> {
 
 /** Starts or continues a work and follows it for the rest of this call's budget. */
 export async function budgeted<T, M>(ctx: ToolContext, b: Budgeted<T, M>): Promise<T> {
-  const started = b.started ?? performance.now();
+  // The budget counts from the client's call (a batch's, for its inner calls), not from this handler's start.
+  const started = Math.min(ctx.startedAt, b.started ?? Infinity);
   const lot = ctx.exec.parked;
   const parked = b.token !== undefined
     ? lot.take<T, M>(b.kind, b.token, b.kind.split(" ")[0])
