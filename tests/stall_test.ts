@@ -187,3 +187,30 @@ Deno.test("a frozen ssh connection (its sshd and tmux stopped): no call outlasts
     await fx.cleanup();
   }
 });
+
+Deno.test("an ssh login slower than the call budget: the first call is cut at the budget, the login goes on for the next", async () => {
+  const fx = await startSshd({ alias: "tmcp-slowlogin" });
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    await fx.setLoginRc("sleep 6\n");
+    mcp = await connect({
+      args: [
+        ...["--ssh", `slow=${fx.alias}`, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+        ...["--call-budget-ms", "2000"],
+      ],
+    });
+    const first = await cutCall(mcp, 2000, "list", { what: "sessions" });
+    assertMatch(first, /call budget \(--call-budget-ms 2000\): tmux on host "slow"/);
+    // The login was not given up with the call: a later call finds it done (no call waits out a login of its own).
+    const sessions = await waitUntil("the login to end", async () => {
+      const r = await mcp!.call("list", { what: "sessions" });
+      return r.isError ? undefined : r.structuredContent as { sessions: { session_name: string }[] };
+    }, 120_000);
+    assertEquals(sessions.sessions.map((s) => s.session_name), ["main"]);
+  } finally {
+    await fx.clearLoginRc();
+    await mcp?.close();
+    await fx.cleanup();
+  }
+});
