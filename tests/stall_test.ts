@@ -137,7 +137,10 @@ Deno.test("local tmux stopped, a call budget under tmux's own bound: the call en
     Deno.kill(pid, "SIGSTOP");
     try {
       const read = await cutCall(mcp, 3000, "capture-pane", {});
-      assertMatch(read, /^capture-pane did not finish within the call budget \(--call-budget-ms 3000\): tmux did not/);
+      assertMatch(
+        read,
+        /^capture-pane did not finish within the call budget \(--call-budget-ms 3000\): tmux may be stuck/,
+      );
       assert(!read.includes("may still have run"), read);
       // A call that changes something says that its command may still run once tmux goes on.
       const typed = await cutCall(mcp, 3000, "send-keys", { text: "echo hi" });

@@ -188,8 +188,8 @@ const CUT_AFTER_BUDGET_MS = 1000;
 function overBudget(name: string, budgetMs: number, where: string, tier: string): UserError {
   const sent = tier === "readonly" ? "" : "; a command it had sent may still have run: check before calling it again";
   return new UserError(
-    `${name} did not finish within the call budget (--call-budget-ms ${budgetMs}): ${where} did not answer in ` +
-      `time (list {what: "hosts"} shows a host's last error)${sent}`,
+    `${name} did not finish within the call budget (--call-budget-ms ${budgetMs}): ${where} may be stuck or ` +
+      `overloaded (list {what: "hosts"} shows a host's last error)${sent}`,
   );
 }
 const UNLIMITED: PageBudget = { fits: () => true };
