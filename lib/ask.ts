@@ -58,4 +58,9 @@ export interface Asker {
   url(q: UrlQuestion, signal: AbortSignal): Promise<Answer>;
   /** Tells the client the interaction behind URL question `id` finished (best effort). */
   completed(id: string): Promise<void>;
+  /**
+   * 2026 era: a question ends the request's round (an input-required result) and the call waits, parked, for the
+   * client's retry — between requests, so that time is no request's (the call budget does not count it).
+   */
+  readonly parks?: boolean;
 }

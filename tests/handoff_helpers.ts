@@ -23,6 +23,8 @@ export interface Human {
   browsing: Promise<void>[];
   /** Runs in the browser after it opened the page, before it posts. */
   beforePost?: () => Promise<void>;
+  /** For a form: the human answers once this resolves (someone who takes a while to read the question). */
+  thinking?: () => Promise<void>;
   /**
    * For `hang`: resolves once the server has given up, and the human answers (cancels) only then. A 2025 server
    * cancels its elicitation/create at its timeout; a 2026 client can only be told on its retry, which comes when
@@ -75,7 +77,8 @@ export function answering(human: Human) {
       human.browsing.push(browse(String(params.url), human));
       return Promise.resolve({ action: "accept" });
     }
-    return Promise.resolve({ action: "accept", content: { yes: human.yes } });
+    const answer = { action: "accept", content: { yes: human.yes } };
+    return human.thinking ? human.thinking().then(() => answer) : Promise.resolve(answer);
   };
 }
 

@@ -386,3 +386,21 @@ for (const backend of ["tmux", "pty"]) {
     }, backend);
   });
 }
+
+Deno.test("2026 era: a human who answers after the call budget is no stuck call: the parked time is between requests", async () => {
+  await withHuman(
+    BOTH,
+    async (s) => {
+      if (s.mcp.era !== "modern") return; // in the 2025 era the question is asked inside the call, within its budget
+      const id = await s.launch(CONFIRM_SCRIPT, "Overwrite it? [y/N]");
+      // The human reads for longer than the budget (2 s) plus its cut (1 s): the question waits between requests.
+      s.human.thinking = () => new Promise((r) => setTimeout(r, 4_000));
+      const r = await s.call("request-input", { pty_id: id, prompt: "Overwrite the file?", timeout_ms: 60_000 });
+      assert(!r.isError, textOf(r));
+      assertEquals((r.structuredContent as { outcome: string }).outcome, "input_received");
+      await waitUntil("the typed answer", async () => (await s.screen(id)).includes("answer=y"), 30_000);
+    },
+    "tmux",
+    ["--call-budget-ms", "2000"],
+  );
+});

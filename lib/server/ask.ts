@@ -306,6 +306,7 @@ export class Parking<R> {
       form: ask,
       url: ask,
       completed: () => Promise.resolve(), // the 2026 era has no completion notice: the retry's answer is the end
+      parks: true,
     };
     const first = round.promise; // taken before the work runs: its first question moves `round` on
     work(asker).then((r) => round.resolve({ done: r }), (e) => round.reject(e));

@@ -37,6 +37,7 @@ import { createServerFileReader } from "../buffers/server_file.ts";
 import { createTerminalBackend } from "../terminal/mod.ts";
 import { createExecRuntime } from "../exec/runtime.ts";
 import { UserError } from "../errors.ts";
+import { cutAt, pausableTimeout } from "./cut.ts";
 import type { HostRouter, HostState, Services } from "../tools/tool.ts";
 
 /**
@@ -204,34 +205,18 @@ export const HOST_ANSWER_MS = 10_000;
 
 /**
  * Runs `fn` with a signal that follows `parent` and fires after `ms`: the answer, or an error saying that
- * `host` did not answer in time (or `tooLate()`'s).
+ * `host` did not answer in time.
  */
 export function answerWithin<T>(
   host: string,
   ms: number,
   parent: AbortSignal | undefined,
   fn: (signal: AbortSignal) => Promise<T>,
-  tooLate?: () => Error,
 ): Promise<T> {
-  const own = new AbortController();
-  const follow = () => own.abort(parent?.reason);
-  parent?.addEventListener("abort", follow, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        tooLate?.() ?? new UserError(
-          `host "${host}" did not answer within ${ms / 1000} s: it is down or stalled (list {what: "hosts"} ` +
-            "shows its last error); calls to the other hosts are not held up",
-        ),
-      );
-      own.abort();
-    }, ms);
-  });
-  const work = fn(own.signal);
-  work.catch(() => {}); // its end after the deadline is nobody's to hear
-  return Promise.race([work, late]).finally(() => {
-    clearTimeout(timer);
-    parent?.removeEventListener("abort", follow);
-  });
+  const cut = pausableTimeout(ms);
+  return cutAt(parent, cut.signal, fn, () =>
+    new UserError(
+      `host "${host}" did not answer within ${ms / 1000} s: it is down or stalled (list {what: "hosts"} ` +
+        "shows its last error); calls to the other hosts are not held up",
+    )).finally(cut.clear);
 }

@@ -21,7 +21,7 @@ import type {
   ElicitRequestURLParams,
   ElicitResult,
 } from "../sdk.ts";
-import type { Asker } from "../ask.ts";
+import type { Answer, Asker } from "../ask.ts";
 import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
 import { EnvironmentError, RefusedError, UserError } from "../errors.ts";
@@ -32,6 +32,7 @@ import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
 import { earlyRedactor, loadRedactor, redactJson, type Redactor, RulesNeeded } from "../text/redact.ts";
 import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
+import { cutAt, type PausableTimeout, pausableTimeout } from "./cut.ts";
 import { bindCall, mergeOutputs, namesHost, placed } from "./host_routing.ts";
 
 /** What the pipeline needs from the SDK's per-request context. */
@@ -184,6 +185,15 @@ const NO_NOTIFICATIONS: CallExtra["sendNotification"] = () => Promise.resolve();
  */
 const CUT_AFTER_BUDGET_MS = 1000;
 
+/** `ask` with `cut`'s clock stopped while a question waits for the human (a 2026-era round: between requests). */
+function pausedWhileAsking(ask: Asker, cut: PausableTimeout): Asker {
+  const paused = <Q>(f: (q: Q, signal: AbortSignal) => Promise<Answer>) => (q: Q, signal: AbortSignal) => {
+    const resume = cut.pause();
+    return f(q, signal).finally(resume);
+  };
+  return { ...ask, form: paused(ask.form.bind(ask)), url: paused(ask.url.bind(ask)) };
+}
+
 /** The error of a call cut at its budget: what did not answer, and what may have happened. */
 function overBudget(name: string, budgetMs: number, where: string, tier: string): UserError {
   const sent = tier === "readonly" ? "" : "; a command it had sent may still have run: check before calling it again";
@@ -328,6 +338,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     let redactor: Redactor | undefined;
     /** Progress notifications of this call still being handed to the transport. */
     const progressSent = new Set<Promise<void>>();
+    /** The cut of this call past its budget, once it runs. */
+    let cut: PausableTimeout | undefined;
     try {
       if (!tool) {
         outcome = "invalid";
@@ -386,6 +398,13 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         return errorResult(message);
       }
       const progressToken = extra._meta?.progressToken;
+      // No call blocks past its budget: one that tmux (or the route to a host) leaves waiting is cut and says so.
+      // The time a 2026-era call spends parked on a question to the human is between requests: it does not count.
+      const budgetCut = cut = pausableTimeout(
+        startedAt + cfg.callBudgetMs + CUT_AFTER_BUDGET_MS / (extra.startedAt === undefined ? 1 : 2) -
+          performance.now(),
+      );
+      const ask = extra.ask?.parks ? pausedWhileAsking(extra.ask, budgetCut) : extra.ask;
       const contextFor = (svc: Services, signal = extra.signal): ToolContext => ({
         ...svc,
         signal,
@@ -405,20 +424,18 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         },
         budget: opts.pageBudget?.(tool) ?? UNLIMITED,
         redactor,
-        ask: extra.ask,
+        ask,
         call: (inner, innerArgs) =>
           call(inner, innerArgs, {
             signal: extra.signal,
             sendNotification: NO_NOTIFICATIONS,
-            ask: extra.ask,
+            ask,
             startedAt,
           }),
       });
-      // No call blocks past its budget: one that tmux (or the route to a host) leaves waiting is cut and says so.
-      const cutAt = startedAt + cfg.callBudgetMs + CUT_AFTER_BUDGET_MS / (extra.startedAt === undefined ? 1 : 2);
-      /** The handler on one host's services, its output checked against the tool's schema. */
+      /** The handler on one host's services, cut past the call budget, its output checked against the schema. */
       const run = (svc: Services, data: Record<string, unknown>, signal = extra.signal) =>
-        answerWithin(svc.host ?? "", cutAt - performance.now(), signal, (s) => handle(svc, data, s), () => {
+        cutAt(signal, budgetCut.signal, (s) => handle(svc, data, s), () => {
           const where = svc.host !== undefined && cfg.hosts.length > 0
             ? `tmux on host "${svc.host}" (or the connection to it)`
             : "tmux";
@@ -506,6 +523,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         : message;
       return errorResult(shown);
     } finally {
+      cut?.clear();
       opts.audit?.({
         tool: name,
         outcome,
