@@ -580,6 +580,13 @@ Deno.test("fleet: one host — a buffer name with :: is written HOST::NAME, neve
 Deno.test("fleet: a continue token and a full-output buffer from a host lead back to it", async () => {
   await withFleet(async (mcp, _alpha, beta) => {
     const pane = qualify("beta", await bashPane(beta));
+    // Connected first: each ssh session's login on beta (2 s) is longer than this server's call budget, so the
+    // first calls there are cut while the control client's session starts.
+    await waitUntil(
+      "beta's control client",
+      async () => !(await mcp.call("capture-pane", { target: pane })).isError || undefined,
+      120_000,
+    );
     type Run = { continue?: string; output: string; full_output_buffer?: string; host: string };
     let r = await mcp.ok<Run>("run-command", {
       target: pane,
