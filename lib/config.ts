@@ -208,7 +208,7 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "max-concurrency",
     env: "TMUX_MCP_MAX_CONCURRENCY",
     type: "string",
-    help: "most tmux processes at once, 1..64 (default: 8)",
+    help: "most tmux commands at once, 1..64 (default: 8); with several hosts each keeps one for itself",
     apply: (c, v, s) => c.maxConcurrency = intIn(s, String(v), 1, 64),
   },
   {

@@ -775,3 +775,48 @@ Deno.test("fleet: hosts answering in both forms (many panes compact, few in full
     await few.kill();
   }
 });
+
+Deno.test("fleet: two stalled hosts with every slot of theirs busy leave the third answering at once", async () => {
+  const local = await startTmux("fleetthird");
+  const fx = await startSshd({ alias: "tmcp-twice" });
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    // Two hosts on the one sshd and tmux (stopped together below), and this machine's tmux as the third.
+    mcp = await connect({
+      args: [
+        ...[
+          "--ssh",
+          `one=${fx.alias}`,
+          "--ssh",
+          `two=${fx.alias}`,
+          "--ssh",
+          `here=local,socket-name=${local.socketName}`,
+        ],
+        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+      ],
+    });
+    for (const host of ["one", "two", "here"]) await mcp.ok("capture-pane", { target: `${host}::main` });
+    const frozen = [Number((await fx.tmux("display-message", "-p", "#{pid}")).trim()), ...await fx.sshdProcesses()];
+    for (const pid of frozen) Deno.kill(pid, "SIGSTOP");
+    try {
+      // Four calls each (an ssh host's whole bound): 8 commands in flight, as many as --max-concurrency.
+      const stuck = ["one", "two"].flatMap((host) =>
+        Array.from({ length: 4 }, () => mcp!.call("capture-pane", { target: `${host}::main` }))
+      );
+      const t0 = performance.now();
+      const here = await mcp.ok<{ host: string }>("capture-pane", { target: "here::main" });
+      const took = performance.now() - t0;
+      assertEquals(here.host, "here");
+      // tmux's bound for a stalled command is 10 s: the third host's call waited for it before.
+      assert(took < 5_000, `the third host's call took ${Math.round(took)} ms`);
+      for (const r of await Promise.all(stuck)) assert(r.isError, JSON.stringify(r));
+    } finally {
+      for (const pid of frozen) Deno.kill(pid, "SIGCONT");
+    }
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+    await local.kill();
+  }
+});

@@ -1,4 +1,4 @@
-import { assertEquals, assertRejects } from "./assert.ts";
+import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { Semaphore } from "../lib/tmux/semaphore.ts";
 
 Deno.test("semaphore never lets more than N holders run at once", async () => {
@@ -49,4 +49,59 @@ Deno.test("semaphore refuses a capacity below 1", () => {
     threw = true;
   }
   assertEquals(threw, true);
+});
+
+Deno.test("Semaphore.first takes a free slot of the first with one, and never holds two", async () => {
+  const a = new Semaphore(1), b = new Semaphore(2);
+  const r1 = await Semaphore.first([a, b]);
+  assertEquals([a.available, b.available], [0, 2]);
+  const r2 = await Semaphore.first([a, b]);
+  assertEquals([a.available, b.available], [0, 1]);
+  r1();
+  r2();
+  r2();
+  assertEquals([a.available, b.available], [1, 2]);
+});
+
+Deno.test("Semaphore.first waits in both queues and takes whichever slot comes first; the other goes on", async () => {
+  const a = new Semaphore(1), b = new Semaphore(1);
+  const ra = await a.acquire(), rb = await b.acquire();
+  const either = Semaphore.first([a, b]);
+  const onB = b.use(() => Promise.resolve("b's next waiter ran"));
+  assertEquals([a.waiting, b.waiting], [1, 2]);
+  rb(); // b's slot comes first: taken by `first`, which leaves a's queue
+  const release = await either;
+  assertEquals([a.waiting, b.waiting, b.available], [0, 1, 0]);
+  release(); // b's slot goes on to its next waiter
+  assertEquals(await onB, "b's next waiter ran");
+  ra();
+  assertEquals([a.available, b.available], [1, 1]);
+});
+
+Deno.test("Semaphore.first at its deadline leaves every queue and throws late()", async () => {
+  const a = new Semaphore(1), b = new Semaphore(1);
+  const ra = await a.acquire(), rb = await b.acquire();
+  const e = await Semaphore.first([a, b], performance.now() + 5, () => new Error("late")).catch((e) => e);
+  assertEquals(e instanceof Error && e.message, "late");
+  assertEquals([a.waiting, b.waiting], [0, 0]);
+  ra();
+  rb();
+  assertEquals([a.available, b.available], [1, 1]);
+});
+
+Deno.test("Semaphore.first under many holders: each holds one slot at a time, every slot is back at the end", async () => {
+  const own = new Semaphore(1), shared = new Semaphore(3), other = new Semaphore(1);
+  let held = 0, peak = 0;
+  const holder = async (sems: Semaphore[], i: number) => {
+    const release = await Semaphore.first(sems);
+    peak = Math.max(peak, ++held);
+    // Slots taken: at least one per holder (a slot handed to a waiter counts before the waiter runs).
+    assert(5 - own.available - shared.available - other.available >= held);
+    await new Promise((r) => setTimeout(r, i % 4));
+    held--;
+    release();
+  };
+  await Promise.all(Array.from({ length: 60 }, (_, i) => holder(i % 2 ? [own, shared] : [other, shared], i)));
+  assert(peak <= 5, `${peak} holders at once`);
+  assertEquals([own.available, shared.available, other.available, own.waiting, shared.waiting], [1, 3, 1, 0, 0]);
 });

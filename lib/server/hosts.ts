@@ -13,8 +13,10 @@
  * `target` that names it on its host (`web::%3`).
  *
  * Each host's engine has its own bound (sshd's MaxSessions for a remote one)
- * inside the server's `--max-concurrency`, so a host whose commands stall
- * holds only its own slots and never delays a call to another host.
+ * and, with several hosts, keeps one slot of the server's `--max-concurrency`
+ * for itself and shares the rest with the others (lib/tmux/engine.ts
+ * `shared`): a host whose commands stall holds its own slot and some shared
+ * ones, never another host's, so it never stops a call to another host.
  *
  * @example
  * ```ts
@@ -69,9 +71,7 @@ function hostServices(config: Config, spec: HostSpec, index: number, several: nu
     socket,
   );
   // sshd serves 10 sessions per connection (its MaxSessions), the master's and the control client's included.
-  let bound = launcher ? Math.min(config.maxConcurrency, SSH_SPAWNS) : config.maxConcurrency;
-  // With several hosts one that stalls must leave a slot of the server-wide bound to the others.
-  if (several > 1) bound = Math.max(1, Math.min(bound, config.maxConcurrency - 1));
+  const bound = launcher ? Math.min(config.maxConcurrency, SSH_SPAWNS) : config.maxConcurrency;
   const tmux = createTmuxEngine({
     bin: hostConfig.tmuxBin,
     ...socket,
@@ -118,7 +118,8 @@ function hostFailure(e: unknown): e is TmuxError {
  */
 export function createHosts(config: Config, shared: Shared): { first: Services; router: HostRouter } {
   const specs: HostSpec[] = config.hosts.length > 0 ? config.hosts : [{ name: LOCAL_HOST }];
-  const bound = new Semaphore(config.maxConcurrency);
+  // Each host keeps one slot of --max-concurrency for itself (its engine's own): the rest are shared.
+  const bound = new Semaphore(Math.max(1, config.maxConcurrency - specs.length));
   const made = new Map<string, Services>();
   const states = new Map<string, { last_error: string | null; last_error_at: string | null; used: boolean }>();
   for (const s of specs) states.set(s.name, { last_error: null, last_error_at: null, used: false });

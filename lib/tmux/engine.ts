@@ -105,8 +105,9 @@ export interface TmuxEngineOptions extends SocketSpec {
   /** Commands in flight at once, spawned or over the connection. */
   maxConcurrency: number;
   /**
-   * A bound shared with other engines (one per host): a command takes its slot after one of this engine's own,
-   * so a host whose commands stall holds at most `maxConcurrency` of it.
+   * A bound shared with other engines (one per host): a command takes, after one of this engine's own slots, the
+   * one slot this engine keeps for itself or a shared one, whichever comes first. A host whose commands stall holds
+   * at most `maxConcurrency` slots, and never another engine's own: every other host can always run a command.
    */
   shared?: Semaphore;
   /** False: spawn a client for every command (`--control-mode off`). */
@@ -262,10 +263,24 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const launcher = opts.launcher ?? localLauncher(opts.bin, opts);
   const own = new Semaphore(opts.maxConcurrency);
   const shared = opts.shared;
-  /** A slot of this engine's, then one of the shared bound, both by `deadline`. */
+  /** With a shared bound: the one slot this engine keeps for itself, which no other engine can take. */
+  const reserved = shared ? [new Semaphore(1), shared] : undefined;
+  /** A slot of this engine's, then its reserved slot or one of the shared bound, all by `deadline`. */
   const sem = {
     use<T>(fn: () => Promise<T>, deadline: number, late: () => Error): Promise<T> {
-      return shared ? own.use(() => shared.use(fn, deadline, late), deadline, late) : own.use(fn, deadline, late);
+      if (!reserved) return own.use(fn, deadline, late);
+      return own.use(
+        async () => {
+          const release = await Semaphore.first(reserved, deadline, late);
+          try {
+            return await fn();
+          } finally {
+            release();
+          }
+        },
+        deadline,
+        late,
+      );
     },
   };
   const defaultTimeout = opts.timeoutMs ?? 10_000;

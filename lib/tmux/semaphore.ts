@@ -50,14 +50,69 @@ export class Semaphore {
       // never overtake a waiter (FIFO).
       await queueUntil(this.#waiters, deadline, late ?? (() => new Error("no slot came free in time")));
     }
+    return this.#releaser();
+  }
+
+  /**
+   * Waits for a slot of whichever of `sems` has one first (the first of them
+   * when several have one now) and returns its release function; never holds
+   * two. Waits in each one's queue in turn order, so it is FIFO in each.
+   * `deadline`, `late`: see `acquire`.
+   */
+  static first(sems: readonly Semaphore[], deadline = Infinity, late?: () => Error): Promise<() => void> {
+    for (const s of sems) {
+      if (s.#available > 0 && s.#waiters.length === 0) {
+        s.#available--;
+        return Promise.resolve(s.#releaser());
+      }
+    }
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const wakes = sems.map((s) => {
+        const wake = () => {
+          // A slot handed over after another semaphore's came first goes on to the next in line.
+          if (settled) return s.#handBack();
+          settled = true;
+          leave(s);
+          resolve(s.#releaser());
+        };
+        s.#waiters.push(wake);
+        return wake;
+      });
+      const leave = (kept?: Semaphore) => {
+        clearTimeout(timer);
+        sems.forEach((s, i) => {
+          const at = s === kept ? -1 : s.#waiters.indexOf(wakes[i]);
+          if (at >= 0) s.#waiters.splice(at, 1);
+        });
+      };
+      if (deadline !== Infinity) {
+        timer = setTimeout(() => {
+          if (settled) return;
+          settled = true;
+          leave();
+          reject((late ?? (() => new Error("no slot came free in time")))());
+        }, Math.max(0, deadline - performance.now()));
+      }
+    });
+  }
+
+  /** The release function of a slot just taken (idempotent). */
+  #releaser(): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.#waiters.shift();
-      if (next) next();
-      else this.#available++;
+      this.#handBack();
     };
+  }
+
+  /** A slot given back: to the first waiter, else free. */
+  #handBack(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.#available++;
   }
 
   /** Runs `fn` while holding a slot; the slot is released however `fn` ends. `deadline`, `late`: see `acquire`. */
