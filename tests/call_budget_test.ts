@@ -308,3 +308,31 @@ Deno.test("batch: its calls share one call budget; a call after the budget is sp
     assert(performance.now() - t0 < 1500 + 15_000, `the batch took ${Math.round(performance.now() - t0)} ms`);
   }, { serverArgs: ["--call-budget-ms", "1500"] });
 });
+
+Deno.test("continue with other arguments is refused, naming them: the continuation would ignore them", async () => {
+  await withShell("bash", async (fx) => {
+    const w = await fx.mcp.ok<TextWait>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["FIRST-PATTERN"],
+      new_only: true,
+      timeout_ms: 600_000,
+    });
+    assertEquals(w.outcome, "running");
+    // A model that changed its pattern would believe it waits for the new one.
+    assertMatch(
+      await fx.mcp.err("wait", { what: "text", continue: w.continue, patterns: ["OTHER"], timeout_ms: 5000 }),
+      /^invalid arguments for wait: continue resumes the call .* so patterns, timeout_ms would be ignored: call with only continue \(and what\)/,
+    );
+    const r = await fx.mcp.call("run-command", { target: fx.pane, command: "sleep 600", timeout_ms: 600_000 });
+    const run = r.structuredContent as unknown as Run;
+    assertMatch(
+      await fx.mcp.err("run-command", { continue: run.continue, command: "rm -rf /tmp/x" }),
+      /so command would be ignored: call with only continue, or make a new call/,
+    );
+    // The refused calls left both works as they were: each continues.
+    assertEquals((await fx.mcp.ok<TextWait>("wait", { what: "text", continue: w.continue })).outcome, "running");
+    assertEquals((await fx.mcp.ok<Run>("run-command", { continue: run.continue })).exit_code, null);
+    await fx.tmux("send-keys", "-t", fx.pane, "C-c");
+  }, { serverArgs: ["--call-budget-ms", "1500"] });
+});

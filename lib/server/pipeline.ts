@@ -194,6 +194,16 @@ function pausedWhileAsking(ask: Asker, cut: PausableTimeout): Asker {
   return { ...ask, form: paused(ask.form.bind(ask)), url: paused(ask.url.bind(ask)) };
 }
 
+/**
+ * The arguments a call with `continue` gives besides it (and a family's `what`), or undefined: a continuation
+ * resumes a work with the arguments it started with, so any others would be ignored without a word.
+ */
+function continuationExtras(args: unknown): string[] | undefined {
+  if (args === null || typeof args !== "object" || !Object.hasOwn(args, "continue")) return undefined;
+  const extra = Object.keys(args).filter((k) => k !== "continue" && k !== "what");
+  return extra.length > 0 ? extra : undefined;
+}
+
 /** The error of a call cut at its budget: what did not answer, and what may have happened. */
 function overBudget(name: string, budgetMs: number, where: string, tier: string): UserError {
   const sent = tier === "readonly" ? "" : "; a command it had sent may still have run: check before calling it again";
@@ -396,6 +406,16 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           describeIssues(parsed.error, (p) => parameterNames(tool.input, p))
         }`;
         return errorResult(message);
+      }
+      const ignored = continuationExtras(callArgs);
+      if (ignored && known.get(name)?.includes("continue")) {
+        outcome = "invalid";
+        return errorResult(
+          `invalid arguments for ${name}: continue resumes the call that returned it as that call began, so ` +
+            `${ignored.join(", ")} would be ignored: call with only continue${
+              known.get(name)?.includes("what") ? " (and what)" : ""
+            }, or make a new call without continue to wait or run differently`,
+        );
       }
       const progressToken = extra._meta?.progressToken;
       // No call blocks past its budget: one that tmux (or the route to a host) leaves waiting is cut and says so.
