@@ -420,3 +420,23 @@ Deno.test("pane, 2025 era: a client whose elicitation fails gets one line saying
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("pane: a timeout_ms longer than the call budget ends with the budget, as a timeout; nothing is typed", async () => {
+  await withHuman(
+    undefined,
+    async (s) => {
+      const pane = await s.pane("Password:", SECRET_SCRIPT);
+      const t0 = performance.now();
+      const r = await s.call("request-input", { target: pane, prompt: "Enter it", timeout_ms: 600_000 });
+      const took = performance.now() - t0;
+      assert(!r.isError, textOf(r));
+      const out = r.structuredContent as Record<string, unknown>;
+      assertEquals([out.outcome, out.via], ["timeout", "attach"]);
+      assertMatch(out.message as string, /call request-input again/);
+      assert(took < 2000 + 15_000, `request-input took ${Math.round(took)} ms`);
+      assert(!(await paneText(s, pane)).includes("digest"));
+    },
+    "tmux",
+    ["--call-budget-ms", "2000"],
+  );
+});

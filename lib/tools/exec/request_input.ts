@@ -5,6 +5,7 @@ import { paneSubject } from "../../exec/pane_handoff.ts";
 import { UserError } from "../../errors.ts";
 import { servesToolset } from "../../config.ts";
 import { ptyId } from "../pty/schemas.ts";
+import { budgetLeft } from "../../exec/parked.ts";
 
 const INSTEAD = "request-input with pty_id";
 
@@ -58,8 +59,11 @@ export default defineTool({
       subject = paneSubject(ctx.tmux, pane_id);
       who = { pane_id };
     }
+    // The human's time inside this request ends with the call budget (a client cuts the call at its own timeout);
+    // a 2026-era question parks the call between requests instead, so its timeout_ms holds as given.
+    const asked = timeout_ms ?? Math.min(ctx.config.maxWaitMs, ctx.config.callBudgetMs);
     const r = await handOff(subject, prompt, {
-      timeoutMs: timeout_ms ?? Math.min(ctx.config.maxWaitMs, ctx.config.callBudgetMs),
+      timeoutMs: ctx.ask?.parks ? asked : Math.min(asked, budgetLeft(ctx.config.callBudgetMs, ctx.startedAt)),
       signal: ctx.signal,
       progress: ctx.progress,
       ask: ctx.ask,
