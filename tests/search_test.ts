@@ -118,7 +118,7 @@ Deno.test("offsets count UTF-8 bytes with multi-byte text before and inside matc
   });
 });
 
-Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and the first invalid byte", async () => {
+Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and the first invalid byte; a search of all leaves it out", async () => {
   await withServer(async (mcp, tmux) => {
     const bytes = new Uint8Array([...enc.encode("ok é line\n"), 0xe2, 0x82, 0x41, ...enc.encode(" more")]);
     await tmux.tmuxStdin(bytes, "load-buffer", "-b", "bin", "-");
@@ -142,6 +142,17 @@ Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and th
       query: "é",
     });
     assertEquals(triples(w), [[3, 2, 1]]);
+
+    // Searching every buffer, the one that is not text is left out and named; the others' matches are all found.
+    for (const mode of ["literal", "regex"]) {
+      const all = await mcp.ok<Result>("search-buffer", { query: "more", mode });
+      assertEquals(all.matches.map((m) => m.buffer), ["text", "text"], mode);
+      assertEquals([all.total_matches, all.total_is_partial], [2, false], mode);
+      assertEquals(all.skipped_buffers, ["bin"], mode);
+      // The pages of a search of all go on past it too.
+      const paged = await allPages(mcp, "search-buffer", { query: "more", mode, max_matches: 1 });
+      assertEquals(paged.flatMap((p) => p.matches.map((m) => m.buffer)), ["text", "text"], mode);
+    }
   });
 });
 

@@ -34,6 +34,8 @@ export interface SearchTarget {
    * characters), as if it were the whole text.
    */
   around?: { offset: number; length: number; context: number };
+  /** A buffer that is not text (not UTF-8) is left out and named in `skipped`, not an error (a search of all). */
+  skipIfNotText?: boolean;
 }
 
 export interface SearchOptions {
@@ -81,6 +83,8 @@ export interface SearchResult {
   total: number;
   /** Whether `total` counts every match of the targets, from their starts. */
   totalComplete: boolean;
+  /** Targets left out as not text (`skipIfNotText`), each with where its first invalid byte is. */
+  skipped: Array<[name: string, why: string]>;
 }
 
 /**
@@ -104,6 +108,7 @@ export async function searchBuffers(
     windows: new Map(),
     total: 0,
     totalComplete: false,
+    skipped: [],
   };
   // What the count needs of each target the page visited: the parts of its subject the page did not cover.
   const visited = new Map<SearchTarget, { subject: Content; from: number; next?: number }>();
@@ -117,7 +122,15 @@ export async function searchBuffers(
     if (o.signal?.aborted) throw searchCancelled();
     const bytes = await read(t.name);
     const opening = performance.now();
-    const subject = openContent(t, bytes, o.matcher, o.windowBytes);
+    let subject: Content;
+    try {
+      subject = openContent(t, bytes, o.matcher, o.windowBytes);
+    } catch (e) {
+      // One buffer of binary bytes must not hide the matches of every other.
+      if (!(e instanceof NotText) || !t.skipIfNotText) throw e;
+      result.skipped.push([t.name, e.where]);
+      continue;
+    }
     o.onOpened?.(subject.size, performance.now() - opening);
     if (t.around) result.windows.set(t.name, { start: subject.base, end: subject.base + subject.size });
     const from = startOffset(t, subject);
@@ -161,7 +174,9 @@ async function countRest(
   const deadline = performance.now() + COUNT_MS;
   let budget = o.maxScanBytes - result.bytesScanned;
   let complete = true;
+  const skipped = new Set(result.skipped.map(([name]) => name));
   for (const t of targets) {
+    if (skipped.has(t.name)) continue;
     let seen = visited.get(t);
     if (!seen) {
       if (budget <= 0 || performance.now() > deadline) {
@@ -244,12 +259,18 @@ function linesWithin(bytes: Uint8Array, max: number): boolean {
   return bytes.length - start <= max;
 }
 
-function notUtf8(name: string, part: Uint8Array, lo: number, offset: number): UserError {
-  return new UserError(
-    `buffer ${JSON.stringify(name)} is not valid UTF-8: the first invalid byte is at offset ${lo + offset} ` +
-      `(bytes ${hexAround(part, offset)}): only text can be searched; leave it out of buffers, look at it with ` +
-      `show-buffer, or search-buffer near a match before that offset`,
-  );
+/** A buffer that is not UTF-8, so not text to search; `where` says where its first invalid byte is. */
+export class NotText extends UserError {
+  constructor(name: string, readonly where: string) {
+    super(
+      `buffer ${JSON.stringify(name)} is not valid UTF-8: ${where}: only text can be searched; leave it out of ` +
+        `buffers, look at it with show-buffer, or search-buffer near a match before that offset`,
+    );
+  }
+}
+
+function notUtf8(name: string, part: Uint8Array, lo: number, offset: number): NotText {
+  return new NotText(name, `the first invalid byte is at offset ${lo + offset} (bytes ${hexAround(part, offset)})`);
 }
 
 /** Validates and decodes a target's bytes (its window, when it has one), which it takes over (see `subjectOf`). */

@@ -111,6 +111,7 @@ const SEARCH_BUFFERS: FanOut = {
       resume_from_offset: Object.fromEntries(each.flatMap((p) => Object.entries(p.resume_from_offset))),
       ...(first.include_similarity ? similarityStats(matches) : {}),
       ...(each.some((p) => p.truncated_by_budget) ? { truncated_by_budget: true as const } : {}),
+      ...(each.some((p) => p.skipped_buffers) ? { skipped_buffers: each.flatMap((p) => p.skipped_buffers ?? []) } : {}),
     };
     // A host with matches or bytes left ends the page, as a buffer does in one search: pages follow scan order.
     const open = each.findIndex((p) => Object.keys(p.resume_from_offset).length > 0);
@@ -160,6 +161,7 @@ const HANDED_OUT: Readonly<Partial<Record<string, (s: Structured, host: string) 
       buffers: o.buffers.map(q),
       matches: o.matches.map((m) => ({ ...m, buffer: q(m.buffer) })),
       truncated_buffers: o.truncated_buffers.map(q),
+      ...(o.skipped_buffers ? { skipped_buffers: o.skipped_buffers.map(q) } : {}),
       resume_from_offset: Object.fromEntries(Object.entries(o.resume_from_offset).map(([k, v]) => [q(k), v])),
       ...(o.window ? { window: { ...o.window, buffer: q(o.window.buffer) } } : {}),
     };

@@ -72,7 +72,9 @@ export default defineTool({
         );
       }
     }
-    let targets: SearchTarget[] = names.map((name) => ({ name }));
+    // Searching every buffer, one that is not text is left out (and named), not the end of the search.
+    const skipIfNotText = !args.buffers;
+    let targets: SearchTarget[] = names.map((name) => ({ name, skipIfNotText }));
     if (args.resume_from_offset) {
       const resume = new Map(Object.entries(args.resume_from_offset));
       const known = new Set(names);
@@ -84,7 +86,7 @@ export default defineTool({
             `pass the same buffers as in the call that returned it`,
         );
       }
-      targets = names.filter((n) => resume.has(n)).map((name) => ({ name, from: resume.get(name) }));
+      targets = names.filter((n) => resume.has(n)).map((name) => ({ name, from: resume.get(name), skipIfNotText }));
     }
     return await search.runSearch(
       ctx,
