@@ -14,6 +14,7 @@ import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } f
 import { connect, startTmux, textOf } from "./helpers.ts";
 import { waitForPane, waitUntil } from "./pane_helpers.ts";
 import { envelope, rawServer } from "./raw_stdio.ts";
+import type { CallToolResult } from "../lib/sdk.ts";
 import {
   assertNowhere,
   BOTH,
@@ -439,4 +440,45 @@ Deno.test("pane: a timeout_ms longer than the call budget ends with the budget, 
     "tmux",
     ["--call-budget-ms", "2000"],
   );
+});
+
+Deno.test("pane, 2026 era: a retry whose answer is malformed says the client's answer was malformed, not that the human dismissed it", async () => {
+  const tmux = await startTmux("handoffmalformed");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
+  await Deno.writeTextFile(`${dir}/prog.sh`, CONFIRM_SCRIPT);
+  const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
+  const pane =
+    (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", `${dir}/prog.sh`))
+      .trim();
+  await waitForPane(tmux, pane, (text) => text.includes("[y/N]"), 30_000);
+  const s = rawServer(tmux.socketName);
+  try {
+    const meta = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } });
+    const args = { name: "request-input", arguments: { target: pane, prompt: "Overwrite?", timeout_ms: 60_000 } };
+    const answer = async (id: number) => {
+      for (;;) {
+        const m = JSON.parse(await s.line());
+        if (m.id === id) return m;
+      }
+    };
+    for (const [id, reply] of [[1, { action: "accept" }], [3, { action: "accept", content: { yes: "y" } }]] as const) {
+      await s.send({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: meta, ...args } });
+      const first = (await answer(id)).result as { resultType: string; requestState: string };
+      assertEquals(first.resultType, "input_required");
+      await s.send({
+        jsonrpc: "2.0",
+        id: id + 1,
+        method: "tools/call",
+        params: { _meta: meta, ...args, requestState: first.requestState, inputResponses: { q1: reply } },
+      });
+      const done = (await answer(id + 1)).result as CallToolResult;
+      assert(done.isError, JSON.stringify(done));
+      assertMatch(textOf(done), /^the client answered the form without a boolean "yes": nothing was typed/);
+    }
+    assert(!(await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("answer="));
+  } finally {
+    await s.stop();
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

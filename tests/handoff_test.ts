@@ -203,10 +203,20 @@ Deno.test("parking: a question ends the round with input_required; the retry res
   // One-shot: the first state is spent; a retry under another tool's name is refused.
   await rejects(parking.resume("tool", requestState, {}), /^UserError: Invalid or expired requestState/);
   await rejects(parking.resume("other", second.inputRequired.requestState, {}), /Invalid or expired requestState/);
-  // The refused retry did not spend it; a malformed answer counts as a cancel.
-  const last = await parking.resume("tool", second.inputRequired.requestState, { q2: { action: "accept" } });
-  assertEquals(last, { done: "answers true,cancel" });
+  // The refused retry did not spend it; a malformed answer (a form accepted without its field) fails the question
+  // as the client's, never reads as the human's cancel.
+  await rejects(
+    parking.resume("tool", second.inputRequired.requestState, { q2: { action: "accept" } }),
+    /^UserError: the client answered the form without a boolean "yes": nothing was typed/,
+  );
   assertEquals(parking.size, 0);
+  // So does a retry without an answer to the question.
+  const again = await parking.start("tool", asking(1, []));
+  assert("inputRequired" in again);
+  await rejects(
+    parking.resume("tool", again.inputRequired.requestState, {}),
+    /the client's retry carried no answer to the question \(inputResponses has no "q1"\)/,
+  );
 });
 
 Deno.test("parking: a retry that never comes answers the question with timeout", async () => {

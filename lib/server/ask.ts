@@ -102,7 +102,10 @@ export function elicitParams(q: FormQuestion | UrlQuestion, withId: boolean): Re
  */
 export function toAnswer(q: FormQuestion | UrlQuestion, reply: unknown): Answer {
   if (!isElicitReply(reply)) {
-    throw new UserError("the client's answer to the elicitation was malformed: nothing was typed");
+    throw new UserError(
+      "the client's answer to the elicitation was malformed: nothing was typed; ask the user in the chat, or call " +
+        "request-input again",
+    );
   }
   if (reply.action !== "accept") return { action: reply.action };
   if ("url" in q) return { action: "accept" };
@@ -197,8 +200,8 @@ interface Parked<R> {
   /** The question's key in `inputRequests`. */
   key: string;
   question: FormQuestion | UrlQuestion;
-  /** Answers the question the parked call awaits. */
-  answer(a: Answer): void;
+  /** Answers the question the parked call awaits (an Error: the client's answer could not be read). */
+  answer(a: Answer | Error): void;
   /** The round that the retry waits for. */
   next: PromiseWithResolvers<Round<R>>;
   /** The tool name the call was made with (a retry must repeat it). */
@@ -278,7 +281,8 @@ export class Parking<R> {
         following,
         answer: (a) => {
           signal.removeEventListener("abort", onAbort);
-          pending.resolve(a);
+          if (a instanceof Error) pending.reject(a);
+          else pending.resolve(a);
         },
         next: Promise.withResolvers<Round<R>>(),
         expiry: setTimeout(() => {
@@ -315,7 +319,7 @@ export class Parking<R> {
 
   /**
    * The retry of a parked call: answers its question from `responses` (a
-   * missing or malformed entry counts as a cancel) and resolves with the
+   * missing or malformed entry fails the question with a UserError saying so) and resolves with the
    * call's next round. One-shot: the state is forgotten at once. `progress` and `signal`: the retry's own; until
    * that round ends the call's progress goes to it, and its cancellation cancels the call.
    */
@@ -344,11 +348,18 @@ export class Parking<R> {
       }
     }
     if (parked.gaveUp) return parked.next.promise;
-    let a: Answer;
+    // A missing or malformed answer is the client's failure, said as such: not the human's cancel.
+    const reply = responses?.[parked.key];
+    let a: Answer | Error;
     try {
-      a = toAnswer(parked.question, responses?.[parked.key]);
-    } catch {
-      a = { action: "cancel" };
+      a = reply === undefined
+        ? new UserError(
+          `the client's retry carried no answer to the question (inputResponses has no "${parked.key}"): nothing ` +
+            "was typed; ask the user in the chat, or call request-input again",
+        )
+        : toAnswer(parked.question, reply);
+    } catch (e) {
+      a = e instanceof Error ? e : new UserError(String(e));
     }
     parked.answer(a);
     return parked.next.promise;
