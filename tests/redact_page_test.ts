@@ -98,6 +98,34 @@ Deno.test("search-panes: a secret cut by an excerpt's edge shows no piece", asyn
   });
 });
 
+Deno.test("search-buffer: a secret cut by a snippet's edge shows no piece, whichever edge and mode", async () => {
+  await withServer(async (mcp) => {
+    for (const s of SECRETS.slice(0, 3)) {
+      // The match sits right after the secret (before edge) or right before it (after edge), 8 bytes of context.
+      for (
+        const [content, query] of [
+          [filler(40) + " " + s.line + ";NEEDLE " + filler(40), "NEEDLE"],
+          [filler(40) + " NEEDLE=" + s.line + " " + filler(40), "NEEDLE"],
+        ]
+      ) {
+        await mcp.ok("set-buffer", { name: "snip", content });
+        for (const mode of ["literal", "regex"]) {
+          const r = await mcp.ok<{ matches: { snippet: string }[] }>("search-buffer", {
+            query,
+            mode,
+            buffers: ["snip"],
+            context_bytes: 8,
+          });
+          const snippet = r.matches[0].snippet;
+          assert(snippet.includes("NEEDLE"), `${s.kind} ${mode}: ${snippet}`);
+          assertEquals(longestPiece(snippet, s.value), 0, `${s.kind} ${mode}: ${snippet}`);
+          assert(!("cut" in r.matches[0]), "the cut tokens stay inside the server");
+        }
+      }
+    }
+  });
+});
+
 Deno.test("pages of a text: no piece of a secret at any edge, and every other byte exactly once", async () => {
   const redactor = await loadRedactor();
   const markers = /(\[redacted:[a-z0-9-]+:[0-9a-f]{8}\])\1*/g;

@@ -27,7 +27,7 @@
 import type { Matcher, Span } from "./matcher.ts";
 import { nextCodePoint } from "./matcher.ts";
 import { createLineCounter } from "./offsets.ts";
-import { snippetRange } from "./snippet.ts";
+import { cutTokens, snippetRange } from "./snippet.ts";
 import { similarity, wordCoverage } from "./similarity.ts";
 import type { Subject } from "./subject.ts";
 import { round4 } from "./round.ts";
@@ -91,6 +91,11 @@ export interface FoundMatch {
   context_end: number;
   snippet: string;
   similarity?: number;
+  /**
+   * The token the snippet's edges cut, outside it (before, after), for the redactor; not part of a tool's answer
+   * (runSearch takes it off). Absent when neither edge cuts one.
+   */
+  cut?: [before: string, after: string];
 }
 
 export interface ScanOptions {
@@ -160,6 +165,8 @@ function report(
     context_end: subject.base + hi,
     snippet: subject.textOf(lo, hi),
   };
+  const [before, after] = cutTokens(subject, lo, hi);
+  if (before || after) m.cut = [before, after];
   if (o.includeSimilarity) {
     const coverage = wordCoverage(subject, start, end);
     m.similarity = round4(similarity(coverage, matcher.caseDistance(subject.text, span)));

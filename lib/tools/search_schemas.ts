@@ -18,6 +18,9 @@ import { bufferName } from "./schemas.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
+import type { FoundMatch } from "../search/scan.ts";
+import { redactedSlicer } from "../text/redact_page.ts";
+import type { Redactor } from "../text/redact.ts";
 import { firstMatches, MAX_BUFFERS, similarityStats } from "./search_page.ts";
 import { largestFitting } from "../budget/page.ts";
 
@@ -106,6 +109,25 @@ export const searchOutput = z.object({
 /** What `runSearch` builds (a window only for a search near a match). */
 export type SearchOutput = z.infer<typeof searchOutput>;
 
+/**
+ * A match without its `cut` tokens, its snippet redacted with them when a token its edge cuts continues past it:
+ * a secret the edge cuts is judged whole and shows its marker (lib/text/redact_page.ts). The pipeline redacts
+ * every answer again; a marker stays as it is.
+ */
+function snippetRedacted(m: FoundMatch & { buffer: string }, redactor: Redactor | undefined) {
+  const { cut, ...match } = m;
+  if (!cut || !redactor) return match;
+  const [before, after] = cut;
+  const page = redactedSlicer(
+    redactor,
+    before + match.snippet + after,
+    0,
+    before.length + match.snippet.length + after.length,
+    0,
+  );
+  return { ...match, snippet: page(before.length, before.length + match.snippet.length) };
+}
+
 /** The query arguments after validation. */
 export interface QueryArgs {
   query: string;
@@ -160,7 +182,7 @@ export async function runSearch(
     total_is_partial: !r.totalComplete || earlier,
     buffers_scanned: r.buffersScanned,
     bytes_scanned_total: r.bytesScanned,
-    matches: r.matches,
+    matches: r.matches.map((m) => snippetRedacted(m, ctx.redactor)),
     truncated_buffers: r.truncated.map(([name]) => name),
     // fromEntries defines own properties, so a buffer named "__proto__" stays a key.
     resume_from_offset: Object.fromEntries(r.truncated),
