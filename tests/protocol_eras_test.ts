@@ -207,3 +207,52 @@ Deno.test("SDK clients of both eras: the v2 client over 2026-07-28, the 2025 cli
     await tmux.kill();
   }
 });
+
+Deno.test("JSON-RPC batches: answered as a batch on a 2025-03-26 connection, refused in one line after it", async () => {
+  const tmux = await startTmux("batches");
+  try {
+    const old = rawServer(tmux.socketName);
+    try {
+      const init = await old.initialize("2025-03-26");
+      assertEquals((init.result as { protocolVersion: string }).protocolVersion, "2025-03-26");
+      // Requests and a notification in one batch: one array with an answer per request, in the batch's order.
+      await old.send([
+        { jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "list", arguments: { what: "sessions" } } },
+        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "x", progress: 1 } },
+        { jsonrpc: "2.0", id: 7, method: "ping" },
+      ]);
+      const replies = JSON.parse(await old.line()) as { id: unknown; result?: { structuredContent?: unknown } }[];
+      assert(Array.isArray(replies), JSON.stringify(replies));
+      assertEquals(replies.map((r) => r.id), ["a", 7]);
+      assert(JSON.stringify(replies[0].result?.structuredContent).includes('"session_name":"main"'));
+      // Only notifications: no answer at all (the next line is the next request's).
+      await old.send([{
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "x", progress: 2 },
+      }]);
+      await old.send({ jsonrpc: "2.0", id: 8, method: "ping" });
+      assertEquals((await old.next()).id, 8);
+      // An empty batch is one Invalid Request error.
+      await old.sendRaw("[]");
+      const empty = await old.next();
+      assertEquals([empty.id, (empty.error as { code: number }).code], [null, -32600]);
+    } finally {
+      await old.stop();
+    }
+    const later = rawServer(tmux.socketName);
+    try {
+      await later.initialize("2025-06-18");
+      await later.send([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
+      const refused = await later.next();
+      assertEquals([refused.id, (refused.error as { code: number }).code], [null, -32600]);
+      assertMatch((refused.error as { message: string }).message, /batches .*2025-06-18.*one message per line/);
+      await later.send({ jsonrpc: "2.0", id: 2, method: "ping" });
+      assertEquals((await later.next()).id, 2);
+    } finally {
+      await later.stop();
+    }
+  } finally {
+    await tmux.kill();
+  }
+});

@@ -244,6 +244,16 @@ function idOf(json: unknown): RequestId | undefined {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
 }
 
+/** The one MCP revision whose clients may send JSON-RPC batches (2025-06-18 removed them). */
+const BATCH_VERSION = "2025-03-26";
+
+/** A JSON-RPC batch's requests: their ids in order, those still unanswered, and the answers so far. */
+interface Batch {
+  order: RequestId[];
+  waiting: Set<RequestId>;
+  replies: Map<RequestId, unknown>;
+}
+
 /** See the module documentation. */
 export class LinearStdioTransport implements Transport {
   onclose?: () => void;
@@ -270,6 +280,10 @@ export class LinearStdioTransport implements Transport {
   #waiting = false;
   /** The ids under which messages answered early were handed to the SDK: its answers are dropped. */
   #replayed = new Set<string>();
+  /** The protocol revision the SDK negotiated at `initialize` (it tells its transport), once it has. */
+  #version?: string;
+  /** Requests of a JSON-RPC batch not answered yet, each with its batch (see {@linkcode BATCH_VERSION}). */
+  #batchOf = new Map<RequestId, Batch>();
 
   // The message being assembled: chunks not yet joined.
   #chunks: Uint8Array[] = [];
@@ -367,7 +381,10 @@ export class LinearStdioTransport implements Transport {
         if ("id" in message) {
           if (awaitsAnswer(message.method)) this.#unanswered.add(message.id);
         } else if (message.method === "notifications/cancelled") {
-          this.#answered((message.params as { requestId?: RequestId } | undefined)?.requestId);
+          const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+          this.#answered(id);
+          // A cancelled request gets no answer (the SDK sends none): its batch goes out without it.
+          if (id !== undefined) this.#toBatch(id);
         }
       }
     } else if ("id" in message && !("method" in message)) this.#answered(message.id);
@@ -439,8 +456,65 @@ export class LinearStdioTransport implements Transport {
       void this.#sendError(id ?? null, -32700, "Message is not valid JSON");
       return;
     }
+    if (Array.isArray(json)) return this.#batch(json, size);
     if (this.#started) return this.#dispatch(json, size);
     this.#early(json);
+  }
+
+  /** Called by the SDK once `initialize` has negotiated the protocol revision. */
+  setProtocolVersion(version: string): void {
+    this.#version = version;
+  }
+
+  /**
+   * A JSON-RPC batch: on a connection at {@linkcode BATCH_VERSION} each message is handled as if it came alone and
+   * the answers to its requests go out together, as one array in the batch's order (none for notifications only);
+   * refused in one line otherwise.
+   */
+  #batch(items: unknown[], size: number): void {
+    // Answered in a batch only once the SDK serves (2025-03-26's handshake is its own, never answered early).
+    if (this.#version !== BATCH_VERSION || !this.#started) {
+      this.#opts.onWarning?.("refused a JSON-RPC batch", { bytes: size });
+      void this.#sendError(
+        null,
+        -32600,
+        `JSON-RPC batches are part of MCP ${BATCH_VERSION} only${
+          this.#version ? ` (this connection: ${this.#version})` : ""
+        }: send one message per line`,
+      );
+      return;
+    }
+    if (items.length === 0) {
+      return void this.#sendError(null, -32600, "Empty JSON-RPC batch: send at least one message");
+    }
+    const batch: Batch = { order: [], waiting: new Set(), replies: new Map() };
+    for (const item of items) {
+      const id = idOf(item);
+      if (id === undefined || (item as { method?: unknown }).method === undefined || this.#batchOf.has(id)) continue;
+      batch.order.push(id);
+      batch.waiting.add(id);
+      this.#batchOf.set(id, batch);
+    }
+    for (const item of items) this.#dispatch(item, 0);
+    this.#flush(batch);
+  }
+
+  /** A batch's answer for request `id` (undefined: it was cancelled and gets none); true if `id` is a batch's. */
+  #toBatch(id: RequestId, reply?: unknown): boolean {
+    const batch = this.#batchOf.get(id);
+    if (!batch) return false;
+    this.#batchOf.delete(id);
+    batch.waiting.delete(id);
+    if (reply !== undefined) batch.replies.set(id, reply);
+    this.#flush(batch);
+    return true;
+  }
+
+  #flush(batch: Batch): void {
+    if (batch.waiting.size > 0 || batch.order.length === 0) return;
+    const replies = batch.order.map((id) => batch.replies.get(id)).filter((r) => r !== undefined);
+    batch.order = [];
+    if (replies.length > 0) void this.#write(JSON.stringify(replies) + "\n").catch(() => {});
   }
 
   /** A message read before start(): answered early, a direct call, or held for the SDK (see `early`). */
@@ -474,6 +548,8 @@ export class LinearStdioTransport implements Transport {
     }
     this.#held.push({ json, early: true });
     if (answer === "taken") return;
+    const version = (answer.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    if ((json as { method?: unknown }).method === "initialize" && typeof version === "string") this.#version = version;
     const id = (json as { id: RequestId }).id;
     this.#unanswered.add(id);
     void this.send({ result: answer.result, jsonrpc: "2.0", id } as JSONRPCMessage).catch(() => {});
@@ -567,6 +643,7 @@ export class LinearStdioTransport implements Transport {
   }
 
   #sendError(id: RequestId | null, code: number, message: string): Promise<void> {
+    if (id !== null && this.#toBatch(id, { jsonrpc: "2.0", id, error: { code, message } })) return Promise.resolve();
     // id null is valid JSON-RPC for errors whose request id is unknown.
     return this.#write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n");
   }
@@ -576,6 +653,9 @@ export class LinearStdioTransport implements Transport {
       return Promise.resolve(); // the SDK's answer to a request answered early
     }
     this.#track(message, false);
+    if ("id" in message && !("method" in message) && this.#toBatch(message.id as RequestId, message)) {
+      return Promise.resolve();
+    }
     return this.#write(JSON.stringify(message) + "\n");
   }
 
