@@ -65,14 +65,14 @@ const count = z.number().int().min(0);
 
 const matchSchema = z.object({
   buffer: z.string(),
-  offset_bytes: count.describe("UTF-8 byte offset in the buffer"),
-  match_len: count.describe("in UTF-8 bytes"),
-  line: z.number().int().min(1).describe("1-based, of the match start"),
-  context_start: count.describe("where the snippet starts"),
-  context_end: count.describe("where the snippet ends"),
-  snippet: z.string().describe("[context_start, context_end) as text, whole characters"),
+  offset_bytes: count.describe("UTF-8 byte offset of the match in the buffer"),
+  match_len: count.describe("length of the match in UTF-8 bytes"),
+  line: z.number().int().min(1).describe("1-based line of the match start"),
+  context_start: count.describe("buffer offset where the snippet starts"),
+  context_end: count.describe("buffer offset where the snippet ends"),
+  snippet: z.string().describe("bytes [context_start, context_end) as text; never cuts a character"),
   similarity: z.number().min(0).max(1).optional()
-    .describe("include_similarity only; 1: an exact-case whole word, less inside a word or in another case"),
+    .describe("include_similarity only; 1: an exact-case whole word (docs: tools.md)"),
 });
 
 /** The window a search near a match searched (present exactly then). */
@@ -87,22 +87,22 @@ export const searchOutput = z.object({
   max_matches: count,
   max_scan_bytes: count,
   include_similarity: z.boolean(),
-  buffers: z.array(z.string()).describe("searched, in scan order"),
-  total_matches: count.describe("in the whole buffers, this page's included"),
-  total_is_partial: z.boolean().describe("true: a lower bound (max_scan_bytes or time ran out)"),
+  buffers: z.array(z.string()).describe("the buffers searched, in scan order"),
+  total_matches: count.describe("in the whole buffers searched, this page's included"),
+  total_is_partial: z.boolean().describe("true: total_matches is a lower bound (max_scan_bytes or time ran out)"),
   buffers_scanned: count,
   bytes_scanned_total: count,
   matches: z.array(matchSchema),
   truncated_buffers: z.array(z.string())
-    .describe("with matches or bytes left"),
+    .describe("buffers with matches or bytes left; empty when the search is complete"),
   resume_from_offset: z.record(z.string(), count)
-    .describe("pass back to get the remaining matches"),
+    .describe("pass back as resume_from_offset to get the remaining matches"),
   max_similarity: z.number().min(0).max(1).nullable().optional()
-    .describe("null: no matches"),
+    .describe("include_similarity only"),
   avg_similarity: z.number().min(0).max(1).nullable().optional()
-    .describe("null: no matches"),
-  truncated_by_budget: z.literal(true).optional().describe("cut to fit the budget"),
-  skipped_buffers: z.array(z.string()).optional().describe("not UTF-8, not searched"),
+    .describe("include_similarity only"),
+  truncated_by_budget: z.literal(true).optional().describe("present when cut to fit"),
+  skipped_buffers: z.array(z.string()).optional().describe("present: not UTF-8, not searched"),
   window: windowSchema.optional().describe("with near only"),
 });
 
