@@ -183,7 +183,7 @@ const NO_NOTIFICATIONS: CallExtra["sendNotification"] = () => Promise.resolve();
  * runs answer `running` at the budget itself, and need a moment to say so. An inner call of a batch is cut half as
  * late, so that the batch can still answer with the calls it made.
  */
-const CUT_AFTER_BUDGET_MS = 1000;
+const CUT_AFTER_BUDGET_MS = 2000;
 
 /** `ask` with `cut`'s clock stopped while a question waits for the human (a 2026-era round: between requests). */
 function pausedWhileAsking(ask: Asker, cut: PausableTimeout): Asker {
