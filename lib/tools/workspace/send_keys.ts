@@ -4,14 +4,11 @@ import { defineTool } from "../declared.ts";
 import { isKeyName, KEY_NAME_HELP, tmuxKeyName } from "../../tmux/keys.ts";
 import { chunkText, packCommands } from "../../tmux/batch.ts";
 import { UserError } from "../../errors.ts";
-import { resolvedShape } from "./common.ts";
+import { FACTS_ONLY, refuseDeadPane, resolvedShape } from "./common.ts";
 import { resolve } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { keysWarning, paneReadCounts } from "../../exec/keys_warning.ts";
-
-/** The least command to run with the target's resolution, when only the pane's facts are wanted. */
-const FACTS_ONLY = (t: string) => ["display-message", "-p", "-t", t, "."];
 
 /** Keys that end a line, lower-cased (tmux reads key names case-insensitively): after them a program may prompt. */
 const LINE_ENDS = new Set(["enter", "c-m", "c-j"]);
@@ -53,10 +50,13 @@ export default defineTool({
     const names = [...(keys ?? []), ...(enter ? ["Enter"] : [])];
     if (!text && names.length === 0) throw new UserError("nothing to send: give text, keys or enter: true");
     const submitted = names.length > 0 ? LINE_ENDS.has(names.at(-1)!.toLowerCase()) : /[\r\n]$/.test(text ?? "");
-    // A submitted line is watched: its pane's facts (the first process) come with the target, in the same call.
-    const { read, ...t } = await resolve(ctx, target, submitted ? FACTS_ONLY : undefined);
+    // The pane's facts come with the target, in the same call: whether it is dead, and for a submitted line (which
+    // is watched) its first process.
+    const resolved = await resolve(ctx, target, FACTS_ONLY);
+    refuseDeadPane(resolved);
+    const { read, ...t } = resolved;
     await refuseSelfInput(ctx.tmux, t.pane_id, { text, keys, enter }, { signal: ctx.signal });
-    const before = read && paneReadCounts(ctx.tmux, read.pane.pid);
+    const before = submitted ? paneReadCounts(ctx.tmux, read?.pane.pid) : undefined;
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
     if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names.map(tmuxKeyName)]);
     for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });
