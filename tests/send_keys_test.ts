@@ -125,6 +125,25 @@ Deno.test("send-keys and paste-text refuse a dead pane (remain-on-exit): tmux 3.
   });
 });
 
+Deno.test("send-keys into a pane in copy mode leaves the mode, then types to the program, and says so", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "cat");
+    await tmux.tmux("copy-mode", "-t", pane);
+    // Space and C-c are bound in copy mode: tmux refused their commands for the read-only control client.
+    const r = await mcp.ok<{ warnings?: { kind: string; message: string }[] }>("send-keys", {
+      target: pane,
+      text: "a b",
+      enter: true,
+    });
+    assertEquals(r.warnings?.[0], { kind: "left_mode", message: `pane ${pane} was in copy-mode: left it, then typed` });
+    assertEquals(await tmuxFormat(tmux, pane, "#{pane_in_mode}"), "0");
+    await waitForPane(tmux, pane, /a b\na b/);
+    await tmux.tmux("copy-mode", "-t", pane);
+    await mcp.ok("send-keys", { target: pane, keys: ["C-c"] });
+    await waitUntil("cat to end", async () => await tmuxFormat(tmux, pane, "#{pane_current_command}") !== "cat");
+  });
+});
+
 Deno.test("paste-text pastes multi-line text into cat and leaves no buffer behind", async () => {
   await withServer(async (mcp, tmux) => {
     const dir = await tempDir();

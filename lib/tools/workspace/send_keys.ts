@@ -43,7 +43,7 @@ export default defineTool({
     ...resolvedShape,
     text_bytes: z.number().int().describe("UTF-8 bytes of text typed"),
     keys: z.number().int().describe("number of keys pressed, Enter included"),
-    warnings: warningsSchema.optional().describe("present at an input prompt"),
+    warnings: warningsSchema.optional().describe("at a prompt, or mode left"),
   }),
   secrets: ["text", "keys"],
   async handler({ target, text, keys, enter }, ctx) {
@@ -59,14 +59,20 @@ export default defineTool({
     const before = submitted ? paneReadCounts(ctx.tmux, read?.pane.pid) : undefined;
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
     if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names.map(tmuxKeyName)]);
+    // A pane in a mode (copy mode…) reads keys through the mode's key table, whose commands tmux refuses for the
+    // read-only control client ("client is read-only"), so keys were lost or the call failed: leave the mode first.
+    const mode = read?.pane.in_mode ? read.pane.mode || "copy-mode" : undefined;
+    if (mode) commands.unshift(["copy-mode", "-q", "-t", t.pane_id]);
     for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });
     const warning = await keysWarning(ctx.tmux, t.pane_id, submitted, ctx.signal, before);
+    const left = mode && { kind: "left_mode", message: `pane ${t.pane_id} was in ${mode}: left it, then typed` };
+    const warnings = [...(left ? [left] : []), ...(warning ? [warning] : [])];
     return {
       structured: {
         ...t,
         text_bytes: new TextEncoder().encode(text ?? "").length,
         keys: names.length,
-        ...(warning ? { warnings: [warning] } : {}),
+        ...(warnings.length ? { warnings } : {}),
       },
     };
   },
