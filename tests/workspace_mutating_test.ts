@@ -445,3 +445,14 @@ Deno.test("new and rename: a refused window name is called a name, not a session
     }
   });
 });
+
+Deno.test("resize-pane: zoom of a window's only pane says it did not zoom, not 'already'", async () => {
+  await withServer(async (mcp) => {
+    const r = await mcp.ok<{ zoomed: boolean; changed: boolean; note?: string }>("resize-pane", {
+      target: "main",
+      zoom: true,
+    });
+    assertEquals([r.zoomed, r.changed], [false, false]);
+    assertMatch(r.note ?? "", /^nothing changed: pane %\d+ is not zoomed: it is its window's only pane$/);
+  });
+});
