@@ -111,6 +111,39 @@ Deno.test("send-keys refuses unknown key names instead of typing them", async ()
   });
 });
 
+Deno.test("send-keys and paste-text refuse a dead pane (remain-on-exit): tmux 3.3a's paste into one crashed the server", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("set-option", "-g", "remain-on-exit", "on");
+    const pane = await newPane(tmux, "true");
+    await waitUntil("the pane to die", async () => await tmuxFormat(tmux, pane, "#{pane_dead}") === "1");
+    const dead = new RegExp(`pane ${pane} is dead .*nothing was typed; restart it with respawn-pane`);
+    assertMatch(await mcp.err("paste-text", { target: pane, text: "echo hi\n" }), dead);
+    assertMatch(await mcp.err("send-keys", { target: pane, text: "hi" }), dead);
+    assertMatch(await mcp.err("send-keys", { target: pane, keys: ["C-c"], enter: true }), dead);
+    // The server lives on with every session.
+    assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+  });
+});
+
+Deno.test("send-keys into a pane in copy mode leaves the mode, then types to the program, and says so", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "cat");
+    await tmux.tmux("copy-mode", "-t", pane);
+    // Space and C-c are bound in copy mode: tmux refused their commands for the read-only control client.
+    const r = await mcp.ok<{ warnings?: { kind: string; message: string }[] }>("send-keys", {
+      target: pane,
+      text: "a b",
+      enter: true,
+    });
+    assertEquals(r.warnings?.[0], { kind: "left_mode", message: `pane ${pane} was in copy-mode: left it, then typed` });
+    assertEquals(await tmuxFormat(tmux, pane, "#{pane_in_mode}"), "0");
+    await waitForPane(tmux, pane, /a b\na b/);
+    await tmux.tmux("copy-mode", "-t", pane);
+    await mcp.ok("send-keys", { target: pane, keys: ["C-c"] });
+    await waitUntil("cat to end", async () => await tmuxFormat(tmux, pane, "#{pane_current_command}") !== "cat");
+  });
+});
+
 Deno.test("paste-text pastes multi-line text into cat and leaves no buffer behind", async () => {
   await withServer(async (mcp, tmux) => {
     const dir = await tempDir();

@@ -430,3 +430,29 @@ Deno.test("tiers: readonly serves none of these tools, mutating none of the kill
     }
   }, DESTRUCTIVE);
 });
+
+Deno.test("new and rename: a refused window name is called a name, not a session name", async () => {
+  await withServer(async (mcp) => {
+    for (
+      const [tool, args] of [["new", { what: "window", target: "main" }], ["rename", {
+        what: "window",
+        target: "main",
+      }]] as const
+    ) {
+      const msg = await mcp.err(tool, { ...args, name: "@2" });
+      assertMatch(msg, /name: name must not start with '-', '\$', '@', '%' or '='/);
+      assert(!msg.includes("session"), msg);
+    }
+  });
+});
+
+Deno.test("resize-pane: zoom of a window's only pane says it did not zoom, not 'already'", async () => {
+  await withServer(async (mcp) => {
+    const r = await mcp.ok<{ zoomed: boolean; changed: boolean; note?: string }>("resize-pane", {
+      target: "main",
+      zoom: true,
+    });
+    assertEquals([r.zoomed, r.changed], [false, false]);
+    assertMatch(r.note ?? "", /^nothing changed: pane %\d+ is not zoomed: it is its window's only pane$/);
+  });
+});

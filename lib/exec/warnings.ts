@@ -119,8 +119,8 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
   if (pane.in_mode) {
     out.push({
       kind: "copy_mode",
-      message: `pane ${id} is in ${pane.mode || "copy mode"}: the screen shows scrollback, not live output, and ` +
-        `keys go to the mode; leave it with send-keys q (or tmux copy-mode -q) before typing`,
+      message: `pane ${id} is in ${pane.mode || "copy mode"}: the screen shows scrollback, not live output; ` +
+        `send-keys leaves the mode before typing, so keys reach the program`,
     });
   }
   const last = lastLine(screen);

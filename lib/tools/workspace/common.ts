@@ -16,7 +16,8 @@ import { absolutePath } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import { requireDirectory } from "../../policy/files.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
-import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, TmuxError } from "../../tmux/executor.ts";
+import type { ResolvedTarget } from "../../tmux/target.ts";
 import { parseRow, rowFormat, type RowSpec } from "../../tmux/rows.ts";
 
 // deno-lint-ignore no-control-regex
@@ -26,20 +27,35 @@ const CONTROL = /[\x00-\x1f\x7f]/;
  * A session or window name. tmux silently rewrites ':' and '.' (they
  * separate target parts) and doubles '\'; a leading '-', '$', '@', '%' or
  * '=' would make the name unusable or ambiguous as a target. `#` is fine:
- * tools escape it.
+ * tools escape it. The messages say "name", not which kind: a family tool
+ * (`new`, `rename`) checks one schema for the name of either kind.
  */
-function objectName(kind: "session" | "window") {
-  return z.string()
-    .min(1, `${kind} name must not be empty`)
-    .max(128, `${kind} name is longer than 128 characters`)
-    .refine((s) => !CONTROL.test(s), `${kind} name must not contain control characters`)
-    .refine((s) => !/[:.]/.test(s), `${kind} name must not contain ':' or '.' (tmux uses them in targets)`)
-    .refine((s) => !s.includes("\\"), `${kind} name must not contain '\\' (tmux would store it doubled)`)
-    .refine((s) => !/^[-$@%=]/.test(s), `${kind} name must not start with '-', '$', '@', '%' or '='`);
-}
+const objectName = z.string()
+  .min(1, "name must not be empty")
+  .max(128, "name is longer than 128 characters")
+  .refine((s) => !CONTROL.test(s), "name must not contain control characters")
+  .refine((s) => !/[:.]/.test(s), "name must not contain ':' or '.' (tmux uses them in targets)")
+  .refine((s) => !s.includes("\\"), "name must not contain '\\' (tmux would store it doubled)")
+  .refine((s) => !/^[-$@%=]/.test(s), "name must not start with '-', '$', '@', '%' or '='");
 
-export const sessionName = objectName("session");
-export const windowName = objectName("window");
+export const sessionName = objectName;
+export const windowName = objectName;
+
+/** The least command to run with a target's resolution, when only the pane's facts are wanted (a `targetRead`). */
+export const FACTS_ONLY = (t: string): TmuxArg[] => ["display-message", "-p", "-t", t, "."];
+
+/**
+ * Refuses input for a dead pane (remain-on-exit keeps it after its program ended), given a target resolved with
+ * its facts: typed keys go nowhere, and tmux 3.3a's paste-buffer into such a pane crashes the tmux server.
+ */
+export function refuseDeadPane(t: ResolvedTarget): void {
+  if (t.read?.pane.dead) {
+    throw new UserError(
+      `pane ${t.pane_id} is dead (its program exited; remain-on-exit keeps it): nothing was typed; ` +
+        "restart it with respawn-pane or remove it with kill",
+    );
+  }
+}
 
 /** Start directory of a new pane. */
 export const startDir = absolutePath.describe("absolute start directory");

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { pasteBytes } from "../../buffers/paste.ts";
-import { resolvedShape } from "./common.ts";
+import { FACTS_ONLY, refuseDeadPane, resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 
@@ -13,6 +13,7 @@ export default defineTool({
   tier: "mutating",
   smallResult: true,
   target: "pane",
+  targetRead: FACTS_ONLY,
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
@@ -21,7 +22,8 @@ export default defineTool({
   output: z.object({ ...resolvedShape, bytes: z.number().int().describe("UTF-8 bytes pasted") }),
   secrets: ["text"],
   async handler({ text, bracketed }, ctx) {
-    const t = resolvedTarget(ctx);
+    const { read, ...t } = resolvedTarget(ctx);
+    refuseDeadPane({ read, ...t });
     await refuseSelfInput(ctx.tmux, t.pane_id, { text }, { signal: ctx.signal });
     const bytes = new TextEncoder().encode(text);
     await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, signal: ctx.signal });

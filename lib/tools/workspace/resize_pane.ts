@@ -33,7 +33,7 @@ export default defineTool({
     height: z.number().int(),
     zoomed: z.boolean(),
     ...changedShape,
-    note: z.string().optional().describe("present when a size was not reached"),
+    note: z.string().optional().describe("when a size or zoom was not reached"),
   }),
   secrets: [],
   async handler({ target, width, height, zoom }, ctx) {
@@ -57,9 +57,13 @@ export default defineTool({
     const changed = size.width !== before.width || size.height !== before.height || size.zoomed !== before.zoomed;
     // tmux accepts a size it cannot give (a window's only pane fills the window) and says nothing.
     const missed = (width !== undefined && size.width !== width) || (height !== undefined && size.height !== height);
+    // tmux does not zoom a window's only pane either, and says nothing.
+    const unzoomable = zoom === true && !size.zoomed;
     const note = missed
       ? `${changed ? "" : "nothing changed: "}pane ${t.pane_id} is ${size.width}x${size.height}; a pane cannot ` +
         "outgrow its window or shrink its neighbours below their minimum (a window's only pane fills it)"
+      : unzoomable
+      ? `${changed ? "" : "nothing changed: "}pane ${t.pane_id} is not zoomed: it is its window's only pane`
       : undefined;
     const structured = { ...t, ...size, changed, ...(note ? { note } : {}) };
     if (note) return { structured };

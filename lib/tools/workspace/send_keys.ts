@@ -4,14 +4,11 @@ import { defineTool } from "../declared.ts";
 import { isKeyName, KEY_NAME_HELP, tmuxKeyName } from "../../tmux/keys.ts";
 import { chunkText, packCommands } from "../../tmux/batch.ts";
 import { UserError } from "../../errors.ts";
-import { resolvedShape } from "./common.ts";
+import { FACTS_ONLY, refuseDeadPane, resolvedShape } from "./common.ts";
 import { resolve } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { keysWarning, paneReadCounts } from "../../exec/keys_warning.ts";
-
-/** The least command to run with the target's resolution, when only the pane's facts are wanted. */
-const FACTS_ONLY = (t: string) => ["display-message", "-p", "-t", t, "."];
 
 /** Keys that end a line, lower-cased (tmux reads key names case-insensitively): after them a program may prompt. */
 const LINE_ENDS = new Set(["enter", "c-m", "c-j"]);
@@ -46,27 +43,36 @@ export default defineTool({
     ...resolvedShape,
     text_bytes: z.number().int().describe("UTF-8 bytes of text typed"),
     keys: z.number().int().describe("number of keys pressed, Enter included"),
-    warnings: warningsSchema.optional().describe("present at an input prompt"),
+    warnings: warningsSchema.optional().describe("at a prompt, or mode left"),
   }),
   secrets: ["text", "keys"],
   async handler({ target, text, keys, enter }, ctx) {
     const names = [...(keys ?? []), ...(enter ? ["Enter"] : [])];
     if (!text && names.length === 0) throw new UserError("nothing to send: give text, keys or enter: true");
     const submitted = names.length > 0 ? LINE_ENDS.has(names.at(-1)!.toLowerCase()) : /[\r\n]$/.test(text ?? "");
-    // A submitted line is watched: its pane's facts (the first process) come with the target, in the same call.
-    const { read, ...t } = await resolve(ctx, target, submitted ? FACTS_ONLY : undefined);
+    // The pane's facts come with the target, in the same call: whether it is dead, and for a submitted line (which
+    // is watched) its first process.
+    const resolved = await resolve(ctx, target, FACTS_ONLY);
+    refuseDeadPane(resolved);
+    const { read, ...t } = resolved;
     await refuseSelfInput(ctx.tmux, t.pane_id, { text, keys, enter }, { signal: ctx.signal });
-    const before = read && paneReadCounts(ctx.tmux, read.pane.pid);
+    const before = submitted ? paneReadCounts(ctx.tmux, read?.pane.pid) : undefined;
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
     if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names.map(tmuxKeyName)]);
+    // A pane in a mode (copy mode…) reads keys through the mode's key table, whose commands tmux refuses for the
+    // read-only control client ("client is read-only"), so keys were lost or the call failed: leave the mode first.
+    const mode = read?.pane.in_mode ? read.pane.mode || "copy-mode" : undefined;
+    if (mode) commands.unshift(["copy-mode", "-q", "-t", t.pane_id]);
     for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });
     const warning = await keysWarning(ctx.tmux, t.pane_id, submitted, ctx.signal, before);
+    const left = mode && { kind: "left_mode", message: `pane ${t.pane_id} was in ${mode}: left it, then typed` };
+    const warnings = [...(left ? [left] : []), ...(warning ? [warning] : [])];
     return {
       structured: {
         ...t,
         text_bytes: new TextEncoder().encode(text ?? "").length,
         keys: names.length,
-        ...(warning ? { warnings: [warning] } : {}),
+        ...(warnings.length ? { warnings } : {}),
       },
     };
   },
