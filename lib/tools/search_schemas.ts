@@ -102,7 +102,7 @@ export const searchOutput = z.object({
   avg_similarity: z.number().min(0).max(1).nullable().optional()
     .describe("include_similarity only"),
   truncated_by_budget: z.literal(true).optional().describe("present when cut to fit"),
-  skipped_buffers: z.array(z.string()).optional().describe("present: not UTF-8, not searched"),
+  skipped_buffers: z.array(z.string()).optional().describe("present: not UTF-8"),
   window: windowSchema.optional().describe("with near only"),
 });
 

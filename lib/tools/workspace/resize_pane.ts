@@ -33,7 +33,7 @@ export default defineTool({
     height: z.number().int(),
     zoomed: z.boolean(),
     ...changedShape,
-    note: z.string().optional().describe("when a size or zoom was not reached"),
+    note: z.string().optional().describe("present when a size or zoom was not reached"),
   }),
   secrets: [],
   async handler({ target, width, height, zoom }, ctx) {

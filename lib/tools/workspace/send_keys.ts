@@ -43,7 +43,7 @@ export default defineTool({
     ...resolvedShape,
     text_bytes: z.number().int().describe("UTF-8 bytes of text typed"),
     keys: z.number().int().describe("number of keys pressed, Enter included"),
-    warnings: warningsSchema.optional().describe("at a prompt, or mode left"),
+    warnings: warningsSchema.optional().describe("present at a prompt or a mode left"),
   }),
   secrets: ["text", "keys"],
   async handler({ target, text, keys, enter }, ctx) {
