@@ -11,7 +11,7 @@
  * screen and history. Runs in both protocol eras (TMUX_MCP_TEST_ERA).
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
-import { connect, startTmux, textOf } from "./helpers.ts";
+import { connect, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
 import { waitForPane, waitUntil } from "./pane_helpers.ts";
 import { envelope, rawServer } from "./raw_stdio.ts";
 import type { CallToolResult } from "../lib/sdk.ts";
@@ -264,15 +264,36 @@ Deno.test("pane: send-keys points at request-input when its keys meet a password
   });
 });
 
-Deno.test("pane, 2026 era: a parked call's progress goes to the retry that follows it, never to a request already answered", async () => {
-  const tmux = await startTmux("handoffprogress");
+/** A raw 2026-era connection to a server whose workspace has a pane at `script`'s prompt (`shows`). */
+interface Parked {
+  tmux: TmuxFixture;
+  pane: string;
+  s: ReturnType<typeof rawServer>;
+  /** Every message the server wrote, in order. */
+  seen: Record<string, unknown>[];
+  /** The reply to request `id`, once it came. */
+  reply(id: number): Promise<Record<string, unknown>>;
+  /** The progress notifications sent under `token`. */
+  progressOf(token: string): Record<string, unknown>[];
+  /** A request-input call's params for the pane, with the 2026 envelope (`capability`: the elicitation mode). */
+  call(extra?: Record<string, unknown>, progressToken?: string): Record<string, unknown>;
+}
+
+async function withParked(
+  label: string,
+  script: string,
+  shows: string,
+  capability: Record<string, unknown>,
+  fn: (p: Parked) => Promise<void>,
+): Promise<void> {
+  const tmux = await startTmux(label);
   const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
-  const path = `${dir}/prog.sh`;
-  await Deno.writeTextFile(path, SECRET_SCRIPT);
+  await Deno.writeTextFile(`${dir}/prog.sh`, script);
   const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
-  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", path))
-    .trim();
-  await waitForPane(tmux, pane, (text) => text.includes("Password:"), 30_000);
+  const pane =
+    (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", `${dir}/prog.sh`))
+      .trim();
+  await waitForPane(tmux, pane, (text) => text.includes(shows), 30_000);
   const s = rawServer(tmux.socketName);
   const seen: Record<string, unknown>[] = [];
   const reading = (async () => {
@@ -282,37 +303,49 @@ Deno.test("pane, 2026 era: a parked call's progress goes to the retry that follo
       seen.push(JSON.parse(line));
     }
   })();
-  const progressOf = (token: string) =>
-    seen.filter((m) =>
-      m.method === "notifications/progress" && (m.params as Record<string, unknown>).progressToken === token
-    );
-  const reply = (id: number) =>
-    waitUntil(`the reply to ${id}`, () => Promise.resolve(seen.find((m) => m.id === id)), 30_000);
   try {
-    const meta = (progressToken: string) =>
-      envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } }, progressToken });
-    const args = { name: "request-input", arguments: { target: pane, prompt: "Enter it", timeout_ms: 60_000 } };
-    await s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: meta("first"), ...args } });
-    const first = (await reply(1)).result as Record<string, unknown>;
+    await fn({
+      tmux,
+      pane,
+      s,
+      seen,
+      reply: (id) => waitUntil(`the reply to ${id}`, () => Promise.resolve(seen.find((m) => m.id === id)), 30_000),
+      progressOf: (token) =>
+        seen.filter((m) =>
+          m.method === "notifications/progress" && (m.params as Record<string, unknown>).progressToken === token
+        ),
+      call: (extra = {}, progressToken) => ({
+        _meta: envelope({
+          "io.modelcontextprotocol/clientCapabilities": { elicitation: capability },
+          ...(progressToken === undefined ? {} : { progressToken }),
+        }),
+        name: "request-input",
+        arguments: { target: pane, prompt: "Enter it", timeout_ms: 60_000 },
+        ...extra,
+      }),
+    });
+  } finally {
+    await s.stop();
+    await reading;
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("pane, 2026 era: a parked call's progress goes to the retry that follows it, never to a request already answered", async () => {
+  await withParked("handoffprogress", SECRET_SCRIPT, "Password:", { url: {} }, async (p) => {
+    await p.s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: p.call({}, "first") });
+    const first = (await p.reply(1)).result as Record<string, unknown>;
     assertEquals(first.resultType, "input_required");
     const asked = Object.values(first.inputRequests as Record<string, { params: { url: string } }>)[0];
-    const answered = seen.length;
+    const answered = p.seen.length;
     // The asking call beats its progress every second while it waits: none may reach request 1, answered already.
     await new Promise((r) => setTimeout(r, 2500));
-    assertEquals(progressOf("first").filter((m) => seen.indexOf(m) > answered), []);
-    await s.send({
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: {
-        _meta: meta("retry"),
-        ...args,
-        requestState: first.requestState,
-        inputResponses: { q1: { action: "accept" } },
-      },
-    });
+    assertEquals(p.progressOf("first").filter((m) => p.seen.indexOf(m) > answered), []);
+    const retry = { requestState: first.requestState, inputResponses: { q1: { action: "accept" } } };
+    await p.s.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: p.call(retry, "retry") });
     // The retry follows the call while it waits for the page: its progress goes there.
-    await waitUntil("progress on the retry", () => Promise.resolve(progressOf("retry").length > 0 || undefined));
+    await waitUntil("progress on the retry", () => Promise.resolve(p.progressOf("retry").length > 0 || undefined));
     const html = await (await fetch(asked.params.url)).text();
     const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
     await (await fetch(new URL(action, asked.params.url), {
@@ -320,63 +353,26 @@ Deno.test("pane, 2026 era: a parked call's progress goes to the retry that follo
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ secret: "pw-progress" }).toString(),
     })).text();
-    const done = (await reply(2)).result as { structuredContent: { outcome: string } };
+    const done = (await p.reply(2)).result as { structuredContent: { outcome: string } };
     assertEquals(done.structuredContent.outcome, "input_received");
-    await waitForPane(tmux, pane, /digest/, 30_000);
-    assertEquals(progressOf("first").filter((m) => seen.indexOf(m) > answered), []);
-  } finally {
-    await s.stop();
-    await reading;
-    await tmux.kill();
-    await Deno.remove(dir, { recursive: true });
-  }
+    await waitForPane(p.tmux, p.pane, /digest/, 30_000);
+    assertEquals(p.progressOf("first").filter((m) => p.seen.indexOf(m) > answered), []);
+  });
 });
 
 Deno.test("pane, 2026 era: cancelling the retry that follows a parked call cancels the call; the secret page closes", async () => {
-  const tmux = await startTmux("handoffcancel");
-  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
-  const path = `${dir}/prog.sh`;
-  await Deno.writeTextFile(path, SECRET_SCRIPT);
-  const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
-  const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", path))
-    .trim();
-  await waitForPane(tmux, pane, (text) => text.includes("Password:"), 30_000);
-  const s = rawServer(tmux.socketName);
-  const seen: Record<string, unknown>[] = [];
-  const reading = (async () => {
-    for (;;) {
-      const line = await s.line().catch(() => undefined);
-      if (line === undefined) return;
-      seen.push(JSON.parse(line));
-    }
-  })();
-  const progressOf = (token: string) =>
-    seen.filter((m) =>
-      m.method === "notifications/progress" && (m.params as Record<string, unknown>).progressToken === token
-    );
-  const reply = (id: number) =>
-    waitUntil(`the reply to ${id}`, () => Promise.resolve(seen.find((m) => m.id === id)), 30_000);
-  try {
-    const meta = (progressToken: string) =>
-      envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } }, progressToken });
-    const args = { name: "request-input", arguments: { target: pane, prompt: "Enter it", timeout_ms: 60_000 } };
-    await s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: meta("first"), ...args } });
-    const first = (await reply(1)).result as Record<string, unknown>;
+  await withParked("handoffcancel", SECRET_SCRIPT, "Password:", { url: {} }, async (p) => {
+    await p.s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: p.call({}, "first") });
+    const first = (await p.reply(1)).result as Record<string, unknown>;
     assertEquals(first.resultType, "input_required");
     const asked = Object.values(first.inputRequests as Record<string, { params: { url: string } }>)[0];
-    await s.send({
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: {
-        _meta: meta("retry"),
-        ...args,
-        requestState: first.requestState,
-        inputResponses: { q1: { action: "accept" } },
-      },
-    });
-    await waitUntil("the retry to follow the call", () => Promise.resolve(progressOf("retry").length > 0 || undefined));
-    await s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user" } });
+    const retry = { requestState: first.requestState, inputResponses: { q1: { action: "accept" } } };
+    await p.s.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: p.call(retry, "retry") });
+    await waitUntil(
+      "the retry to follow the call",
+      () => Promise.resolve(p.progressOf("retry").length > 0 || undefined),
+    );
+    await p.s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user" } });
     // The call ends as a cancelled one ends in the 2025 era: its page is gone before its 60 s timeout.
     await waitUntil("the page to close", async () => {
       const status = await fetch(asked.params.url).then(async (r) => {
@@ -385,13 +381,8 @@ Deno.test("pane, 2026 era: cancelling the retry that follows a parked call cance
       }, () => "closed");
       return status === 200 ? undefined : status;
     }, 15_000);
-    assert(!(await tmux.tmux("capture-pane", "-p", "-J", "-t", pane)).includes("digest"));
-  } finally {
-    await s.stop();
-    await reading;
-    await tmux.kill();
-    await Deno.remove(dir, { recursive: true });
-  }
+    assert(!(await p.tmux.tmux("capture-pane", "-p", "-J", "-t", p.pane)).includes("digest"));
+  });
 });
 
 Deno.test("pane, 2025 era: a client whose elicitation fails gets one line saying so, not an internal error; nothing is typed", async () => {
@@ -443,42 +434,17 @@ Deno.test("pane: a timeout_ms longer than the call budget ends with the budget, 
 });
 
 Deno.test("pane, 2026 era: a retry whose answer is malformed says the client's answer was malformed, not that the human dismissed it", async () => {
-  const tmux = await startTmux("handoffmalformed");
-  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-" });
-  await Deno.writeTextFile(`${dir}/prog.sh`, CONFIRM_SCRIPT);
-  const env = ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "HISTFILE=/dev/null"];
-  const pane =
-    (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...env, "bash", "--norc", `${dir}/prog.sh`))
-      .trim();
-  await waitForPane(tmux, pane, (text) => text.includes("[y/N]"), 30_000);
-  const s = rawServer(tmux.socketName);
-  try {
-    const meta = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } });
-    const args = { name: "request-input", arguments: { target: pane, prompt: "Overwrite?", timeout_ms: 60_000 } };
-    const answer = async (id: number) => {
-      for (;;) {
-        const m = JSON.parse(await s.line());
-        if (m.id === id) return m;
-      }
-    };
+  await withParked("handoffmalformed", CONFIRM_SCRIPT, "[y/N]", { form: {} }, async (p) => {
     for (const [id, reply] of [[1, { action: "accept" }], [3, { action: "accept", content: { yes: "y" } }]] as const) {
-      await s.send({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: meta, ...args } });
-      const first = (await answer(id)).result as { resultType: string; requestState: string };
+      await p.s.send({ jsonrpc: "2.0", id, method: "tools/call", params: p.call() });
+      const first = (await p.reply(id)).result as { resultType: string; requestState: string };
       assertEquals(first.resultType, "input_required");
-      await s.send({
-        jsonrpc: "2.0",
-        id: id + 1,
-        method: "tools/call",
-        params: { _meta: meta, ...args, requestState: first.requestState, inputResponses: { q1: reply } },
-      });
-      const done = (await answer(id + 1)).result as CallToolResult;
+      const retry = { requestState: first.requestState, inputResponses: { q1: reply } };
+      await p.s.send({ jsonrpc: "2.0", id: id + 1, method: "tools/call", params: p.call(retry) });
+      const done = (await p.reply(id + 1)).result as CallToolResult;
       assert(done.isError, JSON.stringify(done));
       assertMatch(textOf(done), /^the client answered the form without a boolean "yes": nothing was typed/);
     }
-    assert(!(await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("answer="));
-  } finally {
-    await s.stop();
-    await tmux.kill();
-    await Deno.remove(dir, { recursive: true });
-  }
+    assert(!(await p.tmux.tmux("capture-pane", "-p", "-t", p.pane)).includes("answer="));
+  });
 });
