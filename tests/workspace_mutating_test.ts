@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, endTmux, runTmux, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, endTmux, runTmux, textOf, uniqueSocketName, withServer } from "./helpers.ts";
 import { newPane, tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 
 interface Created {
@@ -454,5 +454,17 @@ Deno.test("resize-pane: zoom of a window's only pane says it did not zoom, not '
     });
     assertEquals([r.zoomed, r.changed], [false, false]);
     assertMatch(r.note ?? "", /^nothing changed: pane %\d+ is not zoomed: it is its window's only pane$/);
+  });
+});
+
+Deno.test("new {what: pane}: a pane with no room left to split says so and what to do", async () => {
+  await withServer(async (mcp) => {
+    // Halving the pane to the right until tmux has no room (a pane is at least 1 column plus its border).
+    let last = "";
+    for (let i = 0; i < 12 && !last; i++) {
+      const r = await mcp.call("new", { what: "pane", target: "main", direction: "right", size_percent: 99 });
+      if (r.isError) last = textOf(r);
+    }
+    assertMatch(last, /^pane %\d+ has no room to split right \(tmux: no space for new pane\): split a larger pane/);
   });
 });

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { createdShape, shellCommand, spawnPane, startDir } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
+import { TmuxError } from "../../tmux/executor.ts";
+import { UserError } from "../../errors.ts";
 
 const DIRECTION_FLAGS = {
   right: ["-h"],
@@ -31,6 +33,15 @@ export default defineTool({
     const t = resolvedTarget(ctx);
     const args = ["split-window", "-d", ...DIRECTION_FLAGS[direction], "-t", t.pane_id];
     if (size_percent !== undefined) args.push("-l", `${size_percent}%`);
-    return { structured: await spawnPane(ctx, args, cwd, command) };
+    try {
+      return { structured: await spawnPane(ctx, args, cwd, command) };
+    } catch (e) {
+      // tmux's bare line: the pane is at its minimum size that way (or the share asked for leaves it no room).
+      if (!(e instanceof TmuxError) || !/no space for new pane/.test(e.message)) throw e;
+      throw new UserError(
+        `pane ${t.pane_id} has no room to split ${direction} (tmux: no space for new pane): split a larger pane, ` +
+          `give this one room (resize-pane, or a layout with select-layout), or split the other way`,
+      );
+    }
   },
 });
