@@ -497,7 +497,7 @@ export function exitCleanupTest(backend: Backend): void {
 /** Registers the `wait {what: "text", pty_id}` cases for one backend. */
 export function ptyWaitTest(backend: Backend): void {
   Deno.test(`${backend} backend: wait for text reads every line written, not a window of the last ones`, async (t) => {
-    await withPty(backend, async (mcp) => {
+    await withPty(backend, async (mcp, tmux) => {
       const p = pty(mcp);
       type TextWait = { outcome: string; matched_line: string | null; warnings: unknown[] };
       const id = await p.bash();
@@ -569,6 +569,47 @@ export function ptyWaitTest(backend: Backend): void {
           /^pattern "a\\nb" contains a line break, but patterns match within one line/,
         );
       });
+
+      // Lines can only be dropped unread while the server does not read: on the tmux backend tmux keeps taking the
+      // program's output while the server is stopped. (On the internal backend the server is the pty's reader, so a
+      // stopped server holds the program back and nothing is dropped.)
+      if (backend === "tmux") {
+        await t.step("lines dropped from the history before the wait read them are said (lines_missed)", async () => {
+          const session = (await tmux.tmux("list-sessions", "-F", "#{session_name}")).split("\n")
+            .find((s) => s.endsWith(`-${id}`));
+          assert(session, `no tmux session for pty ${id}`);
+          let stopped: Promise<void> | undefined;
+          // Once the wait took its starting point (its first progress notification), the server is stopped, and
+          // 30 000 lines (three times the history) go by before it reads again.
+          const burst = async () => {
+            Deno.kill(mcp.pid, "SIGSTOP");
+            try {
+              await tmux.tmux("send-keys", "-t", `=${session}:`, "-l", "seq 1 30000; echo BURST-$((6*7))");
+              await tmux.tmux("send-keys", "-t", `=${session}:`, "Enter");
+              await waitUntil(
+                "the burst to end on the pty's screen",
+                async () => (await tmux.tmux("capture-pane", "-p", "-t", `=${session}:`)).includes("BURST-42"),
+                60_000,
+              );
+            } finally {
+              Deno.kill(mcp.pid, "SIGCONT");
+            }
+          };
+          const call = mcp.client.callTool(
+            {
+              name: "wait",
+              arguments: { what: "text", pty_id: id, patterns: ["BURST-42"], new_only: true, timeout_ms: 60_000 },
+            },
+            undefined,
+            { timeout: 120_000, onprogress: () => void (stopped ??= burst()) },
+          );
+          const r = (await call).structuredContent as Omit<TextWait, "warnings"> & { warnings: { kind: string }[] };
+          await stopped;
+          assertEquals([r.outcome, r.matched_line], ["matched", "BURST-42"]);
+          assertEquals(r.warnings.map((w) => w.kind), ["lines_missed"]);
+          await p.idle(id, "BURST-42");
+        });
+      }
       await p.kill(id);
     }, ["--toolsets", "pty,exec"]);
   });
