@@ -92,6 +92,7 @@ async function serve(config: Config): Promise<number> {
   const front = createFront(config);
   const early = createEarlyCalls(core, front, () => loadSdk().then((a) => a.legacyServer()), (m) => transport.send(m));
   let sdkDirect: ((method: string) => DirectHandler | undefined) | undefined;
+  let sdkPinned: (() => boolean) | undefined;
   const transport = new LinearStdioTransport({
     maxMessageBytes: config.maxMessageBytes,
     onWarning: (message, fields) => log("warn", message, fields),
@@ -112,7 +113,8 @@ async function serve(config: Config): Promise<number> {
       return answer;
     },
     direct: (method) => sdkDirect?.(method) ?? early.direct(method),
-    earlyCall: (json) => early.modern(json),
+    // Once the SDK has pinned the connection to 2026, its calls of the plain shape still skip the SDK's dispatch.
+    earlyCall: (json) => early.modern(json, sdkPinned?.()),
     onWaiting: () => void loadSdk(),
   });
   const done = Promise.withResolvers<number>();
@@ -135,6 +137,7 @@ async function serve(config: Config): Promise<number> {
       const a = await createApp(config, undefined, core);
       if (closing) return a;
       sdkDirect = a.direct;
+      sdkPinned = a.modernPinned;
       transport.configure({ parse: a.parse, refuse: a.refuse });
       a.serve(transport);
       // serve() replaced onclose with the SDK's; chain ours after it.

@@ -343,10 +343,12 @@ Deno.test("2026-era calls of clients that declare elicitation or ask for progres
 });
 
 /**
- * A connection fed one request at a time: through the SDK (`sdk`, a server built in-process), or a starting server
- * that never loads the SDK (`early`: a request that waits for it fails). `lines`: every line written, in order.
+ * A connection fed one request at a time: through the SDK (`sdk`, a server built in-process), a starting server
+ * that never loads the SDK (`early`: a request that waits for it fails), or a loaded server whose transport answers
+ * the 2026 calls of the plain shape itself once the SDK has pinned the connection to that era (`pinned`, as main.ts
+ * wires it; `direct` counts them). `lines`: every line written, in order.
  */
-async function session(kind: "sdk" | "early", socket: string) {
+async function session(kind: "sdk" | "early" | "pinned", socket: string) {
   const config = parseConfig(["--socket-name", socket], {});
   const input = new TransformStream<Uint8Array, Uint8Array>();
   const lines: string[] = [];
@@ -359,15 +361,27 @@ async function session(kind: "sdk" | "early", socket: string) {
   };
   let transport: LinearStdioTransport;
   let release: () => Promise<void>;
-  if (kind === "sdk") {
-    const app = await createApp(config);
-    const { parse, direct, refuse } = app;
+  let direct = 0;
+  if (kind !== "early") {
+    const core = await createCore(config);
+    const app = await createApp(config, undefined, core);
+    const front = createFront(config, Promise.resolve(await listedTools(config)));
+    const early = createEarlyCalls(core, front, () => Promise.resolve(app.legacyServer()), (m) => transport.send(m));
     transport = new LinearStdioTransport({
       maxMessageBytes: 1 << 24,
       input: input.readable,
-      parse,
-      direct,
-      refuse,
+      parse: app.parse,
+      direct: app.direct,
+      refuse: app.refuse,
+      ...(kind === "pinned"
+        ? {
+          earlyCall: (json: unknown) => {
+            const handler = early.modern(json, app.modernPinned());
+            if (handler) direct++;
+            return handler;
+          },
+        }
+        : {}),
       write,
     });
     app.serve(transport);
@@ -394,6 +408,8 @@ async function session(kind: "sdk" | "early", socket: string) {
   const writer = input.writable.getWriter();
   return {
     lines,
+    /** The calls the transport answered itself after the SDK had loaded (`pinned`). */
+    direct: () => direct,
     /** Sends `r`; resolves with its answer line (a notification: at once). */
     async send(r: Json): Promise<string> {
       const answer = Promise.withResolvers<string>();
@@ -430,7 +446,7 @@ Deno.test("a call parked before the SDK loads (2026 era) and its retry, and prog
     const ask = { target: pane, prompt: "Overwrite?", timeout_ms: 60_000 };
     const meta = envelope({ [CAPABILITIES_KEY]: { elicitation: { form: {} } } });
     const byKind: Record<string, string[][]> = {};
-    for (const kind of ["sdk", "early"] as const) {
+    for (const kind of ["sdk", "early", "pinned"] as const) {
       const runs: string[][] = [];
       // 2026: the question ends the first round (a progress notification before it); the retry's decline ends the call.
       const modern = await session(kind, tmux.socketName);
@@ -469,11 +485,39 @@ Deno.test("a call parked before the SDK loads (2026 era) and its retry, and prog
       byKind[kind] = runs;
     }
     assertEquals(byKind.early.map(settled), byKind.sdk.map(settled));
+    assertEquals(byKind.pinned.map(settled), byKind.sdk.map(settled));
     for (const run of byKind.sdk) assert(run.some((l) => l.includes('"notifications/progress"')), "progress compared");
     assert(!(await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("answer="), "nothing was typed");
   } finally {
     await tmux.kill();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("once the SDK has pinned a connection to 2026, its calls of the plain shape skip the SDK's dispatch, with its bytes", async () => {
+  const tmux = await steadyTmux();
+  try {
+    const byKind: Record<string, string[]> = {};
+    let direct = 0;
+    for (const kind of ["sdk", "pinned"] as const) {
+      const s = await session(kind, tmux.socketName);
+      try {
+        // A probe pins nothing: the first call after it goes through the SDK, which pins the connection.
+        await s.send(MODERN_OPEN[0]);
+        await s.send(PLAIN_CALLS[0]);
+        const from = s.lines.length;
+        for (const r of [...PLAIN_CALLS, ...ELICITING_CALLS, ...SDK_CALLS]) await s.send({ ...r, id: `again-${r.id}` });
+        byKind[kind] = s.lines.slice(from);
+        if (kind === "pinned") direct = s.direct();
+      } finally {
+        await s.close();
+      }
+    }
+    assertEquals(byKind.pinned.map((l) => steady(l)), byKind.sdk.map((l) => steady(l)));
+    assertEquals(direct, PLAIN_CALLS.length + ELICITING_CALLS.length, "the plain calls after the pin were direct");
+    assert(byKind.sdk.some((l) => l.includes('"sessions":[{')), "a real answer was compared");
+  } finally {
+    await tmux.kill();
   }
 });
 

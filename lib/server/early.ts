@@ -40,8 +40,11 @@ type SdkServer = McpServer["server"];
 export interface EarlyCalls {
   /** tools/call once the front answered the 2025 handshake; undefined otherwise (lib/server/transport.ts `direct`). */
   direct(method: string): DirectHandler | undefined;
-  /** The handler of a 2026-era tools/call the front takes, else undefined (lib/server/transport.ts `earlyCall`). */
-  modern(json: unknown): DirectHandler | undefined;
+  /**
+   * The handler of a 2026-era tools/call the front takes, else undefined (lib/server/transport.ts `earlyCall`);
+   * `pinned`: the SDK has pinned the connection to that era (`App.modernPinned`).
+   */
+  modern(json: unknown, pinned?: boolean): DirectHandler | undefined;
 }
 
 /**
@@ -125,6 +128,6 @@ export function createEarlyCalls(
   };
   return {
     direct: (method) => method === "tools/call" && front.handshake ? callTool : undefined,
-    modern: (json) => front.modernCall(json) ? callModern : undefined,
+    modern: (json, pinned) => front.modernCall(json, pinned) ? callModern : undefined,
   };
 }

@@ -129,12 +129,12 @@ export interface Front {
   /** For lib/server/transport.ts `early`: a result, `taken` (a notification), or undefined (the SDK's). */
   early(json: unknown): { result: unknown } | "taken" | undefined;
   /**
-   * Whether `json` is a 2026-era tools/call to answer before the SDK has loaded (lib/server/early.ts): on a
-   * connection this front locked to that era, a name and arguments, an envelope of the plain shape (and a progress
-   * token, if any), and the retry fields of a parked call (lib/server/ask.ts), if any: a string `requestState`,
-   * an object of `inputResponses`.
+   * Whether `json` is a 2026-era tools/call to answer without the SDK's dispatch (lib/server/early.ts): on a
+   * connection locked to that era (by this front, or by the SDK: `pinned`), a name and arguments, an envelope of
+   * the plain shape (and a progress token, if any), and the retry fields of a parked call (lib/server/ask.ts), if
+   * any: a string `requestState`, an object of `inputResponses`.
    */
-  modernCall(json: unknown): boolean;
+  modernCall(json: unknown, pinned?: boolean): boolean;
   /** The 2025 handshake answered here, once it was. */
   readonly handshake: Handshake | undefined;
   /** The era this connection is locked to by what was answered here, if any. */
@@ -172,8 +172,8 @@ export function createFront(config: Config, tools: Promise<Tool[]> = listedTools
     get era() {
       return era;
     },
-    modernCall(json) {
-      const call = era === "modern" ? request(json, "tools/call") : undefined;
+    modernCall(json, pinned = false) {
+      const call = era === "modern" || pinned ? request(json, "tools/call") : undefined;
       if (!call) return false;
       const { _meta, name, arguments: args, requestState, inputResponses, ...rest } = call.params;
       return Object.keys(rest).length === 0 && typeof name === "string" && (args === undefined || isObject(args)) &&

@@ -75,6 +75,12 @@ export interface App {
   refuse(method: string, params: Record<string, unknown> | undefined): Refusal | undefined;
   /** The 2025-era connection's server, once the SDK has seen its `initialize`. */
   legacyServer(): McpServer["server"] | undefined;
+  /**
+   * Whether the SDK has pinned the connection to the 2026 era: its 2026 server handled a request that is not a
+   * discover probe (tools/list or tools/call), which the SDK delivers only once pinned. From then on a 2026 call
+   * of the plain shape can be answered as before the SDK had loaded (lib/server/early.ts), without its dispatch.
+   */
+  modernPinned(): boolean;
   /** The SDK's parser of a JSON-RPC message (lib/server/transport.ts `parse`). */
   parse(json: unknown): JSONRPCMessage;
   /** Releases what the server holds (run on normal exit). */
@@ -128,6 +134,8 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
   let legacy: McpServer | undefined;
   /** The era of the connection's last server: a 2026 one serves a probe or a locked connection, a 2025 one locks. */
   let era: ProtocolEra | undefined;
+  /** See {@linkcode App.modernPinned}. */
+  let pinned = false;
 
   /** One McpServer for one connection's era (the SDK may build a 2026 one for a probe and then a 2025 one). */
   const build = ({ era: built }: { era: ProtocolEra }): McpServer => {
@@ -141,11 +149,15 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
         cacheHints: { "tools/list": CACHE_HINT, "server/discover": CACHE_HINT },
       },
     );
-    mcp.server.setRequestHandler("tools/list", listTools);
+    mcp.server.setRequestHandler("tools/list", () => {
+      if (built === "modern") pinned = true;
+      return listTools();
+    });
     // tools/call is the pipeline: it gates, validates and audits every call, including calls to tools that
     // are not listed. The SDK's own handler (installed because the options declare the tools capability) goes.
     mcp.server.removeRequestHandler("tools/call");
     mcp.server.fallbackRequestHandler = (request, ctx) => {
+      if (built === "modern" && request.method === "tools/call") pinned = true;
       const extra: CallExtra = {
         signal: ctx.mcpReq.signal,
         _meta: ctx.mcpReq._meta as CallExtra["_meta"],
@@ -222,6 +234,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
         : undefined;
     },
     legacyServer: () => legacy?.server,
+    modernPinned: () => pinned,
     parse: parseJSONRPCMessage,
     async close() {
       await core.close();

@@ -90,9 +90,9 @@ export interface LinearStdioTransportOptions {
    */
   early?: (json: unknown) => { result: unknown } | "taken" | undefined;
   /**
-   * Before start(): the handler of a request the transport answers itself though `direct` does not take its
-   * method alone (a 2026-era tools/call, judged by its whole message: lib/server/early.ts), or undefined. Such a
-   * request is never handed to the SDK.
+   * The handler of a request the transport answers itself though `direct` does not take its method alone (a
+   * 2026-era tools/call, judged by its whole message: lib/server/early.ts), or undefined; asked before start() and,
+   * for what `direct` leaves, after it. Such a request is never handed to the SDK.
    */
   earlyCall?: (json: unknown) => DirectHandler | undefined;
   /** Called when a message is left waiting for the SDK (its first time): whoever loads the SDK should start. */
@@ -562,10 +562,12 @@ export class LinearStdioTransport implements Transport {
 
   /** A message, to the SDK or answered here. `size`: its bytes, for a warning. */
   #dispatch(json: unknown, size = 0, checked?: JSONRPCMessage): void {
+    // A call `earlyCall` takes was judged whole by a check stricter than the SDK's parser: not parsed again.
+    const taken = checked ? undefined : this.#opts.earlyCall?.(json);
     let message: JSONRPCMessage;
     try {
       if (checked) message = checked;
-      else if (isPlainCall(json)) message = json;
+      else if (taken || isPlainCall(json)) message = json as JSONRPCMessage;
       else if (this.#opts.parse) message = this.#opts.parse(json);
       else throw new Error("no parser for a message that is not of the common shape");
     } catch {
@@ -586,7 +588,7 @@ export class LinearStdioTransport implements Transport {
           const error = { code: refusal.code, message: refusal.message, data: refusal.data };
           return void this.send({ jsonrpc: "2.0", id: message.id, error } as JSONRPCMessage).catch(() => {});
         }
-        const handler = this.#opts.direct?.(message.method);
+        const handler = this.#opts.direct?.(message.method) ?? taken;
         if (handler) return void this.#answerDirect(message.id as RequestId, message.params, handler);
       } else if (message.method === "notifications/cancelled") this.#cancelDirect(message);
     }

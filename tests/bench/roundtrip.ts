@@ -318,12 +318,16 @@ const columns: Column[] = [
 if (sdkDir) columns.push(await nodeColumn("Node SDK client", sdkDir, ROOT, fx.socketName));
 if (BEFORE) {
   columns.push(await denoColumn("before: Deno SDK client", BEFORE, fx.socketName, "on"));
+  columns.push(await denoColumn("before: Deno SDK v2 client (2026 era)", BEFORE, fx.socketName, "on", "modern"));
   if (sdkDir) columns.push(await nodeColumn("before: Node SDK client", sdkDir, BEFORE, fx.socketName));
 }
 columns.push(await rawColumn("no SDK client (raw JSON-RPC, 2025 era)", ROOT, fx.socketName));
 columns.push(await rawColumn("no SDK client (raw JSON-RPC, 2026 era)", ROOT, fx.socketName, "modern"));
 columns.push(await relayColumn("reference relay, Deno SDK client", fx.socketName));
-if (BEFORE) columns.push(await rawColumn("before: no SDK client", BEFORE, fx.socketName));
+if (BEFORE) {
+  columns.push(await rawColumn("before: no SDK client", BEFORE, fx.socketName));
+  columns.push(await rawColumn("before: no SDK client (2026 era)", BEFORE, fx.socketName, "modern"));
+}
 columns.push(await denoColumn("Deno SDK client, control mode off", ROOT, fx.socketName, "off"));
 
 // Warm up: every server attaches/starts what it needs, the JIT settles.
