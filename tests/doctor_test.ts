@@ -94,6 +94,12 @@ Deno.test("doctor: no server on the socket — says how to start one, exit 1", a
       "or point --socket-name/--socket-path at a running server",
   );
   assertMatch(lineOf(r.lines, "control mode"), /^skip /);
+  // The README's doctor section tells a user what each of these lines is: every word of every check's name is in it.
+  const readme = await Deno.readTextFile(ROOT + "README.md");
+  const prose = readme.slice(readme.indexOf("### doctor"), readme.indexOf("```text", readme.indexOf("### doctor")));
+  const unnamed = r.lines.map((l) => /^\S+ +([a-z ]+): /.exec(l)?.[1]).filter((n) => n !== undefined)
+    .filter((n) => n.split(" ").some((w) => !new RegExp(`\\b${w}\\b`, "i").test(prose)));
+  assertEquals(unnamed, [], "doctor prints checks the README's doctor section does not name");
 });
 
 Deno.test("doctor: tmux not needed (pty toolset, internal backend) — no server is a warning, exit 0", async () => {
