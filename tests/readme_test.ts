@@ -180,3 +180,12 @@ Deno.test("layoutPaths reads folders, files after them and paths from the root",
   ]);
   assertEquals(folders, ["lib/tmux/", "lib/tools/"]);
 });
+
+Deno.test("docs/development.md names every permission of deno.json's server permission set", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const dev = (await Deno.readTextFile(new URL("docs/development.md", ROOT))).replace(/\s+/g, " ");
+  const said = /under `permissions\.server` \(([^)]*)\)/i.exec(dev)?.[1];
+  assert(said !== undefined, "docs/development.md no longer says what permissions.server holds");
+  const unnamed = Object.keys(config.permissions.server).filter((p) => !new RegExp(`\\b${p}\\b`, "i").test(said));
+  assertEquals(unnamed, [], `docs/development.md's list of the server's permissions (${said}) leaves out`);
+});
