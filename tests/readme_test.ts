@@ -3,7 +3,7 @@
  * (the tool overview and the flags) are what lib/tools/write_readme.ts makes
  * of the tool table and the option table, the README stays a user's
  * document, and every relative link between the pages reaches a file and
- * heading that exist.
+ * heading that exist, and design.md's Layout names every part of lib/.
  */
 import nodeAssert from "node:assert/strict";
 import { assert, assertEquals } from "./assert.ts";
@@ -121,4 +121,71 @@ Deno.test("relative links in README.md and docs/ reach files and headings that e
     }
   }
   assertEquals(broken, []);
+});
+
+/**
+ * The files and folders the Layout block of docs/design.md names, as paths from the repository root: a line that
+ * starts at column 0 names a folder (`lib/tmux/`; `lib/tools/<toolset>/`: lib/tools/) or a file (`lib/errors.ts`), and
+ * the bare `name.ts` words after it
+ * are in that folder (the file's folder, for a file); a word with a `/` is a path from the root.
+ */
+function layoutPaths(block: string): { files: string[]; folders: string[] } {
+  const files: string[] = [];
+  const folders: string[] = [];
+  let folder = "";
+  for (const line of block.split("\n")) {
+    const head = /^(\S+)/.exec(line)?.[1];
+    if (head) {
+      folder = head.endsWith("/") ? head : head.slice(0, head.lastIndexOf("/") + 1);
+      // `lib/tools/<toolset>/` names lib/tools/ and its sub-folders.
+      if (head.endsWith("/")) folders.push(head.replace(/<[^>]*>\/$/, ""));
+    }
+    for (const m of line.matchAll(/(?<![\w./<>-])((?:[\w.-]+\/)*[\w-]+\.ts)\b/g)) {
+      files.push(m[1].includes("/") ? m[1] : folder + m[1]);
+    }
+  }
+  return { files, folders };
+}
+
+Deno.test("docs/design.md's Layout names every folder and file of lib/ and only files that exist", async () => {
+  const design = await Deno.readTextFile(new URL("docs/design.md", ROOT));
+  const block = /## Layout\n\n```\n([^]*?)```/.exec(design)?.[1];
+  assert(block !== undefined, "docs/design.md has no ``` block under ## Layout");
+  const { files, folders } = layoutPaths(block);
+  const exists = async (path: string) => await Deno.stat(new URL(path, ROOT)).then(() => true, () => false);
+  const stale = [];
+  for (const path of [...files, ...folders]) if (!(await exists(path))) stale.push(path);
+  assertEquals(stale, [], "docs/design.md's Layout names paths that do not exist");
+  const missing = [];
+  for await (const e of Deno.readDir(new URL("lib/", ROOT))) {
+    const path = e.isDirectory ? `lib/${e.name}/` : `lib/${e.name}`;
+    if (e.isDirectory ? !folders.includes(path) : e.name.endsWith(".ts") && !files.includes(path)) missing.push(path);
+  }
+  assertEquals(missing.sort(), [], "docs/design.md's Layout leaves out these parts of lib/");
+});
+
+Deno.test("layoutPaths reads folders, files after them and paths from the root", () => {
+  const { files, folders } = layoutPaths(
+    "main.ts                  x\nlib/a.ts, b.ts           y\nlib/tmux/                c.ts (d), lib/e/f.ts\n" +
+      "                         g.ts\nlib/tools/<toolset>/     h (`x`, lib/tools/i.ts)\n",
+  );
+  assertEquals(files, [
+    "main.ts",
+    "lib/a.ts",
+    "lib/b.ts",
+    "lib/tmux/c.ts",
+    "lib/e/f.ts",
+    "lib/tmux/g.ts",
+    "lib/tools/i.ts",
+  ]);
+  assertEquals(folders, ["lib/tmux/", "lib/tools/"]);
+});
+
+Deno.test("docs/development.md names every permission of deno.json's server permission set", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const dev = (await Deno.readTextFile(new URL("docs/development.md", ROOT))).replace(/\s+/g, " ");
+  const said = /under `permissions\.server` \(([^)]*)\)/i.exec(dev)?.[1];
+  assert(said !== undefined, "docs/development.md no longer says what permissions.server holds");
+  const unnamed = Object.keys(config.permissions.server).filter((p) => !new RegExp(`\\b${p}\\b`, "i").test(said));
+  assertEquals(unnamed, [], `docs/development.md's list of the server's permissions (${said}) leaves out`);
 });

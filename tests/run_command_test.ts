@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { callAndCancel, type ExecFixture, type Shell, SHELLS, startWait, withShell } from "./exec_fixtures.ts";
+import { callAndCancel, type ExecFixture, settle, type Shell, SHELLS, startWait, withShell } from "./exec_fixtures.ts";
 import { tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 import { socketPathOf } from "./helpers.ts";
 
@@ -281,6 +281,19 @@ Deno.test("run-command refuses panes that are not at a shell prompt, saying what
     const copy = await fx.mcp.err("run-command", { target: shellPane, command: "echo hi" });
     assertMatch(copy, /copy-mode/);
     assertMatch(copy, /send-keys leaves the mode before typing/);
+  });
+});
+
+Deno.test("run-command refuses a dash pane at once, saying why, instead of waiting for a prompt it cannot see", async () => {
+  await withShell("bash", async (fx) => {
+    const dash = await fx.newPane({ command: "env -i PATH=/usr/bin:/bin PS1='$ ' dash" });
+    await settle(fx.socketName, dash);
+    const started = Date.now();
+    // Before: the call waited its whole timeout_ms for an idle prompt, then blamed a command or a `read`.
+    const err = await fx.mcp.err("run-command", { target: dash, command: "echo typed", timeout_ms: 600_000 });
+    assertMatch(err, /^run-command typed nothing: %\d+ runs dash, .*start bash, zsh or fish there, or use send-keys/);
+    assert(Date.now() - started < 300_000, `refused only after ${Date.now() - started} ms`);
+    assert(!(await fx.tmux("capture-pane", "-p", "-t", dash)).includes("typed"), "something was typed into dash");
   });
 });
 

@@ -1,7 +1,8 @@
 /**
- * Which shells run-command can drive are installed: it types into panes
- * running fish or a POSIX-family shell (bash, zsh, sh, dash, ksh…: see
- * lib/exec/shell.ts); doctor looks for the four most common.
+ * Which shells run-command can drive are installed: it types at the prompt
+ * of a shell whose line editor reads it (bash, zsh, fish; lib/exec/prompt.ts).
+ * Not `sh`: on Debian and Ubuntu it is dash, whose prompt, read without a line
+ * editor, cannot be told from a `read`.
  *
  * @example
  * ```ts
@@ -11,7 +12,7 @@
 import { type CheckResult, failIfNeeded } from "./check.ts";
 
 /** The shells doctor looks for, in the order it reports them. */
-export const SHELLS = ["bash", "zsh", "fish", "sh"] as const;
+export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 /** The first executable file called `name` in the `PATH` list, or undefined. */
 export function findOnPath(name: string, path: string): string | undefined {

@@ -32,7 +32,7 @@ import type { TmuxExecutor } from "../tmux/executor.ts";
 import type { PaneInfo, ShellPane } from "../tmux/panes.ts";
 import { UserError } from "../errors.ts";
 import { inspectPane } from "./observe.ts";
-import { shellFlavor } from "./shell.ts";
+import { commandName, shellFlavor } from "./shell.ts";
 import { notAtPrompt, paneWarnings } from "./warnings.ts";
 import { type Libc, libc } from "../terminal/pty/ffi.ts";
 import { parseProcStat, type Proc } from "../host/process.ts";
@@ -86,9 +86,19 @@ export function promptState(pane: ShellPane, screen: readonly string[], act: She
     };
   }
   if (act.canonical) {
+    // dash reads at its prompt in canonical mode, as a `read` does: without a line editor the two cannot be told
+    // apart, so waiting would never end. (Started as `sh`, its name does not say so: that pane waits.)
+    if (commandName(pane.current_command) === "dash" && commandName(act.foreground ?? "dash") === "dash") {
+      return {
+        kind: "refused",
+        message: `run-command typed nothing: ${pane.pane_id} runs dash, which reads at its prompt without a line ` +
+          "editor, so its prompt cannot be told from a read: start bash, zsh or fish there, or use send-keys and wait",
+      };
+    }
     return {
       kind: "busy",
-      why: "its shell is not reading at its prompt (still starting, running a command, or reading input with `read`)",
+      why: "its shell is not reading at its prompt (still starting, running a command, reading input with `read`, " +
+        "or a shell without a line editor, as dash is)",
     };
   }
   return { kind: "ready" };

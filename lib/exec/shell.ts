@@ -91,9 +91,21 @@ const FLAVORS: Record<string, ShellFlavor> = {
   fish: "fish",
 };
 
+/**
+ * A program's name as a command names it: without a login shell's leading `-` and without its directory.
+ *
+ * @example
+ * ```ts
+ * commandName("-/usr/bin/dash"); // "dash"
+ * ```
+ */
+export function commandName(command: string): string {
+  return command.replace(/^-/, "").split("/").pop() ?? "";
+}
+
 /** The flavor for a pane's current command (tmux's `pane_current_command`), or undefined if it is no shell. */
 export function shellFlavor(currentCommand: string): ShellFlavor | undefined {
-  const name = currentCommand.replace(/^-/, "").split("/").pop() ?? "";
+  const name = commandName(currentCommand);
   return Object.hasOwn(FLAVORS, name) ? FLAVORS[name] : undefined;
 }
 

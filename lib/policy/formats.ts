@@ -33,7 +33,7 @@
  * @example
  * ```ts
  * formatRefusal("#{pane_id} #{pane_current_command}"); // undefined: allowed
- * formatRefusal("#(id)"); // "…runs a shell command…"
+ * formatRefusal("#(id)"); // "the format contains #( which makes tmux run a shell command; …"
  * formatRefusal("#{p+50000000+:x}"); // "padding … wider than 500 …"
  * ```
  */

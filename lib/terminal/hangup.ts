@@ -114,7 +114,7 @@ export async function hangUpSession(
  *
  * @example
  * ```ts
- * hangUpCommand(4321, false); // "{ __l=$(ps -o lstart= -p 4321 …); pkill -HUP -s 4321 … ; sleep 1; … }"
+ * hangUpCommand(4321, false); // "{ __l=$(ps -o lstart= -p 4321 …); pkill -HUP -s 4321 …; sleep 1; … }"
  * ```
  */
 export function hangUpCommand(sid: number, leaderGone: boolean): string {
