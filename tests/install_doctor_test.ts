@@ -335,3 +335,49 @@ Deno.test("diff: unified, removals before additions, hunks with three lines of c
   assertEquals(unifiedDiff("", "x\n", "f"), "--- /dev/null\n+++ f\n@@ -0,0 +1,1 @@\n+x\n");
   assertEquals(unifiedDiff("same\n", "same\n", "f"), "");
 });
+
+Deno.test("merge: JSONC keeps every byte outside the new entry — CRLF, comments, servers sharing a line, one-line files", () => {
+  const entry = { command: "/bin/t", args: ["a"] };
+  const merged = (text: string) => {
+    const r = mergeEntry(text, "jsonc", "mcpServers", "tmux", entry);
+    assert(r.kind === "changed", JSON.stringify(r));
+    // The client reads the entry, and a second merge has nothing to do.
+    assertEquals(parseJsonc(r.text, [], { allowTrailingComma: true }).mcpServers.tmux, entry);
+    assertEquals(mergeEntry(r.text, "jsonc", "mcpServers", "tmux", entry).kind, "unchanged");
+    return r.text;
+  };
+  const block = `{\r\n      "command": "/bin/t",\r\n      "args": [\r\n        "a"\r\n      ]\r\n    }`;
+  // CRLF: the other server stays on its line, the new lines end in CRLF too.
+  assertEquals(
+    merged(`{\r\n  "mcpServers": {\r\n    "other": { "command": "x" } // c\r\n  }\r\n}\r\n`),
+    `{\r\n  "mcpServers": {\r\n    "other": { "command": "x" }, // c\r\n    "tmux": ${block}\r\n  }\r\n}\r\n`,
+  );
+  // The comma goes right after the value, not after the space before a comment.
+  assertEquals(
+    merged(`{\n  "theme": "a" // t\n}\n`),
+    `{\n  "theme": "a", // t\n  "mcpServers": {\n    "tmux": ${block.replaceAll("\r", "")}\n  }\n}\n`,
+  );
+  const line = `"tmux": {"command":"/bin/t","args":["a"]}`;
+  // A comment running on to the next line, servers sharing a line, a one-line file: one line of JSON is added.
+  assertEquals(
+    merged(`{\n  "mcpServers": {\n    "other": { "command": "x" } /* a\n   b */\n  }\n}\n`),
+    `{\n  "mcpServers": {\n    "other": { "command": "x" }, ${line} /* a\n   b */\n  }\n}\n`,
+  );
+  assertEquals(
+    merged(`{\n  "mcpServers": {\n    "a": {}, "b": { "command": "x" }, // two\n  }\n}\n`),
+    `{\n  "mcpServers": {\n    "a": {}, "b": { "command": "x" }, ${line}, // two\n  }\n}\n`,
+  );
+  assertEquals(
+    merged(`{"mcpServers": {"other": {"command": "x"}}, "theme": "a"}\n`),
+    `{"mcpServers": {"other": {"command": "x"}, ${line}}, "theme": "a"}\n`,
+  );
+  // A key twice: the client reads the last, an edit would land in the first.
+  const twice = mergeEntry(
+    `{\n  "mcpServers": {},\n  "mcpServers": { "o": {} }\n}\n`,
+    "jsonc",
+    "mcpServers",
+    "tmux",
+    entry,
+  );
+  assertEquals(twice, { kind: "refused", reason: `a file with "mcpServers" twice: keep one` });
+});

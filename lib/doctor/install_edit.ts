@@ -58,9 +58,9 @@ function indentUnit(text: string): string {
   return " ".repeat(m ? Math.min(m[1].length, 8) : 2);
 }
 
-/** `value` as indented JSON whose lines after the first start at `indent`. */
-function jsonAt(value: unknown, unit: string, indent: string): string {
-  return JSON.stringify(value, null, unit).replaceAll("\n", "\n" + indent);
+/** `value` as indented JSON whose lines after the first start at `indent`, lines ending in `eol`. */
+function jsonAt(value: unknown, unit: string, indent: string, eol: string): string {
+  return JSON.stringify(value, null, unit).replaceAll("\n", eol + indent);
 }
 
 /** The whitespace from the start of `offset`'s line up to it, when only whitespace precedes it there. */
@@ -70,44 +70,66 @@ function lineIndent(text: string, offset: number): string | undefined {
   return /^[ \t]*$/.test(before) ? before : undefined;
 }
 
+/** The offset of the first character at or after `at` that is neither whitespace nor inside a comment. */
+function skipTrivia(text: string, at: number): number {
+  const trivia = /\s+|\/\/[^\r\n]*|\/\*[\s\S]*?\*\//y;
+  for (;;) {
+    trivia.lastIndex = at;
+    const m = trivia.exec(text);
+    if (!m) return at;
+    at += m[0].length;
+  }
+}
+
 /**
- * Text that sets `key` = `value` in the object `obj` touching nothing else: after its last property, on a line of its
- * own (a comment ending that property's line stays with it), with a comma after that property unless it has one.
- * Undefined when the object is empty or on one line: then jsonc-parser's own edit does no harm.
+ * Text that sets `key` = `value` in the object `obj` touching nothing else. When its last property ends a line (a
+ * comment may follow it there): after it, on lines of its own at its indentation, with a comma after that property
+ * unless it has one. Otherwise (several properties on a line, a comment running on to the next line): the property
+ * as one line of compact JSON right after the last one (and its comma, if it has one), so that no byte of the other
+ * properties, comments or line breaks changes. Undefined when the object is empty.
  */
-function insertProperty(text: string, obj: Node, key: string, value: unknown, unit: string): string | undefined {
+function insertProperty(text: string, obj: Node, key: string, value: unknown, unit: string, eol: string) {
   const last = obj.children?.at(-1);
-  const indent = last ? lineIndent(text, last.offset) : undefined;
-  if (!last || indent === undefined) return undefined;
-  let at = last.offset + last.length;
+  if (!last) return undefined;
+  const at = last.offset + last.length;
+  const indent = lineIndent(text, last.offset);
   // What follows the last property on its line: a trailing comma, then nothing but a comment.
-  const rest = /^([ \t]*)(,?)([ \t]*(?:\/\/[^\n]*|\/\*[^\n]*?\*\/[ \t]*)?)(?=\n)/.exec(text.slice(at));
-  if (!rest) return undefined;
-  const trailingComma = rest[2] === ",";
-  const property = `\n${indent}${JSON.stringify(key)}: ${jsonAt(value, unit, indent)}${trailingComma ? "," : ""}`;
-  const lineEnd = at + rest[0].length;
-  if (trailingComma) return text.slice(0, lineEnd) + property + text.slice(lineEnd);
-  at += rest[1].length;
-  return text.slice(0, at) + "," + text.slice(at, lineEnd) + property + text.slice(lineEnd);
+  const rest = /^([ \t]*)(,?)([ \t]*(?:\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/[ \t]*)?)(?=\r?\n)/.exec(text.slice(at));
+  if (indent !== undefined && rest) {
+    const trailingComma = rest[2] === ",";
+    const property = `${eol}${indent}${JSON.stringify(key)}: ${jsonAt(value, unit, indent, eol)}${
+      trailingComma ? "," : ""
+    }`;
+    const lineEnd = at + rest[0].length;
+    const comma = trailingComma ? "" : ",";
+    return text.slice(0, at) + comma + text.slice(at, lineEnd) + property + text.slice(lineEnd);
+  }
+  const property = `${JSON.stringify(key)}: ${JSON.stringify(value)}`;
+  const next = skipTrivia(text, at);
+  if (text[next] === ",") return text.slice(0, next + 1) + ` ${property},` + text.slice(next + 1);
+  return text.slice(0, at) + `, ${property}` + text.slice(at);
 }
 
 /** The config text with `path` = `value`, as local an edit as the file's shape allows. */
 function setJson(text: string, path: [string, string], value: unknown): string {
   const unit = indentUnit(text);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const root = parseTree(text, [], { allowTrailingComma: true })!;
   const existing = findNodeAtLocation(root, path);
   if (existing) {
-    // Only the entry's value is replaced, at the indentation of its key's line.
-    const indent = lineIndent(text, existing.parent!.offset) ?? "";
-    return text.slice(0, existing.offset) + jsonAt(value, unit, indent) +
-      text.slice(existing.offset + existing.length);
+    // Only the entry's value is replaced, at the indentation of its key's line (on one line when the key shares its
+    // line with something else).
+    const indent = lineIndent(text, existing.parent!.offset);
+    const json = indent === undefined ? JSON.stringify(value) : jsonAt(value, unit, indent, eol);
+    return text.slice(0, existing.offset) + json + text.slice(existing.offset + existing.length);
   }
   const section = findNodeAtLocation(root, [path[0]]);
   const local = section
-    ? insertProperty(text, section, path[1], value, unit)
-    : insertProperty(text, root, path[0], { [path[1]]: value }, unit);
+    ? insertProperty(text, section, path[1], value, unit, eol)
+    : insertProperty(text, root, path[0], { [path[1]]: value }, unit, eol);
   if (local !== undefined) return local;
-  const formattingOptions = { insertSpaces: unit !== "\t", tabSize: unit === "\t" ? 1 : unit.length, eol: "\n" };
+  // An empty object: jsonc-parser's edit, which formats only what it inserts between the braces.
+  const formattingOptions = { insertSpaces: unit !== "\t", tabSize: unit === "\t" ? 1 : unit.length, eol };
   return applyEdits(text, modify(text, path, value, { formattingOptions }));
 }
 
@@ -139,6 +161,14 @@ function mergeJson(
     }
   }
   if (!isObject(value)) return { kind: "refused", reason: "its top level is not a JSON object" };
+  // A key given twice: the client reads the last one, an edit would land in the first.
+  const tree = parseTree(source, [], { allowTrailingComma: true });
+  const twice = (obj: Node | undefined, key: string) =>
+    (obj?.children ?? []).filter((p) => p.children?.[0]?.value === key).length > 1;
+  if (twice(tree, section)) return { kind: "refused", reason: `a file with "${section}" twice: keep one` };
+  if (twice(tree && findNodeAtLocation(tree, [section]), name)) {
+    return { kind: "refused", reason: `a file with "${section}"."${name}" twice: keep one` };
+  }
   const servers = value[section];
   if (servers !== undefined && !isObject(servers)) {
     return { kind: "refused", reason: `its "${section}" is not an object of servers` };
@@ -151,7 +181,7 @@ function mergeJson(
   const merged = isObject(current) ? { ...current, ...entry } : entry;
   if (current !== undefined && sameJson(current, merged)) return { kind: "unchanged" };
   let out = setJson(source, [section, name], merged);
-  if (!out.endsWith("\n")) out += "\n";
+  if (!out.endsWith("\n")) out += source.includes("\r\n") ? "\r\n" : "\n";
   return { kind: "changed", text: out, replaced: current !== undefined };
 }
 
