@@ -381,3 +381,62 @@ Deno.test("merge: JSONC keeps every byte outside the new entry — CRLF, comment
   );
   assertEquals(twice, { kind: "refused", reason: `a file with "mcpServers" twice: keep one` });
 });
+
+Deno.test("install: a read-only config file or folder is refused in one line saying what to do, nothing written or lost", async () => {
+  const text = `{\n  "mcpServers": {\n    "other": { "command": "other-mcp" }\n  }\n}\n`;
+  await inHome(async (home) => {
+    const path = await writeConfig(home, CASES.cursor.path, text);
+    await Deno.chmod(path, 0o444);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    assertEquals(r.stderr, "");
+    assertEquals(
+      r.stdout,
+      `tmux-mcp doctor: not changing ${path}: it is read-only (mode 0444): chmod u+w ${path} first, or add the ` +
+        `entry by hand (--dry-run shows it); it is left as it was\n`,
+    );
+    assertEquals(await Deno.readTextFile(path), text);
+    assertEquals((await Deno.stat(path)).mode! & 0o777, 0o444);
+    assertEquals(await backupsOf(path), []);
+    // The dry run still shows the entry to add by hand.
+    const dry = await tmuxMcp(home, ["doctor", "--install", "cursor", "--dry-run"]);
+    assertEquals(dry.code, 0, dry.stdout);
+    assertMatch(dry.stdout, /^\+ {4}"tmux": \{$/m);
+  });
+  // A folder that cannot be written: chmod for a user; root writes anyway, so there a read-only bind mount of it in
+  // a mount namespace of its own (skipped where unshare is not allowed).
+  await inHome(async (home) => {
+    const path = await writeConfig(home, CASES.cursor.path, text);
+    const dir = path.slice(0, path.lastIndexOf("/"));
+    let r;
+    if (Deno.uid() !== 0) {
+      await Deno.chmod(dir, 0o555);
+      r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+      await Deno.chmod(dir, 0o755);
+    } else {
+      const probe = await runProcess("unshare", ["-m", "true"], { env: {}, clearEnv: true }).catch(() => undefined);
+      if (probe?.code !== 0) return;
+      r = await runProcess("unshare", [
+        "-m",
+        "sh",
+        "-c",
+        `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`,
+        "sh",
+        dir,
+        Deno.execPath(),
+        ...["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", "--install", "cursor"],
+      ], { env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR }, clearEnv: true });
+    }
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    assertEquals(r.stdout.trimEnd().split("\n").length, 1, r.stdout);
+    assertMatch(
+      r.stdout,
+      new RegExp(
+        `^tmux-mcp doctor: not changing ${path}: .+: make ${dir} and the file writable first, or add the entry by ` +
+          `hand \\(--dry-run shows it\\); it is left as it was\n$`,
+      ),
+    );
+    assertEquals(await Deno.readTextFile(path), text);
+    assertEquals(await backupsOf(path), []);
+  });
+});

@@ -69,6 +69,13 @@ async function writeAtomically(path: string, text: string, mode: number): Promis
   }
 }
 
+/** How to get the entry in when `path` cannot be written; `readOnly`: the file's own write bit is off. */
+function byHand(path: string, readOnly: boolean): string {
+  const dir = path.slice(0, path.lastIndexOf("/")) || "/";
+  const fix = readOnly ? `chmod u+w ${shellWord(path)} first` : `make ${shellWord(dir)} and the file writable first`;
+  return `${fix}, or add the entry by hand (--dry-run shows it)`;
+}
+
 const unknownClient = (name: string) =>
   `tmux-mcp doctor: unknown client "${name}" for --install: use one of ${CLIENT_IDS.join(", ")}`;
 
@@ -108,17 +115,25 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
       ok: true,
     };
   }
+  // A file made read-only says "do not edit me": the rename below would replace it all the same (and root may write
+  // anything), so the owner's write bit is asked first, then whether it opens for writing.
+  if (file.exists && file.mode !== undefined && (file.mode & 0o200) === 0) {
+    return refuse(
+      `it is read-only (mode ${(file.mode & 0o777).toString(8).padStart(4, "0")}): ${byHand(file.real, true)}`,
+    );
+  }
   let backup = "";
   try {
     // The file may have changed since it was read (the client itself writes some of these): then start over.
     if ((await readConfig(path)).text !== file.text) return refuse("it changed while being merged: run again");
+    if (file.exists) (await Deno.open(file.real, { write: true })).close();
     if (file.exists) {
       backup = `${file.real}.bak-${stamp()}`;
       await Deno.copyFile(file.real, backup);
     }
     await writeAtomically(file.real, merged.text, (file.mode ?? 0o600) & 0o7777);
   } catch (e) {
-    return refuse(messageOf(e));
+    return refuse(`${messageOf(e)}: ${byHand(file.real, false)}`);
   }
   return {
     lines: [
