@@ -440,3 +440,54 @@ Deno.test("install: a read-only config file or folder is refused in one line say
     assertEquals(await backupsOf(path), []);
   });
 });
+
+Deno.test("paths: each client's file on Linux and macOS, with and without the variables that move it, as docs/install.md says", () => {
+  const home = "/home/me";
+  const at = (id: ClientId, os: string, env: Record<string, string> = {}) => CLIENTS[id].path({ home, os, env });
+  const moved = { XDG_CONFIG_HOME: "/xdg", CLAUDE_CONFIG_DIR: "/cc", CODEX_HOME: "/cx", GEMINI_CLI_HOME: "/gh" };
+  const mac = `${home}/Library/Application Support`;
+  const expected: Record<ClientId, [string, string, string, string]> = {
+    // linux, linux with the variables, darwin, darwin with the variables
+    "claude-code": [`${home}/.claude.json`, "/cc/.claude.json", `${home}/.claude.json`, "/cc/.claude.json"],
+    "claude-desktop": [
+      `${home}/.config/Claude/claude_desktop_config.json`,
+      "/xdg/Claude/claude_desktop_config.json",
+      `${mac}/Claude/claude_desktop_config.json`,
+      `${mac}/Claude/claude_desktop_config.json`,
+    ],
+    cursor: [
+      `${home}/.cursor/mcp.json`,
+      `${home}/.cursor/mcp.json`,
+      `${home}/.cursor/mcp.json`,
+      `${home}/.cursor/mcp.json`,
+    ],
+    codex: [`${home}/.codex/config.toml`, "/cx/config.toml", `${home}/.codex/config.toml`, "/cx/config.toml"],
+    vscode: [
+      `${home}/.config/Code/User/mcp.json`,
+      "/xdg/Code/User/mcp.json",
+      `${mac}/Code/User/mcp.json`,
+      `${mac}/Code/User/mcp.json`,
+    ],
+    "gemini-cli": [
+      `${home}/.gemini/settings.json`,
+      "/gh/.gemini/settings.json",
+      `${home}/.gemini/settings.json`,
+      "/gh/.gemini/settings.json",
+    ],
+    windsurf: Array(4).fill(`${home}/.codeium/windsurf/mcp_config.json`) as [string, string, string, string],
+    // Zed on macOS reads ~/.config/zed whatever XDG_CONFIG_HOME says.
+    zed: [
+      `${home}/.config/zed/settings.json`,
+      "/xdg/zed/settings.json",
+      `${home}/.config/zed/settings.json`,
+      `${home}/.config/zed/settings.json`,
+    ],
+  };
+  for (const id of CLIENT_IDS) {
+    assertEquals(
+      [at(id, "linux"), at(id, "linux", moved), at(id, "darwin"), at(id, "darwin", moved)],
+      expected[id],
+      id,
+    );
+  }
+});
