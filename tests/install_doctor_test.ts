@@ -491,3 +491,34 @@ Deno.test("paths: each client's file on Linux and macOS, with and without the va
     );
   }
 });
+
+Deno.test("merge: a CRLF config.toml stays CRLF, and its tmux table can be updated", () => {
+  const entry = { command: "/bin/t", args: ["a"] };
+  const add = mergeEntry(
+    `model = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "x"\r\n`,
+    "toml",
+    "mcp_servers",
+    "tmux",
+    entry,
+  );
+  assertEquals(add, {
+    kind: "changed",
+    replaced: false,
+    text:
+      `model = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "x"\r\n\r\n[mcp_servers.tmux]\r\ncommand = "/bin/t"\r\n` +
+      `args = [ "a" ]\r\n`,
+  });
+  const text =
+    `[mcp_servers.tmux]\r\ncommand = "old"\r\nargs = []\r\nstartup_timeout_sec = 20\r\n\r\n[mcp_servers.other]\r\n` +
+    `command = "x"\r\n`;
+  const update = mergeEntry(text, "toml", "mcp_servers", "tmux", entry);
+  assertEquals(update, {
+    kind: "changed",
+    replaced: true,
+    text: `[mcp_servers.tmux]\r\ncommand = "/bin/t"\r\nargs = [ "a" ]\r\nstartup_timeout_sec = 20\r\n\r\n` +
+      `[mcp_servers.other]\r\ncommand = "x"\r\n`,
+  });
+  // What it cannot rewrite (a multi-line string) is refused with what to do.
+  const multi = mergeEntry(`[mcp_servers.tmux]\ncommand = """\nold\n"""\n`, "toml", "mcp_servers", "tmux", entry);
+  assertMatch((multi as { reason: string }).reason, /cannot rewrite safely .*: edit it by hand$/);
+});

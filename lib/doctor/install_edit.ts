@@ -214,8 +214,10 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
   const keep = isObject(current) ? Object.fromEntries(Object.entries(current).filter(([k]) => !(k in entry))) : {};
   if (current !== undefined && sameJson(current, { ...keep, ...entry })) return { kind: "unchanged" };
 
+  // New lines end as the file's do (a CRLF file stays CRLF).
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const header = `[${tomlKey(section)}.${tomlKey(name)}]`;
-  const body = stringifyToml(entry).trimEnd();
+  const body = stringifyToml(entry).trimEnd().replaceAll("\n", eol);
   let out: string;
   const m = tableHeader(section, name).exec(text);
   if (m) {
@@ -224,22 +226,27 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
     const next = /^[ \t]*\[/m.exec(text.slice(start));
     const end = next ? start + next.index : text.length;
     const kept = stripKeys(text.slice(start, end), Object.keys(entry));
-    out = text.slice(0, m.index) + `${header}\n${body}\n` + kept.replace(/^\n/, "") + text.slice(end);
+    out = text.slice(0, m.index) + `${header}${eol}${body}${eol}` + kept.replace(/^\r?\n/, "") + text.slice(end);
   } else if (current !== undefined) {
     return {
       kind: "refused",
       reason: `it defines ${section}.${name} inline or with dotted keys, which this does not rewrite: edit it by hand`,
     };
   } else {
-    const sep = text === "" ? "" : text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n";
-    out = `${text}${sep}${header}\n${body}\n`;
+    const sep = text === "" ? "" : /\r?\n\r?\n$/.test(text) ? "" : text.endsWith("\n") ? eol : eol + eol;
+    out = `${text}${sep}${header}${eol}${body}${eol}`;
   }
   // The edit is textual: read it back, and refuse rather than write a file that says something else.
   try {
     const check = (parseToml(out) as Record<string, Record<string, unknown>>)[section]?.[name];
     if (!sameJson(check, { ...keep, ...entry })) throw new Error("the merged table differs");
   } catch (e) {
-    return { kind: "refused", reason: `merging would not give a valid table (${(e as Error).message.split("\n")[0]})` };
+    return {
+      kind: "refused",
+      reason: `a file whose ${section}.${name} this cannot rewrite safely (${
+        (e as Error).message.split("\n")[0]
+      }): edit it by hand`,
+    };
   }
   return { kind: "changed", text: out, replaced: current !== undefined };
 }
@@ -249,7 +256,7 @@ function stripKeys(body: string, keys: string[]): string {
   const lines = body.split("\n");
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const m = /^[ \t]*("?)([A-Za-z0-9_-]+)\1[ \t]*=(.*)$/.exec(lines[i]);
+    const m = /^[ \t]*("?)([A-Za-z0-9_-]+)\1[ \t]*=([^\r]*)\r?$/.exec(lines[i]);
     if (!m || !keys.includes(m[2])) {
       out.push(lines[i]);
       continue;
