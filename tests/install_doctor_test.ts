@@ -522,3 +522,24 @@ Deno.test("merge: a CRLF config.toml stays CRLF, and its tmux table can be updat
   const multi = mergeEntry(`[mcp_servers.tmux]\ncommand = """\nold\n"""\n`, "toml", "mcp_servers", "tmux", entry);
   assertMatch((multi as { reason: string }).reason, /cannot rewrite safely .*: edit it by hand$/);
 });
+
+Deno.test("install: a backup never overwrites an earlier one of the same second", async () => {
+  await inHome(async (home) => {
+    const path = await writeConfig(home, CASES.cursor.path, CASES.cursor.others);
+    // Earlier backups named for every second of the next two minutes: whichever second the run falls in, its
+    // backup's name is taken.
+    const now = Date.now();
+    const earlier = new Map<string, string>();
+    for (let s = -1; s < 120; s++) {
+      const name = `${path}.bak-${new Date(now + s * 1000).toISOString().slice(0, 19).replaceAll(":", "-")}`;
+      earlier.set(name, `earlier ${s}\n`);
+      await Deno.writeTextFile(name, `earlier ${s}\n`);
+    }
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    for (const [name, text] of earlier) assertEquals(await Deno.readTextFile(name), text, name);
+    const backup = /the old file is (\S+)\)/.exec(r.stdout)![1];
+    assertMatch(backup, /\.bak-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-2$/);
+    assertEquals(await Deno.readTextFile(backup), CASES.cursor.others);
+  });
+});

@@ -54,6 +54,33 @@ function stamp(d = new Date()): string {
   return d.toISOString().slice(0, 19).replaceAll(":", "-");
 }
 
+/**
+ * Copies `path` to `<path>.bak-<stamp>` beside it, or `.bak-<stamp>-2`, `-3`… when a backup of that second is there
+ * already (two runs within a second): an earlier backup is never overwritten. Returns the backup's path.
+ */
+async function backUp(path: string): Promise<string> {
+  const base = `${path}.bak-${stamp()}`;
+  for (let n = 1;; n++) {
+    const backup = n === 1 ? base : `${base}-${n}`;
+    let out;
+    try {
+      out = await Deno.open(backup, { write: true, createNew: true, mode: 0o600 });
+    } catch (e) {
+      if (e instanceof Deno.errors.AlreadyExists) continue;
+      throw e;
+    }
+    try {
+      using src = await Deno.open(path);
+      await src.readable.pipeTo(out.writable); // closes `out`
+    } catch (e) {
+      await Deno.remove(backup).catch(() => {});
+      throw e;
+    }
+    await Deno.chmod(backup, (await Deno.stat(path)).mode! & 0o777);
+    return backup;
+  }
+}
+
 /** Writes `text` to `path` through a temporary file and a rename, so a client never reads half a file. */
 async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
   const dir = path.slice(0, path.lastIndexOf("/")) || "/";
@@ -127,10 +154,7 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
     // The file may have changed since it was read (the client itself writes some of these): then start over.
     if ((await readConfig(path)).text !== file.text) return refuse("it changed while being merged: run again");
     if (file.exists) (await Deno.open(file.real, { write: true })).close();
-    if (file.exists) {
-      backup = `${file.real}.bak-${stamp()}`;
-      await Deno.copyFile(file.real, backup);
-    }
+    if (file.exists) backup = await backUp(file.real);
     await writeAtomically(file.real, merged.text, (file.mode ?? 0o600) & 0o7777);
   } catch (e) {
     return refuse(`${messageOf(e)}: ${byHand(file.real, false)}`);
