@@ -543,3 +543,36 @@ Deno.test("install: a backup never overwrites an earlier one of the same second"
     assertEquals(await Deno.readTextFile(backup), CASES.cursor.others);
   });
 });
+
+Deno.test("install: HOME unset, empty or relative is one line and exit 1, never a config under / or the current folder", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "tmux-mcp-install-cwd-" });
+  try {
+    for (const home of [undefined, "", "relative"]) {
+      const env: Record<string, string> = { PATH: Deno.env.get("PATH") ?? "", DENO_DIR };
+      if (home !== undefined) env.HOME = home;
+      const run = (args: string[]) =>
+        runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args], {
+          env,
+          clearEnv: true,
+          cwd,
+        });
+      const what = home ? `"${home}", not an absolute path` : "not set";
+      // The dry run first: on a build that would write, it fails here before anything is written.
+      for (const args of [["--install", "cursor", "--dry-run"], ["--install", "cursor"]]) {
+        const r = await run(args);
+        assertEquals(r.code, 1, `${home}: ${r.stdout}${r.stderr}`);
+        assertEquals(
+          r.stdout,
+          `tmux-mcp doctor: HOME is ${what}: set it to your home directory and run --install again\n`,
+        );
+      }
+      const hints = (await run([])).stdout.split("\n").filter((l) => / mcp client: /.test(l));
+      assertEquals(hints, [
+        `warn  mcp client: HOME is ${what}: set it to your home directory to find the MCP clients' configs`,
+      ]);
+      assertEquals(await Array.fromAsync(Deno.readDir(cwd)), []);
+    }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});

@@ -103,6 +103,16 @@ function byHand(path: string, readOnly: boolean): string {
   return `${fix}, or add the entry by hand (--dry-run shows it)`;
 }
 
+/**
+ * Why `where.home` cannot locate the configs (unset, empty or relative: the files would land under / or the current
+ * folder, where no client looks), or undefined when it can.
+ */
+function homeProblem(where: Where): string | undefined {
+  if (where.home.startsWith("/")) return undefined;
+  const what = where.home === "" ? "not set" : `${JSON.stringify(where.home)}, not an absolute path`;
+  return `HOME is ${what}: set it to your home directory`;
+}
+
 const unknownClient = (name: string) =>
   `tmux-mcp doctor: unknown client "${name}" for --install: use one of ${CLIENT_IDS.join(", ")}`;
 
@@ -111,6 +121,8 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
   const spec = clientSpec(opts.client);
   if (!spec) return { lines: [unknownClient(opts.client)], ok: false };
   const where = opts.where ?? currentWhere();
+  const noHome = homeProblem(where);
+  if (noHome) return { lines: [`tmux-mcp doctor: ${noHome} and run --install again`], ok: false };
   const path = spec.path(where);
   const argv = opts.argv ?? clientArgv(opts.flags);
   const refuse = (reason: string) => ({
@@ -186,6 +198,8 @@ export function snippet(spec: ClientSpec, argv: readonly string[]): string {
  * when its file could not be merged.
  */
 export async function clientHints(flags: readonly string[], where: Where = currentWhere()): Promise<CheckResult[]> {
+  const noHome = homeProblem(where);
+  if (noHome) return [{ status: "warn", name: "mcp client", detail: `${noHome} to find the MCP clients' configs` }];
   const argv = clientArgv(flags);
   const base = clientArgv([]);
   const out: CheckResult[] = [];
