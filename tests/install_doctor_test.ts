@@ -576,3 +576,19 @@ Deno.test("install: HOME unset, empty or relative is one line and exit 1, never 
     await Deno.remove(cwd, { recursive: true });
   }
 });
+
+Deno.test("install: run as root (sudo) on a user's config, the new file and its backup stay the user's", async () => {
+  if (Deno.uid() !== 0) return; // only root can hand a file to another user, and only its run can take one over
+  await inHome(async (home) => {
+    const path = await writeConfig(home, CASES.cursor.path, CASES.cursor.others);
+    await Deno.chown(path, 65534, 65534);
+    await Deno.chmod(path, 0o640);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    const after = await Deno.stat(path);
+    assertEquals([after.uid, after.gid, after.mode! & 0o777], [65534, 65534, 0o640]);
+    assert((await Deno.readTextFile(path)).includes(`"tmux"`));
+    const backup = await Deno.stat(`${path.slice(0, path.lastIndexOf("/"))}/${(await backupsOf(path))[0]}`);
+    assertEquals([backup.uid, backup.gid], [65534, 65534]);
+  });
+});

@@ -35,7 +35,9 @@ export interface InstallOptions {
 }
 
 /** The file's text, or "" with `exists: false` when there is none; throws on a directory or an unreadable file. */
-async function readConfig(path: string): Promise<{ text: string; exists: boolean; real: string; mode?: number }> {
+async function readConfig(
+  path: string,
+): Promise<{ text: string; exists: boolean; real: string; mode?: number; owner?: [number, number] }> {
   let real = path;
   try {
     // A symlinked config (a dotfiles repository, say) is edited where it lives; the link stays a link.
@@ -46,7 +48,8 @@ async function readConfig(path: string): Promise<{ text: string; exists: boolean
   }
   const info = await Deno.stat(real);
   if (!info.isFile) throw new Error(`${path} is not a regular file`);
-  return { text: await Deno.readTextFile(real), exists: true, real, mode: info.mode ?? undefined };
+  const owner: [number, number] | undefined = info.uid !== null && info.gid !== null ? [info.uid, info.gid] : undefined;
+  return { text: await Deno.readTextFile(real), exists: true, real, mode: info.mode ?? undefined, owner };
 }
 
 /** `2026-11-27T09-41-05` for file names. */
@@ -81,14 +84,27 @@ async function backUp(path: string): Promise<string> {
   }
 }
 
+/**
+ * Gives `path` the owner and group `owner` when they are not this process's: run as root (sudo) on a user's config,
+ * the new file stays the user's, so the client can still write it. Best effort: a user cannot give a file away (nor
+ * always keep a group it is not in), and then the new file is simply the user's own, as any editor leaves it.
+ */
+async function keepOwner(path: string, owner: [number, number] | undefined): Promise<void> {
+  if (!owner || Deno.build.os === "windows") return;
+  const made = await Deno.stat(path); // ours (no sys permission needed to learn who that is)
+  if (made.uid === owner[0] && made.gid === owner[1]) return;
+  await Deno.chown(path, owner[0], owner[1]).catch(() => {});
+}
+
 /** Writes `text` to `path` through a temporary file and a rename, so a client never reads half a file. */
-async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
+async function writeAtomically(path: string, text: string, mode: number, owner?: [number, number]): Promise<void> {
   const dir = path.slice(0, path.lastIndexOf("/")) || "/";
   await Deno.mkdir(dir, { recursive: true });
   const tmp = `${path}.tmux-mcp-${Deno.pid}.tmp`;
   try {
     await Deno.writeTextFile(tmp, text, { mode });
     await Deno.chmod(tmp, mode); // writeTextFile's mode is filtered by the umask
+    await keepOwner(tmp, owner);
     await Deno.rename(tmp, path);
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
@@ -166,8 +182,11 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
     // The file may have changed since it was read (the client itself writes some of these): then start over.
     if ((await readConfig(path)).text !== file.text) return refuse("it changed while being merged: run again");
     if (file.exists) (await Deno.open(file.real, { write: true })).close();
-    if (file.exists) backup = await backUp(file.real);
-    await writeAtomically(file.real, merged.text, (file.mode ?? 0o600) & 0o7777);
+    if (file.exists) {
+      backup = await backUp(file.real);
+      await keepOwner(backup, file.owner);
+    }
+    await writeAtomically(file.real, merged.text, (file.mode ?? 0o600) & 0o7777, file.owner);
   } catch (e) {
     return refuse(`${messageOf(e)}: ${byHand(file.real, false)}`);
   }
