@@ -592,3 +592,22 @@ Deno.test("install: run as root (sudo) on a user's config, the new file and its 
     assertEquals([backup.uid, backup.gid], [65534, 65534]);
   });
 });
+
+Deno.test('merge: an update keeps the user\'s env in the tmux entry (Claude Code and Zed write "env": {} only when there is none)', () => {
+  const argv = ["/bin/tmux-mcp", "--socket-name", "agent"];
+  for (const id of ["claude-code", "zed"] as const) {
+    const spec = CLIENTS[id];
+    const text =
+      `{\n  "${spec.section}": {\n    "tmux": { "command": "old", "args": [], "env": { "TMUX_TMPDIR": "/run/t" } }\n  }\n}\n`;
+    const r = mergeEntry(text, spec.format, spec.section, "tmux", spec.entry(argv));
+    assert(r.kind === "changed", `${id}: ${JSON.stringify(r)}`);
+    const tmux = serversOf(id, r.text).tmux;
+    assertEquals([tmux.command, tmux.args, tmux.env], [argv[0], argv.slice(1), { TMUX_TMPDIR: "/run/t" }], id);
+    // Again with the same command: nothing to do (it used to "update" the env away each time).
+    assertEquals(mergeEntry(r.text, spec.format, spec.section, "tmux", spec.entry(argv)), { kind: "unchanged" }, id);
+    // A new entry still gets the empty env the client expects.
+    const fresh = mergeEntry("", spec.format, spec.section, "tmux", spec.entry(argv));
+    assert(fresh.kind === "changed");
+    assertEquals(serversOf(id, fresh.text).tmux.env, {});
+  }
+});

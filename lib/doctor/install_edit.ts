@@ -177,8 +177,14 @@ function mergeJson(
   if (current !== undefined && !isObject(current)) {
     return { kind: "refused", reason: `its "${section}"."${name}" is not a server entry (an object)` };
   }
-  // Keys of ours are set; any other key of an existing entry (an env, say) stays.
+  // Keys of ours are set; any other key of an existing entry stays, and so does its value for a key we only give a
+  // default for (an empty object: Claude Code's and Zed's "env": {} must not wipe the user's variables).
   const merged = isObject(current) ? { ...current, ...entry } : entry;
+  if (isObject(current)) {
+    for (const [k, v] of Object.entries(entry)) {
+      if (isObject(v) && Object.keys(v).length === 0 && Object.hasOwn(current, k)) merged[k] = current[k];
+    }
+  }
   if (current !== undefined && sameJson(current, merged)) return { kind: "unchanged" };
   let out = setJson(source, [section, name], merged);
   if (!out.endsWith("\n")) out += source.includes("\r\n") ? "\r\n" : "\n";
