@@ -611,3 +611,19 @@ Deno.test('merge: an update keeps the user\'s env in the tmux entry (Claude Code
     assertEquals(serversOf(id, fresh.text).tmux.env, {});
   }
 });
+
+Deno.test("merge: a file starting with a byte-order mark is refused saying to save it without one", () => {
+  const entry = { command: "/bin/t", args: [] };
+  for (
+    const [format, text] of [["json", `\uFEFF{ "mcpServers": {} }\n`], ["jsonc", `\uFEFF{}\n`], [
+      "toml",
+      `\uFEFFa = 1\n`,
+    ]] as const
+  ) {
+    assertEquals(mergeEntry(text, format, format === "toml" ? "mcp_servers" : "mcpServers", "tmux", entry), {
+      kind: "refused",
+      reason: "a file starting with a byte-order mark (U+FEFF), which this does not edit: save it as UTF-8 " +
+        "without a BOM and run again",
+    }, format);
+  }
+});

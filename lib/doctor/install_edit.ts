@@ -302,6 +302,14 @@ export function mergeEntry(
   name: string,
   entry: Record<string, unknown>,
 ): MergeResult {
+  if (text.startsWith("\uFEFF")) {
+    // Parsers disagree on it (jsonc-parser and JSON.parse reject it, VS Code strips it): ask for the plain file.
+    return {
+      kind: "refused",
+      reason: "a file starting with a byte-order mark (U+FEFF), which this does not edit: save it as UTF-8 without " +
+        "a BOM and run again",
+    };
+  }
   return format === "toml" ? mergeToml(text, section, name, entry) : mergeJson(text, format, section, name, entry);
 }
 
