@@ -288,7 +288,7 @@ Deno.test("doctor: one line per client found — the --install command and the s
   });
 });
 
-Deno.test("install: a symlinked config is edited where it points, the link stays a link", async () => {
+Deno.test("install: a symlinked config (even a dangling link) is edited where it points, the link stays a link", async () => {
   await inHome(async (home) => {
     const real = await writeConfig(home, "dotfiles/mcp.json", `{ "mcpServers": {} }\n`);
     await Deno.mkdir(`${home}/.cursor`);
@@ -297,6 +297,17 @@ Deno.test("install: a symlinked config is edited where it points, the link stays
     assertEquals(r.code, 0, r.stdout + r.stderr);
     assert((await Deno.lstat(`${home}/.cursor/mcp.json`)).isSymlink);
     assertEquals(Object.keys(serversOf("cursor", await Deno.readTextFile(real))), ["tmux"]);
+  });
+  // A dangling link (the dotfiles' file not made yet, its folder neither): the file is made where it points.
+  await inHome(async (home) => {
+    await Deno.mkdir(`${home}/.cursor`);
+    await Deno.symlink("../dotfiles/cursor/mcp.json", `${home}/.cursor/mcp.json`);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    assert((await Deno.lstat(`${home}/.cursor/mcp.json`)).isSymlink, "the link was replaced by a file");
+    assertEquals(Object.keys(serversOf("cursor", await Deno.readTextFile(`${home}/dotfiles/cursor/mcp.json`))), [
+      "tmux",
+    ]);
   });
 });
 

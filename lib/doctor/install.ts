@@ -43,13 +43,30 @@ async function readConfig(
     // A symlinked config (a dotfiles repository, say) is edited where it lives; the link stays a link.
     real = await Deno.realPath(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { text: "", exists: false, real: path };
+    // No file: a dangling link (dotfiles whose file is not made yet) gets the file where it points.
+    if (e instanceof Deno.errors.NotFound) return { text: "", exists: false, real: await linkEnd(path) };
     throw e;
   }
   const info = await Deno.stat(real);
   if (!info.isFile) throw new Error(`${path} is not a regular file`);
   const owner: [number, number] | undefined = info.uid !== null && info.gid !== null ? [info.uid, info.gid] : undefined;
   return { text: await Deno.readTextFile(real), exists: true, real, mode: info.mode ?? undefined, owner };
+}
+
+/** Where the chain of symbolic links from `path` ends: `path` itself when it is no link. */
+async function linkEnd(path: string): Promise<string> {
+  let p = path;
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      if (!(await Deno.lstat(p)).isSymlink) return p;
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return p;
+      throw e;
+    }
+    const to = await Deno.readLink(p);
+    p = to.startsWith("/") ? to : `${p.slice(0, p.lastIndexOf("/"))}/${to}`;
+  }
+  throw new Error(`${path}: too many levels of symbolic links`);
 }
 
 /** `2026-11-27T09-41-05` for file names. */
