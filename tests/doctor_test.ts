@@ -153,6 +153,11 @@ Deno.test("doctor helpers: tmux version strings, PATH lookup, shell quoting", ()
     absoluteFlags(["--config", "b.json", "--audit-log=logs/a", "--socket-name", "s", "--socket-path", "/abs"], "/w/"),
     ["--config", "/w/b.json", "--audit-log=/w/logs/a", "--socket-name", "s", "--socket-path", "/abs"],
   );
+  // --files-root is a folder; --tmux-bin a path only with a slash (a bare name is looked up on PATH).
+  assertEquals(
+    absoluteFlags(["--files-root", "work", "--tmux-bin", "./bin/tmux", "--tmux-bin=tmux", "--tmux-bin=b/tmux"], "/w"),
+    ["--files-root", "/w/work", "--tmux-bin", "/w/bin/tmux", "--tmux-bin=tmux", "--tmux-bin=/w/b/tmux"],
+  );
 });
 
 Deno.test("doctor from a checkout names deno by an absolute path: the PATH's deno when it is this one", async () => {
