@@ -485,7 +485,7 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   if (parsed.positionals.length > (doctor ? 1 : 0)) {
     throw new UsageError(
       `unexpected argument "${parsed.positionals[doctor ? 1 : 0]}" (the server takes flags only, ` +
-        `plus the subcommand doctor; see --help)`,
+        `plus the subcommand doctor)`,
     );
   }
   const cfg = defaultConfig();
