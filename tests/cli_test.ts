@@ -32,6 +32,11 @@ for (
     [["--toolsets", "buffers,nope"], {}, /--toolsets: "nope" is not one of buffers, workspace, exec, pty/],
     [["serve"], {}, /unexpected argument "serve"/],
     [
+      ["doctor", "--install", "cursor", "--install=vscode"],
+      {},
+      /--install takes one client: run doctor --install once/,
+    ],
+    [
       ["doctor", "extra"],
       {},
       /^tmux-mcp: unexpected argument "extra" \(the server takes flags only, plus the subcommand doctor\) \(see --help\)\n$/,
