@@ -638,3 +638,22 @@ Deno.test("merge: a file starting with a byte-order mark is refused saying to sa
     }, format);
   }
 });
+
+Deno.test("install: a folder where the config file should be is one line saying to move it aside, untouched", async () => {
+  await inHome(async (home) => {
+    await Deno.mkdir(`${home}/.claude.json/inside`, { recursive: true });
+    const r = await tmuxMcp(home, ["doctor", "--install", "claude-code"]);
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    assertEquals(
+      r.stdout,
+      `tmux-mcp doctor: not changing ${home}/.claude.json: ${home}/.claude.json is a folder, where the client ` +
+        `expects its config file: move it aside and run again; it is left as it was\n`,
+    );
+    assert((await Deno.stat(`${home}/.claude.json/inside`)).isDirectory);
+    const hint = (await tmuxMcp(home, ["doctor"])).stdout.split("\n").filter((l) => / mcp client: /.test(l));
+    assertEquals(hint, [
+      `warn  mcp client: claude-code: ${home}/.claude.json is a folder, where the client expects its config file: ` +
+      "move it aside and run again",
+    ]);
+  });
+});

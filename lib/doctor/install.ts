@@ -48,7 +48,10 @@ async function readConfig(
     throw e;
   }
   const info = await Deno.stat(real);
-  if (!info.isFile) throw new Error(`${path} is not a regular file`);
+  if (!info.isFile) {
+    const what = info.isDirectory ? "a folder" : "not a regular file";
+    throw new Error(`${path} is ${what}, where the client expects its config file: move it aside and run again`);
+  }
   const owner: [number, number] | undefined = info.uid !== null && info.gid !== null ? [info.uid, info.gid] : undefined;
   return { text: await Deno.readTextFile(real), exists: true, real, mode: info.mode ?? undefined, owner };
 }
