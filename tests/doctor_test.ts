@@ -83,6 +83,29 @@ Deno.test("doctor: missing tmux binary — FAIL line saying what to do, later tm
   assertMatch(r.lines.at(-1)!, /1 check\(s\) failed/);
 });
 
+Deno.test("doctor: a --tmux-bin that cannot run (a folder, a file without x) — FAIL line saying what to do", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-doctor-bin-" });
+  try {
+    await Deno.writeTextFile(`${dir}/tmux`, "#!/bin/sh\necho 'tmux 3.4'\n", { mode: 0o644 });
+    await Deno.chmod(`${dir}/tmux`, 0o644);
+    for (const bin of [dir, `${dir}/tmux`]) {
+      const r = await doctor(["--tmux-bin", bin, "--socket-name", uniqueSocketName("doc")]);
+      assertOneLineEach(r);
+      assertEquals(r.code, 1);
+      assertMatch(
+        lineOf(r.lines, "tmux"),
+        new RegExp(
+          `^FAIL {2}tmux: cannot run "${bin}": .+: it must be a tmux executable \\(chmod \\+x it, or pass ` +
+            `--tmux-bin the path of tmux\\)$`,
+        ),
+      );
+      assertMatch(lineOf(r.lines, "control mode"), /^skip /);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("doctor: no server on the socket — says how to start one, exit 1", async () => {
   const name = uniqueSocketName("doc");
   const r = await doctor(["--socket-name", name]);
