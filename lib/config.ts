@@ -485,7 +485,7 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   if (parsed.positionals.length > (doctor ? 1 : 0)) {
     throw new UsageError(
       `unexpected argument "${parsed.positionals[doctor ? 1 : 0]}" (the server takes flags only, ` +
-        `plus the subcommand doctor; see --help)`,
+        `plus the subcommand doctor)`,
     );
   }
   const cfg = defaultConfig();
@@ -514,6 +514,9 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     );
   }
   if (dryRun && install === undefined) throw new UsageError("--dry-run needs --install CLIENT");
+  // The parser keeps the last of a repeated option: a second client would be skipped without a word.
+  const installs = parsed.tokens.filter((t) => t.kind === "option" && t.name === "install").length;
+  if (installs > 1) throw new UsageError("--install takes one client: run doctor --install once per client");
   // With --ssh the pty_* tools run on the tmux host unless the user asked for this machine's PTYs.
   const backendGiven = parsed.values["terminal-backend"] !== undefined || !!env.TMUX_MCP_TERMINAL_BACKEND;
   if (!backendGiven && cfg.ssh !== undefined) cfg.terminalBackend = "tmux";

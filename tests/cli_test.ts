@@ -31,6 +31,16 @@ for (
     [["--max-concurrency", "x"], {}, /expected a whole number/],
     [["--toolsets", "buffers,nope"], {}, /--toolsets: "nope" is not one of buffers, workspace, exec, pty/],
     [["serve"], {}, /unexpected argument "serve"/],
+    [
+      ["doctor", "--install", "cursor", "--install=vscode"],
+      {},
+      /--install takes one client: run doctor --install once/,
+    ],
+    [
+      ["doctor", "extra"],
+      {},
+      /^tmux-mcp: unexpected argument "extra" \(the server takes flags only, plus the subcommand doctor\) \(see --help\)\n$/,
+    ],
     // Several hosts, each under its own name: a second host of the same name must not replace the first.
     [["--ssh", "a", "--ssh", "b@a"], {}, /--ssh: "b@a": the host name "a" is taken \(by a\); name it: --ssh NAME=b@a/],
     [["--ssh=x=local", "--ssh=x=h"], {}, /the host name "x" is taken/],
@@ -44,6 +54,7 @@ for (
     assertEquals(r.stdout, "");
     assertEquals(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
     assertMatch(r.stderr, pattern);
+    assertEquals(r.stderr.split("see --help").length, 2, `"see --help" once: ${r.stderr}`);
   });
 }
 

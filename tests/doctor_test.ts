@@ -1,7 +1,8 @@
 /**
  * `tmux-mcp doctor`, run as users run it: the real entry point as a
  * subprocess with the start task's permissions, against a private tmux
- * server, a missing tmux binary, an unused socket and a bad config file.
+ * server, a missing tmux binary (by --tmux-bin or not on PATH), a tmux too
+ * old, an unused socket and a bad config file.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ROOT, runProcess, START_PERMISSIONS, startTmux, uniqueSocketName } from "./helpers.ts";
@@ -84,6 +85,29 @@ Deno.test("doctor: missing tmux binary — FAIL line saying what to do, later tm
   assertMatch(r.lines.at(-1)!, /1 check\(s\) failed/);
 });
 
+Deno.test("doctor: a --tmux-bin that cannot run (a folder, a file without x) — FAIL line saying what to do", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-doctor-bin-" });
+  try {
+    await Deno.writeTextFile(`${dir}/tmux`, "#!/bin/sh\necho 'tmux 3.4'\n", { mode: 0o644 });
+    await Deno.chmod(`${dir}/tmux`, 0o644);
+    for (const bin of [dir, `${dir}/tmux`]) {
+      const r = await doctor(["--tmux-bin", bin, "--socket-name", uniqueSocketName("doc")]);
+      assertOneLineEach(r);
+      assertEquals(r.code, 1);
+      assertMatch(
+        lineOf(r.lines, "tmux"),
+        new RegExp(
+          `^FAIL {2}tmux: cannot run "${bin}": .+: it must be a tmux executable \\(chmod \\+x it, or pass ` +
+            `--tmux-bin the path of tmux\\)$`,
+        ),
+      );
+      assertMatch(lineOf(r.lines, "control mode"), /^skip /);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("doctor: no server on the socket — says how to start one, exit 1", async () => {
   const name = uniqueSocketName("doc");
   const r = await doctor(["--socket-name", name]);
@@ -160,6 +184,11 @@ Deno.test("doctor helpers: tmux version strings, PATH lookup, shell quoting", ()
     absoluteFlags(["--config", "b.json", "--audit-log=logs/a", "--socket-name", "s", "--socket-path", "/abs"], "/w/"),
     ["--config", "/w/b.json", "--audit-log=/w/logs/a", "--socket-name", "s", "--socket-path", "/abs"],
   );
+  // --files-root is a folder; --tmux-bin a path only with a slash (a bare name is looked up on PATH).
+  assertEquals(
+    absoluteFlags(["--files-root", "work", "--tmux-bin", "./bin/tmux", "--tmux-bin=tmux", "--tmux-bin=b/tmux"], "/w"),
+    ["--files-root", "/w/work", "--tmux-bin", "/w/bin/tmux", "--tmux-bin=tmux", "--tmux-bin=/w/b/tmux"],
+  );
 });
 
 Deno.test("doctor from a checkout names deno by an absolute path: the PATH's deno when it is this one", async () => {
@@ -187,6 +216,56 @@ Deno.test("doctor from a checkout names deno by an absolute path: the PATH's den
     await Deno.mkdir(`${dir}/other`);
     await Deno.writeTextFile(`${dir}/other/deno`, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
     assertEquals(await commandWith(`${dir}/other:${dir}/bin:${tmuxDir}`), Deno.execPath());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("doctor: tmux missing from PATH, or too old — a FAIL line saying what to do, no control-mode guess, exit 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-doctor-path-" });
+  try {
+    // Only deno on PATH (by a link), no tmux.
+    await Deno.mkdir(`${dir}/bare`);
+    await Deno.symlink(Deno.execPath(), `${dir}/bare/deno`);
+    const env = { HOME: dir, DENO_DIR: Deno.env.get("DENO_DIR") || `${Deno.env.get("HOME")}/.cache/deno` };
+    const run = async (path: string) => {
+      const r = await runProcess(Deno.execPath(), [
+        "run",
+        ...START_PERMISSIONS,
+        ROOT + "main.ts",
+        "doctor",
+        "--socket-name",
+        uniqueSocketName("doc"),
+      ], { env: { ...env, PATH: path }, clearEnv: true });
+      return { ...r, lines: r.stdout.trimEnd().split("\n") };
+    };
+    const missing = await run(`${dir}/bare`);
+    assertEquals(missing.code, 1);
+    assert(!/^\s+at /m.test(missing.stdout + missing.stderr), "stack trace in the output");
+    assertMatch(
+      lineOf(missing.lines, "tmux"),
+      /^FAIL {2}tmux: tmux is not installed .*: install it .* or pass --tmux-bin/,
+    );
+    assertMatch(lineOf(missing.lines, "control mode"), /^skip /);
+
+    // A tmux 2.9 earlier in PATH (it answers everything with its version, as the brief's stand-in does).
+    await Deno.mkdir(`${dir}/old`);
+    await Deno.writeTextFile(`${dir}/old/tmux`, "#!/bin/sh\necho 'tmux 2.9'\n", { mode: 0o755 });
+    await Deno.chmod(`${dir}/old/tmux`, 0o755);
+    const old = await run(`${dir}/old:${Deno.env.get("PATH")}`);
+    assertOneLineEach(old);
+    assertEquals(old.code, 1, old.stdout);
+    assertEquals(
+      lineOf(old.lines, "tmux"),
+      "FAIL  tmux: 2.9 is older than the minimum 3.2: upgrade tmux (brew install tmux, or your distribution's " +
+        "backports) or pass --tmux-bin PATH to a newer one",
+    );
+    // Not "control mode is off ... check that a session exists": the version is the one thing to fix.
+    assertEquals(
+      lineOf(old.lines, "control mode"),
+      "skip  control mode: not tried with tmux 2.9: upgrade tmux (see the tmux line)",
+    );
+    assertMatch(old.lines.at(-1)!, /^tmux-mcp doctor: 1 check\(s\) failed/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

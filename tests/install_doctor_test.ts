@@ -288,7 +288,7 @@ Deno.test("doctor: one line per client found — the --install command and the s
   });
 });
 
-Deno.test("install: a symlinked config is edited where it points, the link stays a link", async () => {
+Deno.test("install: a symlinked config (even a dangling link) is edited where it points, the link stays a link", async () => {
   await inHome(async (home) => {
     const real = await writeConfig(home, "dotfiles/mcp.json", `{ "mcpServers": {} }\n`);
     await Deno.mkdir(`${home}/.cursor`);
@@ -297,6 +297,17 @@ Deno.test("install: a symlinked config is edited where it points, the link stays
     assertEquals(r.code, 0, r.stdout + r.stderr);
     assert((await Deno.lstat(`${home}/.cursor/mcp.json`)).isSymlink);
     assertEquals(Object.keys(serversOf("cursor", await Deno.readTextFile(real))), ["tmux"]);
+  });
+  // A dangling link (the dotfiles' file not made yet, its folder neither): the file is made where it points.
+  await inHome(async (home) => {
+    await Deno.mkdir(`${home}/.cursor`);
+    await Deno.symlink("../dotfiles/cursor/mcp.json", `${home}/.cursor/mcp.json`);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    assert((await Deno.lstat(`${home}/.cursor/mcp.json`)).isSymlink, "the link was replaced by a file");
+    assertEquals(Object.keys(serversOf("cursor", await Deno.readTextFile(`${home}/dotfiles/cursor/mcp.json`))), [
+      "tmux",
+    ]);
   });
 });
 
@@ -334,4 +345,315 @@ Deno.test("diff: unified, removals before additions, hunks with three lines of c
   );
   assertEquals(unifiedDiff("", "x\n", "f"), "--- /dev/null\n+++ f\n@@ -0,0 +1,1 @@\n+x\n");
   assertEquals(unifiedDiff("same\n", "same\n", "f"), "");
+});
+
+Deno.test("merge: JSONC keeps every byte outside the new entry — CRLF, comments, servers sharing a line, one-line files", () => {
+  const entry = { command: "/bin/t", args: ["a"] };
+  const merged = (text: string) => {
+    const r = mergeEntry(text, "jsonc", "mcpServers", "tmux", entry);
+    assert(r.kind === "changed", JSON.stringify(r));
+    // The client reads the entry, and a second merge has nothing to do.
+    assertEquals(parseJsonc(r.text, [], { allowTrailingComma: true }).mcpServers.tmux, entry);
+    assertEquals(mergeEntry(r.text, "jsonc", "mcpServers", "tmux", entry).kind, "unchanged");
+    return r.text;
+  };
+  const block = `{\r\n      "command": "/bin/t",\r\n      "args": [\r\n        "a"\r\n      ]\r\n    }`;
+  // CRLF: the other server stays on its line, the new lines end in CRLF too.
+  assertEquals(
+    merged(`{\r\n  "mcpServers": {\r\n    "other": { "command": "x" } // c\r\n  }\r\n}\r\n`),
+    `{\r\n  "mcpServers": {\r\n    "other": { "command": "x" }, // c\r\n    "tmux": ${block}\r\n  }\r\n}\r\n`,
+  );
+  // The comma goes right after the value, not after the space before a comment.
+  assertEquals(
+    merged(`{\n  "theme": "a" // t\n}\n`),
+    `{\n  "theme": "a", // t\n  "mcpServers": {\n    "tmux": ${block.replaceAll("\r", "")}\n  }\n}\n`,
+  );
+  const line = `"tmux": {"command":"/bin/t","args":["a"]}`;
+  // A comment running on to the next line, servers sharing a line, a one-line file: one line of JSON is added.
+  assertEquals(
+    merged(`{\n  "mcpServers": {\n    "other": { "command": "x" } /* a\n   b */\n  }\n}\n`),
+    `{\n  "mcpServers": {\n    "other": { "command": "x" }, ${line} /* a\n   b */\n  }\n}\n`,
+  );
+  assertEquals(
+    merged(`{\n  "mcpServers": {\n    "a": {}, "b": { "command": "x" }, // two\n  }\n}\n`),
+    `{\n  "mcpServers": {\n    "a": {}, "b": { "command": "x" }, ${line}, // two\n  }\n}\n`,
+  );
+  assertEquals(
+    merged(`{"mcpServers": {"other": {"command": "x"}}, "theme": "a"}\n`),
+    `{"mcpServers": {"other": {"command": "x"}, ${line}}, "theme": "a"}\n`,
+  );
+  // A key twice: the client reads the last, an edit would land in the first.
+  const twice = mergeEntry(
+    `{\n  "mcpServers": {},\n  "mcpServers": { "o": {} }\n}\n`,
+    "jsonc",
+    "mcpServers",
+    "tmux",
+    entry,
+  );
+  assertEquals(twice, { kind: "refused", reason: `a file with "mcpServers" twice: keep one` });
+});
+
+Deno.test("install: a read-only config file or folder is refused in one line saying what to do, nothing written or lost", async () => {
+  const text = `{\n  "mcpServers": {\n    "other": { "command": "other-mcp" }\n  }\n}\n`;
+  await inHome(async (home) => {
+    const path = await writeConfig(home, CASES.cursor.path, text);
+    await Deno.chmod(path, 0o444);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    assertEquals(r.stderr, "");
+    assertEquals(
+      r.stdout,
+      `tmux-mcp doctor: not changing ${path}: it is read-only (mode 0444): chmod u+w ${path} first, or add the ` +
+        `entry by hand (--dry-run shows it); it is left as it was\n`,
+    );
+    assertEquals(await Deno.readTextFile(path), text);
+    assertEquals((await Deno.stat(path)).mode! & 0o777, 0o444);
+    assertEquals(await backupsOf(path), []);
+    // The dry run still shows the entry to add by hand.
+    const dry = await tmuxMcp(home, ["doctor", "--install", "cursor", "--dry-run"]);
+    assertEquals(dry.code, 0, dry.stdout);
+    assertMatch(dry.stdout, /^\+ {4}"tmux": \{$/m);
+  });
+  // A folder that cannot be written: chmod for a user; root writes anyway, so there a read-only bind mount of it in
+  // a mount namespace of its own (skipped where unshare is not allowed).
+  await inHome(async (home) => {
+    const path = await writeConfig(home, CASES.cursor.path, text);
+    const dir = path.slice(0, path.lastIndexOf("/"));
+    let r;
+    if (Deno.uid() !== 0) {
+      await Deno.chmod(dir, 0o555);
+      r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+      await Deno.chmod(dir, 0o755);
+    } else {
+      const probe = await runProcess("unshare", ["-m", "true"], { env: {}, clearEnv: true }).catch(() => undefined);
+      if (probe?.code !== 0) return;
+      r = await runProcess("unshare", [
+        "-m",
+        "sh",
+        "-c",
+        `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`,
+        "sh",
+        dir,
+        Deno.execPath(),
+        ...["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", "--install", "cursor"],
+      ], { env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR }, clearEnv: true });
+    }
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    assertEquals(r.stdout.trimEnd().split("\n").length, 1, r.stdout);
+    assertMatch(
+      r.stdout,
+      new RegExp(
+        `^tmux-mcp doctor: not changing ${path}: .+: make ${dir} and the file writable first, or add the entry by ` +
+          `hand \\(--dry-run shows it\\); it is left as it was\n$`,
+      ),
+    );
+    assertEquals(await Deno.readTextFile(path), text);
+    assertEquals(await backupsOf(path), []);
+  });
+});
+
+Deno.test("paths: each client's file on Linux and macOS, with and without the variables that move it, as docs/install.md says", () => {
+  const home = "/home/me";
+  const at = (id: ClientId, os: string, env: Record<string, string> = {}) => CLIENTS[id].path({ home, os, env });
+  const moved = { XDG_CONFIG_HOME: "/xdg", CLAUDE_CONFIG_DIR: "/cc", CODEX_HOME: "/cx", GEMINI_CLI_HOME: "/gh" };
+  const mac = `${home}/Library/Application Support`;
+  const expected: Record<ClientId, [string, string, string, string]> = {
+    // linux, linux with the variables, darwin, darwin with the variables
+    "claude-code": [`${home}/.claude.json`, "/cc/.claude.json", `${home}/.claude.json`, "/cc/.claude.json"],
+    "claude-desktop": [
+      `${home}/.config/Claude/claude_desktop_config.json`,
+      "/xdg/Claude/claude_desktop_config.json",
+      `${mac}/Claude/claude_desktop_config.json`,
+      `${mac}/Claude/claude_desktop_config.json`,
+    ],
+    cursor: [
+      `${home}/.cursor/mcp.json`,
+      `${home}/.cursor/mcp.json`,
+      `${home}/.cursor/mcp.json`,
+      `${home}/.cursor/mcp.json`,
+    ],
+    codex: [`${home}/.codex/config.toml`, "/cx/config.toml", `${home}/.codex/config.toml`, "/cx/config.toml"],
+    vscode: [
+      `${home}/.config/Code/User/mcp.json`,
+      "/xdg/Code/User/mcp.json",
+      `${mac}/Code/User/mcp.json`,
+      `${mac}/Code/User/mcp.json`,
+    ],
+    "gemini-cli": [
+      `${home}/.gemini/settings.json`,
+      "/gh/.gemini/settings.json",
+      `${home}/.gemini/settings.json`,
+      "/gh/.gemini/settings.json",
+    ],
+    windsurf: Array(4).fill(`${home}/.codeium/windsurf/mcp_config.json`) as [string, string, string, string],
+    // Zed on macOS reads ~/.config/zed whatever XDG_CONFIG_HOME says.
+    zed: [
+      `${home}/.config/zed/settings.json`,
+      "/xdg/zed/settings.json",
+      `${home}/.config/zed/settings.json`,
+      `${home}/.config/zed/settings.json`,
+    ],
+  };
+  for (const id of CLIENT_IDS) {
+    assertEquals(
+      [at(id, "linux"), at(id, "linux", moved), at(id, "darwin"), at(id, "darwin", moved)],
+      expected[id],
+      id,
+    );
+  }
+});
+
+Deno.test("merge: a CRLF config.toml stays CRLF, and its tmux table can be updated", () => {
+  const entry = { command: "/bin/t", args: ["a"] };
+  const add = mergeEntry(
+    `model = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "x"\r\n`,
+    "toml",
+    "mcp_servers",
+    "tmux",
+    entry,
+  );
+  assertEquals(add, {
+    kind: "changed",
+    replaced: false,
+    text:
+      `model = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "x"\r\n\r\n[mcp_servers.tmux]\r\ncommand = "/bin/t"\r\n` +
+      `args = [ "a" ]\r\n`,
+  });
+  const text =
+    `[mcp_servers.tmux]\r\ncommand = "old"\r\nargs = []\r\nstartup_timeout_sec = 20\r\n\r\n[mcp_servers.other]\r\n` +
+    `command = "x"\r\n`;
+  const update = mergeEntry(text, "toml", "mcp_servers", "tmux", entry);
+  assertEquals(update, {
+    kind: "changed",
+    replaced: true,
+    text: `[mcp_servers.tmux]\r\ncommand = "/bin/t"\r\nargs = [ "a" ]\r\nstartup_timeout_sec = 20\r\n\r\n` +
+      `[mcp_servers.other]\r\ncommand = "x"\r\n`,
+  });
+  // What it cannot rewrite (a multi-line string) is refused with what to do.
+  const multi = mergeEntry(`[mcp_servers.tmux]\ncommand = """\nold\n"""\n`, "toml", "mcp_servers", "tmux", entry);
+  assertMatch((multi as { reason: string }).reason, /cannot rewrite safely .*: edit it by hand$/);
+});
+
+Deno.test("install: a backup never overwrites an earlier one of the same second", async () => {
+  await inHome(async (home) => {
+    const path = await writeConfig(home, CASES.cursor.path, CASES.cursor.others);
+    // Earlier backups named for every second of the next two minutes: whichever second the run falls in, its
+    // backup's name is taken.
+    const now = Date.now();
+    const earlier = new Map<string, string>();
+    for (let s = -1; s < 120; s++) {
+      const name = `${path}.bak-${new Date(now + s * 1000).toISOString().slice(0, 19).replaceAll(":", "-")}`;
+      earlier.set(name, `earlier ${s}\n`);
+      await Deno.writeTextFile(name, `earlier ${s}\n`);
+    }
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    for (const [name, text] of earlier) assertEquals(await Deno.readTextFile(name), text, name);
+    const backup = /the old file is (\S+)\)/.exec(r.stdout)![1];
+    assertMatch(backup, /\.bak-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-2$/);
+    assertEquals(await Deno.readTextFile(backup), CASES.cursor.others);
+  });
+});
+
+Deno.test("install: HOME unset, empty or relative is one line and exit 1, never a config under / or the current folder", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "tmux-mcp-install-cwd-" });
+  try {
+    for (const home of [undefined, "", "relative"]) {
+      const env: Record<string, string> = { PATH: Deno.env.get("PATH") ?? "", DENO_DIR };
+      if (home !== undefined) env.HOME = home;
+      const run = (args: string[]) =>
+        runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args], {
+          env,
+          clearEnv: true,
+          cwd,
+        });
+      const what = home ? `"${home}", not an absolute path` : "not set";
+      // The dry run first: on a build that would write, it fails here before anything is written.
+      for (const args of [["--install", "cursor", "--dry-run"], ["--install", "cursor"]]) {
+        const r = await run(args);
+        assertEquals(r.code, 1, `${home}: ${r.stdout}${r.stderr}`);
+        assertEquals(
+          r.stdout,
+          `tmux-mcp doctor: HOME is ${what}: set it to your home directory and run --install again\n`,
+        );
+      }
+      const hints = (await run([])).stdout.split("\n").filter((l) => / mcp client: /.test(l));
+      assertEquals(hints, [
+        `warn  mcp client: HOME is ${what}: set it to your home directory to find the MCP clients' configs`,
+      ]);
+      assertEquals(await Array.fromAsync(Deno.readDir(cwd)), []);
+    }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
+Deno.test("install: run as root (sudo) on a user's config, the new file and its backup stay the user's", async () => {
+  if (Deno.uid() !== 0) return; // only root can hand a file to another user, and only its run can take one over
+  await inHome(async (home) => {
+    const path = await writeConfig(home, CASES.cursor.path, CASES.cursor.others);
+    await Deno.chown(path, 65534, 65534);
+    await Deno.chmod(path, 0o640);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    const after = await Deno.stat(path);
+    assertEquals([after.uid, after.gid, after.mode! & 0o777], [65534, 65534, 0o640]);
+    assert((await Deno.readTextFile(path)).includes(`"tmux"`));
+    const backup = await Deno.stat(`${path.slice(0, path.lastIndexOf("/"))}/${(await backupsOf(path))[0]}`);
+    assertEquals([backup.uid, backup.gid], [65534, 65534]);
+  });
+});
+
+Deno.test('merge: an update keeps the user\'s env in the tmux entry (Claude Code and Zed write "env": {} only when there is none)', () => {
+  const argv = ["/bin/tmux-mcp", "--socket-name", "agent"];
+  for (const id of ["claude-code", "zed"] as const) {
+    const spec = CLIENTS[id];
+    const text =
+      `{\n  "${spec.section}": {\n    "tmux": { "command": "old", "args": [], "env": { "TMUX_TMPDIR": "/run/t" } }\n  }\n}\n`;
+    const r = mergeEntry(text, spec.format, spec.section, "tmux", spec.entry(argv));
+    assert(r.kind === "changed", `${id}: ${JSON.stringify(r)}`);
+    const tmux = serversOf(id, r.text).tmux;
+    assertEquals([tmux.command, tmux.args, tmux.env], [argv[0], argv.slice(1), { TMUX_TMPDIR: "/run/t" }], id);
+    // Again with the same command: nothing to do (it used to "update" the env away each time).
+    assertEquals(mergeEntry(r.text, spec.format, spec.section, "tmux", spec.entry(argv)), { kind: "unchanged" }, id);
+    // A new entry still gets the empty env the client expects.
+    const fresh = mergeEntry("", spec.format, spec.section, "tmux", spec.entry(argv));
+    assert(fresh.kind === "changed");
+    assertEquals(serversOf(id, fresh.text).tmux.env, {});
+  }
+});
+
+Deno.test("merge: a file starting with a byte-order mark is refused saying to save it without one", () => {
+  const entry = { command: "/bin/t", args: [] };
+  for (
+    const [format, text] of [["json", `\uFEFF{ "mcpServers": {} }\n`], ["jsonc", `\uFEFF{}\n`], [
+      "toml",
+      `\uFEFFa = 1\n`,
+    ]] as const
+  ) {
+    assertEquals(mergeEntry(text, format, format === "toml" ? "mcp_servers" : "mcpServers", "tmux", entry), {
+      kind: "refused",
+      reason: "a file starting with a byte-order mark (U+FEFF), which this does not edit: save it as UTF-8 " +
+        "without a BOM and run again",
+    }, format);
+  }
+});
+
+Deno.test("install: a folder where the config file should be is one line saying to move it aside, untouched", async () => {
+  await inHome(async (home) => {
+    await Deno.mkdir(`${home}/.claude.json/inside`, { recursive: true });
+    const r = await tmuxMcp(home, ["doctor", "--install", "claude-code"]);
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    assertEquals(
+      r.stdout,
+      `tmux-mcp doctor: not changing ${home}/.claude.json: ${home}/.claude.json is a folder, where the client ` +
+        `expects its config file: move it aside and run again; it is left as it was\n`,
+    );
+    assert((await Deno.stat(`${home}/.claude.json/inside`)).isDirectory);
+    const hint = (await tmuxMcp(home, ["doctor"])).stdout.split("\n").filter((l) => / mcp client: /.test(l));
+    assertEquals(hint, [
+      `warn  mcp client: claude-code: ${home}/.claude.json is a folder, where the client expects its config file: ` +
+      "move it aside and run again",
+    ]);
+  });
 });

@@ -129,7 +129,7 @@ Deno.test("npm: installed from the .tgz files into a prefix, tmux-mcp answers MC
   }
 });
 
-Deno.test("npm: another platform, or the platform package left out, is one line and exit 1", async () => {
+Deno.test("npm: another platform, the platform package left out, or its binary unusable: one line and exit 1, never 0", async () => {
   const { tarballs } = await pack();
   const h = await npmHome();
   try {
@@ -165,6 +165,40 @@ Deno.test("npm: another platform, or the platform package left out, is one line 
       `tmux-mcp: ${platformPackage(HERE_TARGET)} (the binary for ${HERE}) is not installed: npm skips optional ` +
         `dependencies with --omit=optional or --no-optional; reinstall ${LAUNCHER}@${VERSION} with them\n`,
     );
+    // The platform package there but its binary unusable: not executable, built for another libc (its loader
+    // missing), or killed by a signal Node does not die of when it re-raises it (SIGUSR1 would start its inspector).
+    const binary = `${both}/node_modules/${platformPackage(HERE_TARGET)}/bin/tmux-mcp`;
+    const launch = () => run(`${both}/node_modules/.bin/tmux-mcp`, ["--version"], env);
+    await Deno.chmod(binary, 0o644);
+    const notExecutable = await launch();
+    assertEquals([notExecutable.code, notExecutable.stdout], [1, ""]);
+    assertEquals(
+      notExecutable.stderr,
+      `tmux-mcp: cannot run ${binary}: it is not executable: chmod +x it, or reinstall ${LAUNCHER}@${VERSION}\n`,
+    );
+    if (Deno.build.os === "linux") {
+      await Deno.writeTextFile(binary, "#!/lib/ld-musl-or-glibc-not-here.so.1\n", { mode: 0o755 });
+      await Deno.chmod(binary, 0o755);
+      const noLoader = await launch();
+      assertEquals([noLoader.code, noLoader.stdout], [1, ""]);
+      assertMatch(
+        noLoader.stderr,
+        /^tmux-mcp: cannot run \S+\/bin\/tmux-mcp: it is built for glibc Linux and this system has no glibc loader .*: run it on a glibc-based system .*\n$/,
+      );
+    }
+    for (const [signal, number] of [["USR1", 10], ["PIPE", 13], ["TERM", 15]] as const) {
+      await Deno.writeTextFile(binary, `#!/bin/sh\nkill -${signal} $$\n`, { mode: 0o755 });
+      await Deno.chmod(binary, 0o755);
+      const killed = await new Deno.Command(`${both}/node_modules/.bin/tmux-mcp`, {
+        env,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assertEquals(new TextDecoder().decode(killed.stderr), "", signal);
+      // Died of the same signal, or exited as a shell reports that: never 0.
+      assert(killed.signal === `SIG${signal}` || killed.code === 128 + number, `${signal}: ${JSON.stringify(killed)}`);
+    }
   } finally {
     await h.done();
   }

@@ -6,6 +6,8 @@
 // binary does. No dependencies: it runs on any Node npm itself runs on.
 "use strict";
 const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
 
 const pkg = require("../package.json");
@@ -49,12 +51,27 @@ const child = spawn(binary, process.argv.slice(2), {
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => child.kill(signal));
 }
-child.on("error", (e) => fail(`cannot start ${binary}: ${e.message}`));
+child.on("error", (e) => {
+  const reinstall = `reinstall ${pkg.name}@${pkg.version}`;
+  if (e.code === "EACCES") fail(`cannot run ${binary}: it is not executable: chmod +x it, or ${reinstall}`);
+  if (e.code === "ENOENT" && process.platform === "linux" && fs.existsSync(binary)) {
+    // The file is there but the program loader it names is not: a glibc build on a musl system such as Alpine.
+    fail(
+      `cannot run ${binary}: it is built for glibc Linux and this system has no glibc loader (musl, as on ` +
+        "Alpine?): run it on a glibc-based system or container, or from a checkout with Deno (see the README)",
+    );
+  }
+  fail(`cannot start ${binary}: ${e.message}: ${reinstall}`);
+});
+// Signals that do not end a Node process when it sends them to itself: SIGUSR1 starts its inspector, SIGPIPE is
+// ignored, the others are ignored by default.
+const survived = new Set(["SIGUSR1", "SIGPIPE", "SIGWINCH", "SIGCHLD", "SIGCONT", "SIGURG"]);
 child.on("exit", (code, signal) => {
-  if (signal) {
+  if (!signal) process.exit(code ?? 1);
+  if (!survived.has(signal)) {
     process.removeAllListeners(signal);
     process.kill(process.pid, signal);
-  } else {
-    process.exit(code ?? 1);
   }
+  // Still alive: exit as a shell reports a death by that signal, never 0.
+  process.exit(128 + (os.constants.signals[signal] || 0));
 });

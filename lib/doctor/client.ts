@@ -27,18 +27,22 @@ function runFromSource(): boolean {
   return /^deno(\.exe)?$/.test(exe);
 }
 
-/** Flags whose value is a file: a client starts the server in a directory of its own choosing. */
-const PATH_FLAGS = new Set(["--config", "--audit-log", "--socket-path", "--ssh-config", "--hosts"]);
+/** Flags whose value is a file or folder: a client starts the server in a directory of its own choosing. */
+const PATH_FLAGS = new Set(["--config", "--audit-log", "--socket-path", "--ssh-config", "--hosts", "--files-root"]);
+/** Flags whose value is a path only when it has a slash (a bare name is looked up on PATH). */
+const SLASH_PATH_FLAGS = new Set(["--tmux-bin"]);
 
-/** `flags` with the values of {@linkcode PATH_FLAGS} made absolute (against `cwd`). */
+/** `flags` with the values of {@linkcode PATH_FLAGS} (and of `--tmux-bin ./x`) made absolute (against `cwd`). */
 export function absoluteFlags(flags: readonly string[], cwd: string): string[] {
-  const abs = (v: string) => v.startsWith("/") ? v : `${cwd.replace(/\/+$/, "")}/${v}`;
+  const absolute = (v: string) => v.startsWith("/") ? v : `${cwd.replace(/\/+$/, "")}/${v.replace(/^(\.\/)+/, "")}`;
+  const abs = (flag: string, v: string) => PATH_FLAGS.has(flag) || v.includes("/") ? absolute(v) : v;
+  const isPath = (flag: string) => PATH_FLAGS.has(flag) || SLASH_PATH_FLAGS.has(flag);
   return flags.map((f, i) => {
     const eq = f.indexOf("=");
-    if (f.startsWith("--") && eq > 0 && PATH_FLAGS.has(f.slice(0, eq))) {
-      return `${f.slice(0, eq)}=${abs(f.slice(eq + 1))}`;
+    if (f.startsWith("--") && eq > 0 && isPath(f.slice(0, eq))) {
+      return `${f.slice(0, eq)}=${abs(f.slice(0, eq), f.slice(eq + 1))}`;
     }
-    return i > 0 && PATH_FLAGS.has(flags[i - 1]) ? abs(f) : f;
+    return i > 0 && isPath(flags[i - 1]) ? abs(flags[i - 1], f) : f;
   });
 }
 

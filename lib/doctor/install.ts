@@ -35,18 +35,41 @@ export interface InstallOptions {
 }
 
 /** The file's text, or "" with `exists: false` when there is none; throws on a directory or an unreadable file. */
-async function readConfig(path: string): Promise<{ text: string; exists: boolean; real: string; mode?: number }> {
+async function readConfig(
+  path: string,
+): Promise<{ text: string; exists: boolean; real: string; mode?: number; owner?: [number, number] }> {
   let real = path;
   try {
     // A symlinked config (a dotfiles repository, say) is edited where it lives; the link stays a link.
     real = await Deno.realPath(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return { text: "", exists: false, real: path };
+    // No file: a dangling link (dotfiles whose file is not made yet) gets the file where it points.
+    if (e instanceof Deno.errors.NotFound) return { text: "", exists: false, real: await linkEnd(path) };
     throw e;
   }
   const info = await Deno.stat(real);
-  if (!info.isFile) throw new Error(`${path} is not a regular file`);
-  return { text: await Deno.readTextFile(real), exists: true, real, mode: info.mode ?? undefined };
+  if (!info.isFile) {
+    const what = info.isDirectory ? "a folder" : "not a regular file";
+    throw new Error(`${path} is ${what}, where the client expects its config file: move it aside and run again`);
+  }
+  const owner: [number, number] | undefined = info.uid !== null && info.gid !== null ? [info.uid, info.gid] : undefined;
+  return { text: await Deno.readTextFile(real), exists: true, real, mode: info.mode ?? undefined, owner };
+}
+
+/** Where the chain of symbolic links from `path` ends: `path` itself when it is no link. */
+async function linkEnd(path: string): Promise<string> {
+  let p = path;
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      if (!(await Deno.lstat(p)).isSymlink) return p;
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return p;
+      throw e;
+    }
+    const to = await Deno.readLink(p);
+    p = to.startsWith("/") ? to : `${p.slice(0, p.lastIndexOf("/"))}/${to}`;
+  }
+  throw new Error(`${path}: too many levels of symbolic links`);
 }
 
 /** `2026-11-27T09-41-05` for file names. */
@@ -54,19 +77,76 @@ function stamp(d = new Date()): string {
   return d.toISOString().slice(0, 19).replaceAll(":", "-");
 }
 
+/**
+ * Copies `path` to `<path>.bak-<stamp>` beside it, or `.bak-<stamp>-2`, `-3`… when a backup of that second is there
+ * already (two runs within a second): an earlier backup is never overwritten. Returns the backup's path.
+ */
+async function backUp(path: string): Promise<string> {
+  const base = `${path}.bak-${stamp()}`;
+  for (let n = 1;; n++) {
+    const backup = n === 1 ? base : `${base}-${n}`;
+    let out;
+    try {
+      out = await Deno.open(backup, { write: true, createNew: true, mode: 0o600 });
+    } catch (e) {
+      if (e instanceof Deno.errors.AlreadyExists) continue;
+      throw e;
+    }
+    try {
+      using src = await Deno.open(path);
+      await src.readable.pipeTo(out.writable); // closes `out`
+    } catch (e) {
+      await Deno.remove(backup).catch(() => {});
+      throw e;
+    }
+    await Deno.chmod(backup, (await Deno.stat(path)).mode! & 0o777);
+    return backup;
+  }
+}
+
+/**
+ * Gives `path` the owner and group `owner` when they are not this process's: run as root (sudo) on a user's config,
+ * the new file stays the user's, so the client can still write it. Best effort: a user cannot give a file away (nor
+ * always keep a group it is not in), and then the new file is simply the user's own, as any editor leaves it.
+ */
+async function keepOwner(path: string, owner: [number, number] | undefined): Promise<void> {
+  if (!owner || Deno.build.os === "windows") return;
+  const made = await Deno.stat(path); // ours (no sys permission needed to learn who that is)
+  if (made.uid === owner[0] && made.gid === owner[1]) return;
+  await Deno.chown(path, owner[0], owner[1]).catch(() => {});
+}
+
 /** Writes `text` to `path` through a temporary file and a rename, so a client never reads half a file. */
-async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
+async function writeAtomically(path: string, text: string, mode: number, owner?: [number, number]): Promise<void> {
   const dir = path.slice(0, path.lastIndexOf("/")) || "/";
   await Deno.mkdir(dir, { recursive: true });
   const tmp = `${path}.tmux-mcp-${Deno.pid}.tmp`;
   try {
     await Deno.writeTextFile(tmp, text, { mode });
     await Deno.chmod(tmp, mode); // writeTextFile's mode is filtered by the umask
+    await keepOwner(tmp, owner);
     await Deno.rename(tmp, path);
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
     throw e;
   }
+}
+
+/** How to get the entry in when `path` cannot be written; `readOnly`: the file's own write bit is off. */
+function byHand(path: string, readOnly: boolean): string {
+  const dir = path.slice(0, path.lastIndexOf("/")) || "/";
+  const fix = readOnly ? `chmod u+w ${shellWord(path)} first` : `make ${shellWord(dir)} and the file writable first`;
+  return `${fix}, or add the entry by hand (--dry-run shows it)`;
+}
+
+/**
+ * Why `where.home` cannot locate the configs (unset, empty or relative: the files would land under / or the current
+ * folder, where no client looks), or undefined when it can.
+ */
+function homeProblem(where: Where): string | undefined {
+  if (where.home.startsWith("/")) return undefined;
+  const what = where.home === "" ? "not set" : `${JSON.stringify(where.home)}, not an absolute path`;
+  return `HOME is ${what}: set it to your home directory`;
 }
 
 const unknownClient = (name: string) =>
@@ -77,6 +157,8 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
   const spec = clientSpec(opts.client);
   if (!spec) return { lines: [unknownClient(opts.client)], ok: false };
   const where = opts.where ?? currentWhere();
+  const noHome = homeProblem(where);
+  if (noHome) return { lines: [`tmux-mcp doctor: ${noHome} and run --install again`], ok: false };
   const path = spec.path(where);
   const argv = opts.argv ?? clientArgv(opts.flags);
   const refuse = (reason: string) => ({
@@ -108,17 +190,25 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
       ok: true,
     };
   }
+  // A file made read-only says "do not edit me": the rename below would replace it all the same (and root may write
+  // anything), so the owner's write bit is asked first, then whether it opens for writing.
+  if (file.exists && file.mode !== undefined && (file.mode & 0o200) === 0) {
+    return refuse(
+      `it is read-only (mode ${(file.mode & 0o777).toString(8).padStart(4, "0")}): ${byHand(file.real, true)}`,
+    );
+  }
   let backup = "";
   try {
     // The file may have changed since it was read (the client itself writes some of these): then start over.
     if ((await readConfig(path)).text !== file.text) return refuse("it changed while being merged: run again");
+    if (file.exists) (await Deno.open(file.real, { write: true })).close();
     if (file.exists) {
-      backup = `${file.real}.bak-${stamp()}`;
-      await Deno.copyFile(file.real, backup);
+      backup = await backUp(file.real);
+      await keepOwner(backup, file.owner);
     }
-    await writeAtomically(file.real, merged.text, (file.mode ?? 0o600) & 0o7777);
+    await writeAtomically(file.real, merged.text, (file.mode ?? 0o600) & 0o7777, file.owner);
   } catch (e) {
-    return refuse(messageOf(e));
+    return refuse(`${messageOf(e)}: ${byHand(file.real, false)}`);
   }
   return {
     lines: [
@@ -147,6 +237,8 @@ export function snippet(spec: ClientSpec, argv: readonly string[]): string {
  * when its file could not be merged.
  */
 export async function clientHints(flags: readonly string[], where: Where = currentWhere()): Promise<CheckResult[]> {
+  const noHome = homeProblem(where);
+  if (noHome) return [{ status: "warn", name: "mcp client", detail: `${noHome} to find the MCP clients' configs` }];
   const argv = clientArgv(flags);
   const base = clientArgv([]);
   const out: CheckResult[] = [];

@@ -56,6 +56,11 @@ function xdgConfig(w: Where): string {
   return x && x.startsWith("/") ? x : `${w.home}/.config`;
 }
 
+/** Zed's folder: `$XDG_CONFIG_HOME/zed` on Linux, `~/.config/zed` on macOS (where Zed ignores XDG_CONFIG_HOME). */
+function zedConfig(w: Where): string {
+  return w.os === "darwin" ? `${w.home}/.config/zed` : `${xdgConfig(w)}/zed`;
+}
+
 /** The folder macOS apps keep their settings in; `~/.config` (XDG) elsewhere. */
 function appConfig(w: Where): string {
   return w.os === "darwin" ? `${w.home}/Library/Application Support` : xdgConfig(w);
@@ -118,8 +123,9 @@ export const CLIENTS: Readonly<Record<ClientId, ClientSpec>> = {
     title: "Gemini CLI",
     format: "jsonc",
     section: "mcpServers",
-    path: (w) => `${w.home}/.gemini/settings.json`,
-    markers: (w) => [`${w.home}/.gemini`],
+    // GEMINI_CLI_HOME stands in for the home directory (gemini-cli's homedir()).
+    path: (w) => `${w.env.GEMINI_CLI_HOME || w.home}/.gemini/settings.json`,
+    markers: (w) => [`${w.env.GEMINI_CLI_HOME || w.home}/.gemini`],
     entry: plain,
   },
   windsurf: {
@@ -136,9 +142,9 @@ export const CLIENTS: Readonly<Record<ClientId, ClientSpec>> = {
     title: "Zed",
     format: "jsonc",
     section: "context_servers",
-    // Zed reads ~/.config/zed on macOS too.
-    path: (w) => `${xdgConfig(w)}/zed/settings.json`,
-    markers: (w) => [`${xdgConfig(w)}/zed`],
+    // Zed reads ~/.config/zed on macOS too, there whatever XDG_CONFIG_HOME says (its paths::config_dir()).
+    path: (w) => `${zedConfig(w)}/settings.json`,
+    markers: (w) => [zedConfig(w)],
     entry: (argv) => ({ ...plain(argv), env: {} }),
   },
 };

@@ -58,9 +58,9 @@ function indentUnit(text: string): string {
   return " ".repeat(m ? Math.min(m[1].length, 8) : 2);
 }
 
-/** `value` as indented JSON whose lines after the first start at `indent`. */
-function jsonAt(value: unknown, unit: string, indent: string): string {
-  return JSON.stringify(value, null, unit).replaceAll("\n", "\n" + indent);
+/** `value` as indented JSON whose lines after the first start at `indent`, lines ending in `eol`. */
+function jsonAt(value: unknown, unit: string, indent: string, eol: string): string {
+  return JSON.stringify(value, null, unit).replaceAll("\n", eol + indent);
 }
 
 /** The whitespace from the start of `offset`'s line up to it, when only whitespace precedes it there. */
@@ -70,44 +70,66 @@ function lineIndent(text: string, offset: number): string | undefined {
   return /^[ \t]*$/.test(before) ? before : undefined;
 }
 
+/** The offset of the first character at or after `at` that is neither whitespace nor inside a comment. */
+function skipTrivia(text: string, at: number): number {
+  const trivia = /\s+|\/\/[^\r\n]*|\/\*[\s\S]*?\*\//y;
+  for (;;) {
+    trivia.lastIndex = at;
+    const m = trivia.exec(text);
+    if (!m) return at;
+    at += m[0].length;
+  }
+}
+
 /**
- * Text that sets `key` = `value` in the object `obj` touching nothing else: after its last property, on a line of its
- * own (a comment ending that property's line stays with it), with a comma after that property unless it has one.
- * Undefined when the object is empty or on one line: then jsonc-parser's own edit does no harm.
+ * Text that sets `key` = `value` in the object `obj` touching nothing else. When its last property ends a line (a
+ * comment may follow it there): after it, on lines of its own at its indentation, with a comma after that property
+ * unless it has one. Otherwise (several properties on a line, a comment running on to the next line): the property
+ * as one line of compact JSON right after the last one (and its comma, if it has one), so that no byte of the other
+ * properties, comments or line breaks changes. Undefined when the object is empty.
  */
-function insertProperty(text: string, obj: Node, key: string, value: unknown, unit: string): string | undefined {
+function insertProperty(text: string, obj: Node, key: string, value: unknown, unit: string, eol: string) {
   const last = obj.children?.at(-1);
-  const indent = last ? lineIndent(text, last.offset) : undefined;
-  if (!last || indent === undefined) return undefined;
-  let at = last.offset + last.length;
+  if (!last) return undefined;
+  const at = last.offset + last.length;
+  const indent = lineIndent(text, last.offset);
   // What follows the last property on its line: a trailing comma, then nothing but a comment.
-  const rest = /^([ \t]*)(,?)([ \t]*(?:\/\/[^\n]*|\/\*[^\n]*?\*\/[ \t]*)?)(?=\n)/.exec(text.slice(at));
-  if (!rest) return undefined;
-  const trailingComma = rest[2] === ",";
-  const property = `\n${indent}${JSON.stringify(key)}: ${jsonAt(value, unit, indent)}${trailingComma ? "," : ""}`;
-  const lineEnd = at + rest[0].length;
-  if (trailingComma) return text.slice(0, lineEnd) + property + text.slice(lineEnd);
-  at += rest[1].length;
-  return text.slice(0, at) + "," + text.slice(at, lineEnd) + property + text.slice(lineEnd);
+  const rest = /^([ \t]*)(,?)([ \t]*(?:\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/[ \t]*)?)(?=\r?\n)/.exec(text.slice(at));
+  if (indent !== undefined && rest) {
+    const trailingComma = rest[2] === ",";
+    const property = `${eol}${indent}${JSON.stringify(key)}: ${jsonAt(value, unit, indent, eol)}${
+      trailingComma ? "," : ""
+    }`;
+    const lineEnd = at + rest[0].length;
+    const comma = trailingComma ? "" : ",";
+    return text.slice(0, at) + comma + text.slice(at, lineEnd) + property + text.slice(lineEnd);
+  }
+  const property = `${JSON.stringify(key)}: ${JSON.stringify(value)}`;
+  const next = skipTrivia(text, at);
+  if (text[next] === ",") return text.slice(0, next + 1) + ` ${property},` + text.slice(next + 1);
+  return text.slice(0, at) + `, ${property}` + text.slice(at);
 }
 
 /** The config text with `path` = `value`, as local an edit as the file's shape allows. */
 function setJson(text: string, path: [string, string], value: unknown): string {
   const unit = indentUnit(text);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const root = parseTree(text, [], { allowTrailingComma: true })!;
   const existing = findNodeAtLocation(root, path);
   if (existing) {
-    // Only the entry's value is replaced, at the indentation of its key's line.
-    const indent = lineIndent(text, existing.parent!.offset) ?? "";
-    return text.slice(0, existing.offset) + jsonAt(value, unit, indent) +
-      text.slice(existing.offset + existing.length);
+    // Only the entry's value is replaced, at the indentation of its key's line (on one line when the key shares its
+    // line with something else).
+    const indent = lineIndent(text, existing.parent!.offset);
+    const json = indent === undefined ? JSON.stringify(value) : jsonAt(value, unit, indent, eol);
+    return text.slice(0, existing.offset) + json + text.slice(existing.offset + existing.length);
   }
   const section = findNodeAtLocation(root, [path[0]]);
   const local = section
-    ? insertProperty(text, section, path[1], value, unit)
-    : insertProperty(text, root, path[0], { [path[1]]: value }, unit);
+    ? insertProperty(text, section, path[1], value, unit, eol)
+    : insertProperty(text, root, path[0], { [path[1]]: value }, unit, eol);
   if (local !== undefined) return local;
-  const formattingOptions = { insertSpaces: unit !== "\t", tabSize: unit === "\t" ? 1 : unit.length, eol: "\n" };
+  // An empty object: jsonc-parser's edit, which formats only what it inserts between the braces.
+  const formattingOptions = { insertSpaces: unit !== "\t", tabSize: unit === "\t" ? 1 : unit.length, eol };
   return applyEdits(text, modify(text, path, value, { formattingOptions }));
 }
 
@@ -139,6 +161,14 @@ function mergeJson(
     }
   }
   if (!isObject(value)) return { kind: "refused", reason: "its top level is not a JSON object" };
+  // A key given twice: the client reads the last one, an edit would land in the first.
+  const tree = parseTree(source, [], { allowTrailingComma: true });
+  const twice = (obj: Node | undefined, key: string) =>
+    (obj?.children ?? []).filter((p) => p.children?.[0]?.value === key).length > 1;
+  if (twice(tree, section)) return { kind: "refused", reason: `a file with "${section}" twice: keep one` };
+  if (twice(tree && findNodeAtLocation(tree, [section]), name)) {
+    return { kind: "refused", reason: `a file with "${section}"."${name}" twice: keep one` };
+  }
   const servers = value[section];
   if (servers !== undefined && !isObject(servers)) {
     return { kind: "refused", reason: `its "${section}" is not an object of servers` };
@@ -147,11 +177,17 @@ function mergeJson(
   if (current !== undefined && !isObject(current)) {
     return { kind: "refused", reason: `its "${section}"."${name}" is not a server entry (an object)` };
   }
-  // Keys of ours are set; any other key of an existing entry (an env, say) stays.
+  // Keys of ours are set; any other key of an existing entry stays, and so does its value for a key we only give a
+  // default for (an empty object: Claude Code's and Zed's "env": {} must not wipe the user's variables).
   const merged = isObject(current) ? { ...current, ...entry } : entry;
+  if (isObject(current)) {
+    for (const [k, v] of Object.entries(entry)) {
+      if (isObject(v) && Object.keys(v).length === 0 && Object.hasOwn(current, k)) merged[k] = current[k];
+    }
+  }
   if (current !== undefined && sameJson(current, merged)) return { kind: "unchanged" };
   let out = setJson(source, [section, name], merged);
-  if (!out.endsWith("\n")) out += "\n";
+  if (!out.endsWith("\n")) out += source.includes("\r\n") ? "\r\n" : "\n";
   return { kind: "changed", text: out, replaced: current !== undefined };
 }
 
@@ -184,8 +220,10 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
   const keep = isObject(current) ? Object.fromEntries(Object.entries(current).filter(([k]) => !(k in entry))) : {};
   if (current !== undefined && sameJson(current, { ...keep, ...entry })) return { kind: "unchanged" };
 
+  // New lines end as the file's do (a CRLF file stays CRLF).
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const header = `[${tomlKey(section)}.${tomlKey(name)}]`;
-  const body = stringifyToml(entry).trimEnd();
+  const body = stringifyToml(entry).trimEnd().replaceAll("\n", eol);
   let out: string;
   const m = tableHeader(section, name).exec(text);
   if (m) {
@@ -194,22 +232,27 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
     const next = /^[ \t]*\[/m.exec(text.slice(start));
     const end = next ? start + next.index : text.length;
     const kept = stripKeys(text.slice(start, end), Object.keys(entry));
-    out = text.slice(0, m.index) + `${header}\n${body}\n` + kept.replace(/^\n/, "") + text.slice(end);
+    out = text.slice(0, m.index) + `${header}${eol}${body}${eol}` + kept.replace(/^\r?\n/, "") + text.slice(end);
   } else if (current !== undefined) {
     return {
       kind: "refused",
       reason: `it defines ${section}.${name} inline or with dotted keys, which this does not rewrite: edit it by hand`,
     };
   } else {
-    const sep = text === "" ? "" : text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n";
-    out = `${text}${sep}${header}\n${body}\n`;
+    const sep = text === "" ? "" : /\r?\n\r?\n$/.test(text) ? "" : text.endsWith("\n") ? eol : eol + eol;
+    out = `${text}${sep}${header}${eol}${body}${eol}`;
   }
   // The edit is textual: read it back, and refuse rather than write a file that says something else.
   try {
     const check = (parseToml(out) as Record<string, Record<string, unknown>>)[section]?.[name];
     if (!sameJson(check, { ...keep, ...entry })) throw new Error("the merged table differs");
   } catch (e) {
-    return { kind: "refused", reason: `merging would not give a valid table (${(e as Error).message.split("\n")[0]})` };
+    return {
+      kind: "refused",
+      reason: `a file whose ${section}.${name} this cannot rewrite safely (${
+        (e as Error).message.split("\n")[0]
+      }): edit it by hand`,
+    };
   }
   return { kind: "changed", text: out, replaced: current !== undefined };
 }
@@ -219,7 +262,7 @@ function stripKeys(body: string, keys: string[]): string {
   const lines = body.split("\n");
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const m = /^[ \t]*("?)([A-Za-z0-9_-]+)\1[ \t]*=(.*)$/.exec(lines[i]);
+    const m = /^[ \t]*("?)([A-Za-z0-9_-]+)\1[ \t]*=([^\r]*)\r?$/.exec(lines[i]);
     if (!m || !keys.includes(m[2])) {
       out.push(lines[i]);
       continue;
@@ -259,6 +302,14 @@ export function mergeEntry(
   name: string,
   entry: Record<string, unknown>,
 ): MergeResult {
+  if (text.startsWith("\uFEFF")) {
+    // Parsers disagree on it (jsonc-parser and JSON.parse reject it, VS Code strips it): ask for the plain file.
+    return {
+      kind: "refused",
+      reason: "a file starting with a byte-order mark (U+FEFF), which this does not edit: save it as UTF-8 without " +
+        "a BOM and run again",
+    };
+  }
   return format === "toml" ? mergeToml(text, section, name, entry) : mergeJson(text, format, section, name, entry);
 }
 

@@ -55,7 +55,13 @@ async function localChecks(config: Config, need: ReturnType<typeof needs>): Prom
     const socket = await checkSocket(tmux, need.tmux);
     results.push(socket.result);
     results.push(
-      socket.up
+      version.old !== undefined
+        ? {
+          status: "skip",
+          name: "control mode",
+          detail: `not tried with tmux ${version.old}: upgrade tmux (see the tmux line)`,
+        }
+        : socket.up
         ? await checkControlMode(
           { bin: config.tmuxBin, socketName: config.socketName, socketPath: config.socketPath },
           need.tmux,

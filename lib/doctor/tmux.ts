@@ -29,12 +29,15 @@ export function parseTmuxVersion(output: string): [number, number] | undefined {
   return m ? [Number(m[1]), Number(m[2])] : undefined;
 }
 
-/** The tmux binary runs and is new enough; `found` is false when it is missing (later checks skip). */
+/**
+ * The tmux binary runs and is new enough; `found` is false when it is missing (later checks skip), `old` is the
+ * version text when it is older than {@linkcode MIN_TMUX} (no control mode: that check skips).
+ */
 export async function checkTmuxVersion(
   tmux: TmuxExecutor,
   bin: string,
   needed: boolean,
-): Promise<{ result: CheckResult; found: boolean }> {
+): Promise<{ result: CheckResult; found: boolean; old?: string }> {
   let out: string;
   try {
     out = (await tmux.text(["-V"], { timeoutMs: 10_000 })).trim();
@@ -52,6 +55,7 @@ export async function checkTmuxVersion(
   if (v[0] < MIN_TMUX[0] || (v[0] === MIN_TMUX[0] && v[1] < MIN_TMUX[1])) {
     return {
       found: true,
+      old: name,
       result: {
         status: failIfNeeded(needed),
         name: "tmux",

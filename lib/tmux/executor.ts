@@ -337,7 +337,11 @@ export function launchError(bin: string, e: unknown): Error {
     );
   }
   if (e instanceof Deno.errors.PermissionDenied) {
-    return new TmuxError("missing", `cannot run "${bin}": ${(e as Error).message}`);
+    return new TmuxError(
+      "missing",
+      `cannot run "${bin}": ${(e as Error).message}: it must be a tmux executable (chmod +x it, or pass --tmux-bin ` +
+        "the path of tmux)",
+    );
   }
   return e as Error;
 }
