@@ -140,6 +140,18 @@ for (const shell of SHELLS) {
     });
   });
 
+  Deno.test(`run-command in ${shell}: rows left below the cursor by an earlier command are not output`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("seq 1 60");
+      // Leaves the cursor 6 rows up: the prompt and the next typed line are drawn over old rows, the rest stay.
+      assertEquals((await run("printf '\\033[6A'")).output, "");
+      const r = await run("echo ok");
+      assertEquals([r.exit_code, r.output, r.output_lines], [0, "ok", 1]);
+      assertEquals((await run("seq 1 2")).output, "1\n2");
+    });
+  });
+
   Deno.test(`run-command in ${shell}: a syntax error is reported and the shell stays usable`, async () => {
     await withShell(shell, async (fx) => {
       const run = runner(fx);
