@@ -455,6 +455,22 @@ for (const shell of SHELLS) {
   });
 }
 
+Deno.test("run-command types nothing into fish's read that an earlier, timed-out run left waiting", async () => {
+  await withShell("fish", async (fx) => {
+    const slow = await runner(fx)("read x; echo got-$x", { timeout_ms: 2000 });
+    assertEquals([slow.timed_out, slow.exit_code], [true, null]);
+    // fish reads that line with its own line editor, as at its prompt: the terminal's modes cannot tell the two.
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: "echo typed-here", timeout_ms: 20_000 });
+    assertMatch(err, /typed nothing/);
+    assertMatch(err, /send-keys/);
+    const typed = (await wholePane(fx)).split("\n").filter((l) => TYPED_BY_US.test(l) || l.includes("typed-here"));
+    assertEquals(typed.length, 1, typed.join("\n")); // the first run's own line only
+    await fx.tmux("send-keys", "-t", fx.pane, "y", "Enter");
+    await waitForPane(fx, fx.pane, /^got-y$/m);
+    assertEquals((await runner(fx)("echo after")).output, "after");
+  });
+});
+
 Deno.test("run-command refuses a program started a moment earlier, typing nothing", async () => {
   await withShell("bash", async (fx) => {
     const row = async () => Number(await tmuxFormat(fx, fx.pane, "#{cursor_y}"));
