@@ -198,6 +198,27 @@ Deno.test("run-command leaves no helper line in bash or fish history and nothing
   });
 });
 
+for (const shell of ["bash", "zsh"] as const) {
+  Deno.test(`run-command in ${shell}: restoring the last status fires no ERR trap and no errexit`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("trap 'echo ERR-TRAP' ERR");
+      assertEquals((await run("false")).exit_code, 1);
+      // The next command sees `$?` 1, as typed by hand, without the trap firing for it.
+      const next = await run("echo after");
+      assertEquals([next.exit_code, next.output], [0, "after"]);
+      await run("trap - ERR");
+      // With errexit on, a failure it exempts (the left of &&) leaves the shell at its prompt with `$?` 1.
+      await run("set -e");
+      await fx.tmux("send-keys", "-t", fx.pane, "-l", "false && true");
+      await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+      await waitForPane(fx, fx.pane, (text) => /false && true\n.*[#$%]$/.test(text.trimEnd()));
+      const alive = await run("echo alive-$?");
+      assertEquals([alive.exit_code, alive.output], [0, "alive-1"]);
+    });
+  });
+}
+
 Deno.test("run-command: heredocs and multi-line scripts work in bash", async () => {
   await withShell("bash", async (fx) => {
     const r = await runner(fx)("cat <<'EOF'\nline $1\n  indented\nEOF\nfor i in 1 2; do\n  echo \"i=$i\"\ndone");

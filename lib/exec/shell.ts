@@ -233,9 +233,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       }; else printf '${below}${osc}s;f\\007'; fi`,
     // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
     // command). Inside `{ } 2>/dev/null` bash traces nothing; zsh traces it (no nonce in it).
-    // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0.
+    // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0. Left of `&&`,
+    // that status fires no ERR trap and no errexit (`set -e`), as it did none when the last command set it.
     `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; ` +
-    `*) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" ;; esac; } 2>/dev/null; ` +
+    `*) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && : ;; esac; } 2>/dev/null; ` +
     `eval ${q(p.command)}; { __tmux_mcp_status=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null`,
     p.inBuffers
       ? `printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
