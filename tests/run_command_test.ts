@@ -258,6 +258,19 @@ Deno.test("run-command: a command that switches to the alternate screen returns 
   });
 });
 
+Deno.test("run-command: a timeout in a pager says it is a pager and how to leave it", async () => {
+  await withShell("bash", async (fx) => {
+    // The pipeline's first program has exited: tmux names the pane's start command (env), not less.
+    const paged = await runner(fx)("seq 1 100 | less", { timeout_ms: 3000 });
+    assertEquals([paged.timed_out, paged.exit_code], [true, null]);
+    const pager = paged.warnings.find((w) => w.kind === "pager");
+    assert(pager, JSON.stringify(paged.warnings));
+    assertMatch(pager.message, /send q/);
+    await fx.tmux("send-keys", "-t", fx.pane, "q");
+    assertEquals((await runner(fx)("echo after")).output, "after");
+  });
+});
+
 Deno.test("run-command: a timeout returns the output so far, then the shell is usable again", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);

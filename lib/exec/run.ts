@@ -33,7 +33,7 @@ import type { ExecContext } from "./context.ts";
 import { UserError } from "../errors.ts";
 import { readCursor, readSince, type SinceRead } from "../tmux/grid.ts";
 import { trackRun } from "./handshake.ts";
-import { inspection, inspectPane, observePane, watchLost } from "./observe.ts";
+import { finalView, inspection, inspectPane, observePane, watchLost } from "./observe.ts";
 import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
@@ -273,7 +273,10 @@ async function runLocked(
         mainScreen: true,
       });
       log.finish();
-      const warnings = paneWarnings(read.pane, read.rows).filter((w) => w.kind !== "not_a_shell");
+      // A full-screen program (a pager) shows its own screen, not the output rows read from the main one: judged by
+      // that screen, a pager is told apart (the program tmux names may be a pipeline's start command).
+      const shown = read.pane.alternate_on ? (await finalView(tmux, paneId, 1)).warnings : undefined;
+      const warnings = (shown ?? paneWarnings(read.pane, read.rows)).filter((w) => w.kind !== "not_a_shell");
       const hidden = warnings.some((w) => w.kind === "input_prompt") ? undefined : hiddenInputWarning(tmux, read.pane);
       return result(read, log, req.maxLines, ids, {
         exit_code: null,
