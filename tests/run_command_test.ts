@@ -306,6 +306,44 @@ Deno.test("run-command: interrupting a timed-out command with C-c frees the pane
   });
 });
 
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: a command interrupted with C-c ends its run, also one followed by continue`, async () => {
+    await withShell(shell, async (fx) => {
+      // Answers `running` after 1 s: the agent interrupts the command, then continues the run for its result.
+      let r = await fx.mcp.ok<RunResult & { continue?: string }>("run-command", {
+        target: fx.pane,
+        command: "echo before; sleep 120; echo never",
+        timeout_ms: 120_000,
+      });
+      const outputs = [r.output];
+      await waitForPane(fx, fx.pane, /^before$/m);
+      await fx.tmux("send-keys", "-t", fx.pane, "C-c");
+      while (r.continue) {
+        r = await fx.mcp.ok("run-command", { continue: r.continue });
+        outputs.push(r.output);
+      }
+      assertEquals([r.exit_code, r.timed_out], [null, false]);
+      assert(r.warnings.some((w) => w.kind === "interrupted"), JSON.stringify(r.warnings));
+      assert(r.elapsed_ms < 60_000, `${r.elapsed_ms} ms`);
+      // Its output, not the prompt the shell drew after it.
+      const all = outputs.join("\n");
+      assertMatch(all, /^before$/m);
+      assert(!/never|[#$%>] *$/.test(all.trimEnd()), all);
+      let next = await fx.mcp.ok<RunResult & { continue?: string }>("run-command", {
+        target: fx.pane,
+        command: "echo next",
+      });
+      const nextOutputs = [next.output];
+      while (next.continue) {
+        next = await fx.mcp.ok("run-command", { continue: next.continue });
+        nextOutputs.push(next.output);
+      }
+      // Pages handed out in `running` answers are not repeated in the last one.
+      assertEquals([next.exit_code, nextOutputs.filter((o) => o !== "").join("\n")], [0, "next"]);
+    }, { serverArgs: ["--call-budget-ms", "1000"] });
+  });
+}
+
 Deno.test("run-command refuses panes that are not at a shell prompt, saying what to do", async () => {
   await withShell("bash", async (fx) => {
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "python3 -q");

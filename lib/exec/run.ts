@@ -17,7 +17,10 @@
  *    from the start to the screen's bottom (history included) — nothing to
  *    read when not one byte came between the markers —, release it;
  * 5. on timeout or cancellation: return what is there so far; the command
- *    keeps running, disarmed, and a later run in the pane waits for it.
+ *    keeps running, disarmed, and a later run in the pane waits for it;
+ *    on the shell back at its prompt with no end marker (C-c cut its script
+ *    short; {@linkcode shellWaitsForKeys}): return the output without the
+ *    prompt, no exit code, an `interrupted` warning.
  *
  * @example
  * ```ts
@@ -39,6 +42,7 @@ import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning, type WarningFacts } from "./warnings.ts";
 import { hiddenInputWarning } from "./pane_handoff.ts";
+import { shellWaitsForKeys } from "./keys_warning.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
 import { RunLog } from "./runlog.ts";
@@ -147,6 +151,7 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
 type Ids = Pick<RunResult, "session_id" | "window_id" | "pane_id" | "defaulted">;
 type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
 
+/** `atPrompt`: the last line is the prompt the shell drew (the command was interrupted), not output. */
 function result(
   read: Pick<SinceRead, "rows" | "missed" | "dropped">,
   log: RunLog,
@@ -154,14 +159,17 @@ function result(
   ids: Ids,
   r: Outcome,
   t0: number,
+  atPrompt = false,
 ): RunResult {
-  let lines: readonly string[] = read.rows;
+  const output = (rows: readonly string[]) => atPrompt ? rows.slice(0, -1) : rows;
+  let lines = output(read.rows).slice(-maxLines);
   let truncated = read.missed || read.dropped > 0;
   if (log.handedOut) {
     // Pages went out already: the rest is what the log has not handed out (the screen holds all of it).
     const rest = log.peekAll();
-    lines = rest.lines.slice(-maxLines);
-    truncated = rest.lost > 0 || rest.lines.length > maxLines;
+    const all = output(rest.lines);
+    lines = all.slice(-maxLines);
+    truncated = rest.lost > 0 || all.length > maxLines;
   }
   return {
     ...ids,
@@ -256,12 +264,45 @@ async function runLocked(
     const startPos = atStart.next;
     await letGo();
 
-    const second = await waitFor(Promise.race([run.ended, obs.exited]), {
+    const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
+    const back = local ? backAtPrompt(tmux, paneId, run, local) : undefined;
+    const second = await waitFor(Promise.race([run.ended, obs.exited, ...(back ? [back.seen] : [])]), {
       ...waitOpts,
+      tick: async () => {
+        await obs.checkAlive();
+        await back?.check();
+      },
       what: `${describe(req.command)} to finish in ${paneId}`,
     });
     if (second.kind === "done" && second.value === "pane_exited") throw await paneClosed(tmux, paneId);
-    const end = second.kind === "done" && second.value !== "pane_exited" ? second.value : undefined;
+    if (second.kind === "done" && second.value === "interrupted") {
+      // Its script was cut short (C-c ends all of it): no end marker, no exit code, the shell waits at its prompt.
+      run.abandon();
+      const read = await readSince(tmux, paneId, startPos, {
+        maxRows: req.maxLines + 1,
+        signal: ctx.signal,
+        mainScreen: true,
+      });
+      log.finish();
+      return result(
+        read,
+        log,
+        req.maxLines,
+        ids,
+        {
+          exit_code: null,
+          timed_out: false,
+          warnings: [{
+            kind: "interrupted",
+            message: `${describe(req.command)} was interrupted (C-c?) and reported no exit code: the shell in ` +
+              `${paneId} is back at its prompt, ready for the next run-command`,
+          }],
+        },
+        started,
+        true,
+      );
+    }
+    const end = second.kind === "done" && typeof second.value === "object" ? second.value : undefined;
     if (second.kind === "cancelled") {
       throw new UserError(`run-command cancelled; ${describe(req.command)} keeps running in ${paneId}`);
     }
@@ -295,7 +336,6 @@ async function runLocked(
     // The answer need not wait for the release (a tmux call where the shell waits on a channel) nor for the
     // prompt: the pane stays locked until the prompt is drawn, so the next run in this pane starts at it.
     const released = run.release("end");
-    const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
     // Then the next run's files are made, off its way to its typed line.
     after(
       released.then(() => run.promptDrawn(local)).finally(() => {
@@ -316,6 +356,32 @@ async function runLocked(
     // Any way out but completion hands the run to the background.
     if (!finished) run.abandon();
   }
+}
+
+/**
+ * Watches, once a second, for the shell that runs the command to be back at its prompt with no end marker: its
+ * script was cut short (C-c ends all of it, so the end marker never comes). Seen on two ticks in a row, and not at
+ * a question the command asks (fish's `read` reads with the shell's own line editor, as at its prompt).
+ */
+function backAtPrompt(
+  tmux: TmuxExecutor,
+  paneId: string,
+  run: { phase(): string },
+  local: { tty: string; pid: number | null },
+): { seen: Promise<"interrupted">; check(): Promise<void> } {
+  const seen = Promise.withResolvers<"interrupted">();
+  let times = 0;
+  return {
+    seen: seen.promise,
+    async check() {
+      if (run.phase() !== "running" || !shellWaitsForKeys(local.tty, local.pid)) return void (times = 0);
+      if (++times < 2) return;
+      const view = await finalView(tmux, paneId, 1);
+      const last = view.tail.at(-1)?.trim() ?? "";
+      if (view.warnings.some((w) => w.kind === "input_prompt") || last === "read>") return void (times = 0);
+      if (run.phase() === "running") seen.resolve("interrupted");
+    },
+  };
 }
 
 /** The error for a watch that ended while the command ran: the connection's ({@linkcode watchLost}) or the pane's. */
