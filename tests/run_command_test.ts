@@ -152,6 +152,25 @@ for (const shell of SHELLS) {
     });
   });
 
+  Deno.test(`run-command in ${shell}: output written above where the command began is flagged, not silently lost`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("seq 1 60");
+      // Up 5 rows, over earlier output: not rows of its own, so not in output; the answer must say so.
+      const up = await run("echo below; printf '\\033[5A'; echo UP");
+      assertEquals(up.exit_code, 0);
+      const missed = up.warnings.find((w) => w.kind === "lines_missed");
+      assert(missed, JSON.stringify(up));
+      assertMatch(missed.message, /above.*capture-pane/);
+      // Printing below its start and moving up within its own rows is normal.
+      const own = await run("echo a; echo b; printf '\\033[2A'; echo X");
+      assertEquals([own.output, own.warnings], ["X\nb", []]);
+      // A full history trimmed by the output's scroll (limit 100: rows renumbered) is not taken for it.
+      await run("seq 1 95");
+      assertEquals((await run("seq 1 3")).warnings, []);
+    }, { historyLimit: 100 });
+  });
+
   Deno.test(`run-command in ${shell}: a syntax error is reported and the shell stays usable`, async () => {
     await withShell(shell, async (fx) => {
       const run = runner(fx);

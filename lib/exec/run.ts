@@ -328,10 +328,12 @@ async function runLocked(
     // The shell waits in the end handshake: the output is complete and cannot move. A command that printed
     // not one byte has no output to read (and the screen is as it was at the start).
     // The modes come from the last read: the one of the output, or for no output the one at the start.
-    const read: Pick<SinceRead, "rows" | "missed" | "dropped"> & { pane: Omit<WarningFacts, "current_command"> } =
-      end.silent
-        ? { pane: atStart.pane, rows: [], dropped: 0, missed: false }
-        : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal, mainScreen: true });
+    const read: Pick<SinceRead, "rows" | "missed" | "dropped"> & {
+      pane: Omit<WarningFacts, "current_command">;
+      next?: SinceRead["next"];
+    } = end.silent
+      ? { pane: atStart.pane, rows: [], dropped: 0, missed: false }
+      : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal, mainScreen: true });
     log.finish();
     // The answer need not wait for the release (a tmux call where the shell waits on a channel) nor for the
     // prompt: the pane stays locked until the prompt is drawn, so the next run in this pane starts at it.
@@ -348,14 +350,29 @@ async function runLocked(
     return result(read, log, req.maxLines, ids, {
       exit_code: end.status,
       timed_out: false,
-      warnings: paneWarnings(shellNow, read.rows).filter((w) =>
-        w.kind === "alternate_screen" || w.kind === "copy_mode"
-      ),
+      warnings: [
+        ...paneWarnings(shellNow, read.rows).filter((w) => w.kind === "alternate_screen" || w.kind === "copy_mode"),
+        ...(read.next && wroteAbove(startPos, read.next) && !read.pane.alternate_on
+          ? [{
+            kind: "lines_missed" as const,
+            message: `${describe(req.command)} moved the cursor above the row its output began on and may have ` +
+              `written there, over earlier rows: that is not in output; look at the screen with capture-pane`,
+          }]
+          : []),
+      ],
     }, started);
   } finally {
     // Any way out but completion hands the run to the background.
     if (!finished) run.abandon();
   }
+}
+
+/**
+ * Whether the cursor ended above the row where the output began (`start`): the command wrote over rows that are not
+ * its own. Rows are absolute and stay put unless tmux trims a full history, which shrinks it: then not judged.
+ */
+function wroteAbove(start: SinceRead["next"], end: SinceRead["next"]): boolean {
+  return end.hs >= start.hs && end.row < start.row;
 }
 
 /**
