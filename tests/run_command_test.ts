@@ -387,6 +387,16 @@ Deno.test("run-command refuses panes that are not at a shell prompt, saying what
   });
 });
 
+Deno.test("run-command: a shell that exits under the command (exit, or set -e and a failure) says why it may have", async () => {
+  await withShell("bash", async (fx) => {
+    const pane = await fx.newPane("bash");
+    const err = await fx.mcp.err("run-command", { target: pane, command: "set -e; false", timeout_ms: 20_000 });
+    assertMatch(err, /closed while the command ran/);
+    assertMatch(err, /set -e/);
+    assertMatch(err, /call list/);
+  });
+});
+
 Deno.test("run-command: commands queue per pane and never mix", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);

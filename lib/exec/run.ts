@@ -404,6 +404,7 @@ function backAtPrompt(
 /** The error for a watch that ended while the command ran: the connection's ({@linkcode watchLost}) or the pane's. */
 async function paneClosed(tmux: TmuxExecutor, paneId: string): Promise<Error> {
   return await watchLost(tmux, paneId, "the command ran") ?? new UserError(
-    `pane ${paneId} closed while the command ran (did it run exit?): call list (what: panes) to pick another pane`,
+    `pane ${paneId} closed while the command ran (its shell exited: did it run exit, or fail with set -e on?): ` +
+      `call list (what: panes) to pick another pane`,
   );
 }
