@@ -126,7 +126,9 @@ Deno.test("a run's own lines start no process in a local POSIX shell after a com
   const restore = lines.filter((l) => l.includes("(exit "));
   assertEquals(restore.length, 1);
   // The subshell that restores $? runs only in the branch of a non-zero status.
-  const always = lines.map((l) => l.replace(/\*\) eval "unset __tmux_mcp_prev; \(exit \$__tmux_mcp_prev\)" ;;/, ""));
+  const always = lines.map((l) =>
+    l.replace(/\*\) eval "unset __tmux_mcp_prev; \(exit \$__tmux_mcp_prev\)" && : ;;/, "")
+  );
   const forking = always.filter((l) => l.includes("$(") || l.includes("`") || /(^|[;&|]\s*)\(/.test(l.trim()));
   assertEquals(forking, []);
   // fish: a command substitution is `(…)`; the non-zero status alone is restored by a process.

@@ -140,6 +140,37 @@ for (const shell of SHELLS) {
     });
   });
 
+  Deno.test(`run-command in ${shell}: rows left below the cursor by an earlier command are not output`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("seq 1 60");
+      // Leaves the cursor 6 rows up: the prompt and the next typed line are drawn over old rows, the rest stay.
+      assertEquals((await run("printf '\\033[6A'")).output, "");
+      const r = await run("echo ok");
+      assertEquals([r.exit_code, r.output, r.output_lines], [0, "ok", 1]);
+      assertEquals((await run("seq 1 2")).output, "1\n2");
+    });
+  });
+
+  Deno.test(`run-command in ${shell}: output written above where the command began is flagged, not silently lost`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("seq 1 60");
+      // Up 5 rows, over earlier output: not rows of its own, so not in output; the answer must say so.
+      const up = await run("echo below; printf '\\033[5A'; echo UP");
+      assertEquals(up.exit_code, 0);
+      const missed = up.warnings.find((w) => w.kind === "lines_missed");
+      assert(missed, JSON.stringify(up));
+      assertMatch(missed.message, /above.*capture-pane/);
+      // Printing below its start and moving up within its own rows is normal.
+      const own = await run("echo a; echo b; printf '\\033[2A'; echo X");
+      assertEquals([own.output, own.warnings], ["X\nb", []]);
+      // A full history trimmed by the output's scroll (limit 100: rows renumbered) is not taken for it.
+      await run("seq 1 95");
+      assertEquals((await run("seq 1 3")).warnings, []);
+    }, { historyLimit: 100 });
+  });
+
   Deno.test(`run-command in ${shell}: a syntax error is reported and the shell stays usable`, async () => {
     await withShell(shell, async (fx) => {
       const run = runner(fx);
@@ -186,6 +217,27 @@ Deno.test("run-command leaves no helper line in bash or fish history and nothing
   });
 });
 
+for (const shell of ["bash", "zsh"] as const) {
+  Deno.test(`run-command in ${shell}: restoring the last status fires no ERR trap and no errexit`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("trap 'echo ERR-TRAP' ERR");
+      assertEquals((await run("false")).exit_code, 1);
+      // The next command sees `$?` 1, as typed by hand, without the trap firing for it.
+      const next = await run("echo after");
+      assertEquals([next.exit_code, next.output], [0, "after"]);
+      await run("trap - ERR");
+      // With errexit on, a failure it exempts (the left of &&) leaves the shell at its prompt with `$?` 1.
+      await run("set -e");
+      await fx.tmux("send-keys", "-t", fx.pane, "-l", "false && true");
+      await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+      await waitForPane(fx, fx.pane, (text) => /false && true\n.*[#$%]$/.test(text.trimEnd()));
+      const alive = await run("echo alive-$?");
+      assertEquals([alive.exit_code, alive.output], [0, "alive-1"]);
+    });
+  });
+}
+
 Deno.test("run-command: heredocs and multi-line scripts work in bash", async () => {
   await withShell("bash", async (fx) => {
     const r = await runner(fx)("cat <<'EOF'\nline $1\n  indented\nEOF\nfor i in 1 2; do\n  echo \"i=$i\"\ndone");
@@ -225,6 +277,19 @@ Deno.test("run-command: a command that switches to the alternate screen returns 
   });
 });
 
+Deno.test("run-command: a timeout in a pager says it is a pager and how to leave it", async () => {
+  await withShell("bash", async (fx) => {
+    // The pipeline's first program has exited: tmux names the pane's start command (env), not less.
+    const paged = await runner(fx)("seq 1 100 | less", { timeout_ms: 3000 });
+    assertEquals([paged.timed_out, paged.exit_code], [true, null]);
+    const pager = paged.warnings.find((w) => w.kind === "pager");
+    assert(pager, JSON.stringify(paged.warnings));
+    assertMatch(pager.message, /send q/);
+    await fx.tmux("send-keys", "-t", fx.pane, "q");
+    assertEquals((await runner(fx)("echo after")).output, "after");
+  });
+});
+
 Deno.test("run-command: a timeout returns the output so far, then the shell is usable again", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);
@@ -260,6 +325,44 @@ Deno.test("run-command: interrupting a timed-out command with C-c frees the pane
   });
 });
 
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: a command interrupted with C-c ends its run, also one followed by continue`, async () => {
+    await withShell(shell, async (fx) => {
+      // Answers `running` after 1 s: the agent interrupts the command, then continues the run for its result.
+      let r = await fx.mcp.ok<RunResult & { continue?: string }>("run-command", {
+        target: fx.pane,
+        command: "echo before; sleep 120; echo never",
+        timeout_ms: 120_000,
+      });
+      const outputs = [r.output];
+      await waitForPane(fx, fx.pane, /^before$/m);
+      await fx.tmux("send-keys", "-t", fx.pane, "C-c");
+      while (r.continue) {
+        r = await fx.mcp.ok("run-command", { continue: r.continue });
+        outputs.push(r.output);
+      }
+      assertEquals([r.exit_code, r.timed_out], [null, false]);
+      assert(r.warnings.some((w) => w.kind === "interrupted"), JSON.stringify(r.warnings));
+      assert(r.elapsed_ms < 60_000, `${r.elapsed_ms} ms`);
+      // Its output, not the prompt the shell drew after it.
+      const all = outputs.join("\n");
+      assertMatch(all, /^before$/m);
+      assert(!/never|[#$%>] *$/.test(all.trimEnd()), all);
+      let next = await fx.mcp.ok<RunResult & { continue?: string }>("run-command", {
+        target: fx.pane,
+        command: "echo next",
+      });
+      const nextOutputs = [next.output];
+      while (next.continue) {
+        next = await fx.mcp.ok("run-command", { continue: next.continue });
+        nextOutputs.push(next.output);
+      }
+      // Pages handed out in `running` answers are not repeated in the last one.
+      assertEquals([next.exit_code, nextOutputs.filter((o) => o !== "").join("\n")], [0, "next"]);
+    }, { serverArgs: ["--call-budget-ms", "1000"] });
+  });
+}
+
 Deno.test("run-command refuses panes that are not at a shell prompt, saying what to do", async () => {
   await withShell("bash", async (fx) => {
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "python3 -q");
@@ -294,6 +397,16 @@ Deno.test("run-command refuses a dash pane at once, saying why, instead of waiti
     assertMatch(err, /^run-command typed nothing: %\d+ runs dash, .*start bash, zsh or fish there, or use send-keys/);
     assert(Date.now() - started < 300_000, `refused only after ${Date.now() - started} ms`);
     assert(!(await fx.tmux("capture-pane", "-p", "-t", dash)).includes("typed"), "something was typed into dash");
+  });
+});
+
+Deno.test("run-command: a shell that exits under the command (exit, or set -e and a failure) says why it may have", async () => {
+  await withShell("bash", async (fx) => {
+    const pane = await fx.newPane("bash");
+    const err = await fx.mcp.err("run-command", { target: pane, command: "set -e; false", timeout_ms: 20_000 });
+    assertMatch(err, /closed while the command ran/);
+    assertMatch(err, /set -e/);
+    assertMatch(err, /call list/);
   });
 });
 
@@ -455,6 +568,22 @@ for (const shell of SHELLS) {
     });
   });
 }
+
+Deno.test("run-command types nothing into fish's read that an earlier, timed-out run left waiting", async () => {
+  await withShell("fish", async (fx) => {
+    const slow = await runner(fx)("read x; echo got-$x", { timeout_ms: 2000 });
+    assertEquals([slow.timed_out, slow.exit_code], [true, null]);
+    // fish reads that line with its own line editor, as at its prompt: the terminal's modes cannot tell the two.
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: "echo typed-here", timeout_ms: 20_000 });
+    assertMatch(err, /typed nothing/);
+    assertMatch(err, /send-keys/);
+    const typed = (await wholePane(fx)).split("\n").filter((l) => TYPED_BY_US.test(l) || l.includes("typed-here"));
+    assertEquals(typed.length, 1, typed.join("\n")); // the first run's own line only
+    await fx.tmux("send-keys", "-t", fx.pane, "y", "Enter");
+    await waitForPane(fx, fx.pane, /^got-y$/m);
+    assertEquals((await runner(fx)("echo after")).output, "after");
+  });
+});
 
 Deno.test("run-command refuses a program started a moment earlier, typing nothing", async () => {
   await withShell("bash", async (fx) => {

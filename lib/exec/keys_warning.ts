@@ -38,6 +38,8 @@ import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { noEchoWarning, promptWarning, type Warning } from "./warnings.ts";
 import { hiddenInputWarning } from "./pane_handoff.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
+import { parseProcStat } from "../host/process.ts";
+import { shellFlavor } from "./shell.ts";
 
 const FACTS = paneFacts(["tty", "pid", "current_command", "alternate_on", "in_mode", "dead"]);
 /** How long a submitted line is watched for the prompt of what it started, while that still runs. */
@@ -101,6 +103,27 @@ export function lineEditorWaits(tty: string, pid: number | null | undefined): bo
   if (s.canonical || s.unread > 0) return false;
   const blocked = blockedIn(k, pid);
   return blocked === undefined ? undefined : blocked === "keys";
+}
+
+/**
+ * Whether the shell `pid` (a pane's first process) itself waits for keys, in raw mode with none unread: its line
+ * editor is at its prompt (or a builtin reads with it, as fish's `read` does). Not while it waits for a program it
+ * started (a REPL reading keys, a nested shell), nor for a program that replaced it (`exec python3`). Undefined where
+ * this process cannot ask the kernel.
+ */
+export function shellWaitsForKeys(tty: string, pid: number | null | undefined): boolean | undefined {
+  const k = kernel();
+  const s = k?.ttyState(tty);
+  const calls = CALLS[Deno.build.arch];
+  if (!k || !s || !pid || !calls) return undefined;
+  if (s.canonical || s.unread > 0) return false;
+  const proc = parseProcStat(k.procStat(pid));
+  const line = k.procFile(pid, "syscall");
+  if (!proc || line === undefined) return undefined;
+  if (shellFlavor(proc.comm) === undefined) return false;
+  const [nr, fd] = line.split(" ", 2).map(Number);
+  // zsh's line editor reads the terminal from a descriptor of its own (10 and up, where shells keep theirs).
+  return calls.polls.has(nr) || (nr === calls.read && (fd === 0 || fd >= 10));
 }
 
 /** The pane's first process `pid` and its descendants, breadth first, at most {@linkcode MAX_PROCS}. */

@@ -8,7 +8,7 @@
  * The pane is ready when all of these hold:
  * - its foreground program is a shell and no screen warning stands
  *   (`paneWarnings`: full-screen program, pager, copy mode, an input prompt);
- * - its last line is not a continuation prompt (`> `, zsh's `dquote> `);
+ * - its last line is not a continuation prompt (`> `, zsh's `dquote> `) nor fish's `read> `;
  * - (where the kernel answers: {@linkcode shellActivity})
  *   and its terminal is in raw mode: bash's readline, zsh's zle and fish's
  *   reader switch canonical mode off while they wait at the prompt; `read`,
@@ -55,6 +55,8 @@ export interface ShellActivity {
 
 // bash and zsh's PS2 ("> ", zsh: "%_> " as in "dquote> ", "cmdsubst heredoc> ").
 const CONTINUATION = /^([a-z]+ )*[a-z]*> ?$/;
+// fish's `read` without -p/-P prompts with "read> ".
+const FISH_READ = /^read>$/;
 
 /** The last line with text on it. */
 function lastLine(screen: readonly string[]): string {
@@ -77,7 +79,17 @@ export function promptState(pane: ShellPane, screen: readonly string[], act: She
   const input = paneWarnings(pane, screen).find((w) => w.kind === "input_prompt");
   if (input) return { kind: "refused", message: `run-command typed nothing: ${input.message}` };
   const last = lastLine(screen);
-  if (shellFlavor(pane.current_command) !== "fish" && CONTINUATION.test(last.trimStart())) {
+  const fish = shellFlavor(pane.current_command) === "fish";
+  // fish's `read` reads with fish's own line editor, as at its prompt (raw mode): only its prompt tells them apart.
+  if (fish && FISH_READ.test(last.trim())) {
+    return {
+      kind: "refused",
+      message: `run-command typed nothing: fish in ${pane.pane_id} waits in \`read\` for a line (its prompt ` +
+        `${JSON.stringify(last.trim())}): answer it with send-keys (the text, then Enter), or send C-c to cancel ` +
+        `it, then retry`,
+    };
+  }
+  if (!fish && CONTINUATION.test(last.trimStart())) {
     return {
       kind: "refused",
       message: `run-command typed nothing: the shell in ${pane.pane_id} waits in a continuation prompt ` +

@@ -17,7 +17,10 @@
  *    from the start to the screen's bottom (history included) — nothing to
  *    read when not one byte came between the markers —, release it;
  * 5. on timeout or cancellation: return what is there so far; the command
- *    keeps running, disarmed, and a later run in the pane waits for it.
+ *    keeps running, disarmed, and a later run in the pane waits for it;
+ *    on the shell back at its prompt with no end marker (C-c cut its script
+ *    short; {@linkcode shellWaitsForKeys}): return the output without the
+ *    prompt, no exit code, an `interrupted` warning.
  *
  * @example
  * ```ts
@@ -33,12 +36,13 @@ import type { ExecContext } from "./context.ts";
 import { UserError } from "../errors.ts";
 import { readCursor, readSince, type SinceRead } from "../tmux/grid.ts";
 import { trackRun } from "./handshake.ts";
-import { inspection, inspectPane, observePane, watchLost } from "./observe.ts";
+import { finalView, inspection, inspectPane, observePane, watchLost } from "./observe.ts";
 import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning, type WarningFacts } from "./warnings.ts";
 import { hiddenInputWarning } from "./pane_handoff.ts";
+import { shellWaitsForKeys } from "./keys_warning.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
 import { RunLog } from "./runlog.ts";
@@ -147,6 +151,7 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
 type Ids = Pick<RunResult, "session_id" | "window_id" | "pane_id" | "defaulted">;
 type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
 
+/** `atPrompt`: the last line is the prompt the shell drew (the command was interrupted), not output. */
 function result(
   read: Pick<SinceRead, "rows" | "missed" | "dropped">,
   log: RunLog,
@@ -154,14 +159,17 @@ function result(
   ids: Ids,
   r: Outcome,
   t0: number,
+  atPrompt = false,
 ): RunResult {
-  let lines: readonly string[] = read.rows;
+  const output = (rows: readonly string[]) => atPrompt ? rows.slice(0, -1) : rows;
+  let lines = output(read.rows).slice(-maxLines);
   let truncated = read.missed || read.dropped > 0;
   if (log.handedOut) {
     // Pages went out already: the rest is what the log has not handed out (the screen holds all of it).
     const rest = log.peekAll();
-    lines = rest.lines.slice(-maxLines);
-    truncated = rest.lost > 0 || rest.lines.length > maxLines;
+    const all = output(rest.lines);
+    lines = all.slice(-maxLines);
+    truncated = rest.lost > 0 || all.length > maxLines;
   }
   return {
     ...ids,
@@ -256,12 +264,45 @@ async function runLocked(
     const startPos = atStart.next;
     await letGo();
 
-    const second = await waitFor(Promise.race([run.ended, obs.exited]), {
+    const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
+    const back = local ? backAtPrompt(tmux, paneId, run, local) : undefined;
+    const second = await waitFor(Promise.race([run.ended, obs.exited, ...(back ? [back.seen] : [])]), {
       ...waitOpts,
+      tick: async () => {
+        await obs.checkAlive();
+        await back?.check();
+      },
       what: `${describe(req.command)} to finish in ${paneId}`,
     });
     if (second.kind === "done" && second.value === "pane_exited") throw await paneClosed(tmux, paneId);
-    const end = second.kind === "done" && second.value !== "pane_exited" ? second.value : undefined;
+    if (second.kind === "done" && second.value === "interrupted") {
+      // Its script was cut short (C-c ends all of it): no end marker, no exit code, the shell waits at its prompt.
+      run.abandon();
+      const read = await readSince(tmux, paneId, startPos, {
+        maxRows: req.maxLines + 1,
+        signal: ctx.signal,
+        mainScreen: true,
+      });
+      log.finish();
+      return result(
+        read,
+        log,
+        req.maxLines,
+        ids,
+        {
+          exit_code: null,
+          timed_out: false,
+          warnings: [{
+            kind: "interrupted",
+            message: `${describe(req.command)} was interrupted (C-c?) and reported no exit code: the shell in ` +
+              `${paneId} is back at its prompt, ready for the next run-command`,
+          }],
+        },
+        started,
+        true,
+      );
+    }
+    const end = second.kind === "done" && typeof second.value === "object" ? second.value : undefined;
     if (second.kind === "cancelled") {
       throw new UserError(`run-command cancelled; ${describe(req.command)} keeps running in ${paneId}`);
     }
@@ -273,7 +314,10 @@ async function runLocked(
         mainScreen: true,
       });
       log.finish();
-      const warnings = paneWarnings(read.pane, read.rows).filter((w) => w.kind !== "not_a_shell");
+      // A full-screen program (a pager) shows its own screen, not the output rows read from the main one: judged by
+      // that screen, a pager is told apart (the program tmux names may be a pipeline's start command).
+      const shown = read.pane.alternate_on ? (await finalView(tmux, paneId, 1)).warnings : undefined;
+      const warnings = (shown ?? paneWarnings(read.pane, read.rows)).filter((w) => w.kind !== "not_a_shell");
       const hidden = warnings.some((w) => w.kind === "input_prompt") ? undefined : hiddenInputWarning(tmux, read.pane);
       return result(read, log, req.maxLines, ids, {
         exit_code: null,
@@ -284,15 +328,16 @@ async function runLocked(
     // The shell waits in the end handshake: the output is complete and cannot move. A command that printed
     // not one byte has no output to read (and the screen is as it was at the start).
     // The modes come from the last read: the one of the output, or for no output the one at the start.
-    const read: Pick<SinceRead, "rows" | "missed" | "dropped"> & { pane: Omit<WarningFacts, "current_command"> } =
-      end.silent
-        ? { pane: atStart.pane, rows: [], dropped: 0, missed: false }
-        : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal, mainScreen: true });
+    const read: Pick<SinceRead, "rows" | "missed" | "dropped"> & {
+      pane: Omit<WarningFacts, "current_command">;
+      next?: SinceRead["next"];
+    } = end.silent
+      ? { pane: atStart.pane, rows: [], dropped: 0, missed: false }
+      : await readSince(tmux, paneId, startPos, { maxRows: req.maxLines, signal: ctx.signal, mainScreen: true });
     log.finish();
     // The answer need not wait for the release (a tmux call where the shell waits on a channel) nor for the
     // prompt: the pane stays locked until the prompt is drawn, so the next run in this pane starts at it.
     const released = run.release("end");
-    const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
     // Then the next run's files are made, off its way to its typed line.
     after(
       released.then(() => run.promptDrawn(local)).finally(() => {
@@ -305,9 +350,16 @@ async function runLocked(
     return result(read, log, req.maxLines, ids, {
       exit_code: end.status,
       timed_out: false,
-      warnings: paneWarnings(shellNow, read.rows).filter((w) =>
-        w.kind === "alternate_screen" || w.kind === "copy_mode"
-      ),
+      warnings: [
+        ...paneWarnings(shellNow, read.rows).filter((w) => w.kind === "alternate_screen" || w.kind === "copy_mode"),
+        ...(read.next && wroteAbove(startPos, read.next) && !read.pane.alternate_on
+          ? [{
+            kind: "lines_missed" as const,
+            message: `${describe(req.command)} moved the cursor above the row its output began on and may have ` +
+              `written there, over earlier rows: that is not in output; look at the screen with capture-pane`,
+          }]
+          : []),
+      ],
     }, started);
   } finally {
     // Any way out but completion hands the run to the background.
@@ -315,9 +367,44 @@ async function runLocked(
   }
 }
 
+/**
+ * Whether the cursor ended above the row where the output began (`start`): the command wrote over rows that are not
+ * its own. Rows are absolute and stay put unless tmux trims a full history, which shrinks it: then not judged.
+ */
+function wroteAbove(start: SinceRead["next"], end: SinceRead["next"]): boolean {
+  return end.hs >= start.hs && end.row < start.row;
+}
+
+/**
+ * Watches, once a second, for the shell that runs the command to be back at its prompt with no end marker: its
+ * script was cut short (C-c ends all of it, so the end marker never comes). Seen on two ticks in a row, and not at
+ * a question the command asks (fish's `read` reads with the shell's own line editor, as at its prompt).
+ */
+function backAtPrompt(
+  tmux: TmuxExecutor,
+  paneId: string,
+  run: { phase(): string },
+  local: { tty: string; pid: number | null },
+): { seen: Promise<"interrupted">; check(): Promise<void> } {
+  const seen = Promise.withResolvers<"interrupted">();
+  let times = 0;
+  return {
+    seen: seen.promise,
+    async check() {
+      if (run.phase() !== "running" || !shellWaitsForKeys(local.tty, local.pid)) return void (times = 0);
+      if (++times < 2) return;
+      const view = await finalView(tmux, paneId, 1);
+      const last = view.tail.at(-1)?.trim() ?? "";
+      if (view.warnings.some((w) => w.kind === "input_prompt") || last === "read>") return void (times = 0);
+      if (run.phase() === "running") seen.resolve("interrupted");
+    },
+  };
+}
+
 /** The error for a watch that ended while the command ran: the connection's ({@linkcode watchLost}) or the pane's. */
 async function paneClosed(tmux: TmuxExecutor, paneId: string): Promise<Error> {
   return await watchLost(tmux, paneId, "the command ran") ?? new UserError(
-    `pane ${paneId} closed while the command ran (did it run exit?): call list (what: panes) to pick another pane`,
+    `pane ${paneId} closed while the command ran (its shell exited: did it run exit, or fail with set -e on?): ` +
+      `call list (what: panes) to pick another pane`,
   );
 }

@@ -163,6 +163,9 @@ const OPTIONS_OFF = `{ __tmux_mcp_prev=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/nul
 export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const ch = channels(p.runId);
   const osc = `\\033]${MARKER_OSC};${p.nonce};`;
+  // Erase below: the output is read from the start marker to the screen's bottom, and rows an earlier command
+  // left below the cursor (it moved the cursor up) are not this command's output (zsh erases them at its prompt).
+  const below = "\\033[J";
   if (flavor === "fish") {
     const q = quoteFish;
     const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
@@ -177,8 +180,8 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       // Tracing off for our own lines (an empty local shadows fish_trace): they carry the nonce.
       `set -l fish_trace`,
       p.inBuffers
-        ? `printf '${osc}s;w\\007'; ${wait(ch.start)}`
-        : `if ${armed}; printf '${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${osc}s;f\\007'; end`,
+        ? `printf '${below}${osc}s;w\\007'; ${wait(ch.start)}`
+        : `if ${armed}; printf '${below}${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${below}${osc}s;f\\007'; end`,
       // The command sees the user's fish_trace, and sets or erases it as typed at the prompt would.
       `set -e -l fish_trace`,
       `if test $__tmux_mcp_prev -ne 0; /bin/sh -c "exit $__tmux_mcp_prev"; end`,
@@ -236,13 +239,16 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `  unset __tmux_mcp_h ;;`,
     `esac; fi`,
     p.inBuffers
-      ? `printf '${osc}s;w\\007'; ${wait(ch.start)}`
-      : `if ${armed}; then printf '${osc}s;w\\007'; ${wait(ch.start)}; else printf '${osc}s;f\\007'; fi`,
+      ? `printf '${below}${osc}s;w\\007'; ${wait(ch.start)}`
+      : `if ${armed}; then printf '${below}${osc}s;w\\007'; ${
+        wait(ch.start)
+      }; else printf '${below}${osc}s;f\\007'; fi`,
     // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
     // command). Inside `{ } 2>/dev/null` bash traces nothing; zsh traces it (no nonce in it).
-    // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0.
+    // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0. Left of `&&`,
+    // that status fires no ERR trap and no errexit (`set -e`), as it did none when the last command set it.
     `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; ` +
-    `*) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" ;; esac; } 2>/dev/null; ` +
+    `*) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && : ;; esac; } 2>/dev/null; ` +
     `eval ${q(p.command)}; { __tmux_mcp_status=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null`,
     p.inBuffers
       ? `printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +

@@ -24,6 +24,7 @@ export const WARNING_KINDS = [
   "not_a_shell",
   "pane_dead",
   "lines_missed",
+  "interrupted",
 ] as const;
 export type WarningKind = (typeof WARNING_KINDS)[number];
 
