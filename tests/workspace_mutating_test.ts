@@ -468,3 +468,50 @@ Deno.test("new {what: pane}: a pane with no room left to split says so and what 
     assertMatch(last, /^pane %\d+ has no room to split right \(tmux: no space for new pane\): split a larger pane/);
   });
 });
+
+/** `body` behind the checksum tmux 3.3a checks a layout string against (layout_checksum in layout-custom.c). */
+function withChecksum(body: string): string {
+  let sum = 0;
+  for (const ch of body) sum = (((sum >> 1) + ((sum & 1) << 15)) + ch.charCodeAt(0)) & 0xffff;
+  return `${sum.toString(16).padStart(4, "0")},${body}`;
+}
+
+Deno.test("select-layout: a layout tmux refuses is named, with what to pass instead, and the window is unchanged", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    await mcp.ok("new", { what: "pane", target: a, direction: "right" });
+    const window = await tmuxFormat(tmux, a, "#{window_id}");
+    const saved = await tmuxFormat(tmux, a, "#{window_layout}");
+    assertEquals(withChecksum(saved.slice(5)), saved);
+    const instead = "pass one of even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, or the " +
+      "layout string of a window with this many panes, copied unchanged from list \\(what: windows\\)$";
+    // Well-formed but with a wrong checksum: tmux 3.3a answered only "invalid layout: <the value>".
+    const badSum = `${saved.startsWith("0000") ? "ffff" : "0000"}${saved.slice(4)}`;
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: a, layout: badSum }),
+      new RegExp(
+        `^layout "${badSum.replace(/[{}[\]]/g, "\\$&")}" is not one tmux can apply to window ${window} ` +
+          `\\(tmux: invalid layout\\); nothing changed: ${instead}`,
+      ),
+    );
+    // A saved layout of one pane for this window of two: "have 2 panes but need 1: …".
+    const one = withChecksum("120x40,0,0,0");
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: a, layout: one }),
+      new RegExp(`^layout "${one}" is not one .*\\(tmux: have 2 panes but need 1\\); nothing changed: ${instead}`),
+    );
+    // Cells whose sizes do not add up: "size mismatch after applying layout: …".
+    const mismatch = withChecksum("120x40,0,0{60x40,0,0,0,59x30,61,0,1}");
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: a, layout: mismatch }),
+      new RegExp(
+        `^layout ".*" is not one .*\\(tmux: size mismatch after applying layout\\); nothing changed: ${instead}`,
+      ),
+    );
+    // A long value is named by its start.
+    const long = `${badSum}${"0".repeat(200)}`;
+    const text = await mcp.err("select", { what: "layout", target: a, layout: long });
+    assert(text.startsWith(`layout "${long.slice(0, 80)}…" is not one`) && !text.includes("\n"), text);
+    assertEquals(await tmuxFormat(tmux, a, "#{window_layout}"), saved);
+  });
+});

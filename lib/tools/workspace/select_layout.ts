@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
+import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
+import { UserError } from "../../errors.ts";
 import { changeAnswer, changedShape, resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
@@ -14,6 +15,24 @@ const layout = z.string()
     `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list (what: windows)`,
   )
   .describe(`${PRESETS.join(", ")} or a window_layout`);
+
+/**
+ * tmux 3.3a's bare "invalid layout: …" (checksum or shape wrong), "have N panes but need M: …" (a layout of
+ * fewer panes than the window has) or "size mismatch after applying layout: …" (cells whose sizes do not add up to
+ * their parent's) as one line that names the value and says what to pass instead; the window is
+ * unchanged. Other failures pass through.
+ */
+function refusedLayout(e: TmuxError, layout: string, windowId: string): Error {
+  const why = /^(invalid layout|have \d+ panes but need \d+|size mismatch after applying layout)\b/.exec(e.message)
+    ?.[1];
+  if (!why) return e;
+  const shown = JSON.stringify(layout.length > 80 ? `${layout.slice(0, 80)}…` : layout);
+  return new UserError(
+    `layout ${shown} is not one tmux can apply to window ${windowId} (tmux: ${why}); nothing changed: pass one of ` +
+      `${PRESETS.join(", ")}, or the layout string of a window with this many panes, copied unchanged from ` +
+      `list (what: windows)`,
+  );
+}
 
 export default defineTool({
   name: "select-layout",
@@ -46,7 +65,9 @@ export default defineTool({
       layout,
       COMMAND_SEPARATOR,
       ...read,
-    ], { signal: ctx.signal });
+    ], { signal: ctx.signal }).catch((e) => {
+      throw e instanceof TmuxError ? refusedLayout(e, layout, t.window_id) : e;
+    });
     const [before, after] = out.trim().split("\n");
     return changeAnswer({ ...t, layout: after, changed: before !== after }, "in that layout");
   },
