@@ -144,6 +144,30 @@ Deno.test("send-keys into a pane in copy mode leaves the mode, then types to the
   });
 });
 
+Deno.test("paste-text into a pane in a mode leaves the mode, then pastes to the program, and says so", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    // tmux 3.3a's paste-buffer wrote to the program under copy mode while the pane kept showing the mode's view,
+    // and the answer did not say so; now the mode is left first, in the same call, as send-keys does.
+    for (const mode of [["copy-mode"], ["clock-mode"]]) {
+      const out = `${dir}/${mode[0]}`;
+      const pane = await newPane(tmux, `cat > ${out}`);
+      await tmux.tmux(...mode, "-t", pane);
+      const r = await mcp.call("paste-text", { target: pane, text: "a b\n" });
+      assert(!r.isError, JSON.stringify(r));
+      const texts = r.content.map((c) => c.type === "text" ? c.text : "");
+      assertEquals(texts[0], `pane ${pane} was in ${mode[0]}: left it, then pasted`);
+      assertEquals(JSON.parse(texts[1]), r.structuredContent);
+      assertEquals(await tmuxFormat(tmux, pane, "#{pane_in_mode}"), "0");
+      await waitUntil("cat to write the paste", async () => (await Deno.readTextFile(out)) === "a b\n");
+    }
+    // Out of a mode, the answer is the plain one.
+    const pane = await newPane(tmux, "cat");
+    const plain = await mcp.call("paste-text", { target: pane, text: "x" });
+    assertEquals(plain.content.length, 1);
+  });
+});
+
 Deno.test("paste-text pastes multi-line text into cat and leaves no buffer behind", async () => {
   await withServer(async (mcp, tmux) => {
     const dir = await tempDir();

@@ -26,7 +26,18 @@ export default defineTool({
     refuseDeadPane({ read, ...t });
     await refuseSelfInput(ctx.tmux, t.pane_id, { text }, { signal: ctx.signal });
     const bytes = new TextEncoder().encode(text);
-    await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, signal: ctx.signal });
-    return { structured: { ...t, bytes: bytes.length } };
+    // tmux 3.3a's paste-buffer writes to the program under a mode (copy mode…), while the pane keeps showing the
+    // mode's frozen view: leave the mode first, in the same call, and say so, as send-keys does.
+    const mode = read?.pane.in_mode ? read.pane.mode || "copy-mode" : undefined;
+    await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, leaveMode: !!mode, signal: ctx.signal });
+    const structured = { ...t, bytes: bytes.length };
+    if (!mode) return { structured };
+    return {
+      structured,
+      content: [
+        { type: "text", text: `pane ${t.pane_id} was in ${mode}: left it, then pasted` },
+        { type: "text", text: JSON.stringify(structured) },
+      ],
+    };
   },
 });
