@@ -515,3 +515,33 @@ Deno.test("select-layout: a layout tmux refuses is named, with what to pass inst
     assertEquals(await tmuxFormat(tmux, a, "#{window_layout}"), saved);
   });
 });
+
+Deno.test("select-layout refuses a layout with a size of 0, on which tmux 3.3a's server crashed", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    await mcp.ok("new", { what: "pane", target: a, direction: "right" });
+    const saved = await tmuxFormat(tmux, a, "#{window_layout}");
+    // tmux applied these (panes 0 wide; a window 1x0), and then select-layout tiled ended its server.
+    for (
+      const body of [
+        "0x0,0,0{0x0,0,0,0,0x0,0,0,1}",
+        "120x40,0,0{0x40,0,0,0,119x40,1,0,1}",
+        "2x1,0,0{1x1,0,0,0,0x1,2,0,1}",
+      ]
+    ) {
+      assertMatch(
+        await mcp.err("select", { what: "layout", target: a, layout: withChecksum(body) }),
+        /layout's widths and heights must be 1 to 10000 \(tmux's server crashes on panes of size 0\): pass a preset /,
+      );
+    }
+    // Past 10000 (tmux's limit; its parser wraps larger numbers around) is refused the same way.
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: a, layout: withChecksum("4294967416x40,0,0,0") }),
+      /must be 1 to 10000/,
+    );
+    await mcp.ok("select", { what: "layout", target: a, layout: "tiled" });
+    assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+    await mcp.ok("select", { what: "layout", target: a, layout: saved });
+    assertEquals(await tmuxFormat(tmux, a, "#{window_layout}"), saved);
+  });
+});

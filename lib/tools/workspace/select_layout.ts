@@ -7,12 +7,24 @@ import { resolvedTarget } from "../declared.ts";
 
 const PRESETS = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"];
 
+/**
+ * A size in a layout string as tmux writes one: 1 to 10000 (its window limits). tmux 3.3a applies a checksummed
+ * layout with a 0 size (panes 0 wide, a window 0 high) and its server then crashes (select-layout tiled after it);
+ * larger numbers wrap around in its parser.
+ */
+const fits = (n: string) => Number(n) >= 1 && Number(n) <= 10_000;
+
 /** A preset name, or a layout string as list-windows reports it (checksum,WxH,X,Y{…} / […]). */
 const layout = z.string()
   .max(8192, "layout is longer than 8192 characters")
   .refine(
     (s) => PRESETS.includes(s) || /^[0-9a-f]{4},\d+x\d+,\d+,\d+[0-9x,{}[\]]*$/.test(s),
     `layout must be one of ${PRESETS.join(", ")} or a window_layout string from list (what: windows)`,
+  )
+  .refine(
+    (s) => PRESETS.includes(s) || [...s.matchAll(/(\d+)x(\d+)/g)].every(([, w, h]) => fits(w) && fits(h)),
+    "a layout's widths and heights must be 1 to 10000 (tmux's server crashes on panes of size 0): pass a preset " +
+      "or a window_layout string copied unchanged from list (what: windows)",
   )
   .describe(`${PRESETS.join(", ")} or a window_layout`);
 
