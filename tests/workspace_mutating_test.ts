@@ -545,3 +545,24 @@ Deno.test("select-layout refuses a layout with a size of 0, on which tmux 3.3a's
     assertEquals(await tmuxFormat(tmux, a, "#{window_layout}"), saved);
   });
 });
+
+Deno.test("select-layout into the layout a zoomed window already has unzooms it and says it changed", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    const b = await mcp.ok<Created>("new", { what: "pane", target: a, direction: "down" });
+    await mcp.ok("select", { what: "layout", target: a, layout: "even-vertical" });
+    const layout = await tmuxFormat(tmux, a, "#{window_layout}");
+    await mcp.ok("resize-pane", { target: b.pane_id, zoom: true });
+    // tmux unzooms the window to arrange it; the answer was "nothing changed: already in that layout".
+    const r = await mcp.call("select", { what: "layout", target: a, layout: "even-vertical" });
+    assertEquals(r.content.length, 1, JSON.stringify(r.content));
+    assertEquals(r.structuredContent?.changed, true);
+    assertEquals(r.structuredContent?.layout, layout);
+    assertEquals(await tmuxFormat(tmux, a, "#{window_zoomed_flag}"), "0");
+    const again = await mcp.call("select", { what: "layout", target: a, layout: "even-vertical" });
+    assertEquals([again.structuredContent?.changed, textOf(again).startsWith("nothing changed: already")], [
+      false,
+      true,
+    ]);
+  });
+});

@@ -66,7 +66,8 @@ export default defineTool({
   secrets: [],
   async handler({ layout }, ctx) {
     const t = resolvedTarget(ctx);
-    const read = ["display-message", "-p", "-t", t.window_id, "#{window_layout}"];
+    // tmux unzooms a zoomed window to arrange it: that is a change too, even into the layout it had.
+    const read = ["display-message", "-p", "-t", t.window_id, "#{window_zoomed_flag} #{window_layout}"];
     const out = await ctx.tmux.text([
       ...read,
       COMMAND_SEPARATOR,
@@ -81,6 +82,6 @@ export default defineTool({
       throw e instanceof TmuxError ? refusedLayout(e, layout, t.window_id) : e;
     });
     const [before, after] = out.trim().split("\n");
-    return changeAnswer({ ...t, layout: after, changed: before !== after }, "in that layout");
+    return changeAnswer({ ...t, layout: after.slice(2), changed: before !== after }, "in that layout");
   },
 });
