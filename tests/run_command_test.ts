@@ -280,7 +280,7 @@ Deno.test("run-command refuses panes that are not at a shell prompt, saying what
     await fx.tmux("copy-mode", "-t", shellPane);
     const copy = await fx.mcp.err("run-command", { target: shellPane, command: "echo hi" });
     assertMatch(copy, /copy-mode/);
-    assertMatch(copy, /send-keys leaves the mode before typing/);
+    assertMatch(copy, /send-keys and paste-text leave the mode before typing/);
   });
 });
 
