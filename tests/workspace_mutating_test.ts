@@ -566,3 +566,30 @@ Deno.test("select-layout into the layout a zoomed window already has unzooms it 
     ]);
   });
 });
+
+Deno.test("resize-pane: zoom is the pane's, on a window zoomed on another pane too; a size then zoom has no false note", async () => {
+  await withServer(async (mcp, tmux) => {
+    type Sized = { width: number; height: number; zoomed: boolean; changed: boolean; note?: string };
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    const b = await mcp.ok<Created>("new", { what: "pane", target: a, direction: "right" });
+    const shown = () => tmuxFormat(tmux, a, "#{window_zoomed_flag} #{P:#{?pane_active,#{pane_id},}}");
+    // A width, then a zoom: the width was reached; the note said "pane is 120x40; a pane cannot outgrow…".
+    const sized = await mcp.ok<Sized>("resize-pane", { target: a, width: 30, zoom: true });
+    assertEquals([sized.zoomed, sized.changed, sized.note, sized.width], [true, true, undefined, 120]);
+    assertEquals(await shown(), `1 ${a}`);
+    assertMatch(await tmuxFormat(tmux, a, "#{window_layout}"), /\{30x40,0,0,\d+,/);
+    // Zoom b while a is zoomed: answered "nothing changed: already 89x40, zoomed" with b hidden behind a.
+    const other = await mcp.ok<Sized>("resize-pane", { target: b.pane_id, zoom: true });
+    assertEquals([other.zoomed, other.changed, other.width], [true, true, 120]);
+    assertEquals(await shown(), `1 ${b.pane_id}`);
+    assertEquals((await mcp.ok<Sized>("resize-pane", { target: b.pane_id, zoom: true })).changed, false);
+    // Unzoom asked of a pane the zoom hides: the window is unzoomed (it answered "already …, not zoomed").
+    const unzoom = await mcp.ok<Sized>("resize-pane", { target: a, zoom: false });
+    assertEquals([unzoom.zoomed, unzoom.changed, unzoom.width], [false, true, 30]);
+    assertEquals((await shown()).split(" ")[0], "0");
+    // A size tmux cannot give, then a zoom: the note names the unzoomed size.
+    const only = await mcp.ok<Created>("new", { what: "window", target: "main" });
+    const big = await mcp.ok<Sized>("resize-pane", { target: only.pane_id, width: 500, zoom: true });
+    assertMatch(big.note ?? "", /^nothing changed: pane %\d+ is 120x40; a pane cannot outgrow its window/);
+  });
+});
