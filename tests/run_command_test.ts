@@ -284,6 +284,24 @@ Deno.test("run-command refuses panes that are not at a shell prompt, saying what
   });
 });
 
+Deno.test("run-command refuses a pane with synchronize-panes on, where the other panes would run the command too", async () => {
+  await withShell("bash", async (fx) => {
+    const dir = await tempHome();
+    const other = (await fx.tmux("split-window", "-t", fx.pane, "-P", "-F", "#{pane_id}", "bash --norc")).trim();
+    await fx.tmux("set-option", "-w", "-t", fx.pane, "synchronize-panes", "on");
+    // tmux typed the line into the other pane too, and its bash ran the command: "RAN" twice in the file.
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: `echo RAN >> ${dir}/x` });
+    assertMatch(
+      err,
+      new RegExp(`^pane ${fx.pane} has synchronize-panes on: tmux would type the command line into ${other} too`),
+    );
+    assertEquals(await Deno.readTextFile(`${dir}/x`).catch(() => "none"), "none");
+    await fx.tmux("set-option", "-p", "-t", other, "synchronize-panes", "off");
+    await fx.mcp.ok("run-command", { target: fx.pane, command: `echo RAN >> ${dir}/x` });
+    assertEquals(await Deno.readTextFile(`${dir}/x`), "RAN\n");
+  });
+});
+
 Deno.test("run-command: commands queue per pane and never mix", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);

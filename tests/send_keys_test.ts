@@ -144,6 +144,34 @@ Deno.test("send-keys into a pane in copy mode leaves the mode, then types to the
   });
 });
 
+Deno.test("send-keys refuses a pane whose keys tmux would type into other panes too (synchronize-panes)", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    const a = await newPane(tmux, `cat > ${dir}/a`);
+    const b = (await tmux.tmux("split-window", "-t", a, "-P", "-F", "#{pane_id}", `cat > ${dir}/b`)).trim();
+    await tmux.tmux("set-option", "-w", "-t", a, "synchronize-panes", "on");
+    // tmux typed "typed" and C-c into b as well (C-c ended b's cat), and the answer named a only.
+    const refused = new RegExp(
+      `^pane ${a} has synchronize-panes on: tmux would type the keys into ${b} too, so nothing was typed; set synchronize-panes off`,
+    );
+    assertMatch(await mcp.err("send-keys", { target: a, text: "typed", enter: true }), refused);
+    assertMatch(await mcp.err("send-keys", { target: a, keys: ["C-c"] }), refused);
+    // In a zoomed window only the zoomed (active) pane is visible, and keys typed into a hidden pane reach it.
+    await tmux.tmux("resize-pane", "-Z", "-t", b);
+    assertMatch(await mcp.err("send-keys", { target: a, keys: ["C-c"] }), refused);
+    await tmux.tmux("resize-pane", "-Z", "-t", b);
+    // A paste reaches the one pane.
+    await mcp.ok("paste-text", { target: a, text: "pasted\n" });
+    await waitUntil("the paste in a", async () => (await Deno.readTextFile(`${dir}/a`)) === "pasted\n");
+    // Off for b (a pane option): nothing else is reached, and a types.
+    await tmux.tmux("set-option", "-p", "-t", b, "synchronize-panes", "off");
+    await mcp.ok("send-keys", { target: a, text: "typed", enter: true });
+    await waitUntil("the keys in a", async () => (await Deno.readTextFile(`${dir}/a`)) === "pasted\ntyped\n");
+    assertEquals(await Deno.readTextFile(`${dir}/b`), "");
+    assertEquals(await tmuxFormat(tmux, b, "#{pane_dead}"), "0");
+  });
+});
+
 Deno.test("paste-text into a pane in a mode leaves the mode, then pastes to the program, and says so", async () => {
   await withServer(async (mcp, tmux) => {
     const dir = await tempDir();
