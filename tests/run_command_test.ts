@@ -302,6 +302,19 @@ Deno.test("run-command refuses a pane with synchronize-panes on, where the other
   });
 });
 
+Deno.test("run-command refuses a pane whose input is off (select-pane -d) at once, not after its timeout", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("select-pane", "-d", "-t", fx.pane);
+    // It typed the line into nothing and waited out timeout_ms, then blamed the bound or a busy shell.
+    assertMatch(
+      await fx.mcp.err("run-command", { target: fx.pane, command: "echo hi", timeout_ms: 60_000 }),
+      new RegExp(`^pane ${fx.pane} has its input off \\(tmux's select-pane -d\\): .*nothing was typed`),
+    );
+    await fx.tmux("select-pane", "-e", "-t", fx.pane);
+    assertEquals((await fx.mcp.ok<RunResult>("run-command", { target: fx.pane, command: "echo hi" })).output, "hi");
+  });
+});
+
 Deno.test("run-command: commands queue per pane and never mix", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);

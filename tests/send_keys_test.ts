@@ -163,12 +163,34 @@ Deno.test("send-keys refuses a pane whose keys tmux would type into other panes 
     // A paste reaches the one pane.
     await mcp.ok("paste-text", { target: a, text: "pasted\n" });
     await waitUntil("the paste in a", async () => (await Deno.readTextFile(`${dir}/a`)) === "pasted\n");
-    // Off for b (a pane option): nothing else is reached, and a types.
+    // b's input off: tmux types nothing into it, so a types alone; then b's input on and the option off for b.
+    await tmux.tmux("select-pane", "-d", "-t", b);
+    await mcp.ok("send-keys", { target: a, text: "off" });
+    await mcp.ok("send-keys", { target: a, keys: ["C-u"] });
+    await tmux.tmux("select-pane", "-e", "-t", b);
     await tmux.tmux("set-option", "-p", "-t", b, "synchronize-panes", "off");
     await mcp.ok("send-keys", { target: a, text: "typed", enter: true });
     await waitUntil("the keys in a", async () => (await Deno.readTextFile(`${dir}/a`)) === "pasted\ntyped\n");
     assertEquals(await Deno.readTextFile(`${dir}/b`), "");
     assertEquals(await tmuxFormat(tmux, b, "#{pane_dead}"), "0");
+  });
+});
+
+Deno.test("send-keys and paste-text refuse a pane whose input is off (select-pane -d), where tmux drops input", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    const pane = await newPane(tmux, `cat > ${dir}/out`);
+    await tmux.tmux("select-pane", "-d", "-t", pane);
+    // Both answered as if the text had arrived; cat got nothing.
+    const off = new RegExp(
+      `^pane ${pane} has its input off \\(tmux's select-pane -d\\): tmux drops what is typed or pasted into it, so ` +
+        `nothing was typed; ask the user`,
+    );
+    assertMatch(await mcp.err("send-keys", { target: pane, text: "typed", enter: true }), off);
+    assertMatch(await mcp.err("paste-text", { target: pane, text: "pasted\n" }), off);
+    await tmux.tmux("select-pane", "-e", "-t", pane);
+    await mcp.ok("paste-text", { target: pane, text: "pasted\n" });
+    await waitUntil("the paste to arrive", async () => (await Deno.readTextFile(`${dir}/out`)) === "pasted\n");
   });
 });
 

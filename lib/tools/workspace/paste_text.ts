@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { pasteBytes } from "../../buffers/paste.ts";
-import { FACTS_ONLY, refuseDeadPane, resolvedShape } from "./common.ts";
+import { refuseDeadPane, resolvedShape } from "./common.ts";
+import { typingRead, typingRefusal } from "../../tmux/sync.ts";
 import { resolvedTarget } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 
@@ -13,7 +14,8 @@ export default defineTool({
   tier: "mutating",
   smallResult: true,
   target: "pane",
-  targetRead: FACTS_ONLY,
+  // The pane's facts and its window's panes: a pane whose input is off drops the paste.
+  targetRead: typingRead,
   annotations: { destructiveHint: true, openWorldHint: true },
   input: z.object({
     text: z.string().min(1, "text must not be empty").max(1_048_576, "text is longer than 1 MiB"),
@@ -24,6 +26,8 @@ export default defineTool({
   async handler({ text, bracketed }, ctx) {
     const { read, ...t } = resolvedTarget(ctx);
     refuseDeadPane({ read, ...t });
+    const refusal = typingRefusal(t.pane_id, read?.output, "the text", true);
+    if (refusal) throw refusal;
     await refuseSelfInput(ctx.tmux, t.pane_id, { text }, { signal: ctx.signal });
     const bytes = new TextEncoder().encode(text);
     // tmux 3.3a's paste-buffer writes to the program under a mode (copy mode…), while the pane keeps showing the
