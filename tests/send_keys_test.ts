@@ -218,6 +218,22 @@ Deno.test("paste-text into a pane in a mode leaves the mode, then pastes to the 
   });
 });
 
+Deno.test("paste-text refuses a bracketed paste holding the end marker, which would type the rest as keys", async () => {
+  await withServer(async (mcp, tmux) => {
+    const enc = new TextEncoder();
+    // tmux 3.3a pasted the marker through: the program's paste ended after "a", and "b" and CR came as typed keys.
+    const text = "a\x1b[201~b\n";
+    const pane = await hexReader(tmux, 9, "printf '\\033[?2004h'; ");
+    assertMatch(
+      await mcp.err("paste-text", { target: pane, text }),
+      /^text holds the bracketed-paste end marker \(ESC \[201~\): the paste would end there .*bracketed: false/,
+    );
+    // Unbracketed, as asked, the bytes go as they are (LF as CR, as a terminal paste sends it).
+    await mcp.ok("paste-text", { target: pane, text, bracketed: false });
+    assertEquals(await hexOf(tmux, pane), hex(enc.encode("a\x1b[201~b\r")));
+  });
+});
+
 Deno.test("paste-text pastes multi-line text into cat and leaves no buffer behind", async () => {
   await withServer(async (mcp, tmux) => {
     const dir = await tempDir();

@@ -5,6 +5,10 @@ import { refuseDeadPane, resolvedShape } from "./common.ts";
 import { typingRead, typingRefusal } from "../../tmux/sync.ts";
 import { resolvedTarget } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
+import { UserError } from "../../errors.ts";
+
+/** The end of a bracketed paste, as a program that asked for bracketed paste mode reads it. */
+const PASTE_END = "\x1b[201~";
 
 export default defineTool({
   name: "paste-text",
@@ -24,6 +28,15 @@ export default defineTool({
   output: z.object({ ...resolvedShape, bytes: z.number().int().describe("UTF-8 bytes pasted") }),
   secrets: ["text"],
   async handler({ text, bracketed }, ctx) {
+    // tmux 3.3a's paste-buffer -p passes an end marker inside the text through: the program's paste would end
+    // there and the rest arrive as typed keys (a shell runs its lines), what bracketing is asked for to prevent.
+    if (bracketed && text.includes(PASTE_END)) {
+      throw new UserError(
+        "text holds the bracketed-paste end marker (ESC [201~): the paste would end there and the rest arrive as " +
+          "typed keys (a shell would run its lines); remove the marker, or pass bracketed: false to paste it all " +
+          "unbracketed",
+      );
+    }
     const { read, ...t } = resolvedTarget(ctx);
     refuseDeadPane({ read, ...t });
     const refusal = typingRefusal(t.pane_id, read?.output, "the text", true);
