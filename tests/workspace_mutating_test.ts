@@ -593,3 +593,19 @@ Deno.test("resize-pane: zoom is the pane's, on a window zoomed on another pane t
     assertMatch(big.note ?? "", /^nothing changed: pane %\d+ is 120x40; a pane cannot outgrow its window/);
   });
 });
+
+Deno.test("clear-history of a pane in a mode says tmux left the mode", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "seq 1 200; exec cat");
+    await waitForPane(tmux, pane, /^200$/m);
+    for (const mode of ["copy-mode", "clock-mode"]) {
+      await tmux.tmux(mode, "-t", pane);
+      // tmux 3.3a closed the mode (a user's copy-mode view of the history too), and the answer did not say so.
+      const r = await mcp.call("clear-history", { target: pane });
+      assertEquals(textOf(r).split("\n")[0], `pane ${pane} was in ${mode}: tmux left it to clear the history`);
+      assertEquals(await tmuxFormat(tmux, pane, "#{pane_in_mode}"), "0");
+    }
+    const plain = await mcp.call("clear-history", { target: pane });
+    assertEquals([plain.content.length, (plain.structuredContent as { lines_cleared: number }).lines_cleared], [1, 0]);
+  });
+});
