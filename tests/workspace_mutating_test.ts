@@ -609,3 +609,23 @@ Deno.test("clear-history of a pane in a mode says tmux left the mode", async () 
     assertEquals([plain.content.length, (plain.structuredContent as { lines_cleared: number }).lines_cleared], [1, 0]);
   });
 });
+
+Deno.test("select-layout refuses a split of one cell, after which tmux 3.3a's server crashed on resize-pane", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    // tmux applied these (it never writes a split of one cell), and the next resize-pane -x ended its server.
+    for (const body of ["120x40,0,0{120x40,0,0,0}", "120x40,0,0[120x40,0,0{120x40,0,0,0}]"]) {
+      assertMatch(
+        await mcp.err("select", { what: "layout", target: a, layout: withChecksum(body) }),
+        /every \{…\} and \[…\] of a layout must hold at least two cells, as tmux writes them \(tmux's server crashes/,
+      );
+    }
+    await mcp.ok("resize-pane", { target: a, width: 5 });
+    assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+    // Splits of two cells and more, nested either way, are applied.
+    const b = await mcp.ok<Created>("new", { what: "pane", target: a, direction: "right" });
+    await mcp.ok("new", { what: "pane", target: b.pane_id, direction: "down" });
+    const nested = withChecksum("120x40,0,0{60x40,0,0[60x20,0,0,0,60x19,0,21,1],59x40,61,0,2}");
+    await mcp.ok("select", { what: "layout", target: a, layout: nested });
+  });
+});

@@ -14,6 +14,27 @@ const PRESETS = ["even-horizontal", "even-vertical", "main-horizontal", "main-ve
  */
 const fits = (n: string) => Number(n) >= 1 && Number(n) <= 10_000;
 
+/**
+ * Whether every `{…}` and `[…]` of a layout string holds at least two cells, as tmux writes them (it removes a
+ * split left with one). tmux 3.3a applies a checksummed layout with a one-cell split, and its server then crashed
+ * on the next resize-pane -x of the pane.
+ */
+function splitsHoldTwo(s: string): boolean {
+  const counts: number[] = [];
+  const size = /\d+x/y;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "{" || c === "[") counts.push(0);
+    else if (c === "}" || c === "]") {
+      if ((counts.pop() ?? 0) < 2) return false;
+    } else if (counts.length > 0 && "{[,".includes(s[i - 1])) {
+      size.lastIndex = i;
+      if (size.test(s)) counts[counts.length - 1]++; // a cell starts: WxH after an opening bracket or a comma
+    }
+  }
+  return true;
+}
+
 /** A preset name, or a layout string as list-windows reports it (checksum,WxH,X,Y{…} / […]). */
 const layout = z.string()
   .max(8192, "layout is longer than 8192 characters")
@@ -25,6 +46,11 @@ const layout = z.string()
     (s) => PRESETS.includes(s) || [...s.matchAll(/(\d+)x(\d+)/g)].every(([, w, h]) => fits(w) && fits(h)),
     "a layout's widths and heights must be 1 to 10000 (tmux's server crashes on panes of size 0): pass a preset " +
       "or a window_layout string copied unchanged from list (what: windows)",
+  )
+  .refine(
+    (s) => PRESETS.includes(s) || splitsHoldTwo(s),
+    "every {…} and […] of a layout must hold at least two cells, as tmux writes them (tmux's server crashes on " +
+      "one cell): pass a preset or a window_layout string copied unchanged from list (what: windows)",
   )
   .describe(`${PRESETS.join(", ")} or a window_layout`);
 
