@@ -128,6 +128,27 @@ Deno.test("show-buffer replaces invalid UTF-8 instead of failing", async () => {
   });
 });
 
+Deno.test("show-buffer says when a page is not UTF-8 text, and where, not for a U+FFFD the buffer holds", async () => {
+  await withServer(async (mcp, tmux) => {
+    // 0xff at offset 5: it showed as U+FFFD, like the real U+FFFD before it, and nothing said which was which.
+    await tmux.tmuxStdin(new Uint8Array([0x61, 0xef, 0xbf, 0xbd, 0x62, 0xff, 0x63]), "load-buffer", "-b", "bin", "-");
+    const texts = async (args: Record<string, unknown>) =>
+      (await mcp.call("show-buffer", { name: "bin", ...args })).content.map((c) => c.type === "text" ? c.text : "");
+    const whole = await texts({});
+    assertEquals(whole[0], "a\uFFFDb\uFFFDc");
+    assertEquals(JSON.parse(whole[1]).returned_bytes, 7);
+    assertEquals(
+      whole[2],
+      `warning: buffer "bin" is not UTF-8 text (the first invalid byte of this page is at offset 5): text shows ` +
+        "each invalid byte as U+FFFD; for the exact bytes, save-buffer it to a file",
+    );
+    assertEquals(whole.length, 3);
+    // A page of valid text, the buffer's own U+FFFD included, has no warning; the page with the bad byte has one.
+    assertEquals((await texts({ max_bytes: 5 })).length, 2);
+    assertMatch((await texts({ offset_bytes: 4, max_bytes: 2 }))[2], /of this page is at offset 5\)/);
+  });
+});
+
 Deno.test("empty content is refused and leaves the buffer as it was", async () => {
   await withServer(async (mcp) => {
     await mcp.ok("set-buffer", { name: "keep", content: "data" });

@@ -124,6 +124,29 @@ Deno.test("pane: a yes/no is asked by a form and typed; a decline types nothing"
   });
 });
 
+Deno.test("pane: with synchronize-panes, or input off, the human is not asked and nothing is typed", async () => {
+  await withHuman(BOTH, async (s) => {
+    s.human.secret = `pw-${crypto.randomUUID()}`;
+    const secret = await s.pane("Password:", SECRET_SCRIPT);
+    const other = (await s.tmux.tmux("split-window", "-d", "-t", secret, "-P", "-F", "#{pane_id}", "cat")).trim();
+    await s.tmux.tmux("set-option", "-w", "-t", secret, "synchronize-panes", "on");
+    // The secret was typed into the other pane as well, where cat showed it on the screen.
+    const synced = await s.call("request-input", { target: secret, prompt: "Enter it", timeout_ms: 60_000 });
+    assert(synced.isError, textOf(synced));
+    assertMatch(
+      textOf(synced),
+      new RegExp(`^pane ${secret} has synchronize-panes on: tmux would type the human's answer into ${other} too`),
+    );
+    await s.tmux.tmux("set-option", "-w", "-t", secret, "synchronize-panes", "off");
+    await s.tmux.tmux("select-pane", "-d", "-t", secret);
+    const off = await s.call("request-input", { target: secret, prompt: "Enter it", timeout_ms: 60_000 });
+    assertMatch(textOf(off), new RegExp(`^pane ${secret} has its input off`));
+    assertEquals(s.human.asked, []);
+    assert(!(await paneText(s, secret)).includes("digest"));
+    await assertNowhere(s, s.human.secret);
+  });
+});
+
 Deno.test("pane: a client without elicitation gets the attach command; nothing is typed", async () => {
   await withHuman(undefined, async (s) => {
     const pane = await s.pane("Password:", SECRET_SCRIPT);

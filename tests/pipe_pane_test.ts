@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { withServer } from "./helpers.ts";
-import { newPane, tempDir, waitUntil } from "./pane_helpers.ts";
+import { newPane, tempDir, tmuxFormat, waitUntil } from "./pane_helpers.ts";
 
 /** Every file and directory below `dir`, as paths relative to it. */
 async function tree(dir: string, prefix = ""): Promise<string[]> {
@@ -84,5 +84,34 @@ Deno.test("pipe-pane appends by default, truncates with append false, and explai
     assert(!text.includes("old") && !text.includes("one-1"), text);
     assertMatch(await mcp.err("pipe-pane", { target: pane, path: `${dir}/missing/log` }), /does not exist: create it/);
     assertMatch(await mcp.err("pipe-pane", { target: pane, path: "log" }), /absolute/);
+  });
+});
+
+Deno.test("pipe-pane on a dead pane says so and leaves the file alone; stopping says how the pipe ends", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    await tmux.tmux("set-option", "-g", "remain-on-exit", "on");
+    // A pipe started while the program lived stays after it died: tmux cannot stop it then.
+    const pane = await newPane(tmux, "read -r _; echo bye");
+    const live = `${dir}/live.log`;
+    await mcp.ok("pipe-pane", { target: pane, path: live });
+    await tmux.tmux("send-keys", "-t", pane, "Enter");
+    await waitUntil("the pane to die", async () => await tmuxFormat(tmux, pane, "#{pane_dead}") === "1");
+    // tmux answered "target pane has exited", after the file was truncated.
+    const kept = `${dir}/kept.log`;
+    await Deno.writeTextFile(kept, "precious\n");
+    assertMatch(
+      await mcp.err("pipe-pane", { target: pane, path: kept, append: false }),
+      new RegExp(`^pane ${pane} is dead .*: it prints nothing more to log, and the file was not touched; respawn-pane`),
+    );
+    assertEquals(await Deno.readTextFile(kept), "precious\n");
+    assertMatch(
+      await mcp.err("pipe-pane", { target: pane }),
+      new RegExp(
+        `^pane ${pane} is dead .*: tmux cannot stop its pipe now; respawn-pane it, then stop the pipe, or kill`,
+      ),
+    );
+    assertEquals(await tmuxFormat(tmux, pane, "#{pane_pipe}"), "1");
+    await waitUntil("the pipe to log the last line", async () => (await Deno.readTextFile(live)).includes("bye"));
   });
 });

@@ -383,7 +383,38 @@ Deno.test("run-command refuses panes that are not at a shell prompt, saying what
     await fx.tmux("copy-mode", "-t", shellPane);
     const copy = await fx.mcp.err("run-command", { target: shellPane, command: "echo hi" });
     assertMatch(copy, /copy-mode/);
-    assertMatch(copy, /send-keys leaves the mode before typing/);
+    assertMatch(copy, /send-keys and paste-text leave the mode before typing/);
+  });
+});
+
+Deno.test("run-command refuses a pane with synchronize-panes on, where the other panes would run the command too", async () => {
+  await withShell("bash", async (fx) => {
+    const dir = await tempHome();
+    const other = (await fx.tmux("split-window", "-t", fx.pane, "-P", "-F", "#{pane_id}", "bash --norc")).trim();
+    await fx.tmux("set-option", "-w", "-t", fx.pane, "synchronize-panes", "on");
+    // tmux typed the line into the other pane too, and its bash ran the command: "RAN" twice in the file.
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: `echo RAN >> ${dir}/x` });
+    assertMatch(
+      err,
+      new RegExp(`^pane ${fx.pane} has synchronize-panes on: tmux would type the command line into ${other} too`),
+    );
+    assertEquals(await Deno.readTextFile(`${dir}/x`).catch(() => "none"), "none");
+    await fx.tmux("set-option", "-p", "-t", other, "synchronize-panes", "off");
+    await fx.mcp.ok("run-command", { target: fx.pane, command: `echo RAN >> ${dir}/x` });
+    assertEquals(await Deno.readTextFile(`${dir}/x`), "RAN\n");
+  });
+});
+
+Deno.test("run-command refuses a pane whose input is off (select-pane -d) at once, not after its timeout", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("select-pane", "-d", "-t", fx.pane);
+    // It typed the line into nothing and waited out timeout_ms, then blamed the bound or a busy shell.
+    assertMatch(
+      await fx.mcp.err("run-command", { target: fx.pane, command: "echo hi", timeout_ms: 60_000 }),
+      new RegExp(`^pane ${fx.pane} has its input off \\(tmux's select-pane -d\\): .*nothing was typed`),
+    );
+    await fx.tmux("select-pane", "-e", "-t", fx.pane);
+    assertEquals((await fx.mcp.ok<RunResult>("run-command", { target: fx.pane, command: "echo hi" })).output, "hi");
   });
 });
 

@@ -144,6 +144,96 @@ Deno.test("send-keys into a pane in copy mode leaves the mode, then types to the
   });
 });
 
+Deno.test("send-keys refuses a pane whose keys tmux would type into other panes too (synchronize-panes)", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    const a = await newPane(tmux, `cat > ${dir}/a`);
+    const b = (await tmux.tmux("split-window", "-t", a, "-P", "-F", "#{pane_id}", `cat > ${dir}/b`)).trim();
+    await tmux.tmux("set-option", "-w", "-t", a, "synchronize-panes", "on");
+    // tmux typed "typed" and C-c into b as well (C-c ended b's cat), and the answer named a only.
+    const refused = new RegExp(
+      `^pane ${a} has synchronize-panes on: tmux would type the keys into ${b} too, so nothing was typed; set synchronize-panes off`,
+    );
+    assertMatch(await mcp.err("send-keys", { target: a, text: "typed", enter: true }), refused);
+    assertMatch(await mcp.err("send-keys", { target: a, keys: ["C-c"] }), refused);
+    // In a zoomed window only the zoomed (active) pane is visible, and keys typed into a hidden pane reach it.
+    await tmux.tmux("resize-pane", "-Z", "-t", b);
+    assertMatch(await mcp.err("send-keys", { target: a, keys: ["C-c"] }), refused);
+    await tmux.tmux("resize-pane", "-Z", "-t", b);
+    // A paste reaches the one pane.
+    await mcp.ok("paste-text", { target: a, text: "pasted\n" });
+    await waitUntil("the paste in a", async () => (await Deno.readTextFile(`${dir}/a`)) === "pasted\n");
+    // b's input off: tmux types nothing into it, so a types alone; then b's input on and the option off for b.
+    await tmux.tmux("select-pane", "-d", "-t", b);
+    await mcp.ok("send-keys", { target: a, text: "off" });
+    await mcp.ok("send-keys", { target: a, keys: ["C-u"] });
+    await tmux.tmux("select-pane", "-e", "-t", b);
+    await tmux.tmux("set-option", "-p", "-t", b, "synchronize-panes", "off");
+    await mcp.ok("send-keys", { target: a, text: "typed", enter: true });
+    await waitUntil("the keys in a", async () => (await Deno.readTextFile(`${dir}/a`)) === "pasted\ntyped\n");
+    assertEquals(await Deno.readTextFile(`${dir}/b`), "");
+    assertEquals(await tmuxFormat(tmux, b, "#{pane_dead}"), "0");
+  });
+});
+
+Deno.test("send-keys and paste-text refuse a pane whose input is off (select-pane -d), where tmux drops input", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    const pane = await newPane(tmux, `cat > ${dir}/out`);
+    await tmux.tmux("select-pane", "-d", "-t", pane);
+    // Both answered as if the text had arrived; cat got nothing.
+    const off = new RegExp(
+      `^pane ${pane} has its input off \\(tmux's select-pane -d\\): tmux drops what is typed or pasted into it, so ` +
+        `nothing was typed; ask the user`,
+    );
+    assertMatch(await mcp.err("send-keys", { target: pane, text: "typed", enter: true }), off);
+    assertMatch(await mcp.err("paste-text", { target: pane, text: "pasted\n" }), off);
+    await tmux.tmux("select-pane", "-e", "-t", pane);
+    await mcp.ok("paste-text", { target: pane, text: "pasted\n" });
+    await waitUntil("the paste to arrive", async () => (await Deno.readTextFile(`${dir}/out`)) === "pasted\n");
+  });
+});
+
+Deno.test("paste-text into a pane in a mode leaves the mode, then pastes to the program, and says so", async () => {
+  await withServer(async (mcp, tmux) => {
+    const dir = await tempDir();
+    // tmux 3.3a's paste-buffer wrote to the program under copy mode while the pane kept showing the mode's view,
+    // and the answer did not say so; now the mode is left first, in the same call, as send-keys does.
+    for (const mode of [["copy-mode"], ["clock-mode"]]) {
+      const out = `${dir}/${mode[0]}`;
+      const pane = await newPane(tmux, `cat > ${out}`);
+      await tmux.tmux(...mode, "-t", pane);
+      const r = await mcp.call("paste-text", { target: pane, text: "a b\n" });
+      assert(!r.isError, JSON.stringify(r));
+      const texts = r.content.map((c) => c.type === "text" ? c.text : "");
+      assertEquals(texts[0], `pane ${pane} was in ${mode[0]}: left it, then pasted`);
+      assertEquals(JSON.parse(texts[1]), r.structuredContent);
+      assertEquals(await tmuxFormat(tmux, pane, "#{pane_in_mode}"), "0");
+      await waitUntil("cat to write the paste", async () => (await Deno.readTextFile(out)) === "a b\n");
+    }
+    // Out of a mode, the answer is the plain one.
+    const pane = await newPane(tmux, "cat");
+    const plain = await mcp.call("paste-text", { target: pane, text: "x" });
+    assertEquals(plain.content.length, 1);
+  });
+});
+
+Deno.test("paste-text refuses a bracketed paste holding the end marker, which would type the rest as keys", async () => {
+  await withServer(async (mcp, tmux) => {
+    const enc = new TextEncoder();
+    // tmux 3.3a pasted the marker through: the program's paste ended after "a", and "b" and CR came as typed keys.
+    const text = "a\x1b[201~b\n";
+    const pane = await hexReader(tmux, 9, "printf '\\033[?2004h'; ");
+    assertMatch(
+      await mcp.err("paste-text", { target: pane, text }),
+      /^text holds the bracketed-paste end marker \(ESC \[201~\): the paste would end there .*bracketed: false/,
+    );
+    // Unbracketed, as asked, the bytes go as they are (LF as CR, as a terminal paste sends it).
+    await mcp.ok("paste-text", { target: pane, text, bracketed: false });
+    assertEquals(await hexOf(tmux, pane), hex(enc.encode("a\x1b[201~b\r")));
+  });
+});
+
 Deno.test("paste-text pastes multi-line text into cat and leaves no buffer behind", async () => {
   await withServer(async (mcp, tmux) => {
     const dir = await tempDir();

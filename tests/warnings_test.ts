@@ -33,6 +33,21 @@ Deno.test("capture-pane and snapshot-pane warn about pagers, full-screen program
     await fx.tmux("copy-mode", "-t", fx.pane);
     const copy = await whenShowing(fx.pane, "capture-pane", "copy_mode");
     assertMatch(copy, /copy-mode/);
-    assert(/send-keys leaves the mode before typing/.test(copy), copy);
+    assert(/send-keys and paste-text leave the mode before typing/.test(copy), copy);
+    // Scrolled back to the top of the history, the capture is still the live screen: the warning said "the screen
+    // shows scrollback, not live output".
+    const live = await fx.newPane({ command: "seq 1 300; echo LIVE-END; sleep 100" });
+    await waitUntil(
+      "the live pane's last line",
+      async () => /LIVE-END/.test(await fx.tmux("capture-pane", "-p", "-t", live)),
+    );
+    await fx.tmux("copy-mode", "-t", live);
+    await fx.tmux("send-keys", "-t", live, "-X", "history-top");
+    const shot = await fx.mcp.ok<Warned & { text: string }>("capture-pane", { target: live });
+    assertMatch(shot.text, /^300\nLIVE-END$/m);
+    assertMatch(
+      shot.warnings.find((w) => w.kind === "copy_mode")!.message,
+      /a watching user sees the mode, not this live text/,
+    );
   });
 });

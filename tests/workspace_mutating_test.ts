@@ -468,3 +468,164 @@ Deno.test("new {what: pane}: a pane with no room left to split says so and what 
     assertMatch(last, /^pane %\d+ has no room to split right \(tmux: no space for new pane\): split a larger pane/);
   });
 });
+
+/** `body` behind the checksum tmux 3.3a checks a layout string against (layout_checksum in layout-custom.c). */
+function withChecksum(body: string): string {
+  let sum = 0;
+  for (const ch of body) sum = (((sum >> 1) + ((sum & 1) << 15)) + ch.charCodeAt(0)) & 0xffff;
+  return `${sum.toString(16).padStart(4, "0")},${body}`;
+}
+
+Deno.test("select-layout: a layout tmux refuses is named, with what to pass instead, and the window is unchanged", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    await mcp.ok("new", { what: "pane", target: a, direction: "right" });
+    const window = await tmuxFormat(tmux, a, "#{window_id}");
+    const saved = await tmuxFormat(tmux, a, "#{window_layout}");
+    assertEquals(withChecksum(saved.slice(5)), saved);
+    const instead = "pass one of even-horizontal, even-vertical, main-horizontal, main-vertical, tiled, or the " +
+      "layout string of a window with this many panes, copied unchanged from list \\(what: windows\\)$";
+    // Well-formed but with a wrong checksum: tmux 3.3a answered only "invalid layout: <the value>".
+    const badSum = `${saved.startsWith("0000") ? "ffff" : "0000"}${saved.slice(4)}`;
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: a, layout: badSum }),
+      new RegExp(
+        `^layout "${badSum.replace(/[{}[\]]/g, "\\$&")}" is not one tmux can apply to window ${window} ` +
+          `\\(tmux: invalid layout\\); nothing changed: ${instead}`,
+      ),
+    );
+    // A saved layout of one pane for this window of two: "have 2 panes but need 1: …".
+    const one = withChecksum("120x40,0,0,0");
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: a, layout: one }),
+      new RegExp(`^layout "${one}" is not one .*\\(tmux: have 2 panes but need 1\\); nothing changed: ${instead}`),
+    );
+    // Cells whose sizes do not add up: "size mismatch after applying layout: …".
+    const mismatch = withChecksum("120x40,0,0{60x40,0,0,0,59x30,61,0,1}");
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: a, layout: mismatch }),
+      new RegExp(
+        `^layout ".*" is not one .*\\(tmux: size mismatch after applying layout\\); nothing changed: ${instead}`,
+      ),
+    );
+    // A long value is named by its start.
+    const long = `${badSum}${"0".repeat(200)}`;
+    const text = await mcp.err("select", { what: "layout", target: a, layout: long });
+    assert(text.startsWith(`layout "${long.slice(0, 80)}…" is not one`) && !text.includes("\n"), text);
+    assertEquals(await tmuxFormat(tmux, a, "#{window_layout}"), saved);
+  });
+});
+
+Deno.test("select-layout refuses a layout with a size of 0, on which tmux 3.3a's server crashed", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    await mcp.ok("new", { what: "pane", target: a, direction: "right" });
+    const saved = await tmuxFormat(tmux, a, "#{window_layout}");
+    // tmux applied these (panes 0 wide; a window 1x0), and then select-layout tiled ended its server.
+    for (
+      const body of [
+        "0x0,0,0{0x0,0,0,0,0x0,0,0,1}",
+        "120x40,0,0{0x40,0,0,0,119x40,1,0,1}",
+        "2x1,0,0{1x1,0,0,0,0x1,2,0,1}",
+      ]
+    ) {
+      assertMatch(
+        await mcp.err("select", { what: "layout", target: a, layout: withChecksum(body) }),
+        /layout's widths and heights must be 1 to 10000 \(tmux's server crashes on panes of size 0\): pass a preset /,
+      );
+    }
+    // Past 10000 (tmux's limit; its parser wraps larger numbers around) is refused the same way.
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: a, layout: withChecksum("4294967416x40,0,0,0") }),
+      /must be 1 to 10000/,
+    );
+    await mcp.ok("select", { what: "layout", target: a, layout: "tiled" });
+    assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+    await mcp.ok("select", { what: "layout", target: a, layout: saved });
+    assertEquals(await tmuxFormat(tmux, a, "#{window_layout}"), saved);
+  });
+});
+
+Deno.test("select-layout into the layout a zoomed window already has unzooms it and says it changed", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    const b = await mcp.ok<Created>("new", { what: "pane", target: a, direction: "down" });
+    await mcp.ok("select", { what: "layout", target: a, layout: "even-vertical" });
+    const layout = await tmuxFormat(tmux, a, "#{window_layout}");
+    await mcp.ok("resize-pane", { target: b.pane_id, zoom: true });
+    // tmux unzooms the window to arrange it; the answer was "nothing changed: already in that layout".
+    const r = await mcp.call("select", { what: "layout", target: a, layout: "even-vertical" });
+    assertEquals(r.content.length, 1, JSON.stringify(r.content));
+    assertEquals(r.structuredContent?.changed, true);
+    assertEquals(r.structuredContent?.layout, layout);
+    assertEquals(await tmuxFormat(tmux, a, "#{window_zoomed_flag}"), "0");
+    const again = await mcp.call("select", { what: "layout", target: a, layout: "even-vertical" });
+    assertEquals([again.structuredContent?.changed, textOf(again).startsWith("nothing changed: already")], [
+      false,
+      true,
+    ]);
+  });
+});
+
+Deno.test("resize-pane: zoom is the pane's, on a window zoomed on another pane too; a size then zoom has no false note", async () => {
+  await withServer(async (mcp, tmux) => {
+    type Sized = { width: number; height: number; zoomed: boolean; changed: boolean; note?: string };
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    const b = await mcp.ok<Created>("new", { what: "pane", target: a, direction: "right" });
+    const shown = () => tmuxFormat(tmux, a, "#{window_zoomed_flag} #{P:#{?pane_active,#{pane_id},}}");
+    // A width, then a zoom: the width was reached; the note said "pane is 120x40; a pane cannot outgrow…".
+    const sized = await mcp.ok<Sized>("resize-pane", { target: a, width: 30, zoom: true });
+    assertEquals([sized.zoomed, sized.changed, sized.note, sized.width], [true, true, undefined, 120]);
+    assertEquals(await shown(), `1 ${a}`);
+    assertMatch(await tmuxFormat(tmux, a, "#{window_layout}"), /\{30x40,0,0,\d+,/);
+    // Zoom b while a is zoomed: answered "nothing changed: already 89x40, zoomed" with b hidden behind a.
+    const other = await mcp.ok<Sized>("resize-pane", { target: b.pane_id, zoom: true });
+    assertEquals([other.zoomed, other.changed, other.width], [true, true, 120]);
+    assertEquals(await shown(), `1 ${b.pane_id}`);
+    assertEquals((await mcp.ok<Sized>("resize-pane", { target: b.pane_id, zoom: true })).changed, false);
+    // Unzoom asked of a pane the zoom hides: the window is unzoomed (it answered "already …, not zoomed").
+    const unzoom = await mcp.ok<Sized>("resize-pane", { target: a, zoom: false });
+    assertEquals([unzoom.zoomed, unzoom.changed, unzoom.width], [false, true, 30]);
+    assertEquals((await shown()).split(" ")[0], "0");
+    // A size tmux cannot give, then a zoom: the note names the unzoomed size.
+    const only = await mcp.ok<Created>("new", { what: "window", target: "main" });
+    const big = await mcp.ok<Sized>("resize-pane", { target: only.pane_id, width: 500, zoom: true });
+    assertMatch(big.note ?? "", /^nothing changed: pane %\d+ is 120x40; a pane cannot outgrow its window/);
+  });
+});
+
+Deno.test("clear-history of a pane in a mode says tmux left the mode", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "seq 1 200; exec cat");
+    await waitForPane(tmux, pane, /^200$/m);
+    for (const mode of ["copy-mode", "clock-mode"]) {
+      await tmux.tmux(mode, "-t", pane);
+      // tmux 3.3a closed the mode (a user's copy-mode view of the history too), and the answer did not say so.
+      const r = await mcp.call("clear-history", { target: pane });
+      assertEquals(textOf(r).split("\n")[0], `pane ${pane} was in ${mode}: tmux left it to clear the history`);
+      assertEquals(await tmuxFormat(tmux, pane, "#{pane_in_mode}"), "0");
+    }
+    const plain = await mcp.call("clear-history", { target: pane });
+    assertEquals([plain.content.length, (plain.structuredContent as { lines_cleared: number }).lines_cleared], [1, 0]);
+  });
+});
+
+Deno.test("select-layout refuses a split of one cell, after which tmux 3.3a's server crashed on resize-pane", async () => {
+  await withServer(async (mcp, tmux) => {
+    const a = await tmuxFormat(tmux, "main", "#{pane_id}");
+    // tmux applied these (it never writes a split of one cell), and the next resize-pane -x ended its server.
+    for (const body of ["120x40,0,0{120x40,0,0,0}", "120x40,0,0[120x40,0,0{120x40,0,0,0}]"]) {
+      assertMatch(
+        await mcp.err("select", { what: "layout", target: a, layout: withChecksum(body) }),
+        /every \{…\} and \[…\] of a layout must hold at least two cells, as tmux writes them \(tmux's server crashes/,
+      );
+    }
+    await mcp.ok("resize-pane", { target: a, width: 5 });
+    assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+    // Splits of two cells and more, nested either way, are applied.
+    const b = await mcp.ok<Created>("new", { what: "pane", target: a, direction: "right" });
+    await mcp.ok("new", { what: "pane", target: b.pane_id, direction: "down" });
+    const nested = withChecksum("120x40,0,0{60x40,0,0[60x20,0,0,0,60x19,0,21,1],59x40,61,0,2}");
+    await mcp.ok("select", { what: "layout", target: a, layout: nested });
+  });
+});

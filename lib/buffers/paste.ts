@@ -10,7 +10,7 @@
  * await pasteBytes(tmux, new TextEncoder().encode("ls\n"), "%3", { bracketed: true });
  * ```
  */
-import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
 
 /** Prefix of temporary buffer names, so a leftover (after a crash) is recognisable. */
 export const TEMP_BUFFER_PREFIX = "tmux-mcp-tmp-";
@@ -20,6 +20,8 @@ export interface PasteOptions {
   bracketed: boolean;
   /** Keep LF as LF (`paste-buffer -r`) instead of sending CR like a terminal paste. */
   raw?: boolean;
+  /** Leave the pane's mode (copy mode…) first, in the same tmux call (`copy-mode -q`). */
+  leaveMode?: boolean;
   signal?: AbortSignal;
 }
 
@@ -32,9 +34,25 @@ export async function pasteBytes(
 ): Promise<void> {
   const name = TEMP_BUFFER_PREFIX + crypto.randomUUID();
   const flags = [...(opts.bracketed ? ["-p"] : []), ...(opts.raw ? ["-r"] : [])];
+  // load-buffer comes first: the engine carries stdin content only for a call that begins with it.
+  const leave: TmuxArg[] = opts.leaveMode ? ["copy-mode", "-q", "-t", paneId, COMMAND_SEPARATOR] : [];
   try {
     await tmux.run(
-      ["load-buffer", "-b", name, "-", COMMAND_SEPARATOR, "paste-buffer", "-d", "-b", name, "-t", paneId, ...flags],
+      [
+        "load-buffer",
+        "-b",
+        name,
+        "-",
+        COMMAND_SEPARATOR,
+        ...leave,
+        "paste-buffer",
+        "-d",
+        "-b",
+        name,
+        "-t",
+        paneId,
+        ...flags,
+      ],
       { stdin: content, signal: opts.signal, timeoutMs: 60_000 },
     );
   } catch (e) {

@@ -28,6 +28,7 @@ import { UserError } from "../errors.ts";
 import type { HandOffSubject } from "../terminal/handoff.ts";
 import type { InputState } from "../terminal/backend.ts";
 import { sendBytesCommands } from "../terminal/tmux_backend.ts";
+import { refuseUntypable } from "../tmux/sync.ts";
 import { libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
@@ -97,6 +98,9 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string): HandOffSubject 
     async send(bytes) {
       for (const argv of sendBytesCommands(paneId, bytes)) await tmux.run(argv);
     },
+    // An answer typed with synchronize-panes would reach the window's other panes too (a secret on their screens),
+    // and one typed into a pane whose input is off nowhere.
+    refuseTyping: () => refuseUntypable(tmux, paneId, "the human's answer"),
     async inputState(): Promise<InputState> {
       // Control-mode clients (this server's own) are no human at a terminal.
       const f = await facts(["list-clients", "-t", paneId, "-F", rowFormat(CLIENT)]);

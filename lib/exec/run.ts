@@ -45,6 +45,7 @@ import { hiddenInputWarning } from "./pane_handoff.ts";
 import { shellWaitsForKeys } from "./keys_warning.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
+import { refuseUntypable } from "../tmux/sync.ts";
 import { RunLog } from "./runlog.ts";
 import { resolvedOf, type ResolvedTarget } from "../tmux/target.ts";
 
@@ -96,6 +97,9 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
   const defaulted = req.target.defaulted;
   const paneId = info.pane.pane_id;
   await refuseSelfInput(tmux, paneId, { text: req.command, enter: true }, { signal: ctx.signal });
+  // tmux would drop the command line (the pane's input off), or type it into other panes too, which would run it
+  // (synchronize-panes).
+  await refuseUntypable(tmux, paneId, "the command line", ctx.signal);
   const left = () => Math.max(0, req.timeoutMs - (performance.now() - started));
   const { release, waited } = await rt.lockPane(paneId, ctx.signal, left());
   // What a finished run still does after its answer (the prompt being drawn), under the pane's lock.

@@ -120,8 +120,9 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
   if (pane.in_mode) {
     out.push({
       kind: "copy_mode",
-      message: `pane ${id} is in ${pane.mode || "copy mode"}: the screen shows scrollback, not live output; ` +
-        `send-keys leaves the mode before typing, so keys reach the program`,
+      // tmux's capture-pane reads the pane's own screen, not the mode's view (a copy mode scrolled back, a tree).
+      message: `pane ${id} is in ${pane.mode || "copy mode"}: a watching user sees the mode, not this live text; ` +
+        `send-keys and paste-text leave the mode before typing, so input reaches the program`,
     });
   }
   const last = lastLine(screen);

@@ -52,6 +52,8 @@ export interface HandOffSubject {
   route(prompt: string): Promise<HandOffRoute>;
   /** Shows `message` to humans attached, if any. */
   notifyAttached(message: string): Promise<void>;
+  /** Throws a UserError when what the server would type could not reach this subject alone (before asking). */
+  refuseTyping?(): Promise<void>;
 }
 
 /** A pty session as a {@linkcode HandOffSubject}. */
@@ -268,6 +270,8 @@ async function askThroughClient(
   if (found === "exited") return done("exited", next(subject, "exited"));
   const via = found.kind === "secret" ? "url" : "form";
   if (!ask.modes[via]) return undefined;
+  // The server types the answer: refused here, before the human is asked, where it would not reach the program.
+  await subject.refuseTyping?.();
 
   // One signal for the whole exchange: the call's cancellation, or the deadline.
   const totalSeconds = Math.ceil(opts.timeoutMs / 1000);

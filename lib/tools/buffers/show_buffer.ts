@@ -5,6 +5,7 @@ import { UserError } from "../../errors.ts";
 import { clipToCharBoundary, utf8SequenceLength } from "../../text/utf8.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { redactedBytePages } from "../../text/redact_page.ts";
+import { firstInvalidUtf8 } from "../../search/text.ts";
 
 const MAX_SLICE = 1024 * 1024;
 
@@ -72,9 +73,19 @@ export default defineTool({
         next_offset_bytes: end < size ? end : null,
         ...(cut ? { truncated_by_budget: true as const } : {}),
       };
+      // Bytes that are not UTF-8 (search-buffer's "not text") decode to U+FFFD, which a buffer may also hold as
+      // text: say so, after the facts (no field of its own: the tool list has no room), without the bytes
+      // themselves, which the redaction of the text would not cover.
+      const bad = firstInvalidUtf8(bytes.subarray(offset_bytes, end));
+      const warning = bad < 0 ? [] : [{
+        type: "text" as const,
+        text: `warning: buffer ${JSON.stringify(name)} is not UTF-8 text (the first invalid byte of this page is ` +
+          `at offset ${offset_bytes + bad}): text shows each invalid byte as U+FFFD; for the exact bytes, ` +
+          `save-buffer it to a file`,
+      }];
       return {
         structured: { ...facts, text },
-        content: [{ type: "text" as const, text }, { type: "text" as const, text: JSON.stringify(facts) }],
+        content: [{ type: "text" as const, text }, { type: "text" as const, text: JSON.stringify(facts) }, ...warning],
       };
     };
     const whole = page(longest, false);

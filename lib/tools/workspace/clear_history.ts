@@ -23,12 +23,22 @@ export default defineTool({
       "-p",
       "-t",
       t.pane_id,
-      "#{history_size}",
+      "#{history_size} #{pane_mode}",
       COMMAND_SEPARATOR,
       "clear-history",
       "-t",
       t.pane_id,
     ], { signal: ctx.signal });
-    return { structured: { ...t, lines_cleared: Number(out.trim()) || 0 } };
+    const [lines, mode] = out.trim().split(" ");
+    const structured = { ...t, lines_cleared: Number(lines) || 0 };
+    if (!mode) return { structured };
+    // tmux 3.3a leaves every mode of the pane to clear its history (a copy mode shows that history).
+    return {
+      structured,
+      content: [
+        { type: "text", text: `pane ${t.pane_id} was in ${mode}: tmux left it to clear the history` },
+        { type: "text", text: JSON.stringify(structured) },
+      ],
+    };
   },
 });

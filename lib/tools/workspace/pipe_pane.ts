@@ -3,7 +3,8 @@ import { defineTool } from "../declared.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
 import { absolutePath } from "../schemas.ts";
 import { filePolicy, prepareWrite, remotePath } from "../../policy/files.ts";
-import { resolvedShape } from "./common.ts";
+import { FACTS_ONLY, resolvedShape } from "./common.ts";
+import { UserError } from "../../errors.ts";
 import { resolvedTarget } from "../declared.ts";
 import { fileHost } from "../buffers/file_side.ts";
 
@@ -15,6 +16,7 @@ export default defineTool({
   tier: "mutating",
   smallResult: true,
   target: "pane",
+  targetRead: FACTS_ONLY,
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
   input: z.object({
     path: absolutePath.optional(),
@@ -28,7 +30,19 @@ export default defineTool({
   }),
   secrets: [],
   async handler({ path, append }, ctx) {
-    const t = resolvedTarget(ctx);
+    const { read, ...t } = resolvedTarget(ctx);
+    // tmux 3.3a refuses pipe-pane on a dead pane (remain-on-exit) with a bare "target pane has exited", after the
+    // file below was created or truncated; stopping fails the same way and the pipe stays (a respawn keeps it).
+    if (read?.pane.dead) {
+      const dead = `pane ${t.pane_id} is dead (its program exited; remain-on-exit keeps it)`;
+      throw new UserError(
+        path === undefined
+          ? `${dead}: tmux cannot stop its pipe now; respawn-pane it, then stop the pipe, or kill the pane, which ` +
+            "ends the pipe"
+          : `${dead}: it prints nothing more to log, and the file was not touched; respawn-pane it first, or ` +
+            "pipe a live pane",
+      );
+    }
     if (path === undefined) {
       await ctx.tmux.run(["pipe-pane", "-t", t.pane_id], { signal: ctx.signal });
       return { structured: { ...t, piping: false, file_host: fileHost(ctx, false) } };

@@ -4,7 +4,8 @@ import { defineTool } from "../declared.ts";
 import { isKeyName, KEY_NAME_HELP, tmuxKeyName } from "../../tmux/keys.ts";
 import { chunkText, packCommands } from "../../tmux/batch.ts";
 import { UserError } from "../../errors.ts";
-import { FACTS_ONLY, refuseDeadPane, resolvedShape } from "./common.ts";
+import { refuseDeadPane, resolvedShape } from "./common.ts";
+import { typingRead, typingRefusal } from "../../tmux/sync.ts";
 import { resolve } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
@@ -50,11 +51,14 @@ export default defineTool({
     const names = [...(keys ?? []), ...(enter ? ["Enter"] : [])];
     if (!text && names.length === 0) throw new UserError("nothing to send: give text, keys or enter: true");
     const submitted = names.length > 0 ? LINE_ENDS.has(names.at(-1)!.toLowerCase()) : /[\r\n]$/.test(text ?? "");
-    // The pane's facts come with the target, in the same call: whether it is dead, and for a submitted line (which
-    // is watched) its first process.
-    const resolved = await resolve(ctx, target, FACTS_ONLY);
+    // The pane's facts come with the target, in the same call: whether it is dead, for a submitted line (which is
+    // watched) its first process, and its window's panes: keys tmux would drop (input off) or type into others
+    // too are refused.
+    const resolved = await resolve(ctx, target, typingRead);
     refuseDeadPane(resolved);
     const { read, ...t } = resolved;
+    const refusal = typingRefusal(t.pane_id, read?.output, "the keys");
+    if (refusal) throw refusal;
     await refuseSelfInput(ctx.tmux, t.pane_id, { text, keys, enter }, { signal: ctx.signal });
     const before = submitted ? paneReadCounts(ctx.tmux, read?.pane.pid) : undefined;
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
