@@ -120,17 +120,24 @@ export async function finalView(tmux: TmuxExecutor, paneId: string, maxLines: nu
   return { tail: tail(screen, maxLines).rows, warnings: paneWarnings(facts.pane, screen), pane: facts.pane };
 }
 
-/** What {@linkcode inspectPane} tells: the pane's facts, its visible screen and the server's socket path. */
+/**
+ * What {@linkcode inspectPane} tells: the pane's facts, its visible screen, the server's socket path, and whether
+ * keys typed into it may not reach it alone (`typingFlags`: its synchronize-panes or its input off, for
+ * lib/tmux/sync.ts to judge with its window's panes).
+ */
 export interface PaneInspection {
   pane: ShellPane;
   defaulted: boolean;
   socketPath: string;
   screen: string[];
+  typingFlags: boolean;
 }
 
 /** The commands {@linkcode inspectPane} runs on pane target `t` after its facts (a tool's `targetRead`). */
 export const inspectCommands = (t: string): TmuxArg[] => [
   ...["display-message", "-p", "-t", t, "#{socket_path}"],
+  COMMAND_SEPARATOR,
+  ...["display-message", "-p", "-t", t, "#{synchronize-panes}#{pane_input_off}"],
   COMMAND_SEPARATOR,
   ...["capture-pane", "-p", "-J", "-t", t],
 ];
@@ -139,8 +146,10 @@ export const inspectCommands = (t: string): TmuxArg[] => [
 export function inspection(pane: ShellPane, defaulted: boolean, output: Uint8Array): PaneInspection {
   const text = decoder.decode(output);
   const nl = text.indexOf("\n");
-  const screen = trimTrailingBlank(splitRows(text.slice(nl + 1)));
-  return { pane, defaulted, socketPath: text.slice(0, nl), screen };
+  const flagsEnd = text.indexOf("\n", nl + 1);
+  const screen = trimTrailingBlank(splitRows(text.slice(flagsEnd + 1)));
+  const typingFlags = text.slice(nl + 1, flagsEnd) !== "00";
+  return { pane, defaulted, socketPath: text.slice(0, nl), screen, typingFlags };
 }
 
 /** Facts and visible screen of a target (undefined = the default pane), plus the socket path, in one call. */

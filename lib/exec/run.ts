@@ -98,8 +98,8 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
   const paneId = info.pane.pane_id;
   await refuseSelfInput(tmux, paneId, { text: req.command, enter: true }, { signal: ctx.signal });
   // tmux would drop the command line (the pane's input off), or type it into other panes too, which would run it
-  // (synchronize-panes).
-  await refuseUntypable(tmux, paneId, "the command line", ctx.signal);
+  // (synchronize-panes): the pane's flags came with its read, its window's panes are read when one is set.
+  if (info.typingFlags) await refuseUntypable(tmux, paneId, "the command line", ctx.signal);
   const left = () => Math.max(0, req.timeoutMs - (performance.now() - started));
   const { release, waited } = await rt.lockPane(paneId, ctx.signal, left());
   // What a finished run still does after its answer (the prompt being drawn), under the pane's lock.
