@@ -231,12 +231,23 @@ export async function awaitPrompt(
   paneId: string,
   w: PromptWait,
 ): Promise<Awaited<ReturnType<typeof inspectPane>>> {
+  let refusedOnce = false;
   for (let i = 0;; i++) {
     const info = i === 0 && w.first ? w.first : await inspectPane(tmux, paneId, w.signal);
     const act = w.localTerminal ? await shellActivity(info.pane) : {};
     const state = promptState(info.pane, info.screen, act);
     if (state.kind === "ready") return info;
-    if (state.kind === "refused") throw new UserError(state.message);
+    if (state.kind === "refused") {
+      // The foreground changes at every job's start and end, and while the shell takes its terminal back from a
+      // job that just ended tmux names the pane's first command instead (`env` for `env … bash`): a refusal
+      // stands when a second look, a moment later, agrees.
+      if (refusedOnce || w.signal.aborted || w.deadline - performance.now() <= POLL_MS[0]) {
+        throw new UserError(state.message);
+      }
+      refusedOnce = true;
+      await new Promise((r) => setTimeout(r, POLL_MS[0]));
+      continue;
+    }
     const left = w.deadline - performance.now();
     if (left <= 0) {
       throw new UserError(
