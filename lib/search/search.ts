@@ -20,7 +20,7 @@ import type { Matcher } from "./matcher.ts";
 import { countByte } from "./offsets.ts";
 import { countMatches, type FoundMatch, scanSubject } from "./scan.ts";
 import { type Subject, subjectOf } from "./subject.ts";
-import { hexAround, InvalidUtf8, isContinuation } from "./text.ts";
+import { invalidHex, InvalidUtf8, isContinuation } from "./text.ts";
 import { isAscii } from "node:buffer";
 import { countWindows, scanWindows, WINDOW_BYTES, type WindowedContent, windowedContent } from "./windows.ts";
 
@@ -270,7 +270,7 @@ export class NotText extends UserError {
 }
 
 function notUtf8(name: string, part: Uint8Array, lo: number, offset: number): NotText {
-  return new NotText(name, `the first invalid byte is at offset ${lo + offset} (bytes ${hexAround(part, offset)})`);
+  return new NotText(name, `the first invalid byte is at offset ${lo + offset} (bytes ${invalidHex(part, offset)})`);
 }
 
 /** Validates and decodes a target's bytes (its window, when it has one), which it takes over (see `subjectOf`). */

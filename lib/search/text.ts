@@ -144,7 +144,17 @@ export function release(bytes: Uint8Array): void {
   if (bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) buffer.transfer(0);
 }
 
-/** `bytes[at]` up to 8 bytes, as hex, for error messages. */
-export function hexAround(bytes: Uint8Array, at: number): string {
-  return Array.from(bytes.subarray(at, at + 8), (b) => b.toString(16).padStart(2, "0")).join(" ");
+/**
+ * The invalid sequence at `bytes[at]` as hex, for error messages: that byte and the continuation bytes (0x80–0xBF,
+ * at most 3) after it. Not the bytes beyond, which may be text (a secret) that no redaction sees in hex.
+ *
+ * @example
+ * ```ts
+ * invalidHex(new Uint8Array([0x61, 0xe2, 0x82, 0x41, 0x42]), 1); // "e2 82"
+ * ```
+ */
+export function invalidHex(bytes: Uint8Array, at: number): string {
+  let end = at + 1;
+  while (end < bytes.length && end < at + 4 && isContinuation(bytes[end])) end++;
+  return Array.from(bytes.subarray(at, end), (b) => b.toString(16).padStart(2, "0")).join(" ");
 }
