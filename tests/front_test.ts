@@ -299,6 +299,12 @@ const ELICITING_CALLS = [
     envelope({ [CAPABILITIES_KEY]: ELICITING }),
   ),
   modernCall(36, { name: "no-such-tool", arguments: {} }, envelope({ [CAPABILITIES_KEY]: ELICITING })),
+  // As Claude Code calls: its tool-use id beside the progress token (a client's own key; another's without a prefix).
+  modernCall(
+    37,
+    { name: "list", arguments: { what: "sessions" } },
+    envelope({ [CAPABILITIES_KEY]: ELICITING, progressToken: 37, "claudecode/toolUseId": "toolu_01", callId: "c-37" }),
+  ),
 ];
 
 /** 2026 calls the SDK answers: bad envelopes (its errors), a bad progress token or retry field, a bad name. */
@@ -309,7 +315,11 @@ const SDK_CALLS = [
   modernCall(23, { name: "list", arguments: { what: "sessions" } }, envelope({ [CAPABILITIES_KEY]: "all" })),
   modernCall(24, { name: "list" }, envelope({ [CAPABILITIES_KEY]: { roots: { listChanged: {} } } })),
   modernCall(25, { name: "list", arguments: { what: "sessions" } }, envelope({ progressToken: 1.5 })),
-  modernCall(26, { name: "list", arguments: { what: "sessions" } }, envelope({ progressToken: 7, other: 1 })),
+  modernCall(
+    26,
+    { name: "list", arguments: { what: "sessions" } },
+    envelope({ progressToken: 7, "io.modelcontextprotocol/other": 1 }),
+  ),
   modernCall(27, { name: "list", arguments: { what: "sessions" }, requestState: 5 }),
   modernCall(28, { name: 5, arguments: {} }),
   modernCall(29, { name: "list", arguments: { what: "sessions" }, inputResponses: [] }),
@@ -475,7 +485,9 @@ Deno.test("a call parked before the SDK loads (2026 era) and its retry, and prog
         await legacy.send(initialize(1, "2025-11-25", { roots: { listChanged: true } }));
         await legacy.send(initialized);
         const from = legacy.lines.length;
-        const call = { name: "request-input", arguments: { ...ask, timeout_ms: 300 }, _meta: { progressToken: 9 } };
+        // As Claude Code sends it: a progress token and its tool-use id.
+        const _meta = { progressToken: 9, "claudecode/toolUseId": "toolu_01" };
+        const call = { name: "request-input", arguments: { ...ask, timeout_ms: 300 }, _meta };
         const r = JSON.parse(await legacy.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: call }));
         assertEquals(r.result.structuredContent.outcome, "timeout", JSON.stringify(r));
         runs.push(legacy.lines.slice(from));

@@ -27,6 +27,7 @@ import { VERSION } from "../version.ts";
 import { instructions } from "./instructions.ts";
 import { listedTools } from "./listing_file.ts";
 import type { Tool } from "../sdk.ts";
+import { clientMetaKey } from "./transport.ts";
 
 /** The server's name, title and version, as `initialize` and the 2026 `_meta` give them. */
 export const SERVER_INFO = { name: "tmux-mcp", title: "tmux MCP server", version: VERSION } as const;
@@ -105,14 +106,16 @@ function plainClientInfo(info: unknown): boolean {
 }
 
 /**
- * Whether `params` is exactly a 2026-07-28 `_meta` envelope of the plain shape and nothing else; `progress`: its
- * `_meta` may hold a progress token too (a string or an integer, as the SDK's schema takes one).
+ * Whether `params` is exactly a 2026-07-28 `_meta` envelope of the plain shape and nothing else; `call`: its
+ * `_meta` may hold a progress token too (a string or an integer, as the SDK's schema takes one) and the client's own
+ * keys (lib/server/transport.ts `clientMetaKey`).
  */
-function enveloped(params: Json, progress = false): boolean {
+function enveloped(params: Json, call = false): boolean {
   const meta = params._meta;
   if (!only(params, ["_meta"]) || !isObject(meta)) return false;
   const token = meta.progressToken;
-  return only(meta, progress ? [...ENVELOPE_KEYS, "progressToken"] : ENVELOPE_KEYS) &&
+  const known = (k: string) => ENVELOPE_KEYS.includes(k) || (call && (k === "progressToken" || clientMetaKey(k)));
+  return Object.keys(meta).every(known) &&
     (token === undefined || typeof token === "string" || Number.isSafeInteger(token)) &&
     meta[VERSION_KEY] === MODERN_VERSIONS[0] && modernCapabilities(meta[CAPABILITIES_KEY]) &&
     (meta[CLIENT_INFO_KEY] === undefined || plainClientInfo(meta[CLIENT_INFO_KEY]));

@@ -213,8 +213,26 @@ function isPlainCall(json: unknown): json is JSONRPCMessage {
 }
 
 /**
- * A plain call ({@linkcode isPlainCall}), or a request whose params' `_meta` holds only a progress token: the
- * calls the transport answers directly before the SDK (and its parser) has loaded.
+ * Whether a request's `_meta` key is a client's own, which the SDK's schema passes through unchecked (Claude Code's
+ * `claudecode/toolUseId`, Codex's `callId`): any key but `progressToken` whose prefix (before a `/`) has no label
+ * `modelcontextprotocol` or `mcp`, which the protocol reserves (`io.modelcontextprotocol/related-task`, …).
+ *
+ * @example
+ * ```ts
+ * clientMetaKey("claudecode/toolUseId"); // true
+ * clientMetaKey("io.modelcontextprotocol/related-task"); // false
+ * ```
+ */
+export function clientMetaKey(key: string): boolean {
+  if (key === "progressToken") return false;
+  const slash = key.lastIndexOf("/");
+  return slash < 0 || !key.slice(0, slash).split(/[./]/).some((l) => l === "modelcontextprotocol" || l === "mcp");
+}
+
+/**
+ * A plain call ({@linkcode isPlainCall}), or a request whose params' `_meta` holds a progress token and the client's
+ * own keys ({@linkcode clientMetaKey}): the calls the transport answers directly before the SDK (and its parser) has
+ * loaded.
  */
 function isDirectCall(json: unknown): json is JSONRPCMessage & { id: RequestId; method: string } {
   if (json === null || typeof json !== "object" || !("id" in json)) return false;
@@ -222,10 +240,9 @@ function isDirectCall(json: unknown): json is JSONRPCMessage & { id: RequestId; 
   if (params === null || typeof params !== "object" || !("_meta" in params)) return isPlainCall(json);
   const { _meta: meta, ...rest } = params as Record<string, unknown>;
   if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return false;
-  const keys = Object.keys(meta);
   const token = (meta as { progressToken?: unknown }).progressToken;
-  return keys.length === 1 && (typeof token === "string" || Number.isSafeInteger(token)) &&
-    isPlainCall({ ...json, params: rest });
+  return (token === undefined || typeof token === "string" || Number.isSafeInteger(token)) &&
+    Object.keys(meta).every((k) => k === "progressToken" || clientMetaKey(k)) && isPlainCall({ ...json, params: rest });
 }
 
 /**

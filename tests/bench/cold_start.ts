@@ -13,7 +13,8 @@
  * ratio of ours to it.
  *
  * `--client eliciting` starts as the clients people use (Claude Code, VS Code, Codex, Cursor) do: they declare
- * elicitation (form and URL) and roots, and send a progress token with each call; `--client plain` (the default)
+ * elicitation (form and URL) and roots, and send a progress token with each call (Claude Code its tool-use id
+ * too, `claudecode/toolUseId`); `--client plain` (the default)
  * declares nothing; `both` runs each.
  *
  * Run: `deno run -A tests/bench/cold_start.ts [--cold 15] [--before DIR] [--era legacy|modern|both]
@@ -119,7 +120,12 @@ export async function coldStart(
   const toolsList = await answer(2);
   const callParams = params(call);
   if (client === "eliciting") {
-    callParams._meta = { ...(callParams._meta as Record<string, unknown> | undefined), progressToken: 3 };
+    // Claude Code's call: a progress token and its tool-use id.
+    callParams._meta = {
+      ...(callParams._meta as Record<string, unknown> | undefined),
+      progressToken: 3,
+      "claudecode/toolUseId": "toolu_01",
+    };
   }
   await send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: callParams });
   const toolsCall = await answer(3);
