@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { resolvedShape } from "./common.ts";
+import { noted, resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
@@ -30,15 +30,10 @@ export default defineTool({
       t.pane_id,
     ], { signal: ctx.signal });
     const [lines, mode] = out.trim().split(" ");
-    const structured = { ...t, lines_cleared: Number(lines) || 0 };
-    if (!mode) return { structured };
     // tmux 3.3a leaves every mode of the pane to clear its history (a copy mode shows that history).
-    return {
-      structured,
-      content: [
-        { type: "text", text: `pane ${t.pane_id} was in ${mode}: tmux left it to clear the history` },
-        { type: "text", text: JSON.stringify(structured) },
-      ],
-    };
+    return noted(
+      { ...t, lines_cleared: Number(lines) || 0 },
+      mode ? `pane ${t.pane_id} was in ${mode}: tmux left it to clear the history` : undefined,
+    );
   },
 });

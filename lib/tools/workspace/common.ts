@@ -113,13 +113,23 @@ export const changedShape = { changed: z.boolean() };
  * cannot take a no-op for a change.
  */
 export function changeAnswer<O extends { changed: boolean }>(structured: O, already: string): ToolOutput<O> {
-  if (structured.changed) return { structured };
+  return noted(structured, structured.changed ? undefined : `nothing changed: already ${already}`);
+}
+
+/**
+ * A result with `note`, when there is one, as a text line before its JSON: what a model must not miss about it
+ * (nothing changed, a mode left) where the output schema has no field for it.
+ *
+ * @example
+ * ```ts
+ * noted({ pane_id: "%3" }, "pane %3 was in copy-mode: left it, then pasted").content?.length; // 2
+ * ```
+ */
+export function noted<O>(structured: O, note: string | undefined): ToolOutput<O> {
+  if (note === undefined) return { structured };
   return {
     structured,
-    content: [
-      { type: "text", text: `nothing changed: already ${already}` },
-      { type: "text", text: JSON.stringify(structured) },
-    ],
+    content: [{ type: "text", text: note }, { type: "text", text: JSON.stringify(structured) }],
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { pasteBytes } from "../../buffers/paste.ts";
-import { refuseDeadPane, resolvedShape } from "./common.ts";
+import { noted, refuseDeadPane, resolvedShape } from "./common.ts";
 import { typingRead, typingRefusal } from "../../tmux/sync.ts";
 import { resolvedTarget } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
@@ -47,14 +47,6 @@ export default defineTool({
     // mode's frozen view: leave the mode first, in the same call, and say so, as send-keys does.
     const mode = read?.pane.in_mode ? read.pane.mode || "copy-mode" : undefined;
     await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, leaveMode: !!mode, signal: ctx.signal });
-    const structured = { ...t, bytes: bytes.length };
-    if (!mode) return { structured };
-    return {
-      structured,
-      content: [
-        { type: "text", text: `pane ${t.pane_id} was in ${mode}: left it, then pasted` },
-        { type: "text", text: JSON.stringify(structured) },
-      ],
-    };
+    return noted({ ...t, bytes: bytes.length }, mode && `pane ${t.pane_id} was in ${mode}: left it, then pasted`);
   },
 });
