@@ -45,15 +45,16 @@ export const windowName = objectName;
 export const FACTS_ONLY = (t: string): TmuxArg[] => ["display-message", "-p", "-t", t, "."];
 
 /**
- * Refuses input for a dead pane (remain-on-exit keeps it after its program ended), given a target resolved with
- * its facts: typed keys go nowhere, and tmux 3.3a's paste-buffer into such a pane crashes the tmux server.
+ * Refuses a dead pane (remain-on-exit keeps it after its program ended), given a target resolved with its facts:
+ * typed keys go nowhere, and tmux 3.3a's paste-buffer into such a pane crashes the tmux server. `then`: what was
+ * not done and what to do instead.
  */
-export function refuseDeadPane(t: ResolvedTarget): void {
+export function refuseDeadPane(
+  t: ResolvedTarget,
+  then = "nothing was typed; restart it with respawn-pane or remove it with kill",
+): void {
   if (t.read?.pane.dead) {
-    throw new UserError(
-      `pane ${t.pane_id} is dead (its program exited; remain-on-exit keeps it): nothing was typed; ` +
-        "restart it with respawn-pane or remove it with kill",
-    );
+    throw new UserError(`pane ${t.pane_id} is dead (its program exited; remain-on-exit keeps it): ${then}`);
   }
 }
 

@@ -3,8 +3,7 @@ import { defineTool } from "../declared.ts";
 import { pipeToFileCommand } from "../../tmux/quote.ts";
 import { absolutePath } from "../schemas.ts";
 import { filePolicy, prepareWrite, remotePath } from "../../policy/files.ts";
-import { FACTS_ONLY, resolvedShape } from "./common.ts";
-import { UserError } from "../../errors.ts";
+import { FACTS_ONLY, refuseDeadPane, resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 import { fileHost } from "../buffers/file_side.ts";
 
@@ -33,16 +32,12 @@ export default defineTool({
     const { read, ...t } = resolvedTarget(ctx);
     // tmux 3.3a refuses pipe-pane on a dead pane (remain-on-exit) with a bare "target pane has exited", after the
     // file below was created or truncated; stopping fails the same way and the pipe stays (a respawn keeps it).
-    if (read?.pane.dead) {
-      const dead = `pane ${t.pane_id} is dead (its program exited; remain-on-exit keeps it)`;
-      throw new UserError(
-        path === undefined
-          ? `${dead}: tmux cannot stop its pipe now; respawn-pane it, then stop the pipe, or kill the pane, which ` +
-            "ends the pipe"
-          : `${dead}: it prints nothing more to log, and the file was not touched; respawn-pane it first, or ` +
-            "pipe a live pane",
-      );
-    }
+    refuseDeadPane(
+      { read, ...t },
+      path === undefined
+        ? "tmux cannot stop its pipe now; respawn-pane it, then stop the pipe, or kill the pane, which ends the pipe"
+        : "it prints nothing more to log, and the file was not touched; respawn-pane it first, or pipe a live pane",
+    );
     if (path === undefined) {
       await ctx.tmux.run(["pipe-pane", "-t", t.pane_id], { signal: ctx.signal });
       return { structured: { ...t, piping: false, file_host: fileHost(ctx, false) } };
