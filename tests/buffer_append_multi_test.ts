@@ -6,6 +6,7 @@
  */
 import { assertEquals } from "./assert.ts";
 import { connect, startTmux } from "./helpers.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 Deno.test("two servers × 50 appends to one buffer: all 100 are there, each once", async () => {
   const tmux = await startTmux("append2");
@@ -64,6 +65,46 @@ Deno.test("append-buffer is byte-exact for text tmux could misread, on both rout
     assertEquals(await tmux.tmux("show-buffer", "-b", "exact"), expected);
   } finally {
     await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("a buffer set or renamed by one server while another appends a large piece is not lost", async () => {
+  const tmux = await startTmux("append2");
+  const a = await connect({ socketName: tmux.socketName });
+  const b = await connect({ socketName: tmux.socketName });
+  try {
+    let appended = 0;
+    let done = false;
+    const piece = "p".repeat(12 * 1024) + "\n"; // over the set-buffer -a size: the read-modify-write route
+    const appending = (async () => {
+      while (!done) {
+        await a.ok("append-buffer", { name: "log", content: piece });
+        appended++;
+      }
+    })();
+    /** After B's change, two appends of A's that began after it: the one in flight when it was made is over. */
+    const settled = async () => {
+      const from = appended;
+      await waitUntil("two more appends of the other server", () => Promise.resolve(appended >= from + 2), 60_000);
+    };
+    try {
+      for (let k = 0; k < 12; k++) {
+        await b.ok("set-buffer", { name: "log", content: `S${k}\n` });
+        await settled();
+        assertEquals((await tmux.tmux("show-buffer", "-b", "log")).slice(0, `S${k}\n`.length), `S${k}\n`);
+        await b.ok("set-buffer", { name: "moved", content: `R${k}\n` });
+        await b.ok("rename-buffer", { from: "moved", to: "log", overwrite: true });
+        await settled();
+        assertEquals((await tmux.tmux("show-buffer", "-b", "log")).slice(0, `R${k}\n`.length), `R${k}\n`);
+      }
+    } finally {
+      done = true;
+      await appending;
+    }
+  } finally {
+    await a.close();
+    await b.close();
     await tmux.kill();
   }
 });

@@ -103,10 +103,17 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
   const fileLocks = opts.fileLocks ?? createFileLocks();
   const threshold = opts.tempFileThreshold ?? 8 * 1024 * 1024;
   let socket: Promise<string> | undefined;
-  /** Held across processes: two servers (two agents) on one tmux server appending to one buffer. */
-  const acrossProcesses = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+  /**
+   * Held across processes (two servers, two agents, on one tmux server) by every change of a buffer: an append
+   * that reads and rewrites it must not overwrite what another server set, renamed onto it or deleted meanwhile.
+   * Names are taken in sorted order, so two renames cannot deadlock.
+   */
+  const acrossProcesses = async <T>(names: readonly string[], fn: () => Promise<T>): Promise<T> => {
     socket ??= socketIdentity(tmux.socket);
-    return await fileLocks.with(`${await socket}\0${name}`, fn);
+    const id = await socket;
+    const hold = (rest: string[]): Promise<T> =>
+      rest.length === 0 ? fn() : fileLocks.with(`${id}\0${rest[0]}`, () => hold(rest.slice(1)));
+    return await hold([...new Set(names)].sort());
   };
 
   async function appendRaw(name: string, content: Uint8Array): Promise<AppendOutcome> {
@@ -187,13 +194,14 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
         return readRaw(name);
       }),
     write: (name, content) =>
-      locks.with([name], async () => {
-        await writeRaw(name, content);
-        owned?.add(name);
-      }),
+      locks.with([name], () =>
+        acrossProcesses([name], async () => {
+          await writeRaw(name, content);
+          owned?.add(name);
+        })),
     append: (name, content) =>
       locks.with([name], () =>
-        acrossProcesses(name, async () => {
+        acrossProcesses([name], async () => {
           // A buffer of the user's is not read into ours: ours starts afresh.
           if (!mine(name)) {
             await writeRaw(name, content);
@@ -206,37 +214,39 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
         })),
     own: (name) => void owned?.add(name),
     delete: (name) =>
-      locks.with([name], async () => {
-        if (!mine(name)) throw missingBuffer(name);
-        owned?.delete(name);
-        try {
-          await tmux.run(["delete-buffer", "-b", name]);
-        } catch (e) {
-          if (isMissingBuffer(e)) throw missingBuffer(name);
-          throw e;
-        }
-      }),
+      locks.with([name], () =>
+        acrossProcesses([name], async () => {
+          if (!mine(name)) throw missingBuffer(name);
+          owned?.delete(name);
+          try {
+            await tmux.run(["delete-buffer", "-b", name]);
+          } catch (e) {
+            if (isMissingBuffer(e)) throw missingBuffer(name);
+            throw e;
+          }
+        })),
     rename: (from, to, overwrite) =>
-      locks.with([from, to], async () => {
-        const all = new Set((await listAll()).map((b) => b.name));
-        if (!all.has(from) || !mine(from)) throw missingBuffer(from);
-        if (from === to) return { replaced: false };
-        const replaced = all.has(to) && mine(to);
-        if (replaced && !overwrite) {
-          throw new UserError(
-            `buffer ${JSON.stringify(to)} already exists: nothing was changed; pass overwrite: true to replace it`,
-          );
-        }
-        // tmux renames in place (set-buffer -n), so the content is never
-        // absent: at every moment either `from` or `to` holds it.
-        const args: TmuxArg[] = all.has(to)
-          ? ["delete-buffer", "-b", to, COMMAND_SEPARATOR, "set-buffer", "-b", from, "-n", to]
-          : ["set-buffer", "-b", from, "-n", to];
-        await tmux.run(args);
-        owned?.delete(from);
-        owned?.add(to);
-        return { replaced };
-      }),
+      locks.with([from, to], () =>
+        acrossProcesses([from, to], async () => {
+          const all = new Set((await listAll()).map((b) => b.name));
+          if (!all.has(from) || !mine(from)) throw missingBuffer(from);
+          if (from === to) return { replaced: false };
+          const replaced = all.has(to) && mine(to);
+          if (replaced && !overwrite) {
+            throw new UserError(
+              `buffer ${JSON.stringify(to)} already exists: nothing was changed; pass overwrite: true to replace it`,
+            );
+          }
+          // tmux renames in place (set-buffer -n), so the content is never
+          // absent: at every moment either `from` or `to` holds it.
+          const args: TmuxArg[] = all.has(to)
+            ? ["delete-buffer", "-b", to, COMMAND_SEPARATOR, "set-buffer", "-b", from, "-n", to]
+            : ["set-buffer", "-b", from, "-n", to];
+          await tmux.run(args);
+          owned?.delete(from);
+          owned?.add(to);
+          return { replaced };
+        })),
     locked: (names, fn) => locks.with(names, fn),
   };
 }
