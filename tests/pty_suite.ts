@@ -343,6 +343,22 @@ export function ptySuite(backend: Backend): void {
         assertEquals(after.slice(0, before.length - 1), before.slice(0, -1));
         assertMatch(after[before.length - 1], /[$#] exit 3$/);
         assertMatch(await mcp.err("pty-send-keys", { pty_id: id, keys: "x" }), /has exited with exit code 3/);
+        // Nothing more can be recorded: both backends say so, in one line, and leave no file behind (tmux
+        // answered with its own "target pane has exited", after creating the file; the internal backend
+        // reported a capture that could record nothing).
+        const dir = await Deno.makeTempDir({ prefix: "pty-capture-exited-" });
+        try {
+          for (const format of ["raw", "asciicast"]) {
+            const output_file = `${dir}/after-exit.${format}`;
+            assertMatch(
+              await mcp.err("pty-capture", { pty_id: quick, output_file, format }),
+              /^pty session "[^"]+" has exited with exit code 7: [^\n]*pty-kill-session removes it$/,
+            );
+            assertEquals(await Deno.stat(output_file).then(() => "created", () => "absent"), "absent");
+          }
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+        }
         await p.kill(quick);
         await p.kill(id);
       });

@@ -476,6 +476,12 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     async captureStart(id, path, policy, format = "raw") {
       const s = await session(id);
       if (s.capture !== undefined) throw alreadyCapturing(id, s.capture);
+      // A dead pane: tmux would refuse pipe-pane with its own words, after the file was made.
+      const { dead, status, signal } = parseRow(
+        EXIT,
+        await runBytes(id, ["display-message", "-p", "-t", s.pane, rowFormat(EXIT)]),
+      );
+      if (dead) throw sessionExited(id, exitCode(status, signal));
       if (format === "asciicast") return await castStart(id, s, path, policy);
       // The user's path never reaches a shell or tmux: pipe-pane appends through a symlink whose
       // name this server chose to the file the policy checked and created (resolved, so no link

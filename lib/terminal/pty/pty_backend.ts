@@ -387,6 +387,8 @@ export function createPtyBackend(): TerminalBackend {
     async captureStart(id, path, policy, format = "raw") {
       const { s } = await session(id);
       if (s.capture) throw alreadyCapturing(id, s.capture.path);
+      // Its program has ended: nothing more would be recorded (and tmux refuses pipe-pane on a dead pane).
+      if (s.exit) throw sessionExited(id, s.exit.exitCode);
       const { file } = await openForWrite(path, policy, { truncate: format === "asciicast" });
       const started = s.capture as PtySession["capture"]; // by a concurrent call while the file opened
       if (started) {
