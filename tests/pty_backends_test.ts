@@ -6,6 +6,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
 import { BASH, pty } from "./pty_suite.ts";
 import { PLATFORMS } from "../lib/terminal/pty/ffi.ts";
+import { createEmulator, loadEmulator } from "../lib/terminal/emulator.ts";
 
 Deno.test("the same program shows the same screens on both backends", async () => {
   const tmux = await startTmux("cmp");
@@ -33,6 +34,13 @@ Deno.test("the same program shows the same screens on both backends", async () =
       },
       { keys: "stty size\n", after: "15 70", resize: [15, 70] },
       { keys: "printf 'abcdef\\e[3Dxy\\e[K \\e[1;31mA\\e[22mB\\e[0m\\n'\n", after: "abcxy AB" },
+      // Text decoded twice holds C1 controls as characters (U+0080 U+009C, U+0080 U+009D for the quotes "..."), and
+      // U+009B: tmux leaves them out; they are no controls (xterm took U+009D for a string hiding all later output,
+      // and the U+009B in it for CSI, whose 2J cleared the screen).
+      {
+        keys: "printf 'say \\303\\242\\302\\200\\302\\234hi\\303\\242\\302\\200\\302\\235 and \\302\\2332J done\\n'\n",
+        after: "say âhiâ and 2J done",
+      },
     ];
     for (const step of steps) {
       if (step.resize) {
@@ -57,6 +65,19 @@ Deno.test("the same program shows the same screens on both backends", async () =
     await Promise.all(servers.map((m) => m.close()));
     await tmux.kill();
   }
+});
+
+Deno.test("the internal backend's emulator leaves out C1 characters, also when a read splits one", async () => {
+  await loadEmulator();
+  const em = createEmulator(3, 40);
+  const enc = new TextEncoder();
+  // Reads end anywhere: C2 | 9D, C2 | 9B in two writes each; U+00A0 (C2 A0) is text and stays.
+  for (const chunk of ["x", [0xc2], [0x9d], "shown ", [0xc2, 0xa0], "nbsp ", [0xc2], [0x9b], "2Jkept \u0085z"]) {
+    em.write(typeof chunk === "string" ? enc.encode(chunk) : Uint8Array.from(chunk));
+  }
+  await em.flushed();
+  assertEquals(em.screenLines(), ["xshown \u00a0nbsp 2Jkept z", "", ""]);
+  em.dispose();
 });
 
 Deno.test("choosing tmux when tmux is missing is a one-line startup error with exit code 2", async () => {

@@ -82,6 +82,7 @@ export function createEmulator(rows: number, cols: number): Emulator {
   const term = new (loaded().Terminal)({ rows, cols, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
   let pending: Promise<void> = Promise.resolve();
   const absolute = dropCounter(term);
+  const c1 = c1Filter();
   return {
     get rows() {
       return term.rows;
@@ -90,7 +91,8 @@ export function createEmulator(rows: number, cols: number): Emulator {
       return term.cols;
     },
     write(bytes) {
-      pending = new Promise((resolve) => term.write(bytes, resolve));
+      const text = c1(bytes);
+      pending = new Promise((resolve) => term.write(text, resolve));
     },
     flushed: () => pending,
     resize: (r, c) => term.resize(c, r),
@@ -136,6 +138,40 @@ export function createEmulator(rows: number, cols: number): Emulator {
 }
 
 type Line = NonNullable<ReturnType<Buffer["getLine"]>>;
+
+/**
+ * Drops the C1 controls written as UTF-8 characters (U+0080..U+009F, the bytes C2 80..C2 9F), chunk after chunk of
+ * one stream. xterm runs them as controls, tmux (like most terminals in UTF-8) leaves them out: text that was
+ * decoded twice (`â\u0080\u009d` for a closing quote) holds them, and on the internal backend its U+009D began a
+ * string that hid all later output until a BEL, its U+009B a control sequence that ate the next characters.
+ */
+function c1Filter(): (bytes: Uint8Array) => Uint8Array {
+  let held = false; // the last chunk ended with C2
+  return (bytes) => {
+    if (!held && !bytes.includes(0xc2)) return bytes;
+    const out = new Uint8Array(bytes.length + 1);
+    let n = 0;
+    let i = 0;
+    if (held) {
+      held = false;
+      if (bytes.length > 0 && bytes[0] >= 0x80 && bytes[0] <= 0x9f) i = 1;
+      else out[n++] = 0xc2;
+    }
+    for (; i < bytes.length; i++) {
+      const b = bytes[i];
+      if (b !== 0xc2) {
+        out[n++] = b;
+      } else if (i + 1 === bytes.length) {
+        held = true;
+      } else if (bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9f) {
+        i++;
+      } else {
+        out[n++] = b;
+      }
+    }
+    return out.subarray(0, n);
+  };
+}
 
 /**
  * Counts the rows dropped off the top of the main screen's history (it holds {@linkcode SCROLLBACK_LINES}): xterm
