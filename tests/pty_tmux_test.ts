@@ -165,3 +165,43 @@ Deno.test("with --keep-sessions a later server run takes the sessions over; with
     assert(!(await tmux.tmux("list-sessions", "-F", "#{session_name}")).includes("mcp-pty-"));
   });
 });
+
+Deno.test("a program's passthrough escapes never reach an attached human's terminal, whatever allow-passthrough says", async () => {
+  await withPty("tmux", async (mcp, tmux) => {
+    // As a user's tmux.conf may say (image previewers want it): then tmux hands `ESC P tmux; ... ESC \` through.
+    await tmux.tmux("set-option", "-g", "allow-passthrough", "on");
+    const p = pty(mcp);
+    const id = await p.launch({ command: "cat" });
+    const name = await tmuxSessionOf(tmux, id);
+    const dir = await Deno.makeTempDir({ prefix: "pty-passthrough-" });
+    try {
+      // The human's terminal: script(1) records every byte their tmux client writes to it.
+      const typescript = `${dir}/typescript`;
+      const attach = `tmux -L ${tmux.socketName} attach-session -t '=${name}'`;
+      await tmux.tmux(
+        ...["new-session", "-d", "-s", "human", "-x", "100", "-y", "30", "--"],
+        ...["env", "-u", "TMUX", "script", "-q", "-f", "-c", attach, typescript],
+      );
+      await until(
+        "the human to attach",
+        () => tmux.tmux("display-message", "-p", "-t", `=${name}:`, "#{session_attached}"),
+        (n) => n.trim() === "1",
+      );
+      // cat prints the line it reads: OSC 52 (set the clipboard) and a title report request (whose answer a
+      // terminal types into the session) wrapped for passthrough, then a mark; the echo of the typed line shows
+      // ESC as ^[.
+      await p.send(id, "\x1bPtmux;\x1b\x1b]52;c;SEVMTE8=\x07\x1b\x1b[21t\x1b\\PASSMARK\n");
+      await p.waitScreen(id, "cat's copy of the line", (s) => /PASSMARK\n(.*\n)*PASSMARK/.test(s));
+      // Passthrough is written to the client before the rows after it are drawn.
+      const seen = await until(
+        "the human's terminal to show both lines",
+        () => Deno.readTextFile(typescript),
+        (t) => t.split("PASSMARK").length >= 3,
+      );
+      assert(!seen.includes("\x1b]52;"), "OSC 52 reached the human's terminal");
+      assert(!seen.includes("\x1b[21t"), "a title report request reached the human's terminal");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});

@@ -9,6 +9,7 @@
  * - `remain-on-exit` with an empty `remain-on-exit-format`, so an exited
  *   program's last screen stays exactly as it was and its exit code is known;
  * - `window-size manual`, so a human attaching does not resize the program;
+ * - `allow-passthrough off`, so a program's output cannot write to the terminal of a human attaching;
  * - input goes through `send-keys -H`, byte for byte;
  * - coloured screens are re-rendered by the shared emulator code.
  *
@@ -340,6 +341,11 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
           ...["set-option", "-p", "-t", target, "remain-on-exit", "on"],
           sep,
           ...["set-option", "-p", "-t", target, "remain-on-exit-format", ""],
+          sep,
+          // Program output is untrusted: with the user's allow-passthrough on, `ESC P tmux; ... ESC \` went raw to
+          // the terminal of a human attached for a hand-off (its clipboard, queries whose answers type into the
+          // session). -q: tmux before 3.3 has no such option (and no passthrough).
+          ...["set-option", "-p", "-q", "-t", target, "allow-passthrough", "off"],
         ]);
         const [pane, pid] = out.trim().split(" ");
         table.set(id, { name, pane, panePid: Number(pid), command: spec.command, createdAt });
