@@ -41,6 +41,9 @@ Deno.test("the same program shows the same screens on both backends", async () =
         keys: "printf 'say \\303\\242\\302\\200\\302\\234hi\\303\\242\\302\\200\\302\\235 and \\302\\2332J done\\n'\n",
         after: "say âhiâ and 2J done",
       },
+      // A full-screen program's alternate screen: the scrollback is still the main screen's history, then the screen.
+      { keys: "printf '\\e[?1049h\\e[HALT-SCREEN\\n'\n", after: "ALT-SCREEN" },
+      { keys: "printf '\\e[?1049lMAIN-AGAIN\\n'\n", after: "MAIN-AGAIN" },
     ];
     for (const step of steps) {
       if (step.resize) {

@@ -62,7 +62,7 @@ export interface Emulator {
   screenColors(): string[];
   /** Cursor position on the screen, 0-based. */
   cursor(): { row: number; col: number };
-  /** The last `count` lines of history-then-screen (trailing spaces trimmed). */
+  /** The last `count` lines of the main screen's history, then the screen (trailing spaces trimmed). */
   tailLines(count: number): string[];
   /**
    * The main screen's lines (history, then screen) from absolute row `from` on (rows counted since the emulator
@@ -103,10 +103,15 @@ export function createEmulator(rows: number, cols: number): Emulator {
     },
     cursor: () => ({ row: term.buffer.active.cursorY, col: term.buffer.active.cursorX }),
     tailLines(count) {
-      const buf = term.buffer.active;
+      // The main screen's history, also under a full-screen program's alternate screen (which has none; tmux
+      // keeps the history there too), then the screen.
+      const history = term.buffer.normal;
+      const screen = term.buffer.active;
+      const above = history.baseY;
+      const total = above + term.rows;
       const out: string[] = [];
-      for (let i = Math.max(0, buf.length - count); i < buf.length; i++) {
-        const line = buf.getLine(i);
+      for (let i = Math.max(0, total - count); i < total; i++) {
+        const line = i < above ? history.getLine(i) : screen.getLine(screen.baseY + i - above);
         out.push(line ? plain(line) : "");
       }
       return out;
