@@ -157,6 +157,36 @@ Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and th
   });
 });
 
+Deno.test("a search of all buffers goes on when one is deleted after they were listed; a named one still fails", async () => {
+  await withServer(async (mcp, tmux) => {
+    const big = enc.encode(("x".repeat(1023) + "\n").repeat(20 * 1024));
+    for (const mode of ["literal", "regex"]) {
+      // Listed newest first: "first", the big ones (each read and scanned takes a while), then "victim".
+      await tmux.tmux("set-buffer", "-b", "victim", "needle in the victim");
+      for (const n of ["big1", "big2", "big3", "big4", "big5", "big6"]) {
+        await tmux.tmuxStdin(big, "load-buffer", "-b", n, "-");
+      }
+      await tmux.tmux("set-buffer", "-b", "first", "needle first");
+      // Deleted once the first buffer is searched (its progress notification): the list is taken by then.
+      let deleted: Promise<unknown> | undefined;
+      const r = await mcp.client.callTool(
+        { name: "search-buffer", arguments: { query: "needle", mode, max_scan_bytes: 256 * 1024 * 1024 } },
+        undefined,
+        { timeout: 120_000, onprogress: () => void (deleted ??= tmux.tmux("delete-buffer", "-b", "victim")) },
+      );
+      await deleted;
+      assert(!r.isError, `${mode}: ${JSON.stringify(r.content)}`);
+      const out = r.structuredContent as Result;
+      assertEquals(out.matches.map((m) => [m.buffer, m.snippet]), [["first", "needle first"]], mode);
+      assertEquals([out.total_matches, out.total_is_partial], [1, false], mode);
+    }
+    assertMatch(
+      await mcp.err("search-buffer", { query: "needle", buffers: ["first", "gone"] }),
+      /^no buffer named "gone": call list-buffers to see the buffers$/,
+    );
+  });
+});
+
 Deno.test("invalid regex, empty query, lone surrogate and unknown buffers are clear errors", async () => {
   await withServer(async (mcp) => {
     await mcp.ok("set-buffer", { name: "b", content: "abc" });

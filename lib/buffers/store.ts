@@ -93,9 +93,16 @@ export function isMissingBuffer(e: unknown): boolean {
     /^(no buffer|unknown buffer)/.test(e.message);
 }
 
+/** The error for a buffer that does not exist (its class tells it from other refusals). */
+export class MissingBuffer extends UserError {
+  constructor(readonly buffer: string) {
+    super(`no buffer named ${JSON.stringify(buffer)}: call list-buffers to see the buffers`);
+  }
+}
+
 /** The error for a buffer that does not exist. */
 export function missingBuffer(name: string): UserError {
-  return new UserError(`no buffer named ${JSON.stringify(name)}: call list-buffers to see the buffers`);
+  return new MissingBuffer(name);
 }
 
 export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions = {}): BufferStore {

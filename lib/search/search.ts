@@ -34,7 +34,10 @@ export interface SearchTarget {
    * characters), as if it were the whole text.
    */
   around?: { offset: number; length: number; context: number };
-  /** A buffer that is not text (not UTF-8) is left out and named in `skipped`, not an error (a search of all). */
+  /**
+   * A buffer that is not text (not UTF-8) is left out and named in `skipped`, not an error (a search of all, which
+   * also reads a buffer deleted since the list as empty: lib/tools/search_schemas.ts).
+   */
   skipIfNotText?: boolean;
 }
 

@@ -18,6 +18,7 @@ import { bufferName } from "./schemas.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
+import { MissingBuffer } from "../buffers/store.ts";
 import type { FoundMatch } from "../search/scan.ts";
 import { redactedSlicer } from "../text/redact_page.ts";
 import type { Redactor } from "../text/redact.ts";
@@ -157,7 +158,15 @@ export async function runSearch(
   const matcher = compileMatcher(args.query, args.mode, args.ignore_case);
   // A regex can backtrack for minutes: it runs in a worker with a deadline. Literal search is linear.
   const search = matcher.mode === "regex" ? ctx.regex.search : searchBuffers;
-  const r = await search(targets, (name) => ctx.buffers.read(name), {
+  // Searching every buffer: one deleted since they were listed (a result buffer expiring, tmux dropping its oldest
+  // automatic buffer, another client) has nothing left to find, and must not fail the search of the others.
+  const listed = new Set(targets.filter((t) => t.skipIfNotText).map((t) => t.name));
+  const read = (name: string) =>
+    ctx.buffers.read(name).catch((e) => {
+      if (e instanceof MissingBuffer && listed.has(name)) return new Uint8Array(0);
+      throw e;
+    });
+  const r = await search(targets, read, {
     matcher,
     maxMatches: args.max_matches,
     maxScanBytes,
