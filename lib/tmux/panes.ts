@@ -210,7 +210,7 @@ export function sessionTarget(target: string): string {
 }
 
 /** A target that is one plain word: no id, `=`, token or relative prefix, no `:` or `.`. */
-const PLAIN_WORD = /^[^$@%={}!~^+-][^:.]*$/;
+const PLAIN_WORD = /^[^$@%={}!~^+:.-][^:.]*$/;
 
 /**
  * Maps tmux's "can't find …"/"ambiguous" errors for `target` to a message
@@ -221,6 +221,15 @@ export function targetError(target: string, e: unknown): unknown {
     return new UserError(
       `target ${JSON.stringify(target)} means tmux's marked pane, and no pane is marked: call list (what: panes) ` +
         `and use an id such as %3`,
+    );
+  }
+  // tmux reads `{last}` as `!` and names that in its error; the model gave `{last}` or `!`.
+  const last = e instanceof TmuxError && e.kind === "failed" && /^can't find (window|pane): !$/.exec(e.message);
+  if (last) {
+    return new UserError(
+      `target ${JSON.stringify(target)} means the last ${last[1]}, and there is none: tmux remembers one only ` +
+        `once another ${last[1]} was made current there; call list (what: ${last[1]}s) and use an id such as ` +
+        `${last[1] === "pane" ? "%3" : "@2"}`,
     );
   }
   if (e instanceof TmuxError && e.kind === "failed" && /can't find|ambiguous|not found|no such/i.test(e.message)) {

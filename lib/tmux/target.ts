@@ -77,6 +77,33 @@ export async function resolveTarget(
 export type TargetKind = "session" | "window" | "pane";
 
 const ID = /^[$@%]\d+$/;
+
+/** tmux's window tokens (`{last}` is `!`, `{start}` `^`, `{end}` `$`, `{next}` `+`, an offset `+2`). */
+const WINDOW_TOKEN = /^(\{(start|end|last|next|previous)\}|[!^$]|\+\d*)$/;
+
+/**
+ * A model's target as tmux reads it for a tool of `kind`. Targets are resolved as a pane's ({@linkcode getPane}),
+ * where a bare token is a pane's (`{next}`: the next pane of the current window); for a window tool tmux reads it
+ * as a window's (`select-window -t {next}` is the next window), so there it is given as one (`:{next}`). A session
+ * tool's target has no such tokens (tmux looks for a session of that name): refused, where resolving it as a
+ * pane's would act on the current session.
+ *
+ * @example
+ * ```ts
+ * asKind("window", "{next}"); // ":{next}"
+ * asKind("pane", "{next}");   // "{next}"
+ * asKind("window", "main");   // "main"
+ * ```
+ */
+export function asKind(kind: TargetKind, target: string): string {
+  if (kind === "pane" || !WINDOW_TOKEN.test(target)) return target;
+  if (kind === "window") return `:${target}`;
+  throw new UserError(
+    `target ${JSON.stringify(target)} is a window token, and this tool's target is a session: pass a session ` +
+      `name or an id such as $1`,
+  );
+}
+
 const INDEX = /^\d+$/;
 
 function quoteList(names: string[]): string {
