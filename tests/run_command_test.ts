@@ -654,3 +654,29 @@ Deno.test("run-command refuses a continuation prompt, typing nothing", async () 
     assertEquals((await runner(fx)("echo back")).output, "back");
   });
 });
+
+/** A builtin that reads keys with the shell's own line editor, as at its prompt (bash's `read -e` is not told apart). */
+const EDITOR_READ: Partial<Record<Shell, string>> = {
+  zsh: "vared -c ans; echo got-$ans",
+  fish: "read -P 'value ' ans; echo got-$ans",
+};
+for (const [shell, command] of Object.entries(EDITOR_READ) as [Shell, string][]) {
+  Deno.test(`run-command in ${shell}: a builtin reading keys with the line editor is running, not interrupted`, async () => {
+    await withShell(shell, async (fx) => {
+      // Answers `running` after 1 s; the interrupted check needs two looks a second apart at a shell waiting for keys.
+      let r = await fx.mcp.ok<RunResult & { continue?: string }>("run-command", {
+        target: fx.pane,
+        command,
+        timeout_ms: 120_000,
+      });
+      while (r.continue && r.elapsed_ms < 5000) r = await fx.mcp.ok("run-command", { continue: r.continue });
+      // It used to end here, reported interrupted with no exit code, while the builtin still waited for its answer.
+      assert(r.continue, JSON.stringify(r));
+      await fx.tmux("send-keys", "-t", fx.pane, "-l", "yes");
+      await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+      while (r.continue) r = await fx.mcp.ok("run-command", { continue: r.continue });
+      assertEquals(r.exit_code, 0, JSON.stringify(r));
+      assertMatch(r.output, /^got-yes$/m);
+    }, { serverArgs: ["--call-budget-ms", "1000"] });
+  });
+}

@@ -126,6 +126,32 @@ export function shellWaitsForKeys(tty: string, pid: number | null | undefined): 
   return calls.polls.has(nr) || (nr === calls.read && (fd === 0 || fd >= 10));
 }
 
+/** Descriptors looked at for a script a shell sources (zsh keeps one at 10 and up, fish among its first). */
+const SOURCE_FDS = 256;
+
+/**
+ * Whether the shell `pid` still reads the script at `path` it sources: zsh and fish keep such a file open until it
+ * is done, so a shell waiting for keys with it open waits in a builtin of the script (zsh's `vared`, fish's `read`),
+ * not at its prompt. False for bash (it reads a sourced file whole and closes it); undefined where /proc cannot tell.
+ *
+ * @example
+ * ```ts
+ * declare const zshPid: number; // a zsh running `. /tmp/run/r-1`, now in `vared`
+ * stillSourcing(zshPid, "/tmp/run/r-1"); // true (its fd 11 reads "/tmp/run/r-1 (deleted)")
+ * ```
+ */
+export function stillSourcing(pid: number | null | undefined, path: string): boolean | undefined {
+  const k = kernel();
+  if (!k || !pid || Deno.build.os !== "linux") return undefined;
+  // By its name: /proc shows the path with symbolic links resolved (a TMPDIR may be one).
+  const name = `/${path.split("/").pop()}`;
+  for (let fd = 3; fd < SOURCE_FDS; fd++) {
+    const open = k.procFd(pid, fd)?.replace(/ \(deleted\)$/, "");
+    if (open?.endsWith(name)) return true;
+  }
+  return false;
+}
+
 /** The pane's first process `pid` and its descendants, breadth first, at most {@linkcode MAX_PROCS}. */
 function* processTree(k: Libc, pid: number): Generator<number> {
   const todo = [pid];

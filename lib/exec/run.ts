@@ -42,7 +42,7 @@ import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning, type WarningFacts } from "./warnings.ts";
 import { hiddenInputWarning } from "./pane_handoff.ts";
-import { shellWaitsForKeys } from "./keys_warning.ts";
+import { shellWaitsForKeys, stillSourcing } from "./keys_warning.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
 import { refuseUntypable } from "../tmux/sync.ts";
@@ -269,7 +269,7 @@ async function runLocked(
     await letGo();
 
     const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
-    const back = local ? backAtPrompt(tmux, paneId, run, local) : undefined;
+    const back = local ? backAtPrompt(tmux, paneId, run, { ...local, script: files.script }) : undefined;
     const second = await waitFor(Promise.race([run.ended, obs.exited, ...(back ? [back.seen] : [])]), {
       ...waitOpts,
       tick: async () => {
@@ -382,13 +382,15 @@ function wroteAbove(start: SinceRead["next"], end: SinceRead["next"]): boolean {
 /**
  * Watches, once a second, for the shell that runs the command to be back at its prompt with no end marker: its
  * script was cut short (C-c ends all of it, so the end marker never comes). Seen on two ticks in a row, and not at
- * a question the command asks (fish's `read` reads with the shell's own line editor, as at its prompt).
+ * a question the command asks: zsh's `vared` and fish's `read` read with the shell's own line editor, as at its
+ * prompt, but with the script still open ({@linkcode stillSourcing}); bash's `read -e` cannot be told apart from
+ * its prompt unless it asks a question the screen shows.
  */
 function backAtPrompt(
   tmux: TmuxExecutor,
   paneId: string,
   run: { phase(): string },
-  local: { tty: string; pid: number | null },
+  local: { tty: string; pid: number | null; script: string },
 ): { seen: Promise<"interrupted">; check(): Promise<void> } {
   const seen = Promise.withResolvers<"interrupted">();
   let times = 0;
@@ -396,10 +398,11 @@ function backAtPrompt(
     seen: seen.promise,
     async check() {
       if (run.phase() !== "running" || !shellWaitsForKeys(local.tty, local.pid)) return void (times = 0);
+      // zsh and fish still reading the script: a builtin of the command reads keys (vared, fish's read).
+      if (stillSourcing(local.pid, local.script)) return void (times = 0);
       if (++times < 2) return;
       const view = await finalView(tmux, paneId, 1);
-      const last = view.tail.at(-1)?.trim() ?? "";
-      if (view.warnings.some((w) => w.kind === "input_prompt") || last === "read>") return void (times = 0);
+      if (view.warnings.some((w) => w.kind === "input_prompt")) return void (times = 0);
       if (run.phase() === "running") seen.resolve("interrupted");
     },
   };

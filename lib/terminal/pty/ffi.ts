@@ -157,6 +157,7 @@ const SYMBOLS = {
   open: { parameters: ["buffer", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   read: { parameters: ["i32", "buffer", "usize"], result: "isize" },
+  readlink: { parameters: ["buffer", "buffer", "usize"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
   poll: { parameters: ["buffer", "u64", "i32"], result: "i32", nonblocking: true },
   /** poll() with a zero timeout, on the main thread. */
@@ -257,6 +258,11 @@ export interface Libc {
    * when the process is gone or the file may not be read.
    */
   procFile(pid: number, file: ProcFile): string | undefined;
+  /**
+   * What descriptor `fd` of process `pid` is open on, from /proc on Linux (a path; ` (deleted)` after it once the
+   * file was deleted); undefined elsewhere, when the descriptor is not open or may not be read.
+   */
+  procFd(pid: number, fd: number): string | undefined;
   /** Makes a named pipe (FIFO) at `path` with `mode`; throws with the C library's error. */
   makeFifo(path: string, mode: number): void;
 }
@@ -374,6 +380,12 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
       const n = Number(s.read(fd, buf, BigInt(buf.length)));
       return n >= 0 ? new TextDecoder().decode(buf.subarray(0, Math.max(0, n))) : undefined;
     });
+  };
+  const procFd = (pid: number, fd: number): string | undefined => {
+    if (Deno.build.os !== "linux" || !Number.isSafeInteger(pid) || pid <= 0 || !Number.isSafeInteger(fd)) return;
+    const buf = new Uint8Array(PROC_STAT_BYTES);
+    const n = Number(s.readlink(cString(`/proc/${pid}/fd/${fd}`), buf, BigInt(buf.length)));
+    return n >= 0 ? new TextDecoder().decode(buf.subarray(0, n)) : undefined;
   };
   const pollNow = (fd: number): number => {
     const pfd = new Uint8Array(8); // struct pollfd { int fd; short events, revents; }
@@ -527,5 +539,6 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
     },
     procStat: (pid) => procFile(pid, "stat"),
     procFile,
+    procFd,
   };
 }
