@@ -648,7 +648,7 @@ Deno.test("ssh server: the waits' connection dropping while a wait runs is said 
       const waiting = mcp.call("wait", {
         what,
         target: pane,
-        ...(what === "text" ? { patterns: ["never printed"] } : { quiet_ms: 600_000 }),
+        ...(what === "text" ? { patterns: ["never printed"] } : { quiet_ms: 120_000 }),
         timeout_ms: 120_000,
       });
       // The follower of pane output: the read-only client without no-output (that one is the command connection).

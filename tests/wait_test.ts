@@ -221,6 +221,11 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
     const t = await fx.mcp.ok<QuietResult>("wait", { what: "quiet", target: busy, quiet_ms: 2000, timeout_ms: 4000 });
     assertEquals(t.outcome, "timeout");
     assertMatch(t.tail, /tick/);
+    // A quiet period longer than the wait could only time out (it did, after timeout_ms): refused at once.
+    assertMatch(
+      await fx.mcp.err("wait", { what: "quiet", target: fx.pane, quiet_ms: 5000, timeout_ms: 1000 }),
+      /^quiet_ms \(5000\) is longer than timeout_ms \(1000\), so the wait could only time out: pass a timeout_ms/,
+    );
   });
 });
 

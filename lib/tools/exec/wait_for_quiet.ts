@@ -48,6 +48,12 @@ export default defineTool({
     const { quiet_ms, pty_id, timeout_ms, tail_lines, continue: token } = args;
     const started = performance.now();
     if (token === undefined) checkPtyWait(args, ctx);
+    if (token === undefined && quiet_ms > timeout_ms) {
+      throw new UserError(
+        `quiet_ms (${quiet_ms}) is longer than timeout_ms (${timeout_ms}), so the wait could only time out: ` +
+          `pass a timeout_ms above quiet_ms, or a shorter quiet_ms`,
+      );
+    }
     const meta: Meta = { started, tailLines: tail_lines, bytes: 0, ...(pty_id !== undefined ? { ptyId: pty_id } : {}) };
     const structured = await budgeted<Out, Meta>(ctx, {
       kind: "wait (what: quiet)",
