@@ -200,12 +200,25 @@ Deno.test("harmless options work by prefix and report the full name; ambiguous, 
 
 Deno.test("a value tmux refuses names the option and what values it takes, and changes nothing", async () => {
   await withServer(async (mcp, tmux) => {
-    for (const [name, value] of [["mouse", "maybe"], ["history-limit", "lots"], ["status-position", "middle"]]) {
+    const refused = [["mouse", "maybe"], ["history-limit", "lots"], ["status-position", "middle"], [
+      "history-limit",
+      "-5",
+    ]];
+    for (const [name, value] of refused) {
       const e = await mcp.err("set", { what: "option", scope: "session", target: "main", name, value });
-      assertMatch(e, new RegExp(`^tmux refused the value for ${name} \\((bad|unknown) value|value is invalid`));
+      // A number out of range was tmux's bare "value is too small: -5".
+      assertMatch(
+        e,
+        new RegExp(`^tmux refused the value for ${name} \\((bad|unknown) value|value is (invalid|too small)`),
+      );
       assertMatch(e, new RegExp(`show \\(what: "options", scope: "session", name: "${name}"\\)`));
     }
     assertEquals((await tmux.tmux("show-options", "-q", "-t", "main", "mouse")).trim(), "");
+    // Showing a user option that is not set: tmux says "invalid option", and the advice named no tool of ours.
+    assertMatch(
+      await mcp.err("show", { what: "options", scope: "session", target: "main", name: "@unset" }),
+      /^user option @unset is not set at scope session for this target: call show \(what: "options", scope: "session"\)/,
+    );
   });
 });
 

@@ -251,7 +251,10 @@ Deno.test("--scope tagged: only sessions the user tagged with tmux, and those th
       (await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" })).sessions
         .map((s) => s.session_name);
     assertEquals(await names(), []);
-    assertMatch(await mcp.err("capture-pane", {}), /no tmux session in this server's scope/);
+    assertMatch(
+      await mcp.err("capture-pane", {}),
+      /no tmux session in this server's scope.*create one with new \(what: "session"\)/,
+    );
 
     // The server refuses the tag in every form tmux takes it, tagged session or not.
     const forms = [

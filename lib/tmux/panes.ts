@@ -615,7 +615,7 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
       signal,
     );
     if (!pane) {
-      throw new UserError("there is no tmux session on this server: create one with new-session, then retry");
+      throw new UserError('there is no tmux session on this server: create one with new (what: "session"), then retry');
     }
     const outputs = then ? await queryThen(tmux, pane.pane_id, then(pane.pane_id), signal) : [];
     onAnswer?.();
@@ -674,8 +674,8 @@ async function getScopedPane<S extends PaneSpecPart>(
     );
     if (!pane) {
       throw new UserError(
-        "there is no tmux session in this server's scope (--sessions/--scope): create one with new-session, " +
-          "then retry",
+        "there is no tmux session in this server's scope (--sessions/--scope): create one with new " +
+          '(what: "session"), then retry',
       );
     }
   } else {

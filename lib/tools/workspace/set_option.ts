@@ -89,7 +89,9 @@ export default defineTool({
       signal: ctx.signal,
     }).catch((e) => {
       // tmux's own words ("bad value: maybe") say neither which option nor what it takes.
-      if (!(e instanceof TmuxError && /^(bad|unknown) value|^value is invalid/.test(e.message))) throw e;
+      if (!(e instanceof TmuxError && /^(bad|unknown) value|^value is (invalid|too small|too large)/.test(e.message))) {
+        throw e;
+      }
       throw new UserError(
         `tmux refused the value for ${option.name} (${e.message}): a flag takes on or off, a number digits, a ` +
           `choice one of its words; show (what: "options", scope: "${scope}", name: "${option.name}") gives ` +

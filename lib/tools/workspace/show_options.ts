@@ -45,8 +45,12 @@ export default defineTool({
       r = await showFor(ctx, target, forTarget, scope === "server" ? ["show-options", "-s", ...tail] : undefined);
     } catch (e) {
       if (e instanceof TmuxError && /invalid option|unknown option|ambiguous option/.test(e.message)) {
+        const list = `call show (what: "options", scope: "${scope}") without name to list the options of this scope`;
+        // tmux calls a user option that is not set "invalid".
         throw new UserError(
-          `${e.message} (scope ${scope}): call show-options without name to list the options of this scope`,
+          name?.startsWith("@")
+            ? `user option ${name} is not set at scope ${scope} for this target: ${list}`
+            : `${e.message} (scope ${scope}): ${list}`,
         );
       }
       throw e;

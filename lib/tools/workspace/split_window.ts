@@ -40,7 +40,7 @@ export default defineTool({
       if (!(e instanceof TmuxError) || !/no space for new pane/.test(e.message)) throw e;
       throw new UserError(
         `pane ${t.pane_id} has no room to split ${direction} (tmux: no space for new pane): split a larger pane, ` +
-          `give this one room (resize-pane, or a layout with select-layout), or split the other way`,
+          `give this one room (resize-pane, or a layout with select (what: "layout")), or split the other way`,
       );
     }
   },
