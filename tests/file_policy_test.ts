@@ -213,3 +213,41 @@ console.error(JSON.stringify(results));`,
     if (perms !== START_PERMISSIONS) assertEquals(written, "", "nothing was written to stdout");
   }
 });
+
+Deno.test("file policy: a file holding data is replaced only at --safety destructive, or when this server made it", async () => {
+  const tmux = await startTmux("files");
+  const dir = await tempDir();
+  const theirs = `${dir}/theirs.txt`;
+  await Deno.writeTextFile(theirs, "precious\n");
+  await Deno.writeTextFile(`${dir}/empty.txt`, "");
+  const mcp = await connect({ socketName: tmux.socketName });
+  try {
+    await mcp.ok("set-buffer", { name: "x", content: "new" });
+    // It was replaced and the answer said only bytes_written: 3.
+    like(
+      await mcp.err("save-buffer", { name: "x", path: theirs }),
+      /^".*theirs\.txt" exists and holds 9 bytes, which replacing it would lose: write to a path that does not exist yet, or append \(append: true\); .*--safety destructive/,
+      "replace",
+    );
+    assertEquals(await Deno.readTextFile(theirs), "precious\n");
+    await mcp.ok("save-buffer", { name: "x", path: theirs, append: true });
+    assertEquals(await Deno.readTextFile(theirs), "precious\nnew");
+    // Nothing to lose in an empty file; a file this server created it may replace, again and again.
+    await mcp.ok("save-buffer", { name: "x", path: `${dir}/empty.txt` });
+    for (const content of ["one", "two"]) {
+      await mcp.ok("set-buffer", { name: "x", content });
+      await mcp.ok("save-buffer", { name: "x", path: `${dir}/mine.txt` });
+    }
+    assertEquals(await Deno.readTextFile(`${dir}/mine.txt`), "two");
+  } finally {
+    await mcp.close();
+  }
+  const destructive = await connect({ socketName: tmux.socketName, args: ["--safety", "destructive"] });
+  try {
+    await destructive.ok("save-buffer", { name: "x", path: theirs });
+    assertEquals(await Deno.readTextFile(theirs), "two");
+  } finally {
+    await destructive.close();
+    await tmux.kill();
+  }
+});

@@ -77,11 +77,22 @@ Deno.test("pipe-pane appends by default, truncates with append false, and explai
     await tmux.tmux("send-keys", "-t", pane, "echo one-$((1))", "Enter");
     await waitUntil("appended output", async () => (await Deno.readTextFile(path)).includes("one-1"));
     assert((await Deno.readTextFile(path)).startsWith("old\n"));
-    await mcp.ok("pipe-pane", { target: pane, path, append: false });
+    // Emptying a file the server did not create loses its data: refused below --safety destructive, untouched.
+    assertMatch(
+      await mcp.err("pipe-pane", { target: pane, path, append: false }),
+      /^".*\/log" exists and holds \d+ bytes, which replacing it would lose: .*--safety destructive/,
+    );
+    assert((await Deno.readTextFile(path)).startsWith("old\n"));
+    // One it created (piped to, then stopped) it may empty.
+    const own = `${dir}/own.log`;
+    await mcp.ok("pipe-pane", { target: pane, path: own });
+    await tmux.tmux("send-keys", "-t", pane, "echo one-$((1))", "Enter");
+    await waitUntil("output in its own file", async () => (await Deno.readTextFile(own)).includes("one-1"));
+    await mcp.ok("pipe-pane", { target: pane, path: own, append: false });
     await tmux.tmux("send-keys", "-t", pane, "echo two-$((2))", "Enter");
-    await waitUntil("new output", async () => (await Deno.readTextFile(path)).includes("two-2"));
-    const text = await Deno.readTextFile(path);
-    assert(!text.includes("old") && !text.includes("one-1"), text);
+    await waitUntil("new output", async () => (await Deno.readTextFile(own)).includes("two-2"));
+    const text = await Deno.readTextFile(own);
+    assert(!text.includes("one-1"), text);
     assertMatch(await mcp.err("pipe-pane", { target: pane, path: `${dir}/missing/log` }), /does not exist: create it/);
     assertMatch(await mcp.err("pipe-pane", { target: pane, path: "log" }), /absolute/);
   });

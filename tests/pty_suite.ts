@@ -261,6 +261,13 @@ export function ptySuite(backend: Backend): void {
         try {
           await p.waitScreen(id, "the program to start", (s) => s.startsWith("start"));
           await Deno.writeTextFile(file, "old content\n");
+          // A file holding data that this server did not create is not emptied below --safety destructive.
+          assertMatch(
+            await mcp.err("pty-capture", { pty_id: id, output_file: file, format: "asciicast" }),
+            /exists and holds 12 bytes, which replacing it would lose/,
+          );
+          assertEquals(await Deno.readTextFile(file), "old content\n");
+          await Deno.writeTextFile(file, "");
           const before = Math.floor(Date.now() / 1000);
           await mcp.ok("pty-capture", { pty_id: id, output_file: file, format: "asciicast" });
           await p.send(id, "go\n");

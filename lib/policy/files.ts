@@ -36,11 +36,26 @@ import { joinChunks } from "../text/bytes.ts";
 export interface FilePolicy {
   /** `--files-root`: when set, every resolved path must be inside this directory. */
   root?: string;
+  /**
+   * Whether a write may empty an existing file that holds data and that this server did not create (`--safety
+   * destructive`): replacing it loses what it held. Unset: refused, with what to pass instead.
+   */
+  replace?: boolean;
 }
 
 /** The policy of a server's configuration. */
-export function filePolicy(config: { filesRoot?: string }): FilePolicy {
-  return { root: config.filesRoot };
+export function filePolicy(config: { filesRoot?: string; safety?: string }): FilePolicy {
+  return { root: config.filesRoot, replace: config.safety === "destructive" };
+}
+
+/** Files this process created (resolved paths), which its later writes may replace; the oldest are forgotten. */
+const created = new Set<string>();
+const MAX_CREATED = 4096;
+
+function noteCreated(path: string): void {
+  created.delete(path);
+  created.add(path);
+  if (created.size > MAX_CREATED) created.delete(created.values().next().value!);
 }
 
 /** How long an open may take before the call fails (a FIFO or a hung network file system). */
@@ -371,7 +386,9 @@ export async function openForWrite(
         refuseOutsideRoot(path, direct, policy, root);
         try {
           const file = await openBounded(direct, { write: true, createNew: true, mode: 0o644 }, path);
-          return { file: await keepIfRegular(file, path, direct), resolved: direct };
+          const kept = await keepIfRegular(file, path, direct);
+          noteCreated(direct);
+          return { file: kept, resolved: direct };
         } catch (e) {
           if (e instanceof Deno.errors.AlreadyExists) continue; // created meanwhile: look again
           throw e;
@@ -383,6 +400,13 @@ export async function openForWrite(
       const info = existing.isSymlink ? await Deno.stat(resolved) : existing;
       requireRegular(path, resolved, info);
       await refuseOwnDescriptor(path, info);
+      if (mode.truncate && info.size > 0 && !policy.replace && !created.has(resolved)) {
+        throw new UserError(
+          `${q(path)} exists and holds ${info.size} bytes, which replacing it would lose: write to a path that does ` +
+            `not exist yet, or append (append: true); replacing files this server did not create needs --safety ` +
+            `destructive (ask the user to restart the server with it)`,
+        );
+      }
       const file = await openBounded(
         resolved,
         mode.truncate ? { write: true, truncate: true } : { append: true },
