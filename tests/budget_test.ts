@@ -141,6 +141,28 @@ Deno.test("result buffers are deleted when the server exits normally", async () 
   }
 });
 
+Deno.test("a result buffer takes no writes (they would go with it), and renamed away it is kept", async () => {
+  const tmux = await startTmux();
+  try {
+    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "100"] });
+    await makeBuffers(tmux, 100);
+    const id = asBuffered(await mcp.ok("list-buffers")).buffer_id!;
+    const refused = /^invalid arguments for \S+: (name|to): buffer is a result page its server deletes when it expires/;
+    // Each was taken, and deleted with the result at its expiry or the server's exit.
+    assert.match(await mcp.err("set-buffer", { name: id, content: "notes" }), refused);
+    assert.match(await mcp.err("append-buffer", { name: id, content: "notes" }), refused);
+    await mcp.ok("set-buffer", { name: "notes", content: "mine" });
+    assert.match(await mcp.err("rename-buffer", { from: "notes", to: id }), refused);
+    await mcp.ok("rename-buffer", { from: id, to: "kept" });
+    await mcp.close();
+    assert.equal(await tmux.tmux("show-buffer", "-b", "notes"), "mine");
+    assert.match(await tmux.tmux("show-buffer", "-b", "kept"), /"buffers"/);
+    assert.deepEqual(await resultBuffers(tmux), []);
+  } finally {
+    await tmux.kill();
+  }
+});
+
 Deno.test("autoTruncate returns the preview without keeping the full result", async () => {
   await withConfig(`{ "autoTruncate": true, "maxTokensPerResponse": 200 }`, async (mcp, tmux) => {
     await makeBuffers(tmux, 100);

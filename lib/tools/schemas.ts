@@ -24,6 +24,16 @@ export const bufferName = z.string()
   .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)");
 
 /**
+ * A buffer name a tool writes to: not a result buffer (`mcp-result-<pid>-<hex>`, lib/budget/registry.ts), which its
+ * server deletes when it expires or exits, with whatever was written into it. Renaming one away keeps it.
+ */
+export const writtenBufferName = bufferName.refine(
+  (s) => !/^mcp-result-\d+-[0-9a-f]{8}$/.test(s),
+  "buffer is a result page its server deletes when it expires (10 minutes) or exits, with anything written to it: " +
+    "write to a name of your own (rename-buffer a result to keep it)",
+);
+
+/**
  * A tmux option or hook name as a model gives it: `history-limit`, a unique
  * prefix of one, `@user-option`, each with an optional `[index]`
  * (`status-format[1]`). This bounds its characters only; lib/tmux/option_names.ts

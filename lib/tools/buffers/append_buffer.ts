@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { bufferName, content } from "../schemas.ts";
+import { content, writtenBufferName } from "../schemas.ts";
 
 export default defineTool({
   name: "append-buffer",
@@ -9,7 +9,7 @@ export default defineTool({
   toolset: "buffers",
   tier: "mutating",
   smallResult: true,
-  input: z.object({ name: bufferName, content: content.min(1, "content must not be empty") }),
+  input: z.object({ name: writtenBufferName, content: content.min(1, "content must not be empty") }),
   output: z.object({
     name: z.string(),
     size_bytes: z.number().int(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { absolutePath, bufferName } from "../schemas.ts";
+import { absolutePath, writtenBufferName } from "../schemas.ts";
 import { filePolicy, readFileChecked } from "../../policy/files.ts";
 import { fileHost, localFile, tmuxHostPath } from "./file_side.ts";
 
@@ -14,7 +14,7 @@ export default defineTool({
   tier: "mutating",
   smallResult: true,
   annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  input: z.object({ name: bufferName, path: absolutePath, local_file: localFile }),
+  input: z.object({ name: writtenBufferName, path: absolutePath, local_file: localFile }),
   output: z.object({ name: z.string(), path: z.string(), size_bytes: z.number().int(), file_host: z.string() }),
   secrets: [],
   async handler({ name, path, local_file }, ctx) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { bufferName } from "../schemas.ts";
+import { bufferName, writtenBufferName } from "../schemas.ts";
 
 export default defineTool({
   name: "rename-buffer",
@@ -12,7 +12,7 @@ export default defineTool({
   annotations: { destructiveHint: true },
   input: z.object({
     from: bufferName,
-    to: bufferName,
+    to: writtenBufferName,
     overwrite: z.boolean().default(false).describe("replace an existing `to`"),
   }),
   output: z.object({ from: z.string(), to: z.string(), replaced: z.boolean() }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { bufferName, content } from "../schemas.ts";
+import { content, writtenBufferName } from "../schemas.ts";
 
 export default defineTool({
   name: "set-buffer",
@@ -10,7 +10,7 @@ export default defineTool({
   tier: "mutating",
   smallResult: true,
   annotations: { destructiveHint: true, idempotentHint: true },
-  input: z.object({ name: bufferName, content }),
+  input: z.object({ name: writtenBufferName, content }),
   output: z.object({ name: z.string(), size_bytes: z.number().int() }),
   secrets: ["content"],
   async handler({ name, content }, ctx) {
