@@ -275,6 +275,18 @@ Deno.test("resize-pane sets sizes and zoom; select-layout applies presets and sa
     assert(Number(await tmuxFormat(tmux, b.pane_id, "#{pane_top}")) > 0, "even-vertical stacks the panes");
     const back = await mcp.ok<{ layout: string }>("select", { what: "layout", target: tiled.window_id, layout: saved });
     assertEquals(back.layout, saved);
+    // A layout saved from a window of another size (an 80x24 one, two panes side by side): the window keeps its size
+    // (tmux resized it to 80x24) and its window-size option (resize-window sets it), the panes are scaled.
+    const size = () => tmuxFormat(tmux, a, "#{window_width}x#{window_height}");
+    const [before, optionBefore] = [await size(), await tmux.tmux("show-options", "-wqv", "-t", a, "window-size")];
+    const other = "8205,80x24,0,0{40x24,0,0,0,39x24,41,0,1}";
+    const scaled = await mcp.ok<{ layout: string }>("select", { what: "layout", target: a, layout: other });
+    assertEquals([await size(), await tmux.tmux("show-options", "-wqv", "-t", a, "window-size")], [
+      before,
+      optionBefore,
+    ]);
+    assertMatch(scaled.layout, new RegExp(`^[0-9a-f]{4},${before},0,0\\{\\d+x\\d+,0,0,\\d+,\\d+x\\d+,\\d+,0,\\d+\\}$`));
+    assertEquals(await tmuxFormat(tmux, b.pane_id, "#{pane_top}"), "0", "side by side, as saved");
     assertMatch(await mcp.err("select", { what: "layout", layout: "-t" }), /layout must be one of/);
     assertMatch(await mcp.err("select", { what: "layout", layout: "zigzag" }), /layout must be one of/);
   });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, TmuxError } from "../../tmux/executor.ts";
+import type { ToolContext } from "../tool.ts";
 import { UserError } from "../../errors.ts";
 import { changeAnswer, changedShape, resolvedShape } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
@@ -72,6 +73,32 @@ function refusedLayout(e: TmuxError, layout: string, windowId: string): Error {
   );
 }
 
+/**
+ * The commands that give the window back its size after a layout string saved from a window of another size: tmux
+ * applies such a string by resizing the window to it (a detached window keeps that size). resize-window scales the
+ * panes back, and sets the window's window-size option to manual, which is then put back as it was (unset at the
+ * window's level: inherited). Nothing for a preset or a string of the window's own size; one tmux call to know.
+ */
+async function keepSize(ctx: ToolContext, windowId: string, layout: string): Promise<TmuxArg[]> {
+  const saved = /^[0-9a-f]{4},(\d+)x(\d+),/.exec(layout);
+  if (!saved) return [];
+  const [size, option] = (await ctx.tmux.text([
+    ...["display-message", "-p", "-t", windowId, "#{window_width}x#{window_height}"],
+    COMMAND_SEPARATOR,
+    ...["show-options", "-wqv", "-t", windowId, "window-size"],
+  ], { signal: ctx.signal })).split("\n");
+  if (size === `${saved[1]}x${saved[2]}`) return [];
+  const [width, height] = size.split("x");
+  return [
+    COMMAND_SEPARATOR,
+    ...["resize-window", "-t", windowId, "-x", width, "-y", height],
+    COMMAND_SEPARATOR,
+    ...(option
+      ? ["set-option", "-w", "-t", windowId, "window-size", option]
+      : ["set-option", "-wu", "-t", windowId, "window-size"]),
+  ];
+}
+
 export default defineTool({
   name: "select-layout",
   title: "Arrange the panes of a window",
@@ -102,6 +129,7 @@ export default defineTool({
       t.window_id,
       "--",
       layout,
+      ...await keepSize(ctx, t.window_id, layout),
       COMMAND_SEPARATOR,
       ...read,
     ], { signal: ctx.signal }).catch((e) => {
