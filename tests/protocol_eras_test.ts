@@ -186,6 +186,18 @@ Deno.test("a 2025 connection serves a request whose _meta names the revision ini
   });
 });
 
+Deno.test("a 2025-06-18 connection answered before the SDK loaded serves a request naming 2025-06-18, from its first", async () => {
+  await withRaw(async (s) => {
+    // initialize and initialized are answered without the SDK (lib/server/front.ts): the SDK loads for the next
+    // request (it has a `_meta`) and sees the handshake replayed just before it.
+    assertEquals(resultOf(await s.initialize("2025-06-18")).protocolVersion, "2025-06-18");
+    await s.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { [VERSION_KEY]: "2025-06-18" } } });
+    assert((resultOf(await s.next()).tools as Json[]).length > 0);
+    await s.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: { [VERSION_KEY]: "2025-11-25" } } });
+    assertEquals(errorOf(await s.next()).data, { supported: ["2025-06-18"], requested: "2025-11-25" });
+  });
+});
+
 Deno.test("SDK clients of both eras: the v2 client over 2026-07-28, the 2025 client unchanged", async () => {
   const tmux = await startTmux();
   try {

@@ -72,7 +72,7 @@ export interface App {
    * than the one `initialize` negotiated (a 2026 one), on a 2026 one a request naming a revision this server does
    * not serve.
    */
-  refuse(method: string, params: Record<string, unknown> | undefined): Refusal | undefined;
+  refuse(method: string, params: Record<string, unknown> | undefined, negotiated?: string): Refusal | undefined;
   /** The 2025-era connection's server, once the SDK has seen its `initialize`. */
   legacyServer(): McpServer["server"] | undefined;
   /**
@@ -220,13 +220,15 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
     },
     stopCalls: (why) => calls.stop(why),
     direct: (method) => !legacy ? undefined : method === "tools/call" ? callTool : method === "ping" ? pong : undefined,
-    refuse(_method, params) {
+    refuse(_method, params, negotiated) {
       const claimed = claimedVersion(params);
       if (claimed === undefined || era === undefined) return undefined; // the SDK decides the era on its own
       if (era === "legacy") {
-        // Naming the revision `initialize` negotiated is no other era's request: served as if unnamed.
-        const negotiated = legacy?.server.getNegotiatedProtocolVersion() ?? "2025-11-25";
-        return claimed === negotiated ? undefined : unsupportedVersion(claimed, [negotiated]);
+        // Naming the revision `initialize` negotiated is no other era's request: served as if unnamed. The
+        // transport's word first: a handshake answered before the SDK loaded is replayed to it just before this
+        // request, and its handler has not run yet.
+        const version = negotiated ?? legacy?.server.getNegotiatedProtocolVersion() ?? "2025-11-25";
+        return claimed === version ? undefined : unsupportedVersion(claimed, [version]);
       }
       // A claim of the wrong type is the SDK's to answer (invalid params).
       return typeof claimed === "string" && !MODERN_VERSIONS.includes(claimed)

@@ -76,9 +76,11 @@ export interface LinearStdioTransportOptions {
   direct?: (method: string) => DirectHandler | undefined;
   /**
    * Asked for every request before anything answers it: an error to answer it with instead (a request of the
-   * other protocol era than the connection's), or undefined.
+   * other protocol era than the connection's), or undefined. `negotiated`: the revision `initialize` agreed on, once
+   * it was answered (here before the SDK loaded, or by the SDK), which the SDK may not know yet when it is handed
+   * the request (the handshake it is replayed first is still being handled).
    */
-  refuse?: (method: string, params: Record<string, unknown> | undefined) => Refusal | undefined;
+  refuse?: (method: string, params: Record<string, unknown> | undefined, negotiated?: string) => Refusal | undefined;
   /**
    * Parses a message that is not of the common shape into a JSON-RPC message, or throws (the SDK's
    * `parseJSONRPCMessage`). Until it is set ({@linkcode LinearStdioTransport.configure}) such a message waits.
@@ -600,7 +602,7 @@ export class LinearStdioTransport implements Transport {
     this.#track(message, true);
     if ("method" in message) {
       if ("id" in message) {
-        const refusal = this.#opts.refuse?.(message.method, message.params);
+        const refusal = this.#opts.refuse?.(message.method, message.params, this.#version);
         if (refusal) {
           const error = { code: refusal.code, message: refusal.message, data: refusal.data };
           return void this.send({ jsonrpc: "2.0", id: message.id, error } as JSONRPCMessage).catch(() => {});
