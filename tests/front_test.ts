@@ -181,6 +181,14 @@ Deno.test("requests of other shapes are left to the SDK", async () => {
   // A revision the SDK negotiates down, an unknown key, an extra _meta key, a cursor, a request before the handshake.
   assertEquals(fresh().early(initialize(1, "2024-11-05")), undefined);
   assertEquals(fresh().early({ ...initialize(1, "2025-06-18"), extra: 1 }), undefined);
+  // Capabilities whose known members the SDK's schema refuses (it answers an error and never takes the handshake).
+  for (
+    const capabilities of [{ elicitation: { form: true } }, { roots: { listChanged: {} } }, {
+      experimental: { x: true },
+    }]
+  ) {
+    assertEquals(fresh().early(initialize(1, "2025-11-25", capabilities)), undefined, JSON.stringify(capabilities));
+  }
   const meta = { _meta: envelope({ "io.modelcontextprotocol/logLevel": "info" }) };
   assertEquals(fresh().early({ jsonrpc: "2.0", id: 1, method: "server/discover", params: meta }), undefined);
   const cursor = { _meta: envelope(), cursor: "x" };

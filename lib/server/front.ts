@@ -75,10 +75,11 @@ function plainCapabilities(x: unknown): x is Json {
 }
 
 /**
- * 2026-era client capabilities (`plainCapabilities`) that the SDK's schema accepts: its known members of their
- * types (`roots.listChanged` a boolean, the `experimental` and `extensions` entries objects, …); it drops others.
+ * Client capabilities (`plainCapabilities`) that the SDK's schema accepts, in either era (`initialize`'s, the 2026
+ * envelope's): its known members of their types (`roots.listChanged` a boolean, `elicitation.form` an object, the
+ * `experimental` and `extensions` entries objects, …); it drops others.
  */
-function modernCapabilities(x: unknown): x is Json {
+function knownCapabilities(x: unknown): x is Json {
   if (!plainCapabilities(x)) return false;
   const { roots, sampling, elicitation, experimental, extensions } = x as Record<string, Json | undefined>;
   const optional = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || ok(v);
@@ -117,7 +118,7 @@ function enveloped(params: Json, call = false): boolean {
   const known = (k: string) => ENVELOPE_KEYS.includes(k) || (call && (k === "progressToken" || clientMetaKey(k)));
   return Object.keys(meta).every(known) &&
     (token === undefined || typeof token === "string" || Number.isSafeInteger(token)) &&
-    meta[VERSION_KEY] === MODERN_VERSIONS[0] && modernCapabilities(meta[CAPABILITIES_KEY]) &&
+    meta[VERSION_KEY] === MODERN_VERSIONS[0] && knownCapabilities(meta[CAPABILITIES_KEY]) &&
     (meta[CLIENT_INFO_KEY] === undefined || plainClientInfo(meta[CLIENT_INFO_KEY]));
 }
 
@@ -190,7 +191,7 @@ export function createFront(config: Config, tools: Promise<Tool[]> = listedTools
           const p = init.params;
           if (
             !only(p, ["protocolVersion", "capabilities", "clientInfo"]) || typeof p.protocolVersion !== "string" ||
-            !LEGACY_VERSIONS.includes(p.protocolVersion) || !plainCapabilities(p.capabilities) ||
+            !LEGACY_VERSIONS.includes(p.protocolVersion) || !knownCapabilities(p.capabilities) ||
             !plainClientInfo(p.clientInfo)
           ) return undefined;
           handshake = { protocolVersion: p.protocolVersion, capabilities: p.capabilities };
