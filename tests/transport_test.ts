@@ -211,6 +211,67 @@ Deno.test("a cancelled direct request sees its signal abort and gets no reply; c
   assertEquals(d.written, [], "no reply to a cancelled request, nor after close");
 });
 
+Deno.test("a malformed answer to the server's own request fails that request at once and is never answered", async () => {
+  const d = directTransport(() => Promise.resolve({ content: [] }));
+  const closed = new Promise<void>((r) => d.t.onclose = r);
+  await d.t.start();
+  // The server asks the client (2025 era: elicitation/create); the client answers with neither result nor error.
+  await d.t.send({ jsonrpc: "2.0", id: 0, method: "elicitation/create", params: {} } as JSONRPCMessage);
+  d.send({ jsonrpc: "2.0", id: 0 });
+  // A malformed answer to nothing the server asked (a result that is not an object), then a request.
+  d.send({ jsonrpc: "2.0", id: 9, result: "yes" });
+  d.send(JSON.parse(ping(4)));
+  await waitUntil("the ping to reach the SDK's side", () => Promise.resolve(d.messages.length === 2));
+  assertEquals(d.messages[0], {
+    jsonrpc: "2.0",
+    id: 0,
+    error: { code: -32600, message: "its answer was not a valid JSON-RPC 2.0 response" },
+  });
+  assertEquals(d.messages[1], JSON.parse(ping(4)));
+  assertEquals(d.written.map((w) => w.method), ["elicitation/create"], "no reply to an answer");
+  await d.t.send({ jsonrpc: "2.0", id: 4, result: {} });
+  d.end();
+  await closed;
+});
+
+Deno.test("over stdio, request-input whose elicitation gets a malformed answer ends at once, and the answer gets none", async () => {
+  const tmux = await startTmux();
+  const s = rawServer(tmux.socketName, ["--toolsets", "exec"]);
+  try {
+    const script = "read -r -p 'Overwrite it? [y/N] ' yn; exec sleep 3600";
+    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "bash", "--norc", "-c", script)).trim();
+    await waitUntil("the prompt", async () => (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("[y/N]"));
+    await s.send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: { elicitation: {} },
+        clientInfo: { name: "t", version: "0" },
+      },
+    });
+    assertEquals((await s.next()).id, 0);
+    await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const args = { target: pane, prompt: "overwrite?", timeout_ms: 600_000 };
+    await s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "request-input", arguments: args } });
+    let asked: Record<string, unknown>;
+    do asked = await s.next(); while (asked.method !== "elicitation/create");
+    await s.send({ jsonrpc: "2.0", id: asked.id, result: "yes" });
+    const reply = await s.next();
+    assertEquals(reply.id, 1, `the call's answer, not ${JSON.stringify(reply).slice(0, 200)}`);
+    const { content, isError } = reply.result as { content: { text: string }[]; isError: boolean };
+    assert(isError);
+    assertMatch(
+      content[0].text,
+      /^the client failed to ask the human \(its answer was not a valid JSON-RPC 2\.0 response\)/,
+    );
+  } finally {
+    await s.stop();
+    await tmux.kill();
+  }
+});
+
 Deno.test("recoverId finds only top-level ids at either end of a message", () => {
   assertEquals(recoverId('{"jsonrpc":"2.0","id":7,"method":"x"', ""), 7);
   assertEquals(recoverId("", ',"jsonrpc":"2.0","id":"abc"}'), "abc");

@@ -198,6 +198,8 @@ export function recoverId(head: string, tail: string): RequestId | undefined {
 
 const ENVELOPE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 
+const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === "object" && !Array.isArray(x);
+
 /**
  * Whether `json` is a JSON-RPC request or notification the SDK's schema
  * accepts as it is, by a plain check: "2.0", a string method, an id that is
@@ -303,6 +305,8 @@ export class LinearStdioTransport implements Transport {
   #version?: string;
   /** Requests of a JSON-RPC batch not answered yet, each with its batch (see {@linkcode BATCH_VERSION}). */
   #batchOf = new Map<RequestId, Batch>();
+  /** The ids of the server's own requests to the client (2025 era: `elicitation/create`) not answered yet. */
+  #asked = new Set<RequestId>();
 
   // The message being assembled: chunks not yet joined.
   #chunks: Uint8Array[] = [];
@@ -396,6 +400,7 @@ export class LinearStdioTransport implements Transport {
   /** Keeps count of requests in and replies out (the SDK answers every request it does not see cancelled). */
   #track(message: JSONRPCMessage, incoming: boolean): void {
     if (incoming) {
+      if (!("method" in message) && "id" in message) this.#asked.delete(message.id as RequestId);
       if ("method" in message) {
         if ("id" in message) {
           if (awaitsAnswer(message.method)) this.#unanswered.add(message.id);
@@ -594,6 +599,17 @@ export class LinearStdioTransport implements Transport {
       // Valid JSON (a wrong "jsonrpc" version, a missing method…): its own top-level id, so the
       // client's request fails at once instead of waiting for its timeout.
       const id = idOf(json);
+      if (isObject(json) && !("method" in json)) {
+        // No method: the client's answer to a request of ours, not a request. An answer is never answered (its id
+        // is ours, which may be one of the client's own requests' too); the request it answers fails at once
+        // instead of waiting for its timeout, saying why.
+        if (id !== undefined && this.#asked.delete(id)) {
+          const error = { code: -32600, message: "its answer was not a valid JSON-RPC 2.0 response" };
+          this.onmessage?.({ jsonrpc: "2.0", id, error } as JSONRPCMessage);
+          return;
+        }
+        if ("result" in json || "error" in json) return;
+      }
       // A message held before start() was counted unanswered: this is its answer.
       if (id !== undefined) this.#answered(id);
       void this.#sendError(id ?? null, -32600, "Message is not a JSON-RPC 2.0 message");
@@ -672,6 +688,13 @@ export class LinearStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if ("id" in message && !("method" in message) && this.#replayed.delete(message.id as string)) {
       return Promise.resolve(); // the SDK's answer to a request answered early
+    }
+    if ("method" in message) {
+      if ("id" in message) this.#asked.add(message.id);
+      else if (message.method === "notifications/cancelled") {
+        const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+        if (id !== undefined) this.#asked.delete(id);
+      }
     }
     this.#track(message, false);
     if ("id" in message && !("method" in message) && this.#toBatch(message.id as RequestId, message)) {
