@@ -354,7 +354,10 @@ Deno.test("2026-era calls of clients that declare elicitation or ask for progres
     const early = await earlyAnswers(tmux.socketName, requests);
     for (const [id, line] of sdk) assertEquals(steady(early.get(id)), steady(line), `request ${id}`);
     assert(JSON.parse(sdk.get(30)!).result.structuredContent.sessions.length === 1, "a real answer was compared");
-    assertEquals(JSON.parse(sdk.get(34)!).error.message.startsWith("Invalid or expired requestState"), true);
+    const unknown = JSON.parse(sdk.get(34)!).error;
+    assertEquals(unknown.message.startsWith("Invalid or expired requestState"), true);
+    // The SDK's own answer to a requestState it rejects (one not a string): invalid params, its reason in data.
+    assertEquals([unknown.code, unknown.data], [-32602, { reason: "invalid_request_state" }]);
   } finally {
     await tmux.kill();
   }

@@ -223,12 +223,17 @@ export interface ParkingOptions {
   modes?: { form: boolean; url: boolean };
 }
 
-/** The error for a retry whose `requestState` names no parked call. */
-export function unknownState(): UserError {
-  return new UserError(
+/**
+ * The error for a retry whose `requestState` names no parked call: the JSON-RPC error the SDK answers for a
+ * requestState it rejects (-32602, `data.reason` "invalid_request_state", which tells a 2026 client to start the
+ * call over), in one line that says so.
+ */
+export function unknownState(): UserError & { code: number; data: { reason: string } } {
+  const e = new UserError(
     "Invalid or expired requestState: the call it belonged to has finished, expired or was already resumed; " +
       "make the call again without requestState",
   );
+  return Object.assign(e, { code: -32602, data: { reason: "invalid_request_state" } });
 }
 
 /**

@@ -103,7 +103,7 @@ export interface LinearStdioTransportOptions {
 
 /**
  * Answers one request: resolves with its result, or rejects with an error whose `code` (a JSON-RPC error code,
- * default -32603) and `message` become the error reply. `signal` aborts when the client cancels the request or
+ * default -32603), `message` and `data` (if any) become the error reply, as the SDK makes it. `signal` aborts when the client cancels the request or
  * the transport closes; nothing is replied then.
  */
 export type DirectHandler = (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>;
@@ -642,13 +642,14 @@ export class LinearStdioTransport implements Transport {
       // The SDK's order of the keys: the same bytes as its answer.
       reply = { result: await handler(params, cancel.signal), jsonrpc: "2.0", id } as JSONRPCMessage;
     } catch (e) {
-      const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+      const { code, message, data } = (e ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
       reply = {
         jsonrpc: "2.0",
         id,
         error: {
           code: Number.isSafeInteger(code) ? code as number : INTERNAL_ERROR,
           message: typeof message === "string" ? message : "Internal error",
+          ...(data !== undefined ? { data } : {}),
         },
       };
     } finally {
