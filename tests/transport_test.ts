@@ -272,6 +272,25 @@ Deno.test("over stdio, request-input whose elicitation gets a malformed answer e
   }
 });
 
+Deno.test("a first line of JSON null is refused and the server keeps serving", async () => {
+  const tmux = await startTmux();
+  const s = rawServer(tmux.socketName);
+  try {
+    // Read before the SDK has loaded (the early path): it once ended the input, and the server exited unanswered.
+    await s.sendRaw("null");
+    const refused = await s.next();
+    assertEquals(refused, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "Message is not a JSON-RPC 2.0 message" },
+    });
+    assertEquals((await s.initialize("2025-11-25")).id, 0);
+  } finally {
+    await s.stop();
+    await tmux.kill();
+  }
+});
+
 Deno.test("recoverId finds only top-level ids at either end of a message", () => {
   assertEquals(recoverId('{"jsonrpc":"2.0","id":7,"method":"x"', ""), 7);
   assertEquals(recoverId("", ',"jsonrpc":"2.0","id":"abc"}'), "abc");

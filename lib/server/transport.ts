@@ -427,7 +427,12 @@ export class LinearStdioTransport implements Transport {
       const end = nl === -1 ? chunk.length : nl;
       this.#append(chunk.subarray(start, end));
       if (nl === -1) return;
-      this.#finishMessage();
+      try {
+        this.#finishMessage();
+      } catch (e) {
+        // One message's failure must not end the input (and with it the connection): the next is read as usual.
+        this.#opts.onWarning?.("failed to handle a message", { error: e instanceof Error ? e.message : String(e) });
+      }
       start = nl + 1;
     }
   }
@@ -564,7 +569,7 @@ export class LinearStdioTransport implements Transport {
     if (answer === undefined) {
       // Counted unanswered now: an end of input drains it once the SDK has answered.
       const id = idOf(json);
-      const method = (json as { method?: unknown }).method;
+      const method = isObject(json) ? json.method : undefined;
       if (id !== undefined && method !== undefined && awaitsAnswer(method)) this.#unanswered.add(id);
       this.#held.push({ json, early: false });
       if (!this.#waiting) this.#waiting = true, this.#opts.onWaiting?.();
