@@ -291,6 +291,27 @@ Deno.test("a first line of JSON null is refused and the server keeps serving", a
   }
 });
 
+Deno.test("two direct requests under one id: the first's answer leaves the second cancellable, as the SDK does", async () => {
+  const signals = new Map<unknown, AbortSignal>();
+  const first = Promise.withResolvers<unknown>();
+  const d = directTransport((params, signal) => {
+    signals.set(params?.name, signal);
+    if (params?.name === "first") return first.promise;
+    return new Promise((resolve) => signal.addEventListener("abort", () => resolve({ content: [] })));
+  });
+  const closed = new Promise<void>((r) => d.t.onclose = r);
+  await d.t.start();
+  d.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "first" } });
+  d.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "second" } });
+  await waitUntil("both calls to start", () => Promise.resolve(signals.size === 2));
+  first.resolve({ content: [] });
+  await d.replies(1);
+  d.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+  await waitUntil("the second call to be cancelled", () => Promise.resolve(signals.get("second")!.aborted));
+  d.end();
+  await closed;
+});
+
 Deno.test("recoverId finds only top-level ids at either end of a message", () => {
   assertEquals(recoverId('{"jsonrpc":"2.0","id":7,"method":"x"', ""), 7);
   assertEquals(recoverId("", ',"jsonrpc":"2.0","id":"abc"}'), "abc");

@@ -658,7 +658,8 @@ export class LinearStdioTransport implements Transport {
         },
       };
     } finally {
-      this.#directCalls.delete(id);
+      // Only its own: a later request under the same id (a client's mistake) stays cancellable, as in the SDK.
+      if (this.#directCalls.get(id) === cancel) this.#directCalls.delete(id);
     }
     // Cancelled: the client expects no reply (as the SDK does); #track has counted it answered.
     if (!cancel.signal.aborted) await this.send(reply).catch(() => {});
