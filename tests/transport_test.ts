@@ -312,6 +312,54 @@ Deno.test("two direct requests under one id: the first's answer leaves the secon
   await closed;
 });
 
+Deno.test("at the end of input, a question to the human the client can no longer answer ends the call at once", async () => {
+  const tmux = await startTmux();
+  try {
+    const script = "read -r -p 'Overwrite it? [y/N] ' yn; exec sleep 3600";
+    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "bash", "--norc", "-c", script)).trim();
+    await waitUntil("the prompt", async () => (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("[y/N]"));
+    // The client closes its end once the question is out (it is in flight), or right after its call (it is not
+    // sent yet); either way the call answers now with why, not at the end of its budget.
+    for (const closeWhenAsked of [true, false]) {
+      const s = rawServer(tmux.socketName, ["--toolsets", "exec"]);
+      try {
+        await s.send({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: { elicitation: {} },
+            clientInfo: { name: "t", version: "0" },
+          },
+        });
+        assertEquals((await s.next()).id, 0);
+        await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+        const args = { target: pane, prompt: "overwrite?", timeout_ms: 600_000 };
+        await s.send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "request-input", arguments: args },
+        });
+        if (closeWhenAsked) { while ((await s.next()).method !== "elicitation/create"); }
+        await s.writer.close();
+        let reply: Record<string, unknown>;
+        do reply = await s.next(); while (reply.id !== 1);
+        const text = (reply.result as { content: { text: string }[] }).content[0].text;
+        assertMatch(
+          text,
+          /^the client failed to ask the human \(the client closed its end of the connection before answering\)/,
+        );
+      } finally {
+        await s.stop();
+      }
+    }
+  } finally {
+    await tmux.kill();
+  }
+});
+
 Deno.test("recoverId finds only top-level ids at either end of a message", () => {
   assertEquals(recoverId('{"jsonrpc":"2.0","id":7,"method":"x"', ""), 7);
   assertEquals(recoverId("", ',"jsonrpc":"2.0","id":"abc"}'), "abc");

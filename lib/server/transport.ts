@@ -118,6 +118,8 @@ export interface Refusal {
 const NEWLINE = 0x0a;
 /** JSON-RPC's internal error code (the SDK's ProtocolErrorCode.InternalError). */
 const INTERNAL_ERROR = -32603;
+/** The error code of a request of ours the client can no longer answer (JSON-RPC's implementation-defined range). */
+const CONNECTION_CLOSED = -32000;
 const laxUtf8 = new TextDecoder();
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -307,6 +309,8 @@ export class LinearStdioTransport implements Transport {
   #batchOf = new Map<RequestId, Batch>();
   /** The ids of the server's own requests to the client (2025 era: `elicitation/create`) not answered yet. */
   #asked = new Set<RequestId>();
+  /** The client closed our input: it cannot answer a request of ours any more. */
+  #inputEnded = false;
 
   // The message being assembled: chunks not yet joined.
   #chunks: Uint8Array[] = [];
@@ -369,7 +373,10 @@ export class LinearStdioTransport implements Transport {
     } catch (e) {
       if (!this.#closed) this.onerror?.(e instanceof Error ? e : new Error(String(e)));
     }
-    // The client may close its end right after its last request: answer what was asked first.
+    // The client may close its end right after its last request: answer what was asked first. What it was asked
+    // (the server's own requests) it can no longer answer: those fail now, not at their timeouts.
+    this.#inputEnded = true;
+    for (const id of [...this.#asked]) this.#unanswerable(id);
     const drainMs = this.#opts.drainMs;
     // The requests waiting for the SDK count as unanswered: whoever loads it was told (onWaiting).
     if (!this.#closed) await this.settled(drainMs === undefined ? undefined : AbortSignal.timeout(drainMs));
@@ -665,6 +672,13 @@ export class LinearStdioTransport implements Transport {
     if (!cancel.signal.aborted) await this.send(reply).catch(() => {});
   }
 
+  /** Fails the server's own request `id` with an error answer: the client closed our input before answering it. */
+  #unanswerable(id: RequestId): void {
+    this.#asked.delete(id);
+    const error = { code: CONNECTION_CLOSED, message: "the client closed its end of the connection before answering" };
+    this.onmessage?.({ jsonrpc: "2.0", id, error } as JSONRPCMessage);
+  }
+
   #rejectOversized(size: number, head: string, tail: string): void {
     const max = this.#opts.maxMessageBytes;
     const id = recoverId(head, tail);
@@ -697,8 +711,15 @@ export class LinearStdioTransport implements Transport {
       return Promise.resolve(); // the SDK's answer to a request answered early
     }
     if ("method" in message) {
-      if ("id" in message) this.#asked.add(message.id);
-      else if (message.method === "notifications/cancelled") {
+      if ("id" in message) {
+        if (this.#inputEnded) {
+          // Nobody can answer it: it fails at once (not written), as those in flight at the end of input did.
+          const id = message.id;
+          queueMicrotask(() => this.#unanswerable(id));
+          return Promise.resolve();
+        }
+        this.#asked.add(message.id);
+      } else if (message.method === "notifications/cancelled") {
         const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
         if (id !== undefined) this.#asked.delete(id);
       }
