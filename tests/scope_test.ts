@@ -408,3 +408,37 @@ Deno.test("scope flags: a bad pattern or mode is a clear one-line error", () => 
   assertEquals(cfg.sessions, [{ glob: "work-*" }, { host: "local", glob: "ops" }]);
   assertEquals(parseConfig([], { TMUX_MCP_SESSIONS: "a b*", TMUX_MCP_SCOPE: "tagged" }).sessions.length, 2);
 });
+
+Deno.test("scope: the tmux pty backend takes over only kept pty sessions in scope", async () => {
+  const tmux = await startTmux("scopepty");
+  // A pid that no longer runs: the "server" that kept these sessions is gone.
+  const gone = new Deno.Command("true", { stdout: "null", stderr: "null" }).spawn();
+  await gone.status;
+  const kept = (id: string, text: string) => session(tmux, `mcp-pty-${gone.pid}-${id}`, text);
+  const secret = await kept("keptsecret", MARK);
+  const work = await kept("keptwork", "WORKMARK");
+  await tmux.tmux("set-option", "-t", work.session, "@mcp", "on");
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    args: ["--scope", "tagged", "--terminal-backend", "tmux"],
+  });
+  try {
+    const listed = (await mcp.ok<{ sessions: { pty_id: string }[] }>("pty-list-sessions")).sessions;
+    assertEquals(listed.map((s) => s.pty_id), ["keptwork"]);
+    assertEquals(
+      (await mcp.err("pty-get-screen", { pty_id: "keptsecret" })).replaceAll("keptsecret", "X"),
+      (await mcp.err("pty-get-screen", { pty_id: "nosuch" })).replaceAll("nosuch", "X"),
+    );
+    await mcp.err("pty-send-keys", { pty_id: "keptsecret", keys: "LEAK\n" });
+    assert((await mcp.ok<{ screen: string }>("pty-get-screen", { pty_id: "keptwork" })).screen.includes("WORKMARK"));
+    // The session out of view is untouched: not renamed, nothing typed into it.
+    assertEquals(
+      (await tmux.tmux("display-message", "-p", "-t", secret.pane, "#{session_name}")).trim(),
+      `mcp-pty-${gone.pid}-keptsecret`,
+    );
+    assert(!(await tmux.tmux("capture-pane", "-p", "-t", secret.pane)).includes("LEAK"));
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

@@ -147,6 +147,7 @@ function parsePanes(out: Uint8Array): Map<string, Row<typeof PANE>> {
 
 /** A pty session's tmux session and pane, for adopting kept ones. */
 const KEPT = {
+  session: ["session_id", "id"],
   name: ["session_name", "str"],
   pane: ["pane_id", "id"],
   panePid: ["pane_pid", "int"],
@@ -188,9 +189,12 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       throw e;
     }
     const pattern = new RegExp(`^${SESSION_PREFIX}-(\\d+)-(.+)$`);
-    for (const { name, pane, panePid, meta: rawMeta } of parseRows(KEPT, out).rows) {
+    // Under --sessions/--scope a kept session out of view is someone else's: not ours to rename, read or type into.
+    const inView = await tmux.scope?.sessions(tmux);
+    for (const { session, name, pane, panePid, meta: rawMeta } of parseRows(KEPT, out).rows) {
       const m = pattern.exec(name);
       if (!m || Number(m[1]) === Deno.pid || !SESSION_ID_PATTERN.test(m[2]) || table.has(m[2])) continue;
+      if (inView && !inView.has(session)) continue;
       // A server's pid says nothing about servers on other machines sharing a remote tmux: adopt none there.
       if (tmux.remote !== undefined || processExists(Number(m[1]))) continue;
       const meta = decodeMeta(rawMeta);
