@@ -110,13 +110,18 @@ function intIn(source: string, raw: string, min: number, max: number): number {
   return n;
 }
 
+/**
+ * One of `allowed`, read as a person types it into a client's settings form: any case, spaces around ignored
+ * (`Read-Only`, ` READONLY`); anything else is refused with the values it takes, never a silent default.
+ */
 function oneOf<T extends string>(
   source: string,
   raw: string,
   allowed: readonly T[],
   aliases: Record<string, T> = {},
 ): T {
-  const v = aliases[raw] ?? raw;
+  const typed = raw.trim().toLowerCase();
+  const v = Object.hasOwn(aliases, typed) ? aliases[typed] : typed;
   if (!(allowed as readonly string[]).includes(v)) {
     throw new UsageError(`${source}: "${raw}" is not one of ${allowed.join(", ")}`);
   }
@@ -216,7 +221,7 @@ export const OPTIONS: readonly OptionRow[] = [
     env: "TMUX_MCP_SAFETY",
     type: "string",
     help: "highest tool tier served: readonly|mutating|destructive (default: mutating)",
-    apply: (c, v, s) => c.safety = oneOf(s, String(v), TIERS),
+    apply: (c, v, s) => c.safety = oneOf(s, String(v), TIERS, { "read-only": "readonly", "read_only": "readonly" }),
   },
   {
     flag: "toolsets",

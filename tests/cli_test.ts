@@ -81,6 +81,33 @@ Deno.test("parseConfig throws UsageError rather than falling back", () => {
   assertEquals(err instanceof UsageError, true);
 });
 
+Deno.test("choice settings read as typed into a client's form: any case, spaces around; others refused", () => {
+  // Claude Desktop's settings form takes what the person types: "Read-Only" meant readonly, not a refusal.
+  for (const typed of ["readonly", "Read-Only", "READONLY", " readonly ", "read_only"]) {
+    assertEquals(parseConfig([], { TMUX_MCP_SAFETY: typed }).safety, "readonly", typed);
+    assertEquals(parseConfig(["--safety", typed], {}).safety, "readonly", typed);
+  }
+  assertEquals(parseConfig([], { TMUX_MCP_SAFETY: "Destructive" }).safety, "destructive");
+  assertEquals(parseConfig([], { TMUX_MCP_SCOPE: "Tagged" }).scope, "tagged");
+  assertEquals(parseConfig([], { TMUX_MCP_REDACT: "OFF" }).redact, false);
+  assertEquals(parseConfig([], { TMUX_MCP_CONTROL_MODE: "Off" }).controlMode, false);
+  assertEquals(parseConfig([], { TMUX_MCP_TERMINAL_BACKEND: "Internal" }).terminalBackend, "pty");
+  assertEquals(parseConfig([], { TMUX_MCP_TOOLSETS: "Buffers, EXEC" }).toolsets, ["buffers", "exec"]);
+  const refused: [Record<string, string>, RegExp][] = [
+    [{ TMUX_MCP_SAFETY: "read only" }, /^TMUX_MCP_SAFETY: "read only" is not one of readonly, mutating, destructive$/],
+    [{ TMUX_MCP_SAFETY: "admin" }, /is not one of readonly, mutating, destructive/],
+  ];
+  for (const [env, message] of refused) {
+    let error = "";
+    try {
+      parseConfig([], env);
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    assertMatch(error, message, JSON.stringify(env));
+  }
+});
+
 Deno.test("the flag parser reads argv as node:util's parseArgs does (strict), without loading node:util at start", () => {
   const options = {
     "socket-name": { type: "string" as const },
