@@ -128,6 +128,14 @@ function oneOf<T extends string>(
   return v as T;
 }
 
+/** A yes/no setting from the environment: 1, true, yes, on or 0, false, no, off, in any case. */
+function onOff(source: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  throw new UsageError(`${source}: "${raw}" is neither on (1, true, yes, on) nor off (0, false, no, off)`);
+}
+
 function nonEmpty(source: string, raw: string): string {
   if (raw.length === 0) throw new UsageError(`${source}: must not be empty`);
   if (raw.includes("\0")) throw new UsageError(`${source}: must not contain NUL`);
@@ -276,7 +284,7 @@ export const OPTIONS: readonly OptionRow[] = [
     env: "TMUX_MCP_KEEP_SESSIONS",
     type: "boolean",
     help: "tmux backend: leave pty-* sessions running when the server exits",
-    apply: (c, v) => c.keepSessions = v === true || v === "1" || v === "true",
+    apply: (c, v, s) => c.keepSessions = v === true || onOff(s, String(v)),
   },
   {
     flag: "config",

@@ -93,9 +93,17 @@ Deno.test("choice settings read as typed into a client's form: any case, spaces 
   assertEquals(parseConfig([], { TMUX_MCP_CONTROL_MODE: "Off" }).controlMode, false);
   assertEquals(parseConfig([], { TMUX_MCP_TERMINAL_BACKEND: "Internal" }).terminalBackend, "pty");
   assertEquals(parseConfig([], { TMUX_MCP_TOOLSETS: "Buffers, EXEC" }).toolsets, ["buffers", "exec"]);
+  // A yes/no variable: "yes" and "on" were read as no without a word.
+  for (
+    const [typed, kept] of [["1", true], ["TRUE", true], ["yes", true], ["On", true], ["0", false], ["off", false]]
+  ) {
+    assertEquals(parseConfig([], { TMUX_MCP_KEEP_SESSIONS: typed as string }).keepSessions, kept, String(typed));
+  }
+  assertEquals(parseConfig(["--keep-sessions"], {}).keepSessions, true);
   const refused: [Record<string, string>, RegExp][] = [
     [{ TMUX_MCP_SAFETY: "read only" }, /^TMUX_MCP_SAFETY: "read only" is not one of readonly, mutating, destructive$/],
     [{ TMUX_MCP_SAFETY: "admin" }, /is not one of readonly, mutating, destructive/],
+    [{ TMUX_MCP_KEEP_SESSIONS: "please" }, /^TMUX_MCP_KEEP_SESSIONS: "please" is neither on \(1, true, yes, on\)/],
   ];
   for (const [env, message] of refused) {
     let error = "";
