@@ -442,3 +442,35 @@ Deno.test("scope: the tmux pty backend takes over only kept pty sessions in scop
     await tmux.kill();
   }
 });
+
+Deno.test("scope: a format cannot tell whether a session out of view exists (N/s:)", async () => {
+  const tmux = await startTmux("scopeexists");
+  const work = await session(tmux, "work-a", "WORKMARK");
+  await session(tmux, "secret", MARK);
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*"] });
+  try {
+    const show = (format: string) => mcp.call("show", { what: "format", target: work.pane, format });
+    for (const spelling of ["N/s", "N|s|", "Ns"]) {
+      const [out, none] = [await show(`#{${spelling}:secret}`), await show(`#{${spelling}:nosuch}`)];
+      assert(out.isError && none.isError, `${spelling}: ${textOf(out)} / ${textOf(none)}`);
+      assertEquals(textOf(out), textOf(none));
+      assertMatch(textOf(out), /N\/s: modifier tells whether a session of any name exists/);
+    }
+    const set = await mcp.call("set", {
+      what: "option",
+      scope: "window",
+      target: work.window,
+      name: "automatic-rename-format",
+      value: "#{N/s:secret}",
+    });
+    assert(set.isError, textOf(set));
+    // N: of a window name looks in the target's own session only: still allowed.
+    assertEquals(
+      (await mcp.ok<{ text: string }>("show", { what: "format", target: work.pane, format: "#{N:cat}" })).text,
+      "1",
+    );
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

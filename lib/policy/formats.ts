@@ -56,7 +56,8 @@ export interface FormatPolicy {
   allowReexpand?: boolean;
   /**
    * The server runs with a session scope (lib/policy/scope.ts): loops over
-   * sessions and clients (`S:`, `L:`) and variables naming other sessions are refused.
+   * sessions and clients (`S:`, `L:`), `N/s:` (whether a session of a name exists) and variables naming other
+   * sessions are refused.
    */
   scoped?: boolean;
 }
@@ -277,6 +278,15 @@ class Parser {
         }
         return;
       }
+      case "N":
+        // tmux reads N/s (an argument with an s and no w) as "a session of this name exists", among all sessions.
+        if (this.policy.scoped && args.some((a) => a.includes("s"))) {
+          throw new Refusal(
+            "the N/s: modifier tells whether a session of any name exists, which this server's --sessions/--scope " +
+              "keep out of view; use list (what: sessions) instead",
+          );
+        }
+        return;
       case "S":
       case "W":
       case "P":
