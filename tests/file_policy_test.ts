@@ -251,3 +251,32 @@ Deno.test("file policy: a file holding data is replaced only at --safety destruc
     await tmux.kill();
   }
 });
+
+Deno.test("file policy: a path too long for the file system is a one-line error, not an internal one", async () => {
+  const tmux = await startTmux("fileslong");
+  const dir = await tempDir();
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--safety", "destructive"] });
+  try {
+    await mcp.ok("set-buffer", { name: "b", content: "x" });
+    const name = "a".repeat(300); // over NAME_MAX (255)
+    const calls: [string, Record<string, unknown>][] = [
+      ["load-buffer", { name: "c", path: `${dir}/${name}` }],
+      ["save-buffer", { name: "b", path: `${dir}/${name}` }],
+      ["save-buffer", { name: "b", path: `${dir}/${name}/f` }],
+      ["pipe-pane", { path: `${dir}/${name}` }],
+    ];
+    for (const [tool, args] of calls) {
+      const text = await mcp.err(tool, args);
+      like(
+        text,
+        /^path ".{80}…" is too long for the file system \(at most 255 bytes a name, 4096 in all\): give a shorter path$/,
+        tool,
+      );
+    }
+    assertEquals([...Deno.readDirSync(dir)], []);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

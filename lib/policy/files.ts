@@ -104,6 +104,13 @@ function explain(e: unknown, path: string, writing: boolean): Error {
   if (e instanceof Deno.errors.NotADirectory) {
     return new UserError(`a parent of ${q(path)} is not a directory: check the path`);
   }
+  // Deno has no error class for ENAMETOOLONG: a plain Error with the errno's name as its code.
+  if ((e as { code?: unknown } | null)?.code === "ENAMETOOLONG") {
+    const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+    return new UserError(
+      `path ${q(shown)} is too long for the file system (at most 255 bytes a name, 4096 in all): give a shorter path`,
+    );
+  }
   return e instanceof Error ? e : new Error(String(e));
 }
 
