@@ -474,3 +474,36 @@ Deno.test("scope: a format cannot tell whether a session out of view exists (N/s
     await tmux.kill();
   }
 });
+
+Deno.test("scope: the server's command connection attaches to a session in view, never to one out of it", async () => {
+  const tmux = await startTmux("scopeattach");
+  await session(tmux, "work-a", "WORKMARK");
+  // The newest session, which a bare attach picks, is out of view; the user's hook records every attach.
+  await session(tmux, "secret", MARK);
+  await tmux.tmux("set-hook", "-g", "client-attached", "set-option -gaF @attached '#{session_name},'");
+  const clients = async () => (await tmux.tmux("list-clients", "-F", "#{session_name}")).trim();
+  for (const [pattern, attachedTo] of [["work-*", "work-a"], ["nothing-*", ""]]) {
+    const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", pattern] });
+    try {
+      const listed = (await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" })).sessions;
+      assertEquals(listed.map((s) => s.session_name), attachedTo ? [attachedTo] : []);
+      // With control mode on (the default) the connection is up once a call ran on it; a start that was slow
+      // under load leaves that call spawned, so calls go on until it is.
+      if (attachedTo && Deno.env.get("TMUX_MCP_CONTROL_MODE") !== "off") {
+        await waitUntil("the command connection to attach", async () => {
+          await mcp.ok("capture-pane", { target: attachedTo });
+          return (await clients()) === attachedTo;
+        });
+      } else assertEquals(await clients(), "", pattern);
+      assertEquals(
+        (await tmux.tmux("display-message", "-p", "-t", "=secret:", "#{session_attached}")).trim(),
+        "0",
+        pattern,
+      );
+    } finally {
+      await mcp.close();
+    }
+  }
+  assert(!(await tmux.tmux("show-options", "-gqv", "@attached")).includes("secret"));
+  await tmux.kill();
+});

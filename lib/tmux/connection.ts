@@ -3,7 +3,9 @@
  * written as lines, replies matched to them. lib/tmux/engine.ts owns the
  * connection and decides which commands travel on it.
  *
- * The client attaches to tmux's default (most recently used) session with
+ * The client attaches to tmux's default (most recently used) session (under a
+ * session scope, the most recently used one in scope, and none when no
+ * session is: `attachTarget`) with
  * `read-only,ignore-size,no-output`: it cannot type, does not change window
  * sizes and is sent no pane output. Attaching to the session that already is
  * the most recent keeps it the most recent (attaching bumps a session's
@@ -124,6 +126,12 @@ export interface ControlConnectionOptions {
   idleMs?: number;
   /** After a failed attach, wait this long before trying again (default 1 s). */
   retryMs?: number;
+  /**
+   * The session to attach to, asked before each start; undefined: tmux's default (the most recently used).
+   * Under a session scope the engine names one in scope, and null (none in scope) starts no client: the
+   * commands are spawned, and a session out of view is never attached to (its hooks, its "attached").
+   */
+  attachTarget?: () => Promise<string | null | undefined>;
 }
 
 interface Pending {
@@ -301,8 +309,8 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
   let retryAt = 0;
   let lastRefusal = "";
 
-  function start(): Client {
-    const child = startControlClient(opts.launcher, "read-only,ignore-size,no-output");
+  function start(target?: string): Client {
+    const child = startControlClient(opts.launcher, "read-only,ignore-size,no-output", target);
     const attached = Promise.withResolvers<void>();
     const abandoned = Promise.withResolvers<void>();
     const c: Client = {
@@ -513,53 +521,68 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
   }
   /** Starts a client when there is none, alone (the gate), and waits until tmux answered its attach. */
   function connect(): Promise<void> {
-    connecting ??= opts.gate.exclusive(async () => {
-      if (!client || client.closed) {
-        if (Date.now() < retryAt) return;
-        try {
-          client = start();
-        } catch (e) {
-          // No such binary, no permission: the engine's spawned command will say so.
-          retryAt = Date.now() + retryMs;
-          lastRefusal = `cannot start ${opts.launcher.bin}: ${(e as Error).message}`;
-          return;
-        }
-      }
-      const c = client;
-      // A remote login runs first, bounded by --connect-timeout-ms (slow is not broken); then tmux has attachMs.
-      const login = opts.launcher.login?.(c.child);
-      if (login) {
-        const quietLogin = waitingNotice(`the login on ${login.where} to start tmux`, login.limitMs);
-        loginFrom = performance.now();
-        const began = await settledWithin(Promise.race([login.started, c.done]), login.limitMs).finally(() => {
-          quietLogin();
-          lastLogin = { from: loginFrom!, to: performance.now() };
-          loginFrom = undefined;
-        });
-        if (!began && !c.closed) {
-          retryAt = Date.now() + retryMs;
-          lastRefusal = slowLine(`the login on ${login.where} did not start tmux`, login.limitMs, "login");
-          if (client === c) client = undefined;
-          c.closed = true;
-          unwatch(c);
-          void endClient(c.child, () => c.writer.close(), c.done, c.abandon);
-          return;
-        }
-      }
-      // The gate is held until tmux answers: a tmux that never does must not hold every command back.
-      const quiet = waitingNotice("tmux to accept the command connection", attachMs);
-      const answered = await settledWithin(c.ready, attachMs).finally(quiet);
-      if (!answered && !c.closed) {
+    connecting ??= (async () => {
+      // Asked before the gate: the question is a spawned command, which the gate would hold back.
+      const target = opts.attachTarget && (!client || client.closed) && Date.now() >= retryAt
+        ? await opts.attachTarget().catch((e: Error) => e)
+        : undefined;
+      if (target === null || target instanceof Error) {
         retryAt = Date.now() + retryMs;
-        lastRefusal = `tmux did not answer a control client's attach within ${attachMs} ms (is it stuck?)`;
+        lastRefusal = target === null
+          ? "no session in this server's scope to attach to"
+          : `cannot choose a session to attach to: ${target.message}`;
+        return;
+      }
+      await opts.gate.exclusive(() => startAndWait(target));
+    })().finally(() => connecting = undefined);
+    return connecting;
+  }
+
+  async function startAndWait(target: string | undefined): Promise<void> {
+    if (!client || client.closed) {
+      if (Date.now() < retryAt) return;
+      try {
+        client = start(target);
+      } catch (e) {
+        // No such binary, no permission: the engine's spawned command will say so.
+        retryAt = Date.now() + retryMs;
+        lastRefusal = `cannot start ${opts.launcher.bin}: ${(e as Error).message}`;
+        return;
+      }
+    }
+    const c = client;
+    // A remote login runs first, bounded by --connect-timeout-ms (slow is not broken); then tmux has attachMs.
+    const login = opts.launcher.login?.(c.child);
+    if (login) {
+      const quietLogin = waitingNotice(`the login on ${login.where} to start tmux`, login.limitMs);
+      loginFrom = performance.now();
+      const began = await settledWithin(Promise.race([login.started, c.done]), login.limitMs).finally(() => {
+        quietLogin();
+        lastLogin = { from: loginFrom!, to: performance.now() };
+        loginFrom = undefined;
+      });
+      if (!began && !c.closed) {
+        retryAt = Date.now() + retryMs;
+        lastRefusal = slowLine(`the login on ${login.where} did not start tmux`, login.limitMs, "login");
         if (client === c) client = undefined;
         c.closed = true;
         unwatch(c);
-        // Not attached, so its end notifies no one: no need to wait inside the gate.
         void endClient(c.child, () => c.writer.close(), c.done, c.abandon);
+        return;
       }
-    }).finally(() => connecting = undefined);
-    return connecting;
+    }
+    // The gate is held until tmux answers: a tmux that never does must not hold every command back.
+    const quiet = waitingNotice("tmux to accept the command connection", attachMs);
+    const answered = await settledWithin(c.ready, attachMs).finally(quiet);
+    if (!answered && !c.closed) {
+      retryAt = Date.now() + retryMs;
+      lastRefusal = `tmux did not answer a control client's attach within ${attachMs} ms (is it stuck?)`;
+      if (client === c) client = undefined;
+      c.closed = true;
+      unwatch(c);
+      // Not attached, so its end notifies no one: no need to wait inside the gate.
+      void endClient(c.child, () => c.writer.close(), c.done, c.abandon);
+    }
   }
 
   /**

@@ -289,8 +289,36 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   const connectMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   // The login (remote) has --connect-timeout-ms; tmux's answer to the attach gets half a call's bound, so a call
   // that found the start stuck still has time for a spawned client.
-  const conn = createControlConnection({ launcher, idleMs: opts.idleMs, gate, attachTimeoutMs: defaultTimeout / 2 });
+  const conn = createControlConnection({
+    launcher,
+    idleMs: opts.idleMs,
+    gate,
+    attachTimeoutMs: defaultTimeout / 2,
+    attachTarget: opts.scope ? () => scopedAttachTarget(opts.scope!) : undefined,
+  });
   const hub = createControlHub({ launcher, gate, attachTimeoutMs: connectMs });
+
+  /**
+   * Under a session scope, the session the command connection attaches to: the most recently used one in
+   * scope (the one tmux would pick when that is in scope), or null when none is. Attaching marks a session
+   * attached and runs the user's client-attached hooks in it: never done to a session out of view. Asked
+   * with spawned clients (the connection is what is being started).
+   */
+  async function scopedAttachTarget(scope: SessionScope): Promise<string | null> {
+    const spawned = {
+      run: (args: readonly TmuxArg[], ro: RunOptions = {}) =>
+        gate.shared(() => spawnTmux(launcher, args, { ...ro, timeoutMs: defaultTimeout }, defaultTimeout)),
+    };
+    const inView = await scope.sessions(spawned);
+    if (inView.size === 0) return null;
+    const rows = decoder.decode(await spawned.run(["list-sessions", "-F", "#{session_activity} #{session_id}"]));
+    let best: { at: number; id: string } | undefined;
+    for (const line of rows.split("\n")) {
+      const [at, id] = line.split(" ");
+      if (inView.has(id) && (!best || Number(at) > best.at)) best = { at: Number(at), id };
+    }
+    return best?.id ?? [...inView.keys()][0];
+  }
   let probe: Promise<boolean> | undefined;
   /** The probe's answer once known: a command then needs no await to learn it. */
   let usable: boolean | undefined = opts.controlMode ? undefined : false;

@@ -29,7 +29,7 @@ export interface ScopedSession {
 /** The scope of one host's tmux server. */
 export interface SessionScope {
   /** The sessions in scope now, by id (empty when the server has none or is not running). */
-  sessions(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ReadonlyMap<string, ScopedSession>>;
+  sessions(tmux: Pick<TmuxExecutor, "run">, signal?: AbortSignal): Promise<ReadonlyMap<string, ScopedSession>>;
   /** Puts a session this server created in scope for as long as that tmux server lives. */
   adopt(sessionId: string): void;
 }
