@@ -75,9 +75,13 @@ const SHELL_OPTIONS = new Set(["default-command", "default-shell", "copy-command
 const LIFE_OPTIONS = new Set(["exit-empty", "exit-unattached", "destroy-unattached"]);
 const FILE_OPTIONS = new Set(["history-file"]);
 
-/** Environment variables that make a shell, an interpreter or the loader run code when a pane starts. */
+/**
+ * Environment variables that make a shell, an interpreter or the loader run code when a pane starts, or a common
+ * tool run a command of the variable's choosing when it starts (git's `GIT_CONFIG_*` can set `core.fsmonitor`,
+ * which `git status` runs; less runs `LESSOPEN`; the JVM loads agents from its `*_OPTIONS`).
+ */
 export const RISKY_ENV =
-  /^(?:LD_\w*|DYLD_\w*|BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|ZDOTDIR|PERL5OPT|PYTHONSTARTUP|NODE_OPTIONS|RUBYOPT|GIT_SSH_COMMAND)$/;
+  /^(?:LD_\w*|DYLD_\w*|BASH_ENV|ENV|PROMPT_COMMAND|PS[0-4]|ZDOTDIR|PERL5OPT|PYTHONSTARTUP|NODE_OPTIONS|RUBYOPT|GIT_SSH_COMMAND|GIT_CONFIG\w*|LESSOPEN|LESSCLOSE|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS)$/;
 
 /** Why a setting needs the destructive tier, and what its value is. */
 export interface Risk {

@@ -127,6 +127,19 @@ const ENV: [string, string, Record<string, unknown>][] = [
     name: "DYLD_INSERT_LIBRARIES",
     value: "x",
   }],
+  // git runs core.fsmonitor on `git status`; less runs LESSOPEN on every file it opens.
+  ["set-environment GIT_CONFIG_COUNT", "set-environment", { target: "main", name: "GIT_CONFIG_COUNT", value: "1" }],
+  ["set-environment GIT_CONFIG_PARAMETERS", "set-environment", {
+    target: "main",
+    name: "GIT_CONFIG_PARAMETERS",
+    value: `'core.fsmonitor'='touch ${CANARY}'`,
+  }],
+  ["set-environment LESSOPEN", "set-environment", { global: true, name: "LESSOPEN", value: `|touch ${CANARY}` }],
+  ["new-session env JAVA_TOOL_OPTIONS", "new", {
+    what: "session",
+    name: "envx3",
+    env: { JAVA_TOOL_OPTIONS: "-javaagent:/tmp/x.jar" },
+  }],
   ["new-session env LD_PRELOAD", "new", { what: "session", name: "envx1", env: { LD_PRELOAD: "/tmp/x.so" } }],
   ["new-session env PROMPT_COMMAND", "new", {
     what: "session",
