@@ -147,3 +147,39 @@ Deno.test("forged capture-since cursors are refused or bounded, and the server k
     await tmux.kill();
   }
 });
+
+Deno.test("a tier: a tool's former name is refused as the tool is, in one line that says what to change", async () => {
+  const tmux = await startTmux("formertier");
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    args: ["--safety", "readonly", "--toolsets", "workspace,exec"],
+  });
+  try {
+    assertEquals(
+      await mcp.err("kill-session", { target: "main" }),
+      'unknown tool "kill-session": it is now kill with what: "session", and tool kill is destructive; this server ' +
+        "runs with --safety readonly: ask the user to restart it with --safety destructive to allow such tools",
+    );
+    assertMatch(
+      await mcp.err("new-window", {}),
+      /^unknown tool "new-window": it is now new with what: "window", and tool new is mutating; .* --safety mutating /,
+    );
+    assertMatch(
+      await mcp.err("pty_launch", { command: "true" }),
+      /it is now pty-launch, and tool pty-launch belongs to the "pty" toolset/,
+    );
+    // A served tool's former name still only says what it is now.
+    assertMatch(
+      await mcp.err("list-panes", {}),
+      /^unknown tool "list-panes": it is now list with what: "panes"\. call/,
+    );
+    // The audit line (an unknown name is fingerprinted there: it may hold a secret) says refused, not invalid.
+    await mcp.waitForStderr(
+      /"tool":"unknown tool [^\n]*","outcome":"refused",[^\n]*it is now kill with what/,
+    );
+    assertEquals(await tmux.tmux("list-sessions", "-F", "#{session_name}"), "main\n");
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

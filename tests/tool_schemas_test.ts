@@ -75,10 +75,10 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
     );
     // Far from every name: no guess, the name alone.
     assert.match(await mcp.err("show-buffer", { name: "x", zzzzzzzz: 1 }), /unknown parameter\(s\) zzzzzzzz$/);
-    // A merged tool's former names say how to call it now.
+    // A merged tool's former names say how to call it now, and what to change when this server refuses it.
     assert.match(
       await mcp.err("kill-session", { target: "x" }),
-      /^unknown tool "kill-session": it is now kill with what: "session"\./,
+      /^unknown tool "kill-session": it is now kill with what: "session", and tool kill is destructive; this server runs with --safety mutating/,
     );
     assert.match(await mcp.err("list-panes", {}), /it is now list with what: "panes"/);
     assert.match(await mcp.err("show-hooks", {}), /it is now show with what: "hooks"/);

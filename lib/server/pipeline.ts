@@ -354,6 +354,15 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       if (!tool) {
         outcome = "invalid";
         const moved = replaced.get(name);
+        // A former name of a tool this server refuses (its tier, its toolset) is refused as that tool is: the
+        // call is audited as refused, and its one line says what to change instead of naming a call that fails.
+        const now = moved === undefined ? undefined : byName.get(moved.split(" ")[0]);
+        const nowRefused = now && refusal(now);
+        if (nowRefused) {
+          outcome = "refused";
+          message = `unknown tool ${JSON.stringify(name)}: it is now ${moved}, and ${nowRefused}`;
+          return errorResult(message);
+        }
         const near = closest(name, servedNames) ?? closest(name, unservedNames) ?? closest(name, replaced.keys());
         const nearMoved = near === undefined ? undefined : replaced.get(near);
         message = `unknown tool ${JSON.stringify(name)}: ` +
