@@ -507,3 +507,32 @@ Deno.test("scope: the server's command connection attaches to a session in view,
   assert(!(await tmux.tmux("show-options", "-gqv", "@attached")).includes("secret"));
   await tmux.kill();
 });
+
+Deno.test("scope: a session the server made stays its own on that tmux server only, not its id on a new server", async () => {
+  const tmux = await startTmux("scoperestart");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*"] });
+  try {
+    // $0 is main: the server's session is $1.
+    const made = await mcp.ok<{ session_id: string }>("new", { what: "session", name: "agent" });
+    assertEquals(made.session_id, "$1");
+    // The user restarts tmux (no call of the server in between) and opens two sessions: the second is $1 again.
+    await tmux.tmux("kill-server").catch(() => {});
+    await waitUntil("the old tmux server to be gone", async () => {
+      try {
+        await tmux.tmux("list-sessions");
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    await session(tmux, "mine0", "MINE0");
+    const mine1 = await session(tmux, "mine1", MARK);
+    assertEquals(mine1.session, "$1");
+    const listed = (await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" })).sessions;
+    assertEquals(listed.map((s) => s.session_name), []);
+    assertMatch(await mcp.err("capture-pane", { target: "$1" }), /^unknown target "\$1"/);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

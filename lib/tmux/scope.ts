@@ -30,8 +30,11 @@ export interface ScopedSession {
 export interface SessionScope {
   /** The sessions in scope now, by id (empty when the server has none or is not running). */
   sessions(tmux: Pick<TmuxExecutor, "run">, signal?: AbortSignal): Promise<ReadonlyMap<string, ScopedSession>>;
-  /** Puts a session this server created in scope for as long as that tmux server lives. */
-  adopt(sessionId: string): void;
+  /**
+   * Puts a session this server created in scope for as long as that tmux server lives: `serverPid` is the pid of
+   * the tmux server that made it (without it, the server of the next look is taken for that one).
+   */
+  adopt(sessionId: string, serverPid?: number): void;
 }
 
 const ROW = {
@@ -58,8 +61,8 @@ export function createSessionScope(rule: ScopeRule, host: string): SessionScope 
   /** Created sessions by id, with the pid of the tmux server they were made on (ids restart with a server). */
   const created = new Map<string, number | undefined>();
   return {
-    adopt(id) {
-      created.set(id, undefined);
+    adopt(id, serverPid) {
+      created.set(id, serverPid);
     },
     async sessions(tmux, signal) {
       let out: Uint8Array;

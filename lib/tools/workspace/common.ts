@@ -147,6 +147,7 @@ const CREATED = {
   pane_id: ["pane_id", "id"],
   session_name: ["session_name", "str"],
   window_name: ["window_name", "str"],
+  server_pid: ["pid", "int"],
 } as const satisfies RowSpec;
 
 /** The ids and names of a created pane (and its window and session). */
@@ -169,8 +170,19 @@ export async function spawnPane(
   cwd: string | undefined,
   command: string | undefined,
 ): Promise<z.infer<z.ZodObject<typeof createdShape>>> {
+  return (await spawnPaneOn(ctx, argv, cwd, command)).created;
+}
+
+/** {@linkcode spawnPane}, with the pid of the tmux server that made it (read in the same call). */
+export async function spawnPaneOn(
+  ctx: ToolContext,
+  argv: readonly string[],
+  cwd: string | undefined,
+  command: string | undefined,
+): Promise<{ created: z.infer<z.ZodObject<typeof createdShape>>; serverPid: number }> {
   const args = [...argv, "-P", "-F", rowFormat(CREATED), ...await paneSpawnArgs(cwd, command, ctx.tmux.remote)];
-  return parseRow(CREATED, await ctx.tmux.run(args, { signal: ctx.signal }));
+  const { server_pid, ...created } = parseRow(CREATED, await ctx.tmux.run(args, { signal: ctx.signal }));
+  return { created, serverPid: server_pid };
 }
 
 /**
