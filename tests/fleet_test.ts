@@ -607,6 +607,33 @@ Deno.test("fleet: a continue token and a full-output buffer from a host lead bac
   }, { args: ["--call-budget-ms", "2000"] });
 });
 
+Deno.test("fleet: a capture-since cursor from a host goes on there, also without target", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
+    // Both hosts have a pane of this id: a cursor read on the wrong one would be another machine's output.
+    const id = (await beta.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+    assertEquals((await alpha.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim(), id);
+    type Since = { cursor: string; text: string; host: string; pane_id: string; first_call: boolean };
+    const first = await mcp.ok<Since>("capture-since", { target: qualify("beta", id) });
+    assertEquals([first.host, first.first_call], ["beta", true]);
+    assertMatch(first.cursor, /^beta::tmc1\./);
+    await beta.tmux("send-keys", "-t", id, "-l", "echo since-on-$((6*7))");
+    await beta.tmux("send-keys", "-t", id, "Enter");
+    // Without target the cursor's own pane is read: on beta, where it was taken.
+    const text = await waitUntil("beta's new line through the cursor alone", async () => {
+      const r = await mcp.ok<Since>("capture-since", { cursor: first.cursor });
+      assertEquals([r.host, r.pane_id, r.first_call], ["beta", id, false]);
+      return r.text.includes("since-on-42") ? r.text : undefined;
+    }, 30_000);
+    assertMatch(text, /since-on-42/);
+    assertMatch(
+      await mcp.err("capture-since", { cursor: first.cursor, target: qualify("alpha", id) }),
+      /names host "alpha" and cursor names "beta"/,
+    );
+    assertMatch(await mcp.err("capture-since", { cursor: "beta::" }), /names nothing on beta/);
+  });
+});
+
 type BufferSearch = {
   total_matches: number;
   total_is_partial: boolean;

@@ -204,7 +204,7 @@ function rows(parts: readonly Structured[]): Structured {
   return out;
 }
 
-/** How a field names its host: a tmux target, a pty session id or continue token, or a paste-buffer name. */
+/** How a field names its host: a tmux target, a pty session id, continue token or cursor, or a paste-buffer name. */
 type Kind = "target" | "id" | "buffer";
 
 /** One value of a call that may carry `HOST::`, and how to put it back without the prefix. */
@@ -215,7 +215,10 @@ interface Address {
   set(args: Args, value: string): Args;
 }
 
-/** The values of `args` that may name a host: `target`, `pty_id`, `continue` and a buffer tool's buffer names. */
+/**
+ * The values of `args` that may name a host: `target`, `pty_id`, `continue`, capture-since's `cursor` and a buffer
+ * tool's buffer names.
+ */
 function addresses(tool: AnyTool, args: Args): Address[] {
   const out: Address[] = [];
   const top = (field: string, kind: Kind) => {
@@ -225,6 +228,7 @@ function addresses(tool: AnyTool, args: Args): Address[] {
   top("target", "target");
   top("pty_id", "id");
   top("continue", "id");
+  top("cursor", "id");
   if (tool.toolset !== "buffers") return out;
   for (const f of ["name", "from", "to"]) top(f, "buffer");
   const list = args.buffers;

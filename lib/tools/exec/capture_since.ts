@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolContext } from "../tool.ts";
+import { hostAddress, type ToolContext } from "../tool.ts";
 import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
 import { resolvedShape } from "../workspace/shapes.ts";
@@ -103,7 +103,8 @@ function fitted(
       text,
       line_count: lines,
       ...facts,
-      cursor: encodeCursor({ pane: read.pane.pane_id, pid: read.pane.pid, pos }),
+      // HOST::CURSOR with several hosts: a cursor given without target goes back to its own host's pane.
+      cursor: hostAddress(ctx, encodeCursor({ pane: read.pane.pane_id, pid: read.pane.pid, pos })),
       warnings: paneWarnings(read.pane, cut ? [] : read.rows),
       ...(cut ? { truncated_by_budget: true as const } : {}),
     },
