@@ -265,7 +265,7 @@ Deno.test("a wait's client holding the last of a destroy-unattached session step
 });
 
 Deno.test("stepOffLine: a switch-client only off a destroy-unattached session ours alone holds, to one without", () => {
-  assertEquals(stepOffLine("1 1\n$0 1\n$4 0\n$5 0\n"), "switch-client -t '$4'");
+  assertEquals(stepOffLine("1 1\n$0 1\n$4 0\n$5 0\n"), "switch-client -E -t '$4'");
   assertEquals(stepOffLine("0 1\n$0 0\n$1 0\n"), undefined, "not on one");
   assertEquals(stepOffLine("1 2\n$0 1\n$1 0\n"), undefined, "a person holds it too: leaving destroys nothing");
   assertEquals(stepOffLine("1 1\n$0 1\n$2 1\n"), undefined, "nowhere to go");

@@ -107,6 +107,23 @@ Deno.test("ssh server: sshd stopped → a one-line unreachable error; started ag
   });
 });
 
+Deno.test("ssh server: reading the remote session leaves its environment alone (the user's SSH_AUTH_SOCK, DISPLAY)", async () => {
+  await withRemote(async (mcp, fx) => {
+    // What a person's own ssh login gave their session: the agent and display its new windows get.
+    await fx.tmux("set-environment", "-t", "main", "SSH_AUTH_SOCK", "/tmp/the-users-agent.sock");
+    await fx.tmux("set-environment", "-t", "main", "DISPLAY", "localhost:10.0");
+    const env = () => fx.tmux("show-environment", "-t", "main");
+    const before = await env();
+    // Read-only calls: the command connection's attach, and the pane-output client's (a wait).
+    const pane = (await mcp.ok<{ panes: { pane_id: string }[] }>("list", { what: "panes" })).panes[0].pane_id;
+    await mcp.ok("capture-pane", { target: pane });
+    await mcp.ok("wait", { what: "quiet", target: pane, quiet_ms: 200, timeout_ms: 60_000 });
+    // Our clients come from an sshd session without an agent or a display: attaching must not copy that in.
+    assertEquals(await env(), before);
+    assertMatch(before, /^SSH_AUTH_SOCK=\/tmp\/the-users-agent\.sock$/m);
+  });
+});
+
 Deno.test("ssh server: remote socket missing → no-server; remote tmux missing → tmux-missing; bad key → auth", async () => {
   const fx = await startSshd();
   try {

@@ -5,9 +5,9 @@
  *
  * The client attaches to tmux's default (most recently used) session (under a
  * session scope, the most recently used one in scope, and none when no
- * session is: `attachTarget`) with
- * `read-only,ignore-size,no-output`: it cannot type, does not change window
- * sizes and is sent no pane output. Attaching to the session that already is
+ * session is: `attachTarget`) with `read-only,ignore-size,no-output` and
+ * `-E`: it cannot type, does not change window sizes or the session's
+ * environment, and is sent no pane output. Attaching to the session that already is
  * the most recent keeps it the most recent (attaching bumps a session's
  * activity), so the default target of a spawned client does not move. It
  * starts on the first command and ends after `idleMs` without one, when a

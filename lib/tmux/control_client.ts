@@ -24,18 +24,21 @@ const NONE = new Uint8Array(0);
  * the attach fails instead of starting one, which would run the user's
  * tmux.conf (often a `new-session`, so that a bare `tmux attach` works) and
  * stay up while any client is connected, answering the calls that should have
- * said "no server". Persistent: it must end with us, even a SIGKILLed us
+ * said "no server". `-E`: the attach leaves the session's environment alone —
+ * without it tmux applies `update-environment` from OUR process's environment
+ * (an sshd session's, with --ssh), removing the user's SSH_AUTH_SOCK and DISPLAY
+ * from every new window of their session. Persistent: it must end with us, even a SIGKILLed us
  * (lib/tmux/launcher.ts).
  *
  * @example
  * ```ts
  * import { localLauncher } from "./launcher.ts";
  * const launcher = localLauncher("tmux", { socketName: "work" });
- * const child = startControlClient(launcher, "read-only", "$1"); // tmux … -N -C attach-session -f read-only -t $1
+ * const child = startControlClient(launcher, "read-only", "$1"); // tmux … -N -C attach-session -E -f read-only -t $1
  * ```
  */
 export function startControlClient(launcher: TmuxLauncher, flags: string, target?: string): Deno.ChildProcess {
-  const args = ["-N", "-C", "attach-session", "-f", flags];
+  const args = ["-N", "-C", "attach-session", "-E", "-f", flags];
   if (target !== undefined) args.push("-t", target);
   return launcher.spawn(args, { stdin: "piped", persistent: true });
 }
@@ -137,7 +140,7 @@ export const STEP_OFF_TIMEOUT_MS = 2_000;
  *
  * @example
  * ```ts
- * stepOffLine("1 1\n$0 1\n$4 0\n"); // "switch-client -t '$4'"
+ * stepOffLine("1 1\n$0 1\n$4 0\n"); // "switch-client -E -t '$4'"
  * stepOffLine("1 2\n$0 1\n$4 0\n"); // undefined: a person is attached too
  * ```
  */
@@ -145,7 +148,8 @@ export function stepOffLine(reply: string): string | undefined {
   const [here, ...sessions] = reply.split("\n");
   if (here !== "1 1") return undefined;
   const to = sessions.map((l) => /^(\$\d+) 0$/.exec(l)?.[1]).find((id) => id !== undefined);
-  return to === undefined ? undefined : `switch-client -t '${to}'`;
+  // -E: like the attach, the switch leaves the session's environment alone (update-environment).
+  return to === undefined ? undefined : `switch-client -E -t '${to}'`;
 }
 
 /**
