@@ -124,6 +124,38 @@ Deno.test("ssh server: reading the remote session leaves its environment alone (
   });
 });
 
+Deno.test("ssh server: the user's ssh config forwarding their agent does not hand it to the remote sessions we make", async () => {
+  const fx = await startSshd();
+  // The user's own ssh-agent, and a config that forwards it to this host (common for interactive logins).
+  const agentSock = `${fx.dir}/agent.sock`;
+  const agent = new Deno.Command("ssh-agent", { args: ["-D", "-a", agentSock], stdout: "null", stderr: "null" })
+    .spawn();
+  let mcp: McpFixture | undefined;
+  try {
+    await waitUntil(
+      "ssh-agent's socket",
+      async () => (await Deno.lstat(agentSock).catch(() => undefined)) && true,
+      15_000,
+    );
+    await Deno.writeTextFile(fx.configPath, "  ForwardAgent yes\n  ForwardX11 yes\n", { append: true });
+    await fx.startTmux();
+    mcp = await connect({
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+      env: { SSH_AUTH_SOCK: agentSock },
+    });
+    const made = await mcp.ok<{ session_name: string }>("new", { what: "session", name: "agentless" });
+    // The session's environment comes from our client's (an sshd session's): it must hold no forwarded agent.
+    const env = await fx.tmux("show-environment", "-t", `=${made.session_name}`);
+    assert(!/^SSH_AUTH_SOCK=/m.test(env), env);
+    assert(!/^DISPLAY=/m.test(env), env);
+  } finally {
+    await mcp?.close();
+    agent.kill("SIGTERM");
+    await agent.status;
+    await fx.cleanup();
+  }
+});
+
 Deno.test("ssh server: remote socket missing → no-server; remote tmux missing → tmux-missing; bad key → auth", async () => {
   const fx = await startSshd();
   try {

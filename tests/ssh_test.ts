@@ -213,6 +213,9 @@ Deno.test("sshArgv: options, destination and the line after --; bad destinations
       "ControlPath=/tmp/tmux-mcp-1-ssh/m",
       "ControlPersist=no",
       "RemoteCommand=none",
+      "ClearAllForwardings=yes",
+      "ForwardAgent=no",
+      "ForwardX11=no",
     ]
   ) {
     assert(master.includes(kv), kv);

@@ -160,8 +160,12 @@ function sshOptions(t: SshTarget, role: SshRole): string[] {
     ...o(`ConnectTimeout=${Math.ceil((t.connectTimeoutMs ?? CONNECT_TIMEOUT_MS) / 1000)}`),
     ...o(`ServerAliveInterval=${t.serverAliveIntervalS ?? 10}`),
     ...o("ServerAliveCountMax=3"),
-    // A user's config may forward ports or set a RemoteCommand for this host; neither belongs on our connection.
+    // A user's config may forward ports, the agent or X11, or set a RemoteCommand for this host; none belongs on our
+    // connection: it lives as long as the server, and the sessions it creates take its environment (SSH_AUTH_SOCK), so
+    // a forwarded agent would hand the user's keys to every pane a model opens there.
     ...o("ClearAllForwardings=yes"),
+    ...o("ForwardAgent=no"),
+    ...o("ForwardX11=no"),
     ...o("RemoteCommand=none"),
     // Control-mode commands on stdin must never be read as "~." escapes.
     ...o("EscapeChar=none"),
