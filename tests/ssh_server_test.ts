@@ -156,7 +156,7 @@ Deno.test("ssh server: the user's ssh config forwarding their agent does not han
   }
 });
 
-Deno.test("ssh server: remote socket missing → no-server; remote tmux missing → tmux-missing; bad key → auth", async () => {
+Deno.test("ssh server: remote socket missing → no-server; remote tmux missing → tmux-missing; bad key → auth; no common algorithm", async () => {
   const fx = await startSshd();
   try {
     const base = ["--ssh", fx.alias, "--ssh-config", fx.configPath];
@@ -183,6 +183,17 @@ Deno.test("ssh server: remote socket missing → no-server; remote tmux missing 
       new RegExp(
         `host key of ssh host "tmcp-remote" could not be verified .*: connect once with \`ssh -F ${unknownKey} tmcp-remote\``,
       ),
+    ]);
+    // A client that accepts no host key type the sshd offers (an old sshd with ssh-rsa only, seen from a new client):
+    // no key of the user's is wrong, so the advice is not about keys.
+    const noCommonType = `${fx.dir}/rsa_only_config`;
+    await Deno.writeTextFile(
+      noCommonType,
+      (await Deno.readTextFile(fx.configPath)) + "  HostKeyAlgorithms rsa-sha2-512\n",
+    );
+    cases.push([
+      ["--ssh", fx.alias, "--ssh-config", noCommonType],
+      /^(?!.*(?:refused to log us in|authorized_keys)).*ssh host "tmcp-remote" and ssh agree on no algorithm \(Unable to negotiate .*no matching host key type found.*\): .*HostKeyAlgorithms/,
     ]);
     for (const [args, re] of cases) {
       const mcp = await connect({ args });

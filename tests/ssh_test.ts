@@ -271,6 +271,17 @@ Deno.test("classifySshFailure: ssh's messages (OpenSSH 9 wording) → the five k
     [255, "root@127.0.0.1: Permission denied (publickey).\r\n", "auth"],
     [
       255,
+      "Unable to negotiate with 10.0.0.9 port 22: no matching host key type found. Their offer: ssh-rsa\r\n",
+      "ssh-failed",
+    ],
+    [
+      255,
+      "Unable to negotiate with 10.0.0.9 port 22: no matching key exchange method found. Their offer: " +
+      "diffie-hellman-group1-sha1\r\n",
+      "ssh-failed",
+    ],
+    [
+      255,
       "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\r\n" +
       "Host key verification failed.\r\n",
       "host-key",

@@ -561,7 +561,9 @@ const UNREACHABLE =
   /Connection refused|No route to host|Network is unreachable|Connection timed out|Operation timed out|Could not resolve hostname|Name or service not known|nodename nor servname|Temporary failure in name resolution|Connection reset|Connection closed by|kex_exchange_identification|banner exchange|Broken pipe/i;
 const HOST_KEY_CHANGED = /REMOTE HOST IDENTIFICATION HAS CHANGED|POSSIBLE DNS SPOOFING|Host key for .* has changed/;
 const HOST_KEY = /Host key verification failed|No (?:ED25519|RSA|ECDSA|DSA)? ?host key is known/i;
-const AUTH = /Permission denied \(|Too many authentication failures|no matching host key type|Authentication failed/i;
+const AUTH = /Permission denied \(|Too many authentication failures|Authentication failed/i;
+/** No host key type, key exchange, cipher or MAC both sides accept: nobody's key is wrong. */
+const NEGOTIATION = /Unable to negotiate|no matching (?:host key type|key exchange method|cipher|MAC)/i;
 const NO_SERVER = /no server running|error connecting to|server exited unexpectedly/;
 const NOT_FOUND = /not found|No such file or directory|Unknown command/i;
 
@@ -617,6 +619,14 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
           `the host key of ${host} could not be verified (${l}): connect once with \`${
             sshHint(ctx)
           }\` to confirm and record it (tmux-mcp never answers ssh prompts: BatchMode=yes)`,
+      );
+    }
+    if (NEGOTIATION.test(stderr)) {
+      return err(
+        "ssh-failed",
+        NEGOTIATION,
+        (l) =>
+          `${host} and ssh agree on no algorithm (${l}): allow what the host offers for it in the ssh config (e.g. \`HostKeyAlgorithms +ssh-rsa\`, \`KexAlgorithms +…\` for an old sshd) or update the host's sshd`,
       );
     }
     if (AUTH.test(stderr)) {
