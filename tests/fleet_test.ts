@@ -4,7 +4,7 @@
  * stopped host leaves the other answering in its normal time, and it recovers.
  */
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
-import { connect, type McpFixture, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
+import { connect, type McpFixture, startTmux, textOf, uniqueSocketName, withServer } from "./helpers.ts";
 import { cleanShellPane, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { parseConfig } from "../lib/config.ts";
@@ -631,6 +631,43 @@ Deno.test("fleet: a capture-since cursor from a host goes on there, also without
       /names host "alpha" and cursor names "beta"/,
     );
     assertMatch(await mcp.err("capture-since", { cursor: "beta::" }), /names nothing on beta/);
+  });
+});
+
+Deno.test("fleet: a password prompt on a host is handed to request-input with that host's target", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
+    const id = await bashPane(beta);
+    // Alpha has a pane of that id too: advice naming the bare id would have the user type the secret there.
+    await bashPane(alpha);
+    assert((await alpha.tmux("list-panes", "-a", "-F", "#{pane_id}")).split("\n").includes(id));
+    const target = qualify("beta", id);
+    await mcp.ok("send-keys", { target, text: "read -rs -p 'Password: ' secret", enter: true });
+    const advice = `request-input {target: "${target}"}`;
+    type Captured = { warnings: { kind: string; message: string }[] };
+    const cap = await waitUntil("beta's password prompt in capture-pane's warnings", async () => {
+      const r = await mcp.call("capture-pane", { target });
+      const w = (r.structuredContent as Captured | undefined)?.warnings ?? [];
+      return w.some((x) => x.kind === "input_prompt") ? r : undefined;
+    }, 30_000);
+    const message = (cap.structuredContent as Captured).warnings.find((w) => w.kind === "input_prompt")!.message;
+    assert(message.includes(advice), message);
+    // The facts block a client shows says the same.
+    assert(textOf(cap).includes(JSON.stringify(advice).slice(1, -1)), textOf(cap));
+    // A refusal says it too.
+    const refused = await mcp.err("run-command", { target, command: "true" });
+    assert(refused.includes(advice), refused);
+    await mcp.ok("send-keys", { target, keys: ["C-c"] });
+
+    // A pty session on beta at a password prompt: its id, like the pane's, is named with its host.
+    await mcp.ok("pty-launch", { command: "sh -c 'printf \"Password: \"; read x'", pty_id: "beta::pw" });
+    const ptyAdvice = 'request-input {pty_id: "beta::pw"}';
+    const screen = await waitUntil("the pty session's password prompt in pty-get-screen's warnings", async () => {
+      const r = await mcp.ok<Captured>("pty-get-screen", { pty_id: "beta::pw" });
+      return r.warnings?.find((w) => w.kind === "input_prompt")?.message;
+    }, 30_000);
+    assert(screen.includes(ptyAdvice), screen);
+    await mcp.ok("pty-kill-session", { pty_id: "beta::pw" });
   });
 });
 

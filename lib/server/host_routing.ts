@@ -440,6 +440,66 @@ function qualified(structured: unknown, host: string): unknown {
 }
 
 /**
+ * The call a secret prompt's warning tells the model to make (`request-input {target: "%3"}`,
+ * lib/exec/warnings.ts): its pane or pty session is named by its bare id, which on a server with several hosts is
+ * the FIRST host's — the user would type the secret into another machine's pane of that id.
+ */
+const ADVICE = /request-input \{(target|pty_id): "([^"\\]*)"\}/g;
+
+/** `text` with every {@linkcode ADVICE} naming its pane or session on `host`. */
+function adviceOnHost(text: string, host: string): string {
+  return text.replace(
+    ADVICE,
+    (all, field: string, id: string) =>
+      id.includes(HOST_SEPARATOR) ? all : `request-input {${field}: "${qualify(host, id)}"}`,
+  );
+}
+
+/** `value` with the messages of its `warnings` lists (at any depth) naming `host` in their advice. */
+function warningsOnHost(value: unknown, host: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => warningsOnHost(v, host));
+  if (!value || typeof value !== "object") return value;
+  const warning = (w: unknown) =>
+    w && typeof w === "object" && typeof (w as Structured).message === "string"
+      ? { ...w, message: adviceOnHost((w as Structured).message as string, host) }
+      : w;
+  return Object.fromEntries(
+    Object.entries(value).map((
+      [k, v],
+    ) => [k, k === "warnings" && Array.isArray(v) ? v.map(warning) : warningsOnHost(v, host)]),
+  );
+}
+
+/** Tools whose text blocks besides their JSON are warnings of ours (never a screen or a buffer's bytes). */
+const PLAIN_WARNINGS = new Set(["pty-send-keys"]);
+
+/**
+ * A result's content blocks with their advice naming `host`: a block that is a result's JSON has its warnings
+ * rewritten (and is left byte for byte otherwise); text that came from a pane or a buffer is never touched.
+ */
+function contentOnHost(tool: AnyTool, content: NonNullable<ToolOutput<unknown>["content"]>, host: string) {
+  return content.map((block) => {
+    if (block.type !== "text") return block;
+    if (PLAIN_WARNINGS.has(tool.name)) return { ...block, text: adviceOnHost(block.text, host) };
+    if (!block.text.startsWith("{")) return block;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(block.text);
+    } catch {
+      return block;
+    }
+    if (JSON.stringify(parsed) !== block.text) return block;
+    return { ...block, text: JSON.stringify(warningsOnHost(parsed, host)) };
+  });
+}
+
+/** A host's error with its advice naming `host` (a run refused at a password prompt says which call to make). */
+function errorOnHost(e: unknown, host: string): unknown {
+  if (e instanceof Error) e.message = adviceOnHost(e.message, host);
+  return e;
+}
+
+/**
  * The result of a call made on `bindings`: one host's as it is (with `host` and `target`s when the server has
  * several), or the answers of every host that answered as one (a listing's
  * rows together, each with its `host` and `target`), plus `unreachable` for those that did not. Throws the
@@ -456,15 +516,15 @@ export function mergeOutputs(
   const own = HANDED_OUT[tool.name];
   if (bindings.length === 1) {
     const r = settled[0];
-    if (r.status === "rejected") throw r.reason;
+    const host = bindings[0].host;
+    if (r.status === "rejected") throw router.several ? errorOnHost(r.reason, host) : r.reason;
     const out = placed(tool, bindings[0].services, r.value);
     if (!router.several) return out;
     // A result whose content is its JSON is rewritten with it; text content (a screen) stays as it is.
     const plain = out.content === undefined;
-    const host = bindings[0].host;
-    const q = qualified(out.structured, host);
+    const q = warningsOnHost(qualified(out.structured, host), host);
     const structured = own && q && typeof q === "object" ? own(q as Structured, host) : q;
-    return plain ? { structured } : { structured, content: out.content };
+    return plain ? { structured } : { structured, content: contentOnHost(tool, out.content!, host) };
   }
   const ok = settled.findIndex((r) => r.status === "fulfilled");
   if (ok < 0) throw (settled[0] as PromiseRejectedResult).reason;
