@@ -626,6 +626,8 @@ Deno.test("fleet: a capture-since cursor from a host goes on there, also without
       return r.text.includes("since-on-42") ? r.text : undefined;
     }, 30_000);
     assertMatch(text, /since-on-42/);
+    // The audit line says which host the call acted on (its args name only a cursor, its ids only %0).
+    await mcp.waitForStderr(/"tool":"capture-since","outcome":"ok",[^\n]*"target":\{"host":"beta","session_id"/);
     assertMatch(
       await mcp.err("capture-since", { cursor: first.cursor, target: qualify("alpha", id) }),
       /names host "alpha" and cursor names "beta"/,

@@ -505,6 +505,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         // handler's RulesNeeded would read as that host's failure.
         if (redactor) redactor = await loadRedactor();
         const bindings = bindCall(hosts, tool, parsed.data);
+        // The audit line names the host a call acts on: its ids alone (a bare %3 is the first host's) do not.
+        if (hosts.several && bindings.length === 1) target = { host: bindings[0].host, ...target };
         ctx = contextFor(bindings[0].services);
         // A listing of every host waits for each one a bounded time only (a stalled host is named, not awaited).
         const settled = await Promise.allSettled(
