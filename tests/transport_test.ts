@@ -234,27 +234,37 @@ Deno.test("a malformed answer to the server's own request fails that request at 
   await closed;
 });
 
+/** A pane of `tmux` waiting at a yes/no question (bash's `read`), for request-input. */
+async function questionPane(tmux: { tmux(...args: string[]): Promise<string> }): Promise<string> {
+  const script = "read -r -p 'Overwrite it? [y/N] ' yn; exec sleep 3600";
+  const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "bash", "--norc", "-c", script)).trim();
+  await waitUntil("the prompt", async () => (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("[y/N]"));
+  return pane;
+}
+
+/** On a raw 2025-era session that declares elicitation: `initialize`, then request-input on `pane` as request 1. */
+async function askAbout(s: ReturnType<typeof rawServer>, pane: string): Promise<void> {
+  await s.send({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: { elicitation: {} },
+      clientInfo: { name: "t", version: "0" },
+    },
+  });
+  assertEquals((await s.next()).id, 0);
+  await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const args = { target: pane, prompt: "overwrite?", timeout_ms: 600_000 };
+  await s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "request-input", arguments: args } });
+}
+
 Deno.test("over stdio, request-input whose elicitation gets a malformed answer ends at once, and the answer gets none", async () => {
   const tmux = await startTmux();
   const s = rawServer(tmux.socketName, ["--toolsets", "exec"]);
   try {
-    const script = "read -r -p 'Overwrite it? [y/N] ' yn; exec sleep 3600";
-    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "bash", "--norc", "-c", script)).trim();
-    await waitUntil("the prompt", async () => (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("[y/N]"));
-    await s.send({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: { elicitation: {} },
-        clientInfo: { name: "t", version: "0" },
-      },
-    });
-    assertEquals((await s.next()).id, 0);
-    await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    const args = { target: pane, prompt: "overwrite?", timeout_ms: 600_000 };
-    await s.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "request-input", arguments: args } });
+    await askAbout(s, await questionPane(tmux));
     let asked: Record<string, unknown>;
     do asked = await s.next(); while (asked.method !== "elicitation/create");
     await s.send({ jsonrpc: "2.0", id: asked.id, result: "yes" });
@@ -315,33 +325,13 @@ Deno.test("two direct requests under one id: the first's answer leaves the secon
 Deno.test("at the end of input, a question to the human the client can no longer answer ends the call at once", async () => {
   const tmux = await startTmux();
   try {
-    const script = "read -r -p 'Overwrite it? [y/N] ' yn; exec sleep 3600";
-    const pane = (await tmux.tmux("new-window", "-P", "-F", "#{pane_id}", "bash", "--norc", "-c", script)).trim();
-    await waitUntil("the prompt", async () => (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("[y/N]"));
+    const pane = await questionPane(tmux);
     // The client closes its end once the question is out (it is in flight), or right after its call (it is not
     // sent yet); either way the call answers now with why, not at the end of its budget.
     for (const closeWhenAsked of [true, false]) {
       const s = rawServer(tmux.socketName, ["--toolsets", "exec"]);
       try {
-        await s.send({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: { elicitation: {} },
-            clientInfo: { name: "t", version: "0" },
-          },
-        });
-        assertEquals((await s.next()).id, 0);
-        await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-        const args = { target: pane, prompt: "overwrite?", timeout_ms: 600_000 };
-        await s.send({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: "request-input", arguments: args },
-        });
+        await askAbout(s, pane);
         if (closeWhenAsked) { while ((await s.next()).method !== "elicitation/create"); }
         await s.writer.close();
         let reply: Record<string, unknown>;
