@@ -15,12 +15,15 @@ import { type DirectHandler, LinearStdioTransport } from "./lib/server/transport
 import { useEventLoop } from "./lib/server/stdio.ts";
 import { startMemoryReducer } from "./lib/server/memory.ts";
 import { settledWithin } from "./lib/settle.ts";
+import { signalIgnored } from "./lib/host/process.ts";
 import { VERSION } from "./lib/version.ts";
 
 /** Longest time cleanup may take once the client has gone. */
 const CLOSE_BOUND_MS = 10_000;
-/** Longest time the calls in flight at SIGTERM/SIGINT may take to answer with their cancellation. */
+/** Longest time the calls in flight at SIGTERM/SIGINT/SIGHUP may take to answer with their cancellation. */
 const CANCEL_BOUND_MS = 5_000;
+/** SIGHUP's number (Linux and macOS). */
+const SIGHUP = 1;
 
 function usageFailure(e: unknown): number {
   if (e instanceof UsageError) {
@@ -73,6 +76,8 @@ async function main(): Promise<number> {
  * every message in the order read but those early calls (lib/server/transport.ts).
  */
 async function serve(config: Config): Promise<number> {
+  // Asked before any signal listener: Deno's first one sets SIGHUP back to its default action, even under nohup.
+  const hangupIgnored = signalIgnored(SIGHUP);
   let app: Promise<App> | undefined;
   let core: Core;
   try {
@@ -169,6 +174,10 @@ async function serve(config: Config): Promise<number> {
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(sig, () => void onSignal(sig));
   }
+  // SIGHUP: the terminal the client runs in closed (its foreground process group, us included, gets it). Its
+  // default action ended us without cleanup (a pty session's job that ignores SIGHUP outlived us): the same
+  // clean end as SIGTERM. Started with it ignored (nohup), we keep ignoring it.
+  Deno.addSignalListener("SIGHUP", hangupIgnored ? () => {} : () => void onSignal("SIGHUP"));
   transport.listen();
   log("info", `serving MCP on stdio (tmux-mcp ${VERSION})`);
   const reducer = startMemoryReducer(); // see lib/server/memory.ts: RSS over thousands of calls

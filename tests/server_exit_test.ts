@@ -1,14 +1,16 @@
 /**
  * How the server ends, through a real process over raw stdio: a client that
  * writes its requests and closes stdin at once still gets every answer; a
- * server with nothing in flight exits at end of input; SIGTERM and SIGINT end
- * the calls in flight with a one-line error each, then the server exits
- * cleanly, leaving no control client on the tmux server.
+ * server with nothing in flight exits at end of input; SIGTERM, SIGINT and
+ * SIGHUP end the calls in flight with a one-line error each, then the server
+ * exits cleanly, leaving no control client on the tmux server and no pty job
+ * (a server started with SIGHUP ignored keeps serving).
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTmux, type TmuxFixture } from "./helpers.ts";
 import { envelope, exitWithin, rawServer } from "./raw_stdio.ts";
-import { newPane, waitForPane } from "./pane_helpers.ts";
+import { newPane, waitForPane, waitUntil } from "./pane_helpers.ts";
+import { processGone } from "./process_helpers.ts";
 import { settle } from "./exec_fixtures.ts";
 
 const enc = new TextEncoder();
@@ -231,6 +233,72 @@ Deno.test("SIGTERM during run-command: told what keeps running; no control clien
     assertEquals((await tmux.tmux("list-clients", "-F", "#{client_pid}")).trim(), "", "no client left attached");
     // The shell was released: the command finished and the prompt came back.
     await waitForPane(tmux, pane, /after-sigterm\n.*[#$] *$/m, 60_000);
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
+
+/** A pty session whose job ignores SIGHUP (as `nohup` would make it); resolves with the job's pid. */
+async function hupProofJob(s: Raw, id: number, dir: string): Promise<number> {
+  const file = `${dir}/pid`;
+  await s.send(toolCall(id, "pty-launch", { command: `sh -c 'trap "" HUP; echo $$ > ${file}; exec sleep 300'` }));
+  const answer = await nextAnswer(s);
+  assertEquals(answer.id, id, JSON.stringify(answer));
+  let pid = 0;
+  await waitUntil("the pty job to write its pid", async () => {
+    pid = Number((await Deno.readTextFile(file).catch(() => "")).trim());
+    return pid > 0 || undefined;
+  }, 60_000);
+  return pid;
+}
+
+Deno.test("SIGHUP (the client's terminal closed): a wait answers with a one-line error, the server exits cleanly, its pty jobs end", async () => {
+  const tmux = await startTmux("hup");
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-hup-" });
+  const s = rawServer(tmux.socketName);
+  let job = 0;
+  try {
+    await s.initialize();
+    job = await hupProofJob(s, 1, dir);
+    await s.send(toolCall(2, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 120_000 }, 7));
+    await armed(s);
+    s.child.kill("SIGHUP");
+    const answer = await nextAnswer(s);
+    assertEquals(answer.id, 2);
+    assertMatch(errorText(answer), /^the server is shutting down \(SIGHUP\): wait-for-text cancelled$/);
+    await exitsCleanly(s, "after SIGHUP");
+    // Before, SIGHUP's default action ended the server at once: this job, which ignores SIGHUP, outlived it.
+    await waitUntil(
+      "the pty job that ignores SIGHUP to end",
+      () => Promise.resolve(processGone(job) || undefined),
+      30_000,
+    );
+  } finally {
+    if (job > 0 && !processGone(job)) Deno.kill(job, "SIGKILL");
+    await s.stop().catch(() => {});
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("a server started with SIGHUP ignored (nohup) keeps serving after SIGHUP", async () => {
+  const tmux = await startTmux("nohup");
+  const s = rawServer(tmux.socketName, [], ["sh", "-c", 'trap "" HUP; exec "$@"', "sh"]);
+  try {
+    await s.initialize();
+    s.child.kill("SIGHUP");
+    // A wait that runs to its own end: a SIGHUP acted on (an exit, or a shutdown that cancels calls) shows by then.
+    await s.send(toolCall(1, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 2000 }));
+    const waited = await nextAnswer(s);
+    assertEquals(waited.id, 1);
+    assert(!JSON.stringify(waited).includes("shutting down"), JSON.stringify(waited));
+    await s.send(toolCall(2, "list", { what: "sessions" }));
+    const answer = await nextAnswer(s);
+    assertEquals(answer.id, 2);
+    assertEquals((answer.result as { isError?: boolean }).isError, undefined, JSON.stringify(answer));
+    await s.writer.close();
+    await exitsCleanly(s, "at end of input");
   } finally {
     await s.stop().catch(() => {});
     await tmux.kill();
