@@ -304,3 +304,40 @@ Deno.test("a server started with SIGHUP ignored (nohup) keeps serving after SIGH
     await tmux.kill();
   }
 });
+
+Deno.test("tmux stopped at end of input: the server's tmux cleanup waits out its bound, its pty jobs end at once", async () => {
+  const tmux = await startTmux("stopped-exit");
+  const pane = await bashPane(tmux);
+  const tmuxPid = Number((await tmux.tmux("display-message", "-p", "#{pid}")).trim());
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-stopped-" });
+  const s = rawServer(tmux.socketName);
+  let job = 0;
+  try {
+    await s.initialize();
+    job = await hupProofJob(s, 1, dir);
+    // Output over the response budget: kept in a result buffer on tmux, which the cleanup deletes.
+    await s.send(toolCall(2, "run-command", { target: pane, command: "seq 1 50000" }));
+    const run = await nextAnswer(s);
+    assertMatch(JSON.stringify(run), /"full_output_buffer":"mcp-result-/);
+    Deno.kill(tmuxPid, "SIGSTOP");
+    await s.writer.close();
+    // Before, the hooks ran one after another: the buffer's delete waited on tmux until the 10 s bound cut the
+    // cleanup off, and the pty session was never killed (its job, which ignores SIGHUP, outlived the server).
+    await waitUntil(
+      "the pty job that ignores SIGHUP to end",
+      () => Promise.resolve(processGone(job) || undefined),
+      30_000,
+    );
+    await exitsCleanly(s, "at end of input");
+  } finally {
+    try {
+      Deno.kill(tmuxPid, "SIGCONT");
+    } catch {
+      // gone
+    }
+    if (job > 0 && !processGone(job)) Deno.kill(job, "SIGKILL");
+    await s.stop().catch(() => {});
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});

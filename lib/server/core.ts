@@ -88,19 +88,22 @@ export type Calls = ReturnType<typeof stoppableCalls>;
 /** Long-lived services for a configuration, plus the exit hooks they registered. */
 export function createServices(config: Config): { services: Services; runExitHooks(): Promise<void> } {
   const hooks: Array<() => Promise<void>> = [];
-  const atExit = (fn: () => Promise<void>) => void hooks.push(fn);
+  const lastHooks: Array<() => Promise<void>> = [];
+  const atExit = (fn: () => Promise<void>, last = false) => void (last ? lastHooks : hooks).push(fn);
   const regex = createSearchPool();
-  // Registered first, so it runs last: every host's exit hooks (lib/server/hosts.ts) come after it.
-  atExit(() => Promise.resolve(regex.close()));
+  atExit(() => Promise.resolve(regex.close()), true);
   // One set of services per host; the first host's are the server's own (budget buffers, sweeps).
   const { first } = createHosts(config, { regex, atExit });
   const services: Services = { ...first, config };
   return {
     services,
     async runExitHooks() {
-      for (const fn of hooks.reverse()) {
-        await fn().catch((e) => log("warn", `cleanup failed: ${e instanceof Error ? e.message : String(e)}`));
-      }
+      // Side by side: a hook waiting on a stuck tmux (a result buffer's delete) held back the ones after it until
+      // the exit's bound cut them off, so a pty session's job that ignores SIGHUP outlived the server.
+      const run = (fn: () => Promise<void>) =>
+        fn().catch((e) => log("warn", `cleanup failed: ${e instanceof Error ? e.message : String(e)}`));
+      await Promise.all(hooks.splice(0).map(run));
+      await Promise.all(lastHooks.splice(0).map(run));
     },
   };
 }

@@ -92,13 +92,13 @@ function hostServices(config: Config, spec: HostSpec, index: number, several: nu
     buffers: createBufferStore(tmux, { files, tempFileThreshold: launcher ? Infinity : undefined }),
     terminal,
     exec,
-    /** Registers this host's exit hooks: they run in reverse, so tmux closes last. */
+    /** Registers this host's exit hooks: tmux closes last, once the others have ended. */
     register(atExit: Services["atExit"]) {
       atExit(async () => {
         await tmux.close();
         await files?.close();
         if (controlDir) await Deno.remove(controlDir, { recursive: true }).catch(() => {});
-      });
+      }, true);
       // Kills the pty_* sessions this server created (the tmux backend keeps them with --keep-sessions).
       atExit(() => terminal.close());
       // Disarms the runs (their shells wait no more) while tmux is still there.

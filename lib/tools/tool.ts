@@ -98,9 +98,12 @@ export interface Services {
   host?: string;
   /**
    * Registers cleanup to run when the server exits normally (kill sessions
-   * it created, delete result buffers). Hooks run in reverse order.
+   * it created, delete result buffers). The hooks run side by side, so one
+   * that waits on a stuck tmux does not hold back the others (a pty
+   * session's kill) until the exit's bound; those registered `last` (the
+   * connections to tmux) run once the others have ended.
    */
-  atExit(fn: () => Promise<void>): void;
+  atExit(fn: () => Promise<void>, last?: boolean): void;
 }
 
 /**
