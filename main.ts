@@ -15,7 +15,7 @@ import { type DirectHandler, LinearStdioTransport } from "./lib/server/transport
 import { useEventLoop } from "./lib/server/stdio.ts";
 import { startMemoryReducer } from "./lib/server/memory.ts";
 import { settledWithin } from "./lib/settle.ts";
-import { signalIgnored } from "./lib/host/process.ts";
+import { removeOwnTempFiles, signalIgnored } from "./lib/host/process.ts";
 import { VERSION } from "./lib/version.ts";
 
 /** Longest time cleanup may take once the client has gone. */
@@ -132,7 +132,10 @@ async function serve(config: Config): Promise<number> {
     const cleaned = (app ? app.then((a) => a.close(), () => core.close()) : core.close())
       .catch((e) => log("warn", `cleanup failed: ${e}`));
     if (!await settledWithin(cleaned, CLOSE_BOUND_MS)) {
+      // Our temp files need no tmux: removed now, not left for a later server's sweep.
       log("warn", `cleanup did not finish within ${CLOSE_BOUND_MS / 1000} s; exiting anyway`);
+      const removed = removeOwnTempFiles();
+      if (removed.length > 0) log("info", `removed this server's temp files: ${removed.join(", ")}`);
     }
     done.resolve(code);
   };

@@ -305,7 +305,7 @@ Deno.test("a server started with SIGHUP ignored (nohup) keeps serving after SIGH
   }
 });
 
-Deno.test("tmux stopped at end of input: the server's tmux cleanup waits out its bound, its pty jobs end at once", async () => {
+Deno.test("tmux stopped at end of input: the tmux cleanup waits out its bound; pty jobs end at once, no temp file is left", async () => {
   const tmux = await startTmux("stopped-exit");
   const pane = await bashPane(tmux);
   const tmuxPid = Number((await tmux.tmux("display-message", "-p", "#{pid}")).trim());
@@ -319,6 +319,9 @@ Deno.test("tmux stopped at end of input: the server's tmux cleanup waits out its
     await s.send(toolCall(2, "run-command", { target: pane, command: "seq 1 50000" }));
     const run = await nextAnswer(s);
     assertMatch(JSON.stringify(run), /"full_output_buffer":"mcp-result-/);
+    // Content sent to tmux through a private file (its directory stays until the connection closes).
+    await s.send(toolCall(3, "append-buffer", { name: "big", content: "x".repeat(20_000) }));
+    assertEquals((await nextAnswer(s)).id, 3);
     Deno.kill(tmuxPid, "SIGSTOP");
     await s.writer.close();
     // Before, the hooks ran one after another: the buffer's delete waited on tmux until the 10 s bound cut the
@@ -329,6 +332,10 @@ Deno.test("tmux stopped at end of input: the server's tmux cleanup waits out its
       30_000,
     );
     await exitsCleanly(s, "at end of input");
+    // Its temp files (the run's, the stdin route's) need no tmux: none is left for a later server's sweep.
+    const left = [...Deno.readDirSync(Deno.env.get("TMPDIR") || "/tmp")].map((e) => e.name)
+      .filter((n) => n.startsWith(`tmux-mcp-${s.child.pid}-`));
+    assertEquals(left, [], "no temp file of the server is left");
   } finally {
     try {
       Deno.kill(tmuxPid, "SIGCONT");

@@ -171,6 +171,32 @@ export async function sweepTempFiles(parent = tempParent()): Promise<{ removed: 
 }
 
 /**
+ * Removes this process's own temp files and directories (`tmux-mcp-<pid>-…` in `parents`), at once: for an exit
+ * whose cleanup was cut off at its bound (a tmux that does not answer), which would otherwise leave them until a
+ * later server's sweep. Returns their paths.
+ */
+export function removeOwnTempFiles(parents: readonly string[] = [tempParent(), "/tmp"]): string[] {
+  const removed: string[] = [];
+  for (const parent of new Set(parents)) {
+    let names: string[];
+    try {
+      names = [...Deno.readDirSync(parent)].map((e) => e.name).filter((n) => n.startsWith(TEMP_PREFIX));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      try {
+        Deno.removeSync(`${parent}/${name}`, { recursive: true }); // a symlink is removed, not followed
+        removed.push(`${parent}/${name}`);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return removed;
+}
+
+/**
  * Whether this process started with signal `signo` ignored, as `nohup` starts a program with SIGHUP: asked of the
  * C library (sigaction) before any listener of ours replaces that disposition. False when it cannot be asked (no
  * FFI permission, another system): the signal is then handled as if it were not ignored.
