@@ -15,7 +15,8 @@ import { type DirectHandler, LinearStdioTransport } from "./lib/server/transport
 import { useEventLoop } from "./lib/server/stdio.ts";
 import { startMemoryReducer } from "./lib/server/memory.ts";
 import { settledWithin } from "./lib/settle.ts";
-import { removeOwnTempFiles, signalIgnored } from "./lib/host/process.ts";
+import { removeOwnTempFiles } from "./lib/host/process.ts";
+import { signalIgnored } from "./lib/terminal/pty/ffi.ts";
 import { VERSION } from "./lib/version.ts";
 
 /** Longest time cleanup may take once the client has gone. */

@@ -18,8 +18,6 @@
  * await sweepTempFiles(); // removes /tmp/tmux-mcp-977-… when 977 is gone
  * ```
  */
-import { PLATFORMS } from "../terminal/pty/ffi.ts";
-
 /** The start of every temp file or directory name of this process. */
 const TEMP_PREFIX = `tmux-mcp-${Deno.pid}-`;
 const TEMP_NAME = /^tmux-mcp-(\d+)-/;
@@ -195,30 +193,3 @@ export function removeOwnTempFiles(parents: readonly string[] = [tempParent(), "
   }
   return removed;
 }
-
-/**
- * Whether this process started with signal `signo` ignored, as `nohup` starts a program with SIGHUP: asked of the
- * C library (sigaction) before any listener of ours replaces that disposition. False when it cannot be asked (no
- * FFI permission, another system): the signal is then handled as if it were not ignored.
- */
-export function signalIgnored(signo: number): boolean {
-  const os = Deno.build.os;
-  if (os !== "linux" && os !== "darwin") return false;
-  for (const path of PLATFORMS[os].libPaths) {
-    let lib: Deno.DynamicLibrary<typeof SIGACTION> | undefined;
-    try {
-      lib = Deno.dlopen(path, SIGACTION);
-      // struct sigaction starts with the handler's address on Linux and macOS; SIG_IGN is 1 on both.
-      const old = new Uint8Array(256);
-      if (lib.symbols.sigaction(signo, null, old) !== 0) return false;
-      return new DataView(old.buffer).getBigUint64(0, true) === 1n;
-    } catch {
-      // not at this path, or not allowed: the next one
-    } finally {
-      lib?.close();
-    }
-  }
-  return false;
-}
-
-const SIGACTION = { sigaction: { parameters: ["i32", "buffer", "buffer"], result: "i32" } } as const;
