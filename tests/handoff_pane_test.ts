@@ -124,6 +124,33 @@ Deno.test("pane: a yes/no is asked by a form and typed; a decline types nothing"
   });
 });
 
+// A prompt only in its words: the program reads with echo on (or does not read at all), so the terminal itself would
+// show a secret typed there, on the screen and in its history, where the assistant reads it.
+const ECHOED_SCRIPT = `read -r -p 'Password: ' pw
+printf 'got %s\\n' "$(printf %s "$pw" | sha256sum | cut -c1-16)"
+exec sleep 3600
+`;
+
+Deno.test("pane: a password prompt whose terminal echoes is not handed a secret: nothing is asked or typed", async () => {
+  await withHuman(BOTH, async (s) => {
+    s.human.secret = `pw-${crypto.randomUUID()}`;
+    const pane = await s.pane("Password:", ECHOED_SCRIPT);
+    const r = await s.call("request-input", { target: pane, prompt: "Enter it", timeout_ms: 30_000 });
+    await Promise.all(s.human.browsing);
+    assert(r.isError, textOf(r));
+    assert(!textOf(r).includes("\n"), textOf(r));
+    assertMatch(
+      textOf(r),
+      new RegExp(
+        `^pane ${pane} shows a password prompt \\(last line: "Password:"\\) but its terminal echoes what is typed`,
+      ),
+    );
+    assertEquals(s.human.asked, []);
+    assert(!(await paneText(s, pane)).includes("got "));
+    await assertNowhere(s, s.human.secret);
+  });
+});
+
 Deno.test("pane: with synchronize-panes, or input off, the human is not asked and nothing is typed", async () => {
   await withHuman(BOTH, async (s) => {
     s.human.secret = `pw-${crypto.randomUUID()}`;

@@ -58,6 +58,25 @@ for (const backend of ["tmux", "pty"]) {
   });
 }
 
+for (const backend of ["tmux", "pty"]) {
+  Deno.test(`${backend} backend: a password prompt whose terminal echoes gets no page: nothing is asked or typed`, async () => {
+    await withHuman(BOTH, async (s) => {
+      s.human.secret = `pw-${crypto.randomUUID()}`;
+      const id = await s.launch(`read -r -p 'Password: ' pw; printf 'got %s\\n' "$pw"; exec sleep 3600\n`, "Password:");
+      const r = await s.call("request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 30_000 });
+      await Promise.all(s.human.browsing);
+      assert(r.isError, textOf(r));
+      assertMatch(
+        textOf(r),
+        new RegExp(`^pty session "${id}" shows a password prompt \\(last line: "Password:"\\) but its terminal echoes`),
+      );
+      assertEquals(s.human.asked, []);
+      assert(!(await s.screen(id)).includes("got"));
+      await assertNowhere(s, s.human.secret);
+    }, backend);
+  });
+}
+
 Deno.test("a secret that comes after its prompt went away is not typed", async () => {
   await withHuman(BOTH, async (s) => {
     s.human.secret = `pw-${crypto.randomUUID()}`;

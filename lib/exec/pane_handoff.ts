@@ -29,7 +29,7 @@ import type { HandOffSubject } from "../terminal/handoff.ts";
 import type { InputState } from "../terminal/backend.ts";
 import { sendBytesCommands } from "../terminal/tmux_backend.ts";
 import { refuseUntypable } from "../tmux/sync.ts";
-import { libc } from "../terminal/pty/ffi.ts";
+import { libc, type TtyState } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
@@ -45,9 +45,15 @@ function local(tmux: TmuxExecutor): boolean {
 
 /** Whether the terminal reads a line without echo (a password prompt); undefined where it cannot be asked. */
 function hiddenLineInput(tmux: TmuxExecutor, tty: string): boolean | undefined {
+  const mode = ttyMode(tmux, tty);
+  return mode && mode.canonical && !mode.echo;
+}
+
+/** The terminal's line mode and echo; undefined where it cannot be asked. */
+function ttyMode(tmux: TmuxExecutor, tty: string): TtyState | undefined {
   if (!local(tmux)) return undefined;
   try {
-    return libc().ttyHiddenLineInput(tty);
+    return libc().ttyState(tty);
   } catch {
     return undefined; // no FFI here: the screen decides
   }
@@ -107,7 +113,8 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string): HandOffSubject 
       if (!f || f.pane.dead) return { exited: true, clients: 0 };
       const clients = parseRows(CLIENT, f.output).rows.filter((c) => !c.control).length;
       if (!local(tmux)) return { exited: false, clients };
-      const hiddenInput = hiddenLineInput(tmux, f.pane.tty);
+      const mode = ttyMode(tmux, f.pane.tty);
+      const hiddenInput = mode && mode.canonical && !mode.echo;
       const act = await shellActivity(f.pane);
       const atShellPrompt = act.foreground !== undefined && act.canonical !== undefined
         ? shellFlavor(act.foreground) !== undefined && !act.canonical
@@ -115,7 +122,7 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string): HandOffSubject 
       return {
         exited: false,
         clients,
-        ...(hiddenInput === undefined ? {} : { hiddenInput }),
+        ...(mode ? { hiddenInput, echo: mode.echo } : {}),
         ...(atShellPrompt === undefined ? {} : { atShellPrompt }),
       };
     },

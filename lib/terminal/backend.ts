@@ -60,6 +60,8 @@ export interface InputState {
    * false otherwise, undefined when the terminal cannot be asked.
    */
   hiddenInput?: boolean;
+  /** True while the terminal itself echoes what is typed (a secret typed now would show). Undefined when unknown. */
+  echo?: boolean;
   /**
    * True when a shell reads at its own prompt (its line editor): no program
    * waits for an answer, whatever the screen above says. Undefined when

@@ -200,7 +200,9 @@ const promptGone = (s: HandOffSubject) =>
  */
 async function promptNow(
   subject: HandOffSubject,
-): Promise<{ kind: "secret" | "confirm"; line: string } | "exited" | { kind: undefined; line: string }> {
+): Promise<
+  { kind: "secret" | "confirm"; line: string } | "exited" | { kind: undefined; line: string; echoed?: true }
+> {
   const state = await subject.inputState();
   if (state.exited) return "exited";
   const { lines, ...facts } = await subject.screen();
@@ -208,7 +210,11 @@ async function promptNow(
   // A pinentry on the alternate screen puts the terminal in raw mode while the shell that started gpg (a script,
   // without job control) is still the foreground group: that is not the shell reading at its prompt.
   if (state.atShellPrompt && !(found.pinentry && facts.alternate)) return { kind: undefined, line: found.line };
-  return state.hiddenInput ? { kind: "secret", line: found.line } : { kind: found.kind, line: found.line };
+  if (state.hiddenInput) return { kind: "secret", line: found.line };
+  // Words of a password prompt on a terminal that echoes: no program reads a secret there (a real prompt turns echo
+  // off), and the terminal would show one typed there on the screen, where the model reads it.
+  if (found.kind === "secret" && state.echo === true) return { kind: undefined, line: found.line, echoed: true };
+  return { kind: found.kind, line: found.line };
 }
 
 /**
@@ -237,6 +243,13 @@ async function awaitPrompt(
     const { kind, line } = now;
     if (kind) return { kind, line };
     if (Date.now() >= until || opts.signal.aborted) {
+      if ("echoed" in now) {
+        throw new UserError(
+          `${subject.label} shows a password prompt (last line: ${JSON.stringify(line.trim().slice(-80))}) but its ` +
+            "terminal echoes what is typed, so a secret typed there would show on the screen: nothing was asked; " +
+            `look with ${subject.look}, and call request-input once the program reads without echo`,
+        );
+      }
       throw new UserError(
         `${subject.label} is not waiting at a password or yes/no prompt (last line: ` +
           `${JSON.stringify(line.trim().slice(-80))}): nothing was asked; call request-input once the ` +

@@ -44,7 +44,7 @@ import {
 import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
 import { processExists, tempPrefix } from "../host/process.ts";
 import { hangUpCommand, hangUpSession } from "./hangup.ts";
-import { libc } from "./pty/ffi.ts";
+import { libc, type TtyState } from "./pty/ffi.ts";
 import { splitLines } from "../text/lines.ts";
 import { dropColumns, fingerprint } from "../text/columns.ts";
 import { type Position, readCursor, readSince } from "../tmux/grid.ts";
@@ -542,14 +542,19 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       if (!facts) throw new Error(`tmux printed no facts of pane ${s.pane}`);
       const { dead, tty } = facts;
       const humans = parseRows(CLIENT, out.subarray(end)).rows.filter((c) => !c.control).length;
-      let hiddenInput: boolean | undefined;
+      let mode: TtyState | undefined;
       try {
         // A remote pane's tty path names a terminal of the ssh host, not of this machine: only a local one is asked.
-        hiddenInput = dead || tmux.remote !== undefined ? undefined : libc().ttyHiddenLineInput(tty);
+        mode = dead || tmux.remote !== undefined ? undefined : libc().ttyState(tty);
       } catch {
-        hiddenInput = undefined; // no FFI here: the hand-off ends on detach or exit only
+        mode = undefined; // no FFI here: the hand-off ends on detach or exit only
       }
-      return { exited: dead, clients: humans, hiddenInput };
+      return {
+        exited: dead,
+        clients: humans,
+        hiddenInput: mode && mode.canonical && !mode.echo,
+        ...(mode ? { echo: mode.echo } : {}),
+      };
     },
 
     async localProcess(id) {

@@ -424,7 +424,13 @@ export function createPtyBackend(): TerminalBackend {
 
     async inputState(id): Promise<InputState> {
       const { c, s } = await session(id);
-      return { exited: s.exit !== undefined, clients: 0, hiddenInput: s.eof ? undefined : c.hiddenLineInput(s.fd) };
+      const tty = s.eof ? undefined : c.ttyState(s.tty);
+      return {
+        exited: s.exit !== undefined,
+        clients: 0,
+        hiddenInput: tty && tty.canonical && !tty.echo,
+        ...(tty ? { echo: tty.echo } : {}),
+      };
     },
 
     async localProcess(id) {
