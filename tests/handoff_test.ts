@@ -99,6 +99,55 @@ Deno.test("a secret that comes after its prompt went away is not typed", async (
   });
 });
 
+Deno.test("an answer that comes after another prompt replaced its own is not typed into the new one", async () => {
+  await withHuman(BOTH, async (s) => {
+    // A yes/no answered meanwhile (by the model), and the program asks a second, different one.
+    const twice = await s.launch(
+      `read -r -p 'Overwrite a.txt? [y/N] ' a; printf 'a=%s\\n' "$a"
+read -r -p 'Delete everything? [y/N] ' b; printf 'b=%s\\n' "$b"
+exec sleep 3600
+`,
+      "Overwrite a.txt? [y/N]",
+    );
+    s.human.thinking = async () => {
+      s.human.thinking = undefined;
+      await s.call("pty-send-keys", { pty_id: twice, keys: "n\r" });
+      await waitUntil(
+        "the second question",
+        async () => (await s.screen(twice)).includes("Delete everything?"),
+        30_000,
+      );
+    };
+    const r = await s.call("request-input", { pty_id: twice, prompt: "Overwrite a.txt?", timeout_ms: 120_000 });
+    const out = r.structuredContent as Record<string, unknown>;
+    assertEquals([out.outcome, out.via], ["cancelled", "form"]);
+    assertMatch(out.message as string, /^the prompt went away before the answer came: nothing was typed/);
+    assert(!(await s.screen(twice)).includes("b="), await s.screen(twice));
+
+    // A password prompt answered meanwhile, and the program asks for another secret.
+    s.human.secret = `pw-${crypto.randomUUID()}`;
+    const two = await s.launch(
+      `read -r -s -p 'Password for a: ' a; echo
+read -r -s -p 'Password for b: ' b; echo
+printf 'b digest %s\\n' "$(printf %s "$b" | sha256sum | cut -c1-16)"
+exec sleep 3600
+`,
+      "Password for a:",
+    );
+    s.human.beforePost = async () => {
+      await s.call("pty-send-keys", { pty_id: two, keys: "other\r" });
+      await waitUntil("the second prompt", async () => (await s.screen(two)).includes("Password for b:"), 30_000);
+    };
+    const r2 = await s.call("request-input", { pty_id: two, prompt: "Enter the password for a", timeout_ms: 120_000 });
+    await Promise.all(s.human.browsing);
+    const out2 = r2.structuredContent as Record<string, unknown>;
+    assertEquals([out2.outcome, out2.via], ["cancelled", "url"]);
+    assertMatch(out2.message as string, /^the prompt went away before the answer came: nothing was typed/);
+    assert(!(await s.screen(two)).includes("b digest"), await s.screen(two));
+    await assertNowhere(s, s.human.secret);
+  });
+});
+
 Deno.test("a yes/no prompt is answered by a form and the answer typed", async () => {
   await withHuman(BOTH, async (s) => {
     const id = await s.launch(CONFIRM_SCRIPT, "Overwrite it? [y/N]");

@@ -218,14 +218,14 @@ async function promptNow(
 }
 
 /**
- * Whether the subject still waits at a prompt of `kind`: checked again right
- * before typing, as the prompt may have gone meanwhile (it timed out, a
- * second hand-off answered it) and an answer typed at a shell prompt would
- * run as a command and stay in its history.
+ * Whether the subject still waits at the prompt the human was asked about (its kind and line): checked again right
+ * before typing, as the prompt may have gone meanwhile (it timed out, a second hand-off answered it) and an answer
+ * typed at a shell prompt would run as a command and stay in its history, one typed at another question would
+ * answer what the human was never asked.
  */
-async function stillAt(subject: HandOffSubject, kind: "secret" | "confirm"): Promise<boolean> {
+async function stillAt(subject: HandOffSubject, asked: { kind: "secret" | "confirm"; line: string }): Promise<boolean> {
   const now = await promptNow(subject);
-  return now !== "exited" && now.kind === kind;
+  return now !== "exited" && now.kind === asked.kind && now.line.trim() === asked.line.trim();
 }
 
 /**
@@ -331,11 +331,11 @@ async function askThroughClient(
       const a = await Promise.race([asked, ended]);
       if (a === "ended") return stopped();
       if (a.action !== "accept") return refused(a);
-      if (!(await stillAt(subject, "confirm"))) return done("cancelled", promptGone(subject), via);
+      if (!(await stillAt(subject, found))) return done("cancelled", promptGone(subject), via);
       await subject.send(encoder.encode((a.value === true ? words.yes : words.no) + "\r"));
       return done("input_received", `the human answered and the answer was typed; continue with ${subject.look}`, via);
     }
-    return await secretThroughPage(subject, prompt, ask, ctl.signal, ended, { done, refused, stopped });
+    return await secretThroughPage(subject, prompt, found, ask, ctl.signal, ended, { done, refused, stopped });
   } finally {
     clearTimeout(timer);
     clearInterval(beat);
@@ -350,6 +350,7 @@ const encoder = new TextEncoder();
 async function secretThroughPage(
   subject: HandOffSubject,
   prompt: string,
+  found: { kind: "secret" | "confirm"; line: string },
   ask: Asker,
   signal: AbortSignal,
   ended: Promise<"ended">,
@@ -366,7 +367,7 @@ async function secretThroughPage(
       message: prompt,
       async deliver(secret) {
         if (signal.aborted) return { ok: false, text: "This request has expired; nothing was typed." };
-        if (!(await stillAt(subject, "secret"))) {
+        if (!(await stillAt(subject, found))) {
           gone.resolve("gone");
           return { ok: false, text: "The program no longer waits at its password prompt; nothing was typed." };
         }
