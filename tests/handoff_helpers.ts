@@ -260,3 +260,26 @@ export async function gpgHome(dir: string, passphrase: string): Promise<GpgHome>
     },
   };
 }
+
+/** A tmux (`bin`, for --tmux-bin) that records each command line it is started with, as `ps` shows it, in `log`. */
+export async function argvRecorder(): Promise<{ bin: string; lines(): Promise<string>; close(): Promise<void> }> {
+  const log = await Deno.makeTempFile({ prefix: "tmcp-handoff-argv-" });
+  const bin = await Deno.makeTempFile({ prefix: "tmcp-handoff-tmux-", suffix: ".sh" });
+  await Deno.writeTextFile(bin, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec tmux "$@"\n`);
+  await Deno.chmod(bin, 0o755);
+  return {
+    bin,
+    lines: () => Deno.readTextFile(log),
+    async close() {
+      await Deno.remove(log);
+      await Deno.remove(bin);
+    },
+  };
+}
+
+/** Asserts `secret`, as text or as `send-keys -H` bytes, is on none of the command lines `lines`. */
+export function assertNotOnCommandLines(lines: string, secret: string): void {
+  const hex = [...new TextEncoder().encode(secret)].map((b) => b.toString(16).padStart(2, "0"));
+  assert(!lines.includes(hex.slice(0, 8).join(" ")), "the secret's bytes were on a tmux command line");
+  assert(!lines.includes(secret), "the secret was on a tmux command line");
+}

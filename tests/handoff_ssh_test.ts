@@ -5,7 +5,9 @@
  * test's own local tmux server); the secret is typed there, reaches the
  * remote pane's `read -s`, and the person detaches. Afterwards the secret is
  * searched for in every tool result, the audit log, the server's stderr, and
- * every buffer, screen and history of both tmux servers. Runs in both
+ * every buffer, screen and history of both tmux servers. And the one-shot
+ * page's route to a remote pane, every command in a client of its own: the
+ * secret reaches the remote `read -s` on no command line. Runs in both
  * protocol eras (TMUX_MCP_TEST_ERA).
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
@@ -13,7 +15,16 @@ import type { CallToolResult } from "../lib/sdk.ts";
 import { connect, startTmux, textOf } from "./helpers.ts";
 import { newPane, waitForPane } from "./pane_helpers.ts";
 import { startSshd } from "./ssh_fixture.ts";
-import { assertNotOnTmux, SECRET_SCRIPT, sha16 } from "./handoff_helpers.ts";
+import {
+  answering,
+  argvRecorder,
+  assertNotOnCommandLines,
+  assertNotOnTmux,
+  BOTH,
+  type Human,
+  SECRET_SCRIPT,
+  sha16,
+} from "./handoff_helpers.ts";
 
 Deno.test("ssh pane: the attach command works from a terminal; the secret typed there reaches the remote pane only", async () => {
   const fx = await startSshd();
@@ -77,6 +88,48 @@ Deno.test("ssh pane: the attach command works from a terminal; the secret typed 
     await mcp?.close();
     await local.kill();
     await fx.cleanup();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ssh pane: a secret from the one-shot page reaches the remote pane on tmux's stdin, on no command line", async () => {
+  const fx = await startSshd();
+  const argv = await argvRecorder();
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-ssh-" });
+  const audit = `${dir}/audit.log`;
+  const human: Human = { reply: "accept", yes: true, secret: `pw-${crypto.randomUUID()}`, asked: [], browsing: [] };
+  let mcp: Awaited<ReturnType<typeof connect>> | undefined;
+  try {
+    await fx.startTmux();
+    const remote = { tmux: fx.tmux };
+    const script = `${dir}/ask.sh`;
+    await Deno.writeTextFile(script, SECRET_SCRIPT);
+    const pane = await newPane(remote, [..."env HISTFILE=/dev/null bash --norc --noprofile".split(" "), script]);
+    await waitForPane(remote, pane, /Password:/, 30_000);
+    mcp = await connect({
+      args: [
+        ...["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--audit-log", audit],
+        // Every command in a client of its own: what the remote shell is given is a command line.
+        ...["--control-mode", "off", "--tmux-bin", argv.bin],
+      ],
+      capabilities: BOTH,
+      elicit: answering(human),
+    });
+    const r = await mcp.call("request-input", { target: pane, prompt: "Enter the test password", timeout_ms: 120_000 });
+    assert(!r.isError, textOf(r));
+    await Promise.all(human.browsing);
+    const out = r.structuredContent as Record<string, unknown>;
+    assertEquals([out.outcome, out.via], ["input_received", "url"]);
+    await waitForPane(remote, pane, new RegExp(`digest ${await sha16(human.secret)}`), 60_000);
+    assert(!JSON.stringify(r).includes(human.secret), "the secret is in a tool result");
+    await mcp.close();
+    assert(!(await Deno.readTextFile(audit)).includes(human.secret), "the secret is in the audit log");
+    await assertNotOnTmux(fx.tmux, human.secret);
+    assertNotOnCommandLines(await argv.lines(), human.secret);
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+    await argv.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

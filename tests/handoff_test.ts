@@ -13,6 +13,8 @@ import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert, re
 import { textOf } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import {
+  argvRecorder,
+  assertNotOnCommandLines,
   assertNowhere,
   assertSpent,
   BOTH,
@@ -76,6 +78,33 @@ for (const backend of ["tmux", "pty"]) {
     }, backend);
   });
 }
+
+Deno.test("tmux backend: a secret never travels on a tmux command line, even when every command spawns a client", async () => {
+  const argv = await argvRecorder();
+  try {
+    await withHuman(
+      BOTH,
+      async (s) => {
+        s.human.secret = `pw-${crypto.randomUUID()}`;
+        const id = await s.launch(SECRET_SCRIPT, "Password:");
+        const r = await s.call("request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 120_000 });
+        assert(!r.isError, textOf(r));
+        await Promise.all(s.human.browsing);
+        assertEquals((r.structuredContent as Record<string, unknown>).outcome, "input_received");
+        const digest = await sha16(s.human.secret);
+        await waitUntil("the program's digest", async () => (await s.screen(id)).includes(`digest ${digest}`), 30_000);
+        await assertNowhere(s, s.human.secret);
+        const lines = await argv.lines();
+        assertMatch(lines, /capture-pane/); // the recorder did run
+        assertNotOnCommandLines(lines, s.human.secret);
+      },
+      "tmux",
+      ["--control-mode", "off", "--tmux-bin", argv.bin],
+    );
+  } finally {
+    await argv.close();
+  }
+});
 
 Deno.test("a secret that comes after its prompt went away is not typed", async () => {
   await withHuman(BOTH, async (s) => {

@@ -9,8 +9,9 @@
  * {@linkcode shellActivity}) is no prompt at all, whatever the screen above
  * says, so nothing is typed there. With tmux on another host (`--ssh`) the
  * last line of the screen decides alone. Answers are typed with `send-keys
- * -H`, byte for byte: nothing passes through a tmux buffer, and no answer is
- * kept.
+ * -H`, byte for byte, given to tmux on its stdin (`source-file -`), never as
+ * arguments: nothing passes through a tmux buffer or a command line, and no
+ * answer is kept.
  *
  * @example
  * ```ts
@@ -37,6 +38,7 @@ import { noEchoWarning, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /** Whether this process may ask the kernel about the pane's terminal and processes (tmux runs here). */
 function local(tmux: TmuxExecutor): boolean {
@@ -101,8 +103,16 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string): HandOffSubject 
       const lines = trimTrailingBlank(splitRows(decoder.decode(f.output)));
       return { lines, command: f.pane.current_command, alternate: f.pane.alternate_on };
     },
+    // On tmux's stdin, never on a command line: a spawned client's arguments (--control-mode off, a tmux without
+    // control mode, a lost connection, the remote shell of --ssh) are there for anyone on the machine to read.
     async send(bytes) {
-      for (const argv of sendBytesCommands(paneId, bytes)) await tmux.run(argv);
+      if (!/^%\d+$/.test(paneId)) throw new Error(`not a pane id: ${JSON.stringify(paneId)}`);
+      const script = encoder.encode(sendBytesCommands(paneId, bytes).map((argv) => argv.join(" ") + "\n").join(""));
+      try {
+        await tmux.run(["source-file", "-"], { stdin: script });
+      } finally {
+        script.fill(0);
+      }
     },
     // An answer typed with synchronize-panes would reach the window's other panes too (a secret on their screens),
     // and one typed into a pane whose input is off nowhere.

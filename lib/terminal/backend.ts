@@ -83,8 +83,11 @@ export type HandOffRoute = { attachCommand: string } | { unavailable: string };
 export interface TerminalBackend {
   readonly name: TerminalBackendName;
   launch(spec: LaunchSpec): Promise<{ session_id: string }>;
-  /** Writes bytes to the program's terminal input, exactly as given. */
-  send(id: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Writes bytes to the program's terminal input, exactly as given. `secret`: a human's answer, which must not
+   * travel on any process's command line.
+   */
+  send(id: string, bytes: Uint8Array, opts?: { secret?: boolean }): Promise<void>;
   /** Whether the program put the cursor keys in application mode (arrows then send ESC O A…). */
   applicationCursor(id: string): Promise<boolean>;
   screen(id: string, colors: boolean): Promise<Screen>;

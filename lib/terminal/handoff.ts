@@ -65,7 +65,7 @@ export function ptySubject(backend: TerminalBackend, id: string): HandOffSubject
     async screen() {
       return { lines: (await backend.screen(id, false)).lines };
     },
-    send: (bytes) => backend.send(id, bytes),
+    send: (bytes) => backend.send(id, bytes, { secret: true }),
     inputState: () => backend.inputState(id),
     route: (prompt) => backend.handOffRoute(id, prompt),
     notifyAttached: (message) => backend.notifyAttached(id, message),

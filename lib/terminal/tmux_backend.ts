@@ -27,7 +27,7 @@ import { log } from "../log.ts";
 import { type FilePolicy, openForWrite, prepareWrite, remotePath } from "../policy/files.ts";
 import { AsciicastWriter } from "./asciicast.ts";
 import { UserError } from "../errors.ts";
-import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type RunOptions, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { formatLiteral, pipeToFileCommand } from "../tmux/quote.ts";
 import {
   alreadyCapturing,
@@ -227,8 +227,8 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
   }
 
   /** {@linkcode run}, for output read as bytes (rows). */
-  async function runBytes(id: string, args: TmuxArg[]): Promise<Uint8Array> {
-    return await asSession(id, () => tmux.run(args));
+  async function runBytes(id: string, args: TmuxArg[], opts?: RunOptions): Promise<Uint8Array> {
+    return await asSession(id, () => tmux.run(args, opts));
   }
 
   /** Runs `call`, its error for a session that is gone being the one a model gets for an unknown id. */
@@ -361,16 +361,20 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       }
     },
 
-    async send(id, bytes) {
+    async send(id, bytes, opts) {
       const s = await session(id);
       for (let off = 0; off < bytes.length; off += SEND_CHUNK) {
         const [send] = sendBytesCommands(s.pane, bytes.subarray(off, off + SEND_CHUNK));
         // Checking first in the same call: a dead pane silently drops keys.
-        const out = await runBytes(id, [
-          ...["display-message", "-p", "-t", s.pane, rowFormat(EXIT)],
-          sep,
-          ...send,
-        ]);
+        const check = ["display-message", "-p", "-t", s.pane, rowFormat(EXIT)];
+        // A secret goes on tmux's stdin: a spawned client's arguments (--control-mode off, a lost connection, the
+        // remote shell of --ssh) are there for anyone on the machine to read.
+        const script = opts?.secret ? new TextEncoder().encode(send.join(" ") + "\n") : undefined;
+        const out = await runBytes(
+          id,
+          script ? [...check, sep, "source-file", "-"] : [...check, sep, ...send],
+          script && { stdin: script },
+        ).finally(() => script?.fill(0));
         const { dead, status, signal } = parseRow(EXIT, out);
         if (dead) throw sessionExited(id, exitCode(status, signal));
       }
