@@ -23,6 +23,8 @@ export interface Human {
   browsing: Promise<void>[];
   /** Runs in the browser after it opened the page, before it posts. */
   beforePost?: () => Promise<void>;
+  /** What the page must answer the post with (default: by whether `beforePost` is set). */
+  expectPost?: RegExp;
   /** For a form: the human answers once this resolves (someone who takes a while to read the question). */
   thinking?: () => Promise<void>;
   /**
@@ -58,7 +60,7 @@ async function browse(url: string, human: Human): Promise<void> {
   });
   assertMatch(
     await post.text(),
-    late ? /no longer waits at its password prompt; nothing was typed/ : /Sent to the terminal/,
+    human.expectPost ?? (late ? /no longer waits at its password prompt; nothing was typed/ : /Sent to the terminal/),
   );
   await assertSpent(url);
 }

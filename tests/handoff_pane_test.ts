@@ -152,6 +152,41 @@ Deno.test("pane: a secret never travels on a tmux command line, even when every 
   }
 });
 
+Deno.test("pane: a secret posted as the hand-off times out is typed only if the answer says so", async () => {
+  await withHuman(BOTH, async (s) => {
+    s.human.secret = `pw-${crypto.randomUUID()}`;
+    const pane = await s.pane("Password:", SECRET_SCRIPT);
+    const tmuxPid = Number((await s.tmux.tmux("display-message", "-p", "#{pid}")).trim());
+    const timeoutMs = 4000;
+    const started = Date.now();
+    let resumed: Promise<void> | undefined;
+    // The post arrives while the server looks at the pane one last time (tmux stopped), and the hand-off's
+    // deadline passes meanwhile; tmux goes on after it (well before the engine's own 10 s bound).
+    s.human.beforePost = () => {
+      Deno.kill(tmuxPid, "SIGSTOP");
+      resumed = waitUntil("the hand-off's deadline", () => Promise.resolve(Date.now() > started + timeoutMs + 1500))
+        .then(() => {}).finally(() => Deno.kill(tmuxPid, "SIGCONT"));
+      return Promise.resolve();
+    };
+    s.human.expectPost = /expired; nothing was typed|Sent to the terminal/;
+    const r = await s.call("request-input", { target: pane, prompt: "Enter it", timeout_ms: timeoutMs });
+    await Promise.all(s.human.browsing);
+    await resumed;
+    const out = r.structuredContent as Record<string, unknown>;
+    if (out.outcome === "input_received") {
+      await waitForPane(s.tmux, pane, new RegExp(`digest ${await sha16(s.human.secret)}`), 30_000);
+    } else {
+      assertEquals([out.outcome, out.via], ["timeout", "url"]);
+      assertMatch(out.message as string, /nothing was typed/);
+      // Nothing waits in the terminal: an empty line is what the program reads.
+      await s.tmux.tmux("send-keys", "-t", pane, "Enter");
+      await waitForPane(s.tmux, pane, /digest [0-9a-f]{16}/, 30_000);
+      assertMatch(await paneText(s, pane), new RegExp(`digest ${await sha16("")}`), "the secret was typed after all");
+    }
+    await assertNowhere(s, s.human.secret);
+  });
+});
+
 // A prompt only in its words: the program reads with echo on (or does not read at all), so the terminal itself would
 // show a secret typed there, on the screen and in its history, where the assistant reads it.
 const ECHOED_SCRIPT = `read -r -p 'Password: ' pw

@@ -361,24 +361,26 @@ async function secretThroughPage(
   },
 ): Promise<HandOffResult | undefined> {
   const gone = Promise.withResolvers<"gone">();
+  const expired = { ok: false, text: "This request has expired; nothing was typed." };
+  /** The secret on its way to the program, once it is. */
+  let typing: Promise<void> | undefined;
   let page;
   try {
     page = await openSecretPage({
       message: prompt,
       async deliver(secret) {
-        if (signal.aborted) return { ok: false, text: "This request has expired; nothing was typed." };
+        if (signal.aborted) return expired;
         if (!(await stillAt(subject, found))) {
           gone.resolve("gone");
           return { ok: false, text: "The program no longer waits at its password prompt; nothing was typed." };
         }
+        // The hand-off may have ended (its deadline, a cancel) while the prompt was looked at, saying nothing was typed.
+        if (signal.aborted) return expired;
         const line = new Uint8Array(secret.length + 1);
         line.set(secret);
         line[secret.length] = 0x0d;
-        try {
-          await subject.send(line);
-        } finally {
-          line.fill(0);
-        }
+        typing = subject.send(line).finally(() => line.fill(0));
+        await typing;
         return { ok: true, text: "Sent to the terminal." };
       },
     });
@@ -396,21 +398,23 @@ async function secretThroughPage(
     answer.catch(() => {}); // settled after the race is decided: not unhandled
     // The page closes before the hand-off ends only once it delivered.
     const sent = page.delivered.then(() => "sent" as const);
+    // A secret already on its way when the hand-off ended reached the program: the answer says so.
+    const typed = async () => typing !== undefined && await typing.then(() => true, () => false);
     const first = await Promise.race([answer, sent, gone.promise, ended]);
     if (first === "gone") return end.done("cancelled", promptGone(subject), "url");
-    if (first === "ended") return end.stopped();
-    if (first !== "sent") {
+    if (first === "ended" && !(await typed())) return end.stopped();
+    if (first !== "sent" && first !== "ended") {
       if (first.action !== "accept") return end.refused(first);
       // Accepted: they opened the page (or are about to).
       const then = await Promise.race([sent, gone.promise, ended]);
       if (then === "gone") return end.done("cancelled", promptGone(subject), "url");
-      if (then === "ended") return end.stopped();
+      if (then === "ended" && !(await typed())) return end.stopped();
     }
     await ask.completed(elicitation).catch(() => {});
     // The program reads the line: wait (briefly) for its terminal to leave the no-echo read, to say so.
     const until = Date.now() + READ_WAIT_MS;
     let state = await subject.inputState();
-    while (!state.exited && state.hiddenInput === true && Date.now() < until) {
+    while (!signal.aborted && !state.exited && state.hiddenInput === true && Date.now() < until) {
       await sleep(50, signal);
       state = await subject.inputState();
     }
