@@ -23,6 +23,8 @@ export interface Human {
   browsing: Promise<void>[];
   /** Runs in the browser after it opened the page, before it posts. */
   beforePost?: () => Promise<void>;
+  /** The pages the browser opened (their HTML). */
+  pages?: string[];
   /** What the page must answer the post with (default: by whether `beforePost` is set). */
   expectPost?: RegExp;
   /** For a form: the human answers once this resolves (someone who takes a while to read the question). */
@@ -50,6 +52,7 @@ async function browse(url: string, human: Human): Promise<void> {
   const html = await get.text();
   assertEquals(get.status, 200);
   assertMatch(html, /<input type="password" name="secret"/);
+  human.pages?.push(html);
   const action = /<form method="post" action="([^"]+)"/.exec(html)![1];
   const late = human.beforePost !== undefined;
   await human.beforePost?.();

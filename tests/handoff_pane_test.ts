@@ -36,10 +36,14 @@ function paneText(s: Setup, pane: string): Promise<string> {
 Deno.test("pane: a secret goes from the one-shot local page to `read -s` in the pane, and nowhere else", async () => {
   await withHuman(BOTH, async (s) => {
     s.human.secret = `pw-${crypto.randomUUID()}`;
+    s.human.pages = [];
     const pane = await s.pane("Password:", SECRET_SCRIPT);
     const r = await s.call("request-input", { target: pane, prompt: "Enter the test password", timeout_ms: 120_000 });
     assert(!r.isError, textOf(r));
     await Promise.all(s.human.browsing);
+    // The human sees what the program itself asks, besides the model's words.
+    assertMatch(s.human.pages[0], /<p>The program asks: <code>Password:<\/code><\/p>/);
+    assertMatch(s.human.asked[0].message as string, /\nThe program asks: Password:\n/);
     const out = r.structuredContent as Record<string, unknown>;
     assertEquals([out.pane_id, out.outcome, out.via], [pane, "input_received", "url"]);
     assertMatch(out.message as string, /continue with snapshot-pane$/);

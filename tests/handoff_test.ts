@@ -339,6 +339,7 @@ Deno.test("the secret page: one shot, its own host and path only, no line breaks
   const got: string[] = [];
   const page = await openSecretPage({
     message: "<b>sudo</b>",
+    asks: "<img src=x> Password:",
     deliver: (b) => {
       got.push(new TextDecoder().decode(b));
       return Promise.resolve({ ok: true, text: "Sent to the terminal." });
@@ -353,6 +354,7 @@ Deno.test("the secret page: one shot, its own host and path only, no line breaks
     });
   const form = await (await fetch(page.url)).text();
   assertMatch(form, /&#60;b&#62;sudo&#60;\/b&#62;/); // escaped
+  assertMatch(form, /The program asks: <code>&#60;img src=x&#62; Password:<\/code>/); // the terminal's text, escaped
   assertEquals((await fetch(`${url.origin}/wrong`).then(async (r) => [r.status, await r.text()]))[0], 404);
   const localhost = await fetch(page.url.replace("127.0.0.1", "localhost")).catch(() => undefined);
   if (localhost) assertEquals([localhost.status, await localhost.text()][0], 404); // Host must be 127.0.0.1:port

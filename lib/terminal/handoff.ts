@@ -368,6 +368,8 @@ async function secretThroughPage(
   try {
     page = await openSecretPage({
       message: prompt,
+      // What the program itself asks, as the form of a yes/no shows it: the human judges the model's words by it.
+      asks: found.line.trim().slice(-200),
       async deliver(secret) {
         if (signal.aborted) return expired;
         if (!(await stillAt(subject, found))) {
@@ -390,8 +392,8 @@ async function secretThroughPage(
   try {
     const elicitation = crypto.randomUUID();
     const answer = ask.url({
-      message: `${prompt} (a page on this computer: what you type there goes to the terminal, never to the ` +
-        "assistant)",
+      message: `${prompt}\nThe program asks: ${found.line.trim().slice(-200)}\n(a page on this computer: what you ` +
+        "type there goes to the terminal, never to the assistant)",
       url: page.url,
       id: elicitation,
     }, signal);

@@ -29,6 +29,8 @@ export type Deliver = (secret: Uint8Array) => Promise<{ ok: boolean; text: strin
 export interface SecretPageOptions {
   /** Shown on the page above the field (HTML-escaped). */
   message: string;
+  /** The program's own prompt, shown as such below `message` (HTML-escaped; the terminal's text, untrusted). */
+  asks?: string;
   deliver: Deliver;
 }
 
@@ -74,7 +76,8 @@ export function openSecretPage(opts: SecretPageOptions): Promise<SecretPage> {
   const form = (note = "") =>
     page(
       "tmux-mcp: secret for a terminal",
-      `<h1>Secret for a terminal</h1><p>${escapeHtml(opts.message)}</p>${note}` +
+      `<h1>Secret for a terminal</h1><p>${escapeHtml(opts.message)}</p>` +
+        (opts.asks ? `<p>The program asks: <code>${escapeHtml(opts.asks)}</code></p>` : "") + note +
         `<form method="post" action="${path}"><input type="password" name="secret" autofocus ` +
         `autocomplete="off" required><input type="submit" value="Send to the terminal"></form>` +
         `<p><small>It goes straight to the program; the assistant never sees it. This page works once.</small></p>`,
