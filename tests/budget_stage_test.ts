@@ -19,6 +19,7 @@ import { createSpawnExecutor } from "../lib/tmux/executor.ts";
 import { estimateTokens } from "../lib/budget/estimate.ts";
 import { fitPrefix, fitSuffix, tailStart } from "../lib/budget/preview.ts";
 import { nestingDepth, shrink } from "../lib/budget/shape.ts";
+import { resultTokens } from "../lib/server/budget.ts";
 import { asBuffered, resultBuffers } from "./budget_helpers.ts";
 import { Client, startTmux, uniqueSocketName } from "./helpers.ts";
 
@@ -34,10 +35,12 @@ const emitText = defineTool({
   annotations: READ_ONLY,
   textField: "text",
   refinements: ["pass fewer lines"],
-  input: z.object({ lines: z.number().int().min(1).max(100_000) }),
+  input: z.object({ lines: z.number().int().min(1).max(100_000), colored: z.boolean().default(false) }),
   output: z.object({ source: z.string(), text: z.string() }),
-  handler({ lines }) {
-    const text = Array.from({ length: lines }, (_, i) => `output line ${i + 1}`).join("\n");
+  handler({ lines, colored }) {
+    // colored: lines as `capture-pane -e` or a log with escapes returns them, control characters and tabs
+    const line = (n: number) => colored ? `\x1b[1;31m\x01E\x1b[0m\t\t${n}\x7f\x02` : `output line ${n}`;
+    const text = Array.from({ length: lines }, (_, i) => line(i + 1)).join("\n");
     return Promise.resolve({ structured: { source: "test", text } });
   },
 });
@@ -87,6 +90,21 @@ Deno.test("without a reachable tmux server an over-budget result is the preview 
     assert.ok((b.preview.text as string).endsWith("output line 5000"));
     assert.ok((b.preview.text as string).startsWith("output line "));
     assert.ok(estimateTokens(JSON.stringify(b.preview)) <= 250, "the preview fits half the budget");
+  });
+});
+
+Deno.test("a preview of text full of control characters fits its budget as the JSON the client receives", async () => {
+  // Each control character reaches the client as a 6-character \u00XX escape: measured on the raw text, the preview
+  // was ~3.5× its budget and the buffered response ~2× the tool's.
+  await inProcess(["--socket-name", uniqueSocketName("none"), "--max-tokens", "4000"], async (client) => {
+    const r = await client.callTool({ name: "emit-text", arguments: { lines: 5000, colored: true } });
+    const b = asBuffered(r.structuredContent);
+    const preview = b.preview.text as string;
+    assert.ok(preview.endsWith("\t\t5000\x7f\x02"), "the preview keeps the end");
+    assert.ok(preview.startsWith("\x1b[1;31m"), "at a line start");
+    assert.ok(estimateTokens(JSON.stringify(b.preview)) <= 2000, "the preview fits half the budget, as JSON");
+    const total = resultTokens(r as Parameters<typeof resultTokens>[0], 0) ?? 0;
+    assert.ok(total <= 4000, `the buffered response is ${total} tokens, over the 4000-token budget`);
   });
 });
 

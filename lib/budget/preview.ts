@@ -26,16 +26,27 @@ function isLowSurrogate(c: number): boolean {
 }
 
 /**
- * The smallest start index such that `text.slice(start)` is estimated within
- * `budget` tokens (suffix estimates only shrink as the start moves right).
- * Never splits a surrogate pair.
+ * Estimated tokens of `text` as a client receives it inside a result: a JSON
+ * string, where a control character becomes a 6-character `\u001b` escape
+ * and a newline or tab two characters (a preview of such text is several
+ * times its raw estimate).
  */
-export function fitSuffix(text: string, budget: number): number {
+export function jsonStringTokens(text: string): number {
+  return estimateTokens(JSON.stringify(text));
+}
+
+/**
+ * The smallest start index such that `text.slice(start)` is estimated within
+ * `budget` tokens by `cost` (suffix estimates only shrink as the start moves
+ * right). Never splits a surrogate pair.
+ */
+export function fitSuffix(text: string, budget: number, cost: (s: string) => number = estimateTokens): number {
+  // A token covers at most MAX_UNITS_PER_TOKEN units of text, raw or JSON-escaped (escaping only lengthens it).
   let lo = Math.max(0, text.length - (budget + 1) * MAX_UNITS_PER_TOKEN);
   let hi = text.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (estimateTokens(text.slice(mid)) <= budget) hi = mid;
+    if (cost(text.slice(mid)) <= budget) hi = mid;
     else lo = mid + 1;
   }
   if (lo < text.length && isLowSurrogate(text.charCodeAt(lo))) lo++;
@@ -56,12 +67,12 @@ export function fitPrefix(text: string, budget: number): number {
 }
 
 /**
- * Where the tail preview of `text` starts: within `budget` tokens, moved
- * forward to the start of a line unless that would leave nothing (a single
- * huge last line is cut inside).
+ * Where the tail preview of `text` starts: within `budget` tokens (by
+ * `cost`), moved forward to the start of a line unless that would leave
+ * nothing (a single huge last line is cut inside).
  */
-export function tailStart(text: string, budget: number): number {
-  const start = fitSuffix(text, budget);
+export function tailStart(text: string, budget: number, cost: (s: string) => number = estimateTokens): number {
+  const start = fitSuffix(text, budget, cost);
   if (start === 0 || text.charCodeAt(start - 1) === 10) return start;
   const nl = text.indexOf("\n", start);
   return nl >= 0 && nl + 1 < text.length ? nl + 1 : start;
@@ -125,7 +136,8 @@ function planText(
   const shrunk = shrink(rest, { maxDepth: opts.maxDepth, maxStringChars: PREVIEW_STRING_CHARS });
   const restTokens = estimateTokens(JSON.stringify(shrunk.value));
   const tailBudget = Math.max(1, opts.budgetTokens - restTokens);
-  const start = tailStart(text, tailBudget);
+  // The preview reaches the client as JSON: fit the tail as the JSON string it becomes.
+  const start = tailStart(text, tailBudget, jsonStringTokens);
   const tail = text.slice(start);
   const full = encoder.encode(text);
   const lines = countLines(text);

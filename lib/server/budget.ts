@@ -25,7 +25,7 @@ import type { CallToolResult } from "../sdk.ts";
 import { outputResult, type ResultStage, structuredJson } from "./pipeline.ts";
 import { type AnyTool, type ContentBlock, neverBuffered, type PageBudget, type Services } from "../tools/tool.ts";
 import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
-import { planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
+import { jsonStringTokens, planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
 import { createResultRegistry, type ResultRegistry } from "../budget/registry.ts";
 import {
   type BudgetSettings,
@@ -165,7 +165,8 @@ export function createBudget(opts: BudgetOptions): Budget {
     const plan = planPreview(structured, textField, { budgetTokens: previewTokens, maxDepth: budget.maxDepth });
     // An empty text has nothing to page through: alwaysBuffer leaves it as it is.
     if (!over && plan.full.length === 0) return result;
-    const fullTokens = plan.kind === "text" ? estimateTokens(structured[textField!] as string) : tokens;
+    // As show-buffer's budget counts a page of it: a JSON string.
+    const fullTokens = plan.kind === "text" ? jsonStringTokens(structured[textField!] as string) : tokens;
     const kept = await keep(plan);
     const what = plan.kind === "text" ? "text" : "result (as indented JSON)";
     const head = over
