@@ -108,6 +108,27 @@ Deno.test("a preview of text full of control characters fits its budget as the J
   });
 });
 
+Deno.test("a buffered response fits the tool's budget: under a small one the preview gives way to the note", async () => {
+  // The preview got half the budget whatever the rest cost: at 500 tokens a buffered response was ~560-630.
+  const tmux = await startTmux("small");
+  try {
+    for (const max of [500, 700]) {
+      await inProcess(["--socket-name", tmux.socketName, "--max-tokens", String(max)], async (client) => {
+        for (const [name, args] of [["emit-text", { lines: 5000 }], ["emit-tree", { count: 3000 }]] as const) {
+          const r = await client.callTool({ name, arguments: args });
+          const b = asBuffered(r.structuredContent);
+          assert.match(b.buffer_id ?? "", /^mcp-result-/);
+          const total = resultTokens(r as Parameters<typeof resultTokens>[0], 0) ?? 0;
+          assert.ok(total <= max, `${name}: the buffered response is ${total} tokens, over the ${max}-token budget`);
+          assert.ok(JSON.stringify(b.preview).length > 20, `${name}: a preview is left`);
+        }
+      });
+    }
+  } finally {
+    await tmux.kill();
+  }
+});
+
 Deno.test("a nested structured result keeps its first records with deep values summarized", async () => {
   await inProcess(["--socket-name", uniqueSocketName("none"), "--max-tokens", "1000"], async (client) => {
     const b = asBuffered((await client.callTool({ name: "emit-tree", arguments: { count: 2000 } })).structuredContent);

@@ -161,8 +161,10 @@ export function createBudget(opts: BudgetOptions): Budget {
 
     const structured = result.structuredContent ?? { text: contentText(result) };
     const textField = result.structuredContent ? tool.textField : "text";
-    const previewTokens = Math.min(PREVIEW_TOKENS, Math.floor(budget.maxTokens / 2));
-    const plan = planPreview(structured, textField, { budgetTokens: previewTokens, maxDepth: budget.maxDepth });
+    let previewTokens = Math.min(PREVIEW_TOKENS, Math.floor(budget.maxTokens / 2));
+    const planFor = (tokens: number) =>
+      planPreview(structured, textField, { budgetTokens: tokens, maxDepth: budget.maxDepth });
+    let plan = planFor(previewTokens);
     // An empty text has nothing to page through: alwaysBuffer leaves it as it is.
     if (!over && plan.full.length === 0) return result;
     // As show-buffer's budget counts a page of it: a JSON string.
@@ -177,7 +179,7 @@ export function createBudget(opts: BudgetOptions): Budget {
         minutes(settings.bufferTTL)
       }; page it with show-buffer.`
       : `${kept.why}: this preview is all there is; narrow the call to see more.`;
-    const envelope: BufferedResponse = {
+    const envelopeOf = (plan: PreviewPlan): BufferedResponse => ({
       type: "buffered_response",
       note: `${head} ${where} The preview holds ${plan.describe}.`,
       metadata: {
@@ -192,7 +194,18 @@ export function createBudget(opts: BudgetOptions): Budget {
       buffer_id: kept.id,
       suggested_refinements: refinements(tool, plan, kept.id, fullTokens),
       preview: plan.preview,
-    };
+    });
+    let envelope = envelopeOf(plan);
+    // The note, metadata and suggested calls cost tokens too: under a small budget, the preview gives way to them
+    // (below about 400 tokens they alone are over it, and the preview is as small as it gets).
+    // Estimates of parts do not add up exactly (a list's items are fitted one by one): cut harder each time.
+    for (let tries = 0; tries < 6 && previewTokens > 0; tries++) {
+      const excess = estimateTokens(JSON.stringify(envelope)) - budget.maxTokens;
+      if (excess <= 0) break;
+      previewTokens = Math.max(0, previewTokens - excess * 2 ** tries);
+      plan = planFor(previewTokens);
+      envelope = envelopeOf(plan);
+    }
     return {
       content: [{ type: "text", text: JSON.stringify(envelope) }],
       structuredContent: envelope as unknown as Record<string, unknown>,
