@@ -145,7 +145,12 @@ Deno.test("a nested structured result keeps its first records with deep values s
 Deno.test("the registry keeps at most maxBytes of result buffers, oldest deleted first", async () => {
   const tmux = await startTmux("reg");
   const exec = createSpawnExecutor({ bin: "tmux", socketName: tmux.socketName, maxConcurrency: 4 });
-  const registry = createResultRegistry(createBufferStore(exec), { ttlMs: 60_000, maxCount: 32, maxBytes: 100 });
+  const registry = createResultRegistry(createBufferStore(exec), {
+    ttlMs: 60_000,
+    maxCount: 32,
+    maxBytes: 100,
+    sweep: true,
+  });
   try {
     const forty = new Uint8Array(40).fill(0x61);
     const a = await registry.store(forty);

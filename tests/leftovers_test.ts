@@ -4,7 +4,7 @@
  * sweeps them at start.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { resultBuffers } from "./budget_helpers.ts";
+import { asBuffered, resultBuffers } from "./budget_helpers.ts";
 import { startWait, withShell } from "./exec_fixtures.ts";
 import { connect, type McpFixture, runProcess, startTmux } from "./helpers.ts";
 import { startSshd } from "./ssh_fixture.ts";
@@ -135,6 +135,32 @@ Deno.test("ssh: the sshd session processes SIGKILLed while a wait watches a remo
       async () => !(await alivePids([serverPid])).has(serverPid),
       30_000,
     );
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+  }
+});
+
+Deno.test("ssh: storing result buffers sweeps none of a server on another machine (its pid is no process here)", async () => {
+  const fx = await startSshd();
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    // A live server elsewhere that uses this tmux: its pid means nothing on this machine (above Linux's pid_max).
+    const theirs = "mcp-result-4194305-0123abcd";
+    const args = ["set-buffer", "-b", theirs, "their result"];
+    for (let i = 0; i < 60; i++) args.push(";", "set-buffer", "-b", `item-${i}`, `value ${i}`);
+    await fx.tmux(...args);
+    mcp = await connect({
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--max-tokens", "100"],
+    });
+    // Each list is over the budget: a result buffer. The first store used to sweep in the background, as if
+    // the tmux were this machine's; the later calls give that sweep the time it needs.
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(asBuffered(await mcp.ok("list-buffers")).buffer_id!);
+    const names = (await fx.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n");
+    for (const id of ids) assert(names.includes(id), `${id} is kept`);
+    assertEquals(await fx.tmux("show-buffer", "-b", theirs), "their result", "the other server's result stays");
   } finally {
     await mcp?.close();
     await fx.cleanup();

@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * declare const buffers: Parameters<typeof createResultRegistry>[0]; // the server's buffer store
- * const registry = createResultRegistry(buffers, { ttlMs: 600_000, maxCount: 32, maxBytes: 256 << 20 });
+ * const registry = createResultRegistry(buffers, { ttlMs: 600_000, maxCount: 32, maxBytes: 256 << 20, sweep: true });
  * const name = await registry.store(new TextEncoder().encode("a big result")); // "mcp-result-4242-3f2a91bc"
  * registry.clear(); // at exit
  * ```
@@ -24,6 +24,11 @@ export interface ResultRegistryOptions {
   ttlMs: number;
   maxCount: number;
   maxBytes: number;
+  /**
+   * Whether the first store sweeps the buffers of servers that are gone: only for a tmux on this machine. A
+   * remote one (`--ssh`) may serve servers on other machines, whose pids are no process here.
+   */
+  sweep: boolean;
 }
 
 export interface ResultRegistry {
@@ -89,7 +94,7 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
     async store(content) {
       // Where there are result buffers, there may be some of a killed server: sweep once (the start may have
       // found no tmux server).
-      if (!swept) {
+      if (!swept && opts.sweep) {
         swept = true;
         void sweepResultBuffers(buffers).catch(() => {});
       }

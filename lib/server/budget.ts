@@ -97,6 +97,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     ttlMs: settings.bufferTTL,
     maxCount: MAX_RESULT_BUFFERS,
     maxBytes: MAX_RESULT_BYTES,
+    sweep: services.tmux.remote === undefined,
   });
   services.atExit(() => registry.clear());
 

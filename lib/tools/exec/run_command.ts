@@ -37,7 +37,12 @@ const registries = new WeakMap<object, ResultRegistry>();
 function fullOutputBuffers(ctx: ToolContext): ResultRegistry {
   let r = registries.get(ctx.exec);
   if (!r) {
-    const made = createResultRegistry(ctx.buffers, { ttlMs: FULL_OUTPUT_TTL_MS, maxCount: 16, maxBytes: 256 << 20 });
+    const made = createResultRegistry(ctx.buffers, {
+      ttlMs: FULL_OUTPUT_TTL_MS,
+      maxCount: 16,
+      maxBytes: 256 << 20,
+      sweep: ctx.tmux.remote === undefined,
+    });
     ctx.atExit(() => made.clear());
     registries.set(ctx.exec, r = made);
   }
