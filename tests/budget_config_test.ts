@@ -72,6 +72,11 @@ Deno.test("config file: a wrong type is a startup error naming the key", async (
 Deno.test("config file: an unknown tool name is a startup error naming it", async () => {
   const line = await startupError(`{ "toolConfigs": { "capture-pain": { "maxTokens": 500 } } }`);
   assert.match(line, /: toolConfigs\.capture-pain: unknown tool "capture-pain" \(known tools: .*show-buffer/);
+  // JSON.parse keeps "__proto__" as a key of its own; the validated record had dropped it without a word.
+  assert.match(
+    await startupError(`{ "toolConfigs": { "__proto__": { "maxTokens": 500 } } }`),
+    /: toolConfigs\.__proto__: unknown tool "__proto__" \(known tools: /,
+  );
 });
 
 Deno.test("config file: broken JSON and a missing file are startup errors", async () => {

@@ -124,12 +124,16 @@ export function parseBudgetFile(
   }
   const file = parsed.data;
   const known = new Set(toolNames);
-  for (const [name, own] of Object.entries(file.toolConfigs ?? {})) {
+  // The names as written: a "__proto__" key (an own key of the parsed JSON) is not one of the parsed record's.
+  const written = Object.keys((raw as { toolConfigs?: object }).toolConfigs ?? {});
+  for (const name of written) {
     if (!known.has(name)) {
       throw new UsageError(
         `${source}: toolConfigs.${name}: unknown tool "${name}" (known tools: ${[...known].sort().join(", ")})`,
       );
     }
+  }
+  for (const [name, own] of Object.entries(file.toolConfigs ?? {})) {
     if (own?.alwaysBuffer && neverBuffered.includes(name)) {
       throw new UsageError(
         `${source}: toolConfigs.${name}.alwaysBuffer: ${name} results are never buffered ` +
