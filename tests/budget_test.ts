@@ -111,6 +111,12 @@ Deno.test("result buffers expire after bufferTTL, oldest first", async () => {
         assert.ok(!(left.includes(first) && !left.includes(second)), `${second} expired before ${first}`);
         return left.length === 0;
       }, 30_000);
+      // Paging an expired one says what happened and what to do (list-buffers would not show it).
+      assert.equal(
+        await mcp.err("show-buffer", { name: first }),
+        `no buffer named "${first}": result buffers are deleted when they expire, when newer ones push them out, ` +
+          `or when their server exits: call the tool that returned it again for a new one`,
+      );
     },
   );
 });

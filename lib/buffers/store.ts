@@ -94,9 +94,17 @@ export function isMissingBuffer(e: unknown): boolean {
 }
 
 /** The error for a buffer that does not exist (its class tells it from other refusals). */
+/** A result buffer's name (lib/budget/registry.ts, a floor above): `mcp-result-<pid>-<8 hex digits>`. */
+const RESULT_BUFFER = /^mcp-result-\d+-[0-9a-f]{8}$/;
+
 export class MissingBuffer extends UserError {
   constructor(readonly buffer: string) {
-    super(`no buffer named ${JSON.stringify(buffer)}: call list-buffers to see the buffers`);
+    super(
+      RESULT_BUFFER.test(buffer)
+        ? `no buffer named ${JSON.stringify(buffer)}: result buffers are deleted when they expire, when newer ones ` +
+          `push them out, or when their server exits: call the tool that returned it again for a new one`
+        : `no buffer named ${JSON.stringify(buffer)}: call list-buffers to see the buffers`,
+    );
   }
 }
 
