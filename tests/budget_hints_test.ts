@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { withShell } from "./exec_fixtures.ts";
-import { asBuffered } from "./budget_helpers.ts";
+import { asBuffered, withConfig } from "./budget_helpers.ts";
 
 const LINES = 3000;
 
@@ -45,4 +45,29 @@ Deno.test("every suggested call of a buffered run-command output works as writte
       assert.ok(snippets.every((t) => t.includes("ERROR")));
     }
   }, { historyLimit: 10_000, serverArgs: ["--max-tokens", "2000"] });
+});
+
+Deno.test("the show-buffer pages suggested for a buffered list fit show-buffer's budget: no page comes back cut", async () => {
+  await withConfig(
+    `{ "maxTokensPerResponse": 400, "toolConfigs": { "show-buffer": { "maxTokens": 2000 } } }`,
+    async (mcp, tmux) => {
+      const args: string[] = [];
+      for (let i = 0; i < 150; i++) args.push(...(i ? [";"] : []), "set-buffer", "-b", `item-${i}`, `"value" ${i}`);
+      await tmux.tmux(...args);
+      const b = asBuffered(await mcp.ok("list-buffers"));
+      const [, json] = /^show-buffer (\{\S*\}) reads it from the start/.exec(b.suggested_refinements[0]) ?? [];
+      assert.ok(json, `a page from the start is suggested: ${b.suggested_refinements}`);
+      type Page = { next_offset_bytes: number | null; truncated_by_budget?: true };
+      let page: Page = await mcp.ok("show-buffer", JSON.parse(json));
+      // The stored result is indented JSON, which a page carries as a JSON string: its quotes escaped, its indents
+      // kept. The page size came from the compact JSON's estimate and was cut by the budget on every page.
+      let n = 0;
+      for (; page.next_offset_bytes !== null; n++) {
+        assert.equal(page.truncated_by_budget, undefined, `page ${n} at the suggested size fits`);
+        assert.ok(n < 1000, "paging ends");
+        page = await mcp.ok("show-buffer", { ...JSON.parse(json), offset_bytes: page.next_offset_bytes });
+      }
+      assert.ok(n >= 2, `the list takes several pages (${n + 1})`);
+    },
+  );
 });

@@ -97,6 +97,8 @@ export interface PreviewPlan {
   preview: Record<string, unknown>;
   /** The full result as stored: the text itself, or the structured result as indented JSON. */
   full: Uint8Array;
+  /** `full` as a string. */
+  fullText: string;
   /** Lines of text, items of the main list, or top-level properties. */
   itemCount: number;
   /** Nesting depth of the structured result. */
@@ -153,6 +155,7 @@ function planText(
     kind: "text",
     preview,
     full,
+    fullText: text,
     itemCount: lines,
     maxDepth: depth,
     truncatedAtDepth: shrunk.depthTruncated ? opts.maxDepth : undefined,
@@ -164,7 +167,8 @@ function planText(
 }
 
 function planStructured(structured: Record<string, unknown>, depth: number, opts: PreviewOptions): PreviewPlan {
-  const full = encoder.encode(JSON.stringify(structured, null, 2));
+  const fullText = JSON.stringify(structured, null, 2);
+  const full = encoder.encode(fullText);
   const listPath = mainArrayPath(structured);
   const list = listPath ? getPath(structured, listPath) as unknown[] : undefined;
   let depthLimit = opts.maxDepth;
@@ -203,6 +207,7 @@ function planStructured(structured: Record<string, unknown>, depth: number, opts
     kind: "structured",
     preview,
     full,
+    fullText,
     itemCount: list ? list.length : Object.keys(structured).length,
     maxDepth: depth,
     truncatedAtDepth: shrunk.depthTruncated ? depthLimit : undefined,

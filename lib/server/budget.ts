@@ -168,8 +168,9 @@ export function createBudget(opts: BudgetOptions): Budget {
     let plan = planFor(previewTokens);
     // An empty text has nothing to page through: alwaysBuffer leaves it as it is.
     if (!over && plan.full.length === 0) return result;
-    // As show-buffer's budget counts a page of it: a JSON string.
-    const fullTokens = plan.kind === "text" ? jsonStringTokens(structured[textField!] as string) : tokens;
+    // As show-buffer's budget counts a page of what is stored: a JSON string (of indented JSON, for a structured
+    // result: not the compact JSON estimated above, which has no indents and escapes no quotes).
+    const fullTokens = jsonStringTokens(plan.fullText);
     const kept = await keep(plan);
     const what = plan.kind === "text" ? "text" : "result (as indented JSON)";
     const head = over
