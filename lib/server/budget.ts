@@ -6,7 +6,7 @@
  * pipeline.
  *
  * A result estimated over its tool's budget (or any result of a tool with
- * `alwaysBuffer`) is stored whole in a tmux buffer `mcp-result-<id>` and
+ * `alwaysBuffer`) is stored whole in a tmux buffer `mcp-result-<pid>-<id>` and
  * replaced by a {@linkcode BufferedResponse}: a preview in the tool's own
  * shape, metadata, the buffer's name and concrete next calls. The estimate
  * counts what the client receives: the larger of the content blocks and the
