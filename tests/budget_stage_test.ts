@@ -20,7 +20,7 @@ import { estimateTokens } from "../lib/budget/estimate.ts";
 import { fitPrefix, fitSuffix, tailStart } from "../lib/budget/preview.ts";
 import { nestingDepth, shrink } from "../lib/budget/shape.ts";
 import { resultTokens } from "../lib/server/budget.ts";
-import { asBuffered, resultBuffers } from "./budget_helpers.ts";
+import { asBuffered, configFile, resultBuffers } from "./budget_helpers.ts";
 import { Client, startTmux, uniqueSocketName } from "./helpers.ts";
 
 const InMemoryTransport: typeof InMemoryTransportTyped = InMemoryTransportJs;
@@ -123,6 +123,27 @@ Deno.test("a buffered response fits the tool's budget: under a small one the pre
           assert.ok(JSON.stringify(b.preview).length > 20, `${name}: a preview is left`);
         }
       });
+    }
+  } finally {
+    await tmux.kill();
+  }
+});
+
+Deno.test('the note says how long the result buffer is kept as set, never "0 s" or "1 minutes"', async () => {
+  const tmux = await startTmux("ttl");
+  try {
+    for (const [ttl, said] of [[100, "100 ms"], [1500, "1500 ms"], [90_000, "90 s"], [60_000, "1 minute"]] as const) {
+      const path = await configFile(`{ "bufferTTL": ${ttl} }`);
+      try {
+        await inProcess(["--socket-name", tmux.socketName, "--config", path, "--max-tokens", "500"], async (client) => {
+          const b = asBuffered(
+            (await client.callTool({ name: "emit-text", arguments: { lines: 5000 } })).structuredContent,
+          );
+          assert.match(b.note, new RegExp(`is in tmux buffer "${b.buffer_id}" for up to ${said}; page it`));
+        });
+      } finally {
+        await Deno.remove(path);
+      }
     }
   } finally {
     await tmux.kill();

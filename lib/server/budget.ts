@@ -85,8 +85,10 @@ function contentText(result: CallToolResult): string {
   return result.content.map((b: ContentBlock) => b.type === "text" ? b.text : "").join("\n");
 }
 
-function minutes(ms: number): string {
-  return ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Math.round(ms / 1000)} s`;
+/** A bufferTTL as the note says it: "10 minutes", "1 minute", "90 s", "250 ms" (never "0 s"). */
+function duration(ms: number): string {
+  if (ms % 60_000 === 0) return ms === 60_000 ? "1 minute" : `${ms / 60_000} minutes`;
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 export function createBudget(opts: BudgetOptions): Budget {
@@ -178,7 +180,7 @@ export function createBudget(opts: BudgetOptions): Budget {
       : `${tool.name} results are always buffered (alwaysBuffer).`;
     const where = kept.id !== null
       ? `The full ${what} (${plan.full.length} bytes) is in tmux buffer "${kept.id}" for up to ${
-        minutes(settings.bufferTTL)
+        duration(settings.bufferTTL)
       }; page it with show-buffer.`
       : `${kept.why}: this preview is all there is; narrow the call to see more.`;
     const envelopeOf = (plan: PreviewPlan): BufferedResponse => ({
