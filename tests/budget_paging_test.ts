@@ -187,3 +187,35 @@ Deno.test("search-buffer near a match, cut by the budget resumes inside its wind
     assert.deepEqual(found, expected);
   }, { args: ["--max-tokens", "1000"] });
 });
+
+Deno.test("search-buffer: a first match whose snippet alone is over the budget comes back with its snippet cut to fit", async () => {
+  // Control characters are 6-character escapes in JSON: one match with 4096 bytes of them each side was ~33,000
+  // tokens (over the default 25,000), returned whole (a natively paged tool is never buffered). Under a 2000-token
+  // budget: the context is cut, and for a long match with no context the shown part of the match.
+  await withServer(async (mcp) => {
+    const body = "\x01".repeat(5000) + "find NEEDLE here" + "\x02".repeat(5000);
+    await mcp.ok("set-buffer", { name: "bin", content: body });
+    for (const args of [{ context_bytes: 4096 }, { mode: "regex", query: "NEEDLE[\\s\\S]*", context_bytes: 0 }]) {
+      const r = await mcp.call("search-buffer", { buffers: ["bin"], query: "NEEDLE", ...args });
+      assert.ok(fits(r, 2000), `the response fits: ${resultTokens(r, 0)} tokens`);
+      const out = r.structuredContent as {
+        matches: {
+          offset_bytes: number;
+          match_len: number;
+          context_start: number;
+          context_end: number;
+          snippet: string;
+        }[];
+        truncated_by_budget?: true;
+      };
+      assert.equal(out.truncated_by_budget, true);
+      assert.equal(out.matches.length, 1);
+      const [m] = out.matches;
+      assert.equal(m.offset_bytes, 5005);
+      assert.ok(m.snippet.includes(args.context_bytes ? "find NEEDLE here" : "NEEDLE here"), m.snippet.slice(0, 80));
+      assert.ok(m.context_start <= m.offset_bytes && m.context_end > m.offset_bytes);
+      assert.equal(m.snippet, body.slice(m.context_start, m.context_end), "the snippet is its bytes (all 1-byte)");
+      if (!args.context_bytes) assert.ok(m.context_end - m.offset_bytes < 4096, "the match's shown part is cut");
+    }
+  }, { args: ["--max-tokens", "2000"] });
+});

@@ -24,6 +24,8 @@ import { redactedSlicer } from "../text/redact_page.ts";
 import type { Redactor } from "../text/redact.ts";
 import { firstMatches, MAX_BUFFERS, similarityStats } from "./search_page.ts";
 import { largestFitting } from "../budget/page.ts";
+import { cutTokens, SNIPPET_MATCH_MAX } from "../search/snippet.ts";
+import { bytesView } from "../search/subject.ts";
 
 export { MAX_BUFFERS } from "./search_page.ts";
 
@@ -201,5 +203,35 @@ export async function runSearch(
   if (ctx.budget.fits({ structured: out })) return { structured: out };
   // Over the response budget: the most matches that fit, and resume offsets that continue right after them.
   const k = largestFitting(1, out.matches.length, (n) => ctx.budget.fits({ structured: firstMatches(out, n) }));
-  return { structured: firstMatches(out, k) };
+  const page = firstMatches(out, k);
+  if (k > 1 || ctx.budget.fits({ structured: page })) return { structured: page };
+  return { structured: await fitFirstSnippet(ctx, page) };
+}
+
+/**
+ * A page whose first match alone is over the budget (its snippet up to 8 KiB, or of control characters, each a
+ * 6-character escape in JSON): that snippet cut around the match until the page fits, context first, then the
+ * shown part of the match, from the buffer read again. Unchanged when the buffer is now too short for it (changed).
+ */
+async function fitFirstSnippet(ctx: ToolContext, page: SearchOutput): Promise<SearchOutput> {
+  const m = page.matches[0];
+  const start = m.offset_bytes, end = start + m.match_len;
+  const bytes = await ctx.buffers.read(m.buffer).catch(() => undefined);
+  if (!bytes || bytes.length < end || bytes.length < m.context_end) return page;
+  const view = bytesView(bytes);
+  const shown = Math.min(m.match_len, SNIPPET_MATCH_MAX);
+  const context = Math.max(0, start - m.context_start, m.context_end - end);
+  /** Size `s`: up to s bytes of the match, then s - shown bytes of context each side (none after a long match). */
+  const withSize = (s: number): SearchOutput => {
+    const c = Math.max(0, s - shown);
+    const lo = view.charStartAtOrAfter(Math.max(0, start - c));
+    const hi = view.charStartAtOrBefore(
+      Math.min(bytes.length, start + Math.min(s, shown) + (m.match_len > SNIPPET_MATCH_MAX ? 0 : c)),
+    );
+    const [before, after] = cutTokens(view, lo, hi);
+    const found = { ...m, context_start: lo, context_end: hi, snippet: view.textOf(lo, hi) };
+    const match = snippetRedacted(before || after ? { ...found, cut: [before, after] } : found, ctx.redactor);
+    return { ...page, matches: [match], truncated_by_budget: true };
+  };
+  return withSize(largestFitting(1, shown + context, (s) => ctx.budget.fits({ structured: withSize(s) })));
 }
