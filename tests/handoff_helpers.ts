@@ -282,6 +282,38 @@ export async function argvRecorder(): Promise<{ bin: string; lines(): Promise<st
   };
 }
 
+/**
+ * Runs `fn` with a human holding a fresh secret, on a server whose every tmux command is a client of its own
+ * (`--control-mode off`) started through {@linkcode argvRecorder}; then asserts the secret is on none of their command
+ * lines. `fn` gets the secret typed (request-input) and checks where it went.
+ */
+export async function withRecordedCommandLines(fn: (s: Setup) => Promise<void>): Promise<void> {
+  const argv = await argvRecorder();
+  try {
+    await withHuman(
+      BOTH,
+      async (s) => {
+        s.human.secret = `pw-${crypto.randomUUID()}`;
+        await fn(s);
+        const lines = await argv.lines();
+        assertMatch(lines, /capture-pane/); // the recorder did run
+        assertNotOnCommandLines(lines, s.human.secret);
+      },
+      "tmux",
+      ["--control-mode", "off", "--tmux-bin", argv.bin],
+    );
+  } finally {
+    await argv.close();
+  }
+}
+
+/** Asserts request-input's answer `r` says the secret was typed, once the human is done with the page. */
+export async function assertReceived(s: Setup, r: CallToolResult): Promise<void> {
+  assert(!r.isError, textOf(r));
+  await Promise.all(s.human.browsing);
+  assertEquals((r.structuredContent as Record<string, unknown>).outcome, "input_received");
+}
+
 /** Asserts `secret`, as text or as `send-keys -H` bytes, is on none of the command lines `lines`. */
 export function assertNotOnCommandLines(lines: string, secret: string): void {
   const hex = [...new TextEncoder().encode(secret)].map((b) => b.toString(16).padStart(2, "0"));

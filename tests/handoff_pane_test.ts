@@ -16,9 +16,8 @@ import { waitForPane, waitUntil } from "./pane_helpers.ts";
 import { envelope, rawServer } from "./raw_stdio.ts";
 import type { CallToolResult } from "../lib/sdk.ts";
 import {
-  argvRecorder,
-  assertNotOnCommandLines,
   assertNowhere,
+  assertReceived,
   BOTH,
   CONFIRM_SCRIPT,
   gpgHome,
@@ -26,6 +25,7 @@ import {
   type Setup,
   sha16,
   withHuman,
+  withRecordedCommandLines,
 } from "./handoff_helpers.ts";
 
 /** A pane's screen and history. */
@@ -131,29 +131,12 @@ Deno.test("pane: a yes/no is asked by a form and typed; a decline types nothing"
 });
 
 Deno.test("pane: a secret never travels on a tmux command line, even when every command spawns a client", async () => {
-  const argv = await argvRecorder();
-  try {
-    await withHuman(
-      BOTH,
-      async (s) => {
-        s.human.secret = `pw-${crypto.randomUUID()}`;
-        const pane = await s.pane("Password:", SECRET_SCRIPT);
-        const r = await s.call("request-input", { target: pane, prompt: "Enter it", timeout_ms: 120_000 });
-        assert(!r.isError, textOf(r));
-        await Promise.all(s.human.browsing);
-        assertEquals((r.structuredContent as Record<string, unknown>).outcome, "input_received");
-        await waitForPane(s.tmux, pane, new RegExp(`digest ${await sha16(s.human.secret)}`), 30_000);
-        await assertNowhere(s, s.human.secret);
-        const lines = await argv.lines();
-        assertMatch(lines, /capture-pane/); // the recorder did run
-        assertNotOnCommandLines(lines, s.human.secret);
-      },
-      "tmux",
-      ["--control-mode", "off", "--tmux-bin", argv.bin],
-    );
-  } finally {
-    await argv.close();
-  }
+  await withRecordedCommandLines(async (s) => {
+    const pane = await s.pane("Password:", SECRET_SCRIPT);
+    await assertReceived(s, await s.call("request-input", { target: pane, prompt: "Enter it", timeout_ms: 120_000 }));
+    await waitForPane(s.tmux, pane, new RegExp(`digest ${await sha16(s.human.secret)}`), 30_000);
+    await assertNowhere(s, s.human.secret);
+  });
 });
 
 Deno.test("pane: a secret posted as the hand-off times out is typed only if the answer says so", async () => {

@@ -26,6 +26,17 @@ import {
   sha16,
 } from "./handoff_helpers.ts";
 
+/** The remote tmux started, and a pane of it at SECRET_SCRIPT's password prompt (its script written in `dir`). */
+async function secretPane(fx: Awaited<ReturnType<typeof startSshd>>, dir: string) {
+  await fx.startTmux();
+  const remote = { tmux: fx.tmux };
+  const script = `${dir}/ask.sh`;
+  await Deno.writeTextFile(script, SECRET_SCRIPT);
+  const pane = await newPane(remote, [..."env HISTFILE=/dev/null bash --norc --noprofile".split(" "), script]);
+  await waitForPane(remote, pane, /Password:/, 30_000);
+  return { remote, pane };
+}
+
 Deno.test("ssh pane: the attach command works from a terminal; the secret typed there reaches the remote pane only", async () => {
   const fx = await startSshd();
   const local = await startTmux("handoff-human");
@@ -33,12 +44,7 @@ Deno.test("ssh pane: the attach command works from a terminal; the secret typed 
   const audit = `${dir}/audit.log`;
   let mcp: Awaited<ReturnType<typeof connect>> | undefined;
   try {
-    await fx.startTmux();
-    const remote = { tmux: fx.tmux };
-    const script = `${dir}/ask.sh`;
-    await Deno.writeTextFile(script, SECRET_SCRIPT);
-    const pane = await newPane(remote, [..."env HISTFILE=/dev/null bash --norc --noprofile".split(" "), script]);
-    await waitForPane(remote, pane, /Password:/, 30_000);
+    const { remote, pane } = await secretPane(fx, dir);
 
     mcp = await connect({
       args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--audit-log", audit],
@@ -100,12 +106,7 @@ Deno.test("ssh pane: a secret from the one-shot page reaches the remote pane on 
   const human: Human = { reply: "accept", yes: true, secret: `pw-${crypto.randomUUID()}`, asked: [], browsing: [] };
   let mcp: Awaited<ReturnType<typeof connect>> | undefined;
   try {
-    await fx.startTmux();
-    const remote = { tmux: fx.tmux };
-    const script = `${dir}/ask.sh`;
-    await Deno.writeTextFile(script, SECRET_SCRIPT);
-    const pane = await newPane(remote, [..."env HISTFILE=/dev/null bash --norc --noprofile".split(" "), script]);
-    await waitForPane(remote, pane, /Password:/, 30_000);
+    const { remote, pane } = await secretPane(fx, dir);
     mcp = await connect({
       args: [
         ...["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--audit-log", audit],
