@@ -13,12 +13,11 @@
  * registry.clear(); // at exit
  * ```
  */
-import type { BufferStore } from "../buffers/store.ts";
+import { type BufferStore, RESULT_BUFFER_NAME } from "../buffers/store.ts";
 import { deadOwners } from "../host/process.ts";
 
 /** `mcp-result-<pid>-`: the owner's pid lets a later server sweep what a killed one left. */
 export const RESULT_BUFFER_PREFIX = `mcp-result-${Deno.pid}-`;
-const RESULT_NAME = /^mcp-result-(\d+)-[0-9a-f]{8}$/;
 
 export interface ResultRegistryOptions {
   ttlMs: number;
@@ -126,9 +125,9 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
 /** Deletes `mcp-result-<pid>-…` buffers whose server is gone; returns their names. */
 export async function sweepResultBuffers(buffers: Pick<BufferStore, "list" | "delete">): Promise<string[]> {
   // Spawned: a starting server attaches no control client for its sweep (lib/tmux/attach_gate.ts).
-  const names = (await buffers.list({ spawn: true })).map((b) => b.name).filter((n) => RESULT_NAME.test(n));
-  const dead = await deadOwners(names, RESULT_NAME);
-  const gone = names.filter((n) => dead.has(Number(RESULT_NAME.exec(n)![1])));
+  const names = (await buffers.list({ spawn: true })).map((b) => b.name).filter((n) => RESULT_BUFFER_NAME.test(n));
+  const dead = await deadOwners(names, RESULT_BUFFER_NAME);
+  const gone = names.filter((n) => dead.has(Number(RESULT_BUFFER_NAME.exec(n)![1])));
   await Promise.all(gone.map((n) => buffers.delete(n).catch(() => {})));
   return gone;
 }

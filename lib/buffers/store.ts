@@ -93,14 +93,17 @@ export function isMissingBuffer(e: unknown): boolean {
     /^(no buffer|unknown buffer)/.test(e.message);
 }
 
-/** The error for a buffer that does not exist (its class tells it from other refusals). */
-/** A result buffer's name (lib/budget/registry.ts, a floor above): `mcp-result-<pid>-<8 hex digits>`. */
-const RESULT_BUFFER = /^mcp-result-\d+-[0-9a-f]{8}$/;
+/**
+ * A result buffer's name, `mcp-result-<owner pid>-<8 hex digits>` (made and swept by lib/budget/registry.ts): the
+ * server that made it deletes it when it expires, so nothing else writes to it.
+ */
+export const RESULT_BUFFER_NAME = /^mcp-result-(\d+)-[0-9a-f]{8}$/;
 
+/** The error for a buffer that does not exist (its class tells it from other refusals). */
 export class MissingBuffer extends UserError {
   constructor(readonly buffer: string) {
     super(
-      RESULT_BUFFER.test(buffer)
+      RESULT_BUFFER_NAME.test(buffer)
         ? `no buffer named ${JSON.stringify(buffer)}: result buffers are deleted when they expire, when newer ones ` +
           `push them out, or when their server exits: call the tool that returned it again for a new one`
         : `no buffer named ${JSON.stringify(buffer)}: call list-buffers to see the buffers`,

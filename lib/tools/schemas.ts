@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { type TargetKind, targetSchema } from "../tmux/target.ts";
+import { RESULT_BUFFER_NAME } from "../buffers/store.ts";
 
 // Tab is allowed (names like "a\tb" are legitimate); newlines and other
 // control characters are not: tmux prints names raw, one per line.
@@ -24,11 +25,11 @@ export const bufferName = z.string()
   .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)");
 
 /**
- * A buffer name a tool writes to: not a result buffer (`mcp-result-<pid>-<hex>`, lib/budget/registry.ts), which its
- * server deletes when it expires or exits, with whatever was written into it. Renaming one away keeps it.
+ * A buffer name a tool writes to: not a result buffer ({@linkcode RESULT_BUFFER_NAME}), which its server deletes when
+ * it expires or exits, with whatever was written into it. Renaming one away keeps it.
  */
 export const writtenBufferName = bufferName.refine(
-  (s) => !/^mcp-result-\d+-[0-9a-f]{8}$/.test(s),
+  (s) => !RESULT_BUFFER_NAME.test(s),
   "buffer is a result page its server deletes when it expires (10 minutes) or exits, with anything written to it: " +
     "write to a name of your own (rename-buffer a result to keep it)",
 );

@@ -162,19 +162,10 @@ export const createdShape = {
 /**
  * Runs a pane-creating command (`new-session -d`, `new-window -d`,
  * `split-window -d` with their own flags) with the pane's directory and
- * command, and returns the created ids and names.
+ * command, and returns the created ids and names, and the pid of the tmux
+ * server that made them (read in the same call: ids start over on a new server).
  */
 export async function spawnPane(
-  ctx: ToolContext,
-  argv: readonly string[],
-  cwd: string | undefined,
-  command: string | undefined,
-): Promise<z.infer<z.ZodObject<typeof createdShape>>> {
-  return (await spawnPaneOn(ctx, argv, cwd, command)).created;
-}
-
-/** {@linkcode spawnPane}, with the pid of the tmux server that made it (read in the same call). */
-export async function spawnPaneOn(
   ctx: ToolContext,
   argv: readonly string[],
   cwd: string | undefined,

@@ -24,6 +24,6 @@ export default defineTool({
     const t = resolvedTarget(ctx);
     const args = ["new-window", "-d", "-t", `${t.session_id}:`];
     if (name !== undefined) args.push("-n", formatLiteral(name));
-    return { structured: await spawnPane(ctx, args, cwd, command) };
+    return { structured: (await spawnPane(ctx, args, cwd, command)).created };
   },
 });

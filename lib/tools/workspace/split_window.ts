@@ -34,7 +34,7 @@ export default defineTool({
     const args = ["split-window", "-d", ...DIRECTION_FLAGS[direction], "-t", t.pane_id];
     if (size_percent !== undefined) args.push("-l", `${size_percent}%`);
     try {
-      return { structured: await spawnPane(ctx, args, cwd, command) };
+      return { structured: (await spawnPane(ctx, args, cwd, command)).created };
     } catch (e) {
       // tmux's bare line: the pane is at its minimum size that way (or the share asked for leaves it no room).
       if (!(e instanceof TmuxError) || !/no space for new pane/.test(e.message)) throw e;
