@@ -67,7 +67,10 @@ Deno.test("pipeline: a failed system operation is the machine's fault; any other
     secrets: [],
     handler: () => Promise.reject(thrown.shift()),
   } as unknown as AnyTool;
-  const services = { config: { toolsets: ["buffers"], safety: "readonly" } } as unknown as Services;
+  // A real call budget: without one the cut is due at NaN ms, which fires at once and races the handler.
+  const services = {
+    config: { toolsets: ["buffers"], safety: "readonly", callBudgetMs: 50_000 },
+  } as unknown as Services;
   const pipeline = createPipeline({ tools: [tool], services });
   const extra = { signal: new AbortController().signal, sendNotification: () => Promise.resolve() };
   const text = async () => {
