@@ -110,8 +110,24 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
       'unknown tool "new_session": did you mean new with what: "session"? call tools/list to see the tools this ' +
         "server offers",
     );
-    // A member's required parameter, missing: the family's error names it.
-    assert.match(await mcp.err("new", { what: "pane" }), /new \(what: pane\).*direction/);
+    // A member's required parameter, missing: the family's error names it, and what it takes.
+    assert.equal(
+      await mcp.err("new", { what: "pane" }),
+      "invalid arguments for new (what: pane): direction: missing: give one of left, right, up, down",
+    );
+    // A required parameter not given is called missing, with its type; one given wrong keeps zod's words.
+    assert.equal(
+      await mcp.err("show", {}),
+      "invalid arguments for show: what: missing: give one of options, environment, hooks, format",
+    );
+    assert.equal(
+      await mcp.err("set-buffer", { name: "a" }),
+      "invalid arguments for set-buffer: content: missing: give a string",
+    );
+    assert.match(
+      await mcp.err("set-buffer", { name: "a", content: null }),
+      /content: Invalid input: expected string, received null$/,
+    );
     // A parameter the chosen member does not take is still an error.
     assert.match(
       await mcp.err("list", { what: "sessions", all: true }),

@@ -412,7 +412,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       if (!parsed.success) {
         outcome = "invalid";
         message = `invalid arguments for ${name}: ${
-          describeIssues(parsed.error, (p) => parameterNames(tool.input, p))
+          describeIssues(parsed.error, (p) => parameterNames(tool.input, p), callArgs ?? {})
         }`;
         return errorResult(message);
       }

@@ -125,11 +125,27 @@ const FORMER_PARAMETERS: Readonly<Record<string, string>> = { session_id: "pty_i
 /**
  * zod issues → one line: `field: problem; field: problem`. `known` (the
  * parameter names of the object at each path) lets an unknown parameter
- * name its closest valid one.
+ * name its closest valid one; `input` (what was parsed) lets a parameter
+ * that was not given at all be called missing, with what it takes, where
+ * zod would say "expected string, received undefined".
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { describeIssues } from "./closest.ts";
+ * const r = z.object({ what: z.enum(["a", "b"]) }).safeParse({});
+ * if (!r.success) console.log(describeIssues(r.error, undefined, {})); // what: missing: give one of a, b
+ * ```
  */
-export function describeIssues(error: z.ZodError, known?: (path: readonly PropertyKey[]) => string[]): string {
+export function describeIssues(
+  error: z.ZodError,
+  known?: (path: readonly PropertyKey[]) => string[],
+  input?: unknown,
+): string {
   return error.issues.slice(0, 5).map((i) => {
     const path = i.path.length ? i.path.join(".") : "arguments";
+    const missing = input === undefined ? undefined : missingText(i, input);
+    if (missing) return `${path}: ${missing}`;
     if (i.code === "unrecognized_keys") {
       const valid = known?.(i.path) ?? [];
       const keys = i.keys.map((k) => {
@@ -142,4 +158,27 @@ export function describeIssues(error: z.ZodError, known?: (path: readonly Proper
     }
     return `${path}: ${i.message}`;
   }).join("; ");
+}
+
+/** What a parameter takes, for one that was not given at all (its issue's path leads nowhere in `input`). */
+function missingText(issue: z.core.$ZodIssue, input: unknown): string | undefined {
+  if (!issue.path.length) return undefined;
+  let at: unknown = input;
+  for (const step of issue.path) {
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, step as PropertyKey)) {
+      at = undefined;
+      break;
+    }
+    at = (at as Record<PropertyKey, unknown>)[step as PropertyKey];
+  }
+  if (at !== undefined) return undefined;
+  if (issue.code === "invalid_value" && issue.values.length) {
+    return `missing: give one of ${issue.values.map((v) => String(v)).join(", ")}`;
+  }
+  if (issue.code === "invalid_type") return `missing: give ${article(issue.expected)}`;
+  return undefined;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }

@@ -184,7 +184,7 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       if (!parsed.success) {
         throw new UserError(
           `invalid arguments for ${fam.name} (what: ${what}): ${
-            describeIssues(parsed.error, (p) => ["what", ...parameterNames(member.input, p)])
+            describeIssues(parsed.error, (p) => ["what", ...parameterNames(member.input, p)], given)
           }`,
         );
       }
