@@ -60,3 +60,15 @@ Deno.test("`:1` and `.1` name a window and a pane of the current session, with c
     }, { args: ["--safety", "destructive"], env: { TMUX_MCP_CONTROL_MODE: mode } });
   }
 });
+
+Deno.test("an exact tool's error names the target as the model wrote it, not the ids it was resolved to", async () => {
+  for (const args of [[], ["--sessions", "main"]]) {
+    await withServer(async (mcp) => {
+      // respawn-pane resolves `main:0.7` exactly (`$0:0.7`); the missing pane was reported as "$0:0.7".
+      assertMatch(
+        await mcp.err("respawn-pane", { target: "main:0.7", kill: true }),
+        /^unknown target "main:0\.7"/,
+      );
+    }, { args: ["--safety", "destructive", ...args] });
+  }
+});

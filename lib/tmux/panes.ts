@@ -577,6 +577,8 @@ export interface GetPaneOptions {
    * is parsed: a caller whose `then` reads a pane held still can let it go a parse earlier.
    */
   onAnswer?: () => void;
+  /** The target as the model wrote it, for errors, where the one resolved is a rewrite of it (names made ids). */
+  shown?: string;
 }
 
 /** {@linkcode GetPaneOptions} with the facts to fetch (default: all of PANE_SPEC). */
@@ -632,7 +634,7 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
       const outputs = outs.slice(at + 1);
       return { pane, defaulted: false, output: joined(outputs), outputs };
     },
-    target,
+    opts.shown ?? target,
     signal,
     onAnswer,
   );
@@ -684,10 +686,10 @@ async function getScopedPane<S extends PaneSpecPart>(
       tmux,
       paneQuery(target, rowFormat(spec)).args,
       (outs) => onlyRow(spec, outs[1], "pane row"),
-      given,
+      opts.shown ?? given,
       signal,
     );
-    if (!sessions.has(pane.session_id)) throw unknownTarget(given);
+    if (!sessions.has(pane.session_id)) throw unknownTarget(opts.shown ?? given);
   }
   const place = `${pane.session_id}:${pane.window_id}.${pane.pane_id}`;
   const outputs = then ? await queryThen(tmux, place, then(place), signal) : [];

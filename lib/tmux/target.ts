@@ -64,8 +64,9 @@ export async function resolveTarget(
   tmux: TmuxExecutor,
   target: string | undefined,
   signal?: AbortSignal,
+  shown?: string,
 ): Promise<ResolvedTarget> {
-  const { pane, defaulted } = await getPane(tmux, target, { signal });
+  const { pane, defaulted } = await getPane(tmux, target, { signal, shown });
   return { session_id: pane.session_id, window_id: pane.window_id, pane_id: pane.pane_id, defaulted };
 }
 

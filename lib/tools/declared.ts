@@ -83,16 +83,19 @@ export async function resolve(
     throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
   }
   const exact = ctx.exactTarget && target !== undefined ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
+  // Errors name the target as the model wrote it, not its exact rewrite (`$1:0.1` for `w1:0.1`).
+  const shown = exact === target ? undefined : target;
   let t: ResolvedTarget;
   if (read) {
     const { pane, defaulted, output } = await getPane(ctx.tmux, exact, {
       signal: ctx.signal,
       then: read,
       facts: SHELL_FACTS,
+      shown,
     });
     t = { ...resolvedOf(pane, defaulted), read: { pane, output } };
   } else {
-    t = await resolveTarget(ctx.tmux, exact, ctx.signal);
+    t = await resolveTarget(ctx.tmux, exact, ctx.signal, shown);
   }
   ctx.noteTarget({ session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id });
   return t;
