@@ -137,6 +137,13 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
       await mcp.err("new", { what: "session", direction: "up" }),
       /new \(what: session\).*unknown parameter\(s\) direction/,
     );
+    // A parameter of another member, checked the way that member checks it, was refused in its words: an
+    // environment variable's name for show environment was "option name is a tmux option like status-left".
+    assert.equal(
+      await mcp.err("show", { what: "environment", name: "PATH" }),
+      "invalid arguments for show (what: environment): arguments: unknown parameter(s) name (what: environment " +
+        "takes what, target)",
+    );
   });
   // A served tool is suggested before one the server does not serve; one it does not serve, when nothing else is near.
   await withServer(async (mcp) => {

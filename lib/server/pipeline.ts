@@ -411,9 +411,10 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       const parsed = strictInput.get(name)!.safeParse(callArgs ?? {});
       if (!parsed.success) {
         outcome = "invalid";
-        message = `invalid arguments for ${name}: ${
-          describeIssues(parsed.error, (p) => parameterNames(tool.input, p), callArgs ?? {})
-        }`;
+        message = tool.inputError?.(callArgs ?? {}) ??
+          `invalid arguments for ${name}: ${
+            describeIssues(parsed.error, (p) => parameterNames(tool.input, p), callArgs ?? {})
+          }`;
         return errorResult(message);
       }
       const ignored = continuationExtras(callArgs);

@@ -157,6 +157,25 @@ export function defineFamily(fam: FamilyDef): AnyTool {
   // Strict once per member (on its first call, not at start-up), not per call: building a zod schema
   // costs more than checking a call with it.
   const strictInput = new Map<string, z.ZodObject>();
+  /** The chosen member's own check of a call: its parsed input, or the one-line error. */
+  const check = (what: string, rest: Record<string, unknown>) => {
+    const member = fam.members[what];
+    const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    let strict = strictInput.get(what);
+    if (!strict) strictInput.set(what, strict = member.input.strict());
+    const parsed = strict.safeParse(given);
+    if (parsed.success) return { member, data: parsed.data };
+    // A parameter this member does not take, though another does: say what this one takes.
+    const takes = parsed.error.issues.some((i) => i.code === "unrecognized_keys" && !i.path.length)
+      ? ` (what: ${what} takes ${["what", ...Object.keys(member.input.shape)].join(", ")})`
+      : "";
+    return {
+      member,
+      error: `invalid arguments for ${fam.name} (what: ${what}): ${
+        describeIssues(parsed.error, (p) => ["what", ...parameterNames(member.input, p)], given)
+      }${takes}`,
+    };
+  };
   const family: AnyTool = {
     name: fam.name,
     title: fam.title,
@@ -174,21 +193,18 @@ export function defineFamily(fam: FamilyDef): AnyTool {
       return typeof what === "string" && Object.hasOwn(fam.members, what) ? fam.members[what].secrets : undefined;
     },
     replaces: Object.fromEntries(entries.map(([k, t]) => [t.name, `${fam.name} with what: "${k}"`])),
+    // The family's schema checks a parameter as the member that owns it does: given to a member that does not
+    // take it (show environment with an option's name), the member's "unknown parameter" is the true error.
+    inputError(args) {
+      if (args === null || typeof args !== "object" || Array.isArray(args)) return undefined;
+      const { what, ...rest } = args as Record<string, unknown>;
+      return typeof what === "string" && Object.hasOwn(fam.members, what) ? check(what, rest).error : undefined;
+    },
     async handler(args, ctx) {
       const { what, ...rest } = args as { what: string } & Record<string, unknown>;
-      const member = fam.members[what];
-      const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-      let strict = strictInput.get(what);
-      if (!strict) strictInput.set(what, strict = member.input.strict());
-      const parsed = strict.safeParse(given);
-      if (!parsed.success) {
-        throw new UserError(
-          `invalid arguments for ${fam.name} (what: ${what}): ${
-            describeIssues(parsed.error, (p) => ["what", ...parameterNames(member.input, p)], given)
-          }`,
-        );
-      }
-      return await member.handler(parsed.data, await enter(member, parsed.data, ctx));
+      const { member, data, error } = check(what, rest);
+      if (error !== undefined) throw new UserError(error);
+      return await member.handler(data, await enter(member, data, ctx));
     },
   };
   return family;

@@ -215,6 +215,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   secretsOf?: (args: unknown) => readonly string[] | undefined;
   /**
+   * For a call the tool's input refuses: the error to give, where the tool can say it better than its schema
+   * (a family: its chosen member's own check). Default: the schema's issues.
+   */
+  inputError?: (args: unknown) => string | undefined;
+  /**
    * For response budgets: the field of the structured result that holds
    * terminal text, whose END is kept in previews (where errors and prompts are).
    */
