@@ -132,7 +132,6 @@ const FORMER_PARAMETERS: Readonly<Record<string, string>> = { session_id: "pty_i
  * @example
  * ```ts
  * import { z } from "zod";
- * import { describeIssues } from "./closest.ts";
  * const r = z.object({ what: z.enum(["a", "b"]) }).safeParse({});
  * if (!r.success) console.log(describeIssues(r.error, undefined, {})); // what: missing: give one of a, b
  * ```
