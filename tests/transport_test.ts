@@ -35,7 +35,7 @@ async function run(chunks: Uint8Array[], maxMessageBytes = 1024 * 1024) {
   t.onmessage = (m) => messages.push(m);
   await t.start();
   await closed;
-  return { messages, written: written.map((w) => JSON.parse(w)), warnings };
+  return { messages, written: written.map((w) => JSON.parse(w)), text: written, warnings };
 }
 
 const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
@@ -451,4 +451,30 @@ Deno.test("before start, an early call is answered without the SDK and a cancell
   assertEquals(written.length, 1, "no reply to the cancelled call");
   await t.close();
   assertEquals(sdk, [], "nothing was handed to the SDK: it never started");
+});
+
+Deno.test("a request id JSON.parse cannot hold exactly is refused in one line, under the id as the client wrote it", async () => {
+  const big = '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping","params":{"id":1}}';
+  const { messages, text } = await run([
+    enc.encode(
+      `${big}\n{"jsonrpc":"2.0","method":"tools/list","id":-1e400}\n{"jsonrpc":"2.0","id":1.5,"method":"ping"}\n`,
+    ),
+    enc.encode(`{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}\n`),
+  ]);
+  // The safe one goes on, unchanged; each other is answered under its own text, not the number it rounds to.
+  assertEquals(messages.map((m) => (m as { id: number }).id), [9007199254740991]);
+  assertEquals(text.length, 3);
+  for (const [line, raw] of text.map((t, i) => [t, ["9007199254740993", "-1e400", "1.5"][i]])) {
+    assert(line.startsWith(`{"jsonrpc":"2.0","id":${raw},"error":{"code":-32600,`), line);
+    assertMatch(
+      line,
+      /is not an integer of at most 9007199254740991 in magnitude.*send a string id or a smaller integer"\}\}\n$/,
+    );
+  }
+  // An oversized message's id, recovered from its edges, comes back as written too.
+  const huge = `{"jsonrpc":"2.0","method":"tools/call","params":{"x":"${"a".repeat(5000)}"},"id":12345678901234567890}`;
+  const over = await run([enc.encode(huge + "\n")], 2048);
+  assert(over.text[0].startsWith('{"jsonrpc":"2.0","id":12345678901234567890,"error":{"code":-32600,'), over.text[0]);
+  const bad = await run([enc.encode('{"jsonrpc":"2.0","id":90071992547409931,"method":\n')]);
+  assert(bad.text[0].startsWith('{"jsonrpc":"2.0","id":90071992547409931,"error":{"code":-32700,'), bad.text[0]);
 });

@@ -122,6 +122,8 @@ const INTERNAL_ERROR = -32603;
 const CONNECTION_CLOSED = -32000;
 const laxUtf8 = new TextDecoder();
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+/** The largest integer a JSON-RPC id may be and still come back exactly (JSON.parse holds no larger one). */
+const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /**
  * Decodes UTF-8, turning each byte of an ill-formed sequence into a lone
@@ -183,12 +185,7 @@ type RequestId = string | number;
  * trusted, so an `"id"` nested in params is never mistaken for the request's.
  */
 export function recoverId(head: string, tail: string): RequestId | undefined {
-  const idValue = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
-  const atEnd = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${idValue}\s*\}\s*$`).exec(tail);
-  const atStart = new RegExp(
-    String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${idValue}\s*,`,
-  ).exec(head);
-  const raw = atEnd?.[1] ?? atStart?.[1];
+  const raw = recoverRawId(head, tail);
   if (raw === undefined) return undefined;
   try {
     const v: unknown = JSON.parse(raw);
@@ -196,6 +193,51 @@ export function recoverId(head: string, tail: string): RequestId | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The text of the id {@linkcode recoverId} finds, as the client wrote it. */
+function recoverRawId(head: string, tail: string): string | undefined {
+  const idValue = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+  const atEnd = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${idValue}\s*\}\s*$`).exec(tail);
+  const atStart = new RegExp(
+    String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${idValue}\s*,`,
+  ).exec(head);
+  return atEnd?.[1] ?? atStart?.[1];
+}
+
+/**
+ * An id to answer with, from its text as the client wrote it: a number JSON.parse cannot hold exactly (over
+ * {@linkcode MAX_ID}, or with a fraction or exponent) stays its text, written back as it came.
+ */
+type AnswerId = RequestId | null | { raw: string };
+
+function answerId(raw: string | undefined): AnswerId {
+  if (raw === undefined) return null;
+  try {
+    const v: unknown = JSON.parse(raw);
+    if (typeof v === "number" && !Number.isSafeInteger(v)) return { raw };
+    return typeof v === "number" || typeof v === "string" ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The text of the top-level id of a message whose id JSON.parse could not hold exactly (a number that is not an
+ * integer of at most {@linkcode MAX_ID} in magnitude), or undefined; `text`: the message, `json`: it parsed.
+ */
+function inexactId(json: unknown, text: string): string | undefined {
+  if (!isObject(json) || typeof json.id !== "number" || Number.isSafeInteger(json.id)) return undefined;
+  // An answer (no method) is never answered: ours have small integer ids, so this one answers nothing of ours.
+  if (!("method" in json) && ("result" in json || "error" in json)) return undefined;
+  const holders: [unknown, string][] = [];
+  let root: unknown;
+  JSON.parse(text, function (this: unknown, key, value, context?: { source?: string }) {
+    if (key === "id" && typeof value === "number" && context?.source) holders.push([this, context.source]);
+    if (key === "") root = value;
+    return value;
+  });
+  return holders.find(([holder]) => holder === root)?.[1];
 }
 
 const ENVELOPE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
@@ -488,8 +530,19 @@ export class LinearStdioTransport implements Transport {
       json = JSON.parse(text);
     } catch {
       this.#opts.onWarning?.("discarded a message that is not valid JSON", { bytes: size });
-      const id = recoverId(text.slice(0, EDGE_BYTES), text.slice(-EDGE_BYTES));
-      void this.#sendError(id ?? null, -32700, "Message is not valid JSON");
+      const id = answerId(recoverRawId(text.slice(0, EDGE_BYTES), text.slice(-EDGE_BYTES)));
+      void this.#sendError(id, -32700, "Message is not valid JSON");
+      return;
+    }
+    const inexact = inexactId(json, text);
+    if (inexact !== undefined) {
+      this.#opts.onWarning?.("refused a request id that would not come back exactly", { bytes: size });
+      void this.#sendError(
+        { raw: inexact },
+        -32600,
+        `Request id ${inexact} is not an integer of at most ${MAX_ID} in magnitude, which JSON-RPC cannot ` +
+          `carry exactly: send a string id or a smaller integer`,
+      );
       return;
     }
     if (Array.isArray(json)) return this.#batch(json, size);
@@ -681,9 +734,11 @@ export class LinearStdioTransport implements Transport {
 
   #rejectOversized(size: number, head: string, tail: string): void {
     const max = this.#opts.maxMessageBytes;
-    const id = recoverId(head, tail);
-    this.#opts.onWarning?.("discarded an oversized message", { bytes: size, max_message_bytes: max, id: id ?? null });
-    if (id === undefined) return;
+    const raw = recoverRawId(head, tail);
+    const id = answerId(raw);
+    const logged = id !== null && typeof id === "object" ? id.raw : id;
+    this.#opts.onWarning?.("discarded an oversized message", { bytes: size, max_message_bytes: max, id: logged });
+    if (id === null) return;
     void this.#sendError(
       id,
       -32600,
@@ -700,7 +755,11 @@ export class LinearStdioTransport implements Transport {
     this.#tail = new Uint8Array(0);
   }
 
-  #sendError(id: RequestId | null, code: number, message: string): Promise<void> {
+  #sendError(id: AnswerId, code: number, message: string): Promise<void> {
+    if (id !== null && typeof id === "object") {
+      // Its own text: JSON.stringify would write the number JSON.parse rounded it to.
+      return this.#write(`{"jsonrpc":"2.0","id":${id.raw},"error":${JSON.stringify({ code, message })}}\n`);
+    }
     if (id !== null && this.#toBatch(id, { jsonrpc: "2.0", id, error: { code, message } })) return Promise.resolve();
     // id null is valid JSON-RPC for errors whose request id is unknown.
     return this.#write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }) + "\n");
