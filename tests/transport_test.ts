@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { LinearStdioTransport, recoverId } from "../lib/server/transport.ts";
+import { decodeKeepingInvalid, LinearStdioTransport, recoverId } from "../lib/server/transport.ts";
 import { type JSONRPCMessage, parseJSONRPCMessage } from "../lib/sdk.ts";
 import { startTmux } from "./helpers.ts";
 import { rawServer } from "./raw_stdio.ts";
@@ -477,4 +477,31 @@ Deno.test("a request id JSON.parse cannot hold exactly is refused in one line, u
   assert(over.text[0].startsWith('{"jsonrpc":"2.0","id":12345678901234567890,"error":{"code":-32600,'), over.text[0]);
   const bad = await run([enc.encode('{"jsonrpc":"2.0","id":90071992547409931,"method":\n')]);
   assert(bad.text[0].startsWith('{"jsonrpc":"2.0","id":90071992547409931,"error":{"code":-32700,'), bad.text[0]);
+});
+
+Deno.test("a byte order mark is accepted before the first message only; later it is a one-line error", async () => {
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+  const { messages, written } = await run([
+    bom,
+    enc.encode(`${ping(1)}\n`),
+    bom,
+    enc.encode(`${ping(2)}\n${ping(3)}\n`),
+  ]);
+  assertEquals(messages.map((m) => (m as { id: number }).id), [1, 3]);
+  assertEquals(written.length, 1);
+  assertEquals(written[0].id, 2);
+  assertEquals(written[0].error.code, -32700);
+  assertMatch(
+    written[0].error.message,
+    /byte order mark \(U\+FEFF\), which only the first line may: send JSON lines without/,
+  );
+  // A first line with a mark that is not valid JSON is the usual parse error, under its id.
+  const cut = await run([bom, enc.encode('{"jsonrpc":"2.0","id":5,"method":\n')]);
+  assertEquals(cut.written, [{ jsonrpc: "2.0", id: 5, error: { code: -32700, message: "Message is not valid JSON" } }]);
+});
+
+Deno.test("a U+FEFF inside a message is kept, also right after a byte that is not UTF-8", () => {
+  const bytes = new Uint8Array([...enc.encode('"a'), 0xff, ...enc.encode('\uFEFFb\uFEFF"')]);
+  assertEquals(decodeKeepingInvalid(bytes), '"a\uDCFF\uFEFFb\uFEFF"');
+  assertEquals(decodeKeepingInvalid(enc.encode("\uFEFFx")), "\uFEFFx");
 });

@@ -38,7 +38,10 @@
  *
  * A message is decoded so that bytes which are not UTF-8 stay visible
  * ({@linkcode decodeKeepingInvalid}): the tool pipeline refuses a string
- * holding them, naming the parameter, instead of passing on U+FFFD.
+ * holding them, naming the parameter, instead of passing on U+FFFD. A UTF-8
+ * byte order mark (which many Windows tools write) is dropped before the first
+ * message only; a later line starting with one is answered with a parse error
+ * saying so.
  *
  * @example
  * ```ts
@@ -120,8 +123,12 @@ const NEWLINE = 0x0a;
 const INTERNAL_ERROR = -32603;
 /** The error code of a request of ours the client can no longer answer (JSON-RPC's implementation-defined range). */
 const CONNECTION_CLOSED = -32000;
-const laxUtf8 = new TextDecoder();
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+// A U+FEFF is text like any other here (the default decoder drops one at the start of each decode): only the
+// stream's first bytes may be a byte order mark (`#finishMessage`).
+const laxUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** A UTF-8 byte order mark, accepted (and dropped) before the first message only: Windows tools write one. */
+const BOM = [0xef, 0xbb, 0xbf];
 /** The largest integer a JSON-RPC id may be and still come back exactly (JSON.parse holds no larger one). */
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
@@ -330,6 +337,8 @@ export class LinearStdioTransport implements Transport {
   #writeOut?: (bytes: Uint8Array) => Promise<void>;
   #writeChain: Promise<void> = Promise.resolve();
   #closed = false;
+  /** No line has been read yet: a byte order mark may start the next. */
+  #streamStart = true;
   #encoder = new TextEncoder();
   #decoder = new TextDecoder();
   /** Requests read and not answered yet (nor cancelled by the client). */
@@ -512,6 +521,8 @@ export class LinearStdioTransport implements Transport {
 
   #finishMessage(): void {
     const size = this.#pending;
+    const streamStart = this.#streamStart;
+    this.#streamStart = false;
     if (this.#discarding) {
       const head = this.#decoder.decode(this.#head);
       const tail = this.#decoder.decode(this.#tail);
@@ -519,9 +530,13 @@ export class LinearStdioTransport implements Transport {
       this.#rejectOversized(size, head, tail);
       return;
     }
-    const bytes = joinChunks(this.#chunks, size);
+    let bytes = joinChunks(this.#chunks, size);
     this.#reset();
     if (size === 0) return;
+    // A byte order mark: dropped at the stream's start, a parse error (saying so) anywhere else.
+    const bom = BOM.every((b, i) => bytes[i] === b);
+    if (bom && streamStart) bytes = bytes.subarray(BOM.length);
+    const strayBom = bom && !streamStart;
     let text = decodeKeepingInvalid(bytes);
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (text.trim() === "") return;
@@ -530,8 +545,12 @@ export class LinearStdioTransport implements Transport {
       json = JSON.parse(text);
     } catch {
       this.#opts.onWarning?.("discarded a message that is not valid JSON", { bytes: size });
-      const id = answerId(recoverRawId(text.slice(0, EDGE_BYTES), text.slice(-EDGE_BYTES)));
-      void this.#sendError(id, -32700, "Message is not valid JSON");
+      const head = text.slice(strayBom ? 1 : 0, EDGE_BYTES);
+      const id = answerId(recoverRawId(head, text.slice(-EDGE_BYTES)));
+      const message = strayBom
+        ? "Message starts with a byte order mark (U+FEFF), which only the first line may: send JSON lines without it"
+        : "Message is not valid JSON";
+      void this.#sendError(id, -32700, message);
       return;
     }
     const inexact = inexactId(json, text);
@@ -734,7 +753,7 @@ export class LinearStdioTransport implements Transport {
 
   #rejectOversized(size: number, head: string, tail: string): void {
     const max = this.#opts.maxMessageBytes;
-    const raw = recoverRawId(head, tail);
+    const raw = recoverRawId(head.replace(/^\uFEFF/, ""), tail);
     const id = answerId(raw);
     const logged = id !== null && typeof id === "object" ? id.raw : id;
     this.#opts.onWarning?.("discarded an oversized message", { bytes: size, max_message_bytes: max, id: logged });
