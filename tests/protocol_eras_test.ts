@@ -268,3 +268,33 @@ Deno.test("JSON-RPC batches: answered as a batch on a 2025-03-26 connection, ref
     await tmux.kill();
   }
 });
+
+Deno.test("a list request naming a cursor gets -32602 in one line in both eras, as no list has a second page", async () => {
+  const lists = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"];
+  const assertRefused = (r: Reply, method: string) => {
+    const e = errorOf(r);
+    assertEquals(e.code, -32602);
+    assertEquals(
+      e.message,
+      `Invalid cursor: this server answers ${method} in one page and gives no nextCursor; send it without one`,
+    );
+  };
+  await withRaw(async (s) => {
+    await s.initialize("2025-11-25");
+    // The first right after the handshake answered before the SDK loaded: it waits for the SDK, then is refused.
+    for (const [i, method] of lists.entries()) {
+      await s.send({ jsonrpc: "2.0", id: 10 + i, method, params: { cursor: "eyJwYWdlIjoyfQ" } });
+      const reply = await s.next();
+      assertEquals(reply.id, 10 + i);
+      assertRefused(reply, method);
+    }
+    await s.send({ jsonrpc: "2.0", id: 20, method: "tools/list", params: {} });
+    const listed = resultOf(await s.next());
+    assert(Array.isArray(listed.tools) && listed.tools.length > 0);
+    assertEquals(listed.nextCursor, undefined);
+  });
+  await withRaw(async (s) => {
+    for (const [i, method] of lists.entries()) assertRefused(await s.modern(30 + i, method, { cursor: "x" }), method);
+    assertEquals(resultOf(await s.modern(40, "tools/list")).nextCursor, undefined);
+  });
+});

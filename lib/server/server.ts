@@ -70,7 +70,7 @@ export interface App {
    * The error for a request of the other era than the connection is locked to (lib/server/transport.ts
    * `refuse`), for what the SDK lets through: on a 2025 connection a request naming another revision in its `_meta`
    * than the one `initialize` negotiated (a 2026 one), on a 2026 one a request naming a revision this server does
-   * not serve.
+   * not serve. And a list request naming a `cursor` (see {@linkcode listCursor}).
    */
   refuse(method: string, params: Record<string, unknown> | undefined, negotiated?: string): Refusal | undefined;
   /** The 2025-era connection's server, once the SDK has seen its `initialize`. */
@@ -110,6 +110,23 @@ function unsupportedVersion(requested: unknown, supported: readonly string[]): R
     code: ProtocolErrorCode.UnsupportedProtocolVersion,
     message: `Unsupported protocol version: ${String(requested)}`,
     data: { supported, requested },
+  };
+}
+
+/** The list requests of the protocol, each answered in one page. */
+const LISTS: readonly string[] = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"];
+
+/**
+ * -32602 for a list request with a string `cursor`: every list is answered in one page, with no `nextCursor`,
+ * so no cursor is one this server gave (the spec: an invalid cursor gets -32602). The SDK's list handlers ignore
+ * it and answered the first page again, which a client paging on would take as more of the list. A cursor that is
+ * no string is the SDK's schema to refuse.
+ */
+function listCursor(method: string, params: Record<string, unknown> | undefined): Refusal | undefined {
+  if (!LISTS.includes(method) || typeof params?.cursor !== "string") return undefined;
+  return {
+    code: ProtocolErrorCode.InvalidParams,
+    message: `Invalid cursor: this server answers ${method} in one page and gives no nextCursor; send it without one`,
   };
 }
 
@@ -220,20 +237,21 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
     },
     stopCalls: (why) => calls.stop(why),
     direct: (method) => !legacy ? undefined : method === "tools/call" ? callTool : method === "ping" ? pong : undefined,
-    refuse(_method, params, negotiated) {
+    refuse(method, params, negotiated) {
       const claimed = claimedVersion(params);
-      if (claimed === undefined || era === undefined) return undefined; // the SDK decides the era on its own
+      // The SDK decides the era on its own.
+      if (claimed === undefined || era === undefined) return listCursor(method, params);
       if (era === "legacy") {
         // Naming the revision `initialize` negotiated is no other era's request: served as if unnamed. The
         // transport's word first: a handshake answered before the SDK loaded is replayed to it just before this
         // request, and its handler has not run yet.
         const version = negotiated ?? legacy?.server.getNegotiatedProtocolVersion() ?? "2025-11-25";
-        return claimed === version ? undefined : unsupportedVersion(claimed, [version]);
+        return claimed === version ? listCursor(method, params) : unsupportedVersion(claimed, [version]);
       }
       // A claim of the wrong type is the SDK's to answer (invalid params).
       return typeof claimed === "string" && !MODERN_VERSIONS.includes(claimed)
         ? unsupportedVersion(claimed, MODERN_VERSIONS)
-        : undefined;
+        : listCursor(method, params);
     },
     legacyServer: () => legacy?.server,
     modernPinned: () => pinned,
