@@ -505,3 +505,25 @@ Deno.test("a U+FEFF inside a message is kept, also right after a byte that is no
   assertEquals(decodeKeepingInvalid(bytes), '"a\uDCFF\uFEFFb\uFEFF"');
   assertEquals(decodeKeepingInvalid(enc.encode("\uFEFFx")), "\uFEFFx");
 });
+
+Deno.test("a last message ended by the end of input instead of a newline is handled like the others", async () => {
+  const whole = await run([enc.encode(`${ping(1)}\n${ping(2)}`)]);
+  assertEquals(whole.messages.map((m) => (m as { id: number }).id), [1, 2]);
+  const cut = await run([enc.encode(`${ping(1)}\n{"jsonrpc":"2.0","id":3,"meth`)]);
+  assertEquals(cut.messages.length, 1);
+  assertEquals(cut.written, [{ jsonrpc: "2.0", id: 3, error: { code: -32700, message: "Message is not valid JSON" } }]);
+  // Over stdio: the client writes its request without a newline and closes its end; the answer still comes.
+  const tmux = await startTmux();
+  const s = rawServer(tmux.socketName);
+  try {
+    await s.initialize("2025-11-25");
+    await s.writer.write(enc.encode('{"jsonrpc":"2.0","id":"last","method":"tools/list"}'));
+    await s.writer.close();
+    const reply = await s.next();
+    assertEquals(reply.id, "last");
+    assert(Array.isArray((reply.result as { tools?: unknown }).tools), JSON.stringify(reply).slice(0, 300));
+  } finally {
+    await s.stop();
+    await tmux.kill();
+  }
+});

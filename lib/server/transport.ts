@@ -421,6 +421,9 @@ export class LinearStdioTransport implements Transport {
         if (value === undefined) break;
         if (value.length > 0) this.#consume(value);
       }
+      // The last message may end with the input instead of a newline (`printf '%s' "$request" | tmux-mcp`): it is
+      // whole, and answered like the others (a cut-off one gets the parse error, under its id if it is there).
+      if (this.#pending > 0 || this.#discarding) this.#consume(new Uint8Array([NEWLINE]));
     } catch (e) {
       if (!this.#closed) this.onerror?.(e instanceof Error ? e : new Error(String(e)));
     }
