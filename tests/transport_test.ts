@@ -292,7 +292,7 @@ Deno.test("a first line of JSON null is refused and the server keeps serving", a
     assertEquals(refused, {
       jsonrpc: "2.0",
       id: null,
-      error: { code: -32600, message: "Message is not a JSON-RPC 2.0 message" },
+      error: { code: -32600, message: "Message is not a JSON-RPC 2.0 message: send a JSON object, one per line" },
     });
     assertEquals((await s.initialize("2025-11-25")).id, 0);
   } finally {
@@ -525,5 +525,28 @@ Deno.test("a last message ended by the end of input instead of a newline is hand
   } finally {
     await s.stop();
     await tmux.kill();
+  }
+});
+
+Deno.test("a message that is not JSON-RPC 2.0 is answered in one line saying what is wrong with it", async () => {
+  const lines = [
+    ['{"jsonrpc":"1.0","id":1,"method":"ping"}', 1, 'its "jsonrpc" must be "2.0"'],
+    ['{"jsonrpc":"2.0","id":2}', 2, 'send a request or notification with a "method"'],
+    ['{"jsonrpc":"2.0","id":3,"method":7}', 3, 'its "method" must be a string'],
+    ['{"jsonrpc":"2.0","id":null,"method":"ping"}', null, 'its "id" must be a string or an integer'],
+    ['{"jsonrpc":"2.0","id":true,"method":"ping"}', null, 'its "id" must be a string or an integer'],
+    ['{"jsonrpc":"2.0","id":4,"method":"ping","params":[1]}', 4, 'its "params" must be an object'],
+    ['{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}', null, 'its "params" must be an object'],
+    ['{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":{"progressToken":{}}}}', 5, "the MCP schema"],
+    ["42", null, "send a JSON object, one per line"],
+  ] as const;
+  const { messages, written } = await run([enc.encode(lines.map(([l]) => l).join("\n") + "\n")]);
+  assertEquals(messages, []);
+  assertEquals(written.length, lines.length);
+  for (const [i, [, id, why]] of lines.entries()) {
+    assertEquals(written[i].id, id);
+    assertEquals(written[i].error.code, -32600);
+    const message: string = written[i].error.message;
+    assert(message.startsWith("Message is not a JSON-RPC 2.0 message: ") && message.includes(why), message);
   }
 });

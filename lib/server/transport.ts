@@ -316,6 +316,23 @@ function idOf(json: unknown): RequestId | undefined {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
 }
 
+/**
+ * Why a message the SDK's parser refused is not a JSON-RPC 2.0 request or notification of MCP, and what to send
+ * instead: the first of its top-level faults, else the shape it must have.
+ */
+function whyNotJsonRpc(json: unknown): string {
+  if (!isObject(json)) return "send a JSON object, one per line";
+  if (json.jsonrpc !== "2.0") return 'its "jsonrpc" must be "2.0"';
+  if (!("method" in json)) return 'send a request or notification with a "method"';
+  if (typeof json.method !== "string") return 'its "method" must be a string';
+  const id = json.id;
+  if ("id" in json && typeof id !== "string" && !Number.isSafeInteger(id)) {
+    return 'its "id" must be a string or an integer (a notification has none)';
+  }
+  if (json.params !== undefined && !isObject(json.params)) return 'its "params" must be an object';
+  return 'its "params" must be of the shape the MCP schema gives (a "_meta" an object, a progressToken a string or integer)';
+}
+
 /** The one MCP revision whose clients may send JSON-RPC batches (2025-06-18 removed them). */
 const BATCH_VERSION = "2025-03-26";
 
@@ -699,7 +716,7 @@ export class LinearStdioTransport implements Transport {
       }
       // A message held before start() was counted unanswered: this is its answer.
       if (id !== undefined) this.#answered(id);
-      void this.#sendError(id ?? null, -32600, "Message is not a JSON-RPC 2.0 message");
+      void this.#sendError(id ?? null, -32600, `Message is not a JSON-RPC 2.0 message: ${whyNotJsonRpc(json)}`);
       return;
     }
     this.#track(message, true);
