@@ -62,7 +62,11 @@ Deno.test("JSON-RPC: a tools/call without a name or with non-object arguments, a
     await s.send({ jsonrpc: "2.0", id: 40, method: "tools/frobnicate", params: {} });
     const unknown = await s.next();
     assertEquals(unknown.id, 40);
-    assertEquals(unknown.error, { code: -32601, message: "Method not found" });
+    assertEquals(unknown.error, {
+      code: -32601,
+      message: 'Method not found: this server does not serve "tools/frobnicate" on this connection; the ' +
+        "capabilities in its initialize (or server/discover) answer say what it serves",
+    });
     // Arguments left out are an empty object: the call goes through.
     await s.send({ jsonrpc: "2.0", id: 41, method: "tools/call", params: { name: "list-sessions" } });
     const moved = await s.next();

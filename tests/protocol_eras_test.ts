@@ -298,3 +298,28 @@ Deno.test("a list request naming a cursor gets -32602 in one line in both eras, 
     assertEquals(resultOf(await s.modern(40, "tools/list")).nextCursor, undefined);
   });
 });
+
+Deno.test("a method the connection's revision has no handler for gets -32601 naming it, in both eras", async () => {
+  const notServed = (r: Reply, method: string) => {
+    const e = errorOf(r);
+    assertEquals(e.code, -32601);
+    assertEquals(
+      e.message,
+      `Method not found: this server does not serve "${method}" on this connection; the capabilities in its ` +
+        "initialize (or server/discover) answer say what it serves",
+    );
+  };
+  await withRaw(async (s) => {
+    // 2026-07-28 has no ping and no logging/setLevel; this server declares no logging in either era.
+    notServed(await s.modern(1, "ping"), "ping");
+    notServed(await s.modern(2, "logging/setLevel", { level: "debug" }), "logging/setLevel");
+    notServed(await s.modern(3, "completion/complete", {}), "completion/complete");
+  });
+  await withRaw(async (s) => {
+    await s.initialize("2025-11-25");
+    await s.send({ jsonrpc: "2.0", id: 4, method: "logging/setLevel", params: { level: "debug" } });
+    notServed(await s.next(), "logging/setLevel");
+    await s.send({ jsonrpc: "2.0", id: 5, method: "ping" });
+    assertEquals(await s.next(), { result: {}, jsonrpc: "2.0", id: 5 });
+  });
+});

@@ -333,6 +333,25 @@ function whyNotJsonRpc(json: unknown): string {
   return 'its "params" must be of the shape the MCP schema gives (a "_meta" an object, a progressToken a string or integer)';
 }
 
+/**
+ * An answer, with the SDK's bare "Method not found" (no handler for a request's method, or a method the
+ * connection's protocol revision does not have: `ping` and `logging/setLevel` in 2026-07-28) made to name the
+ * method and where to see what is served.
+ */
+function withMethodNamed(message: JSONRPCMessage, method: string | undefined): JSONRPCMessage {
+  const error = (message as { error?: { code?: unknown; message?: unknown } }).error;
+  if (method === undefined || error?.code !== -32601 || error.message !== "Method not found") return message;
+  const named = JSON.stringify(method.length > 100 ? method.slice(0, 100) + "…" : method);
+  return {
+    ...message,
+    error: {
+      ...error,
+      message: `Method not found: this server does not serve ${named} on this connection; the capabilities in ` +
+        "its initialize (or server/discover) answer say what it serves",
+    },
+  } as JSONRPCMessage;
+}
+
 /** The one MCP revision whose clients may send JSON-RPC batches (2025-06-18 removed them). */
 const BATCH_VERSION = "2025-03-26";
 
@@ -361,6 +380,8 @@ export class LinearStdioTransport implements Transport {
   /** Requests read and not answered yet (nor cancelled by the client). */
   #unanswered = new Set<RequestId>();
   #allAnswered?: PromiseWithResolvers<void>;
+  /** The method of each request read and not answered yet (for the one line of a "Method not found"). */
+  #methods = new Map<RequestId, string>();
   /** Direct requests in flight: what cancels each. */
   #directCalls = new Map<RequestId, AbortController>();
   #listening = false;
@@ -482,9 +503,11 @@ export class LinearStdioTransport implements Transport {
       if ("method" in message) {
         if ("id" in message) {
           if (awaitsAnswer(message.method)) this.#unanswered.add(message.id);
+          this.#methods.set(message.id, message.method);
         } else if (message.method === "notifications/cancelled") {
           const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
           this.#answered(id);
+          if (id !== undefined) this.#methods.delete(id);
           // A cancelled request gets no answer (the SDK sends none): its batch goes out without it.
           if (id !== undefined) this.#toBatch(id);
         }
@@ -807,6 +830,11 @@ export class LinearStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if ("id" in message && !("method" in message) && this.#replayed.delete(message.id as string)) {
       return Promise.resolve(); // the SDK's answer to a request answered early
+    }
+    if ("id" in message && !("method" in message)) {
+      const method = this.#methods.get(message.id as RequestId);
+      this.#methods.delete(message.id as RequestId);
+      message = withMethodNamed(message, method);
     }
     if ("method" in message) {
       if ("id" in message) {
