@@ -323,3 +323,38 @@ Deno.test("a method the connection's revision has no handler for gets -32601 nam
     assertEquals(await s.next(), { result: {}, jsonrpc: "2.0", id: 5 });
   });
 });
+
+Deno.test("params the MCP schema refuses get -32602 in one line naming each path, in both eras", async () => {
+  const cases: [string, Json, string][] = [
+    ["resources/read", { uri: 5 }, "params.uri: expected string, received number"],
+    ["resources/read", {}, "params.uri: missing (string)"],
+    ["prompts/get", {}, "params.name: missing (string)"],
+    ["tools/list", { cursor: 5 }, "params.cursor: expected string, received number"],
+    // A key from the request is quoted: the line stays one.
+    [
+      "prompts/get",
+      { name: "drive-pane", arguments: { task: "x", "a\nb": 5 } },
+      'params.arguments["a\\nb"]: expected string',
+    ],
+  ];
+  const check = (r: Reply, method: string, why: string) => {
+    const e = errorOf(r);
+    assertEquals(e.code, -32602, e.message);
+    assert(e.message.startsWith(`Invalid params of "${method}": ${why}`), e.message);
+    assert(e.message.endsWith(": send them as the MCP schema gives") && !e.message.includes("\n"), e.message);
+  };
+  await withRaw(async (s) => {
+    await s.initialize("2025-11-25");
+    for (const [i, [method, params, why]] of cases.entries()) {
+      await s.send({ jsonrpc: "2.0", id: 10 + i, method, params });
+      const reply = await s.next();
+      assertEquals(reply.id, 10 + i);
+      check(reply, method, why);
+    }
+  });
+  await withRaw(async (s) => {
+    for (const [i, [method, params, why]] of cases.entries()) {
+      check(await s.modern(20 + i, method, params), method, why);
+    }
+  });
+});

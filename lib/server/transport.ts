@@ -352,6 +352,51 @@ function withMethodNamed(message: JSONRPCMessage, method: string | undefined): J
   } as JSONRPCMessage;
 }
 
+/**
+ * An answer, with an internal error (-32603) whose message is a schema's list of issues (the SDK checks a
+ * request's params against the method's schema in its handler and answers a failure as an internal error, the
+ * issues as pretty-printed JSON over many lines) made the invalid-params error it is (-32602), in one line: each
+ * issue's path and message ("params.uri: expected string, received number").
+ */
+function withParamsIssues(message: JSONRPCMessage, method: string | undefined): JSONRPCMessage {
+  const error = (message as { error?: { code?: unknown; message?: unknown } }).error;
+  if (error?.code !== -32603 || typeof error.message !== "string" || !error.message.startsWith("[")) return message;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(error.message);
+  } catch {
+    return message;
+  }
+  // Issues of the request's params only: one of a result the server made is its own fault, left as it is.
+  const isIssue = (i: unknown): i is { path: unknown[]; message: string } =>
+    isObject(i) && Array.isArray(i.path) && i.path[0] === "params" && typeof i.message === "string";
+  if (!Array.isArray(issues) || issues.length === 0 || !issues.every(isIssue)) return message;
+  // Keys come from the request: each is written as JSON unless a plain name or index, so the line stays one.
+  const segment = (k: unknown) =>
+    typeof k === "number"
+      ? `[${k}]`
+      : /^[A-Za-z_][\w-]{0,63}$/.test(String(k))
+      ? `.${k}`
+      : `[${JSON.stringify(String(k).slice(0, 64))}]`;
+  const described = issues.slice(0, 3).map((i) => {
+    const path = i.path.map(segment).join("").replace(/^\./, "") || "params";
+    const said = i.message.replace(/^Invalid input: /, "").replace(
+      /^expected (\w+), received undefined$/,
+      "missing ($1)",
+    );
+    return `${path}: ${JSON.stringify(said).slice(1, -1)}`;
+  });
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : "";
+  const of = method === undefined ? "" : ` of ${JSON.stringify(method.slice(0, 100))}`;
+  return {
+    ...message,
+    error: {
+      code: -32602,
+      message: `Invalid params${of}: ${described.join("; ")}${more}: send them as the MCP schema gives`,
+    },
+  } as JSONRPCMessage;
+}
+
 /** The one MCP revision whose clients may send JSON-RPC batches (2025-06-18 removed them). */
 const BATCH_VERSION = "2025-03-26";
 
@@ -834,7 +879,7 @@ export class LinearStdioTransport implements Transport {
     if ("id" in message && !("method" in message)) {
       const method = this.#methods.get(message.id as RequestId);
       this.#methods.delete(message.id as RequestId);
-      message = withMethodNamed(message, method);
+      message = withParamsIssues(withMethodNamed(message, method), method);
     }
     if ("method" in message) {
       if ("id" in message) {
