@@ -355,6 +355,10 @@ Deno.test("recoverId finds only top-level ids at either end of a message", () =>
   assertEquals(recoverId("", ',"jsonrpc":"2.0","id":"abc"}'), "abc");
   assertEquals(recoverId('{"method":"x","params":{"id":3', 'zz"}}'), undefined);
   assertEquals(recoverId("", '"params":{"id":3}}'), undefined);
+  assertEquals(recoverId('{"jsonrpc":"2.0","method":"tools/call","id":8,"params":{', ""), 8);
+  assertEquals(recoverId('{"method":"a\\"b","id":"m","params":{', ""), "m");
+  assertEquals(recoverId('{"method":"x","params":{"id":3,"a":1', ""), undefined);
+  assertEquals(recoverId('{"method":"x","jsonrpc":"2.0","method":"y","id":3,', ""), undefined);
 });
 
 Deno.test("an oversized set-buffer is refused over stdio and the next call is answered", async () => {

@@ -188,8 +188,10 @@ type RequestId = string | number;
 /**
  * Recovers the `id` of a JSON-RPC message from its first and last bytes.
  * The SDK puts `id` last (`...,"jsonrpc":"2.0","id":7}`); other clients put it
- * first (`{"jsonrpc":"2.0","id":7,...`). Only these top-level positions are
- * trusted, so an `"id"` nested in params is never mistaken for the request's.
+ * first (`{"jsonrpc":"2.0","id":7,...`), or after the method
+ * (`{"jsonrpc":"2.0","method":"tools/call","id":7,...`). Only these top-level
+ * positions are trusted (before the id, only the string members `jsonrpc` and
+ * `method`), so an `"id"` nested in params is never mistaken for the request's.
  */
 export function recoverId(head: string, tail: string): RequestId | undefined {
   const raw = recoverRawId(head, tail);
@@ -207,7 +209,7 @@ function recoverRawId(head: string, tail: string): string | undefined {
   const idValue = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
   const atEnd = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${idValue}\s*\}\s*$`).exec(tail);
   const atStart = new RegExp(
-    String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${idValue}\s*,`,
+    String.raw`^\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*){0,2}"id"\s*:\s*${idValue}\s*,`,
   ).exec(head);
   return atEnd?.[1] ?? atStart?.[1];
 }
