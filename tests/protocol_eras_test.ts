@@ -358,3 +358,15 @@ Deno.test("params the MCP schema refuses get -32602 in one line naming each path
     }
   });
 });
+
+Deno.test("prompts/get of a prompt not served names it quoted, in one line, and says where to look, in both eras", async () => {
+  const expected = 'Prompt "no\\nsuch" not found: call prompts/list to see the prompts this server offers';
+  await withRaw(async (s) => {
+    await s.initialize("2025-11-25");
+    await s.send({ jsonrpc: "2.0", id: 7, method: "prompts/get", params: { name: "no\nsuch" } });
+    assertEquals(errorOf(await s.next()), { code: -32602, message: expected });
+  });
+  await withRaw(async (s) => {
+    assertEquals(errorOf(await s.modern(8, "prompts/get", { name: "no\nsuch" })), { code: -32602, message: expected });
+  });
+});

@@ -338,10 +338,22 @@ function whyNotJsonRpc(json: unknown): string {
 /**
  * An answer, with the SDK's bare "Method not found" (no handler for a request's method, or a method the
  * connection's protocol revision does not have: `ping` and `logging/setLevel` in 2026-07-28) made to name the
- * method and where to see what is served.
+ * method and where to see what is served; and its "Prompt NAME not found" to quote the name (sent by the client,
+ * newlines and all) and say where to see the prompts.
  */
 function withMethodNamed(message: JSONRPCMessage, method: string | undefined): JSONRPCMessage {
   const error = (message as { error?: { code?: unknown; message?: unknown } }).error;
+  // The SDK's prompts/get of a name it does not know: the name as sent (newlines and all), and no way on.
+  const prompt = method === "prompts/get" && error?.code === -32602 && typeof error.message === "string"
+    ? /^Prompt (.*) not found$/s.exec(error.message)
+    : null;
+  if (prompt) {
+    const name = JSON.stringify(prompt[1].length > 100 ? prompt[1].slice(0, 100) + "…" : prompt[1]);
+    return {
+      ...message,
+      error: { ...error, message: `Prompt ${name} not found: call prompts/list to see the prompts this server offers` },
+    } as JSONRPCMessage;
+  }
   if (method === undefined || error?.code !== -32601 || error.message !== "Method not found") return message;
   const named = JSON.stringify(method.length > 100 ? method.slice(0, 100) + "…" : method);
   return {
