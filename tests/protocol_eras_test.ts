@@ -245,6 +245,18 @@ Deno.test("JSON-RPC batches: answered as a batch on a 2025-03-26 connection, ref
       }]);
       await old.send({ jsonrpc: "2.0", id: 8, method: "ping" });
       assertEquals((await old.next()).id, 8);
+      // A request whose id JSON cannot carry exactly is answered in its place under the id as written.
+      await old.sendRaw(
+        '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"},' +
+          '{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+      );
+      const mixed = await old.line();
+      assert(
+        mixed.startsWith('[{"result":{},"jsonrpc":"2.0","id":1},{"jsonrpc":"2.0","id":9007199254740993,"error":') &&
+          mixed.endsWith(',{"result":{},"jsonrpc":"2.0","id":2}]'),
+        mixed,
+      );
+      assertMatch(mixed, /"code":-32600,"message":"Request id 9007199254740993 is not an integer/);
       // An empty batch is one Invalid Request error.
       await old.sendRaw("[]");
       const empty = await old.next();

@@ -232,21 +232,37 @@ function answerId(raw: string | undefined): AnswerId {
 }
 
 /**
- * The text of the top-level id of a message whose id JSON.parse could not hold exactly (a number that is not an
- * integer of at most {@linkcode MAX_ID} in magnitude), or undefined; `text`: the message, `json`: it parsed.
+ * Whether `item` is a request (or a message that is no answer) whose id JSON.parse could not hold exactly: a number
+ * that is not an integer of at most {@linkcode MAX_ID} in magnitude. An answer (no method) is left alone: ours have
+ * small integer ids, so it answers nothing of ours.
  */
-function inexactId(json: unknown, text: string): string | undefined {
-  if (!isObject(json) || typeof json.id !== "number" || Number.isSafeInteger(json.id)) return undefined;
-  // An answer (no method) is never answered: ours have small integer ids, so this one answers nothing of ours.
-  if (!("method" in json) && ("result" in json || "error" in json)) return undefined;
-  const holders: [unknown, string][] = [];
-  let root: unknown;
-  JSON.parse(text, function (this: unknown, key, value, context?: { source?: string }) {
-    if (key === "id" && typeof value === "number" && context?.source) holders.push([this, context.source]);
-    if (key === "") root = value;
+function inexact(item: unknown): boolean {
+  return isObject(item) && typeof item.id === "number" && !Number.isSafeInteger(item.id) &&
+    ("method" in item || !("result" in item || "error" in item));
+}
+
+/** `text` parsed again, with the text of each object's numeric `id` member as written (source text access). */
+function withIdTexts(text: string): { json: unknown; ids: Map<unknown, string> } {
+  const ids = new Map<unknown, string>();
+  const json: unknown = JSON.parse(text, function (this: unknown, key, value, context?: { source?: string }) {
+    if (key === "id" && typeof value === "number" && context?.source !== undefined) ids.set(this, context.source);
     return value;
   });
-  return holders.find(([holder]) => holder === root)?.[1];
+  return { json, ids };
+}
+
+/** The text of the top-level id of message `json` (parsed from `text`) when it is {@linkcode inexact}. */
+function inexactId(json: unknown, text: string): string | undefined {
+  if (!inexact(json)) return undefined;
+  const again = withIdTexts(text);
+  return again.ids.get(again.json);
+}
+
+/** The -32600 answer, as a line's text, to a request whose id is {@linkcode inexact} (`raw`: the id as written). */
+function inexactIdAnswer(raw: string): string {
+  const message = `Request id ${raw} is not an integer of at most ${MAX_ID} in magnitude, which JSON-RPC cannot ` +
+    `carry exactly: send a string id or a smaller integer`;
+  return `{"jsonrpc":"2.0","id":${raw},"error":${JSON.stringify({ code: -32600, message })}}`;
 }
 
 const ENVELOPE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
@@ -658,15 +674,10 @@ export class LinearStdioTransport implements Transport {
     const inexact = inexactId(json, text);
     if (inexact !== undefined) {
       this.#opts.onWarning?.("refused a request id that would not come back exactly", { bytes: size });
-      void this.#sendError(
-        { raw: inexact },
-        -32600,
-        `Request id ${inexact} is not an integer of at most ${MAX_ID} in magnitude, which JSON-RPC cannot ` +
-          `carry exactly: send a string id or a smaller integer`,
-      );
+      void this.#write(inexactIdAnswer(inexact) + "\n").catch(() => {});
       return;
     }
-    if (Array.isArray(json)) return this.#batch(json, size);
+    if (Array.isArray(json)) return this.#batch(json, size, text);
     if (this.#started) return this.#dispatch(json, size);
     this.#early(json);
   }
@@ -681,7 +692,7 @@ export class LinearStdioTransport implements Transport {
    * the answers to its requests go out together, as one array in the batch's order (none for notifications only);
    * refused in one line otherwise.
    */
-  #batch(items: unknown[], size: number): void {
+  #batch(items: unknown[], size: number, text: string): void {
     // Answered in a batch only once the SDK serves (2025-03-26's handshake is its own, never answered early).
     if (this.#version !== BATCH_VERSION || !this.#started) {
       this.#opts.onWarning?.("refused a JSON-RPC batch", { bytes: size });
@@ -698,14 +709,28 @@ export class LinearStdioTransport implements Transport {
       return void this.#sendError(null, -32600, "Empty JSON-RPC batch: send at least one message");
     }
     const batch: Batch = { order: [], waiting: new Set(), replies: new Map() };
+    // Requests whose ids JSON.parse rounded: answered in the batch under the ids as written, not dispatched.
+    let ids = new Map<unknown, string>();
+    if (items.some(inexact)) {
+      ({ json: items, ids } = withIdTexts(text) as { json: unknown[]; ids: Map<unknown, string> });
+    }
+    const refused = new Set<unknown>();
     for (const item of items) {
+      const raw = inexact(item) ? ids.get(item) : undefined;
+      if (raw !== undefined) {
+        const key = `\u0000inexact-${batch.order.length}`;
+        batch.order.push(key);
+        batch.replies.set(key, { line: inexactIdAnswer(raw) });
+        refused.add(item);
+        continue;
+      }
       const id = idOf(item);
       if (id === undefined || (item as { method?: unknown }).method === undefined || this.#batchOf.has(id)) continue;
       batch.order.push(id);
       batch.waiting.add(id);
       this.#batchOf.set(id, batch);
     }
-    for (const item of items) this.#dispatch(item, 0);
+    for (const item of items) if (!refused.has(item)) this.#dispatch(item, 0);
     this.#flush(batch);
   }
 
@@ -724,7 +749,9 @@ export class LinearStdioTransport implements Transport {
     if (batch.waiting.size > 0 || batch.order.length === 0) return;
     const replies = batch.order.map((id) => batch.replies.get(id)).filter((r) => r !== undefined);
     batch.order = [];
-    if (replies.length > 0) void this.#write(JSON.stringify(replies) + "\n").catch(() => {});
+    // An answer under an id as written ({@linkcode inexactIdAnswer}) is its own text already.
+    const line = (r: unknown) => isObject(r) && typeof r.line === "string" ? r.line : JSON.stringify(r);
+    if (replies.length > 0) void this.#write(`[${replies.map(line).join(",")}]\n`).catch(() => {});
   }
 
   /** A message read before start(): answered early, a direct call, or held for the SDK (see `early`). */
