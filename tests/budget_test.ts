@@ -12,6 +12,7 @@ import { asBuffered, resultBuffers, withConfig } from "./budget_helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { neverBuffered } from "../lib/tools/tool.ts";
+import { estimateTokens } from "../lib/budget/estimate.ts";
 
 const enc = new TextEncoder();
 
@@ -210,6 +211,22 @@ Deno.test("errors are never buffered: shown whole, and trimmed to head and tail 
     assert.ok(huge.length < 60_000 && huge.length > 1_000, `trimmed to about the budget, got ${huge.length}`);
     assert.deepEqual(await resultBuffers(tmux), []);
   }, { args: ["--max-tokens", "2000"] });
+});
+
+Deno.test("an error is trimmed to the budget of the tool called (toolConfigs), not only the global one", async () => {
+  await withConfig(`{ "toolConfigs": { "show-buffer": { "maxTokens": 150 } } }`, async (mcp) => {
+    const args: Record<string, unknown> = { name: "x" };
+    for (let i = 0; i < 400; i++) args[`unknown_${i}`] = i;
+    const err = await mcp.err("show-buffer", args);
+    assert.match(
+      err,
+      /^invalid arguments for show-buffer: .*\[…\d+ characters of this message omitted…\].*unknown_399$/,
+    );
+    assert.ok(estimateTokens(err) <= 150, `the error fits show-buffer's 150 tokens, got ${estimateTokens(err)}`);
+    // Another tool keeps the global budget: the same mistake comes back whole.
+    const whole = await mcp.err("list-buffers", args);
+    assert.ok(!whole.includes("omitted"), whole.slice(0, 200));
+  }, ["--max-tokens", "20000"]);
 });
 
 Deno.test("tools/list declares the buffered shape in every output schema but those of tools never buffered", async () => {

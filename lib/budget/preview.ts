@@ -217,13 +217,20 @@ function planStructured(structured: Record<string, unknown>, depth: number, opts
 
 /**
  * Cuts a huge error message to `budget` tokens: its head (what went wrong)
- * and its tail (what to do), with a marker between.
+ * and its tail (what to do), with a marker between. The marker costs tokens
+ * too: the head and tail give way to it until the whole fits.
  */
 export function trimMiddle(text: string, budget: number): string {
   if (estimateTokens(text) <= budget) return text;
-  const headEnd = fitPrefix(text, Math.floor(budget * 0.6));
-  const tailFrom = Math.max(headEnd, fitSuffix(text, Math.floor(budget * 0.3)));
-  return `${text.slice(0, headEnd)} […${tailFrom - headEnd} characters of this message omitted…] ${
-    text.slice(tailFrom)
-  }`;
+  let room = budget;
+  for (;;) {
+    const headEnd = fitPrefix(text, Math.floor(room * 2 / 3));
+    const tailFrom = Math.max(headEnd, fitSuffix(text, Math.floor(room / 3)));
+    const out = `${text.slice(0, headEnd)} […${tailFrom - headEnd} characters of this message omitted…] ${
+      text.slice(tailFrom)
+    }`;
+    const excess = estimateTokens(out) - budget;
+    if (excess <= 0 || room <= 0) return out;
+    room = Math.max(0, room - excess);
+  }
 }

@@ -48,8 +48,8 @@ export interface BudgetOptions {
 
 export interface Budget {
   stage: ResultStage;
-  /** An error message as returned: whole, or head and tail when it alone is over budget. */
-  trimError(message: string): string;
+  /** An error message as returned: whole, or head and tail when it alone is over the tool's budget. */
+  trimError(message: string, tool?: string): string;
   /** The result buffers currently kept (for tests and diagnostics). */
   registry: ResultRegistry;
   /** The budget a natively paged tool fits its page to (`ToolDef.pagesNatively`). */
@@ -227,6 +227,8 @@ export function createBudget(opts: BudgetOptions): Budget {
     stage,
     registry,
     pageBudget,
-    trimError: (message) => trimMiddle(message, settings.maxTokensPerResponse),
+    // A tool's own budget (toolConfigs) bounds its errors too; an unknown tool's, the global one.
+    trimError: (message, tool) =>
+      trimMiddle(message, tool === undefined ? settings.maxTokensPerResponse : budgetOf(tool).maxTokens),
   };
 }

@@ -85,9 +85,10 @@ export interface PipelineOptions {
   stages?: readonly ResultStage[];
   /**
    * Shapes every error message before it is returned and audited (response
-   * budgets trim one that is itself huge). Default: unchanged.
+   * budgets trim one that is itself huge, to the budget of the tool called
+   * when there is one). Default: unchanged.
    */
-  errorText?: (message: string) => string;
+  errorText?: (message: string, tool?: string) => string;
   /** The response budget a natively paged tool fits its page to (lib/budget). Default: everything fits. */
   pageBudget?: (tool: AnyTool) => PageBudget;
 }
@@ -340,7 +341,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     let message: string | undefined;
     let target: Record<string, string> | undefined;
     const errorResult = (text: string): CallToolResult => {
-      message = shapeError(text);
+      message = shapeError(text, tool?.name);
       return { content: [{ type: "text", text: message }], isError: true };
     };
     const tool = byName.get(name);
