@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { connect, type McpFixture, startTmux, type TmuxFixture } from "./helpers.ts";
 import { resultBuffers, windowRunning } from "./budget_helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import { estimateTokens } from "../lib/budget/estimate.ts";
 
 const LINES = 20_000;
 
@@ -110,6 +111,31 @@ Deno.test("capture-pane pages split a wrapped line longer than a page between ro
   } finally {
     await mcp.close();
     await large.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("capture-pane: a pane cleared between the over-budget read and the paging read returns what it holds now", async () => {
+  const tmux = await startTmux("capclear");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "500"] });
+  try {
+    const pane = await windowRunning(tmux, `seq -f 'log line %05g' 1 3000; exec sleep 3600`);
+    await printed(tmux, pane, "log line 03000");
+    // tmux runs this after every capture-pane, so the pane is empty (screen and history) for the second read.
+    await tmux.tmux("set-hook", "-g", "after-capture-pane", "respawn-pane -k 'exec sleep 3600' ; clear-history");
+    const res = await mcp.call("capture-pane", { target: pane, max_lines: 3000 });
+    assert.ok(!res.isError, JSON.stringify(res.content));
+    const got = res.structuredContent as unknown as Page;
+    assert.equal(got.text, "", "the pane holds nothing now");
+    assert.equal(got.lines, 0);
+    assert.equal(got.truncated_by_budget, undefined);
+    const tokens = Math.max(
+      estimateTokens(JSON.stringify(res.structuredContent)),
+      estimateTokens(JSON.stringify(res.content)),
+    );
+    assert.ok(tokens <= 500, `the result fits the 500-token budget, got ${tokens}`);
+  } finally {
+    await mcp.close();
     await tmux.kill();
   }
 });

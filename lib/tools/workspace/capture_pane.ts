@@ -109,7 +109,10 @@ export default defineTool({
     };
     // Whole lines where one fits; else the rows of the first line that fit (the next page has the rest of it).
     const lineEnd = (l: number) => (l < kept.starts.length ? kept.starts[l] : kept.end) - kept.starts[0];
-    if (kept.starts.length === 0) return whole;
+    // The pane was cleared between the reads: it holds nothing now (never the over-budget first read).
+    if (kept.starts.length === 0) {
+      return output(rows.pane, c.defaulted, "", 0, kept.dropped, paneWarnings(rows.pane, []));
+    }
     if (!ctx.budget.fits(page(lineEnd(1)))) {
       return page(largestFitting(1, lineEnd(1), (k) => ctx.budget.fits(page(k))));
     }
