@@ -219,3 +219,34 @@ Deno.test("search-buffer: a first match whose snippet alone is over the budget c
     }
   }, { args: ["--max-tokens", "2000"] });
 });
+
+Deno.test("search-buffer over many long-named buffers fits the budget: the names searched are cut and it says so", async () => {
+  await withServer(async (mcp, tmux) => {
+    const args: string[] = [];
+    const names: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      const name = `b${String(i).padStart(3, "0")}-${"n".repeat(200)}`;
+      names.push(name);
+      if (args.length > 0) args.push(";");
+      args.push("set-buffer", "-b", name, i === 399 ? "one needle here" : `value ${i}`);
+      if (i % 40 === 39) await tmux.tmux(...args.splice(0));
+    }
+    for (const [query, found] of [["absent", 0], ["needle", 1]] as const) {
+      const r = await mcp.call("search-buffer", { query });
+      assert.ok(!r.isError, JSON.stringify(r.content).slice(0, 300));
+      assert.ok(fits(r, 1000), `the result fits the 1000-token budget, got ${resultTokens(r, 0)}`);
+      const out = r.structuredContent as { buffers: string[]; matches: unknown[]; truncated_by_budget?: true };
+      assert.equal(out.matches.length, found, `query ${query}`);
+      assert.equal(out.truncated_by_budget, true);
+      assert.ok(out.buffers.length < names.length);
+      assert.ok(out.buffers.every((b) => names.includes(b)));
+      const text = (r.content as { type: string; text: string }[]).map((b) => b.text).join("\n");
+      assert.match(
+        text,
+        new RegExp(
+          `buffers lists the first ${out.buffers.length} of the 400 buffers searched .*list-buffers names them all`,
+        ),
+      );
+    }
+  }, { args: ["--max-tokens", "1000"] });
+});

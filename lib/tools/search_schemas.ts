@@ -201,11 +201,35 @@ export async function runSearch(
   };
   if (args.include_similarity) Object.assign(out, similarityStats(r.matches));
   if (ctx.budget.fits({ structured: out })) return { structured: out };
-  // Over the response budget: the most matches that fit, and resume offsets that continue right after them.
-  const k = largestFitting(1, out.matches.length, (n) => ctx.budget.fits({ structured: firstMatches(out, n) }));
-  const page = firstMatches(out, k);
-  if (k > 1 || ctx.budget.fits({ structured: page })) return { structured: page };
-  return { structured: await fitFirstSnippet(ctx, page) };
+  // Over the response budget. The names of the buffers searched (up to 1,024 of 256 characters) can be over it
+  // alone: a page names the most of them that leave room for one match (its snippet aside), and says so.
+  const total = out.buffers.length;
+  const named = (p: SearchOutput, n: number): ToolOutput<SearchOutput> => {
+    if (n >= total) return { structured: p };
+    const structured = { ...p, buffers: p.buffers.slice(0, n), truncated_by_budget: true as const };
+    const note = `buffers lists the first ${n} of the ${total} buffers searched (cut to fit the response budget): ` +
+      `list-buffers names them all`;
+    return {
+      structured,
+      content: [{ type: "text", text: JSON.stringify(structured) }, { type: "text", text: note }],
+    };
+  };
+  const bare = firstMatches(out, Math.min(1, out.matches.length));
+  const one = { ...bare, matches: bare.matches.map((m) => ({ ...m, snippet: "" })) };
+  const n = ctx.budget.fits({ structured: one })
+    ? total
+    : largestFitting(0, total, (b) => ctx.budget.fits(named(one, b)));
+  if (out.matches.length === 0) return named(out, n);
+  // The most matches that fit, and resume offsets that continue right after them.
+  const k = largestFitting(1, out.matches.length, (m) => ctx.budget.fits(named(firstMatches(out, m), n)));
+  const page = named(firstMatches(out, k), n);
+  if (k > 1 || ctx.budget.fits(page)) return page;
+  const cut = await fitFirstSnippet(
+    ctx,
+    page.structured,
+    (p) => ctx.budget.fits(named({ ...p, buffers: out.buffers }, n)),
+  );
+  return named({ ...cut, buffers: out.buffers }, n);
 }
 
 /**
@@ -213,7 +237,11 @@ export async function runSearch(
  * 6-character escape in JSON): that snippet cut around the match until the page fits, context first, then the
  * shown part of the match, from the buffer read again. Unchanged when the buffer is now too short for it (changed).
  */
-async function fitFirstSnippet(ctx: ToolContext, page: SearchOutput): Promise<SearchOutput> {
+async function fitFirstSnippet(
+  ctx: ToolContext,
+  page: SearchOutput,
+  fits: (page: SearchOutput) => boolean,
+): Promise<SearchOutput> {
   const m = page.matches[0];
   const start = m.offset_bytes, end = start + m.match_len;
   const bytes = await ctx.buffers.read(m.buffer).catch(() => undefined);
@@ -233,5 +261,5 @@ async function fitFirstSnippet(ctx: ToolContext, page: SearchOutput): Promise<Se
     const match = snippetRedacted(before || after ? { ...found, cut: [before, after] } : found, ctx.redactor);
     return { ...page, matches: [match], truncated_by_budget: true };
   };
-  return withSize(largestFitting(1, shown + context, (s) => ctx.budget.fits({ structured: withSize(s) })));
+  return withSize(largestFitting(1, shown + context, (s) => fits(withSize(s))));
 }
