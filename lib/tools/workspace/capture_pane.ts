@@ -114,11 +114,39 @@ export default defineTool({
       return output(rows.pane, c.defaulted, "", 0, kept.dropped, paneWarnings(rows.pane, []));
     }
     if (!ctx.budget.fits(page(lineEnd(1)))) {
-      return page(largestFitting(1, lineEnd(1), (k) => ctx.budget.fits(page(k))));
+      const first = page(largestFitting(1, lineEnd(1), (k) => ctx.budget.fits(page(k))));
+      if (ctx.budget.fits(first)) return first;
+      // One row alone is over the budget (a wide pane, colors): its first characters that fit, saying so.
+      const row = rows.rows[kept.starts[0]];
+      const cutRow = (n: number) => {
+        const text = rowPrefix(row, n);
+        const why = `line ${rows.first + kept.starts[0]} of pane ${rows.pane.pane_id} is cut to its first ` +
+          `${text.length} of ${row.length} characters to fit the response budget: ` +
+          (colors
+            ? "capture it with colors false to see more of it"
+            : "resize the window narrower (resize-pane) to read it in parts");
+        const more = 1 < kept.end - kept.starts[0];
+        return output(rows.pane, c.defaulted, text, 1, kept.dropped, [
+          ...paneWarnings(rows.pane, []),
+          { kind: "lines_missed" as const, message: why },
+        ], more ? { truncated_by_budget: true, next_start: rows.first + kept.starts[0] + 1 } : {});
+      };
+      return cutRow(largestFitting(0, row.length, (n) => ctx.budget.fits(cutRow(n))));
     }
     return page(lineEnd(largestFitting(1, kept.starts.length, (l) => ctx.budget.fits(page(lineEnd(l))))));
   },
 });
+
+/**
+ * The first `n` UTF-16 units of a row, or fewer: never half a surrogate pair
+ * or an escape sequence (of a colored capture) cut before its end.
+ */
+function rowPrefix(row: string, n: number): string {
+  let text = row.slice(0, n);
+  if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, -1);
+  // deno-lint-ignore no-control-regex
+  return text.replace(/\x1b(\[[0-9;:?]*|\][^\x07\x1b]*)?$/, "");
+}
 
 /**
  * The lines capture-pane returns of a row capture (trailing blank lines

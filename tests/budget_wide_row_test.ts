@@ -1,0 +1,55 @@
+/**
+ * capture-pane when one row alone is over the response budget (a wide pane,
+ * colors): the row is cut to the characters that fit, a warning says so and
+ * what to do, and the page still fits its budget.
+ */
+import assert from "node:assert/strict";
+import { connect, startTmux } from "./helpers.ts";
+import { windowRunning } from "./budget_helpers.ts";
+import { waitUntil } from "./pane_helpers.ts";
+import { resultTokens } from "../lib/server/budget.ts";
+
+Deno.test("capture-pane: one colored row over the budget is cut to fit, with a warning, and paging goes on", async () => {
+  const tmux = await startTmux("capwide");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "500"] });
+  try {
+    const pane = await windowRunning(
+      tmux,
+      `python3 -c 'import sys; sys.stdout.write("".join("\\033[3%dm%s" % (i % 8, "日x"[i % 2]) for i in range(1500)) + ` +
+        `"\\033[0m\\nEND\\n")'; exec sleep 3600`,
+    );
+    await tmux.tmux("resize-window", "-t", pane, "-x", "3000");
+    await waitUntil("the pane to print END", async () => {
+      return (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("END");
+    }, 30_000);
+    const r = await mcp.call("capture-pane", { target: pane, colors: true, start: -100 });
+    assert.ok(!r.isError, JSON.stringify(r.content));
+    const tokens = resultTokens(r, 0) ?? 0;
+    assert.ok(tokens <= 500, `the page fits the 500-token budget, got ${tokens}`);
+    const page = r.structuredContent as {
+      text: string;
+      lines: number;
+      warnings: { kind: string; message: string }[];
+      truncated_by_budget?: true;
+      next_start?: number;
+    };
+    assert.equal(page.lines, 1);
+    assert.ok(page.text.length > 100, "the page holds the first part of the row");
+    // deno-lint-ignore no-control-regex
+    assert.ok(!/\x1b(\[[0-9;:?]*)?$/.test(page.text), "no escape sequence is cut");
+    assert.ok(page.text.isWellFormed(), "no character is cut");
+    const warning = page.warnings.find((w) => w.kind === "lines_missed");
+    assert.match(
+      warning?.message ?? "",
+      /^line -?\d+ of pane %\d+ is cut to its first \d+ of \d+ characters to fit the response budget: capture it with colors false/,
+    );
+    assert.equal(page.truncated_by_budget, true);
+    assert.equal(typeof page.next_start, "number");
+    // The next page goes on after that row.
+    const next = await mcp.ok<{ text: string }>("capture-pane", { target: pane, colors: true, start: page.next_start });
+    assert.ok(next.text.includes("END"), next.text.slice(0, 200));
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
