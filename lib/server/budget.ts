@@ -210,6 +210,20 @@ export function createBudget(opts: BudgetOptions): Budget {
       plan = planFor(previewTokens);
       envelope = envelopeOf(plan);
     }
+    // Still over (a budget of a few hundred tokens): the note and suggestions give way too, down to where the full
+    // result is and the one show-buffer call that reads it from the start, then that note alone, then the least
+    // note (the required fields alone are about 120 tokens: a smaller budget cannot hold them).
+    const fromStart = envelope.suggested_refinements.filter((r) => r.includes(`"offset_bytes":0,`));
+    const short = kept.id !== null
+      ? `${head} The full ${what} is in tmux buffer "${kept.id}": page it with show-buffer.`
+      : `${head} ${kept.why}: narrow the call to see it.`;
+    const shortest = kept.id !== null
+      ? `Over the ${budget.maxTokens}-token budget: page buffer_id with show-buffer.`
+      : `Over the ${budget.maxTokens}-token budget: narrow the call.`;
+    for (const [note, refs] of [[short, fromStart], [short, []], [shortest, []]] as const) {
+      if (estimateTokens(JSON.stringify(envelope)) <= budget.maxTokens) break;
+      envelope = { ...envelope, note, suggested_refinements: [...refs], preview: planFor(0).preview };
+    }
     return {
       content: [{ type: "text", text: JSON.stringify(envelope) }],
       structuredContent: envelope as unknown as Record<string, unknown>,
