@@ -1,5 +1,5 @@
 /**
- * capture-pane when one row alone is over the response budget (a wide pane,
+ * capture-pane and capture-since when one row alone is over the response budget (a wide pane,
  * colors): the row is cut to the characters that fit, a warning says so and
  * what to do, and the page still fits its budget.
  */
@@ -48,6 +48,56 @@ Deno.test("capture-pane: one colored row over the budget is cut to fit, with a w
     // The next page goes on after that row.
     const next = await mcp.ok<{ text: string }>("capture-pane", { target: pane, colors: true, start: page.next_start });
     assert.ok(next.text.includes("END"), next.text.slice(0, 200));
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
+Deno.test("capture-since: one row over the budget is cut to fit, with a warning, and the cursor goes on after it", async () => {
+  const tmux = await startTmux("sincewide");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "500"] });
+  try {
+    const pane = await windowRunning(tmux, `exec sleep 3600`);
+    await tmux.tmux("resize-window", "-t", pane, "-x", "3000");
+    await tmux.tmux(
+      "respawn-pane",
+      "-k",
+      "-t",
+      pane,
+      `python3 -c 'print("日本語🙂" * 700); print("END")'; exec sleep 3600`,
+    );
+    await waitUntil("the pane to print END", async () => {
+      return (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("END");
+    }, 30_000);
+    const r = await mcp.call("capture-since", { target: pane });
+    assert.ok(!r.isError, JSON.stringify(r.content));
+    const tokens = resultTokens(r, 0) ?? 0;
+    assert.ok(tokens <= 500, `the page fits the 500-token budget, got ${tokens}`);
+    const page = r.structuredContent as {
+      text: string;
+      cursor: string;
+      warnings: { kind: string; message: string }[];
+      truncated_by_budget?: true;
+    };
+    assert.ok(page.text.startsWith("日本語🙂"), page.text.slice(0, 50));
+    assert.ok(page.text.isWellFormed(), "no character is cut");
+    assert.equal(page.truncated_by_budget, true);
+    assert.match(
+      page.warnings.find((w) => w.kind === "lines_missed")?.message ?? "",
+      /^a row of pane %\d+ is cut to its first \d+ of \d+ characters to fit the response budget: resize the window/,
+    );
+    // Following the cursor reaches the end, every page within the budget.
+    let cursor = page.cursor;
+    let seen = "";
+    for (let i = 0; i < 20 && !seen.includes("END"); i++) {
+      const next = await mcp.call("capture-since", { cursor });
+      assert.ok((resultTokens(next, 0) ?? 0) <= 500, "every page fits the budget");
+      const s = next.structuredContent as { text: string; cursor: string };
+      seen += s.text + "\n";
+      cursor = s.cursor;
+    }
+    assert.ok(seen.includes("END"), seen.slice(0, 200));
   } finally {
     await mcp.close();
     await tmux.kill();

@@ -29,3 +29,15 @@ export function largestFitting(min: number, max: number, fits: (n: number) => bo
   }
   return lo;
 }
+
+/**
+ * The first `n` UTF-16 units of a text, or fewer: never half a surrogate
+ * pair, nor an escape sequence (of a colored capture) cut before its end.
+ * For a page of one row that alone is over its budget.
+ */
+export function textPrefix(text: string, n: number): string {
+  let out = text.slice(0, n);
+  if (/[\uD800-\uDBFF]$/.test(out)) out = out.slice(0, -1);
+  // deno-lint-ignore no-control-regex
+  return out.replace(/\x1b(\[[0-9;:?]*|\][^\x07\x1b]*)?$/, "");
+}

@@ -13,7 +13,7 @@ import {
   readSince,
   type ScreenRead,
 } from "../../tmux/grid.ts";
-import { largestFitting } from "../../budget/page.ts";
+import { largestFitting, textPrefix } from "../../budget/page.ts";
 import { cursorSchema, decodeCursor, encodeCursor } from "../../exec/cursor.ts";
 import { paneWarnings, warningsSchema } from "../../exec/warnings.ts";
 
@@ -120,9 +120,23 @@ function fitted(
   const rowsOf = (lines: number) => layout.spans.slice(0, lines).reduce((a, b) => a + b, 0);
   const lines = (l: number) =>
     l >= read.rows.length ? whole : out(read.rows.slice(0, l).join("\n"), l, after(rowsOf(l)), true);
-  if (ctx.budget.fits(lines(1)) || layout.spans[0] === 1) {
+  if (ctx.budget.fits(lines(1))) {
     return lines(largestFitting(1, read.rows.length, (l) => ctx.budget.fits(lines(l))));
   }
   const rows = (k: number) => out(firstLineRows(layout, k), 1, after(k), true);
-  return rows(largestFitting(1, layout.spans[0] - 1, (k) => ctx.budget.fits(rows(k))));
+  const page = rows(largestFitting(1, layout.spans[0], (k) => ctx.budget.fits(rows(k))));
+  if (ctx.budget.fits(page)) return page;
+  // One row alone is over the budget (a very wide pane): its first characters that fit, saying so.
+  const row = firstLineRows(layout, 1);
+  const cutRow = (n: number) => {
+    const text = textPrefix(row, n);
+    const o = out(text, 1, after(1), true);
+    o.structured.warnings.push({
+      kind: "lines_missed",
+      message: `a row of pane ${read.pane.pane_id} is cut to its first ${text.length} of ${row.length} characters ` +
+        "to fit the response budget: resize the window narrower (resize-pane) to read such rows whole",
+    });
+    return o;
+  };
+  return cutRow(largestFitting(0, row.length, (n) => ctx.budget.fits(cutRow(n))));
 }

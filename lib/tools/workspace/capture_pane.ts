@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { capturePane, captureRows, isBlankLine, lastLineOf, type RowCapture, rowsText } from "../../tmux/capture.ts";
-import { largestFitting } from "../../budget/page.ts";
+import { largestFitting, textPrefix } from "../../budget/page.ts";
 import { UserError } from "../../errors.ts";
 import { paneFacts } from "../../tmux/panes.ts";
 import type { Row } from "../../tmux/rows.ts";
@@ -119,7 +119,7 @@ export default defineTool({
       // One row alone is over the budget (a wide pane, colors): its first characters that fit, saying so.
       const row = rows.rows[kept.starts[0]];
       const cutRow = (n: number) => {
-        const text = rowPrefix(row, n);
+        const text = textPrefix(row, n);
         const why = `line ${rows.first + kept.starts[0]} of pane ${rows.pane.pane_id} is cut to its first ` +
           `${text.length} of ${row.length} characters to fit the response budget: ` +
           (colors
@@ -136,17 +136,6 @@ export default defineTool({
     return page(lineEnd(largestFitting(1, kept.starts.length, (l) => ctx.budget.fits(page(lineEnd(l))))));
   },
 });
-
-/**
- * The first `n` UTF-16 units of a row, or fewer: never half a surrogate pair
- * or an escape sequence (of a colored capture) cut before its end.
- */
-function rowPrefix(row: string, n: number): string {
-  let text = row.slice(0, n);
-  if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, -1);
-  // deno-lint-ignore no-control-regex
-  return text.replace(/\x1b(\[[0-9;:?]*|\][^\x07\x1b]*)?$/, "");
-}
 
 /**
  * The lines capture-pane returns of a row capture (trailing blank lines
