@@ -244,9 +244,29 @@ Deno.test("search-buffer over many long-named buffers fits the budget: the names
       assert.match(
         text,
         new RegExp(
-          `buffers lists the first ${out.buffers.length} of the 400 buffers searched .*list-buffers names them all`,
+          `buffers lists the first ${out.buffers.length} of the 400 buffers searched.*list-buffers names them all`,
         ),
       );
     }
   }, { args: ["--max-tokens", "1000"] });
+});
+
+Deno.test("search-buffer echoes a long query cut to fit the budget, and says so", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("set-buffer", "-b", "a", "hello \u0001 world");
+    // A control character is a 6-character escape in JSON: 1,024 of them were ~4,250 tokens at a 500-token budget.
+    for (const query of ["日".repeat(1024), "\u0001".repeat(1024), "x\u0001".repeat(512)]) {
+      const r = await mcp.call("search-buffer", { query });
+      assert.ok(!r.isError, JSON.stringify(r.content).slice(0, 300));
+      assert.ok(fits(r, 500), `the result fits the 500-token budget, got ${resultTokens(r, 0)}`);
+      const out = r.structuredContent as { query: string; matches: unknown[]; truncated_by_budget?: true };
+      assert.equal(out.truncated_by_budget, true);
+      assert.ok(query.startsWith(out.query) && out.query.length < query.length);
+      const text = (r.content as { type: string; text: string }[]).map((b) => b.text).join("\n");
+      assert.ok(
+        text.includes(`query echoes the first ${out.query.length} of the 1024 characters of the query searched`),
+        text.slice(-300),
+      );
+    }
+  }, { args: ["--max-tokens", "500"] });
 });

@@ -23,7 +23,7 @@ import type { FoundMatch } from "../search/scan.ts";
 import { redactedSlicer } from "../text/redact_page.ts";
 import type { Redactor } from "../text/redact.ts";
 import { firstMatches, MAX_BUFFERS, similarityStats } from "./search_page.ts";
-import { largestFitting } from "../budget/page.ts";
+import { largestFitting, textPrefix } from "../budget/page.ts";
 import { cutTokens, SNIPPET_MATCH_MAX } from "../search/snippet.ts";
 import { bytesView } from "../search/subject.ts";
 
@@ -201,14 +201,24 @@ export async function runSearch(
   };
   if (args.include_similarity) Object.assign(out, similarityStats(r.matches));
   if (ctx.budget.fits({ structured: out })) return { structured: out };
-  // Over the response budget. The names of the buffers searched (up to 1,024 of 256 characters) can be over it
-  // alone: a page names the most of them that leave room for one match (its snippet aside), and says so.
+  // Over the response budget. The names of the buffers searched (up to 1,024 of 256 characters) and the query
+  // echoed (up to 1,024 characters, a control character 6 in JSON) can be over it alone: a page echoes the most of
+  // the query, then names the most buffers, that leave room for one match (its snippet aside), and says so.
   const total = out.buffers.length;
-  const named = (p: SearchOutput, n: number): ToolOutput<SearchOutput> => {
-    if (n >= total) return { structured: p };
-    const structured = { ...p, buffers: p.buffers.slice(0, n), truncated_by_budget: true as const };
-    const note = `buffers lists the first ${n} of the ${total} buffers searched (cut to fit the response budget): ` +
-      `list-buffers names them all`;
+  const query = out.query;
+  const shown = (p: SearchOutput, n: number, q: number): ToolOutput<SearchOutput> => {
+    if (n >= total && q >= query.length) return { structured: p };
+    const echo = textPrefix(query, q);
+    const structured = { ...p, query: echo, buffers: p.buffers.slice(0, n), truncated_by_budget: true as const };
+    const notes = [
+      ...(echo.length < query.length
+        ? [`query echoes the first ${echo.length} of the ${query.length} characters of the query searched`]
+        : []),
+      ...(n < total
+        ? [`buffers lists the first ${n} of the ${total} buffers searched: list-buffers names them all`]
+        : []),
+    ];
+    const note = `${notes.join("; ")} (cut to fit the response budget)`;
     return {
       structured,
       content: [{ type: "text", text: JSON.stringify(structured) }, { type: "text", text: note }],
@@ -216,9 +226,12 @@ export async function runSearch(
   };
   const bare = firstMatches(out, Math.min(1, out.matches.length));
   const one = { ...bare, matches: bare.matches.map((m) => ({ ...m, snippet: "" })) };
-  const n = ctx.budget.fits({ structured: one })
-    ? total
-    : largestFitting(0, total, (b) => ctx.budget.fits(named(one, b)));
+  const fitsOne = ctx.budget.fits({ structured: one });
+  const q = fitsOne || ctx.budget.fits(shown(one, 0, query.length))
+    ? query.length
+    : largestFitting(0, query.length, (c) => ctx.budget.fits(shown(one, 0, c)));
+  const n = fitsOne ? total : largestFitting(0, total, (b) => ctx.budget.fits(shown(one, b, q)));
+  const named = (p: SearchOutput, n: number) => shown(p, n, q);
   if (out.matches.length === 0) return named(out, n);
   // The most matches that fit, and resume offsets that continue right after them.
   const k = largestFitting(1, out.matches.length, (m) => ctx.budget.fits(named(firstMatches(out, m), n)));
