@@ -23,8 +23,8 @@ import { VERSION } from "./lib/version.ts";
 const CLOSE_BOUND_MS = 10_000;
 /** Longest time the calls in flight at SIGTERM/SIGINT/SIGHUP may take to answer with their cancellation. */
 const CANCEL_BOUND_MS = 5_000;
-/** SIGHUP's number (Linux and macOS). */
-const SIGHUP = 1;
+/** The signals that end the server cleanly, with their numbers (the same on Linux and macOS). */
+const ENDING_SIGNALS = [["SIGHUP", 1], ["SIGINT", 2], ["SIGTERM", 15]] as const;
 
 function usageFailure(e: unknown): number {
   if (e instanceof UsageError) {
@@ -77,8 +77,10 @@ async function main(): Promise<number> {
  * every message in the order read but those early calls (lib/server/transport.ts).
  */
 async function serve(config: Config): Promise<number> {
-  // Asked before any signal listener: Deno's first one sets SIGHUP back to its default action, even under nohup.
-  const hangupIgnored = signalIgnored(SIGHUP);
+  // Asked before any signal listener: Deno's first one sets SIGHUP back to its default action, even under nohup,
+  // and a listener catches a signal the server was started with ignored (SIGINT for a job a shell starts in the
+  // background, `nohup`'s SIGHUP).
+  const ignoredAtStart = new Set(ENDING_SIGNALS.filter(([, n]) => signalIgnored(n)).map(([name]) => name));
   let app: Promise<App> | undefined;
   let core: Core;
   try {
@@ -175,13 +177,13 @@ async function serve(config: Config): Promise<number> {
     await transport.close(); // → shutdown
     void shutdown(0); // when the transport was not started yet
   };
-  for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    Deno.addSignalListener(sig, () => void onSignal(sig));
-  }
   // SIGHUP: the terminal the client runs in closed (its foreground process group, us included, gets it). Its
   // default action ended us without cleanup (a pty session's job that ignores SIGHUP outlived us): the same
-  // clean end as SIGTERM. Started with it ignored (nohup), we keep ignoring it.
-  Deno.addSignalListener("SIGHUP", hangupIgnored ? () => {} : () => void onSignal("SIGHUP"));
+  // clean end as SIGTERM. A signal the server was started with ignored (nohup's SIGHUP, the SIGINT of a job a
+  // shell starts in the background) stays ignored: its listener does nothing.
+  for (const [sig] of ENDING_SIGNALS) {
+    Deno.addSignalListener(sig, ignoredAtStart.has(sig) ? () => {} : () => void onSignal(sig));
+  }
   transport.listen();
   log("info", `serving MCP on stdio (tmux-mcp ${VERSION})`);
   const reducer = startMemoryReducer(); // see lib/server/memory.ts: RSS over thousands of calls

@@ -4,7 +4,7 @@
  * server with nothing in flight exits at end of input; SIGTERM, SIGINT and
  * SIGHUP end the calls in flight with a one-line error each, then the server
  * exits cleanly, leaving no control client on the tmux server and no pty job
- * (a server started with SIGHUP ignored keeps serving).
+ * (a server started with SIGHUP or SIGINT ignored keeps serving).
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTmux, type TmuxFixture } from "./helpers.ts";
@@ -282,28 +282,37 @@ Deno.test("SIGHUP (the client's terminal closed): a wait answers with a one-line
   }
 });
 
-Deno.test("a server started with SIGHUP ignored (nohup) keeps serving after SIGHUP", async () => {
-  const tmux = await startTmux("nohup");
-  const s = rawServer(tmux.socketName, [], ["sh", "-c", 'trap "" HUP; exec "$@"', "sh"]);
-  try {
-    await s.initialize();
-    s.child.kill("SIGHUP");
-    // A wait that runs to its own end: a SIGHUP acted on (an exit, or a shutdown that cancels calls) shows by then.
-    await s.send(toolCall(1, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 2000 }));
-    const waited = await nextAnswer(s);
-    assertEquals(waited.id, 1);
-    assert(!JSON.stringify(waited).includes("shutting down"), JSON.stringify(waited));
-    await s.send(toolCall(2, "list", { what: "sessions" }));
-    const answer = await nextAnswer(s);
-    assertEquals(answer.id, 2);
-    assertEquals((answer.result as { isError?: boolean }).isError, undefined, JSON.stringify(answer));
-    await s.writer.close();
-    await exitsCleanly(s, "at end of input");
-  } finally {
-    await s.stop().catch(() => {});
-    await tmux.kill();
-  }
-});
+for (
+  const [sig, trap, why] of [
+    ["SIGHUP", "HUP", "nohup"],
+    // A job a non-interactive shell starts in the background (`tmux-mcp &`) has SIGINT ignored: before, Deno's
+    // listener caught it anyway and a Ctrl-C meant for the shell ended the server.
+    ["SIGINT", "INT", "a background job of a shell"],
+  ] as const
+) {
+  Deno.test(`a server started with ${sig} ignored (${why}) keeps serving after ${sig}`, async () => {
+    const tmux = await startTmux(`ign-${trap.toLowerCase()}`);
+    const s = rawServer(tmux.socketName, [], ["sh", "-c", `trap "" ${trap}; exec "$@"`, "sh"]);
+    try {
+      await s.initialize();
+      s.child.kill(sig);
+      // A wait that runs to its own end: a signal acted on (an exit, or a shutdown that cancels calls) shows by then.
+      await s.send(toolCall(1, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 2000 }));
+      const waited = await nextAnswer(s);
+      assertEquals(waited.id, 1);
+      assert(!JSON.stringify(waited).includes("shutting down"), JSON.stringify(waited));
+      await s.send(toolCall(2, "list", { what: "sessions" }));
+      const answer = await nextAnswer(s);
+      assertEquals(answer.id, 2);
+      assertEquals((answer.result as { isError?: boolean }).isError, undefined, JSON.stringify(answer));
+      await s.writer.close();
+      await exitsCleanly(s, "at end of input");
+    } finally {
+      await s.stop().catch(() => {});
+      await tmux.kill();
+    }
+  });
+}
 
 Deno.test("tmux stopped at end of input: the tmux cleanup waits out its bound; pty jobs end at once, no temp file is left", async () => {
   const tmux = await startTmux("stopped-exit");
