@@ -25,7 +25,7 @@ import type { Answer, Asker } from "../ask.ts";
 import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
 import { EnvironmentError, RefusedError, UserError } from "../errors.ts";
-import { TmuxError } from "../tmux/executor.ts";
+import { TmuxError, TmuxTimeout } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
@@ -203,6 +203,18 @@ function continuationExtras(args: unknown): string[] | undefined {
   if (args === null || typeof args !== "object" || !Object.hasOwn(args, "continue")) return undefined;
   const extra = Object.keys(args).filter((k) => k !== "continue" && k !== "what");
   return extra.length > 0 ? extra : undefined;
+}
+
+/**
+ * The error of a call whose tmux command tmux did not answer within its bound ({@linkcode TmuxTimeout}'s
+ * `stall`): it names the tool the model called, not the tmux command it was waiting on, and what to do.
+ */
+function stalledCall(name: string, stall: { where: string; bound: string }, tier: string | undefined): string {
+  const sent = tier === "readonly"
+    ? "call it again in a moment"
+    : "what it sent may still run once tmux goes on: check before calling it again";
+  return `${name} did not finish: ${stall.where} did not answer within ${stall.bound} (stopped or overloaded?); ` +
+    `${sent} (list {what: "hosts"} shows a host's last error)`;
 }
 
 /** The error of a call cut at its budget: what did not answer, and what may have happened. */
@@ -536,6 +548,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       if (e instanceof OutputMismatch) {
         message = e.message;
         log("error", message);
+      } else if (e instanceof TmuxTimeout && e.stall) {
+        message = stalledCall(name, e.stall, tool?.tier);
       } else if (e instanceof UserError || e instanceof TmuxError || e instanceof EnvironmentError) {
         message = e.message;
       } else if (isSystemError(e)) {

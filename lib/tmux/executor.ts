@@ -106,10 +106,13 @@ export class TmuxError extends Error {
 export class TmuxTimeout extends TmuxError {
   /** True when a remote login had not started tmux within its bound: the login was slow, not tmux. */
   readonly login: boolean;
-  constructor(message: string, login: boolean) {
+  /** For a command tmux did not answer ({@linkcode stalled}): who did not answer, and within what bound. */
+  readonly stall?: { where: string; bound: string };
+  constructor(message: string, login: boolean, stall?: { where: string; bound: string }) {
     super("timeout", message);
     this.name = "TmuxTimeout";
     this.login = login;
+    this.stall = stall;
   }
 }
 
@@ -240,6 +243,7 @@ export function stalled(destination: string | undefined, name: string, ms: numbe
   return new TmuxTimeout(
     `${where} did not answer ${name || "a command"} within ${bound} (stopped or overloaded?); the next call retries`,
     false,
+    { where, bound },
   );
 }
 
