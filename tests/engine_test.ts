@@ -9,6 +9,7 @@ import { connect, fakeTmux, ROOT, START_PERMISSIONS, startTmux, uniqueSocketName
 import { ConnectionUnavailable, controlLine, createTmuxEngine, type TmuxEngine } from "../lib/tmux/engine.ts";
 import { createControlConnection } from "../lib/tmux/connection.ts";
 import { stepOffLine } from "../lib/tmux/control_client.ts";
+import { createSessionScope } from "../lib/tmux/scope.ts";
 import { AttachGate } from "../lib/tmux/attach_gate.ts";
 import { localLauncher } from "../lib/tmux/launcher.ts";
 import { tmuxCommandWord } from "../lib/tmux/quote.ts";
@@ -264,12 +265,94 @@ Deno.test("a wait's client holding the last of a destroy-unattached session step
   });
 });
 
+/** A session as the step-off query lists it: id, destroy-unattached, server pid, name, @mcp tag. */
+const row = (id: string, destroy: string, name: string) => `${id} ${destroy} 9 ${name}  \n`;
+
 Deno.test("stepOffLine: a switch-client only off a destroy-unattached session ours alone holds, to one without", () => {
-  assertEquals(stepOffLine("1 1\n$0 1\n$4 0\n$5 0\n"), "switch-client -E -t '$4'");
-  assertEquals(stepOffLine("0 1\n$0 0\n$1 0\n"), undefined, "not on one");
-  assertEquals(stepOffLine("1 2\n$0 1\n$1 0\n"), undefined, "a person holds it too: leaving destroys nothing");
-  assertEquals(stepOffLine("1 1\n$0 1\n$2 1\n"), undefined, "nowhere to go");
-  assertEquals(stepOffLine("1 1\nmain 0\n$0; kill-server 0\n"), undefined, "only ids are taken");
+  const main = row("$0", "1", "main");
+  assertEquals(stepOffLine(`1 1\n${main}${row("$4", "0", "a")}${row("$5", "0", "b")}`), "switch-client -E -t '$4'");
+  assertEquals(stepOffLine(`0 1\n${row("$0", "0", "main")}${row("$1", "0", "a")}`), undefined, "not on one");
+  assertEquals(
+    stepOffLine(`1 2\n${main}${row("$1", "0", "a")}`),
+    undefined,
+    "a person holds it too: leaving destroys nothing",
+  );
+  assertEquals(stepOffLine(`1 1\n${main}${row("$2", "1", "a")}`), undefined, "nowhere to go");
+  assertEquals(stepOffLine(`1 1\n${row("main", "0", "x")}${row("$0;", "0", "y")}`), undefined, "only ids are taken");
+  // tmux 3.4 made the option a choice: on, off, keep-last, keep-group.
+  assertEquals(
+    stepOffLine(`on 1\n${row("$0", "on", "main")}${row("$3", "keep-last", "a")}${row("$4", "off", "b")}`),
+    "switch-client -E -t '$4'",
+  );
+  // A session scope: only a session in it is switched to, whatever comes first.
+  const inScope = (s: { session_name: string }) => s.session_name !== "out";
+  assertEquals(
+    stepOffLine(`1 1\n${row("$1", "0", "out")}${main}${row("$2", "0", "in")}`, inScope),
+    "switch-client -E -t '$2'",
+  );
+  assertEquals(stepOffLine(`1 1\n${row("$1", "0", "out")}${main}`, inScope), undefined, "none in scope: it stays");
+  // Names are read as tmux escapes them: a name with spaces is one field.
+  assertEquals(
+    stepOffLine(`1 1\n${main}${row("$6", "0", "a\\ b")}`, (s) => s.session_name === "a b"),
+    "switch-client -E -t '$6'",
+  );
+});
+
+Deno.test("under a session scope, a client leaving a destroy-unattached session never steps off to one out of scope", async () => {
+  const fx = await startTmux("stepoff-scope");
+  // "a-out" comes first in tmux's list (by name) and has no destroy-unattached: the step-off's first pick before.
+  const scope = createSessionScope({ patterns: [{ glob: "main" }, { glob: "z-*" }], tagged: false }, "local");
+  const engine = createTmuxEngine({
+    bin: "tmux",
+    socketName: fx.socketName,
+    maxConcurrency: 8,
+    controlMode: true,
+    scope,
+  });
+  let observer: Deno.ChildProcess | undefined;
+  try {
+    await fx.tmux("new-session", "-d", "-s", "a-out");
+    await fx.tmux("new-session", "-d", "-s", "z-keep");
+    const ids = Object.fromEntries(
+      (await fx.tmux("list-sessions", "-F", "#{session_name} #{session_id}")).trim().split("\n").map((l) =>
+        l.split(" ")
+      ),
+    );
+    const paneId = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
+    const stop = await engine.hub.watch(ids.main, paneId, { output() {} });
+    await fx.tmux("set-option", "-t", "main", "destroy-unattached", "on"); // it alone keeps main now
+    // An observer on "z-keep" sees every client's session changes and detaches, in order.
+    observer = new Deno.Command("tmux", {
+      args: ["-L", fx.socketName, "-C", "attach", "-f", "read-only,no-output", "-t", "z-keep"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    let seen = "";
+    const reading = observer.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
+      new WritableStream({ write: (t) => void (seen += t) }),
+    );
+    await waitUntil("the observer to attach", () => Promise.resolve(seen.includes("%end")), SOON);
+    stop();
+    await engine.hub.close(); // as at the end of the server
+    const detached = () => /%client-detached (client-\d+)\n/.exec(seen);
+    await waitUntil("the wait's client to leave", () => Promise.resolve(detached() !== null), SOON);
+    const name = detached()![1];
+    assert(!seen.includes(`%client-session-changed ${name} ${ids["a-out"]} `), `it went out of scope:\n${seen}`);
+    assert(seen.includes(`%client-session-changed ${name} ${ids["z-keep"]} `), `it stepped off to z-keep:\n${seen}`);
+    await observer.stdin.close();
+    await reading;
+    await observer.status;
+    observer = undefined;
+    assertEquals(await fx.tmux("list-sessions", "-F", "#{session_name}"), "a-out\nz-keep\n", "main went");
+  } finally {
+    if (observer) {
+      observer.kill("SIGKILL");
+      await observer.status;
+    }
+    await engine.close();
+    await fx.kill();
+  }
 });
 
 Deno.test("a person leaving a destroy-unattached session: our client leaves too, so tmux destroys it", async () => {

@@ -58,7 +58,14 @@
  * await conn.close();
  * ```
  */
-import { endClient, readLines, startControlClient, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
+import {
+  endClient,
+  readLines,
+  startControlClient,
+  STEP_OFF_TIMEOUT_MS,
+  stepOff,
+  type StepOffSession,
+} from "./control_client.ts";
 import { conciseStderr, isNoServerText, readAll, stalled, TmuxError } from "./executor.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
@@ -132,6 +139,8 @@ export interface ControlConnectionOptions {
    * commands are spawned, and a session out of view is never attached to (its hooks, its "attached").
    */
   attachTarget?: () => Promise<string | null | undefined>;
+  /** Under a session scope: the sessions a leaving client may step off to (`stepOff`); undefined: any. */
+  stepOffTo?: (session: StepOffSession) => boolean;
 }
 
 interface Pending {
@@ -496,8 +505,10 @@ export function createControlConnection(opts: ControlConnectionOptions): Control
     c.ending ??= opts.gate.shared(async () => {
       // Inside the gate: no client of ours starts (an attach is a session change) until this one is gone.
       if (polite && c.attached && !c.closed) {
-        await stepOff((commands) =>
-          enqueue(c, commands, { name: "step-off", timeoutMs: STEP_OFF_TIMEOUT_MS }).then((o) => decoder.decode(o))
+        await stepOff(
+          (commands) =>
+            enqueue(c, commands, { name: "step-off", timeoutMs: STEP_OFF_TIMEOUT_MS }).then((o) => decoder.decode(o)),
+          opts.stepOffTo,
         );
       }
       c.closed = true;

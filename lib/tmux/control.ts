@@ -30,7 +30,14 @@
  * ```
  */
 import { log } from "../log.ts";
-import { endClient, readLines, startControlClient, STEP_OFF_TIMEOUT_MS, stepOff } from "./control_client.ts";
+import {
+  endClient,
+  readLines,
+  startControlClient,
+  STEP_OFF_TIMEOUT_MS,
+  stepOff,
+  type StepOffSession,
+} from "./control_client.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { ATTACH_TIMEOUT_MS, type AttachGate } from "./attach_gate.ts";
 import { settledWithin } from "../settle.ts";
@@ -75,6 +82,8 @@ export interface ControlHubOptions {
   attachTimeoutMs?: number;
   /** Keep an unwatched client this long before closing it (default 15 s). */
   idleMs?: number;
+  /** Under a session scope: the sessions a leaving client may step off to (`stepOff`); undefined: any. */
+  stepOffTo?: (session: StepOffSession) => boolean;
 }
 
 interface Connection {
@@ -298,7 +307,9 @@ export function createControlHub(opts: ControlHubOptions): ControlHub {
     if (!child) return;
     // Inside the gate (shared, like a command): no client of ours attaches until this one is gone.
     await opts.gate.shared(async () => {
-      if (live && conn.attached) await stepOff((cmds) => ask(conn, child, cmds.join(" ; "), cmds.length));
+      if (live && conn.attached) {
+        await stepOff((cmds) => ask(conn, child, cmds.join(" ; "), cmds.length), opts.stepOffTo);
+      }
       await endClient(child, () => child.stdin.close(), conn.done, conn.abandon);
     });
   }

@@ -14,6 +14,8 @@
  */
 import { byteReader } from "../byte_reader.ts";
 import type { TmuxLauncher } from "./launcher.ts";
+import { parseRows, type Row, rowFormat } from "./rows.ts";
+import { SCOPE_TAG } from "../policy/scope.ts";
 
 const NL = 0x0a;
 const NONE = new Uint8Array(0);
@@ -119,16 +121,38 @@ export async function endClient(
   clearTimeout(killer);
 }
 
+/** A session as the step-off query lists it: what a session scope judges it by, and its destroy-unattached. */
+const STEP_OFF_ROW = {
+  session_id: ["session_id", "id"],
+  destroy: ["destroy-unattached", "str"],
+  pid: ["pid", "int"],
+  session_name: ["session_name", "str"],
+  tag: [SCOPE_TAG, "str"],
+} as const;
+
+/** A session the step-off may switch to, as a session scope sees it (lib/tmux/scope.ts `includes`). */
+export type StepOffSession = Row<typeof STEP_OFF_ROW>;
+
 /**
- * Whether our client's session is destroy-unattached (1/0) and how many clients are attached to it (ours
- * included), then every session's id and its flag.
+ * Whether our client's session is destroy-unattached and how many clients are attached to it (ours
+ * included), then every session: its id, its destroy-unattached, and what a session scope judges it by.
  */
 export const STEP_OFF_QUERY: readonly string[] = [
   `display-message -p '#{destroy-unattached} #{session_attached}'`,
-  `list-sessions -F '#{session_id} #{destroy-unattached}'`,
+  `list-sessions -F '${rowFormat(STEP_OFF_ROW)}'`,
 ];
 /** How long each step-off command may take. */
 export const STEP_OFF_TIMEOUT_MS = 2_000;
+
+/**
+ * Whether a destroy-unattached value destroys a session nobody is attached to: a flag before tmux 3.4 (1/0), a
+ * choice since (on, off, keep-last, keep-group: the last two destroy all but one session of a kind).
+ */
+function destroys(value: string): boolean {
+  return value !== "0" && value !== "off" && value !== "";
+}
+
+const encoder = new TextEncoder();
 
 /**
  * The `switch-client` line that takes a leaving client off a destroy-unattached
@@ -136,20 +160,30 @@ export const STEP_OFF_TIMEOUT_MS = 2_000;
  * undefined when its session is not one, another client holds it too (its
  * leaving then destroys nothing; moving would make another session the most
  * recent, where a plain `tmux attach` goes), or no session without the option
- * exists.
+ * exists. Under a session scope (`inScope`), only a session in scope is
+ * switched to: a switch makes a session attached and runs its hooks, never done
+ * to a session out of view.
  *
  * @example
  * ```ts
- * stepOffLine("1 1\n$0 1\n$4 0\n"); // "switch-client -E -t '$4'"
- * stepOffLine("1 2\n$0 1\n$4 0\n"); // undefined: a person is attached too
+ * stepOffLine("1 1\n$0 1 9 main  \n$4 0 9 work  \n"); // "switch-client -E -t '$4'"
+ * stepOffLine("1 2\n$0 1 9 main  \n$4 0 9 work  \n"); // undefined: a person is attached too
+ * stepOffLine("1 1\n$0 1 9 main  \n$4 0 9 work  \n", (s) => s.session_name === "main"); // undefined
  * ```
  */
-export function stepOffLine(reply: string): string | undefined {
-  const [here, ...sessions] = reply.split("\n");
-  if (here !== "1 1") return undefined;
-  const to = sessions.map((l) => /^(\$\d+) 0$/.exec(l)?.[1]).find((id) => id !== undefined);
+export function stepOffLine(reply: string, inScope?: (session: StepOffSession) => boolean): string | undefined {
+  const nl = reply.indexOf("\n");
+  const [flag, attached, ...rest] = reply.slice(0, nl < 0 ? undefined : nl).split(" ");
+  if (nl < 0 || rest.length > 0 || !destroys(flag) || attached !== "1") return undefined;
+  let sessions: StepOffSession[];
+  try {
+    sessions = parseRows(STEP_OFF_ROW, encoder.encode(reply.slice(nl + 1))).rows;
+  } catch {
+    return undefined; // not the rows asked for: nowhere known to go
+  }
+  const to = sessions.find((s) => !destroys(s.destroy) && (inScope?.(s) ?? true));
   // -E: like the attach, the switch leaves the session's environment alone (update-environment).
-  return to === undefined ? undefined : `switch-client -E -t '${to}'`;
+  return to === undefined ? undefined : `switch-client -E -t '${to.session_id}'`;
 }
 
 /**
@@ -160,13 +194,17 @@ export function stepOffLine(reply: string): string | undefined {
  * and tmux up to at least 3.5 then frees it under the exiting client if any
  * other client comes or goes in those milliseconds:
  * the exiting client's next event crashes the tmux server (tmux/tmux#5497;
- * reproduced with 3.3a, tests/engine_test.ts). Best effort: `ask` sends
+ * reproduced with 3.3a, tests/engine_test.ts). Under a session scope, `inScope`
+ * says which sessions it may go to (none: it stays). Best effort: `ask` sends
  * commands (one line) on the client and resolves with their output; a failure
  * leaves the client where it is.
  */
-export async function stepOff(ask: (commands: readonly string[]) => Promise<string>): Promise<void> {
+export async function stepOff(
+  ask: (commands: readonly string[]) => Promise<string>,
+  inScope?: (session: StepOffSession) => boolean,
+): Promise<void> {
   try {
-    const line = stepOffLine(await ask(STEP_OFF_QUERY));
+    const line = stepOffLine(await ask(STEP_OFF_QUERY), inScope);
     if (line) await ask([line]);
   } catch {
     // Gone already, or tmux refused: it leaves as it is.

@@ -59,6 +59,7 @@
 import type { SessionScope } from "./scope.ts";
 import { type ControlHub, createControlHub } from "./control.ts";
 import { ConnectionUnavailable, createControlConnection, type LineCommand } from "./connection.ts";
+import type { StepOffSession } from "./control_client.ts";
 import {
   COMMAND_SEPARATOR,
   type RunOptions,
@@ -287,6 +288,8 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
   // Our control clients start alone (tmux before 3.7 crashes otherwise): lib/tmux/attach_gate.ts.
   const gate = new AttachGate();
   const connectMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  // A client leaving a destroy-unattached session steps off only to a session in view (as it attaches only to one).
+  const stepOffTo = opts.scope && ((s: StepOffSession) => opts.scope!.includes(s));
   // The login (remote) has --connect-timeout-ms; tmux's answer to the attach gets half a call's bound, so a call
   // that found the start stuck still has time for a spawned client.
   const conn = createControlConnection({
@@ -295,8 +298,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     gate,
     attachTimeoutMs: defaultTimeout / 2,
     attachTarget: opts.scope ? () => scopedAttachTarget(opts.scope!) : undefined,
+    stepOffTo,
   });
-  const hub = createControlHub({ launcher, gate, attachTimeoutMs: connectMs });
+  const hub = createControlHub({ launcher, gate, attachTimeoutMs: connectMs, stepOffTo });
 
   /**
    * Under a session scope, the session the command connection attaches to: the most recently used one in

@@ -35,6 +35,11 @@ export interface SessionScope {
    * the tmux server that made it (without it, the server of the next look is taken for that one).
    */
   adopt(sessionId: string, serverPid?: number): void;
+  /**
+   * Whether a session as tmux lists it (`pid`: its tmux server's) is in scope, without asking tmux: for a
+   * control client leaving, which may switch only to a session in view (lib/tmux/control_client.ts `stepOff`).
+   */
+  includes(session: { session_id: string; session_name: string; tag: string; pid: number }): boolean;
 }
 
 const ROW = {
@@ -60,10 +65,13 @@ export function unknownTarget(target: string): UserError {
 export function createSessionScope(rule: ScopeRule, host: string): SessionScope {
   /** Created sessions by id, with the pid of the tmux server they were made on (ids restart with a server). */
   const created = new Map<string, number | undefined>();
+  /** Whether this server created the session (the first look after its creation fills in the tmux server's pid). */
+  const ours = (id: string, pid: number) => created.has(id) && [undefined, pid].includes(created.get(id));
   return {
     adopt(id, serverPid) {
       created.set(id, serverPid);
     },
+    includes: (s) => ours(s.session_id, s.pid) || sessionInScope(rule, host, { name: s.session_name, tag: s.tag }),
     async sessions(tmux, signal) {
       let out: Uint8Array;
       try {
