@@ -280,3 +280,46 @@ Deno.test("file policy: a path too long for the file system is a one-line error,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("file policy: a directory swapped for a symlink out of --files-root between check and open is never read or written through", async () => {
+  // A process keeps replacing root/real (a directory) with a symlink to a directory outside the root and back,
+  // as a program in a pane could while a file tool runs. The policy checks root/real/... and then opens it:
+  // before, the open followed the symlink that had come meanwhile (measured: the secret read, the outside file
+  // emptied, new files created outside); now the opened file must be the one checked, or the call is refused.
+  const root = await tempDir();
+  const outside = await tempDir();
+  await Deno.mkdir(`${root}/real`);
+  await Deno.writeTextFile(`${root}/real/f`, "inside");
+  await Deno.writeTextFile(`${outside}/f`, "SECRET");
+  const swapper = new Deno.Command("sh", {
+    args: ["-c", `cd '${root}' && while :; do mv real real.d; ln -s '${outside}' real; rm real; mv real.d real; done`],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const policy = { root, replace: true };
+  const escaped: string[] = [];
+  let served = 0;
+  try {
+    for (let i = 0; i < 400 && escaped.length === 0; i++) {
+      const read = await readFileChecked(`${root}/real/f`, 1024, policy).catch(() => undefined);
+      if (read !== undefined) served++;
+      if (read !== undefined && new TextDecoder().decode(read) !== "inside") escaped.push("read the outside file");
+      await writeFileChecked(`${root}/real/f`, new TextEncoder().encode("inside"), policy, { truncate: true })
+        .catch(() => {});
+      await writeFileChecked(`${root}/real/new-${i}`, new TextEncoder().encode("DATA"), policy, { truncate: true })
+        .catch(() => {});
+      if ((await Deno.readTextFile(`${outside}/f`)) !== "SECRET") escaped.push("wrote the outside file");
+      for await (const e of Deno.readDir(outside)) {
+        if (e.name !== "f" && (await Deno.stat(`${outside}/${e.name}`)).size > 0) {
+          escaped.push(`wrote ${e.name} outside`);
+        }
+      }
+    }
+  } finally {
+    swapper.kill("SIGKILL");
+    await swapper.status;
+  }
+  assertEquals(escaped, [], `${served} reads served`);
+  assert(served > 0, "some reads found the directory in place");
+});

@@ -15,6 +15,11 @@
  *   `open` until the other side appears, and Deno has no `O_NONBLOCK`), new
  *   files are created with `O_EXCL` (which follows no symlink), the opened file
  *   is checked again with `fstat`, and every open is bounded by a timeout.
+ * - What is opened is what was checked: the opened file must be the one the
+ *   checked (resolved) path names through no symlink, asked of the C library
+ *   with `O_NOFOLLOW` on every component (lib/policy/path_identity.ts), so a
+ *   symlink swapped in on the way between the check and the open is refused;
+ *   a file is emptied only after that (never with `O_TRUNC`).
  * - Sizes are counted on bytes actually read, not on what `stat` says.
  * - With `--files-root DIR`, the resolved path must lie inside DIR (itself
  *   resolved).
@@ -31,6 +36,7 @@
  */
 import { UserError } from "../errors.ts";
 import { joinChunks } from "../text/bytes.ts";
+import { identityWithoutSymlinks } from "./path_identity.ts";
 
 /** Per-server settings of the policy (from the configuration). */
 export interface FilePolicy {
@@ -288,11 +294,55 @@ async function keepIfRegular(file: Deno.FsFile, given: string, resolved: string)
 }
 
 /**
+ * Refuses an opened file that is not the file at `resolved`, the symlink-free path the checks looked at: a
+ * symlink swapped in for the file or for a directory on its path between the check and the open would have the
+ * open reach another file, which the checks never saw (outside --files-root, under /proc). Compared with the file
+ * that path names through no symlink now (lib/policy/path_identity.ts); where that cannot be asked (no FFI), with
+ * `fallback`'s `stat` of what was checked.
+ */
+async function requireSame(
+  file: Deno.FsFile,
+  resolved: string,
+  given: string,
+  fallback: () => Promise<Deno.FileInfo | undefined>,
+): Promise<void> {
+  const opened = await file.stat();
+  const now = await identityWithoutSymlinks(resolved);
+  const expected = now === "unavailable" ? await fallback() : now;
+  if (expected === undefined || opened.dev !== expected.dev || opened.ino !== expected.ino) {
+    throw new UserError(
+      `${q(given)} changed while it was being checked (a file or directory on its path was replaced), or the ` +
+        `server may not read it: check the path and try again`,
+    );
+  }
+}
+
+/** {@linkcode requireSame}, closing the file when it fails. */
+async function keepIfSame(
+  file: Deno.FsFile,
+  resolved: string,
+  given: string,
+  fallback: () => Promise<Deno.FileInfo | undefined>,
+): Promise<void> {
+  try {
+    await requireSame(file, resolved, given, fallback);
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+}
+
+/**
  * Resolves and checks a path to read: it must exist, be a regular file after
  * symlinks, lie outside /proc, /sys and /dev (and inside --files-root), and
  * not be one of our standard descriptors. Returns the resolved path.
  */
 export async function checkReadable(path: string, policy: FilePolicy): Promise<string> {
+  return (await checkedReadable(path, policy)).resolved;
+}
+
+/** {@linkcode checkReadable}, with the `stat` of the file it checked. */
+async function checkedReadable(path: string, policy: FilePolicy): Promise<{ resolved: string; info: Deno.FileInfo }> {
   try {
     refuseTree(path, path);
     const root = await resolvedRoot(policy);
@@ -313,7 +363,7 @@ export async function checkReadable(path: string, policy: FilePolicy): Promise<s
     const info = await Deno.stat(resolved);
     requireRegular(path, resolved, info);
     await refuseOwnDescriptor(path, info);
-    return resolved;
+    return { resolved, info };
   } catch (e) {
     throw explain(e, path, false);
   }
@@ -332,8 +382,9 @@ export async function readFileChecked(
 ): Promise<Uint8Array> {
   const tooBig = () => new UserError(`file ${q(path)} is over the ${maxBytes}-byte limit: give a smaller file`);
   try {
-    const resolved = await checkReadable(path, policy);
+    const { resolved, info } = await checkedReadable(path, policy);
     using file = await openBounded(resolved, { read: true }, path);
+    await requireSame(file, resolved, path, () => Promise.resolve(info));
     await checkOpened(file, path, resolved);
     const claimed = (await file.stat()).size;
     if (claimed > maxBytes) throw tooBig();
@@ -394,6 +445,11 @@ export async function openForWrite(
         try {
           const file = await openBounded(direct, { write: true, createNew: true, mode: 0o644 }, path);
           const kept = await keepIfRegular(file, path, direct);
+          // Created where a directory on the path was swapped for a symlink, it is left there, empty.
+          await keepIfSame(kept, direct, path, async () => {
+            const at = await resolvePath(direct);
+            return at === direct ? await Deno.lstat(direct).catch(() => undefined) : undefined;
+          });
           noteCreated(direct);
           return { file: kept, resolved: direct };
         } catch (e) {
@@ -414,12 +470,18 @@ export async function openForWrite(
             `destructive (ask the user to restart the server with it)`,
         );
       }
-      const file = await openBounded(
-        resolved,
-        mode.truncate ? { write: true, truncate: true } : { append: true },
-        path,
-      );
-      return { file: await keepIfRegular(file, path, resolved), resolved };
+      // Emptied only once it is known to be the file checked: an open with O_TRUNC would empty whatever a swapped
+      // symlink reached first.
+      const file = await openBounded(resolved, mode.truncate ? { write: true } : { append: true }, path);
+      try {
+        await requireSame(file, resolved, path, () => Promise.resolve(info));
+        await checkOpened(file, path, resolved);
+        if (mode.truncate) await file.truncate(0);
+      } catch (e) {
+        file.close();
+        throw e;
+      }
+      return { file, resolved };
     }
     throw new UserError(`${q(path)} keeps being created and removed by something else: try again`);
   } catch (e) {

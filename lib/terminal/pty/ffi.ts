@@ -16,6 +16,7 @@
  * ```
  */
 import { UserError } from "../../errors.ts";
+import { LIBC_PATHS } from "../../policy/path_identity.ts";
 
 /** Constants and struct layouts of one operating system's C library. */
 export interface Platform {
@@ -66,14 +67,7 @@ export interface TtyState {
 /** One row per supported OS. POLL* and WNOHANG are the same on both. */
 export const PLATFORMS: Readonly<Record<"linux" | "darwin", Platform>> = {
   linux: {
-    // Debian/Ubuntu (amd64, arm64), Fedora/RHEL, Arch.
-    libPaths: [
-      "/lib/x86_64-linux-gnu/libc.so.6",
-      "/lib/aarch64-linux-gnu/libc.so.6",
-      "/lib64/libc.so.6",
-      "/usr/lib64/libc.so.6",
-      "/usr/lib/libc.so.6",
-    ],
+    libPaths: LIBC_PATHS.linux,
     errnoSymbol: "__errno_location",
     openptFlags: 0o2 | 0o400 | 0o2000000,
     O_RDWR: 0o2,
@@ -97,7 +91,7 @@ export const PLATFORMS: Readonly<Record<"linux" | "darwin", Platform>> = {
     IUTF8: 0o40000,
   },
   darwin: {
-    libPaths: ["/usr/lib/libSystem.B.dylib"],
+    libPaths: LIBC_PATHS.darwin,
     errnoSymbol: "__error",
     // macOS' posix_openpt accepts only O_RDWR | O_NOCTTY; close-on-exec is set with FIOCLEX.
     openptFlags: 0x2 | 0x20000,
