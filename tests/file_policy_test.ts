@@ -323,3 +323,68 @@ Deno.test("file policy: a directory swapped for a symlink out of --files-root be
   assertEquals(escaped, [], `${served} reads served`);
   assert(served > 0, "some reads found the directory in place");
 });
+
+Deno.test("file policy: the same swap through the server as users start it (its permission set): never read or written through", async () => {
+  // The server's permission set denies it /proc/self: the check must not depend on it.
+  const tmux = await startTmux("files-swap");
+  const root = await tempDir();
+  const outside = await tempDir();
+  await Deno.mkdir(`${root}/real`);
+  await Deno.writeTextFile(`${root}/real/f`, "inside");
+  await Deno.writeTextFile(`${outside}/f`, "SECRET!!"); // another size than "inside": a read of it shows
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--files-root", root, "--safety", "destructive"] });
+  const swapper = new Deno.Command("sh", {
+    args: ["-c", `cd '${root}' && while :; do mv real real.d; ln -s '${outside}' real; rm real; mv real.d real; done`],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const escaped: string[] = [];
+  try {
+    await mcp.ok("set-buffer", { name: "b", content: "inside" });
+    for (let i = 0; i < 300 && escaped.length === 0; i++) {
+      const read = await mcp.call("load-buffer", { name: "x", path: `${root}/real/f` });
+      const size = (read.structuredContent as { size_bytes?: number } | undefined)?.size_bytes;
+      if (!read.isError && size !== 6) escaped.push(`read ${size} bytes`);
+      await mcp.call("save-buffer", { name: "b", path: `${root}/real/f` });
+      await mcp.call("save-buffer", { name: "b", path: `${root}/real/new-${i}` });
+      if ((await Deno.readTextFile(`${outside}/f`)) !== "SECRET!!") escaped.push("wrote the outside file");
+      for await (const e of Deno.readDir(outside)) {
+        if (e.name !== "f" && (await Deno.stat(`${outside}/${e.name}`)).size > 0) {
+          escaped.push(`wrote ${e.name} outside`);
+        }
+      }
+    }
+  } finally {
+    swapper.kill("SIGKILL");
+    await swapper.status;
+    await mcp.close();
+    await tmux.kill();
+  }
+  assertEquals(escaped, []);
+});
+
+Deno.test("file policy: the symlink-free identity of a path is known under the server's permission set (no /proc/self)", async () => {
+  const dir = await tempDir();
+  await Deno.mkdir(`${dir}/d`);
+  await Deno.writeTextFile(`${dir}/d/f`, "x");
+  await Deno.symlink(`${dir}/d`, `${dir}/link`);
+  const script = `${dir}/probe.ts`;
+  await Deno.writeTextFile(
+    script,
+    `import { identityWithoutSymlinks } from ${JSON.stringify(ROOT + "lib/policy/path_identity.ts")};
+const [dir] = Deno.args;
+console.log(JSON.stringify([await identityWithoutSymlinks(dir + "/d/f"), await identityWithoutSymlinks(dir + "/link/f")]));`,
+  );
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...START_PERMISSIONS, script, dir],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(r.success, new TextDecoder().decode(r.stderr));
+  const [direct, viaLink] = JSON.parse(new TextDecoder().decode(r.stdout));
+  const info = await Deno.stat(`${dir}/d/f`);
+  // Before, only /proc/self/fd told a descriptor's file, which this permission set refuses: "unavailable".
+  assertEquals(direct, { dev: info.dev, ino: info.ino });
+  assertEquals(viaLink, null, "a path through a symlink names nothing");
+});

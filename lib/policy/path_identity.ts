@@ -3,10 +3,11 @@
  * the C library (Deno has no `openat` or `O_NOFOLLOW`): every directory from
  * `/` down is opened with `O_NOFOLLOW | O_DIRECTORY` relative to the one
  * before, the last name with `O_NOFOLLOW | O_NONBLOCK`, and the file reached
- * is identified by device and inode. The file policy (lib/policy/files.ts)
+ * is identified by device and inode (`statx` on Linux, `/dev/fd` on macOS). The file policy (lib/policy/files.ts)
  * compares a file it has opened by path with this: equal, the opened file is
  * the one at the symlink-free path it checked, whatever was swapped in on the
- * way between the check and the open.
+ * way between the check and the open. (Little-endian only, as Deno's
+ * supported systems are.)
  *
  * @example
  * ```ts
@@ -59,7 +60,30 @@ const SYMBOLS = {
   open: { parameters: ["buffer", "i32"], result: "i32", nonblocking: true },
   openat: { parameters: ["i32", "buffer", "i32"], result: "i32", nonblocking: true },
   close: { parameters: ["i32"], result: "i32" },
+  // Linux (glibc 2.28 and later): the descriptor's device and inode, as Deno reads a file's (it also uses statx).
+  statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32", nonblocking: true, optional: true },
 } as const;
+
+const AT_EMPTY_PATH = 0x1000;
+const STATX_INO = 0x100;
+
+/** The device and inode of descriptor `fd` from statx (`struct statx` is the same on every Linux architecture). */
+async function statxIdentity(
+  c: Deno.DynamicLibrary<typeof SYMBOLS>["symbols"],
+  fd: number,
+): Promise<{ dev: number; ino: number } | undefined> {
+  if (!c.statx) return undefined;
+  const buf = new Uint8Array(256);
+  if (await c.statx(fd, cString(""), AT_EMPTY_PATH, STATX_INO, buf) !== 0) return undefined;
+  const view = new DataView(buf.buffer);
+  const ino = view.getBigUint64(32, true);
+  const major = BigInt(view.getUint32(136, true));
+  const minor = BigInt(view.getUint32(140, true));
+  // glibc's makedev, which the device number Deno reports is made with.
+  const dev = ((major & 0xfffff000n) << 32n) | ((major & 0xfffn) << 8n) | ((minor & 0xffffff00n) << 12n) |
+    (minor & 0xffn);
+  return { dev: Number(dev), ino: Number(ino) };
+}
 
 let lib: Deno.DynamicLibrary<typeof SYMBOLS>["symbols"] | null | undefined;
 
@@ -109,11 +133,13 @@ export async function identityWithoutSymlinks(
       fd = next;
       if (fd < 0) return undefined;
     }
+    const known = Deno.build.os === "linux" ? await statxIdentity(c, fd) : undefined;
+    if (known) return known;
     try {
       const info = await Deno.stat(`${f.fdDir}/${fd}`);
       return { dev: info.dev, ino: info.ino };
     } catch {
-      return "unavailable"; // no /proc (or not allowed to look): nothing to compare with
+      return "unavailable"; // no statx, and no /proc (or not allowed to look): nothing to compare with
     }
   } finally {
     if (fd >= 0) c.close(fd);
