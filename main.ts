@@ -21,10 +21,10 @@ import { VERSION } from "./lib/version.ts";
 
 /** Longest time cleanup may take once the client has gone. */
 const CLOSE_BOUND_MS = 10_000;
-/** Longest time the calls in flight at SIGTERM/SIGINT/SIGHUP may take to answer with their cancellation. */
+/** Longest time the calls in flight at SIGTERM/SIGINT/SIGHUP/SIGQUIT may take to answer with their cancellation. */
 const CANCEL_BOUND_MS = 5_000;
 /** The signals that end the server cleanly, with their numbers (the same on Linux and macOS). */
-const ENDING_SIGNALS = [["SIGHUP", 1], ["SIGINT", 2], ["SIGTERM", 15]] as const;
+const ENDING_SIGNALS = [["SIGHUP", 1], ["SIGINT", 2], ["SIGQUIT", 3], ["SIGTERM", 15]] as const;
 
 function usageFailure(e: unknown): number {
   if (e instanceof UsageError) {
@@ -177,9 +177,9 @@ async function serve(config: Config): Promise<number> {
     await transport.close(); // → shutdown
     void shutdown(0); // when the transport was not started yet
   };
-  // SIGHUP: the terminal the client runs in closed (its foreground process group, us included, gets it). Its
-  // default action ended us without cleanup (a pty session's job that ignores SIGHUP outlived us): the same
-  // clean end as SIGTERM. A signal the server was started with ignored (nohup's SIGHUP, the SIGINT of a job a
+  // SIGHUP: the terminal the client runs in closed (its foreground process group, us included, gets it); SIGQUIT:
+  // Ctrl-\ there. Their default actions ended us without cleanup (a pty session's job that ignores SIGHUP outlived
+  // us): the same clean end as SIGTERM. A signal the server was started with ignored (nohup's SIGHUP, the SIGINT of a job a
   // shell starts in the background) stays ignored: its listener does nothing.
   for (const [sig] of ENDING_SIGNALS) {
     Deno.addSignalListener(sig, ignoredAtStart.has(sig) ? () => {} : () => void onSignal(sig));

@@ -1,8 +1,8 @@
 /**
  * How the server ends, through a real process over raw stdio: a client that
  * writes its requests and closes stdin at once still gets every answer; a
- * server with nothing in flight exits at end of input; SIGTERM, SIGINT and
- * SIGHUP end the calls in flight with a one-line error each, then the server
+ * server with nothing in flight exits at end of input; SIGTERM, SIGINT,
+ * SIGHUP and SIGQUIT end the calls in flight with a one-line error each, then the server
  * exits cleanly, leaving no control client on the tmux server and no pty job
  * (a server started with SIGHUP or SIGINT ignored keeps serving).
  */
@@ -253,34 +253,42 @@ async function hupProofJob(s: Raw, id: number, dir: string): Promise<number> {
   return pid;
 }
 
-Deno.test("SIGHUP (the client's terminal closed): a wait answers with a one-line error, the server exits cleanly, its pty jobs end", async () => {
-  const tmux = await startTmux("hup");
-  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-hup-" });
-  const s = rawServer(tmux.socketName);
-  let job = 0;
-  try {
-    await s.initialize();
-    job = await hupProofJob(s, 1, dir);
-    await s.send(toolCall(2, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 120_000 }, 7));
-    await armed(s);
-    s.child.kill("SIGHUP");
-    const answer = await nextAnswer(s);
-    assertEquals(answer.id, 2);
-    assertMatch(errorText(answer), /^the server is shutting down \(SIGHUP\): wait-for-text cancelled$/);
-    await exitsCleanly(s, "after SIGHUP");
-    // Before, SIGHUP's default action ended the server at once: this job, which ignores SIGHUP, outlived it.
-    await waitUntil(
-      "the pty job that ignores SIGHUP to end",
-      () => Promise.resolve(processGone(job) || undefined),
-      30_000,
-    );
-  } finally {
-    if (job > 0 && !processGone(job)) Deno.kill(job, "SIGKILL");
-    await s.stop().catch(() => {});
-    await tmux.kill();
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
-});
+for (
+  const [sig, why] of [
+    ["SIGHUP", "the client's terminal closed"],
+    // Ctrl-\\ in the client's terminal: its default action (a core dump) ended the server without cleanup too.
+    ["SIGQUIT", "Ctrl-\\ in the client's terminal"],
+  ] as const
+) {
+  Deno.test(`${sig} (${why}): a wait answers with a one-line error, the server exits cleanly, its pty jobs end`, async () => {
+    const tmux = await startTmux(sig.toLowerCase());
+    const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-hup-" });
+    const s = rawServer(tmux.socketName);
+    let job = 0;
+    try {
+      await s.initialize();
+      job = await hupProofJob(s, 1, dir);
+      await s.send(toolCall(2, "wait", { what: "text", patterns: ["never-printed-xyzzy"], timeout_ms: 120_000 }, 7));
+      await armed(s);
+      s.child.kill(sig);
+      const answer = await nextAnswer(s);
+      assertEquals(answer.id, 2);
+      assertMatch(errorText(answer), new RegExp(`^the server is shutting down \\(${sig}\\): wait-for-text cancelled$`));
+      await exitsCleanly(s, `after ${sig}`);
+      // Before, the signal's default action ended the server at once: this job, which ignores SIGHUP, outlived it.
+      await waitUntil(
+        "the pty job that ignores SIGHUP to end",
+        () => Promise.resolve(processGone(job) || undefined),
+        30_000,
+      );
+    } finally {
+      if (job > 0 && !processGone(job)) Deno.kill(job, "SIGKILL");
+      await s.stop().catch(() => {});
+      await tmux.kill();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  });
+}
 
 for (
   const [sig, trap, why] of [
