@@ -126,3 +126,55 @@ Deno.test("pipe-pane on a dead pane says so and leaves the file alone; stopping 
     await waitUntil("the pipe to log the last line", async () => (await Deno.readTextFile(live)).includes("bye"));
   });
 });
+
+Deno.test("pipe-pane: a directory swapped for a symlink out of --files-root before the pipe's shell opens the file gets no output", async () => {
+  // The policy checks and creates the file, then tmux's shell opens it by its path: a program in a pane that keeps
+  // replacing root/real with a symlink to a directory outside the root could have the pipe write there.
+  const root = await tempDir("tmcp-pipe-root-");
+  const outside = await tempDir("tmcp-pipe-out-");
+  await Deno.mkdir(`${root}/real`);
+  const flag = `${await tempDir("tmcp-pipe-flag-")}/stop`;
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "sh -c 'while :; do echo tick-tick-tick; done'");
+    const swapper = new Deno.Command("sh", {
+      args: [
+        "-c",
+        // Until told to stop, and then at the end of a round: real is the directory again.
+        `cd '${root}' && while [ ! -e '${flag}' ]; do mv real real.d; ln -s '${outside}' real; rm real; ` +
+        `mv real.d real; done`,
+      ],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const written: string[] = [];
+    try {
+      for (let i = 0; i < 60 && written.length === 0; i++) {
+        const started = await mcp.call("pipe-pane", { target: pane, path: `${root}/real/log-${i}` });
+        if (started.isError) continue;
+        // The pipe's shell has opened its file (wherever it is) once output reached it, or it has given up.
+        await waitUntil("the pipe to run or end", async () => {
+          const piping = (await tmuxFormat(tmux, pane, "#{pane_pipe}")).trim() === "1";
+          const sizes = await Promise.all(
+            [root + "/real.d", root + "/real", outside].map((d) =>
+              Deno.stat(`${d}/log-${i}`).then((s) => s.size, () => 0)
+            ),
+          );
+          return !piping || sizes.some((n) => n > 0) || undefined;
+        }, 30_000).catch(() => {});
+        await mcp.call("pipe-pane", { target: pane });
+        for await (const e of Deno.readDir(outside)) {
+          if ((await Deno.stat(`${outside}/${e.name}`)).size > 0) written.push(e.name);
+        }
+      }
+    } finally {
+      await Deno.writeTextFile(flag, "");
+      await swapper.status;
+    }
+    assertEquals(written, [], "pane output written outside --files-root");
+    // With the directory in place again, a pipe to it gets the pane's output.
+    await mcp.ok("pipe-pane", { target: pane, path: `${root}/real/final` });
+    await waitUntil("output in the pipe's file", async () => (await Deno.stat(`${root}/real/final`)).size > 0, 30_000);
+    await mcp.ok("pipe-pane", { target: pane });
+  }, { args: ["--files-root", root] });
+});

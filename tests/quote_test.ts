@@ -77,6 +77,13 @@ Deno.test("expandedShellCommand and formatLiteral survive tmux's expansion byte-
 
 Deno.test("pipeToFileCommand escapes # and % for tmux and quotes for sh", () => {
   assertEquals(pipeToFileCommand("/tmp/100%#(x)'y"), "exec cat >> '/tmp/100%%##(x)'\\''y'");
+  // With the identity of the file checked: opened once, stat's %d:%i escaped for tmux's strftime too.
+  assertEquals(
+    pipeToFileCommand("/tmp/a%b", true, { dev: 2049, ino: 77 }),
+    "exec 3>> '/tmp/a%%b' || exit 1; __id=$(stat -L -c %%d:%%i /dev/fd/3 2>/dev/null || " +
+      'stat -L -f %%d:%%i /dev/fd/3 2>/dev/null); [ -z "$__id" ] || [ "$__id" = 2049:77 ] || exit 1; ' +
+      "exec cat >&3 3>&-",
+  );
 });
 
 Deno.test("chunkText never splits a code point and keeps every chunk within the byte budget", () => {

@@ -507,15 +507,27 @@ export async function writeFileChecked(
   return resolved;
 }
 
+/** A file prepared for a shell to open: its resolved path, and what the shell must find there. */
+export interface PreparedFile {
+  path: string;
+  /** Its device and inode: the shell checks the file it opened is this one (lib/tmux/quote.ts). */
+  id?: { dev: number; ino: number };
+}
+
 /**
  * Creates `path` if missing (or empties it when `truncate`), checked under the
- * policy, and returns its resolved path: for a path handed on to tmux or a
- * shell (pipe-pane, a capture), which then opens exactly that file.
+ * policy, and returns its resolved path and identity: for a path handed on to
+ * tmux or a shell (pipe-pane, a capture), which then opens that path and must
+ * check it reached that file (a directory on the path may be swapped meanwhile).
  */
-export async function prepareWrite(path: string, policy: FilePolicy, mode: WriteMode): Promise<string> {
+export async function prepareWrite(path: string, policy: FilePolicy, mode: WriteMode): Promise<PreparedFile> {
   const { file, resolved } = await openForWrite(path, policy, mode);
-  file.close();
-  return resolved;
+  try {
+    const { dev, ino } = await file.stat();
+    return ino === null ? { path: resolved } : { path: resolved, id: { dev, ino } };
+  } finally {
+    file.close();
+  }
 }
 
 /** Opens a file for appending under the policy (creating it if needed). */

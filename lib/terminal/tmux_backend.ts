@@ -506,10 +506,11 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         s.capture = path;
         return;
       }
-      const resolved = await prepareWrite(path, policy, { truncate: false });
+      const file = await prepareWrite(path, policy, { truncate: false });
       const link = `${await links()}/${id}-${++linkCounter}`;
-      await Deno.symlink(resolved, link);
-      await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(link)]);
+      await Deno.symlink(file.path, link);
+      // The shell checks that what it opened is the file checked (a directory on the path swapped meanwhile).
+      await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(link, true, file.id)]);
       s.capture = path;
     },
 

@@ -86,10 +86,26 @@ export function expandedShellCommand(argv: readonly string[]): string {
  * The `pipe-pane` command that appends a pane's output to `path`, byte-exact
  * whatever the path contains. (Truncate the file beforehand for a fresh log, or pass
  * `append: false` where this machine cannot reach the file: tmux on another host.)
+ * With `id` (the file the server checked and created there), the shell opens the
+ * path once and goes on only if what it opened is that file (`stat` of its
+ * descriptor, GNU or BSD; where neither runs, unchecked): a directory on the path
+ * swapped for a symlink meanwhile gets no output.
+ *
+ * @example
+ * ```ts
+ * pipeToFileCommand("/tmp/a.log"); // "exec cat >> '/tmp/a.log'"
+ * pipeToFileCommand("/tmp/a.log", true, { dev: 2049, ino: 77 }); // "exec 3>> '/tmp/a.log' || exit 1; …"
+ * ```
  */
-export function pipeToFileCommand(path: string, append = true): string {
+export function pipeToFileCommand(path: string, append = true, id?: { dev: number; ino: number }): string {
   // exec: the shell becomes cat, so stopping the pipe leaves no shell behind.
-  return strftimeFormatLiteral(`exec cat ${append ? ">>" : ">"} ${shQuote(path)}`);
+  if (id === undefined) return strftimeFormatLiteral(`exec cat ${append ? ">>" : ">"} ${shQuote(path)}`);
+  const fd = "/dev/fd/3";
+  const found = `$(stat -L -c %d:%i ${fd} 2>/dev/null || stat -L -f %d:%i ${fd} 2>/dev/null)`;
+  return strftimeFormatLiteral(
+    `exec 3${append ? ">>" : ">"} ${shQuote(path)} || exit 1; __id=${found}; ` +
+      `[ -z "$__id" ] || [ "$__id" = ${id.dev}:${id.ino} ] || exit 1; exec cat >&3 3>&-`,
+  );
 }
 
 /**

@@ -46,10 +46,10 @@ export default defineTool({
     // pipe's shell then only appends to the resolved path (no symlink of the model's left to follow).
     // With --ssh the file is on the tmux host: checked by its name only, created by the pipe's shell there.
     const remote = ctx.tmux.remote !== undefined;
-    const resolved = remote
-      ? remotePath(path, filePolicy(ctx.config))
+    const file = remote
+      ? { path: remotePath(path, filePolicy(ctx.config)) }
       : await prepareWrite(path, filePolicy(ctx.config), { truncate: !append });
-    await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(resolved, append || !remote)], {
+    await ctx.tmux.run(["pipe-pane", "-t", t.pane_id, "--", pipeToFileCommand(file.path, append || !remote, file.id)], {
       signal: ctx.signal,
     });
     return { structured: { ...t, piping: true, path, file_host: fileHost(ctx, false) } };
