@@ -506,6 +506,11 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     const fromEnv = o.env ? env[o.env] : undefined;
     if (fromEnv !== undefined && fromEnv !== "") o.apply(cfg, fromEnv, o.env!);
   }
+  checkOneSocket(cfg, "TMUX_MCP_SOCKET_NAME and TMUX_MCP_SOCKET_PATH", "unset one");
+  // A socket flag wins over both socket variables: tmux -S would otherwise beat the --socket-name asked for.
+  if (parsed.values["socket-name"] !== undefined || parsed.values["socket-path"] !== undefined) {
+    cfg.socketName = cfg.socketPath = undefined;
+  }
   for (const o of OPTIONS) {
     const v = parsed.values[o.flag];
     if (v === undefined) continue;
@@ -516,6 +521,7 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
       for (const one of v) if (one !== undefined) o.apply(cfg, one, `--${o.flag}`);
     } else o.apply(cfg, v, `--${o.flag}`);
   }
+  checkOneSocket(cfg, "--socket-name and --socket-path", "give one");
   checkPatternHosts(cfg);
   const install = parsed.values.install as string | undefined;
   const dryRun = parsed.values["dry-run"] === true;
@@ -551,6 +557,13 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     };
   }
   return { kind: "serve", config: cfg };
+}
+
+/** A socket name and a socket path together are refused: tmux would take the path and ignore the name. */
+function checkOneSocket(cfg: Config, both: string, fix: string): void {
+  if (cfg.socketName !== undefined && cfg.socketPath !== undefined) {
+    throw new UsageError(`${both} both name the socket: ${fix}`);
+  }
 }
 
 /** A `--sessions HOST::GLOB` must name a host this server drives. */

@@ -46,6 +46,9 @@ for (
     [["--ssh=x=local", "--ssh=x=h"], {}, /the host name "x" is taken/],
     [["--ssh", "web=-oProxyCommand=x"], {}, /starts with "-"/],
     [["--connect-timeout-ms", "10"], {}, /--connect-timeout-ms: 10 is out of range \(1000\.\.3600000\)/],
+    // tmux takes -S over -L: one of the two was ignored without a word.
+    [["--socket-name", "a", "--socket-path=/tmp/s"], {}, /^tmux-mcp: --socket-name and --socket-path both name the/],
+    [[], { TMUX_MCP_SOCKET_NAME: "a", TMUX_MCP_SOCKET_PATH: "/tmp/s" }, /TMUX_MCP_SOCKET_PATH both name .*: unset one/],
   ] as [string[], Record<string, string>, RegExp][]
 ) {
   Deno.test(`bad command line ${JSON.stringify(args)} ${JSON.stringify(env)} exits 2 with one line`, async () => {
@@ -69,6 +72,11 @@ Deno.test("flags win over environment variables, which win over defaults", () =>
   assertEquals(cfg.toolsets, ["buffers", "exec"]);
   assertEquals(parseConfig([], {}), defaultConfig());
   assertEquals(parseConfig(["--terminal-backend", "internal"], {}).terminalBackend, "pty");
+  // A socket flag wins over either socket variable (tmux -S from the environment beat --socket-name).
+  const named = parseConfig(["--socket-name", "flag"], { TMUX_MCP_SOCKET_PATH: "/tmp/env" });
+  assertEquals([named.socketName, named.socketPath], ["flag", undefined]);
+  const pathed = parseConfig(["--socket-path", "/tmp/flag"], { TMUX_MCP_SOCKET_NAME: "env" });
+  assertEquals([pathed.socketName, pathed.socketPath], [undefined, "/tmp/flag"]);
 });
 
 Deno.test("parseConfig throws UsageError rather than falling back", () => {
