@@ -501,6 +501,7 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
         `plus the subcommand doctor)`,
     );
   }
+  checkRepeats(parsed.tokens);
   const cfg = defaultConfig();
   for (const o of OPTIONS) {
     const fromEnv = o.env ? env[o.env] : undefined;
@@ -557,6 +558,27 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
     };
   }
   return { kind: "serve", config: cfg };
+}
+
+/**
+ * A setting given twice with two values is refused: the parser keeps the last, so a `--safety readonly` earlier on
+ * the line (in a client's config, say) would be overridden without a word. Repeatable flags and doctor's own are not
+ * settings; the same value twice is harmless.
+ */
+function checkRepeats(tokens: FlagToken[]): void {
+  const seen = new Map<string, string | undefined>();
+  for (const tok of tokens) {
+    if (tok.kind !== "option") continue;
+    const row = OPTIONS.find((o) => o.flag === tok.name);
+    if (!row || row.multiple) continue;
+    if (seen.has(tok.name) && seen.get(tok.name) !== tok.value) {
+      throw new UsageError(
+        `--${tok.name} is given twice (${JSON.stringify(seen.get(tok.name))}, then ${JSON.stringify(tok.value)}): ` +
+          "give it once",
+      );
+    }
+    seen.set(tok.name, tok.value);
+  }
 }
 
 /** A socket name and a socket path together are refused: tmux would take the path and ignore the name. */

@@ -49,6 +49,13 @@ for (
     // tmux takes -S over -L: one of the two was ignored without a word.
     [["--socket-name", "a", "--socket-path=/tmp/s"], {}, /^tmux-mcp: --socket-name and --socket-path both name the/],
     [[], { TMUX_MCP_SOCKET_NAME: "a", TMUX_MCP_SOCKET_PATH: "/tmp/s" }, /TMUX_MCP_SOCKET_PATH both name .*: unset one/],
+    // The parser keeps the last value: a readonly earlier on the line was lifted without a word.
+    [
+      ["--safety", "readonly", "--safety=destructive"],
+      {},
+      /--safety is given twice \("readonly", then "destructive"\)/,
+    ],
+    [["doctor", "--redact", "on", "--socket-name", "a", "--redact", "off"], {}, /--redact is given twice/],
   ] as [string[], Record<string, string>, RegExp][]
 ) {
   Deno.test(`bad command line ${JSON.stringify(args)} ${JSON.stringify(env)} exits 2 with one line`, async () => {
@@ -77,6 +84,12 @@ Deno.test("flags win over environment variables, which win over defaults", () =>
   assertEquals([named.socketName, named.socketPath], ["flag", undefined]);
   const pathed = parseConfig(["--socket-path", "/tmp/flag"], { TMUX_MCP_SOCKET_NAME: "env" });
   assertEquals([pathed.socketName, pathed.socketPath], [undefined, "/tmp/flag"]);
+  // The same value twice is harmless; a repeatable flag is a list.
+  assertEquals(
+    parseConfig(["--safety", "readonly", "--safety=readonly", "--keep-sessions", "--keep-sessions"], {}).safety,
+    "readonly",
+  );
+  assertEquals(parseConfig(["--sessions", "a*", "--sessions", "b*"], {}).sessions.length, 2);
 });
 
 Deno.test("parseConfig throws UsageError rather than falling back", () => {
