@@ -49,6 +49,13 @@ for (
     // tmux takes -S over -L: one of the two was ignored without a word.
     [["--socket-name", "a", "--socket-path=/tmp/s"], {}, /^tmux-mcp: --socket-name and --socket-path both name the/],
     [[], { TMUX_MCP_SOCKET_NAME: "a", TMUX_MCP_SOCKET_PATH: "/tmp/s" }, /TMUX_MCP_SOCKET_PATH both name .*: unset one/],
+    // The audit log opened at start: a missing directory was an uncaught NotFound with a stack trace, exit 1.
+    [
+      ["--audit-log", "/nonexistent-tmcp-dir/audit.log"],
+      {},
+      /^tmux-mcp: --audit-log: cannot open "\/nonexistent-tmcp-dir\/audit\.log" to append \(NotFound\)/,
+    ],
+    [[], { TMUX_MCP_AUDIT_LOG: "/" }, /--audit-log: cannot open "\/" to append/],
     // The parser keeps the last value: a readonly earlier on the line was lifted without a word.
     [
       ["--safety", "readonly", "--safety=destructive"],

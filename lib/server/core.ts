@@ -25,7 +25,7 @@
  * ```
  */
 import type { CallToolResult, Tool } from "../sdk.ts";
-import type { Config } from "../config.ts";
+import { type Config, UsageError } from "../config.ts";
 import { sweepLeftovers } from "./sweep.ts";
 import { createSearchPool } from "../search/worker_pool.ts";
 import { createHosts } from "./hosts.ts";
@@ -223,10 +223,21 @@ export interface Core {
   close(): Promise<void>;
 }
 
+/** The `--audit-log` sink; a file that cannot be opened for appending is a `UsageError`, not a crash. */
+function openAuditSink(path: string | undefined): AuditSink {
+  try {
+    return createAuditSink(path);
+  } catch (e) {
+    throw new UsageError(
+      `--audit-log: cannot open "${path}" to append (${(e as Error).name}): give a file in a directory you can write`,
+    );
+  }
+}
+
 /**
  * The server's core for a configuration; `tools` defaults to every tool, loaded as the module documentation
  * says. `afterFirstCall` runs once the first call is answered (what a starting server left for later).
- * Throws a `UsageError` when the response-budget config file is invalid.
+ * Throws a `UsageError` when the response-budget config file is invalid or the audit log cannot be opened.
  */
 export async function createCore(
   config: Config,
@@ -237,8 +248,9 @@ export async function createCore(
   // usage error). Without one the settings name no tool, and nothing waits for the table.
   if (config.configPath) tools ??= await loadTools();
   const settings = tools ? await budgetSettings(config, tools) : undefined;
+  // Before the services: a log that cannot be opened stops the start with nothing begun.
+  const audit = openAuditSink(config.auditLog);
   const { services, runExitHooks } = createServices(config);
-  const audit = createAuditSink(config.auditLog);
   const listing = () =>
     tools ? import("./listing.ts").then((l) => l.servedListing(l.listingEntries(tools), config)) : listedTools(config);
   const servedNames = listing().then((list) => new Set(list.map((t) => t.name)));
