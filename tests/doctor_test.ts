@@ -270,3 +270,24 @@ Deno.test("doctor: tmux missing from PATH, or too old — a FAIL line saying wha
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("doctor: an --audit-log the server could not open is a FAIL line; a new one is ok and not created", async () => {
+  const dir = await Deno.makeTempDir();
+  const socket = uniqueSocketName("doc");
+  try {
+    // A server given these flags stops at start; doctor used to print no line about it.
+    const missing = await doctor(["--socket-name", socket, "--audit-log", `${dir}/no/such/audit.log`]);
+    assertOneLineEach(missing);
+    assertEquals(missing.code, 1);
+    assertMatch(lineOf(missing.lines, "audit log"), new RegExp(`^FAIL .*does not exist: create ${dir}/no/such or`));
+    const folder = await doctor(["--socket-name", socket, "--audit-log", dir]);
+    assertMatch(lineOf(folder.lines, "audit log"), /^FAIL .* is not a file: give --audit-log the path of a file$/);
+    const fresh = await doctor(["--socket-name", socket, "--audit-log", `${dir}/audit.log`]);
+    assertMatch(lineOf(fresh.lines, "audit log"), /^ok .*audit\.log is created at start/);
+    assertEquals([...Deno.readDirSync(dir)].length, 0, "doctor created nothing");
+    const quiet = await doctor(["--socket-name", socket]);
+    assertEquals(quiet.lines.filter((l) => / audit log: /.test(l)), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -2,7 +2,7 @@
  * `tmux-mcp doctor`: checks, one line each, what this configuration needs —
  * tmux and its version, a server on the socket, control mode, shells for
  * run-command (on each ssh host with --ssh: lib/doctor/ssh.ts), the internal
- * PTY backend's libc, the budget config file — and prints the command to paste
+ * PTY backend's libc, the budget config file, the audit log — and prints the command to paste
  * into an MCP client, with a line for each MCP client found on this machine. A check fails only
  * when a configured toolset needs it (otherwise it is a warning); the exit
  * code is 0 when nothing failed, 1 otherwise.
@@ -91,6 +91,7 @@ export async function runDoctor(config: Config, flags: readonly string[]): Promi
   );
   results.push(checkBudgetConfig(config));
   results.push(checkCallBudget(config));
+  if (config.auditLog !== undefined) results.push(checkAuditLog(config.auditLog));
   results.push(clientCommand(flags));
   results.push(...await clientHints(flags));
   const failed = results.filter((r) => r.status === "fail").length;
@@ -101,4 +102,38 @@ export async function runDoctor(config: Config, flags: readonly string[]): Promi
       : `tmux-mcp doctor: ${failed} check(s) failed: see the FAIL lines`,
   );
   return { lines, ok: failed === 0 };
+}
+
+/**
+ * The `--audit-log` file, which a server opens for appending at start (and refuses to start without): an existing
+ * file must open for appending, a new one needs its directory. Nothing is created here.
+ */
+export function checkAuditLog(path: string): CheckResult {
+  const name = "audit log";
+  const fail = (detail: string): CheckResult => ({ status: "fail", name, detail });
+  let info: Deno.FileInfo | undefined;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) return fail(`cannot look at ${path} (${(e as Error).name})`);
+  }
+  if (info) {
+    if (!info.isFile) return fail(`${path} is not a file: give --audit-log the path of a file`);
+    try {
+      Deno.openSync(path, { append: true }).close();
+    } catch (e) {
+      return fail(`cannot open ${path} to append (${(e as Error).name}): make it writable or give another path`);
+    }
+    return { status: "ok", name, detail: `each call appends a line to ${path}` };
+  }
+  const slash = path.lastIndexOf("/");
+  const dir = slash === -1 ? "." : slash === 0 ? "/" : path.slice(0, slash);
+  let isDir = false;
+  try {
+    isDir = Deno.statSync(dir).isDirectory;
+  } catch {
+    // missing or unreadable: as not a directory
+  }
+  if (!isDir) return fail(`the directory of ${path} does not exist: create ${dir} or give another path`);
+  return { status: "ok", name, detail: `${path} is created at start; each call appends a line to it` };
 }
