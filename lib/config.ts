@@ -306,7 +306,7 @@ export const OPTIONS: readonly OptionRow[] = [
     type: "string",
     multiple: true,
     help: "host to drive over ssh (user@host, alias, ssh://…); NAME=DEST names it (NAME::TARGET), local is " +
-      "this machine; its own ,socket-name= ,socket-path= ,tmux-bin= follow; repeatable",
+      "this machine; its own ,socket-name= ,socket-path= ,tmux-bin= follow; repeatable (the variable: space-separated)",
     apply: (c, v, s) => addHosts(c, s, s === "TMUX_MCP_SSH" ? String(v).split(/\s+/).filter((x) => x) : [String(v)]),
   },
   {
@@ -360,7 +360,8 @@ export const OPTIONS: readonly OptionRow[] = [
     env: "TMUX_MCP_SESSIONS",
     type: "string",
     multiple: true,
-    help: "only sessions whose name matches this glob (HOST::GLOB: on that host) are visible; repeatable",
+    help: "only sessions whose name matches this glob (HOST::GLOB: on that host) are visible; repeatable " +
+      "(the variable: space-separated)",
     apply: (c, v, s) => {
       const values = s === "TMUX_MCP_SESSIONS" ? String(v).split(/\s+/).filter((x) => x) : [String(v)];
       for (const one of values) {
