@@ -513,12 +513,13 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   if (parsed.values["socket-name"] !== undefined || parsed.values["socket-path"] !== undefined) {
     cfg.socketName = cfg.socketPath = undefined;
   }
+  // Likewise a host flag (--ssh or --hosts) replaces the hosts of both host variables.
+  if (parsed.values.ssh !== undefined || parsed.values.hosts !== undefined) cfg.hosts = [], cfg.ssh = undefined;
   for (const o of OPTIONS) {
     const v = parsed.values[o.flag];
     if (v === undefined) continue;
     // Flags win over the environment: a repeatable flag given on the command line replaces its variable's list.
     if (Array.isArray(v)) {
-      if (o.flag === "ssh") cfg.hosts = [];
       if (o.flag === "sessions") cfg.sessions = [];
       for (const one of v) if (one !== undefined) o.apply(cfg, one, `--${o.flag}`);
     } else o.apply(cfg, v, `--${o.flag}`);

@@ -86,6 +86,19 @@ Deno.test("flags win over environment variables, which win over defaults", () =>
   assertEquals(cfg.toolsets, ["buffers", "exec"]);
   assertEquals(parseConfig([], {}), defaultConfig());
   assertEquals(parseConfig(["--terminal-backend", "internal"], {}).terminalBackend, "pty");
+  // A host flag replaces the hosts of both host variables: --hosts added to TMUX_MCP_SSH's, while --ssh replaced them.
+  const hostsFile = Deno.makeTempFileSync();
+  try {
+    Deno.writeTextFileSync(hostsFile, "db=me@b\n");
+    const fromFile = parseConfig(["--hosts", hostsFile], { TMUX_MCP_SSH: "web=me@a" });
+    assertEquals([fromFile.hosts.map((h) => h.name), fromFile.ssh], [["db"], "me@b"]);
+    assertEquals(parseConfig(["--ssh", "web=me@a"], { TMUX_MCP_HOSTS: hostsFile }).hosts.map((h) => h.name), ["web"]);
+    const both = parseConfig(["--ssh", "web=me@a", "--hosts", hostsFile], { TMUX_MCP_SSH: "x=me@x" });
+    assertEquals(both.hosts.map((h) => h.name), ["web", "db"]);
+    assertEquals(parseConfig([], { TMUX_MCP_SSH: "web=me@a", TMUX_MCP_HOSTS: hostsFile }).hosts.length, 2);
+  } finally {
+    Deno.removeSync(hostsFile);
+  }
   // A socket flag wins over either socket variable (tmux -S from the environment beat --socket-name).
   const named = parseConfig(["--socket-name", "flag"], { TMUX_MCP_SOCKET_PATH: "/tmp/env" });
   assertEquals([named.socketName, named.socketPath], ["flag", undefined]);
