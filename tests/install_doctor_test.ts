@@ -235,6 +235,34 @@ Deno.test("install: an unknown client, --dry-run without --install, --install wi
   });
 });
 
+Deno.test("install: flags the server would stop on at start (a bad --config, an --audit-log it cannot open) write nothing", async () => {
+  await inHome(async (home) => {
+    const budgets = `${home}/budgets.json`;
+    await Deno.writeTextFile(budgets, '{"maxTokensPerResponse": ');
+    const cursor = `${home}/.cursor/mcp.json`;
+    const refused: [string[], RegExp][] = [
+      [["--config", budgets], /config: config file .*budgets\.json: not valid JSON.*: fix the file or drop --config$/],
+      [["--config", `${home}/missing.json`], /config: config file .*missing\.json: cannot read the file/],
+      [["--audit-log", `${home}/no/such/audit.log`], /audit log: the directory of .* does not exist: create /],
+    ];
+    for (const [flags, reason] of refused) {
+      for (const dry of [[], ["--dry-run"]]) {
+        const r = await tmuxMcp(home, ["doctor", "--install", "cursor", ...dry, ...flags]);
+        assertEquals(r.code, 1, r.stdout);
+        assertEquals(r.stdout.trimEnd().split("\n").length, 1, r.stdout);
+        assertMatch(r.stdout, /^tmux-mcp doctor: not installed, the server would not start with these flags: /);
+        assertMatch(r.stdout.trimEnd(), reason);
+        assertEquals(await Deno.stat(cursor).then(() => true, () => false), false, "nothing written");
+      }
+    }
+    await Deno.writeTextFile(budgets, '{"maxTokensPerResponse": 5000}');
+    const good = await tmuxMcp(home, ["doctor", "--install", "cursor", "--config", budgets]);
+    assertEquals(good.code, 0, good.stdout);
+    const entry = parseJsonc(await Deno.readTextFile(cursor)).mcpServers.tmux;
+    assertEquals(entry.args.slice(-2), ["--config", budgets]);
+  });
+});
+
 Deno.test("install: the npm launcher's command is what gets written, and what doctor tells to run", async () => {
   await inHome(async (home) => {
     const launcher = ["npx", "-y", "@tmux-mcp/server@1.2.3"];

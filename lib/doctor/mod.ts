@@ -137,3 +137,16 @@ export function checkAuditLog(path: string): CheckResult {
   if (!isDir) return fail(`the directory of ${path} does not exist: create ${dir} or give another path`);
   return { status: "ok", name, detail: `${path} is created at start; each call appends a line to it` };
 }
+
+/**
+ * Why a server started with this configuration would stop at start (a bad `--config` file, an `--audit-log` it
+ * cannot open), as one line; undefined when neither. `doctor --install` writes no such server into a client.
+ */
+export function startProblem(config: Config): string | undefined {
+  const checks = [
+    checkBudgetConfig(config),
+    ...(config.auditLog !== undefined ? [checkAuditLog(config.auditLog)] : []),
+  ];
+  const failed = checks.find((c) => c.status === "fail");
+  return failed && `${failed.name}: ${failed.detail}`;
+}
