@@ -641,3 +641,50 @@ Deno.test("select-layout refuses a split of one cell, after which tmux 3.3a's se
     await mcp.ok("select", { what: "layout", target: a, layout: nested });
   });
 });
+
+Deno.test("new: a command that exits at once is said to have closed its pane, or left it dead with its status", async () => {
+  await withServer(async (mcp, tmux) => {
+    // Deterministic "by the time we answer": each creation's after-hook holds the creating client (and so the
+    // server's next question) until a pane has exited, which its pane-exited or pane-died hook signals.
+    await tmux.tmux("set-hook", "-g", "pane-exited", "wait-for -S gone");
+    await tmux.tmux("set-hook", "-g", "pane-died", "wait-for -S gone");
+    const hold = `run-shell "tmux -L ${tmux.socketName} wait-for gone"`;
+    for (const cmd of ["after-new-window", "after-new-session", "after-split-window"]) {
+      await tmux.tmux("set-hook", "-g", cmd, hold);
+    }
+    assertMatch(
+      await mcp.err("new", { what: "window", target: "main", command: "false" }),
+      /^the command exited at once and tmux closed window @\d+ \(pane %\d+\) with it, so there is nothing to target: .*run-command/,
+    );
+    assertMatch(
+      await mcp.err("new", { what: "session", command: "no-such-program-x" }),
+      /^the command exited at once and tmux closed session \$\d+ \(pane %\d+\) with it/,
+    );
+    assertMatch(
+      await mcp.err("new", { what: "pane", target: "main", direction: "right", command: "exit 3" }),
+      /^the command exited at once and tmux closed pane %\d+ with it/,
+    );
+    assertEquals((await tmux.tmux("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n").length, 1);
+
+    await tmux.tmux("set-option", "-g", "remain-on-exit", "on");
+    const r = await mcp.call("new", { what: "window", target: "main", command: "echo bye; exit 7" });
+    assert(!r.isError, textOf(r));
+    const made = r.structuredContent as unknown as Created;
+    assertMatch(
+      textOf(r),
+      new RegExp(
+        `^the command of pane ${made.pane_id} exited at once \\(status 7\\); remain-on-exit keeps the dead pane`,
+      ),
+    );
+    assertEquals(await tmuxFormat(tmux, made.pane_id, "#{pane_dead} #{pane_dead_status}"), "1 7");
+  });
+});
+
+Deno.test("new: a command still running when the answer is made gets no note", async () => {
+  await withServer(async (mcp, tmux) => {
+    const r = await mcp.call("new", { what: "window", target: "main", command: "exec sleep 600" });
+    assertEquals(r.content.length, 1, textOf(r));
+    const made = r.structuredContent as unknown as Created;
+    assertEquals(await tmuxFormat(tmux, made.pane_id, "#{pane_dead}"), "0");
+  });
+});

@@ -159,21 +159,66 @@ export const createdShape = {
   window_name: z.string(),
 };
 
+/** What tmux tells of a new pane's program right after the creation was answered. */
+const FATE = {
+  pane_id: ["pane_id", "str"],
+  dead: ["pane_dead", "str"],
+  status: ["pane_dead_status", "int?"],
+  signal: ["pane_dead_signal", "int?"],
+} as const satisfies RowSpec;
+
 /**
  * Runs a pane-creating command (`new-session -d`, `new-window -d`,
  * `split-window -d` with their own flags) with the pane's directory and
- * command, and returns the created ids and names, and the pid of the tmux
- * server that made them (read in the same call: ids start over on a new server).
+ * command, and returns the created ids and names, the pid of the tmux
+ * server that made them (read in the same call: ids start over on a new server)
+ * and, when its program (the command or shell) had already ended by the time tmux answered a
+ * second question about the pane, a `note` that says so (the pane is dead and
+ * kept by remain-on-exit). A pane tmux already closed with its command is
+ * refused with a {@linkcode UserError}: its ids name nothing. A command that
+ * fails later is not seen (nothing here waits for it).
  */
 export async function spawnPane(
   ctx: ToolContext,
   argv: readonly string[],
   cwd: string | undefined,
   command: string | undefined,
-): Promise<{ created: z.infer<z.ZodObject<typeof createdShape>>; serverPid: number }> {
+): Promise<{ created: z.infer<z.ZodObject<typeof createdShape>>; serverPid: number; note?: string }> {
   const args = [...argv, "-P", "-F", rowFormat(CREATED), ...await paneSpawnArgs(cwd, command, ctx.tmux.remote)];
   const { server_pid, ...created } = parseRow(CREATED, await ctx.tmux.run(args, { signal: ctx.signal }));
-  return { created, serverPid: server_pid };
+  const pane = created.pane_id;
+  const what = command === undefined ? "its shell" : "the command";
+  // tmux 3.3a's display-message answers for a pane that is gone, with every field empty: hence the id.
+  const asked = ["display-message", "-p", "-t", pane, rowFormat(FATE)];
+  const fate = await ctx.tmux.run(asked, { signal: ctx.signal }).then(
+    (out) => {
+      const row = parseRow(FATE, out);
+      return row.pane_id === pane ? row : undefined;
+    },
+    (e) => {
+      if (e instanceof TmuxError && (e.kind === "no-server" || /^can't find /.test(e.message))) return undefined;
+      throw e;
+    },
+  );
+  if (fate === undefined) {
+    const closed = argv[0] === "new-session"
+      ? `session ${created.session_id} (pane ${pane})`
+      : argv[0] === "new-window"
+      ? `window ${created.window_id} (pane ${pane})`
+      : `pane ${pane}`;
+    throw new UserError(
+      `${what} exited at once and tmux closed ${closed} with it, so there is nothing to target: to see its ` +
+        `output and exit status, run it with run-command in a shell pane (new without command)`,
+    );
+  }
+  if (fate.dead !== "1") return { created, serverPid: server_pid };
+  const how = fate.signal ? `killed by signal ${fate.signal}` : `status ${fate.status ?? "unknown"}`;
+  return {
+    created,
+    serverPid: server_pid,
+    note: `${what} of pane ${pane} exited at once (${how}); remain-on-exit keeps the dead pane: read what it ` +
+      `printed with capture-pane, restart it with respawn-pane or remove it with kill (what: pane)`,
+  };
 }
 
 /**

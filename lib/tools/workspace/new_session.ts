@@ -3,7 +3,7 @@ import { defineTool } from "../declared.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { UserError } from "../../errors.ts";
-import { createdShape, envName, envValue, sessionName, shellCommand, spawnPane, startDir } from "./common.ts";
+import { createdShape, envName, envValue, noted, sessionName, shellCommand, spawnPane, startDir } from "./common.ts";
 import { envRisk } from "../../policy/options.ts";
 import { guardSetting } from "./setting_guard.ts";
 
@@ -43,11 +43,11 @@ export default defineTool({
     if (height !== undefined) args.push("-y", String(height));
     for (const [k, v] of Object.entries({ ...NON_INTERACTIVE_ENV, ...env })) args.push("-e", `${k}=${v}`);
     try {
-      const { created, serverPid } = await spawnPane(ctx, args, cwd, command);
+      const { created, serverPid, note } = await spawnPane(ctx, args, cwd, command);
       // A session this server made is in its scope (--sessions, --scope) whatever its name or tag: on the tmux
       // server that made it (ids start again at $0 on a new one).
       ctx.tmux.scope?.adopt(created.session_id, serverPid);
-      return { structured: created };
+      return noted(created, note);
     } catch (e) {
       if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
         throw new UserError(

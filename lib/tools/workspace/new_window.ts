@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
-import { createdShape, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
+import { createdShape, noted, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
@@ -24,6 +24,7 @@ export default defineTool({
     const t = resolvedTarget(ctx);
     const args = ["new-window", "-d", "-t", `${t.session_id}:`];
     if (name !== undefined) args.push("-n", formatLiteral(name));
-    return { structured: (await spawnPane(ctx, args, cwd, command)).created };
+    const { created, note } = await spawnPane(ctx, args, cwd, command);
+    return noted(created, note);
   },
 });

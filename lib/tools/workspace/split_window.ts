@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { createdShape, shellCommand, spawnPane, startDir } from "./common.ts";
+import { createdShape, noted, shellCommand, spawnPane, startDir } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { UserError } from "../../errors.ts";
@@ -34,7 +34,8 @@ export default defineTool({
     const args = ["split-window", "-d", ...DIRECTION_FLAGS[direction], "-t", t.pane_id];
     if (size_percent !== undefined) args.push("-l", `${size_percent}%`);
     try {
-      return { structured: (await spawnPane(ctx, args, cwd, command)).created };
+      const { created, note } = await spawnPane(ctx, args, cwd, command);
+      return noted(created, note);
     } catch (e) {
       // tmux's bare line: the pane is at its minimum size that way (or the share asked for leaves it no room).
       if (!(e instanceof TmuxError) || !/no space for new pane/.test(e.message)) throw e;
