@@ -378,14 +378,32 @@ Deno.test("run-command refuses panes that are not at a shell prompt, saying what
     assertMatch(err, /send-keys/);
     // Nothing was typed into the REPL.
     assert(!(await fx.tmux("capture-pane", "-p", "-t", fx.pane)).includes("echo hi"));
-
-    const shellPane = await fx.newPane("bash");
-    await fx.tmux("copy-mode", "-t", shellPane);
-    const copy = await fx.mcp.err("run-command", { target: shellPane, command: "echo hi" });
-    assertMatch(copy, /copy-mode/);
-    assertMatch(copy, /send-keys and paste-text leave the mode before typing/);
   });
 });
+
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: a shell pane in copy mode is left, then the command runs, saying so`, async () => {
+    await withShell(shell, async (fx) => {
+      // No tool but one that types could leave the mode, and each typed keys into the shell: the refusal this
+      // replaced had no way out that left the prompt clean.
+      await fx.tmux("copy-mode", "-t", fx.pane);
+      const r = await runner(fx)("echo hi; sh -c 'exit 3'");
+      assertEquals([r.exit_code, r.output], [3, "hi"]);
+      assertEquals(r.warnings, [{
+        kind: "left_mode",
+        message: `pane ${fx.pane} was in copy-mode: left it, then typed the command`,
+      }]);
+      assertEquals(await tmuxFormat({ tmux: fx.tmux }, fx.pane, "#{pane_in_mode}"), "0");
+      assertEquals((await runner(fx)("echo next")).warnings, []);
+      // A program that is no shell stays refused under a mode too, and the mode is left alone.
+      const py = await fx.newPane({ command: "python3 -q" });
+      await waitForPane({ tmux: fx.tmux }, py, />>>/);
+      await fx.tmux("copy-mode", "-t", py);
+      assertMatch(await fx.mcp.err("run-command", { target: py, command: "echo hi" }), /python3/);
+      assertEquals(await tmuxFormat({ tmux: fx.tmux }, py, "#{pane_in_mode}"), "1");
+    });
+  });
+}
 
 Deno.test("run-command refuses a pane with synchronize-panes on, where the other panes would run the command too", async () => {
   await withShell("bash", async (fx) => {

@@ -33,7 +33,7 @@ Deno.test("capture-pane and snapshot-pane warn about pagers, full-screen program
     await fx.tmux("copy-mode", "-t", fx.pane);
     const copy = await whenShowing(fx.pane, "capture-pane", "copy_mode");
     assertMatch(copy, /copy-mode/);
-    assert(/send-keys and paste-text leave the mode before typing/.test(copy), copy);
+    assert(/send-keys, paste-text and run-command leave the mode before typing/.test(copy), copy);
     // Scrolled back to the top of the history, the capture is still the live screen: the warning said "the screen
     // shows scrollback, not live output".
     const live = await fx.newPane({ command: "seq 1 300; echo LIVE-END; sleep 100" });

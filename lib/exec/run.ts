@@ -30,7 +30,7 @@
  * r.exit_code; // 0
  * ```
  */
-import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
 import type { ShellPane } from "../tmux/panes.ts";
 import type { ExecContext } from "./context.ts";
 import { UserError } from "../errors.ts";
@@ -145,7 +145,13 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
       info = await atPrompt(undefined);
     }
     const ids = resolvedOf(info.pane, defaulted);
-    return await runLocked(ctx, rt, req, info, ids, started, (t) => tail = t);
+    const r = await runLocked(ctx, rt, req, info, ids, started, (t) => tail = t);
+    if (!info.pane.in_mode) return r;
+    const left: Warning = {
+      kind: "left_mode",
+      message: `pane ${paneId} was in ${info.pane.mode || "copy-mode"}: left it, then typed the command`,
+    };
+    return { ...r, warnings: [left, ...r.warnings] };
   } finally {
     if (tail) void tail.finally(release);
     else release();
@@ -226,10 +232,11 @@ async function runLocked(
       inBuffers: rt.scripts.inBuffers,
     };
     const store = rt.scripts.write(files, runScript(flavor, parts));
-    // C-u first: a half-typed line left at the prompt would otherwise be
-    // prepended to ours.
+    // A pane in a mode (copy mode…) reads keys through the mode's key table: leave it first, in the same call, as
+    // send-keys does. C-u first: a half-typed line left at the prompt would otherwise be prepended to ours.
     await tmux.run([
       ...store,
+      ...(pane.in_mode ? ["copy-mode", "-q", "-t", paneId, COMMAND_SEPARATOR] as TmuxArg[] : []),
       ...["send-keys", "-t", paneId, "C-u"],
       COMMAND_SEPARATOR,
       ...["send-keys", "-t", paneId, "-l", typedLine(flavor, parts)],

@@ -25,6 +25,7 @@ export const WARNING_KINDS = [
   "pane_dead",
   "lines_missed",
   "interrupted",
+  "left_mode",
 ] as const;
 export type WarningKind = (typeof WARNING_KINDS)[number];
 
@@ -122,7 +123,7 @@ export function paneWarnings(pane: WarningFacts, screen: readonly string[]): War
       kind: "copy_mode",
       // tmux's capture-pane reads the pane's own screen, not the mode's view (a copy mode scrolled back, a tree).
       message: `pane ${id} is in ${pane.mode || "copy mode"}: a watching user sees the mode, not this live text; ` +
-        `send-keys and paste-text leave the mode before typing, so input reaches the program`,
+        `send-keys, paste-text and run-command leave the mode before typing, so input reaches the program`,
     });
   }
   const last = lastLine(screen);
@@ -216,9 +217,11 @@ export function promptWarning(
 /**
  * Why run-command must not type into this pane, as a one-line error that
  * says what to do; undefined when the pane is at (or looks like) a shell.
+ * A mode (copy mode) is no reason: run-command leaves it before typing, as
+ * send-keys does, so the pane is judged as it is under the mode.
  */
 export function notAtPrompt(pane: WarningFacts, screen: readonly string[]): string | undefined {
-  const blocking = paneWarnings(pane, screen).filter((w) => w.kind !== "input_prompt");
+  const blocking = paneWarnings({ ...pane, in_mode: false }, screen).filter((w) => w.kind !== "input_prompt");
   if (blocking.length === 0) return undefined;
   return `run-command needs a bash, zsh or fish prompt, but ${blocking.map((w) => w.message).join("; also ")}`;
 }
