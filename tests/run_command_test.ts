@@ -698,3 +698,28 @@ for (const [shell, command] of Object.entries(EDITOR_READ) as [Shell, string][])
     }, { serverArgs: ["--call-budget-ms", "1000"] });
   });
 }
+
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: a pane narrowed while the command runs still returns exactly its output`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("seq 1 50");
+      const wide = "0".repeat(100);
+      // The command prints, waits until the test has narrowed the window, then prints more.
+      const go = `${fx.socketName}-go`;
+      const running = run(
+        `echo ${wide}A; printf 'mid-%s\\n' 42; tmux -S ${
+          socketPathOf(fx.socketName)
+        } wait-for ${go}; echo ${wide}B; echo end`,
+      );
+      await waitForPane({ tmux: fx.tmux }, fx.pane, /^mid-42$/m);
+      // tmux rewraps every row to the new width: the row the output began on moves.
+      await fx.tmux("resize-window", "-t", fx.pane, "-x", "60");
+      await fx.tmux("wait-for", "-S", go);
+      const r = await running;
+      assertEquals([r.exit_code, r.output], [0, `${wide}A\nmid-42\n${wide}B\nend`]);
+      assertEquals([r.output_truncated, r.warnings], [false, []]);
+      assertEquals((await run("echo next")).output, "next");
+    });
+  });
+}

@@ -161,7 +161,11 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
 type Ids = Pick<RunResult, "session_id" | "window_id" | "pane_id" | "defaulted">;
 type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
 
-/** `atPrompt`: the last line is the prompt the shell drew (the command was interrupted), not output. */
+/**
+ * `atPrompt`: the last line is the prompt the shell drew (the command was interrupted), not output. `reflowed`:
+ * the pane's width changed since the start marker, so tmux rewrapped its rows and the row the output began on is
+ * no longer where it was: the output comes from the pane's output stream (the run's log) instead.
+ */
 function result(
   read: Pick<SinceRead, "rows" | "missed" | "dropped">,
   log: RunLog,
@@ -170,11 +174,12 @@ function result(
   r: Outcome,
   t0: number,
   atPrompt = false,
+  reflowed = false,
 ): RunResult {
   const output = (rows: readonly string[]) => atPrompt ? rows.slice(0, -1) : rows;
   let lines = output(read.rows).slice(-maxLines);
   let truncated = read.missed || read.dropped > 0;
-  if (log.handedOut) {
+  if (log.handedOut || reflowed) {
     // Pages went out already: the rest is what the log has not handed out (the screen holds all of it).
     const rest = log.peekAll();
     const all = output(rest.lines);
@@ -311,6 +316,7 @@ async function runLocked(
         },
         started,
         true,
+        read.pane.width !== atStart.pane.width,
       );
     }
     const end = second.kind === "done" && typeof second.value === "object" ? second.value : undefined;
@@ -330,17 +336,26 @@ async function runLocked(
       const shown = read.pane.alternate_on ? (await finalView(tmux, paneId, 1)).warnings : undefined;
       const warnings = (shown ?? paneWarnings(read.pane, read.rows)).filter((w) => w.kind !== "not_a_shell");
       const hidden = warnings.some((w) => w.kind === "input_prompt") ? undefined : hiddenInputWarning(tmux, read.pane);
-      return result(read, log, req.maxLines, ids, {
-        exit_code: null,
-        timed_out: true,
-        warnings: hidden ? [...warnings, hidden] : warnings,
-      }, started);
+      return result(
+        read,
+        log,
+        req.maxLines,
+        ids,
+        {
+          exit_code: null,
+          timed_out: true,
+          warnings: hidden ? [...warnings, hidden] : warnings,
+        },
+        started,
+        false,
+        read.pane.width !== atStart.pane.width,
+      );
     }
     // The shell waits in the end handshake: the output is complete and cannot move. A command that printed
     // not one byte has no output to read (and the screen is as it was at the start).
     // The modes come from the last read: the one of the output, or for no output the one at the start.
     const read: Pick<SinceRead, "rows" | "missed" | "dropped"> & {
-      pane: Omit<WarningFacts, "current_command">;
+      pane: Omit<WarningFacts, "current_command"> & { width: number };
       next?: SinceRead["next"];
     } = end.silent
       ? { pane: atStart.pane, rows: [], dropped: 0, missed: false }
@@ -358,20 +373,30 @@ async function runLocked(
     );
     finished = true;
     const shellNow = { ...read.pane, current_command: pane.current_command };
-    return result(read, log, req.maxLines, ids, {
-      exit_code: end.status,
-      timed_out: false,
-      warnings: [
-        ...paneWarnings(shellNow, read.rows).filter((w) => w.kind === "alternate_screen" || w.kind === "copy_mode"),
-        ...(read.next && wroteAbove(startPos, read.next) && !read.pane.alternate_on
-          ? [{
-            kind: "lines_missed" as const,
-            message: `${describe(req.command)} moved the cursor above the row its output began on and may have ` +
-              `written there, over earlier rows: that is not in output; look at the screen with capture-pane`,
-          }]
-          : []),
-      ],
-    }, started);
+    const reflowed = read.pane.width !== atStart.pane.width;
+    return result(
+      read,
+      log,
+      req.maxLines,
+      ids,
+      {
+        exit_code: end.status,
+        timed_out: false,
+        warnings: [
+          ...paneWarnings(shellNow, read.rows).filter((w) => w.kind === "alternate_screen" || w.kind === "copy_mode"),
+          ...(read.next && !reflowed && wroteAbove(startPos, read.next) && !read.pane.alternate_on
+            ? [{
+              kind: "lines_missed" as const,
+              message: `${describe(req.command)} moved the cursor above the row its output began on and may have ` +
+                `written there, over earlier rows: that is not in output; look at the screen with capture-pane`,
+            }]
+            : []),
+        ],
+      },
+      started,
+      false,
+      reflowed,
+    );
   } finally {
     // Any way out but completion hands the run to the background.
     if (!finished) run.abandon();

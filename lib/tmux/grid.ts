@@ -255,8 +255,20 @@ export async function readScreen(
   return { pane, defaulted, ...laid, next: cursorPosition(pane, (abs) => raw[abs - start]) };
 }
 
-/** What {@linkcode readCursor} reads of the pane besides its rows: the position and the modes. */
-const CURSOR_FACTS = paneFacts(["cursor_x", "cursor_y", "history_size", "alternate_on", "in_mode", "mode", "dead"]);
+/**
+ * What {@linkcode readCursor} reads of the pane besides its rows: the position, the modes and the width (a
+ * width that changed since rewrapped the rows, moving them).
+ */
+const CURSOR_FACTS = paneFacts([
+  "cursor_x",
+  "cursor_y",
+  "history_size",
+  "width",
+  "alternate_on",
+  "in_mode",
+  "mode",
+  "dead",
+]);
 
 /**
  * Where the cursor of pane `paneId` is (a position for {@linkcode readSince}) and the pane's modes, in one
