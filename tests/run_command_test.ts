@@ -723,3 +723,17 @@ for (const shell of SHELLS) {
     });
   });
 }
+
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: exec of a new shell is not blamed on C-c, and the new shell runs commands`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run(shell === "fish" ? "set -g TMCP_OLD here" : "TMCP_OLD=here");
+      const r = await run(`exec ${shell === "fish" ? "fish" : `${shell} -i`}`);
+      assertEquals([r.exit_code, r.timed_out], [null, false]);
+      assertEquals(r.warnings.map((w) => w.kind), ["interrupted"]);
+      assertMatch(r.warnings[0].message, /replaced or left the shell that ran it \(exec, exit in a nested shell\)/);
+      assertEquals((await run('echo "old=[$TMCP_OLD]"')).output, "old=[]");
+    });
+  });
+}

@@ -310,8 +310,9 @@ async function runLocked(
           timed_out: false,
           warnings: [{
             kind: "interrupted",
-            message: `${describe(req.command)} was interrupted (C-c?) and reported no exit code: the shell in ` +
-              `${paneId} is back at its prompt, ready for the next run-command`,
+            message: `${describe(req.command)} reported no exit code and ${paneId} is back at a shell prompt: it ` +
+              `was interrupted (C-c), or it replaced or left the shell that ran it (exec, exit in a nested ` +
+              `shell), so that shell's state is gone; the prompt is ready for the next run-command`,
           }],
         },
         started,
