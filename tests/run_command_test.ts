@@ -737,3 +737,20 @@ for (const shell of SHELLS) {
     });
   });
 }
+
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: a half-typed line with the cursor moved back into it is cleared, none of it runs`, async () => {
+    await withShell(shell, async (fx) => {
+      const dir = await tempHome();
+      // The cursor ends right after "echo left", so "; touch …" is right of it: C-u alone leaves that part.
+      const rest = `; touch ${dir}/ran`;
+      await fx.tmux("send-keys", "-t", fx.pane, "-l", `echo left${rest}`);
+      await fx.tmux("send-keys", "-t", fx.pane, ...Array(rest.length).fill("Left"));
+      await settle(fx.socketName, fx.pane);
+      const r = await runner(fx)("echo mine; sh -c 'exit 3'");
+      assertEquals([r.exit_code, r.output], [3, "mine"]);
+      assertEquals((await runner(fx)("echo next")).output, "next");
+      assert(!(await Deno.stat(`${dir}/ran`).then(() => true, () => false)), "the half-typed line's rest ran");
+    });
+  });
+}

@@ -238,11 +238,13 @@ async function runLocked(
     };
     const store = rt.scripts.write(files, runScript(flavor, parts));
     // A pane in a mode (copy mode…) reads keys through the mode's key table: leave it first, in the same call, as
-    // send-keys does. C-u first: a half-typed line left at the prompt would otherwise be prepended to ours.
+    // send-keys does. Then C-k and C-u (the line from the cursor to its end, then to its start): a half-typed line
+    // left at the prompt would otherwise be joined to ours, and with the cursor moved back into it (bash and fish
+    // kill only left of the cursor with C-u) its rest would run after our script, typed blind.
     await tmux.run([
       ...store,
       ...(pane.in_mode ? ["copy-mode", "-q", "-t", paneId, COMMAND_SEPARATOR] as TmuxArg[] : []),
-      ...["send-keys", "-t", paneId, "C-u"],
+      ...["send-keys", "-t", paneId, "C-k", "C-u"],
       COMMAND_SEPARATOR,
       ...["send-keys", "-t", paneId, "-l", typedLine(flavor, parts)],
       COMMAND_SEPARATOR,
