@@ -1,9 +1,10 @@
 // The shared pty-* suite on the internal PTY backend (Deno FFI + @xterm/headless).
 import { ok as assert } from "node:assert/strict";
-import { exitCleanupTest, pty, ptySuite, ptyWaitTest, withPty } from "./pty_suite.ts";
+import { cursorSnapshotTest, exitCleanupTest, pty, ptySuite, ptyWaitTest, withPty } from "./pty_suite.ts";
 
 ptySuite("pty");
 exitCleanupTest("pty");
+cursorSnapshotTest("pty");
 ptyWaitTest("pty");
 
 Deno.test("96 idle sessions leave the server's file operations alone", async () => {

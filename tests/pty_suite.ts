@@ -490,6 +490,38 @@ function existsSync(path: string): boolean {
   }
 }
 
+/**
+ * Registers "the screen and its cursor are one snapshot" for one backend: a program that keeps appending lines of
+ * changing length (the cursor at the end of the last one) is read many times; each answer's cursor must sit right
+ * after its own screen's last line, whatever the program wrote meanwhile.
+ */
+export function cursorSnapshotTest(backend: Backend): void {
+  Deno.test(`${backend} backend: pty-get-screen's cursor belongs to the screen it returns`, async () => {
+    await withPty(backend, async (mcp) => {
+      const p = pty(mcp);
+      // Lines of 1 to 40 x's, no newline after the last: the cursor's column is its line's length.
+      const id = await p.launch({
+        command: `s=; while :; do s="\${s}x"; [ \${#s} -gt 40 ] && s=x; printf '\\n%s' "$s"; done`,
+        rows: 10,
+        cols: 60,
+      });
+      await p.waitScreen(id, "the lines", (s) => filled(s).length >= 5);
+      const wrong: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const s = await mcp.ok<Screen & { cursor: { row: number; col: number } }>("pty-get-screen", { pty_id: id });
+        const lines = s.screen.split("\n");
+        const at = lines[s.cursor.row] ?? "";
+        const below = lines.slice(s.cursor.row + 1).some((l) => l !== "");
+        if (at.length !== s.cursor.col || below) {
+          wrong.push(`cursor ${JSON.stringify(s.cursor)} on ${JSON.stringify(at)}`);
+        }
+      }
+      await p.kill(id);
+      assertEquals(wrong, []);
+    });
+  });
+}
+
 /** Registers "sessions end with the server" for one backend. */
 export function exitCleanupTest(backend: Backend): void {
   Deno.test(`${backend} backend: sessions and their children end when the server exits`, async () => {

@@ -5,10 +5,11 @@
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import type { CallToolResult } from "../lib/sdk.ts";
 import { connect, type McpFixture, textOf, type TmuxFixture } from "./helpers.ts";
-import { BASH, exitCleanupTest, pty, ptySuite, ptyWaitTest, until, withPty } from "./pty_suite.ts";
+import { BASH, cursorSnapshotTest, exitCleanupTest, pty, ptySuite, ptyWaitTest, until, withPty } from "./pty_suite.ts";
 
 ptySuite("tmux");
 exitCleanupTest("tmux");
+cursorSnapshotTest("tmux");
 ptyWaitTest("tmux");
 
 interface Progress {

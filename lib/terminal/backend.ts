@@ -48,6 +48,8 @@ export interface Screen {
   cols: number;
   /** Exactly `rows` lines, trailing spaces trimmed (SGR sequences when coloured). */
   lines: string[];
+  /** Where the cursor is on these lines (0-based), read with them: never a later screen's. */
+  cursor: { row: number; col: number };
 }
 
 /** What {@linkcode TerminalBackend.inputState} reports while a human has the session. */
@@ -91,7 +93,6 @@ export interface TerminalBackend {
   /** Whether the program put the cursor keys in application mode (arrows then send ESC O A…). */
   applicationCursor(id: string): Promise<boolean>;
   screen(id: string, colors: boolean): Promise<Screen>;
-  cursor(id: string): Promise<{ row: number; col: number }>;
   list(): Promise<SessionInfo[]>;
   /** Ends the session's process group and forgets the session. */
   kill(id: string): Promise<void>;

@@ -389,21 +389,16 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const s = await session(id);
       const out = splitLines(
         await run(id, [
-          ...["display-message", "-p", "-t", s.pane, "#{pane_height} #{pane_width}"],
+          // The cursor in the same command list as the capture: tmux runs them with no output parsed between.
+          ...["display-message", "-p", "-t", s.pane, "#{pane_height} #{pane_width} #{cursor_y} #{cursor_x}"],
           sep,
           ...["capture-pane", "-p", ...(colors ? ["-e"] : []), "-t", s.pane],
         ]),
       );
-      const [rows, cols] = (out.shift() ?? "").split(" ").map(Number);
+      const [rows, cols, row, col] = (out.shift() ?? "").split(" ").map(Number);
       const screen = out.slice(0, rows);
       while (screen.length < rows) screen.push("");
-      return { rows, cols, lines: colors ? await ansiScreenColors(screen, rows, cols) : screen };
-    },
-
-    async cursor(id) {
-      const s = await session(id);
-      const [col, row] = (await display(id, s, "#{cursor_x} #{cursor_y}")).split(" ").map(Number);
-      return { row, col };
+      return { rows, cols, lines: colors ? await ansiScreenColors(screen, rows, cols) : screen, cursor: { row, col } };
     },
 
     async list() {

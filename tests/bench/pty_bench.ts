@@ -32,9 +32,6 @@ for (const [name, backend] of Object.entries(backends)) {
   Deno.bench({ name: `${name}: screen with colours`, group: "colours" }, async () => {
     await backend.screen(id, true);
   });
-  Deno.bench({ name: `${name}: cursor`, group: "cursor" }, async () => {
-    await backend.cursor(id);
-  });
   Deno.bench({ name: `${name}: scrollback 200 lines`, group: "scrollback" }, async () => {
     await backend.lines(id, 200);
   });

@@ -335,11 +335,9 @@ export function createPtyBackend(): TerminalBackend {
 
     async screen(id, colors) {
       const { s } = await session(id);
-      return { rows: s.em.rows, cols: s.em.cols, lines: colors ? s.em.screenColors() : s.em.screenLines() };
-    },
-
-    async cursor(id) {
-      return (await session(id)).s.em.cursor();
+      // Lines and cursor in one turn, after one settle: no output is parsed between them.
+      const lines = colors ? s.em.screenColors() : s.em.screenLines();
+      return { rows: s.em.rows, cols: s.em.cols, lines, cursor: s.em.cursor() };
     },
 
     async list() {

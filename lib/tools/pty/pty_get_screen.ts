@@ -28,10 +28,9 @@ export default defineTool({
   secrets: [],
   async handler({ pty_id, include_colors, format }, ctx) {
     const png = format === "png";
-    const [s, cursor] = await Promise.all([
-      ctx.terminal.screen(pty_id, include_colors || png),
-      ctx.terminal.cursor(pty_id),
-    ]);
+    // One snapshot: a cursor read apart from the screen may belong to a later one.
+    const s = await ctx.terminal.screen(pty_id, include_colors || png);
+    const cursor = s.cursor;
     if (png) {
       const structured = { pty_id, rows: s.rows, cols: s.cols, cursor, screen: "" };
       return { structured, content: [await screenImage(ctx, { ...s, cursor }, structured)] };
