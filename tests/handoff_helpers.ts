@@ -96,6 +96,14 @@ printf 'answer=%s\\n' "$yn"
 exec sleep 3600
 `;
 
+/** A yes/no read key by key (the terminal out of line mode), then a line: an Enter after the key would answer it. */
+export const ONE_KEY_SCRIPT = `read -r -n1 -p 'Overwrite it? [y/N] ' yn
+printf '\\nanswer=%s\\n' "$yn"
+read -r -p 'Next: ' next
+printf 'next=[%s]\\n' "$next"
+exec sleep 3600
+`;
+
 export async function sha16(s: string): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
   return [...d].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);

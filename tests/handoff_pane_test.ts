@@ -21,6 +21,7 @@ import {
   BOTH,
   CONFIRM_SCRIPT,
   gpgHome,
+  ONE_KEY_SCRIPT,
   SECRET_SCRIPT,
   type Setup,
   sha16,
@@ -127,6 +128,22 @@ Deno.test("pane: a yes/no is asked by a form and typed; a decline types nothing"
     assert(!text.includes("digest"), text);
     assertEquals(s.human.asked.map((q) => q.mode), ["form", "url"]);
     await assertNowhere(s, s.human.secret);
+  });
+});
+
+Deno.test("pane: a yes/no read key by key gets the key alone: no Enter lands in the next read", async () => {
+  await withHuman(BOTH, async (s) => {
+    const pane = await s.pane("Overwrite it? [y/N]", ONE_KEY_SCRIPT);
+    const r = await s.call("request-input", { target: pane, prompt: "Overwrite?", timeout_ms: 60_000 });
+    assert(!r.isError, textOf(r));
+    assertEquals((r.structuredContent as Record<string, unknown>).via, "form");
+    await waitForPane(s.tmux, pane, /Next:/, 30_000);
+    await s.tmux.tmux("send-keys", "-t", pane, "-l", "ok");
+    await s.tmux.tmux("send-keys", "-t", pane, "Enter");
+    await waitForPane(s.tmux, pane, /next=\[/, 30_000);
+    const text = await paneText(s, pane);
+    assertMatch(text, /answer=y\n/);
+    assertMatch(text, /next=\[ok\]/);
   });
 });
 

@@ -18,6 +18,7 @@ import {
   assertSpent,
   BOTH,
   CONFIRM_SCRIPT,
+  ONE_KEY_SCRIPT,
   type Reply,
   SECRET_SCRIPT,
   sha16,
@@ -179,6 +180,23 @@ Deno.test("a yes/no prompt is answered by a form and the answer typed", async ()
       required: ["yes"],
     });
     await waitUntil("the typed answer", async () => (await s.screen(id)).includes("answer=y"), 30_000);
+  });
+});
+
+Deno.test("a yes/no read key by key gets the key alone: no Enter lands in the next read", async () => {
+  await withHuman(BOTH, async (s) => {
+    const id = await s.launch(ONE_KEY_SCRIPT, "Overwrite it? [y/N]");
+    const r = await s.call("request-input", { pty_id: id, prompt: "Overwrite the file?", timeout_ms: 60_000 });
+    assert(!r.isError, textOf(r));
+    assertEquals((r.structuredContent as Record<string, unknown>).via, "form");
+    await waitUntil("the next prompt", async () => (await s.screen(id)).includes("Next:"), 30_000);
+    await s.call("pty-send-keys", { pty_id: id, keys: "ok\n" });
+    const screen = await waitUntil("the next line read", async () => {
+      const text = await s.screen(id);
+      return /next=\[/.test(text) ? { value: text } : undefined;
+    }, 30_000);
+    assertMatch(screen.value, /answer=y\n/);
+    assertMatch(screen.value, /next=\[ok\]/);
   });
 });
 

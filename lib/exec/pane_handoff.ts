@@ -126,13 +126,15 @@ export function paneSubject(tmux: TmuxExecutor, paneId: string): HandOffSubject 
       const mode = ttyMode(tmux, f.pane.tty);
       const hiddenInput = mode && mode.canonical && !mode.echo;
       const act = await shellActivity(f.pane);
+      // A shell's line editor (readline, zle, fish's) turns the terminal's echo off and echoes itself; a script's
+      // `read -n1` in that same shell keeps it on (a key read with echo, at a question of the script's).
       const atShellPrompt = act.foreground !== undefined && act.canonical !== undefined
-        ? shellFlavor(act.foreground) !== undefined && !act.canonical
+        ? shellFlavor(act.foreground) !== undefined && !act.canonical && mode?.echo !== true
         : undefined;
       return {
         exited: false,
         clients,
-        ...(mode ? { hiddenInput, echo: mode.echo } : {}),
+        ...(mode ? { hiddenInput, echo: mode.echo, canonical: mode.canonical } : {}),
         ...(atShellPrompt === undefined ? {} : { atShellPrompt }),
       };
     },

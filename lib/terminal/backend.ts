@@ -65,6 +65,11 @@ export interface InputState {
   /** True while the terminal itself echoes what is typed (a secret typed now would show). Undefined when unknown. */
   echo?: boolean;
   /**
+   * Whether the terminal is in line mode (ICANON): false while the program reads key by key (`read -n1`, a curses
+   * [y/N]), which takes an answer without Enter. Undefined when unknown.
+   */
+  canonical?: boolean;
+  /**
    * True when a shell reads at its own prompt (its line editor): no program
    * waits for an answer, whatever the screen above says. Undefined when
    * unknown.

@@ -332,7 +332,11 @@ async function askThroughClient(
       if (a === "ended") return stopped();
       if (a.action !== "accept") return refused(a);
       if (!(await stillAt(subject, found))) return done("cancelled", promptGone(subject), via);
-      await subject.send(encoder.encode((a.value === true ? words.yes : words.no) + "\r"));
+      // A program that reads key by key (the terminal out of line mode: `read -n1`, a curses [y/N]) takes the key
+      // alone: an Enter after it would land in whatever reads next.
+      const { canonical } = await subject.inputState();
+      const enter = canonical === false ? "" : "\r";
+      await subject.send(encoder.encode((a.value === true ? words.yes : words.no) + enter));
       return done("input_received", `the human answered and the answer was typed; continue with ${subject.look}`, via);
     }
     return await secretThroughPage(subject, prompt, found, ask, ctl.signal, ended, { done, refused, stopped });

@@ -553,7 +553,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         exited: dead,
         clients: humans,
         hiddenInput: mode && mode.canonical && !mode.echo,
-        ...(mode ? { echo: mode.echo } : {}),
+        ...(mode ? { echo: mode.echo, canonical: mode.canonical } : {}),
       };
     },
 

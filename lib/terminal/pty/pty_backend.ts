@@ -427,7 +427,7 @@ export function createPtyBackend(): TerminalBackend {
         exited: s.exit !== undefined,
         clients: 0,
         hiddenInput: tty && tty.canonical && !tty.echo,
-        ...(tty ? { echo: tty.echo } : {}),
+        ...(tty ? { echo: tty.echo, canonical: tty.canonical } : {}),
       };
     },
 
