@@ -218,6 +218,52 @@ Deno.test("pane: a password prompt whose terminal echoes is not handed a secret:
   });
 });
 
+Deno.test("pane: send-keys and run-command at a password prompt whose terminal echoes do not point at request-input", async () => {
+  await withHuman(
+    BOTH,
+    async (s) => {
+      const echoed = (pane: string) =>
+        new RegExp(
+          `^pane ${pane} shows a password prompt \\("Password:"\\) but its terminal echoes what is typed.*` +
+            "not through request-input either; look again with snapshot-pane",
+        );
+      const script = `${s.dir}/echoed.sh`;
+      await Deno.writeTextFile(script, `read -r -p 'Name: ' n\n${ECHOED_SCRIPT}`);
+      // send-keys: the line that answers the name brings up the prompt (the same bash, at once).
+      const typed = await s.pane("Name:", `read -r -p 'Name: ' n\n${ECHOED_SCRIPT}`);
+      type Keys = { warnings?: { message: string }[] };
+      const keys = await s.call("send-keys", { target: typed, text: "bob", enter: true });
+      assert(!keys.isError, textOf(keys));
+      await waitForPane(s.tmux, typed, /Password: ?$/m, 30_000);
+      // Keys that leave the line as it was (a letter, then erasing it), until the look after them sees the prompt.
+      const warnings = [...((keys.structuredContent as Keys).warnings ?? [])];
+      for (let attempt = 0; warnings.length === 0 && attempt < 4; attempt++) {
+        const r = await s.call("send-keys", { target: typed, text: "a", keys: ["BSpace"] });
+        warnings.push(...((r.structuredContent as Keys).warnings ?? []));
+      }
+      assert(warnings.length > 0, "no warning at the password prompt");
+      for (const w of warnings) assertMatch(w.message, echoed(typed));
+      // run-command: its running answer, once the prompt is drawn.
+      const pane = await s.pane("bash-");
+      type Run = { continue?: string; warnings: { message: string }[] };
+      let run = await s.call("run-command", { target: pane, command: `bash ${script}`, timeout_ms: 120_000 });
+      let out = run.structuredContent as Run;
+      let n = 0;
+      while (out.continue !== undefined && !out.warnings.some((w) => /Password/.test(w.message))) {
+        if (n++ === 0) await s.tmux.tmux("send-keys", "-t", pane, "-l", "bob");
+        if (n === 1) await s.tmux.tmux("send-keys", "-t", pane, "Enter");
+        run = await s.call("run-command", { continue: out.continue });
+        out = run.structuredContent as Run;
+      }
+      assert(out.continue !== undefined, `the run ended: ${JSON.stringify(out)}`);
+      assertEquals(out.warnings.length, 1, JSON.stringify(out.warnings));
+      assertMatch(out.warnings[0].message, echoed(pane));
+    },
+    "tmux",
+    ["--call-budget-ms", "1500"],
+  );
+});
+
 Deno.test("pane: with synchronize-panes, or input off, the human is not asked and nothing is typed", async () => {
   await withHuman(BOTH, async (s) => {
     s.human.secret = `pw-${crypto.randomUUID()}`;

@@ -444,6 +444,35 @@ for (const backend of ["tmux", "pty"]) {
 }
 
 for (const backend of ["tmux", "pty"]) {
+  Deno.test(`${backend} backend: pty-send-keys at a password prompt whose terminal echoes does not point at request-input`, async () => {
+    await withHuman(undefined, async (s) => {
+      // A name read, then a "password" read with echo on (no program reads a secret there): request-input refuses it.
+      const id = await s.launch("read -r -p 'Name: ' n\nread -r -p 'Password: ' pw\nexec sleep 3600\n", "Name:");
+      const echoed = new RegExp(
+        `^pty session ${id} shows a password prompt \\("Password:"\\) but its terminal echoes what is typed.*` +
+          "not through request-input either; look again with pty-get-screen",
+      );
+      // Without Enter (the prompt already up), and with Enter (the line brings it up).
+      const submitted = await s.call("pty-send-keys", { pty_id: id, keys: "bob\n" });
+      assert(!submitted.isError, textOf(submitted));
+      await waitUntil("the password prompt", async () => /Password: ?$/.test((await s.screen(id)).trimEnd()), 30_000);
+      // Keys that leave the line as it was (a letter, then erasing it), until the look after them sees the prompt.
+      const said = submitted.content.slice(1).map((c) => (c as { text: string }).text);
+      for (let attempt = 0; said.length === 0 && attempt < 4; attempt++) {
+        const r = await s.call("pty-send-keys", { pty_id: id, keys: "a", key_names: ["BSpace"] });
+        said.push(...r.content.slice(1).map((c) => (c as { text: string }).text));
+      }
+      assert(said.length > 0, "no warning at the password prompt");
+      for (const text of said) assertMatch(text, echoed);
+      const screen = await s.call("pty-get-screen", { pty_id: id });
+      const shown = (screen.structuredContent as { warnings?: { message: string }[] }).warnings ?? [];
+      assertEquals(shown.length, 1, JSON.stringify(shown));
+      assertMatch(shown[0].message, echoed);
+    }, backend);
+  });
+}
+
+for (const backend of ["tmux", "pty"]) {
   Deno.test(`${backend} backend: pty-send-keys points at request-input when its line brings up a password or yes/no prompt, and only then`, async () => {
     await withHuman(undefined, async (s) => {
       const id = await s.launch("exec bash --norc --noprofile -i\n", "bash-");

@@ -35,8 +35,8 @@ import { UserError } from "../errors.ts";
 import { getPane, paneFacts } from "../tmux/panes.ts";
 import { type Libc, libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
-import { noEchoWarning, promptWarning, type Warning } from "./warnings.ts";
-import { hiddenInputWarning } from "./pane_handoff.ts";
+import { echoedSecretPrompts, noEchoWarning, promptWarning, type Warning } from "./warnings.ts";
+import { withTerminalMode } from "./pane_handoff.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
 import { parseProcStat } from "../host/process.ts";
 import { shellFlavor } from "./shell.ts";
@@ -273,17 +273,22 @@ export async function keysWarning(
       command: pane.current_command,
       alternate: pane.alternate_on,
     });
+  /** The screen's prompt judged with the terminal's mode (a secret prompt that echoes, a read without echo). */
+  const judged = (l: Look) => {
+    const w = onScreen(l);
+    return l.pane.dead ? w : withTerminalMode(tmux, l.pane, w ? [w] : [])[0];
+  };
   const first = await look();
   if (!first) return undefined;
   const k = tmux.remote === undefined && !first.pane.dead ? kernel() : undefined;
   // Without Enter a prompt on the screen still waits; with it, what the screen showed was answered.
-  if (!submitted) return onScreen(first) ?? (k ? hiddenInputWarning(tmux, first.pane) : undefined);
+  if (!submitted) return judged(first);
   // The first look gave tmux time to write the keys (not always enough: see watchLine); the pane's pid stays.
   const seen = k ? await watchLine(k, first.pane.tty, first.pane.pid, signal, before) : "gone";
   if (seen === "hidden") return noEchoWarning({ name: `pane ${paneId}`, arg: `target: "${paneId}"` });
   if (seen === "gone") return undefined;
   const last = await look();
-  return last && (onScreen(last) ?? hiddenInputWarning(tmux, last.pane));
+  return last && judged(last);
 }
 
 /**
@@ -307,9 +312,11 @@ export async function sessionKeysWarning(
   const who = { name: `pty session ${id}`, arg: `pty_id: "${id}"` };
   const onScreen = async () =>
     promptWarning((await terminal.screen(id, false)).lines, { ...who, keys: "pty-send-keys" });
+  // A password prompt on a terminal that echoes is no place for a secret (request-input refuses it): said so.
+  const echoed = (w: Warning | undefined, echo: boolean | undefined) => w && echo ? echoedSecretPrompts([w])[0] : w;
   if (!submitted) {
     const [prompt, state] = await Promise.all([onScreen(), terminal.inputState(id)]);
-    return prompt ?? (state.hiddenInput ? noEchoWarning(who) : undefined);
+    return echoed(prompt, state.echo) ?? (state.hiddenInput ? noEchoWarning(who) : undefined);
   }
   const proc = await terminal.localProcess(id);
   const k = proc && kernel();
@@ -317,5 +324,6 @@ export async function sessionKeysWarning(
   const seen = await watchLine(k, proc.tty, proc.pid, signal);
   if (seen === "gone") return undefined;
   if (seen === "hidden") return noEchoWarning(who);
-  return (await onScreen()) ?? (k.ttyHiddenLineInput(proc.tty) ? noEchoWarning(who) : undefined);
+  return echoed(await onScreen(), k.ttyState(proc.tty)?.echo) ??
+    (k.ttyHiddenLineInput(proc.tty) ? noEchoWarning(who) : undefined);
 }

@@ -34,7 +34,7 @@ import { libc, type TtyState } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import { noEchoWarning, type Warning } from "./warnings.ts";
+import { echoedSecretPrompts, noEchoWarning, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -43,12 +43,6 @@ const encoder = new TextEncoder();
 /** Whether this process may ask the kernel about the pane's terminal and processes (tmux runs here). */
 function local(tmux: TmuxExecutor): boolean {
   return tmux.remote === undefined;
-}
-
-/** Whether the terminal reads a line without echo (a password prompt); undefined where it cannot be asked. */
-function hiddenLineInput(tmux: TmuxExecutor, tty: string): boolean | undefined {
-  const mode = ttyMode(tmux, tty);
-  return mode && mode.canonical && !mode.echo;
 }
 
 /** The terminal's line mode and echo; undefined where it cannot be asked. */
@@ -62,24 +56,29 @@ function ttyMode(tmux: TmuxExecutor, tty: string): TtyState | undefined {
 }
 
 /**
- * The warning for a pane whose program reads a line without echo, as a
- * password prompt does, when the screen's text did not give it away (a
- * prompt of its own words, a long key path): what to call so the user types
- * it. Undefined when it does not, or when the terminal cannot be asked.
+ * A pane's warnings (from its screen) judged with its terminal's mode where this process can ask it, as
+ * request-input will judge the prompt: a password prompt on a terminal that echoes is told as such (request-input
+ * refuses it), and a line read without echo that the screen did not give away gets the no-echo warning.
+ * As they are where the terminal cannot be asked (tmux on another host, no FFI) or the pane is dead.
  *
  * @example
  * ```ts
- * declare const tmux: Parameters<typeof hiddenInputWarning>[0];
- * declare const pane: Parameters<typeof hiddenInputWarning>[1]; // e.g. finalView(…).pane
- * hiddenInputWarning(tmux, pane)?.message; // "pane %3 reads input without echo …"
+ * declare const tmux: Parameters<typeof withTerminalMode>[0];
+ * declare const view: { pane: Parameters<typeof withTerminalMode>[1]; warnings: Parameters<typeof withTerminalMode>[2] };
+ * const warnings = withTerminalMode(tmux, view.pane, view.warnings);
  * ```
  */
-export function hiddenInputWarning(
+export function withTerminalMode(
   tmux: TmuxExecutor,
   pane: Pick<PaneInfo, "pane_id" | "tty" | "dead">,
-): Warning | undefined {
-  if (pane.dead || hiddenLineInput(tmux, pane.tty) !== true) return undefined;
-  return noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` });
+  warnings: readonly Warning[],
+): Warning[] {
+  const mode = pane.dead ? undefined : ttyMode(tmux, pane.tty);
+  if (mode?.echo) return echoedSecretPrompts(warnings);
+  if (mode?.canonical && !warnings.some((w) => w.kind === "input_prompt")) {
+    return [...warnings, noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` })];
+  }
+  return [...warnings];
 }
 
 /** The pane as a {@linkcode HandOffSubject}. */

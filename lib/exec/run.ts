@@ -41,7 +41,7 @@ import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning, type WarningFacts } from "./warnings.ts";
-import { hiddenInputWarning } from "./pane_handoff.ts";
+import { withTerminalMode } from "./pane_handoff.ts";
 import { shellWaitsForKeys, stillSourcing } from "./keys_warning.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
@@ -338,17 +338,12 @@ async function runLocked(
       // that screen, a pager is told apart (the program tmux names may be a pipeline's start command).
       const shown = read.pane.alternate_on ? (await finalView(tmux, paneId, 1)).warnings : undefined;
       const warnings = (shown ?? paneWarnings(read.pane, read.rows)).filter((w) => w.kind !== "not_a_shell");
-      const hidden = warnings.some((w) => w.kind === "input_prompt") ? undefined : hiddenInputWarning(tmux, read.pane);
       return result(
         read,
         log,
         req.maxLines,
         ids,
-        {
-          exit_code: null,
-          timed_out: true,
-          warnings: hidden ? [...warnings, hidden] : warnings,
-        },
+        { exit_code: null, timed_out: true, warnings: withTerminalMode(tmux, read.pane, warnings) },
         started,
         false,
         read.pane.width !== atStart.pane.width,

@@ -164,6 +164,36 @@ export function secretPromptAdvice(arg: string): string {
     "password";
 }
 
+/**
+ * The secret-prompt warnings {@linkcode promptWarning} made from a screen alone, with what names the terminal and
+ * what its prompt line reads: {@linkcode echoedSecretPrompts} rewrites them once the terminal is known to echo.
+ */
+const SCREEN_SECRETS = new WeakMap<Warning, { name: string; look: string; line: string }>();
+
+/**
+ * `warnings` with each password-prompt warning made from the screen alone replaced by what fits a terminal that
+ * echoes what is typed: no program reads a secret there (a real prompt turns echo off), a secret typed there would
+ * show on the screen, and request-input refuses to ask for one; the rest as they are.
+ *
+ * @example
+ * ```ts
+ * const w = promptWarning(["Password:"], { name: "pane %3", arg: 'target: "%3"' })!;
+ * echoedSecretPrompts([w])[0].message; // 'pane %3 shows a password prompt ("Password:") but its terminal echoes …'
+ * ```
+ */
+export function echoedSecretPrompts(warnings: readonly Warning[]): Warning[] {
+  return warnings.map((w) => {
+    const s = SCREEN_SECRETS.get(w);
+    if (!s) return w;
+    return {
+      kind: "input_prompt",
+      message: `${s.name} shows a password prompt (${JSON.stringify(s.line)}) but its terminal echoes what is typed, ` +
+        `so a secret typed there would show on the screen: type none there, not through request-input either; ` +
+        `look again with ${s.look} (a program may turn echo off a moment later), or send C-c to abort`,
+    };
+  });
+}
+
 /** The warning for a terminal whose program reads a line without echo (a password prompt), named as in promptWarning. */
 export function noEchoWarning(who: { name: string; arg: string }): Warning {
   return {
@@ -188,21 +218,25 @@ export function promptWarning(
   screen: readonly string[],
   who: { name: string; arg: string; keys?: string } & ScreenFacts,
 ): Warning | undefined {
+  const look = who.keys === "pty-send-keys" ? "pty-get-screen" : "snapshot-pane";
+  const secret = (message: string, line: string): Warning => {
+    const w: Warning = { kind: "input_prompt", message };
+    SCREEN_SECRETS.set(w, { name: who.name, look, line });
+    return w;
+  };
   const field = pinentryField(screen, who);
   if (field) {
-    return {
-      kind: "input_prompt",
-      message: `${who.name} shows a passphrase entry (pinentry, ${JSON.stringify(field)}): ` +
-        secretPromptAdvice(who.arg),
-    };
+    return secret(
+      `${who.name} shows a passphrase entry (pinentry, ${JSON.stringify(field)}): ${secretPromptAdvice(who.arg)}`,
+      field,
+    );
   }
   const last = lastLine(screen);
   if (SECRET_PROMPT.test(last)) {
-    return {
-      kind: "input_prompt",
-      message: `${who.name} waits at a password prompt (${JSON.stringify(last.slice(-120))}): ` +
-        secretPromptAdvice(who.arg),
-    };
+    return secret(
+      `${who.name} waits at a password prompt (${JSON.stringify(last.slice(-120))}): ${secretPromptAdvice(who.arg)}`,
+      last.trim().slice(-120),
+    );
   }
   if (INPUT_PROMPTS.some((re) => re.test(last))) {
     return {

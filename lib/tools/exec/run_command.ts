@@ -6,7 +6,7 @@ import { runCommand, type RunResult } from "../../exec/run.ts";
 import { MAX_LOG_BYTES, MAX_LOG_LINE, RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { finalView, inspectCommands } from "../../exec/observe.ts";
-import { hiddenInputWarning } from "../../exec/pane_handoff.ts";
+import { withTerminalMode } from "../../exec/pane_handoff.ts";
 import { waitTimeout } from "../schemas.ts";
 import { resolvedShape } from "../workspace/shapes.ts";
 import { resolvedOf } from "../../tmux/target.ts";
@@ -114,7 +114,6 @@ export default defineTool({
         // A command waiting at a password or yes/no prompt runs on only once someone answers: say so now.
         const view = await finalView(ctx.tmux, ids.pane_id, 1);
         const prompts = view.warnings.filter((w) => w.kind === "input_prompt");
-        const hidden = prompts.length === 0 && view.pane ? hiddenInputWarning(ctx.tmux, view.pane) : undefined;
         return {
           exit_code: null,
           output: page.lines.join("\n"),
@@ -124,7 +123,7 @@ export default defineTool({
           continue: token,
           elapsed_ms: Math.round(performance.now() - m!.started),
           ...ids,
-          warnings: hidden ? [hidden] : prompts,
+          warnings: view.pane ? withTerminalMode(ctx.tmux, view.pane, prompts) : prompts,
         };
       },
     });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { formerName, ptyId } from "./schemas.ts";
 import { screenImage } from "../screen_image.ts";
-import { promptWarning, warningsSchema } from "../../exec/warnings.ts";
+import { echoedSecretPrompts, promptWarning, warningsSchema } from "../../exec/warnings.ts";
 
 export default defineTool({
   name: "pty-get-screen",
@@ -37,11 +37,13 @@ export default defineTool({
     }
     const screen = s.lines.join("\n");
     // A program at a password or yes/no prompt: say which call hands it to the user.
-    const prompt = promptWarning(s.lines, {
+    const seen = promptWarning(s.lines, {
       name: `pty session ${pty_id}`,
       arg: `pty_id: "${pty_id}"`,
       keys: "pty-send-keys",
     });
+    // A password prompt's words on a terminal that echoes: no secret goes there (request-input refuses it).
+    const prompt = seen && (await ctx.terminal.inputState(pty_id)).echo ? echoedSecretPrompts([seen])[0] : seen;
     return {
       structured: { pty_id, rows: s.rows, cols: s.cols, cursor, screen, ...(prompt ? { warnings: [prompt] } : {}) },
       content: [{ type: "text", text: screen }, ...(prompt ? [{ type: "text" as const, text: prompt.message }] : [])],
