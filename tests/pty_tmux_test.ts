@@ -167,6 +167,29 @@ Deno.test("with --keep-sessions a later server run takes the sessions over; with
   });
 });
 
+Deno.test("an adopted kept session gets allow-passthrough off again, whatever it had", async () => {
+  await withPty("tmux", async (_mcp, tmux) => {
+    const first = await connect({
+      socketName: tmux.socketName,
+      args: ["--terminal-backend", "tmux", "--keep-sessions"],
+    });
+    const p1 = pty(first);
+    await p1.launch({ command: "exec cat", pty_id: "kept" });
+    const name = await tmuxSessionOf(tmux, "kept");
+    await first.close();
+    // Kept by a server that did not turn it off (an older version), or turned on since by the user's own hands.
+    await tmux.tmux("set-option", "-p", "-t", `=${name}:`, "allow-passthrough", "on");
+    const second = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", "tmux"] });
+    try {
+      assertEquals((await pty(second).list()).map((s) => s.pty_id), ["kept"]);
+      const pane = `=${await tmuxSessionOf(tmux, "kept")}:`;
+      assertEquals((await tmux.tmux("show-options", "-p", "-v", "-t", pane, "allow-passthrough")).trim(), "off");
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 Deno.test("a program's passthrough escapes never reach an attached human's terminal, whatever allow-passthrough says", async () => {
   await withPty("tmux", async (mcp, tmux) => {
     // As a user's tmux.conf may say (image previewers want it): then tmux hands `ESC P tmux; ... ESC \` through.

@@ -200,7 +200,13 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const meta = decodeMeta(rawMeta);
       const id = m[2];
       try {
-        await tmux.run(["rename-session", "-t", `=${name}`, nameOf(id)]);
+        // allow-passthrough off as at launch (see there): a session kept by a server that did not turn it off, or
+        // turned on since, would hand its program's escapes to the terminal of a human attaching for a hand-off.
+        await tmux.run([
+          ...["rename-session", "-t", `=${name}`, nameOf(id)],
+          sep,
+          ...["set-option", "-p", "-q", "-t", pane, "allow-passthrough", "off"],
+        ]);
       } catch {
         continue; // another server adopted it first
       }
