@@ -200,6 +200,25 @@ Deno.test("a yes/no read key by key gets the key alone: no Enter lands in the ne
   });
 });
 
+for (const backend of ["tmux", "pty"]) {
+  Deno.test(`${backend} backend: a session's shell at its own prompt, worded like a password prompt, is asked nothing`, async () => {
+    await withHuman(BOTH, async (s) => {
+      s.human.secret = `pw-${crypto.randomUUID()}`;
+      // bash's line editor reads the line (raw mode, echo off): a secret typed there would run as a command.
+      const id = await s.launch("PS1='Password: ' exec bash --norc --noprofile -i\n", "Password:");
+      const r = await s.call("request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 3000 });
+      await Promise.all(s.human.browsing);
+      assert(r.isError, textOf(r));
+      assertMatch(
+        textOf(r),
+        new RegExp(`^pty session "${id}" is not waiting at a password or yes/no prompt \\(last line: "Password:"\\)`),
+      );
+      assertEquals(s.human.asked, []);
+      await assertNowhere(s, s.human.secret);
+    }, backend);
+  });
+}
+
 Deno.test("decline, cancel and timeout type nothing and say so", async () => {
   await withHuman(BOTH, async (s) => {
     const id = await s.launch(SECRET_SCRIPT, "Password:");

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { defineTool, resolvedTarget } from "../declared.ts";
-import { handOff, type HandOffSubject, ptySubject } from "../../terminal/handoff.ts";
+import { handOff, type HandOffSubject } from "../../terminal/handoff.ts";
 import { paneSubject } from "../../exec/pane_handoff.ts";
+import { sessionSubject } from "../../exec/session_handoff.ts";
 import { UserError } from "../../errors.ts";
 import { servesToolset } from "../../config.ts";
 import { ptyId } from "../pty/schemas.ts";
@@ -52,7 +53,7 @@ export default defineTool({
       if (!servesToolset(ctx.config, "pty")) {
         throw new UserError("pty_id needs the pty toolset, which this server does not serve (--toolsets)");
       }
-      subject = ptySubject(ctx.terminal, pty_id);
+      subject = sessionSubject(ctx.terminal, pty_id);
       who = { pty_id };
     } else {
       const { pane_id } = resolvedTarget(ctx);
