@@ -147,6 +147,28 @@ Deno.test("pane: a yes/no read key by key gets the key alone: no Enter lands in 
   });
 });
 
+Deno.test("pane: run-command's running answer at a yes/no read key by key says to send the key alone", async () => {
+  await withHuman(
+    BOTH,
+    async (s) => {
+      const pane = await s.pane("bash-");
+      const script = `${s.dir}/one-key.sh`;
+      await Deno.writeTextFile(script, ONE_KEY_SCRIPT);
+      type Run = { continue?: string; warnings: { message: string }[] };
+      let out = (await s.call("run-command", { target: pane, command: `bash ${script}`, timeout_ms: 120_000 }))
+        .structuredContent as Run;
+      while (out.continue !== undefined && !out.warnings.some((w) => /Overwrite/.test(w.message))) {
+        out = (await s.call("run-command", { continue: out.continue })).structuredContent as Run;
+      }
+      assert(out.continue !== undefined, `the run ended: ${JSON.stringify(out)}`);
+      assertEquals(out.warnings.length, 1, JSON.stringify(out.warnings));
+      assertMatch(out.warnings[0].message, new RegExp(`^pane ${pane} waits for one key .*e\\.g\\. y alone: an Enter`));
+    },
+    "tmux",
+    ["--call-budget-ms", "1500"],
+  );
+});
+
 Deno.test("pane: a secret never travels on a tmux command line, even when every command spawns a client", async () => {
   await withRecordedCommandLines(async (s) => {
     const pane = await s.pane("Password:", SECRET_SCRIPT);

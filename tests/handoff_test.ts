@@ -186,6 +186,11 @@ Deno.test("a yes/no prompt is answered by a form and the answer typed", async ()
 Deno.test("a yes/no read key by key gets the key alone: no Enter lands in the next read", async () => {
   await withHuman(BOTH, async (s) => {
     const id = await s.launch(ONE_KEY_SCRIPT, "Overwrite it? [y/N]");
+    // What the model is told before: the key alone, as request-input types it.
+    const seen = (await s.call("pty-get-screen", { pty_id: id })).structuredContent as {
+      warnings?: { message: string }[];
+    };
+    assertMatch(seen.warnings![0].message, /^pty session s\d+ waits for one key .*e\.g\. y alone: an Enter after it/);
     const r = await s.call("request-input", { pty_id: id, prompt: "Overwrite the file?", timeout_ms: 60_000 });
     assert(!r.isError, textOf(r));
     assertEquals((r.structuredContent as Record<string, unknown>).via, "form");

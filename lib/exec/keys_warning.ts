@@ -35,7 +35,7 @@ import { UserError } from "../errors.ts";
 import { getPane, paneFacts } from "../tmux/panes.ts";
 import { type Libc, libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
-import { echoedSecretPrompts, noEchoWarning, promptWarning, type Warning } from "./warnings.ts";
+import { echoedSecretPrompts, keyByKeyPrompts, noEchoWarning, promptWarning, type Warning } from "./warnings.ts";
 import { withTerminalMode } from "./pane_handoff.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
 import { parseProcStat } from "../host/process.ts";
@@ -313,10 +313,14 @@ export async function sessionKeysWarning(
   const onScreen = async () =>
     promptWarning((await terminal.screen(id, false)).lines, { ...who, keys: "pty-send-keys" });
   // A password prompt on a terminal that echoes is no place for a secret (request-input refuses it): said so.
-  const echoed = (w: Warning | undefined, echo: boolean | undefined) => w && echo ? echoedSecretPrompts([w])[0] : w;
+  // A question read key by key gets its key alone (an Enter would go to whatever reads next).
+  const echoed = (w: Warning | undefined, t: { echo?: boolean; canonical?: boolean } | undefined) => {
+    const e = w && t?.echo ? echoedSecretPrompts([w])[0] : w;
+    return e && t?.canonical === false ? keyByKeyPrompts([e])[0] : e;
+  };
   if (!submitted) {
     const [prompt, state] = await Promise.all([onScreen(), terminal.inputState(id)]);
-    return echoed(prompt, state.echo) ?? (state.hiddenInput ? noEchoWarning(who) : undefined);
+    return echoed(prompt, state) ?? (state.hiddenInput ? noEchoWarning(who) : undefined);
   }
   const proc = await terminal.localProcess(id);
   const k = proc && kernel();
@@ -324,6 +328,6 @@ export async function sessionKeysWarning(
   const seen = await watchLine(k, proc.tty, proc.pid, signal);
   if (seen === "gone") return undefined;
   if (seen === "hidden") return noEchoWarning(who);
-  return echoed(await onScreen(), k.ttyState(proc.tty)?.echo) ??
+  return echoed(await onScreen(), k.ttyState(proc.tty)) ??
     (k.ttyHiddenLineInput(proc.tty) ? noEchoWarning(who) : undefined);
 }

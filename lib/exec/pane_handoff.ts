@@ -34,7 +34,7 @@ import { libc, type TtyState } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import { echoedSecretPrompts, noEchoWarning, type Warning } from "./warnings.ts";
+import { echoedSecretPrompts, keyByKeyPrompts, noEchoWarning, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -74,8 +74,9 @@ export function withTerminalMode(
   warnings: readonly Warning[],
 ): Warning[] {
   const mode = pane.dead ? undefined : ttyMode(tmux, pane.tty);
-  if (mode?.echo) return echoedSecretPrompts(warnings);
-  if (mode?.canonical && !warnings.some((w) => w.kind === "input_prompt")) {
+  if (mode?.echo) warnings = echoedSecretPrompts(warnings);
+  if (mode?.canonical === false) return keyByKeyPrompts(warnings);
+  if (mode?.canonical && !mode.echo && !warnings.some((w) => w.kind === "input_prompt")) {
     return [...warnings, noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` })];
   }
   return [...warnings];

@@ -194,6 +194,33 @@ export function echoedSecretPrompts(warnings: readonly Warning[]): Warning[] {
   });
 }
 
+/** The yes/no and other questions {@linkcode promptWarning} made from a screen alone (see {@linkcode keyByKeyPrompts}). */
+const SCREEN_QUESTIONS = new WeakMap<Warning, { name: string; keys: string; line: string }>();
+
+/**
+ * `warnings` with each question made from the screen alone (a yes/no, "press any key") told as one read key by key,
+ * for a terminal known to be out of line mode (`read -n1`, a curses [y/N]): the key goes alone, as request-input
+ * types it, since an Enter after it would go to whatever reads next; the rest as they are.
+ *
+ * @example
+ * ```ts
+ * const w = promptWarning(["Overwrite? [y/N]"], { name: "pane %3", arg: 'target: "%3"' })!;
+ * keyByKeyPrompts([w])[0].message; // 'pane %3 waits for one key ("Overwrite? [y/N]"): answer with send-keys (y alone …'
+ * ```
+ */
+export function keyByKeyPrompts(warnings: readonly Warning[]): Warning[] {
+  return warnings.map((w) => {
+    const q = SCREEN_QUESTIONS.get(w);
+    if (!q) return w;
+    return {
+      kind: "input_prompt",
+      message: `${q.name} waits for one key (${JSON.stringify(q.line)}; its terminal reads key by key): answer ` +
+        `with ${q.keys} (e.g. y alone: an Enter after it would go to whatever reads next), request-input to ask the ` +
+        "user, or send C-c to abort",
+    };
+  });
+}
+
 /** The warning for a terminal whose program reads a line without echo (a password prompt), named as in promptWarning. */
 export function noEchoWarning(who: { name: string; arg: string }): Warning {
   return {
@@ -239,11 +266,13 @@ export function promptWarning(
     );
   }
   if (INPUT_PROMPTS.some((re) => re.test(last))) {
-    return {
+    const w: Warning = {
       kind: "input_prompt",
       message: `${who.name} appears to wait for input (${JSON.stringify(last.slice(-120))}): answer with ` +
         `${who.keys ?? "send-keys"} (e.g. y then Enter), request-input to ask the user, or send C-c to abort`,
     };
+    SCREEN_QUESTIONS.set(w, { name: who.name, keys: who.keys ?? "send-keys", line: last.trim().slice(-120) });
+    return w;
   }
   return undefined;
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { formerName, ptyId } from "./schemas.ts";
 import { screenImage } from "../screen_image.ts";
-import { echoedSecretPrompts, promptWarning, warningsSchema } from "../../exec/warnings.ts";
+import { echoedSecretPrompts, keyByKeyPrompts, promptWarning, warningsSchema } from "../../exec/warnings.ts";
 
 export default defineTool({
   name: "pty-get-screen",
@@ -42,8 +42,11 @@ export default defineTool({
       arg: `pty_id: "${pty_id}"`,
       keys: "pty-send-keys",
     });
-    // A password prompt's words on a terminal that echoes: no secret goes there (request-input refuses it).
-    const prompt = seen && (await ctx.terminal.inputState(pty_id)).echo ? echoedSecretPrompts([seen])[0] : seen;
+    // A password prompt's words on a terminal that echoes: no secret goes there (request-input refuses it); a
+    // question read key by key: its key alone.
+    const mode = seen && await ctx.terminal.inputState(pty_id);
+    const echoed = seen && mode?.echo ? echoedSecretPrompts([seen])[0] : seen;
+    const prompt = echoed && mode?.canonical === false ? keyByKeyPrompts([echoed])[0] : echoed;
     return {
       structured: { pty_id, rows: s.rows, cols: s.cols, cursor, screen, ...(prompt ? { warnings: [prompt] } : {}) },
       content: [{ type: "text", text: screen }, ...(prompt ? [{ type: "text" as const, text: prompt.message }] : [])],
