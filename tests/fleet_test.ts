@@ -607,6 +607,34 @@ Deno.test("fleet: a continue token and a full-output buffer from a host lead bac
   }, { args: ["--call-budget-ms", "2000"] });
 });
 
+Deno.test("fleet: a result over budget is kept in its host's tmux, paged by HOST::NAME, deleted there at exit", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
+    const value = Array.from({ length: 400 }, (_, i) => `zq-beta-${i}`).join(" ");
+    await beta.tmux("set-environment", "-g", "ZQBIG", value);
+    type Buffered = { buffer_id: string | null; note: string; suggested_refinements: string[] };
+    const r = await mcp.ok<Buffered>("show", { what: "environment", target: "beta::" });
+    assertMatch(r.buffer_id ?? "", /^beta::mcp-result-\d+-[0-9a-f]{8}$/, JSON.stringify(r));
+    assert(r.note.includes(JSON.stringify(r.buffer_id)), r.note);
+    assert(r.suggested_refinements.every((s) => !s.includes("show-buffer") || s.includes(r.buffer_id!)));
+    const results = async (fx: SshFixture) =>
+      (await fx.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter((n) => n.startsWith("mcp-result-"));
+    assertEquals(await results(beta), [r.buffer_id!.slice("beta::".length)]);
+    assertEquals(await results(alpha), []);
+    const page = await mcp.ok<{ text: string; host: string }>("show-buffer", { name: r.buffer_id!, max_bytes: 2048 });
+    assertEquals(page.host, "beta");
+    assertMatch(page.text, /zq-beta-0 /);
+    const found = await mcp.ok<{ total_matches: number; host: string }>("search-buffer", {
+      buffers: [r.buffer_id!],
+      query: "zq-beta-399",
+    });
+    assertEquals([found.host, found.total_matches], ["beta", 1]);
+    // A normal exit deletes the server's results on every host it kept them on.
+    await mcp.close();
+    await waitUntil("beta's result deleted", async () => (await results(beta)).length === 0 || undefined, 60_000);
+  }, { args: ["--max-tokens", "600"] });
+});
+
 Deno.test("fleet: a capture-since cursor from a host goes on there, also without target", async () => {
   await withFleet(async (mcp, alpha, beta) => {
     await connectedHosts(mcp);

@@ -23,7 +23,14 @@
 import { charStartAtOrAfter } from "../text/utf8.ts";
 import type { CallToolResult } from "../sdk.ts";
 import { outputResult, type ResultStage, structuredJson } from "./pipeline.ts";
-import { type AnyTool, type ContentBlock, neverBuffered, type PageBudget, type Services } from "../tools/tool.ts";
+import {
+  type AnyTool,
+  type ContentBlock,
+  hostAddress,
+  neverBuffered,
+  type PageBudget,
+  type Services,
+} from "../tools/tool.ts";
 import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
 import { jsonStringTokens, planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
 import { createResultRegistry, type ResultRegistry } from "../budget/registry.ts";
@@ -95,13 +102,23 @@ export function createBudget(opts: BudgetOptions): Budget {
   const { settings, services } = opts;
   const budgets = new Map<string, ToolBudget>(opts.tools.map((t) => [t.name, resolveToolBudget(settings, t.name)]));
   const budgetOf = (name: string) => budgets.get(name) ?? resolveToolBudget(settings, name);
-  const registry = createResultRegistry(services.buffers, {
-    ttlMs: settings.bufferTTL,
-    maxCount: MAX_RESULT_BUFFERS,
-    maxBytes: MAX_RESULT_BYTES,
-    sweep: services.tmux.remote === undefined,
-  });
-  services.atExit(() => registry.clear());
+  // Each host's results are kept in that host's tmux (the one the call acted on), deleted at exit there.
+  const registries = new WeakMap<object, ResultRegistry>();
+  function registryOf(svc: Services): ResultRegistry {
+    let r = registries.get(svc.buffers);
+    if (!r) {
+      const made = createResultRegistry(svc.buffers, {
+        ttlMs: settings.bufferTTL,
+        maxCount: MAX_RESULT_BUFFERS,
+        maxBytes: MAX_RESULT_BYTES,
+        sweep: svc.tmux.remote === undefined,
+      });
+      services.atExit(() => made.clear());
+      registries.set(svc.buffers, r = made);
+    }
+    return r;
+  }
+  const registry = registryOf(services);
 
   /** A show-buffer page size that keeps a page of this content under show-buffer's own budget. */
   function pageBytes(plan: PreviewPlan, fullTokens: number): number {
@@ -137,13 +154,17 @@ export function createBudget(opts: BudgetOptions): Budget {
     return out;
   }
 
-  async function keep(plan: PreviewPlan): Promise<{ id: string; why?: never } | { id: null; why: string }> {
+  async function keep(
+    plan: PreviewPlan,
+    svc: Services,
+  ): Promise<{ id: string; why?: never } | { id: null; why: string }> {
     if (settings.autoTruncate) return { id: null, why: "The full result was not kept (autoTruncate is on)" };
     if (!opts.isServed("show-buffer")) {
       return { id: null, why: "The full result was not kept (show-buffer, needed to read it, is not served)" };
     }
     try {
-      return { id: await registry.store(plan.full) };
+      // As a later call names it: `HOST::NAME` on a server with several hosts.
+      return { id: hostAddress(svc, await registryOf(svc).store(plan.full)) };
     } catch (e) {
       return {
         id: null,
@@ -152,7 +173,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     }
   }
 
-  const stage: ResultStage = async (tool, result) => {
+  const stage: ResultStage = async (tool, result, ctx) => {
     // A natively paged tool already fit its page and says where to go on, a confirmation is small: a copy
     // would only cost a buffer.
     if (!settings.enableBuffering || neverBuffered(tool)) return result;
@@ -173,7 +194,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     // As show-buffer's budget counts a page of what is stored: a JSON string (of indented JSON, for a structured
     // result: not the compact JSON estimated above, which has no indents and escapes no quotes).
     const fullTokens = jsonStringTokens(plan.fullText);
-    const kept = await keep(plan);
+    const kept = await keep(plan, ctx);
     const what = plan.kind === "text" ? "text" : "result (as indented JSON)";
     const head = over
       ? `${tool.name} returned about ${tokens} tokens, over this server's ${budget.maxTokens}-token budget for it.`
