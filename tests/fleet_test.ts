@@ -120,6 +120,18 @@ Deno.test("fleet: --ssh is repeatable with names; local is a host; names are che
     }
     assertMatch(msg, /is not a host name \(letters, digits, _ and -/, bad);
   }
+  // "local" is this machine's name: an ssh host under it (named so, or after a destination local.…) is refused.
+  for (const bad of ["local=me@web1", "Local=me@web1", "local.example.com", "me@local.lan,socket-name=x"]) {
+    let msg = "";
+    try {
+      parseConfig(["--ssh", "web=me@web1", "--ssh", bad], {});
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    assertMatch(msg, /is this machine's, not an ssh host's: give it another name: --ssh NAME=/, bad);
+    assert(!msg.includes("\n"), msg);
+  }
+  assertEquals(parseConfig(["--ssh", "here=local"], {}).hosts, [{ name: "here" }]);
 });
 
 Deno.test("fleet: a host named after its destination gets a name its targets can use (IPv6, a leading _)", () => {

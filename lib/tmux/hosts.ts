@@ -122,7 +122,14 @@ export function parseHostSpec(raw: string): HostSpec | string {
     return `${JSON.stringify(head.slice(0, eq))} before "=" is not a host name (letters, digits, _ and -, at most ` +
       "32, starting with a letter or digit): give --ssh NAME=DEST";
   }
-  return { name: named ? head.slice(0, eq) : defaultHostName(dest), destination: dest, ...options };
+  const name = named ? head.slice(0, eq) : defaultHostName(dest);
+  // "local" names this machine (results say a file or session is "local"): an ssh host under that name would read
+  // as this machine, and `local::` would lead elsewhere than the user meant.
+  if (name.toLowerCase() === LOCAL_HOST) {
+    return `the host name "${name}" is this machine's, not an ssh host's: give it another name: ` +
+      `--ssh NAME=${dest} (and --ssh local for this machine)`;
+  }
+  return { name, destination: dest, ...options };
 }
 
 /**
