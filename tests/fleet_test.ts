@@ -647,6 +647,28 @@ Deno.test("fleet: a result over budget is kept in its host's tmux, paged by HOST
   }, { args: ["--max-tokens", "600"] });
 });
 
+Deno.test("fleet: a listing over budget with the first host stopped is kept on a host that answered", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
+    for (let i = 0; i < 40; i++) await beta.tmux("new-window", "-d", "-t", "main");
+    const tmuxPid = Number((await alpha.tmux("display-message", "-p", "#{pid}")).trim());
+    const frozen = [tmuxPid, ...await alpha.sshdProcesses()];
+    for (const pid of frozen) Deno.kill(pid, "SIGSTOP");
+    try {
+      const t0 = performance.now();
+      const r = await mcp.ok<{ buffer_id: string | null; note: string }>("list", { what: "panes" });
+      const took = performance.now() - t0;
+      assertMatch(r.buffer_id ?? "", /^beta::mcp-result-/, JSON.stringify(r).slice(0, 1500));
+      assert(took < 45_000, `the listing took ${took} ms`);
+      const page = await mcp.ok<{ text: string; host: string }>("show-buffer", { name: r.buffer_id!, max_bytes: 2048 });
+      assertEquals(page.host, "beta");
+      assertMatch(page.text, /"beta::%0"/);
+    } finally {
+      for (const pid of frozen) Deno.kill(pid, "SIGCONT");
+    }
+  }, { args: ["--max-tokens", "400"] });
+});
+
 Deno.test("fleet: a capture-since cursor from a host goes on there, also without target", async () => {
   await withFleet(async (mcp, alpha, beta) => {
     await connectedHosts(mcp);

@@ -534,6 +534,10 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         const mismatch = settled.find((r) => r.status === "rejected" && r.reason instanceof OutputMismatch);
         if (mismatch) throw (mismatch as PromiseRejectedResult).reason;
         out = mergeOutputs(hosts, tool, parsed.data, bindings, settled, ctx.budget);
+        // A result over budget is kept on the host of this context: for a listing of every host, the first one that
+        // answered (the first host may be the one down or stalled).
+        const answered = settled.findIndex((r) => r.status === "fulfilled");
+        if (answered > 0) ctx = contextFor(bindings[answered].services);
       }
       target = { ...target, ...targetOf(out.structured) };
       let result = outputResult(out);
