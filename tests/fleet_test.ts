@@ -647,6 +647,27 @@ Deno.test("fleet: a result over budget is kept in its host's tmux, paged by HOST
   }, { args: ["--max-tokens", "600"] });
 });
 
+Deno.test("fleet: a result kept on a remote host expires there after bufferTTL", async () => {
+  const config = await Deno.makeTempFile({ suffix: ".json" });
+  await Deno.writeTextFile(config, `{ "bufferTTL": 3000 }`);
+  try {
+    await withFleet(async (mcp, _alpha, beta) => {
+      await connectedHosts(mcp);
+      await beta.tmux("set-environment", "-g", "ZQBIG", Array.from({ length: 400 }, (_, i) => `zq-${i}`).join(" "));
+      const r = await mcp.ok<{ buffer_id: string | null }>("show", { what: "environment", target: "beta::" });
+      assertMatch(r.buffer_id ?? "", /^beta::mcp-result-/);
+      const name = r.buffer_id!.slice("beta::".length);
+      await waitUntil("the result expired on beta", async () => {
+        const names = (await beta.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n");
+        return !names.includes(name) || undefined;
+      }, 60_000);
+      assertMatch(await mcp.err("show-buffer", { name: r.buffer_id! }), /mcp-result/);
+    }, { args: ["--max-tokens", "600", "--config", config] });
+  } finally {
+    await Deno.remove(config);
+  }
+});
+
 Deno.test("fleet: a listing over budget with the first host stopped is kept on a host that answered", async () => {
   await withFleet(async (mcp, alpha, beta) => {
     await connectedHosts(mcp);
