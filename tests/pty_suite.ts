@@ -328,6 +328,7 @@ export function ptySuite(backend: Backend): void {
         const id = await p.bash();
         await p.send(id, "echo last words\n");
         const before = filled(await p.idle(id, "last words"));
+        assertEquals((await mcp.ok("pty-get-screen", { pty_id: id })).warnings, undefined);
         await p.waitScreen(quick, "bye", (s) => filled(s).includes("bye"));
         await p.send(quick, "\n");
         // readline echoes what it reads: the typed line is on the screen before Enter.
@@ -343,8 +344,15 @@ export function ptySuite(backend: Backend): void {
         assertEquals([byId.get(quick)!.exit_code, byId.get(id)!.exit_code], [7, 3]);
         assertEquals(byId.get(id)!.backend, backend);
         assertEquals(byId.get(id)!.command, BASH);
-        // The last screen stays readable, and is unchanged by the exit.
-        assertEquals(filled((await p.screen(quick)).screen), ["bye"]);
+        // The last screen stays readable, and is unchanged by the exit; it says the program has ended (the screen
+        // alone looks like a program waiting), while a running one's says nothing of the kind.
+        const left = await mcp.ok<{ screen: string; warnings?: { kind: string; message: string }[] }>(
+          "pty-get-screen",
+          { pty_id: quick },
+        );
+        assertEquals(filled(left.screen), ["bye"]);
+        assertEquals(left.warnings?.map((w) => w.kind), ["exited"]);
+        assertMatch(left.warnings![0].message, /program has exited \(exit code 7\): .*pty-kill-session removes/);
         // bash's own "exit" line comes as it exits: what was there before stays, the typed line included.
         const after = filled((await p.screen(id)).screen);
         assertEquals(after.slice(0, before.length - 1), before.slice(0, -1));

@@ -26,6 +26,7 @@ export const WARNING_KINDS = [
   "lines_missed",
   "interrupted",
   "left_mode",
+  "exited",
 ] as const;
 export type WarningKind = (typeof WARNING_KINDS)[number];
 

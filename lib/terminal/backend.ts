@@ -50,6 +50,8 @@ export interface Screen {
   lines: string[];
   /** Where the cursor is on these lines (0-based), read with them: never a later screen's. */
   cursor: { row: number; col: number };
+  /** Present once the program has ended (the screen is as it left it): its exit code, when known. */
+  exited?: { code?: number };
 }
 
 /** What {@linkcode TerminalBackend.inputState} reports while a human has the session. */

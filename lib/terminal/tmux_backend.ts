@@ -140,6 +140,10 @@ const PANE = {
   cols: ["pane_width", "int"],
 } as const satisfies RowSpec;
 
+/** A screen's size and cursor, and whether (and how) its program ended: numbers and flags, space-separated. */
+const SCREEN_FACTS = "#{pane_height} #{pane_width} #{cursor_y} #{cursor_x} #{pane_dead} #{pane_dead_status} " +
+  "#{pane_dead_signal}";
+
 /** `list-panes -F rowFormat(PANE)` output by pane id. */
 function parsePanes(out: Uint8Array): Map<string, Row<typeof PANE>> {
   return new Map(parseRows(PANE, out).rows.map((p) => [p.pane, p]));
@@ -396,15 +400,24 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const out = splitLines(
         await run(id, [
           // The cursor in the same command list as the capture: tmux runs them with no output parsed between.
-          ...["display-message", "-p", "-t", s.pane, "#{pane_height} #{pane_width} #{cursor_y} #{cursor_x}"],
+          ...["display-message", "-p", "-t", s.pane, SCREEN_FACTS],
           sep,
           ...["capture-pane", "-p", ...(colors ? ["-e"] : []), "-t", s.pane],
         ]),
       );
-      const [rows, cols, row, col] = (out.shift() ?? "").split(" ").map(Number);
+      const facts = (out.shift() ?? "").split(" ");
+      const [rows, cols, row, col] = facts.slice(0, 4).map(Number);
+      const number = (f: string | undefined) => f ? Number(f) : null;
+      const exited = facts[4] === "1" ? { code: exitCode(number(facts[5]), number(facts[6])) } : undefined;
       const screen = out.slice(0, rows);
       while (screen.length < rows) screen.push("");
-      return { rows, cols, lines: colors ? await ansiScreenColors(screen, rows, cols) : screen, cursor: { row, col } };
+      return {
+        rows,
+        cols,
+        lines: colors ? await ansiScreenColors(screen, rows, cols) : screen,
+        cursor: { row, col },
+        ...(exited ? { exited } : {}),
+      };
     },
 
     async list() {

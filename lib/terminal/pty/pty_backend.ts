@@ -337,7 +337,8 @@ export function createPtyBackend(): TerminalBackend {
       const { s } = await session(id);
       // Lines and cursor in one turn, after one settle: no output is parsed between them.
       const lines = colors ? s.em.screenColors() : s.em.screenLines();
-      return { rows: s.em.rows, cols: s.em.cols, lines, cursor: s.em.cursor() };
+      const exited = s.exit ? { exited: { code: s.exit.exitCode } } : {};
+      return { rows: s.em.rows, cols: s.em.cols, lines, cursor: s.em.cursor(), ...exited };
     },
 
     async list() {

@@ -2,7 +2,13 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { formerName, ptyId } from "./schemas.ts";
 import { screenImage } from "../screen_image.ts";
-import { echoedSecretPrompts, keyByKeyPrompts, promptWarning, warningsSchema } from "../../exec/warnings.ts";
+import {
+  echoedSecretPrompts,
+  keyByKeyPrompts,
+  promptWarning,
+  type Warning,
+  warningsSchema,
+} from "../../exec/warnings.ts";
 
 export default defineTool({
   name: "pty-get-screen",
@@ -22,7 +28,7 @@ export default defineTool({
     cols: z.number().int(),
     cursor: z.object({ row: z.number().int(), col: z.number().int() }).describe("0-based"),
     screen: z.string(),
-    warnings: warningsSchema.optional().describe("present at an input prompt"),
+    warnings: warningsSchema.optional().describe("present at a prompt or exit"),
   }),
   textField: "screen",
   secrets: [],
@@ -31,11 +37,31 @@ export default defineTool({
     // One snapshot: a cursor read apart from the screen may belong to a later one.
     const s = await ctx.terminal.screen(pty_id, include_colors || png);
     const cursor = s.cursor;
+    // The screen of a program that has ended looks like one that waits: say which it is.
+    const ended: Warning | undefined = s.exited && {
+      kind: "exited",
+      message: `pty session ${pty_id}'s program has exited${
+        s.exited.code === undefined ? "" : ` (exit code ${s.exited.code})`
+      }: this is the screen it left; pty-kill-session removes the session, pty-launch starts a new one`,
+    };
     if (png) {
-      const structured = { pty_id, rows: s.rows, cols: s.cols, cursor, screen: "" };
+      const structured = {
+        pty_id,
+        rows: s.rows,
+        cols: s.cols,
+        cursor,
+        screen: "",
+        ...(ended ? { warnings: [ended] } : {}),
+      };
       return { structured, content: [await screenImage(ctx, { ...s, cursor }, structured)] };
     }
     const screen = s.lines.join("\n");
+    if (ended) {
+      return {
+        structured: { pty_id, rows: s.rows, cols: s.cols, cursor, screen, warnings: [ended] },
+        content: [{ type: "text", text: screen }, { type: "text", text: ended.message }],
+      };
+    }
     // A program at a password or yes/no prompt: say which call hands it to the user.
     const seen = promptWarning(s.lines, {
       name: `pty session ${pty_id}`,
