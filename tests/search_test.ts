@@ -190,7 +190,26 @@ Deno.test("a search of all buffers goes on when one is deleted after they were l
 Deno.test("invalid regex, empty query, lone surrogate and unknown buffers are clear errors", async () => {
   await withServer(async (mcp) => {
     await mcp.ok("set-buffer", { name: "b", content: "abc" });
-    assertMatch(await mcp.err("search-buffer", { query: "a(b", mode: "regex" }), /^invalid regex: .*mode "literal"/);
+    assertMatch(
+      await mcp.err("search-buffer", { query: "a(b", mode: "regex" }),
+      /^invalid regex "a\(b": .*mode "literal"/,
+    );
+    // Another engine's inline flags: what to pass instead, in the same words from every tool that takes a regex.
+    const inline =
+      'invalid regex "(?i)abc": Invalid group (JavaScript syntax, u flag); JavaScript has no inline flags ' +
+      "like (?i): drop it and pass ignore_case: true; fix it or pass ";
+    assertEquals(
+      await mcp.err("search-buffer", { query: "(?i)abc", mode: "regex" }),
+      inline + 'mode "literal" for literal text',
+    );
+    assertEquals(
+      await mcp.err("search-panes", { query: "(?i)abc", mode: "regex" }),
+      inline + 'mode "literal" for literal text',
+    );
+    assertEquals(
+      await mcp.err("wait", { what: "text", patterns: ["(?i)abc"], regex: true, timeout_ms: 0 }),
+      inline + "regex: false for literal text",
+    );
     assertMatch(await mcp.err("search-buffer", { query: "" }), /query: query must not be empty/);
     assertMatch(await mcp.err("search-buffer", { query: "x".repeat(1025) }), /longer than 1024/);
     assertMatch(await mcp.err("search-buffer", { query: "\uD83D" }), /lone surrogate/);

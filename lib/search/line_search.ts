@@ -24,16 +24,43 @@ export interface LineQuery {
   literalHint?: string;
 }
 
+/** Inline flags other engines take at a pattern's start (PCRE, Python, Go): `(?i)`, `(?im)`. */
+const INLINE_FLAGS = /^\(\?[a-zA-Z]+\)/;
+
+/**
+ * The one refusal of a model's pattern that JavaScript's engine does not take: the pattern, the engine's reason,
+ * for inline flags (`(?i)`) the parameter that does their work, and how the calling tool searches literal text
+ * (`literal`: `regex: false`, `mode "literal"`).
+ *
+ * @example
+ * ```ts
+ * invalidRegex("(?i)foo", new SyntaxError("Invalid regular expression: /(?i)foo/u: Invalid group"), 'mode "literal"');
+ * // UserError: invalid regex "(?i)foo": Invalid group (JavaScript syntax, u flag); JavaScript has no inline flags like (?i): drop it and pass ignore_case: true; …
+ * ```
+ */
+export function invalidRegex(pattern: string, e: unknown, literal: string, flags = "u"): UserError {
+  const said = e instanceof Error ? e.message : String(e);
+  const prefix = `Invalid regular expression: /${pattern}/${flags}: `;
+  const why = said.startsWith(prefix) ? said.slice(prefix.length) : said;
+  const inline = INLINE_FLAGS.exec(pattern)?.[0];
+  const hint = !inline
+    ? ""
+    : `; JavaScript has no inline flags like ${inline}: drop it${
+      inline.includes("i") ? " and pass ignore_case: true" : ""
+    }`;
+  return new UserError(
+    `invalid regex ${JSON.stringify(pattern)}: ${why} (JavaScript syntax, u flag)${hint}; fix it or pass ${literal} ` +
+      `for literal text`,
+  );
+}
+
 /** Compiles a model's regex or explains why it is not one. */
 export function compileRegex(pattern: string, ignoreCase: boolean, literalHint = "regex: false"): RegExp {
+  const flags = ignoreCase ? "iu" : "u";
   try {
-    return new RegExp(pattern, ignoreCase ? "iu" : "u");
+    return new RegExp(pattern, flags);
   } catch (e) {
-    throw new UserError(
-      `invalid regex ${JSON.stringify(pattern)}: ${
-        (e as Error).message
-      }; fix it or pass ${literalHint} for literal text`,
-    );
+    throw invalidRegex(pattern, e, literalHint, flags);
   }
 }
 

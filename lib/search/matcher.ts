@@ -37,6 +37,7 @@
  */
 import { isAscii } from "node:buffer";
 import { UserError } from "../errors.ts";
+import { invalidRegex } from "./line_search.ts";
 import { byteString, decodeUtf8 } from "./text.ts";
 
 export type SearchMode = "literal" | "regex";
@@ -104,14 +105,12 @@ export function escapeRegExp(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
 
-function compile(source: string, flags: string): RegExp {
+/** Compiles a pattern this module built, or (`given`) the model's own, refused as {@linkcode invalidRegex} says. */
+function compile(source: string, flags: string, given = source): RegExp {
   try {
     return new RegExp(source, flags);
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    throw new UserError(
-      `invalid regex: ${why}: fix the pattern (JavaScript syntax, u flag) or use mode "literal" to search the text as-is`,
-    );
+    throw invalidRegex(given, e, 'mode "literal"', flags);
   }
 }
 
