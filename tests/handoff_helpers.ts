@@ -104,6 +104,15 @@ printf 'next=[%s]\\n' "$next"
 exec sleep 3600
 `;
 
+/**
+ * A yes/no read by a line editor (Node's readline): out of line mode like a one-key read, but echo off, and the
+ * answer ends at Enter.
+ */
+export const LINE_EDITOR_SCRIPT = `exec node -e '
+const rl = require("readline").createInterface({ input: process.stdin, output: process.stdout });
+rl.question("Overwrite it? [y/N] ", (a) => { console.log("answer=" + a); setInterval(() => {}, 1e9); });'
+`;
+
 export async function sha16(s: string): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
   return [...d].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);

@@ -18,6 +18,7 @@ import {
   assertSpent,
   BOTH,
   CONFIRM_SCRIPT,
+  LINE_EDITOR_SCRIPT,
   ONE_KEY_SCRIPT,
   type Reply,
   SECRET_SCRIPT,
@@ -202,6 +203,21 @@ Deno.test("a yes/no read key by key gets the key alone: no Enter lands in the ne
     }, 30_000);
     assertMatch(screen.value, /answer=y\n/);
     assertMatch(screen.value, /next=\[ok\]/);
+  });
+});
+
+Deno.test("a yes/no read by a line editor (out of line mode, echo off) gets the key and Enter", async () => {
+  await withHuman(BOTH, async (s) => {
+    const id = await s.launch(LINE_EDITOR_SCRIPT, "Overwrite it? [y/N]");
+    // Node's readline waits for Enter: told as a question answered with y then Enter, not as one read key by key.
+    const seen = (await s.call("pty-get-screen", { pty_id: id })).structuredContent as {
+      warnings?: { message: string }[];
+    };
+    assertMatch(seen.warnings![0].message, /appears to wait for input .*y then Enter/);
+    const r = await s.call("request-input", { pty_id: id, prompt: "Overwrite the file?", timeout_ms: 60_000 });
+    assert(!r.isError, textOf(r));
+    // The key alone left the program waiting for its Enter.
+    await waitUntil("the answer read", async () => (await s.screen(id)).includes("answer=y"), 30_000);
   });
 });
 

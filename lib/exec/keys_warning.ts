@@ -30,6 +30,7 @@
  * w?.message; // 'pane %3 reads input without echo (a password prompt): call request-input {target: "%3"} …'
  * ```
  */
+import { readsKeyByKey } from "../text/prompt_kind.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
 import { getPane, paneFacts } from "../tmux/panes.ts";
@@ -316,7 +317,7 @@ export async function sessionKeysWarning(
   // A question read key by key gets its key alone (an Enter would go to whatever reads next).
   const echoed = (w: Warning | undefined, t: { echo?: boolean; canonical?: boolean } | undefined) => {
     const e = w && t?.echo ? echoedSecretPrompts([w])[0] : w;
-    return e && t?.canonical === false ? keyByKeyPrompts([e])[0] : e;
+    return e && readsKeyByKey(t) ? keyByKeyPrompts([e])[0] : e;
   };
   if (!submitted) {
     const [prompt, state] = await Promise.all([onScreen(), terminal.inputState(id)]);

@@ -21,6 +21,7 @@
  * const r = await handOff(paneSubject(tmux, "%3"), "Enter the sudo password", opts);
  * ```
  */
+import { readsKeyByKey } from "../text/prompt_kind.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import { formatLiteral } from "../tmux/quote.ts";
@@ -75,7 +76,7 @@ export function withTerminalMode(
 ): Warning[] {
   const mode = pane.dead ? undefined : ttyMode(tmux, pane.tty);
   if (mode?.echo) warnings = echoedSecretPrompts(warnings);
-  if (mode?.canonical === false) return keyByKeyPrompts(warnings);
+  if (readsKeyByKey(mode)) return keyByKeyPrompts(warnings);
   if (mode?.canonical && !mode.echo && !warnings.some((w) => w.kind === "input_prompt")) {
     return [...warnings, noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` })];
   }

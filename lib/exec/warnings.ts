@@ -200,7 +200,7 @@ const SCREEN_QUESTIONS = new WeakMap<Warning, { name: string; keys: string; line
 
 /**
  * `warnings` with each question made from the screen alone (a yes/no, "press any key") told as one read key by key,
- * for a terminal known to be out of line mode (`read -n1`, a curses [y/N]): the key goes alone, as request-input
+ * for a terminal that `readsKeyByKey` (lib/text/prompt_kind.ts: `read -n1`): the key goes alone, as request-input
  * types it, since an Enter after it would go to whatever reads next; the rest as they are.
  *
  * @example

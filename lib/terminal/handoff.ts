@@ -28,7 +28,7 @@
  */
 import type { Answer, Asker } from "../ask.ts";
 import { UserError } from "../errors.ts";
-import { confirmWords, type ScreenFacts, screenPrompt } from "../text/prompt_kind.ts";
+import { confirmWords, readsKeyByKey, type ScreenFacts, screenPrompt } from "../text/prompt_kind.ts";
 import { openSecretPage } from "./secret_page.ts";
 import type { HandOffRoute, InputState, TerminalBackend } from "./backend.ts";
 
@@ -332,10 +332,9 @@ async function askThroughClient(
       if (a === "ended") return stopped();
       if (a.action !== "accept") return refused(a);
       if (!(await stillAt(subject, found))) return done("cancelled", promptGone(subject), via);
-      // A program that reads key by key (the terminal out of line mode: `read -n1`, a curses [y/N]) takes the key
-      // alone: an Enter after it would land in whatever reads next.
-      const { canonical } = await subject.inputState();
-      const enter = canonical === false ? "" : "\r";
+      // A program that reads key by key (`read -n1`) takes the key alone: an Enter after it would land in whatever
+      // reads next. A line editor (readline, Node's) waits for the Enter.
+      const enter = readsKeyByKey(await subject.inputState()) ? "" : "\r";
       await subject.send(encoder.encode((a.value === true ? words.yes : words.no) + enter));
       return done("input_received", `the human answered and the answer was typed; continue with ${subject.look}`, via);
     }

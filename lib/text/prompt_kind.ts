@@ -95,3 +95,19 @@ export function screenPrompt(
   }
   return { kind: promptKind(line), line };
 }
+
+/**
+ * Whether a terminal in `mode` is read key by key by a program that takes each key as it comes (`read -n1`, a
+ * program in cbreak mode): out of line mode with echo on. A line editor is out of line mode too (readline, Node's
+ * readline, zle, prompt libraries) but turns echo off and echoes itself; it ends an answer at Enter, so it is not
+ * one: out of line mode with echo off cannot be told apart from a curses one-key reader, and gets Enter.
+ *
+ * @example
+ * ```ts
+ * readsKeyByKey({ canonical: false, echo: true }); // true
+ * readsKeyByKey({ canonical: false, echo: false }); // false
+ * ```
+ */
+export function readsKeyByKey(mode: { canonical?: boolean; echo?: boolean } | undefined): boolean {
+  return mode?.canonical === false && mode.echo === true;
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readsKeyByKey } from "../../text/prompt_kind.ts";
 import { defineTool } from "../declared.ts";
 import { formerName, ptyId } from "./schemas.ts";
 import { screenImage } from "../screen_image.ts";
@@ -72,7 +73,7 @@ export default defineTool({
     // question read key by key: its key alone.
     const mode = seen && await ctx.terminal.inputState(pty_id);
     const echoed = seen && mode?.echo ? echoedSecretPrompts([seen])[0] : seen;
-    const prompt = echoed && mode?.canonical === false ? keyByKeyPrompts([echoed])[0] : echoed;
+    const prompt = echoed && readsKeyByKey(mode) ? keyByKeyPrompts([echoed])[0] : echoed;
     return {
       structured: { pty_id, rows: s.rows, cols: s.cols, cursor, screen, ...(prompt ? { warnings: [prompt] } : {}) },
       content: [{ type: "text", text: screen }, ...(prompt ? [{ type: "text" as const, text: prompt.message }] : [])],
