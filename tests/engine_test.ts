@@ -79,6 +79,36 @@ async function withEngine(
   }
 }
 
+/**
+ * A control client of its own attached to `session` on `socket`: it sees every client's session changes and
+ * detaches, in order (`seen()`); `close()` detaches it, `kill()` ends it however it stands.
+ */
+async function observeClients(socket: string, session: string) {
+  const child = new Deno.Command("tmux", {
+    args: ["-L", socket, "-C", "attach", "-f", "read-only,no-output", "-t", session],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  let seen = "";
+  const reading = child.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (t) => void (seen += t) }),
+  );
+  await waitUntil("the observer to attach", () => Promise.resolve(seen.includes("%end")), SOON);
+  return {
+    seen: () => seen,
+    async close() {
+      await child.stdin.close();
+      await reading;
+      await child.status;
+    },
+    async kill() {
+      child.kill("SIGKILL");
+      await child.status;
+    },
+  };
+}
+
 Deno.test("quoted command words carry quotes, ;, #, $, ~, braces, spaces and line breaks; NUL is refused", () => {
   assertEquals(tmuxCommandWord("a'b"), `'a'"'"'b'`);
   assertEquals(tmuxCommandWord("x;"), "'x;'");
@@ -238,29 +268,18 @@ Deno.test("a wait's client holding the last of a destroy-unattached session step
     const stop = await engine.hub.watch(sessionId, paneId, { output() {} });
     assertEquals(await clients(socket), ["1:main"], "the wait's client is attached to main");
     await tmux("set-option", "-t", "main", "destroy-unattached", "on"); // it alone keeps main now
-    // An observer on "other" sees every client's session changes and detaches, in order.
-    const observer = new Deno.Command("tmux", {
-      args: ["-L", socket, "-C", "attach", "-f", "read-only,no-output", "-t", "other"],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    let seen = "";
-    const reading = observer.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
-      new WritableStream({ write: (t) => void (seen += t) }),
-    );
-    await waitUntil("the observer to attach", () => Promise.resolve(seen.includes("%end")), SOON);
+    const observer = await observeClients(socket, "other");
     stop();
     await engine.hub.close(); // as at the end of the server; an idle hub client leaves the same way
-    const detached = () => /%client-detached (client-\d+)\n/.exec(seen);
-    /%client-detached (client-\d+)\n/.exec(seen.replace(/^.*%client-detached client-0\b.*$/m, ""));
+    const detached = () => /%client-detached (client-\d+)\n/.exec(observer.seen());
     await waitUntil("the wait's client to leave", () => Promise.resolve(detached() !== null), SOON);
     const name = detached()![1];
-    const moved = seen.indexOf(`%client-session-changed ${name} $`);
-    assert(moved >= 0 && moved < seen.indexOf(`%client-detached ${name}`), `${name} stepped off main first:\n${seen}`);
-    await observer.stdin.close();
-    await reading;
-    await observer.status;
+    const moved = observer.seen().indexOf(`%client-session-changed ${name} $`);
+    assert(
+      moved >= 0 && moved < observer.seen().indexOf(`%client-detached ${name}`),
+      `${name} stepped off main first:\n${observer.seen()}`,
+    );
+    await observer.close();
     assertEquals(await tmux("list-sessions", "-F", "#{session_name}"), "other\n", "main went, the server is alive");
   });
 });
@@ -309,7 +328,7 @@ Deno.test("under a session scope, a client leaving a destroy-unattached session 
     controlMode: true,
     scope,
   });
-  let observer: Deno.ChildProcess | undefined;
+  let observer: Awaited<ReturnType<typeof observeClients>> | undefined;
   try {
     await fx.tmux("new-session", "-d", "-s", "a-out");
     await fx.tmux("new-session", "-d", "-s", "z-keep");
@@ -321,35 +340,25 @@ Deno.test("under a session scope, a client leaving a destroy-unattached session 
     const paneId = (await fx.tmux("display-message", "-p", "-t", "main", "#{pane_id}")).trim();
     const stop = await engine.hub.watch(ids.main, paneId, { output() {} });
     await fx.tmux("set-option", "-t", "main", "destroy-unattached", "on"); // it alone keeps main now
-    // An observer on "z-keep" sees every client's session changes and detaches, in order.
-    observer = new Deno.Command("tmux", {
-      args: ["-L", fx.socketName, "-C", "attach", "-f", "read-only,no-output", "-t", "z-keep"],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    let seen = "";
-    const reading = observer.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
-      new WritableStream({ write: (t) => void (seen += t) }),
-    );
-    await waitUntil("the observer to attach", () => Promise.resolve(seen.includes("%end")), SOON);
+    const watching = observer = await observeClients(fx.socketName, "z-keep");
     stop();
     await engine.hub.close(); // as at the end of the server
-    const detached = () => /%client-detached (client-\d+)\n/.exec(seen);
+    const detached = () => /%client-detached (client-\d+)\n/.exec(watching.seen());
     await waitUntil("the wait's client to leave", () => Promise.resolve(detached() !== null), SOON);
     const name = detached()![1];
-    assert(!seen.includes(`%client-session-changed ${name} ${ids["a-out"]} `), `it went out of scope:\n${seen}`);
-    assert(seen.includes(`%client-session-changed ${name} ${ids["z-keep"]} `), `it stepped off to z-keep:\n${seen}`);
-    await observer.stdin.close();
-    await reading;
-    await observer.status;
+    assert(
+      !watching.seen().includes(`%client-session-changed ${name} ${ids["a-out"]} `),
+      `it went out of scope:\n${watching.seen()}`,
+    );
+    assert(
+      watching.seen().includes(`%client-session-changed ${name} ${ids["z-keep"]} `),
+      `it stepped off to z-keep:\n${watching.seen()}`,
+    );
+    await observer.close();
     observer = undefined;
     assertEquals(await fx.tmux("list-sessions", "-F", "#{session_name}"), "a-out\nz-keep\n", "main went");
   } finally {
-    if (observer) {
-      observer.kill("SIGKILL");
-      await observer.status;
-    }
+    await observer?.kill();
     await engine.close();
     await fx.kill();
   }

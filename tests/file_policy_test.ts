@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
-import { tempDir } from "./pane_helpers.ts";
+import { filesWithData, swapDirectoryForSymlink, tempDir } from "./pane_helpers.ts";
 import { readFileChecked, writeFileChecked } from "../lib/policy/files.ts";
 
 async function mkfifo(path: string): Promise<void> {
@@ -291,12 +291,7 @@ Deno.test("file policy: a directory swapped for a symlink out of --files-root be
   await Deno.mkdir(`${root}/real`);
   await Deno.writeTextFile(`${root}/real/f`, "inside");
   await Deno.writeTextFile(`${outside}/f`, "SECRET");
-  const swapper = new Deno.Command("sh", {
-    args: ["-c", `cd '${root}' && while :; do mv real real.d; ln -s '${outside}' real; rm real; mv real.d real; done`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const swapper = await swapDirectoryForSymlink(root, outside);
   const policy = { root, replace: true };
   const escaped: string[] = [];
   let served = 0;
@@ -310,15 +305,10 @@ Deno.test("file policy: a directory swapped for a symlink out of --files-root be
       await writeFileChecked(`${root}/real/new-${i}`, new TextEncoder().encode("DATA"), policy, { truncate: true })
         .catch(() => {});
       if ((await Deno.readTextFile(`${outside}/f`)) !== "SECRET") escaped.push("wrote the outside file");
-      for await (const e of Deno.readDir(outside)) {
-        if (e.name !== "f" && (await Deno.stat(`${outside}/${e.name}`)).size > 0) {
-          escaped.push(`wrote ${e.name} outside`);
-        }
-      }
+      for (const name of await filesWithData(outside, ["f"])) escaped.push(`wrote ${name} outside`);
     }
   } finally {
-    swapper.kill("SIGKILL");
-    await swapper.status;
+    await swapper.stop();
   }
   assertEquals(escaped, [], `${served} reads served`);
   assert(served > 0, "some reads found the directory in place");
@@ -333,12 +323,7 @@ Deno.test("file policy: the same swap through the server as users start it (its 
   await Deno.writeTextFile(`${root}/real/f`, "inside");
   await Deno.writeTextFile(`${outside}/f`, "SECRET!!"); // another size than "inside": a read of it shows
   const mcp = await connect({ socketName: tmux.socketName, args: ["--files-root", root, "--safety", "destructive"] });
-  const swapper = new Deno.Command("sh", {
-    args: ["-c", `cd '${root}' && while :; do mv real real.d; ln -s '${outside}' real; rm real; mv real.d real; done`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const swapper = await swapDirectoryForSymlink(root, outside);
   const escaped: string[] = [];
   try {
     await mcp.ok("set-buffer", { name: "b", content: "inside" });
@@ -349,15 +334,10 @@ Deno.test("file policy: the same swap through the server as users start it (its 
       await mcp.call("save-buffer", { name: "b", path: `${root}/real/f` });
       await mcp.call("save-buffer", { name: "b", path: `${root}/real/new-${i}` });
       if ((await Deno.readTextFile(`${outside}/f`)) !== "SECRET!!") escaped.push("wrote the outside file");
-      for await (const e of Deno.readDir(outside)) {
-        if (e.name !== "f" && (await Deno.stat(`${outside}/${e.name}`)).size > 0) {
-          escaped.push(`wrote ${e.name} outside`);
-        }
-      }
+      for (const name of await filesWithData(outside, ["f"])) escaped.push(`wrote ${name} outside`);
     }
   } finally {
-    swapper.kill("SIGKILL");
-    await swapper.status;
+    await swapper.stop();
     await mcp.close();
     await tmux.kill();
   }

@@ -103,3 +103,36 @@ export async function quietHome(home: string): Promise<string> {
 export async function tempHome(): Promise<string> {
   return await quietHome(await tempDir("tmcp-home-"));
 }
+
+/**
+ * A program racing the file policy's check and open: it keeps replacing `root/real` (a directory) with a symlink to
+ * `outside` and back until `stop()`, which waits for it to finish its round (real is the directory again).
+ */
+export async function swapDirectoryForSymlink(root: string, outside: string): Promise<{ stop(): Promise<void> }> {
+  const flag = `${await tempDir("tmcp-swap-flag-")}/stop`;
+  const swapper = new Deno.Command("sh", {
+    args: [
+      "-c",
+      `cd '${root}' && while [ ! -e '${flag}' ]; do mv real real.d; ln -s '${outside}' real; rm real; ` +
+      `mv real.d real; done`,
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  return {
+    async stop() {
+      await Deno.writeTextFile(flag, "");
+      await swapper.status;
+    },
+  };
+}
+
+/** The files in `dir` other than `keep` that hold data: what a swapped-in symlink let through. */
+export async function filesWithData(dir: string, keep: readonly string[] = []): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (!keep.includes(e.name) && (await Deno.stat(`${dir}/${e.name}`)).size > 0) out.push(e.name);
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { withServer } from "./helpers.ts";
-import { newPane, tempDir, tmuxFormat, waitUntil } from "./pane_helpers.ts";
+import { filesWithData, newPane, swapDirectoryForSymlink, tempDir, tmuxFormat, waitUntil } from "./pane_helpers.ts";
 
 /** Every file and directory below `dir`, as paths relative to it. */
 async function tree(dir: string, prefix = ""): Promise<string[]> {
@@ -133,20 +133,9 @@ Deno.test("pipe-pane: a directory swapped for a symlink out of --files-root befo
   const root = await tempDir("tmcp-pipe-root-");
   const outside = await tempDir("tmcp-pipe-out-");
   await Deno.mkdir(`${root}/real`);
-  const flag = `${await tempDir("tmcp-pipe-flag-")}/stop`;
   await withServer(async (mcp, tmux) => {
     const pane = await newPane(tmux, "sh -c 'while :; do echo tick-tick-tick; done'");
-    const swapper = new Deno.Command("sh", {
-      args: [
-        "-c",
-        // Until told to stop, and then at the end of a round: real is the directory again.
-        `cd '${root}' && while [ ! -e '${flag}' ]; do mv real real.d; ln -s '${outside}' real; rm real; ` +
-        `mv real.d real; done`,
-      ],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const swapper = await swapDirectoryForSymlink(root, outside);
     const written: string[] = [];
     try {
       for (let i = 0; i < 60 && written.length === 0; i++) {
@@ -163,13 +152,10 @@ Deno.test("pipe-pane: a directory swapped for a symlink out of --files-root befo
           return !piping || sizes.some((n) => n > 0) || undefined;
         }, 30_000).catch(() => {});
         await mcp.call("pipe-pane", { target: pane });
-        for await (const e of Deno.readDir(outside)) {
-          if ((await Deno.stat(`${outside}/${e.name}`)).size > 0) written.push(e.name);
-        }
+        written.push(...await filesWithData(outside));
       }
     } finally {
-      await Deno.writeTextFile(flag, "");
-      await swapper.status;
+      await swapper.stop();
     }
     assertEquals(written, [], "pane output written outside --files-root");
     // With the directory in place again, a pipe to it gets the pane's output.

@@ -30,13 +30,12 @@
  * w?.message; // 'pane %3 reads input without echo (a password prompt): call request-input {target: "%3"} …'
  * ```
  */
-import { readsKeyByKey } from "../text/prompt_kind.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
 import { getPane, paneFacts } from "../tmux/panes.ts";
 import { type Libc, libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
-import { echoedSecretPrompts, keyByKeyPrompts, noEchoWarning, promptWarning, type Warning } from "./warnings.ts";
+import { noEchoWarning, promptWarning, toldForMode, type Warning } from "./warnings.ts";
 import { withTerminalMode } from "./pane_handoff.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
 import { parseProcStat } from "../host/process.ts";
@@ -315,10 +314,8 @@ export async function sessionKeysWarning(
     promptWarning((await terminal.screen(id, false)).lines, { ...who, keys: "pty-send-keys" });
   // A password prompt on a terminal that echoes is no place for a secret (request-input refuses it): said so.
   // A question read key by key gets its key alone (an Enter would go to whatever reads next).
-  const echoed = (w: Warning | undefined, t: { echo?: boolean; canonical?: boolean } | undefined) => {
-    const e = w && t?.echo ? echoedSecretPrompts([w])[0] : w;
-    return e && readsKeyByKey(t) ? keyByKeyPrompts([e])[0] : e;
-  };
+  const echoed = (w: Warning | undefined, t: { echo?: boolean; canonical?: boolean } | undefined) =>
+    w && toldForMode([w], t)[0];
   if (!submitted) {
     const [prompt, state] = await Promise.all([onScreen(), terminal.inputState(id)]);
     return echoed(prompt, state) ?? (state.hiddenInput ? noEchoWarning(who) : undefined);

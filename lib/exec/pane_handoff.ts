@@ -21,7 +21,6 @@
  * const r = await handOff(paneSubject(tmux, "%3"), "Enter the sudo password", opts);
  * ```
  */
-import { readsKeyByKey } from "../text/prompt_kind.ts";
 import type { TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import { formatLiteral } from "../tmux/quote.ts";
@@ -35,7 +34,7 @@ import { libc, type TtyState } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import { echoedSecretPrompts, keyByKeyPrompts, noEchoWarning, type Warning } from "./warnings.ts";
+import { noEchoWarning, toldForMode, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -75,8 +74,7 @@ export function withTerminalMode(
   warnings: readonly Warning[],
 ): Warning[] {
   const mode = pane.dead ? undefined : ttyMode(tmux, pane.tty);
-  if (mode?.echo) warnings = echoedSecretPrompts(warnings);
-  if (readsKeyByKey(mode)) return keyByKeyPrompts(warnings);
+  warnings = toldForMode(warnings, mode);
   if (mode?.canonical && !mode.echo && !warnings.some((w) => w.kind === "input_prompt")) {
     return [...warnings, noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` })];
   }

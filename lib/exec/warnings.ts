@@ -14,7 +14,7 @@
 import { z } from "zod";
 import type { PaneInfo } from "../tmux/panes.ts";
 import { shellFlavor } from "./shell.ts";
-import { CONFIRM_PROMPTS, pinentryField, type ScreenFacts, SECRET_PROMPT } from "../text/prompt_kind.ts";
+import { CONFIRM_PROMPTS, pinentryField, readsKeyByKey, type ScreenFacts, SECRET_PROMPT } from "../text/prompt_kind.ts";
 
 export const WARNING_KINDS = [
   "alternate_screen",
@@ -220,6 +220,19 @@ export function keyByKeyPrompts(warnings: readonly Warning[]): Warning[] {
         "user, or send C-c to abort",
     };
   });
+}
+
+/**
+ * `warnings` made from a screen alone, told as fits the terminal once its mode is known (`undefined`: not known,
+ * they stay as they are): a password prompt on a terminal that echoes ({@linkcode echoedSecretPrompts}), a question
+ * read key by key ({@linkcode keyByKeyPrompts}).
+ */
+export function toldForMode(
+  warnings: readonly Warning[],
+  mode: { echo?: boolean; canonical?: boolean } | undefined,
+): Warning[] {
+  const told = mode?.echo ? echoedSecretPrompts(warnings) : [...warnings];
+  return readsKeyByKey(mode) ? keyByKeyPrompts(told) : told;
 }
 
 /** The warning for a terminal whose program reads a line without echo (a password prompt), named as in promptWarning. */

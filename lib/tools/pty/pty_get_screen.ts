@@ -1,15 +1,8 @@
 import { z } from "zod";
-import { readsKeyByKey } from "../../text/prompt_kind.ts";
 import { defineTool } from "../declared.ts";
 import { formerName, ptyId } from "./schemas.ts";
 import { screenImage } from "../screen_image.ts";
-import {
-  echoedSecretPrompts,
-  keyByKeyPrompts,
-  promptWarning,
-  type Warning,
-  warningsSchema,
-} from "../../exec/warnings.ts";
+import { promptWarning, toldForMode, type Warning, warningsSchema } from "../../exec/warnings.ts";
 
 export default defineTool({
   name: "pty-get-screen",
@@ -71,9 +64,7 @@ export default defineTool({
     });
     // A password prompt's words on a terminal that echoes: no secret goes there (request-input refuses it); a
     // question read key by key: its key alone.
-    const mode = seen && await ctx.terminal.inputState(pty_id);
-    const echoed = seen && mode?.echo ? echoedSecretPrompts([seen])[0] : seen;
-    const prompt = echoed && readsKeyByKey(mode) ? keyByKeyPrompts([echoed])[0] : echoed;
+    const prompt = seen && toldForMode([seen], await ctx.terminal.inputState(pty_id))[0];
     return {
       structured: { pty_id, rows: s.rows, cols: s.cols, cursor, screen, ...(prompt ? { warnings: [prompt] } : {}) },
       content: [{ type: "text", text: screen }, ...(prompt ? [{ type: "text" as const, text: prompt.message }] : [])],
