@@ -284,8 +284,8 @@ Deno.test("a wait's client holding the last of a destroy-unattached session step
   });
 });
 
-/** A session as the step-off query lists it: id, destroy-unattached, server pid, name, @mcp tag. */
-const row = (id: string, destroy: string, name: string) => `${id} ${destroy} 9 ${name}  \n`;
+/** A session as the step-off query lists it: destroy-unattached, server pid, id, name, @mcp tag. */
+const row = (id: string, destroy: string, name: string) => `${destroy} 9 ${id} ${name}  \n`;
 
 Deno.test("stepOffLine: a switch-client only off a destroy-unattached session ours alone holds, to one without", () => {
   const main = row("$0", "1", "main");

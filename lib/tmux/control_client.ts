@@ -15,7 +15,7 @@
 import { byteReader } from "../byte_reader.ts";
 import type { TmuxLauncher } from "./launcher.ts";
 import { parseRows, type Row, rowFormat } from "./rows.ts";
-import { SCOPE_TAG } from "../policy/scope.ts";
+import { SCOPE_ROW } from "./scope.ts";
 
 const NL = 0x0a;
 const NONE = new Uint8Array(0);
@@ -122,20 +122,14 @@ export async function endClient(
 }
 
 /** A session as the step-off query lists it: what a session scope judges it by, and its destroy-unattached. */
-const STEP_OFF_ROW = {
-  session_id: ["session_id", "id"],
-  destroy: ["destroy-unattached", "str"],
-  pid: ["pid", "int"],
-  session_name: ["session_name", "str"],
-  tag: [SCOPE_TAG, "str"],
-} as const;
+const STEP_OFF_ROW = { destroy: ["destroy-unattached", "str"], ...SCOPE_ROW } as const;
 
 /** A session the step-off may switch to, as a session scope sees it (lib/tmux/scope.ts `includes`). */
 export type StepOffSession = Row<typeof STEP_OFF_ROW>;
 
 /**
  * Whether our client's session is destroy-unattached and how many clients are attached to it (ours
- * included), then every session: its id, its destroy-unattached, and what a session scope judges it by.
+ * included), then every session: its destroy-unattached, and what a session scope judges it by (its id among it).
  */
 export const STEP_OFF_QUERY: readonly string[] = [
   `display-message -p '#{destroy-unattached} #{session_attached}'`,
@@ -166,9 +160,9 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * stepOffLine("1 1\n$0 1 9 main  \n$4 0 9 work  \n"); // "switch-client -E -t '$4'"
- * stepOffLine("1 2\n$0 1 9 main  \n$4 0 9 work  \n"); // undefined: a person is attached too
- * stepOffLine("1 1\n$0 1 9 main  \n$4 0 9 work  \n", (s) => s.session_name === "main"); // undefined
+ * stepOffLine("1 1\n1 9 $0 main  \n0 9 $4 work  \n"); // "switch-client -E -t '$4'"
+ * stepOffLine("1 2\n1 9 $0 main  \n0 9 $4 work  \n"); // undefined: a person is attached too
+ * stepOffLine("1 1\n1 9 $0 main  \n0 9 $4 work  \n", (s) => s.session_name === "main"); // undefined
  * ```
  */
 export function stepOffLine(reply: string, inScope?: (session: StepOffSession) => boolean): string | undefined {

@@ -16,7 +16,7 @@
  */
 import type { TmuxExecutor } from "./executor.ts";
 import { TmuxError } from "./executor.ts";
-import { parseRows, rowFormat } from "./rows.ts";
+import { parseRows, type Row, rowFormat } from "./rows.ts";
 import { SCOPE_TAG, type ScopeRule, sessionInScope } from "../policy/scope.ts";
 import { UserError } from "../errors.ts";
 
@@ -39,16 +39,17 @@ export interface SessionScope {
    * Whether a session as tmux lists it (`pid`: its tmux server's) is in scope, without asking tmux: for a
    * control client leaving, which may switch only to a session in view (lib/tmux/control_client.ts `stepOff`).
    */
-  includes(session: { session_id: string; session_name: string; tag: string; pid: number }): boolean;
+  includes(session: Row<typeof SCOPE_ROW>): boolean;
 }
 
-const ROW = {
+/** What a scope judges a session by, as `list-sessions -F` rows (the step-off's query lists the same). */
+export const SCOPE_ROW = {
   pid: ["pid", "int"],
   session_id: ["session_id", "id"],
   session_name: ["session_name", "str"],
   tag: [SCOPE_TAG, "str"],
 } as const;
-const FORMAT = rowFormat(ROW);
+const FORMAT = rowFormat(SCOPE_ROW);
 
 /**
  * The one refusal for a target that is out of scope or does not exist: the
@@ -82,7 +83,7 @@ export function createSessionScope(rule: ScopeRule, host: string): SessionScope 
         throw e;
       }
       const inView = new Map<string, ScopedSession>();
-      for (const row of parseRows(ROW, out).rows) {
+      for (const row of parseRows(SCOPE_ROW, out).rows) {
         if (created.has(row.session_id) && created.get(row.session_id) === undefined) {
           created.set(row.session_id, row.pid);
         }
