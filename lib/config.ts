@@ -568,18 +568,23 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
  * settings; the same value twice is harmless.
  */
 function checkRepeats(tokens: FlagToken[]): void {
-  const seen = new Map<string, string | undefined>();
+  const seen = new Map<string, { value: string | undefined; meaning: string }>();
   for (const tok of tokens) {
     if (tok.kind !== "option") continue;
     const row = OPTIONS.find((o) => o.flag === tok.name);
     if (!row || row.multiple) continue;
-    if (seen.has(tok.name) && seen.get(tok.name) !== tok.value) {
+    // Compared by what the value sets, so `readonly` and `READONLY` (or `read-only`) are the same value given twice.
+    const scratch = defaultConfig();
+    row.apply(scratch, tok.value ?? true, `--${tok.name}`);
+    const meaning = JSON.stringify(scratch);
+    const first = seen.get(tok.name);
+    if (first && first.meaning !== meaning) {
       throw new UsageError(
-        `--${tok.name} is given twice (${JSON.stringify(seen.get(tok.name))}, then ${JSON.stringify(tok.value)}): ` +
+        `--${tok.name} is given twice (${JSON.stringify(first.value)}, then ${JSON.stringify(tok.value)}): ` +
           "give it once",
       );
     }
-    seen.set(tok.name, tok.value);
+    seen.set(tok.name, { value: tok.value, meaning });
   }
 }
 

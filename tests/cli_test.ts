@@ -109,6 +109,9 @@ Deno.test("flags win over environment variables, which win over defaults", () =>
     parseConfig(["--safety", "readonly", "--safety=readonly", "--keep-sessions", "--keep-sessions"], {}).safety,
     "readonly",
   );
+  // The same value in two spellings is the same value: it was refused as two.
+  assertEquals(parseConfig(["--safety", "READONLY", "--safety", "read-only"], {}).safety, "readonly");
+  assertEquals(parseConfig(["--max-concurrency", "4", "--max-concurrency", " 4"], {}).maxConcurrency, 4);
   assertEquals(parseConfig(["--sessions", "a*", "--sessions", "b*"], {}).sessions.length, 2);
 });
 
