@@ -123,6 +123,31 @@ Deno.test("npm: installed from the .tgz files into a prefix, tmux-mcp answers MC
     } finally {
       await mcp.close();
     }
+    // Ctrl-\ where the client runs, or a client ending it with SIGQUIT: Node died of it and left the binary running.
+    const server = new Deno.Command(bin, {
+      args: ["--socket-name", tmux.socketName],
+      env: { ...h.env, PATH: Deno.env.get("PATH")! },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = server.stdin.getWriter();
+    await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'));
+    const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let answered = "";
+    while (!answered.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      answered += value;
+    }
+    assertMatch(answered, /"id":1/);
+    server.kill("SIGQUIT");
+    const ended = await server.status;
+    reader.releaseLock();
+    await server.stdout.cancel().catch(() => {});
+    await writer.close().catch(() => {});
+    // The binary ended cleanly (exit 0) on the signal passed on to it, and the launcher exited as it did.
+    assertEquals([ended.code, ended.signal], [0, null]);
   } finally {
     await tmux.kill();
     await h.done();

@@ -48,7 +48,7 @@ const child = spawn(binary, process.argv.slice(2), {
   env: { ...process.env, TMUX_MCP_LAUNCHER: JSON.stringify(launcher) },
 });
 // The client stops the server with a signal: pass it on, and exit once the binary has.
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"]) {
   process.on(signal, () => child.kill(signal));
 }
 child.on("error", (e) => {
