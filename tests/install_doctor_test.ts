@@ -354,6 +354,18 @@ Deno.test("merge: TOML keeps the table's other keys and sub-tables, refuses an i
   assertMatch((inline as { reason: string }).reason, /inline or with dotted keys.*edit it by hand/);
 });
 
+Deno.test("merge: a TOML update keeps the comments on the tmux table's header and on the lines it replaces", () => {
+  const text = `[mcp_servers.tmux] # the agent's own tmux\r\ncommand = "old"  # pinned\r\nargs = [ # flags\r\n` +
+    `  "a", # one\r\n  "b#c",\r\n] # end\r\nenv = { A = "1" } # keep\r\n`;
+  const r = mergeEntry(text, "toml", "mcp_servers", "tmux", { command: "/bin/tmux-mcp", args: ["--x"] });
+  assert(r.kind === "changed", JSON.stringify(r));
+  assertEquals(
+    r.text,
+    `[mcp_servers.tmux] # the agent's own tmux\r\ncommand = "/bin/tmux-mcp" # pinned\r\n` +
+      `args = [ "--x" ] # flags # one # end\r\nenv = { A = "1" } # keep\r\n`,
+  );
+});
+
 Deno.test("merge: JSON keeps an existing entry's other keys (an env), and its formatting outside the entry", () => {
   const text =
     `{\n    "mcpServers": {\n        "tmux": { "command": "old", "env": { "A": "1" } },\n        "z": {}\n    }\n}\n`;

@@ -223,16 +223,22 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
   // New lines end as the file's do (a CRLF file stays CRLF).
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const header = `[${tomlKey(section)}.${tomlKey(name)}]`;
-  const body = stringifyToml(entry).trimEnd().replaceAll("\n", eol);
+  const lines = stringifyToml(entry).trimEnd().split("\n");
   let out: string;
   const m = tableHeader(section, name).exec(text);
   if (m) {
-    // Replace the table's command and args lines, keeping its other keys, comments and sub-tables.
+    // Replace the table's command and args lines, keeping its other keys, comments and sub-tables: the comments on
+    // the header and on the replaced lines stay on the header and on the new lines of the same keys.
     const start = m.index + m[0].length;
     const next = /^[ \t]*\[/m.exec(text.slice(start));
     const end = next ? start + next.index : text.length;
-    const kept = stripKeys(text.slice(start, end), Object.keys(entry));
-    out = text.slice(0, m.index) + `${header}${eol}${body}${eol}` + kept.replace(/^\r?\n/, "") + text.slice(end);
+    const { kept, comments } = stripKeys(text.slice(start, end), Object.keys(entry));
+    const body = lines.map((line) => {
+      const said = comments.get(/^[A-Za-z0-9_-]+/.exec(line)?.[0] ?? "");
+      return said ? `${line} ${said}` : line;
+    });
+    out = text.slice(0, m.index) + `${header}${m[1] ? ` ${m[1]}` : ""}${eol}${body.join(eol)}${eol}` +
+      kept.replace(/^\r?\n/, "") + text.slice(end);
   } else if (current !== undefined) {
     return {
       kind: "refused",
@@ -240,7 +246,7 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
     };
   } else {
     const sep = text === "" ? "" : /\r?\n\r?\n$/.test(text) ? "" : text.endsWith("\n") ? eol : eol + eol;
-    out = `${text}${sep}${header}${eol}${body}${eol}`;
+    out = `${text}${sep}${header}${eol}${lines.join(eol)}${eol}`;
   }
   // The edit is textual: read it back, and refuse rather than write a file that says something else.
   try {
@@ -257,25 +263,39 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
   return { kind: "changed", text: out, replaced: current !== undefined };
 }
 
-/** `body` (the lines of one TOML table) without the key/value lines of `keys`, multi-line arrays included. */
-function stripKeys(body: string, keys: string[]): string {
+/**
+ * `body` (the lines of one TOML table) without the key/value lines of `keys`, multi-line arrays included, and the
+ * comments those lines held, by key (several joined on one line).
+ */
+function stripKeys(body: string, keys: string[]): { kept: string; comments: Map<string, string> } {
   const lines = body.split("\n");
   const out: string[] = [];
+  const comments = new Map<string, string>();
+  const note = (key: string, line: string) => {
+    const at = scanLine(line).comment;
+    if (at === -1) return;
+    const said = line.slice(at).replace(/\r$/, "").trimEnd();
+    comments.set(key, comments.has(key) ? `${comments.get(key)} ${said}` : said);
+  };
   for (let i = 0; i < lines.length; i++) {
     const m = /^[ \t]*("?)([A-Za-z0-9_-]+)\1[ \t]*=([^\r]*)\r?$/.exec(lines[i]);
     if (!m || !keys.includes(m[2])) {
       out.push(lines[i]);
       continue;
     }
+    note(m[2], lines[i]);
     // Skip continuation lines of a multi-line array: until its brackets balance (strings hold no brackets we write).
-    let depth = bracketDepth(m[3]);
-    while (depth > 0 && i + 1 < lines.length) depth += bracketDepth(lines[++i]);
+    let depth = scanLine(m[3]).depth;
+    while (depth > 0 && i + 1 < lines.length) {
+      depth += scanLine(lines[++i]).depth;
+      note(m[2], lines[i]);
+    }
   }
-  return out.join("\n");
+  return { kept: out.join("\n"), comments };
 }
 
-/** Net `[` minus `]` outside strings and comments on one line. */
-function bracketDepth(line: string): number {
+/** One TOML line outside its strings: net `[` minus `]` before its comment, and where that comment starts (or -1). */
+function scanLine(line: string): { depth: number; comment: number } {
   let depth = 0;
   let quote = "";
   for (let i = 0; i < line.length; i++) {
@@ -284,11 +304,11 @@ function bracketDepth(line: string): number {
       if (c === "\\" && quote === '"') i++;
       else if (c === quote) quote = "";
     } else if (c === '"' || c === "'") quote = c;
-    else if (c === "#") break;
+    else if (c === "#") return { depth, comment: i };
     else if (c === "[") depth++;
     else if (c === "]") depth--;
   }
-  return depth;
+  return { depth, comment: -1 };
 }
 
 /**
