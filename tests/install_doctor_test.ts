@@ -297,12 +297,13 @@ Deno.test("doctor: one line per client found — the --install command and the s
         `: \\{"mcpServers":\\{"tmux":\\{"command":"${DENO_RE}","args":\\["task",.*"start","--socket-name","agent"\\]\\}\\}\\}$`,
       ),
     );
-    assertMatch(
-      codex,
-      new RegExp(
-        `or add to .*config\\.toml: \\[mcp_servers\\.tmux\\] command = "${DENO_RE}" args = \\["task", `,
-      ),
-    );
+    // TOML has no one-line table: the hint gives the table's lines, which pasted one per line are the entry.
+    assertMatch(codex, /or add to \S*config\.toml the lines `\[mcp_servers\.tmux\]`, `command = .*` and `args = .*`$/);
+    const pasted = [...codex.matchAll(/`([^`]*)`/g)].map((m) => m[1]).slice(1).join("\n");
+    assertEquals(JSON.parse(JSON.stringify(parseToml(`model = "o3"\n${pasted}\n`))), {
+      model: "o3",
+      mcp_servers: { tmux: { command: CHECKOUT_ARGV[0], args: [...CHECKOUT_ARGV.slice(1), "--socket-name", "agent"] } },
+    });
     const r = await tmuxMcp(home, ["doctor", "--install", "cursor", "--socket-name", "agent"]);
     assertEquals(r.code, 0, r.stdout);
     const after = (await lines()).filter((l) => / mcp client: cursor/.test(l));

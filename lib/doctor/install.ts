@@ -221,14 +221,18 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
   };
 }
 
-/** The entry as a one-line snippet to paste into the client's file. */
-export function snippet(spec: ClientSpec, argv: readonly string[]): string {
+/**
+ * Where and what to paste by hand: for JSON the entry as one line of JSON; for TOML, which has no one-line table, the
+ * table's lines, each to go on a line of its own.
+ */
+export function pasteHint(spec: ClientSpec, argv: readonly string[], path: string): string {
   const entry = spec.entry(argv);
   if (spec.format === "toml") {
     const values = Object.entries(entry).map(([k, v]) => `${k} = ${JSON.stringify(v).replaceAll('","', '", "')}`);
-    return `[${spec.section}.${SERVER_NAME}] ${values.join(" ")}`;
+    const lines = [`[${spec.section}.${SERVER_NAME}]`, ...values].map((l) => `\`${l}\``);
+    return `add to ${path} the lines ${lines.slice(0, -1).join(", ")} and ${lines.at(-1)}`;
   }
-  return JSON.stringify({ [spec.section]: { [SERVER_NAME]: entry } });
+  return `add to ${path}: ${JSON.stringify({ [spec.section]: { [SERVER_NAME]: entry } })}`;
 }
 
 /**
@@ -261,7 +265,7 @@ export async function clientHints(flags: readonly string[], where: Where = curre
         : {
           status: "info",
           name: "mcp client",
-          detail: `${id}: run \`${install}\`, or add to ${path}: ${snippet(spec, argv)}`,
+          detail: `${id}: run \`${install}\`, or ${pasteHint(spec, argv, path)}`,
         };
     } catch (e) {
       result = { status: "warn", name: "mcp client", detail: `${id}: ${messageOf(e)}` };
