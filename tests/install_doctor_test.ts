@@ -680,6 +680,30 @@ Deno.test("merge: a file starting with a byte-order mark is refused saying to sa
   }
 });
 
+Deno.test("install: a config that is not UTF-8 is refused in one line and left byte for byte (no U+FFFD written)", async () => {
+  await inHome(async (home) => {
+    const path = await writeConfig(home, ".cursor/mcp.json", "");
+    // A Latin-1 "é" in a comment: decoded leniently it would be written back as U+FFFD.
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode("{\n  // caf"),
+      0xe9,
+      ...new TextEncoder().encode('\n  "mcpServers": {}\n}\n'),
+    ]);
+    await Deno.writeFile(path, bytes);
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 1, r.stdout);
+    assertEquals(r.stdout.trimEnd().split("\n").length, 1, r.stdout);
+    assertMatch(
+      r.stdout,
+      /not changing .*mcp\.json: .*is not UTF-8 text.*: save it as UTF-8 and run again; it is left/,
+    );
+    assertEquals(await Deno.readFile(path), bytes);
+    assertEquals(await backupsOf(path), []);
+    const hint = (await tmuxMcp(home, ["doctor"])).stdout.split("\n").filter((l) => / mcp client: /.test(l));
+    assertMatch(hint.join("\n"), /^warn {2}mcp client: cursor: .*is not UTF-8 text/);
+  });
+});
+
 Deno.test("install: a folder where the config file should be is one line saying to move it aside, untouched", async () => {
   await inHome(async (home) => {
     await Deno.mkdir(`${home}/.claude.json/inside`, { recursive: true });

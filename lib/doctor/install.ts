@@ -53,7 +53,16 @@ async function readConfig(
     throw new Error(`${path} is ${what}, where the client expects its config file: move it aside and run again`);
   }
   const owner: [number, number] | undefined = info.uid !== null && info.gid !== null ? [info.uid, info.gid] : undefined;
-  return { text: await Deno.readTextFile(real), exists: true, real, mode: info.mode ?? undefined, owner };
+  return { text: utf8(await Deno.readFile(real), path), exists: true, real, mode: info.mode ?? undefined, owner };
+}
+
+/** The file's bytes as text; throws when they are not UTF-8, which a lenient decode would write back as U+FFFD. */
+function utf8(bytes: Uint8Array, path: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new Error(`${path} is not UTF-8 text, which this does not edit: save it as UTF-8 and run again`);
+  }
 }
 
 /** Where the chain of symbolic links from `path` ends: `path` itself when it is no link. */
