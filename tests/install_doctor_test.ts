@@ -704,6 +704,38 @@ Deno.test("install: a config that is not UTF-8 is refused in one line and left b
   });
 });
 
+Deno.test("install: settings from TMUX_MCP_* variables, which the entry does not hold, are named with their flags", async () => {
+  await inHome(async (home) => {
+    const env = { TMUX_MCP_SAFETY: "readonly", TMUX_MCP_SOCKET_PATH: "/tmp/x", TMUX_MCP_KEEP_SESSIONS: "off" };
+    // --socket-name replaces the socket variable; a boolean variable that is off needs no flag.
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor", "--socket-name", "agent"], env);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    assertEquals(
+      r.stdout.trimEnd().split("\n").at(-1),
+      "tmux-mcp doctor: not written: TMUX_MCP_SAFETY from this environment, which a client started elsewhere does " +
+        "not have: to keep it, run again with --safety readonly",
+    );
+    assertEquals(
+      (serversOf("cursor", await Deno.readTextFile(`${home}/.cursor/mcp.json`)).tmux.args as string[]).slice(-2),
+      [
+        "--socket-name",
+        "agent",
+      ],
+    );
+    const again = await tmuxMcp(home, [
+      "doctor",
+      "--install",
+      "cursor",
+      "--socket-name",
+      "agent",
+      "--safety",
+      "readonly",
+    ], env);
+    assertEquals(again.code, 0, again.stdout + again.stderr);
+    assert(!again.stdout.includes("not written"), again.stdout);
+  });
+});
+
 Deno.test("install: a folder where the config file should be is one line saying to move it aside, untouched", async () => {
   await inHome(async (home) => {
     await Deno.mkdir(`${home}/.claude.json/inside`, { recursive: true });

@@ -13,6 +13,7 @@
  * const { lines, ok } = await runInstall({ client: "cursor", flags: ["--socket-name", "agent"], dryRun: true });
  * ```
  */
+import { OPTIONS } from "../config.ts";
 import { type CheckResult, messageOf } from "./check.ts";
 import { clientArgv, shellWord } from "./client.ts";
 import { CLIENT_IDS, type ClientSpec, clientSpec, currentWhere, type Where } from "./install_clients.ts";
@@ -158,6 +159,35 @@ function homeProblem(where: Where): string | undefined {
   return `HOME is ${what}: set it to your home directory`;
 }
 
+/** Flags that replace each other's variables too (a socket flag both socket variables, a host flag both host ones). */
+const FLAG_GROUPS = [["socket-name", "socket-path"], ["ssh", "hosts"]];
+
+/**
+ * The settings this environment gives (its `TMUX_MCP_*` variables) that `flags` do not override: doctor checked
+ * them, but the entry holds only the flags, so a client started outside this environment (a GUI app) runs without
+ * them, on another socket or tier, say. As a line saying so and what to do; undefined when there are none.
+ */
+export function unwrittenEnv(flags: readonly string[], env: Where["env"]): string | undefined {
+  const given = (flag: string) =>
+    (FLAG_GROUPS.find((g) => g.includes(flag)) ?? [flag]).some((f) =>
+      flags.some((a) => a === `--${f}` || a.startsWith(`--${f}=`))
+    );
+  // Each as the flags that say the same: a boolean variable that is off needs none, a repeatable one holds
+  // space-separated values.
+  const unwritten = OPTIONS.filter((o) => o.env && env[o.env]?.trim() && !given(o.flag)).map((o) => {
+    const value = env[o.env!]!.trim();
+    if (o.type === "boolean") return { name: o.env!, flags: /^(0|false|off|no)$/i.test(value) ? [] : [`--${o.flag}`] };
+    return {
+      name: o.env!,
+      flags: (o.multiple ? value.split(/\s+/) : [value]).map((v) => `--${o.flag} ${shellWord(v)}`),
+    };
+  }).filter((u) => u.flags.length > 0);
+  if (unwritten.length === 0) return undefined;
+  return `tmux-mcp doctor: not written: ${unwritten.map((u) => u.name).join(", ")} from this environment, which a ` +
+    `client started elsewhere does not have: to keep ${unwritten.length === 1 ? "it" : "them"}, run again with ` +
+    unwritten.flatMap((u) => u.flags).join(" ");
+}
+
 const unknownClient = (name: string) =>
   `tmux-mcp doctor: unknown client "${name}" for --install: use one of ${CLIENT_IDS.join(", ")}`;
 
@@ -183,10 +213,13 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
   const merged = mergeEntry(file.text, spec.format, spec.section, SERVER_NAME, spec.entry(argv));
   if (merged.kind === "refused") return refuse(`it is ${merged.reason}`);
   const command = argv.map(shellWord).join(" ");
+  const note = unwrittenEnv(opts.flags, where.env);
+  const notes = note ? [note] : [];
   if (merged.kind === "unchanged") {
     return {
       lines: [
         `tmux-mcp doctor: ${spec.title} already has server "${SERVER_NAME}" = ${command} in ${path}; nothing to do`,
+        ...notes,
       ],
       ok: true,
     };
@@ -195,7 +228,11 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
   const diff = unifiedDiff(file.text, merged.text, path).trimEnd().split("\n");
   if (opts.dryRun) {
     return {
-      lines: [...diff, `tmux-mcp doctor: dry run: would ${verb} server "${SERVER_NAME}" in ${path}; nothing written`],
+      lines: [
+        ...diff,
+        `tmux-mcp doctor: dry run: would ${verb} server "${SERVER_NAME}" in ${path}; nothing written`,
+        ...notes,
+      ],
       ok: true,
     };
   }
@@ -225,6 +262,7 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
       (backup ? ` (the old file is ${backup})` : " (a new file)"),
       `tmux-mcp doctor: command: ${command}`,
       `tmux-mcp doctor: restart ${spec.title} (or reload its MCP servers) to start it`,
+      ...notes,
     ],
     ok: true,
   };
