@@ -287,6 +287,39 @@ Deno.test("doctor: an --audit-log the server could not open is a FAIL line; a ne
     assertEquals([...Deno.readDirSync(dir)].length, 0, "doctor created nothing");
     const quiet = await doctor(["--socket-name", socket]);
     assertEquals(quiet.lines.filter((l) => / audit log: /.test(l)), []);
+    // A folder that exists but takes no new file: a user's chmod; root writes anyway, so there a read-only bind mount
+    // of it in a mount namespace of its own (skipped where unshare is not allowed).
+    const locked = `${dir}/locked`;
+    await Deno.mkdir(locked);
+    const args = ["--socket-name", socket, "--audit-log", `${locked}/audit.log`];
+    let r;
+    if (Deno.uid() !== 0) {
+      await Deno.chmod(locked, 0o555);
+      r = await doctor(args);
+      await Deno.chmod(locked, 0o755);
+    } else if ((await runProcess("unshare", ["-m", "true"]).catch(() => undefined))?.code === 0) {
+      r = await runProcess("unshare", [
+        "-m",
+        "sh",
+        "-c",
+        `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`,
+        "sh",
+        locked,
+        Deno.execPath(),
+        ...["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args],
+      ]).then((p) => ({ ...p, lines: p.stdout.trimEnd().split("\n") }));
+    }
+    if (r) {
+      assertOneLineEach(r);
+      assertEquals(r.code, 1);
+      assertMatch(
+        lineOf(r.lines, "audit log"),
+        new RegExp(
+          `^FAIL {2}audit log: cannot create ${locked}/audit\\.log \\(\\w+\\): give a path in a directory you can write$`,
+        ),
+      );
+      assertEquals([...Deno.readDirSync(locked)].length, 0);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

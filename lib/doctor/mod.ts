@@ -106,7 +106,7 @@ export async function runDoctor(config: Config, flags: readonly string[]): Promi
 
 /**
  * The `--audit-log` file, which a server opens for appending at start (and refuses to start without): an existing
- * file must open for appending, a new one needs its directory. Nothing is created here.
+ * file must open for appending, a new one must be creatable in its directory. Nothing is left behind.
  */
 export function checkAuditLog(path: string): CheckResult {
   const name = "audit log";
@@ -135,6 +135,15 @@ export function checkAuditLog(path: string): CheckResult {
     // missing or unreadable: as not a directory
   }
   if (!isDir) return fail(`the directory of ${path} does not exist: create ${dir} or give another path`);
+  // Whether the server could create it there (a folder of root's, a read-only file system) shows only by trying: the
+  // file made for the try is removed at once.
+  try {
+    Deno.openSync(path, { append: true, createNew: true }).close();
+  } catch (e) {
+    if (e instanceof Deno.errors.AlreadyExists) return checkAuditLog(path);
+    return fail(`cannot create ${path} (${(e as Error).name}): give a path in a directory you can write`);
+  }
+  Deno.removeSync(path);
   return { status: "ok", name, detail: `${path} is created at start; each call appends a line to it` };
 }
 
