@@ -143,13 +143,34 @@ Deno.test("server instructions describe the flow of the served toolsets only", a
     } finally {
       await readonly.close();
     }
-    assert(full.includes("kill and respawn-pane") && full.includes("pty-launch"), full);
+    assert(full.includes("respawn-pane takes only ids") && full.includes("pty-launch"), full);
     // Each sentence is said once.
     const sentences = full.split(/(?<=\.) /);
     assertEquals(sentences.length, new Set(sentences).size, full);
   } finally {
     await all.close();
     await buffersOnly.close();
+  }
+});
+
+Deno.test("server instructions name no tool the server does not serve, for each toolset and tier", async () => {
+  const listing: { tool: { name: string } }[] = JSON.parse(await Deno.readTextFile(`${ROOT}lib/tools/listing.json`));
+  const every = listing.map((e) => e.tool.name);
+  for (const toolsets of ["buffers,workspace,exec,pty", "buffers", "workspace", "exec", "pty"]) {
+    for (const safety of ["readonly", "mutating", "destructive"]) {
+      const mcp = await connect({
+        socketName: uniqueSocketName("instr"),
+        args: ["--toolsets", toolsets, "--safety", safety],
+      });
+      try {
+        const served = new Set((await mcp.client.listTools()).tools.map((t) => t.name));
+        const text = mcp.client.getInstructions() ?? "";
+        const named = every.filter((n) => new RegExp(`(^|[^\\w-])${n}([^\\w-]|$)`).test(text));
+        assertEquals(named.filter((n) => !served.has(n)), [], `--toolsets ${toolsets} --safety ${safety}: ${text}`);
+      } finally {
+        await mcp.close();
+      }
+    }
   }
 });
 

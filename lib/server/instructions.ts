@@ -14,7 +14,7 @@
  * ```
  */
 import { allowsTier, type Config } from "../config.ts";
-import { BUFFER_SEARCH_DOC, EXACT_MATCHING, NAME_MATCHING, OMITTED_TARGET, SEARCH_DOC } from "../tools/docs.ts";
+import { BUFFER_SEARCH_DOC, exactMatching, NAME_MATCHING, OMITTED_TARGET, SEARCH_DOC } from "../tools/docs.ts";
 
 /** The instructions for a server with this configuration. */
 export function instructions(
@@ -29,7 +29,7 @@ export function instructions(
         "session name, session:window or session:window.pane (a session or window: its active pane). " +
         `${OMITTED_TARGET} ${NAME_MATCHING}`,
     );
-    if (writes) parts.push(EXACT_MATCHING);
+    if (writes) parts.push(exactMatching(allowsTier(config, "destructive")));
     if (config.hosts.length > 1) {
       const [first, ...rest] = config.hosts.map((h) => h.name);
       parts.push(
@@ -52,9 +52,11 @@ export function instructions(
   }
   if (has("buffers") || has("workspace")) parts.push(SEARCH_DOC);
   if (has("buffers")) parts.push(BUFFER_SEARCH_DOC);
+  // Without show-buffer (the buffers toolset) the full result is not kept: no buffer_id to page.
   parts.push(
-    "A result over the token budget becomes a buffered_response (a preview, and a buffer_id to page with " +
-      "show-buffer); paging tools cut a page to fit instead and say where to continue.",
+    `A result over the token budget becomes a buffered_response (${
+      has("buffers") ? "a preview, and a buffer_id to page with show-buffer" : "a preview only"
+    }); paging tools cut a page to fit instead and say where to continue.`,
   );
   return parts.join(" ");
 }

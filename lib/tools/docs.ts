@@ -27,8 +27,13 @@ export const OMITTED_TARGET = "Omitted: the last used session's active pane.";
 export const NAME_MATCHING = "Ids and =name match exactly; other names exactly, else as a unique prefix or an " +
   "fnmatch glob; a plain name is a session.";
 
-/** How an exact target (kill and respawn tools) is written, said with {@linkcode NAME_MATCHING}. */
-export const EXACT_MATCHING = "kill and respawn-pane take only ids, indexes and exact names.";
+/**
+ * How an exact target (kill and respawn tools) is written, said with {@linkcode NAME_MATCHING}; `kill` is named only
+ * where it is served (destructive).
+ */
+export function exactMatching(kill: boolean): string {
+  return `${kill ? "kill and respawn-pane take" : "respawn-pane takes"} only ids, indexes and exact names.`;
+}
 
 /**
  * How the searches work, said once in the server instructions instead of in
