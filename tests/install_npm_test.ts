@@ -12,6 +12,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
+import { findOnPath } from "../lib/doctor/shells.ts";
 import { startRegistry } from "./install_registry.ts";
 import { VERSION } from "../lib/version.ts";
 import { launcherPackage, platformPackage, TARGETS } from "../.github/scripts/release.ts";
@@ -148,6 +149,25 @@ Deno.test("npm: installed from the .tgz files into a prefix, tmux-mcp answers MC
     await writer.close().catch(() => {});
     // The binary ended cleanly (exit 0) on the signal passed on to it, and the launcher exited as it did.
     assertEquals([ended.code, ended.signal], [0, null]);
+    // What doctor --install writes starts from a GUI client too, whose short PATH has no node for the launcher's
+    // `#!/usr/bin/env node` (nor tmux: --tmux-bin names it).
+    const tmuxBin = findOnPath("tmux", Deno.env.get("PATH")!)!;
+    const installed = await run(bin, [
+      "doctor",
+      "--install",
+      "cursor",
+      ...["--socket-name", tmux.socketName, "--tmux-bin", tmuxBin],
+    ], { ...h.env, PATH: Deno.env.get("PATH")! });
+    assertEquals(installed.code, 0, installed.stdout + installed.stderr);
+    const config = JSON.parse(await Deno.readTextFile(`${h.home}/.cursor/mcp.json`));
+    const entry = config.mcpServers.tmux as { command: string; args: string[] };
+    assertEquals(entry.args.slice(-4), ["--socket-name", tmux.socketName, "--tmux-bin", tmuxBin]);
+    const gui = await connect({ spawn: [entry.command, ...entry.args], env: { ...h.env, PATH: "/nonexistent" } });
+    try {
+      assertEquals((await gui.ok<{ sessions: unknown[] }>("list", { what: "sessions" })).sessions.length, 1);
+    } finally {
+      await gui.close();
+    }
   } finally {
     await tmux.kill();
     await h.done();

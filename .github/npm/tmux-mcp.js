@@ -38,10 +38,28 @@ try {
   );
 }
 
+/**
+ * This node by an absolute path: the `node` on PATH when it is this executable (a name that outlives an upgrade, such
+ * as /opt/homebrew/bin/node, where the executable's own path names its version), else the executable's path.
+ */
+function nodePath() {
+  const self = fs.realpathSync(process.execPath);
+  for (const dir of (process.env.PATH || "").split(path.delimiter)) {
+    const candidate = path.join(dir, "node");
+    try {
+      if (path.isAbsolute(candidate) && fs.realpathSync(candidate) === self) return candidate;
+    } catch {
+      // not there: the next PATH entry
+    }
+  }
+  return process.execPath;
+}
+
 // The command a client config should name to start this installation again: the binary's own path is inside
-// npm's cache or node_modules. Under npx (npm exec) that is npx with this exact version; else this launcher.
+// npm's cache or node_modules. Under npx (npm exec) that is npx with this exact version; else this launcher, run by
+// this node: the launcher's `#!/usr/bin/env node` finds no node on a GUI client's short PATH.
 const underNpx = process.env.npm_command === "exec" || __dirname.split(path.sep).includes("_npx");
-const launcher = underNpx ? ["npx", "-y", `${pkg.name}@${pkg.version}`] : [path.resolve(process.argv[1])];
+const launcher = underNpx ? ["npx", "-y", `${pkg.name}@${pkg.version}`] : [nodePath(), path.resolve(process.argv[1])];
 
 const child = spawn(binary, process.argv.slice(2), {
   stdio: "inherit",

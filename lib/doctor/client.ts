@@ -48,8 +48,8 @@ export function absoluteFlags(flags: readonly string[], cwd: string): string[] {
 
 /**
  * Set by the npm launcher for the binary it starts: the command that starts this installation again, as a JSON
- * array of strings (`["npx", "-y", "pkg@1.2.3"]` under npx, else the launcher's own path). The binary itself sits in
- * npm's cache or node_modules, a path that a client config must not name.
+ * array of strings (`["npx", "-y", "pkg@1.2.3"]` under npx, else node and the launcher's path). The binary itself
+ * sits in npm's cache or node_modules, a path that a client config must not name.
  */
 export const LAUNCHER_ENV = "TMUX_MCP_LAUNCHER";
 
