@@ -9,7 +9,7 @@ import { ROOT, runProcess, START_PERMISSIONS, startTmux, uniqueSocketName } from
 import { parseCommand } from "../lib/config.ts";
 import { parseTmuxVersion } from "../lib/doctor/tmux.ts";
 import { findOnPath } from "../lib/doctor/shells.ts";
-import { absoluteFlags, shellWord } from "../lib/doctor/client.ts";
+import { absoluteFlags, lastingPath, shellWord } from "../lib/doctor/client.ts";
 
 async function doctor(args: string[]) {
   const r = await runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args]);
@@ -216,6 +216,42 @@ Deno.test("doctor from a checkout names deno by an absolute path: the PATH's den
     await Deno.mkdir(`${dir}/other`);
     await Deno.writeTextFile(`${dir}/other/deno`, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
     assertEquals(await commandWith(`${dir}/other:${dir}/bin:${tmuxDir}`), Deno.execPath());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a binary is named as PATH names it: Homebrew's link in bin, not the versioned Cellar file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-lasting-" });
+  try {
+    // Homebrew's layout: the binary in the Cellar under its version, a link to it in bin. The binary is this deno
+    // under the name tmux-mcp (a hard link, or a copy across file systems), which doctor takes for a compiled one;
+    // its executable path (/proc/self/exe) is the Cellar file.
+    const cellar = `${dir}/Cellar/tmux-mcp/0.1.0/bin/tmux-mcp`;
+    await Deno.mkdir(cellar.slice(0, cellar.lastIndexOf("/")), { recursive: true });
+    await Deno.link(Deno.execPath(), cellar).catch(() => Deno.copyFile(Deno.execPath(), cellar));
+    await Deno.mkdir(`${dir}/bin`);
+    await Deno.symlink(`../Cellar/tmux-mcp/0.1.0/bin/tmux-mcp`, `${dir}/bin/tmux-mcp`);
+    const tmuxDir = `${dir}/tmux`;
+    await Deno.mkdir(tmuxDir);
+    await Deno.symlink(findOnPath("tmux", Deno.env.get("PATH") ?? "")!, `${tmuxDir}/tmux`);
+    const r = await runProcess(`${dir}/bin/tmux-mcp`, ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor"], {
+      env: {
+        PATH: `${dir}/bin:${tmuxDir}`,
+        HOME: dir,
+        DENO_DIR: Deno.env.get("DENO_DIR") || `${Deno.env.get("HOME")}/.cache/deno`,
+      },
+      clearEnv: true,
+    });
+    assertEquals(
+      r.stdout.split("\n").find((l) => l.startsWith("info  client command: ")),
+      `info  client command: ${dir}/bin/tmux-mcp`,
+    );
+    // Not on PATH, or another tmux-mcp first on it: the executable's own path.
+    assertEquals(lastingPath(cellar, "/nonexistent"), cellar);
+    await Deno.mkdir(`${dir}/other`);
+    await Deno.writeTextFile(`${dir}/other/tmux-mcp`, "#!/bin/sh\n", { mode: 0o755 });
+    assertEquals(lastingPath(cellar, `${dir}/other:${dir}/bin`), cellar);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -1,6 +1,7 @@
 /**
  * The command line to paste into an MCP client's config: for a compiled
- * binary its own path, for a checkout `<abs>/deno task --quiet --config
+ * binary its own path (by the PATH's name for it: Homebrew's link, not the
+ * versioned Cellar file), for a checkout `<abs>/deno task --quiet --config
  * <abs>/deno.json start`, when the npm launcher started this process the
  * command it names in {@linkcode LAUNCHER_ENV} — followed by the flags
  * doctor was given, file paths made absolute. Absolute, as GUI clients
@@ -66,18 +67,23 @@ export function launcherArgv(value: string | undefined): string[] | undefined {
 }
 
 /**
- * This deno by an absolute path: the `deno` on `path` when it is this executable (a name that outlives an upgrade,
- * such as /opt/homebrew/bin/deno, where the executable's own path names its version), else the executable's path.
+ * The executable `exe` by the name `path` gives it when that name is `exe` (a name that outlives an upgrade, such as
+ * /opt/homebrew/bin/deno or a Homebrew binary's link in bin, where the executable's own path names its version in the
+ * Cellar), else `exe` itself.
  */
-export function denoPath(path: string): string {
-  const self = Deno.execPath();
-  const onPath = findOnPath("deno", path);
-  if (!onPath?.startsWith("/")) return self;
+export function lastingPath(exe: string, path: string): string {
+  const onPath = findOnPath(exe.slice(exe.lastIndexOf("/") + 1), path);
+  if (!onPath?.startsWith("/")) return exe;
   try {
-    return Deno.realPathSync(onPath) === Deno.realPathSync(self) ? onPath : self;
+    return Deno.realPathSync(onPath) === Deno.realPathSync(exe) ? onPath : exe;
   } catch {
-    return self;
+    return exe;
   }
+}
+
+/** This deno by an absolute path: {@linkcode lastingPath} of the executable. */
+export function denoPath(path: string): string {
+  return lastingPath(Deno.execPath(), path);
 }
 
 /** The command for this installation, as argv. */
@@ -85,7 +91,7 @@ export function clientArgv(rawFlags: readonly string[]): string[] {
   const flags = absoluteFlags(rawFlags, Deno.cwd());
   const launcher = launcherArgv(Deno.env.get(LAUNCHER_ENV));
   if (launcher) return [...launcher, ...flags];
-  if (!runFromSource()) return [Deno.execPath(), ...flags];
+  if (!runFromSource()) return [lastingPath(Deno.execPath(), Deno.env.get("PATH") ?? ""), ...flags];
   const config = fileURLToPath(new URL("../../deno.json", import.meta.url));
   return [denoPath(Deno.env.get("PATH") ?? ""), "task", "--quiet", "--config", config, "start", ...flags];
 }
