@@ -1,5 +1,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, removeSocket, ROOT, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
+import { allowsTier, parseConfig, servesToolset } from "../lib/config.ts";
+import { instructions } from "../lib/server/instructions.ts";
 
 Deno.test("tools/list carries titles, annotations, schemas and bounds", async () => {
   await withServer(async (mcp) => {
@@ -154,7 +156,9 @@ Deno.test("server instructions describe the flow of the served toolsets only", a
 });
 
 Deno.test("server instructions name no tool the server does not serve, for each toolset and tier", async () => {
-  const listing: { tool: { name: string } }[] = JSON.parse(await Deno.readTextFile(`${ROOT}lib/tools/listing.json`));
+  const listing: { toolset: string; tier: string; tool: { name: string } }[] = JSON.parse(
+    await Deno.readTextFile(`${ROOT}lib/tools/listing.json`),
+  );
   const every = listing.map((e) => e.tool.name);
   for (const toolsets of ["buffers,workspace,exec,pty", "buffers", "workspace", "exec", "pty"]) {
     for (const safety of ["readonly", "mutating", "destructive"]) {
@@ -170,6 +174,13 @@ Deno.test("server instructions name no tool the server does not serve, for each 
       } finally {
         await mcp.close();
       }
+      // With several hosts (the text alone: the hosts need not be reachable), what is said of addressing them.
+      const config = parseConfig(["--toolsets", toolsets, "--safety", safety, "--ssh", "local", "--ssh", "b=me@h"], {});
+      const text = instructions(config);
+      const served = listing.filter((e) => servesToolset(config, e.toolset) && allowsTier(config, e.tier));
+      const named = every.filter((n) => new RegExp(`(^|[^\\w-])${n}([^\\w-]|$)`).test(text));
+      assertEquals(named.filter((n) => !served.some((e) => e.tool.name === n)), [], `${toolsets} ${safety}: ${text}`);
+      if (toolsets === "exec") assertMatch(text, /Hosts local, b: HOST::TARGET \(local::%3\) acts on that host/);
     }
   }
 });

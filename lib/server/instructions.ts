@@ -30,15 +30,8 @@ export function instructions(
         `${OMITTED_TARGET} ${NAME_MATCHING}`,
     );
     if (writes) parts.push(exactMatching(allowsTier(config, "destructive")));
-    if (config.hosts.length > 1) {
-      const [first, ...rest] = config.hosts.map((h) => h.name);
-      parts.push(
-        `Hosts ${[first, ...rest].join(", ")}: HOST::TARGET (${first}::%3) acts on that host, a target without ` +
-          `HOST:: on ${first}; a listing without a target covers every host, each row's target names its host. ` +
-          `Buffers and pty_ids too: HOST::NAME; pty-launch {pty_id: "HOST::"} starts on HOST.`,
-      );
-    }
   }
+  if (config.hosts.length > 1) parts.push(hostsDoc(config.hosts.map((h) => h.name), has, writes));
   if (has("exec")) {
     parts.push(
       (writes ? "At a shell prompt use run-command (cd and export persist). " : "") +
@@ -59,4 +52,22 @@ export function instructions(
     }); paging tools cut a page to fit instead and say where to continue.`,
   );
   return parts.join(" ");
+}
+
+/**
+ * How several hosts are addressed, said for what is served: targets (workspace, exec), listings (workspace), buffer
+ * names and pty_ids, and pty-launch (served from mutating up).
+ */
+function hostsDoc(hosts: string[], has: (t: string) => boolean, writes: boolean): string {
+  const first = hosts[0];
+  const targets = [
+    ...(has("workspace") || has("exec"))
+      ? [`HOST::TARGET (${first}::%3) acts on that host, a target without HOST:: on ${first}`]
+      : [],
+    ...has("workspace") ? ["a listing without a target covers every host, each row's target names its host"] : [],
+  ];
+  const names = [...has("buffers") ? ["Buffers"] : [], ...has("pty") ? ["pty_ids"] : []];
+  const launch = has("pty") && writes ? '; pty-launch {pty_id: "HOST::"} starts on HOST' : "";
+  return `Hosts ${hosts.join(", ")}: ${targets.join("; ")}${targets.length && names.length ? ". " : ""}` +
+    (names.length ? `${names.join(" and ")}${targets.length ? " too" : ""}: HOST::NAME${launch}` : "") + ".";
 }
