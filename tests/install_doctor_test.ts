@@ -559,6 +559,7 @@ Deno.test("merge: a CRLF config.toml stays CRLF, and its tmux table can be updat
     text:
       `model = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "x"\r\n\r\n[mcp_servers.tmux]\r\ncommand = "/bin/t"\r\n` +
       `args = [ "a" ]\r\n`,
+    entry: { command: "/bin/t", args: ["a"] },
   });
   const text =
     `[mcp_servers.tmux]\r\ncommand = "old"\r\nargs = []\r\nstartup_timeout_sec = 20\r\n\r\n[mcp_servers.other]\r\n` +
@@ -569,6 +570,7 @@ Deno.test("merge: a CRLF config.toml stays CRLF, and its tmux table can be updat
     replaced: true,
     text: `[mcp_servers.tmux]\r\ncommand = "/bin/t"\r\nargs = [ "a" ]\r\nstartup_timeout_sec = 20\r\n\r\n` +
       `[mcp_servers.other]\r\ncommand = "x"\r\n`,
+    entry: { startup_timeout_sec: 20, command: "/bin/t", args: ["a"] },
   });
   // What it cannot rewrite (a multi-line string) is refused with what to do.
   const multi = mergeEntry(`[mcp_servers.tmux]\ncommand = """\nold\n"""\n`, "toml", "mcp_servers", "tmux", entry);
@@ -656,7 +658,7 @@ Deno.test('merge: an update keeps the user\'s env in the tmux entry (Claude Code
     const tmux = serversOf(id, r.text).tmux;
     assertEquals([tmux.command, tmux.args, tmux.env], [argv[0], argv.slice(1), { TMUX_TMPDIR: "/run/t" }], id);
     // Again with the same command: nothing to do (it used to "update" the env away each time).
-    assertEquals(mergeEntry(r.text, spec.format, spec.section, "tmux", spec.entry(argv)), { kind: "unchanged" }, id);
+    assertEquals(mergeEntry(r.text, spec.format, spec.section, "tmux", spec.entry(argv)).kind, "unchanged", id);
     // A new entry still gets the empty env the client expects.
     const fresh = mergeEntry("", spec.format, spec.section, "tmux", spec.entry(argv));
     assert(fresh.kind === "changed");
@@ -733,6 +735,33 @@ Deno.test("install: settings from TMUX_MCP_* variables, which the entry does not
     ], env);
     assertEquals(again.code, 0, again.stdout + again.stderr);
     assert(!again.stdout.includes("not written"), again.stdout);
+  });
+});
+
+Deno.test("install: an entry the client has turned off is said so, by --install and by doctor (warn, not ok)", async () => {
+  await inHome(async (home) => {
+    const path = await writeConfig(
+      home,
+      ".codeium/windsurf/mcp_config.json",
+      `{\n  "mcpServers": {\n    "tmux": { "command": "old", "disabled": true }\n  }\n}\n`,
+    );
+    const r = await tmuxMcp(home, ["doctor", "--install", "windsurf"]);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    assertEquals(
+      r.stdout.trimEnd().split("\n").at(-1),
+      `tmux-mcp doctor: the entry is turned off there ("disabled": true): Windsurf starts it once that key is gone`,
+    );
+    assertEquals(serversOf("windsurf", await Deno.readTextFile(path)).tmux.disabled, true, "the user's key stays");
+    const hint = (await tmuxMcp(home, ["doctor"])).stdout.split("\n").filter((l) => / mcp client: windsurf/.test(l));
+    assertEquals(hint.length, 1, hint.join("\n"));
+    assertMatch(
+      hint[0],
+      /^warn {2}mcp client: windsurf: .* with this command, turned off \("disabled": true\): remove that key$/,
+    );
+    // Codex's (and Zed's) own switch, in TOML.
+    await writeConfig(home, ".codex/config.toml", `[mcp_servers.tmux]\ncommand = "old"\nenabled = false\n`);
+    const codex = await tmuxMcp(home, ["doctor", "--install", "codex"]);
+    assertMatch(codex.stdout, /turned off there \(enabled = false\): Codex starts it once that key is gone/);
   });
 });
 

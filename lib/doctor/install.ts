@@ -188,6 +188,16 @@ export function unwrittenEnv(flags: readonly string[], env: Where["env"]): strin
     unwritten.flatMap((u) => u.flags).join(" ");
 }
 
+/**
+ * How an entry the client will not start says so (`disabled: true`, as Windsurf's file has it; `enabled: false`, as
+ * Zed's and Codex's), as that key and value in the file's syntax; undefined for an entry that is on.
+ */
+function turnedOff(entry: Record<string, unknown>, format: ClientSpec["format"]): string | undefined {
+  const key = entry.disabled === true ? "disabled" : entry.enabled === false ? "enabled" : undefined;
+  if (key === undefined) return undefined;
+  return format === "toml" ? `${key} = ${entry[key]}` : `"${key}": ${entry[key]}`;
+}
+
 const unknownClient = (name: string) =>
   `tmux-mcp doctor: unknown client "${name}" for --install: use one of ${CLIENT_IDS.join(", ")}`;
 
@@ -213,8 +223,13 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
   const merged = mergeEntry(file.text, spec.format, spec.section, SERVER_NAME, spec.entry(argv));
   if (merged.kind === "refused") return refuse(`it is ${merged.reason}`);
   const command = argv.map(shellWord).join(" ");
-  const note = unwrittenEnv(opts.flags, where.env);
-  const notes = note ? [note] : [];
+  const off = turnedOff(merged.entry, spec.format);
+  const notes = [
+    ...off
+      ? [`tmux-mcp doctor: the entry is turned off there (${off}): ${spec.title} starts it once that key is gone`]
+      : [],
+    ...[unwrittenEnv(opts.flags, where.env)].filter((n) => n !== undefined),
+  ];
   if (merged.kind === "unchanged") {
     return {
       lines: [
@@ -305,7 +320,14 @@ export async function clientHints(flags: readonly string[], where: Where = curre
       const file = await readConfig(path);
       const merged = mergeEntry(file.text, spec.format, spec.section, SERVER_NAME, spec.entry(argv));
       const install = [...base, "doctor", "--install", id, ...flags].map(shellWord).join(" ");
-      result = merged.kind === "unchanged"
+      const off = merged.kind === "unchanged" ? turnedOff(merged.entry, spec.format) : undefined;
+      result = off
+        ? {
+          status: "warn",
+          name: "mcp client",
+          detail: `${id}: ${path} has server "${SERVER_NAME}" with this command, turned off (${off}): remove that key`,
+        }
+        : merged.kind === "unchanged"
         ? { status: "ok", name: "mcp client", detail: `${id}: ${path} has server "${SERVER_NAME}" with this command` }
         : merged.kind === "refused"
         ? { status: "warn", name: "mcp client", detail: `${id}: ${path} is ${merged.reason}` }

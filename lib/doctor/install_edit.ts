@@ -25,10 +25,13 @@ import {
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import type { ConfigFormat } from "./install_clients.ts";
 
-/** What a merge found: the new text, the entry already there as wanted, or why the file is refused. */
+/**
+ * What a merge found: the new text, the entry already there as wanted, or why the file is refused; `entry` is the
+ * server's entry as the file then holds it (the user's other keys with ours).
+ */
 export type MergeResult =
-  | { kind: "changed"; text: string; replaced: boolean }
-  | { kind: "unchanged" }
+  | { kind: "changed"; text: string; replaced: boolean; entry: Record<string, unknown> }
+  | { kind: "unchanged"; entry: Record<string, unknown> }
   | { kind: "refused"; reason: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -185,10 +188,10 @@ function mergeJson(
       if (isObject(v) && Object.keys(v).length === 0 && Object.hasOwn(current, k)) merged[k] = current[k];
     }
   }
-  if (current !== undefined && sameJson(current, merged)) return { kind: "unchanged" };
+  if (current !== undefined && sameJson(current, merged)) return { kind: "unchanged", entry: merged };
   let out = setJson(source, [section, name], merged);
   if (!out.endsWith("\n")) out += source.includes("\r\n") ? "\r\n" : "\n";
-  return { kind: "changed", text: out, replaced: current !== undefined };
+  return { kind: "changed", text: out, replaced: current !== undefined, entry: merged };
 }
 
 /** A bare TOML key when it is one, else a quoted one. */
@@ -218,7 +221,8 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
     return { kind: "refused", reason: `its ${section}.${name} is not a table` };
   }
   const keep = isObject(current) ? Object.fromEntries(Object.entries(current).filter(([k]) => !(k in entry))) : {};
-  if (current !== undefined && sameJson(current, { ...keep, ...entry })) return { kind: "unchanged" };
+  const merged = { ...keep, ...entry };
+  if (current !== undefined && sameJson(current, merged)) return { kind: "unchanged", entry: merged };
 
   // New lines end as the file's do (a CRLF file stays CRLF).
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
@@ -251,7 +255,7 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
   // The edit is textual: read it back, and refuse rather than write a file that says something else.
   try {
     const check = (parseToml(out) as Record<string, Record<string, unknown>>)[section]?.[name];
-    if (!sameJson(check, { ...keep, ...entry })) throw new Error("the merged table differs");
+    if (!sameJson(check, merged)) throw new Error("the merged table differs");
   } catch (e) {
     return {
       kind: "refused",
@@ -260,7 +264,7 @@ function mergeToml(text: string, section: string, name: string, entry: Record<st
       }): edit it by hand`,
     };
   }
-  return { kind: "changed", text: out, replaced: current !== undefined };
+  return { kind: "changed", text: out, replaced: current !== undefined, entry: merged };
 }
 
 /**
