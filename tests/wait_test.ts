@@ -71,6 +71,24 @@ Deno.test("wait-for-text finds a line already on the screen; new_only waits for 
   });
 });
 
+Deno.test("wait-for-text: a line after an insert of millions of blanks is still found", async () => {
+  await withShell("bash", async (fx) => {
+    const waiting = startWait<TextResult>(fx, "wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["GO-42"],
+      new_only: true,
+      timeout_ms: 30_000,
+    });
+    await waiting.armed;
+    // CSI n @ (insert n blanks) with a count no terminal line has, in the same write as the line waited for.
+    await type(fx, "printf 'ab\\r\\033[3000000@cd\\nGO-%d\\n' $((40+2))");
+    const hit = await waiting.done;
+    assertEquals([hit.outcome, hit.matched_line], ["matched", "GO-42"]);
+    assert(!/watcher failed/.test(fx.mcp.stderr()), fx.mcp.stderr());
+  });
+});
+
 Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; partial lines match", async () => {
   await withShell("bash", async (fx) => {
     const both = startWait<TextResult>(fx, "wait", {

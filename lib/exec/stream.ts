@@ -253,9 +253,14 @@ export class LineAssembler {
         this.#offer(false);
         this.#line.splice(this.#col, n);
         return;
-      case "@": // insert blanks
-        if (this.#col < this.#line.length) this.#line.splice(this.#col, 0, ...Array(n).fill(" "));
+      case "@": {
+        // Insert blanks: what is pushed past the line's last kept column is gone, as at a terminal's right edge.
+        // Never more blanks than columns are left (the count is the program's, any number).
+        if (this.#col >= this.#line.length) return;
+        const blanks = Array<string>(Math.min(n, this.#max - this.#col)).fill(" ");
+        this.#line = this.#line.slice(0, this.#col).concat(blanks, this.#line.slice(this.#col)).slice(0, this.#max);
         return;
+      }
       case "A":
       case "B":
       case "E":
