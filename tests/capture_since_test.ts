@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { type ExecFixture, withShell } from "./exec_fixtures.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 interface Since {
   pane_id: string;
@@ -90,6 +91,24 @@ Deno.test("capture-since bounds its answer and keeps the newest lines", async ()
     assertEquals(c1.line_count, 50);
     assert(c1.dropped_lines > 250);
     assertEquals(numbers(c1.text).at(-1), 300);
+  });
+});
+
+Deno.test("capture-since after emoji tmux draws two columns wide returns only the new text on that row", async () => {
+  await withShell("bash", async (fx) => {
+    // cat echoes what is typed (the terminal's echo) and prints nothing until Enter: the cursor stays on the row.
+    const pane = await fx.newPane({ command: "cat" });
+    const shows = (text: string) =>
+      waitUntil(`${JSON.stringify(text)} in ${pane}`, async () => {
+        return (await fx.tmux("capture-pane", "-p", "-t", pane)).includes(text);
+      });
+    await fx.tmux("send-keys", "-t", pane, "-l", "ok \u2705 \u26a1 \u{1f680} ab");
+    await shows("\u{1f680} ab");
+    const c0 = await fx.mcp.ok<Since>("capture-since", { target: pane });
+    await fx.tmux("send-keys", "-t", pane, "-l", "cd");
+    await shows("abcd");
+    const c1 = await fx.mcp.ok<Since>("capture-since", { cursor: c0.cursor });
+    assertEquals([c1.text, c1.lines_missed], ["cd", false]);
   });
 });
 
