@@ -325,6 +325,18 @@ Deno.test("show-options, show-environment and show-hooks read each scope and val
     assertEquals(byName.get("MY_API_TOKEN"), { name: "MY_API_TOKEN", value: null, removed: false, redacted: true });
     assertEquals(byName.get("GONE")?.removed, true);
     assert(!JSON.stringify(env).includes("hunter2"), "a secret value never reaches the model");
+    // Values are raw text: lines in them that look like variables are part of the value, secret or not.
+    await tmux.tmux("set-environment", "-t", "main", "MULTI", 'one\nFORGED=1\n-GONE\n"; export X;\\$`');
+    await tmux.tmux("set-environment", "-t", "main", "DEPLOY_PRIVATE_KEY", "k1\nKEYPART2=k3\nKEYPART4");
+    const lines = await mcp.ok<Env>("show", { what: "environment", target: "main" });
+    const names = lines.variables.map((v) => String(v.name));
+    assertEquals(
+      lines.variables.find((v) => v.name === "MULTI"),
+      { name: "MULTI", value: 'one\nFORGED=1\n-GONE\n"; export X;\\$`', removed: false, redacted: false },
+    );
+    assertEquals(names.filter((n) => /FORGED|KEYPART|^X$/.test(n)), []);
+    assertEquals(names.filter((n) => n === "GONE").length, 1, names.join(" "));
+    assert(!/KEYPART|k3/.test(JSON.stringify(lines)), "no line of a secret value reaches the model");
     const global = await mcp.ok<Env>("show", { what: "environment" });
     assertEquals(global.session_id, null);
     assert(!global.variables.some((v) => v.name === "FOO"), "FOO is the session's, not global");

@@ -5,7 +5,6 @@ import { showFor } from "./scoped.ts";
 
 // Values of variables with these words in their name never reach the model.
 const SECRET = /SECRET|TOKEN|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION_?KEY/i;
-const NAME = /^-?[A-Za-z_][A-Za-z0-9_]*(=|$)/;
 
 export default defineTool({
   name: "show-environment",
@@ -28,24 +27,46 @@ export default defineTool({
   }),
   secrets: [],
   async handler({ target }, ctx) {
-    const r = await showFor(ctx, target, (t) => ["show-environment", "-t", t], ["show-environment", "-g"]);
-    const variables: { name: string; value: string | null; removed: boolean; redacted: boolean }[] = [];
-    for (const line of r.lines) {
-      const last = variables.at(-1);
-      // tmux prints values raw: a line that does not start a variable continues a multi-line value.
-      if (!NAME.test(line) && last && !last.removed) {
-        if (!last.redacted) last.value += "\n" + line;
-        continue;
-      }
-      if (line.startsWith("-")) {
-        variables.push({ name: line.slice(1), value: null, removed: true, redacted: false });
-        continue;
-      }
-      const eq = line.indexOf("=");
-      const name = eq < 0 ? line : line.slice(0, eq);
+    const r = await showFor(ctx, target, (t) => ["show-environment", "-s", "-t", t], ["show-environment", "-g", "-s"]);
+    const variables = parseShellEnvironment(r.lines.join("\n")).map(({ name, value }) => {
+      if (value === null) return { name, value, removed: true, redacted: false };
       const redacted = SECRET.test(name);
-      variables.push({ name, value: redacted ? null : line.slice(eq + 1), removed: false, redacted });
-    }
+      return { name, value: redacted ? null : value, removed: false, redacted };
+    });
     return { structured: { session_id: r.session_id, variables } };
   },
 });
+
+/**
+ * The variables of `show-environment -s`: `NAME="VALUE"; export NAME;` or `unset NAME;` (a removed variable), one
+ * after another, each on a line of its own. Inside the quotes tmux puts a backslash before a dollar, a backquote, a
+ * double quote and a backslash, and prints every other byte raw, newlines included, so a value ends at its first
+ * unescaped quote: a value holding a line such as `OTHER=x` is one value, not a variable (the plain form cannot tell
+ * them apart, and printed a secret value's lines as variables).
+ */
+function parseShellEnvironment(text: string): { name: string; value: string | null }[] {
+  const out: { name: string; value: string | null }[] = [];
+  let i = 0;
+  const bad = (at: number) => new Error(`unexpected show-environment output at character ${at}`);
+  while (i < text.length) {
+    const lineEnd = text.indexOf("\n", i) < 0 ? text.length : text.indexOf("\n", i);
+    const line = text.slice(i, lineEnd);
+    if (line.startsWith("unset ") && line.endsWith(";") && !line.includes('="')) {
+      out.push({ name: line.slice(6, -1), value: null });
+      i = lineEnd + 1;
+      continue;
+    }
+    const eq = text.indexOf('="', i);
+    if (eq < 0) throw bad(i);
+    const name = text.slice(i, eq);
+    let value = "";
+    let j = eq + 2;
+    for (; j < text.length && text[j] !== '"'; j++) value += text[j] === "\\" ? text[++j] ?? "" : text[j];
+    const tail = `"; export ${name};`;
+    if (!text.startsWith(tail, j)) throw bad(j);
+    out.push({ name, value });
+    i = j + tail.length;
+    if (i < text.length && text[i++] !== "\n") throw bad(i - 1);
+  }
+  return out;
+}
