@@ -171,6 +171,18 @@ for (const shell of SHELLS) {
     }, { historyLimit: 100 });
   });
 
+  Deno.test(`run-command in ${shell}: a command that writes over the line above its output returns only its own lines`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run("echo EARLIER-1; echo EARLIER-2");
+      // Up one row (onto the typed line), rewrite it, then go on below: as a status line that redraws "the previous
+      // line" does on its first draw.
+      const r = await run("printf '\\033[1A\\rOVERWRITE\\033[K\\n'; echo after");
+      assertEquals([r.exit_code, r.output, r.output_truncated], [0, "OVERWRITE\nafter", false]);
+      assertEquals((await run("echo next")).output, "next");
+    });
+  });
+
   Deno.test(`run-command in ${shell}: a syntax error is reported and the shell stays usable`, async () => {
     await withShell(shell, async (fx) => {
       const run = runner(fx);

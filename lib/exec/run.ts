@@ -164,7 +164,9 @@ type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
 /**
  * `atPrompt`: the last line is the prompt the shell drew (the command was interrupted), not output. `reflowed`:
  * the pane's width changed since the start marker, so tmux rewrapped its rows and the row the output began on is
- * no longer where it was: the output comes from the pane's output stream (the run's log) instead.
+ * no longer where it was: the output comes from the pane's output stream (the run's log) instead. So it does when
+ * the read lost that row (`missed`): what the pane still holds from the top is not this command's output (the
+ * command wrote over the row above its own, such as the typed line, or cleared the history).
  */
 function result(
   read: Pick<SinceRead, "rows" | "missed" | "dropped">,
@@ -179,7 +181,7 @@ function result(
   const output = (rows: readonly string[]) => atPrompt ? rows.slice(0, -1) : rows;
   let lines = output(read.rows).slice(-maxLines);
   let truncated = read.missed || read.dropped > 0;
-  if (log.handedOut || reflowed) {
+  if (log.handedOut || reflowed || read.missed) {
     // Pages went out already: the rest is what the log has not handed out (the screen holds all of it).
     const rest = log.peekAll();
     const all = output(rest.lines);
