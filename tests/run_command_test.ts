@@ -183,6 +183,20 @@ for (const shell of SHELLS) {
     });
   });
 
+  Deno.test(`run-command in ${shell}: a string sequence a command leaves open (cat of a binary) hides no later output`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      // DCS, APC, PM, SOS and OSC, each left without its terminator: tmux swallows what follows until one comes.
+      for (const [i, open] of ["P", "_", "^", "X", "]0;"].entries()) {
+        const r = await run(`printf '\\033${open}'; echo swallowed`);
+        assertEquals(r.exit_code, 0);
+        assertEquals((await run(`echo next-${i}`)).output, `next-${i}`, `after ESC ${open}`);
+        // The pane shows it too (tmux swallowed no more of it), where capture-pane and a watching user read it.
+        assertMatch(await fx.tmux("capture-pane", "-p", "-t", fx.pane), new RegExp(`^next-${i}$`, "m"));
+      }
+    });
+  });
+
   Deno.test(`run-command in ${shell}: a syntax error is reported and the shell stays usable`, async () => {
     await withShell(shell, async (fx) => {
       const run = runner(fx);

@@ -165,7 +165,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const osc = `\\033]${MARKER_OSC};${p.nonce};`;
   // Erase below: the output is read from the start marker to the screen's bottom, and rows an earlier command
   // left below the cursor (it moved the cursor up) are not this command's output (zsh erases them at its prompt).
-  const below = "\\033[J";
+  // First a string terminator (ESC \, in octal for every printf and fish's quotes): a DCS (ESC P) an earlier
+  // command left open (`cat` of a binary file) makes tmux swallow everything up to one, so no later output would
+  // reach the screen the output is read from. Outside a string tmux ignores it.
+  const below = "\\033\\134\\033[J";
   if (flavor === "fish") {
     const q = quoteFish;
     const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
