@@ -264,6 +264,16 @@ for (const shell of ["bash", "zsh"] as const) {
   });
 }
 
+Deno.test("run-command: a cursor move past the right margin stops there in output read from the pane's stream too", async () => {
+  await withShell("bash", async (fx) => {
+    // Writing over the typed line makes the answer come from the output stream (the screen's start row is gone);
+    // the pane is 120 columns wide, so the terminal puts each x in the last column, whatever the count says.
+    const r = await runner(fx)("printf '\\033[1A\\rOVER\\033[K\\n'; printf '\\033[999999Gx\\n%.0s' 1 2 3");
+    const edge = " ".repeat(119) + "x";
+    assertEquals([r.exit_code, r.output, r.output_truncated], [0, ["OVER", edge, edge, edge].join("\n"), false]);
+  });
+});
+
 Deno.test("run-command: heredocs and multi-line scripts work in bash", async () => {
   await withShell("bash", async (fx) => {
     const r = await runner(fx)("cat <<'EOF'\nline $1\n  indented\nEOF\nfor i in 1 2; do\n  echo \"i=$i\"\ndone");

@@ -282,6 +282,7 @@ async function runLocked(
     scriptGone = rt.scripts.scriptRead(files.script);
     const atStart = await reading;
     const startPos = atStart.next;
+    log.width = atStart.pane.width;
     await letGo();
 
     const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;

@@ -64,6 +64,11 @@ export class RunLog {
     this.active = false;
   }
 
+  /** The pane's width, once known: cursor moves stop at a row's right margin ({@linkcode LineAssembler.width}). */
+  set width(w: number) {
+    this.#asm.width = w;
+  }
+
   /** Lines cut to their first {@linkcode MAX_LOG_LINE} columns. */
   get cut(): number {
     return this.#asm.cut;

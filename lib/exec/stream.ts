@@ -125,6 +125,12 @@ export class LineAssembler {
   #max: number;
 
   /**
+   * The terminal's width, once known: a cursor move stops at the right margin of the row the cursor is on (lines
+   * here are unwrapped: a row is `width` columns of one), as the terminal's own does. Unknown: only `maxLine` stops it.
+   */
+  width: number | undefined;
+
+  /**
    * `blankLines`: also offer the empty lines a newline ends (a log of the output wants them; matching does not).
    * `maxLine`: columns kept per line (default 4096).
    */
@@ -163,6 +169,19 @@ export class LineAssembler {
     this.#cutHere = false;
   }
 
+  /** The first column of the row the cursor is on (0 while the width is unknown). */
+  #rowStart(): number {
+    return this.width ? Math.floor(this.#col / this.width) * this.width : 0;
+  }
+
+  /**
+   * The last column a cursor move reaches on the cursor's row: a program's count (`ESC [ 999999 G`) moves no
+   * further than the terminal's right margin, so it makes no line longer than the terminal shows.
+   */
+  #rowEnd(): number {
+    return this.width ? Math.min(this.#max, this.#rowStart() + this.width - 1) : this.#max;
+  }
+
   #put(ch: string): void {
     if (this.#col >= this.#max) {
       if (!this.#cutHere) this.cut++;
@@ -184,7 +203,7 @@ export class LineAssembler {
           this.#offer(false);
           this.#col = 0;
         } else if (c === 0x08) this.#col = Math.max(0, this.#col - 1);
-        else if (c === 0x09) this.#col = Math.min(this.#max, (Math.floor(this.#col / 8) + 1) * 8);
+        else if (c === 0x09) this.#col = Math.min(this.#rowEnd(), (Math.floor(this.#col / 8) + 1) * 8);
         else if (c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c < 0xa0)) this.#put(ch);
         return;
       case "esc":
@@ -236,14 +255,14 @@ export class LineAssembler {
         return;
       }
       case "C":
-        this.#col = Math.min(this.#max, this.#col + n);
+        this.#col = Math.min(this.#rowEnd(), this.#col + n);
         return;
       case "D":
         this.#col = Math.max(0, this.#col - n);
         return;
       case "G":
       case "`":
-        this.#col = Math.min(this.#max, n - 1);
+        this.#col = Math.min(this.#rowEnd(), this.#rowStart() + n - 1);
         return;
       case "X": // erase characters
         this.#offer(false);
@@ -276,7 +295,7 @@ export class LineAssembler {
         this.#endLine();
         if (final === "H" || final === "f") {
           const col = parseInt(params.split(";")[1] ?? "", 10);
-          this.#col = Number.isFinite(col) && col > 0 ? Math.min(this.#max, col - 1) : 0;
+          this.#col = Number.isFinite(col) && col > 0 ? Math.min(this.#rowEnd(), col - 1) : 0;
         }
         return;
       }
