@@ -179,6 +179,10 @@ for (const shell of SHELLS) {
       // line" does on its first draw.
       const r = await run("printf '\\033[1A\\rOVERWRITE\\033[K\\n'; echo after");
       assertEquals([r.exit_code, r.output, r.output_truncated], [0, "OVERWRITE\nafter", false]);
+      // Also after a clear that takes the history (and so the output's first row) with it: all of it, and no
+      // warning that some of it is missing.
+      const cleared = await run("echo before; printf '\\033[H\\033[2J\\033[3J'; echo after");
+      assertEquals([cleared.output, cleared.output_truncated, cleared.warnings], ["before\nafter", false, []]);
       assertEquals((await run("echo next")).output, "next");
     });
   });

@@ -385,7 +385,8 @@ async function runLocked(
         timed_out: false,
         warnings: [
           ...paneWarnings(shellNow, read.rows).filter((w) => w.kind === "alternate_screen" || w.kind === "copy_mode"),
-          ...(read.next && !reflowed && wroteAbove(startPos, read.next) && !read.pane.alternate_on
+          // Output read from the stream (reflowed, or its first row lost) holds what was written above too.
+          ...(read.next && !reflowed && !read.missed && wroteAbove(startPos, read.next) && !read.pane.alternate_on
             ? [{
               kind: "lines_missed" as const,
               message: `${describe(req.command)} moved the cursor above the row its output began on and may have ` +
