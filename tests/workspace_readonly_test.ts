@@ -377,3 +377,43 @@ Deno.test("readonly safety serves every readonly workspace tool", async () => {
     await tmux.kill();
   }
 });
+
+Deno.test("show environment: a multi-line value stays one variable, and a secret's later lines stay withheld", async () => {
+  await withServer(async (mcp, tmux) => {
+    const key = "-----BEGIN KEY-----\nMIIEsecretline\nLEAKED=part of the key\n-----END KEY-----";
+    await tmux.tmux("set-environment", "-t", "main", "SSH_PRIVATE_KEY", key);
+    const odd = 'two\nlines with "quotes" $HOME `cmd` \\ and\nNOTAVAR=x';
+    await tmux.tmux("set-environment", "-t", "main", "ODD", odd);
+    await tmux.tmux("set-environment", "-t", "main", "EMPTY", "");
+    type Env = { variables: { name: string; value: string | null; removed: boolean; redacted: boolean }[] };
+    const env = await mcp.ok<Env>("show", { what: "environment", target: "main" });
+    const byName = new Map(env.variables.map((v) => [v.name, v]));
+    assertEquals(byName.get("SSH_PRIVATE_KEY"), {
+      name: "SSH_PRIVATE_KEY",
+      value: null,
+      removed: false,
+      redacted: true,
+    });
+    assertEquals(byName.get("ODD")?.value, odd);
+    assertEquals(byName.get("EMPTY")?.value, "");
+    assert(!JSON.stringify(env).includes("secretline") && !JSON.stringify(env).includes("LEAKED"), JSON.stringify(env));
+    assert(!byName.has("NOTAVAR"), "a value's line is no variable");
+  });
+});
+
+Deno.test("list panes: a plain word target is a session, as for every tool, not a window of tmux's current session", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("new-window", "-d", "-t", "main:1", "-n", "dev");
+    await tmux.tmux("new-session", "-d", "-s", "dev", "-n", "devwin");
+    await tmux.tmux("new-window", "-d", "-t", "dev:1", "-n", "devone");
+    // The newest session (tmux's current one without a client) has a window named dev and a window 1.
+    await tmux.tmux("new-session", "-d", "-s", "1", "-n", "onewin");
+    await tmux.tmux("new-window", "-d", "-t", "1:1", "-n", "dev");
+    type Rows = { rows: string[][] };
+    const list = (target: string, all = false) =>
+      mcp.ok<Rows>("list", { what: "panes", target, all, fields: ["session_name", "window_name"] });
+    assertEquals((await list("dev")).rows, [["dev", "devwin"]]);
+    assertEquals((await list("1")).rows, [["1", "onewin"]]);
+    assertEquals((await list("dev", true)).rows, [["dev", "devwin"], ["dev", "devone"]]);
+  });
+});

@@ -500,9 +500,15 @@ export async function listPaneFacts<S extends PaneSpecPart>(
     );
     return dropSessionId<Row<S>>(rowsInScope(rows, sessions, target), added);
   }
+  // A plain word is a session here too (sessionTarget), not a window or index of tmux's current session.
+  const asked: PaneScope = target === undefined
+    ? scope
+    : "session" in scope
+    ? { session: normalizeTarget(sessionTarget(target)) }
+    : { window: normalizeTarget(sessionTarget(target)) };
   return query(
     tmux,
-    ["list-panes", ...paneListArgs(scope), "-F", facts.format],
+    ["list-panes", ...paneListArgs(asked), "-F", facts.format],
     (o) => parseRows(facts.spec, o).rows,
     target,
     signal,
