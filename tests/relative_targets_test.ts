@@ -72,3 +72,34 @@ Deno.test("an exact tool's error names the target as the model wrote it, not the
     }, { args: ["--safety", "destructive", ...args] });
   }
 });
+
+Deno.test("kill and respawn refuse a target that names a larger object than theirs (its active pane or window)", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("split-window", "-d", "-t", "main:0");
+    await tmux.tmux("new-window", "-d", "-t", "main:1");
+    const state = () => tmux.tmux("list-panes", "-s", "-t", "main", "-F", "#{window_id} #{pane_id} #{pane_pid}");
+    const before = await state();
+    const [session, window] = (await tmux.tmux("display-message", "-p", "-t", "main:0", "#{session_id} #{window_id}"))
+      .trim().split(" ");
+    for (const target of ["main", "=main", session, "main:0", window, "main:", "main:.1", `${session}:0`]) {
+      assertMatch(
+        await mcp.err("kill", { what: "pane", target }),
+        /^target .* (names a (session|window), not one pane|leaves out the window).*give session:window\.pane or a pane id/,
+        target,
+      );
+      assertMatch(await mcp.err("respawn-pane", { target, kill: true }), /not one pane|leaves out the window/, target);
+    }
+    for (const target of ["main", session, "main:", "main:.0"]) {
+      assertMatch(
+        await mcp.err("kill", { what: "window", target }),
+        /(names a session, not one window|leaves out the window).*give session:window or an id such as @2/,
+        target,
+      );
+    }
+    assertEquals(await state(), before);
+    // What names the object (or a part of it) still acts.
+    await mcp.ok("kill", { what: "pane", target: "main:0.1" });
+    await mcp.ok("kill", { what: "window", target: "main:1" });
+    assertEquals((await tmux.tmux("list-panes", "-s", "-t", "main", "-F", "#{pane_index}")).trim(), "0");
+  }, { args: ["--safety", "destructive"] });
+});

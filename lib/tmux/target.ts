@@ -105,6 +105,48 @@ export function asKind(kind: TargetKind, target: string): string {
   );
 }
 
+const RANK: Record<TargetKind, number> = { session: 0, window: 1, pane: 2 };
+
+/**
+ * A destructive tool's target, refused when it names a larger object than the tool acts on: `main` or `$1` for a
+ * pane or a window, `main:0` or `@2` for a pane, `main:` or `main:.1` (the session's current window) for either.
+ * tmux would take that object's active pane or current window, one the model did not name. A smaller object
+ * (`%3` for a window: the pane's window) names its window and session exactly.
+ *
+ * @example
+ * ```ts
+ * exactKind("pane", "main:0.1"); // "main:0.1"
+ * // exactKind("pane", "main:0") throws: it names a window
+ * exactKind("window", "%3");     // "%3"
+ * ```
+ */
+export function exactKind(kind: TargetKind, target: string): string {
+  const colon = target.indexOf(":");
+  // No colon but a dot: exactTarget refuses it with its own words.
+  if (colon < 0 && target.includes(".") && !ID.test(target)) return target;
+  const rest = colon < 0 ? "" : target.slice(colon + 1);
+  const dot = rest.indexOf(".");
+  const window = dot < 0 ? rest : rest.slice(0, dot);
+  const named: TargetKind = /^%\d+$/.test(target)
+    ? "pane"
+    : /^@\d+$/.test(target)
+    ? "window"
+    : colon < 0 || window === ""
+    ? "session"
+    : dot < 0
+    ? "window"
+    : "pane";
+  if (RANK[named] >= RANK[kind]) return target;
+  const give = kind === "pane" ? "session:window.pane or a pane id such as %3" : "session:window or an id such as @2";
+  const what = colon >= 0 && window === ""
+    ? "leaves out the window (tmux would take the session's current window)"
+    : `names a ${named}, not one ${kind} (tmux would take its ${kind === "pane" ? "active pane" : "current window"})`;
+  throw new UserError(
+    `target ${JSON.stringify(target)} ${what}, and this tool acts only on the ${kind} named: give ${give} ` +
+      `(list, what: ${kind}s, shows them)`,
+  );
+}
+
 const INDEX = /^\d+$/;
 
 function quoteList(names: string[]): string {

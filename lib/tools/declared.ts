@@ -18,7 +18,7 @@ import { z } from "zod";
 import type { AnyTool, ToolContext, ToolDef } from "./tool.ts";
 import { targetParam } from "./schemas.ts";
 import { checkTimeout } from "../exec/wait.ts";
-import { asKind, exactTarget, resolvedOf, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
+import { asKind, exactKind, exactTarget, resolvedOf, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
 import { getPane, SHELL_FACTS } from "../tmux/panes.ts";
 import type { TmuxArg } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
@@ -49,8 +49,8 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
   if (!tool.target || tool.targetless?.(args)) return ready;
   const read = tool.targetRead;
   if (typeof args.target === "string") {
-    // An exact tool refuses relative targets (exactTarget) rather than reading them.
-    const given = tool.exactTarget ? args.target : asKind(tool.target, args.target);
+    // An exact tool refuses relative targets (exactTarget) and larger objects rather than reading them.
+    const given = tool.exactTarget ? exactKind(tool.target, args.target) : asKind(tool.target, args.target);
     return { ...ready, target: await resolve(ready, given, read) };
   }
   const derived = tool.targetDefault?.(args);

@@ -48,7 +48,8 @@ const TIER_OR_UNKNOWN = new RegExp(
   `${TIER.source}|^unknown option "[a-z-]+(\\[\\d+\\])?": this tmux has no option or hook`,
 );
 const SELF_GUARD = /tmux-mcp runs inside this tmux server/;
-const NOT_EXACT = /not an exact name|is not exact|relative tmux token|names no session|needs an explicit target/;
+const NOT_EXACT =
+  /not an exact name|is not exact|relative tmux token|names no session|needs an explicit target|not one (pane|window)|leaves out the window/;
 const SELF_INPUT = /refusing to type into pane %\d+: .*tmux-mcp server itself runs in this pane/;
 const FORMAT = /^display-message refused: /;
 const CANARY = "{{CANARY}}";
