@@ -538,3 +538,29 @@ Deno.test("scope: a session the server made stays its own on that tmux server on
     await tmux.kill();
   }
 });
+
+Deno.test("scope: kill refuses a window (or its pane) the user linked into a session out of view as well", async () => {
+  const tmux = await startTmux("scopekilllinked");
+  const work = await session(tmux, "work-a", "WORKMARK");
+  const secret = await session(tmux, "secret", MARK);
+  // The user links secret's window into work-a, where the server sees it as work-a:7.
+  await tmux.tmux("link-window", "-d", "-s", secret.window, "-t", "work-a:7");
+  const windows = () => tmux.tmux("list-windows", "-a", "-F", "#{session_name} #{window_id} #{window_panes}");
+  const before = await windows();
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*", "--safety", "destructive"] });
+  try {
+    for (const [what, target] of [["window", "work-a:7"], ["pane", "work-a:7.0"]]) {
+      const text = await mcp.err("kill", { what, target });
+      assertMatch(text, /^refusing to kill .*linked into a session out of this server's view.*nothing was killed/);
+      assert(!text.includes("secret"), text);
+    }
+    assertEquals(await windows(), before);
+    // Its own window is killed as before.
+    await mcp.ok("new", { what: "window", target: "work-a" });
+    await mcp.ok("kill", { what: "window", target: work.window });
+    assert(!(await windows()).includes(work.window));
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

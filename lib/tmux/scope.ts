@@ -18,7 +18,7 @@ import type { TmuxExecutor } from "./executor.ts";
 import { TmuxError } from "./executor.ts";
 import { parseRows, type Row, rowFormat } from "./rows.ts";
 import { SCOPE_TAG, type ScopeRule, sessionInScope } from "../policy/scope.ts";
-import { UserError } from "../errors.ts";
+import { RefusedError, UserError } from "../errors.ts";
 
 /** A session in view: its id and name. */
 export interface ScopedSession {
@@ -95,4 +95,29 @@ export function createSessionScope(rule: ScopeRule, host: string): SessionScope 
       return inView;
     },
   };
+}
+
+const LINK_ROW = { session_id: ["session_id", "id"], window_id: ["window_id", "id"] } as const;
+const LINK_FORMAT = rowFormat(LINK_ROW);
+
+/**
+ * Refuses to kill window `windowId` or one of its panes (`what`) when the user linked that window into a session
+ * out of view as well: a killed window closes in every session it is linked into, a killed pane leaves all of
+ * them. Which session that is stays untold.
+ */
+export async function refuseLinkedOutOfView(
+  tmux: Pick<TmuxExecutor, "run" | "scope">,
+  windowId: string,
+  what: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!tmux.scope) return;
+  const inView = await tmux.scope.sessions(tmux, signal);
+  const rows = parseRows(LINK_ROW, await tmux.run(["list-windows", "-a", "-F", LINK_FORMAT], { signal })).rows;
+  if (!rows.some((r) => r.window_id === windowId && !inView.has(r.session_id))) return;
+  throw new RefusedError(
+    `refusing to kill ${what}: window ${windowId} is also linked into a session out of this server's view ` +
+      "(--sessions/--scope), which it would change too; nothing was killed: ask the user to unlink it " +
+      "(tmux unlink-window) or kill it",
+  );
 }

@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { AnyTool } from "../tool.ts";
 import { defineTool } from "../declared.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
+import { refuseLinkedOutOfView } from "../../tmux/scope.ts";
 import { targetIds } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
@@ -34,6 +35,10 @@ export function defineKillTool(kind: "pane" | "window" | "session", description:
     async handler(_args, ctx) {
       const { defaulted: _given, ...t } = resolvedTarget(ctx);
       await refuseSelfKill(ctx.tmux, kind, t, { signal: ctx.signal });
+      // A session's windows linked elsewhere survive there: only a window or pane is shared.
+      if (kind !== "session") {
+        await refuseLinkedOutOfView(ctx.tmux, t.window_id, `${kind} ${t[ID_OF[kind]]}`, ctx.signal);
+      }
       await ctx.tmux.run([`kill-${kind}`, "-t", t[ID_OF[kind]]], { signal: ctx.signal });
       return { structured: { ...t, killed: kind } };
     },
