@@ -699,3 +699,26 @@ Deno.test("new: a command still running when the answer is made gets no note", a
     assertEquals(await tmuxFormat(tmux, made.pane_id, "#{pane_dead}"), "0");
   });
 });
+
+Deno.test("select a window or pane of a window linked into two sessions: the session named, not the other", async () => {
+  for (const mode of ["on", "off"]) {
+    await withServer(async (mcp, tmux) => {
+      // The user links window 3 of session b into main as main:7; b, the newest, is tmux's current session.
+      await tmux.tmux("new-session", "-d", "-s", "b");
+      await tmux.tmux("new-window", "-d", "-t", "b:3", "-n", "shared");
+      await tmux.tmux("link-window", "-d", "-s", "b:3", "-t", "main:7");
+      await tmux.tmux("new-window", "-d", "-t", "b:5");
+      const current = async () =>
+        (await tmux.tmux("list-windows", "-a", "-F", "#{session_name}:#{window_index} #{window_active}"))
+          .split("\n").filter((l) => l.endsWith(" 1")).map((l) => l.split(" ")[0]);
+      assertEquals(await current(), ["b:0", "main:0"]);
+      const w = await mcp.ok<{ session_id: string; changed: boolean }>("select", { what: "window", target: "main:7" });
+      assertEquals(await current(), ["b:0", "main:7"], mode);
+      assertEquals(w.changed, true);
+      assertEquals((await mcp.ok("select", { what: "window", target: "main:7" })).changed, false, mode);
+      await mcp.ok("select", { what: "window", target: "main:0" });
+      const p = await mcp.ok<{ changed: boolean }>("select", { what: "pane", target: "main:7.0" });
+      assertEquals([await current(), p.changed], [["b:0", "main:7"], true], mode);
+    }, { env: { TMUX_MCP_CONTROL_MODE: mode } });
+  }
+});

@@ -20,10 +20,12 @@ export default defineTool({
   secrets: [],
   async handler(_args, ctx) {
     const t = resolvedTarget(ctx);
+    // In the session the target named: a window linked into several sessions is current in each apart.
+    const window = `${t.session_id}:${t.window_id}`;
     const before = await ctx.tmux.text([
-      ...["display-message", "-p", "-t", t.pane_id, "#{pane_active}#{window_active}"],
+      ...["display-message", "-p", "-t", `${window}.${t.pane_id}`, "#{pane_active}#{window_active}"],
       COMMAND_SEPARATOR,
-      ...["select-window", "-t", t.window_id],
+      ...["select-window", "-t", window],
       COMMAND_SEPARATOR,
       ...["select-pane", "-t", t.pane_id],
     ], { signal: ctx.signal });

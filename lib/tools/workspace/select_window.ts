@@ -20,10 +20,12 @@ export default defineTool({
   secrets: [],
   async handler(_args, ctx) {
     const t = resolvedTarget(ctx);
+    // The window in the session the target named: a window linked into several sessions is current in each apart.
+    const window = `${t.session_id}:${t.window_id}`;
     const before = await ctx.tmux.text([
-      ...["display-message", "-p", "-t", t.window_id, "#{window_active}"],
+      ...["display-message", "-p", "-t", window, "#{window_active}"],
       COMMAND_SEPARATOR,
-      ...["select-window", "-t", t.window_id],
+      ...["select-window", "-t", window],
     ], { signal: ctx.signal });
     return changeAnswer({ ...t, changed: before.trim() !== "1" }, "the current window of its session");
   },
