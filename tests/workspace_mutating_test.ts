@@ -452,8 +452,19 @@ Deno.test("new and rename: a refused window name is called a name, not a session
       }]] as const
     ) {
       const msg = await mcp.err(tool, { ...args, name: "@2" });
-      assertMatch(msg, /name: name must not start with '-', '\$', '@', '%' or '='/);
+      assertMatch(msg, /name: name must not start with '-', '\$', '@', '%', '=', .* \(tmux reads them in targets\)/);
       assert(!msg.includes("session"), msg);
+    }
+    // A name tmux would read as a token: `main:+1` is the next window, `{last}` the last pane, not these names.
+    for (const name of ["+1", "!", "^", "{last}", "~"]) {
+      for (const what of ["session", "window"]) {
+        assertMatch(
+          await mcp.err("new", { what, name }),
+          /name must not start with .*tmux reads them in targets/,
+          name,
+        );
+      }
+      assertMatch(await mcp.err("rename", { what: "window", target: "main:0", name }), /tmux reads them/, name);
     }
   });
 });

@@ -25,8 +25,10 @@ const CONTROL = /[\x00-\x1f\x7f]/;
 
 /**
  * A session or window name. tmux silently rewrites ':' and '.' (they
- * separate target parts) and doubles '\'; a leading '-', '$', '@', '%' or
- * '=' would make the name unusable or ambiguous as a target. `#` is fine:
+ * separate target parts) and doubles '\'; a leading '-', '$', '@', '%',
+ * '=' or one of tmux's tokens ('{last}', '!', '+1', '^', '~') would make the
+ * name unusable or ambiguous as a target (`main:+1` is the next window, not
+ * the window named "+1"; lib/tmux/panes.ts reads none as a plain word). `#` is fine:
  * tools escape it. The messages say "name", not which kind: a family tool
  * (`new`, `rename`) checks one schema for the name of either kind.
  */
@@ -36,7 +38,10 @@ const objectName = z.string()
   .refine((s) => !CONTROL.test(s), "name must not contain control characters")
   .refine((s) => !/[:.]/.test(s), "name must not contain ':' or '.' (tmux uses them in targets)")
   .refine((s) => !s.includes("\\"), "name must not contain '\\' (tmux would store it doubled)")
-  .refine((s) => !/^[-$@%=]/.test(s), "name must not start with '-', '$', '@', '%' or '='");
+  .refine(
+    (s) => !/^[-$@%={}!~^+]/.test(s),
+    "name must not start with '-', '$', '@', '%', '=', '{', '}', '!', '~', '^' or '+' (tmux reads them in targets)",
+  );
 
 export const sessionName = objectName;
 export const windowName = objectName;
