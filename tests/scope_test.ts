@@ -564,3 +564,20 @@ Deno.test("scope: kill refuses a window (or its pane) the user linked into a ses
     await tmux.kill();
   }
 });
+
+Deno.test("scope: a new session's name taken out of view is not offered to be used (list would not show it)", async () => {
+  const tmux = await startTmux("scopedup");
+  await tmux.tmux("new-session", "-d", "-s", "secret");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*"] });
+  try {
+    assertEquals(
+      await mcp.err("new", { what: "session", name: "secret" }),
+      'a session named "secret" already exists: choose another name',
+    );
+    await mcp.ok("new", { what: "session", name: "work-b" });
+    assertMatch(await mcp.err("new", { what: "session", name: "work-b" }), /choose another name$/);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

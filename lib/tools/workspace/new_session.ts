@@ -50,11 +50,9 @@ export default defineTool({
       return noted(created, note);
     } catch (e) {
       if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
-        throw new UserError(
-          `a session named ${
-            JSON.stringify(name)
-          } already exists: choose another name, or use it (list, what: sessions)`,
-        );
+        // Under scope it may be one out of view, which list does not show (tmux names are server-wide).
+        const use = ctx.tmux.scope ? "" : ", or use it (list, what: sessions)";
+        throw new UserError(`a session named ${JSON.stringify(name)} already exists: choose another name${use}`);
       }
       throw e;
     }
