@@ -733,3 +733,21 @@ Deno.test("select a window or pane of a window linked into two sessions: the ses
     }, { env: { TMUX_MCP_CONTROL_MODE: mode } });
   }
 });
+
+Deno.test("kill and respawn: a window index no window has is refused, not read as a window name's prefix", async () => {
+  await withServer(async (mcp, tmux) => {
+    const prod = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:1", "-n", "5-prod"))
+      .trim();
+    const windows = () => tmux.tmux("list-windows", "-t", "main", "-F", "#{window_index} #{window_id}");
+    const before = await windows();
+    assertMatch(
+      await mcp.err("kill", { what: "window", target: "main:5" }),
+      /^unknown target "main:5": its session has no window 5 \(indexes: 0, 1\).*pass an id such as @2/,
+    );
+    assertMatch(await mcp.err("kill", { what: "pane", target: "main:5.0" }), /has no window 5/);
+    assertMatch(await mcp.err("respawn-pane", { target: "main:5.0", kill: true }), /has no window 5/);
+    assertEquals(await windows(), before);
+    await mcp.ok("kill", { what: "window", target: "main:1" });
+    assertEquals(await windows(), before.replace(`1 ${prod}\n`, ""));
+  }, DESTRUCTIVE);
+});

@@ -212,8 +212,20 @@ export async function exactTarget(tmux: TmuxExecutor, target: string, signal?: A
   if (windowPart === undefined) return session;
 
   let window = "";
-  if (windowPart === "" || INDEX.test(windowPart) || /^@\d+$/.test(windowPart)) window = windowPart;
-  else if (/^[{}!^$~+-]/.test(windowPart)) {
+  if (windowPart === "" || /^@\d+$/.test(windowPart)) window = windowPart;
+  else if (INDEX.test(windowPart)) {
+    // tmux reads an index no window has as a name, then as a name's prefix: `main:5` would be window "5-prod".
+    const windows = await listWindows(tmux, { session }, signal);
+    const hit = windows.find((w) => w.window_index === Number(windowPart));
+    if (!hit) {
+      throw new UserError(
+        `unknown target ${JSON.stringify(target)}: its session has no window ${windowPart} (indexes: ` +
+          `${windows.map((w) => w.window_index).join(", ")}); this tool acts only on an exact target: pass an id ` +
+          `such as @2 (list, what: windows)`,
+      );
+    }
+    window = hit.window_id;
+  } else if (/^[{}!^$~+-]/.test(windowPart)) {
     throw new UserError(
       `window ${JSON.stringify(windowPart)} is a relative tmux token, not an exact target: pass an id (@2) ` +
         `or session:index`,
