@@ -96,6 +96,16 @@ Deno.test("kill and respawn refuse a target that names a larger object than thei
         target,
       );
     }
+    // A token is called one, not a session's name.
+    for (const target of ["{marked}", "{last}", "!", "~", "+1"]) {
+      for (const what of ["pane", "window", "session"]) {
+        assertMatch(
+          await mcp.err("kill", { what, target }),
+          /^target .* is a relative tmux token, not an exact/,
+          target,
+        );
+      }
+    }
     assertEquals(await state(), before);
     // What names the object (or a part of it) still acts.
     await mcp.ok("kill", { what: "pane", target: "main:0.1" });

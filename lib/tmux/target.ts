@@ -105,6 +105,9 @@ export function asKind(kind: TargetKind, target: string): string {
   );
 }
 
+/** The first character of tmux's relative tokens: `{last}`, `{marked}`, `!`, `~`, `^`, `+1`, `-1`. */
+const TOKEN_START = /^[{}!~^+-]/;
+
 const RANK: Record<TargetKind, number> = { session: 0, window: 1, pane: 2 };
 
 /**
@@ -122,8 +125,8 @@ const RANK: Record<TargetKind, number> = { session: 0, window: 1, pane: 2 };
  */
 export function exactKind(kind: TargetKind, target: string): string {
   const colon = target.indexOf(":");
-  // No colon but a dot: exactTarget refuses it with its own words.
-  if (colon < 0 && target.includes(".") && !ID.test(target)) return target;
+  // A token ({marked}, !) or no colon but a dot: exactTarget refuses it with its own words.
+  if (TOKEN_START.test(target) || (colon < 0 && target.includes(".") && !ID.test(target))) return target;
   const rest = colon < 0 ? "" : target.slice(colon + 1);
   const dot = rest.indexOf(".");
   const window = dot < 0 ? rest : rest.slice(0, dot);
@@ -197,7 +200,12 @@ export async function exactTarget(tmux: TmuxExecutor, target: string, signal?: A
 
   let session: string;
   if (/^\$\d+$/.test(sessionPart)) session = sessionPart;
-  else if (sessionPart === "" || sessionPart === "=") {
+  else if (TOKEN_START.test(sessionPart)) {
+    throw new UserError(
+      `target ${JSON.stringify(target)} is a relative tmux token, not an exact target: pass an id such as %3, @2 ` +
+        `or $1 (list shows them), or a session's exact =name`,
+    );
+  } else if (sessionPart === "" || sessionPart === "=") {
     throw new UserError(
       `target ${JSON.stringify(target)} names no session: this tool acts only on an exact target, so give ` +
         `session:window or an id such as @2`,
