@@ -751,3 +751,14 @@ Deno.test("kill and respawn: a window index no window has is refused, not read a
     assertEquals(await windows(), before.replace(`1 ${prod}\n`, ""));
   }, DESTRUCTIVE);
 });
+
+Deno.test("kill: an exact name that nothing has is called unknown, not an inexact name to pass as =name", async () => {
+  await withServer(async (mcp) => {
+    for (const target of ["=nosuch", "nosuch"]) {
+      const text = await mcp.err("kill", { what: "session", target });
+      assertMatch(text, /^no session is named "nosuch": call list \(what: sessions\) and pass an id/, target);
+      assert(!text.includes("not an exact name"), text);
+    }
+    assertMatch(await mcp.err("kill", { what: "window", target: "main:=nosuch" }), /^no window is named "nosuch"/);
+  }, DESTRUCTIVE);
+});

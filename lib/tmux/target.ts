@@ -156,14 +156,22 @@ function quoteList(names: string[]): string {
   return names.slice(0, 8).map((n) => JSON.stringify(n)).join(", ") + (names.length > 8 ? ", …" : "");
 }
 
-/** The refusal for a name that is not exact: what tmux would have matched, and what to pass instead. */
+/**
+ * The refusal for a name that no object has exactly: what tmux would have matched and what to pass instead, or,
+ * when nothing would, that the name is unknown (an exact `=name` of nothing is no inexact name).
+ */
 function notExact(kind: "session" | "window", name: string, candidates: string[]): UserError {
   const matched = candidates.filter((n) => n.startsWith(name) || fnmatch(name, n));
-  const what = matched.length
-    ? `it would match the ${kind}${matched.length > 1 ? "s" : ""} ${quoteList(matched)}`
-    : `no ${kind} has that name`;
+  if (matched.length === 0) {
+    return new UserError(
+      `no ${kind} is named ${JSON.stringify(name)}: call list (what: ${kind}s) and pass an id ($1, @2, %3) or ` +
+        `an exact name`,
+    );
+  }
   return new UserError(
-    `${kind} ${JSON.stringify(name)} is not an exact name (${what}); this tool acts only on an exact target: ` +
+    `${kind} ${JSON.stringify(name)} is not an exact name (it would match the ${kind}${matched.length > 1 ? "s" : ""} ${
+      quoteList(matched)
+    }); this tool acts only on an exact target: ` +
       `pass an id ($1, @2, %3) or the exact =name (list with what: sessions or windows shows them)`,
   );
 }
