@@ -581,3 +581,29 @@ Deno.test("scope: a new session's name taken out of view is not offered to be us
     await tmux.kill();
   }
 });
+
+Deno.test("scope: a rename that would take a session out of view is refused; one made or tagged keeps any name", async () => {
+  const tmux = await startTmux("scoperename2");
+  const work = await session(tmux, "work-a", "WORKMARK");
+  const tagged = await session(tmux, "tagged", "TAGMARK");
+  await tmux.tmux("set-option", "-t", tagged.session, "@mcp", "on");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*", "--scope", "tagged"] });
+  try {
+    const name = async (id: string) => (await tmux.tmux("display-message", "-p", "-t", id, "#{session_name}")).trim();
+    assertMatch(
+      await mcp.err("rename", { what: "session", target: work.session, name: "elsewhere" }),
+      /^refusing to rename session \$\d+ to "elsewhere": .*leave its view.*choose a name the --sessions patterns match/,
+    );
+    assertEquals(await name(work.session), "work-a");
+    await mcp.ok("rename", { what: "session", target: work.session, name: "work-b" });
+    assertEquals(await name(work.session), "work-b");
+    await mcp.ok("rename", { what: "session", target: tagged.session, name: "still-tagged" });
+    const made = await mcp.ok<{ session_id: string }>("new", { what: "session", name: "work-made" });
+    await mcp.ok("rename", { what: "session", target: made.session_id, name: "mine" });
+    const listed = (await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" })).sessions;
+    assertEquals(listed.map((s) => s.session_name).sort(), ["mine", "still-tagged", "work-b"]);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

@@ -16,7 +16,7 @@
  */
 import type { TmuxExecutor } from "./executor.ts";
 import { TmuxError } from "./executor.ts";
-import { parseRows, type Row, rowFormat } from "./rows.ts";
+import { parseRow, parseRows, type Row, rowFormat } from "./rows.ts";
 import { SCOPE_TAG, type ScopeRule, sessionInScope } from "../policy/scope.ts";
 import { RefusedError, UserError } from "../errors.ts";
 
@@ -119,5 +119,26 @@ export async function refuseLinkedOutOfView(
     `refusing to kill ${what}: window ${windowId} is also linked into a session out of this server's view ` +
       "(--sessions/--scope), which it would change too; nothing was killed: ask the user to unlink it " +
       "(tmux unlink-window) or kill it",
+  );
+}
+
+/**
+ * Refuses to rename session `sessionId` to `name` when that name would take it out of view (not a name the
+ * `--sessions` patterns match, and the session neither tagged nor made by this server): the agent could neither
+ * reach the session again nor rename it back.
+ */
+export async function refuseRenameOutOfView(
+  tmux: Pick<TmuxExecutor, "run" | "scope">,
+  sessionId: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!tmux.scope) return;
+  const row = parseRow(SCOPE_ROW, await tmux.run(["display-message", "-p", "-t", sessionId, FORMAT], { signal }));
+  if (tmux.scope.includes({ ...row, session_name: name })) return;
+  throw new RefusedError(
+    `refusing to rename session ${sessionId} to ${JSON.stringify(name)}: this server sees only some sessions ` +
+      "(--sessions/--scope), and under that name the session would leave its view for good (it could not be " +
+      "reached or renamed back); choose a name the --sessions patterns match",
   );
 }

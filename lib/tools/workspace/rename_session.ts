@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { changeAnswer, changedShape, renameObject, resolvedShape, sessionName } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
+import { refuseRenameOutOfView } from "../../tmux/scope.ts";
 
 export default defineTool({
   name: "rename-session",
@@ -20,6 +21,7 @@ export default defineTool({
   secrets: [],
   async handler({ name }, ctx) {
     const t = resolvedTarget(ctx);
+    await refuseRenameOutOfView(ctx.tmux, t.session_id, name, ctx.signal);
     const r = await renameObject(ctx, "session", t.session_id, name);
     return changeAnswer({ ...t, ...r }, `named ${JSON.stringify(r.name)}`);
   },
