@@ -762,3 +762,25 @@ Deno.test("kill: an exact name that nothing has is called unknown, not an inexac
     assertMatch(await mcp.err("kill", { what: "window", target: "main:=nosuch" }), /^no window is named "nosuch"/);
   }, DESTRUCTIVE);
 });
+
+Deno.test("kill a session by a pane or window id of a window linked into two sessions: refused, it names neither", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("new-session", "-d", "-s", "b");
+    const [window, pane] = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id} #{pane_id}", "-t", "b:3"))
+      .trim().split(" ");
+    await tmux.tmux("link-window", "-d", "-s", window, "-t", "main:7");
+    const sessions = () => tmux.tmux("list-sessions", "-F", "#{session_id} #{session_name}");
+    const before = await sessions();
+    for (const target of [pane, window]) {
+      assertMatch(
+        await mcp.err("kill", { what: "session", target }),
+        /is in window @\d+, which is linked into several sessions, so it names none of them: pass the session's id \(\$\d+, \$\d+\)/,
+        target,
+      );
+    }
+    assertEquals(await sessions(), before);
+    // Its window and pane are one window and one pane: those kills name them.
+    await mcp.ok("kill", { what: "pane", target: pane });
+    assertEquals(await sessions(), before);
+  }, DESTRUCTIVE);
+});

@@ -101,6 +101,19 @@ const LINK_ROW = { session_id: ["session_id", "id"], window_id: ["window_id", "i
 const LINK_FORMAT = rowFormat(LINK_ROW);
 
 /**
+ * Every session window `windowId` is linked into, by id, in or out of view (for refusals that must not name
+ * the ones out of view).
+ */
+export async function windowSessions(
+  tmux: Pick<TmuxExecutor, "run">,
+  windowId: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const rows = parseRows(LINK_ROW, await tmux.run(["list-windows", "-a", "-F", LINK_FORMAT], { signal })).rows;
+  return rows.filter((r) => r.window_id === windowId).map((r) => r.session_id);
+}
+
+/**
  * Refuses to kill window `windowId` or one of its panes (`what`) when the user linked that window into a session
  * out of view as well: a killed window closes in every session it is linked into, a killed pane leaves all of
  * them. Which session that is stays untold.
@@ -113,8 +126,7 @@ export async function refuseLinkedOutOfView(
 ): Promise<void> {
   if (!tmux.scope) return;
   const inView = await tmux.scope.sessions(tmux, signal);
-  const rows = parseRows(LINK_ROW, await tmux.run(["list-windows", "-a", "-F", LINK_FORMAT], { signal })).rows;
-  if (!rows.some((r) => r.window_id === windowId && !inView.has(r.session_id))) return;
+  if ((await windowSessions(tmux, windowId, signal)).every((id) => inView.has(id))) return;
   throw new RefusedError(
     `refusing to kill ${what}: window ${windowId} is also linked into a session out of this server's view ` +
       "(--sessions/--scope), which it would change too; nothing was killed: ask the user to unlink it " +
