@@ -784,3 +784,30 @@ Deno.test("kill a session by a pane or window id of a window linked into two ses
     assertEquals(await sessions(), before);
   }, DESTRUCTIVE);
 });
+
+Deno.test("select, rename, new pane: a window index no window has is refused, not read as the start of a window name", async () => {
+  await withServer(async (mcp, tmux) => {
+    const prod = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:1", "-n", "5-prod"))
+      .trim();
+    const state = () => tmux.tmux("list-panes", "-s", "-t", "main", "-F", "#{window_id} #{window_active} #{pane_id}");
+    const before = await state();
+    for (
+      const [tool, args] of [
+        ["select", { what: "window", target: "main:5" }],
+        ["select", { what: "pane", target: "main:5.0" }],
+        ["rename", { what: "window", target: "main:5", name: "oops" }],
+        ["new", { what: "pane", target: "main:5", direction: "right" }],
+      ] as const
+    ) {
+      assertMatch(
+        await mcp.err(tool, args),
+        /^unknown target "main:5(\.0)?": its session has no window 5 \(indexes: 0, 1\); call list \(what: windows\)/,
+        tool,
+      );
+    }
+    assertEquals(await state(), before);
+    assertEquals(await tmux.tmux("display-message", "-p", "-t", prod, "#{window_name}"), "5-prod\n");
+    // An index a window has is that window, as before.
+    assertEquals((await mcp.ok<{ window_id: string }>("select", { what: "window", target: "main:1" })).window_id, prod);
+  });
+});
