@@ -158,6 +158,22 @@ export function ptySuite(backend: Backend): void {
         await p.kill(app);
       });
 
+      await t.step("two sends at once arrive each whole, one after the other", async () => {
+        // Each send is longer than one write (tmux takes 2 KiB per send-keys): the parts of two must not mix.
+        const dir = await Deno.makeTempDir({ prefix: "pty-sends-" });
+        try {
+          const id = await p.launch({ command: `stty -echo; echo ready; cat > '${dir}/in'` });
+          await p.waitScreen(id, "cat to start", (s) => s.startsWith("ready"));
+          const [a, b] = ["a", "b"].map((c) => `${c.repeat(99)}\n`.repeat(50));
+          await Promise.all([p.send(id, a), p.send(id, b)]);
+          const got = await until("both sends", () => Deno.readTextFile(`${dir}/in`), (t) => t.length >= 10_000);
+          assert(got === a + b || got === b + a, `the sends mixed: ${got.split("\n").map((l) => l[0]).join("")}`);
+          await p.kill(id);
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+        }
+      });
+
       await t.step("printf red shows plain text, or SGR with include_colors", async () => {
         const id = await p.launch({ command: "printf 'x\\033[31mred\\033[0m plain\\n'; exec sleep 60" });
         await p.waitScreen(id, "the output", (s) => s.startsWith("xred plain"));

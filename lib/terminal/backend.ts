@@ -188,6 +188,21 @@ export function notCapturing(id: string): UserError {
 }
 
 /**
+ * A session's writes, one after another: a send goes out in several writes (a program that reads slowly, tmux's
+ * limit per command), and two sends at once must not interleave their parts.
+ */
+export class Turns {
+  #last: Promise<unknown> = Promise.resolve();
+
+  /** Runs `job` once every job queued before it has settled. */
+  run<T>(job: () => Promise<T>): Promise<T> {
+    const next = this.#last.then(job, job);
+    this.#last = next.catch(() => {});
+    return next;
+  }
+}
+
+/**
  * Ids of the sessions a backend owns, with their per-backend state. An id is
  * reserved synchronously, so two concurrent launches can never take the same
  * one.

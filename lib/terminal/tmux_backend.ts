@@ -40,6 +40,7 @@ import {
   type SessionInfo,
   SessionTable,
   type TerminalBackend,
+  Turns,
 } from "./backend.ts";
 import { ansiScreenColors, SCROLLBACK_LINES } from "./emulator.ts";
 import { processExists, tempPrefix } from "../host/process.ts";
@@ -83,6 +84,7 @@ interface TmuxSession {
   capture?: string;
   /** While recording asciicast: the writer, and its reader loop (ends when the pipe closes). */
   cast?: { writer: AsciicastWriter; done: Promise<void> };
+  writes: Turns;
 }
 
 export interface TmuxBackendOptions {
@@ -221,6 +223,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         panePid,
         command: meta?.command ?? "",
         createdAt: meta?.created_at ?? new Date().toISOString(),
+        writes: new Turns(),
       });
       log("info", `adopted kept pty session ${id} (tmux session ${name})`);
     }
@@ -327,6 +330,25 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     return { killed: Promise.resolve() };
   }
 
+  /** Types `bytes` into the session's pane, a {@linkcode SEND_CHUNK} at a time. */
+  async function sendInParts(id: string, s: TmuxSession, bytes: Uint8Array, secret: boolean): Promise<void> {
+    for (let off = 0; off < bytes.length; off += SEND_CHUNK) {
+      const [send] = sendBytesCommands(s.pane, bytes.subarray(off, off + SEND_CHUNK));
+      // Checking first in the same call: a dead pane silently drops keys.
+      const check = ["display-message", "-p", "-t", s.pane, rowFormat(EXIT)];
+      // A secret goes on tmux's stdin: a spawned client's arguments (--control-mode off, a lost connection, the
+      // remote shell of --ssh) are there for anyone on the machine to read.
+      const script = secret ? new TextEncoder().encode(send.join(" ") + "\n") : undefined;
+      const out = await runBytes(
+        id,
+        script ? [...check, sep, "source-file", "-"] : [...check, sep, ...send],
+        script && { stdin: script },
+      ).finally(() => script?.fill(0));
+      const { dead, status, signal } = parseRow(EXIT, out);
+      if (dead) throw sessionExited(id, exitCode(status, signal));
+    }
+  }
+
   return {
     name: "tmux",
 
@@ -362,7 +384,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
           ...["set-option", "-p", "-q", "-t", target, "allow-passthrough", "off"],
         ]);
         const [pane, pid] = out.trim().split(" ");
-        table.set(id, { name, pane, panePid: Number(pid), command: spec.command, createdAt });
+        table.set(id, { name, pane, panePid: Number(pid), command: spec.command, createdAt, writes: new Turns() });
         return { session_id: id };
       } catch (e) {
         table.delete(id);
@@ -373,21 +395,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
     async send(id, bytes, opts) {
       const s = await session(id);
-      for (let off = 0; off < bytes.length; off += SEND_CHUNK) {
-        const [send] = sendBytesCommands(s.pane, bytes.subarray(off, off + SEND_CHUNK));
-        // Checking first in the same call: a dead pane silently drops keys.
-        const check = ["display-message", "-p", "-t", s.pane, rowFormat(EXIT)];
-        // A secret goes on tmux's stdin: a spawned client's arguments (--control-mode off, a lost connection, the
-        // remote shell of --ssh) are there for anyone on the machine to read.
-        const script = opts?.secret ? new TextEncoder().encode(send.join(" ") + "\n") : undefined;
-        const out = await runBytes(
-          id,
-          script ? [...check, sep, "source-file", "-"] : [...check, sep, ...send],
-          script && { stdin: script },
-        ).finally(() => script?.fill(0));
-        const { dead, status, signal } = parseRow(EXIT, out);
-        if (dead) throw sessionExited(id, exitCode(status, signal));
-      }
+      await s.writes.run(() => sendInParts(id, s, bytes, opts?.secret === true));
     },
 
     async applicationCursor(id) {

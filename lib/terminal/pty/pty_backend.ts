@@ -31,6 +31,7 @@ import {
   type SessionInfo,
   SessionTable,
   type TerminalBackend,
+  Turns,
 } from "../backend.ts";
 import { createEmulator, type Emulator, loadEmulator } from "../emulator.ts";
 import { hangUpSession } from "../hangup.ts";
@@ -66,7 +67,7 @@ interface PtySession {
   closed: boolean;
   loop: Promise<void>;
   capture?: { path: string; file: Deno.FsFile; cast?: AsciicastWriter };
-  writes: Promise<void>;
+  writes: Turns;
 }
 
 /** Killed sessions whose program has not been reaped yet (zombies until waitpid). */
@@ -249,9 +250,7 @@ export function createPtyBackend(): TerminalBackend {
         await poll(c, s.fd, POLLOUT);
       }
     };
-    const next = s.writes.then(run, run);
-    s.writes = next.catch(() => {});
-    return next;
+    return s.writes.run(run);
   }
 
   function info(id: string, s: PtySession): SessionInfo {
@@ -309,7 +308,7 @@ export function createPtyBackend(): TerminalBackend {
           eof: false,
           closed: false,
           loop: Promise.resolve(),
-          writes: Promise.resolve(),
+          writes: new Turns(),
         };
         // Answers to the program's terminal queries (device attributes, cursor position), as tmux gives them.
         s.em.onReply((data) => void enqueueWrite(c, s, id, new TextEncoder().encode(data)).catch(() => {}));
