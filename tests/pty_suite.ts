@@ -174,6 +174,15 @@ export function ptySuite(backend: Backend): void {
         }
       });
 
+      await t.step("a command as long as pty-launch takes runs, and is listed whole", async () => {
+        const head = "echo long-ok; exec sleep 60 #";
+        const command = head + "x".repeat(8192 - head.length);
+        const id = await p.launch({ command });
+        await p.waitScreen(id, "the output", (s) => s.startsWith("long-ok"));
+        assertEquals((await p.list()).find((s) => s.pty_id === id)?.command, command);
+        await p.kill(id);
+      });
+
       await t.step("printf red shows plain text, or SGR with include_colors", async () => {
         const id = await p.launch({ command: "printf 'x\\033[31mred\\033[0m plain\\n'; exec sleep 60" });
         await p.waitScreen(id, "the output", (s) => s.startsWith("xred plain"));

@@ -152,18 +152,35 @@ Deno.test("with --keep-sessions a later server run takes the sessions over; with
     const p1 = pty(first);
     await p1.launch({ command: "echo kept; exec cat", pty_id: "keep1" });
     await p1.waitScreen("keep1", "the output", (s) => s.startsWith("kept"));
+    // The command is kept with the session, also one as long as pty-launch takes (over tmux's limit per call twice).
+    const long = "exec cat #" + "x".repeat(8182);
+    await p1.launch({ command: long, pty_id: "keep2" });
     await first.close();
     assertMatch(await tmux.tmux("list-sessions", "-F", "#{session_name}"), /^mcp-pty-\d+-keep1$/m);
 
     const second = await connect({ socketName: tmux.socketName, args: ["--terminal-backend", "tmux"] });
     const p2 = pty(second);
     const listed = await p2.list();
-    assertEquals(listed.map((s) => [s.pty_id, s.command, s.status]), [["keep1", "echo kept; exec cat", "running"]]);
+    assertEquals(listed.map((s) => [s.pty_id, s.command, s.status]), [
+      ["keep1", "echo kept; exec cat", "running"],
+      ["keep2", long, "running"],
+    ]);
     assert((await p2.screen("keep1")).screen.startsWith("kept"));
     await p2.send("keep1", "again\n");
     await p2.waitScreen("keep1", "the echo", (s) => s.includes("again\nagain"));
     await second.close();
     assert(!(await tmux.tmux("list-sessions", "-F", "#{session_name}")).includes("mcp-pty-"));
+  });
+});
+
+Deno.test("a command too long for one tmux call is refused with what to do, and leaves no session", async () => {
+  await withPty("tmux", async (mcp, tmux) => {
+    assertMatch(
+      await mcp.err("pty-launch", { command: "echo " + "中".repeat(5000) }),
+      /^command and working_dir are \d+ bytes in UTF-8, over the \d+ the tmux backend [^\n]*script file[^\n]*$/,
+    );
+    assertEquals(await pty(mcp).list(), []);
+    assert(!(await tmux.tmux("list-sessions", "-F", "#{session_name}").catch(() => "")).includes("mcp-pty-"));
   });
 });
 

@@ -29,6 +29,7 @@ import { AsciicastWriter } from "./asciicast.ts";
 import { UserError } from "../errors.ts";
 import { COMMAND_SEPARATOR, type RunOptions, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
 import { formatLiteral, pipeToFileCommand } from "../tmux/quote.ts";
+import { chunkText, INVOCATION_BUDGET, packCommands } from "../tmux/batch.ts";
 import {
   alreadyCapturing,
   type InputState,
@@ -55,6 +56,8 @@ import { parseRow, parseRows, type Row, rowFormat, type RowSpec } from "../tmux/
 export const SESSION_PREFIX = "mcp-pty";
 /** The session option holding a session's command and creation time, for adoption by a later server. */
 const META_OPTION = "@mcp_pty_meta";
+/** Bytes of a session's meta per set-option: with the command beside it, one call stays under tmux's limit. */
+const META_PART = 2048;
 /** Bytes per send-keys call: tmux refuses client messages over 16 KiB, and each byte is 3 argv bytes. */
 const SEND_CHUNK = 2048;
 
@@ -110,6 +113,11 @@ function decodeMeta(raw: string): Meta | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The set-option that stores a part of a session's meta, after the parts before it when `append`. */
+function metaPart(target: string, part: string, append: boolean): string[] {
+  return ["set-option", ...(append ? ["-a"] : []), "-t", target, META_OPTION, part];
 }
 
 function hex(bytes: Uint8Array): string[] {
@@ -359,30 +367,39 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const createdAt = new Date().toISOString();
       try {
         const target = `=${name}:`;
-        // The first window only carries the session: history-limit applies to panes created after it is set.
-        const out = await tmux.text([
-          ...["new-session", "-d", "-s", name, "-x", String(spec.cols), "-y", String(spec.rows)],
-          ...["--", "/bin/sh", "-c", "exec cat"],
-          sep,
-          ...["set-option", "-t", target, "history-limit", String(SCROLLBACK_LINES)],
-          sep,
-          ...["set-option", "-t", target, META_OPTION, encodeMeta({ command: spec.command, created_at: createdAt })],
-          sep,
+        const window = [
           ...["new-window", "-k", "-t", `=${name}:^`, "-P", "-F", "#{pane_id} #{pane_pid}"],
           ...(spec.cwd === undefined ? [] : ["-c", formatLiteral(spec.cwd)]),
           ...["--", "/bin/sh", "-c", spec.command],
-          sep,
-          ...["set-option", "-w", "-t", target, "window-size", "manual"],
-          sep,
-          ...["set-option", "-p", "-t", target, "remain-on-exit", "on"],
-          sep,
-          ...["set-option", "-p", "-t", target, "remain-on-exit-format", ""],
-          sep,
+        ];
+        const size = window.reduce((n, a) => n + encoder.encode(a).length + 1, 0);
+        if (size > INVOCATION_BUDGET) {
+          throw new UserError(
+            `command and working_dir are ${size} bytes in UTF-8, over the ${INVOCATION_BUDGET} the tmux backend ` +
+              "hands tmux in one command: put the command in a script file and launch that",
+          );
+        }
+        const meta = encodeMeta({ command: spec.command, created_at: createdAt });
+        const commands: string[][] = [
+          // The first window only carries the session: history-limit applies to panes created after it is set.
+          [
+            ...["new-session", "-d", "-s", name, "-x", String(spec.cols), "-y", String(spec.rows)],
+            ...["--", "/bin/sh", "-c", "exec cat"],
+          ],
+          ["set-option", "-t", target, "history-limit", String(SCROLLBACK_LINES)],
+          window,
+          ["set-option", "-w", "-t", target, "window-size", "manual"],
+          ["set-option", "-p", "-t", target, "remain-on-exit", "on"],
+          ["set-option", "-p", "-t", target, "remain-on-exit-format", ""],
           // Program output is untrusted: with the user's allow-passthrough on, `ESC P tmux; ... ESC \` went raw to
           // the terminal of a human attached for a hand-off (its clipboard, queries whose answers type into the
           // session). -q: tmux before 3.3 has no such option (and no passthrough).
-          ...["set-option", "-p", "-q", "-t", target, "allow-passthrough", "off"],
-        ]);
+          ["set-option", "-p", "-q", "-t", target, "allow-passthrough", "off"],
+          // The command again, a third longer: in parts, appended, as tmux takes at most 16 KiB per call.
+          ...chunkText(meta, META_PART).map((part, i) => metaPart(target, part, i > 0)),
+        ];
+        let out = "";
+        for (const argv of packCommands(commands)) out += await tmux.text(argv);
         const [pane, pid] = out.trim().split(" ");
         table.set(id, { name, pane, panePid: Number(pid), command: spec.command, createdAt, writes: new Turns() });
         return { session_id: id };
