@@ -383,6 +383,15 @@ export function ptySuite(backend: Backend): void {
         assertEquals(after.slice(0, before.length - 1), before.slice(0, -1));
         assertMatch(after[before.length - 1], /[$#] exit 3$/);
         assertMatch(await mcp.err("pty-send-keys", { pty_id: id, keys: "x" }), /has exited with exit code 3/);
+        // Nobody can answer it any more: request-input says so on both backends (the internal one said to restart the
+        // server with tmux for a hand-off).
+        const asked = await mcp.ok<{ outcome: string; message: string }>("request-input", {
+          pty_id: quick,
+          prompt: "anything",
+          timeout_ms: 1000,
+        });
+        assertEquals(asked.outcome, "exited");
+        assertMatch(asked.message, /^the program exited; pty-list-sessions shows its exit code/);
         // Nothing more can be recorded: both backends say so, in one line, and leave no file behind (tmux
         // answered with its own "target pane has exited", after creating the file; the internal backend
         // reported a capture that could record nothing).

@@ -131,6 +131,10 @@ export async function handOff(
   }
   const route = await subject.route(prompt);
   if ("unavailable" in route) {
+    // A program that has ended takes input from nobody: that, not how a human would reach it, is the answer.
+    if ((await subject.inputState()).exited) {
+      return { outcome: "exited", message: next(subject, "exited"), waited_ms: 0 };
+    }
     return { outcome: "unavailable", message: route.unavailable, via: "attach", waited_ms: 0 };
   }
   const attach = route.attachCommand;
