@@ -184,12 +184,18 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step("printf red shows plain text, or SGR with include_colors", async () => {
-        const id = await p.launch({ command: "printf 'x\\033[31mred\\033[0m plain\\n'; exec sleep 60" });
+        // A bar of coloured spaces, and a row whose inverse part ends in spaces: the colour is what they show.
+        const bars = "\\033[42m   \\033[41m  \\033[0m\\nsel\\033[7m item  \\033[0m  \\n";
+        const id = await p.launch({ command: `printf 'x\\033[31mred\\033[0m plain\\n${bars}'; exec sleep 60` });
         await p.waitScreen(id, "the output", (s) => s.startsWith("xred plain"));
         const plain = await p.screen(id);
-        assertEquals(filled(plain.screen), ["xred plain"]);
+        assertEquals(filled(plain.screen), ["xred plain", "sel item"]);
         const colored = await p.screen(id, true);
-        assertEquals(filled(colored.screen), ["x\x1b[31mred\x1b[0m plain"]);
+        assertEquals(filled(colored.screen), [
+          "x\x1b[31mred\x1b[0m plain",
+          "\x1b[42m   \x1b[0;41m  \x1b[0m",
+          "sel\x1b[7m item  \x1b[0m",
+        ]);
         await p.kill(id);
       });
 

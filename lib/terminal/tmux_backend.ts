@@ -427,7 +427,9 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
           // The cursor in the same command list as the capture: tmux runs them with no output parsed between.
           ...["display-message", "-p", "-t", s.pane, SCREEN_FACTS],
           sep,
-          ...["capture-pane", "-p", ...(colors ? ["-e"] : []), "-t", s.pane],
+          // -N with colours: tmux drops a row's trailing spaces, coloured ones too (a bar of coloured spaces, the
+          // rest of an inverse row), which the internal backend shows; the shared rendering drops the plain ones.
+          ...["capture-pane", "-p", ...(colors ? ["-e", "-N"] : []), "-t", s.pane],
         ]),
       );
       const facts = (out.shift() ?? "").split(" ");
