@@ -83,6 +83,32 @@ Deno.test("the internal backend's emulator leaves out C1 characters, also when a
   em.dispose();
 });
 
+Deno.test("the internal backend's emulator counts rows past a full history, a cleared one and a reset", async () => {
+  await loadEmulator();
+  const em = createEmulator(10, 40);
+  const enc = new TextEncoder();
+  const write = async (text: string) => {
+    em.write(enc.encode(text));
+    await em.flushed();
+  };
+  const lines = (from: number, to: number, prefix = "") =>
+    Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${from + i}\r\n`).join("");
+  await write(lines(1, 100));
+  const early = em.linesFrom(Infinity, 0).cursor;
+  // Three times the history: the rows after `early` are dropped before they are read, and said to be.
+  await write(lines(101, 30_100));
+  const behind = em.linesFrom(early.row, 0);
+  assert(behind.first > early.row, `first ${behind.first}, from ${early.row}`);
+  assertEquals(behind.lines.filter((l) => l !== "").at(-1), "30100");
+  // Rows written since a mark are read whole, whether the history was full, cleared or reset meanwhile.
+  for (const clear of ["", "\x1b[H\x1b[2J\x1b[3J", "\x1bc"]) {
+    const from = em.linesFrom(Infinity, 0).cursor;
+    await write(`${clear}${lines(1, 3, "n")}`);
+    assertEquals(em.linesFrom(from.row, 0).lines.filter((l) => l !== ""), ["n1", "n2", "n3"], JSON.stringify(clear));
+  }
+  em.dispose();
+});
+
 Deno.test("choosing tmux when tmux is missing is a one-line startup error with exit code 2", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [

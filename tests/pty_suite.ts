@@ -669,6 +669,28 @@ export function ptyWaitTest(backend: Backend): void {
         },
       );
 
+      await t.step("new_only finds a line written after the history was cleared or the terminal reset", async () => {
+        // The internal backend numbered the rows after a reset (`ESC c`) from where the wait had read: never reached.
+        for (const [clear, word] of [["'\\033[H\\033[2J\\033[3J'", "CLEARED"], ["'\\033c'", "RESET"]]) {
+          let sent: Promise<unknown> | undefined;
+          const call = mcp.client.callTool(
+            {
+              name: "wait",
+              arguments: { what: "text", pty_id: id, patterns: [`${word}-2`], new_only: true, timeout_ms: 30_000 },
+            },
+            undefined,
+            {
+              timeout: 60_000,
+              onprogress: () => void (sent ??= p.send(id, `printf ${clear}; echo ${word}-$((1+1))\n`)),
+            },
+          );
+          const r = (await call).structuredContent as TextWait;
+          await sent;
+          assertEquals([r.outcome, r.matched_line], ["matched", `${word}-2`]);
+          await p.idle(id, `${word}-2`);
+        }
+      });
+
       await t.step("a pattern with a line break is refused up front", async () => {
         assertMatch(
           await mcp.err("wait", { what: "text", pty_id: id, patterns: ["a\nb"] }),

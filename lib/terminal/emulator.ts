@@ -179,24 +179,26 @@ function c1Filter(): (bytes: Uint8Array) => Uint8Array {
 }
 
 /**
- * Counts the rows dropped off the top of the main screen's history (it holds {@linkcode SCROLLBACK_LINES}): xterm
- * exposes no count, but a marker's row moves up by every row dropped above it. The marker sits at the cursor and
- * moves down again, once the history is full, long before it could be dropped itself; one that is gone anyway (a
- * reset) counts as all its rows.
+ * Counts the rows dropped off the top of the main screen's buffer (its history holds {@linkcode SCROLLBACK_LINES},
+ * and clearing the history or resetting the terminal drops more): xterm exposes no count, but a marker's row moves up
+ * by every row dropped above it. The marker is kept on the screen (placed again at the cursor once it scrolled into
+ * the history), where clearing the history leaves it; a reset drops every row the buffer held.
  */
 function dropCounter(term: Terminal): () => number {
   let dropped = 0;
   let anchor: { marker: NonNullable<ReturnType<Terminal["registerMarker"]>>; row: number } | undefined;
+  let length = term.buffer.normal.length; // the buffer's rows at the last look (they change only as it scrolls)
   const update = () => {
+    const buf = term.buffer.normal;
     if (anchor?.marker.isDisposed) {
-      dropped += anchor.row + 1;
+      dropped += length;
       anchor = undefined;
     } else if (anchor) {
       dropped += anchor.row - anchor.marker.line;
       anchor.row = anchor.marker.line;
     }
-    const full = term.buffer.normal.length >= term.rows + SCROLLBACK_LINES;
-    if (anchor && (!full || anchor.row > SCROLLBACK_LINES / 2)) return dropped;
+    length = buf.length;
+    if (anchor && anchor.row >= buf.baseY) return dropped;
     if (term.buffer.active.type !== "normal") return dropped; // markers go to the active buffer
     anchor?.marker.dispose();
     const marker = term.registerMarker(0);
@@ -204,6 +206,14 @@ function dropCounter(term: Terminal): () => number {
     return dropped;
   };
   term.onScroll(update);
+  // A reset (RIS, `ESC c`) replaces the buffer and leaves the marker in the old one: every row it held is dropped.
+  term.parser.registerEscHandler({ final: "c" }, () => {
+    update();
+    dropped += term.buffer.normal.length;
+    anchor?.marker.dispose();
+    anchor = undefined;
+    return false; // the terminal still resets
+  });
   return update;
 }
 
