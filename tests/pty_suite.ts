@@ -158,6 +158,23 @@ export function ptySuite(backend: Backend): void {
         await p.kill(app);
       });
 
+      await t.step("a curses program reads Home, End and their modified forms as those keys", async () => {
+        // The internal backend's programs run on an xterm: tmux's ESC [ 1 ~ for Home was four keys there.
+        const names = ["Home", "End", "C-Home", "S-End", "Up", "Delete"];
+        const curses = "import curses\n" +
+          "def main(s):\n" +
+          "  s.keypad(True); curses.noecho(); s.addstr(0, 0, 'ready'); s.refresh(); keys = []\n" +
+          "  while len(keys) < 3 or keys[-3:] != ['q', 'u', 'i']: keys.append(curses.keyname(s.getch()).decode())\n" +
+          "  return keys[:-3]\n" +
+          "print(' '.join(curses.wrapper(main)))\n";
+        const id = await p.launch({ command: `python3 -c "${curses}"; exec sleep 60` });
+        await p.waitScreen(id, "curses to start", (s) => s.includes("ready"));
+        await mcp.ok("pty-send-keys", { pty_id: id, keys: "", key_names: [...names, "q", "u", "i"] });
+        const screen = await p.waitScreen(id, "the keys read", (s) => s.includes("KEY_"));
+        assertEquals(filled(screen), ["KEY_HOME KEY_END kHOM5 KEY_SEND KEY_UP KEY_DC"]);
+        await p.kill(id);
+      });
+
       await t.step("two sends at once arrive each whole, one after the other", async () => {
         // Each send is longer than one write (tmux takes 2 KiB per send-keys): the parts of two must not mix.
         const dir = await Deno.makeTempDir({ prefix: "pty-sends-" });

@@ -43,8 +43,9 @@ const NAMED: ReadonlyMap<string, NamedKey> = new Map<string, NamedKey>([
   ["down", csiLetter("B")],
   ["right", csiLetter("C")],
   ["left", csiLetter("D")],
-  ["home", csiTilde(1)],
-  ["end", csiTilde(4)],
+  // As tmux sends them, for its TERM (tmux-256color, screen); modified, as xterm and tmux both send them.
+  ["home", { plain: `${ESC}[1~`, modified: (m) => `${ESC}[1;${m}H` }],
+  ["end", { plain: `${ESC}[4~`, modified: (m) => `${ESC}[1;${m}F` }],
   ["ic", csiTilde(2)],
   ["insert", csiTilde(2)],
   ["dc", csiTilde(3)],

@@ -26,7 +26,8 @@ export default defineTool({
   secrets: ["keys", "key_names"],
   async handler({ pty_id, keys, key_names }, ctx) {
     const named = key_names?.length
-      ? await keyNamesToBytes(key_names, () => ctx.terminal.applicationCursor(pty_id))
+      // The internal backend's programs run on an xterm (TERM=xterm-256color), the tmux backend's in tmux.
+      ? await keyNamesToBytes(key_names, () => ctx.terminal.applicationCursor(pty_id), ctx.terminal.name === "pty")
       : new Uint8Array(0);
     const text = encoder.encode(keys ?? "");
     if (text.length + named.length === 0) {
