@@ -216,6 +216,19 @@ export function ptySuite(backend: Backend): void {
         await p.kill(id);
       });
 
+      await t.step("a screen too large to draw as an image is refused at once, with what to do", async () => {
+        // Drawing 500×1000 cells held the server (every call) for minutes.
+        const id = await p.launch({ command: "seq 1 400; exec sleep 60", rows: 500, cols: 1000 });
+        await p.waitScreen(id, "the output", (s) => s.includes("\n400\n"));
+        assertMatch(
+          await mcp.err("pty-get-screen", { pty_id: id, format: "png" }),
+          /^a screen of 500×1000 cells is too large to draw as an image \(at most \d+ cells\): read it as text/,
+        );
+        await mcp.ok("pty-resize", { pty_id: id, rows: 24, cols: 80 });
+        assertEquals((await mcp.call("pty-get-screen", { pty_id: id, format: "png" })).content?.[0]?.type, "image");
+        await p.kill(id);
+      });
+
       await t.step("the cursor position follows known output", async () => {
         const id = await p.launch({ command: "printf 'abc\\ndefgh'; exec sleep 60", rows: 10, cols: 40 });
         await p.waitScreen(id, "the output", (s) => s.startsWith("abc\ndefgh"));

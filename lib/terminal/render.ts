@@ -24,6 +24,7 @@
 import { inflateSync } from "node:zlib";
 import { Buffer } from "node:buffer";
 import { ansiScreenGrid, type CellColour, type GridCell, RGB_FLAG } from "./emulator.ts";
+import { UserError } from "../errors.ts";
 
 /** Cell size in pixels at scale 1. */
 export const CELL_WIDTH = 8;
@@ -290,6 +291,13 @@ export interface ScreenSource {
   find?: (text: string) => readonly { start: number; end: number }[];
 }
 
+/**
+ * Most cells a PNG is drawn of: rasterising takes time in proportion to the characters, with the server waiting
+ * meanwhile (a screen of 500×1000 held every call for minutes), and a larger screen would fit a response only
+ * shrunk past reading.
+ */
+export const MAX_PNG_CELLS = 50_000;
+
 /** Scales tried, largest first, until the picture fits. */
 const SCALES = [1, 0.75, 0.5, 0.35, 0.25];
 
@@ -302,6 +310,12 @@ export async function screenPicture(
   format: "svg" | "png",
   fits: (png: { data: string; width: number; height: number }) => boolean = () => true,
 ): Promise<{ svg: string } | { data: string; width: number; height: number }> {
+  if (format === "png" && src.rows * src.cols > MAX_PNG_CELLS) {
+    throw new UserError(
+      `a screen of ${src.rows}×${src.cols} cells is too large to draw as an image (at most ${MAX_PNG_CELLS} ` +
+        "cells): read it as text, or make its terminal smaller",
+    );
+  }
   let grid = await ansiScreenGrid(src.lines, src.rows, src.cols);
   if (src.find) grid = maskCells(grid, src.find);
   const svg = gridSvg(grid, src.cursor);
