@@ -236,6 +236,16 @@ export function ptySuite(backend: Backend): void {
         await p.kill(id);
       });
 
+      await t.step("emoji take two columns, as the program and tmux count them", async () => {
+        // The internal backend counted by Unicode 6, where these took one column each: the cursor, and all that a
+        // program drew after them, stood left of where the program put it.
+        const id = await p.launch({ command: "printf '😀🙂☕👩‍💻中x'; exec sleep 60", rows: 4, cols: 30 });
+        await p.waitScreen(id, "the output", (s) => s.includes("x"));
+        const s = await mcp.ok<Screen & { cursor: { row: number; col: number } }>("pty-get-screen", { pty_id: id });
+        assertEquals([filled(s.screen), s.cursor], [["😀🙂☕👩‍💻中x"], { row: 0, col: 11 }]);
+        await p.kill(id);
+      });
+
       await t.step("a resize is seen by stty size", async () => {
         const id = await p.bash({ rows: 24, cols: 80 });
         await p.send(id, "stty size\n");

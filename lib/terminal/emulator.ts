@@ -22,6 +22,7 @@
  * ```
  */
 import type xtermModule from "@xterm/headless";
+import { charWidth } from "./widths.ts";
 
 type Xterm = typeof xtermModule;
 type Terminal = InstanceType<Xterm["Terminal"]>;
@@ -77,9 +78,35 @@ export interface Emulator {
   dispose(): void;
 }
 
+/** The zero width joiner: what follows it joins the character before (an emoji sequence is one cell, as in tmux). */
+const ZWJ = 0x200d;
+
+/**
+ * A headless xterm counting columns as the programs and tmux do ({@linkcode charWidth}): xterm's own count is
+ * Unicode 6's, where an emoji took one column and a program's line then ran on past where it thought it ended.
+ */
+function newTerminal(options: { rows: number; cols: number; scrollback: number }): Terminal {
+  const term = new (loaded().Terminal)({ ...options, allowProposedApi: true });
+  term.unicode.register({
+    version: "wcwidth",
+    wcwidth: charWidth,
+    // A property value: state (1 after a ZWJ) << 3 | width << 1 | joins the character before.
+    charProperties(cp: number, preceding: number): number {
+      let width: number = charWidth(cp);
+      const before = (preceding >> 1) & 3;
+      const afterZwj = preceding >> 3 === 1;
+      const join = preceding !== 0 && before !== 0 && (width === 0 || afterZwj);
+      if (join && before > width) width = before;
+      return (cp === ZWJ && join ? 1 << 3 : 0) | (width << 1) | (join ? 1 : 0);
+    },
+  });
+  term.unicode.activeVersion = "wcwidth";
+  return term;
+}
+
 /** A headless xterm of the given size with {@linkcode SCROLLBACK_LINES} of history (after {@linkcode loadEmulator}). */
 export function createEmulator(rows: number, cols: number): Emulator {
-  const term = new (loaded().Terminal)({ rows, cols, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
+  const term = newTerminal({ rows, cols, scrollback: SCROLLBACK_LINES });
   let pending: Promise<void> = Promise.resolve();
   const absolute = dropCounter(term);
   const c1 = c1Filter();
@@ -238,7 +265,7 @@ let scratch: { term: Terminal; queue: Promise<unknown> } | undefined;
 async function onScratch<T>(lines: string[], rows: number, cols: number, read: (term: Terminal) => T): Promise<T> {
   await loadEmulator();
   scratch ??= {
-    term: new (loaded().Terminal)({ rows, cols, scrollback: 0, allowProposedApi: true }),
+    term: newTerminal({ rows, cols, scrollback: 0 }),
     queue: Promise.resolve(),
   };
   const { term } = scratch;
