@@ -1,5 +1,5 @@
 // The shared pty-* suite on the internal PTY backend (Deno FFI + @xterm/headless).
-import { ok as assert } from "node:assert/strict";
+import { match as assertMatch, ok as assert } from "node:assert/strict";
 import { cursorSnapshotTest, exitCleanupTest, pty, ptySuite, ptyWaitTest, withPty } from "./pty_suite.ts";
 
 ptySuite("pty");
@@ -25,6 +25,27 @@ Deno.test("96 idle sessions leave the server's file operations alone", async () 
     } finally {
       await Promise.all(ids.map((id) => p.kill(id)));
       await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
+
+Deno.test("a server keeps at most 256 pty sessions, and says how to make room", async () => {
+  // Each holds one of the machine's terminals (4096 for all its users by default): a runaway loop took them all.
+  await withPty("pty", async (mcp) => {
+    const p = pty(mcp);
+    const ids: string[] = [];
+    for (let i = 0; i < 256; i += 32) {
+      ids.push(...await Promise.all(Array.from({ length: 32 }, () => p.launch({ command: "exec sleep 60", rows: 2 }))));
+    }
+    try {
+      assertMatch(
+        await mcp.err("pty-launch", { command: "true" }),
+        /^this server has 256 pty sessions, the most it keeps: end those you are done with by pty-kill-session/,
+      );
+      await p.kill(ids.pop()!);
+      ids.push(await p.launch({ command: "exec sleep 60", rows: 2 }));
+    } finally {
+      for (let i = 0; i < ids.length; i += 32) await Promise.all(ids.slice(i, i + 32).map((id) => p.kill(id)));
     }
   });
 });

@@ -203,6 +203,13 @@ export class Turns {
 }
 
 /**
+ * Most sessions a server keeps, exited ones included: each holds a terminal of the machine's (Linux gives all its
+ * users 4096 by default, kernel.pty.max, and one more beyond fails every terminal there), and on the internal
+ * backend a screen with its history.
+ */
+export const MAX_SESSIONS = 256;
+
+/**
  * Ids of the sessions a backend owns, with their per-backend state. An id is
  * reserved synchronously, so two concurrent launches can never take the same
  * one.
@@ -213,6 +220,12 @@ export class SessionTable<T> {
 
   /** Reserves `wanted`, or a fresh short id ("s1", "s2", …) when absent. */
   reserve(wanted: string | undefined): string {
+    if (this.#items.size >= MAX_SESSIONS) {
+      throw new UserError(
+        `this server has ${MAX_SESSIONS} pty sessions, the most it keeps: end those you are done with by ` +
+          "pty-kill-session (pty-list-sessions lists them, exited ones too)",
+      );
+    }
     if (wanted !== undefined) {
       if (this.#items.has(wanted)) {
         throw new UserError(
