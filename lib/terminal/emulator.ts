@@ -22,7 +22,7 @@
  * ```
  */
 import type xtermModule from "@xterm/headless";
-import { charWidth } from "./widths.ts";
+import { charWidth } from "../text/widths.ts";
 
 type Xterm = typeof xtermModule;
 type Terminal = InstanceType<Xterm["Terminal"]>;

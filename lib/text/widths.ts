@@ -1,8 +1,9 @@
 /**
  * How many columns a character takes (0, 1 or 2), as the programs on the terminal and tmux count them: the C
- * library's wcwidth in a UTF-8 locale (glibc 2.36, Unicode 14). The internal backend's emulator counts this way
- * (xterm's own table is Unicode 6's, where most emoji take one column), so a program's screen lines up there as
- * in tmux and in the program's own reckoning.
+ * library's wcwidth in a UTF-8 locale (glibc 2.36, Unicode 14), which tmux 3.3a asks. Rows read from tmux are cut
+ * at a cursor's column by it (lib/text/columns.ts: capture-since, a run's start), and the internal backend's
+ * emulator counts this way (xterm's own table is Unicode 6's, where most emoji take one column), so a program's
+ * screen lines up there as in tmux and in the program's own reckoning.
  *
  * The ranges below were generated from wcwidth for every code point from U+00A0 on; below that, controls take
  * none and the rest one.
