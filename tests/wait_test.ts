@@ -89,6 +89,30 @@ Deno.test("wait-for-text: a line after an insert of millions of blanks is still 
   });
 });
 
+Deno.test("wait-for-text with timeout_ms 0 (look now) matches the text the screen already shows", async () => {
+  await withShell("bash", async (fx) => {
+    await type(fx, "echo NOW-$((6*7))");
+    await waitUntil("NOW-42 on screen", () => screenHas(fx, "\nNOW-42"));
+    for (const regex of [false, true]) {
+      const now = await fx.mcp.ok<TextResult>("wait", {
+        what: "text",
+        target: fx.pane,
+        patterns: [regex ? "NOW-\\d+" : "NOW-42"],
+        regex,
+        timeout_ms: 0,
+      });
+      assertEquals([now.outcome, now.matched_line, now.visible_in_tail], ["matched", "NOW-42", undefined]);
+    }
+    const none = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["NOW-43"],
+      timeout_ms: 0,
+    });
+    assertEquals([none.outcome, none.matched_line], ["timeout", null]);
+  });
+});
+
 Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; partial lines match", async () => {
   await withShell("bash", async (fx) => {
     const both = startWait<TextResult>(fx, "wait", {

@@ -30,25 +30,35 @@ const output = z.object({
 type Out = z.infer<typeof output>;
 type Meta = Waited & { started: number; tailLines: number };
 
-/** Feeds lines to a matcher (a worker for regexes) one batch at a time; `hit` resolves at the first hit. */
+/**
+ * Feeds lines to a matcher (a worker for regexes) one batch at a time; `hit` resolves at the first hit. `settled`:
+ * the hit among the lines pushed so far, once they are all checked (a screen read at the deadline is still judged).
+ */
 function matchQueue(matcher: Matcher) {
   const hit = Promise.withResolvers<Hit>();
+  let found: Hit | undefined;
+  let failed = false;
   let queue: string[] = [];
   let busy = false;
+  let idle = Promise.resolve();
   const pump = async () => {
     if (busy) return;
     busy = true;
+    const done = Promise.withResolvers<void>();
+    idle = done.promise;
     try {
-      while (queue.length > 0) {
+      while (queue.length > 0 && !found) {
         const batch = queue;
         queue = [];
         const h = await matcher.check(batch);
-        if (h) return hit.resolve(h);
+        if (h) hit.resolve(found = h);
       }
     } catch (e) {
+      failed = true;
       hit.reject(e);
     } finally {
       busy = false;
+      done.resolve();
     }
   };
   return {
@@ -56,6 +66,11 @@ function matchQueue(matcher: Matcher) {
     push(lines: string[]) {
       for (const l of lines) if (l) queue.push(l.length > MAX_LINE * 4 ? l.slice(-MAX_LINE * 4) : l);
       void pump();
+    },
+    async settled(): Promise<Hit | undefined> {
+      while (busy) await idle;
+      // A failed check (a regex stopped as too slow) is the answer, as it would have been in time.
+      return failed ? await hit.promise : found;
     },
   };
 }
@@ -156,7 +171,9 @@ async function textOnPane(
     cancelled: "wait-for-text cancelled by the client",
     during: "waiting for text",
   });
-  const hit = end.kind === "done" && end.value !== "pane_exited" ? end.value : undefined;
+  // Lines read before the deadline or the program's exit may still be in the matcher (a screen read just done, a
+  // regex's worker, the last line a program printed): they are judged before the wait says it found nothing.
+  const hit = end.kind === "done" && end.value !== "pane_exited" ? end.value : await q.settled();
   return await ended(matcher, hit ?? (end.kind === "timeout" ? "timeout" : "exited"), {
     tail: view.tail,
     started: a.started,
@@ -219,5 +236,6 @@ async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Comm
       message: `pty ${id} dropped lines from its history before the wait read them, unmatched: wait for a later line`,
     }]
     : [];
-  return await ended(matcher, r.end, { tail: r.tail, started: a.started, warnings });
+  const hit = typeof r.end === "object" ? r.end : await q.settled();
+  return await ended(matcher, hit ?? r.end, { tail: r.tail, started: a.started, warnings });
 }
