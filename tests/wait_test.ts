@@ -326,3 +326,17 @@ Deno.test("wait-for-text: progress notifications and cancellation", async () => 
     assert(performance.now() - started < 30_000);
   });
 });
+
+Deno.test("waits in a batch send the batch's request progress, increasing across its calls", async () => {
+  await withShell("bash", async (fx) => {
+    const wait = { tool: "wait", arguments: { what: "text", target: fx.pane, patterns: ["never"], timeout_ms: 2500 } };
+    const { result, progress } = await callWithProgress<{ completed: number }>(fx, "batch", { calls: [wait, wait] });
+    assertEquals(result.completed, 2);
+    // Each wait reports when armed, then every second: a client that restarts its timeout at each is kept waiting.
+    assert(progress.length >= 4, `got ${progress.length} progress notifications`);
+    for (let i = 1; i < progress.length; i++) {
+      assert(progress[i].progress > progress[i - 1].progress, `progress went ${JSON.stringify(progress)}`);
+    }
+    assertMatch(progress[0].message ?? "", /never.*elapsed/);
+  });
+});

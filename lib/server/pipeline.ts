@@ -448,20 +448,28 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           performance.now(),
       );
       const ask = extra.ask?.parks ? pausedWhileAsking(extra.ask, budgetCut) : extra.ask;
+      // MCP wants a request's progress to increase: a batch's calls each count their own from zero.
+      let lastProgress = -Infinity;
+      const progress = (value: number, total?: number, msg?: string): Promise<void> => {
+        if (progressToken === undefined) return Promise.resolve();
+        lastProgress = Math.max(value, lastProgress + 1);
+        const sent = extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken, progress: lastProgress, total, message: msg },
+        }).catch(() => {});
+        progressSent.add(sent);
+        void sent.finally(() => progressSent.delete(sent));
+        return sent;
+      };
+      // An inner call of a batch reports through the batch's request (its waits' ticks keep the client's idle
+      // timeout from running out); its total is its own, not the batch's.
+      const innerProgress: CallExtra["sendNotification"] = (n) =>
+        progress(n.params.progress, undefined, n.params.message);
       const contextFor = (svc: Services, signal = extra.signal): ToolContext => ({
         ...svc,
         signal,
         startedAt,
-        progress: (progress, total, msg) => {
-          if (progressToken === undefined) return Promise.resolve();
-          const sent = extra.sendNotification({
-            method: "notifications/progress",
-            params: { progressToken, progress, total, message: msg },
-          }).catch(() => {});
-          progressSent.add(sent);
-          void sent.finally(() => progressSent.delete(sent));
-          return sent;
-        },
+        progress,
         noteTarget: (ids) => {
           target = { ...target, ...ids };
         },
@@ -471,7 +479,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         call: (inner, innerArgs) =>
           call(inner, innerArgs, {
             signal: extra.signal,
-            sendNotification: NO_NOTIFICATIONS,
+            ...(progressToken === undefined
+              ? { sendNotification: NO_NOTIFICATIONS }
+              : { sendNotification: innerProgress, _meta: { progressToken } }),
             ask,
             startedAt,
           }),
