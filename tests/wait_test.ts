@@ -238,6 +238,33 @@ Deno.test("wait-for-text and wait-for-quiet report a pane whose program exits", 
   });
 });
 
+Deno.test("wait-for-quiet says pane_exited, not quiet, for a program that exited and left its pane (remain-on-exit)", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("set-option", "-g", "remain-on-exit", "on");
+    const pane = await fx.newPane({ command: "sh -c 'read x'" });
+    const dying = startWait<QuietResult>(fx, "wait", {
+      what: "quiet",
+      target: pane,
+      quiet_ms: 200,
+      timeout_ms: 30_000,
+    });
+    await dying.armed;
+    await fx.tmux("send-keys", "-t", pane, "Enter");
+    assertEquals((await dying.done).outcome, "pane_exited");
+    await waitUntil(
+      "the pane to be dead",
+      async () => (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_dead}")).trim() === "1",
+    );
+    const dead = await fx.mcp.ok<QuietResult>("wait", {
+      what: "quiet",
+      target: pane,
+      quiet_ms: 100,
+      timeout_ms: 30_000,
+    });
+    assertEquals([dead.outcome, dead.warnings.map((w) => w.kind)], ["pane_exited", ["pane_dead"]]);
+  });
+});
+
 Deno.test("wait-for-quiet returns once output stops, and times out on endless output", async () => {
   await withShell("bash", async (fx) => {
     // Output that runs until the test says stop: it is still printing when the wait is armed, however slow the

@@ -99,8 +99,10 @@ async function quiet(ctx: ToolContext, meta: Meta, quiet_ms: number, timeout_ms:
       cancelled: "wait-for-quiet cancelled by the client",
       during: "waiting for quiet",
     });
+    // A dead program prints nothing: its pane is quiet for good, which the wait may see before its liveness tick.
+    const exited = !view.pane || view.pane.dead;
     return {
-      outcome: end.kind === "timeout" ? "timeout" as const : end.value,
+      outcome: end.kind === "timeout" ? "timeout" as const : exited ? "pane_exited" as const : end.value,
       output_bytes: meta.bytes,
       tail: view.tail.join("\n"),
       elapsed_ms: Math.round(performance.now() - meta.started),
