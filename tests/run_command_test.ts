@@ -521,6 +521,28 @@ Deno.test("run-command: bad timeout_ms and unknown panes are clear errors", asyn
   });
 });
 
+Deno.test("a --max-wait-ms below the default timeout_ms bounds calls that omit it; a larger one given is refused", async () => {
+  await withShell("bash", async (fx) => {
+    const run = await fx.mcp.ok<{ exit_code: number; output: string }>("run-command", {
+      target: fx.pane,
+      command: "echo in-$((6*7))",
+    });
+    assertEquals([run.exit_code, run.output], [0, "in-42"]);
+    const text = await fx.mcp.ok<{ outcome: string; elapsed_ms: number }>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["never"],
+    });
+    assertEquals(text.outcome, "timeout");
+    assert(text.elapsed_ms >= 2000, `${text.elapsed_ms}`);
+    assertEquals((await fx.mcp.ok<{ outcome: string }>("wait", { what: "quiet", target: fx.pane })).outcome, "quiet");
+    assertMatch(
+      await fx.mcp.err("wait", { what: "text", target: fx.pane, patterns: ["x"], timeout_ms: 30_000 }),
+      /timeout_ms 30000 is above this server's limit of 2000 ms \(--max-wait-ms\)/,
+    );
+  }, { serverArgs: ["--max-wait-ms", "2000"] });
+});
+
 Deno.test("run-command sends progress notifications while waiting", async () => {
   await withShell("bash", async (fx) => {
     // One when each wait is armed (the start, then the end of the command). The command waits for a line the test

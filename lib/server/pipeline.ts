@@ -465,10 +465,12 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       // timeout from running out); its total is its own, not the batch's.
       const innerProgress: CallExtra["sendNotification"] = (n) =>
         progress(n.params.progress, undefined, n.params.message);
+      const given = new Set(callArgs !== null && typeof callArgs === "object" ? Object.keys(callArgs) : []);
       const contextFor = (svc: Services, signal = extra.signal): ToolContext => ({
         ...svc,
         signal,
         startedAt,
+        given,
         progress,
         noteTarget: (ids) => {
           target = { ...target, ...ids };

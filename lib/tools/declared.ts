@@ -52,7 +52,10 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
   const ready: ToolContext = tool.exactTarget ? { ...ctx, exactTarget: true } : ctx;
   if (tool.waitBound) {
     const ms = args[tool.waitBound];
-    if (typeof ms === "number") checkTimeout(ms, ctx.config.maxWaitMs);
+    // A default above this server's limit is lowered to it (the caller asked for no bound); a given one is refused.
+    if (typeof ms === "number" && ctx.given && !ctx.given.has(tool.waitBound)) {
+      args[tool.waitBound] = Math.min(ms, ctx.config.maxWaitMs);
+    } else if (typeof ms === "number") checkTimeout(ms, ctx.config.maxWaitMs);
   }
   if (!tool.target || tool.targetless?.(args)) return ready;
   const read = tool.targetRead;

@@ -118,6 +118,11 @@ export interface ToolContext extends Services, CallControl {
    */
   startedAt: number;
   /**
+   * The parameters the caller gave, before defaults were filled in: a wait bound left out takes at most the
+   * server's --max-wait-ms, while one given above it is refused (absent: every parameter counts as given).
+   */
+  given?: ReadonlySet<string>;
+  /**
    * Records the tmux objects this call resolved its target to, for the audit
    * line — also when the call then fails or is refused. Ids in the result
    * (session_id, window_id, pane_id) are recorded without this.
