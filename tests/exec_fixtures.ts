@@ -126,6 +126,20 @@ export async function withShell(
 }
 
 /**
+ * Waits until the server follows output in `session`: its read-only control client that takes output (the
+ * command connection's has `no-output`) is attached there. Output printed before then is not seen as it comes.
+ */
+export async function watchedIn(fx: ExecFixture, session: string): Promise<void> {
+  await waitUntil(
+    `the server to watch output in session ${session}`,
+    async () =>
+      (await fx.tmux("list-clients", "-F", "#{session_name} #{client_flags}")).split("\n").some((l) =>
+        l.startsWith(`${session} `) && l.includes("control-mode") && !l.includes("no-output")
+      ),
+  );
+}
+
+/**
  * Calls a tool and cancels the request (an AbortSignal on the client, which
  * sends notifications/cancelled) as soon as the tool reports that its wait is
  * armed (its first progress notification, or the first whose message matches

@@ -1,5 +1,14 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { callAndCancel, type ExecFixture, settle, type Shell, SHELLS, startWait, withShell } from "./exec_fixtures.ts";
+import {
+  callAndCancel,
+  type ExecFixture,
+  settle,
+  type Shell,
+  SHELLS,
+  startWait,
+  watchedIn,
+  withShell,
+} from "./exec_fixtures.ts";
 import { tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
 import { socketPathOf } from "./helpers.ts";
 
@@ -541,6 +550,27 @@ Deno.test("a --max-wait-ms below the default timeout_ms bounds calls that omit i
       /timeout_ms 30000 is above this server's limit of 2000 ms \(--max-wait-ms\)/,
     );
   }, { serverArgs: ["--max-wait-ms", "2000"] });
+});
+
+Deno.test("run-command follows its pane into another session (move-window) and returns the exit code", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("new-session", "-d", "-s", "other");
+    const run = startWait<{ exit_code: number | null; output: string; timed_out: boolean }>(fx, "run-command", {
+      target: fx.pane,
+      command: "read -r x; echo fin-$x; (exit 3)",
+      timeout_ms: 60_000,
+    });
+    await run.armed;
+    await fx.tmux("new-window", "-d", "-t", "main:"); // main lives on without the window
+    await fx.tmux("move-window", "-s", `${fx.pane}`, "-t", "other:");
+    // The line the command reads, typed once the server follows the pane there (output printed in between, before
+    // it noticed the move, would be missed: tmux sends a session's client only that session's output).
+    await watchedIn(fx, "other");
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "42");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    const r = await run.done;
+    assertEquals([r.exit_code, r.timed_out, r.output.split("\n").at(-1)], [3, false, "fin-42"]);
+  });
 });
 
 Deno.test("run-command sends progress notifications while waiting", async () => {

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { callAndCancel, callWithProgress, type ExecFixture, startWait, withShell } from "./exec_fixtures.ts";
+import { callAndCancel, callWithProgress, type ExecFixture, startWait, watchedIn, withShell } from "./exec_fixtures.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
 
 interface TextResult {
@@ -262,6 +262,27 @@ Deno.test("wait-for-quiet says pane_exited, not quiet, for a program that exited
       timeout_ms: 30_000,
     });
     assertEquals([dead.outcome, dead.warnings.map((w) => w.kind)], ["pane_exited", ["pane_dead"]]);
+  });
+});
+
+Deno.test("wait-for-text follows a pane whose window moves to another session, ending the one it was in", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("new-session", "-d", "-s", "solo", "sh -c 'read x; echo moved-$x; sleep 60'");
+    const pane = (await fx.tmux("display-message", "-p", "-t", "solo:", "#{pane_id}")).trim();
+    const waiting = startWait<TextResult>(fx, "wait", {
+      what: "text",
+      target: pane,
+      patterns: ["moved-42"],
+      new_only: true,
+      timeout_ms: 60_000,
+    });
+    await waiting.armed;
+    await fx.tmux("move-window", "-s", pane, "-t", "main:"); // solo had only this window: it ends
+    await watchedIn(fx, "main"); // as in the run-command test of a moved pane
+    await fx.tmux("send-keys", "-t", pane, "-l", "42");
+    await fx.tmux("send-keys", "-t", pane, "Enter");
+    const hit = await waiting.done;
+    assertEquals([hit.outcome, hit.matched_line], ["matched", "moved-42"]);
   });
 });
 

@@ -33,6 +33,8 @@ export interface Observation {
   exited: Promise<"pane_exited">;
   /** Checks now whether the pane still lives; resolves `exited` if not. For periodic ticks. */
   checkAlive(): Promise<void>;
+  /** {@linkcode checkAlive} with the pane's facts read by the caller (undefined: the pane is gone). */
+  judge(now: PaneInfo | undefined): Promise<void>;
   /** Stops the delivery of output. */
   stop(): void;
 }
@@ -84,19 +86,53 @@ export async function observePane(
   pane: Pick<PaneInfo, "session_id" | "pane_id">,
   onBytes: (bytes: Uint8Array) => void,
 ): Promise<Observation> {
+  const { hub } = services.exec;
   const exited = Promise.withResolvers<"pane_exited">();
-  const checkAlive = async () => {
-    const now = await paneIfAlive(services.tmux, pane.pane_id);
+  let session = pane.session_id;
+  let stopped = false;
+  let moving: Promise<void> | undefined;
+  let stopWatch = () => {};
+  // tmux sends a control client the output of its own session's panes only: a pane whose window moved to another
+  // session (move-window, join-pane) is followed there, or its output (a run's end marker) would never come.
+  const follow = (to: string) =>
+    moving ??= (async () => {
+      try {
+        const next = await hub.watch(to, pane.pane_id, watcher);
+        if (stopped) return next();
+        const old = stopWatch;
+        [stopWatch, session] = [next, to];
+        old();
+      } finally {
+        moving = undefined;
+      }
+    })();
+  /** `lost`: the watch's connection ended, which ends the wait unless the pane lives on in another session. */
+  const judge = async (now: PaneInfo | undefined, lost = false) => {
     if (!now || now.dead) exited.resolve("pane_exited");
+    else if (now.session_id !== session) await follow(now.session_id);
+    else if (lost) exited.resolve("pane_exited");
   };
-  const stop = await services.exec.hub.watch(pane.session_id, pane.pane_id, {
+  const checkAlive = async (lost = false) => await judge(await paneIfAlive(services.tmux, pane.pane_id), lost);
+  const watcher = {
     output: onBytes,
-    signal(kind) {
-      if (kind === "closed") exited.resolve("pane_exited");
+    signal(kind: string) {
+      if (kind === "closed") void checkAlive(true).catch(() => exited.resolve("pane_exited"));
       else if (kind === "layout") void checkAlive().catch(() => {});
     },
-  });
-  return { exited: exited.promise, checkAlive, stop };
+  };
+  const first = await hub.watch(pane.session_id, pane.pane_id, watcher);
+  // Followed elsewhere already (a move seen while this watch started): that watch is the one kept.
+  if (session === pane.session_id) stopWatch = first;
+  else first();
+  return {
+    exited: exited.promise,
+    checkAlive: () => checkAlive(),
+    judge: (now) => judge(now),
+    stop() {
+      stopped = true;
+      stopWatch();
+    },
+  };
 }
 
 export interface FinalView {
@@ -216,8 +252,8 @@ export async function waitOnPane<T>(
   const tick = onScreen
     ? async () => {
       const v = await finalView(ctx.tmux, pane.pane_id, ALL_ROWS);
-      if (!v.pane || v.pane.dead) return obs.checkAlive();
-      onScreen(v.tail);
+      await obs.judge(v.pane);
+      if (v.pane && !v.pane.dead) onScreen(v.tail);
     }
     : obs.checkAlive;
   let end;
