@@ -573,6 +573,16 @@ Deno.test("run-command follows its pane into another session (move-window) and r
   });
 });
 
+Deno.test("run-command whose pane is respawned under it says so at once instead of timing out", async () => {
+  await withShell("bash", async (fx) => {
+    // A timeout is a result, not an error: the error below is the respawn seen.
+    const run = fx.mcp.err("run-command", { target: fx.pane, command: "sleep 600", timeout_ms: 20_000 });
+    await waitUntil("sleep to run", async () => (await tmuxFormat(fx, fx.pane, "#{pane_current_command}")) === "sleep");
+    await fx.tmux("respawn-pane", "-k", "-t", fx.pane, "sh -c 'sleep 600'");
+    assertMatch(await run, /^pane %\d+ was respawned while the command ran: .*no exit code.*now runs sh$/);
+  });
+});
+
 Deno.test("run-command sends progress notifications while waiting", async () => {
   await withShell("bash", async (fx) => {
     // One when each wait is armed (the start, then the end of the command). The command waits for a line the test

@@ -29,7 +29,7 @@ import { paneWarnings, type Warning } from "./warnings.ts";
 import { waitFor } from "./wait.ts";
 
 export interface Observation {
-  /** Resolves when the pane is gone or dead (its program exited) or its session closed. */
+  /** Resolves when the pane is gone or dead (its program exited; respawned, with `sameProgram`) or its session closed. */
   exited: Promise<"pane_exited">;
   /** Checks now whether the pane still lives; resolves `exited` if not. For periodic ticks. */
   checkAlive(): Promise<void>;
@@ -79,12 +79,14 @@ export async function watchLost(
 
 /**
  * Starts delivering `pane`'s output to `onBytes`. Resolves once delivery is
- * live: every byte printed from then on is seen, in order.
+ * live: every byte printed from then on is seen, in order. `sameProgram`: a
+ * respawn of the pane (respawn-pane -k) ends the observation as an exit does.
  */
 export async function observePane(
   services: Pick<ExecServices, "tmux" | "exec">,
-  pane: Pick<PaneInfo, "session_id" | "pane_id">,
+  pane: Pick<PaneInfo, "session_id" | "pane_id" | "pid">,
   onBytes: (bytes: Uint8Array) => void,
+  opts: { sameProgram?: boolean } = {},
 ): Promise<Observation> {
   const { hub } = services.exec;
   const exited = Promise.withResolvers<"pane_exited">();
@@ -108,8 +110,10 @@ export async function observePane(
     })();
   /** `lost`: the watch's connection ended, which ends the wait unless the pane lives on in another session. */
   const judge = async (now: PaneInfo | undefined, lost = false) => {
-    if (!now || now.dead) exited.resolve("pane_exited");
-    else if (now.session_id !== session) await follow(now.session_id);
+    // `sameProgram`: a pane respawned (another pid) ended the program that was observed, as an exit does.
+    if (!now || now.dead || (opts.sameProgram && pane.pid !== null && now.pid !== pane.pid)) {
+      exited.resolve("pane_exited");
+    } else if (now.session_id !== session) await follow(now.session_id);
     else if (lost) exited.resolve("pane_exited");
   };
   const checkAlive = async (lost = false) => await judge(await paneIfAlive(services.tmux, pane.pane_id), lost);

@@ -36,7 +36,7 @@ import type { ExecContext } from "./context.ts";
 import { UserError } from "../errors.ts";
 import { readCursor, readSince, type SinceRead } from "../tmux/grid.ts";
 import { trackRun } from "./handshake.ts";
-import { finalView, inspection, inspectPane, observePane, watchLost } from "./observe.ts";
+import { finalView, inspection, inspectPane, observePane, paneIfAlive, watchLost } from "./observe.ts";
 import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
@@ -224,7 +224,7 @@ async function runLocked(
       log.active = run.phase() === "running";
       run.feed(bytes);
       log.push(bytes);
-    });
+    }, { sameProgram: true });
     run.attach(obs.stop);
     await rt.scripts.arm(files);
     const parts = {
@@ -258,7 +258,7 @@ async function runLocked(
       ...waitOpts,
       what: `the shell in ${paneId} to start ${describe(req.command)}`,
     });
-    if (first.kind === "done" && first.value === "pane_exited") throw await paneClosed(tmux, paneId);
+    if (first.kind === "done" && first.value === "pane_exited") throw await paneClosed(tmux, pane);
     if (first.kind === "cancelled") throw new UserError("run-command cancelled before the command started");
     if (first.kind === "timeout") {
       throw new UserError(
@@ -295,7 +295,7 @@ async function runLocked(
       },
       what: `${describe(req.command)} to finish in ${paneId}`,
     });
-    if (second.kind === "done" && second.value === "pane_exited") throw await paneClosed(tmux, paneId);
+    if (second.kind === "done" && second.value === "pane_exited") throw await paneClosed(tmux, pane);
     if (second.kind === "done" && second.value === "interrupted") {
       // Its script was cut short (C-c ends all of it): no end marker, no exit code, the shell waits at its prompt.
       run.abandon();
@@ -442,8 +442,19 @@ function backAtPrompt(
   };
 }
 
-/** The error for a watch that ended while the command ran: the connection's ({@linkcode watchLost}) or the pane's. */
-async function paneClosed(tmux: TmuxExecutor, paneId: string): Promise<Error> {
+/**
+ * The error for a watch that ended while the command ran: the pane respawned (its shell killed), or the
+ * connection's ({@linkcode watchLost}), or the pane's.
+ */
+async function paneClosed(tmux: TmuxExecutor, pane: Pick<ShellPane, "pane_id" | "pid">): Promise<Error> {
+  const paneId = pane.pane_id;
+  const now = await paneIfAlive(tmux, paneId).catch(() => undefined);
+  if (now && !now.dead && pane.pid !== null && now.pid !== pane.pid) {
+    return new UserError(
+      `pane ${paneId} was respawned while the command ran: the shell that ran it was killed, so there is no exit ` +
+        `code (the command most likely ended with it); ${paneId} now runs ${now.current_command || "another program"}`,
+    );
+  }
   return await watchLost(tmux, paneId, "the command ran") ?? new UserError(
     `pane ${paneId} closed while the command ran (its shell exited: did it run exit, or fail with set -e on?): ` +
       `call list (what: panes) to pick another pane`,
