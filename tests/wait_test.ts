@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { callAndCancel, callWithProgress, type ExecFixture, startWait, watchedIn, withShell } from "./exec_fixtures.ts";
 import { tempDir, waitUntil } from "./pane_helpers.ts";
+import { connect } from "./helpers.ts";
 
 interface TextResult {
   outcome: string;
@@ -111,6 +112,22 @@ Deno.test("wait-for-text with timeout_ms 0 (look now) matches the text the scree
     });
     assertEquals([none.outcome, none.matched_line], ["timeout", null]);
   });
+});
+
+Deno.test("wait-for-text with timeout_ms 0 on a pty session matches the line it already printed", async () => {
+  const mcp = await connect({ args: ["--toolsets", "pty,exec"] });
+  try {
+    const id = (await mcp.ok<{ pty_id: string }>("pty-launch", { command: "sh -c 'echo NOW-$((6*7)); sleep 60'" }))
+      .pty_id;
+    await waitUntil("NOW-42 in the pty", async () => {
+      return (await mcp.ok<{ screen: string }>("pty-get-screen", { pty_id: id })).screen.includes("NOW-42");
+    });
+    const now = await mcp.ok<TextResult>("wait", { what: "text", pty_id: id, patterns: ["NOW-42"], timeout_ms: 0 });
+    assertEquals([now.outcome, now.matched_line], ["matched", "NOW-42"]);
+    await mcp.ok("pty-kill-session", { pty_id: id });
+  } finally {
+    await mcp.close();
+  }
 });
 
 Deno.test("wait-for-text: stop beats patterns; regex and ignore_case work; partial lines match", async () => {
