@@ -255,7 +255,7 @@ Deno.test("wait-for-text and wait-for-quiet report a pane whose program exits", 
   });
 });
 
-Deno.test("wait-for-quiet says pane_exited, not quiet, for a program that exited and left its pane (remain-on-exit)", async () => {
+Deno.test("waits say pane_exited, not quiet or timeout, for a program that exited and left its pane (remain-on-exit)", async () => {
   await withShell("bash", async (fx) => {
     await fx.tmux("set-option", "-g", "remain-on-exit", "on");
     const pane = await fx.newPane({ command: "sh -c 'read x'" });
@@ -279,6 +279,9 @@ Deno.test("wait-for-quiet says pane_exited, not quiet, for a program that exited
       timeout_ms: 30_000,
     });
     assertEquals([dead.outcome, dead.warnings.map((w) => w.kind)], ["pane_exited", ["pane_dead"]]);
+    // Looking now (timeout_ms 0) at a dead pane: its screen read has found it dead, which the answer says.
+    const now = await fx.mcp.ok<TextResult>("wait", { what: "text", target: pane, patterns: ["never"], timeout_ms: 0 });
+    assertEquals(now.outcome, "pane_exited");
   });
 });
 

@@ -261,6 +261,8 @@ export async function waitOnPane<T>(
     }
     : obs.checkAlive;
   let end;
+  let gone = false;
+  void obs.exited.then(() => gone = true);
   try {
     if (onScreen) await tick();
     end = await waitFor<T | "pane_exited">(Promise.race([w.until, obs.exited]), {
@@ -273,6 +275,8 @@ export async function waitOnPane<T>(
   } finally {
     obs.stop();
   }
+  // Past the deadline already (timeout_ms 0: look now), the program's exit its first screen read found is the answer.
+  if (end.kind === "timeout" && gone) end = { kind: "done" as const, value: "pane_exited" as const };
   if (end.kind === "cancelled") throw new UserError(w.cancelled);
   if (end.kind === "done" && end.value === "pane_exited") {
     const lost = await watchLost(ctx.tmux, pane.pane_id, w.during);

@@ -80,6 +80,8 @@ export async function waitPty<T>(
     void Promise.all([read(), status()]).catch(() => exited.resolve("exited")).finally(() => reading = false);
   };
   let end;
+  let gone = false;
+  void exited.promise.then(() => gone = true);
   try {
     timer = setInterval(poll, POLL_MS);
     await status();
@@ -92,6 +94,8 @@ export async function waitPty<T>(
   } finally {
     clearInterval(timer);
   }
+  // Past the deadline already (timeout_ms 0: look now), an exit seen before the wait is the answer.
+  if (end.kind === "timeout" && gone) end = { kind: "done" as const, value: "exited" as const };
   // The program may have printed its last words just before it ended: one more look.
   if (end.kind === "done" && end.value === "exited") {
     await read().catch(() => {});
