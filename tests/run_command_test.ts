@@ -583,6 +583,40 @@ Deno.test("run-command whose pane is respawned under it says so at once instead 
   });
 });
 
+Deno.test("run-command: a continuation cut while tmux stalls loses no line; the next one hands it out", async () => {
+  await withShell("bash", async (fx) => {
+    type Run = { exit_code: number | null; output: string; continue?: string };
+    const first = await fx.mcp.ok<Run>("run-command", {
+      target: fx.pane,
+      command: "echo a-$((1)); read -r x; echo b-$((2)); read -r y; echo c-$((3))",
+      timeout_ms: 120_000,
+    });
+    assertEquals([first.output, first.exit_code], ["a-1", null]);
+    // b-2 reaches the server (a wait on the same stream sees it), then tmux stops answering.
+    const seen = startWait(fx, "wait", { what: "text", target: fx.pane, patterns: ["b-2"], new_only: true });
+    await seen.armed;
+    await fx.tmux("send-keys", "-t", fx.pane, "x", "Enter");
+    await seen.done;
+    const pid = Number(await tmuxFormat(fx, fx.pane, "#{pid}"));
+    Deno.kill(pid, "SIGSTOP");
+    let cut: string;
+    try {
+      cut = await fx.mcp.err("run-command", { continue: first.continue });
+    } finally {
+      Deno.kill(pid, "SIGCONT");
+    }
+    assertMatch(cut, /did not finish within the call budget/);
+    await fx.tmux("send-keys", "-t", fx.pane, "y", "Enter");
+    const lines: string[] = [];
+    let r: Run = first;
+    while (r.continue) {
+      r = await fx.mcp.ok<Run>("run-command", { continue: r.continue });
+      lines.push(...r.output.split("\n"));
+    }
+    assertEquals([lines.filter((l) => /^[bc]-\d$/.test(l)), r.exit_code], [["b-2", "c-3"], 0]);
+  }, { serverArgs: ["--call-budget-ms", "1500"] });
+});
+
 Deno.test("run-command sends progress notifications while waiting", async () => {
   await withShell("bash", async (fx) => {
     // One when each wait is armed (the start, then the end of the command). The command waits for a line the test

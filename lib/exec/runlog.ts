@@ -99,6 +99,17 @@ export class RunLog {
     return { lines, lost };
   }
 
+  /**
+   * Puts back a page {@linkcode take} handed out that reached nobody (its call was cut or cancelled first): it
+   * goes out again, first. `handedOut`: {@linkcode handedOut} before that take.
+   */
+  giveBack(page: { lines: string[]; lost: number }, handedOut: boolean): void {
+    this.#lines.unshift(...page.lines);
+    for (const l of page.lines) this.#bytes += l.length + 1;
+    this.#lost += page.lost;
+    this.#taken = handedOut;
+  }
+
   /** Every line kept (not handed out), without handing them out; `lost` as in {@linkcode take}. */
   peekAll(): { lines: readonly string[]; lost: number } {
     return { lines: this.#lines, lost: this.#lost };

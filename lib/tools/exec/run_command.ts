@@ -110,9 +110,18 @@ export default defineTool({
       },
       async running(token, m) {
         const { log, ids, maxLines } = m!;
+        const handedOut = log.handedOut;
         const page = log.take(maxLines);
-        // A command waiting at a password or yes/no prompt runs on only once someone answers: say so now.
-        const view = await finalView(ctx.tmux, ids.pane_id, 1);
+        let view;
+        try {
+          // A command waiting at a password or yes/no prompt runs on only once someone answers: say so now.
+          view = await finalView(ctx.tmux, ids.pane_id, 1);
+          if (ctx.signal.aborted) throw new UserError("run-command ended before its answer: continue with its token");
+        } catch (e) {
+          // A call that failed, or was cut at its budget while tmux stalled, answers nobody: the next one gets the page.
+          log.giveBack(page, handedOut);
+          throw e;
+        }
         const prompts = view.warnings.filter((w) => w.kind === "input_prompt");
         return {
           exit_code: null,
