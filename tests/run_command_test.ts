@@ -505,6 +505,22 @@ Deno.test("run-command: a shell that exits under the command (exit, or set -e an
     assertMatch(err, /closed while the command ran/);
     assertMatch(err, /set -e/);
     assertMatch(err, /call list/);
+    // What it printed before its shell went is kept, not lost with the pane: the clue to why.
+    const pane2 = await fx.newPane("bash");
+    const run = fx.mcp.err("run-command", {
+      target: pane2,
+      command: "set -e; echo why-$((6*7)); read -r x; false",
+      timeout_ms: 60_000,
+    });
+    const seen = startWait(fx, "wait", { what: "text", target: pane2, patterns: ["why-42"], new_only: true });
+    await seen.armed;
+    await seen.done; // the server has the line: tmux drops a closing pane's output it has not sent yet
+    await fx.tmux("send-keys", "-t", pane2, "Enter");
+    const kept = await run;
+    assertMatch(kept, /closed while the command ran/);
+    const buffer = /of its output not returned yet are in buffer (mcp-result-\S+) \(show-buffer\)$/.exec(kept);
+    assert(buffer, kept);
+    assertMatch((await fx.mcp.ok<{ text: string }>("show-buffer", { name: buffer[1] })).text, /^why-42\n/);
   });
 });
 

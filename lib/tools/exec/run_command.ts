@@ -11,7 +11,7 @@ import { waitTimeout } from "../schemas.ts";
 import { resolvedShape } from "../workspace/shapes.ts";
 import { resolvedOf } from "../../tmux/target.ts";
 import { createResultRegistry, type ResultRegistry } from "../../budget/registry.ts";
-import { UserError } from "../../errors.ts";
+import { EnvironmentError, UserError } from "../../errors.ts";
 import { budgeted, continueField, continueParam } from "./continued.ts";
 
 const output = z.object({
@@ -99,13 +99,18 @@ export default defineTool({
       ...(pageWaiting ? { budgetMs: 0 } : {}),
       async start(work) {
         const m = meta!;
-        const r = await runCommand(work, {
-          target: resolvedTarget(ctx),
-          command: command!,
-          timeoutMs: timeout_ms,
-          maxLines: m.maxLines,
-          log: m.log,
-        });
+        let r: RunResult;
+        try {
+          r = await runCommand(work, {
+            target: resolvedTarget(ctx),
+            command: command!,
+            timeoutMs: timeout_ms,
+            maxLines: m.maxLines,
+            log: m.log,
+          });
+        } catch (e) {
+          throw work.signal.aborted ? e : await withOutputKept(ctx, e, m.log);
+        }
         return await withFullOutput(ctx, r, m.log);
       },
       async running(token, m) {
@@ -154,6 +159,23 @@ async function withFullOutput(ctx: ToolContext, r: RunResult, log: RunLog): Prom
   if (kept.lines.length === 0) return r;
   const name = await fullOutputBuffers(ctx).store(new TextEncoder().encode(kept.lines.join("\n") + "\n"));
   return { ...r, full_output_buffer: hostAddress(ctx, name) };
+}
+
+/**
+ * A run that failed once its command ran (its pane closed or was respawned under it, the connection to tmux
+ * ended): the output it printed, not handed out yet, goes to a buffer that the error names (it says why).
+ */
+async function withOutputKept(ctx: ToolContext, e: unknown, log: RunLog): Promise<unknown> {
+  if (!(e instanceof UserError || e instanceof EnvironmentError)) return e;
+  log.finish();
+  const kept = log.peekAll();
+  if (kept.lines.length === 0) return e;
+  const name = await fullOutputBuffers(ctx).store(new TextEncoder().encode(kept.lines.join("\n") + "\n"))
+    .catch(() => undefined);
+  if (name === undefined) return e;
+  const message = `${e.message}; the ${kept.lines.length} line(s) of its output not returned yet are in buffer ` +
+    `${hostAddress(ctx, name)} (show-buffer)`;
+  return e instanceof UserError ? new UserError(message) : new EnvironmentError(message);
 }
 
 /** One sentence for the model when the answer is partial. */
