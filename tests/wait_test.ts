@@ -5,6 +5,7 @@ import { connect } from "./helpers.ts";
 
 interface TextResult {
   outcome: string;
+  session_id?: string;
   matched_pattern: string | null;
   matched_line: string | null;
   tail: string;
@@ -302,7 +303,8 @@ Deno.test("wait-for-text follows a pane whose window moves to another session, e
     await fx.tmux("send-keys", "-t", pane, "-l", "42");
     await fx.tmux("send-keys", "-t", pane, "Enter");
     const hit = await waiting.done;
-    assertEquals([hit.outcome, hit.matched_line], ["matched", "moved-42"]);
+    const main = (await fx.tmux("display-message", "-p", "-t", "main:", "#{session_id}")).trim();
+    assertEquals([hit.outcome, hit.matched_line, hit.session_id], ["matched", "moved-42", main]);
   });
 });
 

@@ -282,5 +282,7 @@ export async function waitOnPane<T>(
     const lost = await watchLost(ctx.tmux, pane.pane_id, w.during);
     if (lost) throw lost;
   }
-  return { pane, defaulted, end, view: await finalView(ctx.tmux, pane.pane_id, w.tailLines) };
+  const view = await finalView(ctx.tmux, pane.pane_id, w.tailLines);
+  // The ids of the answer are the pane's now: its window may have moved to another session meanwhile.
+  return { pane: view.pane ?? pane, defaulted, end, view };
 }
