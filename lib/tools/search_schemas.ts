@@ -19,7 +19,6 @@ import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
 import { MissingBuffer } from "../buffers/store.ts";
-import { UserError } from "../errors.ts";
 import type { FoundMatch } from "../search/scan.ts";
 import { redactedSlicer } from "../text/redact_page.ts";
 import type { Redactor } from "../text/redact.ts";
@@ -233,7 +232,7 @@ export async function runSearch(
     : largestFitting(0, query.length, (c) => ctx.budget.fits(shown(one, 0, c)));
   const n = fitsOne ? total : largestFitting(0, total, (b) => ctx.budget.fits(shown(one, b, q)));
   const named = (p: SearchOutput, n: number) => shown(p, n, q);
-  if (out.matches.length === 0) return fitted(ctx, named(out, n));
+  if (out.matches.length === 0) return named(out, n);
   // The most matches that fit, and resume offsets that continue right after them.
   const k = largestFitting(1, out.matches.length, (m) => ctx.budget.fits(named(firstMatches(out, m), n)));
   const page = named(firstMatches(out, k), n);
@@ -243,29 +242,7 @@ export async function runSearch(
     page.structured,
     (p) => ctx.budget.fits(named({ ...p, buffers: out.buffers }, n)),
   );
-  return fitted(ctx, named({ ...cut, buffers: out.buffers }, n));
-}
-
-/**
- * The page as cut, or a refusal when it is still over the budget: its resume state names every buffer with matches
- * left (up to 1,024 names), and a page without one of them would end the search of that buffer.
- */
-function fitted(ctx: ToolContext, page: ToolOutput<SearchOutput>): ToolOutput<SearchOutput> {
-  if (ctx.budget.fits(page)) return page;
-  const { truncated_buffers, resume_from_offset } = page.structured;
-  const stateless = { ...page.structured, truncated_buffers: [], resume_from_offset: {} };
-  // The resume state is not what is over: the budget is below the page's fixed part (a per-tool budget of 100–250).
-  if (
-    !ctx.budget.fits({ structured: stateless }) &&
-    ctx.budget.fits({ structured: { truncated_buffers, resume_from_offset } })
-  ) {
-    return page;
-  }
-  const left = page.structured.truncated_buffers.length;
-  throw new UserError(
-    `${left} buffers have matches or bytes left to resume from, more names than one page of this tool's token ` +
-      "budget holds: search fewer buffers at a time (buffers: [...])",
-  );
+  return named({ ...cut, buffers: out.buffers }, n);
 }
 
 /**
