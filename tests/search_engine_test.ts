@@ -1014,3 +1014,34 @@ Deno.test("a buffer searched in windows of lines gives exactly the results of th
   );
   assert(windowed > 80, `only ${windowed} of 400 cases were searched in windows`);
 });
+
+Deno.test("a listed buffer deleted before a resumed search reads it is finished, not an offset past its end", async () => {
+  // The tool reads a buffer of a search of all that is gone as empty (tmux holds no empty buffer).
+  const store = new Map([["gone", new Uint8Array(0)], ["kept", enc.encode("hit hit")]]);
+  const targets: SearchTarget[] = [{ name: "gone", from: 6, skipIfNotText: true }, {
+    name: "kept",
+    from: 4,
+    skipIfNotText: true,
+  }];
+  for (const mode of ["literal", "regex"] as const) {
+    const r = await searchBuffers(targets, (n) => Promise.resolve(store.get(n)!.slice()), {
+      matcher: compileMatcher("hit", mode, false),
+      maxMatches: 5,
+      maxScanBytes: Infinity,
+      contextBytes: 0,
+      includeSimilarity: false,
+      count: true,
+    });
+    assertEquals(r.matches.map((m) => [m.buffer, m.offset_bytes]), [["kept", 4]], mode);
+    assertEquals([r.truncated, r.total], [[], 2], mode);
+  }
+  // A buffer named in the call has no such leeway.
+  const named = await searchBuffers([{ name: "gone", from: 6 }], () => Promise.resolve(new Uint8Array(0)), {
+    matcher: compileMatcher("hit", "literal", false),
+    maxMatches: 5,
+    maxScanBytes: Infinity,
+    contextBytes: 0,
+    includeSimilarity: false,
+  }).then(() => "", (e: Error) => e.message);
+  assertMatch(named, /resume_from_offset 6 for "gone" is outside the buffer/);
+});

@@ -187,6 +187,30 @@ Deno.test("a search of all buffers goes on when one is deleted after they were l
   });
 });
 
+Deno.test("a resumed search of all buffers goes on when a buffer of the last page was deleted since", async () => {
+  await withServer(async (mcp) => {
+    for (const n of ["c", "b", "a"]) await mcp.ok("set-buffer", { name: n, content: `hit ${n} hit ${n}` });
+    // Listed newest first: a, b, c. The first page stops inside "b".
+    const first = await mcp.ok<Result>("search-buffer", { query: "hit", max_matches: 3 });
+    assertEquals(first.resume_from_offset, { b: 6, c: 0 });
+    for (const gone of ["b", "c"]) {
+      await mcp.ok("delete-buffer", { name: gone });
+      const next = await mcp.ok<Result>("search-buffer", {
+        query: "hit",
+        resume_from_offset: first.resume_from_offset,
+      });
+      const left = gone === "b" ? [["c", 0], ["c", 6]] : [];
+      assertEquals(next.matches.map((m) => [m.buffer, m.offset_bytes]), left, gone);
+      assertEquals(next.truncated_buffers, [], gone);
+    }
+    // Naming the buffers, a missing one is still an error.
+    assertMatch(
+      await mcp.err("search-buffer", { query: "hit", buffers: ["a", "b"], resume_from_offset: { b: 6 } }),
+      /^no buffer named "b"/,
+    );
+  });
+});
+
 Deno.test("invalid regex, empty query, lone surrogate and unknown buffers are clear errors", async () => {
   await withServer(async (mcp) => {
     await mcp.ok("set-buffer", { name: "b", content: "abc" });

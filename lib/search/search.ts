@@ -303,7 +303,8 @@ export function openSubject(t: SearchTarget, bytes: Uint8Array, needsChars: bool
 }
 
 function startOffset(t: SearchTarget, subject: Content): number {
-  if (t.from === undefined) return 0;
+  // tmux holds no empty buffer: a listed one read as empty was deleted since, and has nothing left from any offset.
+  if (t.from === undefined || (t.skipIfNotText && subject.size === 0)) return 0;
   const rel = t.from - subject.base;
   const size = subject.size;
   const where = t.around ? `the window [${subject.base}, ${subject.base + size})` : `the buffer (size ${size} bytes)`;
