@@ -52,6 +52,36 @@ Deno.test("list-buffers parses a name containing a newline made outside the serv
   });
 });
 
+Deno.test("a buffer named outside the server with a newline, a control character or 300 characters is reachable", async () => {
+  await withServer(async (mcp, tmux) => {
+    const names = ["line1\nline2", "esc\x1b[31m", "L".repeat(300)];
+    for (const name of names) await tmux.tmux("set-buffer", "-b", name, "hit hit");
+    // A search of all pages through them: its resume_from_offset is taken back as it was given.
+    const first = await mcp.ok<{ resume_from_offset: Record<string, number> }>("search-buffer", {
+      query: "hit",
+      max_matches: 1,
+    });
+    assertEquals(Object.keys(first.resume_from_offset).sort(), [...names].sort());
+    const rest = await mcp.ok<{ matches: unknown[] }>("search-buffer", {
+      query: "hit",
+      resume_from_offset: first.resume_from_offset,
+    });
+    assertEquals(rest.matches.length, 5);
+    for (const name of names) {
+      assertEquals((await mcp.ok<Slice>("show-buffer", { name })).text, "hit hit");
+      const near = await mcp.ok<{ matches: unknown[] }>("search-buffer", {
+        query: "hit",
+        near: { buffer: name, offset_bytes: 4, match_len: 3 },
+      });
+      assertEquals(near.matches.length, 2);
+      assertEquals(await mcp.ok("delete-buffer", { name }), { name, deleted: true });
+    }
+    assertEquals((await mcp.ok<{ buffers: unknown[] }>("list-buffers")).buffers, []);
+    // A name this server writes still may not hold them.
+    assertMatch(await mcp.err("set-buffer", { name: "a\x1bb", content: "x" }), /control characters/);
+  });
+});
+
 Deno.test("show-buffer slices never cut a multi-byte character and page back byte-exact", async () => {
   await withServer(async (mcp) => {
     const text = "aé中🙂".repeat(12) + "end";

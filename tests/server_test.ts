@@ -13,7 +13,7 @@ Deno.test("tools/list carries titles, annotations, schemas and bounds", async ()
     assertEquals(props.max_bytes.maximum, 1048576);
     // String lengths are checked, not advertised (lib/budget/schema.ts): the error names the limit.
     assertEquals(props.name.maxLength, undefined);
-    assertMatch(await mcp.err("show-buffer", { name: "x".repeat(257) }), /longer than 256 characters/);
+    assertMatch(await mcp.err("set-buffer", { name: "x".repeat(257), content: "x" }), /longer than 256 characters/);
     for (const t of tools) assertMatch(t.name, /^[a-z]+(-[a-z]+)*$/);
   });
 });

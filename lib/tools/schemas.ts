@@ -13,26 +13,37 @@ import { z } from "zod";
 import { type TargetKind, targetSchema } from "../tmux/target.ts";
 import { RESULT_BUFFER_NAME } from "../buffers/store.ts";
 
-// Tab is allowed (names like "a\tb" are legitimate); newlines and other
-// control characters are not: tmux prints names raw, one per line.
+// Tab is allowed (names like "a\tb" are legitimate); newlines and other control characters are not, in a name
+// this server makes.
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
 
-/** A tmux paste-buffer name. */
+/** Bounds a name as given: a spawned tmux client's whole command is at most 16 KiB. */
+const MAX_EXISTING_NAME = 16 * 1024;
+
+/**
+ * The name of a buffer a tool reads, deletes, renames or searches: any name tmux holds. Buffers made outside
+ * this server (copy mode, the user's own `set-buffer`) may have names a name this server writes may not
+ * ({@linkcode writtenBufferName}), and every buffer list-buffers or search-buffer names must be reachable.
+ */
 export const bufferName = z.string()
   .min(1, "buffer name must not be empty")
-  .max(256, "buffer name is longer than 256 characters")
-  .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)");
+  .max(MAX_EXISTING_NAME, `buffer name is longer than ${MAX_EXISTING_NAME} characters`)
+  .refine((s) => !s.includes("\0"), "buffer name must not contain NUL (no tmux buffer has one)");
 
 /**
  * A buffer name a tool writes to: not a result buffer ({@linkcode RESULT_BUFFER_NAME}), which its server deletes when
  * it expires or exits, with whatever was written into it. Renaming one away keeps it.
  */
-export const writtenBufferName = bufferName.refine(
-  (s) => !RESULT_BUFFER_NAME.test(s),
-  "buffer is a result page its server deletes when it expires (10 minutes) or exits, with anything written to it: " +
-    "write to a name of your own (rename-buffer a result to keep it)",
-);
+export const writtenBufferName = z.string()
+  .min(1, "buffer name must not be empty")
+  .max(256, "buffer name is longer than 256 characters")
+  .refine((s) => !CONTROL.test(s), "buffer name must not contain newlines or control characters (tab is fine)")
+  .refine(
+    (s) => !RESULT_BUFFER_NAME.test(s),
+    "buffer is a result page its server deletes when it expires (10 minutes) or exits, with anything written to it: " +
+      "write to a name of your own (rename-buffer a result to keep it)",
+  );
 
 /**
  * A tmux option or hook name as a model gives it: `history-limit`, a unique
