@@ -251,6 +251,53 @@ Deno.test("search-buffer over many long-named buffers fits the budget: the names
   }, { args: ["--max-tokens", "1000"] });
 });
 
+/** A name of `length` characters the tokenizer cannot pack: hex digits of a running hash. */
+function unpackedName(i: number, length = 200): string {
+  let h = 2166136261 ^ i, out = `b${i}-`;
+  while (out.length < length) {
+    h = Math.imul(h ^ out.length, 16777619) >>> 0;
+    out += h.toString(16);
+  }
+  return out.slice(0, length);
+}
+
+Deno.test("search-buffer over many long-named buffers that are not text fits the budget: skipped_buffers is cut too", async () => {
+  await withServer(async (mcp, tmux) => {
+    const binary = Uint8Array.of(0x61, 0xff, 0x62);
+    for (let i = 0; i < 120; i++) await tmux.tmuxStdin(binary, "load-buffer", "-b", unpackedName(i), "-");
+    await tmux.tmux("set-buffer", "-b", "text", "one needle here");
+    const r = await mcp.call("search-buffer", { query: "needle" });
+    assert.ok(!r.isError, JSON.stringify(r.content).slice(0, 300));
+    assert.ok(fits(r, 1000), `the result fits the 1000-token budget, got ${resultTokens(r, 0)}`);
+    const out = r.structuredContent as { buffers: string[]; matches: unknown[]; skipped_buffers?: string[] };
+    assert.equal(out.matches.length, 1);
+    assert.ok(out.buffers.length < 121);
+    assert.deepEqual(out.skipped_buffers ?? [], out.buffers.filter((b) => b !== "text"));
+    const text = (r.content as { type: string; text: string }[]).map((b) => b.text).join("\n");
+    assert.match(text, /buffers lists the first \d+ of the 121 buffers searched \(skipped_buffers: those of them\)/);
+  }, { args: ["--max-tokens", "1000"] });
+});
+
+Deno.test("search-buffer that leaves more buffers to search than a page can name says to search fewer", async () => {
+  await withServer(async (mcp, tmux) => {
+    for (let i = 0; i < 120; i++) await tmux.tmux("set-buffer", "-b", unpackedName(i), `value ${i}`);
+    const r = await mcp.call("search-buffer", { query: "value", max_matches: 1 });
+    assert.ok(fits(r, 1000), `the result fits the 1000-token budget, got ${resultTokens(r, 0)}`);
+    assert.ok(r.isError);
+    assert.match(
+      (r.content as { type: string; text: string }[])[0].text,
+      /^this search leaves 119 buffers to search, whose names alone are over the response budget: search fewer/,
+    );
+    // Named a few at a time, the search pages as usual.
+    const few = await mcp.ok<{ matches: unknown[] }>("search-buffer", {
+      query: "value",
+      buffers: [0, 1, 2].map((i) => unpackedName(i)),
+      max_matches: 1,
+    });
+    assert.equal(few.matches.length, 1);
+  }, { args: ["--max-tokens", "1000"] });
+});
+
 Deno.test("search-buffer echoes a long query cut to fit the budget, and says so", async () => {
   await withServer(async (mcp, tmux) => {
     await tmux.tmux("set-buffer", "-b", "a", "hello \u0001 world");

@@ -19,6 +19,7 @@ import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
 import { MissingBuffer } from "../buffers/store.ts";
+import { UserError } from "../errors.ts";
 import type { FoundMatch } from "../search/scan.ts";
 import { redactedSlicer } from "../text/redact_page.ts";
 import type { Redactor } from "../text/redact.ts";
@@ -209,13 +210,28 @@ export async function runSearch(
   const shown = (p: SearchOutput, n: number, q: number): ToolOutput<SearchOutput> => {
     if (n >= total && q >= query.length) return { structured: p };
     const echo = textPrefix(query, q);
-    const structured = { ...p, query: echo, buffers: p.buffers.slice(0, n), truncated_by_budget: true as const };
+    const named = p.buffers.slice(0, n);
+    // Those left out as not text are named among the buffers shown only (they may be as many, as long).
+    const kept = new Set(named);
+    const skipped = p.skipped_buffers?.filter((b) => kept.has(b));
+    const structured = {
+      ...p,
+      query: echo,
+      buffers: named,
+      ...(skipped ? { skipped_buffers: skipped } : {}),
+      truncated_by_budget: true as const,
+    };
+    if (skipped?.length === 0) delete structured.skipped_buffers;
     const notes = [
       ...(echo.length < query.length
         ? [`query echoes the first ${echo.length} of the ${query.length} characters of the query searched`]
         : []),
       ...(n < total
-        ? [`buffers lists the first ${n} of the ${total} buffers searched: list-buffers names them all`]
+        ? [
+          `buffers lists the first ${n} of the ${total} buffers searched` +
+          `${skipped && skipped.length < p.skipped_buffers!.length ? " (skipped_buffers: those of them)" : ""}` +
+          `: list-buffers names them all`,
+        ]
         : []),
     ];
     const note = `${notes.join("; ")} (cut to fit the response budget)`;
@@ -232,17 +248,34 @@ export async function runSearch(
     : largestFitting(0, query.length, (c) => ctx.budget.fits(shown(one, 0, c)));
   const n = fitsOne ? total : largestFitting(0, total, (b) => ctx.budget.fits(shown(one, b, q)));
   const named = (p: SearchOutput, n: number) => shown(p, n, q);
-  if (out.matches.length === 0) return named(out, n);
+  const page = await fittedPage(ctx, out, (p) => named(p, n));
+  // Every buffer left to search must be in resume_from_offset, or paging on would never search it.
+  if (page.structured.truncated_buffers.length > 0 && !ctx.budget.fits(page)) {
+    throw new UserError(
+      `this search leaves ${page.structured.truncated_buffers.length} buffers to search, whose names alone are ` +
+        `over the response budget: search fewer at a time (name them in buffers)`,
+    );
+  }
+  return page;
+}
+
+/** The page of `out` with the most matches that fit, as `shown` shapes it (at least one match when there is one). */
+async function fittedPage(
+  ctx: ToolContext,
+  out: SearchOutput,
+  shown: (p: SearchOutput) => ToolOutput<SearchOutput>,
+): Promise<ToolOutput<SearchOutput>> {
+  if (out.matches.length === 0) return shown(out);
   // The most matches that fit, and resume offsets that continue right after them.
-  const k = largestFitting(1, out.matches.length, (m) => ctx.budget.fits(named(firstMatches(out, m), n)));
-  const page = named(firstMatches(out, k), n);
+  const k = largestFitting(1, out.matches.length, (m) => ctx.budget.fits(shown(firstMatches(out, m))));
+  const page = shown(firstMatches(out, k));
   if (k > 1 || ctx.budget.fits(page)) return page;
   const cut = await fitFirstSnippet(
     ctx,
     page.structured,
-    (p) => ctx.budget.fits(named({ ...p, buffers: out.buffers }, n)),
+    (p) => ctx.budget.fits(shown({ ...p, buffers: out.buffers })),
   );
-  return named({ ...cut, buffers: out.buffers }, n);
+  return shown({ ...cut, buffers: out.buffers });
 }
 
 /**
