@@ -220,6 +220,32 @@ Deno.test("search-buffer: a first match whose snippet alone is over the budget c
   }, { args: ["--max-tokens", "2000"] });
 });
 
+Deno.test("search-buffer never cuts a long first snippet from the buffer's new content when it was replaced meanwhile", async () => {
+  await withServer(async (mcp, tmux) => {
+    // Listed newest first: "bin", then big buffers the search counts in after the page (each read takes a while).
+    const big = enc.encode(("x".repeat(1023) + "\n").repeat(16 * 1024));
+    for (const n of ["big1", "big2", "big3", "big4"]) await tmux.tmuxStdin(big, "load-buffer", "-b", n, "-");
+    const body = "\x01".repeat(5000) + "find NEEDLE here" + "\x02".repeat(5000);
+    await mcp.ok("set-buffer", { name: "bin", content: body });
+    // Replaced by as many other bytes once "bin" is searched (its progress notification).
+    let replaced: Promise<unknown> | undefined;
+    const r = await mcp.client.callTool(
+      { name: "search-buffer", arguments: { query: "NEEDLE", max_matches: 1, context_bytes: 4096 } },
+      undefined,
+      {
+        timeout: 120_000,
+        onprogress: () => void (replaced ??= tmux.tmux("set-buffer", "-b", "bin", "\x03".repeat(body.length))),
+      },
+    ) as CallToolResult;
+    await replaced;
+    assert.ok(!r.isError, JSON.stringify(r.content).slice(0, 300));
+    const [m] = (r.structuredContent as { matches: { context_start: number; context_end: number; snippet: string }[] })
+      .matches;
+    assert.equal(m.snippet, body.slice(m.context_start, m.context_end), "the snippet is the searched buffer's text");
+    assert.ok(fits(r, 2000), `the response fits: ${resultTokens(r, 0)} tokens`);
+  }, { args: ["--max-tokens", "2000"] });
+});
+
 Deno.test("search-buffer over many long-named buffers fits the budget: the names searched are cut and it says so", async () => {
   await withServer(async (mcp, tmux) => {
     const args: string[] = [];

@@ -26,7 +26,7 @@ import type { Redactor } from "../text/redact.ts";
 import { firstMatches, MAX_BUFFERS, similarityStats } from "./search_page.ts";
 import { largestFitting, textPrefix } from "../budget/page.ts";
 import { cutTokens, SNIPPET_MATCH_MAX } from "../search/snippet.ts";
-import { bytesView } from "../search/subject.ts";
+import { bytesView, type Utf8View } from "../search/subject.ts";
 
 export { MAX_BUFFERS } from "./search_page.ts";
 
@@ -250,7 +250,10 @@ export async function runSearch(
   const named = (p: SearchOutput, n: number) => shown(p, n, q);
   const page = await fittedPage(ctx, out, (p) => named(p, n));
   // Every buffer left to search must be in resume_from_offset, or paging on would never search it.
-  if (page.structured.truncated_buffers.length > 0 && !ctx.budget.fits(page)) {
+  const unnamed = { ...page.structured, truncated_buffers: [], resume_from_offset: {} };
+  if (
+    page.structured.truncated_buffers.length > 0 && !ctx.budget.fits(page) && ctx.budget.fits({ structured: unnamed })
+  ) {
     throw new UserError(
       `this search leaves ${page.structured.truncated_buffers.length} buffers to search, whose names alone are ` +
         `over the response budget: search fewer at a time (name them in buffers)`,
@@ -281,7 +284,7 @@ async function fittedPage(
 /**
  * A page whose first match alone is over the budget (its snippet up to 8 KiB, or of control characters, each a
  * 6-character escape in JSON): that snippet cut around the match until the page fits, context first, then the
- * shown part of the match, from the buffer read again. Unchanged when the buffer is now too short for it (changed).
+ * shown part of the match, from the buffer read again; with no snippet when the buffer changed since.
  */
 async function fitFirstSnippet(
   ctx: ToolContext,
@@ -291,8 +294,13 @@ async function fitFirstSnippet(
   const m = page.matches[0];
   const start = m.offset_bytes, end = start + m.match_len;
   const bytes = await ctx.buffers.read(m.buffer).catch(() => undefined);
-  if (!bytes || bytes.length < end || bytes.length < m.context_end) return page;
-  const view = bytesView(bytes);
+  const view = bytes && bytes.length >= end && bytes.length >= m.context_end ? bytesView(bytes) : undefined;
+  // Changed since the search (the snippet made again differs): a snippet cut from it would show the match with
+  // other text, so the match comes without one.
+  if (!view || snippetOf(view, m.context_start, m.context_end, m, ctx.redactor).snippet !== m.snippet) {
+    const bare = { ...m, context_start: start, context_end: start, snippet: "" };
+    return { ...page, matches: [bare], truncated_by_budget: true };
+  }
   const shown = Math.min(m.match_len, SNIPPET_MATCH_MAX);
   const context = Math.max(0, start - m.context_start, m.context_end - end);
   /** Size `s`: up to s bytes of the match, then s - shown bytes of context each side (none after a long match). */
@@ -300,12 +308,16 @@ async function fitFirstSnippet(
     const c = Math.max(0, s - shown);
     const lo = view.charStartAtOrAfter(Math.max(0, start - c));
     const hi = view.charStartAtOrBefore(
-      Math.min(bytes.length, start + Math.min(s, shown) + (m.match_len > SNIPPET_MATCH_MAX ? 0 : c)),
+      Math.min(view.size, start + Math.min(s, shown) + (m.match_len > SNIPPET_MATCH_MAX ? 0 : c)),
     );
-    const [before, after] = cutTokens(view, lo, hi);
-    const found = { ...m, context_start: lo, context_end: hi, snippet: view.textOf(lo, hi) };
-    const match = snippetRedacted(before || after ? { ...found, cut: [before, after] } : found, ctx.redactor);
-    return { ...page, matches: [match], truncated_by_budget: true };
+    return { ...page, matches: [snippetOf(view, lo, hi, m, ctx.redactor)], truncated_by_budget: true };
   };
   return withSize(largestFitting(1, shown + context, (s) => fits(withSize(s))));
+}
+
+/** `m` with the snippet `[lo, hi)` of `view`, redacted as the search redacts it (a token its edge cuts whole). */
+function snippetOf(view: Utf8View, lo: number, hi: number, m: SearchOutput["matches"][number], r?: Redactor) {
+  const [before, after] = cutTokens(view, lo, hi);
+  const found = { ...m, context_start: lo, context_end: hi, snippet: view.textOf(lo, hi) };
+  return snippetRedacted(before || after ? { ...found, cut: [before, after] } : found, r);
 }
