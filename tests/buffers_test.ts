@@ -301,6 +301,11 @@ Deno.test("save-buffer and load-buffer move exact bytes and explain missing path
         /file ".*missing" does not exist/,
       );
       assertMatch(await mcp.err("load-buffer", { name: "l", path: dir }), /is a directory/);
+      await Deno.writeFile(`${dir}/empty`, new Uint8Array());
+      assertMatch(
+        await mcp.err("load-buffer", { name: "l", path: `${dir}/empty` }),
+        /^file ".*\/empty" is empty and tmux holds no empty buffer: "l" was left unchanged/,
+      );
       assertMatch(await mcp.err("save-buffer", { name: "s", path: "relative.txt" }), /path must be absolute/);
     });
   } finally {

@@ -449,6 +449,29 @@ Deno.test("run scripts in buffers: the shell's end wait and the server's give-up
   }
 });
 
+Deno.test("ssh server: load-buffer of an empty file on the tmux host is an error and leaves the buffer as it was", async () => {
+  await withRemote(async (mcp, fx) => {
+    const empty = `${fx.dir}/empty.txt`;
+    await Deno.writeFile(empty, new Uint8Array());
+    const refused = /^file ".*empty\.txt" is empty and tmux holds no empty buffer: "r" was left unchanged/;
+    assertMatch(await mcp.err("load-buffer", { name: "r", path: empty }), refused);
+    assertEquals((await mcp.ok<{ buffers: unknown[] }>("list-buffers")).buffers, []);
+    await mcp.ok("set-buffer", { name: "r", content: "old content" });
+    assertMatch(await mcp.err("load-buffer", { name: "r", path: empty }), refused);
+    const { buffers } = await mcp.ok<{ buffers: { name: string; size_bytes: number }[] }>("list-buffers");
+    assertEquals(buffers.map((b) => [b.name, b.size_bytes]), [["r", 11]]);
+    assertEquals(await fx.tmux("show-buffer", "-b", "r"), "old content");
+    // A file with content replaces it.
+    await Deno.writeTextFile(`${fx.dir}/new.txt`, "new");
+    assertEquals(
+      (await mcp.ok<{ size_bytes: number }>("load-buffer", { name: "r", path: `${fx.dir}/new.txt` })).size_bytes,
+      3,
+    );
+    assertEquals(await fx.tmux("show-buffer", "-b", "r"), "new");
+    assertEquals((await fx.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "r");
+  });
+});
+
 Deno.test("ssh server: load/save-buffer use the tmux host's files unless local_file; pty-* run there by default", async () => {
   await withRemote(async (mcp, fx) => {
     // tmux reads and writes these itself (format syntax in the names stays literal); the answer names the host.

@@ -3,8 +3,18 @@ import { defineTool } from "../declared.ts";
 import { absolutePath, writtenBufferName } from "../schemas.ts";
 import { filePolicy, readFileChecked } from "../../policy/files.ts";
 import { fileHost, localFile, tmuxHostPath } from "./file_side.ts";
+import { MissingBuffer } from "../../buffers/store.ts";
+import { TEMP_BUFFER_PREFIX } from "../../buffers/paste.ts";
+import { UserError } from "../../errors.ts";
 
 const MAX_FILE = 512 * 1024 * 1024;
+
+function emptyFile(path: string, name: string): UserError {
+  return new UserError(
+    `file ${JSON.stringify(path)} is empty and tmux holds no empty buffer: ${JSON.stringify(name)} was left ` +
+      `unchanged (use delete-buffer to remove it)`,
+  );
+}
 
 export default defineTool({
   name: "load-buffer",
@@ -21,13 +31,22 @@ export default defineTool({
     const file_host = fileHost(ctx, local_file);
     if (file_host !== "local") {
       // tmux reads the file on its own host: nothing of this machine's reaches it. A client of its own: a
-      // control client's reply to a failed read has no shape the connection can frame.
-      await ctx.tmux.run(["load-buffer", "-b", name, tmuxHostPath(ctx, path)], { signal: ctx.signal, spawn: true });
-      ctx.buffers.own(name);
+      // control client's reply to a failed read has no shape the connection can frame. tmux loads an empty file
+      // as nothing, without a word: into a buffer of its own first, which then replaces `name` only if it exists.
+      const temp = TEMP_BUFFER_PREFIX + crypto.randomUUID();
+      ctx.buffers.own(temp);
+      try {
+        await ctx.tmux.run(["load-buffer", "-b", temp, tmuxHostPath(ctx, path)], { signal: ctx.signal, spawn: true });
+        await ctx.buffers.rename(temp, name, true);
+      } catch (e) {
+        await ctx.buffers.delete(temp).catch(() => {});
+        throw e instanceof MissingBuffer && e.buffer === temp ? emptyFile(path, name) : e;
+      }
       const size = (await ctx.buffers.list({ signal: ctx.signal })).find((b) => b.name === name)?.size_bytes ?? 0;
       return { structured: { name, path, size_bytes: size, file_host } };
     }
     const bytes = await readFileChecked(path, MAX_FILE, filePolicy(ctx.config), ctx.signal);
+    if (bytes.length === 0) throw emptyFile(path, name);
     await ctx.buffers.write(name, bytes);
     return { structured: { name, path, size_bytes: bytes.length, file_host } };
   },
