@@ -157,6 +157,20 @@ Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and th
   });
 });
 
+Deno.test("a search of all buffers counts the matches past its page beyond a buffer that is not text", async () => {
+  await withServer(async (mcp, tmux) => {
+    // Listed newest first: a, bin, c. The page ends in "a"; the count goes on past "bin", which it leaves out.
+    await tmux.tmux("set-buffer", "-b", "c", "hit c");
+    await tmux.tmuxStdin(Uint8Array.of(0x68, 0xff), "load-buffer", "-b", "bin", "-");
+    await tmux.tmux("set-buffer", "-b", "a", "hit hit a");
+    for (const mode of ["literal", "regex"]) {
+      const r = await mcp.ok<Result>("search-buffer", { query: "hit", max_matches: 1, mode });
+      assertEquals(r.matches.map((m) => [m.buffer, m.offset_bytes]), [["a", 0]], mode);
+      assertEquals([r.total_matches, r.total_is_partial], [3, false], mode);
+    }
+  });
+});
+
 Deno.test("a search of all buffers goes on when one is deleted after they were listed; a named one still fails", async () => {
   await withServer(async (mcp, tmux) => {
     const big = enc.encode(("x".repeat(1023) + "\n").repeat(20 * 1024));

@@ -193,7 +193,9 @@ async function countRest(
         const opening = performance.now();
         subject = openContent({ name: t.name }, bytes, o.matcher, o.windowBytes);
         o.onOpened?.(subject.size, performance.now() - opening);
-      } catch {
+      } catch (e) {
+        // One the page that reaches it will leave out has no matches to count.
+        if (e instanceof NotText && t.skipIfNotText) continue;
         // A buffer the page never reached (gone, not text) fails the page that reaches it, not this one.
         complete = false;
         break;
