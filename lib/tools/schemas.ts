@@ -18,8 +18,8 @@ import { RESULT_BUFFER_NAME } from "../buffers/store.ts";
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
 
-/** Bounds a name as given: a spawned tmux client's whole command is at most 16 KiB. */
-const MAX_EXISTING_NAME = 16 * 1024;
+/** Bounds a name as given, and what its echo adds to an answer (tmux itself sets no bound). */
+const MAX_EXISTING_NAME = 4096;
 
 /**
  * The name of a buffer a tool reads, deletes, renames or searches: any name tmux holds. Buffers made outside
