@@ -197,6 +197,11 @@ Deno.test("search-panes finds lines across panes, pages exactly once, and stops 
     const re = await mcp.ok<Found>("search-panes", { query: "^needle a[24]$", mode: "regex", target: "main:1" });
     assertEquals(re.panes[0].matches.map((m) => m.text), ["needle a2", "needle a4"]);
     assertMatch(await mcp.err("search-panes", { query: "(", mode: "regex" }), /^invalid regex "\(".*mode "literal"/);
+    // Lines are matched one at a time: a line break in a literal would find nothing, though the text is there.
+    assertMatch(
+      await mcp.err("search-panes", { query: "needle a2\nneedle a3", target: "main:1" }),
+      /^query holds a line break, and search-panes matches one line at a time/,
+    );
 
     const as = await windowRunning(tmux, "main:3", `printf '%s!\\n' ${"a".repeat(40)}`);
     await waitForPane(tmux, as, (s) => s.includes(`${"a".repeat(40)}!`), 30_000);

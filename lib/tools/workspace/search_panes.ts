@@ -98,6 +98,12 @@ export default defineTool({
   }),
   secrets: ["query"],
   async handler({ query, mode, ignore_case, target, lines, max_matches, offset }, ctx) {
+    // Each line is matched alone: text with a line break would never be found, and "no match" would be false.
+    if (mode === "literal" && /[\n\r]/.test(query)) {
+      throw new UserError(
+        "query holds a line break, and search-panes matches one line at a time: search for a part within one line",
+      );
+    }
     const panes = await panesOf(ctx.tmux, target, ctx.signal);
     const captured = await Promise.all(panes.map((p) => paneLines(ctx.tmux, p, lines, ctx.signal)));
     const hits = await searchLines(
