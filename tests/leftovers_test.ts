@@ -166,3 +166,30 @@ Deno.test("ssh: storing result buffers sweeps none of a server on another machin
     await fx.cleanup();
   }
 });
+
+Deno.test("a server under a session scope sweeps the result buffers a killed server left", async () => {
+  const tmux = await startTmux("leftover-scope");
+  try {
+    const args: string[] = [];
+    for (let i = 0; i < 40; i++) args.push(...(i ? [";"] : []), "set-buffer", "-b", `user-buffer-${i}`, `value ${i}`);
+    await tmux.tmux(...args);
+    const killed = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "200"] });
+    const pid = killed.pid;
+    // The list of 40 buffers is over the budget: it goes to a result buffer named after the server's pid.
+    asBuffered((await killed.call("list-buffers")).structuredContent);
+    assertEquals((await resultBuffers(tmux)).length, 1);
+    Deno.kill(pid, "SIGKILL");
+    await waitUntil("the server to die", async () => !(await alivePids([pid])).has(pid), 30_000);
+    await killed.close().catch(() => {});
+    const next = await connect({ socketName: tmux.socketName, args: ["--sessions", "main"] });
+    try {
+      await waitUntil("the next server to sweep it", async () => (await resultBuffers(tmux)).length === 0, 30_000);
+      // The user's own buffers stay.
+      assertEquals((await tmux.tmux("list-buffers", "-F", "#{buffer_name}")).split("\n").filter(Boolean).length, 40);
+    } finally {
+      await next.close();
+    }
+  } finally {
+    await tmux.kill();
+  }
+});

@@ -95,7 +95,7 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
       // found no tmux server).
       if (!swept && opts.sweep) {
         swept = true;
-        void sweepResultBuffers(buffers).catch(() => {});
+        void sweepResultBuffers(buffers.unscoped).catch(() => {});
       }
       let name = RESULT_BUFFER_PREFIX + shortId();
       while (entries.some((e) => e.name === name)) name = RESULT_BUFFER_PREFIX + shortId();

@@ -50,6 +50,11 @@ export interface BufferStore {
    * session scope the store shows only the buffers this server wrote.
    */
   own(name: string): void;
+  /**
+   * Every buffer, listed and deleted whatever the session scope: for the sweep of the result buffers of servers
+   * that are gone (lib/budget/registry.ts), which a scope hides like any buffer this server did not write.
+   */
+  readonly unscoped: Pick<BufferStore, "list" | "delete">;
 }
 
 export interface BufferStoreOptions {
@@ -198,6 +203,21 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
     return parseBufferList(await tmux.run(["list-buffers", "-F", LIST_FORMAT], ro));
   }
 
+  /** Deletes `name` when `may` allows it (else it is as missing). */
+  function deleteIf(name: string, may: (name: string) => boolean): Promise<void> {
+    return locks.with([name], () =>
+      acrossProcesses([name], async () => {
+        if (!may(name)) throw missingBuffer(name);
+        owned?.delete(name);
+        try {
+          await tmux.run(["delete-buffer", "-b", name]);
+        } catch (e) {
+          if (isMissingBuffer(e)) throw missingBuffer(name);
+          throw e;
+        }
+      }));
+  }
+
   async function list(ro?: RunOptions): Promise<BufferInfo[]> {
     const all = await listAll(ro);
     if (owned === undefined) return all;
@@ -231,18 +251,8 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
           return r;
         })),
     own: (name) => void owned?.add(name),
-    delete: (name) =>
-      locks.with([name], () =>
-        acrossProcesses([name], async () => {
-          if (!mine(name)) throw missingBuffer(name);
-          owned?.delete(name);
-          try {
-            await tmux.run(["delete-buffer", "-b", name]);
-          } catch (e) {
-            if (isMissingBuffer(e)) throw missingBuffer(name);
-            throw e;
-          }
-        })),
+    delete: (name) => deleteIf(name, mine),
+    unscoped: { list: listAll, delete: (name) => deleteIf(name, () => true) },
     rename: (from, to, overwrite) =>
       locks.with([from, to], () =>
         acrossProcesses([from, to], async () => {

@@ -26,7 +26,7 @@ export async function sweepLeftovers(services: Pick<Services, "buffers" | "tmux"
   const [{ removed: files, armed }, buffers] = await Promise.all([
     sweepTempFiles().catch(() => ({ removed: [], armed: [] })),
     // A remote tmux (--ssh) may serve servers on other machines, whose pids ours cannot check.
-    services.tmux.remote === undefined ? sweepResultBuffers(services.buffers).catch(() => []) : [],
+    services.tmux.remote === undefined ? sweepResultBuffers(services.buffers.unscoped).catch(() => []) : [],
   ]);
   // A shell may wait in a run's handshake for the killed server: release it (its run is disarmed now that its
   // directory is gone; the channel it does not reach stays signalled, a few bytes in tmux).
