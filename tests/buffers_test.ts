@@ -131,6 +131,19 @@ Deno.test("show-buffer refuses an offset inside a character, not inside malforme
   });
 });
 
+Deno.test("show-buffer keeps a U+FEFF at the start of a page: a byte-order mark, or one a page boundary reaches", async () => {
+  for (const redact of ["on", "off"]) {
+    await withServer(async (mcp, tmux) => {
+      const text = "\uFEFFab\uFEFFcd";
+      await tmux.tmuxStdin(enc.encode(text), "load-buffer", "-b", "bom", "-");
+      assertEquals((await mcp.ok<Slice>("show-buffer", { name: "bom" })).text, text, redact);
+      const first = await mcp.ok<Slice>("show-buffer", { name: "bom", max_bytes: 5 });
+      const second = await mcp.ok<Slice>("show-buffer", { name: "bom", offset_bytes: first.next_offset_bytes! });
+      assertEquals([first.text, second.text], ["\uFEFFab", "\uFEFFcd"], redact);
+    }, { args: ["--redact", redact] });
+  }
+});
+
 Deno.test("show-buffer keeps paging facts out of the slice text", async () => {
   await withServer(async (mcp) => {
     await mcp.ok("set-buffer", { name: "p", content: "0123456789" });

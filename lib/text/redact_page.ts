@@ -58,7 +58,8 @@ function isLowSurrogate(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
 }
 
-const decoder = new TextDecoder();
+// A page may start with U+FEFF (a byte-order mark, or a no-break space mid-text): it is text, not to be dropped.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Pages of `bytes` starting at `start` (a character's start) and ending at most at `maxEnd`, as text redacted
