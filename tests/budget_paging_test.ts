@@ -324,6 +324,17 @@ Deno.test("search-buffer that leaves more buffers to search than a page can name
   }, { args: ["--max-tokens", "1000"] });
 });
 
+Deno.test("search-buffer at a budget below its page's fixed part still refuses names to resume that are alone over it", async () => {
+  await withServer(async (mcp, tmux) => {
+    for (let i = 0; i < 40; i++) await tmux.tmux("set-buffer", "-b", `b${i}-${"n".repeat(60)}`, "ERROR a\nERROR b\n");
+    // At 100 tokens no page fits (its echoed fields alone are about 180): the 39 names were ~2,100 tokens on top.
+    const r = await mcp.call("search-buffer", { query: "ERROR", max_matches: 1 });
+    assert.ok(r.isError, JSON.stringify(r.structuredContent ?? r.content).slice(0, 200));
+    assert.ok(fits(r, 100), `the error fits the 100-token budget, got ${resultTokens(r, 0)}`);
+    assert.match((r.content as { text: string }[])[0].text, /^this search leaves 40 buffers to search/);
+  }, { args: ["--max-tokens", "100"] });
+});
+
 Deno.test("search-buffer echoes a long query cut to fit the budget, and says so", async () => {
   await withServer(async (mcp, tmux) => {
     await tmux.tmux("set-buffer", "-b", "a", "hello \u0001 world");

@@ -249,10 +249,15 @@ export async function runSearch(
   const n = fitsOne ? total : largestFitting(0, total, (b) => ctx.budget.fits(shown(one, b, q)));
   const named = (p: SearchOutput, n: number) => shown(p, n, q);
   const page = await fittedPage(ctx, out, (p) => named(p, n));
-  // Every buffer left to search must be in resume_from_offset, or paging on would never search it.
+  // Every buffer left to search must be in resume_from_offset, or paging on would never search it. Refused when
+  // those names are what is over: the page fits without them, or they alone are over (under a per-tool budget of
+  // 100–250 the page's fixed part is over too, and a page a little over beats an error).
+  const { truncated_buffers, resume_from_offset } = page.structured;
   const unnamed = { ...page.structured, truncated_buffers: [], resume_from_offset: {} };
   if (
-    page.structured.truncated_buffers.length > 0 && !ctx.budget.fits(page) && ctx.budget.fits({ structured: unnamed })
+    truncated_buffers.length > 0 && !ctx.budget.fits(page) &&
+    (ctx.budget.fits({ structured: unnamed }) ||
+      !ctx.budget.fits({ structured: { truncated_buffers, resume_from_offset } }))
   ) {
     throw new UserError(
       `this search leaves ${page.structured.truncated_buffers.length} buffers to search, whose names alone are ` +
