@@ -107,6 +107,28 @@ Deno.test("ssh server: sshd stopped → a one-line unreachable error; started ag
   });
 });
 
+Deno.test("ssh server: a TMPDIR that ssh would misread in a ControlPath (a space, %, $) still connects", async () => {
+  const fx = await startSshd();
+  const tmp = await Deno.makeTempDir({ prefix: "tmcp tmp %h ${X}-" });
+  try {
+    await fx.startTmux();
+    const mcp = await connect({
+      env: { TMPDIR: tmp },
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+    });
+    try {
+      const listed = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
+      assertEquals(listed.sessions.map((x) => x.session_name), ["main"]);
+      assertEquals(await fx.loginCount(), 1);
+    } finally {
+      await mcp.close();
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+    await fx.cleanup();
+  }
+});
+
 Deno.test("ssh server: reading the remote session leaves its environment alone (the user's SSH_AUTH_SOCK, DISPLAY)", async () => {
   await withRemote(async (mcp, fx) => {
     // What a person's own ssh login gave their session: the agent and display its new windows get.

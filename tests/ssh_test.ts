@@ -239,6 +239,10 @@ Deno.test("controlDirPath: private name under TMPDIR, /tmp when a socket path wo
   assertEquals(controlDirPath(42, undefined), "/tmp/tmux-mcp-42-ssh");
   const deep = "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T/" + "x".repeat(40);
   assertEquals(controlDirPath(42, deep), "/tmp/tmux-mcp-42-ssh");
+  // ssh reads a space, %x, ${X} and quotes in a ControlPath: such a TMPDIR is not used.
+  for (const odd of ["/tmp/my dir", "/tmp/a%h", "/tmp/${HOME}", "/tmp/a'b", '/tmp/a"b']) {
+    assertEquals(controlDirPath(42, odd), "/tmp/tmux-mcp-42-ssh", odd);
+  }
   // A macOS TMPDIR (49 characters) still fits: socket + ssh's 17-character temporary suffix < 104.
   const mac = "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T/";
   assert(controlSocket(controlDirPath(99999, mac)).length + 17 < 104);

@@ -461,15 +461,22 @@ export function controlSocket(controlDir: string): string {
 const MAX_CONTROL_DIR = 104 - 1 - "/m".length - 17;
 
 /**
+ * What ssh reads of a `ControlPath` as written: a space ends the value, `%x` and `${X}` are expanded, quotes are
+ * removed. A directory with anything else is not passed to ssh.
+ */
+const PLAIN_PATH = /^[A-Za-z0-9_.\/+,@:-]+$/;
+
+/**
  * The private directory for the connection-sharing socket:
  * `${TMPDIR or /tmp}/tmux-mcp-<pid>-ssh` (`-sshN` for the server's host N > 0), or under `/tmp` when TMPDIR is too
- * deep for a socket path. The name lets a later start sweep it once `pid` is dead.
+ * deep for a socket path or holds characters ssh would read in a `ControlPath` (a space, `%`, `$`, quotes). The
+ * name lets a later start sweep it once `pid` is dead.
  */
 export function controlDirPath(pid: number, tmpdir: string | undefined, host = 0): string {
   const name = `tmux-mcp-${pid}-ssh${host === 0 ? "" : host}`;
   const base = (tmpdir || "/tmp").replace(/\/+$/, "");
   const dir = `${base}/${name}`;
-  return dir.length <= MAX_CONTROL_DIR ? dir : `/tmp/${name}`;
+  return dir.length <= MAX_CONTROL_DIR && PLAIN_PATH.test(dir) ? dir : `/tmp/${name}`;
 }
 
 /**
