@@ -859,6 +859,24 @@ Deno.test("fleet: paste-text and kill server act on the target's host; kill serv
   });
 });
 
+Deno.test("fleet: a listing no host answers names each host with its own cause", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
+    // One cause shared by every host is said once, as it is.
+    const bad = await mcp.err("search-panes", { query: "(", mode: "regex" });
+    assertMatch(bad, /^invalid regex "\("/);
+    await mcp.ok("kill", { what: "server", target: "alpha::" });
+    await beta.stop();
+    for (const [tool, args] of [["list", { what: "sessions" }], ["list-buffers", {}]] as const) {
+      const msg = await mcp.err(tool, args);
+      assertMatch(msg, /alpha: no tmux server is running on ssh host "tmcp-alpha"/, tool);
+      assertMatch(msg, /beta: cannot reach ssh host "tmcp-beta"/, tool);
+      assert(!msg.includes("\n"), msg);
+    }
+    await assertRejects(() => alpha.tmux("has-session"));
+  });
+});
+
 Deno.test("fleet: a search of every host's buffers cut to the response budget resumes with each match once", async () => {
   await withFleet(async (mcp) => {
     const filler = "~".repeat(300);

@@ -11,7 +11,8 @@
  */
 import { HOST_NAME, HOST_SEPARATOR, qualify, splitHostTarget } from "../tmux/hosts.ts";
 import { targetSchema } from "../tmux/target.ts";
-import { UserError } from "../errors.ts";
+import { EnvironmentError, UserError } from "../errors.ts";
+import { TmuxError } from "../tmux/executor.ts";
 import type { AnyTool, HostRouter, PageBudget, Services, ToolOutput } from "../tools/tool.ts";
 import { runsOn } from "../tools/pty/schemas.ts";
 import type { SearchOutput } from "../tools/search_schemas.ts";
@@ -500,6 +501,20 @@ function errorOnHost(e: unknown, host: string): unknown {
 }
 
 /**
+ * The error of a call to every host that none answered: each host's cause, named, where they differ (the first
+ * host's alone would hide why the others failed). One cause shared by all (a refused argument) is given as it is,
+ * and so is an error that is no one-line message of ours (an internal error is reported as such).
+ */
+function noHostAnswered(bindings: readonly Binding[], failed: readonly PromiseRejectedResult[]): unknown {
+  const reasons = failed.map((r) => r.reason);
+  const told = (e: unknown): e is Error =>
+    e instanceof UserError || e instanceof TmuxError || e instanceof EnvironmentError;
+  if (!reasons.every(told) || reasons.every((e) => e.message === reasons[0].message)) return reasons[0];
+  const each = reasons.map((e, i) => `${bindings[i].host}: ${e.message}`);
+  return new EnvironmentError(`no host answered (list {what: "hosts"} shows their state): ${each.join(" | ")}`);
+}
+
+/**
  * The result of a call made on `bindings`: one host's as it is (with `host` and `target`s when the server has
  * several), or the answers of every host that answered as one (a listing's
  * rows together, each with its `host` and `target`), plus `unreachable` for those that did not. Throws the
@@ -527,7 +542,7 @@ export function mergeOutputs(
     return plain ? { structured } : { structured, content: contentOnHost(tool, out.content!, host) };
   }
   const ok = settled.findIndex((r) => r.status === "fulfilled");
-  if (ok < 0) throw (settled[0] as PromiseRejectedResult).reason;
+  if (ok < 0) throw noHostAnswered(bindings, settled as PromiseRejectedResult[]);
   const parts: Structured[] = [];
   const unreachable: { host: string; error: string }[] = [];
   const form = columnsForm(settled.map((r) => r.status === "fulfilled" ? r.value.structured : undefined));
