@@ -679,7 +679,7 @@ Deno.test("ssh server: a login that prints banners on stdout and stderr: byte-ex
   }
 });
 
-Deno.test("ssh server: rc files slower than the old fixed bounds are waited for, with progress; past --connect-timeout-ms → 'slow'", async () => {
+Deno.test("ssh server: rc files slower than the old fixed bounds are waited for, with progress; past --connect-timeout-ms → 'slow'; a question is quoted", async () => {
   const fx = await startSshd();
   try {
     await fx.startTmux();
@@ -707,6 +707,22 @@ Deno.test("ssh server: rc files slower than the old fixed bounds are waited for,
       assert(!/not tmux|--tmux-bin/.test(msg) && !msg.includes("\n"), msg);
     } finally {
       await strict.close();
+    }
+    // A login that asks a question waits for ever: the error quotes the question, not only "slow".
+    for (const [stream, redirect] of [["stderr", " >&2"], ["stdout", ""]]) {
+      await fx.setLoginRc(`echo 'Welcome'\nprintf 'Proceed with setup? [y/N] '${redirect}\nread answer\n`);
+      const asked = await connect({ args: [...base, "--connect-timeout-ms", "3000"] });
+      try {
+        const msg = await asked.err("list", { what: "sessions" });
+        assertMatch(
+          msg,
+          /^ssh host "tmcp-remote" did not start a session: its login stopped at a prompt \("Proceed with setup\? \[y\/N\]"\), which tmux-mcp never answers: make the rc files ask nothing/,
+          stream,
+        );
+        assert(!msg.includes("\n"), msg);
+      } finally {
+        await asked.close();
+      }
     }
   } finally {
     await fx.clearLoginRc();

@@ -207,6 +207,17 @@ export function masterReady(text: string, sentinel: string): { noise: string; ti
   return undefined;
 }
 
+/**
+ * The question a login left on `text` when it stopped: its last line, unfinished (a prompt waits on the line it
+ * printed, `Continue? [y/N] `); undefined when the text ends with a line break or is blank.
+ */
+export function promptOf(text: string): string | undefined {
+  if (text.endsWith("\n")) return undefined;
+  const line = text.slice(text.lastIndexOf("\n") + 1).trim();
+  if (line === "") return undefined;
+  return line.length > 80 ? "…" + line.slice(-80) : line;
+}
+
 /** What a login that prints on a channel is told (once per launcher, in the log and in server-info). */
 export function loginNoiseNote(destination: string, stream: "stdout" | "stderr", sample: string): string {
   const shown = JSON.stringify(sample.length > 60 ? sample.slice(0, 60) + "…" : sample);
@@ -331,9 +342,13 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
               const status = await c.status;
               const text = await stderr;
               if (limit.aborted) {
+                const asks = promptOf(seen) ?? promptOf(text);
+                const what = `ssh host "${target.destination}" did not start a session`;
                 throw new RemoteError(
                   "slow",
-                  slowLine(`ssh host "${target.destination}" did not start a session`, limitMs, "login") +
+                  (asks === undefined ? slowLine(what, limitMs, "login") : `${what}: its login stopped at a prompt ` +
+                    `(${JSON.stringify(asks)}), which tmux-mcp never answers: make the rc files ask nothing when ` +
+                    `not interactive (a login only slow: raise --connect-timeout-ms, now ${limitMs})`) +
                     ` (see what the login does with \`${sshHint(ctx, "true")}\`)`,
                   text.trim(),
                 );
