@@ -6,7 +6,13 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, fakeTmux, ROOT, START_PERMISSIONS, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
-import { ConnectionUnavailable, controlLine, createTmuxEngine, type TmuxEngine } from "../lib/tmux/engine.ts";
+import {
+  ConnectionUnavailable,
+  controlLine,
+  createTmuxEngine,
+  tmuxBuild,
+  type TmuxEngine,
+} from "../lib/tmux/engine.ts";
 import { createControlConnection } from "../lib/tmux/connection.ts";
 import { stepOffLine } from "../lib/tmux/control_client.ts";
 import { createSessionScope } from "../lib/tmux/scope.ts";
@@ -868,5 +874,18 @@ Deno.test("paste-text and global window options travel on the control connection
     await fx.kill();
     await Deno.remove(dir, { recursive: true });
     await Deno.remove(wrapper.dir, { recursive: true });
+  }
+});
+
+Deno.test("tmuxBuild: releases by number; OpenBSD's and git builds are tmux; anything else is not", () => {
+  const yes = { control: true, handshakeSafe: false };
+  assertEquals(tmuxBuild("tmux 3.3a\n"), yes);
+  assertEquals(tmuxBuild("tmux next-3.8\n"), { control: true, handshakeSafe: true });
+  assertEquals(tmuxBuild("tmux 3.1c\n"), { control: false, handshakeSafe: false });
+  assertEquals(tmuxBuild("tmux openbsd-7.5\n"), yes);
+  assertEquals(tmuxBuild("tmux openbsd-6.8\n"), { control: false, handshakeSafe: false });
+  assertEquals(tmuxBuild("tmux master\n"), yes);
+  for (const no of ["hello from a wrapper\n", "tmux: not found\n", "tmux master\nand more\n", ""]) {
+    assertEquals(tmuxBuild(no), undefined, no);
   }
 });

@@ -129,6 +129,35 @@ Deno.test("ssh server: a TMPDIR that ssh would misread in a ControlPath (a space
   }
 });
 
+Deno.test("ssh server: a remote tmux whose -V names no release (OpenBSD's, a git build) is served in control mode", async () => {
+  const fx = await startSshd();
+  try {
+    await fx.startTmux();
+    for (const version of ["tmux openbsd-7.5", "tmux master"]) {
+      const bin = `${fx.dir}/tmux-${version.split(" ")[1]}`;
+      await Deno.writeTextFile(
+        bin,
+        `#!/bin/sh\nfor a; do [ "$a" = -V ] && { echo '${version}'; exit 0; }; done\nexec tmux "$@"\n`,
+      );
+      await Deno.chmod(bin, 0o755);
+      const mcp = await connect({
+        args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--tmux-bin", bin],
+      });
+      try {
+        const listed = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
+        assertEquals(listed.sessions.map((x) => x.session_name), ["main"], version);
+        const clients = await fx.tmux("list-clients", "-F", "#{client_control_mode}");
+        assertEquals(clients.trim(), "1", version);
+      } finally {
+        await mcp.close();
+      }
+      await waitUntil("the control client to leave", async () => (await fx.tmux("list-clients")) === "" || undefined);
+    }
+  } finally {
+    await fx.cleanup();
+  }
+});
+
 Deno.test("ssh server: reading the remote session leaves its environment alone (the user's SSH_AUTH_SOCK, DISPLAY)", async () => {
   await withRemote(async (mcp, fx) => {
     // What a person's own ssh login gave their session: the agent and display its new windows get.

@@ -252,6 +252,28 @@ const LINE_LOAD_MAX = 256 * 1024;
 /** Control mode with the attach flags we use (`read-only,ignore-size,no-output`) needs tmux 3.2. */
 const CONTROL_MIN = [3, 2];
 /**
+ * What the first line of `tmux -V` says of the build: whether control mode serves and whether a client's start is
+ * safe (lib/tmux/attach_gate.ts); undefined when it is no tmux. A release says its number ("tmux 3.3a", "tmux
+ * next-3.6"). A build without one is tmux all the same: one from git ("tmux master") is newer than any release,
+ * OpenBSD's ("tmux openbsd-7.5") follows tmux's development and has had control mode since OpenBSD 6.9; the gate
+ * stays on for both, as their fix of the start is not known.
+ */
+export function tmuxBuild(out: string): { control: boolean; handshakeSafe: boolean } | undefined {
+  const release = /^tmux (?:next-)?(\d+)\.(\d+)/.exec(out);
+  if (release) {
+    const [major, minor] = [Number(release[1]), Number(release[2])];
+    const control = major > CONTROL_MIN[0] || (major === CONTROL_MIN[0] && minor >= CONTROL_MIN[1]);
+    return { control, handshakeSafe: handshakeSafe(major, minor) };
+  }
+  const openbsd = /^tmux openbsd-(\d+)\.(\d+)/.exec(out);
+  if (openbsd) {
+    const [major, minor] = [Number(openbsd[1]), Number(openbsd[2])];
+    return { control: major > 6 || (major === 6 && minor >= 9), handshakeSafe: false };
+  }
+  return /^tmux [A-Za-z0-9][\w.+-]*\s*$/.test(out) ? { control: true, handshakeSafe: false } : undefined;
+}
+
+/**
  * Spawned commands that may wait indefinitely and never notify control clients: they do not
  * hold back a client's start (lib/tmux/attach_gate.ts).
  */
@@ -346,17 +368,16 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
       } finally {
         quiet();
       }
-      const m = /^tmux (?:next-)?(\d+)\.(\d+)/.exec(out);
-      if (!m) {
+      const v = tmuxBuild(out);
+      if (!v) {
         throw new TmuxError(
           "missing",
           `"${launcher.bin}" is not tmux (its -V printed ${JSON.stringify(out.slice(0, 60))}): ` +
             "pass --tmux-bin PATH of tmux 3.x",
         );
       }
-      const [major, minor] = [Number(m[1]), Number(m[2])];
-      gate.enabled = !handshakeSafe(major, minor);
-      return usable = major > CONTROL_MIN[0] || (major === CONTROL_MIN[0] && minor >= CONTROL_MIN[1]);
+      gate.enabled = !v.handshakeSafe;
+      return usable = v.control;
     })();
     // A failed probe (timeout, missing binary) is asked again next time.
     probe.catch(() => probe = undefined);
