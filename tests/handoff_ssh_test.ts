@@ -134,3 +134,47 @@ Deno.test("ssh pane: a secret from the one-shot page reaches the remote pane on 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("ssh pane: with --tmux-bin ~/PATH the attach command runs that tmux on the host, its ~ expanded there", async () => {
+  const fx = await startSshd();
+  const local = await startTmux("handoff-tilde");
+  const dir = await Deno.makeTempDir({ prefix: "tmcp-handoff-ssh-" });
+  let mcp: Awaited<ReturnType<typeof connect>> | undefined;
+  try {
+    const { pane } = await secretPane(fx, dir);
+    // The remote HOME's own tmux: a path only the host's shell resolves.
+    await Deno.mkdir(`${fx.dir}/home/bin`);
+    await Deno.symlink("/usr/bin/tmux", `${fx.dir}/home/bin/tmux`);
+    mcp = await connect({
+      args: [
+        "--ssh",
+        fx.alias,
+        "--ssh-config",
+        fx.configPath,
+        "--socket-name",
+        fx.socketName,
+        "--tmux-bin",
+        "~/bin/tmux",
+      ],
+    });
+    const r = await mcp.call("request-input", { target: pane, prompt: "Enter the test password", timeout_ms: 300 });
+    assert(!r.isError, textOf(r));
+    const attach = (r.structuredContent as Record<string, unknown>).attach_command as string;
+    assertMatch(
+      attach,
+      new RegExp(`^ssh -t -F ${fx.configPath} ${fx.alias} '~/bin/tmux -S \\S+ attach-session -t ${pane}'$`),
+    );
+    // Run as a person would, from a directory where no ~ is: the terminal shows the remote pane.
+    const term = await newPane(
+      local,
+      ["env", "-i", `PATH=${Deno.env.get("PATH")}`, `HOME=${dir}`, "TERM=xterm-256color", "sh", "-c", attach],
+    );
+    await waitForPane(local, term, /Password:/, 60_000);
+    await local.tmux("send-keys", "-t", term, "C-b", "d");
+  } finally {
+    await mcp?.close();
+    await local.kill();
+    await fx.cleanup();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

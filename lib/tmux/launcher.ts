@@ -124,7 +124,12 @@ export function localLauncher(bin: string, socket: SocketSpec): TmuxLauncher {
 
 /** `tmux -S SOCKET attach-session -t TARGET` as a shell line, for a person to run where that tmux lives. */
 export function attachArgv(bin: string, socket: string, target: string): string {
-  return shellLine([bin, "-S", socket, "attach-session", "-t", target]);
+  return shellLine([bin, ...attachArgs(socket, target)]);
+}
+
+/** The words after tmux's in {@linkcode attachArgv}. */
+export function attachArgs(socket: string, target: string): string[] {
+  return ["-S", socket, "attach-session", "-t", target];
 }
 
 /** The words that start a program with SIGTERM as its parent-death signal (util-linux's setpriv). */

@@ -59,7 +59,7 @@
  * ```
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
-import { attachArgv, type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
+import { attachArgs, type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
 import { shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../host/process.ts";
 import { framedChild, loginStarted, newSentinel, remotePid } from "./login_frame.ts";
@@ -132,13 +132,17 @@ export function remoteTmuxLine(
   sentinel?: string,
   reportPid = false,
 ): string {
-  const binWord = bin.startsWith("~/") && bin.length > 2 ? "~/" + shQuote(bin.slice(2)) : shQuote(bin);
   const [flag, value] = socketArgsFor(socket);
-  const words = ["exec", ...(reportPid ? PID_PREFIX : []), ...(tied ? PARENT_DEATH_PREFIX : []), binWord, "-u"];
+  const words = ["exec", ...(reportPid ? PID_PREFIX : []), ...(tied ? PARENT_DEATH_PREFIX : []), binWord(bin), "-u"];
   if (flag !== undefined) words.push(flag, shQuote(value));
   for (const a of args) words.push(shQuote(a));
   const marks = sentinel === undefined ? "" : `echo ${shQuote(sentinel)}; echo ${shQuote(sentinel)} >&2; `;
   return marks + words.join(" ");
+}
+
+/** `--tmux-bin` as a word of a remote shell line: quoted, but a leading `~/` left for that shell to expand. */
+function binWord(bin: string, quote: (word: string) => string = shQuote): string {
+  return bin.startsWith("~/") && bin.length > 2 ? "~/" + quote(bin.slice(2)) : quote(bin);
 }
 
 /** Fixed words in front of a command that print the pid it will run as, then exec it (fish has no `$$`). */
@@ -426,14 +430,15 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     socketArgs: socketArgsFor(spec),
     bin,
     destination: target.destination,
-    // -t: the person's terminal reaches the remote tmux client; -F as the server's own ssh runs get it.
+    // -t: the person's terminal reaches the remote tmux client; -F as the server's own ssh runs get it. The remote
+    // line's tmux is the word the server's own lines use (a `~/` path is expanded there).
     attachLine: (socket, paneTarget) =>
       shellLine([
         "ssh",
         "-t",
         ...(target.configFile ? ["-F", target.configFile] : []),
         target.destination,
-        attachArgv(bin, socket, paneTarget),
+        `${binWord(bin, (w) => shellLine([w]))} ${shellLine(attachArgs(socket, paneTarget))}`,
       ]),
     spawn(args, opts) {
       if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
