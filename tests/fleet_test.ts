@@ -859,6 +859,21 @@ Deno.test("fleet: paste-text and kill server act on the target's host; kill serv
   });
 });
 
+Deno.test("fleet: a host whose first login outlasts a listing's wait is said to be logging in, not down", async () => {
+  await withFleet(async (mcp, _alpha, beta) => {
+    // Longer than a listing waits for a host (10 s), well within --connect-timeout-ms (60 s).
+    await beta.setLoginRc("sleep 15\n");
+    const listed = await mcp.ok<{ sessions: { host: string }[]; unreachable: { host: string; error: string }[] }>(
+      "list",
+      { what: "sessions" },
+    );
+    assertEquals(listed.sessions.map((s) => s.host), ["alpha"]);
+    assertEquals(listed.unreachable.map((u) => u.host), ["beta"]);
+    assertMatch(listed.unreachable[0].error, /^host "beta" is still logging in after 10 s .*call again in a moment/);
+    assert(!/down or stalled/.test(listed.unreachable[0].error), listed.unreachable[0].error);
+  });
+});
+
 Deno.test("fleet: a listing no host answers names each host with its own cause", async () => {
   await withFleet(async (mcp, alpha, beta) => {
     await connectedHosts(mcp);

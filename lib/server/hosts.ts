@@ -177,11 +177,13 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
         };
         try {
           // Bounded as a whole: a stalled host's login has a bound of its own (--connect-timeout-ms).
+          const { tmux } = router.services(spec.name);
           const out = await answerWithin(
             spec.name,
             HOST_ANSWER_MS,
             signal,
-            (own) => router.services(spec.name).tmux.text(["-V"], { timeoutMs: HOST_ANSWER_MS, signal: own }),
+            (own) => tmux.text(["-V"], { timeoutMs: HOST_ANSWER_MS, signal: own }),
+            () => tmux.loggingIn === true,
           );
           row.connected = true;
           row.tmux_version = out.trim().replace(/^tmux\s+/, "") || null;
@@ -206,18 +208,23 @@ export const HOST_ANSWER_MS = 10_000;
 
 /**
  * Runs `fn` with a signal that follows `parent` and fires after `ms`: the answer, or an error saying that
- * `host` did not answer in time.
+ * `host` did not answer in time — because it still logs in (`loggingIn`: a slow login has a longer bound of its
+ * own, and is no fault), or is down or stalled.
  */
 export function answerWithin<T>(
   host: string,
   ms: number,
   parent: AbortSignal | undefined,
   fn: (signal: AbortSignal) => Promise<T>,
+  loggingIn?: () => boolean,
 ): Promise<T> {
   const cut = pausableTimeout(ms);
   return cutAt(parent, cut.signal, fn, () =>
     new UserError(
-      `host "${host}" did not answer within ${ms / 1000} s: it is down or stalled (list {what: "hosts"} ` +
-        "shows its last error); calls to the other hosts are not held up",
+      loggingIn?.()
+        ? `host "${host}" is still logging in after ${ms / 1000} s (its login may take up to ` +
+          "--connect-timeout-ms): call again in a moment; calls to the other hosts are not held up"
+        : `host "${host}" did not answer within ${ms / 1000} s: it is down or stalled (list {what: "hosts"} ` +
+          "shows its last error); calls to the other hosts are not held up",
     )).finally(cut.clear);
 }

@@ -536,11 +536,15 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         ctx = contextFor(bindings[0].services);
         // A listing of every host waits for each one a bounded time only (a stalled host is named, not awaited).
         const settled = await Promise.allSettled(
-          bindings.length === 1
-            ? [run(bindings[0].services, bindings[0].args)]
-            : bindings.map((b) =>
-              answerWithin(b.host, HOST_ANSWER_MS, extra.signal, (signal) => run(b.services, b.args, signal))
-            ),
+          bindings.length === 1 ? [run(bindings[0].services, bindings[0].args)] : bindings.map((b) =>
+            answerWithin(
+              b.host,
+              HOST_ANSWER_MS,
+              extra.signal,
+              (signal) => run(b.services, b.args, signal),
+              () => b.services.tmux.loggingIn === true,
+            )
+          ),
         );
         settled.forEach((r, i) => hosts.noteOutcome(bindings[i].host, r.status === "rejected" ? r.reason : undefined));
         const mismatch = settled.find((r) => r.status === "rejected" && r.reason instanceof OutputMismatch);

@@ -557,6 +557,9 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
     get remoteNote() {
       return launcher.loginNote;
     },
+    get loggingIn() {
+      return launcher.loggingIn === true;
+    },
     hub,
     warm() {
       if (launcher.destination === undefined) controlUsable().catch(() => {});

@@ -63,6 +63,8 @@ export interface TmuxLauncher {
   close?(): Promise<void>;
   /** What a remote login printed before tmux started, as one line saying what to fix (once seen). */
   readonly loginNote?: string;
+  /** True while a remote host's shared connection is starting: its login runs (bounded by --connect-timeout-ms). */
+  readonly loggingIn?: boolean;
   /**
    * The login that runs before tmux in `child` (a remote host's login shell), or undefined when tmux starts
    * at once: a call's own timeout counts from the login's end, the login has its own bound.

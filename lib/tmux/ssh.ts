@@ -257,6 +257,8 @@ export interface SshLauncher {
   login(child: Deno.ChildProcess): LoginWait | undefined;
   /** The note about a login that prints before tmux starts, once one was seen. */
   readonly loginNote: string | undefined;
+  /** True while the shared connection is starting: ssh connects, the login's rc files run. */
+  readonly loggingIn: boolean;
 }
 
 /**
@@ -280,7 +282,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
   const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
   const ctx: FailureContext = { destination: target.destination, bin, socket: spec, configFile: target.configFile };
   const limitMs = target.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-  let master: { up: Promise<void>; end(): Promise<void> } | undefined;
+  let master: { up: Promise<void>; starting: boolean; end(): Promise<void> } | undefined;
   // Our ssh processes that must end with us (the master, persistent clients' ssh) get a parent-death signal here;
   // a persistent client's remote tmux gets one there when the last master found `setpriv` on the host.
   const start = processStarter();
@@ -312,6 +314,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
   const startMaster = () => {
     let child: Deno.ChildProcess | undefined;
     const current = {
+      starting: true,
       up: (async () => {
         // Made here, not by the caller: the server builds its services synchronously, and a swept or
         // removed directory is made again on the next start.
@@ -392,7 +395,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     };
     current.up.catch(() => {
       if (master === current) master = undefined;
-    });
+    }).finally(() => current.starting = false);
     master = current;
     return current;
   };
@@ -458,6 +461,9 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
     },
     get loginNote() {
       return loginNote;
+    },
+    get loggingIn() {
+      return master?.starting === true;
     },
     async close() {
       const m = master;
