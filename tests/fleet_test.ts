@@ -7,6 +7,7 @@ import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { connect, type McpFixture, startTmux, textOf, uniqueSocketName, withServer } from "./helpers.ts";
 import { cleanShellPane, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
+import { exitWithin, rawServer } from "./raw_stdio.ts";
 import { parseConfig } from "../lib/config.ts";
 import { type HostSpec, parseHostSpec, qualify, splitHostTarget } from "../lib/tmux/hosts.ts";
 import { remoteTmuxLine } from "../lib/tmux/ssh.ts";
@@ -872,6 +873,42 @@ Deno.test("fleet: a host whose first login outlasts a listing's wait is said to 
     assertMatch(listed.unreachable[0].error, /^host "beta" is still logging in after 10 s .*call again in a moment/);
     assert(!/down or stalled/.test(listed.unreachable[0].error), listed.unreachable[0].error);
   });
+});
+
+Deno.test("fleet: at end of input the server exits at once while a host still logs in", async () => {
+  const alpha = await startSshd({ alias: "tmcp-alpha" });
+  const beta = await startSshd({ alias: "tmcp-beta", socketName: alpha.socketName });
+  try {
+    await alpha.startTmux();
+    await beta.startTmux();
+    await beta.setLoginRc("sleep 30\n");
+    const s = rawServer(alpha.socketName, [
+      ...["--ssh", "alpha=tmcp-alpha", "--ssh", "beta=tmcp-beta"],
+      ...["--ssh-config", await sharedConfig(alpha, beta)],
+    ]);
+    try {
+      await s.initialize();
+      await s.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "list", arguments: { what: "sessions" } },
+      });
+      const listed = (await s.next()).result as { structuredContent: { unreachable: { host: string }[] } };
+      assertEquals(listed.structuredContent.unreachable.map((u) => u.host), ["beta"]);
+      await s.writer.close();
+      const status = await exitWithin(s.child, 60_000);
+      assertEquals(status?.code, 0);
+      // Its cleanup ran to its end: the login was not waited for up to the cleanup's bound.
+      const said = await s.stderr;
+      assert(!said.includes("cleanup did not finish"), said);
+    } finally {
+      await s.stop().catch(() => {});
+    }
+  } finally {
+    await alpha.cleanup();
+    await beta.cleanup();
+  }
 });
 
 Deno.test("fleet: a listing no host answers names each host with its own cause", async () => {

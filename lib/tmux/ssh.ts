@@ -313,6 +313,10 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
   /** Starts the master; `master` is set at once, so concurrent callers share one start. */
   const startMaster = () => {
     let child: Deno.ChildProcess | undefined;
+    /** Ended (the server exits) before the connection was up: its login is not waited for. */
+    let dropped = false;
+    const gone = () =>
+      new RemoteError("ssh-failed", `the connection to ssh host "${target.destination}" was closed while it started`);
     const current = {
       starting: true,
       up: (async () => {
@@ -321,6 +325,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         await ensureControlDir(target.controlDir);
         // A master killed outright leaves its socket; with it in place ControlMaster=yes would not share.
         await removeStaleSocket(target.controlDir);
+        if (dropped) throw gone();
         const sentinel = newSentinel();
         // Its own process group: a terminal's Ctrl-C to the server's group must not cut the connection
         // under calls the server is still finishing. The stdin pipe, not a signal, ends it.
@@ -348,6 +353,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
             if (done) {
               const status = await c.status;
               const text = await stderr;
+              if (dropped) throw gone();
               if (limit.aborted) {
                 const asks = promptOf(seen) ?? promptOf(text);
                 const what = `ssh host "${target.destination}" did not start a session`;
@@ -387,6 +393,13 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         })().catch(() => {});
       })(),
       async end() {
+        // A login still running (rc files, a prompt) has nothing to finish: the server's exit does not wait for it.
+        if (current.starting) {
+          dropped = true;
+          try {
+            child?.kill("SIGTERM");
+          } catch { /* it has just ended */ }
+        }
         await current.up.catch(() => {});
         if (!child) return;
         await child.stdin.close().catch(() => {});
