@@ -725,6 +725,12 @@ Deno.test("config: --ssh and --ssh-config (and env twins) validated", async () =
     [["--ssh=-oProxyCommand=touch x"], {}, /^--ssh: .*starts with "-"/],
     [[], { TMUX_MCP_SSH: "-F/etc/passwd" }, /^TMUX_MCP_SSH: .*starts with "-"/],
     [["--ssh", "a b"], {}, /^--ssh: .*whitespace/],
+    // The host of user@HOST and ssh://… is refused at start too, not by ssh in the first call.
+    [["--ssh", "me@-oProxyCommand=id"], {}, /^--ssh: .*its host "-oProxyCommand=id" starts with "-"/],
+    [["--ssh", "ssh://me@-oProxyCommand=id:22"], {}, /^--ssh: .*starts with "-"/],
+    [["--ssh", "ssh://-oProxyCommand=id"], {}, /^--ssh: .*starts with "-"/],
+    [["--ssh", "web=me@"], {}, /^--ssh: .*names no host/],
+    [["--ssh", "me@corp@-oX"], {}, /^--ssh: .*its host "-oX" starts with "-"/],
     [["--ssh-config", `${file}-missing`], {}, /^--ssh-config: cannot read .*existing file/],
     [["--ssh-config", file.replace(/\/ssh_config$/, "")], {}, /^--ssh-config: .* is not a file/],
   ];

@@ -96,6 +96,10 @@ export function destinationProblem(dest: string): string | undefined {
   if (dest.length === 0) return "must not be empty";
   if (dest.startsWith("-")) return `"${dest}" starts with "-" (ssh would read it as an option)`;
   if (/[\s\0]/.test(dest)) return `"${dest.replace(/\0/g, "\\0")}" contains whitespace or NUL`;
+  // The host after a user@ or ssh:// is no option either: ssh refuses it only once a call is made, in words of its own.
+  const host = dest.replace(/^ssh:\/\//, "").replace(/^.*@/, "").replace(/^\[/, "");
+  if (host.startsWith("-")) return `"${dest}": its host "${host}" starts with "-" (ssh would read it as an option)`;
+  if (host === "") return `"${dest}" names no host: give [USER@]HOST, a Host alias of the ssh config, or ssh://…`;
   return undefined;
 }
 
