@@ -201,7 +201,10 @@ Deno.test("fleet: a host whose default name starts with _ answers at the targets
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await Deno.writeTextFile(`${dir}/hosts`, "# fleet\nweb=me@web1,socket-name=w\n\nlocal,tmux-bin=/opt/tmux\n");
+    await Deno.writeTextFile(
+      `${dir}/hosts`,
+      "# fleet\nweb=me@web1,socket-name=w   # the web server\n\nlocal,tmux-bin=/opt/tmux\t# this machine\n",
+    );
     const cfg = parseConfig(["--ssh", "db=me@db1", "--hosts", `${dir}/hosts`], {});
     assertEquals(cfg.hosts.map((h) => h.name), ["db", "web", "local"]);
     assertEquals([cfg.hosts[1].socketName, cfg.hosts[2].tmuxBin], ["w", "/opt/tmux"]);

@@ -155,10 +155,10 @@ export function parseHostList(values: readonly string[], before: readonly HostSp
 
 /**
  * A hosts file: one host per line as `--ssh` takes it (`NAME=DEST`, `DEST`, `local`); blank lines and lines
- * starting with `#` are skipped.
+ * starting with `#` are skipped, and so is a `#` comment after a host and a space (a host holds no space).
  */
 export function parseHostsFile(text: string): string[] {
-  return text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0 && !l.startsWith("#"));
+  return text.split("\n").map((l) => l.replace(/\s#.*$/, "").trim()).filter((l) => l.length > 0 && !l.startsWith("#"));
 }
 
 /** A target split at its host prefix; `host` undefined when there is none. */
