@@ -414,6 +414,24 @@ Deno.test("ssh server: run-command in bash, zsh and fish on remote panes: exact 
   });
 });
 
+Deno.test("ssh server: run-command on a host whose --tmux-bin is ~/…: the pane's shell finds that tmux", async () => {
+  await withRemote(async (mcp, fx) => {
+    // A tmux only the host's own ~ leads to, as the server's lines and the pane's shell both reach it.
+    const home = `${fx.dir}/home`;
+    await Deno.mkdir(`${home}/bin`);
+    await Deno.symlink("/usr/bin/tmux", `${home}/bin/tmux`);
+    for (const [shell, argv] of [["bash", "bash --norc --noprofile"], ["fish", "fish --no-config"]]) {
+      const pane = await cleanShellPane(fx, shell, argv, home);
+      const run = await mcp.ok<{ exit_code: number | null; output: string }>("run-command", {
+        target: pane,
+        command: "echo ran; echo 42",
+        timeout_ms: 60_000,
+      });
+      assertEquals([run.exit_code, run.output], [0, "ran\n42"], shell);
+    }
+  }, ["--tmux-bin", "~/bin/tmux"]);
+});
+
 Deno.test("ssh server: a remote run given up on at any point never leaves its shell waiting", async () => {
   await withRemote(async (mcp, fx) => {
     type Run = { exit_code: number | null; output: string; timed_out: boolean };

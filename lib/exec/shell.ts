@@ -75,7 +75,7 @@
  * typedLine(flavor!, "/tmp/tmux-mcp-x/r-1"); // " . '/tmp/tmux-mcp-x/r-1'"
  * ```
  */
-import { shQuote } from "../tmux/quote.ts";
+import { homeWord, shQuote } from "../tmux/quote.ts";
 
 /** How a shell is driven: POSIX-family syntax (bash, zsh, sh, dash, ksh) or fish. */
 export type ShellFlavor = "posix" | "fish";
@@ -171,7 +171,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   const below = "\\033\\134\\033[J";
   if (flavor === "fish") {
     const q = quoteFish;
-    const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
+    const tmux = `${homeWord(p.tmuxBin, q)} -S ${q(p.socketPath)}`;
     const wait = (channel: string) =>
       p.fifoPath
         ? `test -p ${q(p.fifoPath)}; and read -l __tmux_mcp_w <${q(p.fifoPath)} 2>/dev/null`
@@ -201,7 +201,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     ].join("\n");
   }
   const q = shQuote;
-  const tmux = `${q(p.tmuxBin)} -S ${q(p.socketPath)}`;
+  const tmux = `${homeWord(p.tmuxBin, q)} -S ${q(p.socketPath)}`;
   const wait = (channel: string) =>
     p.fifoPath
       ? `{ read -r __tmux_mcp_w; } 2>/dev/null <${q(p.fifoPath)}; unset __tmux_mcp_w`
@@ -283,7 +283,9 @@ export function typedLine(
     const q = flavor === "fish" ? quoteFish : shQuote;
     // The same client deletes the buffer once it has printed it: the script (and its nonce) is gone before it runs.
     const buffer = q(part.scriptPath);
-    const read = `${q(part.tmuxBin)} -S ${q(part.socketPath)} show-buffer -b ${buffer} ';' delete-buffer -b ${buffer}`;
+    const read = `${homeWord(part.tmuxBin, q)} -S ${
+      q(part.socketPath)
+    } show-buffer -b ${buffer} ';' delete-buffer -b ${buffer}`;
     // fish: `source (… | psub)`, not `… | source`: the command's stdin stays the terminal.
     return flavor === "fish" ? ` source (${read} | psub)` : ` ${OPTIONS_OFF}; eval "$(${read})"`;
   }

@@ -66,6 +66,20 @@ export function shQuote(word: string): string {
 }
 
 /**
+ * A program path as a word of a remote host's shell line, quoted by `quote` but for a leading `~/`, left for that
+ * shell to expand to its own home (`--tmux-bin ~/bin/tmux`; sh, bash, zsh and fish alike).
+ *
+ * @example
+ * ```ts
+ * homeWord("~/bin/tmux"); // "~/'bin/tmux'"
+ * homeWord("/usr/bin/tmux"); // "'/usr/bin/tmux'"
+ * ```
+ */
+export function homeWord(path: string, quote: (word: string) => string = shQuote): string {
+  return path.startsWith("~/") && path.length > 2 ? "~/" + quote(path.slice(2)) : quote(path);
+}
+
+/**
  * A command line for tmux to run with `/bin/sh -c` after format and
  * strftime expansion (`pipe-pane`): each argv element shell-quoted, then escaped for
  * tmux. `argv[0]` is quoted too, so it is looked up as a plain program name.

@@ -60,7 +60,7 @@
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
 import { attachArgs, type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
-import { shellLine, shQuote } from "./quote.ts";
+import { homeWord, shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../host/process.ts";
 import { framedChild, loginStarted, newSentinel, remotePid } from "./login_frame.ts";
 import { CONNECT_TIMEOUT_MS, slowLine, waitingNotice } from "./connect_wait.ts";
@@ -137,16 +137,11 @@ export function remoteTmuxLine(
   reportPid = false,
 ): string {
   const [flag, value] = socketArgsFor(socket);
-  const words = ["exec", ...(reportPid ? PID_PREFIX : []), ...(tied ? PARENT_DEATH_PREFIX : []), binWord(bin), "-u"];
+  const words = ["exec", ...(reportPid ? PID_PREFIX : []), ...(tied ? PARENT_DEATH_PREFIX : []), homeWord(bin), "-u"];
   if (flag !== undefined) words.push(flag, shQuote(value));
   for (const a of args) words.push(shQuote(a));
   const marks = sentinel === undefined ? "" : `echo ${shQuote(sentinel)}; echo ${shQuote(sentinel)} >&2; `;
   return marks + words.join(" ");
-}
-
-/** `--tmux-bin` as a word of a remote shell line: quoted, but a leading `~/` left for that shell to expand. */
-function binWord(bin: string, quote: (word: string) => string = shQuote): string {
-  return bin.startsWith("~/") && bin.length > 2 ? "~/" + quote(bin.slice(2)) : quote(bin);
 }
 
 /** Fixed words in front of a command that print the pid it will run as, then exec it (fish has no `$$`). */
@@ -458,7 +453,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         "-t",
         ...(target.configFile ? ["-F", target.configFile] : []),
         target.destination,
-        `${binWord(bin, (w) => shellLine([w]))} ${shellLine(attachArgs(socket, paneTarget))}`,
+        `${homeWord(bin, (w) => shellLine([w]))} ${shellLine(attachArgs(socket, paneTarget))}`,
       ]),
     spawn(args, opts) {
       if (!master) void ready().catch(() => {}); // heal in the background; this client connects on its own meanwhile
