@@ -21,7 +21,7 @@ import type { Config } from "../config.ts";
 import type { HostSpec } from "../tmux/hosts.ts";
 import { classifySshFailure, sshArgv } from "../tmux/ssh.ts";
 import { socketArgsFor } from "../tmux/launcher.ts";
-import { shQuote } from "../tmux/quote.ts";
+import { homeWord, shQuote } from "../tmux/quote.ts";
 import { newSentinel } from "../tmux/login_frame.ts";
 import { type CheckResult, failIfNeeded } from "./check.ts";
 import { MIN_TMUX, parseTmuxVersion } from "./tmux.ts";
@@ -41,7 +41,7 @@ interface Probe {
 
 /** The remote script: the sentinel on both streams, then each section after a marker line of its own. */
 function script(config: Config, sentinel: string): string {
-  const bin = config.tmuxBin.startsWith("~/") ? "~/" + shQuote(config.tmuxBin.slice(2)) : shQuote(config.tmuxBin);
+  const bin = homeWord(config.tmuxBin);
   const socket = socketArgsFor({ socketName: config.socketName, socketPath: config.socketPath }).map(shQuote);
   const mark = (name: string) => `echo ${shQuote(`${sentinel}-${name}`)}`;
   return [
