@@ -142,6 +142,11 @@ function nonEmpty(source: string, raw: string): string {
   return raw;
 }
 
+/** `path` made absolute against `cwd` (a leading `./` dropped). */
+export function absolutePath(path: string, cwd: string): string {
+  return path.startsWith("/") ? path : `${cwd.replace(/\/+$/, "")}/${path.replace(/^(\.\/)+/, "")}`;
+}
+
 function existingFile(source: string, path: string): string {
   let info: Deno.FileInfo;
   try {
@@ -332,7 +337,8 @@ export const OPTIONS: readonly OptionRow[] = [
     env: "TMUX_MCP_SSH_CONFIG",
     type: "string",
     help: "ssh client config file for --ssh (ssh -F FILE)",
-    apply: (c, v, s) => c.sshConfig = existingFile(s, nonEmpty(s, String(v))),
+    // Absolute: it is also in the commands given to a person (request-input's attach line, error hints), run elsewhere.
+    apply: (c, v, s) => c.sshConfig = absolutePath(existingFile(s, nonEmpty(s, String(v))), Deno.cwd()),
   },
   {
     flag: "files-root",

@@ -5,7 +5,7 @@
  * one login for many calls, the failure classes, sshd stopped and started.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, type McpFixture, startTmux, textOf } from "./helpers.ts";
+import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux, textOf } from "./helpers.ts";
 import { cleanShellPane, NOISY_LOGIN, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { quietHome, waitUntil } from "./pane_helpers.ts";
 import { processGone } from "./process_helpers.ts";
@@ -722,6 +722,35 @@ Deno.test("ssh server: a login that prints banners on stdout and stderr: byte-ex
     }
   } finally {
     await Deno.remove(local, { recursive: true });
+    await fx.cleanup();
+  }
+});
+
+Deno.test("ssh server: a relative --ssh-config is given absolute in the commands a person runs elsewhere", async () => {
+  const fx = await startSshd();
+  try {
+    await fx.startTmux();
+    // Started in the config's directory, named relative to it, as a client started there would.
+    const mcp = await connect({
+      spawn: [
+        ...["sh", "-c", 'cd "$0" && exec "$@"', fx.dir, Deno.execPath(), "run", ...START_PERMISSIONS, ROOT + "main.ts"],
+        ...["--ssh", fx.alias, "--ssh-config", "./ssh_config", "--socket-name", fx.socketName],
+      ],
+    });
+    try {
+      await mcp.ok("list", { what: "sessions" });
+      // A login that ends before tmux: the hint a person tries from their own directory.
+      await fx.tmux("kill-server");
+      await fx.setLoginRc("exit 0\n");
+      await fx.stop();
+      await fx.start();
+      const msg = await mcp.err("list", { what: "sessions" });
+      assertMatch(msg, new RegExp(`\`ssh -F ${fx.dir}/ssh_config tmcp-remote true\``), msg);
+    } finally {
+      await mcp.close();
+    }
+  } finally {
+    await fx.clearLoginRc();
     await fx.cleanup();
   }
 });

@@ -16,6 +16,7 @@
 import { fileURLToPath } from "node:url";
 import { findOnPath } from "./shells.ts";
 import type { CheckResult } from "./check.ts";
+import { absolutePath } from "../config.ts";
 
 /** A word as a POSIX shell reads it back: bare when safe, else single-quoted. */
 export function shellWord(s: string): string {
@@ -35,7 +36,7 @@ const SLASH_PATH_FLAGS = new Set(["--tmux-bin"]);
 
 /** `flags` with the values of {@linkcode PATH_FLAGS} (and of `--tmux-bin ./x`) made absolute (against `cwd`). */
 export function absoluteFlags(flags: readonly string[], cwd: string): string[] {
-  const absolute = (v: string) => v.startsWith("/") ? v : `${cwd.replace(/\/+$/, "")}/${v.replace(/^(\.\/)+/, "")}`;
+  const absolute = (v: string) => absolutePath(v, cwd);
   const abs = (flag: string, v: string) => PATH_FLAGS.has(flag) || v.includes("/") ? absolute(v) : v;
   const isPath = (flag: string) => PATH_FLAGS.has(flag) || SLASH_PATH_FLAGS.has(flag);
   return flags.map((f, i) => {
