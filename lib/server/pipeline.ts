@@ -217,13 +217,10 @@ function stalledCall(name: string, stall: { where: string; bound: string }, tier
     `${sent} (list {what: "hosts"} shows a host's last error)`;
 }
 
-/** The error of a call cut at its budget: what did not answer, and what may have happened. */
-function overBudget(name: string, budgetMs: number, where: string, tier: string): UserError {
+/** The error of a call cut at its budget: `why` (what did not answer), and what may have happened. */
+function overBudget(name: string, budgetMs: number, why: string, tier: string): UserError {
   const sent = tier === "readonly" ? "" : "; a command it had sent may still have run: check before calling it again";
-  return new UserError(
-    `${name} did not finish within the call budget (--call-budget-ms ${budgetMs}): ${where} may be stuck or ` +
-      `overloaded (list {what: "hosts"} shows a host's last error)${sent}`,
-  );
+  return new UserError(`${name} did not finish within the call budget (--call-budget-ms ${budgetMs}): ${why}${sent}`);
 }
 const UNLIMITED: PageBudget = { fits: () => true };
 
@@ -491,10 +488,14 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       /** The handler on one host's services, cut past the call budget, its output checked against the schema. */
       const run = (svc: Services, data: Record<string, unknown>, signal = extra.signal) =>
         cutAt(signal, budgetCut.signal, (s) => handle(svc, data, s), () => {
-          const where = svc.host !== undefined && cfg.hosts.length > 0
-            ? `tmux on host "${svc.host}" (or the connection to it)`
-            : "tmux";
-          return overBudget(name, cfg.callBudgetMs, where, tool.tier);
+          const named = svc.host !== undefined && cfg.hosts.length > 0;
+          // A slow login has a bound of its own (--connect-timeout-ms), and is no fault.
+          const why = svc.tmux.loggingIn
+            ? `the login on ${named ? `host "${svc.host}"` : `ssh host "${svc.tmux.remote}"`} is still running ` +
+              "(it may take up to --connect-timeout-ms): call again in a moment"
+            : `${named ? `tmux on host "${svc.host}" (or the connection to it)` : "tmux"} may be stuck or ` +
+              `overloaded (list {what: "hosts"} shows a host's last error)`;
+          return overBudget(name, cfg.callBudgetMs, why, tool.tier);
         });
       const handle = async (
         svc: Services,
