@@ -246,7 +246,8 @@ Deno.test("decline, cancel and timeout type nothing and say so", async () => {
     const cases: [Reply, string, RegExp, number][] = [
       ["decline", "declined", /^the human declined: nothing was typed and the session is as it was/, 60_000],
       ["cancel", "cancelled", /^the human dismissed the request: nothing was typed/, 60_000],
-      ["hang", "timeout", /^nobody answered within 2 s: nothing was typed and the session is as it was/, 2_000],
+      // Said as given: not rounded up to "2 s".
+      ["hang", "timeout", /^nobody answered within 1500 ms: nothing was typed and the session is as it was/, 1_500],
     ];
     // The hang case's call is the third to end: its audit line (one per finished call) says the server gave up.
     s.human.late = () =>
@@ -277,6 +278,7 @@ Deno.test("a client without elicitation gets the attach instructions; form-only 
     const out = (await s.call("request-input", { pty_id: id, prompt: "Enter it", timeout_ms: 300 }))
       .structuredContent as Record<string, unknown>;
     assertEquals([out.outcome, out.via], ["timeout", "attach"]);
+    assertMatch(out.message as string, /^nobody finished within 300 ms;/);
     assertMatch(out.attach_command as string, /attach-session/);
   });
   await withHuman({ elicitation: {} }, async (s) => {

@@ -21,6 +21,7 @@
  * ```
  */
 import { charStartAtOrAfter } from "../text/utf8.ts";
+import { durationText } from "../text/duration.ts";
 import type { CallToolResult } from "../sdk.ts";
 import { outputResult, type ResultStage, structuredJson } from "./pipeline.ts";
 import {
@@ -90,12 +91,6 @@ export function resultTokens(result: CallToolResult, budget: number): number | u
 
 function contentText(result: CallToolResult): string {
   return result.content.map((b: ContentBlock) => b.type === "text" ? b.text : "").join("\n");
-}
-
-/** A bufferTTL as the note says it: "10 minutes", "1 minute", "90 s", "250 ms" (never "0 s"). */
-function duration(ms: number): string {
-  if (ms % 60_000 === 0) return ms === 60_000 ? "1 minute" : `${ms / 60_000} minutes`;
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 export function createBudget(opts: BudgetOptions): Budget {
@@ -201,7 +196,7 @@ export function createBudget(opts: BudgetOptions): Budget {
       : `${tool.name} results are always buffered (alwaysBuffer).`;
     const where = kept.id !== null
       ? `The full ${what} (${plan.full.length} bytes) is in tmux buffer "${kept.id}" for up to ${
-        duration(settings.bufferTTL)
+        durationText(settings.bufferTTL)
       }; page it with show-buffer.`
       : `${kept.why}: this preview is all there is; narrow the call to see more.`;
     const envelopeOf = (plan: PreviewPlan): BufferedResponse => ({

@@ -29,6 +29,7 @@
 import type { Answer, Asker } from "../ask.ts";
 import { UserError } from "../errors.ts";
 import { confirmWords, readsKeyByKey, type ScreenFacts, screenPrompt } from "../text/prompt_kind.ts";
+import { durationText } from "../text/duration.ts";
 import { openSecretPage } from "./secret_page.ts";
 import type { HandOffRoute, InputState, TerminalBackend } from "./backend.ts";
 
@@ -164,7 +165,7 @@ export async function handOff(
     if (left <= 0) {
       return done(
         "timeout",
-        `nobody finished within ${totalSeconds} s; the human was told: ${instruction}. ` +
+        `nobody finished within ${durationText(opts.timeoutMs)}; the human was told: ${instruction}. ` +
           "Ask the user in the chat, or call request-input again",
       );
     }
@@ -311,7 +312,7 @@ async function askThroughClient(
     ctl.signal.reason === "timeout"
       ? done(
         "timeout",
-        `nobody answered within ${totalSeconds} s: ${UNTOUCHED}; ask the user in the chat, or call ` +
+        `nobody answered within ${durationText(opts.timeoutMs)}: ${UNTOUCHED}; ask the user in the chat, or call ` +
           "request-input again",
         via,
       )
