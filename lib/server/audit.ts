@@ -15,7 +15,7 @@
  * audit({ tool: "set-buffer", outcome: "ok", duration_ms: 1.2, args: { name: "a", content: "x" } });
  * ```
  */
-import { sha256Hex } from "../text/hash.ts";
+import { fingerprint } from "../text/hash.ts";
 import { writeStderr } from "../log.ts";
 
 export type AuditOutcome = "ok" | "error" | "refused" | "invalid";
@@ -43,12 +43,6 @@ export interface AuditRecord {
 
 /** Takes a record per call; `flush` resolves once every record taken so far is written (before exit). */
 export type AuditSink = ((record: AuditRecord) => void) & { flush?(): Promise<void> };
-
-/** A short, stable fingerprint: equal values can be matched across lines without revealing them. */
-function fingerprint(value: unknown): { len: number; sha256_12: string } {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
-  return { len: text.length, sha256_12: sha256Hex(text).slice(0, 12) };
-}
 
 /** Every string inside a value (object keys too), for redacting messages that quote it. */
 function stringsIn(value: unknown, out: string[]): void {

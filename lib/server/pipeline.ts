@@ -596,7 +596,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         tool: name,
         outcome,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        args: tool?.auditArgs ? tool.auditArgs(args ?? {}) : args ?? {},
+        args: tool?.auditArgs ? tool.auditArgs(args ?? {}, (n) => byName.has(n)) : args ?? {},
         ...(target && Object.keys(target).length ? { target } : {}),
         ...(message ? { message } : {}),
         secrets: tool?.secretsOf?.(args) ?? tool?.secrets,

@@ -132,3 +132,17 @@ export function sha256Hex(text: string): string {
   for (const x of state) hex += (x >>> 0).toString(16).padStart(8, "0");
   return hex;
 }
+
+/**
+ * A short, stable fingerprint of a value (a string as itself, anything else as its JSON): equal values can be
+ * matched across audit lines without revealing them.
+ *
+ * @example
+ * ```ts
+ * fingerprint("abc"); // { len: 3, sha256_12: "ba7816bf8f01" }
+ * ```
+ */
+export function fingerprint(value: unknown): { len: number; sha256_12: string } {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  return { len: text.length, sha256_12: sha256Hex(text).slice(0, 12) };
+}

@@ -17,6 +17,7 @@ import { z } from "zod";
 import { defineTool } from "./declared.ts";
 import type { CallToolResult } from "../sdk.ts";
 import { budgetLeft } from "../exec/parked.ts";
+import { fingerprint } from "../text/hash.ts";
 
 /** Most calls one batch runs. */
 export const MAX_BATCH_CALLS = 20;
@@ -63,10 +64,15 @@ export default defineTool({
       .describe("present when stopped early"),
   }),
   secrets: [],
-  // Inner calls get audit lines of their own (with their secrets redacted); this line names them only.
-  auditArgs: (args) => {
+  // Inner calls get audit lines of their own (with their secrets redacted); this line names them only, an unknown
+  // name by its fingerprint as the inner call's own line does.
+  auditArgs: (args, isTool) => {
     const a = (args ?? {}) as { calls?: unknown; continue_on_error?: unknown };
-    const calls = Array.isArray(a.calls) ? a.calls.map((c) => String((c as { tool?: unknown })?.tool)) : a.calls;
+    const name = (c: unknown) => {
+      const tool = String((c as { tool?: unknown })?.tool);
+      return isTool(tool) ? tool : { unknown_tool: fingerprint(tool) };
+    };
+    const calls = Array.isArray(a.calls) ? a.calls.map(name) : a.calls === undefined ? undefined : fingerprint(a.calls);
     return { calls, ...(a.continue_on_error !== undefined ? { continue_on_error: a.continue_on_error } : {}) };
   },
   async handler({ calls, continue_on_error }, ctx) {

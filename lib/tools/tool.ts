@@ -298,9 +298,10 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /**
    * What the audit line records as this call's arguments, when not the
    * arguments themselves (the batch tool: its inner calls are audited one by
-   * one). Gets the raw arguments, which may not be valid.
+   * one). Gets the raw arguments, which may not be valid, and whether a name is one of the server's tools (an
+   * unknown name may hold a secret, and is logged only as a fingerprint).
    */
-  auditArgs?: (args: unknown) => unknown;
+  auditArgs?: (args: unknown, isTool: (name: string) => boolean) => unknown;
   /**
    * Former tool names this one replaced, each with how to call it instead
    * (`{"kill-pane": 'kill with what: "pane"'}`): a call to an old name gets
