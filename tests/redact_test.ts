@@ -360,3 +360,24 @@ Deno.test("early redactor: text a rule must see is never passed unredacted; othe
   }
   assertEquals(earlyRedactor(), full, "once loaded, the early redactor is the full one");
 });
+
+/** What show-buffer returns for `content` stored in a buffer of the server's tmux. */
+async function shownBuffer(content: string): Promise<string> {
+  let shown = "";
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "plain", content });
+    shown = JSON.stringify(await mcp.ok("show-buffer", { name: "plain" }));
+  });
+  return shown;
+}
+
+Deno.test("redaction: 'Basic authentication' and 'Token authentication' in ordinary output are words, not credentials", async () => {
+  const words = ["Basic authentication enabled for the admin interface", "Token authentication required; see docs"];
+  const shown = await shownBuffer(words.join("\n") + "\n");
+  for (const w of words) assert(shown.includes(w), `left as printed: ${w}\n${shown}`);
+  // A credential after those words, or any value of an Authorization header, is still one.
+  const r = await loadRedactor();
+  for (const line of ["Basic dXNlcm5hbWU6cGFzc3dvcmQ=", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz"]) {
+    assertMatch(r.redact(line), /^(Authorization: )?(Basic|Bearer) \[redacted:auth-header:[0-9a-f]{8}\]$/);
+  }
+});

@@ -68,7 +68,10 @@ const EXTRA: readonly { kind: string; pattern: RegExp; group: number; hint: RegE
   {
     kind: "auth-header",
     hint: /Bearer|Basic|Token/,
-    pattern: /\b(?:Bearer|Basic|Token)\s+([A-Za-z0-9._~+/-]{12,}=*)/g,
+    // Outside an Authorization header, not a word of lower-case letters (`Basic authentication enabled`): a
+    // credential is encoded or random.
+    pattern:
+      /(?:\b[Aa]uthorization:[ \t]*(?:Bearer|Basic|Token)\s+|\b(?:Bearer|Basic|Token)\s+(?![a-z]+(?:-[a-z]+)*(?![A-Za-z0-9._~+/=-])))([A-Za-z0-9._~+/-]{12,}=*)/g,
     group: 1,
   },
   {
