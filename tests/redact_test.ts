@@ -366,7 +366,7 @@ async function shownBuffer(content: string): Promise<string> {
   let shown = "";
   await withServer(async (mcp) => {
     await mcp.ok("set-buffer", { name: "plain", content });
-    shown = JSON.stringify(await mcp.ok("show-buffer", { name: "plain" }));
+    shown = (await mcp.ok<{ text: string }>("show-buffer", { name: "plain" })).text;
   });
   return shown;
 }
@@ -380,4 +380,22 @@ Deno.test("redaction: 'Basic authentication' and 'Token authentication' in ordin
   for (const line of ["Basic dXNlcm5hbWU6cGFzc3dvcmQ=", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz"]) {
     assertMatch(r.redact(line), /^(Authorization: )?(Basic|Bearer) \[redacted:auth-header:[0-9a-f]{8}\]$/);
   }
+});
+
+Deno.test("redaction: a yarn.lock's integrity hashes are shown as printed; a long mixed token cut at a line's end is not", async () => {
+  const lock = [
+    '"left-pad@^1.3.0":',
+    '  resolved "https://registry.yarnpkg.com/left-pad/-/left-pad-1.3.0.tgz#5b8a3a7765dfe001261dde915589e782f8c94d1e"',
+    "  integrity sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQEQtsXBd2ZsKfJ7Dqq8X1JErdH2Gv8Mh1kmJ+FOmMCIEGXA==",
+    "  integrity sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+    "  integrity sha1-2bWhG8GV1jkbXmR6yd/7AX2fXjk=",
+    "",
+  ].join("\n");
+  const shown = await shownBuffer(lock);
+  assertEquals(shown, lock);
+  // Not a whole digest (a character more than the hash has): the rest of something cut, redacted.
+  const r = await loadRedactor();
+  const cut =
+    "  integrity sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQEQtsXBd2ZsKfJ7Dqq8X1JErdH2Gv8Mh1kmJ+FOmMCIEGXA==x";
+  assertMatch(r.redact(cut), /^ {2}integrity \[redacted:cut:[0-9a-f]{8}\]$/);
 });

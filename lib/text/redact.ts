@@ -192,10 +192,22 @@ function copyOf(text: string, a: number, b: number): string {
 const EDGE_TOKEN = new Uint8Array(65536);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-") EDGE_TOKEN[c.charCodeAt(0)] = 1;
 
-/** Adds [start, end) as a cut secret when it mixes upper case, lower case and digits (not a word, number or hash). */
+/**
+ * A whole Subresource Integrity hash (`sha512-` and its digest in base64, of exactly the digest's length): a
+ * yarn.lock's `integrity` lines end with one. A digest of public content, whole, so no cut secret.
+ */
+const INTEGRITY =
+  /^(?:sha1-[A-Za-z0-9+/]{27}=|sha256-[A-Za-z0-9+/]{43}=|sha384-[A-Za-z0-9+/]{64}|sha512-[A-Za-z0-9+/]{86}==)$/;
+
+/**
+ * Adds [start, end) as a cut secret when it mixes upper case, lower case and digits (not a word, number or hash,
+ * nor an integrity hash).
+ */
 function cutToken(text: string, start: number, end: number, add: (s: number, e: number, kind: string) => void) {
   const token = text.slice(start, end);
-  if (/[A-Z]/.test(token) && /[a-z]/.test(token) && /[0-9]/.test(token)) add(start, end, "cut");
+  if (/[A-Z]/.test(token) && /[a-z]/.test(token) && /[0-9]/.test(token) && !INTEGRITY.test(token)) {
+    add(start, end, "cut");
+  }
 }
 
 const PRESET_ID = "@secretlint/secretlint-rule-";
