@@ -585,3 +585,39 @@ Deno.test("2026 era: a human who answers after the call budget is no stuck call:
     ["--call-budget-ms", "2000"],
   );
 });
+
+Deno.test("the secret page: a second submit whose body was still arriving while the first was sent types nothing", async () => {
+  const got: string[] = [];
+  const release = Promise.withResolvers<void>();
+  const page = await openSecretPage({
+    message: "sudo",
+    async deliver(b) {
+      got.push(new TextDecoder().decode(b));
+      await release.promise; // the first secret is on its way to the terminal
+      return { ok: true, text: "Sent to the terminal." };
+    },
+  });
+  const headers = { "content-type": "application/x-www-form-urlencoded" };
+  // A form sent twice (a double click, a second tab): the first request's body is still arriving.
+  const slow = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = slow.writable.getWriter();
+  const first = fetch(page.url, { method: "POST", headers, body: slow.readable });
+  void writer.write(new TextEncoder().encode("secret=hunter"));
+  const second = fetch(page.url, { method: "POST", headers, body: "secret=other-pw" });
+  await waitUntil("the second submit's secret on its way", () => Promise.resolve(got.length === 1), 30_000);
+  void writer.write(new TextEncoder().encode("2"));
+  void writer.close();
+  // The first request is answered at once, or (before the fix) its secret went on its way too.
+  let answered = false;
+  first.then(() => answered = true, () => answered = true);
+  await waitUntil("the first answered, or its secret on its way", () => Promise.resolve(answered || got.length > 1));
+  assertEquals(got, ["other-pw"], "one secret typed, once");
+  release.resolve();
+  const firstAnswer = await first;
+  const firstText = await firstAnswer.text();
+  const secondText = await (await second).text();
+  assertEquals(firstAnswer.status, 409, firstText);
+  assertMatch(firstText, /being sent already/);
+  assertMatch(secondText, /Sent to the terminal/);
+  await page.close();
+});

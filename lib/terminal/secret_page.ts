@@ -93,13 +93,16 @@ export function openSecretPage(opts: SecretPageOptions): Promise<SecretPage> {
     if (req.method !== "POST") return new Response("method not allowed", { status: 405 });
     const from = req.headers.get("origin");
     if (from !== null && from !== "null" && from !== origin) return new Response("forbidden", { status: 403 });
-    if (busy) return page("tmux-mcp", "<p>A secret is being sent already.</p>", 409);
     let value: FormDataEntryValue | null;
     try {
       value = (await req.formData()).get("secret");
     } catch {
       value = null;
     }
+    // Judged once the body is read: a second submit's body may arrive while the first secret is on its way (or
+    // after it was sent), and a second secret typed then would land in whatever reads next, a shell perhaps.
+    if (done) return page("tmux-mcp", "<p>This page has been used or has expired.</p>", 410);
+    if (busy) return page("tmux-mcp", "<p>A secret is being sent already.</p>", 409);
     if (typeof value !== "string" || value === "") return form("<p><b>Type the secret first.</b></p>");
     // A line break would end the program's read early and send the rest as a command.
     // deno-lint-ignore no-control-regex
