@@ -399,3 +399,13 @@ Deno.test("redaction: a yarn.lock's integrity hashes are shown as printed; a lon
     "  integrity sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQEQtsXBd2ZsKfJ7Dqq8X1JErdH2Gv8Mh1kmJ+FOmMCIEGXA==x";
   assertMatch(r.redact(cut), /^ {2}integrity \[redacted:cut:[0-9a-f]{8}\]$/);
 });
+
+Deno.test("redaction: a word that only begins with password, secret or token names no secret ('tokenizer:', 'passwordless:')", async () => {
+  const text = "Created tokenizer: BertTokenizerFast\npasswordless: enabled\nsecretary: Jane Smithers\n";
+  assertEquals(await shownBuffer(text), text);
+  // The names a secret goes by still do.
+  const r = await loadRedactor();
+  for (const line of ["passwords: Hunter2horse", "db_password: Hunter2horse", "tokenSecret: Hunter2horse"]) {
+    assertMatch(r.redact(line), /^[A-Za-z_]+: \[redacted:password:[0-9a-f]{8}\]$/);
+  }
+});
