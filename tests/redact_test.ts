@@ -409,3 +409,42 @@ Deno.test("redaction: a word that only begins with password, secret or token nam
     assertMatch(r.redact(line), /^[A-Za-z_]+: \[redacted:password:[0-9a-f]{8}\]$/);
   }
 });
+
+Deno.test("show-environment: a withheld variable's multi-line value shows no line of it as another variable", async () => {
+  await withServer(async (mcp, tmux) => {
+    const key = `-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nAB12cdEF==\n-----END PRIVATE KEY-----`;
+    const plain = 'two\nlines with "quotes", a $dollar, a `tick` and a \\ backslash';
+    const session = (await mcp.ok<{ session_id: string }>("new", { what: "session", name: "envs" })).session_id;
+    await tmux.tmux("set-environment", "-t", session, "DEPLOY_PRIVATE_KEY", key);
+    await tmux.tmux("set-environment", "-t", session, "NOTES", plain);
+    await tmux.tmux("set-environment", "-t", session, "-r", "GONE");
+    const vars = (await mcp.ok<{ variables: { name: string; value: string | null; removed: boolean }[] }>(
+      "show",
+      { what: "environment", target: session },
+    )).variables;
+    const all = JSON.stringify(vars);
+    assert(!all.includes("MIIEvQ") && !all.includes("AB12cdEF"), all);
+    assertEquals(vars.find((v) => v.name === "DEPLOY_PRIVATE_KEY")?.value, null);
+    assertEquals(vars.find((v) => v.name === "NOTES")?.value, plain);
+    assertEquals(vars.find((v) => v.name === "GONE")?.removed, true);
+    assertEquals(vars.filter((v) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.name)), []);
+  });
+});
+
+Deno.test("show-environment: a variable named as a key, a PAT or a DSN is withheld; names that only hold the letters are not", async () => {
+  await withServer(async (mcp, tmux) => {
+    const session = (await mcp.ok<{ session_id: string }>("new", { what: "session", name: "keys" })).session_id;
+    const withheld = ["RAILS_MASTER_KEY", "ENCRYPTION_KEY", "GITHUB_PAT", "SENTRY_DSN", "SIM_PIN", "KEY"];
+    const shown = ["KEYBOARD_LAYOUT", "MONKEY", "PATH_EXTRA", "SPINNER"];
+    for (const name of [...withheld, ...shown]) {
+      await tmux.tmux("set-environment", "-t", session, name, "0f3c9a7e5b1d2468ace13579bdf02468");
+    }
+    const vars = (await mcp.ok<{ variables: { name: string; value: string | null; redacted: boolean }[] }>(
+      "show",
+      { what: "environment", target: session },
+    )).variables;
+    const of = (names: string[]) => names.map((n) => [n, vars.find((v) => v.name === n)?.redacted]);
+    assertEquals(of(withheld), withheld.map((n) => [n, true]));
+    assertEquals(of(shown), shown.map((n) => [n, false]));
+  });
+});

@@ -3,8 +3,10 @@ import { defineTool } from "../declared.ts";
 import { sessionOrGlobal } from "./shapes.ts";
 import { showFor } from "./scoped.ts";
 
-// Values of variables with these words in their name never reach the model.
-const SECRET = /SECRET|TOKEN|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION_?KEY/i;
+// Values of variables with these words in their name never reach the model: a key, a PAT, a PIN or a DSN is a
+// word of the name of its own (`RAILS_MASTER_KEY`, `GITHUB_PAT`, `SENTRY_DSN`; `KEYBOARD` and `MONKEY` are none).
+const SECRET =
+  /SECRET|TOKEN|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION_?KEY|(?:^|_)(?:KEY|PAT|PIN|DSN)(?:_|$)/i;
 
 export default defineTool({
   name: "show-environment",
