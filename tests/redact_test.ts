@@ -448,3 +448,28 @@ Deno.test("show-environment: a variable named as a key, a PAT or a DSN is withhe
     assertEquals(of(shown), shown.map((n) => [n, false]));
   });
 });
+
+Deno.test("redaction: wait's matched_line cut at 1000 characters inside a secret shows no part of it", async () => {
+  const token = CORPUS[2].value; // a GitHub token
+  const dir = await tempDir("tmcp-redact-");
+  const path = `${dir}/long.txt`;
+  // The token starts at column 990: the cut at 1000 keeps its first 10 characters alone.
+  await Deno.writeTextFile(path, `MARK-7 ${"word ".repeat(196)}${token} end\n`);
+  await withShell("bash", async (fx) => {
+    // A window wide enough for the line on one row.
+    const pane = (await fx.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", `cat ${path}; exec sleep 600`))
+      .trim();
+    await fx.tmux("resize-window", "-t", pane, "-x", "1100", "-y", "10");
+    await waitForPane(fx, pane, /end$/m);
+    const hit = await fx.mcp.ok<{ outcome: string; matched_line: string }>("wait", {
+      what: "text",
+      target: pane,
+      patterns: ["MARK-7"],
+      timeout_ms: 20_000,
+    });
+    assertEquals(hit.outcome, "matched", JSON.stringify(hit).slice(0, 2000));
+    assert(hit.matched_line.startsWith("MARK-7 word word"), hit.matched_line.slice(0, 40));
+    assert(!hit.matched_line.includes(token.slice(0, 10)), hit.matched_line.slice(-60));
+    assertMatch(hit.matched_line, /\[redacted:github:[0-9a-f]{8}\]$/);
+  });
+});

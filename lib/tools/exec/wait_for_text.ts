@@ -10,6 +10,8 @@ import { tailLines, waitTimeout } from "../schemas.ts";
 import { ptyId } from "../pty/schemas.ts";
 import { resolvedOf } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
+import type { Redactor } from "../../text/redact.ts";
+import { redactedSlicer } from "../../text/redact_page.ts";
 import { budgeted, continueField, continueParam } from "./continued.ts";
 import { checkPtyWait, type PaneIds, tailOf, type Waited, waitIds } from "./wait_common.ts";
 
@@ -179,6 +181,7 @@ async function textOnPane(
     started: a.started,
     warnings: view.warnings,
     ids: resolvedOf(pane, defaulted),
+    redactor: ctx.redactor,
   });
 }
 
@@ -189,14 +192,16 @@ async function textOnPane(
 async function ended(
   matcher: Matcher,
   end: Hit | "timeout" | "exited",
-  r: { tail: string[]; started: number; warnings: Warning[]; ids?: PaneIds },
+  r: { tail: string[]; started: number; warnings: Warning[]; ids?: PaneIds; redactor?: Redactor },
 ): Promise<Out> {
   const h = typeof end === "object" ? end : undefined;
   const outcome = h ? h.kind : end === "timeout" ? "timeout" as const : "pane_exited" as const;
   return {
     outcome,
     matched_pattern: h?.pattern ?? null,
-    matched_line: h ? h.line.slice(0, MAX_LINE) : null,
+    // A secret the cut at MAX_LINE splits is judged whole (lib/text/redact_page.ts): its first characters alone
+    // would pass the redaction of the result.
+    matched_line: h ? redactedSlicer(r.redactor, h.line, 0, Math.min(h.line.length, MAX_LINE))(0, MAX_LINE) : null,
     tail: r.tail.join("\n"),
     ...(outcome === "timeout" && await inTail(matcher, r.tail) ? { visible_in_tail: true as const } : {}),
     elapsed_ms: Math.round(performance.now() - r.started),
@@ -237,5 +242,5 @@ async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Comm
     }]
     : [];
   const hit = typeof r.end === "object" ? r.end : await q.settled();
-  return await ended(matcher, hit ?? r.end, { tail: r.tail, started: a.started, warnings });
+  return await ended(matcher, hit ?? r.end, { tail: r.tail, started: a.started, warnings, redactor: ctx.redactor });
 }
