@@ -473,3 +473,15 @@ Deno.test("redaction: wait's matched_line cut at 1000 characters inside a secret
     assertMatch(hit.matched_line, /\[redacted:github:[0-9a-f]{8}\]$/);
   });
 });
+
+Deno.test("redaction: an error quoting a pattern with 'token' or 'password' in it keeps its words", async () => {
+  await withServer(async (mcp) => {
+    for (const pattern of ["(token", "(password"]) {
+      const error = await mcp.err("wait", { what: "text", patterns: [pattern], regex: true, timeout_ms: 0 });
+      assertMatch(error, new RegExp(`^invalid regex "\\${pattern}": Unterminated group`), error);
+    }
+  });
+  // A quoted name with a quoted value is an assignment still.
+  const r = await loadRedactor();
+  assertMatch(r.redact('{"password": "Hunter2horse"}'), /^\{"password": "\[redacted:password:[0-9a-f]{8}\]"\}$/);
+});

@@ -82,12 +82,13 @@ const EXTRA: readonly { kind: string; pattern: RegExp; group: number; hint: RegE
     group: 0,
   },
   {
-    // Not a word that only begins with one of them (`tokenizer:`, `passwordless:`, `secretary:`).
+    // Not a word that only begins with one of them (`tokenizer:`, `passwordless:`, `secretary:`). A quoted name
+    // takes a quoted value (`"password": "…"`): `"(token": Unterminated group`, an error quoting a pattern, is none.
     kind: "password",
     hint: /passw|secret|token|api.?key|access.?key/i,
     pattern:
-      /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]*["']?[ \t]*(?:=|:|=>)[ \t]*(["']?)((?![/$]|\d+\b|(?:true|false|null|none)\b)[^\s"'`,;&]{5,})\1/gi,
-    group: 2,
+      /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]*(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)[^\s"'`,;&]{5,})\1\2/gi,
+    group: 3,
   },
 ];
 
