@@ -277,3 +277,25 @@ Deno.test("a confirmation is never buffered, whatever the budget", async () => {
     await tmux.kill();
   }
 });
+
+Deno.test("a buffered result of a tool with many fields fits a budget of a few hundred tokens", async () => {
+  // snapshot-pane's pane facts and run-command's ids and flags alone were over 150 and 250 tokens (about 320).
+  for (const max of [150, 250]) {
+    await withServer(async (mcp, tmux) => {
+      await tmux.tmux("set-option", "-g", "history-limit", "5000");
+      for (
+        const [name, args] of [
+          ["run-command", { target: "main", command: "seq 1 3000" }],
+          ["snapshot-pane", { target: "main" }], // of the screen that output filled
+        ] as const
+      ) {
+        const r = await mcp.call(name, args);
+        const b = asBuffered(r.structuredContent);
+        const total = estimateTokens(JSON.stringify(b));
+        assert.ok(total <= max, `${name}: the buffered response is ${total} tokens, over the ${max}-token budget`);
+        assert.match(b.buffer_id ?? "", /^mcp-result-/, `${name}: the full result is kept`);
+        assert.match(b.note, /show-buffer/);
+      }
+    }, { args: ["--max-tokens", String(max)] });
+  }
+});

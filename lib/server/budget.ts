@@ -240,6 +240,16 @@ export function createBudget(opts: BudgetOptions): Budget {
       if (estimateTokens(JSON.stringify(envelope)) <= budget.maxTokens) break;
       envelope = { ...envelope, note, suggested_refinements: [...refs], preview: planFor(0).preview };
     }
+    // Last, the preview's own fields give way (a tool with many, as snapshot-pane's pane facts): those that fit,
+    // in the tool's order; the full result has them all.
+    if (estimateTokens(JSON.stringify(envelope)) > budget.maxTokens) {
+      const fields = Object.entries(envelope.preview);
+      envelope = { ...envelope, preview: {} };
+      for (const [k, v] of fields) {
+        const tried = { ...envelope, preview: { ...envelope.preview, [k]: v } };
+        if (estimateTokens(JSON.stringify(tried)) <= budget.maxTokens) envelope = tried;
+      }
+    }
     return {
       content: [{ type: "text", text: JSON.stringify(envelope) }],
       structuredContent: envelope as unknown as Record<string, unknown>,
