@@ -31,7 +31,9 @@ import {
   neverBuffered,
   type PageBudget,
   type Services,
+  type ToolOutput,
 } from "../tools/tool.ts";
+import { UserError } from "../errors.ts";
 import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
 import { jsonStringTokens, planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
 import { createResultRegistry, type ResultRegistry } from "../budget/registry.ts";
@@ -65,6 +67,8 @@ export interface Budget {
 }
 
 const MAX_PAGE_BYTES = 1024 * 1024;
+/** A budget that holds the fixed fields of every natively paged tool's page with room for its content. */
+const MIN_PAGE_TOKENS = 300;
 
 /**
  * Estimated tokens of a result as the client receives it, or undefined when
@@ -256,11 +260,19 @@ export function createBudget(opts: BudgetOptions): Budget {
     };
   };
 
-  const unlimited: PageBudget = { fits: () => true };
   function pageBudget(tool: AnyTool): PageBudget {
-    if (!settings.enableBuffering) return unlimited;
     const { maxTokens } = budgetOf(tool.name);
-    return { fits: (out) => (resultTokens(outputResult(out), maxTokens) ?? 0) <= maxTokens };
+    const fits = settings.enableBuffering
+      ? (out: ToolOutput<unknown>) => (resultTokens(outputResult(out), maxTokens) ?? 0) <= maxTokens
+      : () => true;
+    return {
+      fits,
+      tooSmall: (what) =>
+        new UserError(
+          `${what} is over this server's ${maxTokens}-token budget for ${tool.name}: ask the user to raise ` +
+            `toolConfigs.${tool.name}.maxTokens (or --max-tokens) to ${MIN_PAGE_TOKENS} or more`,
+        ),
+    };
   }
 
   return {

@@ -222,7 +222,8 @@ function overBudget(name: string, budgetMs: number, why: string, tier: string): 
   const sent = tier === "readonly" ? "" : "; a command it had sent may still have run: check before calling it again";
   return new UserError(`${name} did not finish within the call budget (--call-budget-ms ${budgetMs}): ${why}${sent}`);
 }
-const UNLIMITED: PageBudget = { fits: () => true };
+// Never too small: everything fits.
+const UNLIMITED: PageBudget = { fits: () => true, tooSmall: (what) => new UserError(`${what} does not fit`) };
 
 function targetOf(structured: unknown): Record<string, string> | undefined {
   if (!structured || typeof structured !== "object") return undefined;

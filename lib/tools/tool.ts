@@ -27,6 +27,7 @@
  */
 import type { z } from "zod";
 import type { CallToolResult } from "../sdk.ts";
+import type { UserError } from "../errors.ts";
 import type { Config, Tier, Toolset } from "../config.ts";
 import type { TmuxEngine } from "../tmux/engine.ts";
 import type { TmuxArg } from "../tmux/executor.ts";
@@ -164,6 +165,12 @@ export interface ToolContext extends Services, CallControl {
 /** What a natively paged tool asks of the response budget. */
 export interface PageBudget {
   fits(out: ToolOutput<unknown>): boolean;
+  /**
+   * The one-line error for a page that cannot shrink under the budget (`what`: its fixed fields with the least
+   * content that moves on), naming the budget and how to raise it: a page over it, or one that skipped what did
+   * not fit, would break the budget or lose that content.
+   */
+  tooSmall(what: string): UserError;
 }
 
 export interface ToolAnnotations {

@@ -138,5 +138,8 @@ function fitted(
     });
     return o;
   };
-  return cutRow(largestFitting(0, row.length, (n) => ctx.budget.fits(cutRow(n))));
+  const n = largestFitting(0, row.length, (n) => ctx.budget.fits(cutRow(n)));
+  // Not one character fits beside the page's other fields: its cursor would pass over the whole row.
+  if (textPrefix(row, n).length === 0) throw ctx.budget.tooSmall(`a page with a row of pane ${read.pane.pane_id}`);
+  return cutRow(n);
 }

@@ -131,7 +131,12 @@ export default defineTool({
           { kind: "lines_missed" as const, message: why },
         ], more ? { truncated_by_budget: true, next_start: rows.first + kept.starts[0] + 1 } : {});
       };
-      return cutRow(largestFitting(0, row.length, (n) => ctx.budget.fits(cutRow(n))));
+      const n = largestFitting(0, row.length, (n) => ctx.budget.fits(cutRow(n)));
+      // Not one character fits beside the page's other fields: next_start would pass over the whole line.
+      if (textPrefix(row, n).length === 0) {
+        throw ctx.budget.tooSmall(`a page with line ${rows.first + kept.starts[0]} of pane ${rows.pane.pane_id}`);
+      }
+      return cutRow(n);
     }
     return page(lineEnd(largestFitting(1, kept.starts.length, (l) => ctx.budget.fits(page(lineEnd(l))))));
   },
