@@ -354,3 +354,20 @@ Deno.test("search-buffer echoes a long query cut to fit the budget, and says so"
     }
   }, { args: ["--max-tokens", "500"] });
 });
+
+Deno.test("search-buffer under a budget below one match's page refuses in one line that names the budget", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("set-buffer", "-b", "log", "hello error line\n".repeat(200));
+    // At 150 tokens the page was ~225, echoing the query as "" and the buffers searched as [].
+    const r = await mcp.call("search-buffer", { buffers: ["log"], query: "error" });
+    assert.ok(r.isError, JSON.stringify(r.structuredContent ?? r.content).slice(0, 300));
+    assert.ok(fits(r, 150));
+    assert.equal(
+      (r.content as { text: string }[])[0].text,
+      "a page with one match is over this server's 150-token budget for search-buffer: ask the user to raise " +
+        "toolConfigs.search-buffer.maxTokens (or --max-tokens) to 300 or more",
+    );
+    // show-buffer pages it at that budget.
+    assert.ok(!(await mcp.call("show-buffer", { name: "log" })).isError);
+  }, { args: ["--max-tokens", "150"] });
+});

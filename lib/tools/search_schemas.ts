@@ -251,7 +251,7 @@ export async function runSearch(
   const page = await fittedPage(ctx, out, (p) => named(p, n));
   // Every buffer left to search must be in resume_from_offset, or paging on would never search it. Refused when
   // those names are what is over: the page fits without them, or they alone are over (under a per-tool budget of
-  // 100–250 the page's fixed part is over too, and a page a little over beats an error).
+  // 100–250 the page's fixed part is over too).
   const { truncated_buffers, resume_from_offset } = page.structured;
   const unnamed = { ...page.structured, truncated_buffers: [], resume_from_offset: {} };
   if (
@@ -263,6 +263,10 @@ export async function runSearch(
       `this search leaves ${page.structured.truncated_buffers.length} buffers to search, whose names alone are ` +
         `over the response budget: search fewer at a time (name them in buffers)`,
     );
+  }
+  // The page cut most (its query echoed as "", no buffer named) is still over: the budget is below its fixed part.
+  if (!ctx.budget.fits(page)) {
+    throw ctx.budget.tooSmall(page.structured.matches.length ? "a page with one match" : "a page with no match");
   }
   return page;
 }
