@@ -4,7 +4,7 @@
  * place to continue in the original buffer, never a copy in a result buffer.
  */
 import assert from "node:assert/strict";
-import { withServer } from "./helpers.ts";
+import { connect, startTmux, withServer } from "./helpers.ts";
 import { pageThrough } from "./budget_helpers.ts";
 import { resultTokens } from "../lib/server/budget.ts";
 import type { CallToolResult } from "../lib/sdk.ts";
@@ -370,4 +370,35 @@ Deno.test("search-buffer under a budget below one match's page refuses in one li
     // show-buffer pages it at that budget.
     assert.ok(!(await mcp.call("show-buffer", { name: "log" })).isError);
   }, { args: ["--max-tokens", "150"] });
+});
+
+Deno.test("search-buffer over several hosts whose buffer names together are over the budget says so within it", async () => {
+  const alpha = await startTmux("pagea"), beta = await startTmux("pageb");
+  const hosts = [`alpha=local,socket-name=${alpha.socketName}`, `beta=local,socket-name=${beta.socketName}`];
+  const mcp = await connect({ args: ["--ssh", hosts[0], "--ssh", hosts[1], "--max-tokens", "1000"] });
+  try {
+    for (const tmux of [alpha, beta]) {
+      const args = ["set-buffer", "-b", "log", "ERROR x\n".repeat(5)];
+      for (let i = 0; i < 12; i++) args.push(";", "set-buffer", "-b", `b${i}-${"n".repeat(200)}`, "none here\n");
+      await tmux.tmux(...args);
+    }
+    // Each host's page fit alone; merged, the 26 names searched made it ~1,350 tokens.
+    const r = await mcp.call("search-buffer", { query: "ERROR" });
+    assert.ok(fits(r, 1000), `the result fits the 1000-token budget, got ${resultTokens(r, 0)}`);
+    assert.ok(r.isError, JSON.stringify(r.structuredContent ?? r.content).slice(0, 300));
+    assert.match(
+      (r.content as { text: string }[])[0].text,
+      /^one page naming the 26 buffers searched on every host is over this tool's token budget: search one host's/,
+    );
+    const some = await mcp.call("search-buffer", {
+      query: "ERROR",
+      buffers: ["alpha::log", "alpha::b0-" + "n".repeat(200)],
+    });
+    assert.ok(!some.isError && fits(some, 1000), JSON.stringify(some.content).slice(0, 300));
+    assert.equal((some.structuredContent as { total_matches: number }).total_matches, 5);
+  } finally {
+    await mcp.close();
+    await alpha.kill();
+    await beta.kill();
+  }
 });

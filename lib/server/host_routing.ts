@@ -121,6 +121,13 @@ const SEARCH_BUFFERS: FanOut = {
     if (budget && !budget.fits({ structured: page })) {
       const k = largestFitting(1, page.matches.length, (n) => budget.fits({ structured: firstMatches(page, n) }));
       page = firstMatches(page, k);
+      // Each host fit its own page; together their buffer names (and queries echoed) can be over it alone.
+      if (!budget.fits({ structured: page })) {
+        throw new UserError(
+          `one page naming the ${page.buffers.length} buffers searched on every host is over this tool's token ` +
+            `budget: search one host's buffers a few at a time, as buffers: ["HOST::NAME", …]`,
+        );
+      }
     }
     const left = Object.keys(page.resume_from_offset).length;
     if (left > MAX_BUFFERS) {
