@@ -122,6 +122,21 @@ Deno.test("result buffers expire after bufferTTL, oldest first", async () => {
   );
 });
 
+Deno.test("run-command's full_output_buffer is a result buffer: it expires after bufferTTL too", async () => {
+  // It was kept 10 minutes whatever bufferTTL said, and up to 16 more buffers beside the 32 of the caps.
+  await withConfig(`{ "bufferTTL": 1000 }`, async (mcp, tmux) => {
+    await tmux.tmux("set-option", "-g", "history-limit", "5000");
+    const r = await mcp.ok<{ full_output_buffer?: string }>("run-command", { target: "main", command: "seq 1 3000" });
+    const kept = r.full_output_buffer!;
+    assert.match(kept ?? "", /^mcp-result-/, JSON.stringify(r).slice(0, 300));
+    await waitUntil(
+      "the full output buffer to expire",
+      async () => !(await resultBuffers(tmux)).includes(kept),
+      30_000,
+    );
+  });
+});
+
 Deno.test("at most 32 result buffers are kept, the oldest deleted first", async () => {
   await withConfig(`{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`, async (mcp, tmux) => {
     await tmux.tmux("set-buffer", "-b", "seed", "a buffer to list");

@@ -122,6 +122,31 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
   };
 }
 
+/** What {@linkcode registriesOf} needs of one host's services. */
+export interface RegistryHost {
+  buffers: BufferStore;
+  tmux: { remote?: string };
+  atExit(fn: () => Promise<void>): void;
+}
+
+/**
+ * One registry per host (its buffer store), made on first use and cleared at exit there: every result buffer a
+ * server keeps on a host (over-budget results, run-command's whole outputs) shares its TTL and caps.
+ */
+export function registriesOf(opts: Omit<ResultRegistryOptions, "sweep">): (host: RegistryHost) => ResultRegistry {
+  const made = new WeakMap<object, ResultRegistry>();
+  return (host) => {
+    let r = made.get(host.buffers);
+    if (!r) {
+      // A remote tmux (--ssh) may serve servers on other machines, whose pids are no process here.
+      const fresh = createResultRegistry(host.buffers, { ...opts, sweep: host.tmux.remote === undefined });
+      host.atExit(() => fresh.clear());
+      made.set(host.buffers, r = fresh);
+    }
+    return r;
+  };
+}
+
 /** Deletes `mcp-result-<pid>-…` buffers whose server is gone; returns their names. */
 export async function sweepResultBuffers(buffers: Pick<BufferStore, "list" | "delete">): Promise<string[]> {
   // Spawned: a starting server attaches no control client for its sweep (lib/tmux/attach_gate.ts).

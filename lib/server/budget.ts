@@ -36,7 +36,7 @@ import {
 import { UserError } from "../errors.ts";
 import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
 import { jsonStringTokens, planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
-import { createResultRegistry, type ResultRegistry } from "../budget/registry.ts";
+import { registriesOf, type ResultRegistry } from "../budget/registry.ts";
 import {
   type BudgetSettings,
   MAX_RESULT_BUFFERS,
@@ -64,6 +64,8 @@ export interface Budget {
   registry: ResultRegistry;
   /** The budget a natively paged tool fits its page to (`ToolDef.pagesNatively`). */
   pageBudget(tool: AnyTool): PageBudget;
+  /** Stores content in a new result buffer on that host, under the same TTL and caps as over-budget results. */
+  keepResult(svc: Services, content: Uint8Array): Promise<string>;
 }
 
 const MAX_PAGE_BYTES = 1024 * 1024;
@@ -102,21 +104,11 @@ export function createBudget(opts: BudgetOptions): Budget {
   const budgets = new Map<string, ToolBudget>(opts.tools.map((t) => [t.name, resolveToolBudget(settings, t.name)]));
   const budgetOf = (name: string) => budgets.get(name) ?? resolveToolBudget(settings, name);
   // Each host's results are kept in that host's tmux (the one the call acted on), deleted at exit there.
-  const registries = new WeakMap<object, ResultRegistry>();
-  function registryOf(svc: Services): ResultRegistry {
-    let r = registries.get(svc.buffers);
-    if (!r) {
-      const made = createResultRegistry(svc.buffers, {
-        ttlMs: settings.bufferTTL,
-        maxCount: MAX_RESULT_BUFFERS,
-        maxBytes: MAX_RESULT_BYTES,
-        sweep: svc.tmux.remote === undefined,
-      });
-      services.atExit(() => made.clear());
-      registries.set(svc.buffers, r = made);
-    }
-    return r;
-  }
+  const registryOf = registriesOf({
+    ttlMs: settings.bufferTTL,
+    maxCount: MAX_RESULT_BUFFERS,
+    maxBytes: MAX_RESULT_BYTES,
+  });
   const registry = registryOf(services);
 
   /** A show-buffer page size that keeps a page of this content under show-buffer's own budget. */
@@ -279,6 +271,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     stage,
     registry,
     pageBudget,
+    keepResult: (svc, content) => registryOf(svc).store(content),
     // A tool's own budget (toolConfigs) bounds its errors too; an unknown tool's, the global one.
     trimError: (message, tool) =>
       trimMiddle(message, tool === undefined ? settings.maxTokensPerResponse : budgetOf(tool).maxTokens),

@@ -180,6 +180,7 @@ async function pipelineMaker(
       audit,
       stages: [budget.stage],
       pageBudget: budget.pageBudget,
+      keepResult: budget.keepResult,
       errorText: budget.trimError,
     });
 }

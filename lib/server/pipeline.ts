@@ -34,6 +34,8 @@ import { earlyRedactor, loadRedactor, redactJson, type Redactor, RulesNeeded } f
 import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
 import { cutAt, type PausableTimeout, pausableTimeout } from "./cut.ts";
 import { bindCall, mergeOutputs, namesHost, placed } from "./host_routing.ts";
+import { registriesOf } from "../budget/registry.ts";
+import { defaultBudgetSettings, MAX_RESULT_BUFFERS, MAX_RESULT_BYTES } from "../budget/settings.ts";
 
 /** What the pipeline needs from the SDK's per-request context. */
 export interface CallExtra {
@@ -91,6 +93,8 @@ export interface PipelineOptions {
   errorText?: (message: string, tool?: string) => string;
   /** The response budget a natively paged tool fits its page to (lib/budget). Default: everything fits. */
   pageBudget?: (tool: AnyTool) => PageBudget;
+  /** Keeps content in a result buffer of the host (lib/budget). Default: the default TTL and caps. */
+  keepResult?: (svc: Services, content: Uint8Array) => Promise<string>;
 }
 
 export interface Pipeline {
@@ -223,6 +227,12 @@ function overBudget(name: string, budgetMs: number, why: string, tier: string): 
   return new UserError(`${name} did not finish within the call budget (--call-budget-ms ${budgetMs}): ${why}${sent}`);
 }
 // Never too small: everything fits.
+/** Result buffers of a pipeline made without budgets: the default TTL and caps. */
+const defaultResults = registriesOf({
+  ttlMs: defaultBudgetSettings().bufferTTL,
+  maxCount: MAX_RESULT_BUFFERS,
+  maxBytes: MAX_RESULT_BYTES,
+});
 const UNLIMITED: PageBudget = { fits: () => true, tooSmall: (what) => new UserError(`${what} does not fit`) };
 
 function targetOf(structured: unknown): Record<string, string> | undefined {
@@ -323,6 +333,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
   // For the audit: what each entry declares secret, and its parameter names (anything else is hidden).
   const known = new Map(opts.tools.map((t) => [t.name, Object.keys(t.input.shape)]));
   const shapeError = opts.errorText ?? ((m: string) => m);
+  const keepResult = opts.keepResult ?? ((svc: Services, content: Uint8Array) => defaultResults(svc).store(content));
   // Former names of merged tools → how to call them now.
   const replaced = new Map(opts.tools.flatMap((t) => Object.entries(t.replaces ?? {})));
 
@@ -474,6 +485,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           target = { ...target, ...ids };
         },
         budget: opts.pageBudget?.(tool) ?? UNLIMITED,
+        keepResult: (content) => keepResult(svc, content),
         redactor,
         ask,
         call: (inner, innerArgs) =>

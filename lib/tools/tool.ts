@@ -147,6 +147,11 @@ export interface ToolContext extends Services, CallControl {
    */
   budget: PageBudget;
   /**
+   * Stores content in a new result buffer (`mcp-result-…`) on this call's host and returns its name: kept as an
+   * over-budget result is (bufferTTL, the 32-buffer and 256 MiB caps, deleted at exit).
+   */
+  keepResult(content: Uint8Array): Promise<string>;
+  /**
    * Hides secrets in text (lib/text/redact.ts); undefined when redaction is
    * off for this call. The pipeline redacts every text result itself; a tool
    * needs this only for what is not text (a screen drawn as an image).

@@ -44,6 +44,7 @@ const ctx = {
   progress: () => Promise.resolve(),
   noteTarget: () => {},
   budget: budget.pageBudget(tool),
+  keepResult: (content: Uint8Array) => budget.keepResult(services, content),
   call: () => Promise.reject(new Error("not in this bench")),
 } as ToolContext;
 

@@ -10,7 +10,6 @@ import { withTerminalMode } from "../../exec/pane_handoff.ts";
 import { waitTimeout } from "../schemas.ts";
 import { resolvedShape } from "../workspace/shapes.ts";
 import { resolvedOf } from "../../tmux/target.ts";
-import { createResultRegistry, type ResultRegistry } from "../../budget/registry.ts";
 import { EnvironmentError, UserError } from "../../errors.ts";
 import { budgeted, continueField, continueParam } from "./continued.ts";
 
@@ -28,26 +27,6 @@ const output = z.object({
 });
 type Out = z.infer<typeof output>;
 type Meta = { log: RunLog; ids: ReturnType<typeof resolvedOf>; started: number; maxLines: number };
-
-/** How long a whole-output buffer is kept (the response budget's default bufferTTL). */
-const FULL_OUTPUT_TTL_MS = 600_000;
-const registries = new WeakMap<object, ResultRegistry>();
-
-/** The server's registry of whole-output buffers (deleted at exit, like the budget's result buffers). */
-function fullOutputBuffers(ctx: ToolContext): ResultRegistry {
-  let r = registries.get(ctx.exec);
-  if (!r) {
-    const made = createResultRegistry(ctx.buffers, {
-      ttlMs: FULL_OUTPUT_TTL_MS,
-      maxCount: 16,
-      maxBytes: 256 << 20,
-      sweep: ctx.tmux.remote === undefined,
-    });
-    ctx.atExit(() => made.clear());
-    registries.set(ctx.exec, r = made);
-  }
-  return r;
-}
 
 export default defineTool({
   name: "run-command",
@@ -157,7 +136,7 @@ async function withFullOutput(ctx: ToolContext, r: RunResult, log: RunLog): Prom
   if (!r.output_truncated) return r;
   const kept = log.peekAll();
   if (kept.lines.length === 0) return r;
-  const name = await fullOutputBuffers(ctx).store(new TextEncoder().encode(kept.lines.join("\n") + "\n"));
+  const name = await ctx.keepResult(new TextEncoder().encode(kept.lines.join("\n") + "\n"));
   return { ...r, full_output_buffer: hostAddress(ctx, name) };
 }
 
@@ -170,7 +149,7 @@ async function withOutputKept(ctx: ToolContext, e: unknown, log: RunLog): Promis
   log.finish();
   const kept = log.peekAll();
   if (kept.lines.length === 0) return e;
-  const name = await fullOutputBuffers(ctx).store(new TextEncoder().encode(kept.lines.join("\n") + "\n"))
+  const name = await ctx.keepResult(new TextEncoder().encode(kept.lines.join("\n") + "\n"))
     .catch(() => undefined);
   if (name === undefined) return e;
   const message = `${e.message}; the ${kept.lines.length} line(s) of its output not returned yet are in buffer ` +
