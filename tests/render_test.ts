@@ -144,6 +144,21 @@ Deno.test("snapshot-pane format png/svg on a tmux pane: pixels, budget, secrets 
   }, { args: ["--max-tokens", "1000"] });
 });
 
+Deno.test("snapshot-pane png under a budget below its smallest image refuses in one line, not a buffer of nothing", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "--", "echo hi; exec sleep 600"))
+      .trim();
+    await tmux.tmux("resize-window", "-t", pane, "-x", "200", "-y", "50");
+    await waitForPane(tmux, pane, /hi/);
+    // It was a buffered_response with no image, buffer_id null and "narrow the call".
+    assertEquals(
+      await mcp.err("snapshot-pane", { target: pane, format: "png" }),
+      "the screen's image at its smallest scale is over this server's 250-token budget for snapshot-pane: pass " +
+        'format "text", or ask the user to raise toolConfigs.snapshot-pane.maxTokens (or --max-tokens)',
+    );
+  }, { args: ["--max-tokens", "250"] });
+});
+
 for (const backend of ["pty", "tmux"] as const) {
   Deno.test(`pty-get-screen format png (${backend} backend): colours, CJK, the cursor, a secret painted over`, async () => {
     const token = "ghp" + "_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";

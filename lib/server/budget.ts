@@ -259,10 +259,12 @@ export function createBudget(opts: BudgetOptions): Budget {
       : () => true;
     return {
       fits,
-      tooSmall: (what) =>
+      tooSmall: (what, instead) =>
         new UserError(
-          `${what} is over this server's ${maxTokens}-token budget for ${tool.name}: ask the user to raise ` +
-            `toolConfigs.${tool.name}.maxTokens (or --max-tokens) to ${MIN_PAGE_TOKENS} or more`,
+          `${what} is over this server's ${maxTokens}-token budget for ${tool.name}: ` +
+            (instead !== undefined
+              ? `${instead}, or ask the user to raise toolConfigs.${tool.name}.maxTokens (or --max-tokens)`
+              : `ask the user to raise toolConfigs.${tool.name}.maxTokens (or --max-tokens) to ${MIN_PAGE_TOKENS} or more`),
         ),
     };
   }

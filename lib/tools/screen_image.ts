@@ -1,7 +1,8 @@
 /**
  * A screen as an MCP image block for the tools that draw one (snapshot-pane,
  * pty-get-screen): secrets painted over, PNG scaled down until the whole
- * result fits the call's response budget.
+ * result fits the call's response budget; a one-line error when not even
+ * its smallest scale does (a result buffer cannot hold an image).
  *
  * @example
  * ```ts
@@ -30,10 +31,9 @@ export async function screenImage(
   structured: unknown,
   rest: readonly ContentBlock[] = [],
 ): Promise<PngBlock> {
-  const pic = await screenPicture(
-    { ...src, find: ctx.redactor?.find },
-    "png",
-    (p) => ctx.budget.fits({ structured, content: [png(p.data), ...rest] }),
-  );
-  return png((pic as { data: string }).data);
+  const fits = (data: string) => ctx.budget.fits({ structured, content: [png(data), ...rest] });
+  const pic = await screenPicture({ ...src, find: ctx.redactor?.find }, "png", (p) => fits(p.data));
+  const { data } = pic as { data: string };
+  if (!fits(data)) throw ctx.budget.tooSmall("the screen's image at its smallest scale", 'pass format "text"');
+  return png(data);
 }

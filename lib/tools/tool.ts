@@ -172,10 +172,10 @@ export interface PageBudget {
   fits(out: ToolOutput<unknown>): boolean;
   /**
    * The one-line error for a page that cannot shrink under the budget (`what`: its fixed fields with the least
-   * content that moves on), naming the budget and how to raise it: a page over it, or one that skipped what did
-   * not fit, would break the budget or lose that content.
+   * content that moves on), naming the budget and how to raise it, or what to do `instead`: a page over it, or
+   * one that skipped what did not fit, would break the budget or lose that content.
    */
-  tooSmall(what: string): UserError;
+  tooSmall(what: string, instead?: string): UserError;
 }
 
 export interface ToolAnnotations {
