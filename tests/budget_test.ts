@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { connect, startTmux, withServer } from "./helpers.ts";
-import { asBuffered, resultBuffers, withConfig } from "./budget_helpers.ts";
+import { asBuffered, pageThrough, resultBuffers, withConfig } from "./budget_helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { TOOLS } from "../lib/tools/mod.ts";
 import { neverBuffered } from "../lib/tools/tool.ts";
@@ -310,6 +310,10 @@ Deno.test("a buffered result of a tool with many fields fits a budget of a few h
         assert.ok(total <= max, `${name}: the buffered response is ${total} tokens, over the ${max}-token budget`);
         assert.match(b.buffer_id ?? "", /^mcp-result-/, `${name}: the full result is kept`);
         assert.match(b.note, /show-buffer/);
+        // A field the preview left out is in the buffer: the result is kept whole, as JSON, not its text alone.
+        const kept = new TextDecoder().decode(await pageThrough(mcp, b.buffer_id!, 200));
+        const field = name === "run-command" ? "exit_code" : "cursor_y";
+        if (!(field in b.preview)) assert.equal(typeof JSON.parse(kept)[field], "number", `${name}: ${field} is lost`);
       }
     }, { args: ["--max-tokens", String(max)] });
   }

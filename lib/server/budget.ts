@@ -36,7 +36,7 @@ import {
 import { UserError } from "../errors.ts";
 import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
 import { jsonStringTokens, planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
-import { registriesOf, type ResultRegistry } from "../budget/registry.ts";
+import { registriesOf, RESULT_BUFFER_PREFIX, type ResultRegistry } from "../budget/registry.ts";
 import {
   type BudgetSettings,
   MAX_RESULT_BUFFERS,
@@ -175,13 +175,36 @@ export function createBudget(opts: BudgetOptions): Budget {
     const tokens = estimate ?? resultTokens(result, 0) ?? 0;
 
     const structured = result.structuredContent ?? { text: contentText(result) };
-    const textField = result.structuredContent ? tool.textField : "text";
+    let textField = result.structuredContent ? tool.textField : "text";
     let previewTokens = Math.min(PREVIEW_TOKENS, Math.floor(budget.maxTokens / 2));
     const planFor = (tokens: number) =>
       planPreview(structured, textField, { budgetTokens: tokens, maxDepth: budget.maxDepth });
     let plan = planFor(previewTokens);
     // An empty text has nothing to page through: alwaysBuffer leaves it as it is.
     if (!over && plan.full.length === 0) return result;
+    // The fields beside a text (ids, a continue token) are not in the stored text, so they never give way: under a
+    // budget too small for them all, the whole result is kept as JSON instead, whose preview may leave some out.
+    const least = {
+      type: "buffered_response",
+      note: `Over the ${budget.maxTokens}-token budget: page buffer_id with show-buffer.`,
+      metadata: {
+        total_tokens: tokens,
+        total_bytes: plan.full.length,
+        item_count: plan.itemCount,
+        max_depth: plan.maxDepth,
+        would_exceed_limit: over,
+        limit_tokens: budget.maxTokens,
+      },
+      buffer_id: hostAddress(ctx, `${RESULT_BUFFER_PREFIX}00000000`),
+      suggested_refinements: [],
+    };
+    if (
+      plan.kind === "text" &&
+      estimateTokens(JSON.stringify({ ...least, preview: planFor(0).preview })) > budget.maxTokens
+    ) {
+      textField = undefined;
+      plan = planFor(previewTokens);
+    }
     // As show-buffer's budget counts a page of what is stored: a JSON string (of indented JSON, for a structured
     // result: not the compact JSON estimated above, which has no indents and escapes no quotes).
     const fullTokens = jsonStringTokens(plan.fullText);
@@ -237,8 +260,8 @@ export function createBudget(opts: BudgetOptions): Budget {
       envelope = { ...envelope, note, suggested_refinements: [...refs], preview: planFor(0).preview };
     }
     // Last, the preview's own fields give way (a tool with many, as snapshot-pane's pane facts): those that fit,
-    // in the tool's order; the full result has them all.
-    if (estimateTokens(JSON.stringify(envelope)) > budget.maxTokens) {
+    // in the tool's order; the full result as stored (JSON) has them all.
+    if (plan.kind === "structured" && estimateTokens(JSON.stringify(envelope)) > budget.maxTokens) {
       const fields = Object.entries(envelope.preview);
       envelope = { ...envelope, preview: {} };
       for (const [k, v] of fields) {
