@@ -314,6 +314,8 @@ Deno.test("a buffered result of a tool with many fields fits a budget of a few h
         const kept = new TextDecoder().decode(await pageThrough(mcp, b.buffer_id!, 200));
         const field = name === "run-command" ? "exit_code" : "cursor_y";
         if (!(field in b.preview)) assert.equal(typeof JSON.parse(kept)[field], "number", `${name}: ${field} is lost`);
+        // Kept as JSON, it counts its lines or fields, not the 0 items of its empty warnings list.
+        assert.ok(b.metadata.item_count > 0, `${name}: item_count ${b.metadata.item_count}`);
       }
     }, { args: ["--max-tokens", String(max)] });
   }

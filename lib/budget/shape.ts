@@ -74,14 +74,15 @@ export function shrink(value: unknown, opts: ShrinkOptions): Shrunk {
 
 /**
  * The path (object keys only) of the longest array reachable through
- * objects: the "list" of a list or search result. Undefined when there is none.
+ * objects: the "list" of a list or search result. Undefined when there is
+ * none but empty ones (an empty `warnings` is no list to count or cut).
  */
 export function mainArrayPath(value: unknown): string[] | undefined {
   let best: { path: string[]; length: number } | undefined;
   const walk = (v: unknown, path: string[]) => {
     if (v === null || typeof v !== "object") return;
     if (Array.isArray(v)) {
-      if (!best || v.length > best.length) best = { path, length: v.length };
+      if (v.length > 0 && (!best || v.length > best.length)) best = { path, length: v.length };
       return;
     }
     for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
