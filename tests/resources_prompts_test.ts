@@ -2,6 +2,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { windowRunning } from "./workspace_fixtures.ts";
 import { waitForPane } from "./pane_helpers.ts";
+import { estimateTokens } from "../lib/budget/estimate.ts";
 
 async function readText(client: { readResource(p: { uri: string }): Promise<unknown> }, uri: string) {
   const r = await client.readResource({ uri }) as { contents: { uri: string; text?: string; mimeType?: string }[] };
@@ -134,4 +135,29 @@ Deno.test("without a tmux server, resources/list answers (no sessions, no panes)
   } finally {
     await mcp.close();
   }
+});
+
+Deno.test("a pane's content resource keeps the newest lines that fit the response budget and says what it left out", async () => {
+  // 500 lines of ~100 characters were all returned, about 12,000 tokens at a 1000-token budget.
+  await withServer(async ({ client }, tmux) => {
+    await tmux.tmux("set-option", "-g", "history-limit", "5000");
+    const line = (n: number) => `line ${String(n).padStart(4, "0")} ` + "word ".repeat(19);
+    const pane = await windowRunning(
+      tmux,
+      "main",
+      `for i in $(seq 1 700); do printf 'line %04d %s\\n' $i "$(printf 'word %.0s' $(seq 19))"; done; exec sleep 600`,
+    );
+    await waitForPane(tmux, pane, (t) => t.includes("line 0700"), 30_000);
+    const { text } = await readText(client, `tmux://panes/${encodeURIComponent(pane)}/content`);
+    const tokens = estimateTokens(JSON.stringify(text));
+    assert(tokens <= 1000, `the content is ${tokens} tokens, over the 1000-token budget`);
+    const [first, ...rest] = text.split("\n");
+    const left = Number(
+      first.match(/^\[(\d+) older lines left out, over this server's 1000-token budget: capture-pane/)?.[1],
+    );
+    assert(left > 0 && left < 500, first);
+    assertEquals(rest.length, 500 - left, "every line not left out is there");
+    assertEquals(rest.at(-1)?.trimEnd(), line(700).trimEnd(), "the newest line is kept");
+    assertEquals(rest[0].trimEnd(), line(700 - rest.length + 1).trimEnd(), "from a line start");
+  }, { args: ["--max-tokens", "1000"] });
 });

@@ -207,6 +207,8 @@ export interface Core {
   ): Promise<CallToolResult | InputRequiredResult>;
   /** The pipeline over the whole table. */
   pipeline(): Promise<Pipeline>;
+  /** The token budget of one answer (`maxTokensPerResponse`, `--max-tokens`); undefined when budgets are off. */
+  answerTokens(): Promise<number | undefined>;
   /** The served tools as tools/list shows them. */
   listTools(): Promise<{ tools: Tool[] }>;
   /**
@@ -362,6 +364,10 @@ export async function createCore(
     calls,
     modernCall,
     pipeline,
+    async answerTokens() {
+      const s = settings ?? (await import("../budget/settings.ts")).loadBudgetSettings(config, []);
+      return s.enableBuffering ? s.maxTokensPerResponse : undefined;
+    },
     listTools,
     sweep,
     prepare,

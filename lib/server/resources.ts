@@ -33,6 +33,7 @@ import { capturePane } from "../tmux/capture.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import { loadRedactor } from "../text/redact.ts";
+import { jsonStringTokens, tailStart } from "../budget/preview.ts";
 
 /**
  * JSON-RPC error code for a resource that does not exist: invalid params, as the 2026-07-28 specification says
@@ -157,7 +158,11 @@ const RESOURCES: readonly ResourceDef[] = [
  * {@linkcode readResource}, so every miss is a resource-not-found error with
  * our message.
  */
-export function registerResources(mcp: McpServer, services: Services): void {
+export function registerResources(
+  mcp: McpServer,
+  services: Services,
+  answerTokens: () => Promise<number | undefined> = () => Promise.resolve(undefined),
+): void {
   const routes: { def: ResourceDef; template?: ResourceTemplate }[] = [];
   for (const def of RESOURCES) {
     const meta = { title: def.title, description: def.description, mimeType: def.mimeType };
@@ -180,10 +185,23 @@ export function registerResources(mcp: McpServer, services: Services): void {
     const uri = request.params.uri;
     for (const { def, template } of routes) {
       const vars = template ? template.uriTemplate.match(uri) : uri === def.uri ? {} : null;
-      if (vars) return await readResource(def, services, uri, vars, extra.mcpReq.signal);
+      if (vars) return await readResource(def, services, uri, vars, extra.mcpReq.signal, await answerTokens());
     }
     throw notFound(uri, "no such resource: use resources/list and resources/templates/list");
   });
+}
+
+/**
+ * A pane's content over the budget: its newest lines that fit, after a first line that says how many older ones were
+ * left out and how to read them. JSON (one object) is not cut.
+ */
+function fitted(def: ResourceDef, text: string, budget: number): string {
+  if (def.mimeType !== "text/plain" || jsonStringTokens(text) <= budget) return text;
+  const omitted = (n: number) =>
+    `[${n} older lines left out, over this server's ${budget}-token budget: capture-pane pages through them]\n`;
+  const start = tailStart(text, budget - jsonStringTokens(omitted(CONTENT_LINES)), jsonStringTokens);
+  const left = text.slice(0, start).split("\n").length - 1;
+  return omitted(left) + text.slice(start);
 }
 
 /** No tmux server running means no sessions: an empty list, as the tools answer. */
@@ -218,12 +236,15 @@ async function readResource(
   uri: string,
   vars: Vars,
   signal: AbortSignal,
+  budget: number | undefined,
 ): Promise<ReadResourceResult> {
   try {
     const text = await def.read(services, vars, signal);
-    // Resources reach the model as tool results do: secrets redacted (--redact).
+    // Resources reach the model as tool results do: secrets redacted (--redact), within the response budget.
     const shown = services.config.redact === false ? text : (await loadRedactor()).redact(text);
-    return { contents: [{ uri, mimeType: def.mimeType, text: shown }] };
+    return {
+      contents: [{ uri, mimeType: def.mimeType, text: budget === undefined ? shown : fitted(def, shown, budget) }],
+    };
   } catch (e) {
     // Target errors (unknown/ambiguous) and malformed ids are UserErrors: the object is not there.
     if (e instanceof UserError) throw notFound(uri, e.message);

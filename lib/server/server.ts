@@ -144,7 +144,7 @@ function clientCapabilities(server: McpServer, ctx: ServerContext): ClientCapabi
  */
 export async function createApp(config: Config, tools?: readonly AnyTool[], core?: Core): Promise<App> {
   core ??= await createCore(config, tools);
-  const { services, calls, modernCall, pipeline, listTools, sweep } = core;
+  const { services, calls, modernCall, pipeline, listTools, sweep, answerTokens } = core;
   const fail = (code: number, message: string) => new ProtocolError(code, message);
   const instructionText = instructions(config);
   /** The requests of a connection locked to the 2025 era that the transport answers itself (`direct`). */
@@ -194,7 +194,7 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
     };
     // Resources and prompts are views of the workspace: served with its toolset.
     if (config.toolsets.includes("workspace")) {
-      registerResources(mcp, services);
+      registerResources(mcp, services, answerTokens);
       registerPrompts(mcp, async () => new Set((await pipeline()).served.map((t) => t.name)));
     }
     era = built;
