@@ -402,3 +402,22 @@ Deno.test("search-buffer over several hosts whose buffer names together are over
     await beta.kill();
   }
 });
+
+Deno.test("show-buffer under a budget below a page of one character (a long name echoed) refuses in one line", async () => {
+  await withServer(async (mcp, tmux) => {
+    const name = "日".repeat(256);
+    await tmux.tmux("set-buffer", "-b", name, "hello world\n".repeat(100));
+    // The name alone is about 300 tokens: the page of one character was ~360 at a 100-token budget.
+    const r = await mcp.call("show-buffer", { name });
+    assert.ok(fits(r, 100), `the result fits the 100-token budget, got ${resultTokens(r, 0)}`);
+    assert.ok(r.isError, JSON.stringify(r.content).slice(0, 200));
+    assert.equal(
+      (r.content as { text: string }[])[0].text,
+      "a page with one character of this buffer (its name echoed) is over this server's 100-token budget for " +
+        "show-buffer: rename-buffer it to a shorter name, or ask the user to raise toolConfigs.show-buffer.maxTokens " +
+        "(or --max-tokens)",
+    );
+    await mcp.ok("rename-buffer", { from: name, to: "short" });
+    assert.equal((await mcp.ok<{ offset_bytes: number }>("show-buffer", { name: "short" })).offset_bytes, 0);
+  }, { args: ["--max-tokens", "100"] });
+});

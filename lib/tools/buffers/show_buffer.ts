@@ -92,6 +92,14 @@ export default defineTool({
     if (ctx.budget.fits(whole)) return whole;
     // Over the response budget: the longest page that fits, continued exactly by next_offset_bytes.
     const n = largestFitting(1, whole.structured.returned_bytes, (k) => ctx.budget.fits(page(pageEnd(k), true)));
-    return page(pageEnd(n), true);
+    const cut = page(pageEnd(n), true);
+    // Not even its first character fits beside the page's fields (a long name echoed, a budget of about 100).
+    if (!ctx.budget.fits(cut)) {
+      throw ctx.budget.tooSmall(
+        "a page with one character of this buffer (its name echoed)",
+        "rename-buffer it to a shorter name",
+      );
+    }
+    return cut;
   },
 });
