@@ -5,7 +5,7 @@
  * old, an unused socket and a bad config file.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { ROOT, runProcess, START_PERMISSIONS, startTmux, uniqueSocketName } from "./helpers.ts";
+import { ROOT, runProcess, runWithReadOnlyDir, START_PERMISSIONS, startTmux, uniqueSocketName } from "./helpers.ts";
 import { parseCommand } from "../lib/config.ts";
 import { parseTmuxVersion } from "../lib/doctor/tmux.ts";
 import { findOnPath } from "../lib/doctor/shells.ts";
@@ -333,17 +333,9 @@ Deno.test("doctor: an --audit-log the server could not open is a FAIL line; a ne
       await Deno.chmod(locked, 0o555);
       r = await doctor(args);
       await Deno.chmod(locked, 0o755);
-    } else if ((await runProcess("unshare", ["-m", "true"]).catch(() => undefined))?.code === 0) {
-      r = await runProcess("unshare", [
-        "-m",
-        "sh",
-        "-c",
-        `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`,
-        "sh",
-        locked,
-        Deno.execPath(),
-        ...["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args],
-      ]).then((p) => ({ ...p, lines: p.stdout.trimEnd().split("\n") }));
+    } else {
+      const p = await runWithReadOnlyDir(locked, ["doctor", ...args]);
+      if (p) r = { ...p, lines: p.stdout.trimEnd().split("\n") };
     }
     if (r) {
       assertOneLineEach(r);

@@ -382,3 +382,27 @@ export async function runProcess(
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
+
+/**
+ * Runs the server's main.ts (as the start task runs it) with `args`, where folder `dir` takes no new file: for root,
+ * who writes through a folder's modes, in a mount namespace of its own with `dir` bind-mounted read-only. Undefined
+ * where unshare is not allowed (a test then skips that case); a user's case is a chmod, which needs none of this.
+ */
+export async function runWithReadOnlyDir(
+  dir: string,
+  args: string[],
+  opts: { env?: Record<string, string>; clearEnv?: boolean } = {},
+): Promise<ProcessOutput | undefined> {
+  const probe = await runProcess("unshare", ["-m", "true"], opts).catch(() => undefined);
+  if (probe?.code !== 0) return undefined;
+  return await runProcess("unshare", [
+    "-m",
+    "sh",
+    "-c",
+    `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`,
+    "sh",
+    dir,
+    Deno.execPath(),
+    ...["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args],
+  ], opts);
+}

@@ -9,7 +9,7 @@
  * pieces on their own.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { ROOT, runProcess, START_PERMISSIONS } from "./helpers.ts";
+import { ROOT, runProcess, runWithReadOnlyDir, START_PERMISSIONS } from "./helpers.ts";
 import { parse as parseJsonc } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { CLIENT_IDS, type ClientId, CLIENTS } from "../lib/doctor/install_clients.ts";
@@ -466,18 +466,10 @@ Deno.test("install: a read-only config file or folder is refused in one line say
       r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
       await Deno.chmod(dir, 0o755);
     } else {
-      const probe = await runProcess("unshare", ["-m", "true"], { env: {}, clearEnv: true }).catch(() => undefined);
-      if (probe?.code !== 0) return;
-      r = await runProcess("unshare", [
-        "-m",
-        "sh",
-        "-c",
-        `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`,
-        "sh",
-        dir,
-        Deno.execPath(),
-        ...["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", "--install", "cursor"],
-      ], { env: { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR }, clearEnv: true });
+      const env = { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR };
+      const ro = await runWithReadOnlyDir(dir, ["doctor", "--install", "cursor"], { env, clearEnv: true });
+      if (!ro) return;
+      r = ro;
     }
     assertEquals(r.code, 1, r.stdout + r.stderr);
     assertEquals(r.stdout.trimEnd().split("\n").length, 1, r.stdout);
