@@ -91,6 +91,21 @@ Deno.test("wait-for-text: a line after an insert of millions of blanks is still 
   });
 });
 
+Deno.test("wait-for-text: a match in a line only the full redaction rules may judge is answered, not waited for again", async () => {
+  await withShell("bash", async (fx) => {
+    const wait = (pattern: string) =>
+      startWait<TextResult>(fx, "wait", { what: "text", target: fx.pane, patterns: [pattern], new_only: true });
+    const head = wait("HEAD-43"), end = wait("END-42");
+    await Promise.all([head.armed, end.armed]);
+    // A 3,000-character token-like line, before the server's rules were loaded: the call was run a second time with
+    // them, and that wait, armed after the line, answered timeout.
+    await type(fx, "printf 'HEAD-%d' $((40+3)); head -c 3000 /dev/zero | tr '\\0' x; printf 'END-%d\\n' $((40+2))");
+    assertEquals((await head.done).outcome, "matched");
+    const hit = await end.done;
+    assertEquals([hit.outcome, hit.matched_line?.length], ["matched", 1000], JSON.stringify(hit).slice(-300));
+  });
+});
+
 Deno.test("wait-for-text with timeout_ms 0 (look now) matches the text the screen already shows", async () => {
   await withShell("bash", async (fx) => {
     await type(fx, "echo NOW-$((6*7))");

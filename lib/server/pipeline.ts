@@ -30,7 +30,7 @@ import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
-import { earlyRedactor, loadRedactor, redactJson, type Redactor, RulesNeeded } from "../text/redact.ts";
+import { earlyRedactor, loadRedactor, redactFully, redactJson, type Redactor, RulesNeeded } from "../text/redact.ts";
 import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
 import { cutAt, type PausableTimeout, pausableTimeout } from "./cut.ts";
 import { bindCall, mergeOutputs, namesHost, placed } from "./host_routing.ts";
@@ -309,19 +309,6 @@ function redactWith(result: CallToolResult, redactor: Redactor): CallToolResult 
  * a server starts, lib/server/core.ts) it goes through.
  */
 let rulesAwaited = false;
-
-/**
- * `redact` with `redactor`, or with the process's redactor once its rule preset has loaded when `redactor` (the
- * early one, lib/text/redact.ts) meets text the preset must see.
- */
-async function redactFully<T>(redactor: Redactor, redact: (r: Redactor) => T): Promise<T> {
-  try {
-    return redact(redactor);
-  } catch (e) {
-    if (!(e instanceof RulesNeeded)) throw e;
-    return redact(await loadRedactor());
-  }
-}
 
 /** Builds the pipeline for a server's tool table and configuration. */
 export function createPipeline(opts: PipelineOptions): Pipeline {

@@ -467,6 +467,25 @@ export function loadRedactor(): Promise<Redactor> {
 }
 
 /**
+ * `redact` with `redactor`, or with the process's redactor once its rule preset has loaded when `redactor` (the
+ * early one) meets text the preset must see. A handler that cannot be run again (a wait: what it saw is gone) uses
+ * this for what it redacts itself, as the pipeline runs a call again with the preset on {@linkcode RulesNeeded}.
+ *
+ * @example
+ * ```ts
+ * const line = await redactFully(earlyRedactor(), (r) => r.redact("token=ghp_abc"));
+ * ```
+ */
+export async function redactFully<T>(redactor: Redactor, redact: (r: Redactor) => T): Promise<T> {
+  try {
+    return redact(redactor);
+  } catch (e) {
+    if (!(e instanceof RulesNeeded)) throw e;
+    return redact(await loadRedactor());
+  }
+}
+
+/**
  * The process's redactor once the preset has loaded; until then one without it (same salt), which redacts text
  * none of whose lines may hold one of the preset's shapes as the process's redactor does and throws
  * {@linkcode RulesNeeded} for any other text: a starting server's first result (a listing, a quiet screen) need

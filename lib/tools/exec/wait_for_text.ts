@@ -10,7 +10,7 @@ import { tailLines, waitTimeout } from "../schemas.ts";
 import { ptyId } from "../pty/schemas.ts";
 import { resolvedOf } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
-import type { Redactor } from "../../text/redact.ts";
+import { redactFully, type Redactor } from "../../text/redact.ts";
 import { redactedSlicer } from "../../text/redact_page.ts";
 import { budgeted, continueField, continueParam } from "./continued.ts";
 import { checkPtyWait, type PaneIds, tailOf, type Waited, waitIds } from "./wait_common.ts";
@@ -199,15 +199,23 @@ async function ended(
   return {
     outcome,
     matched_pattern: h?.pattern ?? null,
-    // A secret the cut at MAX_LINE splits is judged whole (lib/text/redact_page.ts): its first characters alone
-    // would pass the redaction of the result.
-    matched_line: h ? redactedSlicer(r.redactor, h.line, 0, Math.min(h.line.length, MAX_LINE))(0, MAX_LINE) : null,
+    matched_line: h ? await cutLine(r.redactor, h.line) : null,
     tail: r.tail.join("\n"),
     ...(outcome === "timeout" && await inTail(matcher, r.tail) ? { visible_in_tail: true as const } : {}),
     elapsed_ms: Math.round(performance.now() - r.started),
     ...r.ids,
     warnings: r.warnings,
   };
+}
+
+/**
+ * A matched line cut at MAX_LINE, a secret the cut splits judged whole (lib/text/redact_page.ts): its first characters
+ * alone would pass the redaction of the result. With the preset loaded if the line needs it: a wait cannot be run
+ * again, as a call whose handler throws RulesNeeded is (the event it saw would be gone).
+ */
+function cutLine(redactor: Redactor | undefined, line: string): Promise<string> {
+  const cut = (r: Redactor | undefined) => redactedSlicer(r, line, 0, Math.min(line.length, MAX_LINE))(0, MAX_LINE);
+  return redactor ? redactFully(redactor, cut) : Promise.resolve(cut(undefined));
 }
 
 /**
