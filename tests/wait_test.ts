@@ -91,6 +91,19 @@ Deno.test("wait-for-text: a line after an insert of millions of blanks is still 
   });
 });
 
+Deno.test("wait-for-text finds text anywhere in a line longer than 4096 columns, its start and its end", async () => {
+  await withShell("bash", async (fx) => {
+    const wait = (pattern: string) =>
+      startWait<TextResult>(fx, "wait", { what: "text", target: fx.pane, patterns: [pattern], new_only: true });
+    const head = wait("HEAD-43"), end = wait("END-42");
+    await Promise.all([head.armed, end.armed]);
+    // One line of 9,000 columns: the columns past 4,096 were cut before any check (a timeout, the text on screen).
+    await type(fx, "printf 'HEAD-%d' $((40+3)); head -c 9000 /dev/zero | tr '\\0' x; printf 'END-%d\\n' $((40+2))");
+    assertEquals((await head.done).outcome, "matched");
+    assertEquals((await end.done).outcome, "matched");
+  });
+});
+
 Deno.test("wait-for-text: a match in a line only the full redaction rules may judge is answered, not waited for again", async () => {
   await withShell("bash", async (fx) => {
     const wait = (pattern: string) =>

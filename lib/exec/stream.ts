@@ -94,7 +94,8 @@ export class MarkerScanner {
 /** Receives text lines: `complete` when the line ended (newline or the cursor left the row). */
 export type LineSink = (text: string, complete: boolean) => void;
 
-const MAX_LINE = 4096;
+/** Columns a line keeps by default (`maxLine`). */
+export const LINE_COLUMNS = 4096;
 
 type State = "text" | "esc" | "csi" | "osc" | "string" | "charset";
 
@@ -124,6 +125,8 @@ export class LineAssembler {
 
   #max: number;
 
+  #slide: number | undefined;
+
   /**
    * The terminal's width, once known: a cursor move stops at the right margin of the row the cursor is on (lines
    * here are unwrapped: a row is `width` columns of one), as the terminal's own does. Unknown: only `maxLine` stops it.
@@ -132,12 +135,15 @@ export class LineAssembler {
 
   /**
    * `blankLines`: also offer the empty lines a newline ends (a log of the output wants them; matching does not).
-   * `maxLine`: columns kept per line (default 4096).
+   * `maxLine`: columns kept per line (default 4096). `slide`: a line that text keeps growing past `maxLine` is
+   * offered, then loses its first columns but the last `slide` (else the rest are cut): any `slide` columns of it in
+   * a row are in one offered line (a match looks at every part of a long line; a log keeps its head).
    */
-  constructor(sink: LineSink, opts: { blankLines?: boolean; maxLine?: number } = {}) {
+  constructor(sink: LineSink, opts: { blankLines?: boolean; maxLine?: number; slide?: number } = {}) {
     this.#sink = sink;
     this.#blank = opts.blankLines ?? false;
-    this.#max = opts.maxLine ?? MAX_LINE;
+    this.#max = opts.maxLine ?? LINE_COLUMNS;
+    this.#slide = opts.slide;
   }
 
   /** Feeds raw bytes; at the end the current (partial) line is offered if it changed. */
@@ -183,6 +189,16 @@ export class LineAssembler {
   }
 
   #put(ch: string): void {
+    if (this.#col >= this.#max && this.#slide !== undefined && this.#col === this.#line.length) {
+      this.#offer(false);
+      // Whole rows go when the width is known, so a cursor move keeps to the row it is on.
+      let drop = this.#max - this.#slide;
+      if (this.width) drop -= drop % this.width;
+      if (drop > 0) {
+        this.#line.splice(0, drop);
+        this.#col -= drop;
+      }
+    }
     if (this.#col >= this.#max) {
       if (!this.#cutHere) this.cut++;
       this.#cutHere = true;

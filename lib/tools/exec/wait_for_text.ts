@@ -3,7 +3,7 @@ import { defineTool, resolvedTarget } from "../declared.ts";
 import type { ToolContext } from "../tool.ts";
 import { compileMatcher, type Hit, type Matcher } from "../../exec/match.ts";
 import { waitOnPane } from "../../exec/observe.ts";
-import { LineAssembler } from "../../exec/stream.ts";
+import { LINE_COLUMNS, LineAssembler } from "../../exec/stream.ts";
 import { waitPty } from "../../exec/pty_wait.ts";
 import { type Warning, warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
@@ -66,7 +66,7 @@ function matchQueue(matcher: Matcher) {
   return {
     hit: hit.promise,
     push(lines: string[]) {
-      for (const l of lines) if (l) queue.push(l.length > MAX_LINE * 4 ? l.slice(-MAX_LINE * 4) : l);
+      for (const l of lines) if (l) queue.push(l.length > LINE_COLUMNS ? l.slice(-LINE_COLUMNS) : l);
       void pump();
     },
     async settled(): Promise<Hit | undefined> {
@@ -156,7 +156,8 @@ async function textOnPane(
   a: Common & { patterns: string[] },
 ): Promise<Out> {
   const q = matchQueue(matcher);
-  const lines = new LineAssembler((text) => q.push([text]));
+  // A pattern (at most 1000 characters) anywhere in a line longer than the assembler keeps: the line slides.
+  const lines = new LineAssembler((text) => q.push([text]), { slide: MAX_LINE + 24 });
   const target = resolvedTarget(ctx);
   meta.ids = resolvedOf(target, target.defaulted);
   const { pane, defaulted, end, view } = await waitOnPane(ctx, {
