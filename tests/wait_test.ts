@@ -91,31 +91,33 @@ Deno.test("wait-for-text: a line after an insert of millions of blanks is still 
   });
 });
 
+/**
+ * Waits for HEAD-43 and END-42 (new output only) around one line of `columns` x's, typed into the pane; their answers.
+ */
+async function waitsAroundLongLine(fx: ExecFixture, columns: number): Promise<[TextResult, TextResult]> {
+  const wait = (pattern: string) =>
+    startWait<TextResult>(fx, "wait", { what: "text", target: fx.pane, patterns: [pattern], new_only: true });
+  const head = wait("HEAD-43"), end = wait("END-42");
+  await Promise.all([head.armed, end.armed]);
+  await type(fx, `printf 'HEAD-%d' $((40+3)); head -c ${columns} /dev/zero | tr '\\0' x; printf 'END-%d\\n' $((40+2))`);
+  return [await head.done, await end.done];
+}
+
 Deno.test("wait-for-text finds text anywhere in a line longer than 4096 columns, its start and its end", async () => {
   await withShell("bash", async (fx) => {
-    const wait = (pattern: string) =>
-      startWait<TextResult>(fx, "wait", { what: "text", target: fx.pane, patterns: [pattern], new_only: true });
-    const head = wait("HEAD-43"), end = wait("END-42");
-    await Promise.all([head.armed, end.armed]);
-    // One line of 9,000 columns: the columns past 4,096 were cut before any check (a timeout, the text on screen).
-    await type(fx, "printf 'HEAD-%d' $((40+3)); head -c 9000 /dev/zero | tr '\\0' x; printf 'END-%d\\n' $((40+2))");
-    assertEquals((await head.done).outcome, "matched");
-    assertEquals((await end.done).outcome, "matched");
+    // The columns past 4,096 were cut before any check (a timeout, the text on screen).
+    const [head, end] = await waitsAroundLongLine(fx, 9000);
+    assertEquals([head.outcome, end.outcome], ["matched", "matched"]);
   });
 });
 
 Deno.test("wait-for-text: a match in a line only the full redaction rules may judge is answered, not waited for again", async () => {
   await withShell("bash", async (fx) => {
-    const wait = (pattern: string) =>
-      startWait<TextResult>(fx, "wait", { what: "text", target: fx.pane, patterns: [pattern], new_only: true });
-    const head = wait("HEAD-43"), end = wait("END-42");
-    await Promise.all([head.armed, end.armed]);
-    // A 3,000-character token-like line, before the server's rules were loaded: the call was run a second time with
+    // A 3,000-character token-like line before the server's rules were loaded: the call was run a second time with
     // them, and that wait, armed after the line, answered timeout.
-    await type(fx, "printf 'HEAD-%d' $((40+3)); head -c 3000 /dev/zero | tr '\\0' x; printf 'END-%d\\n' $((40+2))");
-    assertEquals((await head.done).outcome, "matched");
-    const hit = await end.done;
-    assertEquals([hit.outcome, hit.matched_line?.length], ["matched", 1000], JSON.stringify(hit).slice(-300));
+    const [head, end] = await waitsAroundLongLine(fx, 3000);
+    assertEquals(head.outcome, "matched");
+    assertEquals([end.outcome, end.matched_line?.length], ["matched", 1000], JSON.stringify(end).slice(-300));
   });
 });
 
