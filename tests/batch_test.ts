@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
+import { estimateTokens } from "../lib/budget/estimate.ts";
 
 interface BatchResult {
   results: Array<{ tool: string; ok: boolean; result?: Record<string, unknown>; error?: string }>;
@@ -91,10 +92,39 @@ Deno.test("batch refuses nested batches, empty and oversized batches, and unknow
   });
 });
 
-Deno.test("a batch result over the budget is buffered like any other result", async () => {
+Deno.test("a batch over its budget keeps its largest results in buffers of their own, every outcome in view", async () => {
+  await withServer(async (mcp, tmux) => {
+    const text = Array.from({ length: 100 }, (_, i) => `line ${i} of the big buffer`).join("\n");
+    await tmux.tmux("set-buffer", "-b", "big", text);
+    await tmux.tmux("set-buffer", "-b", "small", "tiny");
+    const calls = [
+      { tool: "show-buffer", arguments: { name: "big" } },
+      { tool: "show-buffer", arguments: { name: "small" } },
+      { tool: "show-buffer", arguments: { name: "nope" } },
+      { tool: "show-buffer", arguments: { name: "big" } },
+    ];
+    const raw = await mcp.call("batch", { calls, continue_on_error: true });
+    assert.ok(!raw.isError);
+    assert.ok(estimateTokens(JSON.stringify(raw.structuredContent)) <= 1000);
+    const r = raw.structuredContent as unknown as BatchResult;
+    assert.deepEqual(r.results.map((x) => [x.tool, x.ok]), calls.map((c) => [c.tool, c.arguments.name !== "nope"]));
+    assert.equal(r.completed, 3);
+    assert.match(r.results[2].error!, /nope/);
+    // The small result as it is; each big one as its own tool's buffered answer, whose buffer holds it whole (as JSON).
+    assert.equal(r.results[1].result!.text, "tiny");
+    for (const i of [0, 3]) {
+      const b = r.results[i].result as { type: string; buffer_id: string; note: string };
+      assert.equal(b.type, "buffered_response");
+      assert.match(b.note, /share of the 1000-token budget of the batch/);
+      assert.equal(JSON.parse(await tmux.tmux("show-buffer", "-b", b.buffer_id)).text, text);
+    }
+  }, { args: ["--max-tokens", "1000"] });
+});
+
+Deno.test("a batch whose results cannot each fit a share of its budget is buffered whole", async () => {
   await withServer(async (mcp, tmux) => {
     await tmux.tmux("set-buffer", "-b", "big", "word ".repeat(400));
-    const calls = Array.from({ length: 5 }, () => ({ tool: "show-buffer", arguments: { name: "big" } }));
+    const calls = Array.from({ length: 20 }, () => ({ tool: "show-buffer", arguments: { name: "big" } }));
     const r = await mcp.ok<{ type?: string; buffer_id?: string }>("batch", { calls });
     assert.equal(r.type, "buffered_response");
     assert.match(r.buffer_id!, /^mcp-result-/);

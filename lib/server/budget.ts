@@ -164,11 +164,26 @@ export function createBudget(opts: BudgetOptions): Budget {
     }
   }
 
-  const stage: ResultStage = async (tool, result, ctx) => {
+  const stage: ResultStage = async (tool, result, ctx, toolNamed) => {
     // A natively paged tool already fit its page and says where to go on, a confirmation is small: a copy
     // would only cost a buffer.
     if (!settings.enableBuffering || neverBuffered(tool)) return result;
     const budget = budgetOf(tool.name);
+    if (tool.innerResults) result = await keepInnerResults(result, ctx, budget, toolNamed);
+    return await fit(tool, result, ctx, budget, `this server's ${budget.maxTokens}-token budget for it`);
+  };
+
+  /**
+   * `result` as it is when within `budget`, else kept whole in a result buffer and answered by a preview
+   * (`overWhat` names the budget it is over).
+   */
+  async function fit(
+    tool: AnyTool,
+    result: CallToolResult,
+    ctx: Services,
+    budget: ToolBudget,
+    overWhat: string,
+  ): Promise<CallToolResult> {
     const estimate = resultTokens(result, budget.maxTokens);
     const over = estimate !== undefined && estimate > budget.maxTokens;
     if (!over && !budget.alwaysBuffer) return result;
@@ -211,7 +226,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     const kept = await keep(plan, ctx);
     const what = plan.kind === "text" ? "text" : "result (as indented JSON)";
     const head = over
-      ? `${tool.name} returned about ${tokens} tokens, over this server's ${budget.maxTokens}-token budget for it.`
+      ? `${tool.name} returned about ${tokens} tokens, over ${overWhat}.`
       : `${tool.name} results are always buffered (alwaysBuffer).`;
     const where = kept.id !== null
       ? `The full ${what} (${plan.full.length} bytes) is in tmux buffer "${kept.id}" for up to ${
@@ -273,7 +288,61 @@ export function createBudget(opts: BudgetOptions): Budget {
       content: [{ type: "text", text: JSON.stringify(envelope) }],
       structuredContent: envelope as unknown as Record<string, unknown>,
     };
-  };
+  }
+
+  /**
+   * A result whose `results` hold other tools' results (batch), over `budget`: its largest inner results are
+   * each kept in a result buffer of their own with their own tool's preview, fitted to a share of the budget
+   * (the smaller ones first take what they need), so the answer shows every call's outcome. The result as it
+   * is when it fits, or holds no such list.
+   */
+  async function keepInnerResults(
+    result: CallToolResult,
+    ctx: Services,
+    budget: ToolBudget,
+    toolNamed: (name: string) => AnyTool | undefined,
+  ): Promise<CallToolResult> {
+    const whole = resultTokens(result, budget.maxTokens);
+    const structured = result.structuredContent as { results?: unknown } | undefined;
+    if (whole === undefined || whole <= budget.maxTokens || !Array.isArray(structured?.results)) return result;
+    const entries = structured.results as Record<string, unknown>[];
+    const partOf = (e: Record<string, unknown>) => e.result ?? e.text;
+    const costs = entries.map((e) => partOf(e) === undefined ? 0 : estimateTokens(JSON.stringify(partOf(e))));
+    const fixed = estimateTokens(
+      JSON.stringify({ ...structured, results: entries.map(({ result: _r, text: _t, ...e }) => e) }),
+    );
+    const order = costs.map((_, i) => i).filter((i) => costs[i] > 0).sort((a, b) => costs[a] - costs[b]);
+    // Estimates of parts do not add up exactly to the whole's: a token of rounding each.
+    let left = budget.maxTokens - fixed - order.length;
+    const out = [...entries];
+    for (const [k, i] of order.entries()) {
+      const share = Math.floor(left / (order.length - k));
+      if (costs[i] <= share) {
+        left -= costs[i];
+        continue;
+      }
+      const inner = toolNamed(String(entries[i].tool));
+      const { result: part, text, ...rest } = entries[i];
+      if (inner === undefined) continue;
+      const innerResult: CallToolResult = part !== undefined
+        ? {
+          content: [{ type: "text", text: JSON.stringify(part) }],
+          structuredContent: part as Record<string, unknown>,
+        }
+        : { content: [{ type: "text", text: String(text) }] };
+      const kept = await fit(
+        inner,
+        innerResult,
+        ctx,
+        { ...budget, maxTokens: Math.max(1, share), alwaysBuffer: false },
+        `its ${Math.max(0, share)}-token share of the ${budget.maxTokens}-token budget of the batch it ran in`,
+      );
+      out[i] = { ...rest, result: kept.structuredContent };
+      left -= estimateTokens(JSON.stringify(kept.structuredContent));
+    }
+    const next = { ...structured, results: out };
+    return { content: [{ type: "text", text: structuredJson(next) }], structuredContent: next };
+  }
 
   function pageBudget(tool: AnyTool): PageBudget {
     const { maxTokens } = budgetOf(tool.name);

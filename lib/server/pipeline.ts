@@ -76,9 +76,15 @@ export interface CallExtra {
 
 /**
  * A stage applied to every successful result after validation (response
- * budgets live here). It may replace the result.
+ * budgets live here). It may replace the result. `toolNamed` finds the tools
+ * whose results a result holds (a batch's calls).
  */
-export type ResultStage = (tool: AnyTool, result: CallToolResult, ctx: ToolContext) => Promise<CallToolResult>;
+export type ResultStage = (
+  tool: AnyTool,
+  result: CallToolResult,
+  ctx: ToolContext,
+  toolNamed: (name: string) => AnyTool | undefined,
+) => Promise<CallToolResult>;
 
 export interface PipelineOptions {
   tools: readonly AnyTool[];
@@ -559,7 +565,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       target = { ...target, ...targetOf(out.structured) };
       let result = outputResult(out);
       if (redactor) result = await redactFully(redactor, (r) => redactResult(result, r));
-      for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx);
+      for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx, (n) => byName.get(n));
       // MCP: no progress after the result. Waits send theirs without awaiting them; they go out first.
       if (progressSent.size > 0) await Promise.all(progressSent);
       return result;

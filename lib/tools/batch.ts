@@ -64,6 +64,7 @@ export default defineTool({
       .describe("present when stopped early"),
   }),
   secrets: [],
+  innerResults: true,
   // Inner calls get audit lines of their own (with their secrets redacted); this line names them only, an unknown
   // name by its fingerprint as the inner call's own line does.
   auditArgs: (args, isTool) => {

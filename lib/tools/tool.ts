@@ -242,6 +242,13 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   textField?: string;
   /**
+   * For response budgets: the result's `results` list holds other tools'
+   * results (batch: `{tool, ok, result | text | error}`). Over budget, its
+   * largest inner results are each kept in a result buffer of their own, with
+   * their own tool's preview, so every call's outcome stays in view.
+   */
+  innerResults?: true;
+  /**
    * For response budgets: tool-specific next calls suggested when a result
    * is over budget, e.g. `"pass max_lines: 100"`. Declarative text only; the
    * budget stage adds the paging and search calls for the result buffer.
