@@ -58,9 +58,12 @@ const big = textResult(log.slice(0, MiB));
 
 Deno.bench("estimateTokens: 1 MiB English", () => void estimateTokens(englishMiB));
 Deno.bench("estimateTokens: 1 MiB of CJK (UTF-8)", () => void estimateTokens(chineseMiB));
-Deno.bench("stage: small result under budget", async () => void await budget.stage(tool, small, ctx));
-Deno.bench("stage: 64 KiB text under budget", async () => void await budget.stage(tool, page64k, ctx));
-Deno.bench("stage: 1 MiB log over budget → preview", async () => void await budget.stage(tool, big, ctx));
+Deno.bench("stage: small result under budget", async () => void await budget.stage(tool, small, ctx, () => undefined));
+Deno.bench("stage: 64 KiB text under budget", async () => void await budget.stage(tool, page64k, ctx, () => undefined));
+Deno.bench(
+  "stage: 1 MiB log over budget → preview",
+  async () => void await budget.stage(tool, big, ctx, () => undefined),
+);
 
 // show-buffer's fit of a 1 MiB slice to the budget: bisection over bytes, one estimate per step.
 const logBytes = new TextEncoder().encode(log.slice(0, MiB));
