@@ -112,10 +112,7 @@ Deno.test("show-buffer slices never cut a multi-byte character and page back byt
 
 Deno.test("show-buffer refuses an offset inside a character, not inside malformed bytes", async () => {
   await withServer(async (mcp, tmux) => {
-    // A page's next_offset_bytes, then the buffer is replaced: the old offset falls inside "é".
-    await mcp.ok("set-buffer", { name: "ch", content: "aaa" + "é".repeat(4) });
-    const first = await mcp.ok<Slice>("show-buffer", { name: "ch", max_bytes: 4 });
-    assertEquals(first.next_offset_bytes, 3);
+    // An offset no page gave (counted in characters, say) falls inside "é".
     await mcp.ok("set-buffer", { name: "ch", content: "é".repeat(4) });
     assertMatch(
       await mcp.err("show-buffer", { name: "ch", offset_bytes: 3 }),
@@ -160,6 +157,39 @@ Deno.test("show-buffer at the end returns an empty slice; past the end is an err
     const end = await mcp.ok<Slice>("show-buffer", { name: "e", offset_bytes: 3 });
     assertEquals([end.text, end.returned_bytes, end.next_offset_bytes], ["", 0, null]);
     assertMatch(await mcp.err("show-buffer", { name: "e", offset_bytes: 4 }), /past the end.*size 3.*from 0 to 3/);
+  });
+});
+
+Deno.test("show-buffer refuses to read on into a buffer replaced since the page that gave the offset", async () => {
+  await withServer(async (mcp, tmux) => {
+    const first = Array.from({ length: 80 }, (_, i) => `old line ${i}`).join("\n");
+    await mcp.ok("set-buffer", { name: "log", content: first });
+    const p1 = await mcp.ok<Slice>("show-buffer", { name: "log", max_bytes: 300 });
+    assertEquals(p1.next_offset_bytes, 300);
+    // Appended to: the text before the offset is the same, and paging goes on.
+    await mcp.ok("append-buffer", { name: "log", content: "\nappended" });
+    const p2 = await mcp.ok<Slice>("show-buffer", { name: "log", offset_bytes: 300, max_bytes: 300 });
+    assertEquals(p2.text, (first + "\nappended").slice(300, 600));
+    // Replaced by another client (a newer log under the same name): reading on would mix the two texts.
+    await tmux.tmux("set-buffer", "-b", "log", Array.from({ length: 80 }, (_, i) => `new entry ${i}`).join("\n"));
+    assertMatch(
+      await mcp.err("show-buffer", { name: "log", offset_bytes: 600, max_bytes: 300 }),
+      /buffer "log" changed since the page that gave offset_bytes 600: it was replaced.*from offset_bytes 0/,
+    );
+    // Replaced by a shorter text: the same cause, not "past the end".
+    await mcp.ok("set-buffer", { name: "log", content: first });
+    const p3 = await mcp.ok<Slice>("show-buffer", { name: "log", offset_bytes: 0, max_bytes: 500 });
+    await mcp.ok("set-buffer", { name: "log", content: "short" });
+    assertMatch(
+      await mcp.err("show-buffer", { name: "log", offset_bytes: p3.next_offset_bytes! }),
+      /changed since the page that gave offset_bytes 500/,
+    );
+    // An offset no page gave is read as asked.
+    await mcp.ok("set-buffer", { name: "log", content: first });
+    assertEquals(
+      (await mcp.ok<Slice>("show-buffer", { name: "log", offset_bytes: 4, max_bytes: 4 })).text,
+      first.slice(4, 8),
+    );
   });
 });
 

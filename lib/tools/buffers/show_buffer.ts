@@ -6,6 +6,7 @@ import { clipToCharBoundary, utf8SequenceLength } from "../../text/utf8.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { redactedBytePages } from "../../text/redact_page.ts";
 import { firstInvalidUtf8 } from "../../search/text.ts";
+import { changedBefore, markPageEnd } from "../../buffers/page_marks.ts";
 
 const MAX_SLICE = 1024 * 1024;
 
@@ -35,6 +36,13 @@ export default defineTool({
   async handler({ name, offset_bytes, max_bytes }, ctx) {
     const bytes = await ctx.buffers.read(name);
     const size = bytes.length;
+    if (changedBefore(ctx.buffers, name, bytes, offset_bytes)) {
+      throw new UserError(
+        `buffer ${JSON.stringify(name)} changed since the page that gave offset_bytes ${offset_bytes}: it was ` +
+          `replaced (its bytes before that offset are not the ones that page ended with), so reading on would mix ` +
+          `two texts: read it again from offset_bytes 0`,
+      );
+    }
     if (offset_bytes > size) {
       throw new UserError(
         `offset_bytes ${offset_bytes} is past the end of buffer ${JSON.stringify(name)} (size ${size} bytes): ` +
@@ -88,8 +96,14 @@ export default defineTool({
         content: [{ type: "text" as const, text }, { type: "text" as const, text: JSON.stringify(facts) }, ...warning],
       };
     };
+    /** The page, with where it ends noted for its continuation. */
+    const served = <P extends ReturnType<typeof page>>(p: P): P => {
+      const next = p.structured.next_offset_bytes;
+      if (next !== null) markPageEnd(ctx.buffers, name, bytes, next);
+      return p;
+    };
     const whole = page(longest, false);
-    if (ctx.budget.fits(whole)) return whole;
+    if (ctx.budget.fits(whole)) return served(whole);
     // Over the response budget: the longest page that fits, continued exactly by next_offset_bytes.
     const n = largestFitting(1, whole.structured.returned_bytes, (k) => ctx.budget.fits(page(pageEnd(k), true)));
     const cut = page(pageEnd(n), true);
@@ -100,6 +114,6 @@ export default defineTool({
         "rename-buffer it to a shorter name",
       );
     }
-    return cut;
+    return served(cut);
   },
 });
