@@ -171,6 +171,32 @@ Deno.test("a search of all buffers counts the matches past its page beyond a buf
   });
 });
 
+Deno.test("a resumed search refuses a buffer replaced since the page that gave its offset, in both modes", async () => {
+  await withServer(async (mcp, tmux) => {
+    const first = Array.from({ length: 40 }, (_, i) => `line ${i}: needle ${i}`).join("\n");
+    for (const mode of ["literal", "regex"]) {
+      await tmux.tmux("set-buffer", "-b", "log", first);
+      const args = { query: "needle", mode, buffers: ["log"], max_matches: 5 };
+      const p1 = await mcp.ok<Result>("search-buffer", args);
+      const resume = p1.resume_from_offset;
+      assert(resume.log > 0, JSON.stringify(p1));
+      // Appended to: the buffer is the one searched, and the search goes on where it left off.
+      await tmux.tmux("set-buffer", "-a", "-b", "log", "\nappended needle");
+      const p2 = await mcp.ok<Result>("search-buffer", { ...args, resume_from_offset: resume });
+      assertEquals(p2.matches[0].snippet.includes("needle 5"), true, mode);
+      // Replaced by another text under the same name: resuming would report its matches as the rest of the old one.
+      await tmux.tmux("set-buffer", "-b", "log", first.replaceAll("line", "LINE"));
+      assertMatch(
+        await mcp.err("search-buffer", { ...args, resume_from_offset: p2.resume_from_offset }),
+        /^buffer "log" changed since the search that gave resume_from_offset \d+ for it .*search again without resume_from_offset$/,
+      );
+      // A new search of it, and its own pages, are fine.
+      const fresh = await mcp.ok<Result>("search-buffer", args);
+      assertEquals(fresh.matches[0].snippet.includes("LINE 0"), true, mode);
+    }
+  });
+});
+
 Deno.test("a search of all buffers goes on when one is deleted after they were listed; a named one still fails", async () => {
   await withServer(async (mcp, tmux) => {
     const big = enc.encode(("x".repeat(1023) + "\n").repeat(20 * 1024));

@@ -19,6 +19,7 @@ import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
 import { MissingBuffer } from "../buffers/store.ts";
+import { changedBefore, type Identity, identityOf, markContinuation } from "../buffers/page_marks.ts";
 import { UserError } from "../errors.ts";
 import type { FoundMatch } from "../search/scan.ts";
 import { redactedSlicer } from "../text/redact_page.ts";
@@ -164,11 +165,33 @@ export async function runSearch(
   // Searching every buffer: one deleted since they were listed (a result buffer expiring, tmux dropping its oldest
   // automatic buffer, another client) has nothing left to find, and must not fail the search of the others.
   const listed = new Set(targets.filter((t) => t.skipIfNotText).map((t) => t.name));
-  const read = (name: string) =>
-    ctx.buffers.read(name).catch((e) => {
+  // What each buffer was when read, for the resume offsets this page gives (lib/buffers/page_marks.ts); a
+  // resumed buffer must still be the one the page that gave its offset searched.
+  const resumedAt = new Map(targets.flatMap((t) => t.from === undefined ? [] : [[t.name, t.from] as const]));
+  const identities = new Map<string, Identity>();
+  const read = async (name: string) => {
+    const bytes = await ctx.buffers.read(name).catch((e) => {
       if (e instanceof MissingBuffer && listed.has(name)) return new Uint8Array(0);
       throw e;
     });
+    const from = resumedAt.get(name);
+    if (from !== undefined && changedBefore(ctx.buffers, name, bytes, from)) {
+      throw new UserError(
+        `buffer ${JSON.stringify(name)} changed since the search that gave resume_from_offset ${from} for it (it ` +
+          `was replaced, not appended to): search again without resume_from_offset`,
+      );
+    }
+    identities.set(name, identityOf(bytes));
+    return bytes;
+  };
+  /** The page, with where each buffer it leaves is to resume noted for the page that resumes it. */
+  const served = (page: ToolOutput<SearchOutput>): ToolOutput<SearchOutput> => {
+    for (const [name, offset] of Object.entries(page.structured.resume_from_offset)) {
+      const identity = identities.get(name);
+      if (identity !== undefined && offset > 0) markContinuation(ctx.buffers, name, offset, identity);
+    }
+    return page;
+  };
   const r = await search(targets, read, {
     matcher,
     maxMatches: args.max_matches,
@@ -201,7 +224,7 @@ export async function runSearch(
     ...(r.skipped.length > 0 ? { skipped_buffers: r.skipped.map(([name]) => name) } : {}),
   };
   if (args.include_similarity) Object.assign(out, similarityStats(r.matches));
-  if (ctx.budget.fits({ structured: out })) return { structured: out };
+  if (ctx.budget.fits({ structured: out })) return served({ structured: out });
   // Over the response budget. The names of the buffers searched (up to 1,024 of 256 characters) and the query
   // echoed (up to 1,024 characters, a control character 6 in JSON) can be over it alone: a page echoes the most of
   // the query, then names the most buffers, that leave room for one match (its snippet aside), and says so.
@@ -268,7 +291,7 @@ export async function runSearch(
   if (!ctx.budget.fits(page)) {
     throw ctx.budget.tooSmall(page.structured.matches.length ? "a page with one match" : "a page with no match");
   }
-  return page;
+  return served(page);
 }
 
 /** The page of `out` with the most matches that fit, as `shown` shapes it (at least one match when there is one). */

@@ -6,7 +6,7 @@ import { clipToCharBoundary, utf8SequenceLength } from "../../text/utf8.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { redactedBytePages } from "../../text/redact_page.ts";
 import { firstInvalidUtf8 } from "../../search/text.ts";
-import { changedBefore, markPageEnd } from "../../buffers/page_marks.ts";
+import { changedBefore, identityOf, markContinuation } from "../../buffers/page_marks.ts";
 
 const MAX_SLICE = 1024 * 1024;
 
@@ -99,7 +99,7 @@ export default defineTool({
     /** The page, with where it ends noted for its continuation. */
     const served = <P extends ReturnType<typeof page>>(p: P): P => {
       const next = p.structured.next_offset_bytes;
-      if (next !== null) markPageEnd(ctx.buffers, name, bytes, next);
+      if (next !== null) markContinuation(ctx.buffers, name, next, identityOf(bytes), bytes.subarray(0, next));
       return p;
     };
     const whole = page(longest, false);
