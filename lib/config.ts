@@ -219,7 +219,7 @@ export const OPTIONS: readonly OptionRow[] = [
     flag: "tmux-bin",
     env: "TMUX_MCP_TMUX_BIN",
     type: "string",
-    help: "tmux executable (default: tmux)",
+    help: "tmux executable (default: tmux on PATH, else in a package manager's folder: docs/install.md)",
     apply: (c, v, s) => c.tmuxBin = nonEmpty(s, String(v)),
   },
   {

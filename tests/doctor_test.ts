@@ -8,7 +8,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ROOT, runProcess, runWithReadOnlyDir, START_PERMISSIONS, startTmux, uniqueSocketName } from "./helpers.ts";
 import { parseCommand } from "../lib/config.ts";
 import { parseTmuxVersion } from "../lib/doctor/tmux.ts";
-import { findOnPath } from "../lib/doctor/shells.ts";
+import { findOnPath } from "../lib/host/binaries.ts";
 import { absoluteFlags, lastingPath, shellWord } from "../lib/doctor/client.ts";
 
 async function doctor(args: string[]) {

@@ -12,7 +12,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
-import { findOnPath } from "../lib/doctor/shells.ts";
+import { findOnPath } from "../lib/host/binaries.ts";
 import { startRegistry } from "./install_registry.ts";
 import { VERSION } from "../lib/version.ts";
 import { launcherPackage, platformPackage, TARGETS } from "../.github/scripts/release.ts";

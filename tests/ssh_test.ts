@@ -28,7 +28,7 @@ import { escapeArg, type SocketSpec, spawnTmux, TmuxError, TmuxTimeout } from ".
 import { createTmuxEngine } from "../lib/tmux/engine.ts";
 import { launchControl } from "./ssh_control.ts";
 import { newSentinel } from "../lib/tmux/login_frame.ts";
-import { findOnPath } from "../lib/doctor/shells.ts";
+import { findOnPath } from "../lib/host/binaries.ts";
 
 const dec = new TextDecoder();
 

@@ -14,7 +14,7 @@
  * ```
  */
 import { fileURLToPath } from "node:url";
-import { findOnPath } from "./shells.ts";
+import { findOnPath } from "../host/binaries.ts";
 import type { CheckResult } from "./check.ts";
 import { absolutePath } from "../config.ts";
 

@@ -13,6 +13,7 @@
  * const { lines, ok } = await runDoctor(parseConfig(["--socket-name", "work"], {}), ["--socket-name", "work"]);
  * ```
  */
+import { localTmuxBin } from "../host/binaries.ts";
 import { type Config, hostConfig } from "../config.ts";
 import { createSpawnExecutor } from "../tmux/executor.ts";
 import { type CheckResult, formatCheck } from "./check.ts";
@@ -38,8 +39,10 @@ export function needs(config: Config): { tmux: boolean; shells: boolean; libc: b
 }
 
 /** This machine's tmux, socket, control mode and shells. */
-async function localChecks(config: Config, need: ReturnType<typeof needs>): Promise<CheckResult[]> {
+async function localChecks(given: Config, need: ReturnType<typeof needs>): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
+  // The tmux the server would run (lib/server/hosts.ts): found where a desktop app's short PATH does not reach too.
+  const config = { ...given, tmuxBin: localTmuxBin(given.tmuxBin) };
   const tmux = createSpawnExecutor({
     bin: config.tmuxBin,
     socketName: config.socketName,
@@ -47,6 +50,9 @@ async function localChecks(config: Config, need: ReturnType<typeof needs>): Prom
     maxConcurrency: 2,
   });
   const version = await checkTmuxVersion(tmux, config.tmuxBin, need.tmux);
+  if (version.found && config.tmuxBin !== given.tmuxBin) {
+    version.result.detail += `; at ${config.tmuxBin}, which is not on PATH (the server looks there too)`;
+  }
   results.push(version.result);
   if (!version.found) {
     results.push({ status: "skip", name: "socket", detail: "tmux not found" });

@@ -6,28 +6,14 @@
  *
  * @example
  * ```ts
- * findOnPath("bash", "/usr/local/bin:/usr/bin"); // "/usr/bin/bash"
+ * checkShells("/usr/local/bin:/usr/bin", true).detail; // "for run-command: bash, zsh, fish" when all are there
  * ```
  */
 import { type CheckResult, failIfNeeded } from "./check.ts";
+import { findOnPath } from "../host/binaries.ts";
 
 /** The shells doctor looks for, in the order it reports them. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;
-
-/** The first executable file called `name` in the `PATH` list, or undefined. */
-export function findOnPath(name: string, path: string): string | undefined {
-  for (const dir of path.split(":")) {
-    if (!dir) continue;
-    const full = `${dir.replace(/\/+$/, "")}/${name}`;
-    try {
-      const st = Deno.statSync(full);
-      if (st.isFile && (st.mode === null || (st.mode & 0o111) !== 0)) return full;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
 
 /** Lists the shells found; fails only when run-command is served and none is there. */
 export function checkShells(path: string, needed: boolean): CheckResult {

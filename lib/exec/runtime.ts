@@ -29,6 +29,7 @@ import type { Config } from "../config.ts";
 import { UserError } from "../errors.ts";
 import { log } from "../log.ts";
 import { tempPrefix } from "../host/process.ts";
+import { resolveBinary } from "../host/binaries.ts";
 import { ParkingLot } from "./parked.ts";
 import { libc } from "../terminal/pty/ffi.ts";
 import { nonce } from "./wait.ts";
@@ -347,22 +348,6 @@ export interface ExecRuntime {
   parked: ParkingLot;
   /** Releases everything (the server's exit hook). */
   close(): Promise<void>;
-}
-
-/** Finds `bin` on PATH the way a shell would (a name with a slash is taken as is). */
-export function resolveBinary(bin: string, path = Deno.env.get("PATH") ?? ""): string {
-  if (bin.includes("/")) return bin.startsWith("/") ? bin : `${Deno.cwd()}/${bin}`;
-  for (const dir of path.split(":")) {
-    if (!dir) continue;
-    const candidate = `${dir.replace(/\/$/, "")}/${bin}`;
-    try {
-      const st = Deno.statSync(candidate);
-      if (st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return bin;
 }
 
 /** The exec runtime of a server; nothing is created on disk before the first run. Call `close` at exit. */

@@ -28,6 +28,7 @@
  * ```
  */
 import { type Config, hostConfig as configOf, scopeRule } from "../config.ts";
+import { localTmuxBin } from "../host/binaries.ts";
 import { createTmuxEngine } from "../tmux/engine.ts";
 import { createSessionScope } from "../tmux/scope.ts";
 import { controlDirPath, createSshLauncher, RemoteError } from "../tmux/ssh.ts";
@@ -54,7 +55,9 @@ type Shared = Pick<Services, "regex" | "atExit">;
 
 /** One host's services, before the shared ones are added. */
 function hostServices(config: Config, spec: HostSpec, index: number, several: number, shared: Semaphore) {
-  const hostConfig = configOf(config, spec);
+  const given = configOf(config, spec);
+  // This machine's tmux may be installed where a desktop app's short PATH does not reach (lib/host/binaries.ts).
+  const hostConfig = spec.destination === undefined ? { ...given, tmuxBin: localTmuxBin(given.tmuxBin) } : given;
   const rule = scopeRule(config);
   const socket = { socketName: hostConfig.socketName, socketPath: hostConfig.socketPath };
   const controlDir = spec.destination === undefined

@@ -339,7 +339,9 @@ export function launchError(bin: string, e: unknown): Error {
   if (e instanceof Deno.errors.NotFound) {
     return new TmuxError(
       "missing",
-      `tmux is not installed (no "${bin}" found): install it (apt-get install tmux, brew install tmux) or pass --tmux-bin PATH`,
+      `tmux is not installed (no "${bin}" found${
+        bin.includes("/") ? "" : " on PATH or in the folders package managers install into"
+      }): install it (apt-get install tmux, brew install tmux) or pass --tmux-bin PATH`,
     );
   }
   if (e instanceof Deno.errors.PermissionDenied) {
