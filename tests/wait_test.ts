@@ -34,6 +34,41 @@ async function screenHas(fx: ExecFixture, text: string, pane = fx.pane): Promise
   return (await fx.tmux("capture-pane", "-p", "-t", pane)).includes(text);
 }
 
+Deno.test("wait-for-text does not take the echo of a line send-keys or paste-text typed for its output", async () => {
+  await withShell("bash", async (fx) => {
+    // The agents' way: type a command that prints a marker when done, then wait for the marker. Its prompt line
+    // (`$ sleep 0.5; echo TYPED-DONE`) shows the marker at once, half a second before the command prints it.
+    await fx.mcp.ok("send-keys", { target: fx.pane, text: "sleep 0.5; echo TYPED-DONE", enter: true });
+    const done = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["TYPED-DONE"],
+      timeout_ms: 60_000,
+    });
+    assertEquals([done.outcome, done.matched_line], ["matched", "TYPED-DONE"]);
+    // Typed, not submitted: nothing printed it, so the wait times out, and does not call the echo a sighting.
+    await fx.mcp.ok("paste-text", { target: fx.pane, text: "echo NEVER-SUBMITTED-42" });
+    await waitUntil("the pasted line on screen", () => screenHas(fx, "NEVER-SUBMITTED-42"));
+    const never = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["NEVER-SUBMITTED-42"],
+      timeout_ms: 300,
+    });
+    assertEquals([never.outcome, never.visible_in_tail], ["timeout", undefined]);
+    // The prompt and output around an echo still match: only the echo line itself is left out.
+    await fx.mcp.ok("send-keys", { target: fx.pane, keys: ["C-u"] });
+    await fx.mcp.ok("send-keys", { target: fx.pane, text: "echo lines-of-the-output", enter: true });
+    const out = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["lines-of-the-output"],
+      timeout_ms: 60_000,
+    });
+    assertEquals(out.matched_line, "lines-of-the-output");
+  });
+});
+
 Deno.test("wait-for-text finds a line already on the screen; new_only waits for new output and says what the tail shows", async () => {
   await withShell("bash", async (fx) => {
     await type(fx, "echo READY-$((0+1))"); // the typed line itself does not match

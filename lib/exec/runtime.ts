@@ -31,6 +31,7 @@ import { log } from "../log.ts";
 import { tempPrefix } from "../host/process.ts";
 import { resolveBinary } from "../host/binaries.ts";
 import { ParkingLot } from "./parked.ts";
+import { TypedLines } from "./typed.ts";
 import { libc } from "../terminal/pty/ffi.ts";
 import { nonce } from "./wait.ts";
 
@@ -344,6 +345,8 @@ export interface ExecRuntime {
   lockPane(paneId: string, signal: AbortSignal, timeoutMs: number): Promise<{ release: () => void; waited: boolean }>;
   /** Runs in flight, and runs given up on whose command may still run. */
   runs: Set<TrackedRun>;
+  /** The lines send-keys and paste-text typed into each pane, whose echo a wait does not match (./typed.ts). */
+  typed: TypedLines;
   /** Waits and runs a call left running at its budget, under their continue tokens. */
   parked: ParkingLot;
   /** Releases everything (the server's exit hook). */
@@ -412,6 +415,7 @@ export function createExecRuntime(tmux: TmuxEngine, config: Pick<Config, "tmuxBi
     },
     runs,
     parked,
+    typed: new TypedLines(),
     async close() {
       parked.close();
       // Disarms every run (no shell waits any more); a shell already waiting is released.

@@ -169,7 +169,8 @@ async function textOnPane(
     onBytes(bytes) {
       lines.push(bytes);
     },
-    ...(a.new_only ? {} : { onScreen: (rows: string[]) => q.push(rows) }),
+    // Not the echo of a line this server typed there (`make; echo DONE` on its prompt line is not DONE printed).
+    ...(a.new_only ? {} : { onScreen: (rows: string[]) => q.push(ctx.exec.typed.withoutEchoes(target.pane_id, rows)) }),
     until: q.hit,
     cancelled: "wait-for-text cancelled by the client",
     during: "waiting for text",
@@ -179,6 +180,7 @@ async function textOnPane(
   const hit = end.kind === "done" && end.value !== "pane_exited" ? end.value : await q.settled();
   return await ended(matcher, hit ?? (end.kind === "timeout" ? "timeout" : "exited"), {
     tail: view.tail,
+    shown: ctx.exec.typed.withoutEchoes(target.pane_id, view.tail),
     started: a.started,
     warnings: view.warnings,
     ids: resolvedOf(pane, defaulted),
@@ -193,7 +195,15 @@ async function textOnPane(
 async function ended(
   matcher: Matcher,
   end: Hit | "timeout" | "exited",
-  r: { tail: string[]; started: number; warnings: Warning[]; ids?: PaneIds; redactor?: Redactor },
+  r: {
+    tail: string[];
+    /** The tail's lines a pattern may show in (not the echo of a typed line); default: all. */
+    shown?: string[];
+    started: number;
+    warnings: Warning[];
+    ids?: PaneIds;
+    redactor?: Redactor;
+  },
 ): Promise<Out> {
   const h = typeof end === "object" ? end : undefined;
   const outcome = h ? h.kind : end === "timeout" ? "timeout" as const : "pane_exited" as const;
@@ -202,7 +212,7 @@ async function ended(
     matched_pattern: h?.pattern ?? null,
     matched_line: h ? await cutLine(r.redactor, h.line) : null,
     tail: r.tail.join("\n"),
-    ...(outcome === "timeout" && await inTail(matcher, r.tail) ? { visible_in_tail: true as const } : {}),
+    ...(outcome === "timeout" && await inTail(matcher, r.shown ?? r.tail) ? { visible_in_tail: true as const } : {}),
     elapsed_ms: Math.round(performance.now() - r.started),
     ...r.ids,
     warnings: r.warnings,

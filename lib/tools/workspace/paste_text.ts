@@ -47,6 +47,7 @@ export default defineTool({
     // mode's frozen view: leave the mode first, in the same call, and say so, as send-keys does.
     const mode = read?.pane.in_mode ? read.pane.mode || "copy-mode" : undefined;
     await pasteBytes(ctx.tmux, bytes, t.pane_id, { bracketed, leaveMode: !!mode, signal: ctx.signal });
+    ctx.exec.typed.note(t.pane_id, text);
     return noted({ ...t, bytes: bytes.length }, mode && `pane ${t.pane_id} was in ${mode}: left it, then pasted`);
   },
 });

@@ -68,6 +68,7 @@ export default defineTool({
     const mode = read?.pane.in_mode ? read.pane.mode || "copy-mode" : undefined;
     if (mode) commands.unshift(["copy-mode", "-q", "-t", t.pane_id]);
     for (const argv of packCommands(commands)) await ctx.tmux.run(argv, { signal: ctx.signal });
+    if (text) ctx.exec.typed.note(t.pane_id, text);
     const warning = await keysWarning(ctx.tmux, t.pane_id, submitted, ctx.signal, before);
     const left = mode && { kind: "left_mode", message: `pane ${t.pane_id} was in ${mode}: left it, then typed` };
     const warnings = [...(left ? [left] : []), ...(warning ? [warning] : [])];
