@@ -114,6 +114,19 @@ export function ptySuite(backend: Backend): void {
         await p.kill(id);
       });
 
+      await t.step("a wait does not take the echo of the typed command for its output", async () => {
+        const id = await p.bash();
+        await p.send(id, "sleep 0.5; echo PTY-TYPED-DONE\n");
+        const done = await mcp.ok<{ outcome: string; matched_line: string }>("wait", {
+          what: "text",
+          pty_id: id,
+          patterns: ["PTY-TYPED-DONE"],
+          timeout_ms: 60_000,
+        });
+        assertEquals([done.outcome, done.matched_line], ["matched", "PTY-TYPED-DONE"]);
+        await p.kill(id);
+      });
+
       await t.step("Ctrl-C interrupts sleep 100", async () => {
         const id = await p.bash();
         // The echo of the typed line comes before the job is in the foreground; "started" comes after.

@@ -25,6 +25,11 @@ export const MIN_ECHO = 6;
 const PER_PANE = 16;
 const PANES = 256;
 
+/** The key a pty session's typed lines are kept under (pane ids start with `%`, so the two never meet). */
+export function ptyEchoKey(ptyId: string): string {
+  return `pty:${ptyId}`;
+}
+
 interface Digest {
   length: number;
   hash: string;

@@ -5,6 +5,7 @@ import { compileMatcher, type Hit, type Matcher } from "../../exec/match.ts";
 import { waitOnPane } from "../../exec/observe.ts";
 import { LINE_COLUMNS, LineAssembler } from "../../exec/stream.ts";
 import { waitPty } from "../../exec/pty_wait.ts";
+import { ptyEchoKey } from "../../exec/typed.ts";
 import { type Warning, warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
 import { ptyId } from "../pty/schemas.ts";
@@ -250,7 +251,7 @@ async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Comm
     read: a.new_only ? "new" : "all",
     tailLines: a.tail_lines,
     what: `text in pty ${id}`,
-    onLines: (lines) => q.push(lines),
+    onLines: (lines) => q.push(ctx.exec.typed.withoutEchoes(ptyEchoKey(id), lines)),
     until: q.hit,
   });
   if (r.end === "cancelled") throw new UserError("wait-for-text cancelled by the client");
@@ -261,5 +262,11 @@ async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Comm
     }]
     : [];
   const hit = typeof r.end === "object" ? r.end : await q.settled();
-  return await ended(matcher, hit ?? r.end, { tail: r.tail, started: a.started, warnings, redactor: ctx.redactor });
+  return await ended(matcher, hit ?? r.end, {
+    tail: r.tail,
+    shown: ctx.exec.typed.withoutEchoes(ptyEchoKey(id), r.tail),
+    started: a.started,
+    warnings,
+    redactor: ctx.redactor,
+  });
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ptyEchoKey } from "../../exec/typed.ts";
 import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { keyNamesToBytes } from "../../terminal/keys.ts";
@@ -37,6 +38,8 @@ export default defineTool({
     bytes.set(text);
     bytes.set(named, text.length);
     await ctx.terminal.send(pty_id, bytes);
+    // Control characters aside (\u0003 is Ctrl-C, not text), what was typed echoes on the line (lib/exec/typed.ts).
+    if (keys) ctx.exec.typed.note(ptyEchoKey(pty_id), keys.replace(/[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/g, ""));
     // A prompt the keys left waiting, or one the line they ended brought up: say which call hands it over.
     const last = bytes.at(-1);
     const warning = await sessionKeysWarning(ctx.terminal, pty_id, last === 0x0d || last === 0x0a, ctx.signal);
