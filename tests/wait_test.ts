@@ -34,6 +34,39 @@ async function screenHas(fx: ExecFixture, text: string, pane = fx.pane): Promise
   return (await fx.tmux("capture-pane", "-p", "-t", pane)).includes(text);
 }
 
+Deno.test("wait-for-text finds a prompt that ends in a space, on the screen and in new output", async () => {
+  await withShell("bash", async (fx) => {
+    // A REPL's prompt: python3's `>>> `, read from the screen (printed before the wait) and from new output.
+    const fresh = startWait<TextResult>(fx, "wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["REPL> "],
+      new_only: true,
+      timeout_ms: 60_000,
+    });
+    await fresh.armed;
+    await type(fx, `read -rp 'REP''L> ' answer`);
+    const live = await fresh.done;
+    assertEquals([live.outcome, live.matched_line], ["matched", "REPL> "]);
+    const later = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["REPL> "],
+      timeout_ms: 60_000,
+    });
+    assertEquals([later.outcome, later.matched_line], ["matched", "REPL> "]);
+    // A regex that wants the space at the line's end, too.
+    const re = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["^REPL> $"],
+      regex: true,
+      timeout_ms: 60_000,
+    });
+    assertEquals(re.outcome, "matched");
+  });
+});
+
 Deno.test("wait-for-text does not take the echo of a line send-keys or paste-text typed for its output", async () => {
   await withShell("bash", async (fx) => {
     // The agents' way: type a command that prints a marker when done, then wait for the marker. Its prompt line

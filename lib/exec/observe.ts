@@ -142,6 +142,11 @@ export async function observePane(
 export interface FinalView {
   /** The last lines of the visible screen (trailing blank lines dropped). */
   tail: string[];
+  /**
+   * The same lines with the spaces written at their ends, which `tail` drops: a prompt such as `>>> ` or
+   * `Password: ` ends in one, and a pattern may too.
+   */
+  written: string[];
   warnings: Warning[];
   /** Facts now; undefined when the pane is gone. */
   pane?: PaneInfo;
@@ -153,11 +158,15 @@ export async function finalView(tmux: TmuxExecutor, paneId: string, maxLines: nu
   try {
     facts = await getPane(tmux, paneId, { then: (t) => ["capture-pane", "-p", "-J", "-t", t] });
   } catch (e) {
-    if (e instanceof UserError) return { tail: [], warnings: [] };
+    if (e instanceof UserError) return { tail: [], written: [], warnings: [] };
     throw e;
   }
-  const screen = trimTrailingBlank(splitRows(decoder.decode(facts.output)));
-  return { tail: tail(screen, maxLines).rows, warnings: paneWarnings(facts.pane, screen), pane: facts.pane };
+  const text = decoder.decode(facts.output);
+  const screen = trimTrailingBlank(splitRows(text));
+  const shown = tail(screen, maxLines).rows;
+  // `-J` keeps the spaces written at a line's end (splitRows drops them).
+  const written = text.split("\n").slice(screen.length - shown.length, screen.length);
+  return { tail: shown, written, warnings: paneWarnings(facts.pane, screen), pane: facts.pane };
 }
 
 /**
@@ -225,9 +234,10 @@ export interface PaneWait<T> {
   during: string;
   /**
    * Receives the visible screen once output is watched (so nothing falls between the two) and again at every
-   * tick: text a program printed before the wait, or drew where a line-by-line reading cannot follow.
+   * tick: text a program printed before the wait, or drew where a line-by-line reading cannot follow. `written`:
+   * the same rows with the spaces written at their ends (a prompt's `>>> `).
    */
-  onScreen?(rows: string[]): void;
+  onScreen?(rows: string[], written: string[]): void;
 }
 
 /** More rows than any screen has: a screen read keeps them all. */
@@ -257,7 +267,7 @@ export async function waitOnPane<T>(
     ? async () => {
       const v = await finalView(ctx.tmux, pane.pane_id, ALL_ROWS);
       await obs.judge(v.pane);
-      if (v.pane && !v.pane.dead) onScreen(v.tail);
+      if (v.pane && !v.pane.dead) onScreen(v.tail, v.written);
     }
     : obs.checkAlive;
   let end;

@@ -143,6 +143,11 @@ export default defineTool({
   },
 });
 
+/** `rows`, each followed by its `written` form when that has spaces at its end (it is the row with them). */
+function withWrittenSpaces(rows: string[], written: string[]): string[] {
+  return rows.flatMap((r, i) => written[i] !== undefined && written[i] !== r ? [r, written[i]] : [r]);
+}
+
 interface Common {
   started: number;
   timeout_ms: number;
@@ -171,7 +176,11 @@ async function textOnPane(
       lines.push(bytes);
     },
     // Not the echo of a line this server typed there (`make; echo DONE` on its prompt line is not DONE printed).
-    ...(a.new_only ? {} : { onScreen: (rows: string[]) => q.push(ctx.exec.typed.withoutEchoes(target.pane_id, rows)) }),
+    // A row whose end is spaces a program wrote (a prompt's `>>> `) is checked with them too: a pattern may end so.
+    ...(a.new_only ? {} : {
+      onScreen: (rows: string[], written: string[]) =>
+        q.push(ctx.exec.typed.withoutEchoes(target.pane_id, withWrittenSpaces(rows, written))),
+    }),
     until: q.hit,
     cancelled: "wait-for-text cancelled by the client",
     during: "waiting for text",
