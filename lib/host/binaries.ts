@@ -11,7 +11,8 @@
  * ```ts
  * findOnPath("sh", "/usr/local/bin:/usr/bin:/bin"); // "/usr/bin/sh"
  * resolveBinary("tmux", "/usr/bin"); // "/usr/bin/tmux", or "tmux" when not there
- * localTmuxBin("tmux", { PATH: "/usr/bin:/bin", HOME: "/Users/me" }); // "/opt/homebrew/bin/tmux" on a Mac with Homebrew
+ * localTmuxBin("/opt/tmux/bin/tmux"); // "/opt/tmux/bin/tmux": a path is taken as given
+ * localTmuxBin("tmux", { PATH: "/usr/bin:/bin", HOME: "/Users/me" }); // on a Mac with Homebrew: /opt/homebrew/bin/tmux
  * ```
  */
 

@@ -39,7 +39,7 @@ export default defineTool({
     bytes.set(named, text.length);
     await ctx.terminal.send(pty_id, bytes);
     // Control characters aside (\u0003 is Ctrl-C, not text), what was typed echoes on the line (lib/exec/typed.ts).
-    if (keys) ctx.exec.typed.note(ptyEchoKey(pty_id), keys.replace(/[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/g, ""));
+    if (keys) ctx.exec.typed.note(ptyEchoKey(pty_id), [...keys].filter((c) => !isControl(c)).join(""));
     // A prompt the keys left waiting, or one the line they ended brought up: say which call hands it over.
     const last = bytes.at(-1);
     const warning = await sessionKeysWarning(ctx.terminal, pty_id, last === 0x0d || last === 0x0a, ctx.signal);
@@ -50,3 +50,9 @@ export default defineTool({
     return { structured, content: blocks };
   },
 });
+
+/** A control character other than a line end (which ends a typed line, and stays). */
+function isControl(c: string): boolean {
+  const code = c.charCodeAt(0);
+  return (code < 0x20 && c !== "\n" && c !== "\r") || code === 0x7f;
+}
