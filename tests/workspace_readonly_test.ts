@@ -422,3 +422,40 @@ Deno.test("list panes: a plain word target is a session, as for every tool, not 
     assertEquals((await list("dev", true)).rows, [["dev", "devwin"], ["dev", "devone"]]);
   });
 });
+
+Deno.test("read-only tools: a window index no window has is refused, not read as the start of a window name", async () => {
+  for (const args of [[], ["--sessions", "main"]]) {
+    await withServer(async (mcp, tmux) => {
+      const prod = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:1", "-n", "5-prod"))
+        .trim();
+      for (
+        const [tool, a] of [
+          ["capture-pane", { target: "main:5" }],
+          ["snapshot-pane", { target: "main:5.0" }],
+          ["list", { what: "panes", target: "main:5" }],
+          ["list", { what: "panes", target: "main:5", fields: ["pane_id"] }],
+          ["show", { what: "format", target: "main:5", format: "#{window_name}" }],
+          ["show", { what: "options", target: "main:5", scope: "window" }],
+          ["search-panes", { query: "x", target: "main:5" }],
+          ["search-panes", { query: "x", target: "main:5.0" }],
+        ] as const
+      ) {
+        assertMatch(
+          await mcp.err(tool, a),
+          /^unknown target "main:5(\.0)?": its session has no window 5 \(indexes: 0, 1\); call list \(what: windows\)/,
+          `${tool} ${JSON.stringify(a)} ${args}`,
+        );
+      }
+      // An index a window has is that window, as before.
+      const shown = await mcp.ok<{ window_id: string; text: string }>("show", {
+        what: "format",
+        target: "main:1",
+        format: "#{window_name}",
+      });
+      assertEquals([shown.window_id, shown.text], [prod, "5-prod"]);
+      type Rows = { rows: string[][] };
+      const rows = await mcp.ok<Rows>("list", { what: "panes", target: "main:1.0", fields: ["window_id"] });
+      assertEquals(rows.rows, [[prod]]);
+    }, { args });
+  }
+});

@@ -491,14 +491,16 @@ export async function listPaneFacts<S extends PaneSpecPart>(
       ? { session: scopedTarget(target, sessions) }
       : { window: scopedTarget(target, sessions) };
     const { spec, added } = withSessionId(facts.spec);
+    const check = withIndexCheck(spec, "window" in scope ? target : undefined);
     const rows = await query(
       tmux,
-      ["list-panes", ...paneListArgs(asked), "-F", rowFormat(spec)],
-      (o) => parseRows(spec, o).rows,
+      ["list-panes", ...paneListArgs(asked), "-F", rowFormat(check.spec)],
+      (o) => parseRows(check.spec, o).rows,
       target,
       signal,
     );
-    return dropSessionId<Row<S>>(rowsInScope(rows, sessions, target), added);
+    const inView = await checkIndex(tmux, rowsInScope(rows, sessions, target), check, target ?? "", signal);
+    return dropSessionId<Row<S>>(inView, added);
   }
   // A plain word is a session here too (sessionTarget), not a window or index of tmux's current session.
   const asked: PaneScope = target === undefined
@@ -506,13 +508,15 @@ export async function listPaneFacts<S extends PaneSpecPart>(
     : "session" in scope
     ? { session: normalizeTarget(sessionTarget(target)) }
     : { window: normalizeTarget(sessionTarget(target)) };
-  return query(
+  const check = withIndexCheck(facts.spec, "window" in scope ? target : undefined);
+  const rows = await query(
     tmux,
-    ["list-panes", ...paneListArgs(asked), "-F", facts.format],
-    (o) => parseRows(facts.spec, o).rows,
+    ["list-panes", ...paneListArgs(asked), "-F", check.named ? rowFormat(check.spec) : facts.format],
+    (o) => parseRows(check.spec, o).rows,
     target,
     signal,
   );
+  return await checkIndex(tmux, rows, check, target ?? "", signal);
 }
 
 function paneListArgs(scope: PaneScope): string[] {
@@ -558,6 +562,64 @@ export async function describeSession(
     target,
     signal,
   );
+}
+
+/** `session:INDEX` or `session:INDEX.pane` with a session part (`:1`, tmux's current session's, aside). */
+const INDEXED = /^([^:]+):(\d+)(\.[^]*)?$/;
+
+/**
+ * The window index a target names (`main:5`, `main:5.1` → 5), undefined for any other target. tmux reads an index
+ * no window has as a window name, then as the start of one: `main:5` would be the window "5-prod".
+ */
+export function targetIndex(target: string): { session: string; index: number } | undefined {
+  const m = INDEXED.exec(target);
+  return m ? { session: m[1], index: Number(m[2]) } : undefined;
+}
+
+/** The refusal of a target whose window index no window of its session has, with the indexes there are. */
+export function noWindowIndex(target: string, index: number, indexes: readonly number[], then: string): UserError {
+  return new UserError(
+    `unknown target ${JSON.stringify(target)}: its session has no window ${index} (indexes: ${indexes.join(", ")}); ` +
+      then,
+  );
+}
+
+const ANY_WINDOW = "call list (what: windows) and use an id such as @2";
+
+/**
+ * The fields to ask tmux for so a target's window index can be checked against what tmux resolved it to (no
+ * second call): `spec` with `window_index` when the target names one, and the index it names.
+ */
+function withIndexCheck<S extends RowSpec>(spec: S, target: string | undefined) {
+  const named = target === undefined ? undefined : targetIndex(target);
+  const added = named !== undefined && !("window_index" in spec);
+  return { spec: { ...spec, ...(named ? { window_index: PANE_SPEC.window_index } : {}) } as S, named, added };
+}
+
+/**
+ * Refuses rows tmux found for a window index that is not theirs (a window whose name starts with the digits), with
+ * the indexes the session has (one listing, on this error path only); drops `window_index` when it was added for
+ * the check.
+ */
+async function checkIndex<R>(
+  tmux: TmuxExecutor,
+  rows: R[],
+  check: { named?: { session: string; index: number }; added: boolean },
+  shown: string,
+  signal: AbortSignal | undefined,
+): Promise<R[]> {
+  const { named, added } = check;
+  if (!named) return rows;
+  const index = (r: R) => (r as unknown as { window_index: number }).window_index;
+  if (rows.some((r) => index(r) !== named.index)) {
+    const windows = await listWindows(tmux, { session: named.session }, signal);
+    throw noWindowIndex(shown, named.index, windows.map((w) => w.window_index), ANY_WINDOW);
+  }
+  if (!added) return rows;
+  return rows.map((r) => {
+    const { window_index: _, ...rest } = r as unknown as { window_index: number };
+    return rest as R;
+  });
 }
 
 /** A pane's facts, whether it was the default pane, and the output of the chained command. */
@@ -630,20 +692,25 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
     return { pane, defaulted: true, output: joined(outputs), outputs };
   }
   const sent = normalizeTarget(asked!);
-  const { args, checkRow } = paneQuery(sent, facts.format, then?.(sent));
-  return await queryEach(
+  const check = withIndexCheck(facts.spec, target);
+  const format = check.named ? rowFormat(check.spec) : facts.format;
+  const { args, checkRow } = paneQuery(sent, format, then?.(sent));
+  const shown = opts.shown ?? target;
+  const found = await queryEach(
     tmux,
     args,
     (outs) => {
       const at = checkRow ? 1 : 0;
-      const pane = onlyRow(facts.spec, outs[at], "pane row");
+      const pane = onlyRow(check.spec, outs[at], "pane row");
       const outputs = outs.slice(at + 1);
       return { pane, defaulted: false, output: joined(outputs), outputs };
     },
-    opts.shown ?? target,
+    shown,
     signal,
     onAnswer,
   );
+  const [pane] = await checkIndex(tmux, [found.pane], check, shown, signal);
+  return { ...found, pane };
 }
 
 /** Where a pane is, and the target that names exactly it in that session. */
@@ -688,14 +755,16 @@ async function getScopedPane<S extends PaneSpecPart>(
     }
   } else {
     const target = normalizeTarget(scopedTarget(asked ?? given, sessions, given));
+    const check = withIndexCheck(spec, given);
     pane = await queryEach(
       tmux,
-      paneQuery(target, rowFormat(spec)).args,
-      (outs) => onlyRow(spec, outs[1], "pane row"),
+      paneQuery(target, rowFormat(check.spec)).args,
+      (outs) => onlyRow(check.spec, outs[1], "pane row"),
       opts.shown ?? given,
       signal,
     );
     if (!sessions.has(pane.session_id)) throw unknownTarget(opts.shown ?? given);
+    [pane] = await checkIndex(tmux, [pane], check, opts.shown ?? given, signal);
   }
   const place = `${pane.session_id}:${pane.window_id}.${pane.pane_id}`;
   const outputs = then ? await queryThen(tmux, place, then(place), signal) : [];

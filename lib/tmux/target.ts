@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import type { TmuxExecutor } from "./executor.ts";
-import { getPane, listSessions, listWindows, type ShellPane } from "./panes.ts";
+import { getPane, listSessions, listWindows, noWindowIndex, type ShellPane } from "./panes.ts";
 
 export { normalizeTarget } from "./panes.ts";
 import { UserError } from "../errors.ts";
@@ -107,34 +107,6 @@ export function asKind(kind: TargetKind, target: string): string {
 
 /** The first character of tmux's relative tokens: `{last}`, `{marked}`, `!`, `~`, `^`, `+1`, `-1`. */
 const TOKEN_START = /^[{}!~^+-]/;
-
-/** `session:INDEX` or `session:INDEX.pane` with a session part (`:1`, tmux's current session's, aside). */
-const INDEXED = /^([^:]+):(\d+)(\.[^]*)?$/;
-
-/**
- * A target whose window part is an index, with the index made that window's id (`main:5.1` → `main:@7.1`); any
- * other target unchanged. tmux reads an index no window has as a window name and then as the start of one, so
- * `main:5` acted on the window "5-prod"; that is refused here, saying which indexes there are. A session part that
- * names no session is left to the resolution's own error.
- */
-export async function windowIndexTarget(tmux: TmuxExecutor, target: string, signal?: AbortSignal): Promise<string> {
-  const m = INDEXED.exec(target);
-  if (!m) return target;
-  const [, session, index, pane = ""] = m;
-  let windows;
-  try {
-    windows = await listWindows(tmux, { session }, signal);
-  } catch (e) {
-    if (e instanceof UserError) return target;
-    throw e;
-  }
-  const hit = windows.find((w) => w.window_index === Number(index));
-  if (hit) return `${session}:${hit.window_id}${pane}`;
-  throw new UserError(
-    `unknown target ${JSON.stringify(target)}: its session has no window ${index} (indexes: ` +
-      `${windows.map((w) => w.window_index).join(", ")}); call list (what: windows) and use an id such as @2`,
-  );
-}
 
 const RANK: Record<TargetKind, number> = { session: 0, window: 1, pane: 2 };
 
@@ -262,10 +234,11 @@ export async function exactTarget(tmux: TmuxExecutor, target: string, signal?: A
     const windows = await listWindows(tmux, { session }, signal);
     const hit = windows.find((w) => w.window_index === Number(windowPart));
     if (!hit) {
-      throw new UserError(
-        `unknown target ${JSON.stringify(target)}: its session has no window ${windowPart} (indexes: ` +
-          `${windows.map((w) => w.window_index).join(", ")}); this tool acts only on an exact target: pass an id ` +
-          `such as @2 (list, what: windows)`,
+      throw noWindowIndex(
+        target,
+        Number(windowPart),
+        windows.map((w) => w.window_index),
+        "this tool acts only on an exact target: pass an id such as @2 (list, what: windows)",
       );
     }
     window = hit.window_id;

@@ -18,15 +18,7 @@ import { z } from "zod";
 import type { AnyTool, ToolContext, ToolDef } from "./tool.ts";
 import { targetParam } from "./schemas.ts";
 import { checkTimeout } from "../exec/wait.ts";
-import {
-  asKind,
-  exactKind,
-  exactTarget,
-  resolvedOf,
-  type ResolvedTarget,
-  resolveTarget,
-  windowIndexTarget,
-} from "../tmux/target.ts";
+import { asKind, exactKind, exactTarget, resolvedOf, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
 import { getPane, SHELL_FACTS } from "../tmux/panes.ts";
 import type { TmuxArg } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
@@ -82,8 +74,8 @@ export function resolvedTarget(ctx: ToolContext): ResolvedTarget {
  * Resolves a target (undefined → default pane) and records its ids for the
  * audit line. For a tool declared `exactTarget`, the target must be given and
  * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs); for any other, a window index must
- * be one a window has ({@linkcode windowIndexTarget}). `read`: commands for the resolved pane run in the same tmux call (a tool's
- * `targetRead`); their output comes back as the target's `read`.
+ * be one a window has (getPane checks it). `read`: commands for the resolved pane run in the same tmux call (a
+ * tool's `targetRead`); their output comes back as the target's `read`.
  */
 export async function resolve(
   ctx: ToolContext,
@@ -93,11 +85,7 @@ export async function resolve(
   if (ctx.exactTarget && target === undefined) {
     throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
   }
-  const exact = target === undefined
-    ? target
-    : ctx.exactTarget
-    ? await exactTarget(ctx.tmux, target, ctx.signal)
-    : await windowIndexTarget(ctx.tmux, target, ctx.signal);
+  const exact = target !== undefined && ctx.exactTarget ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
   // Errors name the target as the model wrote it, not its exact rewrite (`$1:0.1` for `w1:0.1`).
   const shown = exact === target ? undefined : target;
   let t: ResolvedTarget;
