@@ -607,3 +607,43 @@ Deno.test("scope: a rename that would take a session out of view is refused; one
     await tmux.kill();
   }
 });
+
+Deno.test("scope: a window linked into a session in view and one out of it is reached by its ids, as list shows them", async () => {
+  const tmux = await startTmux("scopelinkedids");
+  await session(tmux, "work-a", "WORKMARK");
+  // The newer session out of view is the one tmux picks for the window's ids when no client says otherwise.
+  const secret = await session(tmux, "secret", MARK);
+  await tmux.tmux("link-window", "-d", "-s", secret.window, "-t", "work-a:7");
+  const mcp = await connect({
+    socketName: tmux.socketName,
+    args: ["--sessions", "work-*", "--safety", "destructive"],
+    env: { TMUX_MCP_CONTROL_MODE: "off" },
+  });
+  try {
+    type Rows = { rows: (string | number)[][] };
+    const fields = ["session_name", "window_index", "pane_id"];
+    const listed = await mcp.ok<Rows>("list", { what: "panes", fields });
+    assert(listed.rows.some((r) => r.join(" ") === `work-a 7 ${secret.pane}`), JSON.stringify(listed.rows));
+    for (const target of [secret.pane, secret.window]) {
+      const seen = await mcp.ok<{ session_name: string; window_index: number }>("snapshot-pane", { target });
+      assertEquals([seen.session_name, seen.window_index], ["work-a", 7], target);
+      assertEquals(
+        (await mcp.ok<Rows>("list", { what: "panes", target, fields })).rows,
+        [["work-a", 7, secret.pane]],
+        target,
+      );
+      const whole = await mcp.ok<Rows>("list", { what: "panes", target, all: true, fields: ["session_name"] });
+      assertEquals(whole.rows, [["work-a"], ["work-a"]], target);
+      type Windows = { windows: { session_name: string; window_index: number }[] };
+      const windows = (await mcp.ok<Windows>("list", { what: "windows", target })).windows;
+      assertEquals(windows.map((w) => `${w.session_name}:${w.window_index}`), ["work-a:0", "work-a:7"], target);
+      const shown = await mcp.ok<{ text: string }>("show", { what: "format", target, format: "#{session_name}" });
+      assertEquals(shown.text, "work-a", target);
+    }
+    const text = await mcp.err("kill", { what: "pane", target: secret.pane });
+    assertMatch(text, /^refusing to kill .*linked into a session out of this server's view/);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

@@ -23,7 +23,7 @@ import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from ".
 import { parseRows, type Row, rowFormat, RowParseError, type RowSpec } from "./rows.ts";
 import { UserError } from "../errors.ts";
 import { pickSession, sessionNamePart } from "../policy/scope.ts";
-import { type ScopedSession, unknownTarget } from "./scope.ts";
+import { type ScopedSession, unknownTarget, windowSessions } from "./scope.ts";
 
 /** Session facts. Times are unix seconds. */
 export const SESSION_SPEC = {
@@ -358,6 +358,26 @@ function scopedTarget(target: string, sessions: ReadonlyMap<string, ScopedSessio
   return hit.session_id + part.rest;
 }
 
+/**
+ * A window or pane id (`@2`, `%3`) whose window is linked into a session out of view, which tmux resolved it in
+ * (its choice among the sessions the window is in): the same object in a session in view that also has the
+ * window (`$1:@2`, `$1:@2.%3`), to ask tmux again; undefined when no session in view has it, or for other targets.
+ */
+async function inViewPlace(
+  tmux: TmuxExecutor,
+  target: string,
+  window: string | undefined,
+  sessions: ReadonlyMap<string, ScopedSession>,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  if (!/^[@%]\d+$/.test(target)) return undefined;
+  const windowId = window ?? (target.startsWith("@") ? target : undefined) ??
+    (await tmux.text(["display-message", "-p", "-t", target, "#{window_id}"], { signal })).trim();
+  const session = (await windowSessions(tmux, windowId, signal)).find((id) => sessions.has(id));
+  if (session === undefined) return undefined;
+  return target.startsWith("@") ? `${session}:${target}` : `${session}:${windowId}.${target}`;
+}
+
 /** Rows of a listing in scope: all of them (a whole-server listing), or those of a target that must be in scope. */
 function rowsInScope<R extends { session_id: string }>(
   rows: R[],
@@ -457,14 +477,22 @@ export async function listWindows(
   const sessions = tmux.scope ? await inScope(tmux, signal) : undefined;
   const target = scopeTarget(scope);
   const asked = sessions && target !== undefined ? { session: scopedTarget(target, sessions) } : scope;
-  const rows = await query(
-    tmux,
-    ["list-windows", ...scopeArgs(asked), "-F", WINDOW_FORMAT],
-    (o) => parseRows(WINDOW_SPEC, o).rows,
-    target,
-    signal,
-  );
-  return sessions ? rowsInScope(rows, sessions, target) : rows;
+  const ask = (asked: WindowScope) =>
+    query(
+      tmux,
+      ["list-windows", ...scopeArgs(asked), "-F", WINDOW_FORMAT],
+      (o) => parseRows(WINDOW_SPEC, o).rows,
+      target,
+      signal,
+    );
+  let rows = await ask(asked);
+  if (!sessions) return rows;
+  if (target !== undefined && rows[0] && !sessions.has(rows[0].session_id)) {
+    // A window linked into a session in view as well: the windows of that session.
+    const place = await inViewPlace(tmux, target, undefined, sessions, signal);
+    if (place !== undefined) rows = await ask({ session: place });
+  }
+  return rowsInScope(rows, sessions, target);
 }
 
 /** Panes of one window, one session (`-s`) or the whole server (`-a`). */
@@ -492,13 +520,22 @@ export async function listPaneFacts<S extends PaneSpecPart>(
       : { window: scopedTarget(target, sessions) };
     const { spec, added } = withSessionId(facts.spec);
     const check = withIndexCheck(spec, "window" in scope ? target : undefined);
-    const rows = await query(
-      tmux,
-      ["list-panes", ...paneListArgs(asked), "-F", rowFormat(check.spec)],
-      (o) => parseRows(check.spec, o).rows,
-      target,
-      signal,
-    );
+    const ask = (asked: PaneScope) =>
+      query(
+        tmux,
+        ["list-panes", ...paneListArgs(asked), "-F", rowFormat(check.spec)],
+        (o) => parseRows(check.spec, o).rows,
+        target,
+        signal,
+      );
+    let rows = await ask(asked);
+    if (target !== undefined && rows[0] && !sessions.has(rows[0].session_id)) {
+      // A window linked into a session in view as well is the one listed there (its session, with all: true).
+      const byWindow = "window" in asked;
+      const window = byWindow ? (rows[0] as unknown as { window_id?: string }).window_id : undefined;
+      const place = await inViewPlace(tmux, target, window, sessions, signal);
+      if (place !== undefined) rows = await ask(byWindow ? { window: place } : { session: place });
+    }
     const inView = await checkIndex(tmux, rowsInScope(rows, sessions, target), check, target ?? "", signal);
     return dropSessionId<Row<S>>(inView, added);
   }
@@ -756,14 +793,21 @@ async function getScopedPane<S extends PaneSpecPart>(
   } else {
     const target = normalizeTarget(scopedTarget(asked ?? given, sessions, given));
     const check = withIndexCheck(spec, given);
-    pane = await queryEach(
-      tmux,
-      paneQuery(target, rowFormat(check.spec)).args,
-      (outs) => onlyRow(check.spec, outs[1], "pane row"),
-      opts.shown ?? given,
-      signal,
-    );
-    if (!sessions.has(pane.session_id)) throw unknownTarget(opts.shown ?? given);
+    const ask = (target: string) =>
+      queryEach(
+        tmux,
+        paneQuery(target, rowFormat(check.spec)).args,
+        (outs) => onlyRow(check.spec, outs[1], "pane row"),
+        opts.shown ?? given,
+        signal,
+      );
+    pane = await ask(target);
+    if (!sessions.has(pane.session_id)) {
+      // A window linked into a session in view as well is the one listed there.
+      const place = await inViewPlace(tmux, target, pane.window_id, sessions, signal);
+      if (place !== undefined) pane = await ask(place);
+      if (!sessions.has(pane.session_id)) throw unknownTarget(opts.shown ?? given);
+    }
     [pane] = await checkIndex(tmux, [pane], check, opts.shown ?? given, signal);
   }
   const place = `${pane.session_id}:${pane.window_id}.${pane.pane_id}`;
