@@ -13,10 +13,15 @@ Deno.test("a window tool reads a bare token as a window (select-window {next} is
     await tmux.tmux("new-window", "-d", "-t", "main:2", "-n", "two");
     const id = async (t: string) => (await tmux.tmux("display-message", "-p", "-t", t, "#{window_id}")).trim();
     const [w0, w1, w2] = [await id("main:0"), await id("main:1"), await id("main:2")];
-    // No window of main was current before this one: there is no last window (tmux's error said "!").
+    // No window of main was current before this one: there is no last window (tmux's error said "!"). The error
+    // names the target as given, not as it was sent (`:{last}`, a window's).
     assertMatch(
       await mcp.err("select", { what: "window", target: "{last}" }),
-      /^target ":\{last\}" means the last window, and there is none: .*call list \(what: windows\)/,
+      /^target "\{last\}" means the last window, and there is none: .*call list \(what: windows\)/,
+    );
+    assertMatch(
+      await mcp.err("select", { what: "layout", target: "!", layout: "tiled" }),
+      /^target "!" means the last window, and there is none/,
     );
     // Read as a pane's, {next} was the next pane of the current window: the window itself, "nothing changed".
     const next = await mcp.ok("select", { what: "window", target: "{next}" });

@@ -54,7 +54,7 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
   if (typeof args.target === "string") {
     // An exact tool refuses relative targets (exactTarget) and larger objects rather than reading them.
     const given = tool.exactTarget ? exactKind(tool.target, args.target) : asKind(tool.target, args.target);
-    return { ...ready, target: await resolve(ready, given, read) };
+    return { ...ready, target: await resolve(ready, given, read, args.target) };
   }
   const derived = tool.targetDefault?.(args);
   try {
@@ -75,19 +75,21 @@ export function resolvedTarget(ctx: ToolContext): ResolvedTarget {
  * audit line. For a tool declared `exactTarget`, the target must be given and
  * exact ({@linkcode exactTarget}: ids or exact names, no prefixes or globs); for any other, a window index must
  * be one a window has (getPane checks it). `read`: commands for the resolved pane run in the same tmux call (a
- * tool's `targetRead`); their output comes back as the target's `read`.
+ * tool's `targetRead`); their output comes back as the target's `read`. `given`: the target as the model wrote it,
+ * which errors name, where `target` is its rewrite for the tool's kind (`:{last}` for a window's `{last}`).
  */
 export async function resolve(
   ctx: ToolContext,
   target: string | undefined,
   read?: (paneTarget: string) => TmuxArg[],
+  given: string | undefined = target,
 ): Promise<ResolvedTarget> {
   if (ctx.exactTarget && target === undefined) {
     throw new UserError("this tool needs an explicit target: pass an id such as %3, @2 or $1, or an exact name");
   }
   const exact = target !== undefined && ctx.exactTarget ? await exactTarget(ctx.tmux, target, ctx.signal) : target;
-  // Errors name the target as the model wrote it, not its exact rewrite (`$1:0.1` for `w1:0.1`).
-  const shown = exact === target ? undefined : target;
+  // Errors name the target as the model wrote it, not its rewrite (`$1:0.1` for `w1:0.1`, `:{last}` for `{last}`).
+  const shown = exact === given ? undefined : given;
   let t: ResolvedTarget;
   if (read) {
     const { pane, defaulted, output } = await getPane(ctx.tmux, exact, {
