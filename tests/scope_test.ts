@@ -647,3 +647,22 @@ Deno.test("scope: a window linked into a session in view and one out of it is re
     await tmux.kill();
   }
 });
+
+Deno.test("scope: a backslash in a --sessions pattern or a target quotes the next character, as tmux matches names", async () => {
+  const tmux = await startTmux("scopeescape");
+  const star = await session(tmux, "work-*", "STARMARK");
+  await session(tmux, "work-x", MARK);
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-\\*", "--sessions", "b\\[1]"] });
+  try {
+    await tmux.tmux("new-session", "-d", "-s", "b[1]");
+    await tmux.tmux("new-session", "-d", "-s", "b1");
+    const listed = (await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" })).sessions;
+    assertEquals(listed.map((s) => s.session_name).sort(), ["b[1]", "work-*"]);
+    // tmux reads the target `work-\*` as a pattern too: the session "work-*", as it finds it itself.
+    assertEquals((await mcp.ok<{ pane_id: string }>("capture-pane", { target: "work-\\*" })).pane_id, star.pane);
+    assertMatch(await mcp.err("capture-pane", { target: "work-\\x" }), /^unknown target/);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
