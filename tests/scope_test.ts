@@ -666,3 +666,28 @@ Deno.test("scope: a backslash in a --sessions pattern or a target quotes the nex
     await tmux.kill();
   }
 });
+
+Deno.test("scope: a target naming a session out of view exactly is unknown, not a session in view its name starts", async () => {
+  const tmux = await startTmux("scopeprefix");
+  const dev2 = await session(tmux, "dev2", "DEV2MARK");
+  const dev = await session(tmux, "dev", MARK);
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "dev2", "--safety", "destructive"] });
+  try {
+    const before = [await stateOf(tmux, dev2.pane), await stateOf(tmux, dev.pane)];
+    for (const target of ["dev", "=dev", "dev:0", "dev:0.0"]) {
+      assertMatch(await mcp.err("send-keys", { target, text: "typed" }), /^unknown target/, target);
+      assertMatch(await mcp.err("list", { what: "windows", target }), /^unknown target/, target);
+    }
+    // kill takes exact names only: refused, in the words a name no session has gets.
+    assertEquals(
+      await refusal(mcp, "kill", { what: "session" }, "dev"),
+      await refusal(mcp, "kill", { what: "session" }, "de"),
+    );
+    assertEquals([await stateOf(tmux, dev2.pane), await stateOf(tmux, dev.pane)], before);
+    // A name no session has exactly is still read as the start of one in view, as tmux reads it.
+    assertEquals((await mcp.ok<{ pane_id: string }>("capture-pane", { target: "de" })).pane_id, dev2.pane);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

@@ -23,7 +23,7 @@ import { COMMAND_SEPARATOR, type TmuxArg, TmuxError, type TmuxExecutor } from ".
 import { parseRows, type Row, rowFormat, RowParseError, type RowSpec } from "./rows.ts";
 import { UserError } from "../errors.ts";
 import { pickSession, sessionNamePart } from "../policy/scope.ts";
-import { type ScopedSession, unknownTarget, windowSessions } from "./scope.ts";
+import { type ScopedSession, type SessionsInView, unknownTarget, windowSessions } from "./scope.ts";
 
 /** Session facts. Times are unix seconds. */
 export const SESSION_SPEC = {
@@ -330,7 +330,7 @@ async function queryWith<O, T>(
 }
 
 /** The sessions in scope, or undefined when the server has no scope. */
-function inScope(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ReadonlyMap<string, ScopedSession>> | undefined {
+function inScope(tmux: TmuxExecutor, signal?: AbortSignal): Promise<SessionsInView> | undefined {
   return tmux.scope?.sessions(tmux, signal);
 }
 
@@ -341,9 +341,11 @@ function inScope(tmux: TmuxExecutor, signal?: AbortSignal): Promise<ReadonlyMap<
  * other targets pass as they are, and the caller checks what tmux resolves
  * them to.
  */
-function scopedTarget(target: string, sessions: ReadonlyMap<string, ScopedSession>, shown = target): string {
+function scopedTarget(target: string, sessions: SessionsInView, shown = target): string {
   const part = sessionNamePart(target);
   if (!part) return target;
+  // tmux takes a session of exactly that name first: not one in view whose name starts with it (`dev` for `dev2`).
+  if (sessions.hidden.has(part.name)) throw unknownTarget(shown);
   const hit = pickSession([...sessions.values()], part.name, part.exact);
   if (hit === undefined) throw unknownTarget(shown);
   if ("ambiguous" in hit) {

@@ -26,10 +26,16 @@ export interface ScopedSession {
   session_name: string;
 }
 
+/**
+ * The sessions in view, by id, and the names of the others (`hidden`): a target naming one of those exactly names
+ * that session, never a session in view that its name is the start of.
+ */
+export type SessionsInView = ReadonlyMap<string, ScopedSession> & { readonly hidden: ReadonlySet<string> };
+
 /** The scope of one host's tmux server. */
 export interface SessionScope {
   /** The sessions in scope now, by id (empty when the server has none or is not running). */
-  sessions(tmux: Pick<TmuxExecutor, "run">, signal?: AbortSignal): Promise<ReadonlyMap<string, ScopedSession>>;
+  sessions(tmux: Pick<TmuxExecutor, "run">, signal?: AbortSignal): Promise<SessionsInView>;
   /**
    * Puts a session this server created in scope for as long as that tmux server lives: `serverPid` is the pid of
    * the tmux server that made it (without it, the server of the next look is taken for that one).
@@ -79,10 +85,13 @@ export function createSessionScope(rule: ScopeRule, host: string): SessionScope 
         out = await tmux.run(["list-sessions", "-F", FORMAT], { signal });
       } catch (e) {
         // No server yet: no sessions, in scope or not.
-        if (e instanceof TmuxError && e.kind === "no-server") return new Map();
+        if (e instanceof TmuxError && e.kind === "no-server") {
+          return Object.assign(new Map(), { hidden: new Set<string>() });
+        }
         throw e;
       }
       const inView = new Map<string, ScopedSession>();
+      const hidden = new Set<string>();
       for (const row of parseRows(SCOPE_ROW, out).rows) {
         if (created.has(row.session_id) && created.get(row.session_id) === undefined) {
           created.set(row.session_id, row.pid);
@@ -90,9 +99,9 @@ export function createSessionScope(rule: ScopeRule, host: string): SessionScope 
         const ours = created.get(row.session_id) === row.pid;
         if (ours || sessionInScope(rule, host, { name: row.session_name, tag: row.tag })) {
           inView.set(row.session_id, { session_id: row.session_id, session_name: row.session_name });
-        }
+        } else hidden.add(row.session_name);
       }
-      return inView;
+      return Object.assign(inView, { hidden });
     },
   };
 }
