@@ -459,3 +459,19 @@ Deno.test("read-only tools: a window index no window has is refused, not read as
     }, { args });
   }
 });
+
+Deno.test("search-panes searches a pane once when its window is linked twice or its session is grouped", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await windowRunning(tmux, "main:1", "echo needle one; echo needle two");
+    await waitForPane(tmux, pane, (s) => s.includes("needle two"), 30_000);
+    // The window is also main:5, and every window of main is one of the grouped session "grp" too.
+    await tmux.tmux("link-window", "-d", "-s", "main:1", "-t", "main:5");
+    await tmux.tmux("new-session", "-d", "-s", "grp", "-t", "main");
+    type Found = { total_matches: number; panes_searched: number; panes: { pane_id: string }[] };
+    for (const target of [undefined, "main", "grp"]) {
+      const r = await mcp.ok<Found>("search-panes", { query: "needle", ...(target ? { target } : {}) });
+      assertEquals([r.total_matches, r.panes.map((p) => p.pane_id)], [2, [pane]], String(target));
+      assertEquals(r.panes_searched, 2, String(target)); // main:0's pane and this one
+    }
+  });
+});

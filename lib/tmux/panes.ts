@@ -558,6 +558,15 @@ export async function listPaneFacts<S extends PaneSpecPart>(
   return await checkIndex(tmux, rows, check, target ?? "", signal);
 }
 
+/**
+ * Each pane once, at its first row: tmux lists a window linked into several sessions (or twice into one), and the
+ * windows of grouped sessions, once per link.
+ */
+export function onePerPane<P extends { pane_id: string }>(panes: readonly P[]): P[] {
+  const seen = new Set<string>();
+  return panes.filter((p) => !seen.has(p.pane_id) && seen.add(p.pane_id));
+}
+
 function paneListArgs(scope: PaneScope): string[] {
   return "session" in scope ? ["-s", "-t", scope.session] : scopeArgs(scope);
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { targetParam } from "../schemas.ts";
 import { defineTool } from "../declared.ts";
-import { getPane, listPanes, paneFacts, type PaneInfo } from "../../tmux/panes.ts";
+import { getPane, listPanes, onePerPane, paneFacts, type PaneInfo } from "../../tmux/panes.ts";
 import { TmuxError, type TmuxExecutor } from "../../tmux/executor.ts";
 import { captureRows } from "../../tmux/capture.ts";
 import { UserError } from "../../errors.ts";
@@ -43,12 +43,17 @@ async function paneLines(
   }
 }
 
-/** A pane id or s:w.p is one pane; @id or s:w one window; anything else a session. */
+/** A pane id or s:w.p is one pane; @id or s:w one window; anything else a session. Each pane once. */
 async function panesOf(tmux: TmuxExecutor, target: string | undefined, signal: AbortSignal): Promise<PaneInfo[]> {
-  if (target === undefined) return await listPanes(tmux, { all: true }, signal);
-  if (target.startsWith("%") || /:.*\./.test(target)) return [(await getPane(tmux, target, { signal })).pane];
-  if (target.startsWith("@") || target.includes(":")) return await listPanes(tmux, { window: target }, signal);
-  return await listPanes(tmux, { session: target }, signal);
+  if (target !== undefined && (target.startsWith("%") || /:.*\./.test(target))) {
+    return [(await getPane(tmux, target, { signal })).pane];
+  }
+  const scope = target === undefined
+    ? { all: true as const }
+    : target.startsWith("@") || target.includes(":")
+    ? { window: target }
+    : { session: target };
+  return onePerPane(await listPanes(tmux, scope, signal));
 }
 
 /**
