@@ -161,3 +161,13 @@ Deno.test("a pane's content resource keeps the newest lines that fit the respons
     assertEquals(rest[0].trimEnd(), line(700 - rest.length + 1).trimEnd(), "from a line start");
   }, { args: ["--max-tokens", "1000"] });
 });
+
+Deno.test("resources/list names a pane once when its window is linked into two sessions", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("new-session", "-d", "-s", "other");
+    await tmux.tmux("link-window", "-d", "-s", "main:0", "-t", "other:5");
+    const uris = (await mcp.client.listResources()).resources.map((r) => r.uri);
+    assertEquals(uris.filter((u) => u === "tmux://panes/%250").length, 1, uris.join(" "));
+    assertEquals(uris.length, new Set(uris).size, uris.join(" "));
+  });
+});

@@ -28,7 +28,7 @@ import {
 } from "../sdk.ts";
 import type { Services } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
-import { describeSession, getPane, listPanes, listSessions } from "../tmux/panes.ts";
+import { describeSession, getPane, listPanes, listSessions, onePerPane } from "../tmux/panes.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
@@ -130,7 +130,7 @@ const RESOURCES: readonly ResourceDef[] = [
     mimeType: "application/json",
     uri: "tmux://panes/{pane_id}",
     list: async (s, signal) =>
-      (await listPanes(s.tmux, { all: true }, signal)).map((p) => ({
+      onePerPane(await listPanes(s.tmux, { all: true }, signal)).map((p) => ({
         uri: paneUri(p.pane_id),
         name: `pane ${p.pane_id} (${p.session_name}:${p.window_index}.${p.pane_index} ${p.current_command})`,
         mimeType: "application/json",
