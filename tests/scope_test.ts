@@ -610,7 +610,7 @@ Deno.test("scope: a rename that would take a session out of view is refused; one
 
 Deno.test("scope: a window linked into a session in view and one out of it is reached by its ids, as list shows them", async () => {
   const tmux = await startTmux("scopelinkedids");
-  await session(tmux, "work-a", "WORKMARK");
+  const work = await session(tmux, "work-a", "WORKMARK");
   // The newer session out of view is the one tmux picks for the window's ids when no client says otherwise.
   const secret = await session(tmux, "secret", MARK);
   await tmux.tmux("link-window", "-d", "-s", secret.window, "-t", "work-a:7");
@@ -642,6 +642,13 @@ Deno.test("scope: a window linked into a session in view and one out of it is re
     }
     const text = await mcp.err("kill", { what: "pane", target: secret.pane });
     assertMatch(text, /^refusing to kill .*linked into a session out of this server's view/);
+    // Its one session in view is the session its ids name.
+    const renamed = await mcp.ok<{ session_id: string }>("rename", {
+      what: "session",
+      target: secret.pane,
+      name: "work-z",
+    });
+    assertEquals(renamed.session_id, work.session);
   } finally {
     await mcp.close();
     await tmux.kill();

@@ -811,3 +811,37 @@ Deno.test("select, rename, new pane: a window index no window has is refused, no
     assertEquals((await mcp.ok<{ window_id: string }>("select", { what: "window", target: "main:1" })).window_id, prod);
   });
 });
+
+Deno.test("rename, new window and session settings by a pane or window id of a window linked into two sessions: refused", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("new-session", "-d", "-s", "b");
+    const [window, pane] = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id} #{pane_id}", "-t", "b:3"))
+      .trim().split(" ");
+    await tmux.tmux("link-window", "-d", "-s", window, "-t", "main:7");
+    const state = () =>
+      tmux.tmux("list-windows", "-a", "-F", "#{session_id} #{session_name} #{window_id} #{@x} #{session_windows}");
+    const before = await state();
+    for (const target of [pane, window]) {
+      for (
+        const [tool, args] of [
+          ["rename", { what: "session", name: "renamed" }],
+          ["new", { what: "window" }],
+          ["set", { what: "option", scope: "session", name: "@x", value: "1" }],
+          ["set", { what: "environment", name: "FOO", value: "1" }],
+        ] as const
+      ) {
+        assertMatch(
+          await mcp.err(tool, { ...args, target }),
+          /is in window @\d+, which is linked into several sessions, so it names none of them: pass the session's id \(\$\d+, \$\d+\).*nothing was done$/,
+          `${tool} ${target}`,
+        );
+      }
+    }
+    assertEquals(await state(), before);
+    for (const s of ["b", "main"]) {
+      assertEquals(await tmux.tmux("show-environment", "-t", s, "FOO").catch(() => "none"), "none", s);
+    }
+    // A window or pane setting names the one window: done.
+    await mcp.ok("set", { what: "option", scope: "window", target: pane, name: "@x", value: "2" });
+  });
+});

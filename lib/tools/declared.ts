@@ -20,6 +20,7 @@ import { targetParam } from "./schemas.ts";
 import { checkTimeout } from "../exec/wait.ts";
 import { asKind, exactKind, exactTarget, resolvedOf, type ResolvedTarget, resolveTarget } from "../tmux/target.ts";
 import { getPane, SHELL_FACTS } from "../tmux/panes.ts";
+import { windowSessions } from "../tmux/scope.ts";
 import type { TmuxArg } from "../tmux/executor.ts";
 import { UserError } from "../errors.ts";
 
@@ -54,7 +55,9 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
   if (typeof args.target === "string") {
     // An exact tool refuses relative targets (exactTarget) and larger objects rather than reading them.
     const given = tool.exactTarget ? exactKind(tool.target, args.target) : asKind(tool.target, args.target);
-    return { ...ready, target: await resolve(ready, given, read, args.target) };
+    const target = await resolve(ready, given, read, args.target);
+    if (tool.target === "session") await refuseLinkedWindowSession(ready, args.target, target.window_id);
+    return { ...ready, target };
   }
   const derived = tool.targetDefault?.(args);
   try {
@@ -62,6 +65,24 @@ export async function enter(tool: AnyTool, args: Record<string, unknown>, ctx: T
   } catch (e) {
     throw derived && e instanceof UserError ? new UserError(derived.gone) : e;
   }
+}
+
+/**
+ * Refuses a session tool's target that is a window or pane id (`@2`, `%3`) of a window linked into several
+ * sessions: tmux picks one of them (its most recently used), not necessarily the one the model read the id in.
+ */
+export async function refuseLinkedWindowSession(ctx: ToolContext, target: string, windowId: string): Promise<void> {
+  if (!/^[@%]\d+$/.test(target)) return;
+  const sessions = new Set(await windowSessions(ctx.tmux, windowId, ctx.signal));
+  if (sessions.size < 2) return;
+  // Under scope only the sessions in view count: the target was resolved in the one of them, if one.
+  const inView = ctx.tmux.scope ? await ctx.tmux.scope.sessions(ctx.tmux, ctx.signal) : undefined;
+  const named = [...sessions].filter((id) => !inView || inView.has(id));
+  if (named.length < 2) return;
+  throw new UserError(
+    `target ${JSON.stringify(target)} is in window ${windowId}, which is linked into several sessions, so it names ` +
+      `none of them: pass the session's id (${named.join(", ")}) or its exact name; nothing was done`,
+  );
 }
 
 /** The target the pipeline resolved for a tool that declares one (an internal error otherwise). */

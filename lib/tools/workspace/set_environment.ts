@@ -5,7 +5,7 @@ import { RefusedError, UserError } from "../../errors.ts";
 import { OUT_OF_SCOPE_GLOBAL } from "./setting_guard.ts";
 import { changeAnswer, changedShape, envName, envValue, unsetFlag, valueOrUnset } from "./common.ts";
 import { TmuxError } from "../../tmux/executor.ts";
-import { resolve } from "../declared.ts";
+import { refuseLinkedWindowSession, resolve } from "../declared.ts";
 import { envRisk } from "../../policy/options.ts";
 import { guardSetting } from "./setting_guard.ts";
 
@@ -42,6 +42,7 @@ export default defineTool({
     let ids = {};
     if (!global) {
       const t = await resolve(ctx, target);
+      if (target !== undefined) await refuseLinkedWindowSession(ctx, target, t.window_id);
       scope = ["-t", t.session_id];
       ids = { session_id: t.session_id };
     }

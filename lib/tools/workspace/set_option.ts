@@ -4,7 +4,7 @@ import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { changeAnswer, changedShape, unsetFlag, valueOrUnset } from "./common.ts";
 import { COMMAND_SEPARATOR, TmuxError } from "../../tmux/executor.ts";
-import { resolve } from "../declared.ts";
+import { refuseLinkedWindowSession, resolve } from "../declared.ts";
 import { formatRefusal } from "../../policy/formats.ts";
 import { optionRisk } from "../../policy/options.ts";
 import { readOptionName, scopeMismatch } from "../../tmux/option_names.ts";
@@ -76,6 +76,7 @@ export default defineTool({
     else if (global) args.push(scope === "window" ? "-gw" : "-g");
     else {
       const t = await resolve(ctx, target);
+      if (scope === "session" && target !== undefined) await refuseLinkedWindowSession(ctx, target, t.window_id);
       if (scope === "session") ids = { session_id: t.session_id };
       if (scope === "window") ids = { session_id: t.session_id, window_id: t.window_id };
       if (scope === "pane") ids = { session_id: t.session_id, window_id: t.window_id, pane_id: t.pane_id };
