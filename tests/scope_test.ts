@@ -698,3 +698,30 @@ Deno.test("scope: a target naming a session out of view exactly is unknown, not 
     await tmux.kill();
   }
 });
+
+Deno.test("scope: new window refuses a session the user grouped with one out of view (it would get the window too)", async () => {
+  const tmux = await startTmux("scopegrouped");
+  await session(tmux, "secret", MARK);
+  await tmux.tmux("new-session", "-d", "-s", "work-g", "-t", "secret");
+  await session(tmux, "work-a", "WORKMARK");
+  await tmux.tmux("new-session", "-d", "-s", "work-b", "-t", "work-a");
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--sessions", "work-*"] });
+  try {
+    const windows = () => tmux.tmux("list-windows", "-a", "-F", "#{session_name} #{window_id}");
+    const before = await windows();
+    const text = await mcp.err("new", { what: "window", target: "work-g" });
+    assertMatch(
+      text,
+      /^refusing to add a window to session \$\d+: it is grouped with a session out of this server's view/,
+    );
+    assert(!text.includes("secret"), text);
+    assertEquals(await windows(), before);
+    // A group whose sessions are all in view shares the new window among them, as tmux does.
+    const made = await mcp.ok<{ window_id: string }>("new", { what: "window", target: "work-a" });
+    const holders = (await windows()).split("\n").filter((l) => l.endsWith(` ${made.window_id}`));
+    assertEquals(holders.sort(), [`work-a ${made.window_id}`, `work-b ${made.window_id}`]);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});

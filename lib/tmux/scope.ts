@@ -143,6 +143,31 @@ export async function refuseLinkedOutOfView(
   );
 }
 
+const GROUP_ROW = { session_id: ["session_id", "id"], group: ["session_group", "str"] } as const;
+const GROUP_FORMAT = rowFormat(GROUP_ROW);
+
+/**
+ * Refuses to add a window to session `sessionId` when the user grouped it (`new-session -t`) with a session out of
+ * view: the sessions of a group share their windows, so that session would get the window too. Which session that
+ * is stays untold.
+ */
+export async function refuseGroupedOutOfView(
+  tmux: Pick<TmuxExecutor, "run" | "scope">,
+  sessionId: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (!tmux.scope) return;
+  const inView = await tmux.scope.sessions(tmux, signal);
+  const rows = parseRows(GROUP_ROW, await tmux.run(["list-sessions", "-F", GROUP_FORMAT], { signal })).rows;
+  const group = rows.find((r) => r.session_id === sessionId)?.group;
+  if (!group || rows.every((r) => r.group !== group || inView.has(r.session_id))) return;
+  throw new RefusedError(
+    `refusing to add a window to session ${sessionId}: it is grouped with a session out of this server's view ` +
+      "(--sessions/--scope), which shares its windows and would get this one too; nothing was created: make " +
+      'the window in a session of your own (new, what: "session")',
+  );
+}
+
 /**
  * Refuses to rename session `sessionId` to `name` when that name would take it out of view (not a name the
  * `--sessions` patterns match, and the session neither tagged nor made by this server): the agent could neither

@@ -3,6 +3,7 @@ import { defineTool } from "../declared.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { createdShape, noted, shellCommand, spawnPane, startDir, windowName } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
+import { refuseGroupedOutOfView } from "../../tmux/scope.ts";
 
 export default defineTool({
   name: "new-window",
@@ -22,6 +23,7 @@ export default defineTool({
   secrets: ["command"],
   async handler({ name, cwd, command }, ctx) {
     const t = resolvedTarget(ctx);
+    await refuseGroupedOutOfView(ctx.tmux, t.session_id, ctx.signal);
     const args = ["new-window", "-d", "-t", `${t.session_id}:`];
     if (name !== undefined) args.push("-n", formatLiteral(name));
     const { created, note } = await spawnPane(ctx, args, cwd, command);
