@@ -129,6 +129,14 @@ cases.push(
     expect: "error",
   },
   {
+    name: "display-message format with NUL",
+    tool: "show",
+    args: { what: "format", format: "#{pane_id}\0" },
+    safety: "readonly",
+    expect: "error",
+    match: /^invalid arguments for show \(what: format\): format: format must not contain NUL/,
+  },
+  {
     name: "capture-pane huge target",
     tool: "capture-pane",
     args: { target: HUGE },

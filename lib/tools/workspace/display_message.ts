@@ -18,7 +18,8 @@ export default defineTool({
   textField: "text",
   input: z.object({
     target: paneTarget,
-    format: z.string().min(1).max(2000),
+    format: z.string().min(1, "format must not be empty").max(2000, "format is longer than 2000 characters")
+      .refine((s) => !s.includes("\0"), "format must not contain NUL (no tmux format holds one)"),
   }),
   output: z.object({ ...resolvedShape, text: z.string(), truncated: z.boolean() }),
   secrets: ["format"],
