@@ -155,6 +155,13 @@ export function describeIssues(
       });
       return `${path}: unknown parameter(s) ${keys.join(", ")}`;
     }
+    // zod says only "Invalid key in record": the key's own check says what a key must be. The key is quoted
+    // rather than joined into the path, where a control character in it would be sent raw.
+    if (i.code === "invalid_key" && i.path.length) {
+      const where = i.path.slice(0, -1).join(".") || "arguments";
+      const why = i.issues.map((k) => k.message).join("; ");
+      return `${where}: key ${JSON.stringify(String(i.path.at(-1)))}: ${why}`;
+    }
     return `${path}: ${i.message}`;
   }).join("; ");
 }

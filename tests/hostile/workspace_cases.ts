@@ -261,6 +261,15 @@ cases.push(
     tool: "new",
     args: { what: "session", name: "envx", env: { "A=$(touch {{CANARY}})": "v" } },
     expect: "error",
+    // What a key must be, and the key quoted: a control character in it is never sent raw.
+    match: /: env: key "A=\$\(touch [^"]*\)": environment variable names are letters, digits and _/,
+  },
+  {
+    name: "new-session env name with a control character",
+    tool: "new",
+    args: { what: "session", name: "envy", env: { "A\u0007B": "v" } },
+    expect: "error",
+    match: /: env: key "A\\u0007B": environment variable names are letters, digits and _/,
   },
   {
     name: "new-session name ; is a literal name",
