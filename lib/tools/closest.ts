@@ -142,28 +142,36 @@ export function describeIssues(
   input?: unknown,
 ): string {
   return error.issues.slice(0, 5).map((i) => {
-    const path = i.path.length ? i.path.join(".") : "arguments";
+    const path = i.path.length ? i.path.map(shownKey).join(".") : "arguments";
     const missing = input === undefined ? undefined : missingText(i, input);
     if (missing) return `${path}: ${missing}`;
     if (i.code === "unrecognized_keys") {
       const valid = known?.(i.path) ?? [];
       const keys = i.keys.map((k) => {
         const now = Object.hasOwn(FORMER_PARAMETERS, k) ? FORMER_PARAMETERS[k] : undefined;
-        if (now !== undefined && valid.includes(now)) return `${k} (renamed ${now})`;
+        if (now !== undefined && valid.includes(now)) return `${shownKey(k)} (renamed ${now})`;
         const near = closest(k, valid);
-        return near ? `${k} (did you mean ${near}?)` : k;
+        return near ? `${shownKey(k)} (did you mean ${near}?)` : shownKey(k);
       });
       return `${path}: unknown parameter(s) ${keys.join(", ")}`;
     }
-    // zod says only "Invalid key in record": the key's own check says what a key must be. The key is quoted
-    // rather than joined into the path, where a control character in it would be sent raw.
+    // zod says only "Invalid key in record": the key's own check says what a key must be.
     if (i.code === "invalid_key" && i.path.length) {
-      const where = i.path.slice(0, -1).join(".") || "arguments";
+      const where = i.path.slice(0, -1).map(shownKey).join(".") || "arguments";
       const why = i.issues.map((k) => k.message).join("; ");
       return `${where}: key ${JSON.stringify(String(i.path.at(-1)))}: ${why}`;
     }
     return `${path}: ${i.message}`;
   }).join("; ");
+}
+
+/**
+ * A parameter name, record key or index as an error shows it: as it is when plain, else quoted, so that a newline
+ * or an escape sequence in a name a model made up neither breaks the one-line error nor reaches a terminal raw.
+ */
+function shownKey(key: PropertyKey): string {
+  const s = String(key);
+  return /^[\w-]+$/.test(s) ? s : JSON.stringify(s);
 }
 
 /** What a parameter takes, for one that was not given at all (its issue's path leads nowhere in `input`). */

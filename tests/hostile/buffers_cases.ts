@@ -122,6 +122,21 @@ cases.push(
     expect: "error",
   },
   { name: "search-buffer huge query", tool: "search-buffer", args: { query: HUGE }, expect: "error" },
+  // A name the model made up is quoted in the error: its newline would split the one line, its ESC reach a terminal.
+  {
+    name: "search-buffer resume key with a newline",
+    tool: "search-buffer",
+    args: { query: "a", resume_from_offset: { "a\nb": -1 } },
+    expect: "error",
+    match: /: resume_from_offset\."a\\nb": Too small/,
+  },
+  {
+    name: "show-buffer unknown parameter with a newline and ESC",
+    tool: "show-buffer",
+    args: { name: "x", "a\nb\x1b[31m": 1 },
+    expect: "error",
+    match: /unknown parameter\(s\) "a\\nb\\u001b\[31m"$/,
+  },
 );
 
 cases.push(...tierRefusals("readonly", [
