@@ -115,7 +115,7 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
       await mcp.err("new", { what: "pane" }),
       "invalid arguments for new (what: pane): direction: missing: give one of left, right, up, down",
     );
-    // A required parameter not given is called missing, with its type; one given wrong keeps zod's words.
+    // A required parameter not given is called missing, with its type; one given null is not told to leave it out.
     assert.equal(
       await mcp.err("show", {}),
       "invalid arguments for show: what: missing: give one of options, environment, hooks, format",
@@ -124,9 +124,14 @@ Deno.test("an unknown tool or parameter gets a one-line error naming the closest
       await mcp.err("set-buffer", { name: "a" }),
       "invalid arguments for set-buffer: content: missing: give a string",
     );
-    assert.match(
+    assert.equal(
       await mcp.err("set-buffer", { name: "a", content: null }),
-      /content: Invalid input: expected string, received null$/,
+      "invalid arguments for set-buffer: content: null is not a value here: give a string",
+    );
+    // One given wrong keeps zod's words.
+    assert.match(
+      await mcp.err("set-buffer", { name: "a", content: 5 }),
+      /content: Invalid input: expected string, received number$/,
     );
     // A parameter the chosen member does not take is still an error.
     assert.match(

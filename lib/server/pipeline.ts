@@ -28,7 +28,7 @@ import { EnvironmentError, RefusedError, UserError } from "../errors.ts";
 import { TmuxError, TmuxTimeout } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
-import { closest, describeIssues, parameterNames } from "../tools/closest.ts";
+import { closest, describeIssues, omittable, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
 import { earlyRedactor, loadRedactor, redactFully, redactJson, type Redactor, RulesNeeded } from "../text/redact.ts";
 import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
@@ -428,7 +428,12 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         outcome = "invalid";
         message = tool.inputError?.(callArgs ?? {}) ??
           `invalid arguments for ${name}: ${
-            describeIssues(parsed.error, (p) => parameterNames(tool.input, p), callArgs ?? {})
+            describeIssues(
+              parsed.error,
+              (p) => parameterNames(tool.input, p),
+              callArgs ?? {},
+              (p) => omittable(tool.input, p),
+            )
           }`;
         return errorResult(message);
       }

@@ -92,20 +92,31 @@ export function closest(name: string, candidates: Iterable<string>): string | un
  * step). Empty when the path leads elsewhere.
  */
 export function parameterNames(schema: unknown, path: readonly PropertyKey[]): string[] {
+  const shape = (unwrap(schemaAt(schema, path)) as { shape?: Record<string, unknown> })?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** Whether the parameter a zod issue path points to may be left out (it is optional or has a default). */
+export function omittable(schema: unknown, path: readonly PropertyKey[]): boolean {
+  const node = schemaAt(schema, path) as z.ZodType | undefined;
+  return typeof node?.safeParse === "function" && node.safeParse(undefined).success;
+}
+
+/** The schema an issue path points to, through objects and arrays; undefined when the path leads elsewhere. */
+function schemaAt(schema: unknown, path: readonly PropertyKey[]): unknown {
   let node: unknown = schema;
   for (const step of path) {
     node = unwrap(node);
     if (typeof step === "number") {
       node = (node as { element?: unknown })?.element; // an array's items
-      if (!node) return [];
+      if (!node) return undefined;
       continue;
     }
     const shape = (node as { shape?: Record<string, unknown> })?.shape;
-    if (typeof step !== "string" || !shape || !(step in shape)) return [];
+    if (typeof step !== "string" || !shape || !(step in shape)) return undefined;
     node = shape[step];
   }
-  const shape = (unwrap(node) as { shape?: Record<string, unknown> })?.shape;
-  return shape ? Object.keys(shape) : [];
+  return node;
 }
 
 /** Looks through optional/default/nullable wrappers to the schema inside. */
@@ -127,7 +138,8 @@ const FORMER_PARAMETERS: Readonly<Record<string, string>> = { session_id: "pty_i
  * parameter names of the object at each path) lets an unknown parameter
  * name its closest valid one; `input` (what was parsed) lets a parameter
  * that was not given at all be called missing, with what it takes, where
- * zod would say "expected string, received undefined".
+ * zod would say "expected string, received undefined", and one given as
+ * null be told to be left out when `omittable` says it may be.
  *
  * @example
  * ```ts
@@ -140,11 +152,22 @@ export function describeIssues(
   error: z.ZodError,
   known?: (path: readonly PropertyKey[]) => string[],
   input?: unknown,
+  omittable?: (path: readonly PropertyKey[]) => boolean,
 ): string {
   return error.issues.slice(0, 5).map((i) => {
     const path = i.path.length ? i.path.map(shownKey).join(".") : "arguments";
     const missing = input === undefined ? undefined : missingText(i, input);
     if (missing) return `${path}: ${missing}`;
+    // Models often send null for a parameter they mean to leave out; zod's "expected string, received null"
+    // does not say that leaving it out is the way.
+    if (i.code === "invalid_type" && i.path.length && input !== undefined && valueAt(input, i.path) === null) {
+      const name = shownKey(i.path[i.path.length - 1]);
+      return `${path}: null is not a value here: ${
+        omittable?.(i.path)
+          ? `leave ${name} out for its default, or give ${article(i.expected)}`
+          : `give ${article(i.expected)}`
+      }`;
+    }
     if (i.code === "unrecognized_keys") {
       const valid = known?.(i.path) ?? [];
       const keys = i.keys.map((k) => {
@@ -177,20 +200,22 @@ function shownKey(key: PropertyKey): string {
 /** What a parameter takes, for one that was not given at all (its issue's path leads nowhere in `input`). */
 function missingText(issue: z.core.$ZodIssue, input: unknown): string | undefined {
   if (!issue.path.length) return undefined;
-  let at: unknown = input;
-  for (const step of issue.path) {
-    if (at === null || typeof at !== "object" || !Object.hasOwn(at, step as PropertyKey)) {
-      at = undefined;
-      break;
-    }
-    at = (at as Record<PropertyKey, unknown>)[step as PropertyKey];
-  }
-  if (at !== undefined) return undefined;
+  if (valueAt(input, issue.path) !== undefined) return undefined;
   if (issue.code === "invalid_value" && issue.values.length) {
     return `missing: give one of ${issue.values.map((v) => String(v)).join(", ")}`;
   }
   if (issue.code === "invalid_type") return `missing: give ${article(issue.expected)}`;
   return undefined;
+}
+
+/** The value at a path of the parsed input; undefined where the path leads nowhere. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let at: unknown = input;
+  for (const step of path) {
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, step)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[step];
+  }
+  return at;
 }
 
 function article(type: string): string {

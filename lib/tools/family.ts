@@ -19,7 +19,7 @@
 import { z } from "zod";
 import { UserError } from "../errors.ts";
 import type { AnyTool } from "./tool.ts";
-import { describeIssues, parameterNames } from "./closest.ts";
+import { describeIssues, omittable, parameterNames } from "./closest.ts";
 import { enter } from "./declared.ts";
 
 export interface FamilyDef {
@@ -172,7 +172,12 @@ export function defineFamily(fam: FamilyDef): AnyTool {
     return {
       member,
       error: `invalid arguments for ${fam.name} (what: ${what}): ${
-        describeIssues(parsed.error, (p) => ["what", ...parameterNames(member.input, p)], given)
+        describeIssues(
+          parsed.error,
+          (p) => ["what", ...parameterNames(member.input, p)],
+          given,
+          (p) => omittable(member.input, p),
+        )
       }${takes}`,
     };
   };

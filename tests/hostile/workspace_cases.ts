@@ -136,6 +136,31 @@ cases.push(
     expect: "error",
     match: /^invalid arguments for show \(what: format\): format: format must not contain NUL/,
   },
+  // null for a parameter the model means to leave out: the error says to leave it out, where it may be.
+  {
+    name: "capture-pane target null",
+    tool: "capture-pane",
+    args: { target: null, max_lines: null },
+    safety: "readonly",
+    expect: "error",
+    match:
+      /^invalid arguments for capture-pane: target: null is not a value here: leave target out for its default, or give a string; max_lines: null .* leave max_lines out/,
+  },
+  {
+    name: "rename name null",
+    tool: "rename",
+    args: { what: "window", target: "{{WINDOW}}", name: null },
+    expect: "error",
+    match: /: name: null is not a value here: give a string$/,
+  },
+  {
+    name: "batch sub-call target null",
+    tool: "batch",
+    args: { calls: [{ tool: "capture-pane", arguments: { target: null } }] },
+    safety: "readonly",
+    expect: "ok",
+    match: /target: null is not a value here: leave target out for its default/,
+  },
   {
     name: "capture-pane huge target",
     tool: "capture-pane",
