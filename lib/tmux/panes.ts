@@ -223,6 +223,13 @@ export function targetError(target: string, e: unknown): unknown {
         `and use an id such as %3`,
     );
   }
+  // `{mouse}` (or `=`) is the pane a mouse event happened over: only a key binding run by one has it.
+  if (e instanceof TmuxError && e.kind === "failed" && /no mouse target/.test(e.message)) {
+    return new UserError(
+      `target ${JSON.stringify(target)} means the pane under the mouse, which only a mouse key binding has: ` +
+        `call list (what: panes) and use an id such as %3`,
+    );
+  }
   // tmux reads `{last}` as `!` and names that in its error; the model gave `{last}` or `!`.
   const last = e instanceof TmuxError && e.kind === "failed" && /^can't find (window|pane): !$/.exec(e.message);
   if (last) {

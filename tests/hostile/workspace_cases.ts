@@ -162,6 +162,14 @@ cases.push(
     match: /target: null is not a value here: leave target out for its default/,
   },
   {
+    name: "capture-pane target {mouse} outside a key binding",
+    tool: "capture-pane",
+    args: { target: "{mouse}" },
+    safety: "readonly",
+    expect: "error",
+    match: /^target "\{mouse\}" means the pane under the mouse, .*: call list \(what: panes\)/,
+  },
+  {
     name: "capture-pane huge target",
     tool: "capture-pane",
     args: { target: HUGE },
