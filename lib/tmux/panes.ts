@@ -723,7 +723,6 @@ export async function getPane<S extends PaneSpecPart = typeof PANE_SPEC>(
   // What tmux is asked for (a plain word is a session, whatever the target's kind); errors name the target as given.
   const asked = target !== undefined ? sessionTarget(target) : target;
   if (tmux.scope) return await getScopedPane(tmux, target, facts, opts, asked);
-  if (target !== undefined) target = normalizeTarget(target);
   if (target === undefined) {
     const pane = await query(
       tmux,

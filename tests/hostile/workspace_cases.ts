@@ -170,6 +170,14 @@ cases.push(
     match: /^target "\{mouse\}" means the pane under the mouse, .*: call list \(what: panes\)/,
   },
   {
+    name: "capture-pane exact name of no session is named as given",
+    tool: "capture-pane",
+    args: { target: "=nosuch-session" },
+    safety: "readonly",
+    expect: "error",
+    match: /^unknown target "=nosuch-session" \(/,
+  },
+  {
     name: "capture-pane huge target",
     tool: "capture-pane",
     args: { target: HUGE },
