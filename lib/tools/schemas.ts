@@ -67,6 +67,19 @@ export const absolutePath = z.string()
   .refine((s) => !s.includes("\0"), "path must not contain NUL")
   .describe("absolute path");
 
+/**
+ * An object parameter inside a tool's input, which refuses a key it does not know as the input itself does (the
+ * pipeline checks only the top level strictly): a misspelt `match_length` would otherwise be dropped without a word
+ * and the call run as if it had not been given. Loose, then checked, so the listing gains no
+ * `additionalProperties: false`; the error names the closest valid key as the top level's does.
+ */
+export function closedObject<S extends z.ZodRawShape>(shape: S) {
+  return z.looseObject(shape).superRefine((o, ctx) => {
+    const keys = Object.keys(o).filter((k) => !Object.hasOwn(shape, k));
+    if (keys.length) ctx.addIssue({ code: "unrecognized_keys", keys, input: o });
+  });
+}
+
 /** Text content up to 256 MiB (the transport's own limit is usually lower). */
 export const content = z.string().max(256 * 1024 * 1024, "content is larger than 256 MiB");
 

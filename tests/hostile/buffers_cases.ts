@@ -122,6 +122,14 @@ cases.push(
     expect: "error",
   },
   { name: "search-buffer huge query", tool: "search-buffer", args: { query: HUGE }, expect: "error" },
+  // A misspelt key inside near is refused as one at the top level is, not dropped.
+  {
+    name: "search-buffer near with a misspelt key",
+    tool: "search-buffer",
+    args: { query: "a", near: { buffer: "nosuch", offset_bytes: 0, match_length: 4 } },
+    expect: "error",
+    match: /: near: unknown parameter\(s\) match_length \(did you mean match_len\?\)$/,
+  },
   // A name the model made up is quoted in the error: its newline would split the one line, its ESC reach a terminal.
   {
     name: "search-buffer resume key with a newline",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { bufferName } from "../schemas.ts";
+import { bufferName, closedObject } from "../schemas.ts";
 import { UserError } from "../../errors.ts";
 import * as search from "../search_schemas.ts";
 import type { SearchTarget } from "../../search/search.ts";
@@ -23,7 +23,7 @@ export default defineTool({
     buffers: z.array(bufferName).min(1, "buffers must name at least one buffer (omit it to search all)")
       .max(search.MAX_BUFFERS, `buffers names more than ${search.MAX_BUFFERS} buffers`).optional()
       .describe("in order (omit: all)"),
-    near: z.object({ buffer: bufferName, offset_bytes: search.byteOffset, match_len: search.byteOffset.optional() })
+    near: closedObject({ buffer: bufferName, offset_bytes: search.byteOffset, match_len: search.byteOffset.optional() })
       .optional().describe("a match: search context_bytes around it (answer: window)"),
     context_bytes: search.contextBytes("snippet bytes each side; 64, with near 256"),
     max_scan_bytes: z.number().int().min(1).max(search.MAX_SCAN_BYTES).default(16 * 1024 * 1024),
