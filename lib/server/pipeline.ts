@@ -184,6 +184,24 @@ export function malformedText(args: unknown, path = ""): string | undefined {
   return undefined;
 }
 
+/**
+ * Where `args` holds a key named `__proto__` (JSON.parse makes it a key like any other), as one line, or undefined.
+ * zod builds a record or an object by assignment, where that key sets the prototype instead: its value would be
+ * dropped without a word (an environment variable, a buffer's resume offset, a batch call's arguments).
+ */
+export function prototypeKey(args: unknown, path = ""): string | undefined {
+  if (args === null || typeof args !== "object") return undefined;
+  for (const [key, value] of Object.entries(args)) {
+    if (key === "__proto__") {
+      return `${path || "arguments"}: a key named "__proto__" cannot be taken (JavaScript would read it as the ` +
+        `object's prototype and lose it): use another name (rename-buffer a buffer named so)`;
+    }
+    const inner = prototypeKey(value, path === "" ? key : `${path}.${key}`);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
 /** A handler's result that its own output schema refuses: our bug, said as such. */
 class OutputMismatch extends Error {}
 
@@ -391,7 +409,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         message = refused;
         return errorResult(message);
       }
-      const malformed = malformedText(args);
+      const malformed = malformedText(args) ?? prototypeKey(args);
       if (malformed) {
         outcome = "invalid";
         message = `invalid arguments for ${name}: ${malformed}`;

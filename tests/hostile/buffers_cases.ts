@@ -122,6 +122,13 @@ cases.push(
     expect: "error",
   },
   { name: "search-buffer huge query", tool: "search-buffer", args: { query: HUGE }, expect: "error" },
+  {
+    name: "search-buffer resume offset of a buffer named __proto__",
+    tool: "search-buffer",
+    args: { query: "a", resume_from_offset: { ["__proto__"]: 1 } },
+    expect: "error",
+    match: /: resume_from_offset: a key named "__proto__" cannot be taken/,
+  },
   // A misspelt key inside near is refused as one at the top level is, not dropped.
   {
     name: "search-buffer near with a misspelt key",

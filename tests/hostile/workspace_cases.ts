@@ -177,6 +177,23 @@ cases.push(
     expect: "error",
     match: /^unknown target "=nosuch-session" \(/,
   },
+  // A key named __proto__ (a computed key here, as JSON.parse makes it: an own key) would set a prototype where
+  // zod builds a record: refused, not dropped, in a batch as directly.
+  {
+    name: "new-session env named __proto__",
+    tool: "new",
+    args: { what: "session", name: "protoenv", env: { ["__proto__"]: "x", B: "y" } },
+    expect: "error",
+    match: /^invalid arguments for new: env: a key named "__proto__" cannot be taken .*: use another name/,
+  },
+  {
+    name: "batch sub-call arguments with a __proto__ key",
+    tool: "batch",
+    args: { calls: [{ tool: "capture-pane", arguments: { ["__proto__"]: { target: "%999999" } } }] },
+    safety: "readonly",
+    expect: "error",
+    match: /^invalid arguments for batch: calls\.0\.arguments: a key named "__proto__" cannot be taken/,
+  },
   {
     name: "capture-pane huge target",
     tool: "capture-pane",
