@@ -154,7 +154,11 @@ export function describeIssues(
   input?: unknown,
   omittable?: (path: readonly PropertyKey[]) => boolean,
 ): string {
-  return error.issues.slice(0, 5).map((i) => {
+  // zod checks an integer twice past 2^53 (as an int, then as a number): one problem is said once.
+  const issues = error.issues.filter((i, n, all) =>
+    !all.slice(0, n).some((j) => j.code === i.code && j.path.join("\0") === i.path.join("\0"))
+  );
+  return issues.slice(0, 5).map((i) => {
     const path = i.path.length ? i.path.map(shownKey).join(".") : "arguments";
     const missing = input === undefined ? undefined : missingText(i, input);
     if (missing) return `${path}: ${missing}`;
@@ -167,6 +171,11 @@ export function describeIssues(
           ? `leave ${name} out for its default, or give ${article(i.expected)}`
           : `give ${article(i.expected)}`
       }`;
+    }
+    // zod's "expected int, received number" for 1.5 reads as if 1.5 were no number.
+    const given = input === undefined ? undefined : valueAt(input, i.path);
+    if (i.code === "invalid_type" && i.expected === "int" && typeof given === "number") {
+      return `${path}: ${given} is not a whole number: give one`;
     }
     if (i.code === "unrecognized_keys") {
       const valid = known?.(i.path) ?? [];
@@ -219,5 +228,6 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 function article(type: string): string {
+  if (type === "int") return "a whole number";
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }

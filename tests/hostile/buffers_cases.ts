@@ -129,6 +129,21 @@ cases.push(
     expect: "error",
     match: /: resume_from_offset: a key named "__proto__" cannot be taken/,
   },
+  // Numbers: a fraction is said to be one, and a bound past 2^53 once.
+  {
+    name: "show-buffer max_bytes a fraction",
+    tool: "show-buffer",
+    args: { name: "nosuch", max_bytes: 1.5 },
+    expect: "error",
+    match: /^invalid arguments for show-buffer: max_bytes: 1\.5 is not a whole number: give one$/,
+  },
+  {
+    name: "show-buffer offset_bytes 1e20",
+    tool: "show-buffer",
+    args: { name: "nosuch", offset_bytes: 1e20 },
+    expect: "error",
+    match: /^invalid arguments for show-buffer: offset_bytes: Too big: [^;]*$/,
+  },
   // A misspelt key inside near is refused as one at the top level is, not dropped.
   {
     name: "search-buffer near with a misspelt key",
