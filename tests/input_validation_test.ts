@@ -17,3 +17,22 @@ Deno.test("request-input cut short by the call budget says a whole number of mil
     assertMatch(r.results[0].result!.message, /^nobody finished within \d+ (ms|s);/);
   }, { args: ["--call-budget-ms", "1000"] });
 });
+
+Deno.test("show format cut at its output limit never ends in half a character", async () => {
+  await withServer(async (mcp, tmux) => {
+    // Two sessions whose windows are named with 128 emoji (two UTF-16 units each): after a one-character prefix
+    // the limit falls between the two halves of an emoji.
+    const name = "\u{1F600}".repeat(128);
+    await tmux.tmux("rename-window", "-t", "main:", name);
+    await tmux.tmux("new-session", "-d", "-s", "second", "-n", name);
+    const r = await mcp.ok<{ text?: string; truncated?: boolean; preview?: { text: string; truncated: boolean } }>(
+      "show",
+      { what: "format", format: `a#{S:${"#{window_name}".repeat(140)}}` },
+    );
+    // Over the response budget, the answer is a buffered page whose preview is the end of the text.
+    const shown = r.preview ?? r;
+    assertEquals(shown.truncated, true);
+    assertEquals(shown.text!.includes("\uFFFD"), false);
+    assertEquals(shown.text!.endsWith("\u{1F600}"), true);
+  });
+});

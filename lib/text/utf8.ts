@@ -53,3 +53,19 @@ export function clipToCharBoundary(bytes: Uint8Array, start: number, end: number
   }
   return lead;
 }
+
+/**
+ * The first `units` UTF-16 units of `s`, one fewer where the cut would split a surrogate pair: a string cut for a
+ * message or a limit never ends in half a character (which reaches a client as U+FFFD).
+ *
+ * @example
+ * ```ts
+ * headOf("a😀", 2); // "a"
+ * headOf("a😀", 3); // "a😀"
+ * ```
+ */
+export function headOf(s: string, units: number): string {
+  if (units >= s.length) return s;
+  const last = s.charCodeAt(units - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? units - 1 : units);
+}

@@ -5,6 +5,7 @@ import { formatRefusal } from "../../policy/formats.ts";
 import { UserError } from "../../errors.ts";
 import { paneTarget, resolvedShape } from "./shapes.ts";
 import { resolvedOf } from "../../tmux/target.ts";
+import { headOf } from "../../text/utf8.ts";
 
 const MAX_OUTPUT = 65_536;
 
@@ -32,7 +33,7 @@ export default defineTool({
     });
     let text = new TextDecoder().decode(output).replace(/\n$/, "");
     const truncated = text.length > MAX_OUTPUT;
-    if (truncated) text = text.slice(0, MAX_OUTPUT);
+    if (truncated) text = headOf(text, MAX_OUTPUT);
     return { structured: { ...resolvedOf(pane, defaulted), text, truncated } };
   },
 });
