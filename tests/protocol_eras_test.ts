@@ -257,6 +257,14 @@ Deno.test("JSON-RPC batches: answered as a batch on a 2025-03-26 connection, ref
         mixed,
       );
       assertMatch(mixed, /"code":-32600,"message":"Request id 9007199254740993 is not an integer/);
+      // An item that is no valid message gets its error in its place in the batch's answer, not on a line of its own.
+      await old.sendRaw('[1,{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":4}]');
+      const withInvalid = JSON.parse(await old.line()) as { id: unknown; error?: { code: number } }[];
+      assert(Array.isArray(withInvalid), JSON.stringify(withInvalid));
+      assertEquals(withInvalid.map((r) => [r.id, r.error?.code]), [[null, -32600], [3, undefined], [4, -32600]]);
+      assertMatch(JSON.stringify(withInvalid[0]), /each item of a batch must be a JSON object/);
+      await old.send({ jsonrpc: "2.0", id: 5, method: "ping" });
+      assertEquals((await old.next()).id, 5, "nothing more came of that batch");
       // An empty batch is one Invalid Request error.
       await old.sendRaw("[]");
       const empty = await old.next();

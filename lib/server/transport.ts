@@ -338,8 +338,10 @@ function idOf(json: unknown): RequestId | undefined {
  * Why a message the SDK's parser refused is not a JSON-RPC 2.0 request or notification of MCP, and what to send
  * instead: the first of its top-level faults, else the shape it must have.
  */
-function whyNotJsonRpc(json: unknown): string {
-  if (!isObject(json)) return "send a JSON object, one per line";
+function whyNotJsonRpc(json: unknown, inBatch = false): string {
+  if (!isObject(json)) {
+    return inBatch ? "each item of a batch must be a JSON object" : "send a JSON object, one per line";
+  }
   if (json.jsonrpc !== "2.0") return 'its "jsonrpc" must be "2.0"';
   if (!("method" in json)) return 'send a request or notification with a "method"';
   if (typeof json.method !== "string") return 'its "method" must be a string';
@@ -471,6 +473,8 @@ export class LinearStdioTransport implements Transport {
   #version?: string;
   /** Requests of a JSON-RPC batch not answered yet, each with its batch (see {@linkcode BATCH_VERSION}). */
   #batchOf = new Map<RequestId, Batch>();
+  /** The batch item being dispatched that has no id of its own there, and its place among the batch's answers. */
+  #batchSlot?: { batch: Batch; key: string };
   /** The ids of the server's own requests to the client (2025 era: `elicitation/create`) not answered yet. */
   #asked = new Set<RequestId>();
   /** The client closed our input: it cannot answer a request of ours any more. */
@@ -715,6 +719,7 @@ export class LinearStdioTransport implements Transport {
       ({ json: items, ids } = withIdTexts(text) as { json: unknown[]; ids: Map<unknown, string> });
     }
     const refused = new Set<unknown>();
+    const slots = new Map<unknown, string>();
     for (const item of items) {
       const raw = inexact(item) ? ids.get(item) : undefined;
       if (raw !== undefined) {
@@ -725,12 +730,26 @@ export class LinearStdioTransport implements Transport {
         continue;
       }
       const id = idOf(item);
-      if (id === undefined || (item as { method?: unknown }).method === undefined || this.#batchOf.has(id)) continue;
+      if (id === undefined || (item as { method?: unknown }).method === undefined || this.#batchOf.has(id)) {
+        // A notification gets no answer; an item that is no valid message gets its error here, in its place.
+        const key = `\u0000item-${batch.order.length}`;
+        batch.order.push(key);
+        slots.set(item, key);
+        continue;
+      }
       batch.order.push(id);
       batch.waiting.add(id);
       this.#batchOf.set(id, batch);
     }
-    for (const item of items) if (!refused.has(item)) this.#dispatch(item, 0);
+    for (const item of items) {
+      if (refused.has(item)) continue;
+      this.#batchSlot = slots.get(item) === undefined ? undefined : { batch, key: slots.get(item)! };
+      try {
+        this.#dispatch(item, 0);
+      } finally {
+        this.#batchSlot = undefined;
+      }
+    }
     this.#flush(batch);
   }
 
@@ -825,7 +844,17 @@ export class LinearStdioTransport implements Transport {
       }
       // A message held before start() was counted unanswered: this is its answer.
       if (id !== undefined) this.#answered(id);
-      void this.#sendError(id ?? null, -32600, `Message is not a JSON-RPC 2.0 message: ${whyNotJsonRpc(json)}`);
+      const slot = this.#batchSlot;
+      const message = `Message is not a JSON-RPC 2.0 message: ${whyNotJsonRpc(json, slot !== undefined)}`;
+      // In a batch, its error is one of the batch's answers (JSON-RPC answers `[1]` with `[{…error…}]`).
+      if (slot) {
+        return void slot.batch.replies.set(slot.key, {
+          jsonrpc: "2.0",
+          id: id ?? null,
+          error: { code: -32600, message },
+        });
+      }
+      void this.#sendError(id ?? null, -32600, message);
       return;
     }
     this.#track(message, true);
