@@ -61,3 +61,17 @@ export class EnvironmentError extends Error {
 export function searchCancelled(): UserError {
   return new UserError("search cancelled by the client");
 }
+
+/**
+ * Text a client sent (a method, a prompt's name, a URI), as an error message shows it: quoted as JSON, so a line
+ * break in it stays on the one line, and cut after `max` characters, so a long one does not fill the answer.
+ *
+ * @example
+ * ```ts
+ * const uri = "tmux://sessions/a\nb"; // as a client sent it
+ * throw new UserError(`resource not found: ${quotedForError(uri)}`); // its line break written \n
+ * ```
+ */
+export function quotedForError(text: string, max = 100): string {
+  return JSON.stringify(text.length > max ? text.slice(0, max) + "…" : text);
+}

@@ -71,6 +71,17 @@ Deno.test("resources list sessions and panes and read them; a missing object is 
       assertEquals(e.code, -32602, `${uri}: ${e.message}`); // invalid params, as the 2026-07-28 specification says
       assertMatch(e.message, /resource not found/);
     }
+    // A URI the client sent with a line break, or a very long one: quoted and cut, the message stays one short line.
+    for (
+      const uri of ["tmux://sessions/a\nb", "file:///etc/passwd\nsecond line", `tmux://sessions/${"x".repeat(5000)}`]
+    ) {
+      const e = await readError(client, uri);
+      assertEquals(e.code, -32602, `${uri.slice(0, 40)}: ${e.message}`);
+      assert(!/[\r\n]/.test(e.message), `more than one line: ${e.message}`);
+      assert(e.message.length < 400, `${e.message.length} characters: ${e.message.slice(0, 200)}`);
+      const quoted = `resource not found: ${JSON.stringify(uri).slice(0, 30)}`;
+      assert(e.message.includes(quoted), `${quoted} not in ${e.message.slice(0, 200)}`);
+    }
   });
 });
 

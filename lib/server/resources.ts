@@ -27,7 +27,7 @@ import {
   ResourceTemplate,
 } from "../sdk.ts";
 import type { Services } from "../tools/tool.ts";
-import { UserError } from "../errors.ts";
+import { quotedForError, UserError } from "../errors.ts";
 import { describeSession, getPane, listPanes, listSessions, onePerPane } from "../tmux/panes.ts";
 import { capturePane } from "../tmux/capture.ts";
 import { TmuxError } from "../tmux/executor.ts";
@@ -61,7 +61,8 @@ interface ResourceDef {
 const json = (v: unknown) => JSON.stringify(v);
 
 function notFound(uri: string, why: string): ProtocolError {
-  return new ProtocolError(RESOURCE_NOT_FOUND, `resource not found: ${uri} (${why})`, { uri });
+  // The URI as the client sent it (line breaks and all): quoted, so the message stays one line.
+  return new ProtocolError(RESOURCE_NOT_FOUND, `resource not found: ${quotedForError(uri)} (${why})`, { uri });
 }
 
 function one(vars: Vars, name: string): string {

@@ -58,6 +58,7 @@ import type { JSONRPCMessage, Transport } from "../sdk.ts";
 import { type ByteReader, byteReader } from "../byte_reader.ts";
 import { isBrokenPipe, stdinReader, stdoutWriter } from "./stdio.ts";
 import { joinChunks } from "../text/bytes.ts";
+import { quotedForError } from "../errors.ts";
 
 export interface LinearStdioTransportOptions {
   maxMessageBytes: number;
@@ -366,14 +367,14 @@ function withMethodNamed(message: JSONRPCMessage, method: string | undefined): J
     ? /^Prompt (.*) not found$/s.exec(error.message)
     : null;
   if (prompt) {
-    const name = JSON.stringify(prompt[1].length > 100 ? prompt[1].slice(0, 100) + "…" : prompt[1]);
+    const name = quotedForError(prompt[1]);
     return {
       ...message,
       error: { ...error, message: `Prompt ${name} not found: call prompts/list to see the prompts this server offers` },
     } as JSONRPCMessage;
   }
   if (method === undefined || error?.code !== -32601 || error.message !== "Method not found") return message;
-  const named = JSON.stringify(method.length > 100 ? method.slice(0, 100) + "…" : method);
+  const named = quotedForError(method);
   return {
     ...message,
     error: {
