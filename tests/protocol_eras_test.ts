@@ -165,6 +165,37 @@ Deno.test("era lock: a 2026 connection refuses initialize, a 2025 one refuses 20
   });
 });
 
+Deno.test("2026 requests read before the SDK decided the era are refused when they name a revision not served", async () => {
+  await withRaw(async (s) => {
+    // One write: a first request naming a revision not served (the SDK refuses it, the era still open), one that
+    // locks the connection to 2026-07-28, then two naming other revisions, read while the first was answered.
+    const named = (id: number, method: string, version: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: { _meta: envelope({ [VERSION_KEY]: version }) },
+    });
+    const requests = [
+      named(1, "tools/list", "2026-12-01"),
+      named(2, "tools/list", MODERN),
+      named(3, "tools/list", "2026-12-01"),
+      named(4, "resources/list", "2025-11-25"),
+    ];
+    await s.writer.write(new TextEncoder().encode(requests.map((r) => JSON.stringify(r) + "\n").join("")));
+    const replies = new Map<unknown, Reply>();
+    while (replies.size < requests.length) {
+      const reply = await s.next();
+      replies.set(reply.id, reply);
+    }
+    assertEquals(resultOf(replies.get(2)!).resultType, "complete");
+    for (const [id, requested] of [[1, "2026-12-01"], [3, "2026-12-01"], [4, "2025-11-25"]] as const) {
+      const refused = errorOf(replies.get(id)!);
+      assertEquals([refused.code, refused.data], [-32022, { supported: [MODERN], requested }], `request ${id}`);
+    }
+    assertEquals(resultOf(await s.modern(5, "tools/list")).resultType, "complete", "the connection keeps serving");
+  });
+});
+
 Deno.test("a 2025 connection serves a request whose _meta names the revision initialize negotiated", async () => {
   await withRaw(async (s) => {
     await s.initialize("2025-11-25");

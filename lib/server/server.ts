@@ -154,6 +154,27 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
   /** See {@linkcode App.modernPinned}. */
   let pinned = false;
 
+  /**
+   * The error for a request whose `_meta` names a revision the connection does not serve: on a 2026 one any but
+   * those this server serves (a claim of the wrong type is the SDK's to answer, invalid params), on a 2025 one any
+   * but the one `initialize` negotiated (`negotiated`, else the SDK's word once its handler has run).
+   */
+  const claimRefusal = (
+    locked: ProtocolEra,
+    params: Record<string, unknown> | undefined,
+    negotiated?: string,
+  ): Refusal | undefined => {
+    const claimed = claimedVersion(params);
+    if (claimed === undefined) return undefined;
+    if (locked === "modern") {
+      return typeof claimed === "string" && !MODERN_VERSIONS.includes(claimed)
+        ? unsupportedVersion(claimed, MODERN_VERSIONS)
+        : undefined;
+    }
+    const version = negotiated ?? legacy?.server.getNegotiatedProtocolVersion();
+    return version !== undefined && claimed !== version ? unsupportedVersion(claimed, [version]) : undefined;
+  };
+
   /** One McpServer for one connection's era (the SDK may build a 2026 one for a probe and then a 2025 one). */
   const build = ({ era: built }: { era: ProtocolEra }): McpServer => {
     const mcp = new McpServer(
@@ -191,6 +212,22 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
       // 2026 era: a question ends the round with an input-required result and parks the call under a one-shot
       // requestState; the client's retry carrying it resumes the parked call (lib/server/core.ts).
       return modernCall(request, extra, fail) as Promise<CallToolResult>;
+    };
+    // serveStdio hands the instance it pinned every message without checking the revision a request's `_meta`
+    // names, and `refuse` (asked as the transport reads a message) lets through what was read before the era was
+    // decided: judged again as the instance receives it.
+    const connect = mcp.connect.bind(mcp);
+    mcp.connect = async (channel) => {
+      await connect(channel);
+      const receive = channel.onmessage;
+      channel.onmessage = (message, extra) => {
+        const request = "method" in message && "id" in message
+          ? message as { id: string | number; params?: Record<string, unknown> }
+          : undefined;
+        const refusal = request && claimRefusal(built, request.params);
+        if (!refusal) return receive?.(message, extra);
+        void channel.send({ jsonrpc: "2.0", id: request!.id, error: refusal }).catch(() => {});
+      };
     };
     // Resources and prompts are views of the workspace: served with its toolset.
     if (config.toolsets.includes("workspace")) {
@@ -238,20 +275,15 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
     stopCalls: (why) => calls.stop(why),
     direct: (method) => !legacy ? undefined : method === "tools/call" ? callTool : method === "ping" ? pong : undefined,
     refuse(method, params, negotiated) {
-      const claimed = claimedVersion(params);
-      // The SDK decides the era on its own.
-      if (claimed === undefined || era === undefined) return listCursor(method, params);
-      if (era === "legacy") {
-        // Naming the revision `initialize` negotiated is no other era's request: served as if unnamed. The
-        // transport's word first: a handshake answered before the SDK loaded is replayed to it just before this
-        // request, and its handler has not run yet.
-        const version = negotiated ?? legacy?.server.getNegotiatedProtocolVersion() ?? "2025-11-25";
-        return claimed === version ? listCursor(method, params) : unsupportedVersion(claimed, [version]);
-      }
-      // A claim of the wrong type is the SDK's to answer (invalid params).
-      return typeof claimed === "string" && !MODERN_VERSIONS.includes(claimed)
-        ? unsupportedVersion(claimed, MODERN_VERSIONS)
-        : listCursor(method, params);
+      // The SDK decides the era on its own. Naming the revision `initialize` negotiated is no other era's request:
+      // served as if unnamed. The transport's word first: a handshake answered before the SDK loaded is replayed to
+      // it just before this request, and its handler has not run yet.
+      const refusal = era === undefined ? undefined : claimRefusal(
+        era,
+        params,
+        era === "legacy" ? negotiated ?? legacy?.server.getNegotiatedProtocolVersion() ?? "2025-11-25" : undefined,
+      );
+      return refusal ?? listCursor(method, params);
     },
     legacyServer: () => legacy?.server,
     modernPinned: () => pinned,
