@@ -112,10 +112,12 @@ Deno.test("bad _meta: missing, unsupported or wrongly typed version or capabilit
     const capsString = errorOf(await list(3, envelope({ [CAPABILITIES_KEY]: "all" })));
     assertEquals(capsString.code, -32602);
     assertMatch(capsString.message, /clientCapabilities/);
-    for (const version of ["2030-01-01", "2025-06-18"]) {
+    for (const version of ["2030-01-01", "2025-06-18", `2026\n${"9".repeat(3000)}`]) {
       const e = errorOf(await list(4, envelope({ [VERSION_KEY]: version })));
       assertEquals(e.code, -32022);
       assertEquals(e.data, { supported: [MODERN], requested: version });
+      assert(!/[\r\n]/.test(e.message) && e.message.length < 300, e.message.slice(0, 400));
+      assertMatch(e.message, /^Unsupported protocol version "20[0-9]{2}.*": this connection serves 2026-07-28; /);
     }
     // A good request locks the connection to the 2026 era; the same checks hold on it.
     resultOf(await list(5, envelope()));
@@ -127,6 +129,15 @@ Deno.test("bad _meta: missing, unsupported or wrongly typed version or capabilit
     const future = errorOf(await list(10, envelope({ [VERSION_KEY]: "2030-01-01" })));
     assertEquals(future.code, -32022);
     assertEquals(future.data, { supported: [MODERN], requested: "2030-01-01" });
+    // The revision named is quoted (a line break in it stays on the one line, a long one is cut), and the one served
+    // is said, before the era is locked (the SDK's answer, id 4) and after it (ours).
+    for (const e of [errorOf(await list(12, envelope({ [VERSION_KEY]: `2026\n${"9".repeat(3000)}` }))), future]) {
+      assert(!/[\r\n]/.test(e.message) && e.message.length < 300, e.message.slice(0, 400));
+      assertMatch(
+        e.message,
+        /^Unsupported protocol version "20[0-9]{2}(\\n9+…|-01-01)": this connection serves 2026-07-28; /,
+      );
+    }
     // Still serving.
     const call = resultOf(await s.modern(11, "tools/call", { name: "list", arguments: { what: "sessions" } }));
     assertEquals(call.resultType, "complete");

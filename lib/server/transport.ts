@@ -385,6 +385,30 @@ function withMethodNamed(message: JSONRPCMessage, method: string | undefined): J
   } as JSONRPCMessage;
 }
 
+/** The JSON-RPC error code of a request naming a protocol revision the connection does not serve. */
+const UNSUPPORTED_VERSION = -32022;
+
+/**
+ * An answer, with an unsupported-revision error (-32022, the SDK's or ours: `Unsupported protocol version: X`) made
+ * to quote the revision the client named (a line break in it stays on the one line, a long one is cut) and to say
+ * which revisions the connection serves (its `data.supported`).
+ */
+function withVersionQuoted(message: JSONRPCMessage): JSONRPCMessage {
+  const error = (message as { error?: { code?: unknown; data?: unknown } }).error;
+  if (error?.code !== UNSUPPORTED_VERSION || !isObject(error.data)) return message;
+  const { requested, supported } = error.data;
+  if (!Array.isArray(supported) || !supported.every((v) => typeof v === "string")) return message;
+  const named = quotedForError(typeof requested === "string" ? requested : JSON.stringify(requested) ?? "");
+  return {
+    ...message,
+    error: {
+      ...error,
+      message: `Unsupported protocol version ${named}: this connection serves ${supported.join(", ")}; name ` +
+        `${supported.length > 1 ? "one of them" : "it"} in the request's _meta`,
+    },
+  } as JSONRPCMessage;
+}
+
 /**
  * An answer, with an internal error (-32603) whose message is a schema's list of issues (the SDK checks a
  * request's params against the method's schema in its handler and answers a failure as an internal error, the
@@ -950,7 +974,7 @@ export class LinearStdioTransport implements Transport {
     if ("id" in message && !("method" in message)) {
       const method = this.#methods.get(message.id as RequestId);
       this.#methods.delete(message.id as RequestId);
-      message = withParamsIssues(withMethodNamed(message, method), method);
+      message = withVersionQuoted(withParamsIssues(withMethodNamed(message, method), method));
     }
     if ("method" in message) {
       if ("id" in message) {
