@@ -70,7 +70,9 @@ export function cutAt<T>(
 ): Promise<T> {
   const own = new AbortController();
   const follow = () => own.abort(parent?.reason);
-  parent?.addEventListener("abort", follow, { once: true });
+  // A parent aborted already (a batch's call after the client cancelled the batch) fires no abort event again.
+  if (parent?.aborted) follow();
+  else parent?.addEventListener("abort", follow, { once: true });
   let onCut: (() => void) | undefined;
   const late = new Promise<never>((_, reject) => {
     onCut = () => {

@@ -531,7 +531,11 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         data: Record<string, unknown>,
         signal: AbortSignal,
       ): Promise<ToolOutput<unknown>> => {
-        const out = await tool.handler(data, await enter(tool, data, contextFor(svc, signal)));
+        const ready = await enter(tool, data, contextFor(svc, signal));
+        // Cancelled before its handler began (a batch's later call, a call that waited for the redaction rules or
+        // its target): it changes nothing, as the client that gave up on it expects.
+        if (signal.aborted) throw new UserError(`${name} not run: cancelled by the client before it began`);
+        const out = await tool.handler(data, ready);
         const checked = tool.output.safeParse(out.structured);
         if (!checked.success) {
           throw new OutputMismatch(
