@@ -6,7 +6,7 @@
  */
 import { assertEquals, assertMatch } from "./assert.ts";
 import { startTmux, withServer } from "./helpers.ts";
-import { rawServer } from "./raw_stdio.ts";
+import { envelope, rawServer } from "./raw_stdio.ts";
 
 /** Calls that each carry one malformed string (marked X) in the parameter named by the second element. */
 const CALLS: [string, string, Record<string, unknown>][] = [
@@ -89,6 +89,39 @@ Deno.test("bytes that are not UTF-8 in a session name, an option value or a buff
     assertEquals((await tmux.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "ok-é");
   } finally {
     await s.stop();
+    await tmux.kill();
+  }
+});
+
+Deno.test("arguments nested hundreds of thousands of levels deep are refused in one line, in both eras", async () => {
+  const tmux = await startTmux("deep");
+  try {
+    for (const era of ["legacy", "modern"] as const) {
+      const s = rawServer(tmux.socketName);
+      try {
+        if (era === "legacy") await s.initialize();
+        else await s.modern(1, "tools/list");
+        // Built as text: JSON.stringify of so deep a value would overflow the test's own stack.
+        const depth = 200_000;
+        const deep = "[".repeat(depth) + "]".repeat(depth);
+        const meta = era === "modern" ? `,"_meta":${JSON.stringify(envelope())}` : "";
+        await s.sendRaw(
+          `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"set-buffer",` +
+            `"arguments":{"name":"b","content":${deep}}${meta}}}`,
+        );
+        const reply = await s.next() as { id: number; result: { isError?: boolean; content: { text: string }[] } };
+        assertEquals([reply.id, reply.result.isError], [2, true]);
+        assertEquals(
+          reply.result.content[0].text,
+          "invalid arguments for set-buffer: content: nested more than 64 levels deep, which no parameter is: send " +
+            "its value as the tool's schema gives it",
+        );
+        assertEquals((await tmux.tmux("list-buffers", "-F", "#{buffer_name}")).trim(), "");
+      } finally {
+        await s.stop();
+      }
+    }
+  } finally {
     await tmux.kill();
   }
 });

@@ -148,12 +148,22 @@ function isSystemError(e: unknown): e is Error {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Whether every string in `x` (values and keys, at any depth) is well-formed: the common case, allocation-free. */
-function wellFormed(x: unknown): boolean {
+/**
+ * Deeper than any tool's arguments go: refused before anything walks them, as a deep enough nesting (arrays in
+ * arrays, a few hundred thousand levels in one message) overflows the stack of whatever recurses into it.
+ */
+const MAX_ARGUMENT_DEPTH = 64;
+
+/**
+ * Whether every string in `x` (values and keys, at any depth) is well-formed, and `x` is nested at most
+ * {@linkcode MAX_ARGUMENT_DEPTH} levels below `depth`: the common case, allocation-free.
+ */
+function wellFormed(x: unknown, depth = 0): boolean {
   if (typeof x === "string") return x.isWellFormed();
   if (x === null || typeof x !== "object") return true;
+  if (depth >= MAX_ARGUMENT_DEPTH) return false;
   for (const key in x) {
-    if (!key.isWellFormed() || !wellFormed((x as Record<string, unknown>)[key])) return false;
+    if (!key.isWellFormed() || !wellFormed((x as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
 }
@@ -171,14 +181,20 @@ function describeMalformed(where: string, s: string): string {
  * The first string in `args` (a value or an object key, at any depth) that is
  * not well-formed Unicode — a lone surrogate, or a byte that was not UTF-8
  * (the transport keeps those as lone surrogates) — as one line naming the
- * parameter, or undefined. tmux would store such a string as U+FFFD.
+ * parameter, or undefined. tmux would store such a string as U+FFFD. A value nested deeper than
+ * {@linkcode MAX_ARGUMENT_DEPTH} levels is named too.
  */
-export function malformedText(args: unknown, path = ""): string | undefined {
-  if (wellFormed(args)) return undefined;
+export function malformedText(args: unknown, path = "", depth = 0): string | undefined {
+  if (wellFormed(args, depth)) return undefined;
   if (typeof args === "string") return describeMalformed(path || "arguments", args);
+  if (depth >= MAX_ARGUMENT_DEPTH) {
+    const top = path.split(".")[0] || "arguments";
+    return `${top}: nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which no parameter is: send its value as ` +
+      "the tool's schema gives it";
+  }
   for (const key in args as object) {
     if (!key.isWellFormed()) return describeMalformed(`${path || "arguments"} (a parameter name)`, key);
-    const bad = malformedText((args as Record<string, unknown>)[key], path === "" ? key : `${path}.${key}`);
+    const bad = malformedText((args as Record<string, unknown>)[key], path === "" ? key : `${path}.${key}`, depth + 1);
     if (bad) return bad;
   }
   return undefined;
