@@ -432,3 +432,17 @@ Deno.test("prompts/get of a prompt not served names it quoted, in one line, and 
     assertEquals(errorOf(await s.modern(8, "prompts/get", { name: "no\nsuch" })), { code: -32602, message: expected });
   });
 });
+
+Deno.test("prompts/get with a required argument missing says it is missing, in one line, in both eras", async () => {
+  const expected = 'Invalid arguments for prompt "drive-pane": task: missing (string): call prompts/list to see the ' +
+    "arguments it takes";
+  const params = { name: "drive-pane", arguments: { taks: "run the tests" } };
+  await withRaw(async (s) => {
+    await s.initialize("2025-11-25");
+    await s.send({ jsonrpc: "2.0", id: 7, method: "prompts/get", params });
+    assertEquals(errorOf(await s.next()), { code: -32602, message: expected });
+  });
+  await withRaw(async (s) => {
+    assertEquals(errorOf(await s.modern(8, "prompts/get", params)), { code: -32602, message: expected });
+  });
+});

@@ -366,6 +366,22 @@ function withMethodNamed(message: JSONRPCMessage, method: string | undefined): J
   const prompt = method === "prompts/get" && error?.code === -32602 && typeof error.message === "string"
     ? /^Prompt (.*) not found$/s.exec(error.message)
     : null;
+  // Its arguments the prompt's schema refuses: zod's words for a missing one ("received undefined") made plain.
+  const args = method === "prompts/get" && error?.code === -32602 && typeof error.message === "string"
+    ? /^Invalid arguments for prompt (.*?): (.*)$/s.exec(error.message)
+    : null;
+  if (args) {
+    const issues = args[2].replace(/Invalid input: expected (\w+), received undefined/g, "missing ($1)")
+      .replace(/\s+/g, " ");
+    return {
+      ...message,
+      error: {
+        ...error,
+        message: `Invalid arguments for prompt ${quotedForError(args[1])}: ${issues}: call prompts/list to see ` +
+          "the arguments it takes",
+      },
+    } as JSONRPCMessage;
+  }
   if (prompt) {
     const name = quotedForError(prompt[1]);
     return {
