@@ -207,6 +207,33 @@ Deno.test("2026 requests read before the SDK decided the era are refused when th
   });
 });
 
+Deno.test("a second initialize is refused in one line and changes nothing: the revision stays the first's", async () => {
+  // The first answered before the SDK loaded (2025-06-18), or by the SDK (2025-03-26, whose batches it allows).
+  for (const [first, second] of [["2025-06-18", "2025-03-26"], ["2025-03-26", "2025-06-18"]]) {
+    await withRaw(async (s) => {
+      assertEquals(resultOf(await s.initialize(first)).protocolVersion, first);
+      await s.send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: second, capabilities: { elicitation: {} }, clientInfo: { name: "t", version: "0" } },
+      });
+      const refused = errorOf(await s.next());
+      assertEquals(refused.code, -32600);
+      assertEquals(
+        refused.message,
+        `Already initialized: this connection negotiated ${first} at its first initialize; initialize once per ` +
+          "connection (start a new connection to negotiate again)",
+      );
+      // Batches still follow the first revision.
+      await s.send([{ jsonrpc: "2.0", id: 2, method: "ping" }]);
+      const batch = JSON.parse(await s.line());
+      if (first === "2025-03-26") assertEquals(batch, [{ result: {}, jsonrpc: "2.0", id: 2 }]);
+      else assertEquals([batch.id, batch.error?.code], [null, -32600]);
+    });
+  }
+});
+
 Deno.test("a 2025 connection serves a request whose _meta names the revision initialize negotiated", async () => {
   await withRaw(async (s) => {
     await s.initialize("2025-11-25");

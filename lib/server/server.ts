@@ -275,6 +275,15 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
     stopCalls: (why) => calls.stop(why),
     direct: (method) => !legacy ? undefined : method === "tools/call" ? callTool : method === "ping" ? pong : undefined,
     refuse(method, params, negotiated) {
+      // MCP initializes a connection once; the SDK would negotiate again, changing the revision and the client's
+      // capabilities under the requests in flight.
+      if (method === "initialize" && negotiated !== undefined) {
+        return {
+          code: ProtocolErrorCode.InvalidRequest,
+          message: `Already initialized: this connection negotiated ${negotiated} at its first initialize; ` +
+            "initialize once per connection (start a new connection to negotiate again)",
+        };
+      }
       // The SDK decides the era on its own. Naming the revision `initialize` negotiated is no other era's request:
       // served as if unnamed. The transport's word first: a handshake answered before the SDK loaded is replayed to
       // it just before this request, and its handler has not run yet.
