@@ -207,6 +207,27 @@ Deno.test("2026 requests read before the SDK decided the era are refused when th
   });
 });
 
+Deno.test("server/discover without the _meta envelope gets -32602 and locks nothing: the next probe is served", async () => {
+  await withRaw(async (s) => {
+    await s.send({ jsonrpc: "2.0", id: 1, method: "server/discover" });
+    const e = errorOf(await s.next());
+    assertEquals(e.code, -32602);
+    assertEquals(
+      e.message,
+      "Request is missing the required _meta envelope for protocol revision 2026-07-28 " +
+        "(io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities)",
+    );
+    assertEquals(resultOf(await s.modern(2, "server/discover")).supportedVersions, [MODERN]);
+    assertEquals(resultOf(await s.modern(3, "tools/list")).resultType, "complete");
+  });
+  // A 2025 client that falls back to initialize after it is served as before.
+  await withRaw(async (s) => {
+    await s.send({ jsonrpc: "2.0", id: 1, method: "server/discover", params: {} });
+    assertEquals(errorOf(await s.next()).code, -32602);
+    assertEquals(resultOf(await s.initialize("2025-11-25")).protocolVersion, "2025-11-25");
+  });
+});
+
 Deno.test("a second initialize is refused in one line and changes nothing: the revision stays the first's", async () => {
   // The first answered before the SDK loaded (2025-06-18), or by the SDK (2025-03-26, whose batches it allows).
   for (const [first, second] of [["2025-06-18", "2025-03-26"], ["2025-03-26", "2025-06-18"]]) {

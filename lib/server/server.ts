@@ -113,6 +113,15 @@ function unsupportedVersion(requested: unknown, supported: readonly string[]): R
   };
 }
 
+/** -32602 for a request without the 2026 `_meta` envelope, in the SDK's words for one on a 2026 connection. */
+function missingEnvelope(): Refusal {
+  return {
+    code: ProtocolErrorCode.InvalidParams,
+    message: `Request is missing the required _meta envelope for protocol revision ${MODERN_VERSIONS[0]} ` +
+      `(${PROTOCOL_VERSION_META_KEY}, ${CLIENT_CAPABILITIES_META_KEY})`,
+  };
+}
+
 /** The list requests of the protocol, each answered in one page. */
 const LISTS: readonly string[] = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"];
 
@@ -275,6 +284,12 @@ export async function createApp(config: Config, tools?: readonly AnyTool[], core
     stopCalls: (why) => calls.stop(why),
     direct: (method) => !legacy ? undefined : method === "tools/call" ? callTool : method === "ping" ? pong : undefined,
     refuse(method, params, negotiated) {
+      // A discover probe without the envelope is a 2026 client's (2025 has no server/discover): answered as the
+      // 2026 era answers a request without one. The SDK would take it as 2025 traffic and lock the connection to
+      // that era, refusing the client's next, well-formed probe.
+      if (method === "server/discover" && era === undefined && negotiated === undefined) {
+        if (claimedVersion(params) === undefined) return missingEnvelope();
+      }
       // MCP initializes a connection once; the SDK would negotiate again, changing the revision and the client's
       // capabilities under the requests in flight.
       if (method === "initialize" && negotiated !== undefined) {
