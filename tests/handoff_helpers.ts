@@ -59,8 +59,14 @@ async function browse(url: string, human: Human): Promise<void> {
   const post = await fetch(new URL(action, url), {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ secret: human.secret }).toString(),
+    // No secret: the human presses the page's button for an empty answer (the field's own submit requires one).
+    body: new URLSearchParams(
+      human.secret === "" ? { secret: "", empty: "Send an empty answer" } : {
+        secret: human.secret,
+      },
+    ).toString(),
   });
+  if (human.secret === "") assertMatch(html, /<input type="submit" name="empty" [^>]*formnovalidate>/);
   assertMatch(
     await post.text(),
     human.expectPost ?? (late ? /no longer waits at its password prompt; nothing was typed/ : /Sent to the terminal/),

@@ -378,6 +378,22 @@ Deno.test("parking: a call that asks nothing finishes in its first round; a fail
 
 // ---- The secret page's refusals ----
 
+Deno.test("an empty answer where the program takes one (ssh-keygen's 'empty for no passphrase') is typed", async () => {
+  await withHuman(BOTH, async (s) => {
+    s.human.secret = ""; // the human presses the page's "Send an empty answer"
+    const id = await s.launch(
+      SECRET_SCRIPT.replace("'Password: '", "'Enter passphrase (empty for no passphrase): '"),
+      "no passphrase):",
+    );
+    const r = await s.call("request-input", { pty_id: id, prompt: "Choose the key's passphrase", timeout_ms: 120_000 });
+    assert(!r.isError, textOf(r));
+    await Promise.all(s.human.browsing);
+    assertEquals((r.structuredContent as { outcome: string }).outcome, "input_received");
+    const digest = await sha16("");
+    await waitUntil("the program's digest", async () => (await s.screen(id)).includes(`digest ${digest}`), 30_000);
+  }, "pty");
+});
+
 Deno.test("the secret page: one shot, its own host and path only, no line breaks", async () => {
   const got: string[] = [];
   const page = await openSecretPage({
@@ -407,6 +423,7 @@ Deno.test("the secret page: one shot, its own host and path only, no line breaks
   );
   assertMatch(await (await post("secret=a%0Ab")).text(), /line break/);
   assertMatch(await (await post("secret=")).text(), /Type the secret first/);
+  assertMatch(await (await post("secret=typed&empty=1")).text(), /The field is not empty/);
   assertEquals(got, []);
   assertMatch(await (await post("secret=hunter2")).text(), /Sent to the terminal/);
   assertEquals(got, ["hunter2"]);

@@ -79,7 +79,10 @@ export function openSecretPage(opts: SecretPageOptions): Promise<SecretPage> {
       `<h1>Secret for a terminal</h1><p>${escapeHtml(opts.message)}</p>` +
         (opts.asks ? `<p>The program asks: <code>${escapeHtml(opts.asks)}</code></p>` : "") + note +
         `<form method="post" action="${path}"><input type="password" name="secret" autofocus ` +
-        `autocomplete="off" required><input type="submit" value="Send to the terminal"></form>` +
+        `autocomplete="off" required><input type="submit" value="Send to the terminal">` +
+        // Some prompts take an empty answer as a choice (ssh-keygen: "empty for no passphrase"): a button of its
+        // own, so that an empty field sent by mistake is still caught.
+        `<input type="submit" name="empty" value="Send an empty answer" formnovalidate></form>` +
         `<p><small>It goes straight to the program; the assistant never sees it. This page works once.</small></p>`,
     );
 
@@ -94,8 +97,11 @@ export function openSecretPage(opts: SecretPageOptions): Promise<SecretPage> {
     const from = req.headers.get("origin");
     if (from !== null && from !== "null" && from !== origin) return new Response("forbidden", { status: 403 });
     let value: FormDataEntryValue | null;
+    let empty = false;
     try {
-      value = (await req.formData()).get("secret");
+      const data = await req.formData();
+      value = data.get("secret");
+      empty = data.has("empty");
     } catch {
       value = null;
     }
@@ -103,7 +109,13 @@ export function openSecretPage(opts: SecretPageOptions): Promise<SecretPage> {
     // after it was sent), and a second secret typed then would land in whatever reads next, a shell perhaps.
     if (done) return page("tmux-mcp", "<p>This page has been used or has expired.</p>", 410);
     if (busy) return page("tmux-mcp", "<p>A secret is being sent already.</p>", 409);
-    if (typeof value !== "string" || value === "") return form("<p><b>Type the secret first.</b></p>");
+    if (typeof value !== "string") return form("<p><b>Type the secret first.</b></p>");
+    if (empty && value !== "") {
+      return form("<p><b>The field is not empty: clear it to send an empty answer, or send what it holds.</b></p>");
+    }
+    if (value === "" && !empty) {
+      return form('<p><b>Type the secret first, or press "Send an empty answer" if the program takes one.</b></p>');
+    }
     // A line break would end the program's read early and send the rest as a command.
     // deno-lint-ignore no-control-regex
     if (/[\x00-\x1f\x7f]/.test(value)) {
