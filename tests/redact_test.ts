@@ -485,3 +485,34 @@ Deno.test("redaction: an error quoting a pattern with 'token' or 'password' in i
   const r = await loadRedactor();
   assertMatch(r.redact('{"password": "Hunter2horse"}'), /^\{"password": "\[redacted:password:[0-9a-f]{8}\]"\}$/);
 });
+
+Deno.test("redaction: prose, masks, placeholders and code after 'token:' or 'password =' are shown as printed", async () => {
+  const text = [
+    "Fix token: handle expiry",
+    "refresh token: rotate every hour",
+    "password: ********",
+    "api_key: <your-api-key>",
+    "password_file: ~/secret.txt",
+    "password = getpass()",
+    'token = os.environ["TOKEN"]',
+    'secret = os.getenv("SECRET")',
+    "",
+  ].join("\n");
+  assertEquals(await shownBuffer(text), text);
+  // A value in a config or a command line still is one, a lower-case word included.
+  const r = await loadRedactor();
+  for (
+    const [line, value] of [
+      ["password: letmein", "letmein"],
+      ["password: letmein # the old one", "letmein"],
+      ["PGPASSWORD=hunter psql -h db", "hunter"],
+      ["token: handle", "handle"],
+      ['{"token": "handle", "n": 1}', "handle"],
+      ["password: Hunter2horse now", "Hunter2horse"],
+      ["password = Passw0rd(1)", "Passw0rd(1)"],
+    ]
+  ) {
+    const out = r.redact(line);
+    assert(!out.includes(value) && /\[redacted:password:[0-9a-f]{8}\]/.test(out), `${line} -> ${out}`);
+  }
+});

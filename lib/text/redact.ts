@@ -62,8 +62,29 @@ interface Rule {
   create(context: RuleContext, options: unknown): { file?(source: unknown): void };
 }
 
-/** Shapes the preset lacks, each with the group that holds the secret (0: the whole match). */
-const EXTRA: readonly { kind: string; pattern: RegExp; group: number; hint: RegExp }[] = [
+/**
+ * Values after a password-like name that are not one (the result must stay as printed): a mask (`********`), a
+ * placeholder (`<your-token>`), a path under home (`~/…`; `/` and `$` are left out by the pattern itself), code
+ * that fetches the value (`getpass()`, `os.environ["…"]`, `os.getenv("…")`), and prose: a lower-case word after a
+ * colon with more words after it on the line (`Fix token: handle expiry`), where a config's value ends its line.
+ */
+function notAPassword(text: string, m: RegExpMatchArray, at: number, value: string): boolean {
+  if (/^(?:\*+|<[^<>]+>|~\/.*|[A-Za-z_][\w.]*(?:\(\)?|\[))$/.test(value)) return true;
+  return /^[a-z]+(?:-[a-z]+)*$/.test(value) && /:[ \t]*$/.test(text.slice(m.index!, at)) &&
+    /^[ \t]+[A-Za-z]/.test(text.slice(at + value.length));
+}
+
+/**
+ * Shapes the preset lacks, each with the group that holds the secret (0: the whole match) and, for some, what
+ * looks like one and is not.
+ */
+const EXTRA: readonly {
+  kind: string;
+  pattern: RegExp;
+  group: number;
+  hint: RegExp;
+  not?: (text: string, m: RegExpMatchArray, at: number, value: string) => boolean;
+}[] = [
   { kind: "jwt", hint: /eyJ/, pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, group: 0 },
   {
     kind: "auth-header",
@@ -89,6 +110,7 @@ const EXTRA: readonly { kind: string; pattern: RegExp; group: number; hint: RegE
     pattern:
       /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]*(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)[^\s"'`,;&]{5,})\1\2/gi,
     group: 3,
+    not: notAPassword,
   },
 ];
 
@@ -283,7 +305,7 @@ export function findSecrets(rules: readonly Rule[] | undefined, text: string, cl
       }
     }
   }
-  for (const { kind, pattern, group, hint } of EXTRA) {
+  for (const { kind, pattern, group, hint, not } of EXTRA) {
     // A cheap test first: most text holds none of these words, and the full patterns cost more.
     if (!hint.test(text)) continue;
     pattern.lastIndex = 0;
@@ -291,7 +313,7 @@ export function findSecrets(rules: readonly Rule[] | undefined, text: string, cl
       const value = m[group];
       if (!value) continue;
       const at = m.index! + (group === 0 ? 0 : m[0].lastIndexOf(value));
-      add(at, at + value.length, kind);
+      if (!not?.(text, m, at, value)) add(at, at + value.length, kind);
     }
   }
   // Text cut from a longer source (a search snippet, a page of a buffer) can end or start inside a secret, and
