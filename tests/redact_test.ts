@@ -45,6 +45,7 @@ export const CORPUS: readonly { kind: string; line: string; value: string }[] = 
     v("password quoted", "s3cr3t-Staple-99", 'password: "' + "s3cr3t-Staple-99" + '"'),
     v("url", "pa55wOrdUrl", "https://deploy:" + "pa55wOrdUrl" + "@git.example.com/r.git"),
     v("private key", rep(b64.slice(7), 64), pem),
+    v("redis url", "Hunter2cachePw", "redis://:" + "Hunter2cachePw" + "@cache.internal:6379/0"),
   ];
 })();
 
@@ -515,4 +516,20 @@ Deno.test("redaction: prose, masks, placeholders and code after 'token:' or 'pas
     const out = r.redact(line);
     assert(!out.includes(value) && /\[redacted:password:[0-9a-f]{8}\]/.test(out), `${line} -> ${out}`);
   }
+});
+
+Deno.test("redactor: a URL's password in any scheme is hidden", async () => {
+  const r = await loadRedactor();
+  for (
+    const [line, pieces] of [
+      ["amqp://guest:" + "Rabbit5pw" + "@mq:5672/vhost", ["Rabbit5pw"]],
+      ["rediss://default:" + "Hunter2cache" + "@cache:6380", ["Hunter2cache"]],
+    ] as const
+  ) {
+    const out = r.redact(line);
+    for (const p of pieces) assert(!out.includes(p), `${line} -> ${out}`);
+  }
+  // A URL without a password is left as it is.
+  const plain = "http://localhost:8080/path ssh://git@github.com:22/x https://example.com:443/@user";
+  assertEquals(r.redact(plain), plain);
 });

@@ -11,7 +11,7 @@
  * URLs and more), driven directly, one rule at a time, without its linter.
  * Its comment-filter rule is left out: a pane must not switch redaction off
  * by printing `secretlint-disable`. A few shapes it lacks are added here:
- * JWTs, `Authorization: Bearer|Basic` values, `password=`-style assignments,
+ * JWTs, `Authorization: Bearer|Basic` values, `password=`-style assignments, URL passwords of any scheme,
  * and private key blocks cut off by the screen edge.
  *
  * A reported range is widened to whole token characters on both sides: a
@@ -101,6 +101,14 @@ const EXTRA: readonly {
     pattern:
       /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
     group: 0,
+  },
+  {
+    // A URL's password in any scheme: the preset knows http(s), ftp and some databases, not redis:// or amqp://
+    // (`redis://:PASSWORD@host`, an empty user name included).
+    kind: "url-password",
+    hint: /:\/\//,
+    pattern: /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:\/@]*:([^\s\/@]+)@/g,
+    group: 1,
   },
   {
     // Not a word that only begins with one of them (`tokenizer:`, `passwordless:`, `secretary:`). A quoted name
