@@ -46,6 +46,7 @@ export const CORPUS: readonly { kind: string; line: string; value: string }[] = 
     v("url", "pa55wOrdUrl", "https://deploy:" + "pa55wOrdUrl" + "@git.example.com/r.git"),
     v("private key", rep(b64.slice(7), 64), pem),
     v("redis url", "Hunter2cachePw", "redis://:" + "Hunter2cachePw" + "@cache.internal:6379/0"),
+    v("password quoted with blanks", "Hunter2 horse; staple", "export DB_PASSWORD='" + "Hunter2 horse; staple" + "'"),
   ];
 })();
 
@@ -518,12 +519,14 @@ Deno.test("redaction: prose, masks, placeholders and code after 'token:' or 'pas
   }
 });
 
-Deno.test("redactor: a URL's password in any scheme is hidden", async () => {
+Deno.test("redactor: a URL's password in any scheme, and a quoted password with blanks, are hidden whole", async () => {
   const r = await loadRedactor();
   for (
     const [line, pieces] of [
       ["amqp://guest:" + "Rabbit5pw" + "@mq:5672/vhost", ["Rabbit5pw"]],
       ["rediss://default:" + "Hunter2cache" + "@cache:6380", ["Hunter2cache"]],
+      ['Password = "' + "Hunter 2 horse" + '"', ["Hunter", "horse"]],
+      ['{"password": "' + "a,b;c d" + '", "user": "x"}', ["a,b;c"]],
     ] as const
   ) {
     const out = r.redact(line);

@@ -113,10 +113,11 @@ const EXTRA: readonly {
   {
     // Not a word that only begins with one of them (`tokenizer:`, `passwordless:`, `secretary:`). A quoted name
     // takes a quoted value (`"password": "…"`): `"(token": Unterminated group`, an error quoting a pattern, is none.
+    // A quoted value is taken whole, blanks and separators inside it too (`PASSWORD='two words; more'`).
     kind: "password",
     hint: /passw|secret|token|api.?key|access.?key/i,
     pattern:
-      /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]*(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)[^\s"'`,;&]{5,})\1\2/gi,
+      /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]*(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)(?:[^\s"'`,;&]{5,}|(?<=["'])[^"'`\n]{5,}(?=["'])))\1\2/gi,
     group: 3,
     not: notAPassword,
   },
