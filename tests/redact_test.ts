@@ -433,11 +433,13 @@ Deno.test("show-environment: a withheld variable's multi-line value shows no lin
   });
 });
 
-Deno.test("show-environment: a variable named as a key, a PAT or a DSN is withheld; names that only hold the letters are not", async () => {
+Deno.test("show-environment: a variable named as a key, a PAT, a DSN, a PWD or a connection string is withheld; names that only hold the letters are not", async () => {
   await withServer(async (mcp, tmux) => {
     const session = (await mcp.ok<{ session_id: string }>("new", { what: "session", name: "keys" })).session_id;
     const withheld = ["RAILS_MASTER_KEY", "ENCRYPTION_KEY", "GITHUB_PAT", "SENTRY_DSN", "SIM_PIN", "KEY"];
-    const shown = ["KEYBOARD_LAYOUT", "MONKEY", "PATH_EXTRA", "SPINNER"];
+    // A password under a short name (MySQL's own variable), a connection string with the password in it.
+    withheld.push("MYSQL_PWD", "SMTP_PASS", "AZURE_STORAGE_CONNECTION_STRING", "DB_CONN_STR");
+    const shown = ["KEYBOARD_LAYOUT", "MONKEY", "PATH_EXTRA", "SPINNER", "OLDPWD", "COMPASS_HOME", "CONNECT_TIMEOUT"];
     for (const name of [...withheld, ...shown]) {
       await tmux.tmux("set-environment", "-t", session, name, "0f3c9a7e5b1d2468ace13579bdf02468");
     }
