@@ -46,6 +46,12 @@ export const CORPUS: readonly { kind: string; line: string; value: string }[] = 
     v("url", "pa55wOrdUrl", "https://deploy:" + "pa55wOrdUrl" + "@git.example.com/r.git"),
     v("private key", rep(b64.slice(7), 64), pem),
     v("redis url", "Hunter2cachePw", "redis://:" + "Hunter2cachePw" + "@cache.internal:6379/0"),
+    v(
+      "azure account key",
+      rep(b64, 86) + "==",
+      "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + rep(b64, 86) +
+        "==;EndpointSuffix=core.windows.net",
+    ),
     v("password quoted with blanks", "Hunter2 horse; staple", "export DB_PASSWORD='" + "Hunter2 horse; staple" + "'"),
   ];
 })();

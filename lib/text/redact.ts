@@ -115,9 +115,9 @@ const EXTRA: readonly {
     // takes a quoted value (`"password": "…"`): `"(token": Unterminated group`, an error quoting a pattern, is none.
     // A quoted value is taken whole, blanks and separators inside it too (`PASSWORD='two words; more'`).
     kind: "password",
-    hint: /passw|secret|token|api.?key|access.?key/i,
+    hint: /passw|secret|token|api.?key|access.?key|account.?key/i,
     pattern:
-      /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]*(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)(?:[^\s"'`,;&]{5,}|(?<=["'])[^"'`\n]{5,}(?=["'])))\1\2/gi,
+      /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]*(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)(?:[^\s"'`,;&]{5,}|(?<=["'])[^"'`\n]{5,}(?=["'])))\1\2/gi,
     group: 3,
     not: notAPassword,
   },
