@@ -52,6 +52,8 @@ export const CORPUS: readonly { kind: string; line: string; value: string }[] = 
       "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + rep(b64, 86) +
         "==;EndpointSuffix=core.windows.net",
     ),
+    v("cli password", "Hunter2dockerPw", "docker login --password " + "Hunter2dockerPw" + " registry.example.com"),
+    v("curl user", "Hunter2curlPw", "curl -u admin:" + "Hunter2curlPw" + " https://api.example.com/v1"),
     v("password quoted with blanks", "Hunter2 horse; staple", "export DB_PASSWORD='" + "Hunter2 horse; staple" + "'"),
   ];
 })();
@@ -542,5 +544,29 @@ Deno.test("redactor: a URL's password in any scheme, and a quoted password with 
   }
   // A URL without a password is left as it is.
   const plain = "http://localhost:8080/path ssh://git@github.com:22/x https://example.com:443/@user";
+  assertEquals(r.redact(plain), plain);
+});
+
+Deno.test("redactor: a password on a command line is hidden; options that only name one are left as printed", async () => {
+  const r = await loadRedactor();
+  for (
+    const [line, value] of [
+      ["mysql -uroot -p" + "Hunter2mysql" + " app", "Hunter2mysql"],
+      ["sshpass -p '" + "Hunter2ssh" + "' ssh deploy@host", "Hunter2ssh"],
+      ["redis-cli -a " + "Hunter2redis" + " ping", "Hunter2redis"],
+      ['deploy --api-token "' + "Hunter2 horse" + '" x', "Hunter2"],
+    ]
+  ) {
+    const out = r.redact(line);
+    assert(!out.includes(value) && /\[redacted:cli-password:[0-9a-f]{8}\]/.test(out), `${line} -> ${out}`);
+  }
+  const plain = [
+    "docker login --password-stdin registry.example.com",
+    "psql --no-password appdb",
+    "mysql -uroot -p appdb",
+    "curl -u admin https://api.example.com",
+    "tool --bypass enabled-mode",
+    "tool --token $TOKEN",
+  ].join("\n");
   assertEquals(r.redact(plain), plain);
 });

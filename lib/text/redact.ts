@@ -11,8 +11,9 @@
  * URLs and more), driven directly, one rule at a time, without its linter.
  * Its comment-filter rule is left out: a pane must not switch redaction off
  * by printing `secretlint-disable`. A few shapes it lacks are added here:
- * JWTs, `Authorization: Bearer|Basic` values, `password=`-style assignments, URL passwords of any scheme,
- * and private key blocks cut off by the screen edge.
+ * JWTs, `Authorization: Bearer|Basic` values, `password=`-style assignments,
+ * URL passwords of any scheme, passwords on a command line, and private key
+ * blocks cut off by the screen edge.
  *
  * A reported range is widened to whole token characters on both sides: a
  * rule that reports a part of a key (or reports a range a few characters
@@ -120,6 +121,25 @@ const EXTRA: readonly {
       /\b[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]*(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)(?:[^\s"'`,;&]{5,}|(?<=["'])[^"'`\n]{5,}(?=["'])))\1\2/gi,
     group: 3,
     not: notAPassword,
+  },
+  // Passwords given to a program on its command line, as a shell's screen or history shows them: a long option
+  // named for one and its value after a blank (`docker login --password PW`; not `--password-stdin`, `--no-…`), and
+  // the short options of programs that take one (`curl -u user:PW`, `mysql -pPW`, `sshpass -p PW`, `redis-cli -a PW`).
+  // The option is looked for within 256 characters of the program's name: a line of many such names would cost
+  // its length squared.
+  {
+    kind: "cli-password",
+    hint: /--/,
+    pattern:
+      /(?<![^\s])--(?!no-)(?:[a-z0-9-]*-)?(?:password|passwd|pass|token|secret|api-?key|access-?key)[ \t]+(["']?)((?![-$])(?:[^\s"'`]{5,}|(?<=["'])[^"'`\n]{5,}(?=["'])))\1(?![^\s;&|])/gi,
+    group: 2,
+  },
+  {
+    kind: "cli-password",
+    hint: /curl|mysql|sshpass|redis-cli/,
+    pattern:
+      /\b(?:curl\b[^\n]{0,256}?[ \t](?:-u|--user)[ \t]*(["']?)[^\s:"']*:|(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,256}?[ \t](?:-p|--password=)(["']?)|sshpass\b[^\n]{0,256}?[ \t]-p[ \t]*(["']?)|redis-cli\b[^\n]{0,256}?[ \t]-a[ \t]+(["']?))((?!\$)[^\s"'`]+)\1\2\3\4(?![^\s;&|])/g,
+    group: 5,
   },
 ];
 
