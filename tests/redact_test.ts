@@ -570,3 +570,14 @@ Deno.test("redactor: a password on a command line is hidden; options that only n
   ].join("\n");
   assertEquals(r.redact(plain), plain);
 });
+
+Deno.test("redaction: a long line of password-like names or URL-like words is answered at once, not after minutes", async () => {
+  // Each a pattern's worst case: a name part that could start at every '-' or '.' and end at every 'token'.
+  const text = ["token-".repeat(4000), "x:// " + "a.".repeat(16_000), "token " + "a-".repeat(16_000), ""].join("\n");
+  await withServer(async (mcp) => {
+    await mcp.ok("set-buffer", { name: "long", content: text });
+    // The SDK's own request timeout (60 s) ends the call if redaction takes minutes; it takes milliseconds.
+    const shown = (await mcp.ok<{ text: string }>("show-buffer", { name: "long" })).text;
+    assert(shown.startsWith("token-token-") && !shown.includes("[redacted:"), shown.slice(0, 200));
+  });
+});
