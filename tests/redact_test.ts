@@ -387,6 +387,9 @@ Deno.test("redaction: 'Basic authentication' and 'Token authentication' in ordin
   for (const w of words) assert(shown.includes(w), `left as printed: ${w}\n${shown}`);
   // A credential after those words, or any value of an Authorization header, is still one.
   const r = await loadRedactor();
+  // A line that ends in the word: the next line is not its credential.
+  const ending = "auth_scheme: Bearer\nsession_timeout: 30m\n";
+  assertEquals(await shownBuffer(ending), ending);
   for (const line of ["Basic dXNlcm5hbWU6cGFzc3dvcmQ=", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz"]) {
     assertMatch(r.redact(line), /^(Authorization: )?(Basic|Bearer) \[redacted:auth-header:[0-9a-f]{8}\]$/);
   }

@@ -91,9 +91,9 @@ const EXTRA: readonly {
     kind: "auth-header",
     hint: /Bearer|Basic|Token/,
     // Outside an Authorization header, not a word of lower-case letters (`Basic authentication enabled`): a
-    // credential is encoded or random.
+    // credential is encoded or random. On the same line: a line ending in `Bearer` is followed by another thing.
     pattern:
-      /(?:\b[Aa]uthorization:[ \t]*(?:Bearer|Basic|Token)\s+|\b(?:Bearer|Basic|Token)\s+(?![a-z]+(?:-[a-z]+)*(?![A-Za-z0-9._~+/=-])))([A-Za-z0-9._~+/-]{12,}=*)/g,
+      /(?:\b[Aa]uthorization:[ \t]*(?:Bearer|Basic|Token)[ \t]+|\b(?:Bearer|Basic|Token)[ \t]+(?![a-z]+(?:-[a-z]+)*(?![A-Za-z0-9._~+/=-])))([A-Za-z0-9._~+/-]{12,}=*)/g,
     group: 1,
   },
   {
