@@ -584,3 +584,25 @@ Deno.test("redaction: a long line of password-like names or URL-like words is an
     assert(shown.startsWith("token-token-") && !shown.includes("[redacted:"), shown.slice(0, 200));
   });
 });
+
+Deno.test("redaction: a name about a secret (secretName, tokenURL, token_type) or a value for none is shown as printed", async () => {
+  const text = [
+    "  secretName: db-credentials",
+    "  passwordSecretRef: mysecret-ref",
+    "    tokenURL: https://auth.example.com/oauth/token",
+    "token_type: Bearer",
+    "token_expiry: 3600s",
+    "password_hash_algorithm: argon2id",
+    "DB_PASSWORD_FILE=run-secrets-db",
+    "Using access token: (none)",
+    "password = undefined",
+    'password: "{{ vault_password }}"',
+    "",
+  ].join("\n");
+  assertEquals(await shownBuffer(text), text);
+  // The names of the secret itself still hide it, whatever words come before the last.
+  const r = await loadRedactor();
+  for (const name of ["GITHUB_TOKEN", "secret_key", "client_secret", "apiKey", "TOKEN_SECRET", "db.password"]) {
+    assertMatch(r.redact(`${name}: Hunter2horse`), /^[A-Za-z_.]+: \[redacted:password:[0-9a-f]{8}\]$/, name);
+  }
+});

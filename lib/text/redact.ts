@@ -64,13 +64,29 @@ interface Rule {
 }
 
 /**
+ * The last word of a password-like name that makes it the name of something about the secret, not of the secret
+ * itself: `secretName`, `passwordSecretRef`, `tokenURL`, `token_type`, `token_expiry`, `PASSWORD_FILE`.
+ */
+const ABOUT_A_SECRET = new Set(
+  ("name names ref url uri endpoint type expiry expires expiration ttl length len file path dir env var count " +
+    "timeout policy header format algorithm mode enabled required size limit min max scope scopes field label " +
+    "command cmd helper").split(" "),
+);
+
+/**
  * Values after a password-like name that are not one (the result must stay as printed): a mask (`********`), a
- * placeholder (`<your-token>`), a path under home (`~/…`; `/` and `$` are left out by the pattern itself), code
- * that fetches the value (`getpass()`, `os.environ["…"]`, `os.getenv("…")`), and prose: a lower-case word after a
- * colon with more words after it on the line (`Fix token: handle expiry`), where a config's value ends its line.
+ * placeholder (`<your-token>`, `{{ vault_password }}`), a word for none (`(none)`, `undefined`), a path under home
+ * (`~/…`; `/` and `$` are left out by the pattern itself), code that fetches the value (`getpass()`,
+ * `os.environ["…"]`, `os.getenv("…")`), and prose: a lower-case word after a colon with more words after it on the
+ * line (`Fix token: handle expiry`), where a config's value ends its line. And any value of a name whose last word
+ * says it is about the secret ({@linkcode ABOUT_A_SECRET}).
  */
 function notAPassword(text: string, m: RegExpMatchArray, at: number, value: string): boolean {
-  if (/^(?:\*+|<[^<>]+>|~\/.*|[A-Za-z_][\w.]*(?:\(\)?|\[))$/.test(value)) return true;
+  if (/^(?:\*+|<[^<>]+>|\{\{.*\}\}|~\/.*|[A-Za-z_][\w.]*(?:\(\)?|\[))$/.test(value)) return true;
+  if (/^\(?(?:none|null|nil|undefined|unset|empty|n\/a)\)?$/i.test(value)) return true;
+  const name = /^[A-Za-z0-9_.-]+/.exec(text.slice(m.index!))?.[0] ?? "";
+  const last = name.split(/[_.-]+|(?<=[a-z0-9])(?=[A-Z])/).filter((w) => w !== "").at(-1)?.toLowerCase();
+  if (last !== undefined && ABOUT_A_SECRET.has(last)) return true;
   return /^[a-z]+(?:-[a-z]+)*$/.test(value) && /:[ \t]*$/.test(text.slice(m.index!, at)) &&
     /^[ \t]+[A-Za-z]/.test(text.slice(at + value.length));
 }
