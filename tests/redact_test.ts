@@ -540,6 +540,8 @@ Deno.test("redactor: a URL's password in any scheme, and a quoted password with 
       ["rediss://default:" + "Hunter2cache" + "@cache:6380", ["Hunter2cache"]],
       ['Password = "' + "Hunter 2 horse" + '"', ["Hunter", "horse"]],
       ['{"password": "' + "a,b;c d" + '", "user": "x"}', ["a,b;c"]],
+      // JSON's escaped quote inside the value: the part after it too.
+      ['{"password": "' + 'Hunter2\\"horse' + '", "user": "x"}', ["Hunter2", "horse"]],
     ] as const
   ) {
     const out = r.redact(line);
