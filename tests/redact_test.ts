@@ -542,6 +542,8 @@ Deno.test("redactor: a URL's password in any scheme, and a quoted password with 
       ['{"password": "' + "a,b;c d" + '", "user": "x"}', ["a,b;c"]],
       // JSON's escaped quote inside the value: the part after it too.
       ['{"password": "' + 'Hunter2\\"horse' + '", "user": "x"}', ["Hunter2", "horse"]],
+      // The other quote inside the value.
+      ['password: "' + "Hunter2's horse" + '"', ["Hunter2", "s horse"]],
     ] as const
   ) {
     const out = r.redact(line);

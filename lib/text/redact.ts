@@ -131,14 +131,14 @@ const EXTRA: readonly {
   {
     // Not a word that only begins with one of them (`tokenizer:`, `passwordless:`, `secretary:`). A quoted name
     // takes a quoted value (`"password": "…"`): `"(token": Unterminated group`, an error quoting a pattern, is none.
-    // A quoted value is taken whole, blanks, separators and escaped quotes inside it too (`PASSWORD='two words; more'`,
-    // `"password": "ab\"cd"`).
+    // A quoted value is taken whole, blanks, separators, the other quote and escaped quotes inside it too
+    // (`PASSWORD='two words; more'`, `password: "it's"`, `"password": "ab\"cd"`).
     // A name starts where a run of name characters does and is at most 128 of them on each side of its word: a
     // name that could start at every `-` and end at every `token` of a long line cost the line's length cubed.
     kind: "password",
     hint: /passw|secret|token|api.?key|access.?key|account.?key/i,
     pattern:
-      /(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,128}(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]{0,128}(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)(?:(?<=["'])(?:[^"'`\n\\]|\\.){5,}(?=["'])|[^\s"'`,;&]{5,}))\1\2/gi,
+      /(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,128}(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|private[_-]?key)(?!i[sz](?:e|ing|ation)|less|ar[iy]|ions?\b)[A-Za-z0-9_.-]{0,128}(?:["'][ \t]*(?:=|:|=>)[ \t]*(["'])|[ \t]*(?:=|:|=>)[ \t]*(["']?))((?![/$]|\d+\b|(?:true|false|null|none)\b)(?:(?<=")(?:[^"`\n\\]|\\.){5,}(?=")|(?<=')(?:[^'`\n\\]|\\.){5,}(?=')|[^\s"'`,;&]{5,}))\1\2/gi,
     group: 3,
     not: notAPassword,
   },
