@@ -552,6 +552,9 @@ Deno.test("redactor: a URL's password in any scheme, and a quoted password with 
   // A URL without a password is left as it is.
   const plain = "http://localhost:8080/path ssh://git@github.com:22/x https://example.com:443/@user";
   assertEquals(r.redact(plain), plain);
+  // A quoted name closed after its colon: the next quote starts no value.
+  const quotedName = 'waits at a password prompt ("Password:") — call request-input {pty_id: "s1"}';
+  assertEquals(r.redact(quotedName), quotedName);
 });
 
 Deno.test("redactor: a password on a command line is hidden; options that only name one are left as printed", async () => {

@@ -79,11 +79,13 @@ const ABOUT_A_SECRET = new Set(
  * (`~/…`; `/` and `$` are left out by the pattern itself), code that fetches the value (`getpass()`,
  * `os.environ["…"]`, `os.getenv("…")`), and prose: a lower-case word after a colon with more words after it on the
  * line (`Fix token: handle expiry`), where a config's value ends its line. And any value of a name whose last word
- * says it is about the secret ({@linkcode ABOUT_A_SECRET}).
+ * says it is about the secret ({@linkcode ABOUT_A_SECRET}), or of a name in quotes that end after its separator.
  */
 function notAPassword(text: string, m: RegExpMatchArray, at: number, value: string): boolean {
   if (/^(?:\*+|<[^<>]+>|\{\{.*\}\}|~\/.*|[A-Za-z_][\w.]*(?:\(\)?|\[))$/.test(value)) return true;
   if (/^\(?(?:none|null|nil|undefined|unset|empty|n\/a)\)?$/i.test(value)) return true;
+  // A quoted name whose quote closes right after its colon (`("Password:" — call …")`): the next quote opens no value.
+  if (m[2] && text[m.index! - 1] === m[2]) return true;
   const name = /^[A-Za-z0-9_.-]+/.exec(text.slice(m.index!))?.[0] ?? "";
   const last = name.split(/[_.-]+|(?<=[a-z0-9])(?=[A-Z])/).filter((w) => w !== "").at(-1)?.toLowerCase();
   if (last !== undefined && ABOUT_A_SECRET.has(last)) return true;
