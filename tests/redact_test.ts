@@ -449,8 +449,9 @@ Deno.test("show-environment: a variable named as a key, a PAT, a DSN, a PWD or a
     const session = (await mcp.ok<{ session_id: string }>("new", { what: "session", name: "keys" })).session_id;
     const withheld = ["RAILS_MASTER_KEY", "ENCRYPTION_KEY", "GITHUB_PAT", "SENTRY_DSN", "SIM_PIN", "KEY"];
     // A password under a short name (MySQL's own variable), a connection string with the password in it.
-    withheld.push("MYSQL_PWD", "SMTP_PASS", "AZURE_STORAGE_CONNECTION_STRING", "DB_CONN_STR");
+    withheld.push("MYSQL_PWD", "SMTP_PASS", "AZURE_STORAGE_CONNECTION_STRING", "DB_CONN_STR", "AUTHORIZATION_HEADER");
     const shown = ["KEYBOARD_LAYOUT", "MONKEY", "PATH_EXTRA", "SPINNER", "OLDPWD", "COMPASS_HOME", "CONNECT_TIMEOUT"];
+    shown.push("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"); // a person, not a credential
     for (const name of [...withheld, ...shown]) {
       await tmux.tmux("set-environment", "-t", session, name, "0f3c9a7e5b1d2468ace13579bdf02468");
     }

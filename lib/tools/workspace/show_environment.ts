@@ -6,9 +6,10 @@ import { showFor } from "./scoped.ts";
 // Values of variables with these words in their name never reach the model: a key, a PAT, a PIN, a DSN or a PASS
 // is a word of the name of its own (`RAILS_MASTER_KEY`, `GITHUB_PAT`, `SENTRY_DSN`, `SMTP_PASS`; `KEYBOARD`,
 // `MONKEY` and `COMPASS_HOME` are none), PWD one after another word (`MYSQL_PWD`; `PWD` and `OLDPWD` are
-// directories); a connection string holds the password (`AZURE_STORAGE_CONNECTION_STRING`).
+// directories); a connection string holds the password (`AZURE_STORAGE_CONNECTION_STRING`). An author is a
+// person (`GIT_AUTHOR_NAME`), an authorization or authority a credential.
 const SECRET =
-  /SECRET|TOKEN|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION_?KEY|CONN(?:ECTION)?_?STR|(?:^|_)(?:KEY|PAT|PIN|DSN|PASS)(?:_|$)|_PWD(?:_|$)/i;
+  /SECRET|TOKEN|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH(?!ORS?(?:_|$))|COOKIE|SESSION_?KEY|CONN(?:ECTION)?_?STR|(?:^|_)(?:KEY|PAT|PIN|DSN|PASS)(?:_|$)|_PWD(?:_|$)/i;
 
 export default defineTool({
   name: "show-environment",
