@@ -526,6 +526,9 @@ Deno.test("redaction: prose, masks, placeholders and code after 'token:' or 'pas
       ['{"token": "handle", "n": 1}', "handle"],
       ["password: Hunter2horse now", "Hunter2horse"],
       ["password = Passw0rd(1)", "Passw0rd(1)"],
+      // Words after a password's own name are a passphrase, not prose.
+      ["password: correct horse battery staple", "correct"],
+      ["db_password: hunter two", "hunter"],
     ]
   ) {
     const out = r.redact(line);

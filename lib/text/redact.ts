@@ -89,8 +89,10 @@ function notAPassword(text: string, m: RegExpMatchArray, at: number, value: stri
   const name = /^[A-Za-z0-9_.-]+/.exec(text.slice(m.index!))?.[0] ?? "";
   const last = name.split(/[_.-]+|(?<=[a-z0-9])(?=[A-Z])/).filter((w) => w !== "").at(-1)?.toLowerCase();
   if (last !== undefined && ABOUT_A_SECRET.has(last)) return true;
-  return /^[a-z]+(?:-[a-z]+)*$/.test(value) && /:[ \t]*$/.test(text.slice(m.index!, at)) &&
-    /^[ \t]+[A-Za-z]/.test(text.slice(at + value.length));
+  // Prose after a name such as `token:` (`Fix token: handle expiry`); after a password's own name, words are a
+  // passphrase (`password: correct horse battery staple`), hidden as one.
+  return !/pass(?:word|wd|phrase)?|pwd/i.test(name) && /^[a-z]+(?:-[a-z]+)*$/.test(value) &&
+    /:[ \t]*$/.test(text.slice(m.index!, at)) && /^[ \t]+[A-Za-z]/.test(text.slice(at + value.length));
 }
 
 /**
