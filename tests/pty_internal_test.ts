@@ -1,5 +1,6 @@
 // The shared pty-* suite on the internal PTY backend (Deno FFI + @xterm/headless).
-import { match as assertMatch, ok as assert } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
+import { libc } from "../lib/terminal/pty/ffi.ts";
 import { cursorSnapshotTest, exitCleanupTest, pty, ptySuite, ptyWaitTest, withPty } from "./pty_suite.ts";
 
 ptySuite("pty");
@@ -48,4 +49,15 @@ Deno.test("a server keeps at most 256 pty sessions, and says how to make room", 
       for (let i = 0; i < ids.length; i += 32) await Promise.all(ids.slice(i, i + 32).map((id) => p.kill(id)));
     }
   });
+});
+
+Deno.test({
+  name: "the descriptors a child must not keep are listed as /proc shows them (glibc before 2.34)",
+  ignore: Deno.build.os !== "linux",
+  fn: () => {
+    // Both listings open the directory on the lowest free descriptor, so they list the same numbers.
+    const listed = libc().openDescriptors();
+    const proc = [...Deno.readDirSync("/proc/self/fd")].map((e) => Number(e.name));
+    assertEquals(listed?.sort((a, b) => a - b), proc.sort((a, b) => a - b));
+  },
 });

@@ -5,7 +5,7 @@
  * `pty_tmux_test.ts` run it, so `--parallel` runs the two backends at once.
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
-import { connect, type McpFixture, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
+import { connect, type McpFixture, ROOT, START_PERMISSIONS, startTmux, textOf, type TmuxFixture } from "./helpers.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { canPickPid, processGone, signalledOrGone, spawnWithPid } from "./process_helpers.ts";
 
@@ -99,8 +99,27 @@ export async function withPty(
 /** Registers the suite for one backend. */
 export function ptySuite(backend: Backend): void {
   Deno.test(`pty tools behave the same on the ${backend} backend`, async (t) => {
-    await withPty(backend, async (mcp) => {
+    await withPty(backend, async (mcp, tmux) => {
       const p = pty(mcp);
+
+      await t.step("a program holds no descriptor of the server but its terminal", async () => {
+        // What started the server may leave it descriptors that are not close-on-exec (here fd 7): a program kept
+        // them (the internal backend), could read or write them, and held a pipe open after the server was gone.
+        const server = [Deno.execPath(), "run", ...START_PERMISSIONS, ROOT + "main.ts"];
+        const args = ["--socket-name", tmux.socketName, "--terminal-backend", backend];
+        const inherits = await connect({
+          spawn: ["/bin/sh", "-c", 'exec 7</dev/null; exec "$@"', "sh", ...server, ...args],
+        });
+        try {
+          const id = await pty(inherits).launch({ command: "echo PID=$$; exec sleep 60" });
+          const screen = await pty(inherits).waitScreen(id, "the pid", (s) => /PID=\d+/.test(s));
+          const pid = /PID=(\d+)/.exec(screen)![1];
+          const fds = [...Deno.readDirSync(`/proc/${pid}/fd`)].map((e) => Number(e.name)).sort((a, b) => a - b);
+          assertEquals(fds, [0, 1, 2]);
+        } finally {
+          await inherits.close();
+        }
+      });
 
       await t.step("echo hello appears on the screen", async () => {
         const id = await p.bash();

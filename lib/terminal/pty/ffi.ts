@@ -127,6 +127,8 @@ const WNOHANG = 1;
 const OPAQUE_BYTES = 1024;
 /** /proc/<pid>/stat is one line of about 52 fields: a few hundred bytes. */
 const PROC_STAT_BYTES = 4096;
+/** Where a Linux `struct dirent` (64-bit) holds its name: after d_ino, d_off, d_reclen and d_type. */
+const DIRENT_NAME_OFFSET = 19;
 
 /**
  * `ioctl` is variadic. On Apple Silicon a variadic argument travels on the
@@ -168,6 +170,12 @@ const SYMBOLS = {
   posix_spawn_file_actions_addopen: { parameters: ["buffer", "i32", "buffer", "i32", "u32"], result: "i32" },
   posix_spawn_file_actions_adddup2: { parameters: ["buffer", "i32", "i32"], result: "i32" },
   posix_spawn_file_actions_addchdir_np: { parameters: ["buffer", "buffer"], result: "i32" },
+  posix_spawn_file_actions_addclose: { parameters: ["buffer", "i32"], result: "i32" },
+  // glibc 2.34 and later; before that the descriptors are listed (openDescriptors) and closed one by one.
+  posix_spawn_file_actions_addclosefrom_np: { parameters: ["buffer", "i32"], result: "i32", optional: true },
+  opendir: { parameters: ["buffer"], result: "usize" },
+  readdir: { parameters: ["usize"], result: "usize" },
+  closedir: { parameters: ["usize"], result: "i32" },
   posix_spawnattr_init: { parameters: ["buffer"], result: "i32" },
   posix_spawnattr_destroy: { parameters: ["buffer"], result: "i32" },
   posix_spawnattr_setflags: { parameters: ["buffer", "i16"], result: "i32" },
@@ -259,6 +267,8 @@ export interface Libc {
   procFd(pid: number, fd: number): string | undefined;
   /** Makes a named pipe (FIFO) at `path` with `mode`; throws with the C library's error. */
   makeFifo(path: string, mode: number): void;
+  /** This process's open descriptors, from /proc/self/fd on Linux; undefined elsewhere or when it cannot be read. */
+  openDescriptors(): number[] | undefined;
 }
 
 let loaded: Libc | undefined;
@@ -388,6 +398,36 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
     v.setInt16(4, POLLIN, true);
     return s.pollNow(pfd, 1n, 0) > 0 ? v.getInt16(6, true) : 0;
   };
+  const openDescriptors = (): number[] | undefined => {
+    if (Deno.build.os !== "linux") return undefined;
+    const dir = s.opendir(cString("/proc/self/fd"));
+    if (!dir) return undefined;
+    const fds: number[] = [];
+    try {
+      const entry = new Uint8Array(DIRENT_NAME_OFFSET + 256);
+      for (let at = s.readdir(dir); at; at = s.readdir(dir)) {
+        s.copyFrom(entry, at, BigInt(entry.length));
+        const name = entry.subarray(DIRENT_NAME_OFFSET);
+        const text = new TextDecoder().decode(name.subarray(0, name.indexOf(0)));
+        if (/^\d+$/.test(text)) fds.push(Number(text));
+      }
+    } finally {
+      s.closedir(dir);
+    }
+    return fds;
+  };
+  /**
+   * Closes in the child every descriptor above stderr: the server's own that are not close-on-exec (inherited from
+   * whatever started it) would let a program read or write them, and keep a pipe open after the server is gone.
+   */
+  const closeTheRest = (actions: Uint8Array<ArrayBuffer>): void => {
+    if (p.POSIX_SPAWN_CLOEXEC_DEFAULT !== 0) return; // macOS: the spawn flag does it
+    const closeFrom = s.posix_spawn_file_actions_addclosefrom_np;
+    if (closeFrom) return checkRc("posix_spawn_file_actions_addclosefrom_np", closeFrom(actions, 3));
+    for (const fd of openDescriptors() ?? []) {
+      if (fd > 2) checkRc("posix_spawn_file_actions_addclose", s.posix_spawn_file_actions_addclose(actions, fd));
+    }
+  };
   const hiddenLine = (fd: number): boolean | undefined => {
     const view = readTermios(fd);
     if (!view) return undefined;
@@ -450,6 +490,7 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
           checkRc("posix_spawn_file_actions_adddup2", s.posix_spawn_file_actions_adddup2(actions, 0, 1));
           checkRc("posix_spawn_file_actions_adddup2", s.posix_spawn_file_actions_adddup2(actions, 0, 2));
           checkRc("posix_spawn_file_actions_addchdir_np", s.posix_spawn_file_actions_addchdir_np(actions, dir));
+          closeTheRest(actions);
           // Deno ignores SIGPIPE and may block signals: the child starts with default dispositions and no mask.
           const all = new Uint8Array(OPAQUE_BYTES);
           const none = new Uint8Array(OPAQUE_BYTES);
@@ -534,6 +575,7 @@ function bind(s: Deno.DynamicLibrary<Symbols>["symbols"], p: Platform): Libc {
     procStat: (pid) => procFile(pid, "stat"),
     procFile,
     procFd,
+    openDescriptors,
   };
 }
 
