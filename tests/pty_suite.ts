@@ -121,6 +121,34 @@ export function ptySuite(backend: Backend): void {
         }
       });
 
+      await t.step(
+        "a program sees its terminal's size, not COLUMNS and LINES of the server's environment",
+        async () => {
+          // Exported by the shell that started the server (or the tmux server): Python, and every program asking
+          // shutil or $COLUMNS, took them over the terminal's size, and kept them after a resize.
+          await tmux.tmux("set-environment", "-g", "COLUMNS", "33");
+          await tmux.tmux("set-environment", "-g", "LINES", "7");
+          const sized = await connect({
+            socketName: tmux.socketName,
+            args: ["--terminal-backend", backend],
+            env: { COLUMNS: "33", LINES: "7" },
+          });
+          try {
+            const id = await pty(sized).launch({
+              command: `echo "cols=\${COLUMNS-unset} lines=\${LINES-unset}"; exec sleep 60`,
+              rows: 20,
+              cols: 70,
+            });
+            const screen = await pty(sized).waitScreen(id, "the size", (s) => s.startsWith("cols="));
+            assertEquals(filled(screen), ["cols=unset lines=unset"]);
+          } finally {
+            await sized.close();
+            await tmux.tmux("set-environment", "-g", "-u", "COLUMNS");
+            await tmux.tmux("set-environment", "-g", "-u", "LINES");
+          }
+        },
+      );
+
       await t.step("echo hello appears on the screen", async () => {
         const id = await p.bash();
         await p.send(id, "echo hello\n");

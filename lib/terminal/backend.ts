@@ -157,6 +157,13 @@ export interface LinesSince {
 /** How pty-capture writes its file. */
 export type CaptureFormat = "raw" | "asciicast";
 
+/**
+ * Variables a program takes for its terminal's size before asking the terminal (Python's shutil, scripts reading
+ * `$COLUMNS`): exported by the shell that started the server or the tmux server, they name another terminal's size,
+ * and stay wrong after a resize. Programs start without them on both backends.
+ */
+export const SIZE_VARIABLES = ["COLUMNS", "LINES"] as const;
+
 /** Session ids: short, safe inside tmux session names and file names. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 

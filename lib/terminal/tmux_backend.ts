@@ -40,6 +40,7 @@ import {
   sessionExited,
   type SessionInfo,
   SessionTable,
+  SIZE_VARIABLES,
   type TerminalBackend,
   Turns,
 } from "./backend.ts";
@@ -387,6 +388,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
             ...["--", "/bin/sh", "-c", "exec cat"],
           ],
           ["set-option", "-t", target, "history-limit", String(SCROLLBACK_LINES)],
+          ...SIZE_VARIABLES.map((name) => ["set-environment", "-t", target, "-r", name]),
           window,
           ["set-option", "-w", "-t", target, "window-size", "manual"],
           ["set-option", "-p", "-t", target, "remain-on-exit", "on"],

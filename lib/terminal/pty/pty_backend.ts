@@ -30,6 +30,7 @@ import {
   sessionExited,
   type SessionInfo,
   SessionTable,
+  SIZE_VARIABLES,
   type TerminalBackend,
   Turns,
 } from "../backend.ts";
@@ -142,6 +143,7 @@ function environment(): string[] {
   // A server started inside tmux must not make its programs believe they run in that tmux.
   delete env.TMUX;
   delete env.TMUX_PANE;
+  for (const name of SIZE_VARIABLES) delete env[name];
   env.TERM = TERM;
   return Object.entries(env).map(([k, v]) => `${k}=${v}`);
 }
