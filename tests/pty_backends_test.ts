@@ -26,6 +26,8 @@ Deno.test("the same program shows the same screens on both backends", async () =
           "\\e[38;2;1;2;3mrgb\\e[0m \\e[7minv\\e[0m \\e[4;3mul\\e[0m\\n'\n",
         after: "green bg  orange rgb inv ul",
       },
+      // tmux 3.3a's capture-pane -e writes overline (53) as "5:3", which reads as blink.
+      { keys: "printf '\\e[53mover\\e[0m \\e[4:3mcurly\\e[0m line\\n'\n", after: "over curly line" },
       { keys: "printf 'tab\\there\\n'; echo 日本語 wide\n", after: "日本語 wide" },
       { keys: "seq 1 40\n", after: "40" },
       {

@@ -258,6 +258,20 @@ function rowsOf(buf: Buffer, rows: number, render: (line: Line) => string): stri
   return out;
 }
 
+/**
+ * tmux 3.3a's `capture-pane -e` writes every attribute code above 9 as two colon-separated digits, right for the
+ * underline styles (`4:3`, curly) but not for overline: its `5:3` reads as blink. Written back as 53.
+ */
+function overlineAsSgr(line: string): string {
+  return line.includes("5:3")
+    ? line.replace(
+      // deno-lint-ignore no-control-regex
+      /\x1b\[([0-9;:]*)m/g,
+      (_, p: string) => `\x1b[${p.split(";").map((x) => x === "5:3" ? "53" : x).join(";")}m`,
+    )
+    : line;
+}
+
 /** One terminal reused for every {@linkcode ansiScreenColors} and {@linkcode ansiScreenGrid} call (creating one costs milliseconds). */
 let scratch: { term: Terminal; queue: Promise<unknown> } | undefined;
 
@@ -275,7 +289,7 @@ async function onScratch<T>(lines: string[], rows: number, cols: number, read: (
     if (term.rows !== rows || term.cols !== cols) term.resize(cols, rows);
     // Each captured row is written at the start of its own screen row, so a
     // row that fills the width never wraps into the next one.
-    const text = lines.slice(0, rows).map((l, y) => `\x1b[${y + 1};1H${l}\x1b[0m`).join("");
+    const text = lines.slice(0, rows).map((l, y) => `\x1b[${y + 1};1H${overlineAsSgr(l)}\x1b[0m`).join("");
     await new Promise<void>((resolve) => term.write(text, resolve));
     return read(term);
   };
