@@ -122,29 +122,44 @@ export function ptySuite(backend: Backend): void {
       });
 
       await t.step(
-        "a program sees its terminal's size, not COLUMNS and LINES of the server's environment",
+        "a program sees its own terminal, not the size or name of the one that started the server",
         async () => {
-          // Exported by the shell that started the server (or the tmux server): Python, and every program asking
-          // shutil or $COLUMNS, took them over the terminal's size, and kept them after a resize.
-          await tmux.tmux("set-environment", "-g", "COLUMNS", "33");
-          await tmux.tmux("set-environment", "-g", "LINES", "7");
-          const sized = await connect({
+          // Exported by the terminal or shell that started the server (or the tmux server): Python, and every program
+          // asking shutil or $COLUMNS, took COLUMNS and LINES over the terminal's size, and kept them after a resize;
+          // a program told it runs in iTerm2 or kitty writes that terminal's own escapes (inline images, graphics).
+          const outer: Record<string, string> = {
+            COLUMNS: "33",
+            LINES: "7",
+            TERM_PROGRAM: "iTerm.app",
+            TERM_PROGRAM_VERSION: "3.5.0",
+            LC_TERMINAL: "iTerm2",
+            KITTY_WINDOW_ID: "1",
+          };
+          for (const [name, value] of Object.entries(outer)) await tmux.tmux("set-environment", "-g", name, value);
+          const started = await connect({
             socketName: tmux.socketName,
             args: ["--terminal-backend", backend],
-            env: { COLUMNS: "33", LINES: "7" },
+            env: outer,
           });
           try {
-            const id = await pty(sized).launch({
-              command: `echo "cols=\${COLUMNS-unset} lines=\${LINES-unset}"; exec sleep 60`,
-              rows: 20,
-              cols: 70,
-            });
-            const screen = await pty(sized).waitScreen(id, "the size", (s) => s.startsWith("cols="));
-            assertEquals(filled(screen), ["cols=unset lines=unset"]);
+            const show = Object.keys(outer).map((name) => `${name}=\${${name}-unset}`).join(" ");
+            const id = await pty(started).launch({ command: `echo "${show}"; exec sleep 60`, rows: 20, cols: 200 });
+            const screen = await pty(started).waitScreen(id, "the variables", (s) => s.startsWith("COLUMNS="));
+            // tmux names itself; the internal backend's terminal is nobody's.
+            const program = backend === "tmux" ? "tmux" : "unset";
+            const version = backend === "tmux" ? /\S+/ : /unset/;
+            const [line] = filled(screen);
+            assertMatch(
+              line,
+              new RegExp(
+                `^COLUMNS=unset LINES=unset TERM_PROGRAM=${program} TERM_PROGRAM_VERSION=${version.source} ` +
+                  "LC_TERMINAL=unset KITTY_WINDOW_ID=unset$",
+              ),
+            );
+            assert(!line.includes("3.5.0"), line);
           } finally {
-            await sized.close();
-            await tmux.tmux("set-environment", "-g", "-u", "COLUMNS");
-            await tmux.tmux("set-environment", "-g", "-u", "LINES");
+            await started.close();
+            for (const name of Object.keys(outer)) await tmux.tmux("set-environment", "-g", "-u", name);
           }
         },
       );

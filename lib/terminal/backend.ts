@@ -158,11 +158,28 @@ export interface LinesSince {
 export type CaptureFormat = "raw" | "asciicast";
 
 /**
- * Variables a program takes for its terminal's size before asking the terminal (Python's shutil, scripts reading
- * `$COLUMNS`): exported by the shell that started the server or the tmux server, they name another terminal's size,
- * and stay wrong after a resize. Programs start without them on both backends.
+ * Variables that describe the terminal the server (or the tmux server) was started from, never a pty session's own:
+ * its size, which programs take before asking the terminal (Python's shutil, scripts reading `$COLUMNS`) and which
+ * stays wrong after a resize; and its name, by which a program writes that terminal's own escapes (iTerm2's inline
+ * images, kitty's graphics). Programs start without them on both backends (tmux then names itself in TERM_PROGRAM).
  */
-export const SIZE_VARIABLES = ["COLUMNS", "LINES"] as const;
+export const OUTER_TERMINAL_VARIABLES = [
+  "COLUMNS",
+  "LINES",
+  "TERM_PROGRAM",
+  "TERM_PROGRAM_VERSION",
+  "TERM_SESSION_ID",
+  "LC_TERMINAL",
+  "LC_TERMINAL_VERSION",
+  "ITERM_SESSION_ID",
+  "KITTY_WINDOW_ID",
+  "KITTY_PID",
+  "WEZTERM_PANE",
+  "WT_SESSION",
+  "VTE_VERSION",
+  "KONSOLE_VERSION",
+  "TERMINAL_EMULATOR",
+] as const;
 
 /** Session ids: short, safe inside tmux session names and file names. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

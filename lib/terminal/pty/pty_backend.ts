@@ -27,10 +27,10 @@ import {
   type InputState,
   type LaunchSpec,
   notCapturing,
+  OUTER_TERMINAL_VARIABLES,
   sessionExited,
   type SessionInfo,
   SessionTable,
-  SIZE_VARIABLES,
   type TerminalBackend,
   Turns,
 } from "../backend.ts";
@@ -143,7 +143,7 @@ function environment(): string[] {
   // A server started inside tmux must not make its programs believe they run in that tmux.
   delete env.TMUX;
   delete env.TMUX_PANE;
-  for (const name of SIZE_VARIABLES) delete env[name];
+  for (const name of OUTER_TERMINAL_VARIABLES) delete env[name];
   env.TERM = TERM;
   return Object.entries(env).map(([k, v]) => `${k}=${v}`);
 }
