@@ -467,6 +467,16 @@ export function ptySuite(backend: Backend): void {
         }
       });
 
+      await t.step("a program that closes its terminal is hung up, with the same exit code on both", async () => {
+        // tmux hangs up a pane whose terminal was closed, as a terminal window does; the internal backend listed
+        // the session as running (for as long as the program lived) while a send said it had exited.
+        const id = await p.launch({ command: "echo closing; exec </dev/null >/dev/null 2>&1; sleep 60; exit 4" });
+        const ended = await until("the end", p.list, (l) => l.some((x) => x.pty_id === id && x.status === "exited"));
+        const s = ended.find((x) => x.pty_id === id)!;
+        assertEquals([s.exit_code, filled((await p.screen(id)).screen)], [129, ["closing"]]);
+        await p.kill(id);
+      });
+
       await t.step("a process exit is reported with its exit code", async () => {
         // Each exits once its last output is on the screen: tmux before 3.7 may close a pane's terminal on the exit
         // of its first process before it read what that printed just before (docs/design.md).

@@ -57,6 +57,7 @@ interface PtySession {
   command: string;
   createdAt: string;
   pid: number;
+  /** The terminal's master; -1 once closed. */
   fd: number;
   /** The slave side's path, for looking at the terminal from outside (never kept open here: EOF needs them all closed). */
   tty: string;
@@ -69,6 +70,13 @@ interface PtySession {
   loop: Promise<void>;
   capture?: { path: string; file: Deno.FsFile; cast?: AsciicastWriter };
   writes: Turns;
+}
+
+/** Closes the terminal's master, once: what is left of the session gets SIGHUP and EOF. */
+function hangUp(c: Libc, s: PtySession): void {
+  if (s.fd < 0) return;
+  c.close(s.fd);
+  s.fd = -1; // the number may be reused by the next terminal opened
 }
 
 /** Killed sessions whose program has not been reaped yet (zombies until waitpid). */
@@ -207,8 +215,12 @@ export function createPtyBackend(): TerminalBackend {
       await s.em.flushed();
       reap(c, s);
       if (s.eof && s.exit) break;
-      // Output ended but the program lives on (it closed its terminal): only its exit is left to see.
-      if (s.eof) await new Promise((r) => setTimeout(r, POLL_MS));
+      if (s.eof) {
+        // Output ended but the program lives on: it closed its terminal. The terminal goes away, as a tmux pane
+        // and a terminal window do, and the hang-up ends the program as it ends it there (SIGHUP, exit code 129).
+        hangUp(c, s);
+        await new Promise((r) => setTimeout(r, POLL_MS));
+      }
     }
   }
 
@@ -273,7 +285,7 @@ export function createPtyBackend(): TerminalBackend {
     const { killed } = await hangUpSession(s.pid, { leaderGone: s.exit !== undefined });
     await s.loop;
     stopCapture(s);
-    c.close(s.fd); // hangs up the terminal: what is left of the session gets SIGHUP and EOF
+    hangUp(c, s);
     s.em.dispose();
     reap(c, s);
     if (!s.exit) reapLater(c, s);
