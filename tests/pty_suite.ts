@@ -309,6 +309,19 @@ export function ptySuite(backend: Backend): void {
         await p.waitScreen(id, "the output", (s) => s.startsWith("abc\ndefgh"));
         assertEquals((await mcp.ok<{ cursor: unknown }>("pty-get-screen", { pty_id: id })).cursor, { row: 1, col: 5 });
         await p.kill(id);
+        // Without autowrap (DECAWM off) a long line's last characters overwrite the last column, where the cursor
+        // stays: the internal backend put it one column right of the screen.
+        const nowrap = await p.launch({
+          command: "printf '\\033[?7l%s' $(seq 1 30); exec sleep 60",
+          rows: 5,
+          cols: 20,
+        });
+        await p.waitScreen(nowrap, "the output", (s) => s.startsWith("12345678910111213140"));
+        assertEquals((await mcp.ok<{ cursor: unknown }>("pty-get-screen", { pty_id: nowrap })).cursor, {
+          row: 0,
+          col: 19,
+        });
+        await p.kill(nowrap);
       });
 
       await t.step("emoji take two columns, as the program and tmux count them", async () => {

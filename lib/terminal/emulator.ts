@@ -128,7 +128,12 @@ export function createEmulator(rows: number, cols: number): Emulator {
       const cell = term.buffer.active.getNullCell();
       return rowsOf(term.buffer.active, term.rows, (line) => styledRow(line, term.cols, cell));
     },
-    cursor: () => ({ row: term.buffer.active.cursorY, col: term.buffer.active.cursorX }),
+    cursor: () => ({
+      row: term.buffer.active.cursorY,
+      // Without autowrap (DECAWM off) the emulator leaves the cursor right of the screen after a full line; a
+      // terminal (and tmux) keeps it on the last column, where the next character goes.
+      col: term.modes.wraparoundMode ? term.buffer.active.cursorX : Math.min(term.buffer.active.cursorX, term.cols - 1),
+    }),
     tailLines(count) {
       // The main screen's history, also under a full-screen program's alternate screen (which has none; tmux
       // keeps the history there too), then the screen.
