@@ -410,6 +410,36 @@ export function ptySuite(backend: Backend): void {
         }
       });
 
+      await t.step("two captures started at once: one records, the other is refused and makes no file", async () => {
+        // On tmux both answered success, the second pipe replacing the first: the stop named a file that got
+        // nothing. On the internal backend the refused call left an empty file behind.
+        const dir = await Deno.makeTempDir({ prefix: "pty-capture-race-" });
+        try {
+          for (const format of ["raw", "asciicast"]) {
+            const id = await p.launch({ command: "stty -echo; echo ready; exec cat" });
+            await p.waitScreen(id, "cat to start", (s) => s.startsWith("ready"));
+            const files = ["a", "b"].map((n) => `${dir}/${format}-${n}`);
+            const answers = await Promise.all(
+              files.map((f) => mcp.call("pty-capture", { pty_id: id, output_file: f, format })),
+            );
+            const ok = answers.flatMap((r, i) => r.isError ? [] : [files[i]]);
+            const refused = answers.filter((r) => r.isError).map(textOf);
+            assertEquals(ok.length, 1, `${format}: ${JSON.stringify(refused)}`);
+            assertMatch(refused[0], /is already capturing to .*: call pty-capture without output_file first$/);
+            await p.send(id, "recorded\n");
+            await p.waitScreen(id, "the output", (s) => s.includes("recorded"));
+            assertEquals((await mcp.ok<{ output_file: string }>("pty-capture", { pty_id: id })).output_file, ok[0]);
+            await until(`the ${format} capture`, () => Deno.readTextFile(ok[0]), (c) => c.includes("recorded"));
+            assertEquals([...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.startsWith(format)), [
+              ok[0].slice(dir.length + 1),
+            ]);
+            await p.kill(id);
+          }
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+        }
+      });
+
       await t.step("format asciicast writes a v2 cast: header, rising times, the exact text", async () => {
         const dir = await Deno.makeTempDir({ prefix: "pty-cast-" });
         // 中 is split across two writes half a second apart: it must arrive whole, in the later event.

@@ -89,6 +89,8 @@ interface TmuxSession {
   /** While recording asciicast: the writer, and its reader loop (ends when the pipe closes). */
   cast?: { writer: AsciicastWriter; done: Promise<void> };
   writes: Turns;
+  /** pty-capture's starts and stops, one at a time. */
+  captures: Turns;
 }
 
 export interface TmuxBackendOptions {
@@ -233,6 +235,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         command: meta?.command ?? "",
         createdAt: meta?.created_at ?? new Date().toISOString(),
         writes: new Turns(),
+        captures: new Turns(),
       });
       log("info", `adopted kept pty session ${id} (tmux session ${name})`);
     }
@@ -403,7 +406,15 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         let out = "";
         for (const argv of packCommands(commands)) out += await tmux.text(argv);
         const [pane, pid] = out.trim().split(" ");
-        table.set(id, { name, pane, panePid: Number(pid), command: spec.command, createdAt, writes: new Turns() });
+        table.set(id, {
+          name,
+          pane,
+          panePid: Number(pid),
+          command: spec.command,
+          createdAt,
+          writes: new Turns(),
+          captures: new Turns(),
+        });
         return { session_id: id };
       } catch (e) {
         table.delete(id);
@@ -532,43 +543,49 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
 
     async captureStart(id, path, policy, format = "raw") {
       const s = await session(id);
-      if (s.capture !== undefined) throw alreadyCapturing(id, s.capture);
-      // A dead pane: tmux would refuse pipe-pane with its own words, after the file was made.
-      const { dead, status, signal } = parseRow(
-        EXIT,
-        await runBytes(id, ["display-message", "-p", "-t", s.pane, rowFormat(EXIT)]),
-      );
-      if (dead) throw sessionExited(id, exitCode(status, signal));
-      if (format === "asciicast") return await castStart(id, s, path, policy);
-      // The user's path never reaches a shell or tmux: pipe-pane appends through a symlink whose
-      // name this server chose to the file the policy checked and created (resolved, so no link
-      // of the model's is followed again).
-      if (tmux.remote !== undefined) {
-        // The file is on the tmux host (--ssh): checked by its name only; the pipe's shell there appends to it.
-        await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(remotePath(path, policy))]);
+      // One capture call at a time: a second start sees the first one's capture (a second pipe-pane would replace
+      // the first's pipe, while both calls answered success).
+      await s.captures.run(async () => {
+        if (s.capture !== undefined) throw alreadyCapturing(id, s.capture);
+        // A dead pane: tmux would refuse pipe-pane with its own words, after the file was made.
+        const { dead, status, signal } = parseRow(
+          EXIT,
+          await runBytes(id, ["display-message", "-p", "-t", s.pane, rowFormat(EXIT)]),
+        );
+        if (dead) throw sessionExited(id, exitCode(status, signal));
+        if (format === "asciicast") return await castStart(id, s, path, policy);
+        // The user's path never reaches a shell or tmux: pipe-pane appends through a symlink whose
+        // name this server chose to the file the policy checked and created (resolved, so no link
+        // of the model's is followed again).
+        if (tmux.remote !== undefined) {
+          // The file is on the tmux host (--ssh): checked by its name only; the pipe's shell there appends to it.
+          await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(remotePath(path, policy))]);
+          s.capture = path;
+          return;
+        }
+        const file = await prepareWrite(path, policy, { truncate: false });
+        const link = `${await links()}/${id}-${++linkCounter}`;
+        await Deno.symlink(file.path, link);
+        // The shell checks that what it opened is the file checked (a directory on the path swapped meanwhile).
+        await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(link, true, file.id)]);
         s.capture = path;
-        return;
-      }
-      const file = await prepareWrite(path, policy, { truncate: false });
-      const link = `${await links()}/${id}-${++linkCounter}`;
-      await Deno.symlink(file.path, link);
-      // The shell checks that what it opened is the file checked (a directory on the path swapped meanwhile).
-      await run(id, ["pipe-pane", "-O", "-t", s.pane, pipeToFileCommand(link, true, file.id)]);
-      s.capture = path;
+      });
     },
 
     async captureStop(id) {
       const s = await session(id);
-      if (s.capture === undefined) throw notCapturing(id);
-      await run(id, ["pipe-pane", "-t", s.pane]).catch((e) => {
-        // A dead pane produces no more output, and tmux refuses pipe-pane on it: nothing left to stop.
-        if (!(e instanceof TmuxError && /pane has exited/.test(e.message))) throw e;
+      return await s.captures.run(async () => {
+        if (s.capture === undefined) throw notCapturing(id);
+        await run(id, ["pipe-pane", "-t", s.pane]).catch((e) => {
+          // A dead pane produces no more output, and tmux refuses pipe-pane on it: nothing left to stop.
+          if (!(e instanceof TmuxError && /pane has exited/.test(e.message))) throw e;
+        });
+        const path = s.capture;
+        s.capture = undefined;
+        await s.cast?.done; // the pipe's end reached the reader: the recording is complete
+        s.cast = undefined;
+        return path;
       });
-      const path = s.capture;
-      s.capture = undefined;
-      await s.cast?.done; // the pipe's end reached the reader: the recording is complete
-      s.cast = undefined;
-      return path;
     },
 
     async handOffRoute(id) {

@@ -70,6 +70,8 @@ interface PtySession {
   loop: Promise<void>;
   capture?: { path: string; file: Deno.FsFile; cast?: AsciicastWriter };
   writes: Turns;
+  /** pty-capture's starts and stops, one at a time. */
+  captures: Turns;
 }
 
 /** Closes the terminal's master, once: what is left of the session gets SIGHUP and EOF. */
@@ -323,6 +325,7 @@ export function createPtyBackend(): TerminalBackend {
           closed: false,
           loop: Promise.resolve(),
           writes: new Turns(),
+          captures: new Turns(),
         };
         // Answers to the program's terminal queries (device attributes, cursor position), as tmux gives them.
         s.em.onReply((data) => void enqueueWrite(c, s, id, new TextEncoder().encode(data)).catch(() => {}));
@@ -398,30 +401,30 @@ export function createPtyBackend(): TerminalBackend {
 
     async captureStart(id, path, policy, format = "raw") {
       const { s } = await session(id);
-      if (s.capture) throw alreadyCapturing(id, s.capture.path);
-      // Its program has ended: nothing more would be recorded (and tmux refuses pipe-pane on a dead pane).
-      if (s.exit) throw sessionExited(id, s.exit.exitCode);
-      const { file } = await openForWrite(path, policy, { truncate: format === "asciicast" });
-      const started = s.capture as PtySession["capture"]; // by a concurrent call while the file opened
-      if (started) {
-        file.close();
-        throw alreadyCapturing(id, started.path);
-      }
-      let cast: AsciicastWriter | undefined;
-      try {
-        if (format === "asciicast") cast = new AsciicastWriter(file, { rows: s.em.rows, cols: s.em.cols });
-      } catch (e) {
-        file.close();
-        throw new UserError(`cannot write ${JSON.stringify(path)}: ${(e as Error).message}`);
-      }
-      s.capture = { path, file, cast };
+      // One capture call at a time: a second start sees the first one's capture before it makes a file.
+      await s.captures.run(async () => {
+        if (s.capture) throw alreadyCapturing(id, s.capture.path);
+        // Its program has ended: nothing more would be recorded (and tmux refuses pipe-pane on a dead pane).
+        if (s.exit) throw sessionExited(id, s.exit.exitCode);
+        const { file } = await openForWrite(path, policy, { truncate: format === "asciicast" });
+        let cast: AsciicastWriter | undefined;
+        try {
+          if (format === "asciicast") cast = new AsciicastWriter(file, { rows: s.em.rows, cols: s.em.cols });
+        } catch (e) {
+          file.close();
+          throw new UserError(`cannot write ${JSON.stringify(path)}: ${(e as Error).message}`);
+        }
+        s.capture = { path, file, cast };
+      });
     },
 
     async captureStop(id) {
       const { s } = await session(id);
-      const path = stopCapture(s);
-      if (path === undefined) throw notCapturing(id);
-      return path;
+      return await s.captures.run(() => {
+        const path = stopCapture(s);
+        if (path === undefined) throw notCapturing(id);
+        return Promise.resolve(path);
+      });
     },
 
     handOffRoute(id): Promise<HandOffRoute> {
