@@ -352,6 +352,23 @@ export function ptySuite(backend: Backend): void {
         await p.kill(id);
       });
 
+      await t.step("a resize rejoins the line the cursor is on, and the program writes on after it", async () => {
+        // The internal backend cut that line at a narrower width (the text past it was lost), and after a wider
+        // one left the cursor's column where it was, so the next character overwrote the line.
+        const id = await p.launch({
+          command: "stty -echo; seq 1 10; printf 1234567890ABCDEFGHIJK; read x; printf Z; exec sleep 60",
+          rows: 6,
+          cols: 12,
+        });
+        await p.waitScreen(id, "the line", (s) => s.includes("CDEFGHIJK"));
+        await mcp.ok("pty-resize", { pty_id: id, rows: 5, cols: 10 });
+        await mcp.ok("pty-resize", { pty_id: id, rows: 6, cols: 20 });
+        await p.send(id, "\n");
+        const screen = await p.waitScreen(id, "the Z", (s) => s.includes("Z"));
+        assertEquals(screen.split("\n"), ["7", "8", "9", "10", "1234567890ABCDEFGHIJ", "KZ"]);
+        await p.kill(id);
+      });
+
       await t.step("after 500 lines the scrollback still has the first ones", async () => {
         const id = await p.bash();
         await p.send(id, "seq 1 500\n");

@@ -86,7 +86,9 @@ const ZWJ = 0x200d;
  * Unicode 6's, where an emoji took one column and a program's line then ran on past where it thought it ended.
  */
 function newTerminal(options: { rows: number; cols: number; scrollback: number }): Terminal {
-  const term = new (loaded().Terminal)({ ...options, allowProposedApi: true });
+  // reflowCursorLine: the rows of the line the cursor is on are rejoined on a resize as all others are (as tmux
+  // does); left alone, a narrower screen cut that line's wrapped text off at the new width, and it was lost.
+  const term = new (loaded().Terminal)({ ...options, allowProposedApi: true, reflowCursorLine: true });
   term.unicode.register({
     version: "wcwidth",
     wcwidth: charWidth,
@@ -122,7 +124,15 @@ export function createEmulator(rows: number, cols: number): Emulator {
       pending = new Promise((resolve) => term.write(text, resolve));
     },
     flushed: () => pending,
-    resize: (r, c) => term.resize(c, r),
+    resize(r, c) {
+      // Only a new width rejoins lines: a change of height alone leaves the cursor where it is.
+      const at = c === term.cols ? undefined : cursorOffset(term);
+      term.resize(c, r);
+      const to = at === undefined ? undefined : cursorAt(term, at);
+      // The emulator rejoins the cursor's line but leaves the cursor's column where it was: put it back after the
+      // same text, as tmux does, so the program's next character lands where it would.
+      if (to) pending = new Promise((resolve) => term.write(`\x1b[${to.row + 1};${to.col + 1}H`, resolve));
+    },
     screenLines: () => rowsOf(term.buffer.active, term.rows, plain),
     screenColors() {
       const cell = term.buffer.active.getNullCell();
@@ -175,6 +185,44 @@ export function createEmulator(rows: number, cols: number): Emulator {
 }
 
 type Line = NonNullable<ReturnType<Buffer["getLine"]>>;
+
+/**
+ * The columns a full row of a wrapped line holds: all of them, but the last when a wide character that did not fit
+ * there went on to the next row (an empty cell is left).
+ */
+function rowCapacity(buf: Buffer, y: number, cols: number): number {
+  const line = buf.getLine(y);
+  const next = buf.getLine(y + 1);
+  if (!line || !next?.isWrapped) return cols;
+  const last = line.getCell(cols - 1);
+  return last && last.getChars() === "" && last.getWidth() === 1 && next.getCell(0)?.getWidth() === 2 ? cols - 1 : cols;
+}
+
+/** Where the cursor is in its line (the rows it wrapped over joined), in columns from the line's start. */
+function cursorOffset(term: Terminal): number | undefined {
+  const buf = term.buffer.active;
+  // The alternate screen is not rejoined on a resize; in origin mode a cursor move counts from the scroll region.
+  if (buf.type !== "normal" || term.modes.originMode) return undefined;
+  let y = buf.baseY + buf.cursorY;
+  let offset = Math.min(buf.cursorX, term.cols);
+  while (y > 0 && buf.getLine(y)?.isWrapped) offset += rowCapacity(buf, --y, term.cols);
+  return offset;
+}
+
+/** The screen position `offset` columns into the cursor's line, after a resize rejoined it; undefined off screen. */
+function cursorAt(term: Terminal, offset: number): { row: number; col: number } | undefined {
+  const buf = term.buffer.active;
+  let y = buf.baseY + buf.cursorY;
+  while (y > 0 && buf.getLine(y)?.isWrapped) y--;
+  let rest = offset;
+  for (let cap = rowCapacity(buf, y, term.cols); rest >= cap && buf.getLine(y + 1)?.isWrapped; y++) {
+    rest -= cap;
+    cap = rowCapacity(buf, y + 1, term.cols);
+  }
+  const row = y - buf.baseY;
+  if (row < 0 || row >= term.rows) return undefined;
+  return { row, col: Math.min(rest, term.cols - 1) };
+}
 
 /**
  * Drops the C1 controls written as UTF-8 characters (U+0080..U+009F, the bytes C2 80..C2 9F), chunk after chunk of
