@@ -4,7 +4,7 @@
  */
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import type { CallToolResult } from "../lib/sdk.ts";
-import { connect, type McpFixture, textOf, type TmuxFixture } from "./helpers.ts";
+import { connect, type McpFixture, removeSocket, textOf, type TmuxFixture, uniqueSocketName } from "./helpers.ts";
 import { BASH, cursorSnapshotTest, exitCleanupTest, pty, ptySuite, ptyWaitTest, until, withPty } from "./pty_suite.ts";
 
 ptySuite("tmux");
@@ -245,4 +245,34 @@ Deno.test("a program's passthrough escapes never reach an attached human's termi
       await Deno.remove(dir, { recursive: true });
     }
   });
+});
+
+/** An older tmux to check against (the oldest supported is 3.2; tmux 3.3a is what the suite runs on). */
+const OLD_TMUX = Deno.env.get("TMUX_MCP_TEST_OLD_TMUX");
+
+Deno.test({
+  name: "pty sessions start on an older tmux (TMUX_MCP_TEST_OLD_TMUX), at the size asked for",
+  ignore: OLD_TMUX === undefined,
+  fn: async () => {
+    // tmux 3.2 has no remain-on-exit-format: every pty-launch failed with "invalid option", and its new windows
+    // took default-size (80x24) whatever the rows and cols asked for.
+    const socketName = uniqueSocketName("old");
+    const old = (...args: string[]) =>
+      new Deno.Command(OLD_TMUX!, { args: ["-L", socketName, ...args], stderr: "null" });
+    // A server already running, as a user's is.
+    await old("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "120", "-y", "40").output();
+    const mcp = await connect({ socketName, args: ["--terminal-backend", "tmux", "--tmux-bin", OLD_TMUX!] });
+    try {
+      const p = pty(mcp);
+      const id = await p.launch({ command: "echo ready; exec sleep 60", rows: 5, cols: 30 });
+      await p.waitScreen(id, "the program", (s) => s.startsWith("ready"));
+      const listed = (await p.list()).find((s) => s.pty_id === id)!;
+      assertEquals([listed.rows, listed.cols, listed.status], [5, 30, "running"]);
+      await p.kill(id);
+    } finally {
+      await mcp.close();
+      await old("kill-server").output();
+      removeSocket(socketName);
+    }
+  },
 });

@@ -394,8 +394,11 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
           ...OUTER_TERMINAL_VARIABLES.map((name) => ["set-environment", "-t", target, "-r", name]),
           window,
           ["set-option", "-w", "-t", target, "window-size", "manual"],
+          // The size asked for, again: tmux 3.2 gave the window 80x24 on a server that already ran.
+          ["resize-window", "-t", target, "-x", String(spec.cols), "-y", String(spec.rows)],
           ["set-option", "-p", "-t", target, "remain-on-exit", "on"],
-          ["set-option", "-p", "-t", target, "remain-on-exit-format", ""],
+          // -q: tmux before 3.3 has no such option (every launch failed on 3.2, the oldest tmux supported).
+          ["set-option", "-p", "-q", "-t", target, "remain-on-exit-format", ""],
           // Program output is untrusted: with the user's allow-passthrough on, `ESC P tmux; ... ESC \` went raw to
           // the terminal of a human attached for a hand-off (its clipboard, queries whose answers type into the
           // session). -q: tmux before 3.3 has no such option (and no passthrough).
