@@ -135,7 +135,7 @@ Deno.test("a run's own lines start no process in a local POSIX shell after a com
   const fish = runScript("fish", parts).replace("eval 'true'", "true").split("\n");
   assertEquals(fish.filter((l) => l.includes("(") || (l.includes("/bin/sh") && !l.includes("-ne 0"))), []);
   // Where the script is a tmux buffer (--ssh), its text cannot take the history line: it may fork there.
-  assert(runScript("posix", { ...parts, inBuffers: true }).includes("$(HISTTIMEFORMAT= builtin history 1"));
+  assert(runScript("posix", { ...parts, inBuffers: true }).includes("$(HISTTIMEFORMAT= \\builtin history 1"));
 });
 
 Deno.test("cursors round-trip and damaged ones are refused", () => {

@@ -38,7 +38,7 @@ import { readCursor, readSince, type SinceRead } from "../tmux/grid.ts";
 import { trackRun } from "./handshake.ts";
 import { finalView, inspection, inspectPane, observePane, paneIfAlive, watchLost } from "./observe.ts";
 import type { ExecRuntime, TrackedRun } from "./runtime.ts";
-import { runScript, shellFlavor, typedLine } from "./shell.ts";
+import { commandName, runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning, type WarningFacts } from "./warnings.ts";
 import { withTerminalMode } from "./pane_handoff.ts";
@@ -237,6 +237,7 @@ async function runLocked(
       armedPath: files.armed,
       fifoPath: files.fifo,
       inBuffers: rt.scripts.inBuffers,
+      shell: commandName(pane.current_command),
     };
     const store = rt.scripts.write(files, runScript(flavor, parts));
     // A pane in a mode (copy mode…) reads keys through the mode's key table: leave it first, in the same call, as

@@ -61,6 +61,12 @@
  * been read by then), and a buffer's typed line deletes the buffer as it
  * reads it.
  *
+ * The user's functions and aliases named like a builtin the script calls
+ * (printf, read, eval, set, unset, test, return) would run instead of it:
+ * hang the run, print its nonce, or answer for a command that never ran. So
+ * in bash and zsh the script calls each through `\builtin` (quoted: no alias
+ * named builtin applies).
+ *
  * History: the typed line starts with a space. fish never records such
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
  * otherwise the script deletes its own entry (`history -d`); zsh skips them
@@ -140,6 +146,11 @@ export interface ScriptParts {
   tmuxBin: string;
   /** The tmux server's socket (`#{socket_path}`), so the shell reaches this server whatever $TMUX says. */
   socketPath: string;
+  /**
+   * The shell's name (`commandName` of the pane's command): in bash and zsh the script calls each builtin it
+   * uses through `\builtin`, which no alias or function of the user's named like it (printf, read, eval) takes over.
+   */
+  shell?: string;
   /** Where the script lives (bash finds its own history entry by it). */
   scriptPath: string;
   /** The shell waits in a handshake only while this file exists. */
@@ -157,7 +168,17 @@ export interface ScriptParts {
  * A POSIX shell's first words of a run: `$?` and the options kept, then xtrace and verbose off, so that no line
  * carrying the nonce is echoed or traced to the screen (bash traces nothing inside `{ } 2>/dev/null`).
  */
-const OPTIONS_OFF = `{ __tmux_mcp_prev=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null`;
+const optionsOff = (b: string) => `{ __tmux_mcp_prev=$? __tmux_mcp_o=$-; ${b}set +xv; } 2>/dev/null`;
+
+/**
+ * What a POSIX script puts before each builtin it calls: `\builtin ` in bash and zsh, where a user's function or
+ * alias named printf, read, eval, set… would otherwise run instead (hang the run, print its nonce, or answer for a
+ * command that never ran); quoted, as `builtin` itself may be an alias. Other shells' `builtin` differs (ksh93's
+ * adds builtins): they keep the plain words.
+ */
+function builtinPrefix(shell: string | undefined): string {
+  return shell === "bash" || shell === "zsh" ? "\\builtin " : "";
+}
 
 /** The script a run sources, for the pane's shell flavor. */
 export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
@@ -201,28 +222,35 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     ].join("\n");
   }
   const q = shQuote;
+  const b = builtinPrefix(p.shell);
   const tmux = `${homeWord(p.tmuxBin, q)} -S ${q(p.socketPath)}`;
   const wait = (channel: string) =>
     p.fifoPath
-      ? `{ read -r __tmux_mcp_w; } 2>/dev/null <${q(p.fifoPath)}; unset __tmux_mcp_w`
-      : `: "$(${tmux} wait-for ${q(channel)} 2>/dev/null)"`;
-  const armed = `[ -e ${q(p.armedPath)} ]`;
+      ? `{ ${b}read -r __tmux_mcp_w; } 2>/dev/null <${q(p.fifoPath)}; ${b}unset __tmux_mcp_w`
+      : `${b}: "$(${tmux} wait-for ${q(channel)} 2>/dev/null)"`;
+  const armed = `${b}test -e ${q(p.armedPath)}`;
+  // bash exempts what eval runs left of `&&` from the ERR trap and errexit, as the left of `&&` itself, only when
+  // eval is called by its name or through `command` (which skips functions too), not through `builtin`.
+  const evalExempt = p.shell === "bash" ? "\\command eval" : `${b}eval`;
   const name = p.scriptPath.split("/").pop()!;
+  // Run only where $BASH_VERSION is set (bash, also when named sh): bash's builtins, whatever the shell's name.
+  const bash = builtinPrefix("bash");
   // The last history entry, without a subshell where the script is a file: bash has read all of a file it
   // sources before running it, so the file can take the line over its first bytes and `read` gets it back.
   // `1<>` (also with noclobber), not `>|`: truncating a file that holds data makes ext4 start writing it out.
   const lastEntry = p.inBuffers
-    ? `__tmux_mcp_h="$(HISTTIMEFORMAT= builtin history 1 2>/dev/null)"`
-    : `HISTTIMEFORMAT= builtin history 1 2>/dev/null 1<>${q(p.scriptPath)}; IFS= read -r __tmux_mcp_h 2>/dev/null <${
+    ? `__tmux_mcp_h="$(HISTTIMEFORMAT= ${bash}history 1 2>/dev/null)"`
+    : `HISTTIMEFORMAT= ${bash}history 1 2>/dev/null 1<>${
       q(p.scriptPath)
-    }`;
+    }; IFS= ${bash}read -r __tmux_mcp_h 2>/dev/null <${q(p.scriptPath)}`;
   // Each option is restored as the script found it (`$-` read again after the command, which may change them).
-  const restoreOptions = `case $__tmux_mcp_o in *v*) set -v ;; esac; case $__tmux_mcp_o in *x*) set -x ;; esac; ` +
-    `unset __tmux_mcp_o`;
+  const restoreOptions =
+    `case $__tmux_mcp_o in *v*) ${b}set -v ;; esac; case $__tmux_mcp_o in *x*) ${b}set -x ;; esac; ` +
+    `${b}unset __tmux_mcp_o`;
   return [
     // $? of the previous command, restored right before the command; xtrace and verbose off for our own lines,
     // which carry the nonce (on another host the typed line did both: xtrace would show the script it evals).
-    ...(p.inBuffers ? [] : [OPTIONS_OFF]),
+    ...(p.inBuffers ? [] : [optionsOff(b)]),
     // The rest is one list, parsed (so read to its end) before any of it runs: zsh and dash keep a file they
     // source open, reading it as they go, and the server empties the file at the start marker (the nonce then
     // is in no file a command can open through /proc/PID/fd). Opened after OPTIONS_OFF, as verbose would echo it.
@@ -233,37 +261,37 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     // With ignorespace (Debian's default ignoreboth) there is nothing to remove, and nothing to look at: on
     // another host looking costs a subshell. Done before the start marker: from then on the server may delete
     // the script.
-    `if [ -n "\${BASH_VERSION-}" ]; then case ":\${HISTCONTROL-}:" in *:ignorespace:* | *:ignoreboth:*) ;; *)`,
+    `if ${b}test -n "\${BASH_VERSION-}"; then case ":\${HISTCONTROL-}:" in *:ignorespace:* | *:ignoreboth:*) ;; *)`,
     `  __tmux_mcp_h=; ${lastEntry}`,
     `  case "$__tmux_mcp_h" in *${q(name)}*)`,
     `    __tmux_mcp_h="\${__tmux_mcp_h#"\${__tmux_mcp_h%%[! ]*}"}"`,
-    `    builtin history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null ;;`,
+    `    ${bash}history -d "\${__tmux_mcp_h%%[!0-9]*}" 2>/dev/null ;;`,
     `  esac`,
-    `  unset __tmux_mcp_h ;;`,
+    `  ${bash}unset __tmux_mcp_h ;;`,
     `esac; fi`,
     p.inBuffers
-      ? `printf '${below}${osc}s;w\\007'; ${wait(ch.start)}`
-      : `if ${armed}; then printf '${below}${osc}s;w\\007'; ${
+      ? `${b}printf '${below}${osc}s;w\\007'; ${wait(ch.start)}`
+      : `if ${armed}; then ${b}printf '${below}${osc}s;w\\007'; ${
         wait(ch.start)
-      }; else printf '${below}${osc}s;f\\007'; fi`,
+      }; else ${b}printf '${below}${osc}s;f\\007'; fi`,
     // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
     // command). Inside `{ } 2>/dev/null` bash traces nothing; zsh traces it (no nonce in it).
     // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0. Left of `&&`,
     // that status fires no ERR trap and no errexit (`set -e`), as it did none when the last command set it.
-    `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) unset __tmux_mcp_prev ;; ` +
-    `*) eval "unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && : ;; esac; } 2>/dev/null; ` +
-    `eval ${q(p.command)}; { __tmux_mcp_status=$? __tmux_mcp_o=$-; set +xv; } 2>/dev/null`,
+    `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) ${b}unset __tmux_mcp_prev ;; ` +
+    `*) ${evalExempt} "${b}unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && ${b}: ;; esac; } 2>/dev/null; ` +
+    `${b}eval ${q(p.command)}; { __tmux_mcp_status=$? __tmux_mcp_o=$-; ${b}set +xv; } 2>/dev/null`,
     p.inBuffers
-      ? `printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
-        `: "$(${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)"`
-      : `if ${armed}; then printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
-        `else printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
+      ? `${b}printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
+        `${b}: "$(${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)"`
+      : `if ${armed}; then ${b}printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
+        `else ${b}printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
     // Leave $? as the command left it, without leaving our variable behind. Run by `eval` (from a
     // buffer) there is nothing to return from: a subshell's exit sets $? instead.
     `{ ${restoreOptions}; ` +
     (p.inBuffers
-      ? `eval "unset __tmux_mcp_status; (exit $__tmux_mcp_status)"; } 2>/dev/null`
-      : `eval "unset __tmux_mcp_status; return $__tmux_mcp_status"; } 2>/dev/null`),
+      ? `${b}eval "${b}unset __tmux_mcp_status; (exit $__tmux_mcp_status)"; } 2>/dev/null`
+      : `${b}eval "${b}unset __tmux_mcp_status; ${b}return $__tmux_mcp_status"; } 2>/dev/null`),
     "}",
     "",
   ].join("\n");
@@ -276,7 +304,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
  */
 export function typedLine(
   flavor: ShellFlavor,
-  p: string | Pick<ScriptParts, "scriptPath" | "tmuxBin" | "socketPath" | "inBuffers">,
+  p: string | Pick<ScriptParts, "scriptPath" | "tmuxBin" | "socketPath" | "inBuffers" | "shell">,
 ): string {
   const part = typeof p === "string" ? { scriptPath: p, tmuxBin: "", socketPath: "" } : p;
   if (typeof p !== "string" && p.inBuffers) {
@@ -287,7 +315,8 @@ export function typedLine(
       q(part.socketPath)
     } show-buffer -b ${buffer} ';' delete-buffer -b ${buffer}`;
     // fish: `source (… | psub)`, not `… | source`: the command's stdin stays the terminal.
-    return flavor === "fish" ? ` source (${read} | psub)` : ` ${OPTIONS_OFF}; eval "$(${read})"`;
+    const b = builtinPrefix(p.shell);
+    return flavor === "fish" ? ` source (${read} | psub)` : ` ${optionsOff(b)}; ${b}eval "$(${read})"`;
   }
   return flavor === "fish" ? ` source ${quoteFish(part.scriptPath)}` : ` . ${shQuote(part.scriptPath)}`;
 }

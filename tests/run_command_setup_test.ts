@@ -1,0 +1,45 @@
+/**
+ * run-command against the user's own shell setup: functions, aliases, traps and options typed at the prompt
+ * (as an rc file would set them) must neither break a run's handshake nor forge its answer.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { type ExecFixture, withShell } from "./exec_fixtures.ts";
+import { waitForPane } from "./pane_helpers.ts";
+import type { RunResult } from "../lib/exec/run.ts";
+
+function runner(fx: ExecFixture) {
+  return (command: string) => fx.mcp.ok<RunResult>("run-command", { target: fx.pane, command, timeout_ms: 20_000 });
+}
+
+/** Types `line` at the shell's prompt, as the user would, and waits until it has run. */
+async function typeByHand(fx: ExecFixture, line: string): Promise<void> {
+  await fx.tmux("send-keys", "-t", fx.pane, "-l", `${line}; echo SET""UP-DONE`);
+  await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+  await waitForPane(fx, fx.pane, /^SETUP-DONE$/m);
+}
+
+/** A run's nonce as its markers carry it (OSC 5379), as a command could grab it from the screen. */
+const NONCE_ON_SCREEN = /5379\\?;[0-9a-f]{16}/;
+
+for (const shell of ["bash", "zsh"] as const) {
+  Deno.test(`run-command in ${shell}: the user's functions and aliases named like the script's builtins change nothing`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      // Functions that print their arguments (the markers, with their nonce) or do nothing, and aliases that run
+      // something else: the script's own printf, read, eval… are the shell's builtins all the same.
+      await typeByHand(
+        fx,
+        'printf() { echo fn-printf "$@"; }; read() { :; }; unset() { :; }; set() { echo fn-set; }; ' +
+          "test() { echo fn-test; }; return() { :; }; alias eval='echo alias-eval' builtin='echo alias-builtin'",
+      );
+      const r = await run("echo hi; sh -c 'exit 3'");
+      assertEquals([r.exit_code, r.output], [3, "hi"]);
+      const next = await run("echo next");
+      assertEquals([next.exit_code, next.output], [0, "next"]);
+      // The command itself still sees them, as typed by hand.
+      assertEquals((await run("printf x")).output, "fn-printf x");
+      const screen = await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", fx.pane);
+      assert(!NONCE_ON_SCREEN.test(screen), screen);
+    });
+  });
+}
