@@ -43,3 +43,16 @@ for (const shell of ["bash", "zsh"] as const) {
     });
   });
 }
+
+Deno.test("run-command in fish: the user's function named printf changes nothing", async () => {
+  await withShell("fish", async (fx) => {
+    const run = runner(fx);
+    // fish refuses functions named like its keywords (read, set, test, eval, return), not printf.
+    await typeByHand(fx, "function printf; echo fn-printf $argv; end");
+    const r = await run("echo hi; sh -c 'exit 3'");
+    assertEquals([r.exit_code, r.output], [3, "hi"]);
+    assertEquals((await run("printf x")).output, "fn-printf x");
+    const screen = await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", fx.pane);
+    assert(!NONCE_ON_SCREEN.test(screen), screen);
+  });
+});

@@ -65,7 +65,8 @@
  * (printf, read, eval, set, unset, test, return) would run instead of it:
  * hang the run, print its nonce, or answer for a command that never ran. So
  * in bash and zsh the script calls each through `\builtin` (quoted: no alias
- * named builtin applies).
+ * named builtin applies), and fish's through `builtin` (fish refuses
+ * functions named like its keywords: read, set, test, eval, return).
  *
  * History: the typed line starts with a space. fish never records such
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
@@ -196,7 +197,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     const wait = (channel: string) =>
       p.fifoPath
         ? `test -p ${q(p.fifoPath)}; and read -l __tmux_mcp_w <${q(p.fifoPath)} 2>/dev/null`
-        : `true (${tmux} wait-for ${q(channel)} 2>/dev/null)`;
+        : `builtin true (${tmux} wait-for ${q(channel)} 2>/dev/null)`;
     const armed = `test -e ${q(p.armedPath)}`;
     return [
       // $status of the previous command, restored right before the command.
@@ -204,8 +205,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       // Tracing off for our own lines (an empty local shadows fish_trace): they carry the nonce.
       `set -l fish_trace`,
       p.inBuffers
-        ? `printf '${below}${osc}s;w\\007'; ${wait(ch.start)}`
-        : `if ${armed}; printf '${below}${osc}s;w\\007'; ${wait(ch.start)}; else; printf '${below}${osc}s;f\\007'; end`,
+        ? `builtin printf '${below}${osc}s;w\\007'; ${wait(ch.start)}`
+        : `if ${armed}; builtin printf '${below}${osc}s;w\\007'; ${
+          wait(ch.start)
+        }; else; builtin printf '${below}${osc}s;f\\007'; end`,
       // The command sees the user's fish_trace, and sets or erases it as typed at the prompt would.
       `set -e -l fish_trace`,
       `if test $__tmux_mcp_prev -ne 0; /bin/sh -c "exit $__tmux_mcp_prev"; end`,
@@ -213,10 +216,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       `set -l __tmux_mcp_status $status`,
       `set -l fish_trace`,
       p.inBuffers
-        ? `printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ` +
-          `true (${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)`
-        : `if ${armed}; printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ${wait(ch.end)}; ` +
-          `else; printf '${osc}e;%d;f\\007' $__tmux_mcp_status; end`,
+        ? `builtin printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ` +
+          `builtin true (${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)`
+        : `if ${armed}; builtin printf '${osc}e;%d;w\\007' $__tmux_mcp_status; ${wait(ch.end)}; ` +
+          `else; builtin printf '${osc}e;%d;f\\007' $__tmux_mcp_status; end`,
       `return $__tmux_mcp_status 2>/dev/null`,
       "",
     ].join("\n");
