@@ -56,3 +56,14 @@ Deno.test("run-command in fish: the user's function named printf changes nothing
     assert(!NONCE_ON_SCREEN.test(screen), screen);
   });
 });
+
+Deno.test("run-command in bash: an ERR trap runs once for a failing command, as typed by hand", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    await typeByHand(fx, "trap 'echo ERR-TRAP' ERR");
+    const r = await run("echo hi; sh -c 'exit 7'");
+    assertEquals([r.exit_code, r.output], [7, "hi\nERR-TRAP"]);
+    const ok = await run("echo ok");
+    assertEquals([ok.exit_code, ok.output], [0, "ok"]);
+  });
+});

@@ -235,6 +235,12 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   // bash exempts what eval runs left of `&&` from the ERR trap and errexit, as the left of `&&` itself, only when
   // eval is called by its name or through `command` (which skips functions too), not through `builtin`.
   const evalExempt = p.shell === "bash" ? "\\command eval" : `${b}eval`;
+  // bash runs the ERR trap for a failing command inside eval, then again for eval returning its status: negated
+  // (`!`), eval's own status fires none, and PIPESTATUS keeps it. What eval runs is judged as typed by hand, errexit
+  // included: only an eval called by its name passes the exemption of `!` on to it (as for `&&` above).
+  const [runCommand, status] = p.shell === "bash"
+    ? [`! ${b}eval ${q(p.command)}`, "${PIPESTATUS[0]}"]
+    : [`${b}eval ${q(p.command)}`, "$?"];
   const name = p.scriptPath.split("/").pop()!;
   // Run only where $BASH_VERSION is set (bash, also when named sh): bash's builtins, whatever the shell's name.
   const bash = builtinPrefix("bash");
@@ -283,7 +289,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     // that status fires no ERR trap and no errexit (`set -e`), as it did none when the last command set it.
     `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) ${b}unset __tmux_mcp_prev ;; ` +
     `*) ${evalExempt} "${b}unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && ${b}: ;; esac; } 2>/dev/null; ` +
-    `${b}eval ${q(p.command)}; { __tmux_mcp_status=$? __tmux_mcp_o=$-; ${b}set +xv; } 2>/dev/null`,
+    `${runCommand}; { __tmux_mcp_status=${status} __tmux_mcp_o=$-; ${b}set +xv; } 2>/dev/null`,
     p.inBuffers
       ? `${b}printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
         `${b}: "$(${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)"`
