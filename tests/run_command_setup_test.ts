@@ -67,3 +67,16 @@ Deno.test("run-command in bash: an ERR trap runs once for a failing command, as 
     assertEquals([ok.exit_code, ok.output], [0, "ok"]);
   });
 });
+
+// Not zsh: its errexit ends the shell already where eval returns the exempted status (docs/tools.md).
+Deno.test("run-command in bash: with errexit on, a failure it exempts leaves the shell running, as typed by hand", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    await typeByHand(fx, "set -e");
+    const r = await run("echo hi; false && true");
+    assertEquals([r.exit_code, r.output], [1, "hi"]);
+    const next = await run("echo alive");
+    assertEquals([next.exit_code, next.output], [0, "alive"]);
+    assertEquals((await run("echo $-")).output.includes("e"), true);
+  });
+});

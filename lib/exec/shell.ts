@@ -296,8 +296,10 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       : `if ${armed}; then ${b}printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
         `else ${b}printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
     // Leave $? as the command left it, without leaving our variable behind. Run by `eval` (from a
-    // buffer) there is nothing to return from: a subshell's exit sets $? instead.
-    `{ ${restoreOptions}; ` +
+    // buffer) there is nothing to return from: a subshell's exit sets $? instead. With errexit on, a non-zero
+    // status that got here is one errexit exempted (`false && true`): passed on, the typed line would fail, which
+    // nothing exempts, and the shell would exit; $? is 0 instead.
+    `{ ${restoreOptions}; case $- in *e*) __tmux_mcp_status=0 ;; esac; ` +
     (p.inBuffers
       ? `${b}eval "${b}unset __tmux_mcp_status; (exit $__tmux_mcp_status)"; } 2>/dev/null`
       : `${b}eval "${b}unset __tmux_mcp_status; ${b}return $__tmux_mcp_status"; } 2>/dev/null`),
