@@ -412,6 +412,23 @@ for (const shell of SHELLS) {
   });
 }
 
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: a return outside a function says it ended the run, not that the shell's state is gone`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await run(shell === "fish" ? "set -g KEPT yes" : "KEPT=yes");
+      const r = await run("echo before; return 4; echo never");
+      assertEquals([r.exit_code, r.output], [null, "before"]);
+      assertEquals(r.warnings.map((w) => w.kind), ["interrupted"]);
+      assertMatch(
+        r.warnings[0].message,
+        /`return` outside a function ended the script .*keeping the shell and its state/,
+      );
+      assertEquals((await run("echo $KEPT")).output, "yes");
+    });
+  });
+}
+
 Deno.test("run-command refuses panes that are not at a shell prompt, saying what to do", async () => {
   await withShell("bash", async (fx) => {
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "python3 -q");

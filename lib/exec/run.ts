@@ -79,6 +79,12 @@ export interface RunResult {
   warnings: Warning[];
 }
 
+/**
+ * A `return` as a command word: outside a function it returns from the script the shell sources the command from, as
+ * from a C-c, without the end marker.
+ */
+const RETURN_WORD = /(^|[\s;&|({!])return(?=[\s;&|)}]|$)/;
+
 function describe(command: string): string {
   const one = command.replace(/\s+/g, " ").trim();
   return "`" + (one.length > 60 ? one.slice(0, 57) + "..." : one) + "`";
@@ -316,9 +322,14 @@ async function runLocked(
           timed_out: false,
           warnings: [{
             kind: "interrupted",
-            message: `${describe(req.command)} reported no exit code and ${paneId} is back at a shell prompt: it ` +
-              `was interrupted (C-c), or it replaced or left the shell that ran it (exec, exit in a nested ` +
-              `shell), so that shell's state is gone; the prompt is ready for the next run-command`,
+            message: `${describe(req.command)} reported no exit code and ${paneId} is back at a shell prompt: ` +
+              (RETURN_WORD.test(req.command)
+                ? "its `return` outside a function ended the script run-command runs it from, keeping the shell " +
+                  "and its state (`(exit N)` gives a status and goes on), unless it was interrupted (C-c) or left " +
+                  "the shell that ran it"
+                : "it was interrupted (C-c), or it replaced or left the shell that ran it (exec, exit in a nested " +
+                  "shell), so that shell's state is gone") +
+              `; the prompt is ready for the next run-command`,
           }],
         },
         started,
