@@ -91,7 +91,9 @@ Deno.test("run scripts and typed lines per shell", () => {
   assertEquals(shellFlavor("python3"), undefined);
   assertEquals(shellFlavor("toString"), undefined);
   assertEquals(typedLine("posix", "/tmp/a b/r-1"), " . '/tmp/a b/r-1'");
-  assertEquals(typedLine("fish", "/tmp/it's/r-1"), " source '/tmp/it\\'s/r-1'");
+  assertEquals(typedLine("fish", "/tmp/it's/r-1"), " builtin source '/tmp/it\\'s/r-1'");
+  const bash = { scriptPath: "/tmp/r-1", tmuxBin: "", socketPath: "", shell: "bash" };
+  assertEquals(typedLine("posix", bash), " \\builtin . '/tmp/r-1'");
   const parts = {
     command: "echo 'x'",
     nonce: "00ff",

@@ -3,7 +3,7 @@
  * (as an rc file would set them) must neither break a run's handshake nor forge its answer.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { type ExecFixture, withShell } from "./exec_fixtures.ts";
+import { type ExecFixture, SHELLS, withShell } from "./exec_fixtures.ts";
 import { waitForPane } from "./pane_helpers.ts";
 import type { RunResult } from "../lib/exec/run.ts";
 
@@ -80,3 +80,15 @@ Deno.test("run-command in bash: with errexit on, a failure it exempts leaves the
     assertEquals((await run("echo $-")).output.includes("e"), true);
   });
 });
+
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell}: the user's function named like the word that sources the script changes nothing`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      // A wrapper that sources the way its user wants (fish users' wrappers source bash files through bass).
+      await typeByHand(fx, shell === "fish" ? "function source; echo fn-source; end" : ".() { echo fn-dot; }");
+      const r = await run("echo hi; sh -c 'exit 3'");
+      assertEquals([r.exit_code, r.output], [3, "hi"]);
+    });
+  });
+}

@@ -640,7 +640,7 @@ Deno.test("remotePath: lexical checks for files on the tmux host; typedLine read
   );
   assertEquals(
     typedLine("fish", p),
-    ` source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' ';' delete-buffer -b 'tmux-mcp-1-r-ab' | psub)`,
+    ` builtin source ('tmux' -S '/tmp/it\\'s $(x)/s' show-buffer -b 'tmux-mcp-1-r-ab' ';' delete-buffer -b 'tmux-mcp-1-r-ab' | psub)`,
   );
 });
 

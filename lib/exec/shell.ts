@@ -72,7 +72,7 @@
  * lines; bash skips them with HISTCONTROL=ignorespace/ignoreboth, and
  * otherwise the script deletes its own entry (`history -d`); zsh skips them
  * only with `setopt HIST_IGNORE_SPACE` and offers no way to delete the entry
- * afterwards, so there the short `. /tmp/…/r-…` line can remain.
+ * afterwards, so there the short `\builtin . /tmp/…/r-…` line can remain.
  *
  * @example
  * ```ts
@@ -80,6 +80,7 @@
  * const script = runScript(flavor!, { command: "make", nonce: "a1b2", runId: "1", tmuxBin: "/usr/bin/tmux",
  *   socketPath: "/tmp/tmux-1000/default", scriptPath: "/tmp/tmux-mcp-x/r-1", armedPath: "/tmp/tmux-mcp-x/a-1" });
  * typedLine(flavor!, "/tmp/tmux-mcp-x/r-1"); // " . '/tmp/tmux-mcp-x/r-1'"
+ * typedLine(flavor!, { scriptPath: "/tmp/r-1", tmuxBin: "", socketPath: "", shell: "bash" }); // " \\builtin . '/tmp/r-1'"
  * ```
  */
 import { homeWord, shQuote } from "../tmux/quote.ts";
@@ -318,6 +319,9 @@ export function typedLine(
   p: string | Pick<ScriptParts, "scriptPath" | "tmuxBin" | "socketPath" | "inBuffers" | "shell">,
 ): string {
   const part = typeof p === "string" ? { scriptPath: p, tmuxBin: "", socketPath: "" } : p;
+  // Through `builtin`, as the script's own builtins: a function of the user's named source (fish's wrappers that
+  // source bash files) or `.` would take the run over.
+  const b = typeof p === "string" ? "" : builtinPrefix(p.shell);
   if (typeof p !== "string" && p.inBuffers) {
     const q = flavor === "fish" ? quoteFish : shQuote;
     // The same client deletes the buffer once it has printed it: the script (and its nonce) is gone before it runs.
@@ -326,8 +330,7 @@ export function typedLine(
       q(part.socketPath)
     } show-buffer -b ${buffer} ';' delete-buffer -b ${buffer}`;
     // fish: `source (… | psub)`, not `… | source`: the command's stdin stays the terminal.
-    const b = builtinPrefix(p.shell);
-    return flavor === "fish" ? ` source (${read} | psub)` : ` ${optionsOff(b)}; ${b}eval "$(${read})"`;
+    return flavor === "fish" ? ` builtin source (${read} | psub)` : ` ${optionsOff(b)}; ${b}eval "$(${read})"`;
   }
-  return flavor === "fish" ? ` source ${quoteFish(part.scriptPath)}` : ` . ${shQuote(part.scriptPath)}`;
+  return flavor === "fish" ? ` builtin source ${quoteFish(part.scriptPath)}` : ` ${b}. ${shQuote(part.scriptPath)}`;
 }
