@@ -92,3 +92,17 @@ for (const shell of SHELLS) {
     });
   });
 }
+
+Deno.test("run-command in bash: with xtrace on, the output traces the command's own lines, not the run's eval of it", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    await typeByHand(fx, "set -x");
+    const r = await run("echo one\necho two");
+    assertEquals(r.output.split("\n").filter((l) => !/^\++ echo (one|two)$/.test(l)), ["one", "two"]);
+    // With verbose on, each line of the command is echoed as it is read, as typed by hand; $? is the last run's.
+    await typeByHand(fx, "set +x -v");
+    await run("false");
+    const v = await run("echo $?\necho two");
+    assertEquals(v.output, "echo $?\n1\necho two\ntwo");
+  });
+});

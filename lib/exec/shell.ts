@@ -233,15 +233,27 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       ? `{ ${b}read -r __tmux_mcp_w; } 2>/dev/null <${q(p.fifoPath)}; ${b}unset __tmux_mcp_w`
       : `${b}: "$(${tmux} wait-for ${q(channel)} 2>/dev/null)"`;
   const armed = `${b}test -e ${q(p.armedPath)}`;
+  // Each option is restored as the script found it (`$-` read again after the command, which may change them).
+  const restoreOptions =
+    `case $__tmux_mcp_o in *v*) ${b}set -v ;; esac; case $__tmux_mcp_o in *x*) ${b}set -x ;; esac; ` +
+    `${b}unset __tmux_mcp_o`;
   // bash exempts what eval runs left of `&&` from the ERR trap and errexit, as the left of `&&` itself, only when
   // eval is called by its name or through `command` (which skips functions too), not through `builtin`.
   const evalExempt = p.shell === "bash" ? "\\command eval" : `${b}eval`;
   // bash runs the ERR trap for a failing command inside eval, then again for eval returning its status: negated
   // (`!`), eval's own status fires none, and PIPESTATUS keeps it. What eval runs is judged as typed by hand, errexit
   // included: only an eval called by its name passes the exemption of `!` on to it (as for `&&` above).
+  // Before the command: the options as the script found them, then its $? (a subshell's exit sets a non-zero one, a
+  // process started; after a zero one, `unset` leaves 0). Left of `&&`, that status fires no ERR trap and no errexit
+  // (`set -e`), as it did none when the last command set it. Inside `{ } 2>/dev/null` bash traces nothing; zsh
+  // traces it (no nonce in it).
+  const before = `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) ${b}unset __tmux_mcp_prev ;; ` +
+    `*) ${evalExempt} "${b}unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && ${b}: ;; esac; } 2>/dev/null`;
+  // bash: the first line of what eval runs, so that xtrace, back on, shows the command's own lines, not eval with
+  // all of the command's text; and verbose echoes the command's lines as they are read, as typed by hand.
   const [runCommand, status] = p.shell === "bash"
-    ? [`! ${b}eval ${q(p.command)}`, "${PIPESTATUS[0]}"]
-    : [`${b}eval ${q(p.command)}`, "$?"];
+    ? [`! ${b}eval ${q(`${before}\n${p.command}`)}`, "${PIPESTATUS[0]}"]
+    : [`${before}; ${b}eval ${q(p.command)}`, "$?"];
   const name = p.scriptPath.split("/").pop()!;
   // Run only where $BASH_VERSION is set (bash, also when named sh): bash's builtins, whatever the shell's name.
   const bash = builtinPrefix("bash");
@@ -253,10 +265,6 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     : `HISTTIMEFORMAT= ${bash}history 1 2>/dev/null 1<>${
       q(p.scriptPath)
     }; IFS= ${bash}read -r __tmux_mcp_h 2>/dev/null <${q(p.scriptPath)}`;
-  // Each option is restored as the script found it (`$-` read again after the command, which may change them).
-  const restoreOptions =
-    `case $__tmux_mcp_o in *v*) ${b}set -v ;; esac; case $__tmux_mcp_o in *x*) ${b}set -x ;; esac; ` +
-    `${b}unset __tmux_mcp_o`;
   return [
     // $? of the previous command, restored right before the command; xtrace and verbose off for our own lines,
     // which carry the nonce (on another host the typed line did both: xtrace would show the script it evals).
@@ -285,11 +293,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
         wait(ch.start)
       }; else ${b}printf '${below}${osc}s;f\\007'; fi`,
     // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
-    // command). Inside `{ } 2>/dev/null` bash traces nothing; zsh traces it (no nonce in it).
-    // A subshell's exit sets a non-zero $? (a process started); after a zero one, `unset` leaves 0. Left of `&&`,
-    // that status fires no ERR trap and no errexit (`set -e`), as it did none when the last command set it.
-    `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) ${b}unset __tmux_mcp_prev ;; ` +
-    `*) ${evalExempt} "${b}unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && ${b}: ;; esac; } 2>/dev/null; ` +
+    // command; bash, which turns verbose on inside the eval, each line of it).
     `${runCommand}; { __tmux_mcp_status=${status} __tmux_mcp_o=$-; ${b}set +xv; } 2>/dev/null`,
     p.inBuffers
       ? `${b}printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
