@@ -119,3 +119,22 @@ Deno.test("doctor --ssh: a host whose PATH has no tmux — FAIL remote tmux nami
     await fx.cleanup();
   }
 });
+
+Deno.test("doctor --ssh: a login that asks a question — FAIL ssh quoting it, as the server is refused there, exit 1", async () => {
+  const fx = await startSshd();
+  try {
+    await fx.startTmux();
+    // The server's ssh keeps stdin open, so this login waits for ever there; doctor must not pass it.
+    await fx.setLoginRc("printf 'Proceed with setup? [y/N] '\nread answer\n");
+    const r = await doctor([...args(fx), "--connect-timeout-ms", "5000"]);
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    assertMatch(
+      lineOf(r.lines, "ssh"),
+      /^FAIL {2}ssh: ssh host "tmcp-remote": the login stopped at a prompt \("Proceed with setup\? \[y\/N\]"\), which tmux-mcp never answers: make the rc files ask nothing when not interactive \(see what the login does with `ssh -F \S+ tmcp-remote true`\)$/,
+    );
+    assertMatch(lineOf(r.lines, "remote tmux"), /^skip /);
+  } finally {
+    await fx.clearLoginRc();
+    await fx.cleanup();
+  }
+});

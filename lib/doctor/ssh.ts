@@ -19,7 +19,7 @@
  */
 import type { Config } from "../config.ts";
 import type { HostSpec } from "../tmux/hosts.ts";
-import { classifySshFailure, sshArgv } from "../tmux/ssh.ts";
+import { classifySshFailure, promptOf, sshArgv } from "../tmux/ssh.ts";
 import { socketArgsFor } from "../tmux/launcher.ts";
 import { homeWord, shQuote } from "../tmux/quote.ts";
 import { newSentinel } from "../tmux/login_frame.ts";
@@ -37,6 +37,8 @@ interface Probe {
   sections: Record<string, string>;
   stderr: string;
   timedOut: boolean;
+  /** The question a login that never reached the script stopped at (its unfinished last line). */
+  asks?: string;
 }
 
 /** The remote script: the sentinel on both streams, then each section after a marker line of its own. */
@@ -65,7 +67,9 @@ async function probe(config: Config, destination: string): Promise<Probe> {
     "alone",
     script(config, sentinel),
   );
-  const child = new Deno.Command("ssh", { args: argv, stdin: "null", stdout: "piped", stderr: "piped" }).spawn();
+  // stdin stays open, as the server's does: a login that asks a question waits for its answer here too, instead of
+  // reading end of input and going on (doctor would pass a login the server is refused by).
+  const child = new Deno.Command("ssh", { args: argv, stdin: "piped", stdout: "piped", stderr: "piped" }).spawn();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -75,10 +79,16 @@ async function probe(config: Config, destination: string): Promise<Probe> {
       // already ended
     }
   }, config.connectTimeoutMs + 10_000);
-  const out = await child.output();
+  const [stdoutBytes, stderrBytes, status] = await Promise.all([
+    new Response(child.stdout).arrayBuffer(),
+    new Response(child.stderr).arrayBuffer(),
+    child.status,
+  ]);
   clearTimeout(timer);
-  const stdout = dec.decode(out.stdout);
-  const stderr = dec.decode(out.stderr);
+  await child.stdin.close().catch(() => {});
+  const out = { code: status.code };
+  const stdout = dec.decode(stdoutBytes);
+  const stderr = dec.decode(stderrBytes);
   const cut = (text: string) => {
     const at = text.indexOf(`${sentinel}\n`);
     return at < 0
@@ -98,6 +108,7 @@ async function probe(config: Config, destination: string): Promise<Probe> {
     sections,
     stderr: se.after.length ? se.after : stderr,
     timedOut,
+    asks: so.after === "" ? promptOf(so.before) ?? promptOf(se.before.replace(sshNotes, "")) : undefined,
   };
 }
 
@@ -115,6 +126,7 @@ export async function checkSshHost(
   const dest = host.destination!;
   const where = `ssh host "${dest}"${host.name === dest ? "" : ` (${host.name})`}`;
   const p = await probe(config, dest);
+  const hint = `\`ssh ${config.sshConfig ? `-F ${config.sshConfig} ` : ""}${dest} true\``;
   const skipAll = (why: string): CheckResult[] =>
     ["login", "remote tmux", "remote socket", "remote shells"].map((name) => ({ status: "skip", name, detail: why }));
   if (p.timedOut) {
@@ -122,8 +134,11 @@ export async function checkSshHost(
       {
         status: "fail",
         name: "ssh",
-        detail: `${where}: no answer within ${config.connectTimeoutMs + 10_000} ms (login and script): check that ` +
-          "the host is up, and that its rc files do not wait for input; raise --connect-timeout-ms for a slow login",
+        detail: p.asks !== undefined
+          ? `${where}: the login stopped at a prompt (${JSON.stringify(p.asks)}), which tmux-mcp never answers: ` +
+            `make the rc files ask nothing when not interactive (see what the login does with ${hint})`
+          : `${where}: no answer within ${config.connectTimeoutMs + 10_000} ms (login and script): check that ` +
+            "the host is up, and that its rc files do not wait for input; raise --connect-timeout-ms for a slow login",
       },
       ...skipAll("ssh did not answer"),
     ];
@@ -137,7 +152,7 @@ export async function checkSshHost(
   if (p.code === 255 || !("end" in p.sections)) {
     const detail = classified?.message ??
       `${where}: the login ended before its script did (exit ${p.code}: ${oneLine(p.stderr) || "no message"}): ` +
-        `try \`ssh ${config.sshConfig ? `-F ${config.sshConfig} ` : ""}${dest} true\``;
+        `try ${hint}`;
     return [{ status: "fail", name: "ssh", detail }, ...skipAll("no login")];
   }
   const results: CheckResult[] = [{
