@@ -456,9 +456,14 @@ Deno.test("fleet: buffers are addressed HOST::NAME; listings cover every host; a
     assertEquals((await mcp.ok<{ host: string }>("set-buffer", { name: "note", content: "on a" })).host, "alpha");
     assertEquals(await alpha.tmux("show-buffer", "-b", "note"), "on a");
 
+    // Each row's name is the one to pass on: HOST::NAME, so beta's row never reads alpha's namesake.
     const listed = await mcp.ok<{ buffers: { host: string; name: string }[] }>("list-buffers");
-    const notes = listed.buffers.filter((b) => b.name === "note").map((b) => b.host);
-    assertEquals(notes, ["alpha", "beta"]);
+    const notes = listed.buffers.filter((b) => b.name.endsWith("::note"));
+    assertEquals(notes.map((b) => [b.host, b.name]), [["alpha", "alpha::note"], ["beta", "beta::note"]]);
+    for (const b of notes) {
+      const text = (await mcp.ok<{ text: string }>("show-buffer", { name: b.name })).text;
+      assertEquals(text, b.host === "beta" ? "on b" : "on a");
+    }
     const shown = await mcp.ok<{ text: string; host: string }>("show-buffer", { name: "beta::note" });
     assertEquals([shown.text, shown.host], ["on b", "beta"]);
     await mcp.ok("append-buffer", { name: "beta::note", content: "!" });

@@ -161,6 +161,11 @@ const FAN_OUT: Readonly<Record<string, FanOut>> = {
  * name without a host is the first host's: the pages of a search go on where they came from.
  */
 const HANDED_OUT: Readonly<Partial<Record<string, (s: Structured, host: string) => Structured>>> = {
+  // A bare name would be the first host's: show-buffer of another host's row would read a namesake there.
+  "list-buffers": (s, host) => ({
+    ...s,
+    buffers: (s.buffers as Structured[]).map((b) => ({ ...b, name: qualify(host, b.name as string) })),
+  }),
   "search-buffer": (s, host) => {
     const o = s as unknown as SearchOutput;
     const q = (name: string) => qualify(host, name);
