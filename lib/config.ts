@@ -545,9 +545,10 @@ export function parseCommand(args: string[], env: Record<string, string | undefi
   // The parser keeps the last of a repeated option: a second client would be skipped without a word.
   const installs = parsed.tokens.filter((t) => t.kind === "option" && t.name === "install").length;
   if (installs > 1) throw new UsageError("--install takes one client: run doctor --install once per client");
-  // With --ssh the pty_* tools run on the tmux host unless the user asked for this machine's PTYs.
+  // With --ssh the pty_* tools run on the tmux host unless the user asked for this machine's PTYs: any ssh host,
+  // not only a first one (with `local` first, a session asked for on an ssh host would run on this machine).
   const backendGiven = parsed.values["terminal-backend"] !== undefined || !!env.TMUX_MCP_TERMINAL_BACKEND;
-  if (!backendGiven && cfg.ssh !== undefined) cfg.terminalBackend = "tmux";
+  if (!backendGiven && cfg.hosts.some((h) => h.destination !== undefined)) cfg.terminalBackend = "tmux";
   if (doctor) {
     // Drop the subcommand and doctor's own flags: the rest are server flags, repeated in the client command.
     const own = new Set<number>();

@@ -198,6 +198,33 @@ Deno.test("fleet: a host whose default name starts with _ answers at the targets
   }
 });
 
+Deno.test("fleet: with local first, a pty session asked for on an ssh host runs in that host's tmux", async () => {
+  const local = await startTmux("fleetp");
+  const fx = await startSshd({ alias: "tmcp-ptyhost" });
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: [
+        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-ptyhost"],
+        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+      ],
+    });
+    const launched = await mcp.ok<{ pty_id: string; runs_on: string; host: string }>("pty-launch", {
+      pty_id: "r::",
+      command: "cat",
+    });
+    assertEquals([launched.host, launched.runs_on], ["r", "tmcp-ptyhost"]);
+    const id = launched.pty_id.slice("r::".length);
+    assertMatch(await fx.tmux("list-sessions", "-F", "#{session_name}"), new RegExp(`-${id}$`, "m"));
+    await mcp.ok("pty-kill-session", { pty_id: launched.pty_id });
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+    await local.kill();
+  }
+});
+
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
   const dir = await Deno.makeTempDir();
   try {
