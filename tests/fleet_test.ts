@@ -225,6 +225,33 @@ Deno.test("fleet: with local first, a pty session asked for on an ssh host runs 
   }
 });
 
+Deno.test("fleet: an unknown target's error quotes it with its host and advises ids on that host", async () => {
+  const local = await startTmux("fleetu");
+  const fx = await startSshd({ alias: "tmcp-unknown" });
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: [
+        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-unknown"],
+        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+      ],
+    });
+    // A bare %3 is the first host's: advice to use one would lead to a pane of another machine.
+    const msg = await mcp.err("capture-pane", { target: "r::%99" });
+    assertMatch(msg, /^unknown target "r::%99" \(tmux: can't find pane: %99\): call list/);
+    assertMatch(msg, /use a row's target such as r::%3, r::@2 or r::\$1$/);
+    assertMatch(
+      await mcp.err("capture-pane", { target: "nosuch" }),
+      /^unknown target "local::nosuch" .*use a row's target such as local::%3, local::@2 or local::\$1$/,
+    );
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+    await local.kill();
+  }
+});
+
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -326,7 +326,7 @@ Deno.test("scope: HOST::GLOB scopes one host; patterns without a host, every hos
     const rows = (await mcp.ok<{ sessions: { session_name: string; host: string }[] }>("list", { what: "sessions" }))
       .sessions.map((s) => `${s.host}:${s.session_name}`).sort();
     assertEquals(rows, ["one:main", "one:work-b", "two:work-b"]);
-    assertMatch(await mcp.err("capture-pane", { target: "two::main" }), /unknown target "main"/);
+    assertMatch(await mcp.err("capture-pane", { target: "two::main" }), /unknown target "two::main"/);
     await mcp.ok("capture-pane", { target: "one::main" });
   } finally {
     await mcp.close();
