@@ -225,7 +225,7 @@ Deno.test("fleet: with local first, a pty session asked for on an ssh host runs 
   }
 });
 
-Deno.test("fleet: an unknown target's error quotes it with its host and advises ids on that host", async () => {
+Deno.test("fleet: an unknown target, buffer or pty session on a host is quoted HOST::NAME, ids advised on that host", async () => {
   const local = await startTmux("fleetu");
   const fx = await startSshd({ alias: "tmcp-unknown" });
   let mcp: McpFixture | undefined;
@@ -234,7 +234,7 @@ Deno.test("fleet: an unknown target's error quotes it with its host and advises 
     mcp = await connect({
       args: [
         ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-unknown"],
-        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--safety", "destructive"],
       ],
     });
     // A bare %3 is the first host's: advice to use one would lead to a pane of another machine.
@@ -244,6 +244,16 @@ Deno.test("fleet: an unknown target's error quotes it with its host and advises 
     assertMatch(
       await mcp.err("capture-pane", { target: "nosuch" }),
       /^unknown target "local::nosuch" .*use a row's target such as local::%3, local::@2 or local::\$1$/,
+    );
+    assertMatch(
+      await mcp.err("kill", { what: "session", target: "r::nosuch" }),
+      /^no session is named "r::nosuch": call list \(what: sessions\) and pass a row's target \(r::\$1, r::@2, r::%3\)/,
+    );
+    // A buffer or pty session that is not there is named on its host: the bare name would be the first host's.
+    assertMatch(await mcp.err("show-buffer", { name: "r::nosuch" }), /^no buffer named "r::nosuch": call list-buffers/);
+    assertMatch(
+      await mcp.err("pty-get-screen", { pty_id: "r::s9" }),
+      /^no pty session "r::s9": call pty-list-sessions/,
     );
   } finally {
     await mcp?.close();

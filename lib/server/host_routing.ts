@@ -507,25 +507,25 @@ function contentOnHost(tool: AnyTool, content: NonNullable<ToolOutput<unknown>["
 }
 
 /**
- * An unknown or ambiguous target's error (lib/tmux/panes.ts `targetError`): the target it quotes, and the ids it
- * tells the model to use, are bare — on a server with several hosts a bare id is the FIRST host's, so the advice
- * followed would act on another machine's pane of that id.
+ * An error about what a call named on one host (an unknown or ambiguous target, no such buffer, pty session or
+ * session) quotes the name bare, and the ids it tells the model to use are bare too: on a server with several
+ * hosts a bare name is the FIRST host's, so the advice followed would act on another machine's pane of that id.
  */
-const QUOTED_TARGET = /^((?:unknown |ambiguous )?target )"((?:[^"\\]|\\.)*)"/;
-const ID_ADVICE = /use an id such as ([%@$]\d+(?:(?:, | or )[%@$]\d+)*)/g;
+const QUOTED_NAME =
+  /^((?:unknown |ambiguous )?target |no buffer named |no pty session |no session is named )"((?:[^"\\]|\\.)*)"/;
+const ID_ADVICE = /\b(use|pass) an id( such as | \()([%@$]\d+(?:(?:, | or )[%@$]\d+)*)/g;
 
-/** A host's error with its advice naming `host` (a run refused at a password prompt says which call to make). */
+/** A host's error with its names and advice naming `host` (a run refused at a password prompt says which call). */
 function errorOnHost(e: unknown, host: string): unknown {
   if (!(e instanceof Error)) return e;
+  const onHost = (ids: string) => ids.replace(/[%@$]\d+/g, (id) => qualify(host, id));
   e.message = adviceOnHost(e.message, host)
-    .replace(QUOTED_TARGET, (all, lead: string, quoted: string) => {
-      const target = JSON.parse(`"${quoted}"`) as string;
-      return target.includes(HOST_SEPARATOR) ? all : `${lead}${JSON.stringify(qualify(host, target))}`;
-    })
     .replace(
-      ID_ADVICE,
-      (_all, ids: string) => `use a row's target such as ${ids.replace(/[%@$]\d+/g, (id) => qualify(host, id))}`,
-    );
+      QUOTED_NAME,
+      (_all, lead: string, quoted: string) =>
+        `${lead}${JSON.stringify(qualify(host, JSON.parse(`"${quoted}"`) as string))}`,
+    )
+    .replace(ID_ADVICE, (_all, verb: string, how: string, ids: string) => `${verb} a row's target${how}${onHost(ids)}`);
   return e;
 }
 
