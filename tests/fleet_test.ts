@@ -262,6 +262,42 @@ Deno.test("fleet: an unknown target, buffer or pty session on a host is quoted H
   }
 });
 
+Deno.test("fleet: under a call budget below a host's wait, list hosts still shows every host, the stalled one named", async () => {
+  const local = await startTmux("fleetb");
+  const fx = await startSshd({ alias: "tmcp-budget" });
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: [
+        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-budget"],
+        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--call-budget-ms", "5000"],
+      ],
+    });
+    assertEquals((await connectedHosts(mcp)).map((h) => h.host), ["local", "r"]);
+    const frozen = [Number((await fx.tmux("display-message", "-p", "#{pid}")).trim()), ...await fx.sshdProcesses()];
+    for (const pid of frozen) Deno.kill(pid, "SIGSTOP");
+    try {
+      // The host list is what tells a stalled host from a healthy one: it must not be lost to the stalled one.
+      const hosts = (await mcp.ok<{ hosts: HostRow[] }>("list", { what: "hosts" })).hosts;
+      assertEquals(hosts.map((h) => [h.host, h.connected]), [["local", true], ["r", false]]);
+      assertMatch(hosts[1].last_error!, /^host "r" did not answer within [\d.]+ s: it is down or stalled/);
+      const listed = await mcp.ok<{ sessions: Pane[]; unreachable: { host: string; error: string }[] }>("list", {
+        what: "sessions",
+      });
+      assertEquals(listed.sessions.map((s) => s.host), ["local"]);
+      assertEquals(listed.unreachable.map((u) => u.host), ["r"]);
+      assertMatch(listed.unreachable[0].error, /did not answer within [\d.]+ s: it is down or stalled/);
+    } finally {
+      for (const pid of frozen) Deno.kill(pid, "SIGCONT");
+    }
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+    await local.kill();
+  }
+});
+
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -165,7 +165,8 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
         st.last_error_at = new Date().toISOString();
       }
     },
-    async states(signal) {
+    async states(signal, deadline) {
+      const ms = hostAnswerMs(deadline);
       return await Promise.all(specs.map(async (spec): Promise<HostState> => {
         const st = states.get(spec.name)!;
         const row: HostState = {
@@ -183,9 +184,9 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
           const { tmux } = router.services(spec.name);
           const out = await answerWithin(
             spec.name,
-            HOST_ANSWER_MS,
+            ms,
             signal,
-            (own) => tmux.text(["-V"], { timeoutMs: HOST_ANSWER_MS, signal: own }),
+            (own) => tmux.text(["-V"], { timeoutMs: ms, signal: own }),
             () => tmux.loggingIn === true,
           );
           row.connected = true;
@@ -209,6 +210,21 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
  */
 export const HOST_ANSWER_MS = 10_000;
 
+/** The least {@linkcode hostAnswerMs} gives a host: less than the second after its budget a batch's inner call has. */
+const HOST_ANSWER_MIN_MS = 500;
+
+/**
+ * How long a call that asks every host waits for each: {@linkcode HOST_ANSWER_MS}, or less when the call's budget
+ * ends first (`deadline`, a performance.now() time) — else a stalled host's wait runs into the call's own cut, and
+ * the whole answer is lost for it. At least {@linkcode HOST_ANSWER_MIN_MS}: a call is cut a moment after its budget
+ * (lib/server/pipeline.ts), so a batch's late listing still gives its hosts that long.
+ */
+export function hostAnswerMs(deadline?: number): number {
+  return deadline === undefined
+    ? HOST_ANSWER_MS
+    : Math.max(HOST_ANSWER_MIN_MS, Math.min(HOST_ANSWER_MS, Math.floor(deadline - performance.now())));
+}
+
 /**
  * Runs `fn` with a signal that follows `parent` and fires after `ms`: the answer, or an error saying that
  * `host` did not answer in time — because it still logs in (`loggingIn`: a slow login has a longer bound of its
@@ -222,12 +238,13 @@ export function answerWithin<T>(
   loggingIn?: () => boolean,
 ): Promise<T> {
   const cut = pausableTimeout(ms);
+  const s = Math.round(ms / 100) / 10;
   return cutAt(parent, cut.signal, fn, () =>
     new UserError(
       loggingIn?.()
-        ? `host "${host}" is still logging in after ${ms / 1000} s (its login may take up to ` +
+        ? `host "${host}" is still logging in after ${s} s (its login may take up to ` +
           "--connect-timeout-ms): call again in a moment; calls to the other hosts are not held up"
-        : `host "${host}" did not answer within ${ms / 1000} s: it is down or stalled (list {what: "hosts"} ` +
+        : `host "${host}" did not answer within ${s} s: it is down or stalled (list {what: "hosts"} ` +
           "shows its last error); calls to the other hosts are not held up",
     )).finally(cut.clear);
 }

@@ -31,7 +31,7 @@ import type { AuditOutcome, AuditSink } from "./audit.ts";
 import { closest, describeIssues, omittable, parameterNames } from "../tools/closest.ts";
 import { enter } from "../tools/declared.ts";
 import { earlyRedactor, loadRedactor, redactFully, redactJson, type Redactor, RulesNeeded } from "../text/redact.ts";
-import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
+import { answerWithin, hostAnswerMs } from "./hosts.ts";
 import { cutAt, type PausableTimeout, pausableTimeout } from "./cut.ts";
 import { bindCall, mergeOutputs, namesHost, placed } from "./host_routing.ts";
 import { registriesOf } from "../budget/registry.ts";
@@ -589,7 +589,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           bindings.length === 1 ? [run(bindings[0].services, bindings[0].args)] : bindings.map((b) =>
             answerWithin(
               b.host,
-              HOST_ANSWER_MS,
+              hostAnswerMs(startedAt + cfg.callBudgetMs),
               extra.signal,
               (signal) => run(b.services, b.args, signal),
               () => b.services.tmux.loggingIn === true,

@@ -69,8 +69,11 @@ export interface HostRouter {
   services(name: string): Services;
   /** Records how a call on host `name` ended (an error that is the host's shows in its state). */
   noteOutcome(name: string, error?: unknown): void;
-  /** Every host's state, each asked for its tmux version at once (bounded). */
-  states(signal?: AbortSignal): Promise<HostState[]>;
+  /**
+   * Every host's state, each asked for its tmux version at once, bounded (and by `deadline`, a performance.now()
+   * time: the call's budget, so one stalled host never costs the others' states).
+   */
+  states(signal?: AbortSignal, deadline?: number): Promise<HostState[]>;
 }
 
 /**

@@ -38,6 +38,7 @@ export default defineTool({
   }),
   secrets: [],
   async handler(_args, ctx) {
-    return { structured: { hosts: ctx.hosts ? await ctx.hosts.states(ctx.signal) : await alone(ctx) } };
+    const deadline = ctx.startedAt + ctx.config.callBudgetMs;
+    return { structured: { hosts: ctx.hosts ? await ctx.hosts.states(ctx.signal, deadline) : await alone(ctx) } };
   },
 });
