@@ -298,6 +298,42 @@ Deno.test("fleet: under a call budget below a host's wait, list hosts still show
   }
 });
 
+Deno.test("fleet: a batch's results each say the host their call ran on, none the first host's by default", async () => {
+  const local = await startTmux("fleetbatch");
+  const fx = await startSshd({ alias: "tmcp-batch" });
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: [
+        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-batch"],
+        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
+      ],
+    });
+    const out = await mcp.ok<{ host?: string; results: { host?: string; ok: boolean; result?: { host: string } }[] }>(
+      "batch",
+      {
+        calls: [
+          { tool: "capture-pane", arguments: { target: "r::" } },
+          { tool: "set-buffer", arguments: { name: "r::b", content: "x" } },
+          { tool: "capture-pane", arguments: { target: "local::" } },
+        ],
+      },
+    );
+    // The batch ran on no host of its own: a "local" on it or on its rows would say r's calls ran here.
+    assertEquals(out.host, undefined);
+    assertEquals(out.results.map((r) => [r.host, r.ok, r.result?.host]), [
+      [undefined, true, "r"],
+      [undefined, true, "r"],
+      [undefined, true, "local"],
+    ]);
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+    await local.kill();
+  }
+});
+
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -561,6 +561,11 @@ export function mergeOutputs(
   if (bindings.length === 1) {
     const r = settled[0];
     const host = bindings[0].host;
+    // A batch's calls were each routed, and each result says its own host: the batch runs on none.
+    if (tool.name === "batch") {
+      if (r.status === "rejected") throw r.reason;
+      return r.value;
+    }
     if (r.status === "rejected") throw router.several ? errorOnHost(r.reason, host) : r.reason;
     const out = placed(tool, bindings[0].services, r.value);
     if (!router.several) return out;
