@@ -298,7 +298,7 @@ Deno.test("fleet: under a call budget below a host's wait, list hosts still show
   }
 });
 
-Deno.test("fleet: a batch's results each say the host their call ran on, none the first host's by default", async () => {
+Deno.test("fleet: a batch's results each say their call's host; neither it nor the host list is the first host's", async () => {
   const local = await startTmux("fleetbatch");
   const fx = await startSshd({ alias: "tmcp-batch" });
   let mcp: McpFixture | undefined;
@@ -327,6 +327,8 @@ Deno.test("fleet: a batch's results each say the host their call ran on, none th
       [undefined, true, "r"],
       [undefined, true, "local"],
     ]);
+    // The list is every host's, not the first one's.
+    assertEquals((await mcp.ok<{ host?: string }>("list", { what: "hosts" })).host, undefined);
   } finally {
     await mcp?.close();
     await fx.cleanup();

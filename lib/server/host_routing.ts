@@ -364,6 +364,11 @@ export function bindCall(router: HostRouter, tool: AnyTool, args: Args): Binding
   return [bind(router, router.names[0], args)];
 }
 
+/** Whether a call's answer is no one host's, so it is not labelled with the host it was bound to. */
+function onNoHost(tool: AnyTool, args: Args): boolean {
+  return tool.name === "batch" || tool.name === "list-hosts" || (tool.name === "list" && args.what === "hosts");
+}
+
 /** Whether a call kills a whole tmux server: with several hosts it must say which. */
 function killsServer(tool: AnyTool, args: Args): boolean {
   return tool.name === "kill-server" || (tool.name === "kill" && args.what === "server");
@@ -561,8 +566,9 @@ export function mergeOutputs(
   if (bindings.length === 1) {
     const r = settled[0];
     const host = bindings[0].host;
-    // A batch's calls were each routed, and each result says its own host: the batch runs on none.
-    if (tool.name === "batch") {
+    // A batch's calls were each routed, and each result says its own host; the host list is every host's: neither
+    // runs on one host.
+    if (onNoHost(tool, args)) {
       if (r.status === "rejected") throw r.reason;
       return r.value;
     }
