@@ -137,9 +137,9 @@ Deno.test("--sessions: sessions out of scope are absent, refused like nonexisten
       const a = await unread(uri(out));
       const b = await unread(uri(none));
       const plain = (m: string, t: string) =>
-        m.replaceAll(JSON.stringify(t), "<T>").replaceAll(`/${t} `, "/<T> ").replaceAll(
-          `/${encodeURIComponent(t)} `,
-          "/<T> ",
+        m.replaceAll(JSON.stringify(t), "<T>").replaceAll(`/${t}`, "/<T>").replaceAll(
+          `/${encodeURIComponent(t)}`,
+          "/<T>",
         );
       assertEquals(plain(a, out), plain(b, none));
     }
