@@ -4,7 +4,15 @@
  * stopped host leaves the other answering in its normal time, and it recovers.
  */
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
-import { connect, type McpFixture, startTmux, textOf, uniqueSocketName, withServer } from "./helpers.ts";
+import {
+  connect,
+  type McpFixture,
+  startTmux,
+  textOf,
+  type TmuxFixture,
+  uniqueSocketName,
+  withServer,
+} from "./helpers.ts";
 import { cleanShellPane, type SshFixture, startSshd } from "./ssh_fixture.ts";
 import { waitUntil } from "./pane_helpers.ts";
 import { exitWithin, rawServer } from "./raw_stdio.ts";
@@ -98,6 +106,36 @@ async function withFleet(
   }
 }
 
+/**
+ * A local tmux server and an sshd host `alias`, and a server on both: `--ssh local` first, then `spec` (`alias`, or
+ * `NAME=alias`), with `args`; all torn down after `fn`, whatever it does.
+ */
+async function withLocalFirst(
+  label: string,
+  alias: string,
+  spec: string,
+  args: string[],
+  fn: (mcp: McpFixture, fx: SshFixture, local: TmuxFixture) => Promise<void>,
+): Promise<void> {
+  const local = await startTmux(label);
+  const fx = await startSshd({ alias });
+  let mcp: McpFixture | undefined;
+  try {
+    await fx.startTmux();
+    mcp = await connect({
+      args: [
+        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", spec],
+        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName, ...args],
+      ],
+    });
+    await fn(mcp, fx, local);
+  } finally {
+    await mcp?.close();
+    await fx.cleanup();
+    await local.kill();
+  }
+}
+
 Deno.test("fleet: --ssh is repeatable with names; local is a host; names are checked", () => {
   const cfg = parseConfig(["--ssh", "web=me@web1.example", "--ssh", "local", "--ssh", "ssh://u@db2.x:2222"], {});
   assertEquals(cfg.hosts, [
@@ -153,17 +191,7 @@ Deno.test("fleet: a host named after its destination gets a name its targets can
 });
 
 Deno.test("fleet: a host whose default name starts with _ answers at the targets its rows give, fields rows too", async () => {
-  const local = await startTmux("fleetl");
-  const fx = await startSshd({ alias: "_tmcp-under" });
-  let mcp: McpFixture | undefined;
-  try {
-    await fx.startTmux();
-    mcp = await connect({
-      args: [
-        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "_tmcp-under"],
-        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
-      ],
-    });
+  await withLocalFirst("fleetl", "_tmcp-under", "_tmcp-under", [], async (mcp) => {
     const panes = (await mcp.ok<{ panes: Pane[] }>("list", { what: "panes" })).panes;
     const remote = panes.filter((p) => p.host !== "local");
     assertEquals(remote.length, 1, JSON.stringify(panes));
@@ -191,25 +219,11 @@ Deno.test("fleet: a host whose default name starts with _ answers at the targets
     });
     assertEquals(noId.columns, ["host", "current_command"]);
     assertEquals(noId.rows.map((r) => r[0]), ["local", "tmcp-under"]);
-  } finally {
-    await mcp?.close();
-    await fx.cleanup();
-    await local.kill();
-  }
+  });
 });
 
 Deno.test("fleet: with local first, a pty session asked for on an ssh host runs in that host's tmux", async () => {
-  const local = await startTmux("fleetp");
-  const fx = await startSshd({ alias: "tmcp-ptyhost" });
-  let mcp: McpFixture | undefined;
-  try {
-    await fx.startTmux();
-    mcp = await connect({
-      args: [
-        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-ptyhost"],
-        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
-      ],
-    });
+  await withLocalFirst("fleetp", "tmcp-ptyhost", "r=tmcp-ptyhost", [], async (mcp, fx) => {
     const launched = await mcp.ok<{ pty_id: string; runs_on: string; host: string }>("pty-launch", {
       pty_id: "r::",
       command: "cat",
@@ -218,25 +232,11 @@ Deno.test("fleet: with local first, a pty session asked for on an ssh host runs 
     const id = launched.pty_id.slice("r::".length);
     assertMatch(await fx.tmux("list-sessions", "-F", "#{session_name}"), new RegExp(`-${id}$`, "m"));
     await mcp.ok("pty-kill-session", { pty_id: launched.pty_id });
-  } finally {
-    await mcp?.close();
-    await fx.cleanup();
-    await local.kill();
-  }
+  });
 });
 
 Deno.test("fleet: an unknown target, buffer or pty session on a host is quoted HOST::NAME, ids advised on that host", async () => {
-  const local = await startTmux("fleetu");
-  const fx = await startSshd({ alias: "tmcp-unknown" });
-  let mcp: McpFixture | undefined;
-  try {
-    await fx.startTmux();
-    mcp = await connect({
-      args: [
-        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-unknown"],
-        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--safety", "destructive"],
-      ],
-    });
+  await withLocalFirst("fleetu", "tmcp-unknown", "r=tmcp-unknown", ["--safety", "destructive"], async (mcp) => {
     // A bare %3 is the first host's: advice to use one would lead to a pane of another machine.
     const msg = await mcp.err("capture-pane", { target: "r::%99" });
     assertMatch(msg, /^unknown target "r::%99" \(tmux: can't find pane: %99\): call list/);
@@ -255,25 +255,11 @@ Deno.test("fleet: an unknown target, buffer or pty session on a host is quoted H
       await mcp.err("pty-get-screen", { pty_id: "r::s9" }),
       /^no pty session "r::s9": call pty-list-sessions/,
     );
-  } finally {
-    await mcp?.close();
-    await fx.cleanup();
-    await local.kill();
-  }
+  });
 });
 
 Deno.test("fleet: under a call budget below a host's wait, list hosts still shows every host, the stalled one named", async () => {
-  const local = await startTmux("fleetb");
-  const fx = await startSshd({ alias: "tmcp-budget" });
-  let mcp: McpFixture | undefined;
-  try {
-    await fx.startTmux();
-    mcp = await connect({
-      args: [
-        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-budget"],
-        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--call-budget-ms", "5000"],
-      ],
-    });
+  await withLocalFirst("fleetb", "tmcp-budget", "r=tmcp-budget", ["--call-budget-ms", "5000"], async (mcp, fx) => {
     assertEquals((await connectedHosts(mcp)).map((h) => h.host), ["local", "r"]);
     const frozen = [Number((await fx.tmux("display-message", "-p", "#{pid}")).trim()), ...await fx.sshdProcesses()];
     for (const pid of frozen) Deno.kill(pid, "SIGSTOP");
@@ -291,25 +277,11 @@ Deno.test("fleet: under a call budget below a host's wait, list hosts still show
     } finally {
       for (const pid of frozen) Deno.kill(pid, "SIGCONT");
     }
-  } finally {
-    await mcp?.close();
-    await fx.cleanup();
-    await local.kill();
-  }
+  });
 });
 
 Deno.test("fleet: a batch's results each say their call's host; neither it nor the host list is the first host's", async () => {
-  const local = await startTmux("fleetbatch");
-  const fx = await startSshd({ alias: "tmcp-batch" });
-  let mcp: McpFixture | undefined;
-  try {
-    await fx.startTmux();
-    mcp = await connect({
-      args: [
-        ...["--ssh", `local,socket-name=${local.socketName}`, "--ssh", "r=tmcp-batch"],
-        ...["--ssh-config", fx.configPath, "--socket-name", fx.socketName],
-      ],
-    });
+  await withLocalFirst("fleetbatch", "tmcp-batch", "r=tmcp-batch", [], async (mcp) => {
     const out = await mcp.ok<{ host?: string; results: { host?: string; ok: boolean; result?: { host: string } }[] }>(
       "batch",
       {
@@ -329,11 +301,7 @@ Deno.test("fleet: a batch's results each say their call's host; neither it nor t
     ]);
     // The list is every host's, not the first one's.
     assertEquals((await mcp.ok<{ host?: string }>("list", { what: "hosts" })).host, undefined);
-  } finally {
-    await mcp?.close();
-    await fx.cleanup();
-    await local.kill();
-  }
+  });
 });
 
 Deno.test("fleet: a hosts file adds hosts after --ssh", async () => {
