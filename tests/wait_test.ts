@@ -141,6 +141,29 @@ Deno.test("wait-for-text finds a line already on the screen; new_only waits for 
   });
 });
 
+Deno.test("wait-for-text new_only sees a line printed while its watch of the pane starts", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.mcp.ok("capture-since", { target: fx.pane }); // the server's own start-up reads are over
+    const tty = (await fx.tmux("display-message", "-p", "-t", fx.pane, "#{pane_tty}")).trim();
+    // The line comes right after the call's first read of the pane (the target's resolution), while the server
+    // still starts following the pane's output: a hook that runs once, after the next display-message.
+    await fx.tmux(
+      "set-hook",
+      "-g",
+      "after-display-message",
+      `set-hook -gu after-display-message ; run-shell -b "printf 'GO-%s\\\\n' 42 > ${tty}"`,
+    );
+    const hit = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["GO-42"],
+      new_only: true,
+      timeout_ms: 20_000,
+    });
+    assertEquals([hit.outcome, hit.matched_line], ["matched", "GO-42"]);
+  });
+});
+
 Deno.test("wait-for-text: a line after an insert of millions of blanks is still found", async () => {
   await withShell("bash", async (fx) => {
     const waiting = startWait<TextResult>(fx, "wait", {

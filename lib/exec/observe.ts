@@ -22,6 +22,7 @@
 import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo, SHELL_FACTS, type ShellPane } from "../tmux/panes.ts";
 import type { ResolvedTarget } from "../tmux/target.ts";
+import { type Position, readSince } from "../tmux/grid.ts";
 import type { ExecContext, ExecServices } from "./context.ts";
 import { EnvironmentError, UserError } from "../errors.ts";
 import { splitRows, tail, trimTrailingBlank } from "../text/columns.ts";
@@ -238,6 +239,11 @@ export interface PaneWait<T> {
    * the same rows with the spaces written at their ends (a prompt's `>>> `).
    */
   onScreen?(rows: string[], written: string[]): void;
+  /**
+   * Where the pane's cursor was when the call began, and what receives the lines printed since then once output is
+   * watched: output printed while the watch was starting is not lost.
+   */
+  since?: { from: Position; onRows(rows: string[]): void };
 }
 
 /** More rows than any screen has: a screen read keeps them all. */
@@ -260,6 +266,13 @@ export async function waitOnPane<T>(
 }> {
   const { pane } = await getPane(ctx.tmux, w.target.pane_id, { signal: ctx.signal });
   const defaulted = w.target.defaulted;
+  const since = w.since;
+  const catchUp = since &&
+    (async () => {
+      const read = await readSince(ctx.tmux, pane.pane_id, since.from, { maxRows: ALL_ROWS, signal: ctx.signal });
+      // Its row gone (history cleared, a full-screen program's redraw): what is left may be older, so none of it.
+      if (!read.missed) since.onRows(read.rows);
+    });
   const obs = await observePane(ctx, pane, w.onBytes);
   const onScreen = w.onScreen;
   // One tmux call per tick either way: the screen read also says whether the pane lives.
@@ -275,6 +288,8 @@ export async function waitOnPane<T>(
   void obs.exited.then(() => gone = true);
   try {
     if (onScreen) await tick();
+    // A pane gone meanwhile is for the liveness check to tell (pane_exited), not an error of this read.
+    if (catchUp) await catchUp().catch(() => {});
     end = await waitFor<T | "pane_exited">(Promise.race([w.until, obs.exited]), {
       ctx,
       started: w.started,

@@ -299,6 +299,25 @@ export async function readCursor(
 }
 
 /**
+ * Commands that read where the cursor of pane target `t` is, for {@linkcode positionFrom}: rows from the last
+ * history row down, then the cursor and history size, in one go (a tool's `targetRead`: where the call began).
+ */
+export const positionRead = (t: string): TmuxArg[] => [
+  ...["capture-pane", "-p", "-N", "-t", t, "-S", "-1"],
+  COMMAND_SEPARATOR,
+  ...["display-message", "-p", "-t", t, "#{history_size} #{cursor_x} #{cursor_y}"],
+];
+
+/** The cursor's position from the output of {@linkcode positionRead}. */
+export function positionFrom(output: Uint8Array): Position {
+  const raw = rawRows(decoder.decode(output));
+  const [hs, x, y] = (raw.pop() ?? "").split(" ").map(Number);
+  const pane = { history_size: hs || 0, cursor_x: x || 0, cursor_y: y || 0 };
+  const start = Math.max(0, pane.history_size - 1);
+  return cursorPosition(pane, (abs) => raw[abs - start]);
+}
+
+/**
  * Everything from `pos` to the bottom of the screen of pane `paneId` (an id
  * such as %3), as joined lines, with the text left of `pos.x` on its row left
  * out. Usually one tmux call; two when output scrolled since `pos` was taken.

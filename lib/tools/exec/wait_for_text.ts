@@ -10,6 +10,7 @@ import { type Warning, warningsSchema } from "../../exec/warnings.ts";
 import { tailLines, waitTimeout } from "../schemas.ts";
 import { ptyId } from "../pty/schemas.ts";
 import { resolvedOf } from "../../tmux/target.ts";
+import { positionFrom, positionRead } from "../../tmux/grid.ts";
 import { UserError } from "../../errors.ts";
 import { redactFully, type Redactor } from "../../text/redact.ts";
 import { redactedSlicer } from "../../text/redact_page.ts";
@@ -88,6 +89,8 @@ export default defineTool({
   target: "pane",
   targetless: (a) => a.continue !== undefined || a.pty_id !== undefined,
   waitBound: "timeout_ms",
+  // Where the cursor was as the call began: new_only then sees what is printed while its watch starts.
+  targetRead: positionRead,
   textField: "tail",
   input: z.object({
     patterns: z.array(pattern).min(1, "give at least one pattern").max(20, "at most 20 patterns").optional(),
@@ -177,10 +180,19 @@ async function textOnPane(
     },
     // Not the echo of a line this server typed there (`make; echo DONE` on its prompt line is not DONE printed).
     // A row whose end is spaces a program wrote (a prompt's `>>> `) is checked with them too: a pattern may end so.
-    ...(a.new_only ? {} : {
-      onScreen: (rows: string[], written: string[]) =>
-        q.push(ctx.exec.typed.withoutEchoes(target.pane_id, withWrittenSpaces(rows, written))),
-    }),
+    ...(a.new_only
+      ? target.read
+        ? {
+          since: {
+            from: positionFrom(target.read.output),
+            onRows: (rows: string[]) => q.push(ctx.exec.typed.withoutEchoes(target.pane_id, rows)),
+          },
+        }
+        : {}
+      : {
+        onScreen: (rows: string[], written: string[]) =>
+          q.push(ctx.exec.typed.withoutEchoes(target.pane_id, withWrittenSpaces(rows, written))),
+      }),
     until: q.hit,
     cancelled: "wait-for-text cancelled by the client",
     during: "waiting for text",
