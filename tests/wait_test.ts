@@ -429,6 +429,27 @@ Deno.test("wait-for-text follows a pane whose window moves to another session, e
   });
 });
 
+Deno.test("wait-for-text new_only sees a line printed right after the pane's window moved to another session", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("new-session", "-d", "-s", "solo", "sh -c 'sleep 60'");
+    const pane = (await fx.tmux("display-message", "-p", "-t", "solo:", "#{pane_id}")).trim();
+    const tty = (await fx.tmux("display-message", "-p", "-t", pane, "#{pane_tty}")).trim();
+    const waiting = startWait<TextResult>(fx, "wait", {
+      what: "text",
+      target: pane,
+      patterns: ["moved-42"],
+      new_only: true,
+      timeout_ms: 20_000,
+    });
+    await waiting.armed;
+    await fx.tmux("move-window", "-s", pane, "-t", "main:");
+    // Printed before the server follows the pane into main: no watch of it is live then.
+    await Deno.writeTextFile(tty, "moved-42\r\n", { append: true });
+    const hit = await waiting.done;
+    assertEquals([hit.outcome, hit.matched_line], ["matched", "moved-42"]);
+  });
+});
+
 Deno.test("wait-for-quiet returns once output stops, and times out on endless output", async () => {
   await withShell("bash", async (fx) => {
     // Output that runs until the test says stop: it is still printing when the wait is armed, however slow the

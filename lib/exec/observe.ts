@@ -81,13 +81,14 @@ export async function watchLost(
 /**
  * Starts delivering `pane`'s output to `onBytes`. Resolves once delivery is
  * live: every byte printed from then on is seen, in order. `sameProgram`: a
- * respawn of the pane (respawn-pane -k) ends the observation as an exit does.
+ * respawn of the pane (respawn-pane -k) ends the observation as an exit does. `moved`: called once the pane is
+ * followed into the session its window moved to (what it printed between the move and then was not delivered).
  */
 export async function observePane(
   services: Pick<ExecServices, "tmux" | "exec">,
   pane: Pick<PaneInfo, "session_id" | "pane_id" | "pid">,
   onBytes: (bytes: Uint8Array) => void,
-  opts: { sameProgram?: boolean } = {},
+  opts: { sameProgram?: boolean; moved?: () => void } = {},
 ): Promise<Observation> {
   const { hub } = services.exec;
   const exited = Promise.withResolvers<"pane_exited">();
@@ -105,6 +106,7 @@ export async function observePane(
         const old = stopWatch;
         [stopWatch, session] = [next, to];
         old();
+        opts.moved?.();
       } finally {
         moving = undefined;
       }
@@ -241,7 +243,8 @@ export interface PaneWait<T> {
   onScreen?(rows: string[], written: string[]): void;
   /**
    * Where the pane's cursor was when the call began, and what receives the lines printed since then once output is
-   * watched: output printed while the watch was starting is not lost.
+   * watched, and again once it is followed into another session: output printed while a watch was starting is not
+   * lost.
    */
   since?: { from: Position; onRows(rows: string[]): void };
 }
@@ -273,7 +276,7 @@ export async function waitOnPane<T>(
       // Its row gone (history cleared, a full-screen program's redraw): what is left may be older, so none of it.
       if (!read.missed) since.onRows(read.rows);
     });
-  const obs = await observePane(ctx, pane, w.onBytes);
+  const obs = await observePane(ctx, pane, w.onBytes, catchUp ? { moved: () => void catchUp().catch(() => {}) } : {});
   const onScreen = w.onScreen;
   // One tmux call per tick either way: the screen read also says whether the pane lives.
   const tick = onScreen
