@@ -122,6 +122,37 @@ Deno.test("wait answers running at the budget, keeps watching between calls, and
   }, { serverArgs: ["--call-budget-ms", "1500"] });
 });
 
+Deno.test("works left running are capped: a new one past the cap is refused, then takes an uncollected result's place", async () => {
+  await withShell("bash", async (fx) => {
+    const wait = (pattern: string) => ({
+      what: "text",
+      target: fx.pane,
+      patterns: [pattern],
+      new_only: true,
+      timeout_ms: 600_000,
+    });
+    // The first wait ends at PARK-9; the 31 others never do. Each answers running at the budget.
+    const first = await fx.mcp.ok<TextWait>("wait", wait("PARK-9"));
+    const rest = await Promise.all(Array.from({ length: 31 }, () => fx.mcp.ok<TextWait>("wait", wait("never"))));
+    for (const r of [first, ...rest]) assertEquals(r.outcome, "running");
+    const refused = await fx.mcp.err("wait", wait("never"));
+    assertMatch(refused, /32 waits and runs left running by earlier calls still go on/);
+    assertMatch(refused, new RegExp(`is ${first.continue}\\) or let one reach its timeout_ms, then retry$`));
+    assert(!refused.includes("\n"), refused);
+
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "echo PARK-$((4+5))");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    // Once the first wait has matched, its uncollected result makes room for a new wait.
+    const next = await waitUntil("a new wait to be taken", async () => {
+      const r = await fx.mcp.call("wait", wait("never"));
+      return r.isError ? undefined : r.structuredContent as unknown as TextWait;
+    }, 60_000);
+    assertEquals(next.outcome, "running");
+    assertMatch(await fx.mcp.err("wait", { what: "text", continue: first.continue }), /made room for newer ones/);
+    assertEquals((await fx.mcp.ok<TextWait>("wait", { what: "text", continue: rest[0].continue })).outcome, "running");
+  }, { serverArgs: ["--call-budget-ms", "100"] });
+});
+
 Deno.test("run-command: 2 MB of output says it was cut and every byte is in the buffer it names", async () => {
   const dir = await tempDir("tmcp-big-");
   const lines = Array.from({ length: 45_000 }, (_, i) => `row ${String(i + 1).padStart(6, "0")} ${"x".repeat(36)}`);

@@ -86,6 +86,12 @@ export const HEARTBEAT_MS = 5000;
 
 /** How long a finished work's result waits for its continuation call. */
 const KEEP_DONE_MS = 10 * 60_000;
+
+/**
+ * The most works parked at once (each holds a watch of a pane, a run its output log). A new work past it takes the
+ * place of the oldest uncollected result; with none, it is refused until one is collected or ends.
+ */
+export const MAX_PARKED = 32;
 const TOKEN = /^c[0-9a-f]{16}$/;
 
 function newToken(): string {
@@ -100,8 +106,17 @@ export class ParkingLot {
     { parked: Parked<unknown>; busy: boolean; watched: boolean; timer?: ReturnType<typeof setTimeout> }
   >();
 
-  /** Starts `run` in the background (not yet parked: {@linkcode follow} parks it when the budget runs out). */
-  start<T, M>(kind: string, run: (control: Relay) => Promise<T>, meta: M): Parked<T, M> {
+  /**
+   * Starts `run` in the background (not yet parked: {@linkcode follow} parks it when the budget runs out). `shown`:
+   * a token as the caller must give it (with its host), for errors.
+   */
+  start<T, M>(
+    kind: string,
+    run: (control: Relay) => Promise<T>,
+    meta: M,
+    shown: (token: string) => string = (t) => t,
+  ): Parked<T, M> {
+    this.#makeRoom(shown);
     const relay = new Relay();
     const work = run(relay);
     // Settled while nobody follows it: no unhandled rejection; the next follower sees the error.
@@ -121,7 +136,8 @@ export class ParkingLot {
     if (!item) {
       throw new UserError(
         `continue token ${token} is unknown: its result was already returned, it ended more than ` +
-          `${KEEP_DONE_MS / 60_000} minutes ago, or it came from another server process; start again`,
+          `${KEEP_DONE_MS / 60_000} minutes ago or made room for newer ones (at most ${MAX_PARKED} are kept), ` +
+          `or it came from another server process; start again`,
       );
     }
     if (item.parked.kind !== kind) {
@@ -167,6 +183,21 @@ export class ParkingLot {
       clearInterval(heartbeat);
       detach();
     }
+  }
+
+  /** Drops the oldest uncollected result when the lot is full; refuses a new work when all still run. */
+  #makeRoom(shown: (token: string) => string): void {
+    if (this.#items.size < MAX_PARKED) return;
+    for (const [token, item] of this.#items) {
+      if (item.timer !== undefined && !item.busy) return this.#forget(token);
+    }
+    const [oldest] = this.#items.values();
+    const mins = ((performance.now() - oldest.parked.since) / 60_000).toFixed(0);
+    throw new UserError(
+      `${this.#items.size} waits and runs left running by earlier calls still go on (the most this server keeps): ` +
+        `continue one with its token (the oldest, ${oldest.parked.kind} from ${mins} min ago, is ` +
+        `${shown(oldest.parked.token)}) or let one reach its timeout_ms, then retry`,
+    );
   }
 
   #park(p: Parked<unknown>): void {

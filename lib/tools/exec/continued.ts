@@ -48,9 +48,12 @@ export async function budgeted<T, M>(ctx: ToolContext, b: Budgeted<T, M>): Promi
   // The budget counts from the client's call (a batch's, for its inner calls), not from this handler's start.
   const started = Math.min(ctx.startedAt, b.started ?? Infinity);
   const lot = ctx.exec.parked;
-  const parked = b.token !== undefined
-    ? lot.take<T, M>(b.kind, b.token, b.kind.split(" ")[0])
-    : lot.start<T, M>(b.kind, (relay) => b.start({ ...ctx, signal: relay.signal, progress: relay.progress }), b.meta);
+  const parked = b.token !== undefined ? lot.take<T, M>(b.kind, b.token, b.kind.split(" ")[0]) : lot.start<T, M>(
+    b.kind,
+    (relay) => b.start({ ...ctx, signal: relay.signal, progress: relay.progress }),
+    b.meta,
+    (token) => hostAddress(ctx, token),
+  );
   const turn = await lot.follow(parked, ctx, budgetLeft(b.budgetMs ?? ctx.config.callBudgetMs, started));
   // The token names its host: a continuation without it would go to the first host, which has no such work.
   return turn.kind === "done" ? turn.value : await b.running(hostAddress(ctx, turn.token), parked.meta, parked);
