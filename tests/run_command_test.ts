@@ -353,12 +353,20 @@ Deno.test("run-command: a timeout returns the output so far, then the shell is u
   });
 });
 
-Deno.test("run-command: a bound too short for the shell to start says so, and the pane stays usable", async () => {
+Deno.test("run-command: a bound too short for the shell to start is a timeout of a command still to run", async () => {
   await withShell("bash", async (fx) => {
-    // 0 ms: the shell, idle at its prompt when the line was typed, cannot have started it yet.
-    const err = await fx.mcp.err("run-command", { target: fx.pane, command: "echo late", timeout_ms: 0 });
-    assertMatch(err, /did not start the command within 0 ms, though it was at its prompt/);
-    assertMatch(err, /timeout_ms is too short/);
+    // 0 ms: the shell, idle at its prompt when the line was typed, cannot have started it yet; it may still.
+    const r = await fx.mcp.ok<RunResult>("run-command", {
+      target: fx.pane,
+      command: "echo late-$((40+2))",
+      timeout_ms: 0,
+    });
+    assertEquals([r.timed_out, r.exit_code, r.output, r.output_lines], [true, null, "", 0]);
+    assertEquals(r.warnings.map((w) => w.kind), ["not_started"]);
+    assertMatch(
+      r.warnings[0].message,
+      /had not started `echo late-\$\(\(40\+2\)\)` within 0 ms .*look with capture-pane before running it again/,
+    );
     const next = await runner(fx)("echo next");
     assertEquals([next.exit_code, next.output], [0, "next"]);
   });

@@ -268,12 +268,24 @@ async function runLocked(
     if (first.kind === "done" && first.value === "pane_exited") throw await paneClosed(tmux, pane);
     if (first.kind === "cancelled") throw new UserError("run-command cancelled before the command started");
     if (first.kind === "timeout") {
-      throw new UserError(
-        // It was idle at its prompt when the line was typed (awaitPrompt): the bound may simply be too short.
-        `the shell in ${paneId} did not start the command within ${req.timeoutMs} ms, though it was at its ` +
-          `prompt when the line was typed: timeout_ms is too short for the shell here (retry with a larger ` +
-          `one), or the shell got busy (running something, or waiting in a continuation prompt); look with ` +
-          `capture-pane, send C-c if it needs its prompt back, then retry (the typed line was disarmed)`,
+      // The typed line stays: the shell runs the command if it read the script before the server removed it (a
+      // race), so it is a timeout like any other, with nothing printed yet, not a failure to retry (it could run
+      // twice).
+      log.finish();
+      const notStarted: Warning = {
+        kind: "not_started",
+        message: `the shell in ${paneId} had not started ${describe(req.command)} within ${req.timeoutMs} ms ` +
+          `(typed at its idle prompt): it still runs it if it read the line before its script was removed, so ` +
+          `look with capture-pane before running it again (a shell stuck in a continuation prompt needs C-c)`,
+      };
+      const none = { rows: [], missed: false, dropped: 0 };
+      return result(
+        none,
+        log,
+        req.maxLines,
+        ids,
+        { exit_code: null, timed_out: true, warnings: [notStarted] },
+        started,
       );
     }
     // The shell waits in the start handshake: the cursor is where the output begins. A shell waiting on a

@@ -25,6 +25,7 @@ export const WARNING_KINDS = [
   "pane_dead",
   "lines_missed",
   "interrupted",
+  "not_started",
   "left_mode",
   "exited",
 ] as const;
