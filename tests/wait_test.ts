@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { callAndCancel, callWithProgress, type ExecFixture, startWait, watchedIn, withShell } from "./exec_fixtures.ts";
-import { tempDir, waitUntil } from "./pane_helpers.ts";
+import { tempDir, waitForPane, waitUntil } from "./pane_helpers.ts";
 import { connect } from "./helpers.ts";
 
 interface TextResult {
@@ -480,6 +480,31 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
       await fx.mcp.err("wait", { what: "quiet", target: fx.pane, quiet_ms: 5000, timeout_ms: 1000 }),
       /^quiet_ms \(5000\) is longer than timeout_ms \(1000\), so the wait could only time out: pass a timeout_ms/,
     );
+  });
+});
+
+Deno.test("wait-for-quiet counts silence from when it watches the pane, not while tmux is slow to let it", async () => {
+  await withShell("bash", async (fx) => {
+    const printing = await fx.newPane({
+      command: "sh -c 'for i in $(seq 1 200); do echo tick $i; sleep 0.02; done; echo DONE; sleep 600'",
+    });
+    await waitForPane(fx, printing, /tick \d+/);
+    // tmux stalls 2 s on the wait's second capture-pane (its first read of the pane after its target's resolution):
+    // longer than quiet_ms, while the pane prints every 20 ms.
+    await fx.tmux(
+      "set-hook",
+      "-g",
+      "after-capture-pane",
+      `set-hook -g after-capture-pane 'set-hook -gu after-capture-pane ; run-shell "sleep 2"'`,
+    );
+    const r = await fx.mcp.ok<QuietResult>("wait", {
+      what: "quiet",
+      target: printing,
+      quiet_ms: 1000,
+      timeout_ms: 60_000,
+    });
+    assertEquals(r.outcome, "quiet");
+    assert(r.output_bytes > 0, "quiet before the wait saw any of the pane's output");
   });
 });
 

@@ -229,6 +229,8 @@ export interface PaneWait<T> {
   what(paneId: string): string;
   /** Receives the pane's output while waiting. */
   onBytes(bytes: Uint8Array): void;
+  /** Called once the output is watched: what the wait sees counts from here. */
+  watching?(): void;
   /** What ends the wait (besides timeout, cancellation and the pane exiting). */
   until: Promise<T>;
   /** Error message when the client cancels. */
@@ -277,6 +279,7 @@ export async function waitOnPane<T>(
       if (!read.missed) since.onRows(read.rows);
     });
   const obs = await observePane(ctx, pane, w.onBytes, catchUp ? { moved: () => void catchUp().catch(() => {}) } : {});
+  w.watching?.();
   const onScreen = w.onScreen;
   // One tmux call per tick either way: the screen read also says whether the pane lives.
   const tick = onScreen

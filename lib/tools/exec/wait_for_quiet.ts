@@ -82,7 +82,11 @@ async function quiet(ctx: ToolContext, meta: Meta, quiet_ms: number, timeout_ms:
   const target = resolvedTarget(ctx);
   meta.ids = resolvedOf(target, target.defaulted);
   const quiet = Promise.withResolvers<"quiet">();
-  let timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const restart = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
+  };
   try {
     const { pane, defaulted, end, view } = await waitOnPane(ctx, {
       target,
@@ -92,9 +96,10 @@ async function quiet(ctx: ToolContext, meta: Meta, quiet_ms: number, timeout_ms:
       what: (id) => `${quiet_ms} ms without output in ${id}`,
       onBytes(chunk) {
         meta.bytes += chunk.length;
-        clearTimeout(timer);
-        timer = setTimeout(() => quiet.resolve("quiet"), quiet_ms);
+        restart();
       },
+      // Silence counts from the moment output is watched: what the pane printed while the watch started is unseen.
+      watching: restart,
       until: quiet.promise,
       cancelled: "wait-for-quiet cancelled by the client",
       during: "waiting for quiet",
