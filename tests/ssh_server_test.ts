@@ -845,7 +845,7 @@ Deno.test("ssh server: the waits' connection dropping while a wait runs is said 
       const waiting = mcp.call("wait", {
         what,
         target: pane,
-        ...(what === "text" ? { patterns: ["never printed"] } : { quiet_ms: 120_000 }),
+        ...(what === "text" ? { patterns: ["never printed"] } : { quiet_ms: 110_000 }),
         timeout_ms: 120_000,
       });
       // The follower of pane output: the read-only client without no-output (that one is the command connection).

@@ -480,6 +480,10 @@ Deno.test("wait-for-quiet returns once output stops, and times out on endless ou
       await fx.mcp.err("wait", { what: "quiet", target: fx.pane, quiet_ms: 5000, timeout_ms: 1000 }),
       /^quiet_ms \(5000\) is longer than timeout_ms \(1000\), so the wait could only time out: pass a timeout_ms/,
     );
+    assertMatch(
+      await fx.mcp.err("wait", { what: "quiet", target: fx.pane, quiet_ms: 1000, timeout_ms: 1000 }),
+      /^quiet_ms \(1000\) is as long as timeout_ms \(1000\), so the wait could only time out/,
+    );
   });
 });
 
@@ -555,7 +559,7 @@ Deno.test("wait-for-text: progress notifications and cancellation", async () => 
     assertMatch(progress[0].message ?? "", /never.*elapsed.*left/);
 
     const started = performance.now();
-    await callAndCancel(fx, "wait", { what: "quiet", target: fx.pane, quiet_ms: 60_000, timeout_ms: 60_000 });
+    await callAndCancel(fx, "wait", { what: "quiet", target: fx.pane, quiet_ms: 50_000, timeout_ms: 60_000 });
     await waitUntil(
       "the server to end the cancelled wait",
       () => Promise.resolve(/wait-for-quiet cancelled/.test(fx.mcp.stderr())),

@@ -48,9 +48,11 @@ export default defineTool({
     const { quiet_ms, pty_id, timeout_ms, tail_lines, continue: token } = args;
     const started = performance.now();
     if (token === undefined) checkPtyWait(args, ctx);
-    if (token === undefined && quiet_ms > timeout_ms) {
+    // Silence counts from when the pane is watched, a moment after the deadline starts: an equal one never ends first.
+    if (token === undefined && quiet_ms >= timeout_ms) {
       throw new UserError(
-        `quiet_ms (${quiet_ms}) is longer than timeout_ms (${timeout_ms}), so the wait could only time out: ` +
+        `quiet_ms (${quiet_ms}) is ${quiet_ms > timeout_ms ? "longer than" : "as long as"} timeout_ms ` +
+          `(${timeout_ms}), so the wait could only time out: ` +
           `pass a timeout_ms above quiet_ms, or a shorter quiet_ms`,
       );
     }
