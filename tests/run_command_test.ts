@@ -10,7 +10,7 @@ import {
   withShell,
 } from "./exec_fixtures.ts";
 import { tempHome, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
-import { socketPathOf } from "./helpers.ts";
+import { socketPathOf, textOf } from "./helpers.ts";
 
 import type { RunResult } from "../lib/exec/run.ts";
 
@@ -621,6 +621,26 @@ Deno.test("run-command whose pane is respawned under it says so at once instead 
     await waitUntil("sleep to run", async () => (await tmuxFormat(fx, fx.pane, "#{pane_current_command}")) === "sleep");
     await fx.tmux("respawn-pane", "-k", "-t", fx.pane, "sh -c 'sleep 600'");
     assertMatch(await run, /^pane %\d+ was respawned while the command ran: .*no exit code.*now runs sh$/);
+  });
+});
+
+Deno.test("run-command whose pane is respawned keeps what it printed, not calling the new shell's prompt its output", async () => {
+  await withShell("bash", async (fx) => {
+    const run = fx.mcp.err("run-command", {
+      target: fx.pane,
+      command: "echo one-$((1)); sleep 600",
+      timeout_ms: 20_000,
+    });
+    await waitUntil("sleep to run", async () => (await tmuxFormat(fx, fx.pane, "#{pane_current_command}")) === "sleep");
+    // The new shell prints its prompt into the same stream, with nothing to tell where the command's output ended.
+    await fx.tmux("respawn-pane", "-k", "-t", fx.pane, "bash --norc --noprofile");
+    const err = await run;
+    assertMatch(err, /^pane %\d+ was respawned while the command ran: /);
+    const kept =
+      /line\(s\) the pane printed since the last answer are in buffer (mcp-result-\S+) \(show-buffer\): the command's output, maybe followed by the first lines of what the pane runs now$/
+        .exec(err);
+    assert(kept, err);
+    assertMatch(textOf(await fx.mcp.call("show-buffer", { name: kept[1] })), /^one-1\n/);
   });
 });
 

@@ -467,6 +467,12 @@ function backAtPrompt(
 }
 
 /**
+ * The pane was respawned while the command ran. The pane's output stream has no mark where its new program began,
+ * so output kept after the last answer may end with that program's first lines (its prompt).
+ */
+export class PaneRespawned extends UserError {}
+
+/**
  * The error for a watch that ended while the command ran: the pane respawned (its shell killed), or the
  * connection's ({@linkcode watchLost}), or the pane's.
  */
@@ -474,7 +480,7 @@ async function paneClosed(tmux: TmuxExecutor, pane: Pick<ShellPane, "pane_id" | 
   const paneId = pane.pane_id;
   const now = await paneIfAlive(tmux, paneId).catch(() => undefined);
   if (now && !now.dead && pane.pid !== null && now.pid !== pane.pid) {
-    return new UserError(
+    return new PaneRespawned(
       `pane ${paneId} was respawned while the command ran: the shell that ran it was killed, so there is no exit ` +
         `code (the command most likely ended with it); ${paneId} now runs ${now.current_command || "another program"}`,
     );

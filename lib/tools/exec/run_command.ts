@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
 import { hostAddress, type ToolContext } from "../tool.ts";
-import { runCommand, type RunResult } from "../../exec/run.ts";
+import { PaneRespawned, runCommand, type RunResult } from "../../exec/run.ts";
 import { MAX_LOG_BYTES, MAX_LOG_LINE, RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { finalView, inspectCommands } from "../../exec/observe.ts";
@@ -152,8 +152,11 @@ async function withOutputKept(ctx: ToolContext, e: unknown, log: RunLog): Promis
   const name = await ctx.keepResult(new TextEncoder().encode(kept.lines.join("\n") + "\n"))
     .catch(() => undefined);
   if (name === undefined) return e;
-  const message = `${e.message}; the ${kept.lines.length} line(s) of its output not returned yet are in buffer ` +
-    `${hostAddress(ctx, name)} (show-buffer)`;
+  const where = `are in buffer ${hostAddress(ctx, name)} (show-buffer)`;
+  const message = e instanceof PaneRespawned
+    ? `${e.message}; the ${kept.lines.length} line(s) the pane printed since the last answer ${where}: the ` +
+      `command's output, maybe followed by the first lines of what the pane runs now`
+    : `${e.message}; the ${kept.lines.length} line(s) of its output not returned yet ${where}`;
   return e instanceof UserError ? new UserError(message) : new EnvironmentError(message);
 }
 
