@@ -75,7 +75,14 @@ Deno.test("a build far longer than the call budget is followed to its end: every
 Deno.test("continue tokens: a bad, unknown or foreign one is a clear error; the text says how to go on", async () => {
   await withShell("bash", async (fx) => {
     assertMatch(await fx.mcp.err("run-command", { continue: "nonsense" }), /not a token this server returned/);
-    assertMatch(await fx.mcp.err("run-command", { continue: "c0123456789abcdef" }), /is unknown/);
+    assertMatch(
+      await fx.mcp.err("run-command", { continue: "c0123456789abcdef" }),
+      /is unknown: .*; look at the pane \(capture-pane\) before running the command again: it may have run, or still run$/,
+    );
+    assertMatch(
+      await fx.mcp.err("wait", { what: "quiet", continue: "c0123456789abcdef" }),
+      /is unknown: .*; start again$/,
+    );
     assertMatch(await fx.mcp.err("run-command", {}), /give command/);
     const r = await fx.mcp.call("run-command", {
       target: fx.pane,

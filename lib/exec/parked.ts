@@ -124,8 +124,11 @@ export class ParkingLot {
     return { token: newToken(), kind, work, relay, meta, since: performance.now() };
   }
 
-  /** The work a `continue` token names; a clear error for a bad, foreign, finished or busy one. */
-  take<T, M>(kind: string, token: string, toolCall: string): Parked<T, M> {
+  /**
+   * The work a `continue` token names; a clear error for a bad, foreign, finished or busy one. `again`: what to do
+   * when the token is unknown (a wait starts again; a command may have run already).
+   */
+  take<T, M>(kind: string, token: string, toolCall: string, again = "start again"): Parked<T, M> {
     if (!TOKEN.test(token)) {
       throw new UserError(
         `continue ${JSON.stringify(token.slice(0, 40))} is not a token this server returned: pass it exactly as ` +
@@ -137,7 +140,7 @@ export class ParkingLot {
       throw new UserError(
         `continue token ${token} is unknown: its result was already returned, it ended more than ` +
           `${KEEP_DONE_MS / 60_000} minutes ago or made room for newer ones (at most ${MAX_PARKED} are kept), ` +
-          `or it came from another server process; start again`,
+          `or it came from another server process; ${again}`,
       );
     }
     if (item.parked.kind !== kind) {

@@ -65,7 +65,9 @@ export default defineTool({
       log = new RunLog();
       meta = { log, ids: resolvedOf(target, target.defaulted), started, maxLines: max_lines };
     } else {
-      const parked = ctx.exec.parked.take<Out, Meta>("run-command", token, "run-command").meta;
+      // A token this server does not know may be from before a restart: its command ran or still runs.
+      const again = "look at the pane (capture-pane) before running the command again: it may have run, or still run";
+      const parked = ctx.exec.parked.take<Out, Meta>("run-command", token, "run-command", again).meta;
       log = parked.log;
       pageWaiting = log.pending >= parked.maxLines;
     }
