@@ -202,6 +202,21 @@ Deno.test("wait-for-text finds text anywhere in a line longer than 4096 columns,
   });
 });
 
+Deno.test("wait-for-text finds text at the start of a line longer than 4096 columns already on the screen", async () => {
+  await withShell("bash", async (fx) => {
+    // 4,307 columns: 36 rows of the 40-row screen, so all of it shows.
+    await type(fx, `printf 'HEAD-%d' $((40+3)); head -c 4300 /dev/zero | tr '\\0' x; echo`);
+    await waitUntil("the long line on screen", () => screenHas(fx, "HEAD-43"));
+    const r = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["HEAD-43"],
+      timeout_ms: 3000,
+    });
+    assertEquals(r.outcome, "matched");
+  });
+});
+
 Deno.test("wait-for-text: a match in a line only the full redaction rules may judge is answered, not waited for again", async () => {
   await withShell("bash", async (fx) => {
     // A 3,000-character token-like line before the server's rules were loaded: the call was run a second time with

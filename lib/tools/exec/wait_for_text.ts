@@ -19,6 +19,18 @@ import { checkPtyWait, type PaneIds, tailOf, type Waited, waitIds } from "./wait
 
 const pattern = z.string().min(1, "a pattern must not be empty").max(1000, "a pattern is longer than 1000 characters");
 const MAX_LINE = 1000;
+/** How much two pieces of a long line overlap: a pattern (at most MAX_LINE characters) lies whole in one of them. */
+const SLIDE = MAX_LINE + 24;
+
+/** A line in pieces of at most LINE_COLUMNS, overlapping by SLIDE: a match anywhere in it is in one piece. */
+function pieces(line: string): string[] {
+  if (line.length <= LINE_COLUMNS) return [line];
+  const out: string[] = [];
+  for (let at = 0;; at += LINE_COLUMNS - SLIDE) {
+    out.push(line.slice(at, at + LINE_COLUMNS));
+    if (at + LINE_COLUMNS >= line.length) return out;
+  }
+}
 
 const output = z.object({
   outcome: z.enum(["matched", "stopped", "timeout", "pane_exited", "running"]),
@@ -68,7 +80,8 @@ function matchQueue(matcher: Matcher) {
   return {
     hit: hit.promise,
     push(lines: string[]) {
-      for (const l of lines) if (l) queue.push(l.length > LINE_COLUMNS ? l.slice(-LINE_COLUMNS) : l);
+      // A screen's line (wrapped rows joined) can be longer than the matcher takes: all of it is looked at.
+      for (const l of lines) if (l) queue.push(...pieces(l));
       void pump();
     },
     async settled(): Promise<Hit | undefined> {
@@ -166,7 +179,7 @@ async function textOnPane(
 ): Promise<Out> {
   const q = matchQueue(matcher);
   // A pattern (at most 1000 characters) anywhere in a line longer than the assembler keeps: the line slides.
-  const lines = new LineAssembler((text) => q.push([text]), { slide: MAX_LINE + 24 });
+  const lines = new LineAssembler((text) => q.push([text]), { slide: SLIDE });
   const target = resolvedTarget(ctx);
   meta.ids = resolvedOf(target, target.defaulted);
   const { pane, defaulted, end, view } = await waitOnPane(ctx, {
