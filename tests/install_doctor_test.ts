@@ -623,6 +623,42 @@ Deno.test("install: HOME unset, empty or relative is one line and exit 1, never 
   }
 });
 
+Deno.test("install: a relative CODEX_HOME, CLAUDE_CONFIG_DIR or GEMINI_CLI_HOME is one line and exit 1, no config in the current folder", async () => {
+  const home = await Deno.makeTempDir({ prefix: "tmux-mcp-install-home-" });
+  const cwd = await Deno.makeTempDir({ prefix: "tmux-mcp-install-cwd-" });
+  try {
+    for (
+      const [client, name, title] of [
+        ["codex", "CODEX_HOME", "Codex"],
+        ["claude-code", "CLAUDE_CONFIG_DIR", "Claude Code"],
+        ["gemini-cli", "GEMINI_CLI_HOME", "Gemini CLI"],
+      ]
+    ) {
+      const env = { HOME: home, PATH: Deno.env.get("PATH") ?? "", DENO_DIR, [name]: "conf" };
+      const run = (args: string[]) =>
+        runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", "doctor", ...args], {
+          env,
+          clearEnv: true,
+          cwd,
+        });
+      const why = `${name} is "conf", not an absolute path, so where ${title} reads its config depends on the ` +
+        `folder it starts in: set ${name} to an absolute path`;
+      for (const args of [["--install", client, "--dry-run"], ["--install", client]]) {
+        const r = await run(args);
+        assertEquals(r.code, 1, `${client}: ${r.stdout}${r.stderr}`);
+        assertEquals(r.stdout, `tmux-mcp doctor: ${why} and run --install again\n`);
+      }
+      const hints = (await run([])).stdout.split("\n").filter((l) => l.startsWith(`warn  mcp client: ${client}:`));
+      assertEquals(hints, [`warn  mcp client: ${client}: ${why}`]);
+      assertEquals(await Array.fromAsync(Deno.readDir(cwd)), []);
+      assertEquals(await Array.fromAsync(Deno.readDir(home)), []);
+    }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
 Deno.test("install: run as root (sudo) on a user's config, the new file and its backup stay the user's", async () => {
   if (Deno.uid() !== 0) return; // only root can hand a file to another user, and only its run can take one over
   await inHome(async (home) => {

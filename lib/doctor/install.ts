@@ -159,6 +159,17 @@ function homeProblem(where: Where): string | undefined {
   return `HOME is ${what}: set it to your home directory`;
 }
 
+/**
+ * Why a variable that moves `spec`'s config (CODEX_HOME, say) cannot locate it: a relative one names a folder under
+ * whatever folder the client happens to start in, not under this one. Undefined when none is relative.
+ */
+function movedProblem(spec: ClientSpec, where: Where): string | undefined {
+  const name = spec.moves?.find((v) => where.env[v] && !where.env[v]!.startsWith("/"));
+  if (name === undefined) return undefined;
+  return `${name} is ${JSON.stringify(where.env[name])}, not an absolute path, so where ${spec.title} reads its ` +
+    `config depends on the folder it starts in: set ${name} to an absolute path`;
+}
+
 /** Flags that replace each other's variables too (a socket flag both socket variables, a host flag both host ones). */
 const FLAG_GROUPS = [["socket-name", "socket-path"], ["ssh", "hosts"]];
 
@@ -208,6 +219,8 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
   const where = opts.where ?? currentWhere();
   const noHome = homeProblem(where);
   if (noHome) return { lines: [`tmux-mcp doctor: ${noHome} and run --install again`], ok: false };
+  const moved = movedProblem(spec, where);
+  if (moved) return { lines: [`tmux-mcp doctor: ${moved} and run --install again`], ok: false };
   const path = spec.path(where);
   const argv = opts.argv ?? clientArgv(opts.flags);
   const refuse = (reason: string) => ({
@@ -311,6 +324,11 @@ export async function clientHints(flags: readonly string[], where: Where = curre
   for (const id of CLIENT_IDS) {
     const spec = clientSpec(id)!;
     const path = spec.path(where);
+    const moved = movedProblem(spec, where);
+    if (moved) {
+      out.push({ status: "warn", name: "mcp client", detail: `${id}: ${moved}` });
+      continue;
+    }
     const present = await Promise.all(
       [path, ...spec.markers(where)].map((p) => Deno.stat(p).then(() => true, () => false)),
     );

@@ -46,6 +46,8 @@ export interface ClientSpec {
   path(where: Where): string;
   /** Folders whose presence means the client is installed (its config file counts too). */
   markers(where: Where): string[];
+  /** The variables naming a folder that holds its config instead, when set (XDG_CONFIG_HOME, relative, is ignored). */
+  moves?: readonly string[];
   /** The server's entry for `argv` = command + arguments. */
   entry(argv: readonly string[]): Record<string, unknown>;
 }
@@ -79,6 +81,7 @@ export const CLIENTS: Readonly<Record<ClientId, ClientSpec>> = {
     // User scope (every project): the top-level mcpServers of ~/.claude.json, as `claude mcp add --scope user` writes.
     path: (w) => `${w.env.CLAUDE_CONFIG_DIR || w.home}/.claude.json`,
     markers: (w) => [`${w.env.CLAUDE_CONFIG_DIR || `${w.home}/.claude`}`],
+    moves: ["CLAUDE_CONFIG_DIR"],
     entry: (argv) => ({ ...typed(argv), env: {} }),
   },
   "claude-desktop": {
@@ -106,6 +109,7 @@ export const CLIENTS: Readonly<Record<ClientId, ClientSpec>> = {
     section: "mcp_servers",
     path: (w) => `${w.env.CODEX_HOME || `${w.home}/.codex`}/config.toml`,
     markers: (w) => [w.env.CODEX_HOME || `${w.home}/.codex`],
+    moves: ["CODEX_HOME"],
     entry: plain,
   },
   vscode: {
@@ -126,6 +130,7 @@ export const CLIENTS: Readonly<Record<ClientId, ClientSpec>> = {
     // GEMINI_CLI_HOME stands in for the home directory (gemini-cli's homedir()).
     path: (w) => `${w.env.GEMINI_CLI_HOME || w.home}/.gemini/settings.json`,
     markers: (w) => [`${w.env.GEMINI_CLI_HOME || w.home}/.gemini`],
+    moves: ["GEMINI_CLI_HOME"],
     entry: plain,
   },
   windsurf: {
