@@ -128,6 +128,31 @@ Deno.test("doctor: no server on the socket — says how to start one, exit 1", a
   assertEquals(unnamed, [], "doctor prints checks the README's doctor section does not name");
 });
 
+Deno.test("doctor: no server — the command it gives starts one with that --tmux-bin, paths with spaces quoted", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp doc " });
+  const bin = `${dir}/my bin/tmux`;
+  const socket = `${dir}/s k`;
+  await Deno.mkdir(`${dir}/my bin`);
+  await Deno.symlink(findOnPath("tmux", Deno.env.get("PATH") ?? "")!, bin);
+  try {
+    const args = ["--tmux-bin", bin, "--socket-path", socket];
+    const r = await doctor(args);
+    assertEquals(r.code, 1, r.stdout);
+    const line = lineOf(r.lines, "socket");
+    const start = /start one with `([^`]+)`/.exec(line)?.[1];
+    assertEquals(start, `${shellWord(bin)} -S ${shellWord(socket)} new-session -d`, line);
+    // Pasted into a shell whose PATH has no tmux (a GUI app's, a package manager's tmux found off PATH), it works.
+    const sh = await runProcess("/bin/sh", ["-c", start!], { env: { PATH: dir, HOME: dir }, clearEnv: true });
+    assertEquals(sh.code, 0, sh.stderr);
+    const again = await doctor(args);
+    assertEquals(again.code, 0, again.stdout);
+    assertMatch(lineOf(again.lines, "socket"), /^ok .* reachable, 1 session/);
+  } finally {
+    await runProcess(bin, ["-S", socket, "kill-server"]);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("doctor: tmux not needed (pty toolset, internal backend) — no server is a warning, exit 0", async () => {
   const r = await doctor(["--socket-name", uniqueSocketName("doc"), "--toolsets", "pty"]);
   assertOneLineEach(r);

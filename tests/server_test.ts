@@ -2,6 +2,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, removeSocket, ROOT, startTmux, uniqueSocketName, withServer } from "./helpers.ts";
 import { allowsTier, parseConfig, servesToolset } from "../lib/config.ts";
 import { instructions } from "../lib/server/instructions.ts";
+import { findOnPath } from "../lib/host/binaries.ts";
 
 Deno.test("tools/list carries titles, annotations, schemas and bounds", async () => {
   await withServer(async (mcp) => {
@@ -58,6 +59,22 @@ Deno.test("no tmux server on the socket: the error says so and names the socket"
     assertMatch(msg, /new-session -d/);
   } finally {
     await mcp.close();
+  }
+});
+
+Deno.test("no tmux server: the command the error gives starts one with that --tmux-bin, paths quoted", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp none " });
+  const bin = `${dir}/my bin/tmux`;
+  const socket = `${dir}/s k`;
+  await Deno.mkdir(`${dir}/my bin`);
+  await Deno.symlink(findOnPath("tmux", Deno.env.get("PATH") ?? "")!, bin);
+  const mcp = await connect({ args: ["--tmux-bin", bin, "--socket-path", socket] });
+  try {
+    const msg = await mcp.err("list-buffers");
+    assertEquals(/start one, e\.g\. `([^`]+)`/.exec(msg)?.[1], `'${bin}' -S '${socket}' new-session -d`, msg);
+  } finally {
+    await mcp.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
 

@@ -58,7 +58,7 @@ async function localChecks(given: Config, need: ReturnType<typeof needs>): Promi
     results.push({ status: "skip", name: "socket", detail: "tmux not found" });
     results.push({ status: "skip", name: "control mode", detail: "tmux not found" });
   } else {
-    const socket = await checkSocket(tmux, need.tmux);
+    const socket = await checkSocket(tmux, config.tmuxBin, need.tmux);
     results.push(socket.result);
     results.push(
       version.old !== undefined

@@ -20,7 +20,7 @@
 import type { Config } from "../config.ts";
 import type { HostSpec } from "../tmux/hosts.ts";
 import { classifySshFailure, promptOf, sshArgv } from "../tmux/ssh.ts";
-import { socketArgsFor } from "../tmux/launcher.ts";
+import { socketArgsFor, startServerLine } from "../tmux/launcher.ts";
 import { homeWord, shQuote } from "../tmux/quote.ts";
 import { newSentinel } from "../tmux/login_frame.ts";
 import { type CheckResult, failIfNeeded } from "./check.ts";
@@ -204,7 +204,7 @@ export async function checkSshHost(
         status: failIfNeeded(need.tmux),
         name: "remote socket",
         detail: `no tmux server on ${where} at ${socketArgs.join(" ") || "the default socket"}: start one there ` +
-          `(\`${[config.tmuxBin, ...socketArgs, "new-session", "-d"].join(" ")}\`) or point --socket-name at one`,
+          `(\`${startServerLine(config.tmuxBin, config)}\`) or point --socket-name at one`,
       });
     } else {
       const n = sessions === "" ? 0 : sessions.split("\n").length;

@@ -15,6 +15,7 @@
 import { describeSocket, type TmuxExecutor } from "../tmux/executor.ts";
 import { type CheckResult, failIfNeeded, messageOf } from "./check.ts";
 import { handshakeSafe } from "../tmux/attach_gate.ts";
+import { startServerLine } from "../tmux/launcher.ts";
 
 /** The oldest tmux the server supports (README: Install). */
 export const MIN_TMUX = [3, 2] as const;
@@ -73,7 +74,11 @@ export async function checkTmuxVersion(
 }
 
 /** A tmux server answers on the configured socket; `up` tells the control-mode check whether to run. */
-export async function checkSocket(tmux: TmuxExecutor, needed: boolean): Promise<{ result: CheckResult; up: boolean }> {
+export async function checkSocket(
+  tmux: TmuxExecutor,
+  bin: string,
+  needed: boolean,
+): Promise<{ result: CheckResult; up: boolean }> {
   const where = describeSocket(tmux.socket);
   try {
     const rows = (await tmux.text(["list-sessions", "-F", "#{socket_path}"], { timeoutMs: 10_000 }))
@@ -90,9 +95,8 @@ export async function checkSocket(tmux: TmuxExecutor, needed: boolean): Promise<
   } catch (e) {
     const kind = (e as { kind?: string }).kind;
     const detail = kind === "no-server"
-      ? `no server running on ${where}: start one with \`tmux ${
-        [...tmux.socketArgs, "new-session", "-d"].join(" ")
-      }\`, or point --socket-name/--socket-path at a running server`
+      ? `no server running on ${where}: start one with \`${startServerLine(bin, tmux.socket)}\`, or point ` +
+        "--socket-name/--socket-path at a running server"
       : messageOf(e);
     return { up: false, result: { status: failIfNeeded(needed), name: "socket", detail } };
   }

@@ -19,7 +19,14 @@
 import type { SessionScope } from "./scope.ts";
 import { Semaphore } from "./semaphore.ts";
 import { fenceKind, fenceText, INNER, newFence } from "./fence.ts";
-import { describeSocket, localLauncher, socketArgsFor, type SocketSpec, type TmuxLauncher } from "./launcher.ts";
+import {
+  describeSocket,
+  localLauncher,
+  socketArgsFor,
+  type SocketSpec,
+  startServerLine,
+  type TmuxLauncher,
+} from "./launcher.ts";
 import { slowLine } from "./connect_wait.ts";
 import { joinChunks } from "../text/bytes.ts";
 
@@ -358,8 +365,8 @@ export function launchError(bin: string, e: unknown): Error {
 export function noServer(launcher: TmuxLauncher, line: string, stderr = ""): TmuxError {
   return new TmuxError(
     "no-server",
-    `no tmux server is running on ${describeSocket(launcher.socket)} (${line}): start one, e.g. \`tmux ${
-      [...launcher.socketArgs, "new-session", "-d"].join(" ")
+    `no tmux server is running on ${describeSocket(launcher.socket)} (${line}): start one, e.g. \`${
+      startServerLine(launcher.bin, launcher.socket)
     }\`, or point --socket-name/--socket-path at a running server`,
     stderr,
   );

@@ -89,6 +89,11 @@ export function socketArgsFor(socket: SocketSpec): string[] {
   return [];
 }
 
+/** `BIN [-L NAME | -S PATH] new-session -d` as a shell line: what a person runs to start a server on `socket`. */
+export function startServerLine(bin: string, socket: SocketSpec): string {
+  return shellLine([bin, ...socketArgsFor(socket), "new-session", "-d"]);
+}
+
 /** Human description of the socket for error messages. */
 export function describeSocket(socket: SocketSpec): string {
   if (socket.socketPath) return `socket path "${socket.socketPath}"`;

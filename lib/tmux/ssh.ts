@@ -59,7 +59,14 @@
  * ```
  */
 import { socketArgsFor, type SocketSpec, TmuxError } from "./executor.ts";
-import { attachArgs, type LaunchOptions, type LoginWait, PARENT_DEATH_PREFIX, processStarter } from "./launcher.ts";
+import {
+  attachArgs,
+  type LaunchOptions,
+  type LoginWait,
+  PARENT_DEATH_PREFIX,
+  processStarter,
+  startServerLine,
+} from "./launcher.ts";
 import { homeWord, shellLine, shQuote } from "./quote.ts";
 import { ownUid } from "../host/process.ts";
 import { framedChild, loginStarted, newSentinel, remotePid } from "./login_frame.ts";
@@ -707,7 +714,7 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
   if (NO_SERVER.test(stderr)) {
     const socketArgs = socketArgsFor(ctx.socket);
     const where = socketArgs.length > 0 ? shellLine(socketArgs) : "the default socket";
-    const start = shellLine([ctx.bin, ...socketArgs, "new-session", "-d"]);
+    const start = startServerLine(ctx.bin, ctx.socket);
     return err(
       "no-server",
       NO_SERVER,
