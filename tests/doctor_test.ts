@@ -153,6 +153,24 @@ Deno.test("doctor: no server — the command it gives starts one with that --tmu
   }
 });
 
+Deno.test("doctor: a tmux installed under another name (tmux-next) is tmux: version read, control mode ok", async () => {
+  const t = await startTmux("doc");
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-doc-" });
+  // tmux -V prints the name it was started by: "tmux-next 3.3a".
+  const bin = `${dir}/tmux-next`;
+  await Deno.symlink(findOnPath("tmux", Deno.env.get("PATH") ?? "")!, bin);
+  try {
+    const r = await doctor(["--tmux-bin", bin, "--socket-name", t.socketName]);
+    assertOneLineEach(r);
+    assertEquals(r.code, 0, r.stdout);
+    assertMatch(lineOf(r.lines, "tmux"), /^ok {4}tmux: \d+\.\d+\S* \(minimum 3\.2/);
+    assertMatch(lineOf(r.lines, "control mode"), /^ok .*attached and answered/);
+  } finally {
+    await stop(t);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("doctor: tmux not needed (pty toolset, internal backend) — no server is a warning, exit 0", async () => {
   const r = await doctor(["--socket-name", uniqueSocketName("doc"), "--toolsets", "pty"]);
   assertOneLineEach(r);

@@ -78,6 +78,22 @@ Deno.test("no tmux server: the command the error gives starts one with that --tm
   }
 });
 
+Deno.test("a tmux installed under another name (--tmux-bin .../tmux-next) serves in control mode", async () => {
+  const tmux = await startTmux("next");
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-next-" });
+  // tmux -V prints the name it was started by: "tmux-next 3.3a", which is tmux all the same.
+  await Deno.symlink(findOnPath("tmux", Deno.env.get("PATH") ?? "")!, `${dir}/tmux-next`);
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--tmux-bin", `${dir}/tmux-next`] });
+  try {
+    const listed = await mcp.ok<{ sessions: { session_name: string }[] }>("list", { what: "sessions" });
+    assertEquals(listed.sessions.map((s) => s.session_name), ["main"]);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a call with no tmux server starts none, even when tmux.conf would create a session", async () => {
   // Many users' tmux.conf holds `new-session` so that a plain `tmux attach` always works. Our control
   // client's attach-session would start a server (and so run that file) unless told not to (-N).

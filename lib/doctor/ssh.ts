@@ -21,6 +21,7 @@ import type { Config } from "../config.ts";
 import type { HostSpec } from "../tmux/hosts.ts";
 import { classifySshFailure, promptOf, sshArgv } from "../tmux/ssh.ts";
 import { socketArgsFor, startServerLine } from "../tmux/launcher.ts";
+import { asTmuxVersion } from "../tmux/engine.ts";
 import { homeWord, shQuote } from "../tmux/quote.ts";
 import { newSentinel } from "../tmux/login_frame.ts";
 import { type CheckResult, failIfNeeded } from "./check.ts";
@@ -173,7 +174,7 @@ export async function checkSshHost(
       : { status: "ok", name: "login", detail: "prints nothing before commands" },
   );
 
-  const tmuxOut = (p.sections.tmux ?? "").trim();
+  const tmuxOut = asTmuxVersion((p.sections.tmux ?? "").trim(), config.tmuxBin);
   const version = /^tmux /.test(tmuxOut) ? parseTmuxVersion(tmuxOut) : undefined;
   if (!/^tmux /.test(tmuxOut)) {
     results.push({

@@ -15,6 +15,7 @@
 import { describeSocket, type TmuxExecutor } from "../tmux/executor.ts";
 import { type CheckResult, failIfNeeded, messageOf } from "./check.ts";
 import { handshakeSafe } from "../tmux/attach_gate.ts";
+import { asTmuxVersion } from "../tmux/engine.ts";
 import { startServerLine } from "../tmux/launcher.ts";
 
 /** The oldest tmux the server supports (README: Install). */
@@ -41,7 +42,7 @@ export async function checkTmuxVersion(
 ): Promise<{ result: CheckResult; found: boolean; old?: string }> {
   let out: string;
   try {
-    out = (await tmux.text(["-V"], { timeoutMs: 10_000 })).trim();
+    out = asTmuxVersion((await tmux.text(["-V"], { timeoutMs: 10_000 })).trim(), bin);
   } catch (e) {
     return { found: false, result: { status: failIfNeeded(needed), name: "tmux", detail: messageOf(e) } };
   }

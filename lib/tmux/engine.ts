@@ -252,6 +252,15 @@ const LINE_LOAD_MAX = 256 * 1024;
 /** Control mode with the attach flags we use (`read-only,ignore-size,no-output`) needs tmux 3.2. */
 const CONTROL_MIN = [3, 2];
 /**
+ * `tmux -V`'s output with tmux's name where the binary `bin` printed its own: tmux prints the name it was started by,
+ * so one installed as `tmux-next` says "tmux-next 3.5".
+ */
+export function asTmuxVersion(out: string, bin: string): string {
+  const name = bin.slice(bin.lastIndexOf("/") + 1);
+  return name !== "tmux" && out.startsWith(`${name} `) ? `tmux ${out.slice(name.length + 1)}` : out;
+}
+
+/**
  * What the first line of `tmux -V` says of the build: whether control mode serves and whether a client's start is
  * safe (lib/tmux/attach_gate.ts); undefined when it is no tmux. A release says its number ("tmux 3.3a", "tmux
  * next-3.6"). A build without one is tmux all the same: one from git ("tmux master") is newer than any release,
@@ -368,7 +377,7 @@ export function createTmuxEngine(opts: TmuxEngineOptions): TmuxEngine {
       } finally {
         quiet();
       }
-      const v = tmuxBuild(out);
+      const v = tmuxBuild(asTmuxVersion(out, launcher.bin));
       if (!v) {
         throw new TmuxError(
           "missing",
