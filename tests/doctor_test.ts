@@ -5,7 +5,15 @@
  * old, an unused socket and a bad config file.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { ROOT, runProcess, runWithReadOnlyDir, START_PERMISSIONS, startTmux, uniqueSocketName } from "./helpers.ts";
+import {
+  connect,
+  ROOT,
+  runProcess,
+  runWithReadOnlyDir,
+  START_PERMISSIONS,
+  startTmux,
+  uniqueSocketName,
+} from "./helpers.ts";
 import { parseCommand } from "../lib/config.ts";
 import { parseTmuxVersion } from "../lib/doctor/tmux.ts";
 import { findOnPath } from "../lib/host/binaries.ts";
@@ -165,6 +173,38 @@ Deno.test("doctor: a tmux installed under another name (tmux-next) is tmux: vers
     assertEquals(r.code, 0, r.stdout);
     assertMatch(lineOf(r.lines, "tmux"), /^ok {4}tmux: \d+\.\d+\S* \(minimum 3\.2/);
     assertMatch(lineOf(r.lines, "control mode"), /^ok .*attached and answered/);
+  } finally {
+    await stop(t);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("doctor --control-mode off: control mode is not tried, so a tmux without it passes, as the server does", async () => {
+  const t = await startTmux("doc");
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-doc-" });
+  // A tmux whose control mode fails (as behind a wrapper that cannot pass a terminal through), everything else works.
+  const real = findOnPath("tmux", Deno.env.get("PATH") ?? "")!;
+  await Deno.writeTextFile(
+    `${dir}/tmux`,
+    `#!/bin/sh\nfor a; do [ "$a" = -C ] && { echo 'no control mode' >&2; exit 1; }; done\nexec '${real}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  await Deno.chmod(`${dir}/tmux`, 0o755);
+  try {
+    const args = ["--tmux-bin", `${dir}/tmux`, "--socket-name", t.socketName, "--control-mode", "off"];
+    const r = await doctor(args);
+    assertOneLineEach(r);
+    assertEquals(
+      lineOf(r.lines, "control mode"),
+      "skip  control mode: off (--control-mode off): one tmux client per command",
+    );
+    assertEquals(r.code, 0, r.stdout);
+    const mcp = await connect({ args });
+    try {
+      assertEquals((await mcp.ok<{ sessions: unknown[] }>("list", { what: "sessions" })).sessions.length, 1);
+    } finally {
+      await mcp.close();
+    }
   } finally {
     await stop(t);
     await Deno.remove(dir, { recursive: true });

@@ -67,6 +67,8 @@ async function localChecks(given: Config, need: ReturnType<typeof needs>): Promi
           name: "control mode",
           detail: `not tried with tmux ${version.old}: upgrade tmux (see the tmux line)`,
         }
+        : !config.controlMode
+        ? { status: "skip", name: "control mode", detail: "off (--control-mode off): one tmux client per command" }
         : socket.up
         ? await checkControlMode(
           { bin: config.tmuxBin, socketName: config.socketName, socketPath: config.socketPath },
