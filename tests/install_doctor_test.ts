@@ -277,6 +277,30 @@ Deno.test("install: the npm launcher's command is what gets written, and what do
   });
 });
 
+Deno.test("install: under npx, a client started with a short PATH (Claude Desktop, Zed) gets npx by its path", async () => {
+  await inHome(async (home) => {
+    await Deno.mkdir(`${home}/bin`);
+    await Deno.writeTextFile(`${home}/bin/npx`, "#!/bin/sh\n", { mode: 0o755 });
+    await Deno.chmod(`${home}/bin/npx`, 0o755);
+    const env = {
+      TMUX_MCP_LAUNCHER: JSON.stringify(["npx", "-y", "@tmux-mcp/server@1.2.3"]),
+      PATH: `${home}/bin:${Deno.env.get("PATH")}`,
+    };
+    const args = ["-y", "@tmux-mcp/server@1.2.3"];
+    for (
+      const [id, command] of [["claude-desktop", `${home}/bin/npx`], ["zed", `${home}/bin/npx`], ["cursor", "npx"]]
+    ) {
+      const r = await tmuxMcp(home, ["doctor", "--install", id], env);
+      assertEquals(r.code, 0, r.stdout + r.stderr);
+      const tmux = serversOf(id as ClientId, await Deno.readTextFile(`${home}/${CASES[id as ClientId].path}`)).tmux;
+      assertEquals([tmux.command, tmux.args], [command, args], id);
+    }
+    // And plain doctor finds them installed with that command.
+    const hints = (await tmuxMcp(home, ["doctor"], env)).stdout.split("\n").filter((l) => / mcp client: /.test(l));
+    assertEquals(hints.filter((l) => l.startsWith("ok ")).length, 3, hints.join("\n"));
+  });
+});
+
 Deno.test("doctor: one line per client found — the --install command and the snippet, or ok once installed", async () => {
   await inHome(async (home) => {
     await Deno.mkdir(`${home}/.cursor`);

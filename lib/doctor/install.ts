@@ -16,6 +16,7 @@
 import { OPTIONS } from "../config.ts";
 import { type CheckResult, messageOf } from "./check.ts";
 import { clientArgv, shellWord } from "./client.ts";
+import { findOnPath } from "../host/binaries.ts";
 import { CLIENT_IDS, type ClientSpec, clientSpec, currentWhere, type Where } from "./install_clients.ts";
 import { mergeEntry, unifiedDiff } from "./install_edit.ts";
 
@@ -170,6 +171,15 @@ function movedProblem(spec: ClientSpec, where: Where): string | undefined {
     `config depends on the folder it starts in: set ${name} to an absolute path`;
 }
 
+/**
+ * `argv` as `spec` can start it: for a client started with a short PATH, a command by bare name (the npm launcher's
+ * `npx`) by the path this PATH finds it at.
+ */
+function forClient(spec: ClientSpec, argv: readonly string[], where: Where): string[] {
+  if (!spec.shortPath || argv[0].includes("/")) return [...argv];
+  return [findOnPath(argv[0], where.env.PATH ?? "") ?? argv[0], ...argv.slice(1)];
+}
+
 /** Flags that replace each other's variables too (a socket flag both socket variables, a host flag both host ones). */
 const FLAG_GROUPS = [["socket-name", "socket-path"], ["ssh", "hosts"]];
 
@@ -222,7 +232,7 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
   const moved = movedProblem(spec, where);
   if (moved) return { lines: [`tmux-mcp doctor: ${moved} and run --install again`], ok: false };
   const path = spec.path(where);
-  const argv = opts.argv ?? clientArgv(opts.flags);
+  const argv = forClient(spec, opts.argv ?? clientArgv(opts.flags), where);
   const refuse = (reason: string) => ({
     lines: [`tmux-mcp doctor: not changing ${path}: ${reason}; it is left as it was`],
     ok: false,
@@ -318,7 +328,7 @@ export function pasteHint(spec: ClientSpec, argv: readonly string[], path: strin
 export async function clientHints(flags: readonly string[], where: Where = currentWhere()): Promise<CheckResult[]> {
   const noHome = homeProblem(where);
   if (noHome) return [{ status: "warn", name: "mcp client", detail: `${noHome} to find the MCP clients' configs` }];
-  const argv = clientArgv(flags);
+  const given = clientArgv(flags);
   const base = clientArgv([]);
   const out: CheckResult[] = [];
   for (const id of CLIENT_IDS) {
@@ -333,6 +343,7 @@ export async function clientHints(flags: readonly string[], where: Where = curre
       [path, ...spec.markers(where)].map((p) => Deno.stat(p).then(() => true, () => false)),
     );
     if (!present.includes(true)) continue;
+    const argv = forClient(spec, given, where);
     let result: CheckResult;
     try {
       const file = await readConfig(path);

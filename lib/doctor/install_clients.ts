@@ -46,6 +46,11 @@ export interface ClientSpec {
   path(where: Where): string;
   /** Folders whose presence means the client is installed (its config file counts too). */
   markers(where: Where): string[];
+  /**
+   * Started from the desktop with a short PATH (macOS: /usr/bin:/bin:/usr/sbin:/sbin), where a command by bare name
+   * (npx) is not found.
+   */
+  shortPath?: true;
   /** The variables naming a folder that holds its config instead, when set (XDG_CONFIG_HOME, relative, is ignored). */
   moves?: readonly string[];
   /** The server's entry for `argv` = command + arguments. */
@@ -91,6 +96,7 @@ export const CLIENTS: Readonly<Record<ClientId, ClientSpec>> = {
     section: "mcpServers",
     path: (w) => `${appConfig(w)}/Claude/claude_desktop_config.json`,
     markers: (w) => [`${appConfig(w)}/Claude`],
+    shortPath: true,
     entry: plain,
   },
   cursor: {
@@ -150,6 +156,7 @@ export const CLIENTS: Readonly<Record<ClientId, ClientSpec>> = {
     // Zed reads ~/.config/zed on macOS too, there whatever XDG_CONFIG_HOME says (its paths::config_dir()).
     path: (w) => `${zedConfig(w)}/settings.json`,
     markers: (w) => [zedConfig(w)],
+    shortPath: true,
     entry: (argv) => ({ ...plain(argv), env: {} }),
   },
 };
