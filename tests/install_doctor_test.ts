@@ -790,6 +790,40 @@ Deno.test("install: settings from TMUX_MCP_* variables, which the entry does not
   });
 });
 
+Deno.test("install: a TMUX_TMPDIR that moves the socket is named with the --socket-path to install instead", async () => {
+  await inHome(async (home) => {
+    const tmpdir = `${home}/run`;
+    await Deno.mkdir(tmpdir);
+    const name = `tmcp-tmpdir-${crypto.randomUUID().slice(0, 8)}`;
+    // Where tmux itself puts the socket with that TMUX_TMPDIR.
+    const tmux = (...args: string[]) =>
+      new Deno.Command("tmux", { args: ["-L", name, "-f", "/dev/null", ...args], env: { TMUX_TMPDIR: tmpdir } })
+        .output();
+    await tmux("new-session", "-d");
+    try {
+      const path = `${tmpdir}/tmux-${Deno.uid()}/${name}`;
+      assert((await Deno.stat(path)).isSocket, path);
+      const r = await tmuxMcp(home, ["doctor", "--install", "cursor", "--socket-name", name], { TMUX_TMPDIR: tmpdir });
+      assertEquals(r.code, 0, r.stdout + r.stderr);
+      assertEquals(
+        r.stdout.split("\n").filter((l) => l.includes("TMUX_TMPDIR")),
+        [
+          `tmux-mcp doctor: TMUX_TMPDIR is set here, so the socket is ${path}, which a client started elsewhere does ` +
+          `not look in: to keep it, run again with --socket-path ${path} in place of --socket-name ${name}`,
+        ],
+      );
+      // Done so: nothing more to say.
+      const again = await tmuxMcp(home, ["doctor", "--install", "cursor", "--socket-path", path], {
+        TMUX_TMPDIR: tmpdir,
+      });
+      assertEquals(again.code, 0, again.stdout + again.stderr);
+      assert(!again.stdout.includes("TMUX_TMPDIR"), again.stdout);
+    } finally {
+      await tmux("kill-server");
+    }
+  });
+});
+
 Deno.test("install: an entry the client has turned off is said so, by --install and by doctor (warn, not ok)", async () => {
   await inHome(async (home) => {
     const path = await writeConfig(

@@ -17,6 +17,7 @@ import { OPTIONS } from "../config.ts";
 import { type CheckResult, messageOf } from "./check.ts";
 import { clientArgv, shellWord } from "./client.ts";
 import { findOnPath } from "../host/binaries.ts";
+import { ownUid } from "../host/process.ts";
 import { CLIENT_IDS, type ClientSpec, clientSpec, currentWhere, type Where } from "./install_clients.ts";
 import { mergeEntry, unifiedDiff } from "./install_edit.ts";
 
@@ -210,6 +211,24 @@ export function unwrittenEnv(flags: readonly string[], env: Where["env"]): strin
 }
 
 /**
+ * When this environment's TMUX_TMPDIR moves tmux's sockets (`$TMUX_TMPDIR/tmux-UID/NAME`) and the entry names the
+ * socket by name: a client started without that variable looks in /tmp and finds no server there. As a line with
+ * the `--socket-path` to install with instead; undefined when the socket is given by path or TMUX_TMPDIR is unset.
+ */
+function tmpdirNote(flags: readonly string[], env: Where["env"], uid?: number): string | undefined {
+  const tmpdir = env.TMUX_TMPDIR;
+  if (!tmpdir || uid === undefined || flags.some((a) => /^--socket-path(=|$)/.test(a))) return undefined;
+  const at = flags.findIndex((a) => /^--socket-name(=|$)/.test(a));
+  const flagName = at === -1 ? undefined : flags[at].includes("=") ? flags[at].slice(14) : flags[at + 1];
+  if (flagName === undefined && env.TMUX_MCP_SOCKET_PATH?.trim()) return undefined;
+  const name = flagName ?? (env.TMUX_MCP_SOCKET_NAME?.trim() || "default");
+  const path = `${tmpdir.replace(/\/+$/, "")}/tmux-${uid}/${name}`;
+  return `tmux-mcp doctor: TMUX_TMPDIR is set here, so the socket is ${path}, which a client started elsewhere ` +
+    `does not look in: to keep it, run again with --socket-path ${shellWord(path)}` +
+    (flagName === undefined ? "" : ` in place of --socket-name ${shellWord(name)}`);
+}
+
+/**
  * How an entry the client will not start says so (`disabled: true`, as Windsurf's file has it; `enabled: false`, as
  * Zed's and Codex's), as that key and value in the file's syntax; undefined for an entry that is on.
  */
@@ -251,7 +270,9 @@ export async function runInstall(opts: InstallOptions): Promise<{ lines: string[
     ...off
       ? [`tmux-mcp doctor: the entry is turned off there (${off}): ${spec.title} starts it once that key is gone`]
       : [],
-    ...[unwrittenEnv(opts.flags, where.env)].filter((n) => n !== undefined),
+    ...[unwrittenEnv(opts.flags, where.env), tmpdirNote(opts.flags, where.env, await ownUid())].filter((n) =>
+      n !== undefined
+    ),
   ];
   if (merged.kind === "unchanged") {
     return {
