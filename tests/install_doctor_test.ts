@@ -851,6 +851,19 @@ Deno.test("install: an entry the client has turned off is said so, by --install 
   });
 });
 
+Deno.test("install: a file where the client keeps its folder (~/.cursor) is one line saying to move it aside", async () => {
+  await inHome(async (home) => {
+    await Deno.writeTextFile(`${home}/.cursor`, "mine");
+    const why = `${home}/.cursor is a file, where the client keeps a folder: move it aside and run again`;
+    const r = await tmuxMcp(home, ["doctor", "--install", "cursor"]);
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    assertEquals(r.stdout, `tmux-mcp doctor: not changing ${home}/.cursor/mcp.json: ${why}; it is left as it was\n`);
+    assertEquals(await Deno.readTextFile(`${home}/.cursor`), "mine");
+    const hint = (await tmuxMcp(home, ["doctor"])).stdout.split("\n").filter((l) => / mcp client: /.test(l));
+    assertEquals(hint, [`warn  mcp client: cursor: ${why}`]);
+  });
+});
+
 Deno.test("install: a folder where the config file should be is one line saying to move it aside, untouched", async () => {
   await inHome(async (home) => {
     await Deno.mkdir(`${home}/.claude.json/inside`, { recursive: true });

@@ -48,6 +48,11 @@ async function readConfig(
   } catch (e) {
     // No file: a dangling link (dotfiles whose file is not made yet) gets the file where it points.
     if (e instanceof Deno.errors.NotFound) return { text: "", exists: false, real: await linkEnd(path) };
+    if (e instanceof Deno.errors.NotADirectory) {
+      throw new Error(
+        `${await fileOnTheWay(path)} is a file, where the client keeps a folder: move it aside and run again`,
+      );
+    }
     throw e;
   }
   const info = await Deno.stat(real);
@@ -57,6 +62,16 @@ async function readConfig(
   }
   const owner: [number, number] | undefined = info.uid !== null && info.gid !== null ? [info.uid, info.gid] : undefined;
   return { text: utf8(await Deno.readFile(real), path), exists: true, real, mode: info.mode ?? undefined, owner };
+}
+
+/** The nearest folder above `path` that is a file instead (~/.cursor as a file, say); `path`'s own folder when none. */
+async function fileOnTheWay(path: string): Promise<string> {
+  const parts = path.split("/");
+  for (let n = 2; n < parts.length; n++) {
+    const dir = parts.slice(0, n).join("/");
+    if (await Deno.stat(dir).then((s) => !s.isDirectory, () => false)) return dir;
+  }
+  return path.slice(0, path.lastIndexOf("/"));
 }
 
 /** The file's bytes as text; throws when they are not UTF-8, which a lenient decode would write back as U+FFFD. */
