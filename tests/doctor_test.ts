@@ -191,6 +191,13 @@ Deno.test("doctor --control-mode off: control mode is not tried, so a tmux witho
   );
   await Deno.chmod(`${dir}/tmux`, 0o755);
   try {
+    const on = await doctor(["--tmux-bin", `${dir}/tmux`, "--socket-name", t.socketName]);
+    assertEquals(on.code, 1, on.stdout);
+    // What the line says to do is what follows.
+    assertMatch(
+      lineOf(on.lines, "control mode"),
+      /^FAIL .*: check that a session exists, or serve with --control-mode off/,
+    );
     const args = ["--tmux-bin", `${dir}/tmux`, "--socket-name", t.socketName, "--control-mode", "off"];
     const r = await doctor(args);
     assertOneLineEach(r);

@@ -34,7 +34,8 @@ export async function checkControlMode(opts: SocketSpec & { bin: string }, neede
     return {
       status: failIfNeeded(needed),
       name: "control mode",
-      detail: `${messageOf(e)}: the server needs tmux control mode (tmux -C); check that a session exists`,
+      detail: `${messageOf(e)}: check that a session exists, or serve with --control-mode off (one tmux client ` +
+        "per command)",
     };
   } finally {
     await engine.close();
