@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { withServer } from "./helpers.ts";
 import { estimateTokens } from "../lib/budget/estimate.ts";
+import { resultBuffers } from "./budget_helpers.ts";
 
 interface BatchResult {
   results: Array<{ tool: string; ok: boolean; result?: Record<string, unknown>; error?: string }>;
@@ -128,6 +129,8 @@ Deno.test("a batch whose results cannot each fit a share of its budget is buffer
     const r = await mcp.ok<{ type?: string; buffer_id?: string }>("batch", { calls });
     assert.equal(r.type, "buffered_response");
     assert.match(r.buffer_id!, /^mcp-result-/);
+    // Kept in one buffer: one per call as well would push the agent's older results out of the few kept.
+    assert.deepEqual(await resultBuffers(tmux), [r.buffer_id]);
   }, { args: ["--max-tokens", "1000"] });
 });
 

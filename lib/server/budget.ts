@@ -183,6 +183,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     ctx: Services,
     budget: ToolBudget,
     overWhat: string,
+    store: typeof keep = keep,
   ): Promise<CallToolResult> {
     const estimate = resultTokens(result, budget.maxTokens);
     const over = estimate !== undefined && estimate > budget.maxTokens;
@@ -223,7 +224,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     // As show-buffer's budget counts a page of what is stored: a JSON string (of indented JSON, for a structured
     // result: not the compact JSON estimated above, which has no indents and escapes no quotes).
     const fullTokens = jsonStringTokens(plan.fullText);
-    const kept = await keep(plan, ctx);
+    const kept = await store(plan, ctx);
     const what = plan.kind === "text" ? "text" : "result (as indented JSON)";
     const head = over
       ? `${tool.name} returned about ${tokens} tokens, over ${overWhat}.`
@@ -294,7 +295,7 @@ export function createBudget(opts: BudgetOptions): Budget {
    * A result whose `results` hold other tools' results (batch), over `budget`: its largest inner results are
    * each kept in a result buffer of their own with their own tool's preview, fitted to a share of the budget
    * (the smaller ones first take what they need), so the answer shows every call's outcome. The result as it
-   * is when it fits, or holds no such list.
+   * is when it fits, holds no such list, or would not fit even so (it is then kept whole, in one buffer).
    */
   async function keepInnerResults(
     result: CallToolResult,
@@ -312,36 +313,45 @@ export function createBudget(opts: BudgetOptions): Budget {
       JSON.stringify({ ...structured, results: entries.map(({ result: _r, text: _t, ...e }) => e) }),
     );
     const order = costs.map((_, i) => i).filter((i) => costs[i] > 0).sort((a, b) => costs[a] - costs[b]);
-    // Estimates of parts do not add up exactly to the whole's: a token of rounding each.
-    let left = budget.maxTokens - fixed - order.length;
-    const out = [...entries];
-    for (const [k, i] of order.entries()) {
-      const share = Math.floor(left / (order.length - k));
-      if (costs[i] <= share) {
-        left -= costs[i];
-        continue;
-      }
-      const inner = toolNamed(String(entries[i].tool));
-      const { result: part, text, ...rest } = entries[i];
-      if (inner === undefined) continue;
-      const innerResult: CallToolResult = part !== undefined
-        ? {
-          content: [{ type: "text", text: JSON.stringify(part) }],
-          structuredContent: part as Record<string, unknown>,
+    // Each kept result costs a buffer of the few the server keeps (older ones give way): they are kept only when
+    // the answer then fits, found by a first pass that stores nothing (a stored result's name has the same length).
+    const replaced = async (store: typeof keep): Promise<CallToolResult> => {
+      // Estimates of parts do not add up exactly to the whole's: a token of rounding each.
+      let left = budget.maxTokens - fixed - order.length;
+      const out = [...entries];
+      for (const [k, i] of order.entries()) {
+        const share = Math.floor(left / (order.length - k));
+        if (costs[i] <= share) {
+          left -= costs[i];
+          continue;
         }
-        : { content: [{ type: "text", text: String(text) }] };
-      const kept = await fit(
-        inner,
-        innerResult,
-        ctx,
-        { ...budget, maxTokens: Math.max(1, share), alwaysBuffer: false },
-        `its ${Math.max(0, share)}-token share of the ${budget.maxTokens}-token budget of the batch it ran in`,
-      );
-      out[i] = { ...rest, result: kept.structuredContent };
-      left -= estimateTokens(JSON.stringify(kept.structuredContent));
-    }
-    const next = { ...structured, results: out };
-    return { content: [{ type: "text", text: structuredJson(next) }], structuredContent: next };
+        const inner = toolNamed(String(entries[i].tool));
+        const { result: part, text, ...rest } = entries[i];
+        if (inner === undefined) continue;
+        const innerResult: CallToolResult = part !== undefined
+          ? {
+            content: [{ type: "text", text: JSON.stringify(part) }],
+            structuredContent: part as Record<string, unknown>,
+          }
+          : { content: [{ type: "text", text: String(text) }] };
+        const kept = await fit(
+          inner,
+          innerResult,
+          ctx,
+          { ...budget, maxTokens: Math.max(1, share), alwaysBuffer: false },
+          `its ${Math.max(0, share)}-token share of the ${budget.maxTokens}-token budget of the batch it ran in`,
+          store,
+        );
+        out[i] = { ...rest, result: kept.structuredContent };
+        left -= estimateTokens(JSON.stringify(kept.structuredContent));
+      }
+      const next = { ...structured, results: out };
+      return { content: [{ type: "text", text: structuredJson(next) }], structuredContent: next };
+    };
+    const placeholder = { id: hostAddress(ctx, `${RESULT_BUFFER_PREFIX}00000000`) };
+    const tried = await replaced(() => Promise.resolve(placeholder));
+    if ((resultTokens(tried, budget.maxTokens) ?? 0) > budget.maxTokens) return result;
+    return await replaced(keep);
   }
 
   function pageBudget(tool: AnyTool): PageBudget {
