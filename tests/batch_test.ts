@@ -134,6 +134,26 @@ Deno.test("a batch whose results cannot each fit a share of its budget is buffer
   }, { args: ["--max-tokens", "1000"] });
 });
 
+Deno.test("a batch with a huge error text trims it to a share of its budget: every outcome stays in view", async () => {
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("set-buffer", "-b", "big", "word ".repeat(400));
+    // The error quotes the 1000-character name: about as many tokens as the whole budget.
+    const calls = [
+      { tool: "show-buffer", arguments: { name: "界".repeat(1000) } },
+      { tool: "show-buffer", arguments: { name: "big" } },
+      { tool: "list", arguments: { what: "sessions" } },
+    ];
+    const raw = await mcp.call("batch", { calls, continue_on_error: true });
+    const tokens = estimateTokens(JSON.stringify(raw.structuredContent));
+    assert.ok(tokens <= 1000, `the batch is ${tokens} tokens`);
+    const r = raw.structuredContent as unknown as BatchResult;
+    assert.deepEqual(r.results?.map((x) => [x.tool, x.ok]), calls.map((c, i) => [c.tool, i > 0]));
+    assert.match(r.results[0].error!, /^no buffer named "界+ \[…\d+ characters of this message omitted…\] 界+": call/);
+    assert.equal((r.results[1].result as { type: string }).type, "buffered_response");
+    assert.equal((r.results[2].result as { sessions: unknown[] }).sessions.length, 1);
+  }, { args: ["--max-tokens", "1000"] });
+});
+
 Deno.test("batch is announced read-only where every served tool is, and destructive where one is", async () => {
   const batchOf = async (args: string[]) => {
     let a: Record<string, unknown> | undefined;

@@ -307,22 +307,28 @@ export function createBudget(opts: BudgetOptions): Budget {
     const structured = result.structuredContent as { results?: unknown } | undefined;
     if (whole === undefined || whole <= budget.maxTokens || !Array.isArray(structured?.results)) return result;
     const entries = structured.results as Record<string, unknown>[];
-    const partOf = (e: Record<string, unknown>) => e.result ?? e.text;
+    // A failed call's error text is a part too: trimmed to its share as a lone error is to the budget.
+    const partOf = (e: Record<string, unknown>) => e.result ?? e.text ?? e.error;
     const costs = entries.map((e) => partOf(e) === undefined ? 0 : estimateTokens(JSON.stringify(partOf(e))));
     const fixed = estimateTokens(
-      JSON.stringify({ ...structured, results: entries.map(({ result: _r, text: _t, ...e }) => e) }),
+      JSON.stringify({ ...structured, results: entries.map(({ result: _r, text: _t, error: _e, ...e }) => e) }),
     );
     const order = costs.map((_, i) => i).filter((i) => costs[i] > 0).sort((a, b) => costs[a] - costs[b]);
     // Each kept result costs a buffer of the few the server keeps (older ones give way): they are kept only when
     // the answer then fits, found by a first pass that stores nothing (a stored result's name has the same length).
-    const replaced = async (store: typeof keep): Promise<CallToolResult> => {
-      // Estimates of parts do not add up exactly to the whole's: a token of rounding each.
-      let left = budget.maxTokens - fixed - order.length;
+    const replaced = async (store: typeof keep, slack: number): Promise<CallToolResult> => {
+      let left = budget.maxTokens - fixed - slack;
       const out = [...entries];
       for (const [k, i] of order.entries()) {
         const share = Math.floor(left / (order.length - k));
         if (costs[i] <= share) {
           left -= costs[i];
+          continue;
+        }
+        if (typeof entries[i].error === "string") {
+          const error = trimMiddle(entries[i].error as string, Math.max(1, share));
+          out[i] = { ...entries[i], error };
+          left -= estimateTokens(JSON.stringify(error));
           continue;
         }
         const inner = toolNamed(String(entries[i].tool));
@@ -349,9 +355,14 @@ export function createBudget(opts: BudgetOptions): Budget {
       return { content: [{ type: "text", text: structuredJson(next) }], structuredContent: next };
     };
     const placeholder = { id: hostAddress(ctx, `${RESULT_BUFFER_PREFIX}00000000`) };
-    const tried = await replaced(() => Promise.resolve(placeholder));
-    if ((resultTokens(tried, budget.maxTokens) ?? 0) > budget.maxTokens) return result;
-    return await replaced(keep);
+    // Estimates of parts do not add up exactly to the whole's: what the whole is over is taken off, harder each time.
+    for (let tries = 0, slack = 0; tries < 4; tries++) {
+      const tried = await replaced(() => Promise.resolve(placeholder), slack);
+      const excess = (resultTokens(tried, budget.maxTokens) ?? 0) - budget.maxTokens;
+      if (excess <= 0) return await replaced(keep, slack);
+      slack += excess * 2 ** tries;
+    }
+    return result;
   }
 
   function pageBudget(tool: AnyTool): PageBudget {
