@@ -182,3 +182,23 @@ Deno.test("resources/list names a pane once when its window is linked into two s
     assertEquals(uris.length, new Set(uris).size, uris.join(" "));
   });
 });
+
+Deno.test("the sessions resource over the response budget keeps the first sessions that fit and says what it left out", async () => {
+  // 40 sessions with 40-character names were all returned, about 1,300 tokens at a 300-token budget.
+  await withServer(async ({ client }, tmux) => {
+    const names = Array.from({ length: 40 }, (_, i) => `session-${String(i).padStart(2, "0")}-` + "x".repeat(29));
+    for (const name of names) await tmux.tmux("new-session", "-d", "-s", name);
+    const { text, mimeType } = await readText(client, "tmux://sessions");
+    assertEquals(mimeType, "application/json");
+    const tokens = estimateTokens(JSON.stringify(text));
+    assert(tokens <= 300, `the sessions are ${tokens} tokens, over the 300-token budget`);
+    const shown = JSON.parse(text) as { sessions: { session_name: string }[]; note: string };
+    assert(shown.sessions.length > 0, "the first sessions are shown");
+    assertMatch(
+      shown.note,
+      new RegExp(`^over this server's 300-token budget: the first ${shown.sessions.length} of 41 sessions; list `),
+    );
+    // The first ones, in tmux's order (the fixture's "main" was made first).
+    assertEquals(shown.sessions.map((s) => s.session_name), ["main", ...names].slice(0, shown.sessions.length));
+  }, { args: ["--max-tokens", "300"] });
+});

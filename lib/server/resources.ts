@@ -34,6 +34,7 @@ import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import { loadRedactor } from "../text/redact.ts";
 import { jsonStringTokens, tailStart } from "../budget/preview.ts";
+import { getPath, mainArrayPath, setPath } from "../budget/shape.ts";
 
 /**
  * JSON-RPC error code for a resource that does not exist: invalid params, as the 2026-07-28 specification says
@@ -56,6 +57,8 @@ interface ResourceDef {
   /** Concrete resources of a template, for resources/list. */
   list?(services: Services, signal: AbortSignal): Promise<Resource[]>;
   read(services: Services, vars: Vars, signal: AbortSignal): Promise<string>;
+  /** JSON: the tool call that shows every item of its list, named when the list is cut to the budget. */
+  listedBy?: string;
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -104,6 +107,7 @@ const RESOURCES: readonly ResourceDef[] = [
     description: "Every tmux session with ids, names, window counts and activity times (JSON).",
     mimeType: "application/json",
     uri: "tmux://sessions",
+    listedBy: `list {"what":"sessions"}`,
     read: async (s, _v, signal) => json({ sessions: await noServerIsEmpty(listSessions(s.tmux, signal)) }),
   },
   {
@@ -112,6 +116,7 @@ const RESOURCES: readonly ResourceDef[] = [
     description: "One session ($id or name) with its windows and panes (JSON).",
     mimeType: "application/json",
     uri: "tmux://sessions/{session}",
+    listedBy: `list {"what":"panes","target":"<the session's id>"}`,
     list: async (s, signal) =>
       (await listSessions(s.tmux, signal)).map((x) => ({
         uri: `tmux://sessions/${x.session_id}`,
@@ -193,16 +198,41 @@ export function registerResources(
 }
 
 /**
- * A pane's content over the budget: its newest lines that fit, after a first line that says how many older ones were
- * left out and how to read them. JSON (one object) is not cut.
+ * A resource over the budget: a pane's content, its newest lines that fit after a first line that says how many older
+ * ones were left out and how to read them; JSON, the first items of its list that fit and a note that says how many
+ * there are and which call lists them all (an object without a list is not cut).
  */
 function fitted(def: ResourceDef, text: string, budget: number): string {
-  if (def.mimeType !== "text/plain" || jsonStringTokens(text) <= budget) return text;
+  if (jsonStringTokens(text) <= budget) return text;
+  if (def.mimeType === "application/json") return fittedList(text, budget, def.listedBy ?? "the list tool");
+  if (def.mimeType !== "text/plain") return text;
   const omitted = (n: number) =>
     `[${n} older lines left out, over this server's ${budget}-token budget: capture-pane pages through them]\n`;
   const start = tailStart(text, budget - jsonStringTokens(omitted(CONTENT_LINES)), jsonStringTokens);
   const left = text.slice(0, start).split("\n").length - 1;
   return omitted(left) + text.slice(start);
+}
+
+function fittedList(text: string, budget: number, listedBy: string): string {
+  const value = JSON.parse(text) as unknown;
+  const path = mainArrayPath(value);
+  if (path === undefined) return text;
+  const list = getPath(value, path) as unknown[];
+  const cut = (keep: number) =>
+    JSON.stringify({
+      ...setPath(value, path, list.slice(0, keep)) as Record<string, unknown>,
+      note: `over this server's ${budget}-token budget: the first ${keep} of ${list.length} ${path.join(".")}; ` +
+        `${listedBy} shows them all`,
+    });
+  // The most items that fit: a cut list only shrinks as items are left out.
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (jsonStringTokens(cut(mid)) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return cut(lo);
 }
 
 /** No tmux server running means no sessions: an empty list, as the tools answer. */
