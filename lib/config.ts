@@ -101,6 +101,12 @@ export interface OptionRow {
   apply(cfg: Config, value: string | boolean, source: string): void;
 }
 
+/**
+ * The smallest token budget of one result (`--max-tokens`, maxTokensPerResponse, a tool's maxTokens): an answer over
+ * a smaller one is a buffered response whose required fields (where the result is and how to read it) alone are over it.
+ */
+export const MIN_MAX_TOKENS = 150;
+
 function intIn(source: string, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw.trim())) {
     throw new UsageError(`${source}: expected a whole number from ${min} to ${max}, got "${raw}"`);
@@ -303,7 +309,7 @@ export const OPTIONS: readonly OptionRow[] = [
     env: "TMUX_MCP_MAX_TOKENS",
     type: "string",
     help: "token budget per tool result (overrides maxTokensPerResponse)",
-    apply: (c, v, s) => c.maxTokens = intIn(s, String(v), 100, 10_000_000),
+    apply: (c, v, s) => c.maxTokens = intIn(s, String(v), MIN_MAX_TOKENS, 10_000_000),
   },
   {
     flag: "ssh",

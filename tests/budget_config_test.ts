@@ -69,6 +69,26 @@ Deno.test("config file: a wrong type is a startup error naming the key", async (
   assert.match(await startupError(`[1, 2]`), /: \(top level\): expected an object/);
 });
 
+Deno.test("a budget below the smallest buffered answer (150 tokens) is a startup error, in the file or as a flag", async () => {
+  // At 100 every buffered answer was about 125 tokens: its required fields alone are over it.
+  for (
+    const [key, text] of [
+      ["maxTokensPerResponse", `{ "maxTokensPerResponse": 149 }`],
+      ["toolConfigs.list.maxTokens", `{ "toolConfigs": { "list": { "maxTokens": 100 } } }`],
+    ]
+  ) {
+    assert.match(await startupError(text), new RegExp(`: ${key}: expected a whole number from 150 to 10000000`));
+  }
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...START_PERMISSIONS, ROOT + "main.ts", "--max-tokens", "100"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 2);
+  assert.match(new TextDecoder().decode(out.stderr), /--max-tokens: 100 is out of range \(150\.\.10000000\)/);
+});
+
 Deno.test("config file: an unknown tool name is a startup error naming it", async () => {
   const line = await startupError(`{ "toolConfigs": { "capture-pain": { "maxTokens": 500 } } }`);
   assert.match(line, /: toolConfigs\.capture-pain: unknown tool "capture-pain" \(known tools: .*show-buffer/);

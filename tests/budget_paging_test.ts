@@ -330,9 +330,9 @@ Deno.test("search-buffer at a budget below its page's fixed part still refuses n
     // At 100 tokens no page fits (its echoed fields alone are about 180): the 39 names were ~2,100 tokens on top.
     const r = await mcp.call("search-buffer", { query: "ERROR", max_matches: 1 });
     assert.ok(r.isError, JSON.stringify(r.structuredContent ?? r.content).slice(0, 200));
-    assert.ok(fits(r, 100), `the error fits the 100-token budget, got ${resultTokens(r, 0)}`);
+    assert.ok(fits(r, 150), `the error fits the 150-token budget, got ${resultTokens(r, 0)}`);
     assert.match((r.content as { text: string }[])[0].text, /^this search leaves 40 buffers to search/);
-  }, { args: ["--max-tokens", "100"] });
+  }, { args: ["--max-tokens", "150"] });
 });
 
 Deno.test("search-buffer echoes a long query cut to fit the budget, and says so", async () => {
@@ -409,15 +409,15 @@ Deno.test("show-buffer under a budget below a page of one character (a long name
     await tmux.tmux("set-buffer", "-b", name, "hello world\n".repeat(100));
     // The name alone is about 300 tokens: the page of one character was ~360 at a 100-token budget.
     const r = await mcp.call("show-buffer", { name });
-    assert.ok(fits(r, 100), `the result fits the 100-token budget, got ${resultTokens(r, 0)}`);
+    assert.ok(fits(r, 150), `the result fits the 150-token budget, got ${resultTokens(r, 0)}`);
     assert.ok(r.isError, JSON.stringify(r.content).slice(0, 200));
     assert.equal(
       (r.content as { text: string }[])[0].text,
-      "a page with one character of this buffer (its name echoed) is over this server's 100-token budget for " +
+      "a page with one character of this buffer (its name echoed) is over this server's 150-token budget for " +
         "show-buffer: rename-buffer it to a shorter name, or ask the user to raise toolConfigs.show-buffer.maxTokens " +
         "(or --max-tokens)",
     );
     await mcp.ok("rename-buffer", { from: name, to: "short" });
     assert.equal((await mcp.ok<{ offset_bytes: number }>("show-buffer", { name: "short" })).offset_bytes, 0);
-  }, { args: ["--max-tokens", "100"] });
+  }, { args: ["--max-tokens", "150"] });
 });

@@ -151,7 +151,7 @@ Deno.test("result buffers are deleted when the server exits normally", async () 
   const tmux = await startTmux();
   try {
     await tmux.tmux("set-buffer", "-b", "mine", "the user's own buffer");
-    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "100"] });
+    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "150"] });
     await makeBuffers(tmux, 100);
     const b = asBuffered(await mcp.ok("list-buffers"));
     assert.deepEqual(await resultBuffers(tmux), [b.buffer_id]);
@@ -166,7 +166,7 @@ Deno.test("result buffers are deleted when the server exits normally", async () 
 Deno.test("a result buffer takes no writes (they would go with it), and renamed away it is kept", async () => {
   const tmux = await startTmux();
   try {
-    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "100"] });
+    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "150"] });
     await makeBuffers(tmux, 100);
     const id = asBuffered(await mcp.ok("list-buffers")).buffer_id!;
     const refused = /^invalid arguments for \S+: (name|to): buffer is a result page its server deletes when it expires/;
@@ -198,7 +198,7 @@ Deno.test("autoTruncate returns the preview without keeping the full result", as
 });
 
 Deno.test("enableBuffering false returns every result whole", async () => {
-  await withConfig(`{ "enableBuffering": false, "maxTokensPerResponse": 100 }`, async (mcp, tmux) => {
+  await withConfig(`{ "enableBuffering": false, "maxTokensPerResponse": 150 }`, async (mcp, tmux) => {
     const text = "alpha beta\n".repeat(500);
     await tmux.tmuxStdin(enc.encode(text), "load-buffer", "-b", "big", "-");
     assert.equal((await mcp.ok<{ text: string }>("show-buffer", { name: "big" })).text, text);
@@ -277,7 +277,7 @@ Deno.test("a confirmation is never buffered, whatever the budget", async () => {
   const tmux = await startTmux();
   try {
     // The smallest budget a server takes, and a session name alone larger than it.
-    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "100"] });
+    const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "150"] });
     try {
       const name = "界".repeat(128);
       const made = await mcp.ok<{ session_id: string; session_name: string }>("new", { what: "session", name });

@@ -105,18 +105,22 @@ Deno.test("capture-since: one row over the budget is cut to fit, with a warning,
 });
 
 Deno.test("a budget below a page's own fields refuses in one line, never passing over a line it did not show", async () => {
-  // At 100 tokens the ids, cursor and warning left room for no character: the page was over the budget with text
-  // "" and its next_start (or cursor) one line on, so that line was never seen.
+  // At 100 tokens the ids, cursor and warning left room for no character: the page was over the budget with text ""
+  // and its next_start (or cursor) one line on, so that line was never seen. The smallest budget taken is 150: two
+  // warnings (one quoting a question) leave no room there.
   const tmux = await startTmux("toosmall");
-  const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "100"] });
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--max-tokens", "150"] });
   try {
-    const pane = await windowRunning(tmux, `python3 -c 'print("x" * 100); print("END")'; exec sleep 3600`);
-    await waitUntil("the pane to print END", async () => {
-      return (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("END");
+    const pane = await windowRunning(
+      tmux,
+      `python3 -c 'print("x" * 100); print("END"); print("Go on with the " + "y" * 40 + " [y/N]? ", end="")'; exec sleep 3600`,
+    );
+    await waitUntil("the pane to ask its question", async () => {
+      return (await tmux.tmux("capture-pane", "-p", "-t", pane)).includes("[y/N]?");
     }, 30_000);
     const refused = (tool: string) =>
       new RegExp(
-        `^a page with (line 0|a row) of pane %\\d+ is over this server's 100-token budget for ${tool}: ask the ` +
+        `^a page with (line 0|a row) of pane %\\d+ is over this server's 150-token budget for ${tool}: ask the ` +
           `user to raise toolConfigs\\.${tool}\\.maxTokens \\(or --max-tokens\\) to 300 or more$`,
       );
     assert.match(await mcp.err("capture-pane", { target: pane, start: 0 }), refused("capture-pane"));

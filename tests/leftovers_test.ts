@@ -152,7 +152,7 @@ Deno.test("ssh: storing result buffers sweeps none of a server on another machin
     for (let i = 0; i < 60; i++) args.push(";", "set-buffer", "-b", `item-${i}`, `value ${i}`);
     await fx.tmux(...args);
     mcp = await connect({
-      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--max-tokens", "100"],
+      args: ["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", fx.socketName, "--max-tokens", "150"],
     });
     // Each list is over the budget: a result buffer. The first store used to sweep in the background, as if
     // the tmux were this machine's; the later calls give that sweep the time it needs.

@@ -23,7 +23,7 @@
  * ```
  */
 import { z } from "zod";
-import { type Config, UsageError } from "../config.ts";
+import { type Config, MIN_MAX_TOKENS, UsageError } from "../config.ts";
 import { parseJsonc } from "./jsonc.ts";
 
 /** Default token budget of one result. */
@@ -34,7 +34,6 @@ export const PREVIEW_TOKENS = 2_000;
 export const MAX_RESULT_BUFFERS = 32;
 export const MAX_RESULT_BYTES = 256 * 1024 * 1024;
 
-const MIN_TOKENS = 100;
 const MAX_TOKENS = 10_000_000;
 
 function wholeNumber(min: number, max: number) {
@@ -44,13 +43,13 @@ function wholeNumber(min: number, max: number) {
 const flag = z.boolean({ error: "expected true or false" });
 
 const ToolConfigSchema = z.strictObject({
-  maxTokens: wholeNumber(MIN_TOKENS, MAX_TOKENS).optional(),
+  maxTokens: wholeNumber(MIN_MAX_TOKENS, MAX_TOKENS).optional(),
   maxDepth: wholeNumber(1, 64).optional(),
   alwaysBuffer: flag.optional(),
 }, { error: "expected an object" });
 
 const FileSchema = z.strictObject({
-  maxTokensPerResponse: wholeNumber(MIN_TOKENS, MAX_TOKENS).optional(),
+  maxTokensPerResponse: wholeNumber(MIN_MAX_TOKENS, MAX_TOKENS).optional(),
   defaultMaxDepth: wholeNumber(1, 64).optional(),
   enableBuffering: flag.optional(),
   bufferTTL: wholeNumber(100, 7 * 24 * 3600 * 1000).optional(),

@@ -263,7 +263,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     }
     // Still over (a budget of a few hundred tokens): the note and suggestions give way too, down to where the full
     // result is and the one show-buffer call that reads it from the start, then that note alone, then the least
-    // note (the required fields alone are about 120 tokens: a smaller budget cannot hold them).
+    // note (the required fields alone are about 120 tokens: the smallest budget taken, MIN_MAX_TOKENS, holds them).
     const fromStart = envelope.suggested_refinements.filter((r) => r.includes(`"offset_bytes":0,`));
     const short = kept.id !== null
       ? `${head} The full ${what} is in tmux buffer "${kept.id}": page it with show-buffer.`
