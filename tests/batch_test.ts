@@ -126,9 +126,15 @@ Deno.test("a batch whose results cannot each fit a share of its budget is buffer
   await withServer(async (mcp, tmux) => {
     await tmux.tmux("set-buffer", "-b", "big", "word ".repeat(400));
     const calls = Array.from({ length: 20 }, () => ({ tool: "show-buffer", arguments: { name: "big" } }));
-    const r = await mcp.ok<{ type?: string; buffer_id?: string }>("batch", { calls });
+    const r = await mcp.ok<{ type?: string; buffer_id?: string; preview: BatchResult }>("batch", { calls });
     assert.equal(r.type, "buffered_response");
     assert.match(r.buffer_id!, /^mcp-result-/);
+    // Each call shown with its result's own fields, not "[Object: 6 properties, truncated]".
+    assert.ok(r.preview.results.length > 0);
+    for (const shown of r.preview.results) {
+      assert.equal(shown.result?.name, "big", JSON.stringify(shown));
+      assert.match(String(shown.result?.text), /^word word .*… \[\d+ more characters\]$/);
+    }
     // Kept in one buffer: one per call as well would push the agent's older results out of the few kept.
     assert.deepEqual(await resultBuffers(tmux), [r.buffer_id]);
   }, { args: ["--max-tokens", "1000"] });

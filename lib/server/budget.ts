@@ -37,6 +37,7 @@ import { UserError } from "../errors.ts";
 import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
 import { jsonStringTokens, planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
 import { registriesOf, RESULT_BUFFER_PREFIX, type ResultRegistry } from "../budget/registry.ts";
+import { shrink } from "../budget/shape.ts";
 import {
   type BudgetSettings,
   MAX_RESULT_BUFFERS,
@@ -69,6 +70,8 @@ export interface Budget {
 }
 
 const MAX_PAGE_BYTES = 1024 * 1024;
+/** Strings in the outline of a batch kept whole: enough for an error's gist or a result's first words. */
+const OUTLINE_STRING_CHARS = 120;
 /** A budget that holds the fixed fields of every natively paged tool's page with room for its content. */
 const MIN_PAGE_TOKENS = 300;
 
@@ -169,13 +172,14 @@ export function createBudget(opts: BudgetOptions): Budget {
     // would only cost a buffer.
     if (!settings.enableBuffering || neverBuffered(tool)) return result;
     const budget = budgetOf(tool.name);
-    if (tool.innerResults) result = await keepInnerResults(result, ctx, budget, toolNamed);
-    return await fit(tool, result, ctx, budget, `this server's ${budget.maxTokens}-token budget for it`);
+    let outline: Record<string, unknown> | undefined;
+    if (tool.innerResults) ({ result, outline } = await keepInnerResults(result, ctx, budget, toolNamed));
+    return await fit(tool, result, ctx, budget, `this server's ${budget.maxTokens}-token budget for it`, keep, outline);
   };
 
   /**
    * `result` as it is when within `budget`, else kept whole in a result buffer and answered by a preview
-   * (`overWhat` names the budget it is over).
+   * (`overWhat` names the budget it is over) of `outline` if given: the result cut down to what a preview shows.
    */
   async function fit(
     tool: AnyTool,
@@ -184,6 +188,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     budget: ToolBudget,
     overWhat: string,
     store: typeof keep = keep,
+    outline?: Record<string, unknown>,
   ): Promise<CallToolResult> {
     const estimate = resultTokens(result, budget.maxTokens);
     const over = estimate !== undefined && estimate > budget.maxTokens;
@@ -193,8 +198,14 @@ export function createBudget(opts: BudgetOptions): Budget {
     const structured = result.structuredContent ?? { text: contentText(result) };
     let textField = result.structuredContent ? tool.textField : "text";
     let previewTokens = Math.min(PREVIEW_TOKENS, Math.floor(budget.maxTokens / 2));
-    const planFor = (tokens: number) =>
-      planPreview(structured, textField, { budgetTokens: tokens, maxDepth: budget.maxDepth });
+    const planFor = (tokens: number): PreviewPlan => {
+      const opts = { budgetTokens: tokens, maxDepth: budget.maxDepth };
+      if (outline === undefined) return planPreview(structured, textField, opts);
+      const { full, fullText, itemCount, maxDepth } = planPreview(structured, undefined, { ...opts, budgetTokens: 0 });
+      // The outline is cut down already: its depth is what it shows.
+      const shown = planPreview(outline, undefined, { ...opts, maxDepth: Number.MAX_SAFE_INTEGER });
+      return { ...shown, full, fullText, itemCount, maxDepth };
+    };
     let plan = planFor(previewTokens);
     // An empty text has nothing to page through: alwaysBuffer leaves it as it is.
     if (!over && plan.full.length === 0) return result;
@@ -295,17 +306,18 @@ export function createBudget(opts: BudgetOptions): Budget {
    * A result whose `results` hold other tools' results (batch), over `budget`: its largest inner results are
    * each kept in a result buffer of their own with their own tool's preview, fitted to a share of the budget
    * (the smaller ones first take what they need), so the answer shows every call's outcome. The result as it
-   * is when it fits, holds no such list, or would not fit even so (it is then kept whole, in one buffer).
+   * is when it fits, holds no such list, or would not fit even so: it is then kept whole, in one buffer, and
+   * previewed by its `outline`, each call's outcome with its result's own fields, their values cut short.
    */
   async function keepInnerResults(
     result: CallToolResult,
     ctx: Services,
     budget: ToolBudget,
     toolNamed: (name: string) => AnyTool | undefined,
-  ): Promise<CallToolResult> {
+  ): Promise<{ result: CallToolResult; outline?: Record<string, unknown> }> {
     const whole = resultTokens(result, budget.maxTokens);
     const structured = result.structuredContent as { results?: unknown } | undefined;
-    if (whole === undefined || whole <= budget.maxTokens || !Array.isArray(structured?.results)) return result;
+    if (whole === undefined || whole <= budget.maxTokens || !Array.isArray(structured?.results)) return { result };
     const entries = structured.results as Record<string, unknown>[];
     // A failed call's error text is a part too: trimmed to its share as a lone error is to the budget.
     const partOf = (e: Record<string, unknown>) => e.result ?? e.text ?? e.error;
@@ -359,10 +371,12 @@ export function createBudget(opts: BudgetOptions): Budget {
     for (let tries = 0, slack = 0; tries < 4; tries++) {
       const tried = await replaced(() => Promise.resolve(placeholder), slack);
       const excess = (resultTokens(tried, budget.maxTokens) ?? 0) - budget.maxTokens;
-      if (excess <= 0) return await replaced(keep, slack);
+      if (excess <= 0) return { result: await replaced(keep, slack) };
       slack += excess * 2 ** tries;
     }
-    return result;
+    // A call's result shows its fields (not a summary of the whole object), and no string is long.
+    const outlined = entries.map((e) => shrink(e, { maxDepth: 2, maxStringChars: OUTLINE_STRING_CHARS }).value);
+    return { result, outline: { ...structured, results: outlined } };
   }
 
   function pageBudget(tool: AnyTool): PageBudget {
