@@ -70,7 +70,7 @@ export interface Budget {
 }
 
 const MAX_PAGE_BYTES = 1024 * 1024;
-/** Strings in the outline of a batch kept whole: enough for an error's gist or a result's first words. */
+/** Strings in the preview of a batch buffered whole are cut to this: an error's gist, a result's first words. */
 const OUTLINE_STRING_CHARS = 120;
 /** A budget that holds the fixed fields of every natively paged tool's page with room for its content. */
 const MIN_PAGE_TOKENS = 300;
