@@ -368,3 +368,28 @@ Deno.test("invalid arguments get one clear line and the server keeps serving", a
     assertEquals((await mcp.ok<{ buffers: unknown[] }>("list-buffers")).buffers, []);
   });
 });
+
+/** Makes a buffer named `bad\xffname` through tmux's argv (a JSON string cannot carry the 0xff byte). */
+async function nonUtf8Named(socketName: string, content: string): Promise<void> {
+  const p = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      `printf %s "$2" | tmux -L "$1" load-buffer -b "$(printf 'bad\\377name')" -`,
+      "sh",
+      socketName,
+      content,
+    ],
+  }).output();
+  assert(p.success, new TextDecoder().decode(p.stderr));
+}
+
+Deno.test("rename-buffer onto an existing buffer from one tmux cannot find by its listed name keeps that buffer", async () => {
+  await withServer(async (mcp, tmux) => {
+    await nonUtf8Named(tmux.socketName, "data");
+    await tmux.tmux("set-buffer", "-b", "keep", "kept");
+    const { buffers } = await mcp.ok<{ buffers: { name: string }[] }>("list-buffers");
+    const from = buffers.find((b) => b.name.startsWith("bad"))!.name;
+    await mcp.err("rename-buffer", { from, to: "keep", overwrite: true });
+    assertEquals(await tmux.tmux("show-buffer", "-b", "keep"), "kept");
+  });
+});

@@ -19,6 +19,7 @@ import { formatLiteral } from "../tmux/quote.ts";
 import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
 import type { ServerFileReader } from "./server_file.ts";
 import { tempPrefix } from "../host/process.ts";
+import { TEMP_BUFFER_PREFIX } from "./paste.ts";
 
 export interface BufferInfo {
   name: string;
@@ -266,9 +267,17 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
             );
           }
           // tmux renames in place (set-buffer -n), so the content is never
-          // absent: at every moment either `from` or `to` holds it.
+          // absent: at every moment `from`, a temporary name or `to` holds it. `to` is deleted only once `from`
+          // was found (tmux stops at a failed command): a name it does not find (not UTF-8) must not cost `to`.
+          const temp = TEMP_BUFFER_PREFIX + crypto.randomUUID();
           const args: TmuxArg[] = all.has(to)
-            ? ["delete-buffer", "-b", to, COMMAND_SEPARATOR, "set-buffer", "-b", from, "-n", to]
+            ? [
+              ...["set-buffer", "-b", from, "-n", temp],
+              COMMAND_SEPARATOR,
+              ...["delete-buffer", "-b", to],
+              COMMAND_SEPARATOR,
+              ...["set-buffer", "-b", temp, "-n", to],
+            ]
             : ["set-buffer", "-b", from, "-n", to];
           await tmux.run(args);
           owned?.delete(from);
