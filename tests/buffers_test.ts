@@ -393,3 +393,25 @@ Deno.test("rename-buffer onto an existing buffer from one tmux cannot find by it
     assertEquals(await tmux.tmux("show-buffer", "-b", "keep"), "kept");
   });
 });
+
+Deno.test("a buffer another client named with bytes that are not UTF-8 is refused as unnamable, and skipped by a search of all", async () => {
+  await withServer(async (mcp, tmux) => {
+    await nonUtf8Named(tmux.socketName, "data");
+    const { buffers } = await mcp.ok<{ buffers: { name: string }[] }>("list-buffers");
+    const name = buffers.find((b) => b.name.startsWith("bad"))!.name;
+    assertEquals(name, "bad\ufffdname");
+    for (
+      const [tool, args] of [["show-buffer", { name }], ["delete-buffer", { name }], ["rename-buffer", {
+        from: name,
+        to: "x",
+      }]] as const
+    ) {
+      assertMatch(await mcp.err(tool, args), /has a name that is not UTF-8 .*no call can name it/);
+    }
+    // A search of all does not report it searched and empty: it is left out and named.
+    const all = await mcp.ok<{ skipped_buffers?: string[]; bytes_scanned_total: number }>("search-buffer", {
+      query: "data",
+    });
+    assertEquals(all.skipped_buffers, [name]);
+  });
+});

@@ -122,6 +122,19 @@ export function missingBuffer(name: string): UserError {
   return new MissingBuffer(name);
 }
 
+/**
+ * The error for a buffer list-buffers shows that tmux does not find by that name: its name holds bytes that are
+ * not UTF-8 (another client made it), which the list shows as U+FFFD and no JSON string can spell.
+ */
+export class UnnamableBuffer extends UserError {
+  constructor(readonly buffer: string) {
+    super(
+      `buffer ${JSON.stringify(buffer)} has a name that is not UTF-8 (list-buffers shows each invalid byte as ` +
+        `U+FFFD), so no call can name it: ask the user to rename it in tmux (set-buffer -b OLD -n NEW)`,
+    );
+  }
+}
+
 export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions = {}): BufferStore {
   const locks = new KeyedLocks();
   const fileLocks = opts.fileLocks ?? createFileLocks();
@@ -166,9 +179,16 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
     try {
       return (await opts.files?.read(name)) ?? await tmux.run(["show-buffer", "-b", name]);
     } catch (e) {
-      if (isMissingBuffer(e)) throw missingBuffer(name);
+      if (isMissingBuffer(e)) throw await missing(name);
       throw e;
     }
+  }
+
+  /** The error for `name` that tmux did not find: missing, or listed under a name that is not UTF-8. */
+  async function missing(name: string): Promise<UserError> {
+    if (!name.includes("\ufffd")) return missingBuffer(name);
+    const listed = await listAll().then((all) => all.some((b) => b.name === name), () => false);
+    return listed ? new UnnamableBuffer(name) : missingBuffer(name);
   }
 
   async function writeRaw(name: string, content: Uint8Array): Promise<void> {
@@ -213,7 +233,7 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
         try {
           await tmux.run(["delete-buffer", "-b", name]);
         } catch (e) {
-          if (isMissingBuffer(e)) throw missingBuffer(name);
+          if (isMissingBuffer(e)) throw await missing(name);
           throw e;
         }
       }));
@@ -279,7 +299,9 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
               ...["set-buffer", "-b", temp, "-n", to],
             ]
             : ["set-buffer", "-b", from, "-n", to];
-          await tmux.run(args);
+          await tmux.run(args).catch(async (e) => {
+            throw isMissingBuffer(e) ? await missing(from) : e;
+          });
           owned?.delete(from);
           owned?.add(to);
           return { replaced };

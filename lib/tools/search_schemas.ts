@@ -18,7 +18,7 @@ import { bufferName } from "./schemas.ts";
 import type { ToolContext, ToolOutput } from "./tool.ts";
 import { compileMatcher } from "../search/matcher.ts";
 import { searchBuffers, type SearchTarget } from "../search/search.ts";
-import { MissingBuffer } from "../buffers/store.ts";
+import { MissingBuffer, UnnamableBuffer } from "../buffers/store.ts";
 import { changedBefore, type Identity, identityOf, markContinuation } from "../buffers/page_marks.ts";
 import { UserError } from "../errors.ts";
 import type { FoundMatch } from "../search/scan.ts";
@@ -172,6 +172,9 @@ export async function runSearch(
   const read = async (name: string) => {
     const bytes = await ctx.buffers.read(name).catch((e) => {
       if (e instanceof MissingBuffer && listed.has(name)) return new Uint8Array(0);
+      // One listed under a name that is not UTF-8 cannot be read: left out as not UTF-8 (skipped_buffers), like
+      // binary bytes, not searched as empty.
+      if (e instanceof UnnamableBuffer && listed.has(name)) return new Uint8Array([0xff]);
       throw e;
     });
     const from = resumedAt.get(name);
