@@ -239,6 +239,19 @@ Deno.test("file policy: a file holding data is replaced only at --safety destruc
       await mcp.ok("save-buffer", { name: "x", path: `${dir}/mine.txt` });
     }
     assertEquals(await Deno.readTextFile(`${dir}/mine.txt`), "two");
+    // Once the user has edited it (in place, or an editor's new file renamed over it), it is theirs.
+    await Deno.writeTextFile(`${dir}/mine.txt`, "two, and the user's notes");
+    like(await mcp.err("save-buffer", { name: "x", path: `${dir}/mine.txt` }), /holds 25 bytes/, "edited");
+    await mcp.ok("save-buffer", { name: "x", path: `${dir}/ours.txt` });
+    await Deno.writeTextFile(`${dir}/edit.tmp`, "six");
+    await Deno.rename(`${dir}/edit.tmp`, `${dir}/ours.txt`);
+    like(await mcp.err("save-buffer", { name: "x", path: `${dir}/ours.txt` }), /holds 3 bytes/, "renamed over");
+    assertEquals(await Deno.readTextFile(`${dir}/mine.txt`), "two, and the user's notes");
+    assertEquals(await Deno.readTextFile(`${dir}/ours.txt`), "six");
+    // What it appended to its own file, it may still replace.
+    await mcp.ok("save-buffer", { name: "x", path: `${dir}/app.txt` });
+    await mcp.ok("save-buffer", { name: "x", path: `${dir}/app.txt`, append: true });
+    await mcp.ok("save-buffer", { name: "x", path: `${dir}/app.txt` });
   } finally {
     await mcp.close();
   }

@@ -54,14 +54,34 @@ export function filePolicy(config: { filesRoot?: string; safety?: string }): Fil
   return { root: config.filesRoot, replace: config.safety === "destructive" };
 }
 
+/**
+ * A file this process created: its identity, and what it was when this process last wrote it whole (save-buffer),
+ * so that one a user has edited or replaced since is theirs again. Files others write to by design (pipe-pane,
+ * pty-capture) keep no size: only being replaced makes them theirs.
+ */
+interface Made {
+  dev: number;
+  ino: number | null;
+  size?: number;
+  mtime?: number;
+}
+
 /** Files this process created (resolved paths), which its later writes may replace; the oldest are forgotten. */
-const created = new Set<string>();
+const created = new Map<string, Made>();
 const MAX_CREATED = 4096;
 
-function noteCreated(path: string): void {
+function noteCreated(path: string, info: Deno.FileInfo, written: boolean): void {
   created.delete(path);
-  created.add(path);
-  if (created.size > MAX_CREATED) created.delete(created.values().next().value!);
+  const { dev, ino, size, mtime } = info;
+  created.set(path, written ? { dev, ino, size, mtime: mtime?.getTime() } : { dev, ino });
+  if (created.size > MAX_CREATED) created.delete(created.keys().next().value!);
+}
+
+/** Whether the file at `path`, now `info`, is one this process created and left as it was. */
+function stillOurs(path: string, info: Deno.FileInfo): boolean {
+  const made = created.get(path);
+  if (made === undefined || made.dev !== info.dev || made.ino !== info.ino) return false;
+  return made.size === undefined || (made.size === info.size && made.mtime === info.mtime?.getTime());
 }
 
 /** How long an open may take before the call fails (a FIFO or a hung network file system). */
@@ -450,7 +470,7 @@ export async function openForWrite(
             const at = await resolvePath(direct);
             return at === direct ? await Deno.lstat(direct).catch(() => undefined) : undefined;
           });
-          noteCreated(direct);
+          noteCreated(direct, await kept.stat(), false);
           return { file: kept, resolved: direct };
         } catch (e) {
           if (e instanceof Deno.errors.AlreadyExists) continue; // created meanwhile: look again
@@ -463,11 +483,11 @@ export async function openForWrite(
       const info = existing.isSymlink ? await Deno.stat(resolved) : existing;
       requireRegular(path, resolved, info);
       await refuseOwnDescriptor(path, info);
-      if (mode.truncate && info.size > 0 && !policy.replace && !created.has(resolved)) {
+      if (mode.truncate && info.size > 0 && !policy.replace && !stillOurs(resolved, info)) {
         throw new UserError(
           `${q(path)} exists and holds ${info.size} bytes, which replacing it would lose: write to a path that does ` +
-            `not exist yet, or append (append: true); replacing files this server did not create needs --safety ` +
-            `destructive (ask the user to restart the server with it)`,
+            `not exist yet, or append (append: true); replacing files this server did not create (or that changed ` +
+            `since it wrote them) needs --safety destructive (ask the user to restart the server with it)`,
         );
       }
       // Emptied only once it is known to be the file checked: an open with O_TRUNC would empty whatever a swapped
@@ -501,6 +521,8 @@ export async function writeFileChecked(
   try {
     let off = 0;
     while (off < data.length) off += await file.write(data.subarray(off));
+    // What this server wrote, it may replace again, until someone else changes it.
+    if (created.has(resolved)) noteCreated(resolved, await file.stat(), true);
   } catch (e) {
     throw explain(e, path, true);
   }
