@@ -194,6 +194,29 @@ Deno.test("the registry keeps at most maxBytes of result buffers, oldest deleted
   }
 });
 
+Deno.test("a result buffer renamed away or deleted takes no room under the registry's caps", async () => {
+  const tmux = await startTmux("reggone");
+  const exec = createSpawnExecutor({ bin: "tmux", socketName: tmux.socketName, maxConcurrency: 4 });
+  const store = createBufferStore(exec);
+  const registry = createResultRegistry(store, { ttlMs: 60_000, maxCount: 3, maxBytes: 100, sweep: false });
+  try {
+    const forty = new Uint8Array(40).fill(0x61);
+    const a = await registry.store(forty);
+    const b = await registry.store(forty);
+    await store.rename(b, "kept", false); // as rename-buffer does, to keep a result
+    const c = await registry.store(forty);
+    assert.deepEqual((await resultBuffers(tmux)).sort(), [a, c].sort(), "80 bytes of results are under the cap");
+    await store.delete(a);
+    const d = await registry.store(forty);
+    const e = await registry.store(forty);
+    assert.deepEqual((await resultBuffers(tmux)).sort(), [d, e].sort(), "c made room for e; the deleted a took none");
+    assert.deepEqual(registry.names(), [d, e]);
+  } finally {
+    await registry.clear();
+    await tmux.kill();
+  }
+});
+
 Deno.test("tail previews fit their budget, start at a line and never split a character", () => {
   const line = fc.string({ unit: fc.constantFrom("a", "Z", "7", " ", "-", "é", "語", "🚀"), maxLength: 40 });
   fc.assert(fc.property(fc.array(line, { maxLength: 60 }), fc.integer({ min: 1, max: 200 }), (lines, budget) => {

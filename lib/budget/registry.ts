@@ -69,6 +69,19 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
     return gone;
   }
 
+  /**
+   * Forgets the entries whose buffer is gone (deleted, or renamed away to keep it): they must not count under the
+   * caps, or a result still there would be deleted to make room they do not take.
+   */
+  async function forgetGone(): Promise<void> {
+    const present = new Set((await buffers.list()).map((b) => b.name));
+    for (let i = entries.length - 1; i >= 0; i--) {
+      if (present.has(entries[i].name)) continue;
+      totalBytes -= entries[i].bytes;
+      entries.splice(i, 1);
+    }
+  }
+
   async function expire(): Promise<void> {
     const now = Date.now();
     let n = 0;
@@ -102,6 +115,7 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
       await buffers.write(name, content);
       entries.push({ name, bytes: content.length, expiresAt: Date.now() + opts.ttlMs });
       totalBytes += content.length;
+      if (entries.length > opts.maxCount || totalBytes > opts.maxBytes) await forgetGone().catch(() => {});
       let over = 0;
       let bytes = totalBytes;
       while (entries.length - over > 1 && (entries.length - over > opts.maxCount || bytes > opts.maxBytes)) {
