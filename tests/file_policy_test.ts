@@ -381,3 +381,41 @@ console.log(JSON.stringify([await identityWithoutSymlinks(dir + "/d/f"), await i
   assertEquals(direct, { dev: info.dev, ino: info.ino });
   assertEquals(viaLink, null, "a path through a symlink names nothing");
 });
+
+/** Whether this process may mount a file system (root): a small tmpfs is a full disk on demand. */
+const mayMount = Deno.uid() === 0 &&
+  (await new Deno.Command("mount", { args: ["--version"], stdout: "null", stderr: "null" }).output().catch(() => null))
+      ?.success === true;
+
+Deno.test({
+  name: "file policy: save-buffer to a full disk says so in one line and leaves no part of the buffer in the file",
+  ignore: !mayMount,
+  async fn() {
+    const tmux = await startTmux("filesfull");
+    const dir = await tempDir();
+    const mounted = await new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir] })
+      .output();
+    assert(mounted.success, new TextDecoder().decode(mounted.stderr));
+    const mcp = await connect({ socketName: tmux.socketName });
+    try {
+      await Deno.writeTextFile(`${dir}/theirs.txt`, "precious\n");
+      await mcp.ok("set-buffer", { name: "big", content: "x".repeat(200_000) });
+      like(
+        await mcp.err("save-buffer", { name: "big", path: `${dir}/theirs.txt`, append: true }),
+        /^cannot write ".*theirs\.txt": its file system is full: free space or choose a path on another file system \(the file is as it was before\)$/,
+        "append",
+      );
+      assertEquals(await Deno.readTextFile(`${dir}/theirs.txt`), "precious\n");
+      like(
+        await mcp.err("save-buffer", { name: "big", path: `${dir}/new.txt` }),
+        /^cannot write ".*new\.txt": its file system is full: .*\(the file is left empty\)$/,
+        "new",
+      );
+      assertEquals((await Deno.stat(`${dir}/new.txt`)).size, 0);
+    } finally {
+      await mcp.close();
+      await new Deno.Command("umount", { args: [dir] }).output();
+      await tmux.kill();
+    }
+  },
+});

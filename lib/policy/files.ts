@@ -112,6 +112,14 @@ function within(path: string, dir: string): boolean {
   return dir === "/" || path === dir || path.startsWith(dir + "/");
 }
 
+/** Why a file system takes no more bytes, by errno name, and what to do. */
+const NO_ROOM: Record<string, string> = {
+  ENOSPC: "its file system is full: free space or choose a path on another file system",
+  EDQUOT: "the disk quota is used up: free space or choose a path on another file system",
+  EFBIG: "the file would be larger than its file system allows: choose a path on another file system",
+  EROFS: "its file system is read-only: choose a path on a writable file system",
+};
+
 function explain(e: unknown, path: string, writing: boolean): Error {
   if (e instanceof UserError) return e;
   if (e instanceof Deno.errors.NotFound) {
@@ -130,8 +138,10 @@ function explain(e: unknown, path: string, writing: boolean): Error {
   if (e instanceof Deno.errors.NotADirectory) {
     return new UserError(`a parent of ${q(path)} is not a directory: check the path`);
   }
-  // Deno has no error class for ENAMETOOLONG: a plain Error with the errno's name as its code.
-  if ((e as { code?: unknown } | null)?.code === "ENAMETOOLONG") {
+  // Deno has no error class for these: a plain Error with the errno's name as its code.
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && code in NO_ROOM) return new UserError(`cannot write ${q(path)}: ${NO_ROOM[code]}`);
+  if (code === "ENAMETOOLONG") {
     const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
     return new UserError(
       `path ${q(shown)} is too long for the file system (at most 255 bytes a name, 4096 in all): give a shorter path`,
@@ -518,13 +528,19 @@ export async function writeFileChecked(
 ): Promise<string> {
   const { file, resolved } = await openForWrite(path, policy, mode);
   using _ = file;
+  const start = (await file.stat()).size;
   try {
     let off = 0;
     while (off < data.length) off += await file.write(data.subarray(off));
     // What this server wrote, it may replace again, until someone else changes it.
     if (created.has(resolved)) noteCreated(resolved, await file.stat(), true);
   } catch (e) {
-    throw explain(e, path, true);
+    // A write cut short (a full disk) leaves no part of the data behind: an appended file ends as it did.
+    await file.truncate(start).catch(() => {});
+    const error = explain(e, path, true);
+    throw error instanceof UserError
+      ? new UserError(`${error.message} (the file is ${start > 0 ? "as it was before" : "left empty"})`)
+      : error;
   }
   return resolved;
 }
