@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { withServer } from "./helpers.ts";
+import { canMount, smallDisk, unmount } from "./pane_helpers.ts";
 
 interface Slice {
   size_bytes: number;
@@ -414,4 +415,23 @@ Deno.test("a buffer another client named with bytes that are not UTF-8 is refuse
     });
     assertEquals(all.skipped_buffers, [name]);
   });
+});
+
+Deno.test({
+  name: "set-buffer over 8 MiB with a full temporary folder says so and leaves the buffer as it was",
+  ignore: !await canMount(),
+  async fn() {
+    const tmp = await smallDisk();
+    try {
+      await Deno.writeFile(`${tmp}/fill`, new Uint8Array(64 * 1024)).catch(() => {}); // full
+      await withServer(async (mcp, tmux) => {
+        await tmux.tmux("set-buffer", "-b", "big", "kept");
+        const full = /^buffer "big" was left unchanged: the temporary folder has no room .*\(ENOSPC\): .*TMPDIR/;
+        assertMatch(await mcp.err("set-buffer", { name: "big", content: "x".repeat(9 * 1024 * 1024) }), full);
+        assertEquals(await tmux.tmux("show-buffer", "-b", "big"), "kept");
+      }, { env: { TMPDIR: tmp } });
+    } finally {
+      await unmount(tmp);
+    }
+  },
 });

@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
-import { filesWithData, swapDirectoryForSymlink, tempDir } from "./pane_helpers.ts";
+import { canMount, filesWithData, smallDisk, swapDirectoryForSymlink, tempDir, unmount } from "./pane_helpers.ts";
 import { readFileChecked, writeFileChecked } from "../lib/policy/files.ts";
 
 async function mkfifo(path: string): Promise<void> {
@@ -382,20 +382,12 @@ console.log(JSON.stringify([await identityWithoutSymlinks(dir + "/d/f"), await i
   assertEquals(viaLink, null, "a path through a symlink names nothing");
 });
 
-/** Whether this process may mount a file system (root): a small tmpfs is a full disk on demand. */
-const mayMount = Deno.uid() === 0 &&
-  (await new Deno.Command("mount", { args: ["--version"], stdout: "null", stderr: "null" }).output().catch(() => null))
-      ?.success === true;
-
 Deno.test({
   name: "file policy: save-buffer to a full disk says so in one line and leaves no part of the buffer in the file",
-  ignore: !mayMount,
+  ignore: !await canMount(),
   async fn() {
     const tmux = await startTmux("filesfull");
-    const dir = await tempDir();
-    const mounted = await new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir] })
-      .output();
-    assert(mounted.success, new TextDecoder().decode(mounted.stderr));
+    const dir = await smallDisk();
     const mcp = await connect({ socketName: tmux.socketName });
     try {
       await Deno.writeTextFile(`${dir}/theirs.txt`, "precious\n");
@@ -414,7 +406,7 @@ Deno.test({
       assertEquals((await Deno.stat(`${dir}/new.txt`)).size, 0);
     } finally {
       await mcp.close();
-      await new Deno.Command("umount", { args: [dir] }).output();
+      await unmount(dir);
       await tmux.kill();
     }
   },

@@ -90,6 +90,26 @@ export async function tempDir(prefix = "tmcp-"): Promise<string> {
   return dir;
 }
 
+/** Whether this process may mount a file system (root): a small tmpfs is a full disk on demand. */
+export async function canMount(): Promise<boolean> {
+  if (Deno.uid() !== 0) return false;
+  const p = await new Deno.Command("mount", { args: ["--version"], stdout: "null", stderr: "null" }).output()
+    .catch(() => null);
+  return p?.success === true;
+}
+
+/** A new folder that is a 64 KiB file system of its own (only where {@linkcode canMount}): {@linkcode unmount} it. */
+export async function smallDisk(): Promise<string> {
+  const dir = await tempDir();
+  const p = await new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir] }).output();
+  if (!p.success) throw new Error(`mount: ${new TextDecoder().decode(p.stderr)}`);
+  return dir;
+}
+
+export async function unmount(dir: string): Promise<void> {
+  await new Deno.Command("umount", { args: [dir] }).output();
+}
+
 /**
  * Makes `home` a quiet HOME for test shells: fish, on its first interactive start in a HOME without
  * generated completions, runs a Python job over every man page in the background (seconds of CPU per pane).

@@ -13,7 +13,7 @@
  * ```
  */
 import { COMMAND_SEPARATOR, type RunOptions, type TmuxArg, TmuxError, type TmuxExecutor } from "../tmux/executor.ts";
-import { UserError } from "../errors.ts";
+import { EnvironmentError, UserError } from "../errors.ts";
 import { createFileLocks, type FileLocks, KeyedLocks, socketIdentity } from "../host/locks.ts";
 import { formatLiteral } from "../tmux/quote.ts";
 import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
@@ -192,6 +192,20 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
   }
 
   async function writeRaw(name: string, content: Uint8Array): Promise<void> {
+    try {
+      await writeUnchecked(name, content);
+    } catch (e) {
+      // Content goes to tmux through a temporary file (here, or the engine's for stdin).
+      const code = (e as { code?: unknown } | null)?.code;
+      if (code !== "ENOSPC" && code !== "EDQUOT") throw e;
+      throw new EnvironmentError(
+        `buffer ${JSON.stringify(name)} was left unchanged: the temporary folder has no room for its content ` +
+          `(${code}): free space there, or ask the user to set TMPDIR to a folder on another file system`,
+      );
+    }
+  }
+
+  async function writeUnchecked(name: string, content: Uint8Array): Promise<void> {
     if (content.length === 0) {
       throw new UserError(
         `tmux cannot hold an empty buffer: ${JSON.stringify(name)} was left unchanged (use delete-buffer to remove it)`,
