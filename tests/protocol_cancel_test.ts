@@ -5,19 +5,17 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTmux } from "./helpers.ts";
 import { envelope, rawServer } from "./raw_stdio.ts";
+import { waitUntil } from "./pane_helpers.ts";
 
 type Json = Record<string, unknown>;
 
-/** The audit lines in `path` once one of them satisfies `done` (polled: the server writes them as calls end). */
-async function auditUntil(path: string, done: (line: Json) => boolean): Promise<Json[]> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
+/** The audit lines in `path` once one of them satisfies `done` (the server writes them as calls end). */
+function auditUntil(path: string, done: (line: Json) => boolean): Promise<Json[]> {
+  return waitUntil(`an audit line in ${path}`, async () => {
     const text = await Deno.readTextFile(path).catch(() => "");
     const lines = text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Json);
-    if (lines.some(done)) return lines;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no such audit line in ${path} within 60 s`);
+    return lines.some(done) ? lines : undefined;
+  }, 60_000);
 }
 
 for (const era of ["modern", "legacy"] as const) {
