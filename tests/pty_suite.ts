@@ -189,6 +189,39 @@ export function ptySuite(backend: Backend): void {
         await p.kill(id);
       });
 
+      await t.step("a wait finds a prompt that ends in a space, as typed text or as new output", async () => {
+        const id = await p.bash();
+        type Out = { outcome: string; matched_line: string };
+        // The echo of the typed line says Name-$P, so only the program's own prompt holds "Name-here: ".
+        await p.send(id, 'P=here; read -p "Name-$P: " x\n');
+        const seen = await mcp.ok<Out>("wait", {
+          what: "text",
+          pty_id: id,
+          patterns: ["Name-here: "],
+          timeout_ms: 60_000,
+        });
+        assertEquals([seen.outcome, seen.matched_line], ["matched", "Name-here: "]);
+        // A prompt printed after the wait began (new_only): each key (not echoed) draws a new one, on a row of its own.
+        await p.send(id, "\n");
+        await p.idle(id);
+        await p.send(id, "while :; do read -s -n1 k; printf '\\nAgain-%s: ' $P; done\n");
+        const fresh = mcp.ok<Out>("wait", {
+          what: "text",
+          pty_id: id,
+          patterns: ["Again-here: "],
+          new_only: true,
+          timeout_ms: 60_000,
+        });
+        let answer: Out | undefined;
+        void fresh.then((r) => answer = r);
+        await waitUntil("the new prompt's wait", async () => {
+          if (answer) return { value: answer };
+          await p.send(id, "k");
+        }, 60_000);
+        assertEquals([answer!.outcome, answer!.matched_line], ["matched", "Again-here: "]);
+        await p.kill(id);
+      });
+
       await t.step("Ctrl-C interrupts sleep 100", async () => {
         const id = await p.bash();
         // The echo of the typed line comes before the job is in the foreground; "started" comes after.

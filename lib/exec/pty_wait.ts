@@ -11,7 +11,10 @@
  * - `new`: only the lines written since the wait began, each read going on
  *   where the last one ended;
  * both begin again at the start of the row the cursor was on, so a line
- * written in parts or rewritten after a carriage return is read as it is now;
+ * written in parts or rewritten after a carriage return is read as it is now,
+ * and both hand over the cursor's line a second time with the spaces written
+ * up to the cursor ({@linkcode cursorRowWritten}: a prompt's `>>> `), which
+ * the backends' trimmed lines drop (`new`: when that line is new);
  * - `window`: the last lines of history and the screen, as they are now.
  * Lines dropped from a full history before a read reached them set `missed`.
  *
@@ -26,7 +29,8 @@
  * });
  * ```
  */
-import { lastLines, type OutputMark, type TerminalBackend } from "../terminal/backend.ts";
+import { lastLines, type OutputMark, type Screen, type TerminalBackend } from "../terminal/backend.ts";
+import { columns } from "../text/columns.ts";
 import type { CallControl } from "./context.ts";
 import { waitFor } from "./wait.ts";
 
@@ -68,8 +72,13 @@ export async function waitPty<T>(
     const r = await terminal.linesSince(w.id, mark ?? (w.read === "new" ? "cursor" : "start"));
     mark = r.next;
     missed ||= r.missed;
-    const screen = w.read === "all" && !first ? (await terminal.screen(w.id, false)).lines : [];
-    w.onLines([...r.lines, ...screen]);
+    const screen = w.read === "all" || r.lines.length > 0 ? await terminal.screen(w.id, false) : undefined;
+    const shown = screen && w.read === "all" && !first ? screen.lines : [];
+    w.onLines([
+      ...r.lines,
+      ...shown,
+      ...(screen ? withCursorSpaces(screen, w.read === "all" ? undefined : r.lines) : []),
+    ]);
   };
   await read(); // an unknown id fails here, before the wait
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -108,6 +117,37 @@ export async function waitPty<T>(
   }
   const tail = await ptyTail(terminal, w.id, w.tailLines);
   return { end: end.kind === "done" ? end.value : end.kind, tail, missed };
+}
+
+/**
+ * The cursor's row followed by the spaces between its text and the cursor, as a program waiting there wrote them
+ * (`>>> `, `Name: `); undefined when the cursor is not right of the row's text.
+ *
+ * @example
+ * ```ts
+ * cursorRowWritten({ rows: 2, cols: 80, lines: ["", "Name:"], cursor: { row: 1, col: 6 } }); // "Name: "
+ * cursorRowWritten({ rows: 2, cols: 80, lines: ["", "Name:"], cursor: { row: 1, col: 5 } }); // undefined
+ * ```
+ */
+export function cursorRowWritten(screen: Screen): string | undefined {
+  const row = screen.lines[screen.cursor.row];
+  if (row === undefined) return undefined;
+  const gap = screen.cursor.col - columns(row);
+  return gap > 0 ? row + " ".repeat(gap) : undefined;
+}
+
+/**
+ * The line the cursor's row ends, with its written spaces ({@linkcode cursorRowWritten}): `among` undefined, the
+ * whole row; else only when one of these lines (read since a mark, the text left of it left out) ends with the
+ * row's text, as that line with the spaces, so text from before the mark is not handed over.
+ */
+function withCursorSpaces(screen: Screen, among: string[] | undefined): string[] {
+  const written = cursorRowWritten(screen);
+  if (written === undefined) return [];
+  if (among === undefined) return [written];
+  const row = screen.lines[screen.cursor.row];
+  const line = among.findLast((l) => l !== "" && row.endsWith(l));
+  return line === undefined ? [] : [line + written.slice(row.length)];
 }
 
 /** The last `count` lines of a pty session, its blank bottom rows left out (empty when it is gone). */
