@@ -75,6 +75,18 @@ Deno.test("render: colours, a CJK line and the cursor at chosen cells of the dec
   assertEquals(ink(img, 3, 0, DEFAULT_BG, 40), 0);
 });
 
+Deno.test("render: a character the font has no glyph for (an emoji) is drawn as a box, not left blank", async () => {
+  const pic = await screenPicture({ lines: ["a😀b 𝄞"], rows: 1, cols: 10, cursor: { row: 0, col: 9 } }, "png");
+  assert("data" in pic);
+  const img = decode(Uint8Array.from(atob(pic.data), (c) => c.charCodeAt(0)));
+  // The emoji takes cells 1-2, the clef (one column) cell 5: each shows ink across its cells, left and right half.
+  for (const [col, w] of [[1, 2], [5, 1]]) {
+    assert(ink(img, 0, col, DEFAULT_BG) > 5, `left of the character at column ${col}`);
+    assert(ink(img, 0, col + w - 1, DEFAULT_BG) > 5, `right of the character at column ${col}`);
+  }
+  assertEquals(ink(img, 0, 4, DEFAULT_BG), 0);
+});
+
 Deno.test("render: the SVG is well-formed and holds the text, colours and cursor", async () => {
   const pic = await screenPicture(
     { lines: [...SCREEN, "<&>\"'"], rows: 4, cols: 40, cursor: { row: 2, col: 2 } },

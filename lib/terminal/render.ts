@@ -7,7 +7,8 @@
  * on the terminal's own grid (a wide character takes two cells). True
  * colours and the 256-colour palette are kept; bold is drawn with a stroke,
  * italic with a slant (the font has one face), underline and strikethrough
- * as lines, the cursor as a block with its character in reverse. PNG comes
+ * as lines, the cursor as a block with its character in reverse, a
+ * character beyond the font's plane (an emoji) as a box. PNG comes
  * from resvg (npm `@resvg/resvg-wasm`, WebAssembly: no native build); the
  * wasm and the font are read from their npm packages on first use, never
  * fetched. The font ships as WOFF, which resvg does not read: it is unpacked
@@ -80,9 +81,9 @@ export function rgbOf(colour: CellColour, fallback: number): number {
 const hex = (rgb: number) => "#" + rgb.toString(16).padStart(6, "0");
 const XML: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 const xmlText = (s: string) => s.replace(/[&<>"']/g, (c) => XML[c]);
-// Characters XML 1.0 cannot hold at all: never drawn.
+// Characters XML 1.0 cannot hold at all (a lone surrogate among them; a pair is a character): never drawn.
 // deno-lint-ignore no-control-regex
-const UNPRINTABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|[\ud800-\udfff]/g;
+const UNPRINTABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|\p{Cs}/gu;
 
 /** The colours a cell is drawn in, after inverse and the cursor. */
 function coloursOf(cell: GridCell, cursor: boolean): { fg: number; bg: number } {
@@ -151,6 +152,14 @@ export function gridSvg(grid: readonly (readonly GridCell[])[], cursor?: { row: 
       }
       const ch = cell.invisible ? "" : cell.ch.replace(UNPRINTABLE, "");
       if (ch === "" || ch === " ") continue;
+      if (ch.codePointAt(0)! > 0xffff) {
+        // Beyond the font (Unifont covers the Basic Multilingual Plane): a box says a character is there.
+        out.push(
+          `<rect x="${left + 1.5}" y="${top + 2.5}" width="${span * CELL_WIDTH - 3}" height="${CELL_HEIGHT - 5}" ` +
+            `fill="none" stroke="${hex(fg)}"/>`,
+        );
+        continue;
+      }
       const s = ` fill="${hex(fg)}"` + (cell.bold ? ` stroke="${hex(fg)}" stroke-width="0.5"` : "") +
         (cell.italic ? ` transform="skewX(-12)" transform-origin="0 ${top + BASELINE}"` : "");
       if (s !== style) {
