@@ -122,6 +122,26 @@ Deno.test("a batch over its budget keeps its largest results in buffers of their
   }, { args: ["--max-tokens", "1000"] });
 });
 
+Deno.test("an inner result buffered under its own budget is not buffered again: its buffer and facts stay in view", async () => {
+  await withServer(async (mcp, tmux) => {
+    const target = (await mcp.ok<{ pane_id: string }>("new", { what: "session", name: "seq" })).pane_id;
+    const calls = [
+      { tool: "run-command", arguments: { target, command: "seq 1 5000" } },
+      { tool: "list", arguments: { what: "sessions" } },
+    ];
+    const raw = await mcp.call("batch", { calls });
+    assert.ok(estimateTokens(JSON.stringify(raw.structuredContent)) <= 400);
+    const r = raw.structuredContent as unknown as BatchResult;
+    assert.deepEqual(r.results.map((x) => [x.tool, x.ok]), [["run-command", true], ["list", true]]);
+    // The run's own buffered answer, cut down: it names the buffer with the run's result and shows the exit code.
+    const b = r.results[0].result as { type: string; buffer_id: string; preview: { exit_code?: number } };
+    assert.equal(b.type, "buffered_response");
+    assert.equal(b.preview.exit_code, 0, JSON.stringify(b));
+    // The run's output, kept as text (not a buffer holding the buffered answer that names another buffer).
+    assert.match(await tmux.tmux("show-buffer", "-b", b.buffer_id), /^4601\n(.|\n)*\n5000$/);
+  }, { args: ["--max-tokens", "400"] });
+});
+
 Deno.test("a batch whose results cannot each fit a share of its budget is buffered whole", async () => {
   await withServer(async (mcp, tmux) => {
     await tmux.tmux("set-buffer", "-b", "big", "word ".repeat(400));

@@ -286,16 +286,8 @@ export function createBudget(opts: BudgetOptions): Budget {
       if (estimateTokens(JSON.stringify(envelope)) <= budget.maxTokens) break;
       envelope = { ...envelope, note, suggested_refinements: [...refs], preview: planFor(0).preview };
     }
-    // Last, the preview's own fields give way (a tool with many, as snapshot-pane's pane facts): those that fit,
-    // in the tool's order; the full result as stored (JSON) has them all.
-    if (plan.kind === "structured" && estimateTokens(JSON.stringify(envelope)) > budget.maxTokens) {
-      const fields = Object.entries(envelope.preview);
-      envelope = { ...envelope, preview: {} };
-      for (const [k, v] of fields) {
-        const tried = { ...envelope, preview: { ...envelope.preview, [k]: v } };
-        if (estimateTokens(JSON.stringify(tried)) <= budget.maxTokens) envelope = tried;
-      }
-    }
+    // Last, the preview's own fields give way (a tool with many, as snapshot-pane's pane facts).
+    if (plan.kind === "structured") envelope = previewFieldsThatFit(envelope, budget.maxTokens);
     return {
       content: [{ type: "text", text: JSON.stringify(envelope) }],
       structuredContent: envelope as unknown as Record<string, unknown>,
@@ -345,6 +337,13 @@ export function createBudget(opts: BudgetOptions): Budget {
         }
         const inner = toolNamed(String(entries[i].tool));
         const { result: part, text, ...rest } = entries[i];
+        if (isBuffered(part)) {
+          // Kept in a buffer already, under the call's own budget: a buffer holding that answer would only hide
+          // where the result is. The answer gives way instead, down to its buffer's name.
+          out[i] = { ...rest, result: squeezed(part, Math.max(1, share)) };
+          left -= estimateTokens(JSON.stringify(out[i].result));
+          continue;
+        }
         if (inner === undefined) continue;
         const innerResult: CallToolResult = part !== undefined
           ? {
@@ -372,11 +371,28 @@ export function createBudget(opts: BudgetOptions): Budget {
       const tried = await replaced(() => Promise.resolve(placeholder), slack);
       const excess = (resultTokens(tried, budget.maxTokens) ?? 0) - budget.maxTokens;
       if (excess <= 0) return { result: await replaced(keep, slack) };
-      slack += excess * 2 ** tries;
+      // At least a few tokens more each time: a greedy fit of fields fills any share up again.
+      slack += Math.max(excess, 8) * 2 ** tries;
     }
     // A call's result shows its fields (not a summary of the whole object), and no string is long.
     const outlined = entries.map((e) => shrink(e, { maxDepth: 2, maxStringChars: OUTLINE_STRING_CHARS }).value);
     return { result, outline: { ...structured, results: outlined } };
+  }
+
+  /**
+   * A buffered answer made to fit `maxTokens` without another buffer: its suggested calls give way (the one that
+   * reads from the start last), then its note to the shortest, then its preview's fields.
+   */
+  function squeezed(envelope: BufferedResponse, maxTokens: number): BufferedResponse {
+    const fits = (e: BufferedResponse) => estimateTokens(JSON.stringify(e)) <= maxTokens;
+    const fromStart = envelope.suggested_refinements.filter((r) => r.includes(`"offset_bytes":0,`));
+    const note = envelope.buffer_id !== null
+      ? `Over the ${envelope.metadata.limit_tokens}-token budget: page buffer_id with show-buffer.`
+      : `Over the ${envelope.metadata.limit_tokens}-token budget: narrow the call.`;
+    for (const e of [{ ...envelope, suggested_refinements: fromStart }, { ...envelope, suggested_refinements: [] }]) {
+      if (fits(e)) return fits(envelope) ? envelope : e;
+    }
+    return previewFieldsThatFit({ ...envelope, note, suggested_refinements: [] }, maxTokens);
   }
 
   function pageBudget(tool: AnyTool): PageBudget {
@@ -405,4 +421,26 @@ export function createBudget(opts: BudgetOptions): Budget {
     trimError: (message, tool) =>
       trimMiddle(message, tool === undefined ? settings.maxTokensPerResponse : budgetOf(tool).maxTokens),
   };
+}
+
+/**
+ * `envelope` with the fields of its preview that fit `maxTokens` beside the rest, in the tool's order (those
+ * left out are in the full result as stored); as it is when it fits.
+ */
+function previewFieldsThatFit(envelope: BufferedResponse, maxTokens: number): BufferedResponse {
+  if (estimateTokens(JSON.stringify(envelope)) <= maxTokens) return envelope;
+  let out: BufferedResponse = { ...envelope, preview: {} };
+  for (const [k, v] of Object.entries(envelope.preview)) {
+    const tried = { ...out, preview: { ...out.preview, [k]: v } };
+    if (estimateTokens(JSON.stringify(tried)) <= maxTokens) out = tried;
+  }
+  return out;
+}
+
+/** Whether an inner call's result is a buffered answer already (its result kept whole in a buffer). */
+function isBuffered(part: unknown): part is BufferedResponse {
+  const p = part as Partial<BufferedResponse> | null;
+  return typeof p === "object" && p !== null && p.type === "buffered_response" && typeof p.note === "string" &&
+    typeof p.metadata === "object" && p.metadata !== null && Array.isArray(p.suggested_refinements) &&
+    typeof p.preview === "object" && p.preview !== null && "buffer_id" in p;
 }
