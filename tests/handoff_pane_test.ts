@@ -423,12 +423,13 @@ Deno.test("pane: send-keys points at request-input when its keys meet a password
     const hidden = new RegExp(`^pane ${shell} reads input without echo .*call request-input \\{target: "${shell}"\\}`);
     const [first] = await send({ target: shell, text: asks, enter: true });
     assertMatch(first, hidden);
-    // Typing into it without Enter leaves it waiting: said again.
-    const [typed] = await send({ target: shell, text: "abc" });
-    assertMatch(typed, hidden);
-    // Enter answers it; the shell is back at its prompt: nothing to say.
+    // Text typed there would be its answer: refused, nothing typed, and it still waits.
+    const typed = await s.call("send-keys", { target: shell, text: "abc" });
+    assert(typed.isError);
+    assertMatch(textOf(typed), /reads input without echo .*so the text was not typed.*call request-input/);
+    // Enter answers it (empty); the shell is back at its prompt: nothing to say.
     assertEquals(await send({ target: shell, keys: ["Enter"] }), []);
-    await waitForPane(s.tmux, shell, /got=3/, 30_000);
+    await waitForPane(s.tmux, shell, /got=0/, 30_000);
     assertEquals(await send({ target: shell, text: "echo hi", enter: true }), []);
     assertEquals(await send({ target: shell, text: "sleep 30", enter: true }), []);
 

@@ -96,6 +96,21 @@ Deno.test("send-keys: enter in any case submits the line, so the warning is abou
   });
 });
 
+Deno.test("send-keys and paste-text type no text into a password prompt; keys and a question's answer pass", async () => {
+  await withServer(async (mcp, tmux) => {
+    const pane = await newPane(tmux, "read -s -p 'Password: ' pw; echo; echo got-[$pw]; sleep 100");
+    await waitForPane(tmux, pane, /Password:/);
+    // A command meant for the shell, typed while a password prompt waits: it would be sent as the password.
+    for (const [tool, args] of [["send-keys", { text: "make test", enter: true }], ["paste-text", { text: "ls\n" }]]) {
+      const msg = await mcp.err(tool as string, { target: pane, ...args as Record<string, unknown> });
+      assertMatch(msg, /reads input without echo \(a password prompt\), so the text was not typed.*request-input/);
+    }
+    // Enter alone (an empty answer) is a key, not text: it passes, and the refused text never reached the read.
+    await mcp.ok("send-keys", { target: pane, keys: ["Enter"] });
+    await waitForPane(tmux, pane, /got-\[\]/);
+  });
+});
+
 Deno.test("send-keys refuses unknown key names instead of typing them", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await newPane(tmux, "cat");

@@ -34,7 +34,7 @@ import { libc, type TtyState } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import { noEchoWarning, toldForMode, type Warning } from "./warnings.ts";
+import { answerableQuestion, noEchoWarning, secretPromptAdvice, toldForMode, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -79,6 +79,36 @@ export function withTerminalMode(
     return [...warnings, noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` })];
   }
   return [...warnings];
+}
+
+/**
+ * Refuses `text` typed into a pane whose program reads a line without echo (a password prompt), as its terminal
+ * says where this process can ask it: the text would be taken as the answer (a command meant for the shell sent as
+ * a password, to sudo or a remote login), and a secret is the human's to type. A question the screen shows
+ * (`[y/N]` read without echo) may be answered; keys alone pass (Enter for an empty answer, C-c to abort).
+ *
+ * @example
+ * ```ts
+ * declare const tmux: Parameters<typeof refuseHiddenRead>[0]; // the call's ctx.tmux
+ * declare const pane: Parameters<typeof refuseHiddenRead>[1]; // the target's facts
+ * await refuseHiddenRead(tmux, pane, "make test", AbortSignal.timeout(5000)); // throws at `Password:` (read -s, sudo)
+ * ```
+ */
+export async function refuseHiddenRead(
+  tmux: TmuxExecutor,
+  pane: Pick<PaneInfo, "pane_id" | "tty" | "dead"> | undefined,
+  text: string | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!text || !pane || pane.dead) return;
+  const mode = ttyMode(tmux, pane.tty);
+  if (!mode?.canonical || mode.echo) return;
+  const screen = splitRows(await tmux.text(["capture-pane", "-p", "-J", "-t", pane.pane_id], { signal }));
+  if (answerableQuestion(screen)) return;
+  throw new UserError(
+    `pane ${pane.pane_id} reads input without echo (a password prompt), so the text was not typed: there it would ` +
+      `be the answer, not a command; ${secretPromptAdvice(`target: "${pane.pane_id}"`)}`,
+  );
 }
 
 /** The pane as a {@linkcode HandOffSubject}. */

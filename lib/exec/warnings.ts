@@ -293,6 +293,21 @@ export function promptWarning(
 }
 
 /**
+ * Whether the screen's last line asks a question a model may answer (`[y/N]`, `(yes/no)`, "Press any key",
+ * "Continue?"), not a password, passphrase or secret.
+ *
+ * @example
+ * ```ts
+ * answerableQuestion(["Continue? [y/N]"]); // true
+ * answerableQuestion(["[sudo] password for me:"]); // false
+ * ```
+ */
+export function answerableQuestion(screen: readonly string[]): boolean {
+  const last = lastLine(screen);
+  return !SECRET_PROMPT.test(last) && INPUT_PROMPTS.some((re) => re.test(last));
+}
+
+/**
  * Why run-command must not type into this pane, as a one-line error that
  * says what to do; undefined when the pane is at (or looks like) a shell.
  * A mode (copy mode) is no reason: run-command leaves it before typing, as

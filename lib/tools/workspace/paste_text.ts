@@ -6,6 +6,7 @@ import { typingRead, typingRefusal } from "../../tmux/sync.ts";
 import { resolvedTarget } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 import { UserError } from "../../errors.ts";
+import { refuseHiddenRead } from "../../exec/pane_handoff.ts";
 
 /** The end of a bracketed paste, as a program that asked for bracketed paste mode reads it. */
 const PASTE_END = "\x1b[201~";
@@ -42,6 +43,7 @@ export default defineTool({
     const refusal = typingRefusal(t.pane_id, read?.output, "the text", true);
     if (refusal) throw refusal;
     await refuseSelfInput(ctx.tmux, t.pane_id, { text }, { signal: ctx.signal });
+    await refuseHiddenRead(ctx.tmux, read?.pane, text, ctx.signal);
     const bytes = new TextEncoder().encode(text);
     // tmux 3.3a's paste-buffer writes to the program under a mode (copy mode…), while the pane keeps showing the
     // mode's frozen view: leave the mode first, in the same call, and say so, as send-keys does.

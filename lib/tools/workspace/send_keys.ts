@@ -10,6 +10,7 @@ import { resolve } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { keysWarning, paneReadCounts } from "../../exec/keys_warning.ts";
+import { refuseHiddenRead } from "../../exec/pane_handoff.ts";
 
 /** Keys that end a line, lower-cased (tmux reads key names case-insensitively): after them a program may prompt. */
 const LINE_ENDS = new Set(["enter", "c-m", "c-j"]);
@@ -60,6 +61,7 @@ export default defineTool({
     const refusal = typingRefusal(t.pane_id, read?.output, "the keys");
     if (refusal) throw refusal;
     await refuseSelfInput(ctx.tmux, t.pane_id, { text, keys, enter }, { signal: ctx.signal });
+    await refuseHiddenRead(ctx.tmux, read?.pane, text, ctx.signal);
     const before = submitted ? paneReadCounts(ctx.tmux, read?.pane.pid) : undefined;
     const commands = chunkText(text ?? "").map((chunk) => ["send-keys", "-t", t.pane_id, "-l", "--", chunk]);
     if (names.length > 0) commands.push(["send-keys", "-t", t.pane_id, "--", ...names.map(tmuxKeyName)]);
