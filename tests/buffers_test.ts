@@ -194,6 +194,26 @@ Deno.test("show-buffer refuses to read on into a buffer replaced since the page 
   });
 });
 
+Deno.test("show-buffer reads a replaced buffer at any offset once it was read again from the start", async () => {
+  await withServer(async (mcp, tmux) => {
+    await mcp.ok("set-buffer", {
+      name: "log",
+      content: Array.from({ length: 80 }, (_, i) => `old line ${i}`).join("\n"),
+    });
+    assertEquals((await mcp.ok<Slice>("show-buffer", { name: "log", max_bytes: 300 })).next_offset_bytes, 300);
+    const fresh = Array.from({ length: 80 }, (_, i) => `new entry ${i}`).join("\n");
+    await tmux.tmux("set-buffer", "-b", "log", fresh);
+    assertMatch(await mcp.err("show-buffer", { name: "log", offset_bytes: 300 }), /read it again from offset_bytes 0/);
+    // Done as the refusal says: the new text is read whole, and an offset into it (a search's context_start, the
+    // old page's end by chance) is read as asked.
+    assertEquals((await mcp.ok<Slice>("show-buffer", { name: "log" })).text, fresh);
+    assertEquals(
+      (await mcp.ok<Slice>("show-buffer", { name: "log", offset_bytes: 300, max_bytes: 20 })).text,
+      fresh.slice(300, 320),
+    );
+  });
+});
+
 Deno.test("show-buffer replaces invalid UTF-8 instead of failing", async () => {
   await withServer(async (mcp, tmux) => {
     await tmux.tmuxStdin(new Uint8Array([0x61, 0xff, 0x62]), "load-buffer", "-b", "bin", "-");

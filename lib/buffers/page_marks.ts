@@ -9,7 +9,10 @@
  * just before the offset. A buffer appended to keeps all of them, and reads
  * on. The marks are kept per store (one per host), the most recent
  * {@linkcode MAX_MARKS}; an offset with no mark (from before a restart, or
- * typed by hand) is not checked.
+ * typed by hand) is not checked. A read of the buffer from its start
+ * ({@linkcode forgetChanged}) drops the marks of the text it replaced: the
+ * reader has the new text, whose offsets (a search's `context_start`) are
+ * then read as asked.
  *
  * @example
  * ```ts
@@ -86,4 +89,18 @@ export function changedBefore(store: object, name: string, bytes: Uint8Array, of
     return true;
   }
   return before !== undefined && !same(bytes.subarray(offset - before.length, offset), before);
+}
+
+/**
+ * Drops the marks of buffer `name` that it, now `bytes`, no longer matches ({@linkcode changedBefore}): for a read
+ * from its start, after which an offset of the old text that happens to be one of the new is the new text's.
+ */
+export function forgetChanged(store: object, name: string, bytes: Uint8Array): void {
+  const marks = marksOf.get(store);
+  if (!marks) return;
+  for (const key of [...marks.keys()]) {
+    const at = key.indexOf("\0"); // after the offset's digits (keyOf)
+    if (key.slice(at + 1) !== name) continue;
+    if (changedBefore(store, name, bytes, Number(key.slice(0, at)))) marks.delete(key);
+  }
 }

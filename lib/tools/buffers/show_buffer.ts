@@ -6,7 +6,7 @@ import { clipToCharBoundary, utf8SequenceLength } from "../../text/utf8.ts";
 import { largestFitting } from "../../budget/page.ts";
 import { redactedBytePages } from "../../text/redact_page.ts";
 import { firstInvalidUtf8 } from "../../search/text.ts";
-import { changedBefore, identityOf, markContinuation } from "../../buffers/page_marks.ts";
+import { changedBefore, forgetChanged, identityOf, markContinuation } from "../../buffers/page_marks.ts";
 
 const MAX_SLICE = 1024 * 1024;
 
@@ -36,6 +36,8 @@ export default defineTool({
   async handler({ name, offset_bytes, max_bytes }, ctx) {
     const bytes = await ctx.buffers.read(name);
     const size = bytes.length;
+    // Read from the start, as the refusal below says to: offsets the old text's pages gave are the new text's now.
+    if (offset_bytes === 0) forgetChanged(ctx.buffers, name, bytes);
     if (changedBefore(ctx.buffers, name, bytes, offset_bytes)) {
       throw new UserError(
         `buffer ${JSON.stringify(name)} changed since the page that gave offset_bytes ${offset_bytes}: it was ` +
