@@ -6,7 +6,7 @@
  * timeout) and leave the server answering.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { connect, ROOT, START_PERMISSIONS, startTmux } from "./helpers.ts";
+import { connect, ROOT, START_PERMISSIONS, startTmux, withServer } from "./helpers.ts";
 import { canMount, filesWithData, smallDisk, swapDirectoryForSymlink, tempDir, unmount } from "./pane_helpers.ts";
 import { readFileChecked, writeFileChecked } from "../lib/policy/files.ts";
 
@@ -263,6 +263,19 @@ Deno.test("file policy: a file holding data is replaced only at --safety destruc
     await destructive.close();
     await tmux.kill();
   }
+});
+
+Deno.test("file policy: a file this server made that the user added to stays theirs after save-buffer appends to it", async () => {
+  const dir = await tempDir();
+  await withServer(async (mcp) => {
+    const path = `${dir}/notes.txt`;
+    await mcp.ok("set-buffer", { name: "x", content: "ours\n" });
+    await mcp.ok("save-buffer", { name: "x", path });
+    await Deno.writeTextFile(path, "the user's line\n", { append: true });
+    await mcp.ok("save-buffer", { name: "x", path, append: true });
+    like(await mcp.err("save-buffer", { name: "x", path }), /holds 26 bytes, which replacing it would lose/, "replace");
+    assertEquals(await Deno.readTextFile(path), "ours\nthe user's line\nours\n");
+  });
 });
 
 Deno.test("file policy: a path too long for the file system is a one-line error, not an internal one", async () => {

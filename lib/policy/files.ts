@@ -528,12 +528,16 @@ export async function writeFileChecked(
 ): Promise<string> {
   const { file, resolved } = await openForWrite(path, policy, mode);
   using _ = file;
-  const start = (await file.stat()).size;
+  const before = await file.stat();
+  const start = before.size;
+  // Appended to a file of its own that someone changed meanwhile, it stays theirs: noted, the change would be lost
+  // to the next replace.
+  const ours = mode.truncate || stillOurs(resolved, before);
   try {
     let off = 0;
     while (off < data.length) off += await file.write(data.subarray(off));
     // What this server wrote, it may replace again, until someone else changes it.
-    if (created.has(resolved)) noteCreated(resolved, await file.stat(), true);
+    if (ours && created.has(resolved)) noteCreated(resolved, await file.stat(), true);
   } catch (e) {
     // A write cut short (a full disk) leaves no part of the data behind: an appended file ends as it did.
     await file.truncate(start).catch(() => {});
