@@ -125,6 +125,14 @@ Deno.test("a buffer that is not valid UTF-8 is an error naming the buffer and th
     const e = await mcp.err("search-buffer", { query: "more", buffers: ["bin"] });
     // Only the broken sequence's bytes, not the text after it (which no redaction sees in hex).
     assertMatch(e, /^buffer "bin" is not valid UTF-8: the first invalid byte is at offset 11 \(bytes e2 82\)/);
+    assertMatch(e, /or search-buffer near a match before that offset$/);
+    // Invalid from its first byte: no text before it to search near a match in, and the error does not say so.
+    await tmux.tmuxStdin(new Uint8Array([0xff, ...enc.encode(" more")]), "load-buffer", "-b", "head", "-");
+    assertMatch(
+      await mcp.err("search-buffer", { query: "more", buffers: ["head"] }),
+      /^buffer "head" is not valid UTF-8: the first invalid byte is at offset 0 \(bytes ff\): only text can be searched; leave it out of buffers or look at it with show-buffer$/,
+    );
+    await mcp.ok("delete-buffer", { name: "head" });
     // A page that ends before it answers, its total partial; the page that reaches it fails.
     await mcp.ok("set-buffer", { name: "text", content: "more\nmore\n" });
     for (const mode of ["literal", "regex"]) {

@@ -264,18 +264,25 @@ function linesWithin(bytes: Uint8Array, max: number): boolean {
   return bytes.length - start <= max;
 }
 
-/** A buffer that is not UTF-8, so not text to search; `where` says where its first invalid byte is. */
+/** What to do about a buffer whose first invalid byte is at offset `at`: search near a match only if text precedes it. */
+function notTextAdvice(at: number): string {
+  return at > 0
+    ? "leave it out of buffers, look at it with show-buffer, or search-buffer near a match before that offset"
+    : "leave it out of buffers or look at it with show-buffer";
+}
+
+/** A buffer that is not UTF-8, so not text to search; `where` says where its first invalid byte is (offset `at`). */
 export class NotText extends UserError {
-  constructor(name: string, readonly where: string) {
+  constructor(name: string, readonly where: string, at: number) {
     super(
-      `buffer ${JSON.stringify(name)} is not valid UTF-8: ${where}: only text can be searched; leave it out of ` +
-        `buffers, look at it with show-buffer, or search-buffer near a match before that offset`,
+      `buffer ${JSON.stringify(name)} is not valid UTF-8: ${where}: only text can be searched; ${notTextAdvice(at)}`,
     );
   }
 }
 
 function notUtf8(name: string, part: Uint8Array, lo: number, offset: number): NotText {
-  return new NotText(name, `the first invalid byte is at offset ${lo + offset} (bytes ${invalidHex(part, offset)})`);
+  const at = lo + offset;
+  return new NotText(name, `the first invalid byte is at offset ${at} (bytes ${invalidHex(part, offset)})`, at);
 }
 
 /** Validates and decodes a target's bytes (its window, when it has one), which it takes over (see `subjectOf`). */
