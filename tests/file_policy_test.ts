@@ -59,6 +59,14 @@ Deno.test("file policy: FIFOs, devices, /proc and links to them are refused at o
       ),
     ];
     for (const path of reads) like(await mcp.err("load-buffer", { name: "x", path }), REFUSED, path);
+    // The refusal names where the path leads, not only the first component found under /proc.
+    for (const path of ["/tmp/../proc/self/environ", `${dir}/procdir/environ`]) {
+      like(
+        await mcp.err("load-buffer", { name: "x", path }),
+        /^refusing ".*" \(it resolves to "\/proc\/self\/environ"\): files under \/proc are not ordinary files/,
+        path,
+      );
+    }
     const writes = [
       fifo,
       "/proc/self/fd/1",

@@ -160,10 +160,16 @@ function kindOf(info: Deno.FileInfo): string {
   return "special file";
 }
 
-function refuseTree(given: string, resolved: string): void {
+/**
+ * Refuses a path that is, or resolves into, /proc, /sys or /dev. `rest`: the components of the path not resolved
+ * yet, named with `resolved` in the error (a refusal at `/proc` of `/tmp/../proc/self/environ` says where it leads).
+ */
+function refuseTree(given: string, resolved: string, rest: readonly string[] = []): void {
   for (const tree of FORBIDDEN_TREES) {
     if (within(given, tree) || within(resolved, tree)) {
-      const via = given === resolved ? "" : ` (it resolves to ${q(resolved)})`;
+      const whole = normalize([resolved, ...rest].join("/"));
+      const shown = within(whole, tree) ? whole : resolved;
+      const via = given === shown ? "" : ` (it resolves to ${q(shown)})`;
       throw new UserError(
         `refusing ${q(given)}${via}: files under ${tree} are not ordinary files; give a regular file elsewhere`,
       );
@@ -237,7 +243,7 @@ async function resolvePath(given: string): Promise<string | undefined> {
       continue;
     }
     const next = done === "/" ? `/${seg}` : `${done}/${seg}`;
-    refuseTree(given, next);
+    refuseTree(given, next, pending);
     let info: Deno.FileInfo;
     try {
       info = await Deno.lstat(next);
@@ -252,7 +258,7 @@ async function resolvePath(given: string): Promise<string | undefined> {
     if (++hops > MAX_HOPS) throw new UserError(`refusing ${q(given)}: more than ${MAX_HOPS} symlinks to follow`);
     const target = await Deno.readLink(next);
     const absolute = target.startsWith("/") ? target : `${done}/${target}`;
-    refuseTree(given, normalize(absolute));
+    refuseTree(given, normalize(absolute), pending);
     pending = [...absolute.split("/"), ...pending];
     done = "/";
   }
