@@ -315,6 +315,27 @@ Deno.test("file policy: a path too long for the file system is a one-line error,
   }
 });
 
+Deno.test("file policy: a file the system refuses to write (a program running from it) is a one-line error, not an internal one", async () => {
+  const dir = await tempDir();
+  const program = `${dir}/sleeper`;
+  await Deno.copyFile("/bin/sleep", program);
+  await Deno.chmod(program, 0o755);
+  const running = new Deno.Command(program, { args: ["600"] }).spawn();
+  try {
+    await withServer(async (mcp) => {
+      await mcp.ok("set-buffer", { name: "b", content: "x" });
+      like(
+        await mcp.err("save-buffer", { name: "b", path: program, append: true }),
+        /^cannot write ".*\/sleeper": Text file busy: choose another path$/,
+        "append to a running program",
+      );
+    });
+  } finally {
+    running.kill();
+    await running.status;
+  }
+});
+
 Deno.test("file policy: a directory swapped for a symlink out of --files-root between check and open is never read or written through", async () => {
   // A process keeps replacing root/real (a directory) with a symlink to a directory outside the root and back,
   // as a program in a pane could while a file tool runs. The policy checks root/real/... and then opens it:

@@ -147,6 +147,10 @@ function explain(e: unknown, path: string, writing: boolean): Error {
       `path ${q(shown)} is too long for the file system (at most 255 bytes a name, 4096 in all): give a shorter path`,
     );
   }
+  // Any other refusal of the system's for this path (a program running from it: "Text file busy", an I/O error) is
+  // no fault of the server's: one line, without the system call Deno names.
+  const os = e instanceof Error ? /^(.+?) \(os error \d+\)/.exec(e.message) : null;
+  if (os) return new UserError(`cannot ${writing ? "write" : "read"} ${q(path)}: ${os[1]}: choose another path`);
   return e instanceof Error ? e : new Error(String(e));
 }
 
