@@ -610,6 +610,26 @@ Deno.test("a route that cannot work here is dropped for show-buffer after the fi
   }
 });
 
+Deno.test("buffers are read through show-buffer when the file route's private directory cannot be made", async () => {
+  const fx = await startTmux("engine-nodir");
+  const exec = createSpawnExecutor({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4 });
+  // Its parent is a file, as a full or missing temporary folder fails the same make.
+  const parent = await Deno.makeTempFile();
+  let calls = 0;
+  const files = createServerFileReader({ runAttached: () => (calls++, Promise.resolve(new Uint8Array())) }, parent);
+  const store = createBufferStore(exec, { files });
+  try {
+    await fx.tmuxStdin(enc.encode("content"), "load-buffer", "-b", "b", "-");
+    assertEquals(dec.decode(await store.read("b")), "content");
+    assertEquals(dec.decode(await store.read("b")), "content");
+    assertEquals(calls, 0);
+  } finally {
+    await files.close();
+    await Deno.remove(parent);
+    await fx.kill();
+  }
+});
+
 Deno.test("with control mode off nothing attaches, and buffers are read through show-buffer", async () => {
   const fx = await startTmux("engine-off");
   const engine = createTmuxEngine({ bin: "tmux", socketName: fx.socketName, maxConcurrency: 4, controlMode: false });

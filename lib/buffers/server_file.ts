@@ -67,7 +67,16 @@ export function createServerFileReader(
     async read(name) {
       if (broken) return undefined;
       dir ??= Deno.makeTempDir({ dir: parent, prefix: `tmux-mcp-${Deno.pid}-buffers-` });
-      const path = `${await dir}/${counter++}`;
+      let made: string;
+      try {
+        made = await dir;
+      } catch (e) {
+        // A full or missing temporary folder: show-buffer needs none, and a failed promise kept would fail every read.
+        dir = undefined;
+        disable(`no private directory for the files: ${e instanceof Error ? e.message : e}`);
+        return undefined;
+      }
+      const path = `${made}/${counter++}`;
       try {
         await engine.runAttached(["save-buffer", "-b", name, formatLiteral(path)], { timeoutMs: 60_000 });
       } catch (e) {
