@@ -422,13 +422,21 @@ Deno.test("a buffer another client named with bytes that are not UTF-8 is refuse
     const name = buffers.find((b) => b.name.startsWith("bad"))!.name;
     assertEquals(name, "bad\ufffdname");
     for (
-      const [tool, args] of [["show-buffer", { name }], ["delete-buffer", { name }], ["rename-buffer", {
-        from: name,
-        to: "x",
-      }]] as const
+      const [tool, args] of [
+        ["show-buffer", { name }],
+        ["delete-buffer", { name }],
+        ["rename-buffer", {
+          from: name,
+          to: "x",
+        }],
+        ["append-buffer", { name, content: "more" }],
+        ["append-buffer", { name, content: "\0" }],
+      ] as const
     ) {
       assertMatch(await mcp.err(tool, args), /has a name that is not UTF-8 .*no call can name it/);
     }
+    // An append made no second buffer under the name the list shows.
+    assertEquals((await mcp.ok<{ buffers: unknown[] }>("list-buffers")).buffers.length, 1);
     // A search of all does not report it searched and empty: it is left out and named.
     const all = await mcp.ok<{ skipped_buffers?: string[]; bytes_scanned_total: number }>("search-buffer", {
       query: "data",

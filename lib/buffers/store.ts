@@ -154,7 +154,9 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
   };
 
   async function appendRaw(name: string, content: Uint8Array): Promise<AppendOutcome> {
-    const text = argvText(content);
+    // A name with U+FFFD may be how the list shows one that is not UTF-8, which `set-buffer -a` would not find and
+    // would make a second buffer beside: such a name is read first, which tells the two apart.
+    const text = name.includes("\ufffd") ? undefined : argvText(content);
     if (text !== undefined) {
       const out = await tmux.run([
         ...["list-buffers", "-F", LIST_FORMAT],
@@ -168,7 +170,7 @@ export function createBufferStore(tmux: TmuxExecutor, opts: BufferStoreOptions =
     try {
       old = await readRaw(name);
     } catch (e) {
-      if (!(e instanceof UserError)) throw e;
+      if (!(e instanceof MissingBuffer)) throw e;
     }
     const joined = old ? concat(old, content) : content;
     await writeRaw(name, joined);
