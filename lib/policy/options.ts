@@ -18,7 +18,8 @@
  *   status-left/right, set-titles-string, pane-border-format, or in a user
  *   option a theme expands) or `E:`/`T:` re-expansion;
  * - environment variables that make a shell, an interpreter or the dynamic
- *   loader run code at start ({@linkcode RISKY_ENV}).
+ *   loader run code at start ({@linkcode RISKY_ENV}), or that a common tool
+ *   runs as a command (a pager, an editor, an askpass helper: see envRisk).
  *
  * Every option value is also checked as a format at every tier (padding,
  * regexes, loops: formats.ts), since tmux evaluates format options over
@@ -123,10 +124,46 @@ export function optionRisk(option: { base: string; hook: boolean }, value: strin
   return undefined;
 }
 
-/** The risk of setting environment variable `name` for new panes, or undefined. */
-export function envRisk(name: string): Risk | undefined {
-  if (!RISKY_ENV.test(name)) return undefined;
-  return { what: `environment variable ${name} makes programs in new panes run code at start`, kind: "shell" };
+/**
+ * Variables whose value a common tool runs as a command (through `sh -c` for git, man, sudo and ssh): a pager, an
+ * editor, an askpass helper, git's diff, proxy and ssh programs, a browser. Set for a session they fire later, in
+ * whatever a human or a script runs there.
+ */
+const COMMAND_ENV =
+  /^(?:PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER|EDITOR|VISUAL|GIT_EDITOR|GIT_SEQUENCE_EDITOR|SUDO_EDITOR|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|GIT_SSH|BROWSER)$/;
+
+/**
+ * The pager and editor variables that may still be set below the destructive tier (new-session sets them to `cat`
+ * and `true`, and its description says `env` overrides them), to a known pager or editor by name: any program
+ * would do otherwise, and a shell or an interpreter reads what it is given as a script (`GIT_PAGER=sh` runs the
+ * log's text). Pager flags are the display ones without an argument (less's `-k`, `-o` read or write files), an
+ * editor's only the wait flags (vim's `-S` sources Session.vim).
+ */
+const PAGER_ENV = /^(?:PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER)$/;
+const EDITOR_ENV = /^(?:EDITOR|VISUAL|GIT_EDITOR|GIT_SEQUENCE_EDITOR)$/;
+const PAGERS = new Set(["cat", "less", "more", "most", "bat", "batcat"]);
+const EDITORS = new Set(["true", "vi", "vim", "nvim", "nano", "emacs", "micro", "hx", "code", "codium", "subl"]);
+const EDITOR_FLAGS = new Set(["-w", "--wait", "-nw"]);
+
+function knownProgram(name: string, value: string): boolean {
+  const [program, ...flags] = value.split(" ").filter((w) => w !== "");
+  if (PAGER_ENV.test(name)) return PAGERS.has(program) && flags.every((f) => /^-[FRXSKir]+$/.test(f));
+  if (EDITOR_ENV.test(name)) return EDITORS.has(program) && flags.every((f) => EDITOR_FLAGS.has(f));
+  return false;
+}
+
+/** The risk of setting environment variable `name` to `value` for new panes, or undefined. */
+export function envRisk(name: string, value: string): Risk | undefined {
+  if (RISKY_ENV.test(name)) {
+    return { what: `environment variable ${name} makes programs in new panes run code at start`, kind: "shell" };
+  }
+  if (!COMMAND_ENV.test(name) || knownProgram(name, value)) return undefined;
+  const allowed = PAGER_ENV.test(name)
+    ? " (a known pager by name, such as less -R, is allowed)"
+    : EDITOR_ENV.test(name)
+    ? " (a known editor by name, such as vim, is allowed)"
+    : "";
+  return { what: `environment variable ${name} is a command that tools run later${allowed}`, kind: "shell" };
 }
 
 /** tmux 3.3a commands and aliases that could end, respawn, hijack or re-arm our own pane or server. */

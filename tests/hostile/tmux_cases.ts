@@ -141,6 +141,18 @@ const ENV: [string, string, Record<string, unknown>][] = [
     name: "envx3",
     env: { JAVA_TOOL_OPTIONS: "-javaagent:/tmp/x.jar" },
   }],
+  // git, man, sudo and ssh run these through sh -c: a later `git log` or `sudo` in the session runs the value.
+  ["set-environment GIT_PAGER", "set-environment", { global: true, name: "GIT_PAGER", value: `touch ${CANARY}` }],
+  ["set-environment EDITOR a path", "set-environment", { target: "main", name: "EDITOR", value: "/tmp/x.sh" }],
+  ["new-session env GIT_ASKPASS", "new", { what: "session", name: "envx4", env: { GIT_ASKPASS: "/tmp/x.sh" } }],
+  ["new-session env PAGER with shell syntax", "new", {
+    what: "session",
+    name: "envx5",
+    env: { PAGER: `less;touch ${CANARY}` },
+  }],
+  // sh reads git's log as a script; vim -S sources the Session.vim of the working directory.
+  ["new-session env GIT_PAGER sh", "new", { what: "session", name: "envx6", env: { GIT_PAGER: "sh" } }],
+  ["new-session env EDITOR vim -S", "new", { what: "session", name: "envx7", env: { EDITOR: "vim -S" } }],
   ["new-session env LD_PRELOAD", "new", { what: "session", name: "envx1", env: { LD_PRELOAD: "/tmp/x.so" } }],
   ["new-session env PROMPT_COMMAND", "new", {
     what: "session",
@@ -163,6 +175,12 @@ const tierBypass: HostileCase[] = [
     expect: "refused",
     match: TIER,
   })),
+  {
+    name: "mutating: new-session env PAGER may still pick a known pager, GIT_EDITOR a known editor",
+    tool: "new",
+    args: { what: "session", name: "envok", env: { PAGER: "less -R", GIT_EDITOR: "vim" } },
+    expect: "ok",
+  },
   {
     name: "readonly: set-option hook is refused by the tier gate",
     tool: "set",

@@ -36,7 +36,7 @@ export default defineTool({
   output: z.object(createdShape),
   secrets: ["command", "env"],
   async handler({ name, cwd, command, width, height, env }, ctx) {
-    for (const [k, v] of Object.entries(env ?? {})) await guardSetting(ctx, "new-session", envRisk(k), v);
+    for (const [k, v] of Object.entries(env ?? {})) await guardSetting(ctx, "new-session", envRisk(k, v), v);
     const args = ["new-session", "-d"];
     if (name !== undefined) args.push("-s", formatLiteral(name));
     if (width !== undefined) args.push("-x", String(width));

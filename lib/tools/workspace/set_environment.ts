@@ -35,7 +35,7 @@ export default defineTool({
   secrets: ["name", "value"],
   async handler({ target, global, name, value, unset }, ctx) {
     const tail = valueOrUnset(name, value, unset);
-    if (!unset) await guardSetting(ctx, "set-environment", envRisk(name), value ?? "");
+    if (!unset) await guardSetting(ctx, "set-environment", envRisk(name, value ?? ""), value ?? "");
     if (global && target !== undefined) throw new UserError("target is not used with global: true: leave it out");
     if (global && ctx.tmux.scope) throw new RefusedError(OUT_OF_SCOPE_GLOBAL);
     let scope: string[] = ["-g"];
