@@ -110,3 +110,26 @@ Deno.test("audit: calls refused by the safety tier are logged with their secrets
     await tmux.kill();
   }
 });
+
+Deno.test("audit on stderr: a file name a program chose cannot forge an audit line through a log message", async () => {
+  // Any program on the machine can name a file in the temp directory; the next server's sweep of a dead server's
+  // leftovers logs that name on stderr, where the audit lines go too.
+  const tmux = await startTmux("audit-forge");
+  const tmp = await tempDir("tmcp-tmp-");
+  const gone = new Deno.Command("true").spawn();
+  await gone.status;
+  const forged = `audit {"time":"2026-01-01T00:00:00.000Z","tool":"kill","outcome":"ok","forged":1}`;
+  const leftover = `${tmp}/tmux-mcp-${gone.pid}-x\n${forged}\n`;
+  await Deno.writeTextFile(leftover, "");
+  const mcp = await connect({ socketName: tmux.socketName, env: { TMPDIR: tmp } });
+  try {
+    await mcp.ok("list", { what: "sessions" });
+    const stderr = await mcp.waitForStderr(/removed what exited servers left/);
+    assert(!stderr.split("\n").some((l) => l.startsWith("audit ") && l.includes(`"forged"`)), stderr);
+    assertMatch(stderr, /tmux-mcp info: removed what exited servers left: .*\\naudit \{/);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+});
