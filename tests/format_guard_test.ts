@@ -56,6 +56,9 @@ const forbidden = fc.oneof(
     "#{m:#{pane_id},x}",
     "#{m:*a*a*a*a*,x}",
     "#{S:#{W:#{P:x}}}",
+    "#{s/a/#{pane_title}/:pane_title}",
+    "#{s/a/aaaaaaaaaa/:#{s/a/aaaaaaaaaa/:pane_title}}",
+    "#{s//aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/:pane_title}",
   ),
   fc.tuple(fc.integer({ min: MAX_PAD + 1, max: 2 ** 31 }), fc.constantFrom("p%:", "p/%/:", "p+%+:", "p-%:", "p;p%:"))
     .map((
@@ -117,6 +120,16 @@ Deno.test("format guard: option values may allow #( and E: at the destructive ti
   assertMatch(formatRefusal("#{p+50000000+:x}", { allowShell: true, allowReexpand: true })!, /padding/);
 });
 
+/** `depth` replacements of one `a` by ten, nested in the value (`#{s/a/…/:#{s…}}`) or in the replacement. */
+function nestedReplacements(depth: number, where: "value" | "replacement"): string {
+  const ten = "a".repeat(10);
+  let format = `#{l:${ten}}`;
+  for (let i = 0; i < depth; i++) {
+    format = where === "value" ? `#{s/a/${ten}/:${format}}` : `#{l;s/a/${format}/:${ten}}`;
+  }
+  return format;
+}
+
 Deno.test("display-message: the issue's DoS formats are refused, common formats still work (real tmux)", async () => {
   await withServer(async (mcp) => {
     for (
@@ -129,6 +142,9 @@ Deno.test("display-message: the issue's DoS formats are refused, common formats 
         ],
         ["#{s/(a+)+$/x/:pane_title}", /s\/…\/…\/ with a regular expression/],
         ["#{p-#{e|*:99999,99999}:x}", /must be a literal number/],
+        // Each level multiplies the text by ten inside the tmux server (sixteen levels: 10^17 bytes).
+        [nestedReplacements(5, "value"), /lengthen the text more than 64 times/],
+        [nestedReplacements(5, "replacement"), /computed replacement/],
       ] as const
     ) {
       assertMatch(await mcp.err("show", { what: "format", format }), why, format);
@@ -140,5 +156,6 @@ Deno.test("display-message: the issue's DoS formats are refused, common formats 
     assertEquals(await ok("#{S:#{session_name};}"), "main;");
     assertEquals(await ok("#{m:*ai*,#{session_name}} #{s|ai|AI|:session_name} #{=2:session_name}"), "1 mAIn ma");
     assertEquals(await ok("##(not run)"), "#(not run)");
+    assertEquals(await ok("#{s/a/AAAA/:#{s/i/II/:session_name}}"), "mAAAAIIn");
   });
 });

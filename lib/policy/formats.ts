@@ -21,7 +21,9 @@
  * - regular expressions run inside the tmux server, which serves nobody else
  *   while one backtracks: `m/r` is refused, `m` (fnmatch) needs a literal
  *   pattern with at most {@linkcode MAX_STARS} `*`, `s/…/…/` needs a literal
- *   pattern without regex operators (plain text replacement), and `C`
+ *   pattern without regex operators (plain text replacement) and a literal
+ *   replacement, lengthening the text at most {@linkcode MAX_GROWTH} times
+ *   over the whole format (nested replacements multiply), and `C`
  *   (search the pane's whole history) is refused.
  * - loops `S:`, `W:`, `P:`, `L:` multiply when nested: at most
  *   {@linkcode MAX_LOOPS} in one format.
@@ -45,6 +47,8 @@ export const MAX_PAD = 500;
 export const MAX_LOOPS = 2;
 /** Most `*` in an `m` (fnmatch) pattern: fnmatch backtracks over each. */
 export const MAX_STARS = 3;
+/** Most `s/…/…/` replacements may lengthen a format's text, all together (nested ones multiply). */
+export const MAX_GROWTH = 64;
 /** Deepest `#{…}` nesting accepted. */
 export const MAX_DEPTH = 16;
 
@@ -124,6 +128,7 @@ interface Modifier {
 
 class Parser {
   loops = 0;
+  growth = 1;
   readonly facts: FormatFacts = { shell: [], reexpand: false };
   constructor(readonly policy: FormatPolicy) {}
 
@@ -276,7 +281,7 @@ class Parser {
               "the whole tmux server; give plain text to replace (no . [ ] ( ) * + ? { } | ^ $ \\)",
           );
         }
-        return;
+        return this.lengthens(pattern, args[1] ?? "");
       }
       case "N":
         // tmux reads N/s (an argument with an s and no w) as "a session of this name exists", among all sessions.
@@ -304,6 +309,25 @@ class Parser {
           );
         }
         return;
+    }
+  }
+
+  /**
+   * A replacement of `s/pattern/with/` may lengthen the text up to |with|/|pattern| times, and tmux expands a nested
+   * `s` in the value or in the replacement first, so nested ones multiply (ten of `s/a/aaaaaaaaaa/` make a
+   * 10^10-byte value inside the tmux server): the replacement must be literal, and the product of every
+   * replacement's factor in one format at most {@linkcode MAX_GROWTH}.
+   */
+  private lengthens(pattern: string, replacement: string): void {
+    if (replacement.includes("#")) {
+      throw new Refusal("s/…/…/ with a computed replacement (#{…} in it) is refused; give the replacement as text");
+    }
+    this.growth *= Math.max(1, Math.ceil(replacement.length / Math.max(1, pattern.length)));
+    if (this.growth > MAX_GROWTH) {
+      throw new Refusal(
+        `s/…/…/ replacements that lengthen the text more than ${MAX_GROWTH} times in all are refused (nested ` +
+          "ones multiply); use fewer or shorter replacements",
+      );
     }
   }
 
