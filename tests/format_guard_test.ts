@@ -33,7 +33,7 @@ const { safe } = fc.letrec<{ safe: string; piece: string }>((tie) => ({
     variable.map((v) => `#{m:*sh*,#{${v}}}`),
     variable.map((v) => `#{s|a|b|:${v}}`),
     fc.tuple(fc.constantFrom("n", "w", "b", "d", "q", "l", "a", "t"), variable).map(([m, v]) => `#{${m}:${v}}`),
-    fc.constant("#{e|*:6,7}"),
+    fc.constantFrom("#{e|*:6,7}", "#{e|/|f|4:1,3}"),
   ),
 }));
 
@@ -56,6 +56,8 @@ const forbidden = fc.oneof(
     "#{m:#{pane_id},x}",
     "#{m:*a*a*a*a*,x}",
     "#{S:#{W:#{P:x}}}",
+    "#{e|+|f|100000000:1,1}",
+    "#{e|*|f|#{pane_width}:1,1}",
     "#{s/a/#{pane_title}/:pane_title}",
     "#{s/a/aaaaaaaaaa/:#{s/a/aaaaaaaaaa/:pane_title}}",
     "#{s//aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/:pane_title}",
@@ -142,6 +144,7 @@ Deno.test("display-message: the issue's DoS formats are refused, common formats 
         ],
         ["#{s/(a+)+$/x/:pane_title}", /s\/…\/…\/ with a regular expression/],
         ["#{p-#{e|*:99999,99999}:x}", /must be a literal number/],
+        ["#{e|+|f|100000000:1,1}", /prints N decimals, and N must be a literal number up to 100/],
         // Each level multiplies the text by ten inside the tmux server (sixteen levels: 10^17 bytes).
         [nestedReplacements(5, "value"), /lengthen the text more than 64 times/],
         [nestedReplacements(5, "replacement"), /computed replacement/],
@@ -157,5 +160,6 @@ Deno.test("display-message: the issue's DoS formats are refused, common formats 
     assertEquals(await ok("#{m:*ai*,#{session_name}} #{s|ai|AI|:session_name} #{=2:session_name}"), "1 mAIn ma");
     assertEquals(await ok("##(not run)"), "#(not run)");
     assertEquals(await ok("#{s/a/AAAA/:#{s/i/II/:session_name}}"), "mAAAAIIn");
+    assertEquals(await ok("#{e|/|f|3:1,8}"), "0.125");
   });
 });

@@ -17,7 +17,9 @@
  * - `p` (padding) allocates its width: the width must be a literal integer of
  *   at most {@linkcode MAX_PAD}; `=` (trim) must be a literal integer too (a
  *   width computed by a nested format cannot be checked before tmux runs it).
- *   `R:` (repeat, tmux ≥ 3.4) is refused.
+ *   `R:` (repeat, tmux ≥ 3.4) is refused. The decimals of `e|op|f|N` are
+ *   allocated as well: N must be a literal integer of at most
+ *   {@linkcode MAX_PRECISION}.
  * - regular expressions run inside the tmux server, which serves nobody else
  *   while one backtracks: `m/r` is refused, `m` (fnmatch) needs a literal
  *   pattern with at most {@linkcode MAX_STARS} `*`, `s/…/…/` needs a literal
@@ -47,6 +49,8 @@ export const MAX_PAD = 500;
 export const MAX_LOOPS = 2;
 /** Most `*` in an `m` (fnmatch) pattern: fnmatch backtracks over each. */
 export const MAX_STARS = 3;
+/** Most decimals of an `e|op|f|N` result. */
+export const MAX_PRECISION = 100;
 /** Most `s/…/…/` replacements may lengthen a format's text, all together (nested ones multiply). */
 export const MAX_GROWTH = 64;
 /** Deepest `#{…}` nesting accepted. */
@@ -263,6 +267,15 @@ class Parser {
         );
       case "p":
         return this.width("padding", "p", args[0], MAX_PAD);
+      case "e":
+        // e|op|f|N prints the result with N decimals: tmux allocates them all.
+        if (args[2] !== undefined && !(/^\d{1,3}$/.test(args[2]) && Number(args[2]) <= MAX_PRECISION)) {
+          throw new Refusal(
+            `#{e|…|f|N:…} prints N decimals, and N must be a literal number up to ${MAX_PRECISION}, not ` +
+              JSON.stringify(args[2].slice(0, 40)),
+          );
+        }
+        return;
       case "=":
         return this.width("trimming", "=", args[0], Number.MAX_SAFE_INTEGER);
       case "m":
