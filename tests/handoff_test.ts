@@ -307,6 +307,28 @@ Deno.test("bad input gets one clear line: an unknown session, no prompt waiting"
   });
 });
 
+Deno.test("a secret on the program's prompt line reaches neither the client's question nor the error, redacted", async () => {
+  const token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+  await withHuman(BOTH, async (s) => {
+    // git asks for the password of a URL whose user name is a token.
+    s.human.reply = "decline";
+    const asking = await s.launch(`read -r -s -p "Password for 'https://${token}@github.com': " pw\n`, "Password for");
+    const r = await s.call("request-input", { pty_id: asking, prompt: "Enter the git password" });
+    assert(!r.isError, textOf(r));
+    assertEquals(s.human.asked.length, 1);
+    assert(!JSON.stringify(s.human.asked).includes(token), JSON.stringify(s.human.asked));
+    assertMatch(
+      JSON.stringify(s.human.asked),
+      /The program asks: Password for 'https:.*\[redacted:github:[0-9a-f]+\]@github\.com'/,
+    );
+    // A token at the start of the last line, the next output glued to it (a file without a final newline).
+    const idle = await s.launch(`printf '%s\\n' '${token}done'; exec cat\n`, "[redacted:cut:");
+    const e = await s.call("request-input", { pty_id: idle, prompt: "x", timeout_ms: 1000 });
+    assert(e.isError);
+    assertMatch(textOf(e), /\(last line: "\[redacted:cut:[0-9a-f]+\]"\): nothing was asked/);
+  });
+});
+
 // ---- The 2026 era's parking (no client needed) ----
 
 /** A tool call that asks one yes/no per entry of `questions` and returns the answers. */

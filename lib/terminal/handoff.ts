@@ -31,6 +31,8 @@ import { UserError } from "../errors.ts";
 import { confirmWords, readsKeyByKey, type ScreenFacts, screenPrompt } from "../text/prompt_kind.ts";
 import { durationText } from "../text/duration.ts";
 import { openSecretPage } from "./secret_page.ts";
+import type { Redactor } from "../text/redact.ts";
+import { redactedExcerpt } from "../text/redact_page.ts";
 import type { HandOffRoute, InputState, TerminalBackend } from "./backend.ts";
 
 /**
@@ -101,6 +103,20 @@ export interface HandOffOptions {
   pollMs?: number;
   /** The client, when it can ask the human (elicitation). */
   ask?: Asker;
+  /** The call's redactor (undefined: --redact off), for the program's prompt line quoted in a message. */
+  redactor?: Redactor;
+}
+
+/**
+ * The end of a screen line (at most `max` characters, trimmed) for a message: an error or a question to the
+ * client, which may log it or show it to the model. Redacted as the line it is (a token at its start, or one the
+ * cut splits, is judged whole), before the message puts it mid-line, where a redaction of the message would no
+ * longer see the line's edges.
+ */
+function lineEnd(line: string, max: number, redactor: Redactor | undefined): Promise<string> {
+  const trimmed = line.trim();
+  // With its line break: a screen's line, whose edges the rules for cut tokens look at, not a one-word value.
+  return redactedExcerpt(redactor, trimmed + "\n", Math.max(0, trimmed.length - max), trimmed.length);
 }
 
 const PROGRESS_EVERY_MS = 1000;
@@ -250,14 +266,18 @@ async function awaitPrompt(
     if (Date.now() >= until || opts.signal.aborted) {
       if ("echoed" in now) {
         throw new UserError(
-          `${subject.label} shows a password prompt (last line: ${JSON.stringify(line.trim().slice(-80))}) but its ` +
+          `${subject.label} shows a password prompt (last line: ${
+            JSON.stringify(await lineEnd(line, 80, opts.redactor))
+          }) but its ` +
             "terminal echoes what is typed, so a secret typed there would show on the screen: nothing was asked; " +
             `look with ${subject.look}, and call request-input once the program reads without echo`,
         );
       }
       throw new UserError(
         `${subject.label} is not waiting at a password or yes/no prompt (last line: ` +
-          `${JSON.stringify(line.trim().slice(-80))}): nothing was asked; call request-input once the ` +
+          `${
+            JSON.stringify(await lineEnd(line, 80, opts.redactor))
+          }): nothing was asked; call request-input once the ` +
           `program shows its prompt (${subject.look})`,
       );
     }
@@ -290,6 +310,8 @@ async function askThroughClient(
   if (!ask.modes[via]) return undefined;
   // The server types the answer: refused here, before the human is asked, where it would not reach the program.
   await subject.refuseTyping?.();
+  // The program's own question, as the client is shown it.
+  const asks = await lineEnd(found.line, via === "url" ? 200 : Infinity, opts.redactor);
 
   // One signal for the whole exchange: the call's cancellation, or the deadline.
   const totalSeconds = Math.ceil(opts.timeoutMs / 1000);
@@ -327,7 +349,7 @@ async function askThroughClient(
     if (found.kind === "confirm") {
       const words = confirmWords(found.line);
       const asked = ask.form({
-        message: `${prompt}\nThe program asks: ${found.line.trim()}`,
+        message: `${prompt}\nThe program asks: ${asks}`,
         field: "yes",
         type: "boolean",
         title: "Yes",
@@ -343,7 +365,11 @@ async function askThroughClient(
       await subject.send(encoder.encode((a.value === true ? words.yes : words.no) + enter));
       return done("input_received", `the human answered and the answer was typed; continue with ${subject.look}`, via);
     }
-    return await secretThroughPage(subject, prompt, found, ask, ctl.signal, ended, { done, refused, stopped });
+    return await secretThroughPage(subject, prompt, { ...found, asks }, ask, ctl.signal, ended, {
+      done,
+      refused,
+      stopped,
+    });
   } finally {
     clearTimeout(timer);
     clearInterval(beat);
@@ -358,7 +384,7 @@ const encoder = new TextEncoder();
 async function secretThroughPage(
   subject: HandOffSubject,
   prompt: string,
-  found: { kind: "secret" | "confirm"; line: string },
+  found: { kind: "secret" | "confirm"; line: string; asks: string },
   ask: Asker,
   signal: AbortSignal,
   ended: Promise<"ended">,
@@ -400,7 +426,7 @@ async function secretThroughPage(
   try {
     const elicitation = crypto.randomUUID();
     const answer = ask.url({
-      message: `${prompt}\nThe program asks: ${found.line.trim().slice(-200)}\n(a page on this computer: what you ` +
+      message: `${prompt}\nThe program asks: ${found.asks}\n(a page on this computer: what you ` +
         "type there goes to the terminal, never to the assistant)",
       url: page.url,
       id: elicitation,

@@ -13,7 +13,7 @@
  * page(0, 14); // "key [redacted:aws:…]": the key's first part, cut at 14, is replaced
  * ```
  */
-import type { Redactor } from "./redact.ts";
+import { redactFully, type Redactor } from "./redact.ts";
 import { charStartAtOrAfter, charStartAtOrBefore } from "./utf8.ts";
 
 /**
@@ -52,6 +52,28 @@ export function redactedSlicer(
     }
     return out + text.slice(at, b);
   };
+}
+
+/**
+ * `text[from, to)` for a message or a field, redacted as a page of `text` ({@linkcode redactedSlicer}): a secret
+ * the cut splits, or one at an edge of the whole text (a screen line's start, where the rules for cut tokens look),
+ * is replaced whole; with the preset loaded if the text needs it. Without a redactor, the plain slice.
+ *
+ * @example
+ * ```ts
+ * import { loadRedactor } from "./redact.ts";
+ * const line = "key AKIAIOSFODNN7EXAMPLE end";
+ * await redactedExcerpt(await loadRedactor(), line, 10, line.length); // "[redacted:aws:…] end"
+ * ```
+ */
+export function redactedExcerpt(
+  redactor: Redactor | undefined,
+  text: string,
+  from: number,
+  to: number,
+): Promise<string> {
+  const cut = (r: Redactor | undefined) => redactedSlicer(r, text, from, to)(from, to);
+  return redactor ? redactFully(redactor, cut) : Promise.resolve(cut(undefined));
 }
 
 function isLowSurrogate(c: number): boolean {

@@ -68,6 +68,7 @@ export default defineTool({
       signal: ctx.signal,
       progress: ctx.progress,
       ask: ctx.ask,
+      redactor: ctx.redactor,
     });
     return { structured: { ...who, ...r } };
   },

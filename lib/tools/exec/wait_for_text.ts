@@ -12,8 +12,8 @@ import { ptyId } from "../pty/schemas.ts";
 import { resolvedOf } from "../../tmux/target.ts";
 import { positionFrom, positionRead } from "../../tmux/grid.ts";
 import { UserError } from "../../errors.ts";
-import { redactFully, type Redactor } from "../../text/redact.ts";
-import { redactedSlicer } from "../../text/redact_page.ts";
+import type { Redactor } from "../../text/redact.ts";
+import { redactedExcerpt } from "../../text/redact_page.ts";
 import { budgeted, continueField, continueParam } from "./continued.ts";
 import { checkPtyWait, type PaneIds, tailOf, type Waited, waitIds } from "./wait_common.ts";
 
@@ -260,8 +260,7 @@ async function ended(
  * again, as a call whose handler throws RulesNeeded is (the event it saw would be gone).
  */
 function cutLine(redactor: Redactor | undefined, line: string): Promise<string> {
-  const cut = (r: Redactor | undefined) => redactedSlicer(r, line, 0, Math.min(line.length, MAX_LINE))(0, MAX_LINE);
-  return redactor ? redactFully(redactor, cut) : Promise.resolve(cut(undefined));
+  return redactedExcerpt(redactor, line, 0, Math.min(line.length, MAX_LINE));
 }
 
 /**
