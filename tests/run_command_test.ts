@@ -596,7 +596,9 @@ Deno.test("a --max-wait-ms below the default timeout_ms bounds calls that omit i
 Deno.test("run-command follows its pane into another session (move-window) and returns the exit code", async () => {
   await withShell("bash", async (fx) => {
     await fx.tmux("new-session", "-d", "-s", "other");
-    const run = startWait<{ exit_code: number | null; output: string; timed_out: boolean }>(fx, "run-command", {
+    const run = startWait<
+      { exit_code: number | null; output: string; timed_out: boolean; session_id: string; window_id: string }
+    >(fx, "run-command", {
       target: fx.pane,
       command: "read -r x; echo fin-$x; (exit 3)",
       timeout_ms: 60_000,
@@ -611,7 +613,34 @@ Deno.test("run-command follows its pane into another session (move-window) and r
     await fx.tmux("send-keys", "-t", fx.pane, "Enter");
     const r = await run.done;
     assertEquals([r.exit_code, r.timed_out, r.output.split("\n").at(-1)], [3, false, "fin-42"]);
+    // The ids answered are where the pane is now, not where the run began.
+    const other = await tmuxFormat(fx, "other:", "#{session_id}");
+    assertEquals([r.session_id, r.window_id], [other, await tmuxFormat(fx, fx.pane, "#{window_id}")]);
   });
+});
+
+Deno.test("run-command's running answer after its pane's window moved names the session it is in now", async () => {
+  await withShell("bash", async (fx) => {
+    type Run = { exit_code: number | null; session_id: string; continue?: string };
+    await fx.tmux("new-session", "-d", "-s", "other");
+    const first = await fx.mcp.ok<Run>("run-command", {
+      target: fx.pane,
+      command: "read -r x; echo fin-$x",
+      timeout_ms: 120_000,
+    });
+    assert(first.continue, JSON.stringify(first));
+    await fx.tmux("new-window", "-d", "-t", "main:");
+    await fx.tmux("move-window", "-s", `${fx.pane}`, "-t", "other:");
+    const other = await tmuxFormat(fx, "other:", "#{session_id}");
+    const next = await fx.mcp.ok<Run>("run-command", { continue: first.continue });
+    assertEquals([next.exit_code, next.session_id], [null, other]);
+    await watchedIn(fx, "other");
+    await fx.tmux("send-keys", "-t", fx.pane, "-l", "42");
+    await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    let r = next;
+    while (r.continue) r = await fx.mcp.ok<Run>("run-command", { continue: r.continue });
+    assertEquals([r.exit_code, r.session_id], [0, other]);
+  }, { serverArgs: ["--call-budget-ms", "1000"] });
 });
 
 Deno.test("run-command whose pane is respawned under it says so at once instead of timing out", async () => {

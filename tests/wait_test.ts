@@ -444,6 +444,20 @@ Deno.test("wait-for-text follows a pane whose window moves to another session, e
   });
 });
 
+Deno.test("a running wait whose pane's window moved answers the session the pane is in now", async () => {
+  await withShell("bash", async (fx) => {
+    await fx.tmux("new-session", "-d", "-s", "solo", "sh -c 'sleep 600'");
+    const pane = (await fx.tmux("display-message", "-p", "-t", "solo:", "#{pane_id}")).trim();
+    const args = { what: "text", target: pane, patterns: ["never-printed"], timeout_ms: 120_000 };
+    const first = await fx.mcp.ok<TextResult>("wait", args);
+    assertEquals(first.outcome, "running");
+    await fx.tmux("move-window", "-s", pane, "-t", "main:"); // solo had only this window: it ends
+    const main = (await fx.tmux("display-message", "-p", "-t", "main:", "#{session_id}")).trim();
+    const next = await fx.mcp.ok<TextResult>("wait", { what: "text", continue: first.continue });
+    assertEquals([next.outcome, next.session_id], ["running", main]);
+  }, { serverArgs: ["--call-budget-ms", "1000"] });
+});
+
 Deno.test("wait-for-text new_only sees a line printed right after the pane's window moved to another session", async () => {
   await withShell("bash", async (fx) => {
     await fx.tmux("new-session", "-d", "-s", "solo", "sh -c 'sleep 60'");

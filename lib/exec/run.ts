@@ -31,7 +31,7 @@
  * ```
  */
 import { COMMAND_SEPARATOR, type TmuxArg, type TmuxExecutor } from "../tmux/executor.ts";
-import type { ShellPane } from "../tmux/panes.ts";
+import type { PaneInfo, ShellPane } from "../tmux/panes.ts";
 import type { ExecContext } from "./context.ts";
 import { UserError } from "../errors.ts";
 import { readCursor, readSince, type SinceRead } from "../tmux/grid.ts";
@@ -175,7 +175,7 @@ type Outcome = Pick<RunResult, "exit_code" | "timed_out" | "warnings">;
  * command wrote over the row above its own, such as the typed line, or cleared the history).
  */
 function result(
-  read: Pick<SinceRead, "rows" | "missed" | "dropped">,
+  read: Pick<SinceRead, "rows" | "missed" | "dropped"> & { pane?: Partial<Pick<PaneInfo, "session_id" | "window_id">> },
   log: RunLog,
   maxLines: number,
   ids: Ids,
@@ -194,8 +194,13 @@ function result(
     lines = all.slice(-maxLines);
     truncated = rest.lost > 0 || all.length > maxLines;
   }
+  // The pane's window may have moved (move-window, join-pane) while the command ran: the ids are where it is now.
+  const now = read.pane?.session_id !== undefined && read.pane.window_id !== undefined
+    ? { session_id: read.pane.session_id, window_id: read.pane.window_id }
+    : {};
   return {
     ...ids,
+    ...now,
     ...r,
     output: lines.join("\n"),
     output_lines: lines.length,
@@ -380,7 +385,10 @@ async function runLocked(
     // not one byte has no output to read (and the screen is as it was at the start).
     // The modes come from the last read: the one of the output, or for no output the one at the start.
     const read: Pick<SinceRead, "rows" | "missed" | "dropped"> & {
-      pane: Omit<WarningFacts, "current_command"> & { width: number };
+      pane:
+        & Omit<WarningFacts, "current_command">
+        & { width: number }
+        & Partial<Pick<PaneInfo, "session_id" | "window_id">>;
       next?: SinceRead["next"];
     } = end.silent
       ? { pane: atStart.pane, rows: [], dropped: 0, missed: false }

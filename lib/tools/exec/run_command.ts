@@ -117,7 +117,7 @@ export default defineTool({
           timed_out: false,
           continue: token,
           elapsed_ms: Math.round(performance.now() - m!.started),
-          ...ids,
+          ...(view.pane ? resolvedOf(view.pane, ids.defaulted) : ids),
           warnings: view.pane ? withTerminalMode(ctx.tmux, view.pane, prompts) : prompts,
         };
       },

@@ -17,7 +17,7 @@ import { targetIds } from "../workspace/common.ts";
 import type { Warning } from "../../exec/warnings.ts";
 import { finalView } from "../../exec/observe.ts";
 import { ptyTail } from "../../exec/pty_wait.ts";
-import type { resolvedOf } from "../../tmux/target.ts";
+import { resolvedOf } from "../../tmux/target.ts";
 import { UserError } from "../../errors.ts";
 import { servesToolset } from "../../config.ts";
 
@@ -58,5 +58,7 @@ export async function tailOf(
 ): Promise<{ tail: string; warnings: Warning[] } & Partial<PaneIds>> {
   if (w.ptyId !== undefined) return { tail: (await ptyTail(ctx.terminal, w.ptyId, lines)).join("\n"), warnings: [] };
   const view = await finalView(ctx.tmux, w.ids!.pane_id, lines);
-  return { tail: view.tail.join("\n"), warnings: view.warnings, ...w.ids };
+  // Its window may have moved (move-window, join-pane) since the wait began: the ids are where it is now.
+  const ids = view.pane ? resolvedOf(view.pane, w.ids!.defaulted) : w.ids;
+  return { tail: view.tail.join("\n"), warnings: view.warnings, ...ids };
 }
