@@ -8,6 +8,8 @@ import { columns, dropColumns, takeColumns } from "../lib/text/columns.ts";
 import { notAtPrompt, paneWarnings, type WarningFacts } from "../lib/exec/warnings.ts";
 import { decodeOutput } from "../lib/tmux/control.ts";
 import { compileMatcher } from "../lib/exec/match.ts";
+import { LogPool, RunLog } from "../lib/exec/runlog.ts";
+import { ParkingLot } from "../lib/exec/parked.ts";
 import { createSearchPool } from "../lib/search/worker_pool.ts";
 import { UserError } from "../lib/errors.ts";
 import { fileScripts } from "../lib/exec/runtime.ts";
@@ -321,4 +323,38 @@ Deno.test("a run's wait-for channels are named after its files, as the sweep fin
   } finally {
     await scripts.close();
   }
+});
+
+Deno.test("the output logs of all runs together stay within their pool: the log being written drops its oldest lines", () => {
+  const pool = new LogPool(1000);
+  const [a, b] = [new RunLog(pool), new RunLog(pool)];
+  const lines = (tag: string, n: number) => new TextEncoder().encode(`${tag}${"x".repeat(98)}\n`.repeat(n));
+  a.active = b.active = true;
+  a.push(lines("a", 6)); // 600 bytes: all kept
+  b.push(lines("b", 6)); // 600 more: past the pool, b drops its oldest
+  assert(pool.bytes <= 1000, `${pool.bytes}`);
+  assertEquals([a.peekAll().lines.length, a.peekAll().lost], [6, 0]);
+  assertEquals([b.peekAll().lines.length, b.peekAll().lost], [4, 2]);
+  // A run whose answer went out frees its share; its counts stay for the answer's note.
+  a.release();
+  assertEquals([pool.bytes, a.peekAll().lines.length, a.peekAll().lost], [400, 0, 0]);
+  b.push(lines("b", 6));
+  assertEquals([pool.bytes, b.peekAll().lines.length, b.peekAll().lost], [1000, 10, 2]);
+});
+
+Deno.test("a parked work's dispose runs once its result is returned, and when an uncollected one is dropped", async () => {
+  const lot = new ParkingLot();
+  const call = { signal: new AbortController().signal, progress: () => Promise.resolve() };
+  const disposed: string[] = [];
+  const quick = lot.start("wait (what: text)", () => Promise.resolve("q"), {}, {
+    dispose: () => disposed.push("quick"),
+  });
+  assertEquals(await lot.follow(quick, call, 60_000), { kind: "done", value: "q" });
+  assertEquals(disposed, ["quick"]);
+  const never = Promise.withResolvers<string>();
+  const slow = lot.start("run-command", () => never.promise, {}, { dispose: () => disposed.push("slow") });
+  assertEquals((await lot.follow(slow, call, 0)).kind, "running");
+  assertEquals([disposed, lot.size], [["quick"], 1]);
+  lot.close();
+  assertEquals([disposed, lot.size], [["quick", "slow"], 0]);
 });

@@ -73,6 +73,8 @@ export interface Parked<T, M = unknown> {
   meta: M;
   /** performance.now() when the work started. */
   since: number;
+  /** Frees what the work holds (a run's output log) once its result is returned or dropped. */
+  dispose?: () => void;
 }
 
 export type Turn<T> = { kind: "done"; value: T } | { kind: "running"; token: string };
@@ -108,20 +110,20 @@ export class ParkingLot {
 
   /**
    * Starts `run` in the background (not yet parked: {@linkcode follow} parks it when the budget runs out). `shown`:
-   * a token as the caller must give it (with its host), for errors.
+   * a token as the caller must give it (with its host), for errors; `dispose`: see {@linkcode Parked.dispose}.
    */
   start<T, M>(
     kind: string,
     run: (control: Relay) => Promise<T>,
     meta: M,
-    shown: (token: string) => string = (t) => t,
+    opts: { shown?: (token: string) => string; dispose?: () => void } = {},
   ): Parked<T, M> {
-    this.#makeRoom(shown);
+    this.#makeRoom(opts.shown ?? ((t) => t));
     const relay = new Relay();
     const work = run(relay);
     // Settled while nobody follows it: no unhandled rejection; the next follower sees the error.
     work.catch(() => {});
-    return { token: newToken(), kind, work, relay, meta, since: performance.now() };
+    return { token: newToken(), kind, work, relay, meta, since: performance.now(), dispose: opts.dispose };
   }
 
   /**
@@ -175,11 +177,11 @@ export class ParkingLot {
           timer = setTimeout(() => resolve({ kind: "running", token: p.token }), Math.max(0, budgetMs));
         }),
       ]);
-      if (turn.kind === "done") this.#forget(p.token);
+      if (turn.kind === "done") this.#end(p);
       else this.#park(p);
       return turn;
     } catch (e) {
-      this.#forget(p.token);
+      this.#end(p);
       throw e;
     } finally {
       clearTimeout(timer);
@@ -222,6 +224,13 @@ export class ParkingLot {
     const item = this.#items.get(token);
     if (item?.timer !== undefined) clearTimeout(item.timer);
     this.#items.delete(token);
+    item?.parked.dispose?.();
+  }
+
+  /** The work's result or error went to its caller: nothing is kept of it (a first call's work was never parked). */
+  #end(p: Parked<unknown>): void {
+    this.#forget(p.token);
+    p.dispose?.();
   }
 
   /** Works still parked (tests, diagnostics). */

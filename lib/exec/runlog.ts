@@ -7,8 +7,9 @@
  * Lines are complete lines (the unfinished last one comes with
  * {@linkcode RunLog.finish}), colours and cursor movements dropped, a `\r`
  * progress line as it stood when its newline came. Memory is bounded: past
- * {@linkcode MAX_LOG_BYTES} the oldest lines not yet handed out are dropped
- * and counted.
+ * {@linkcode MAX_LOG_BYTES}, or past {@linkcode MAX_POOL_BYTES} for the logs
+ * of one server together (up to 32 runs are kept between calls), the oldest
+ * lines not yet handed out of the log being written are dropped and counted.
  *
  * @example
  * ```ts
@@ -26,8 +27,17 @@ import { LineAssembler } from "./stream.ts";
 export const MAX_LOG_BYTES = 64 * 1024 * 1024;
 /** Columns kept per line. */
 export const MAX_LOG_LINE = 1024 * 1024;
+/** Bytes of lines the logs of one server's runs keep together at most. */
+export const MAX_POOL_BYTES = 256 * 1024 * 1024;
+
+/** What the logs of one server's runs hold together. */
+export class LogPool {
+  bytes = 0;
+  constructor(readonly limit = MAX_POOL_BYTES) {}
+}
 
 export class RunLog {
+  #pool: LogPool;
   /** Set while the command runs (between its markers): only then do bytes count. */
   active = false;
   #lines: string[] = [];
@@ -40,6 +50,17 @@ export class RunLog {
     if (complete) this.#add(text);
   }, { blankLines: true, maxLine: MAX_LOG_LINE });
 
+  /** `pool`: the server's (`ctx.exec.logs`), shared by the logs of all its runs. */
+  constructor(pool = new LogPool()) {
+    this.#pool = pool;
+  }
+
+  /** Counts `n` more bytes kept (fewer when negative), here and in the pool. */
+  #grow(n: number): void {
+    this.#bytes += n;
+    this.#pool.bytes += n;
+  }
+
   /** Feeds the pane's output bytes (ignored unless {@linkcode active}). */
   push(bytes: Uint8Array): void {
     if (this.active && !this.#finished) this.#asm.push(bytes);
@@ -48,9 +69,9 @@ export class RunLog {
   #add(line: string): void {
     this.#lines.push(line);
     this.#total++;
-    this.#bytes += line.length + 1;
-    while (this.#bytes > MAX_LOG_BYTES && this.#lines.length > 1) {
-      this.#bytes -= this.#lines.shift()!.length + 1;
+    this.#grow(line.length + 1);
+    while ((this.#bytes > MAX_LOG_BYTES || this.#pool.bytes > this.#pool.limit) && this.#lines.length > 1) {
+      this.#grow(-(this.#lines.shift()!.length + 1));
       this.#lost++;
     }
   }
@@ -92,7 +113,7 @@ export class RunLog {
   /** Hands out (and forgets) the next `max` lines; `lost`: lines dropped before them for memory. */
   take(max: number): { lines: string[]; lost: number } {
     const lines = this.#lines.splice(0, max);
-    for (const l of lines) this.#bytes -= l.length + 1;
+    for (const l of lines) this.#grow(-(l.length + 1));
     const lost = this.#lost;
     this.#lost = 0;
     this.#taken = true;
@@ -105,9 +126,19 @@ export class RunLog {
    */
   giveBack(page: { lines: string[]; lost: number }, handedOut: boolean): void {
     this.#lines.unshift(...page.lines);
-    for (const l of page.lines) this.#bytes += l.length + 1;
+    for (const l of page.lines) this.#grow(l.length + 1);
     this.#lost += page.lost;
     this.#taken = handedOut;
+  }
+
+  /**
+   * The run's answer went out (or was dropped): its lines leave the pool, and the log takes no more (its counts
+   * stay).
+   */
+  release(): void {
+    this.finish();
+    this.#grow(-this.#bytes);
+    this.#lines = [];
   }
 
   /** Every line kept (not handed out), without handing them out; `lost` as in {@linkcode take}. */

@@ -31,6 +31,7 @@ import { log } from "../log.ts";
 import { tempPrefix } from "../host/process.ts";
 import { resolveBinary } from "../host/binaries.ts";
 import { ParkingLot } from "./parked.ts";
+import { LogPool } from "./runlog.ts";
 import { TypedLines } from "./typed.ts";
 import { libc } from "../terminal/pty/ffi.ts";
 import { nonce } from "./wait.ts";
@@ -349,6 +350,8 @@ export interface ExecRuntime {
   typed: TypedLines;
   /** Waits and runs a call left running at its budget, under their continue tokens. */
   parked: ParkingLot;
+  /** What the output logs of all runs hold together (./runlog.ts): bounded, as each log is. */
+  logs: LogPool;
   /** Releases everything (the server's exit hook). */
   close(): Promise<void>;
 }
@@ -415,6 +418,7 @@ export function createExecRuntime(tmux: TmuxEngine, config: Pick<Config, "tmuxBi
     },
     runs,
     parked,
+    logs: new LogPool(),
     typed: new TypedLines(),
     async close() {
       parked.close();

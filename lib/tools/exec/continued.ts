@@ -37,6 +37,8 @@ export interface Budgeted<T, M> {
   meta: M;
   /** The `running` answer, made from the work's meta. */
   running(token: string, meta: M, parked: Parked<T, M>): Promise<T>;
+  /** Frees what the work holds once its result is returned or dropped (see `Parked.dispose`). */
+  dispose?(): void;
   /** performance.now() when the call began (default: now). */
   started?: number;
   /** This call's budget when not --call-budget-ms (0: answer at once unless the work is done). */
@@ -52,7 +54,7 @@ export async function budgeted<T, M>(ctx: ToolContext, b: Budgeted<T, M>): Promi
     b.kind,
     (relay) => b.start({ ...ctx, signal: relay.signal, progress: relay.progress }),
     b.meta,
-    (token) => hostAddress(ctx, token),
+    { shown: (token) => hostAddress(ctx, token), dispose: b.dispose },
   );
   const turn = await lot.follow(parked, ctx, budgetLeft(b.budgetMs ?? ctx.config.callBudgetMs, started));
   // The token names its host: a continuation without it would go to the first host, which has no such work.

@@ -3,7 +3,7 @@ import { defineTool } from "../declared.ts";
 import { resolvedTarget } from "../declared.ts";
 import { hostAddress, type ToolContext } from "../tool.ts";
 import { PaneRespawned, runCommand, type RunResult } from "../../exec/run.ts";
-import { MAX_LOG_BYTES, MAX_LOG_LINE, RunLog } from "../../exec/runlog.ts";
+import { MAX_LOG_BYTES, MAX_LOG_LINE, MAX_POOL_BYTES, RunLog } from "../../exec/runlog.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { finalView, inspectCommands } from "../../exec/observe.ts";
 import { withTerminalMode } from "../../exec/pane_handoff.ts";
@@ -62,7 +62,7 @@ export default defineTool({
     let log: RunLog;
     if (token === undefined) {
       const target = resolvedTarget(ctx);
-      log = new RunLog();
+      log = new RunLog(ctx.exec.logs);
       meta = { log, ids: resolvedOf(target, target.defaulted), started, maxLines: max_lines };
     } else {
       // A token this server does not know may be from before a restart: its command ran or still runs.
@@ -78,6 +78,8 @@ export default defineTool({
       meta,
       // Output already waiting makes a full page: answer it at once.
       ...(pageWaiting ? { budgetMs: 0 } : {}),
+      // A first call only (a continuation's work was started by one): the log leaves the server's pool with its run.
+      dispose: () => meta?.log.release(),
       async start(work) {
         const m = meta!;
         let r: RunResult;
@@ -172,7 +174,12 @@ function note(r: Out, log: RunLog): string | undefined {
     // The buffer holds what the log kept: say what it could not.
     const lost = log.peekAll().lost;
     const gaps = [
-      ...(lost > 0 ? [`its first ${lost} line(s) dropped: the log keeps the last ${MAX_LOG_BYTES / 2 ** 20} MiB`] : []),
+      ...(lost > 0
+        ? [
+          `its first ${lost} line(s) dropped: the log keeps the last ${MAX_LOG_BYTES / 2 ** 20} MiB (all runs ` +
+          `still running or uncollected together ${MAX_POOL_BYTES / 2 ** 20} MiB)`,
+        ]
+        : []),
       ...(log.cut > 0 ? [`${log.cut} line(s) cut to their first ${MAX_LOG_LINE / 2 ** 20} MiB`] : []),
     ];
     return `output cut to its last lines: the ${gaps.length ? "kept" : "whole"} output is in buffer ` +
