@@ -619,6 +619,28 @@ Deno.test("run-command follows its pane into another session (move-window) and r
   });
 });
 
+for (const shell of SHELLS) {
+  Deno.test(`run-command in ${shell} whose command moves its window to another session as it ends answers at once`, async () => {
+    await withShell(shell, async (fx) => {
+      await fx.tmux("new-session", "-d", "-s", "other");
+      await fx.tmux("new-window", "-d", "-t", "main:"); // main lives on without the window
+      // Its end marker comes right after the move, before the server follows the pane: tmux sends it to main only.
+      const r = await fx.mcp.ok<RunResult>("run-command", {
+        target: fx.pane,
+        command: `tmux -L ${fx.socketName} move-window -s ${fx.pane} -t other:; echo moved-4""2`,
+        timeout_ms: 30_000,
+      });
+      const other = await tmuxFormat(fx, "other:", "#{session_id}");
+      assertEquals([r.timed_out, r.output.split("\n").at(-1), r.session_id], [false, "moved-42", other]);
+      // Either the end was seen after all (a slow move), or it was lost and the answer says so.
+      if (r.exit_code === null) assertEquals(r.warnings.map((w) => w.kind), ["no_exit_code"]);
+      else assertEquals(r.exit_code, 0);
+      const next = await runner(fx)("echo next");
+      assertEquals([next.exit_code, next.output], [0, "next"]);
+    });
+  });
+}
+
 Deno.test("run-command's running answer after its pane's window moved names the session it is in now", async () => {
   await withShell("bash", async (fx) => {
     type Run = { exit_code: number | null; session_id: string; continue?: string };

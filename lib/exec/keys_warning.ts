@@ -141,11 +141,30 @@ const SOURCE_FDS = 256;
  * ```
  */
 export function stillSourcing(pid: number | null | undefined, path: string): boolean | undefined {
+  return hasOpen(pid, path, 3);
+}
+
+/**
+ * Whether the shell `pid` has the run's FIFO at `fifo` open: it reads it in one of the run's handshakes (on its
+ * standard input or another descriptor, as the shell redirects). Undefined where /proc cannot tell.
+ *
+ * @example
+ * ```ts
+ * declare const bashPid: number; // a bash in `{ read -r w; } </tmp/run/f-1`
+ * readsFifo(bashPid, "/tmp/run/f-1"); // true (its fd 0 reads "/tmp/run/f-1")
+ * ```
+ */
+export function readsFifo(pid: number | null | undefined, fifo: string): boolean | undefined {
+  return hasOpen(pid, fifo, 0);
+}
+
+/** Whether process `pid` has a file named as `path` open on a descriptor from `first` up; undefined: cannot tell. */
+function hasOpen(pid: number | null | undefined, path: string, first: number): boolean | undefined {
   const k = kernel();
   if (!k || !pid || Deno.build.os !== "linux") return undefined;
   // By its name: /proc shows the path with symbolic links resolved (a TMPDIR may be one).
   const name = `/${path.split("/").pop()}`;
-  for (let fd = 3; fd < SOURCE_FDS; fd++) {
+  for (let fd = first; fd < SOURCE_FDS; fd++) {
     const open = k.procFd(pid, fd)?.replace(/ \(deleted\)$/, "");
     if (open?.endsWith(name)) return true;
   }

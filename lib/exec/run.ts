@@ -42,7 +42,7 @@ import { commandName, runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
 import { paneWarnings, type Warning, type WarningFacts } from "./warnings.ts";
 import { withTerminalMode } from "./pane_handoff.ts";
-import { shellWaitsForKeys, stillSourcing } from "./keys_warning.ts";
+import { readsFifo, shellWaitsForKeys, stillSourcing } from "./keys_warning.ts";
 import { awaitPrompt } from "./prompt.ts";
 import { refuseSelfInput } from "../tmux/self.ts";
 import { refuseUntypable } from "../tmux/sync.ts";
@@ -228,6 +228,7 @@ async function runLocked(
   const run = trackRun(rt, paneId, id, files);
   const log = req.log ?? new RunLog();
   let finished = false;
+  let moved = false;
   try {
     const obs = await observePane(ctx, pane, (bytes) => {
       // Asked before the bytes are read for markers: the chunk that holds the start marker is the typed line's
@@ -235,7 +236,7 @@ async function runLocked(
       log.active = run.phase() === "running";
       run.feed(bytes);
       log.push(bytes);
-    }, { sameProgram: true });
+    }, { sameProgram: true, moved: () => moved = true });
     run.attach(obs.stop);
     await rt.scripts.arm(files);
     const parts = {
@@ -311,14 +312,20 @@ async function runLocked(
 
     const local = tmux.remote === undefined ? { tty: pane.tty, pid: pane.pid } : undefined;
     const back = local ? backAtPrompt(tmux, paneId, run, { ...local, script: files.script }) : undefined;
-    const second = await waitFor(Promise.race([run.ended, obs.exited, ...(back ? [back.seen] : [])]), {
-      ...waitOpts,
-      tick: async () => {
-        await obs.checkAlive();
-        await back?.check();
+    const fifo = files.fifo;
+    const lost = local && fifo ? endLost(run, () => moved, () => readsFifo(local.pid, fifo)) : undefined;
+    const second = await waitFor(
+      Promise.race([run.ended, obs.exited, ...[back, lost].flatMap((w) => w ? [w.seen] : [])]),
+      {
+        ...waitOpts,
+        tick: async () => {
+          await obs.checkAlive();
+          await back?.check();
+          lost?.check();
+        },
+        what: `${describe(req.command)} to finish in ${paneId}`,
       },
-      what: `${describe(req.command)} to finish in ${paneId}`,
-    });
+    );
     if (second.kind === "done" && second.value === "pane_exited") throw await paneClosed(tmux, pane);
     if (second.kind === "done" && second.value === "interrupted") {
       // Its script was cut short (C-c ends all of it): no end marker, no exit code, the shell waits at its prompt.
@@ -351,6 +358,30 @@ async function runLocked(
         },
         started,
         true,
+        read.pane.width !== atStart.pane.width,
+      );
+    }
+    if (second.kind === "done" && second.value === "end_lost") {
+      // The shell waits in its end handshake, so the output is complete: read before it goes on (abandoned below, the
+      // run lets it go and draws no prompt into the read).
+      const read = await readSince(tmux, paneId, startPos, {
+        maxRows: req.maxLines,
+        signal: ctx.signal,
+        mainScreen: true,
+      });
+      log.finish();
+      const message = `${describe(req.command)} ended as the window of ${paneId} moved to another session, and tmux ` +
+        `told only the session it left, so its exit code is lost` +
+        // Pages handed out come from the output stream, which lacks what the pane printed as it moved; the screen not.
+        (log.handedOut ? "" : " (its output is complete)") + `: check what it did if the status matters`;
+      return result(
+        read,
+        log,
+        req.maxLines,
+        ids,
+        { exit_code: null, timed_out: false, warnings: [{ kind: "no_exit_code", message }] },
+        started,
+        false,
         read.pane.width !== atStart.pane.width,
       );
     }
@@ -470,6 +501,28 @@ function backAtPrompt(
       const view = await finalView(tmux, paneId, 1);
       if (view.warnings.some((w) => w.kind === "input_prompt")) return void (times = 0);
       if (run.phase() === "running") seen.resolve("interrupted");
+    },
+  };
+}
+
+/**
+ * Watches, once a second, for an end marker lost: once the pane was followed into another session (`moved`), tmux
+ * sent what it printed in between to the session it left only, which may be the end marker. The shell then waits in
+ * its end handshake (`inHandshake`: it reads the run's FIFO) with the run still between its markers; seen on two
+ * ticks in a row, so a marker still on its way is not taken for lost.
+ */
+function endLost(
+  run: { phase(): string },
+  moved: () => boolean,
+  inHandshake: () => boolean | undefined,
+): { seen: Promise<"end_lost">; check(): void } {
+  const seen = Promise.withResolvers<"end_lost">();
+  let times = 0;
+  return {
+    seen: seen.promise,
+    check() {
+      if (!moved() || run.phase() !== "running" || !inHandshake()) return void (times = 0);
+      if (++times >= 2 && run.phase() === "running") seen.resolve("end_lost");
     },
   };
 }

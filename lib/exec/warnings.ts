@@ -26,6 +26,7 @@ export const WARNING_KINDS = [
   "lines_missed",
   "interrupted",
   "not_started",
+  "no_exit_code",
   "left_mode",
   "exited",
 ] as const;
