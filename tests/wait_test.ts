@@ -362,6 +362,18 @@ Deno.test("wait-for-text rejects bad regular expressions and survives catastroph
       });
       assertMatch(e, /took too long.*backtrack/);
     }
+    // A stop pattern is not looked for on the screen at the end: one too slow for an old line there, never checked
+    // against new output, leaves the answer a timeout, in time.
+    const stopped = await fx.mcp.ok<TextResult>("wait", {
+      what: "text",
+      target: fx.pane,
+      patterns: ["never-printed"],
+      stop: ["(a+)+$"],
+      regex: true,
+      new_only: true,
+      timeout_ms: 500,
+    });
+    assertEquals(stopped.outcome, "timeout");
   });
 });
 

@@ -35,6 +35,8 @@ export interface Hit {
 export interface Matcher {
   /** The first hit in these lines (a stop hit anywhere in them wins), or undefined. */
   check(lines: readonly string[]): Promise<Hit | undefined>;
+  /** The first line a pattern (not a stop pattern) matches in these lines, or undefined. */
+  shows(lines: readonly string[]): Promise<string | undefined>;
   close(): void;
 }
 
@@ -92,9 +94,15 @@ export function compileMatcher(spec: MatchSpec, regex: RegexService): Matcher {
         "wait for the text of one of its lines",
     );
   }
+  // Patterns only: their hits, as if there were no stop patterns.
+  const patternsOnly = { ...spec, stop: [] };
+  const shown = (hit: Hit | undefined) => hit?.line;
   if (!spec.regex) {
+    const hitsOf = (s: MatchSpec, lines: readonly string[]) =>
+      firstHit(s, lines, [...s.stop, ...s.patterns].map((p) => literalHits(lines, p, spec.ignoreCase)));
     return {
-      check: (lines) => Promise.resolve(firstHit(spec, lines, all.map((p) => literalHits(lines, p, spec.ignoreCase)))),
+      check: (lines) => Promise.resolve(hitsOf(spec, lines)),
+      shows: (lines) => Promise.resolve(shown(hitsOf(patternsOnly, lines))),
       close() {},
     };
   }
@@ -110,6 +118,13 @@ export function compileMatcher(spec: MatchSpec, regex: RegexService): Matcher {
       } catch (e) {
         throw failed = e instanceof Error ? e : new Error(String(e));
       }
+    },
+    async shows(lines) {
+      // Not the stops: a slow one would fail an answer that only asks whether a pattern is on screen.
+      const patterns = regexes.slice(spec.stop.length);
+      if (failed) throw failed;
+      const hits = await regex.lines(patterns, [lines]);
+      return shown(firstHit(patternsOnly, lines, hits.map((perGroup) => perGroup[0])));
     },
     close() {},
   };

@@ -268,11 +268,11 @@ function cutLine(redactor: Redactor | undefined, line: string): Promise<string> 
  * would hide that it can never match); another failure counts as no hit.
  */
 async function inTail(matcher: Matcher, tail: string[]): Promise<boolean> {
-  const h = await matcher.check(tail).catch((e) => {
+  const line = await matcher.shows(tail).catch((e) => {
     if (e instanceof UserError) throw e;
     return undefined;
   });
-  return h?.kind === "matched";
+  return line !== undefined;
 }
 
 async function textOnPty(ctx: ToolContext, matcher: Matcher, id: string, a: Common): Promise<Out> {
