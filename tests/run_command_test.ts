@@ -590,6 +590,11 @@ Deno.test("a --max-wait-ms below the default timeout_ms bounds calls that omit i
       await fx.mcp.err("wait", { what: "text", target: fx.pane, patterns: ["x"], timeout_ms: 30_000 }),
       /timeout_ms 30000 is above this server's limit of 2000 ms \(--max-wait-ms\)/,
     );
+    // A quiet period past that limit: the advice is a shorter one, not a timeout_ms the server would refuse.
+    assertMatch(
+      await fx.mcp.err("wait", { what: "quiet", target: fx.pane, quiet_ms: 3000 }),
+      /timeout_ms \(2000: this server's limit, --max-wait-ms\), so the wait could only time out: pass a quiet_ms below 2000$/,
+    );
   }, { serverArgs: ["--max-wait-ms", "2000"] });
 });
 

@@ -50,10 +50,12 @@ export default defineTool({
     if (token === undefined) checkPtyWait(args, ctx);
     // Silence counts from when the pane is watched, a moment after the deadline starts: an equal one never ends first.
     if (token === undefined && quiet_ms >= timeout_ms) {
+      // An omitted timeout_ms is this server's limit when that is below its default: a larger one would be refused.
+      const capped = ctx.given !== undefined && !ctx.given.has("timeout_ms") && timeout_ms === ctx.config.maxWaitMs;
       throw new UserError(
         `quiet_ms (${quiet_ms}) is ${quiet_ms > timeout_ms ? "longer than" : "as long as"} timeout_ms ` +
-          `(${timeout_ms}), so the wait could only time out: ` +
-          `pass a timeout_ms above quiet_ms, or a shorter quiet_ms`,
+          `(${timeout_ms}${capped ? ": this server's limit, --max-wait-ms" : ""}), so the wait could only time out: ` +
+          (capped ? `pass a quiet_ms below ${timeout_ms}` : `pass a timeout_ms above quiet_ms, or a shorter quiet_ms`),
       );
     }
     const meta: Meta = { started, tailLines: tail_lines, bytes: 0, ...(pty_id !== undefined ? { ptyId: pty_id } : {}) };
