@@ -1,7 +1,8 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { callAndCancel, callWithProgress, type ExecFixture, startWait, watchedIn, withShell } from "./exec_fixtures.ts";
-import { tempDir, waitForPane, waitUntil } from "./pane_helpers.ts";
-import { connect } from "./helpers.ts";
+import { tempDir, tmuxFormat, waitForPane, waitUntil } from "./pane_helpers.ts";
+import { connect, textOf } from "./helpers.ts";
+import type { CallToolResult } from "../lib/sdk.ts";
 
 interface TextResult {
   outcome: string;
@@ -454,6 +455,38 @@ Deno.test("wait-for-text follows a pane whose window moves to another session, e
     const main = (await fx.tmux("display-message", "-p", "-t", "main:", "#{session_id}")).trim();
     assertEquals([hit.outcome, hit.matched_line, hit.session_id], ["matched", "moved-42", main]);
   });
+});
+
+Deno.test("a first wait cut at its budget while tmux stalls names its continue token, and the wait goes on", async () => {
+  await withShell("bash", async (fx) => {
+    const armed = Promise.withResolvers<void>();
+    const call = fx.mcp.client.callTool(
+      {
+        name: "wait",
+        arguments: { what: "text", target: fx.pane, patterns: ["late-42"], new_only: true, timeout_ms: 120_000 },
+      },
+      undefined,
+      { onprogress: () => armed.resolve(), timeout: 120_000 },
+    );
+    await armed.promise;
+    // tmux stops answering before the budget ends: the running answer cannot read the screen, and the call is cut.
+    const pid = Number(await tmuxFormat(fx, fx.pane, "#{pid}"));
+    Deno.kill(pid, "SIGSTOP");
+    let cut: string;
+    try {
+      const r = await call as CallToolResult;
+      assert(r.isError, JSON.stringify(r.structuredContent));
+      cut = textOf(r);
+    } finally {
+      Deno.kill(pid, "SIGCONT");
+    }
+    const token = /call wait with \{what: "text", continue: "(c[0-9a-f]{16})"\} to follow it$/.exec(cut);
+    assert(token, cut);
+    await fx.tmux("send-keys", "-t", fx.pane, "echo late-$((6*7))", "Enter");
+    let r = await fx.mcp.ok<TextResult>("wait", { what: "text", continue: token[1] });
+    while (r.outcome === "running") r = await fx.mcp.ok<TextResult>("wait", { what: "text", continue: r.continue });
+    assertEquals([r.outcome, r.matched_line], ["matched", "late-42"]);
+  }, { serverArgs: ["--call-budget-ms", "5000"] });
 });
 
 Deno.test("a running wait whose pane's window moved answers the session the pane is in now", async () => {

@@ -262,8 +262,12 @@ function stalledCall(name: string, stall: { where: string; bound: string }, tier
 }
 
 /** The error of a call cut at its budget: `why` (what did not answer), and what may have happened. */
-function overBudget(name: string, budgetMs: number, why: string, tier: string): UserError {
-  const sent = tier === "readonly" ? "" : "; a command it had sent may still have run: check before calling it again";
+function overBudget(name: string, budgetMs: number, why: string, tier: string, follow?: string): UserError {
+  const sent = follow !== undefined
+    ? `; what it runs or waits for goes on: call ${name} with ${follow} to follow it`
+    : tier === "readonly"
+    ? ""
+    : "; a command it had sent may still have run: check before calling it again";
   return new UserError(`${name} did not finish within the call budget (--call-budget-ms ${budgetMs}): ${why}${sent}`);
 }
 // Never too small: everything fits.
@@ -388,6 +392,8 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
     let outcome: AuditOutcome = "ok";
     let message: string | undefined;
     let target: Record<string, string> | undefined;
+    /** The token of a work this call left running, once its handler has one (ToolContext.noteContinue). */
+    let continuing: string | undefined;
     const errorResult = (text: string): CallToolResult => {
       message = shapeError(text, tool?.name);
       return { content: [{ type: "text", text: message }], isError: true };
@@ -516,6 +522,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         noteTarget: (ids) => {
           target = { ...target, ...ids };
         },
+        noteContinue: (token) => continuing = token,
         budget: opts.pageBudget?.(tool) ?? UNLIMITED,
         keepResult: (content) => keepResult(svc, content),
         redactor,
@@ -540,7 +547,14 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
               "(it may take up to --connect-timeout-ms): call again in a moment"
             : `${named ? `tmux on host "${svc.host}" (or the connection to it)` : "tmux"} may be stuck or ` +
               `overloaded (list {what: "hosts"} shows a host's last error)`;
-          return overBudget(name, cfg.callBudgetMs, why, tool.tier);
+          // A work left running under a token goes on: the call that follows it names the same `what` (a family's).
+          const what = (data as { what?: unknown }).what;
+          const follow = continuing === undefined
+            ? undefined
+            : `{${typeof what === "string" ? `what: ${JSON.stringify(what)}, ` : ""}continue: ${
+              JSON.stringify(continuing)
+            }}`;
+          return overBudget(name, cfg.callBudgetMs, why, tool.tier, follow);
         });
       const handle = async (
         svc: Services,

@@ -133,6 +133,11 @@ export interface ToolContext extends Services, CallControl {
    */
   noteTarget(ids: Readonly<Record<string, string>>): void;
   /**
+   * Records the `continue` token of a work this call leaves running: an error that ends the call from then on (its
+   * cut at the call budget while tmux stalls) names it, so the work can still be followed.
+   */
+  noteContinue?(token: string): void;
+  /**
    * Set for tools declared with `exactTarget: true`: target resolution
    * (`resolve` in lib/tools/declared.ts) accepts only ids and exact names.
    */

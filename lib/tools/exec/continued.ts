@@ -57,6 +57,9 @@ export async function budgeted<T, M>(ctx: ToolContext, b: Budgeted<T, M>): Promi
     { shown: (token) => hostAddress(ctx, token), dispose: b.dispose },
   );
   const turn = await lot.follow(parked, ctx, budgetLeft(b.budgetMs ?? ctx.config.callBudgetMs, started));
+  if (turn.kind === "done") return turn.value;
   // The token names its host: a continuation without it would go to the first host, which has no such work.
-  return turn.kind === "done" ? turn.value : await b.running(hostAddress(ctx, turn.token), parked.meta, parked);
+  const token = hostAddress(ctx, turn.token);
+  ctx.noteContinue?.(token);
+  return await b.running(token, parked.meta, parked);
 }
