@@ -734,6 +734,38 @@ Deno.test("select a window or pane of a window linked into two sessions: the ses
   }
 });
 
+Deno.test("kill says when a window, a session or the server closed with what it killed", async () => {
+  await withServer(async (mcp, tmux) => {
+    const kill = async (what: string, target: string) => {
+      const r = await mcp.call("kill", { what, target });
+      assert(!r.isError, textOf(r));
+      return r.content.length > 1 ? textOf(r).split("\n")[0] : undefined;
+    };
+    const two = await mcp.ok<Created>("new", { what: "session", name: "two" });
+    const right = await mcp.ok<Created>("new", { what: "pane", target: two.pane_id, direction: "right" });
+    // A pane beside another, a window beside another: nothing else closed.
+    assertEquals(await kill("pane", right.pane_id), undefined);
+    const w = await mcp.ok<Created>("new", { what: "window", target: "two" });
+    assertEquals(await kill("window", w.window_id), undefined);
+    // The last pane of the last window: its window and its session closed with it.
+    assertEquals(
+      await kill("pane", two.pane_id),
+      `window ${two.window_id} closed with its last pane; session ${two.session_id} closed with its last window`,
+    );
+    const three = await mcp.ok<Created>("new", { what: "session", name: "three" });
+    assertEquals(await kill("window", three.window_id), `session ${three.session_id} closed with its last window`);
+    assertEquals((await tmux.tmux("list-sessions", "-F", "#{session_name}")).trim(), "main");
+    // The last session: the server exits (exit-empty, on by default).
+    const main = (await tmux.tmux("display-message", "-p", "-t", "main:", "#{session_id}")).trim();
+    assertEquals(
+      await kill("session", main),
+      'no session is left, so the tmux server exited: new (what: "session") starts another, whose ids start again at ' +
+        "$0, @0 and %0",
+    );
+    await mcp.ok("new", { what: "session", name: "again" });
+  }, DESTRUCTIVE);
+});
+
 Deno.test("kill and respawn: a window index no window has is refused, not read as a window name's prefix", async () => {
   await withServer(async (mcp, tmux) => {
     const prod = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:1", "-n", "5-prod"))
