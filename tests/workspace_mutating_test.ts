@@ -833,7 +833,7 @@ Deno.test("select, rename, new pane: a window index no window has is refused, no
     ) {
       assertMatch(
         await mcp.err(tool, args),
-        /^unknown target "main:5(\.0)?": its session has no window 5 \(indexes: 0, 1\); call list \(what: windows\)/,
+        /^unknown target "main:5(\.0)?": its session has no window 5 \(indexes: 0, 1\) and no window named "5"; call list \(what: windows\)/,
         tool,
       );
     }
@@ -842,6 +842,28 @@ Deno.test("select, rename, new pane: a window index no window has is refused, no
     // An index a window has is that window, as before.
     assertEquals((await mcp.ok<{ window_id: string }>("select", { what: "window", target: "main:1" })).window_id, prod);
   });
+});
+
+Deno.test("select, rename and kill reach a window named only with digits when no window has that index", async () => {
+  await withServer(async (mcp, tmux) => {
+    const named = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:1", "-n", "5")).trim();
+    assertEquals(
+      (await mcp.ok<{ window_id: string }>("select", { what: "window", target: "main:5" })).window_id,
+      named,
+    );
+    const renamed = await mcp.ok<{ window_id: string; name: string }>("rename", {
+      what: "window",
+      target: "main:5.0",
+      name: "7",
+    });
+    assertEquals([renamed.window_id, renamed.name], [named, "7"]);
+    // Two windows of that exact name: neither is exact.
+    await tmux.tmux("new-window", "-d", "-t", "main:2", "-n", "7");
+    assertMatch(await mcp.err("kill", { what: "window", target: "main:7" }), /^several windows are named "7"/);
+    await tmux.tmux("kill-window", "-t", "main:2");
+    assertEquals((await mcp.ok<{ window_id: string }>("kill", { what: "window", target: "main:7" })).window_id, named);
+    assertEquals((await tmux.tmux("list-windows", "-t", "main", "-F", "#{window_index}")).trim(), "0");
+  }, DESTRUCTIVE);
 });
 
 Deno.test("rename, new window and session settings by a pane or window id of a window linked into two sessions: refused", async () => {

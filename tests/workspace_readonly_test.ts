@@ -442,7 +442,7 @@ Deno.test("read-only tools: a window index no window has is refused, not read as
       ) {
         assertMatch(
           await mcp.err(tool, a),
-          /^unknown target "main:5(\.0)?": its session has no window 5 \(indexes: 0, 1\); call list \(what: windows\)/,
+          /^unknown target "main:5(\.0)?": its session has no window 5 \(indexes: 0, 1\) and no window named "5"; call list \(what: windows\)/,
           `${tool} ${JSON.stringify(a)} ${args}`,
         );
       }
@@ -456,6 +456,33 @@ Deno.test("read-only tools: a window index no window has is refused, not read as
       type Rows = { rows: string[][] };
       const rows = await mcp.ok<Rows>("list", { what: "panes", target: "main:1.0", fields: ["window_id"] });
       assertEquals(rows.rows, [[prod]]);
+    }, { args });
+  }
+});
+
+Deno.test("a window named only with digits is reached by them when no window has that index, as tmux reads them", async () => {
+  for (const args of [[], ["--sessions", "main"]]) {
+    await withServer(async (mcp, tmux) => {
+      const named = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:1", "-n", "5"))
+        .trim();
+      const shown = await mcp.ok<{ window_id: string; text: string }>("show", {
+        what: "format",
+        target: "main:5",
+        format: "#{window_name}",
+      });
+      assertEquals([shown.window_id, shown.text], [named, "5"], `${args}`);
+      type Rows = { rows: string[][] };
+      const rows = await mcp.ok<Rows>("list", { what: "panes", target: "main:5.0", fields: ["window_id"] });
+      assertEquals(rows.rows, [[named]]);
+      assertEquals((await mcp.ok<{ window_id: string }>("capture-pane", { target: "main:5" })).window_id, named);
+      // An index a window has comes first: main:1 is the window at index 1, whatever other windows are named.
+      await tmux.tmux("rename-window", "-t", "main:0", "1");
+      const first = await mcp.ok<{ text: string }>("show", {
+        what: "format",
+        target: "main:1",
+        format: "#{window_id}",
+      });
+      assertEquals(first.text, named);
     }, { args });
   }
 });

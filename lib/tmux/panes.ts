@@ -623,58 +623,63 @@ export async function describeSession(
 const INDEXED = /^([^:]+):(\d+)(\.[^]*)?$/;
 
 /**
- * The window index a target names (`main:5`, `main:5.1` → 5), undefined for any other target. tmux reads an index
- * no window has as a window name, then as the start of one: `main:5` would be the window "5-prod".
+ * The window index a target names (`main:5`, `main:5.1` → 5, with the digits as written), undefined for any other
+ * target. tmux reads digits as an index first, then as a window's exact name (a window named "5"), then as the
+ * start of a name: `main:5` would be the window "5-prod".
  */
-export function targetIndex(target: string): { session: string; index: number } | undefined {
+export function targetIndex(target: string): { session: string; index: number; digits: string } | undefined {
   const m = INDEXED.exec(target);
-  return m ? { session: m[1], index: Number(m[2]) } : undefined;
+  return m ? { session: m[1], index: Number(m[2]), digits: m[2] } : undefined;
 }
 
-/** The refusal of a target whose window index no window of its session has, with the indexes there are. */
-export function noWindowIndex(target: string, index: number, indexes: readonly number[], then: string): UserError {
+/**
+ * The refusal of a target whose window index no window of its session has, nor any window as its exact name, with
+ * the indexes there are.
+ */
+export function noWindowIndex(target: string, digits: string, indexes: readonly number[], then: string): UserError {
   return new UserError(
-    `unknown target ${JSON.stringify(target)}: its session has no window ${index} (indexes: ${indexes.join(", ")}); ` +
-      then,
+    `unknown target ${JSON.stringify(target)}: its session has no window ${Number(digits)} (indexes: ` +
+      `${indexes.join(", ")}) and no window named ${JSON.stringify(digits)}; ${then}`,
   );
 }
 
 const ANY_WINDOW = "call list (what: windows) and use an id such as @2";
 
+/** What a row of a target with a window index is checked by: the window tmux took, its index and its name. */
+const WINDOW_CHECK = { window_index: PANE_SPEC.window_index, window_name: PANE_SPEC.window_name } as const;
+
 /**
  * The fields to ask tmux for so a target's window index can be checked against what tmux resolved it to (no
- * second call): `spec` with `window_index` when the target names one, and the index it names.
+ * second call): `spec` with `window_index` and `window_name` when the target names one, the index it names, and
+ * the fields added for the check alone.
  */
 function withIndexCheck<S extends RowSpec>(spec: S, target: string | undefined) {
   const named = target === undefined ? undefined : targetIndex(target);
-  const added = named !== undefined && !("window_index" in spec);
-  return { spec: { ...spec, ...(named ? { window_index: PANE_SPEC.window_index } : {}) } as S, named, added };
+  const added = named ? Object.keys(WINDOW_CHECK).filter((k) => !(k in spec)) : [];
+  return { spec: { ...spec, ...(named ? WINDOW_CHECK : {}) } as S, named, added };
 }
 
 /**
- * Refuses rows tmux found for a window index that is not theirs (a window whose name starts with the digits), with
- * the indexes the session has (one listing, on this error path only); drops `window_index` when it was added for
- * the check.
+ * Refuses rows tmux found for a window index by a window that neither has that index nor is named exactly those
+ * digits (tmux's next two readings: a window whose name starts with them, or a glob), with the indexes the session
+ * has (one listing, on this error path only); drops the fields added for the check.
  */
 async function checkIndex<R>(
   tmux: TmuxExecutor,
   rows: R[],
-  check: { named?: { session: string; index: number }; added: boolean },
+  check: { named?: { session: string; index: number; digits: string }; added: readonly string[] },
   shown: string,
   signal: AbortSignal | undefined,
 ): Promise<R[]> {
   const { named, added } = check;
   if (!named) return rows;
-  const index = (r: R) => (r as unknown as { window_index: number }).window_index;
-  if (rows.some((r) => index(r) !== named.index)) {
+  const window = (r: R) => r as unknown as Row<typeof WINDOW_CHECK>;
+  if (rows.some((r) => window(r).window_index !== named.index && window(r).window_name !== named.digits)) {
     const windows = await listWindows(tmux, { session: named.session }, signal);
-    throw noWindowIndex(shown, named.index, windows.map((w) => w.window_index), ANY_WINDOW);
+    throw noWindowIndex(shown, named.digits, windows.map((w) => w.window_index), ANY_WINDOW);
   }
-  if (!added) return rows;
-  return rows.map((r) => {
-    const { window_index: _, ...rest } = r as unknown as { window_index: number };
-    return rest as R;
-  });
+  if (added.length === 0) return rows;
+  return rows.map((r) => Object.fromEntries(Object.entries(r as object).filter(([k]) => !added.includes(k))) as R);
 }
 
 /** A pane's facts, whether it was the default pane, and the output of the chained command. */

@@ -152,6 +152,14 @@ export function exactKind(kind: TargetKind, target: string): string {
 
 const INDEX = /^\d+$/;
 
+/** The refusal of a window name that several windows of the session have exactly. */
+function severalNamed(name: string, windows: readonly { window_id: string }[]): UserError {
+  return new UserError(
+    `several windows are named ${JSON.stringify(name)} (${windows.map((w) => w.window_id).join(", ")}): ` +
+      `pass the window id`,
+  );
+}
+
 function quoteList(names: string[]): string {
   return names.slice(0, 8).map((n) => JSON.stringify(n)).join(", ") + (names.length > 8 ? ", …" : "");
 }
@@ -230,18 +238,21 @@ export async function exactTarget(tmux: TmuxExecutor, target: string, signal?: A
   let window = "";
   if (windowPart === "" || /^@\d+$/.test(windowPart)) window = windowPart;
   else if (INDEX.test(windowPart)) {
-    // tmux reads an index no window has as a name, then as a name's prefix: `main:5` would be window "5-prod".
+    // tmux reads an index no window has as an exact name, then as a name's prefix: `main:5` would be window
+    // "5-prod". The first two are exact.
     const windows = await listWindows(tmux, { session }, signal);
-    const hit = windows.find((w) => w.window_index === Number(windowPart));
-    if (!hit) {
+    const hits = windows.filter((w) => w.window_index === Number(windowPart));
+    if (hits.length === 0) hits.push(...windows.filter((w) => w.window_name === windowPart));
+    if (hits.length === 0) {
       throw noWindowIndex(
         target,
-        Number(windowPart),
+        windowPart,
         windows.map((w) => w.window_index),
         "this tool acts only on an exact target: pass an id such as @2 (list, what: windows)",
       );
     }
-    window = hit.window_id;
+    if (hits.length > 1) throw severalNamed(windowPart, hits);
+    window = hits[0].window_id;
   } else if (/^[{}!^$~+-]/.test(windowPart)) {
     throw new UserError(
       `window ${JSON.stringify(windowPart)} is a relative tmux token, not an exact target: pass an id (@2) ` +
@@ -252,12 +263,7 @@ export async function exactTarget(tmux: TmuxExecutor, target: string, signal?: A
     const windows = await listWindows(tmux, { session }, signal);
     const hits = windows.filter((w) => w.window_name === name);
     if (hits.length === 0) throw notExact("window", name, windows.map((w) => w.window_name));
-    if (hits.length > 1) {
-      throw new UserError(
-        `several windows are named ${JSON.stringify(name)} (${hits.map((w) => w.window_id).join(", ")}): ` +
-          `pass the window id`,
-      );
-    }
+    if (hits.length > 1) throw severalNamed(name, hits);
     window = hits[0].window_id;
   }
   if (panePart === undefined) return `${session}:${window}`;
