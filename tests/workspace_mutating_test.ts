@@ -443,6 +443,22 @@ Deno.test("tiers: readonly serves none of these tools, mutating none of the kill
   }, DESTRUCTIVE);
 });
 
+Deno.test("a session:window.pane target of the longest names new takes is accepted; a longer one says to use an id", async () => {
+  await withServer(async (mcp) => {
+    const [session, window] = ["s".repeat(128), "w".repeat(128)];
+    await mcp.ok<Created>("new", { what: "session", name: session });
+    const w = await mcp.ok<Created>("new", { what: "window", target: session, name: window });
+    const target = `${session}:${window}.0`;
+    type Rows = { rows: string[][] };
+    assertEquals((await mcp.ok<Rows>("list", { what: "panes", target, fields: ["pane_id"] })).rows, [[w.pane_id]]);
+    assertEquals((await mcp.ok<{ pane_id: string }>("kill", { what: "pane", target })).pane_id, w.pane_id);
+    assertMatch(
+      await mcp.err("list", { what: "panes", target: "x".repeat(513) }),
+      /target: target is longer than 512 characters: use an id such as %3, @2 or \$1/,
+    );
+  }, DESTRUCTIVE);
+});
+
 Deno.test("new and rename: a refused window name is called a name, not a session name", async () => {
   await withServer(async (mcp) => {
     for (

@@ -46,10 +46,13 @@ export function resolvedOf(pane: { session_id: string; window_id: string; pane_i
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 
-/** The `target` parameter shared by every tool that addresses a tmux object. */
+/**
+ * The `target` parameter shared by every tool that addresses a tmux object. Long enough for session:window.pane
+ * of the longest names the tools give (128 characters each).
+ */
 export const targetSchema = z.string()
   .min(1, "target must not be empty")
-  .max(256, "target is longer than 256 characters")
+  .max(512, "target is longer than 512 characters: use an id such as %3, @2 or $1 (list shows them)")
   .refine((s) => !s.startsWith("-"), "target must not start with '-' (use an id such as %3, @2 or $1)")
   .refine((s) => !CONTROL.test(s), "target must not contain control characters")
   .describe("tmux target: %pane_id, @window_id, $session_id, session name or session:window.pane");
