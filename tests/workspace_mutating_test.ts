@@ -782,6 +782,31 @@ Deno.test("kill says when a window, a session or the server closed with what it 
   }, DESTRUCTIVE);
 });
 
+Deno.test("kill of a window linked several times into a session of no other window closes it; tmux 3.3a survives", async () => {
+  await withServer(async (mcp, tmux) => {
+    const sessions = () => tmux.tmux("list-sessions", "-F", "#{session_name}");
+    const cases = [
+      { what: "window", setup: [] as string[][] },
+      { what: "pane", setup: [] },
+      { what: "window", setup: [["new-session", "-d", "-s", "grouped", "-t", "four"]] },
+      { what: "window", setup: [["link-window", "-d", "-s", "four:0", "-t", "main:6"]] },
+    ];
+    for (const { what, setup } of cases) {
+      const four = await mcp.ok<Created>("new", { what: "session", name: "four" });
+      await tmux.tmux("link-window", "-d", "-s", four.window_id, "-t", "four:5");
+      for (const args of setup) await tmux.tmux(...args);
+      const r = await mcp.call("kill", { what, target: what === "pane" ? four.pane_id : four.window_id });
+      assert(!r.isError, textOf(r));
+      assertMatch(
+        textOf(r),
+        new RegExp(`sessions? (\\$\\d+, )?\\$${four.session_id.slice(1)}\\b.* closed with its last window`),
+      );
+      // Every other session is still there: the tmux server did not crash.
+      assertEquals(await sessions(), "main\n", `${what} ${JSON.stringify(setup)}`);
+    }
+  }, DESTRUCTIVE);
+});
+
 Deno.test("kill and respawn: a window index no window has is refused, not read as a window name's prefix", async () => {
   await withServer(async (mcp, tmux) => {
     const prod = (await tmux.tmux("new-window", "-d", "-P", "-F", "#{window_id}", "-t", "main:1", "-n", "5-prod"))
