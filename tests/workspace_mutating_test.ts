@@ -633,6 +633,22 @@ Deno.test("resize-pane: zoom is the pane's, on a window zoomed on another pane t
   });
 });
 
+Deno.test("select a pane of a window zoomed on another says tmux unzoomed it", async () => {
+  await withServer(async (mcp, tmux) => {
+    const first = (await tmux.tmux("display-message", "-p", "-t", "main:0", "#{pane_id}")).trim();
+    const other = await mcp.ok<Created>("new", { what: "pane", target: first, direction: "right" });
+    await tmux.tmux("resize-pane", "-Z", "-t", first);
+    // The zoomed pane itself: nothing changed, still zoomed.
+    assertMatch(textOf(await mcp.call("select", { what: "pane", target: first })), /^nothing changed: already/);
+    assertEquals(await tmuxFormat(tmux, "main:0", "#{window_zoomed_flag}"), "1");
+    const r = await mcp.call("select", { what: "pane", target: other.pane_id });
+    assert(!r.isError, textOf(r));
+    assertMatch(textOf(r), /^window @\d+ was zoomed on another pane: tmux unzoomed it to make pane %\d+ active/);
+    assertEquals((r.structuredContent as { changed: boolean }).changed, true);
+    assertEquals(await tmuxFormat(tmux, "main:0", "#{window_zoomed_flag} #{pane_id}"), `0 ${other.pane_id}`);
+  });
+});
+
 Deno.test("clear-history of a pane in a mode says tmux left the mode", async () => {
   await withServer(async (mcp, tmux) => {
     const pane = await newPane(tmux, "seq 1 200; exec cat");

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR } from "../../tmux/executor.ts";
-import { changeAnswer, resolvedChange } from "./common.ts";
+import { changeAnswer, noted, resolvedChange } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 
 export default defineTool({
@@ -22,13 +22,27 @@ export default defineTool({
     const t = resolvedTarget(ctx);
     // In the session the target named: a window linked into several sessions is current in each apart.
     const window = `${t.session_id}:${t.window_id}`;
-    const before = await ctx.tmux.text([
-      ...["display-message", "-p", "-t", `${window}.${t.pane_id}`, "#{pane_active}#{window_active}"],
+    const [active, zoomed] = (await ctx.tmux.text([
+      ...[
+        "display-message",
+        "-p",
+        "-t",
+        `${window}.${t.pane_id}`,
+        "#{pane_active}#{window_active} #{window_zoomed_flag}",
+      ],
       COMMAND_SEPARATOR,
       ...["select-window", "-t", window],
       COMMAND_SEPARATOR,
       ...["select-pane", "-t", t.pane_id],
-    ], { signal: ctx.signal });
-    return changeAnswer({ ...t, changed: before.trim() !== "11" }, "the active pane of the current window");
+    ], { signal: ctx.signal })).trim().split(" ");
+    // A zoomed window shows its active pane alone: tmux unzooms it to make another pane active, and says nothing.
+    if (zoomed === "1" && active[0] !== "1") {
+      return noted(
+        { ...t, changed: true },
+        `window ${t.window_id} was zoomed on another pane: tmux unzoomed it to make pane ${t.pane_id} active ` +
+          "(resize-pane with zoom: true zooms this one)",
+      );
+    }
+    return changeAnswer({ ...t, changed: active !== "11" }, "the active pane of the current window");
   },
 });
