@@ -633,7 +633,7 @@ Deno.test("resize-pane: zoom is the pane's, on a window zoomed on another pane t
   });
 });
 
-Deno.test("select a pane of a window zoomed on another says tmux unzoomed it", async () => {
+Deno.test("select a pane of a window zoomed on another, or split a zoomed window: says tmux unzoomed it", async () => {
   await withServer(async (mcp, tmux) => {
     const first = (await tmux.tmux("display-message", "-p", "-t", "main:0", "#{pane_id}")).trim();
     const other = await mcp.ok<Created>("new", { what: "pane", target: first, direction: "right" });
@@ -646,6 +646,13 @@ Deno.test("select a pane of a window zoomed on another says tmux unzoomed it", a
     assertMatch(textOf(r), /^window @\d+ was zoomed on another pane: tmux unzoomed it to make pane %\d+ active/);
     assertEquals((r.structuredContent as { changed: boolean }).changed, true);
     assertEquals(await tmuxFormat(tmux, "main:0", "#{window_zoomed_flag} #{pane_id}"), `0 ${other.pane_id}`);
+    // A split of a zoomed window unzooms it too.
+    await tmux.tmux("resize-pane", "-Z", "-t", first);
+    const split = await mcp.call("new", { what: "pane", target: first, direction: "down" });
+    assertMatch(textOf(split), /^window @\d+ was zoomed: tmux unzoomed it to split pane %\d+\n/);
+    assertEquals(await tmuxFormat(tmux, "main:0", "#{window_zoomed_flag}"), "0");
+    // Not zoomed: no note.
+    assertEquals((await mcp.call("new", { what: "pane", target: first, direction: "down" })).content.length, 1);
   });
 });
 

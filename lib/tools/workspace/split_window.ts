@@ -20,6 +20,8 @@ export default defineTool({
   tier: "mutating",
   smallResult: true,
   target: "pane",
+  // Whether the window is zoomed, read with the target: tmux unzooms it to split, and says nothing.
+  targetRead: (t) => ["display-message", "-p", "-t", t, "#{window_zoomed_flag}"],
   annotations: { openWorldHint: true },
   input: z.object({
     direction: z.enum(["left", "right", "up", "down"]).describe("side of the new pane"),
@@ -35,7 +37,10 @@ export default defineTool({
     if (size_percent !== undefined) args.push("-l", `${size_percent}%`);
     try {
       const { created, note } = await spawnPane(ctx, args, cwd, command);
-      return noted(created, note);
+      const zoomed = new TextDecoder().decode(t.read?.output).trim() === "1"
+        ? `window ${t.window_id} was zoomed: tmux unzoomed it to split pane ${t.pane_id}`
+        : undefined;
+      return noted(created, [zoomed, note].filter(Boolean).join("; ") || undefined);
     } catch (e) {
       // tmux's bare line: the pane is at its minimum size that way (or the share asked for leaves it no room).
       if (!(e instanceof TmuxError) || !/no space for new pane/.test(e.message)) throw e;
