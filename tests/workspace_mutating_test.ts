@@ -633,7 +633,7 @@ Deno.test("resize-pane: zoom is the pane's, on a window zoomed on another pane t
   });
 });
 
-Deno.test("select a pane of a window zoomed on another, or split a zoomed window: says tmux unzoomed it", async () => {
+Deno.test("select or resize a pane of a window zoomed on another, or split a zoomed window: says tmux unzoomed it", async () => {
   await withServer(async (mcp, tmux) => {
     const first = (await tmux.tmux("display-message", "-p", "-t", "main:0", "#{pane_id}")).trim();
     const other = await mcp.ok<Created>("new", { what: "pane", target: first, direction: "right" });
@@ -653,6 +653,13 @@ Deno.test("select a pane of a window zoomed on another, or split a zoomed window
     assertEquals(await tmuxFormat(tmux, "main:0", "#{window_zoomed_flag}"), "0");
     // Not zoomed: no note.
     assertEquals((await mcp.call("new", { what: "pane", target: first, direction: "down" })).content.length, 1);
+    // A resize of a pane the zoom hides unzooms the window too.
+    await tmux.tmux("resize-pane", "-Z", "-t", first);
+    const resized = await mcp.call("resize-pane", { target: other.pane_id, width: 40 });
+    assertMatch(textOf(resized), /^window @\d+ was zoomed on another pane: tmux unzoomed it to resize pane %\d+\n/);
+    assertEquals(await tmuxFormat(tmux, "main:0", "#{window_zoomed_flag}"), "0");
+    // Not zoomed: no note.
+    assertEquals((await mcp.call("resize-pane", { target: other.pane_id, width: 50 })).content.length, 1);
   });
 });
 

@@ -4,7 +4,7 @@ import { defineTool } from "../declared.ts";
 import { COMMAND_SEPARATOR, type TmuxArg } from "../../tmux/executor.ts";
 import { UserError } from "../../errors.ts";
 import { parseRow, rowFormat, type RowSpec } from "../../tmux/rows.ts";
-import { changeAnswer, changedShape, resolvedShape } from "./common.ts";
+import { changeAnswer, changedShape, noted, resolvedShape } from "./common.ts";
 import { resolve } from "../declared.ts";
 
 /** The pane's size, and whether its window is zoomed and on which pane: a zoomed window shows its active pane. */
@@ -83,7 +83,11 @@ export default defineTool({
       changed,
       ...(note ? { note } : {}),
     };
-    if (note) return { structured };
+    // A window zoomed on another pane shows that pane alone: tmux unzooms it to resize this one, and says nothing.
+    const unzoomed = resize.length > 3 && zoom === undefined && before.window && !before.zoomed && !size.window
+      ? `window ${t.window_id} was zoomed on another pane: tmux unzoomed it to resize pane ${t.pane_id}`
+      : undefined;
+    if (note || unzoomed) return noted(structured, unzoomed);
     return changeAnswer(
       structured,
       `${size.width}x${size.height}${size.zoomed ? ", zoomed" : zoom === false ? ", not zoomed" : ""}`,
