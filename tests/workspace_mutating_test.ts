@@ -47,7 +47,10 @@ Deno.test("new {what: session} starts a server if needed, returns ids, keeps '#'
     for (const line of ["PAGER=less", "GIT_PAGER=cat", "MANPAGER=cat", "GIT_EDITOR=true", "MY_VAR=#{pane_id} -x"]) {
       assert(env.split("\n").includes(line), `${line} in ${env}`);
     }
-    const k = await mcp.ok<{ killed: string; socket_path: string }>("kill", { what: "server" });
+    const killed = await mcp.call("kill", { what: "server" });
+    // A new server numbers its objects from 0 again: the answer says the ids held from before are void.
+    assertMatch(textOf(killed), /^the tmux server is gone with every session and buffer: .*ids start again at \$0/);
+    const k = killed.structuredContent as { killed: string; socket_path: string };
     assertEquals(k.killed, "server");
     assertMatch(k.socket_path, new RegExp(`${socket}$`));
     assertMatch(await mcp.err("kill", { what: "server" }), /no tmux server is running/);
@@ -806,7 +809,7 @@ Deno.test("kill says when a window, a session or the server closed with what it 
     assertEquals(
       await kill("session", main),
       'no session is left, so the tmux server exited: new (what: "session") starts another, whose ids start again at ' +
-        "$0, @0 and %0",
+        "$0, @0 and %0 (ids from before name other objects)",
     );
     await mcp.ok("new", { what: "session", name: "again" });
   }, DESTRUCTIVE);

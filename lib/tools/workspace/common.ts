@@ -139,6 +139,13 @@ export function noted<O>(structured: O, note: string | undefined): ToolOutput<O>
   };
 }
 
+/**
+ * What to do once the tmux server is gone, and why ids held from before must not be used: a new server numbers its
+ * sessions, windows and panes from 0 again, so an old id names nothing, or another object.
+ */
+export const AFTER_SERVER =
+  'new (what: "session") starts another, whose ids start again at $0, @0 and %0 (ids from before name other objects)';
+
 /** Output schema for tools that only report what they acted on. */
 export const resolvedOutput = z.object(resolvedShape);
 

@@ -12,7 +12,7 @@ import type { AnyTool } from "../tool.ts";
 import { defineTool } from "../declared.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { refuseLinkedOutOfView } from "../../tmux/scope.ts";
-import { noted, targetIds } from "./common.ts";
+import { AFTER_SERVER, noted, targetIds } from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 import { COMMAND_SEPARATOR, type TmuxArg } from "../../tmux/executor.ts";
 import { parseRows, type Row, rowFormat, type RowSpec } from "../../tmux/rows.ts";
@@ -65,10 +65,7 @@ function closedWith(
     said.push(`session${closed.length > 1 ? "s" : ""} ${closed.join(", ")} closed with its last window`);
   }
   if (closed.length > 0 && links[0]?.exitEmpty && links.every((l) => closed.includes(l.session_id))) {
-    said.push(
-      'no session is left, so the tmux server exited: new (what: "session") starts another, whose ids start ' +
-        "again at $0, @0 and %0",
-    );
+    said.push(`no session is left, so the tmux server exited: ${AFTER_SERVER}`);
   }
   return said.length > 0 ? said.join("; ") : undefined;
 }

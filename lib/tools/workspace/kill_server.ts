@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../declared.ts";
 import { refuseSelfKill } from "../../tmux/self.ts";
 import { RefusedError } from "../../errors.ts";
+import { AFTER_SERVER, noted } from "./common.ts";
 
 export default defineTool({
   name: "kill-server",
@@ -25,6 +26,9 @@ export default defineTool({
     }
     const self = await refuseSelfKill(ctx.tmux, "server", {}, { signal: ctx.signal });
     await ctx.tmux.run(["kill-server"], { signal: ctx.signal });
-    return { structured: { killed: "server" as const, socket_path: self.socket_path } };
+    return noted(
+      { killed: "server" as const, socket_path: self.socket_path },
+      `the tmux server is gone with every session and buffer: ${AFTER_SERVER}`,
+    );
   },
 });
