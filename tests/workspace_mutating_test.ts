@@ -462,6 +462,22 @@ Deno.test("a session:window.pane target of the longest names new takes is accept
   }, DESTRUCTIVE);
 });
 
+Deno.test("new and rename session say when tmux stored the name escaped, which the name as given does not reach", async () => {
+  await withServer(async (mcp) => {
+    const made = await mcp.call("new", { what: "session", name: "build$x" });
+    assert(!made.isError, textOf(made));
+    const stored = "build\\$x";
+    assertEquals((made.structuredContent as { session_name: string }).session_name, stored);
+    assertMatch(textOf(made), /^tmux stored the session name as "build\\\\\$x", not "build\$x" .*by its id/);
+    const id = (made.structuredContent as { session_id: string }).session_id;
+    const renamed = await mcp.call("rename", { what: "session", target: id, name: "run$y" });
+    assertMatch(textOf(renamed), /^tmux stored the session name as "run\\\\\$y", not "run\$y"/);
+    // A name tmux keeps as given: no note.
+    assertEquals((await mcp.call("rename", { what: "session", target: id, name: "plain$1" })).content.length, 1);
+    assertEquals((await mcp.call("new", { what: "session", name: "cost$" })).content.length, 1);
+  });
+});
+
 Deno.test("new and rename: a refused window name is called a name, not a session name", async () => {
   await withServer(async (mcp) => {
     for (

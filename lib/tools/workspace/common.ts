@@ -146,6 +146,16 @@ export function noted<O>(structured: O, note: string | undefined): ToolOutput<O>
 export const AFTER_SERVER =
   'new (what: "session") starts another, whose ids start again at $0, @0 and %0 (ids from before name other objects)';
 
+/**
+ * A note when tmux stored a session name other than the one given (it escapes a `$` before a letter, `_` or `{` as
+ * `\$`): a target of the name as given then names nothing.
+ */
+export function storedNameNote(given: string, stored: string): string | undefined {
+  if (given === stored) return undefined;
+  return `tmux stored the session name as ${JSON.stringify(stored)}, not ${JSON.stringify(given)} (it escapes ` +
+    "some characters): target the session by its id or by the stored name";
+}
+
 /** Output schema for tools that only report what they acted on. */
 export const resolvedOutput = z.object(resolvedShape);
 

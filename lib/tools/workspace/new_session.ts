@@ -3,7 +3,17 @@ import { defineTool } from "../declared.ts";
 import { TmuxError } from "../../tmux/executor.ts";
 import { formatLiteral } from "../../tmux/quote.ts";
 import { UserError } from "../../errors.ts";
-import { createdShape, envName, envValue, noted, sessionName, shellCommand, spawnPane, startDir } from "./common.ts";
+import {
+  createdShape,
+  envName,
+  envValue,
+  noted,
+  sessionName,
+  shellCommand,
+  spawnPane,
+  startDir,
+  storedNameNote,
+} from "./common.ts";
 import { envRisk } from "../../policy/options.ts";
 import { guardSetting } from "./setting_guard.ts";
 
@@ -47,7 +57,8 @@ export default defineTool({
       // A session this server made is in its scope (--sessions, --scope) whatever its name or tag: on the tmux
       // server that made it (ids start again at $0 on a new one).
       ctx.tmux.scope?.adopt(created.session_id, serverPid);
-      return noted(created, note);
+      const stored = name === undefined ? undefined : storedNameNote(name, created.session_name);
+      return noted(created, [stored, note].filter(Boolean).join("; ") || undefined);
     } catch (e) {
       if (e instanceof TmuxError && /^duplicate session/.test(e.message)) {
         // Under scope it may be one out of view, which list does not show (tmux names are server-wide).

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { defineTool } from "../declared.ts";
-import { changeAnswer, changedShape, renameObject, resolvedShape, sessionName } from "./common.ts";
+import {
+  changeAnswer,
+  changedShape,
+  noted,
+  renameObject,
+  resolvedShape,
+  sessionName,
+  storedNameNote,
+} from "./common.ts";
 import { resolvedTarget } from "../declared.ts";
 import { refuseRenameOutOfView } from "../../tmux/scope.ts";
 
@@ -23,6 +31,8 @@ export default defineTool({
     const t = resolvedTarget(ctx);
     await refuseRenameOutOfView(ctx.tmux, t.session_id, name, ctx.signal);
     const r = await renameObject(ctx, "session", t.session_id, name);
+    const stored = storedNameNote(name, r.name);
+    if (stored) return noted({ ...t, ...r }, stored);
     return changeAnswer({ ...t, ...r }, `named ${JSON.stringify(r.name)}`);
   },
 });
