@@ -137,6 +137,25 @@ Deno.test("run-command's full_output_buffer is a result buffer: it expires after
   });
 });
 
+Deno.test("without show-buffer served, no answer names a buffer the model cannot read", async () => {
+  // `--toolsets exec,workspace` (the README's short list): run-command named a full_output_buffer and said to page
+  // it with show-buffer, which that server refuses; an over-budget result says it was not kept.
+  await withServer(async (mcp, tmux) => {
+    const cut = await mcp.call("run-command", { target: "main", command: "seq 1 50", max_lines: 5 });
+    const run = cut.structuredContent as { output: string; output_truncated: boolean; full_output_buffer?: string };
+    assert.equal(run.output, "46\n47\n48\n49\n50");
+    assert.equal(run.output_truncated, true);
+    assert.equal(run.full_output_buffer, undefined, JSON.stringify(run));
+    const said = (cut.content as { text: string }[])[1].text;
+    assert.doesNotMatch(said, /show-buffer with|search-buffer searches/);
+    assert.match(said, /max_lines/);
+    const over = asBuffered(await mcp.ok("run-command", { target: "main", command: "seq 1 3000", max_lines: 3000 }));
+    assert.equal(over.buffer_id, null);
+    assert.match(over.note, /show-buffer, needed to read it, is not served/);
+    assert.deepEqual(await resultBuffers(tmux), []);
+  }, { args: ["--toolsets", "exec,workspace", "--max-tokens", "1000"] });
+});
+
 Deno.test("at most 32 result buffers are kept, the oldest deleted first", async () => {
   await withConfig(`{ "toolConfigs": { "list-buffers": { "alwaysBuffer": true } } }`, async (mcp, tmux) => {
     await tmux.tmux("set-buffer", "-b", "seed", "a buffer to list");

@@ -65,8 +65,11 @@ export interface Budget {
   registry: ResultRegistry;
   /** The budget a natively paged tool fits its page to (`ToolDef.pagesNatively`). */
   pageBudget(tool: AnyTool): PageBudget;
-  /** Stores content in a new result buffer on that host, under the same TTL and caps as over-budget results. */
-  keepResult(svc: Services, content: Uint8Array): Promise<string>;
+  /**
+   * Stores content in a new result buffer on that host, under the same TTL and caps as over-budget results;
+   * undefined, and nothing stored, when show-buffer is not served.
+   */
+  keepResult(svc: Services, content: Uint8Array): Promise<string | undefined>;
 }
 
 const MAX_PAGE_BYTES = 1024 * 1024;
@@ -416,7 +419,9 @@ export function createBudget(opts: BudgetOptions): Budget {
     stage,
     registry,
     pageBudget,
-    keepResult: (svc, content) => registryOf(svc).store(content),
+    // A name the model cannot read back only costs a buffer and misleads it.
+    keepResult: (svc, content) =>
+      opts.isServed("show-buffer") ? registryOf(svc).store(content) : Promise.resolve(undefined),
     // A tool's own budget (toolConfigs) bounds its errors too; an unknown tool's, the global one.
     trimError: (message, tool) =>
       trimMiddle(message, tool === undefined ? settings.maxTokensPerResponse : budgetOf(tool).maxTokens),

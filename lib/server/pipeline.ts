@@ -99,8 +99,8 @@ export interface PipelineOptions {
   errorText?: (message: string, tool?: string) => string;
   /** The response budget a natively paged tool fits its page to (lib/budget). Default: everything fits. */
   pageBudget?: (tool: AnyTool) => PageBudget;
-  /** Keeps content in a result buffer of the host (lib/budget). Default: the default TTL and caps. */
-  keepResult?: (svc: Services, content: Uint8Array) => Promise<string>;
+  /** Keeps content in a result buffer of the host (lib/budget). Default: the default TTL and caps; undefined: not kept. */
+  keepResult?: (svc: Services, content: Uint8Array) => Promise<string | undefined>;
 }
 
 export interface Pipeline {

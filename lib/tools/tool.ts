@@ -156,9 +156,10 @@ export interface ToolContext extends Services, CallControl {
   budget: PageBudget;
   /**
    * Stores content in a new result buffer (`mcp-result-…`) on this call's host and returns its name: kept as an
-   * over-budget result is (bufferTTL, the 32-buffer and 256 MiB caps, deleted at exit).
+   * over-budget result is (bufferTTL, the 32-buffer and 256 MiB caps, deleted at exit). Undefined, and nothing
+   * stored, when the model could not read it back (show-buffer is not served).
    */
-  keepResult(content: Uint8Array): Promise<string>;
+  keepResult(content: Uint8Array): Promise<string | undefined>;
   /**
    * Hides secrets in text (lib/text/redact.ts); undefined when redaction is
    * off for this call. The pipeline redacts every text result itself; a tool

@@ -18,7 +18,7 @@ const output = z.object({
   output: z.string(),
   output_lines: z.number().int().describe('lines in output ("" with 1: one blank line)'),
   output_truncated: z.boolean().describe("lines cut (max_lines, tmux history)"),
-  full_output_buffer: z.string().optional().describe("present when cut: holds the output"),
+  full_output_buffer: z.string().optional().describe("if cut and kept: holds the output"),
   timed_out: z.boolean(),
   continue: continueField,
   elapsed_ms: z.number().int(),
@@ -141,7 +141,7 @@ async function withFullOutput(ctx: ToolContext, r: RunResult, log: RunLog): Prom
   const kept = log.peekAll();
   if (kept.lines.length === 0) return r;
   const name = await ctx.keepResult(new TextEncoder().encode(kept.lines.join("\n") + "\n"));
-  return { ...r, full_output_buffer: hostAddress(ctx, name) };
+  return name === undefined ? r : { ...r, full_output_buffer: hostAddress(ctx, name) };
 }
 
 /**
@@ -185,6 +185,11 @@ function note(r: Out, log: RunLog): string | undefined {
     return `output cut to its last lines: the ${gaps.length ? "kept" : "whole"} output is in buffer ` +
       `${r.full_output_buffer}${gaps.length ? ` (${gaps.join("; ")})` : ""} ` +
       `(show-buffer with offset_bytes pages through it; search-buffer searches it)`;
+  }
+  // withFullOutput kept nothing though there was more: no served tool could read it back.
+  if (r.output_truncated && log.peekAll().lines.length > 0) {
+    return `output cut to its last ${r.output_lines} line(s); the rest was not kept, since show-buffer is not ` +
+      `served (--toolsets without buffers): a larger max_lines returns more`;
   }
   return undefined;
 }
