@@ -50,13 +50,16 @@ async function main(): Promise<number> {
     return 0;
   }
   if (command.kind === "doctor" && command.install) {
+    const { runInstall, unknownClient } = await import("./lib/doctor/install.ts");
+    // A misspelt client is a bad value, as a bad flag is: the usage error's exit code, not a failed check's.
+    const misspelt = unknownClient(command.install.client);
+    if (misspelt) return usageFailure(new UsageError(misspelt));
     // A client given a server that stops at start shows only "failed to start": say why here, and write nothing.
     const problem = (await import("./lib/doctor/mod.ts")).startProblem(command.config);
     if (problem) {
       console.log(`tmux-mcp doctor: not installed, the server would not start with these flags: ${problem}`);
       return 1;
     }
-    const { runInstall } = await import("./lib/doctor/install.ts");
     const { lines, ok } = await runInstall({ ...command.install, flags: command.args });
     console.log(lines.join("\n"));
     return ok ? 0 : 1;

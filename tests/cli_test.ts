@@ -36,6 +36,12 @@ for (
       {},
       /--install takes one client: run doctor --install once/,
     ],
+    // A misspelt client is a bad value like any other: it exited 1 on stdout, as a failed check does.
+    [
+      ["doctor", "--install", "claude", "--socket-name", "agent"],
+      {},
+      /^tmux-mcp: unknown client "claude" for --install: use one of claude-code, claude-desktop, .*zed \(see --help\)\n$/,
+    ],
     [
       ["doctor", "extra"],
       {},

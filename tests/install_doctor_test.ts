@@ -221,10 +221,10 @@ for (const id of CLIENT_IDS) {
 Deno.test("install: an unknown client, --dry-run without --install, --install without doctor: one line each", async () => {
   await inHome(async (home) => {
     const unknown = await tmuxMcp(home, ["doctor", "--install", "notepad"]);
-    assertEquals(unknown.code, 1);
+    assertEquals(unknown.code, 2);
     assertMatch(
-      unknown.stdout,
-      /^tmux-mcp doctor: unknown client "notepad" for --install: use one of claude-code, .*zed\n$/,
+      unknown.stderr,
+      /^tmux-mcp: unknown client "notepad" for --install: use one of claude-code, .*zed \(see --help\)\n$/,
     );
     const dry = await tmuxMcp(home, ["doctor", "--dry-run"]);
     assertEquals(dry.code, 2);

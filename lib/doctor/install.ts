@@ -253,13 +253,15 @@ function turnedOff(entry: Record<string, unknown>, format: ClientSpec["format"])
   return format === "toml" ? `${key} = ${entry[key]}` : `"${key}": ${entry[key]}`;
 }
 
-const unknownClient = (name: string) =>
-  `tmux-mcp doctor: unknown client "${name}" for --install: use one of ${CLIENT_IDS.join(", ")}`;
+/** Why `name` cannot be given to `--install` (not a client it knows), or undefined. */
+export function unknownClient(name: string): string | undefined {
+  return clientSpec(name) ? undefined : `unknown client "${name}" for --install: use one of ${CLIENT_IDS.join(", ")}`;
+}
 
 /** Runs `--install`; `lines` go to stdout, `ok` is false when nothing could be (or would be) written. */
 export async function runInstall(opts: InstallOptions): Promise<{ lines: string[]; ok: boolean }> {
   const spec = clientSpec(opts.client);
-  if (!spec) return { lines: [unknownClient(opts.client)], ok: false };
+  if (!spec) return { lines: [`tmux-mcp doctor: ${unknownClient(opts.client)}`], ok: false };
   const where = opts.where ?? currentWhere();
   const noHome = homeProblem(where);
   if (noHome) return { lines: [`tmux-mcp doctor: ${noHome} and run --install again`], ok: false };
