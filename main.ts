@@ -15,7 +15,7 @@ import { type DirectHandler, LinearStdioTransport } from "./lib/server/transport
 import { useEventLoop } from "./lib/server/stdio.ts";
 import { startMemoryReducer } from "./lib/server/memory.ts";
 import { settledWithin } from "./lib/settle.ts";
-import { removeOwnTempFiles } from "./lib/host/process.ts";
+import { enterStartFolder, removeOwnTempFiles } from "./lib/host/process.ts";
 import { signalIgnored } from "./lib/terminal/pty/ffi.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -35,6 +35,7 @@ function usageFailure(e: unknown): number {
 }
 
 async function main(): Promise<number> {
+  enterStartFolder();
   let command;
   try {
     command = parseCommand(Deno.args, Deno.env.toObject());

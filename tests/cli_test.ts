@@ -1,7 +1,8 @@
 import { assertEquals, assertMatch } from "./assert.ts";
 import { defaultConfig, parseConfig, parseFlags, UsageError } from "../lib/config.ts";
 import { parseArgs } from "node:util";
-import { ROOT, runProcess, START_PERMISSIONS } from "./helpers.ts";
+import { connect, ROOT, runProcess, START_PERMISSIONS, startTmux } from "./helpers.ts";
+import { tmuxFormat, waitUntil } from "./pane_helpers.ts";
 
 function runMain(args: string[], env: Record<string, string> = {}) {
   return runProcess(Deno.execPath(), ["run", ...START_PERMISSIONS, ROOT + "main.ts", ...args], { env });
@@ -221,5 +222,26 @@ Deno.test("the flag parser reads argv as node:util's parseArgs does (strict), wi
     }
     assertEquals(err instanceof UsageError, true, JSON.stringify(args));
     assertMatch((err as Error).message, message);
+  }
+});
+
+Deno.test("the checkout's start task serves from the folder the client starts it in, not from the checkout", async () => {
+  // `deno task` runs a task in its deno.json's folder: a session opened without cwd started in the tmux-mcp
+  // checkout, where a compiled binary (npx, Homebrew, a release) starts it in the client's project.
+  const tmux = await startTmux();
+  const project = await Deno.realPath(await Deno.makeTempDir({ prefix: "tmux-mcp-project-" }));
+  const start = ["task", "--quiet", "--config", ROOT + "deno.json", "start", "--socket-name", tmux.socketName];
+  const mcp = await connect({ spawn: [Deno.execPath(), ...start], cwd: project });
+  try {
+    const { pane_id } = await mcp.ok<{ pane_id: string }>("new", { what: "session", name: "from-client" });
+    await waitUntil(`the new pane to be in ${project}`, async () => {
+      const where = await tmuxFormat(tmux, pane_id, "#{pane_current_path}");
+      if (where !== project) throw new Error(`it is in ${where}`);
+      return true;
+    }, 30_000);
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+    await Deno.remove(project, { recursive: true });
   }
 });

@@ -249,6 +249,8 @@ export interface ConnectOptions {
   elicit?: (params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
   /** The client's protocol era (default {@linkcode TEST_ERA}). */
   era?: Era;
+  /** The folder the server is started in, as a client starts it in its project (default: this process's). */
+  cwd?: string;
 }
 
 /** Starts `main.ts` with the start task's permissions and connects an SDK client of `era` over stdio. */
@@ -265,7 +267,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<McpFixture> {
   Object.assign(env, opts.env ?? {});
   const [command, ...argv] = opts.spawn ?? [Deno.execPath(), ...args];
   const era = opts.era ?? TEST_ERA;
-  const params = { command, args: argv, env, stderr: "pipe" as const };
+  const params = { command, args: argv, env, stderr: "pipe" as const, ...(opts.cwd ? { cwd: opts.cwd } : {}) };
   let stderr = "";
   const dec = new TextDecoder();
   const info = { name: "tmux-mcp-tests", version: "0.0.0" };

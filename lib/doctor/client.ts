@@ -15,18 +15,13 @@
  */
 import { fileURLToPath } from "node:url";
 import { findOnPath } from "../host/binaries.ts";
+import { runFromSource } from "../host/process.ts";
 import type { CheckResult } from "./check.ts";
 import { absolutePath } from "../config.ts";
 
 /** A word as a POSIX shell reads it back: bare when safe, else single-quoted. */
 export function shellWord(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`;
-}
-
-/** True when this process is the `deno` CLI running sources, not a `deno compile` binary. */
-function runFromSource(): boolean {
-  const exe = Deno.execPath().split("/").pop() ?? "";
-  return /^deno(\.exe)?$/.test(exe);
 }
 
 /** Flags whose value is a file or folder: a client starts the server in a directory of its own choosing. */

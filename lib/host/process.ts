@@ -18,6 +18,28 @@
  * await sweepTempFiles(); // removes /tmp/tmux-mcp-977-… when 977 is gone
  * ```
  */
+/** True when this process is the `deno` CLI running sources, not a `deno compile` binary. */
+export function runFromSource(): boolean {
+  const exe = Deno.execPath().split("/").pop() ?? "";
+  return /^deno(\.exe)?$/.test(exe);
+}
+
+/**
+ * Moves this process into the folder its starter was in when a checkout's `deno task` started it: deno runs a task in
+ * its deno.json's folder and names the starter's in `INIT_CWD`, where a compiled binary (npx, Homebrew, a release)
+ * stays in the folder its MCP client starts it in, usually the user's project. Relative flag values, new sessions and
+ * pty sessions then mean the same on every install route. A folder that is gone or unreadable changes nothing.
+ */
+export function enterStartFolder(): void {
+  const from = runFromSource() ? Deno.env.get("INIT_CWD") : undefined;
+  if (!from) return;
+  try {
+    Deno.chdir(from);
+  } catch {
+    // stays in the task's folder, as before
+  }
+}
+
 /** The start of every temp file or directory name of this process. */
 const TEMP_PREFIX = `tmux-mcp-${Deno.pid}-`;
 const TEMP_NAME = /^tmux-mcp-(\d+)-/;
