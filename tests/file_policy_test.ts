@@ -161,6 +161,41 @@ Deno.test("file policy: --files-root confines every file tool, symlinks out of i
   }
 });
 
+Deno.test("file policy: --files-root refuses a path out of it in the same words whether it exists or not", async () => {
+  // Through a symlink in the root, a path outside it that exists was refused as out of the root, and one that
+  // does not as missing: a model could map the files outside the root one load-buffer at a time.
+  const tmux = await startTmux("files");
+  const root = await tempDir();
+  const outside = await tempDir();
+  await Deno.mkdir(`${outside}/dir`);
+  await Deno.writeTextFile(`${outside}/dir/secret`, "s3cret");
+  await Deno.symlink(outside, `${root}/outdir`);
+  await Deno.symlink(`${outside}/dir/secret`, `${root}/to-file`);
+  await Deno.symlink(`${outside}/dir/nothing`, `${root}/to-nothing`);
+  const mcp = await connect({ socketName: tmux.socketName, args: ["--files-root", root] });
+  try {
+    await tmux.tmux("set-buffer", "-b", "x", "data");
+    const pairs: [string, string, string][] = [
+      [`${root}/outdir/dir/secret`, `${root}/outdir/dir/nothing`, "secret|nothing"],
+      [`${root}/outdir/dir/secret`, `${root}/outdir/gone/secret`, "dir|gone"],
+      [`${root}/to-file`, `${root}/to-nothing`, "to-file|to-nothing|secret|nothing"],
+    ];
+    for (const [there, absent, names] of pairs) {
+      const hide = new RegExp(names, "g");
+      for (const [tool, args] of [["load-buffer", { name: "y" }], ["save-buffer", { name: "x" }]] as const) {
+        const a = await mcp.err(tool, { ...args, path: there });
+        const b = await mcp.err(tool, { ...args, path: absent });
+        like(b, /--files-root/, `${tool} ${absent}`);
+        assertEquals(b.replace(hide, "X"), a.replace(hide, "X"), `${tool}: ${a} | ${b}`);
+      }
+    }
+    assertEquals(await Array.fromAsync(Deno.readDir(`${outside}/dir`)).then((e) => e.length), 1, "nothing created");
+  } finally {
+    await mcp.close();
+    await tmux.kill();
+  }
+});
+
 Deno.test("file policy: --files-root must be an existing directory", async () => {
   const child = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ROOT + "main.ts", "--files-root", "/no/such/dir"],

@@ -233,9 +233,11 @@ const MAX_HOPS = 40;
  * link to our own stdout would resolve to a harmless-looking path (when
  * stdout is a file) or fail like a missing file (a pipe), and Deno refuses
  * this process a look at /proc/self to tell. Returns undefined when a
- * component does not exist.
+ * component does not exist, and hands `missing` where the path leads then:
+ * the part resolved, then the rest as written (a link out of --files-root to
+ * nothing is out of it, as a link to a file there is).
  */
-async function resolvePath(given: string): Promise<string | undefined> {
+async function resolvePath(given: string, missing?: (at: string) => void): Promise<string | undefined> {
   let pending = given.split("/");
   let done = "/";
   let hops = 0;
@@ -252,7 +254,10 @@ async function resolvePath(given: string): Promise<string | undefined> {
     try {
       info = await Deno.lstat(next);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return undefined;
+      if (e instanceof Deno.errors.NotFound) {
+        missing?.(normalize([next, ...pending].join("/")));
+        return undefined;
+      }
       throw e;
     }
     if (!info.isSymlink) {
@@ -386,9 +391,10 @@ async function checkedReadable(path: string, policy: FilePolicy): Promise<{ reso
   try {
     refuseTree(path, path);
     const root = await resolvedRoot(policy);
-    const resolved = await resolvePath(path);
+    let reached = normalize(path);
+    const resolved = await resolvePath(path, (at) => reached = at);
     if (resolved === undefined) {
-      refuseOutsideRoot(path, normalize(path), policy, root); // no hint about files outside the root
+      refuseOutsideRoot(path, reached, policy, root); // no hint about files outside the root
       const link = await Deno.lstat(path).catch(() => undefined);
       if (link?.isSymlink) {
         throw new UserError(
@@ -466,9 +472,10 @@ export async function openForWrite(
     if (path.endsWith("/")) throw new UserError(`${q(path)} ends with "/": give a file path`);
     const root = await resolvedRoot(policy);
     const name = path.slice(path.lastIndexOf("/") + 1);
-    const dir = await resolvePath(dirOf(path));
+    let reached = normalize(path);
+    const dir = await resolvePath(dirOf(path), (at) => reached = `${at}/${name}`);
     if (dir === undefined) {
-      refuseOutsideRoot(path, normalize(path), policy, root); // no hint about directories outside the root
+      refuseOutsideRoot(path, reached, policy, root); // no hint about directories outside the root
       throw new Deno.errors.NotFound();
     }
     const dirInfo = await Deno.stat(dir);
