@@ -241,6 +241,12 @@ Deno.test("doctor: bad config file — FAIL config line naming the file, exit 1"
     assertEquals(unknown.code, 1);
     assertMatch(lineOf(unknown.lines, "config"), /^FAIL .*unknown tool "no-such-tool"/);
 
+    // The server refuses to start with this file: doctor said "ok", and --install wrote it into a client's config.
+    await Deno.writeTextFile(file, '{"toolConfigs": {"show-buffer": {"alwaysBuffer": true}}}');
+    const never = await doctor(["--socket-name", t.socketName, "--config", file]);
+    assertEquals(never.code, 1, never.stdout);
+    assertMatch(lineOf(never.lines, "config"), /^FAIL .*toolConfigs\.show-buffer\.alwaysBuffer: .*remove alwaysBuffer/);
+
     await Deno.writeTextFile(file, '{"maxTokensPerResponse": 5000}');
     const good = await doctor(["--socket-name", t.socketName, "--config", file]);
     assertEquals(good.code, 0, good.stdout);

@@ -18,7 +18,7 @@
  * @example
  * ```ts
  * declare const config: Parameters<typeof loadBudgetSettings>[0]; // from parseConfig
- * const settings = loadBudgetSettings(config, ["show-buffer", "capture-pane"]);
+ * const settings = loadBudgetSettings(config, ["show-buffer", "capture-pane"], ["show-buffer"]);
  * resolveToolBudget(settings, "show-buffer").maxTokens; // 25000
  * ```
  */
@@ -149,12 +149,14 @@ export function parseBudgetFile(
 
 /**
  * The settings for a configuration: defaults, then the `--config` file, then
- * `--max-tokens`. Reads the file synchronously (startup only).
+ * `--max-tokens`. Reads the file synchronously (startup only). `neverBuffered`
+ * has no default, so that no caller (the doctor) passes a file the server
+ * refuses at start.
  */
 export function loadBudgetSettings(
   config: Config,
   toolNames: readonly string[],
-  neverBuffered: readonly string[] = [],
+  neverBuffered: readonly string[],
 ): BudgetSettings {
   let settings = defaultBudgetSettings();
   if (config.configPath) {

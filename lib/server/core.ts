@@ -171,7 +171,7 @@ async function pipelineMaker(
     served,
   ]);
   // Without a --config file (nothing to check at start) the settings are the defaults and the flags.
-  const settings = checked ?? loadBudgetSettings(config, []);
+  const settings = checked ?? loadBudgetSettings(config, [], []);
   const budget = createBudget({ services, settings, tools: [], isServed: (name) => names.has(name) });
   return (tools) =>
     createPipeline({
@@ -365,7 +365,7 @@ export async function createCore(
     modernCall,
     pipeline,
     async answerTokens() {
-      const s = settings ?? (await import("../budget/settings.ts")).loadBudgetSettings(config, []);
+      const s = settings ?? (await import("../budget/settings.ts")).loadBudgetSettings(config, [], []);
       return s.enableBuffering ? s.maxTokensPerResponse : undefined;
     },
     listTools,
