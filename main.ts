@@ -56,7 +56,7 @@ async function main(): Promise<number> {
     const misspelt = unknownClient(command.install.client);
     if (misspelt) return usageFailure(new UsageError(misspelt));
     // A client given a server that stops at start shows only "failed to start": say why here, and write nothing.
-    const problem = (await import("./lib/doctor/mod.ts")).startProblem(command.config);
+    const problem = await (await import("./lib/doctor/mod.ts")).startProblem(command.config);
     if (problem) {
       console.log(`tmux-mcp doctor: not installed, the server would not start with these flags: ${problem}`);
       return 1;

@@ -244,6 +244,8 @@ Deno.test("install: flags the server would stop on at start (a bad --config, an 
       [["--config", budgets], /config: config file .*budgets\.json: not valid JSON.*: fix the file or drop --config$/],
       [["--config", `${home}/missing.json`], /config: config file .*missing\.json: cannot read the file/],
       [["--audit-log", `${home}/no/such/audit.log`], /audit log: the directory of .* does not exist: create /],
+      // The server exits 2 at start: the pty tools' tmux backend without a tmux.
+      [["--terminal-backend", "tmux", "--tmux-bin", `${home}/no-tmux`], /terminal backend: tmux not found/],
     ];
     for (const [flags, reason] of refused) {
       for (const dry of [[], ["--dry-run"]]) {

@@ -26,6 +26,7 @@ import { clientCommand } from "./client.ts";
 import { checkCallBudget } from "./call_budget.ts";
 import { clientHints } from "./install.ts";
 import { checkSshHost } from "./ssh.ts";
+import { terminalStartupError } from "../terminal/mod.ts";
 
 /** What the configured toolsets and backend need. */
 export function needs(config: Config): { tmux: boolean; shells: boolean; libc: boolean } {
@@ -157,13 +158,26 @@ export function checkAuditLog(path: string): CheckResult {
 
 /**
  * Why a server started with this configuration would stop at start (a bad `--config` file, an `--audit-log` it
- * cannot open), as one line; undefined when neither. `doctor --install` writes no such server into a client.
+ * cannot open, the pty tools' tmux backend without a tmux here), as one line; undefined when none. `doctor --install`
+ * writes no such server into a client.
  */
-export function startProblem(config: Config): string | undefined {
+export async function startProblem(config: Config): Promise<string | undefined> {
   const checks = [
     checkBudgetConfig(config),
     ...(config.auditLog !== undefined ? [checkAuditLog(config.auditLog)] : []),
   ];
   const failed = checks.find((c) => c.status === "fail");
-  return failed && `${failed.name}: ${failed.detail}`;
+  if (failed) return `${failed.name}: ${failed.detail}`;
+  // The server asks its first host's tmux at start, as here; an ssh host's only on first use.
+  const first = config.hosts[0];
+  if (first?.destination !== undefined) return undefined;
+  const here = first ? hostConfig(config, first) : config;
+  const tmux = createSpawnExecutor({
+    bin: localTmuxBin(here.tmuxBin),
+    socketName: here.socketName,
+    socketPath: here.socketPath,
+    maxConcurrency: 1,
+  });
+  const backend = await terminalStartupError(here, tmux);
+  return backend && `terminal backend: ${backend}`;
 }
