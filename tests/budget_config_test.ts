@@ -99,6 +99,18 @@ Deno.test("config file: an unknown tool name is a startup error naming it", asyn
   );
 });
 
+Deno.test("config file: a former tool name is a startup error naming the tool that replaced it", async () => {
+  // A file written for an earlier version got only the list of today's tools.
+  assert.match(
+    await startupError(`{ "toolConfigs": { "kill-session": { "maxTokens": 500 } } }`),
+    /: toolConfigs\.kill-session: the tool kill-session is now kill: write toolConfigs\.kill instead[^\n]*$/,
+  );
+  assert.match(
+    await startupError(`{ "toolConfigs": { "pty_get_screen": { "maxTokens": 500 } } }`),
+    /: toolConfigs\.pty_get_screen: the tool pty_get_screen is now pty-get-screen: write toolConfigs\.pty-get-screen /,
+  );
+});
+
 Deno.test("config file: broken JSON and a missing file are startup errors", async () => {
   assert.match(await startupError(`{ "maxTokensPerResponse": 1000 `), /not valid JSON\/JSONC: /);
   assert.match(await startupError(`{ "a": 1 } }`), /not valid JSON\/JSONC: .*line 1 column 12/);

@@ -18,7 +18,8 @@
  * @example
  * ```ts
  * declare const config: Parameters<typeof loadBudgetSettings>[0]; // from parseConfig
- * const settings = loadBudgetSettings(config, ["show-buffer", "capture-pane"], ["show-buffer"]);
+ * const tools = { names: ["show-buffer", "capture-pane"], neverBuffered: ["show-buffer"], former: new Map() };
+ * const settings = loadBudgetSettings(config, tools);
  * resolveToolBudget(settings, "show-buffer").maxTokens; // 25000
  * ```
  */
@@ -92,18 +93,27 @@ function keyOf(path: readonly PropertyKey[]): string {
   return path.length ? path.map(String).join(".") : "(top level)";
 }
 
+/** The tools a `--config` file is checked against (lib/tools/tool.ts `budgetToolNames` makes it from the table). */
+export interface BudgetToolNames {
+  /** Every tool the server knows. */
+  names: readonly string[];
+  /** The tools whose results are never buffered: `alwaysBuffer` for one would do nothing. */
+  neverBuffered: readonly string[];
+  /** Former tool names, each with the tool that replaced it (a file written for an earlier version). */
+  former: ReadonlyMap<string, string>;
+}
+
+/** No tools: for settings without a `--config` file, which have no tool names to check. */
+export const NO_TOOLS: BudgetToolNames = { names: [], neverBuffered: [], former: new Map() };
+
 /**
  * Validates a parsed config file. Throws {@linkcode UsageError} naming the
- * offending key: unknown keys, wrong types, unknown tool names, and
- * `alwaysBuffer` for a tool whose results are never buffered (it would do
- * nothing; `neverBuffered` names those tools).
+ * offending key: unknown keys, wrong types, unknown tool names (a former
+ * one with the tool that replaced it), and `alwaysBuffer` for a tool whose
+ * results are never buffered (it would do nothing).
  */
-export function parseBudgetFile(
-  raw: unknown,
-  toolNames: readonly string[],
-  source: string,
-  neverBuffered: readonly string[] = [],
-): BudgetSettings {
+export function parseBudgetFile(raw: unknown, tools: BudgetToolNames, source: string): BudgetSettings {
+  const { neverBuffered } = tools;
   const parsed = FileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -122,10 +132,17 @@ export function parseBudgetFile(
     throw new UsageError(`${source}: ${keyOf(issue.path)}: ${issue.message}`);
   }
   const file = parsed.data;
-  const known = new Set(toolNames);
+  const known = new Set(tools.names);
   // The names as written: a "__proto__" key (an own key of the parsed JSON) is not one of the parsed record's.
   const written = Object.keys((raw as { toolConfigs?: object }).toolConfigs ?? {});
   for (const name of written) {
+    const now = tools.former.get(name);
+    if (!known.has(name) && now !== undefined) {
+      throw new UsageError(
+        `${source}: toolConfigs.${name}: the tool ${name} is now ${now}: write toolConfigs.${now} instead (one ` +
+          `budget for all of ${now})`,
+      );
+    }
     if (!known.has(name)) {
       throw new UsageError(
         `${source}: toolConfigs.${name}: unknown tool "${name}" (known tools: ${[...known].sort().join(", ")})`,
@@ -149,15 +166,11 @@ export function parseBudgetFile(
 
 /**
  * The settings for a configuration: defaults, then the `--config` file, then
- * `--max-tokens`. Reads the file synchronously (startup only). `neverBuffered`
- * has no default, so that no caller (the doctor) passes a file the server
+ * `--max-tokens`. Reads the file synchronously (startup only). `tools` has
+ * no default, so that no caller (the doctor) passes a file the server
  * refuses at start.
  */
-export function loadBudgetSettings(
-  config: Config,
-  toolNames: readonly string[],
-  neverBuffered: readonly string[],
-): BudgetSettings {
+export function loadBudgetSettings(config: Config, tools: BudgetToolNames): BudgetSettings {
   let settings = defaultBudgetSettings();
   if (config.configPath) {
     const source = `config file ${config.configPath}`;
@@ -174,7 +187,7 @@ export function loadBudgetSettings(
       const why = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").slice(0, 200);
       throw new UsageError(`${source}: not valid JSON/JSONC: ${why}`);
     }
-    settings = parseBudgetFile(raw, toolNames, source, neverBuffered);
+    settings = parseBudgetFile(raw, tools, source);
   }
   if (config.maxTokens !== undefined) settings.maxTokensPerResponse = config.maxTokens;
   return settings;

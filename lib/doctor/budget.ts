@@ -11,13 +11,13 @@
 import type { Config } from "../config.ts";
 import { loadBudgetSettings } from "../budget/settings.ts";
 import { TOOLS } from "../tools/mod.ts";
-import { neverBuffered } from "../tools/tool.ts";
+import { budgetToolNames } from "../tools/tool.ts";
 import { type CheckResult, messageOf } from "./check.ts";
 
 /** Always needed: the server refuses to start with a bad file. */
 export function checkBudgetConfig(config: Config): CheckResult {
   try {
-    const s = loadBudgetSettings(config, TOOLS.map((t) => t.name), TOOLS.filter(neverBuffered).map((t) => t.name));
+    const s = loadBudgetSettings(config, budgetToolNames(TOOLS));
     const where = config.configPath ? `${config.configPath} valid` : "no --config file (defaults)";
     return { status: "ok", name: "config", detail: `${where}: ${s.maxTokensPerResponse} tokens per response` };
   } catch (e) {

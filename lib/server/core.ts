@@ -145,11 +145,11 @@ export function loadTools(): Promise<readonly AnyTool[]> {
 
 /** The response-budget settings; a `--config` file is checked against the tool names. */
 async function budgetSettings(config: Config, tools: readonly AnyTool[]): Promise<BudgetSettings> {
-  const [{ neverBuffered }, { loadBudgetSettings }] = await Promise.all([
+  const [{ budgetToolNames }, { loadBudgetSettings }] = await Promise.all([
     import("../tools/tool.ts"),
     import("../budget/settings.ts"),
   ]);
-  return loadBudgetSettings(config, tools.map((t) => t.name), tools.filter(neverBuffered).map((t) => t.name));
+  return loadBudgetSettings(config, budgetToolNames(tools));
 }
 
 /**
@@ -164,14 +164,14 @@ async function pipelineMaker(
   audit: AuditSink,
   served: Promise<ReadonlySet<string>>,
 ): Promise<(tools: readonly AnyTool[]) => Pipeline> {
-  const [{ createBudget }, { createPipeline }, { loadBudgetSettings }, names] = await Promise.all([
+  const [{ createBudget }, { createPipeline }, { loadBudgetSettings, NO_TOOLS }, names] = await Promise.all([
     import("./budget.ts"),
     import("./pipeline.ts"),
     import("../budget/settings.ts"),
     served,
   ]);
   // Without a --config file (nothing to check at start) the settings are the defaults and the flags.
-  const settings = checked ?? loadBudgetSettings(config, [], []);
+  const settings = checked ?? loadBudgetSettings(config, NO_TOOLS);
   const budget = createBudget({ services, settings, tools: [], isServed: (name) => names.has(name) });
   return (tools) =>
     createPipeline({
@@ -365,7 +365,11 @@ export async function createCore(
     modernCall,
     pipeline,
     async answerTokens() {
-      const s = settings ?? (await import("../budget/settings.ts")).loadBudgetSettings(config, [], []);
+      let s = settings;
+      if (s === undefined) {
+        const { loadBudgetSettings, NO_TOOLS } = await import("../budget/settings.ts");
+        s = loadBudgetSettings(config, NO_TOOLS);
+      }
       return s.enableBuffering ? s.maxTokensPerResponse : undefined;
     },
     listTools,

@@ -39,6 +39,7 @@ import type { ExecRuntime } from "../exec/runtime.ts";
 import type { CallControl } from "../exec/context.ts";
 import type { Redactor } from "../text/redact.ts";
 import type { Asker } from "../ask.ts";
+import type { BudgetToolNames } from "../budget/settings.ts";
 import { qualify } from "../tmux/hosts.ts";
 
 export type { Tier, Toolset };
@@ -354,6 +355,15 @@ export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
  */
 export function neverBuffered(tool: Pick<AnyTool, "pagesNatively" | "smallResult">): boolean {
   return tool.pagesNatively === true || tool.smallResult === true;
+}
+
+/** What a `--config` file's tool names are checked against, for these tools (the server and the doctor alike). */
+export function budgetToolNames(tools: readonly AnyTool[]): BudgetToolNames {
+  return {
+    names: tools.map((t) => t.name),
+    neverBuffered: tools.filter(neverBuffered).map((t) => t.name),
+    former: new Map(tools.flatMap((t) => Object.keys(t.replaces ?? {}).map((old) => [old, t.name]))),
+  };
 }
 
 /**
