@@ -68,18 +68,22 @@ Deno.test("run-command in bash: an ERR trap runs once for a failing command, as 
   });
 });
 
-// Not zsh: its errexit ends the shell already where eval returns the exempted status (docs/tools.md).
-Deno.test("run-command in bash: with errexit on, a failure it exempts leaves the shell running, as typed by hand", async () => {
-  await withShell("bash", async (fx) => {
-    const run = runner(fx);
-    await typeByHand(fx, "set -e");
-    const r = await run("echo hi; false && true");
-    assertEquals([r.exit_code, r.output], [1, "hi"]);
-    const next = await run("echo alive");
-    assertEquals([next.exit_code, next.output], [0, "alive"]);
-    assertEquals((await run("echo $-")).output.includes("e"), true);
+for (const shell of ["bash", "zsh"] as const) {
+  Deno.test(`run-command in ${shell}: with errexit on, a failure it exempts leaves the shell running, as typed by hand`, async () => {
+    await withShell(shell, async (fx) => {
+      const run = runner(fx);
+      await typeByHand(fx, "set -e");
+      const r = await run("echo hi; false && true");
+      assertEquals([r.exit_code, r.output], [1, "hi"]);
+      const next = await run("echo alive");
+      assertEquals([next.exit_code, next.output], [0, "alive"]);
+      assertEquals((await run("echo $-")).output.includes("e"), true);
+      // A trailing backslash joins none of the run's own words to the command.
+      const joined = await run("echo one \\");
+      assertEquals([joined.exit_code, joined.output.replace(/ \\$/, "")], [0, "one"]);
+    });
   });
-});
+}
 
 for (const shell of SHELLS) {
   Deno.test(`run-command in ${shell}: the user's function named like the word that sources the script changes nothing`, async () => {

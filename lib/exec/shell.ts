@@ -247,12 +247,21 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   // process started; after a zero one, `unset` leaves 0). Left of `&&`, that status fires no ERR trap and no errexit
   // (`set -e`), as it did none when the last command set it. Inside `{ } 2>/dev/null` bash traces nothing; zsh
   // traces it (no nonce in it).
-  const before = `{ ${restoreOptions}; case $__tmux_mcp_prev in 0) ${b}unset __tmux_mcp_prev ;; ` +
+  // zsh with errexit on ends the shell where eval returns a status errexit exempted in it (`false && true`), as
+  // it does for a function: what eval runs then ends by keeping its status in __tmux_mcp_st, so eval returns 0.
+  // After two newlines: a trailing backslash of the command joins the first only.
+  const zsh = p.shell === "zsh";
+  const exemptKept = zsh
+    ? `${b}unset __tmux_mcp_st; __tmux_mcp_x=; case $__tmux_mcp_o in *e*) __tmux_mcp_x=$'\\n\\n__tmux_mcp_st=$?' ;; esac; `
+    : "";
+  const before = `{ ${exemptKept}${restoreOptions}; case $__tmux_mcp_prev in 0) ${b}unset __tmux_mcp_prev ;; ` +
     `*) ${evalExempt} "${b}unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && ${b}: ;; esac; } 2>/dev/null`;
   // bash: the first line of what eval runs, so that xtrace, back on, shows the command's own lines, not eval with
   // all of the command's text; and verbose echoes the command's lines as they are read, as typed by hand.
   const [runCommand, status] = p.shell === "bash"
     ? [`! ${b}eval ${q(`${before}\n${p.command}`)}`, "${PIPESTATUS[0]}"]
+    : zsh
+    ? [`${before}; ${b}eval ${q(p.command)}"$__tmux_mcp_x"`, "${__tmux_mcp_st-$?}"]
     : [`${before}; ${b}eval ${q(p.command)}`, "$?"];
   const name = p.scriptPath.split("/").pop()!;
   // Run only where $BASH_VERSION is set (bash, also when named sh): bash's builtins, whatever the shell's name.
@@ -294,7 +303,9 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       }; else ${b}printf '${below}${osc}s;f\\007'; fi`,
     // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
     // command; bash, which turns verbose on inside the eval, each line of it).
-    `${runCommand}; { __tmux_mcp_status=${status} __tmux_mcp_o=$-; ${b}set +xv; } 2>/dev/null`,
+    `${runCommand}; { __tmux_mcp_status=${status} __tmux_mcp_o=$-; ${b}set +xv; ${
+      zsh ? `${b}unset __tmux_mcp_st __tmux_mcp_x; ` : ""
+    }} 2>/dev/null`,
     p.inBuffers
       ? `${b}printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
         `${b}: "$(${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)"`
