@@ -85,6 +85,16 @@ for (const shell of ["bash", "zsh"] as const) {
   });
 }
 
+Deno.test("run-command in zsh: with ERR_RETURN on, a failure ends the command with its exit code, as typed by hand", async () => {
+  await withShell("zsh", async (fx) => {
+    const run = runner(fx);
+    await typeByHand(fx, "setopt err_return");
+    const r = await run("echo hi; sh -c 'exit 3'; echo never");
+    assertEquals([r.exit_code, r.output, r.warnings], [3, "hi", []]);
+    assertEquals((await run("echo $?")).output, "3");
+  });
+});
+
 for (const shell of SHELLS) {
   Deno.test(`run-command in ${shell}: the user's function named like the word that sources the script changes nothing`, async () => {
     await withShell(shell, async (fx) => {

@@ -258,10 +258,12 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `*) ${evalExempt} "${b}unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && ${b}: ;; esac; } 2>/dev/null`;
   // bash: the first line of what eval runs, so that xtrace, back on, shows the command's own lines, not eval with
   // all of the command's text; and verbose echoes the command's lines as they are read, as typed by hand.
+  // zsh: the end runs in an `always` block, so a `return` in the command, or a failure with ERR_RETURN on, which
+  // return from the script, still print the end marker with their status (typed by hand they end the line, $? kept).
   const [runCommand, status] = p.shell === "bash"
     ? [`! ${b}eval ${q(`${before}\n${p.command}`)}`, "${PIPESTATUS[0]}"]
     : zsh
-    ? [`${before}; ${b}eval ${q(p.command)}"$__tmux_mcp_x"`, "${__tmux_mcp_st-$?}"]
+    ? [`{ ${before}; ${b}eval ${q(p.command)}"$__tmux_mcp_x"; } always {`, "${__tmux_mcp_st-$?}"]
     : [`${before}; ${b}eval ${q(p.command)}`, "$?"];
   const name = p.scriptPath.split("/").pop()!;
   // Run only where $BASH_VERSION is set (bash, also when named sh): bash's builtins, whatever the shell's name.
@@ -303,7 +305,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       }; else ${b}printf '${below}${osc}s;f\\007'; fi`,
     // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
     // command; bash, which turns verbose on inside the eval, each line of it).
-    `${runCommand}; { __tmux_mcp_status=${status} __tmux_mcp_o=$-; ${b}set +xv; ${
+    `${runCommand}${zsh ? "\n" : "; "}{ __tmux_mcp_status=${status} __tmux_mcp_o=$-; ${b}set +xv; ${
       zsh ? `${b}unset __tmux_mcp_st __tmux_mcp_x; ` : ""
     }} 2>/dev/null`,
     p.inBuffers
@@ -319,6 +321,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     (p.inBuffers
       ? `${b}eval "${b}unset __tmux_mcp_status; (exit $__tmux_mcp_status)"; } 2>/dev/null`
       : `${b}eval "${b}unset __tmux_mcp_status; ${b}return $__tmux_mcp_status"; } 2>/dev/null`),
+    ...(zsh ? ["}"] : []),
     "}",
     "",
   ].join("\n");
