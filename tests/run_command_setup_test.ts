@@ -57,6 +57,16 @@ Deno.test("run-command in fish: the user's function named printf changes nothing
   });
 });
 
+Deno.test("run-command in bash: with the printf builtin turned off (enable -n printf), a run answers as before", async () => {
+  await withShell("bash", async (fx) => {
+    const run = runner(fx);
+    await typeByHand(fx, "enable -n printf");
+    const r = await run("echo hi; sh -c 'exit 3'");
+    assertEquals([r.exit_code, r.output], [3, "hi"]);
+    assertEquals((await run("echo next")).output, "next");
+  });
+});
+
 Deno.test("run-command in bash: an ERR trap runs once for a failing command, as typed by hand", async () => {
   await withShell("bash", async (fx) => {
     const run = runner(fx);

@@ -65,7 +65,8 @@
  * (printf, read, eval, set, unset, test, return) would run instead of it:
  * hang the run, print its nonce, or answer for a command that never ran. So
  * in bash and zsh the script calls each through `\builtin` (quoted: no alias
- * named builtin applies), and fish's through `builtin` (fish refuses
+ * named builtin applies; bash's printf through `\builtin command`, which also
+ * finds it in PATH when the builtin is turned off), and fish's through `builtin` (fish refuses
  * functions named like its keywords: read, set, test, eval, return).
  *
  * History: the typed line starts with a space. fish never records such
@@ -233,6 +234,9 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
       ? `{ ${b}read -r __tmux_mcp_w; } 2>/dev/null <${q(p.fifoPath)}; ${b}unset __tmux_mcp_w`
       : `${b}: "$(${tmux} wait-for ${q(channel)} 2>/dev/null)"`;
   const armed = `${b}test -e ${q(p.armedPath)}`;
+  // bash: `command` skips functions as well, and runs printf from PATH where the user turned the builtin off
+  // (`enable -n printf`), which `builtin` refuses, so no marker would be printed. zsh's `command` never runs a builtin.
+  const printf = p.shell === "bash" ? "\\builtin command printf" : `${b}printf`;
   // Each option is restored as the script found it (`$-` read again after the command, which may change them).
   const restoreOptions =
     `case $__tmux_mcp_o in *v*) ${b}set -v ;; esac; case $__tmux_mcp_o in *x*) ${b}set -x ;; esac; ` +
@@ -299,20 +303,20 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `  ${bash}unset __tmux_mcp_h ;;`,
     `esac; fi`,
     p.inBuffers
-      ? `${b}printf '${below}${osc}s;w\\007'; ${wait(ch.start)}`
-      : `if ${armed}; then ${b}printf '${below}${osc}s;w\\007'; ${
+      ? `${printf} '${below}${osc}s;w\\007'; ${wait(ch.start)}`
+      : `if ${armed}; then ${printf} '${below}${osc}s;w\\007'; ${
         wait(ch.start)
-      }; else ${b}printf '${below}${osc}s;f\\007'; fi`,
+      }; else ${printf} '${below}${osc}s;f\\007'; fi`,
     // One line, read before any of it runs: with verbose back on, the shell echoes none of it (eval echoes the
     // command; bash, which turns verbose on inside the eval, each line of it).
     `${runCommand}${zsh ? "\n" : "; "}{ __tmux_mcp_status=${status} __tmux_mcp_o=$-; ${b}set +xv; ${
       zsh ? `${b}unset __tmux_mcp_st __tmux_mcp_x; ` : ""
     }} 2>/dev/null`,
     p.inBuffers
-      ? `${b}printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
+      ? `${printf} '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ` +
         `${b}: "$(${tmux} delete-buffer -b ${q(p.armedPath)} ';' wait-for ${q(ch.end)} 2>/dev/null)"`
-      : `if ${armed}; then ${b}printf '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
-        `else ${b}printf '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
+      : `if ${armed}; then ${printf} '${osc}e;%d;w\\007' "$__tmux_mcp_status"; ${wait(ch.end)}; ` +
+        `else ${printf} '${osc}e;%d;f\\007' "$__tmux_mcp_status"; fi`,
     // Leave $? as the command left it, without leaving our variable behind. Run by `eval` (from a
     // buffer) there is nothing to return from: a subshell's exit sets $? instead. With errexit on, a non-zero
     // status that got here is one errexit exempted (`false && true`): passed on, the typed line would fail, which
