@@ -30,12 +30,13 @@ for (const shell of ["bash", "zsh"] as const) {
       await typeByHand(
         fx,
         'printf() { echo fn-printf "$@"; }; read() { :; }; unset() { :; }; set() { echo fn-set; }; ' +
+          'command() { echo fn-command "$@"; }; ' +
           "test() { echo fn-test; }; return() { :; }; alias eval='echo alias-eval' builtin='echo alias-builtin'",
       );
       const r = await run("echo hi; sh -c 'exit 3'");
       assertEquals([r.exit_code, r.output], [3, "hi"]);
-      const next = await run("echo next");
-      assertEquals([next.exit_code, next.output], [0, "next"]);
+      const next = await run("echo next $?");
+      assertEquals([next.exit_code, next.output], [0, "next 3"]);
       // The command itself still sees them, as typed by hand.
       assertEquals((await run("printf x")).output, "fn-printf x");
       const screen = await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", fx.pane);

@@ -242,8 +242,12 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     `case $__tmux_mcp_o in *v*) ${b}set -v ;; esac; case $__tmux_mcp_o in *x*) ${b}set -x ;; esac; ` +
     `${b}unset __tmux_mcp_o`;
   // bash exempts what eval runs left of `&&` from the ERR trap and errexit, as the left of `&&` itself, only when
-  // eval is called by its name or through `command` (which skips functions too), not through `builtin`.
-  const evalExempt = p.shell === "bash" ? "\\command eval" : `${b}eval`;
+  // eval is called by its name or through `command` (which skips functions too), not through `builtin`: through
+  // `command`, unless the user has a function named command (it would run instead, printing our words as output).
+  const restorePrev = (evalWord: string) => `${evalWord} "${b}unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && ${b}:`;
+  const prevRestored = p.shell === "bash"
+    ? `if ${b}declare -F command >/dev/null; then ${restorePrev("\\eval")}; else ${restorePrev("\\command eval")}; fi`
+    : restorePrev(`${b}eval`);
   // bash runs the ERR trap for a failing command inside eval, then again for eval returning its status: negated
   // (`!`), eval's own status fires none, and PIPESTATUS keeps it. What eval runs is judged as typed by hand, errexit
   // included: only an eval called by its name passes the exemption of `!` on to it (as for `&&` above).
@@ -259,7 +263,7 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
     ? `${b}unset __tmux_mcp_st; __tmux_mcp_x=; case $__tmux_mcp_o in *e*) __tmux_mcp_x=$'\\n\\n__tmux_mcp_st=$?' ;; esac; `
     : "";
   const before = `{ ${exemptKept}${restoreOptions}; case $__tmux_mcp_prev in 0) ${b}unset __tmux_mcp_prev ;; ` +
-    `*) ${evalExempt} "${b}unset __tmux_mcp_prev; (exit $__tmux_mcp_prev)" && ${b}: ;; esac; } 2>/dev/null`;
+    `*) ${prevRestored} ;; esac; } 2>/dev/null`;
   // bash: the first line of what eval runs, so that xtrace, back on, shows the command's own lines, not eval with
   // all of the command's text; and verbose echoes the command's lines as they are read, as typed by hand.
   // zsh: the end runs in an `always` block, so a `return` in the command, or a failure with ERR_RETURN on, which
