@@ -45,6 +45,21 @@ for (const shell of ["bash", "zsh"] as const) {
   });
 }
 
+Deno.test("run-command in zsh: the user's global aliases rewrite none of the run's words, only the command's", async () => {
+  await withShell("zsh", async (fx) => {
+    const run = runner(fx);
+    await typeByHand(fx, "alias -g read='echo ga-read' printf='print -r ga-printf' set='echo ga-set' G='| tr a-z A-Z'");
+    const r = await run("echo hi; sh -c 'exit 3'");
+    assertEquals([r.exit_code, r.output], [3, "hi"]);
+    assertEquals((await run("echo next G")).output, "NEXT");
+    // Aliases the user turned off stay off.
+    await run("setopt no_aliases");
+    assertEquals((await run("echo off G")).output, "off G");
+    const screen = await fx.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", fx.pane);
+    assert(!NONCE_ON_SCREEN.test(screen), screen);
+  });
+});
+
 Deno.test("run-command in fish: the user's function named printf changes nothing", async () => {
   await withShell("fish", async (fx) => {
     const run = runner(fx);

@@ -171,7 +171,18 @@ export interface ScriptParts {
  * A POSIX shell's first words of a run: `$?` and the options kept, then xtrace and verbose off, so that no line
  * carrying the nonce is echoed or traced to the screen (bash traces nothing inside `{ } 2>/dev/null`).
  */
-const optionsOff = (b: string) => `{ __tmux_mcp_prev=$? __tmux_mcp_o=$-; ${b}set +xv; } 2>/dev/null`;
+const optionsOff = (shell: string | undefined) =>
+  shell === "zsh"
+    ? `{ __tmux_mcp_prev=$? __tmux_mcp_o=$- ${ZSH_ALIASES_OFF}; \\builtin \\set +xv; } 2>/dev/null`
+    : `{ __tmux_mcp_prev=$? __tmux_mcp_o=$-; ${builtinPrefix(shell)}set +xv; } 2>/dev/null`;
+
+/**
+ * zsh: aliases off while the script is parsed, as a global alias (`alias -g read=…`) rewrites any word of it, also
+ * one after `\builtin` (hanging the run, printing its nonce); the script's list, parsed whole before it runs, first
+ * turns them back on ({@linkcode ZSH_ALIASES_BACK}), so the command's own words are read as typed by hand.
+ */
+const ZSH_ALIASES_OFF = "__tmux_mcp_a=${options[aliases]-on}; \\builtin \\setopt \\noaliases";
+const ZSH_ALIASES_BACK = "case $__tmux_mcp_a in on) \\builtin setopt aliases ;; esac; \\builtin unset __tmux_mcp_a";
 
 /**
  * What a POSIX script puts before each builtin it calls: `\builtin ` in bash and zsh, where a user's function or
@@ -287,11 +298,12 @@ export function runScript(flavor: ShellFlavor, p: ScriptParts): string {
   return [
     // $? of the previous command, restored right before the command; xtrace and verbose off for our own lines,
     // which carry the nonce (on another host the typed line did both: xtrace would show the script it evals).
-    ...(p.inBuffers ? [] : [optionsOff(b)]),
+    ...(p.inBuffers ? [] : [optionsOff(p.shell)]),
     // The rest is one list, parsed (so read to its end) before any of it runs: zsh and dash keep a file they
     // source open, reading it as they go, and the server empties the file at the start marker (the nonce then
     // is in no file a command can open through /proc/PID/fd). Opened after OPTIONS_OFF, as verbose would echo it.
     "{",
+    ...(p.shell === "zsh" ? [ZSH_ALIASES_BACK] : []),
     // bash without HISTCONTROL=ignorespace records the typed line: remove
     // exactly that entry (checked by the script's name), nothing else; `builtin`, as `history` is a name users
     // alias or wrap (a pager, a fuzzy finder).
@@ -356,7 +368,7 @@ export function typedLine(
       q(part.socketPath)
     } show-buffer -b ${buffer} ';' delete-buffer -b ${buffer}`;
     // fish: `source (… | psub)`, not `… | source`: the command's stdin stays the terminal.
-    return flavor === "fish" ? ` builtin source (${read} | psub)` : ` ${optionsOff(b)}; ${b}eval "$(${read})"`;
+    return flavor === "fish" ? ` builtin source (${read} | psub)` : ` ${optionsOff(part.shell)}; ${b}eval "$(${read})"`;
   }
   return flavor === "fish" ? ` builtin source ${quoteFish(part.scriptPath)}` : ` ${b}. ${shQuote(part.scriptPath)}`;
 }
