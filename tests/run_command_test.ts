@@ -451,6 +451,17 @@ for (const shell of ["bash", "fish"] as const) {
   });
 }
 
+Deno.test("run-command after a timed-out command that started a REPL says how to leave the REPL, not C-c", async () => {
+  await withShell("bash", async (fx) => {
+    const r = await fx.mcp.ok<RunResult>("run-command", { target: fx.pane, command: "python3 -q", timeout_ms: 1000 });
+    assertEquals(r.timed_out, true);
+    await waitForPane(fx, fx.pane, /^>>> ?$/m);
+    const err = await fx.mcp.err("run-command", { target: fx.pane, command: "echo hi", timeout_ms: 500 });
+    assertMatch(err, /still runs an earlier command that timed out: .*python3.*exit\(\)/);
+    assert(!err.includes("C-c, then retry"), err);
+  });
+});
+
 Deno.test("run-command refuses panes that are not at a shell prompt, saying what to do", async () => {
   await withShell("bash", async (fx) => {
     await fx.tmux("send-keys", "-t", fx.pane, "-l", "python3 -q");

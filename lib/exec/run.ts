@@ -40,7 +40,7 @@ import { finalView, inspection, inspectPane, observePane, paneIfAlive, watchLost
 import type { ExecRuntime, TrackedRun } from "./runtime.ts";
 import { commandName, runScript, shellFlavor, typedLine } from "./shell.ts";
 import { nonce, waitFor } from "./wait.ts";
-import { paneWarnings, type Warning, type WarningFacts } from "./warnings.ts";
+import { paneWarnings, type Warning, type WarningFacts, whatRunsThere } from "./warnings.ts";
 import { withTerminalMode } from "./pane_handoff.ts";
 import { readsFifo, shellWaitsForKeys, stillSourcing } from "./keys_warning.ts";
 import { awaitPrompt } from "./prompt.ts";
@@ -122,9 +122,15 @@ export async function runCommand(ctx: ExecContext, req: RunRequest): Promise<Run
       });
       if (w.kind === "cancelled") throw new UserError("run-command cancelled while an earlier command still ran");
       if (w.kind === "timeout") {
+        // What runs there now says how to leave it: C-c does not end a REPL the command started (python3).
+        const now = await inspectPane(tmux, paneId, ctx.signal).catch(() => undefined);
+        const there = now && whatRunsThere(now.pane, now.screen);
         throw new UserError(
-          `pane ${paneId} still runs an earlier command that timed out: wait for it (wait, what: quiet; or ` +
-            `run-command with a longer timeout_ms), or interrupt it with send-keys C-c, then retry`,
+          `pane ${paneId} still runs an earlier command that timed out: ` +
+            (there
+              ? `${there}; then retry`
+              : `wait for it (wait, what: quiet; or run-command with a longer timeout_ms), or interrupt it with ` +
+                `send-keys C-c, then retry`),
         );
       }
     };

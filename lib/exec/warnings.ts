@@ -315,7 +315,15 @@ export function answerableQuestion(screen: readonly string[]): boolean {
  * send-keys does, so the pane is judged as it is under the mode.
  */
 export function notAtPrompt(pane: WarningFacts, screen: readonly string[]): string | undefined {
+  const what = whatRunsThere(pane, screen);
+  return what && `run-command needs a bash, zsh or fish prompt, but ${what}`;
+}
+
+/**
+ * What keeps a pane from a shell prompt (a REPL, an editor, a pager) and how to leave it, as a clause; undefined
+ * when the pane is at (or looks like) a shell. A mode (copy mode) is no reason, as for {@linkcode notAtPrompt}.
+ */
+export function whatRunsThere(pane: WarningFacts, screen: readonly string[]): string | undefined {
   const blocking = paneWarnings({ ...pane, in_mode: false }, screen).filter((w) => w.kind !== "input_prompt");
-  if (blocking.length === 0) return undefined;
-  return `run-command needs a bash, zsh or fish prompt, but ${blocking.map((w) => w.message).join("; also ")}`;
+  return blocking.length === 0 ? undefined : blocking.map((w) => w.message).join("; also ");
 }
