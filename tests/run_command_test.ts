@@ -451,6 +451,17 @@ for (const shell of ["bash", "fish"] as const) {
   });
 }
 
+Deno.test("run-command in fish: an exit says it ended the run and fish stays, not that the shell's state is gone", async () => {
+  await withShell("fish", async (fx) => {
+    const run = runner(fx);
+    await run("set -g KEPT yes");
+    const r = await run("echo before; exit 3; echo never");
+    assertEquals([r.exit_code, r.output, r.warnings.map((w) => w.kind)], [null, "before", ["interrupted"]]);
+    assertMatch(r.warnings[0].message, /`exit` ended only the script .*keeping fish and its state/);
+    assertEquals((await run("echo $KEPT")).output, "yes");
+  });
+});
+
 Deno.test("run-command after a timed-out command that started a REPL says how to leave the REPL, not C-c", async () => {
   await withShell("bash", async (fx) => {
     const r = await fx.mcp.ok<RunResult>("run-command", { target: fx.pane, command: "python3 -q", timeout_ms: 1000 });

@@ -85,6 +85,9 @@ export interface RunResult {
  */
 const RETURN_WORD = /(^|[\s;&|({!])return(?=[\s;&|)}]|$)/;
 
+/** An `exit` as a command word: fish, sourcing a file, skips the rest of it and does not exit (fish's `exit` docs). */
+const EXIT_WORD = /(^|[\s;&|({!])exit(?=[\s;&|)}]|$)/;
+
 function describe(command: string): string {
   const one = command.replace(/\s+/g, " ").trim();
   return "`" + (one.length > 60 ? one.slice(0, 57) + "..." : one) + "`";
@@ -357,6 +360,10 @@ async function runLocked(
                 ? "its `return` outside a function ended the script run-command runs it from, keeping the shell " +
                   "and its state (`(exit N)` gives a status and goes on), unless it was interrupted (C-c) or left " +
                   "the shell that ran it"
+                : flavor === "fish" && EXIT_WORD.test(req.command)
+                ? "its `exit` ended only the script run-command runs it from (fish skips the rest of a file it " +
+                  "sources), keeping fish and its state, unless it was interrupted (C-c); to end fish, send-keys " +
+                  "exit and Enter"
                 : "it was interrupted (C-c), or it replaced or left the shell that ran it (exec, exit in a nested " +
                   "shell), so that shell's state is gone") +
               `; the prompt is ready for the next run-command`,
