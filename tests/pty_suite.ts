@@ -222,6 +222,19 @@ export function ptySuite(backend: Backend): void {
         await p.kill(id);
       });
 
+      await t.step("pty-send-keys sends no text into a password prompt; keys alone pass", async () => {
+        const id = await p.bash();
+        await p.send(id, "read -s -p 'Pass: ' pw; echo; echo got-[$pw]\n");
+        await p.waitScreen(id, "the password prompt", (s) => filled(s).at(-1) === "Pass:");
+        const refused = await mcp.call("pty-send-keys", { pty_id: id, keys: "make test\n" });
+        assert(refused.isError, JSON.stringify(refused));
+        assertMatch(textOf(refused), /reads input without echo .*so the text was not typed.*request-input/);
+        // Enter alone is no text: it answers (empty), and the refused text never reached the read.
+        await p.send(id, "\r");
+        await p.idle(id, "got-[]");
+        await p.kill(id);
+      });
+
       await t.step("Ctrl-C interrupts sleep 100", async () => {
         const id = await p.bash();
         // The echo of the typed line comes before the job is in the foreground; "started" comes after.

@@ -35,7 +35,14 @@ import { UserError } from "../errors.ts";
 import { getPane, paneFacts } from "../tmux/panes.ts";
 import { type Libc, libc } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
-import { noEchoWarning, promptWarning, toldForMode, type Warning } from "./warnings.ts";
+import {
+  hiddenReadRefusal,
+  noEchoWarning,
+  promptWarning,
+  secretPromptAtCursor,
+  toldForMode,
+  type Warning,
+} from "./warnings.ts";
 import { withTerminalMode } from "./pane_handoff.ts";
 import type { TerminalBackend } from "../terminal/backend.ts";
 import { parseProcStat } from "../host/process.ts";
@@ -308,6 +315,26 @@ export async function keysWarning(
   if (seen === "gone") return undefined;
   const last = await look();
   return last && judged(last);
+}
+
+/**
+ * Refuses `keys` that hold text (not only control characters and escape sequences: Enter, C-c, arrows) for pty
+ * session `id` while its program waits at a prompt that reads a line without echo (a password prompt:
+ * {@linkcode secretPromptAtCursor}): the text would be the answer, as send-keys refuses it for a pane.
+ *
+ * @example
+ * ```ts
+ * declare const terminal: Parameters<typeof refuseHiddenSessionRead>[0]; // the call's ctx.terminal
+ * await refuseHiddenSessionRead(terminal, "s1", "make test\n"); // throws at `Password:` (read -s, sudo)
+ * ```
+ */
+export async function refuseHiddenSessionRead(terminal: TerminalBackend, id: string, keys: string): Promise<void> {
+  // deno-lint-ignore no-control-regex
+  const text = keys.replace(/\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|.)?/gs, "").replace(/[\x00-\x1f\x7f]/g, "");
+  if (text === "" || !(await terminal.inputState(id)).hiddenInput) return;
+  const screen = await terminal.screen(id, false);
+  if (!secretPromptAtCursor(screen.lines, screen.cursor)) return;
+  throw hiddenReadRefusal({ name: `pty session ${id}`, arg: `pty_id: "${id}"` });
 }
 
 /**

@@ -21,7 +21,7 @@
  * const r = await handOff(paneSubject(tmux, "%3"), "Enter the sudo password", opts);
  * ```
  */
-import type { TmuxExecutor } from "../tmux/executor.ts";
+import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import { formatLiteral } from "../tmux/quote.ts";
 import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
@@ -34,7 +34,7 @@ import { libc, type TtyState } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import { answerableQuestion, noEchoWarning, secretPromptAdvice, toldForMode, type Warning } from "./warnings.ts";
+import { hiddenReadRefusal, noEchoWarning, secretPromptAtCursor, toldForMode, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -82,10 +82,10 @@ export function withTerminalMode(
 }
 
 /**
- * Refuses `text` typed into a pane whose program reads a line without echo (a password prompt), as its terminal
- * says where this process can ask it: the text would be taken as the answer (a command meant for the shell sent as
- * a password, to sudo or a remote login), and a secret is the human's to type. A question the screen shows
- * (`[y/N]` read without echo) may be answered; keys alone pass (Enter for an empty answer, C-c to abort).
+ * Refuses `text` typed into a pane whose program waits at a prompt that reads a line without echo (a password
+ * prompt: {@linkcode secretPromptAtCursor}), as its terminal says where this process can ask it: the text would be
+ * taken as the answer (a command meant for the shell sent as a password, to sudo or a remote login), and a secret
+ * is the human's to type. Keys alone pass (Enter for an empty answer, C-c to abort).
  *
  * @example
  * ```ts
@@ -103,12 +103,16 @@ export async function refuseHiddenRead(
   if (!text || !pane || pane.dead) return;
   const mode = ttyMode(tmux, pane.tty);
   if (!mode?.canonical || mode.echo) return;
-  const screen = splitRows(await tmux.text(["capture-pane", "-p", "-J", "-t", pane.pane_id], { signal }));
-  if (answerableQuestion(screen)) return;
-  throw new UserError(
-    `pane ${pane.pane_id} reads input without echo (a password prompt), so the text was not typed: there it would ` +
-      `be the answer, not a command; ${secretPromptAdvice(`target: "${pane.pane_id}"`)}`,
-  );
+  // The cursor and the rows it is on, in one call (rows as the terminal has them: not joined).
+  const out = await tmux.text([
+    ...["display-message", "-p", "-t", pane.pane_id, "#{cursor_x} #{cursor_y}"],
+    COMMAND_SEPARATOR,
+    ...["capture-pane", "-p", "-t", pane.pane_id],
+  ], { signal });
+  const [at, ...rows] = out.split("\n");
+  const [col, row] = at.split(" ").map(Number);
+  if (!secretPromptAtCursor(rows, { row, col })) return;
+  throw hiddenReadRefusal({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` });
 }
 
 /** The pane as a {@linkcode HandOffSubject}. */

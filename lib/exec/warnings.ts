@@ -11,6 +11,8 @@
  * // [{ kind: "pager", message: "pane %3 shows a pager (less) ...: send q to leave it ..." }]
  * ```
  */
+import { takeColumns } from "../text/columns.ts";
+import { UserError } from "../errors.ts";
 import { z } from "zod";
 import type { PaneInfo } from "../tmux/panes.ts";
 import { shellFlavor } from "./shell.ts";
@@ -294,18 +296,39 @@ export function promptWarning(
 }
 
 /**
- * Whether the screen's last line asks a question a model may answer (`[y/N]`, `(yes/no)`, "Press any key",
- * "Continue?"), not a password, passphrase or secret.
+ * The refusal of text typed where a program reads a line without echo (a password prompt): there it would be the
+ * answer, not a command. `who.name` names the pane or session, `who.arg` the request-input argument for it.
  *
  * @example
  * ```ts
- * answerableQuestion(["Continue? [y/N]"]); // true
- * answerableQuestion(["[sudo] password for me:"]); // false
+ * hiddenReadRefusal({ name: "pane %3", arg: 'target: "%3"' }).message;
+ * // 'pane %3 reads input without echo (a password prompt), so the text was not typed: there it would be the answer, …'
  * ```
  */
-export function answerableQuestion(screen: readonly string[]): boolean {
-  const last = lastLine(screen);
-  return !SECRET_PROMPT.test(last) && INPUT_PROMPTS.some((re) => re.test(last));
+export function hiddenReadRefusal(who: { name: string; arg: string }): UserError {
+  return new UserError(
+    `${who.name} reads input without echo (a password prompt), so the text was not typed: there it would be the ` +
+      `answer, not a command; ${secretPromptAdvice(who.arg)}`,
+  );
+}
+
+/**
+ * Whether a screen whose program reads a line without echo waits at a prompt that takes a secret: the cursor sits
+ * after text on its row (`Password: `, `Your word> `; not at the start of an empty row, as under `stty -echo; cat`),
+ * and that row asks no question a model may answer (`[y/N]`, `(yes/no)`, "Press any key", "Continue?"). `rows` are
+ * the screen's rows as the terminal has them (not joined), `cursor` where the cursor is on them.
+ *
+ * @example
+ * ```ts
+ * secretPromptAtCursor(["$ sudo true", "[sudo] password for me: "], { row: 1, col: 24 }); // true
+ * secretPromptAtCursor(["Continue? [y/N] "], { row: 0, col: 16 }); // false
+ * secretPromptAtCursor(["ready", ""], { row: 1, col: 0 }); // false
+ * ```
+ */
+export function secretPromptAtCursor(rows: readonly string[], cursor: { row: number; col: number }): boolean {
+  const before = takeColumns(rows[cursor.row] ?? "", cursor.col);
+  if (before.trim() === "") return false;
+  return SECRET_PROMPT.test(before.trimEnd()) || !INPUT_PROMPTS.some((re) => re.test(before.trimEnd()));
 }
 
 /**

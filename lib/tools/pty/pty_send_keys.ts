@@ -4,7 +4,7 @@ import { defineTool } from "../declared.ts";
 import { UserError } from "../../errors.ts";
 import { keyNamesToBytes } from "../../terminal/keys.ts";
 import { formerName, ptyId } from "./schemas.ts";
-import { sessionKeysWarning } from "../../exec/keys_warning.ts";
+import { refuseHiddenSessionRead, sessionKeysWarning } from "../../exec/keys_warning.ts";
 
 const encoder = new TextEncoder();
 
@@ -34,6 +34,7 @@ export default defineTool({
     if (text.length + named.length === 0) {
       throw new UserError("nothing to send: give `keys` (text) and/or `key_names`");
     }
+    if (keys) await refuseHiddenSessionRead(ctx.terminal, pty_id, keys);
     const bytes = new Uint8Array(text.length + named.length);
     bytes.set(text);
     bytes.set(named, text.length);
