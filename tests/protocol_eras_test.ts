@@ -379,6 +379,38 @@ Deno.test("JSON-RPC batches: answered as a batch on a 2025-03-26 connection, ref
   }
 });
 
+Deno.test("a progress token JSON cannot carry exactly is refused in one line saying so, in both eras", async () => {
+  const expected = "Message is not a JSON-RPC 2.0 message: its progressToken is an integer over 9007199254740991 in " +
+    "magnitude, which JSON-RPC cannot carry exactly: send a string token or a smaller integer";
+  const call = (id: number, meta: Json) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "list", arguments: { what: "sessions" }, _meta: meta },
+    })
+      // JSON.stringify would write the rounded number: the token as a client that counts past 2^53 writes it.
+      .replace('"progressToken":"BIG"', '"progressToken":9007199254740993');
+  await withRaw(async (s) => {
+    await s.initialize("2025-11-25");
+    await s.sendRaw(call(1, { progressToken: "BIG" }));
+    assertEquals(errorOf(await s.next()), { code: -32600, message: expected });
+  });
+  await withRaw(async (s) => {
+    await s.sendRaw(call(2, envelope({ progressToken: "BIG" })));
+    assertEquals(errorOf(await s.next()), { code: -32600, message: expected });
+    // A string token is served, its progress under it.
+    const ok = resultOf(
+      await s.modern(3, "tools/call", {
+        name: "list",
+        arguments: { what: "sessions" },
+        _meta: envelope({ progressToken: "9007199254740993" }),
+      }),
+    );
+    assertEquals(ok.isError, undefined);
+  });
+});
+
 Deno.test("a list request naming a cursor gets -32602 in one line in both eras, as no list has a second page", async () => {
   const lists = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"];
   const assertRefused = (r: Reply, method: string) => {

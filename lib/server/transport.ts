@@ -351,6 +351,13 @@ function whyNotJsonRpc(json: unknown, inBatch = false): string {
     return 'its "id" must be a string or an integer (a notification has none)';
   }
   if (json.params !== undefined && !isObject(json.params)) return 'its "params" must be an object';
+  // JSON.parse rounded it: progress would go out under another token than the client's.
+  const meta = isObject(json.params) ? json.params._meta : undefined;
+  const token = isObject(meta) ? meta.progressToken : undefined;
+  if (typeof token === "number" && Number.isInteger(token) && !Number.isSafeInteger(token)) {
+    return `its progressToken is an integer over ${MAX_ID} in magnitude, which JSON-RPC cannot carry exactly: ` +
+      "send a string token or a smaller integer";
+  }
   return 'its "params" must be of the shape the MCP schema gives (a "_meta" an object, a progressToken a string or integer)';
 }
 
