@@ -355,6 +355,18 @@ Deno.test("JSON-RPC batches: answered as a batch on a 2025-03-26 connection, ref
       assertMatch(JSON.stringify(withInvalid[0]), /each item of a batch must be a JSON object/);
       await old.send({ jsonrpc: "2.0", id: 5, method: "ping" });
       assertEquals((await old.next()).id, 5, "nothing more came of that batch");
+      // A request reusing an id of the batch is refused in its place: two answers under one id could not be told
+      // apart, and the second went out on a line of its own.
+      await old.send([
+        { jsonrpc: "2.0", id: 6, method: "ping" },
+        { jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "list", arguments: { what: "sessions" } } },
+      ]);
+      const reused = JSON.parse(await old.line()) as { id: unknown; result?: unknown; error?: { code: number } }[];
+      assert(Array.isArray(reused), JSON.stringify(reused));
+      assertEquals(reused.map((r) => [r.id, r.result, r.error?.code]), [[6, {}, undefined], [6, undefined, -32600]]);
+      assertMatch(JSON.stringify(reused[1]), /Request id 6 is already used by another request of this batch/);
+      await old.send({ jsonrpc: "2.0", id: 7, method: "ping" });
+      assertEquals((await old.next()).id, 7, "nothing more came of that batch");
       // An empty batch is one Invalid Request error.
       await old.sendRaw("[]");
       const empty = await old.next();

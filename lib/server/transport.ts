@@ -778,7 +778,17 @@ export class LinearStdioTransport implements Transport {
         continue;
       }
       const id = idOf(item);
-      if (id === undefined || (item as { method?: unknown }).method === undefined || this.#batchOf.has(id)) {
+      if (id !== undefined && (item as { method?: unknown }).method !== undefined && this.#batchOf.has(id)) {
+        // Its answer could not be told from the other's (and would go out apart from its batch): not run.
+        const key = `\u0000duplicate-${batch.order.length}`;
+        batch.order.push(key);
+        const message = `Request id ${JSON.stringify(id)} is already used by another request of this batch or ` +
+          "one still unanswered: give each request its own id";
+        batch.replies.set(key, { jsonrpc: "2.0", id, error: { code: -32600, message } });
+        refused.add(item);
+        continue;
+      }
+      if (id === undefined || (item as { method?: unknown }).method === undefined) {
         // A notification gets no answer; an item that is no valid message gets its error here, in its place.
         const key = `\u0000item-${batch.order.length}`;
         batch.order.push(key);
