@@ -55,7 +55,10 @@ for (const era of ["modern", "legacy"] as const) {
       ]]);
       assertMatch(String(inner[1].message), /^send-keys not run: cancelled by the client before it began$/);
       // The second wait did not run to its timeout either: the batch ended well before 30 s.
-      assert(Number(lines.find((l) => l.tool === "batch")!.duration_ms) < 25_000, JSON.stringify(lines));
+      const batch = lines.find((l) => l.tool === "batch")!;
+      assert(Number(batch.duration_ms) < 25_000, JSON.stringify(lines));
+      // Its own line says it was cancelled, not ok.
+      assertEquals([batch.outcome, batch.message], ["error", "cancelled: 0 of its 3 calls completed"]);
       assert(!(await tmux.tmux("capture-pane", "-p", "-t", "main")).includes("TYPED-AFTER-CANCEL\n"));
       // The cancelled request got no answer: the next line answers the next request.
       await s.send({

@@ -620,6 +620,13 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         if (answered > 0) ctx = contextFor(bindings[answered].services);
       }
       target = { ...target, ...targetOf(out.structured) };
+      // A batch stopped midway (the client cancelled it, or the server is stopping) answers with its later calls
+      // not run: its line says so, not ok.
+      if (tool.innerResults && extra.signal.aborted) {
+        const total = (parsed.data as { calls: unknown[] }).calls.length;
+        const { completed } = out.structured as { completed: number };
+        if (completed < total) outcome = "error", message = `cancelled: ${completed} of its ${total} calls completed`;
+      }
       let result = outputResult(out);
       if (redactor) result = await redactFully(redactor, (r) => redactResult(result, r));
       for (const stage of opts.stages ?? []) result = await stage(tool, result, ctx, (n) => byName.get(n));
