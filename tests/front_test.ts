@@ -125,7 +125,12 @@ const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
 const SESSIONS: Record<string, Json[]> = {
   "2025-06-18": [initialize(1, "2025-06-18"), initialized, { jsonrpc: "2.0", id: 2, method: "tools/list" }],
   "2025-11-25 with capabilities": [
-    initialize(1, "2025-11-25", { roots: { listChanged: true }, elicitation: { form: {}, url: {} }, sampling: {} }),
+    initialize(1, "2025-11-25", {
+      roots: { listChanged: true },
+      elicitation: { form: {}, url: {} },
+      sampling: {},
+      tasks: { list: {}, cancel: {} },
+    }),
     initialized,
     { jsonrpc: "2.0", id: "list", method: "tools/list", params: {} },
   ],
@@ -183,9 +188,14 @@ Deno.test("requests of other shapes are left to the SDK", async () => {
   assertEquals(fresh().early({ ...initialize(1, "2025-06-18"), extra: 1 }), undefined);
   // Capabilities whose known members the SDK's schema refuses (it answers an error and never takes the handshake).
   for (
-    const capabilities of [{ elicitation: { form: true } }, { roots: { listChanged: {} } }, {
-      experimental: { x: true },
-    }]
+    const capabilities of [
+      { elicitation: { form: true } },
+      { roots: { listChanged: {} } },
+      { experimental: { x: true } },
+      { tasks: { list: true } },
+      { tasks: { requests: true } },
+      { tasks: { requests: { elicitation: { create: true } } } },
+    ]
   ) {
     assertEquals(fresh().early(initialize(1, "2025-11-25", capabilities)), undefined, JSON.stringify(capabilities));
   }

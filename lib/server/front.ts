@@ -77,17 +77,22 @@ function plainCapabilities(x: unknown): x is Json {
 /**
  * Client capabilities (`plainCapabilities`) that the SDK's schema accepts, in either era (`initialize`'s, the 2026
  * envelope's): its known members of their types (`roots.listChanged` a boolean, `elicitation.form` an object, the
- * `experimental` and `extensions` entries objects, …); it drops others.
+ * `experimental` and `extensions` entries objects, `tasks.list` an object, …); it drops others.
  */
 function knownCapabilities(x: unknown): x is Json {
   if (!plainCapabilities(x)) return false;
-  const { roots, sampling, elicitation, experimental, extensions } = x as Record<string, Json | undefined>;
+  const { roots, sampling, elicitation, experimental, extensions, tasks } = x as Record<string, Json | undefined>;
   const optional = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || ok(v);
   const bool = (v: unknown) => typeof v === "boolean";
+  const requests = tasks?.requests;
+  const asked = isObject(requests) ? requests : {};
   return optional(roots?.listChanged, bool) && optional(sampling?.context, isObject) &&
     optional(sampling?.tools, isObject) && optional(elicitation?.form, isObject) &&
     optional(elicitation?.url, isObject) && optional((elicitation?.form as Json | undefined)?.applyDefaults, bool) &&
-    [experimental, extensions].every((r) => r === undefined || Object.values(r).every(isObject));
+    [experimental, extensions].every((r) => r === undefined || Object.values(r).every(isObject)) &&
+    [tasks?.list, tasks?.cancel, requests, asked.sampling, asked.elicitation].every((v) => optional(v, isObject)) &&
+    optional((asked.sampling as Json | undefined)?.createMessage, isObject) &&
+    optional((asked.elicitation as Json | undefined)?.create, isObject);
 }
 
 /** A JSON-RPC request of `method` with an id and no other top-level key, or undefined. */
