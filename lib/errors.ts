@@ -49,6 +49,22 @@ export class EnvironmentError extends Error {
 }
 
 /**
+ * The reason a call's signal carries when the server stops (a signal ended it, lib/server/core.ts): the call's error
+ * and its audit line say so, instead of "cancelled by the client".
+ *
+ * @example
+ * ```ts
+ * new ServerStopping("SIGTERM").message; // "the server is shutting down (SIGTERM)"
+ * ```
+ */
+export class ServerStopping extends Error {
+  constructor(why: string) {
+    super(`the server is shutting down (${why})`);
+    this.name = "ServerStopping";
+  }
+}
+
+/**
  * The error of a search the client cancelled (lib/search: in the worker and in its pool). Here, not with the
  * search: the pool, created at start, then loads without the search code.
  *

@@ -209,7 +209,11 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const text = errorText(answer);
       assertMatch(text, new RegExp(`^the server is shutting down \\(${signal}\\): wait-for-text cancelled$`));
       await exitsCleanly(s, `after ${signal}`);
-      assert((await s.stderr).includes('"outcome":"error"'), "the call is audited");
+      const stderr = await s.stderr;
+      assert(stderr.includes('"outcome":"error"'), "the call is audited");
+      // Its audit line says why it ended as its answer does: not as if the client had cancelled it.
+      assert(stderr.includes(`"message":"the server is shutting down (${signal}): wait-for-text cancelled"`), stderr);
+      assert(!stderr.includes("by the client"), stderr);
     } finally {
       await s.stop().catch(() => {});
       await tmux.kill();

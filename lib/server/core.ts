@@ -26,6 +26,7 @@
  */
 import type { CallToolResult, Tool } from "../sdk.ts";
 import { type Config, UsageError } from "../config.ts";
+import { ServerStopping } from "../errors.ts";
 import { sweepLeftovers } from "./sweep.ts";
 import { createSearchPool } from "../search/worker_pool.ts";
 import { createHosts } from "./hosts.ts";
@@ -60,15 +61,12 @@ export function stoppableCalls(pipeline: (name: string) => Promise<Pipeline>, af
     async call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
       const own = new AbortController();
       const follow = () => own.abort(extra.signal.reason);
-      if (stopped !== undefined) own.abort();
+      // The pipeline words the error of a call the stop ended (and its audit line) by this reason.
+      if (stopped !== undefined) own.abort(new ServerStopping(stopped));
       else extra.signal.addEventListener("abort", follow, { once: true });
       live.add(own);
       try {
-        const r = await (await pipeline(name)).call(name, args, { ...extra, signal: own.signal });
-        if (stopped === undefined || !r.isError) return r;
-        // The tool's own cancellation message says what was left running; it was not the client that cancelled.
-        const text = r.content.map((c) => c.type === "text" ? c.text.replace(" by the client", "") : "").join(" ");
-        return { ...r, content: [{ type: "text", text: `the server is shutting down (${stopped}): ${text}` }] };
+        return await (await pipeline(name)).call(name, args, { ...extra, signal: own.signal });
       } finally {
         live.delete(own);
         extra.signal.removeEventListener("abort", follow);
@@ -77,7 +75,7 @@ export function stoppableCalls(pipeline: (name: string) => Promise<Pipeline>, af
     },
     stop(why: string): void {
       stopped ??= why;
-      for (const c of live) c.abort();
+      for (const c of live) c.abort(new ServerStopping(stopped));
     },
   };
 }

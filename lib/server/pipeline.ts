@@ -24,7 +24,7 @@ import type {
 import type { Answer, Asker } from "../ask.ts";
 import { allowsTier, servesToolset, TIERS } from "../config.ts";
 import type { AnyTool, PageBudget, Services, ToolContext, ToolOutput } from "../tools/tool.ts";
-import { EnvironmentError, RefusedError, UserError } from "../errors.ts";
+import { EnvironmentError, RefusedError, ServerStopping, UserError } from "../errors.ts";
 import { TmuxError, TmuxTimeout } from "../tmux/executor.ts";
 import { log } from "../log.ts";
 import type { AuditOutcome, AuditSink } from "./audit.ts";
@@ -253,6 +253,12 @@ function continuationExtras(args: unknown): string[] | undefined {
  * The error of a call whose tmux command tmux did not answer within its bound ({@linkcode TmuxTimeout}'s
  * `stall`): it names the tool the model called, not the tmux command it was waiting on, and what to do.
  */
+/** A call's message when the server's stop ended it (`ServerStopping`): said so, not as the client's cancel. */
+function stopped(signal: AbortSignal, text: string): string {
+  const reason = signal.aborted ? signal.reason : undefined;
+  return reason instanceof ServerStopping ? `${reason.message}: ${text.replace(" by the client", "")}` : text;
+}
+
 function stalledCall(name: string, stall: { where: string; bound: string }, tier: string | undefined): string {
   const sent = tier === "readonly"
     ? "call it again in a moment"
@@ -625,7 +631,10 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       if (tool.innerResults && extra.signal.aborted) {
         const total = (parsed.data as { calls: unknown[] }).calls.length;
         const { completed } = out.structured as { completed: number };
-        if (completed < total) outcome = "error", message = `cancelled: ${completed} of its ${total} calls completed`;
+        if (completed < total) {
+          outcome = "error";
+          message = stopped(extra.signal, `cancelled: ${completed} of its ${total} calls completed`);
+        }
       }
       let result = outputResult(out);
       if (redactor) result = await redactFully(redactor, (r) => redactResult(result, r));
@@ -653,6 +662,7 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
         message = `internal error in ${name}: ${e instanceof Error ? e.message : String(e)}`;
         log("error", message, { stack: e instanceof Error ? e.stack : undefined });
       }
+      message = stopped(extra.signal, message);
       // A tool's error can quote what a pane or a command printed: not shown unless redacted.
       const shown = redactor
         ? await redactFully(redactor, (r) => r.redact(message!)).catch(() =>
