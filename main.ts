@@ -140,6 +140,8 @@ async function serve(config: Config): Promise<number> {
   const shutdown = async (code: number) => {
     if (closing) return;
     closing = true;
+    // Before the SDK's close aborts what it still tracks: the calls still running end as stopped by the server.
+    core.calls.stop("its client is gone");
     // The client is gone (or asked us to stop): exit whatever calls are still running. Cleanup
     // gets a bounded time, so a hung tmux or a busy handler cannot keep the process alive.
     const cleaned = (app ? app.then((a) => a.close(), () => core.close()) : core.close())
@@ -161,11 +163,11 @@ async function serve(config: Config): Promise<number> {
       sdkPinned = a.modernPinned;
       transport.configure({ parse: a.parse, refuse: a.refuse });
       a.serve(transport);
-      // serve() replaced onclose with the SDK's; chain ours after it.
+      // serve() replaced onclose with the SDK's; ours runs first (see shutdown), then the SDK's.
       const sdkOnClose = transport.onclose;
       transport.onclose = () => {
-        sdkOnClose?.();
         void shutdown(0);
+        sdkOnClose?.();
       };
       return a;
     }).catch((e) => {

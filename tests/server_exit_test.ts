@@ -152,6 +152,39 @@ Deno.test("an open subscriptions/listen stream (2026 era) does not keep the serv
   }
 });
 
+Deno.test("a 2026-era call parked on its question to the human at end of input ends with its audit line", async () => {
+  const tmux = await startTmux("eof-parked");
+  const pane = await bashPane(tmux);
+  await tmux.tmux("send-keys", "-t", pane, "-l", "read -r -p 'Overwrite it? [y/N] ' yn\n");
+  await waitForPane(tmux, pane, /Overwrite it\? \[y\/N\] $/m, 30_000);
+  const s = rawServer(tmux.socketName);
+  try {
+    const _meta = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } });
+    const ask = { target: pane, prompt: "Overwrite the file?", timeout_ms: 600_000 };
+    await s.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "request-input", arguments: ask, _meta },
+    });
+    const asked = (await s.next()).result as { resultType?: string };
+    assertEquals(asked.resultType, "input_required", JSON.stringify(asked));
+    // The client goes without retrying: the call waits for nobody.
+    await s.writer.close();
+    await exitsCleanly(s, "at end of input, with a call parked");
+    const line = (await s.stderr).split("\n").find((l) => l.includes('"tool":"request-input"'));
+    assert(line, await s.stderr);
+    assertEquals(
+      JSON.parse(line.slice(line.indexOf("{"))).message,
+      "the server is shutting down (its client is gone)",
+      line,
+    );
+  } finally {
+    await s.stop().catch(() => {});
+    await tmux.kill();
+  }
+});
+
 Deno.test("the audit lines of the calls answered just before end of input are all written, in order, before exit", async () => {
   const tmux = await startTmux("eof-audit");
   const s = rawServer(tmux.socketName);

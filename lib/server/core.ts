@@ -57,6 +57,7 @@ export function stoppableCalls(pipeline: (name: string) => Promise<Pipeline>, af
   const live = new Set<AbortController>();
   let stopped: string | undefined;
   let first = true;
+  let idle: PromiseWithResolvers<void> | undefined;
   return {
     async call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
       const own = new AbortController();
@@ -71,11 +72,17 @@ export function stoppableCalls(pipeline: (name: string) => Promise<Pipeline>, af
         live.delete(own);
         extra.signal.removeEventListener("abort", follow);
         if (first) first = false, afterFirst();
+        if (live.size === 0) idle?.resolve(), idle = undefined;
       }
     },
     stop(why: string): void {
       stopped ??= why;
       for (const c of live) c.abort(new ServerStopping(stopped));
+    },
+    /** Resolves once no call is running (each has written its audit line). */
+    ended(): Promise<void> {
+      if (live.size === 0) return Promise.resolve();
+      return (idle ??= Promise.withResolvers()).promise;
     },
   };
 }
@@ -298,6 +305,7 @@ export async function createCore(
       stoppable.stop(why);
       parking.close();
     },
+    ended: stoppable.ended,
   };
   const modernCall: Core["modernCall"] = (request, extra, fail) => {
     const name = typeof request.params?.name === "string" ? request.params.name : "";
@@ -376,6 +384,11 @@ export async function createCore(
     async close() {
       clearTimeout(sweepTimer);
       // The lines of calls already answered first (cleanup is bounded and may be cut), then those it ended.
+      await audit.flush?.();
+      // A call still running has nobody left to answer (a 2026-era call parked on its question to the human, one
+      // the end of input's drain gave up on): stopped, it ends with its audit line before the process does.
+      calls.stop("its client is gone");
+      await calls.ended();
       await audit.flush?.();
       // The budget registers its exit hook (its result buffers) with the tools, if they were loaded.
       await loading?.catch(() => {});

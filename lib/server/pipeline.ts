@@ -672,6 +672,9 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
       return errorResult(shown);
     } finally {
       cut?.clear();
+      // A call that answered as the server stopped (a question to the human left unanswered): its line says why.
+      const reason = extra.signal.aborted ? extra.signal.reason : undefined;
+      if (message === undefined && reason instanceof ServerStopping) message = reason.message;
       opts.audit?.({
         tool: name,
         outcome,
