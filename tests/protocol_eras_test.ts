@@ -367,6 +367,13 @@ Deno.test("JSON-RPC batches: answered as a batch on a 2025-03-26 connection, ref
       assertMatch(JSON.stringify(reused[1]), /Request id 6 is already used by another request of this batch/);
       await old.send({ jsonrpc: "2.0", id: 7, method: "ping" });
       assertEquals((await old.next()).id, 7, "nothing more came of that batch");
+      // So is one reusing the id of a request still running, whose answer would have gone into the batch instead.
+      const wait = { what: "text", target: "main", patterns: ["NEVER-PRINTED"], timeout_ms: 60_000 };
+      await old.send({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "wait", arguments: wait } });
+      await old.send([{ jsonrpc: "2.0", id: 8, method: "ping" }, { jsonrpc: "2.0", id: 9, method: "ping" }]);
+      const running = JSON.parse(await old.line()) as { id: unknown; result?: unknown; error?: { code: number } }[];
+      assertEquals(running.map((r) => [r.id, r.result, r.error?.code]), [[8, undefined, -32600], [9, {}, undefined]]);
+      await old.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 8 } });
       // An empty batch is one Invalid Request error.
       await old.sendRaw("[]");
       const empty = await old.next();

@@ -778,7 +778,8 @@ export class LinearStdioTransport implements Transport {
         continue;
       }
       const id = idOf(item);
-      if (id !== undefined && (item as { method?: unknown }).method !== undefined && this.#batchOf.has(id)) {
+      const method = isObject(item) ? item.method : undefined;
+      if (id !== undefined && method !== undefined && (this.#batchOf.has(id) || this.#unanswered.has(id))) {
         // Its answer could not be told from the other's (and would go out apart from its batch): not run.
         const key = `\u0000duplicate-${batch.order.length}`;
         batch.order.push(key);
@@ -788,7 +789,7 @@ export class LinearStdioTransport implements Transport {
         refused.add(item);
         continue;
       }
-      if (id === undefined || (item as { method?: unknown }).method === undefined) {
+      if (id === undefined || method === undefined) {
         // A notification gets no answer; an item that is no valid message gets its error here, in its place.
         const key = `\u0000item-${batch.order.length}`;
         batch.order.push(key);
