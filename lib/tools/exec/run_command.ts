@@ -186,8 +186,9 @@ function note(r: Out, log: RunLog): string | undefined {
       `${r.full_output_buffer}${gaps.length ? ` (${gaps.join("; ")})` : ""} ` +
       `(show-buffer with offset_bytes pages through it; search-buffer searches it)`;
   }
-  // withFullOutput kept nothing though there was more: no served tool could read it back.
-  if (r.output_truncated && log.peekAll().lines.length > 0) {
+  // withFullOutput kept nothing though there was more: no served tool could read it back. (The log itself may be
+  // freed by now: the answer is going out.)
+  if (r.output_truncated) {
     return `output cut to its last ${r.output_lines} line(s); the rest was not kept, since show-buffer is not ` +
       `served (--toolsets without buffers): a larger max_lines returns more`;
   }
