@@ -15,7 +15,7 @@ import {
   uniqueSocketName,
 } from "./helpers.ts";
 import { parseCommand } from "../lib/config.ts";
-import { parseTmuxVersion } from "../lib/doctor/tmux.ts";
+import { judgeTmux } from "../lib/doctor/tmux.ts";
 import { findOnPath } from "../lib/host/binaries.ts";
 import { absoluteFlags, lastingPath, shellWord } from "../lib/doctor/client.ts";
 
@@ -109,6 +109,32 @@ Deno.test("doctor: a --tmux-bin that cannot run (a folder, a file without x) —
             `--tmux-bin the path of tmux\\)$`,
         ),
       );
+      assertMatch(lineOf(r.lines, "control mode"), /^skip /);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("doctor judges tmux -V as the server does: no tmux (Python 3.11) and OpenBSD 6.8's tmux are FAIL lines", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-doctor-v-" });
+  try {
+    for (
+      const [printed, line] of [
+        [
+          "Python 3.11.2",
+          /^FAIL {2}tmux: "[^"]+" is not tmux \(its -V printed "Python 3\.11\.2"\): pass --tmux-bin PATH/,
+        ],
+        ["tmux openbsd-6.8", /^FAIL {2}tmux: openbsd-6\.8 is older than the minimum 3\.2: upgrade tmux/],
+      ] as const
+    ) {
+      const bin = `${dir}/${printed.replace(/\W/g, "_")}`;
+      await Deno.writeTextFile(bin, `#!/bin/sh\necho '${printed}'\n`, { mode: 0o755 });
+      await Deno.chmod(bin, 0o755);
+      const r = await doctor(["--tmux-bin", bin, "--socket-name", uniqueSocketName("doc")]);
+      assertOneLineEach(r);
+      assertEquals(r.code, 1, r.stdout);
+      assertMatch(lineOf(r.lines, "tmux"), line);
       assertMatch(lineOf(r.lines, "control mode"), /^skip /);
     }
   } finally {
@@ -268,10 +294,14 @@ Deno.test("doctor parses the server's flags; a flag value 'doctor' is not the su
 });
 
 Deno.test("doctor helpers: tmux version strings, PATH lookup, shell quoting", () => {
-  assertEquals(parseTmuxVersion("tmux 3.3a"), [3, 3]);
-  assertEquals(parseTmuxVersion("tmux next-3.5"), [3, 5]);
-  assertEquals(parseTmuxVersion("tmux 3.4-rc"), [3, 4]);
-  assertEquals(parseTmuxVersion("tmux master"), undefined);
+  assertEquals(judgeTmux("tmux 3.3a"), "ok-unsafe-start");
+  assertEquals(judgeTmux("tmux next-3.8"), "ok");
+  assertEquals(judgeTmux("tmux 3.4-rc"), "ok-unsafe-start");
+  assertEquals(judgeTmux("tmux master"), "unknown");
+  assertEquals(judgeTmux("tmux openbsd-7.5"), "unknown");
+  assertEquals(judgeTmux("tmux openbsd-6.8"), "old");
+  assertEquals(judgeTmux("tmux 3.1c"), "old");
+  assertEquals(judgeTmux("Python 3.11.2"), "none");
   assertEquals(findOnPath("sh", "/nonexistent:/bin:/usr/bin")?.endsWith("/sh"), true);
   assertEquals(findOnPath("no-such-shell-xyz", "/bin:/usr/bin"), undefined);
   assertEquals(shellWord("/a/b.json"), "/a/b.json");

@@ -120,6 +120,26 @@ Deno.test("doctor --ssh: a host whose PATH has no tmux — FAIL remote tmux nami
   }
 });
 
+Deno.test("doctor --ssh: OpenBSD 6.8's tmux (no control mode) is a warning saying it is served slower, not ok", async () => {
+  const fx = await startSshd();
+  try {
+    await fx.startTmux();
+    const bin = `${fx.dir}/tmux-openbsd`;
+    await Deno.writeTextFile(
+      bin,
+      `#!/bin/sh\nfor a; do [ "$a" = -V ] && { echo 'tmux openbsd-6.8'; exit 0; }; done\nexec tmux "$@"\n`,
+    );
+    await Deno.chmod(bin, 0o755);
+    const r = await doctor([...args(fx), "--tmux-bin", bin]);
+    assertMatch(
+      lineOf(r.lines, "remote tmux"),
+      /^warn {2}remote tmux: tmux openbsd-6\.8 on ssh host "tmcp-remote" is older than 3\.2: served without control mode/,
+    );
+  } finally {
+    await fx.cleanup();
+  }
+});
+
 Deno.test("doctor --ssh: a login that asks a question — FAIL ssh quoting it, as the server is refused there, exit 1", async () => {
   const fx = await startSshd();
   try {

@@ -25,7 +25,7 @@ import { asTmuxVersion } from "../tmux/engine.ts";
 import { homeWord, shQuote } from "../tmux/quote.ts";
 import { newSentinel } from "../tmux/login_frame.ts";
 import { type CheckResult, failIfNeeded } from "./check.ts";
-import { MIN_TMUX, parseTmuxVersion } from "./tmux.ts";
+import { judgeTmux, MIN_TMUX } from "./tmux.ts";
 import { SHELLS } from "./shells.ts";
 
 const dec = new TextDecoder();
@@ -175,8 +175,8 @@ export async function checkSshHost(
   );
 
   const tmuxOut = asTmuxVersion((p.sections.tmux ?? "").trim(), config.tmuxBin);
-  const version = /^tmux /.test(tmuxOut) ? parseTmuxVersion(tmuxOut) : undefined;
-  if (!/^tmux /.test(tmuxOut)) {
+  const judged = judgeTmux(tmuxOut);
+  if (judged === "none") {
     results.push({
       status: failIfNeeded(need.tmux),
       name: "remote tmux",
@@ -186,10 +186,8 @@ export async function checkSshHost(
     });
     results.push({ status: "skip", name: "remote socket", detail: "no tmux on the host" });
   } else {
-    const old = version !== undefined && (version[0] < MIN_TMUX[0] || (version[0] === MIN_TMUX[0] &&
-      version[1] < MIN_TMUX[1]));
     results.push(
-      old
+      judged === "old"
         ? {
           status: "warn",
           name: "remote tmux",

@@ -14,21 +14,35 @@
  */
 import { describeSocket, type TmuxExecutor } from "../tmux/executor.ts";
 import { type CheckResult, failIfNeeded, messageOf } from "./check.ts";
-import { handshakeSafe } from "../tmux/attach_gate.ts";
-import { asTmuxVersion } from "../tmux/engine.ts";
+import { asTmuxVersion, tmuxBuild } from "../tmux/engine.ts";
 import { startServerLine } from "../tmux/launcher.ts";
 
 /** The oldest tmux the server supports (README: Install). */
 export const MIN_TMUX = [3, 2] as const;
 const MIN_TEXT = MIN_TMUX.join(".");
 
+/** What doctor makes of a `tmux -V` answer ({@linkcode judgeTmux}). */
+export type TmuxJudgement = "none" | "old" | "unknown" | "ok" | "ok-unsafe-start";
+
 /**
- * `[major, minor]` from `tmux -V` output ("tmux 3.3a", "tmux next-3.5", "tmux 3.4-rc"),
- * or undefined for builds without a number ("tmux master").
+ * `tmux -V`'s output (tmux's name already put back, lib/tmux/engine.ts `asTmuxVersion`) judged as the server judges
+ * it (`tmuxBuild`): "none" for a binary that is no tmux ("Python 3.11.2": the server refuses it), "old" when control
+ * mode cannot serve (before 3.2; OpenBSD's own before 6.9, whose `openbsd-6.8` is no tmux release number), "unknown"
+ * for a build without a number ("tmux master"), "ok-unsafe-start" for a release before the fix of a client's start.
+ *
+ * @example
+ * ```ts
+ * judgeTmux("tmux 3.3a"); // "ok-unsafe-start"
+ * judgeTmux("tmux openbsd-6.8"); // "old"
+ * judgeTmux("Python 3.11.2"); // "none"
+ * ```
  */
-export function parseTmuxVersion(output: string): [number, number] | undefined {
-  const m = /(\d+)\.(\d+)/.exec(output);
-  return m ? [Number(m[1]), Number(m[2])] : undefined;
+export function judgeTmux(out: string): TmuxJudgement {
+  const build = tmuxBuild(out.trim());
+  if (!build) return "none";
+  if (!build.control) return "old";
+  if (!/^tmux (?:next-)?\d+\.\d+/.test(out)) return "unknown";
+  return build.handshakeSafe ? "ok" : "ok-unsafe-start";
 }
 
 /**
@@ -46,15 +60,26 @@ export async function checkTmuxVersion(
   } catch (e) {
     return { found: false, result: { status: failIfNeeded(needed), name: "tmux", detail: messageOf(e) } };
   }
-  const v = parseTmuxVersion(out);
+  const judged = judgeTmux(out);
   const name = out.replace(/^tmux\s+/, "");
-  if (!v) {
+  if (judged === "none") {
+    return {
+      found: false,
+      result: {
+        status: failIfNeeded(needed),
+        name: "tmux",
+        detail: `"${bin}" is not tmux (its -V printed ${JSON.stringify(out.slice(0, 60))}): pass --tmux-bin PATH ` +
+          `of tmux ${MIN_TEXT} or later`,
+      },
+    };
+  }
+  if (judged === "unknown") {
     return {
       found: true,
       result: { status: "warn", name: "tmux", detail: `${name} at "${bin}": unknown version (minimum ${MIN_TEXT})` },
     };
   }
-  if (v[0] < MIN_TMUX[0] || (v[0] === MIN_TMUX[0] && v[1] < MIN_TMUX[1])) {
+  if (judged === "old") {
     return {
       found: true,
       old: name,
@@ -67,7 +92,7 @@ export async function checkTmuxVersion(
     };
   }
   // lib/tmux/attach_gate.ts: tmux-mcp orders its own calls around the crash; other programs it cannot order.
-  const note = !handshakeSafe(v[0], v[1])
+  const note = judged === "ok-unsafe-start"
     ? "; before 3.7 a control client's start can crash the tmux server when another program changes " +
       "sessions at that instant: tmux 3.7 fixes it"
     : "";
