@@ -140,6 +140,24 @@ Deno.test("doctor --ssh: OpenBSD 6.8's tmux (no control mode) is a warning sayin
   }
 });
 
+Deno.test("doctor --ssh: a login that exits gives an ssh command that runs as given, an --ssh-config with a space quoted", async () => {
+  const fx = await startSshd();
+  try {
+    const spaced = `${fx.dir}/my ssh config`;
+    await Deno.copyFile(fx.configPath, spaced);
+    await fx.setLoginRc("exit 3\n");
+    const r = await doctor(args(fx, spaced));
+    assertEquals(r.code, 1, r.stdout + r.stderr);
+    const hint = /try `(.*)`$/.exec(lineOf(r.lines, "ssh"))?.[1];
+    assertEquals(hint, `ssh -F '${spaced}' tmcp-remote true`, r.stdout);
+    // The command given reaches the host as the server does (its login exits 3 there too).
+    assertEquals((await runProcess("sh", ["-c", hint!])).code, 3);
+  } finally {
+    await fx.clearLoginRc();
+    await fx.cleanup();
+  }
+});
+
 Deno.test("doctor --ssh: a login that asks a question — FAIL ssh quoting it, as the server is refused there, exit 1", async () => {
   const fx = await startSshd();
   try {

@@ -19,7 +19,7 @@
  */
 import type { Config } from "../config.ts";
 import type { HostSpec } from "../tmux/hosts.ts";
-import { classifySshFailure, promptOf, sshArgv } from "../tmux/ssh.ts";
+import { classifySshFailure, promptOf, sshArgv, sshHint } from "../tmux/ssh.ts";
 import { socketArgsFor, startServerLine } from "../tmux/launcher.ts";
 import { asTmuxVersion } from "../tmux/engine.ts";
 import { homeWord, shQuote } from "../tmux/quote.ts";
@@ -127,7 +127,8 @@ export async function checkSshHost(
   const dest = host.destination!;
   const where = `ssh host "${dest}"${host.name === dest ? "" : ` (${host.name})`}`;
   const p = await probe(config, dest);
-  const hint = `\`ssh ${config.sshConfig ? `-F ${config.sshConfig} ` : ""}${dest} true\``;
+  // The server's own hint (a path with a space quoted), so the command given can be pasted.
+  const hint = `\`${sshHint({ destination: dest, configFile: config.sshConfig }, "true")}\``;
   const skipAll = (why: string): CheckResult[] =>
     ["login", "remote tmux", "remote socket", "remote shells"].map((name) => ({ status: "skip", name, detail: why }));
   if (p.timedOut) {
