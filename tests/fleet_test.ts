@@ -989,6 +989,23 @@ Deno.test("fleet: a host whose first login outlasts a listing's wait is said to 
   });
 });
 
+Deno.test("fleet: a host whose login is slow on each channel is said to be logging in once its connection is up", async () => {
+  await withFleet(async (mcp, _alpha, beta) => {
+    // Every channel runs the rc files again: the connection's login ends within a listing's wait (10 s), the tmux
+    // clients' logins that follow it do not.
+    const done = `${beta.dir}/home/logins-done`;
+    await beta.setLoginRc(`sleep 4; echo done >> '${done}'\n`);
+    const listed = await mcp.ok<{ sessions: { host: string }[]; unreachable: { host: string; error: string }[] }>(
+      "list",
+      { what: "sessions" },
+    );
+    assertEquals(listed.unreachable.map((u) => u.host), ["beta"]);
+    // The connection's own login was over: what ran past the wait was a channel's.
+    assert((await Deno.readTextFile(done)).length > 0, "the connection's login had not ended");
+    assertMatch(listed.unreachable[0].error, /^host "beta" is still logging in after 10 s .*call again in a moment/);
+  });
+});
+
 Deno.test("fleet: at end of input the server exits at once while a host still logs in", async () => {
   const alpha = await startSshd({ alias: "tmcp-alpha" });
   const beta = await startSshd({ alias: "tmcp-beta", socketName: alpha.socketName });

@@ -75,7 +75,7 @@ export interface TmuxExecutor {
   readonly remote?: string;
   /** With `--ssh`: the note about a remote login that prints before tmux starts, once one was seen. */
   readonly remoteNote?: string;
-  /** With `--ssh`: true while the host's connection is starting (its login runs), not stalled. */
+  /** With `--ssh`: true while a login on the host runs (its connection's or a channel's), not stalled. */
   readonly loggingIn?: boolean;
   /** What a person runs to attach to `target` (socket as tmux reports it), via ssh for a remote host. */
   attachLine(socket: string, target: string): string;

@@ -63,7 +63,7 @@ export interface TmuxLauncher {
   close?(): Promise<void>;
   /** What a remote login printed before tmux started, as one line saying what to fix (once seen). */
   readonly loginNote?: string;
-  /** True while a remote host's shared connection is starting: its login runs (bounded by --connect-timeout-ms). */
+  /** True while a remote host's login runs, its connection's or a channel's (bounded by --connect-timeout-ms). */
   readonly loggingIn?: boolean;
   /**
    * The login that runs before tmux in `child` (a remote host's login shell), or undefined when tmux starts

@@ -263,7 +263,7 @@ export interface SshLauncher {
   login(child: Deno.ChildProcess): LoginWait | undefined;
   /** The note about a login that prints before tmux starts, once one was seen. */
   readonly loginNote: string | undefined;
-  /** True while the shared connection is starting: ssh connects, the login's rc files run. */
+  /** True while the shared connection is starting (ssh connects, the login's rc files run) or a channel's login runs. */
   readonly loggingIn: boolean;
 }
 
@@ -294,6 +294,15 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
   const start = processStarter();
   let remoteTied = false;
   let loginNote: string | undefined;
+  /**
+   * Every channel runs the login's rc files again, not only the master's: the channels whose login has not ended,
+   * and the longest login seen here. A channel counts as logging in for half as long again as that (a machine's
+   * load varies); past it, as soon on a host whose logins are quick, it is stalled (a stopped host never ends a
+   * channel's login).
+   */
+  const channelLogins = new Set<{ at: number }>();
+  let longestLoginMs = 0;
+  const loginTook = (since: number) => longestLoginMs = Math.max(longestLoginMs, performance.now() - since);
   /** Says once that the login prints: the answers are still right (the sentinel frames them), the setup is not. */
   const noticeNoise = (stream: "stdout" | "stderr", text: string) => {
     if (loginNote !== undefined || text.trim() === "") return;
@@ -333,6 +342,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
         await removeStaleSocket(target.controlDir);
         if (dropped) throw gone();
         const sentinel = newSentinel();
+        const startedAt = performance.now();
         // Its own process group: a terminal's Ctrl-C to the server's group must not cut the connection
         // under calls the server is still finishing. The stdin pipe, not a signal, ends it.
         const c = child = start(["ssh", ...sshArgv(target, "master", masterLine(sentinel))], {
@@ -392,6 +402,7 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
           quiet();
         }
         remoteTied = ready.tied;
+        loginTook(startedAt);
         noticeNoise("stdout", ready.noise);
         // Nothing more is expected on stdout; keep reading so the pipe can never fill.
         void (async () => {
@@ -470,6 +481,11 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
       const line = remoteTmuxLine(bin, spec, args, persistent && remoteTied, sentinel, persistent);
       const child = framedChild(start(["ssh", ...sshArgv(target, "shared", line)], opts), sentinel, hooks, persistent);
       if (persistent) endWithChannel(child);
+      const login = { at: performance.now() };
+      channelLogins.add(login);
+      void loginStarted(child)?.then(() => loginTook(login.at));
+      const over = () => channelLogins.delete(login);
+      void Promise.race([loginStarted(child), child.status]).then(over, over);
       return child;
     },
     ready,
@@ -482,7 +498,8 @@ export function createSshLauncher(target: SshTarget, bin: string, socket: Socket
       return loginNote;
     },
     get loggingIn() {
-      return master?.starting === true;
+      const now = performance.now();
+      return master?.starting === true || [...channelLogins].some((l) => now - l.at < 1.5 * longestLoginMs);
     },
     async close() {
       const m = master;
