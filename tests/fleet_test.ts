@@ -222,6 +222,41 @@ Deno.test("fleet: a host whose default name starts with _ answers at the targets
   });
 });
 
+Deno.test("fleet: resources cover every host and read a session or pane on the host its URI names", async () => {
+  await withLocalFirst("fleetr", "tmcp-res", "r=tmcp-res", [], async (mcp, fx) => {
+    await fx.tmux("new-session", "-d", "-s", "remote-only");
+    const pane = (await fx.tmux("display-message", "-p", "-t", "remote-only", "#{pane_id} #{session_id}")).trim();
+    const [paneId, sessionId] = pane.split(" ");
+    const read = async (uri: string) => {
+      const r = await mcp.client.readResource({ uri }) as { contents: { text: string }[] };
+      return JSON.parse(r.contents[0].text);
+    };
+    const all = await read("tmux://sessions") as { sessions: { host: string; target: string; session_name: string }[] };
+    const remote = all.sessions.find((x) => x.session_name === "remote-only");
+    assertEquals([remote?.host, remote?.target], ["r", `r::${sessionId}`], JSON.stringify(all));
+    assert(all.sessions.some((x) => x.host === "local"), JSON.stringify(all));
+
+    const uris = (await mcp.client.listResources()).resources.map((r) => r.uri);
+    assert(uris.includes(`tmux://sessions/r::${sessionId}`), uris.join(" "));
+    assert(uris.includes(`tmux://panes/r::${encodeURIComponent(paneId)}`), uris.join(" "));
+    for (const uri of [`tmux://sessions/r::${sessionId}`, "tmux://sessions/r%3A%3Aremote-only"]) {
+      // Its ids named on its host, as tool results name them: a bare %N would be the first host's.
+      const got = await read(uri) as { session: { session_name: string; target: string }; panes: { target: string }[] };
+      assertEquals([got.session.session_name, got.session.target], ["remote-only", `r::${sessionId}`], uri);
+      assertEquals(got.panes.map((p) => p.target), [`r::${paneId}`]);
+    }
+    const facts = await read(`tmux://panes/r::${encodeURIComponent(paneId)}`) as {
+      target: string;
+      session_name: string;
+    };
+    assertEquals([facts.target, facts.session_name], [`r::${paneId}`, "remote-only"]);
+    const refused = (uri: string) => mcp.client.readResource({ uri }).then(() => "read", (e: Error) => e.message);
+    assertMatch(await refused("tmux://sessions/nohost::remote-only"), /not found.*no host is named "nohost"/);
+    // Without a host, the first host's, as a tool's target: local has no session of that name.
+    assertMatch(await refused("tmux://sessions/remote-only"), /not found/);
+  });
+});
+
 Deno.test("fleet: with local first, a pty session asked for on an ssh host runs in that host's tmux", async () => {
   await withLocalFirst("fleetp", "tmcp-ptyhost", "r=tmcp-ptyhost", [], async (mcp, fx) => {
     const launched = await mcp.ok<{ pty_id: string; runs_on: string; host: string }>("pty-launch", {

@@ -9,7 +9,7 @@
  * const bindings = bindCall(router, tool, { target: "web::%3" }); // [{ host: "web", args: { target: "%3" }, … }]
  * ```
  */
-import { HOST_NAME, HOST_SEPARATOR, qualify, splitHostTarget } from "../tmux/hosts.ts";
+import { HOST_NAME, HOST_SEPARATOR, ID_KEYS, qualify, splitHostTarget, withTarget } from "../tmux/hosts.ts";
 import { targetSchema } from "../tmux/target.ts";
 import { EnvironmentError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
@@ -383,18 +383,6 @@ export function placed(tool: AnyTool, services: Services, out: ToolOutput<unknow
   const s = out.structured;
   if (tool.toolset !== "pty" || !s || typeof s !== "object" || Array.isArray(s) || "runs_on" in s) return out;
   return { ...out, structured: { ...s, runs_on: runsOn(services) } };
-}
-
-const ID_KEYS = ["pane_id", "window_id", "session_id"] as const;
-
-/**
- * `row` with `host` and, when it has an id, `target` (its most specific id on `host`); a pty session's id
- * becomes `HOST::ID`, the form every pty tool takes, so no two hosts' sessions share an id.
- */
-function withTarget(row: Structured, host: string): Structured {
-  const id = ID_KEYS.map((k) => row[k]).find((v): v is string => typeof v === "string");
-  const pty = typeof row.pty_id === "string" ? { pty_id: qualify(host, row.pty_id) } : {};
-  return id === undefined ? { host, ...row, ...pty } : { host, target: qualify(host, id), ...row, ...pty };
 }
 
 /**

@@ -11,6 +11,10 @@
  * form); `3` works too. A URI naming no existing object, or matching no
  * resource, is a resource-not-found error (-32602).
  *
+ * With several hosts (lib/server/hosts.ts) a session or pane is named on its host as a tool target is:
+ * `tmux://panes/web::%253` (`::` may be written `%3A%3A`); without a host, the first host's. `tmux://sessions`
+ * and the listings of sessions and panes cover every host, and name each one so.
+ *
  * @example
  * ```ts
  * declare const [mcp, services]: Parameters<typeof registerResources>; // the SDK's McpServer, the server's services
@@ -32,6 +36,8 @@ import { describeSession, getPane, listPanes, listSessions, onePerPane } from ".
 import { capturePane } from "../tmux/capture.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import { log } from "../log.ts";
+import { HOST_NAME, ID_KEYS, qualify, withTarget } from "../tmux/hosts.ts";
+import { answerWithin, HOST_ANSWER_MS } from "./hosts.ts";
 import { loadRedactor } from "../text/redact.ts";
 import { jsonStringTokens, tailStart } from "../budget/preview.ts";
 import { getPath, mainArrayPath, setPath } from "../budget/shape.ts";
@@ -46,6 +52,7 @@ export const RESOURCE_NOT_FOUND: number = ProtocolErrorCode.InvalidParams;
 export const CONTENT_LINES = 500;
 
 type Vars = Record<string, string | string[]>;
+type Row = Record<string, unknown>;
 
 interface ResourceDef {
   name: string;
@@ -92,13 +99,77 @@ export function sessionTargetFromUri(raw: string): string | undefined {
   return name.length > 0 && name.length <= 256 && !/[\x00-\x1f:]/.test(name) ? `=${name}` : undefined;
 }
 
+/** `HOST::` (or `HOST%3A%3A`) in front of a URI's variable: a session name never holds `:`, so it is always a host. */
+const HOST_PREFIX = /^([^:%/]*)(?:::|%3A%3A)(.*)$/is;
+
+/**
+ * The services of the host a URI's variable names and the rest of it: `web::%253` → web's and `%253`; the first
+ * host's without a prefix. A UserError (the resource is not there) for a name that is no host.
+ */
+function onHost(services: Services, raw: string): { svc: Services; rest: string } {
+  const m = HOST_PREFIX.exec(raw);
+  if (!m) return { svc: services, rest: raw };
+  const names = services.hosts?.names ?? [services.host ?? "local"];
+  if (!HOST_NAME.test(m[1]) || !names.includes(m[1])) {
+    throw new UserError(`no host is named ${JSON.stringify(m[1])}: the hosts are ${names.join(", ")}`);
+  }
+  return { svc: services.hosts?.services(m[1]) ?? services, rest: m[2] };
+}
+
 function paneVar(vars: Vars): string {
   const id = paneIdFromUri(one(vars, "pane_id"));
   if (!id) throw new UserError("pane_id must be a pane id such as %253 (that is %3) or 3");
   return id;
 }
 
-const paneUri = (paneId: string) => `tmux://panes/${encodeURIComponent(paneId)}`;
+/** A pane's URI; `host` on a server with several, as every resource listed there. */
+const paneUri = (paneId: string, host?: string) =>
+  `tmux://panes/${host === undefined ? "" : qualify(host, "")}${encodeURIComponent(paneId)}`;
+
+/**
+ * `fn` on every host: the first host alone on a server with one, else each host's answer (`host` names it) with a
+ * bounded wait, a host that fails logged and left out.
+ */
+async function everyHost<T>(
+  services: Services,
+  signal: AbortSignal,
+  fn: (svc: Services, host: string | undefined, signal: AbortSignal) => Promise<T[]>,
+  label: string,
+): Promise<T[]> {
+  const router = services.hosts;
+  if (!router?.several) return await fn(services, undefined, signal);
+  const settled = await Promise.allSettled(router.names.map((h) => {
+    const svc = router.services(h);
+    return answerWithin<T[]>(
+      h,
+      HOST_ANSWER_MS,
+      signal,
+      (s) => noServerIsEmpty(fn(svc, h, s)),
+      () => svc.tmux.loggingIn === true,
+    );
+  }));
+  const out: T[] = [];
+  settled.forEach((r, i) => {
+    if (r.status === "fulfilled") out.push(...r.value);
+    else log("warn", `${label}: host "${router.names[i]}" left out: ${(r.reason as Error)?.message ?? r.reason}`);
+  });
+  // No host answered: the first one's error, as one host's would be.
+  if (settled.every((r) => r.status === "rejected")) throw (settled[0] as PromiseRejectedResult).reason;
+  return out;
+}
+
+/**
+ * A resource's JSON as a server with several hosts gives it: each object in it (and in its lists) with its `host`
+ * and the `target` that names it there, as tool results carry them; as it is on a server with one host.
+ */
+function onItsHost(services: Services, svc: Services, value: Record<string, unknown>): Record<string, unknown> {
+  const host = svc.host;
+  if (!services.hosts?.several || host === undefined) return value;
+  const row = (v: unknown) => v && typeof v === "object" && !Array.isArray(v) ? withTarget(v as Row, host) : v;
+  const out: Row = {};
+  for (const [k, v] of Object.entries(value)) out[k] = Array.isArray(v) ? v.map(row) : row(v);
+  return ID_KEYS.some((k) => k in value) ? withTarget(out, host) : out;
+}
 
 const RESOURCES: readonly ResourceDef[] = [
   {
@@ -108,7 +179,18 @@ const RESOURCES: readonly ResourceDef[] = [
     mimeType: "application/json",
     uri: "tmux://sessions",
     listedBy: `list {"what":"sessions"}`,
-    read: async (s, _v, signal) => json({ sessions: await noServerIsEmpty(listSessions(s.tmux, signal)) }),
+    read: async (s, _v, signal) =>
+      json({
+        sessions: await everyHost(
+          s,
+          signal,
+          async (svc, host, own) =>
+            (await noServerIsEmpty(listSessions(svc.tmux, own))).map((x) =>
+              host === undefined ? x : withTarget(x, host)
+            ),
+          "tmux://sessions",
+        ),
+      }),
   },
   {
     name: "session",
@@ -117,16 +199,18 @@ const RESOURCES: readonly ResourceDef[] = [
     mimeType: "application/json",
     uri: "tmux://sessions/{session}",
     listedBy: `list {"what":"panes","target":"<the session's id>"}`,
-    list: async (s, signal) =>
-      (await listSessions(s.tmux, signal)).map((x) => ({
-        uri: `tmux://sessions/${x.session_id}`,
-        name: `session ${x.session_name}`,
-        mimeType: "application/json",
-      })),
+    list: (s, signal) =>
+      everyHost(s, signal, async (svc, host, own) =>
+        (await listSessions(svc.tmux, own)).map((x) => ({
+          uri: `tmux://sessions/${host === undefined ? "" : qualify(host, "")}${x.session_id}`,
+          name: `session ${host === undefined ? "" : qualify(host, "")}${x.session_name}`,
+          mimeType: "application/json",
+        })), "resources/list"),
     read: async (s, vars, signal) => {
-      const target = sessionTargetFromUri(one(vars, "session"));
+      const { svc, rest } = onHost(s, one(vars, "session"));
+      const target = sessionTargetFromUri(rest);
       if (!target) throw new UserError("session must be a session id such as $1 or a session name");
-      return json(await describeSession(s.tmux, target, signal));
+      return json(onItsHost(s, svc, { ...await describeSession(svc.tmux, target, signal) }));
     },
   },
   {
@@ -135,13 +219,23 @@ const RESOURCES: readonly ResourceDef[] = [
     description: "One pane's facts: ids, size, cursor, current command and path, mode, alternate screen (JSON).",
     mimeType: "application/json",
     uri: "tmux://panes/{pane_id}",
-    list: async (s, signal) =>
-      onePerPane(await listPanes(s.tmux, { all: true }, signal)).map((p) => ({
-        uri: paneUri(p.pane_id),
-        name: `pane ${p.pane_id} (${p.session_name}:${p.window_index}.${p.pane_index} ${p.current_command})`,
-        mimeType: "application/json",
-      })),
-    read: async (s, vars, signal) => json((await getPane(s.tmux, paneVar(vars), { signal })).pane),
+    list: (s, signal) =>
+      everyHost(
+        s,
+        signal,
+        async (svc, host, own) =>
+          onePerPane(await listPanes(svc.tmux, { all: true }, own)).map((p) => ({
+            uri: paneUri(p.pane_id, host),
+            name: `pane ${host === undefined ? "" : qualify(host, "")}${p.pane_id} ` +
+              `(${p.session_name}:${p.window_index}.${p.pane_index} ${p.current_command})`,
+            mimeType: "application/json",
+          })),
+        "resources/list",
+      ),
+    read: async (s, vars, signal) => {
+      const { svc, rest } = onHost(s, one(vars, "pane_id"));
+      return json(onItsHost(s, svc, { ...(await getPane(svc.tmux, paneVar({ pane_id: rest }), { signal })).pane }));
+    },
   },
   {
     name: "pane-content",
@@ -149,13 +243,15 @@ const RESOURCES: readonly ResourceDef[] = [
     description: `The newest ${CONTENT_LINES} lines of a pane (screen plus scrollback, wrapped lines joined).`,
     mimeType: "text/plain",
     uri: "tmux://panes/{pane_id}/content",
-    read: async (s, vars, signal) =>
-      (await capturePane(s.tmux, paneVar(vars), {
+    read: async (s, vars, signal) => {
+      const { svc, rest } = onHost(s, one(vars, "pane_id"));
+      return (await capturePane(svc.tmux, paneVar({ pane_id: rest }), {
         start: -CONTENT_LINES,
         join: true,
         maxLines: CONTENT_LINES,
         signal,
-      })).text,
+      })).text;
+    },
   },
 ];
 

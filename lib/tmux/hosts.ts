@@ -185,3 +185,21 @@ export function splitHostTarget(target: string): HostTarget {
 export function qualify(host: string, id: string): string {
   return `${host}${HOST_SEPARATOR}${id}`;
 }
+
+/** The ids a row names its object by, most specific first. */
+export const ID_KEYS = ["pane_id", "window_id", "session_id"] as const;
+
+/**
+ * `row` with `host` and, when it has an id, `target` (its most specific id on `host`); a pty session's id
+ * becomes `HOST::ID`, the form every pty tool takes, so no two hosts' sessions share an id.
+ *
+ * @example
+ * ```ts
+ * withTarget({ pane_id: "%3", window_id: "@1" }, "web"); // { host: "web", target: "web::%3", pane_id: "%3", window_id: "@1" }
+ * ```
+ */
+export function withTarget(row: Record<string, unknown>, host: string): Record<string, unknown> {
+  const id = ID_KEYS.map((k) => row[k]).find((v): v is string => typeof v === "string");
+  const pty = typeof row.pty_id === "string" ? { pty_id: qualify(host, row.pty_id) } : {};
+  return id === undefined ? { host, ...row, ...pty } : { host, target: qualify(host, id), ...row, ...pty };
+}
