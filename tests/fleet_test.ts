@@ -726,6 +726,17 @@ Deno.test("fleet: one host — a buffer name with :: is written HOST::NAME, neve
       await mcp.err("set-buffer", { name: "a::b", content: "x" }),
       /"a" before "::" is not a host \(hosts: local\).*local::a::b/,
     );
+    // A name that is no host, with a line break in it, is quoted: the error stays one line.
+    for (
+      const [tool, args] of [
+        ["show-buffer", { name: "a\nb::x" }],
+        ["delete-buffer", { name: "x\r\ny::z" }],
+      ] as const
+    ) {
+      const msg = await mcp.err(tool, args);
+      assertMatch(msg, /"(a\\nb|x\\r\\ny)" before "::"/, tool);
+      assert(!/[\r\n]/.test(msg), `${tool}: ${JSON.stringify(msg)}`);
+    }
     await mcp.ok("set-buffer", { name: "local::a::b", content: "x" });
     assertEquals(await tmux.tmux("show-buffer", "-b", "a::b"), "x");
     assertEquals((await mcp.ok<{ text: string }>("show-buffer", { name: "local::a::b" })).text, "x");

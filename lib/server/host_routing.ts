@@ -11,7 +11,7 @@
  */
 import { HOST_NAME, HOST_SEPARATOR, ID_KEYS, qualify, splitHostTarget, withTarget } from "../tmux/hosts.ts";
 import { targetSchema } from "../tmux/target.ts";
-import { EnvironmentError, UserError } from "../errors.ts";
+import { EnvironmentError, quotedForError, UserError } from "../errors.ts";
 import { TmuxError } from "../tmux/executor.ts";
 import type { AnyTool, HostRouter, PageBudget, Services, ToolOutput } from "../tools/tool.ts";
 import { runsOn } from "../tools/pty/schemas.ts";
@@ -301,8 +301,8 @@ function splitAddress(router: HostRouter, tool: AnyTool, a: Address): { host?: s
     if (!HOST_NAME.test(host) || !router.names.includes(host)) {
       const first = router.names[0];
       throw new UserError(
-        `${shown}: "${host}" before "::" is not a host (hosts: ${router.names.join(", ")}); a buffer name ` +
-          `that holds "::" is written with its host first: ${qualify(first, a.value)}`,
+        `${shown}: ${quotedForError(host)} before "::" is not a host (hosts: ${router.names.join(", ")}); a ` +
+          `buffer name that holds "::" is written with its host first: ${JSON.stringify(qualify(first, a.value))}`,
       );
     }
     if (rest === "") throw new UserError(`${shown} names no buffer: write ${host}::NAME`);
