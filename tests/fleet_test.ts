@@ -750,6 +750,21 @@ Deno.test("fleet: one host — a buffer name with :: is written HOST::NAME, neve
   });
 });
 
+Deno.test("fleet: list hosts gives the version of a tmux installed under another name (tmux-next), not its name", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-next-" });
+  try {
+    // tmux -V prints the name it was started by: "tmux-next 3.4".
+    const real = (await new Deno.Command("sh", { args: ["-c", "command -v tmux"] }).output()).stdout;
+    await Deno.symlink(new TextDecoder().decode(real).trim(), `${dir}/tmux-next`);
+    await withServer(async (mcp) => {
+      const hosts = (await mcp.ok<{ hosts: HostRow[] }>("list", { what: "hosts" })).hosts;
+      assertMatch(hosts[0].tmux_version ?? "", /^\d+\.\d+\S*$/, JSON.stringify(hosts));
+    }, { args: ["--tmux-bin", `${dir}/tmux-next`] });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("fleet: a continue token and a full-output buffer from a host lead back to it", async () => {
   await withFleet(async (mcp, _alpha, beta) => {
     const pane = qualify("beta", await bashPane(beta));

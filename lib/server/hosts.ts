@@ -29,7 +29,7 @@
  */
 import { type Config, hostConfig as configOf, scopeRule } from "../config.ts";
 import { localTmuxBin } from "../host/binaries.ts";
-import { createTmuxEngine } from "../tmux/engine.ts";
+import { asTmuxVersion, createTmuxEngine } from "../tmux/engine.ts";
 import { createSessionScope } from "../tmux/scope.ts";
 import { controlDirPath, createSshLauncher, RemoteError } from "../tmux/ssh.ts";
 import { type HostSpec, LOCAL_HOST, qualify } from "../tmux/hosts.ts";
@@ -181,7 +181,7 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
         };
         try {
           // Bounded as a whole: a stalled host's login has a bound of its own (--connect-timeout-ms).
-          const { tmux } = router.services(spec.name);
+          const { tmux, config: own } = router.services(spec.name);
           const out = await answerWithin(
             spec.name,
             ms,
@@ -190,7 +190,8 @@ export function createHosts(config: Config, shared: Shared): { first: Services; 
             () => tmux.loggingIn === true,
           );
           row.connected = true;
-          row.tmux_version = out.trim().replace(/^tmux\s+/, "") || null;
+          // A tmux installed under another name (tmux-next) prints that name: the version is what follows it.
+          row.tmux_version = asTmuxVersion(out.trim(), own.tmuxBin).replace(/^tmux\s+/, "") || null;
         } catch (e) {
           router.noteOutcome(spec.name, e);
           row.last_error = e instanceof Error ? e.message : String(e);
