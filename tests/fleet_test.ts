@@ -254,6 +254,15 @@ Deno.test("fleet: resources cover every host and read a session or pane on the h
     assertMatch(await refused("tmux://sessions/nohost::remote-only"), /not found.*no host is named "nohost"/);
     // Without a host, the first host's, as a tool's target: local has no session of that name.
     assertMatch(await refused("tmux://sessions/remote-only"), /not found/);
+    // A host down: the others' sessions, and the one that did not answer named with its cause.
+    await fx.stop();
+    const left = await read("tmux://sessions") as {
+      sessions: { host: string }[];
+      unreachable: { host: string; error: string }[];
+    };
+    assertEquals([...new Set(left.sessions.map((x) => x.host))], ["local"]);
+    assertEquals(left.unreachable.map((u) => u.host), ["r"]);
+    assertMatch(left.unreachable[0].error, /cannot reach ssh host "tmcp-res"/);
   });
 });
 

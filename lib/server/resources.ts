@@ -126,18 +126,21 @@ function paneVar(vars: Vars): string {
 const paneUri = (paneId: string, host?: string) =>
   `tmux://panes/${host === undefined ? "" : qualify(host, "")}${encodeURIComponent(paneId)}`;
 
+/** Hosts that did not answer, each with its cause: a listing names them, as tool listings do. */
+type Unreachable = { host: string; error: string }[];
+
 /**
  * `fn` on every host: the first host alone on a server with one, else each host's answer (`host` names it) with a
- * bounded wait, a host that fails logged and left out.
+ * bounded wait; a host that fails is left out and named in `unreachable` (and the log).
  */
 async function everyHost<T>(
   services: Services,
   signal: AbortSignal,
   fn: (svc: Services, host: string | undefined, signal: AbortSignal) => Promise<T[]>,
   label: string,
-): Promise<T[]> {
+): Promise<{ items: T[]; unreachable: Unreachable }> {
   const router = services.hosts;
-  if (!router?.several) return await fn(services, undefined, signal);
+  if (!router?.several) return { items: await fn(services, undefined, signal), unreachable: [] };
   const settled = await Promise.allSettled(router.names.map((h) => {
     const svc = router.services(h);
     return answerWithin<T[]>(
@@ -148,14 +151,17 @@ async function everyHost<T>(
       () => svc.tmux.loggingIn === true,
     );
   }));
-  const out: T[] = [];
+  const items: T[] = [];
+  const unreachable: Unreachable = [];
   settled.forEach((r, i) => {
-    if (r.status === "fulfilled") out.push(...r.value);
-    else log("warn", `${label}: host "${router.names[i]}" left out: ${(r.reason as Error)?.message ?? r.reason}`);
+    if (r.status === "fulfilled") return items.push(...r.value);
+    const error = r.reason instanceof Error ? r.reason.message : String(r.reason);
+    unreachable.push({ host: router.names[i], error });
+    log("warn", `${label}: host "${router.names[i]}" left out: ${error}`);
   });
   // No host answered: the first one's error, as one host's would be.
   if (settled.every((r) => r.status === "rejected")) throw (settled[0] as PromiseRejectedResult).reason;
-  return out;
+  return { items, unreachable };
 }
 
 /**
@@ -179,18 +185,16 @@ const RESOURCES: readonly ResourceDef[] = [
     mimeType: "application/json",
     uri: "tmux://sessions",
     listedBy: `list {"what":"sessions"}`,
-    read: async (s, _v, signal) =>
-      json({
-        sessions: await everyHost(
-          s,
-          signal,
-          async (svc, host, own) =>
-            (await noServerIsEmpty(listSessions(svc.tmux, own))).map((x) =>
-              host === undefined ? x : withTarget(x, host)
-            ),
-          "tmux://sessions",
-        ),
-      }),
+    read: async (s, _v, signal) => {
+      const { items, unreachable } = await everyHost(
+        s,
+        signal,
+        async (svc, host, own) =>
+          (await noServerIsEmpty(listSessions(svc.tmux, own))).map((x) => host === undefined ? x : withTarget(x, host)),
+        "tmux://sessions",
+      );
+      return json(unreachable.length ? { sessions: items, unreachable } : { sessions: items });
+    },
   },
   {
     name: "session",
@@ -199,13 +203,13 @@ const RESOURCES: readonly ResourceDef[] = [
     mimeType: "application/json",
     uri: "tmux://sessions/{session}",
     listedBy: `list {"what":"panes","target":"<the session's id>"}`,
-    list: (s, signal) =>
-      everyHost(s, signal, async (svc, host, own) =>
+    list: async (s, signal) =>
+      (await everyHost(s, signal, async (svc, host, own) =>
         (await listSessions(svc.tmux, own)).map((x) => ({
           uri: `tmux://sessions/${host === undefined ? "" : qualify(host, "")}${x.session_id}`,
           name: `session ${host === undefined ? "" : qualify(host, "")}${x.session_name}`,
           mimeType: "application/json",
-        })), "resources/list"),
+        })), "resources/list")).items,
     read: async (s, vars, signal) => {
       const { svc, rest } = onHost(s, one(vars, "session"));
       const target = sessionTargetFromUri(rest);
@@ -219,8 +223,8 @@ const RESOURCES: readonly ResourceDef[] = [
     description: "One pane's facts: ids, size, cursor, current command and path, mode, alternate screen (JSON).",
     mimeType: "application/json",
     uri: "tmux://panes/{pane_id}",
-    list: (s, signal) =>
-      everyHost(
+    list: async (s, signal) =>
+      (await everyHost(
         s,
         signal,
         async (svc, host, own) =>
@@ -231,7 +235,7 @@ const RESOURCES: readonly ResourceDef[] = [
             mimeType: "application/json",
           })),
         "resources/list",
-      ),
+      )).items,
     read: async (s, vars, signal) => {
       const { svc, rest } = onHost(s, one(vars, "pane_id"));
       return json(onItsHost(s, svc, { ...(await getPane(svc.tmux, paneVar({ pane_id: rest }), { signal })).pane }));
