@@ -158,6 +158,23 @@ Deno.test("doctor --ssh: a login that exits gives an ssh command that runs as gi
   }
 });
 
+Deno.test("doctor --ssh: no server at a host's own socket says to fix that setting, not --socket-name", async () => {
+  const fx = await startSshd();
+  try {
+    await fx.startTmux();
+    const own = await doctor(["--ssh", `${fx.alias},socket-name=nothing-here`, "--ssh-config", fx.configPath]);
+    assertEquals(own.code, 1, own.stdout);
+    assertMatch(
+      lineOf(own.lines, "remote socket"),
+      /^FAIL {2}remote socket: no tmux server on .* at -L nothing-here: start one there .* or point its ,socket-name=NAME or ,socket-path=PATH after the destination at a running one$/,
+    );
+    const flag = await doctor(["--ssh", fx.alias, "--ssh-config", fx.configPath, "--socket-name", "nothing-here"]);
+    assertMatch(lineOf(flag.lines, "remote socket"), /or point --socket-name or --socket-path at a running one$/);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
 Deno.test("doctor --ssh: a login that asks a question — FAIL ssh quoting it, as the server is refused there, exit 1", async () => {
   const fx = await startSshd();
   try {

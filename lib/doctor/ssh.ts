@@ -204,7 +204,11 @@ export async function checkSshHost(
         status: failIfNeeded(need.tmux),
         name: "remote socket",
         detail: `no tmux server on ${where} at ${socketArgs.join(" ") || "the default socket"}: start one there ` +
-          `(\`${startServerLine(config.tmuxBin, config)}\`) or point --socket-name at one`,
+          `(\`${startServerLine(config.tmuxBin, config)}\`) or point ${
+            // A host's own socket setting wins over the server's flags: the one to change is where it was given.
+            host.socketName !== undefined || host.socketPath !== undefined
+              ? "its ,socket-name=NAME or ,socket-path=PATH after the destination"
+              : "--socket-name or --socket-path"} at a running one`,
       });
     } else {
       const n = sessions === "" ? 0 : sessions.split("\n").length;
