@@ -729,6 +729,23 @@ Deno.test("fleet: a host's own socket name and tmux binary are the ones used on 
   }, { own: true });
 });
 
+Deno.test("fleet: no server at a host's own socket says to fix that host's setting, not --socket-name", async () => {
+  await withFleet(async (mcp, alpha, beta) => {
+    await connectedHosts(mcp);
+    await beta.tmux("kill-server");
+    assertMatch(
+      await mcp.err("list", { what: "sessions", target: "beta::" }),
+      /no tmux server is running on ssh host "tmcp-beta" .* or point its ,socket-name=NAME or ,socket-path=PATH after the destination at a running one$/,
+    );
+    // A host on the server's socket: the server's flags are what to change.
+    await alpha.tmux("kill-server");
+    assertMatch(
+      await mcp.err("list", { what: "sessions", target: "alpha::" }),
+      /or point --socket-name or --socket-path at a running one$/,
+    );
+  }, { own: true });
+});
+
 Deno.test("fleet: one host — a buffer name with :: is written HOST::NAME, never half read as a host", async () => {
   await withServer(async (mcp, tmux) => {
     assertMatch(

@@ -19,7 +19,7 @@
  */
 import type { Config } from "../config.ts";
 import type { HostSpec } from "../tmux/hosts.ts";
-import { classifySshFailure, promptOf, sshArgv, sshHint } from "../tmux/ssh.ts";
+import { classifySshFailure, promptOf, socketSetting, sshArgv, sshHint } from "../tmux/ssh.ts";
 import { socketArgsFor, startServerLine } from "../tmux/launcher.ts";
 import { asTmuxVersion } from "../tmux/engine.ts";
 import { homeWord, shQuote } from "../tmux/quote.ts";
@@ -205,10 +205,8 @@ export async function checkSshHost(
         name: "remote socket",
         detail: `no tmux server on ${where} at ${socketArgs.join(" ") || "the default socket"}: start one there ` +
           `(\`${startServerLine(config.tmuxBin, config)}\`) or point ${
-            // A host's own socket setting wins over the server's flags: the one to change is where it was given.
-            host.socketName !== undefined || host.socketPath !== undefined
-              ? "its ,socket-name=NAME or ,socket-path=PATH after the destination"
-              : "--socket-name or --socket-path"} at a running one`,
+            socketSetting(host.socketName !== undefined || host.socketPath !== undefined)
+          } at a running one`,
       });
     } else {
       const n = sessions === "" ? 0 : sessions.split("\n").length;

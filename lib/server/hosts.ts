@@ -69,6 +69,7 @@ function hostServices(config: Config, spec: HostSpec, index: number, several: nu
       configFile: config.sshConfig,
       controlDir,
       connectTimeoutMs: config.connectTimeoutMs,
+      ownSocket: spec.socketName !== undefined || spec.socketPath !== undefined,
     },
     hostConfig.tmuxBin,
     socket,

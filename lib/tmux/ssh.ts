@@ -88,6 +88,8 @@ export interface SshTarget {
   connectTimeoutMs?: number;
   /** Seconds between keep-alive probes; three unanswered probes drop the connection (default 10). */
   serverAliveIntervalS?: number;
+  /** The host's socket is its own setting (`,socket-name=` after the destination), for what errors advise. */
+  ownSocket?: boolean;
 }
 
 /**
@@ -286,7 +288,13 @@ export interface SshLauncher {
  */
 export function createSshLauncher(target: SshTarget, bin: string, socket: SocketSpec): SshLauncher {
   const spec: SocketSpec = { socketName: socket.socketName, socketPath: socket.socketPath };
-  const ctx: FailureContext = { destination: target.destination, bin, socket: spec, configFile: target.configFile };
+  const ctx: FailureContext = {
+    destination: target.destination,
+    bin,
+    socket: spec,
+    configFile: target.configFile,
+    ownSocket: target.ownSocket,
+  };
   const limitMs = target.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   let master: { up: Promise<void>; starting: boolean; end(): Promise<void> } | undefined;
   // Our ssh processes that must end with us (the master, persistent clients' ssh) get a parent-death signal here;
@@ -649,6 +657,13 @@ export interface FailureContext {
   socket: SocketSpec;
   /** `--ssh-config`, so that a hint's ssh command line is the one the server runs. */
   configFile?: string;
+  /** The host's socket is its own setting (after its destination), which wins over the server's flags. */
+  ownSocket?: boolean;
+}
+
+/** Where a host's socket is set: its own setting when it has one (the server's flags do not reach it then). */
+export function socketSetting(own: boolean): string {
+  return own ? "its ,socket-name=NAME or ,socket-path=PATH after the destination" : "--socket-name or --socket-path";
 }
 
 /**
@@ -736,7 +751,9 @@ export function classifySshFailure(code: number, stderr: string, ctx: FailureCon
       "no-server",
       NO_SERVER,
       (l) =>
-        `no tmux server is running on ${host} at ${where} (${l}): start one there (\`${start}\`) or point --socket-name/--socket-path at a running one`,
+        `no tmux server is running on ${host} at ${where} (${l}): start one there (\`${start}\`) or point ${
+          socketSetting(ctx.ownSocket === true)
+        } at a running one`,
     );
   }
   return undefined;
