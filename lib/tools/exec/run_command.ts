@@ -18,7 +18,7 @@ const output = z.object({
   output: z.string(),
   output_lines: z.number().int().describe('lines in output ("" with 1: one blank line)'),
   output_truncated: z.boolean().describe("lines cut (max_lines, tmux history)"),
-  full_output_buffer: z.string().optional().describe("if cut and kept: holds the output"),
+  full_output_buffer: z.string().optional().describe("only if cut and kept: the output"),
   timed_out: z.boolean(),
   continue: continueField,
   elapsed_ms: z.number().int(),
