@@ -339,3 +339,27 @@ Deno.test("a buffered result of a tool with many fields fits a budget of a few h
     }, { args: ["--max-tokens", String(max)] });
   }
 });
+
+Deno.test("under a budget of a few hundred tokens a buffered preview uses the room its note leaves: ids, exit code, newest lines", async () => {
+  // run-command previewed "output": "" (and snapshot-pane {}) with a quarter of the budget unused.
+  for (const max of [150, 300, 400]) {
+    await withServer(async (mcp, tmux) => {
+      await tmux.tmux("set-option", "-g", "history-limit", "5000");
+      const ran = asBuffered(
+        (await mcp.call("run-command", { target: "main", command: "seq 1 3000" })).structuredContent,
+      );
+      const total = estimateTokens(JSON.stringify(ran));
+      assert.ok(total <= max, `the buffered response is ${total} tokens, over the ${max}-token budget`);
+      if (max >= 300) {
+        assert.equal(ran.preview.exit_code, 0, `${max}: the exit code is shown`);
+        assert.match(String(ran.preview.output), /\n2999\n3000$/, `${max}: the newest lines are shown`);
+        return;
+      }
+      assert.equal(ran.preview.session_id, "$0", `${max}: the pane's ids are shown`);
+      // Of the screen that output filled (under 400 tokens in all).
+      const snap = asBuffered((await mcp.call("snapshot-pane", { target: "main" })).structuredContent);
+      assert.ok(estimateTokens(JSON.stringify(snap)) <= max, "the snapshot's buffered response fits too");
+      assert.equal(snap.preview.session_id, "$0", `${max}: the pane's ids are shown`);
+    }, { args: ["--max-tokens", String(max)] });
+  }
+});

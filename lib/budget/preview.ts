@@ -17,7 +17,7 @@ import { estimateTokens, MAX_UNITS_PER_TOKEN } from "./estimate.ts";
 import { getPath, mainArrayPath, nestingDepth, setPath, shrink } from "./shape.ts";
 
 /** Strings inside structured previews keep at most this many characters. */
-const PREVIEW_STRING_CHARS = 500;
+export const PREVIEW_STRING_CHARS = 500;
 
 const encoder = new TextEncoder();
 

@@ -35,7 +35,14 @@ import {
 } from "../tools/tool.ts";
 import { UserError } from "../errors.ts";
 import { estimateImageTokens, estimateTokens, MAX_TOKENS_PER_UNIT, pngSize } from "../budget/estimate.ts";
-import { jsonStringTokens, planPreview, type PreviewPlan, trimMiddle } from "../budget/preview.ts";
+import {
+  jsonStringTokens,
+  planPreview,
+  PREVIEW_STRING_CHARS,
+  type PreviewPlan,
+  tailStart,
+  trimMiddle,
+} from "../budget/preview.ts";
 import { registriesOf, RESULT_BUFFER_PREFIX, type ResultRegistry } from "../budget/registry.ts";
 import { shrink } from "../budget/shape.ts";
 import {
@@ -289,8 +296,15 @@ export function createBudget(opts: BudgetOptions): Budget {
       if (estimateTokens(JSON.stringify(envelope)) <= budget.maxTokens) break;
       envelope = { ...envelope, note, suggested_refinements: [...refs], preview: planFor(0).preview };
     }
-    // Last, the preview's own fields give way (a tool with many, as snapshot-pane's pane facts).
-    if (plan.kind === "structured") envelope = previewFieldsThatFit(envelope, budget.maxTokens);
+    // Last, the preview's own fields give way (a tool with many, as snapshot-pane's pane facts), and what room the
+    // note and suggestions left goes back to them: the ids, the exit code, the text's newest lines.
+    // (A note that describes the preview stays true: its preview is left as planned.)
+    if (envelope.note === short || envelope.note === shortest) {
+      const base = outline ?? structured;
+      const source = shrink(base, { maxDepth: budget.maxDepth, maxStringChars: PREVIEW_STRING_CHARS }).value;
+      const tailField = result.structuredContent ? tool.textField : "text";
+      envelope = previewFilled(envelope, source as Record<string, unknown>, base, tailField, budget.maxTokens);
+    } else if (plan.kind === "structured") envelope = previewFieldsThatFit(envelope, budget.maxTokens);
     return {
       content: [{ type: "text", text: JSON.stringify(envelope) }],
       structuredContent: envelope as unknown as Record<string, unknown>,
@@ -438,6 +452,45 @@ function previewFieldsThatFit(envelope: BufferedResponse, maxTokens: number): Bu
   for (const [k, v] of Object.entries(envelope.preview)) {
     const tried = { ...out, preview: { ...out.preview, [k]: v } };
     if (estimateTokens(JSON.stringify(tried)) <= maxTokens) out = tried;
+  }
+  return out;
+}
+
+/**
+ * `envelope` (its preview cut down for the rest to fit `maxTokens`) with the room left given back to the preview:
+ * each field of `source` (the result shrunk, in the tool's order) it lacks that fits, then as many of the newest
+ * lines of `full`'s `tailField` (terminal text) as fit.
+ */
+function previewFilled(
+  envelope: BufferedResponse,
+  source: Record<string, unknown>,
+  full: Record<string, unknown>,
+  tailField: string | undefined,
+  maxTokens: number,
+): BufferedResponse {
+  const fits = (e: BufferedResponse) => estimateTokens(JSON.stringify(e)) <= maxTokens;
+  let out = previewFieldsThatFit(envelope, maxTokens);
+  const text = tailField !== undefined ? full[tailField] : undefined;
+  const inOrder = (preview: Record<string, unknown>) =>
+    Object.fromEntries(Object.keys(source).filter((k) => k in preview).map((k) => [k, preview[k]]));
+  for (const [k, v] of Object.entries(source)) {
+    if (k in out.preview) continue;
+    const tried = {
+      ...out,
+      preview: inOrder({ ...out.preview, [k]: k === tailField && typeof text === "string" ? "" : v }),
+    };
+    if (fits(tried)) out = tried;
+  }
+  if (typeof text !== "string" || tailField === undefined || !(tailField in out.preview)) return out;
+  const shown = out.preview[tailField];
+  // The newest lines fitted as the JSON string they become; estimates of parts do not add up exactly: cut harder.
+  let room = maxTokens - estimateTokens(JSON.stringify({ ...out, preview: { ...out.preview, [tailField]: "" } }));
+  for (let tries = 0; tries < 6 && room > 0; tries++) {
+    const tail = text.slice(tailStart(text, room, jsonStringTokens));
+    const tried = { ...out, preview: { ...out.preview, [tailField]: tail } };
+    const excess = estimateTokens(JSON.stringify(tried)) - maxTokens;
+    if (excess <= 0) return typeof shown === "string" && shown.length >= tail.length ? out : tried;
+    room -= Math.max(1, excess) * 2 ** tries;
   }
   return out;
 }
