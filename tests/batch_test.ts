@@ -149,15 +149,36 @@ Deno.test("a batch whose results cannot each fit a share of its budget is buffer
     const r = await mcp.ok<{ type?: string; buffer_id?: string; preview: BatchResult }>("batch", { calls });
     assert.equal(r.type, "buffered_response");
     assert.match(r.buffer_id!, /^mcp-result-/);
-    // Each call shown with its result's own fields, not "[Object: 6 properties, truncated]".
-    assert.ok(r.preview.results.length > 0);
-    for (const shown of r.preview.results) {
+    // The first calls shown with their result's own fields, not "[Object: 6 properties, truncated]"; the rest by
+    // their outcome: every call is in view.
+    assert.deepEqual(r.preview.results.map((x) => [x.tool, x.ok]), calls.map((c) => [c.tool, true]));
+    const detailed = r.preview.results.filter((x) => x.result !== undefined);
+    assert.ok(detailed.length > 0 && detailed.length < calls.length, `${detailed.length} calls shown with results`);
+    assert.deepEqual(r.preview.results.slice(0, detailed.length), detailed, "the first calls, in order");
+    for (const shown of detailed) {
       assert.equal(shown.result?.name, "big", JSON.stringify(shown));
       assert.match(String(shown.result?.text), /^word word .*… \[\d+ more characters\]$/);
     }
     // Kept in one buffer: one per call as well would push the agent's older results out of the few kept.
     assert.deepEqual(await resultBuffers(tmux), [r.buffer_id]);
   }, { args: ["--max-tokens", "1000"] });
+});
+
+Deno.test("a batch buffered whole under a small budget shows every call's tool and outcome, not an empty list", async () => {
+  // No call's result fit beside the note: the preview was {"results": [], "completed": 3}.
+  await withServer(async (mcp, tmux) => {
+    await tmux.tmux("set-option", "-g", "history-limit", "5000");
+    // Four outputs each over a share of the budget: their buffered answers alone would be over it.
+    const run = { tool: "run-command", arguments: { target: "main", command: "seq 1 2000" } };
+    const calls = [run, { tool: "show-buffer", arguments: { name: "none" } }, run, run, run];
+    const raw = await mcp.call("batch", { calls, continue_on_error: true });
+    const tokens = estimateTokens(JSON.stringify(raw.structuredContent));
+    assert.ok(tokens <= 500, `the batch is ${tokens} tokens`);
+    const r = raw.structuredContent as { type?: string; preview: BatchResult };
+    assert.equal(r.type, "buffered_response");
+    assert.deepEqual(r.preview.results.map((x) => [x.tool, x.ok]), calls.map((c, i) => [c.tool, i !== 1]));
+    assert.match(r.preview.results[1].error!, /^no buffer named "none"/, "a failed call shows its error's gist");
+  }, { args: ["--max-tokens", "500"] });
 });
 
 Deno.test("a batch with a huge error text trims it to a share of its budget: every outcome stays in view", async () => {

@@ -44,7 +44,7 @@ import {
   trimMiddle,
 } from "../budget/preview.ts";
 import { registriesOf, RESULT_BUFFER_PREFIX, type ResultRegistry } from "../budget/registry.ts";
-import { shrink } from "../budget/shape.ts";
+import { capString, shrink } from "../budget/shape.ts";
 import {
   type BudgetSettings,
   MAX_RESULT_BUFFERS,
@@ -82,6 +82,8 @@ export interface Budget {
 const MAX_PAGE_BYTES = 1024 * 1024;
 /** Strings in the preview of a batch buffered whole are cut to this: an error's gist, a result's first words. */
 const OUTLINE_STRING_CHARS = 120;
+/** An error in the briefest outline of a batch is cut to this: its first words. */
+const OUTCOME_ERROR_CHARS = 60;
 /** A budget that holds the fixed fields of every natively paged tool's page with room for its content. */
 const MIN_PAGE_TOKENS = 300;
 
@@ -182,14 +184,23 @@ export function createBudget(opts: BudgetOptions): Budget {
     // would only cost a buffer.
     if (!settings.enableBuffering || neverBuffered(tool)) return result;
     const budget = budgetOf(tool.name);
-    let outline: Record<string, unknown> | undefined;
-    if (tool.innerResults) ({ result, outline } = await keepInnerResults(result, ctx, budget, toolNamed));
-    return await fit(tool, result, ctx, budget, `this server's ${budget.maxTokens}-token budget for it`, keep, outline);
+    let outlines: Record<string, unknown>[] | undefined;
+    if (tool.innerResults) ({ result, outlines } = await keepInnerResults(result, ctx, budget, toolNamed));
+    return await fit(
+      tool,
+      result,
+      ctx,
+      budget,
+      `this server's ${budget.maxTokens}-token budget for it`,
+      keep,
+      outlines,
+    );
   };
 
   /**
    * `result` as it is when within `budget`, else kept whole in a result buffer and answered by a preview
-   * (`overWhat` names the budget it is over) of `outline` if given: the result cut down to what a preview shows.
+   * (`overWhat` names the budget it is over) of `outlines` if given: the result cut down to what a preview shows,
+   * richest first (the first whose preview shows all its `results` is shown, else the last).
    */
   async function fit(
     tool: AnyTool,
@@ -198,7 +209,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     budget: ToolBudget,
     overWhat: string,
     store: typeof keep = keep,
-    outline?: Record<string, unknown>,
+    outlines?: Record<string, unknown>[],
   ): Promise<CallToolResult> {
     const estimate = resultTokens(result, budget.maxTokens);
     const over = estimate !== undefined && estimate > budget.maxTokens;
@@ -207,14 +218,23 @@ export function createBudget(opts: BudgetOptions): Budget {
 
     const structured = result.structuredContent ?? { text: contentText(result) };
     let textField = result.structuredContent ? tool.textField : "text";
-    let previewTokens = Math.min(PREVIEW_TOKENS, Math.floor(budget.maxTokens / 2));
+    const planned = Math.min(PREVIEW_TOKENS, Math.floor(budget.maxTokens / 2));
+    let previewTokens = planned;
+    const fits = (e: BufferedResponse) => estimateTokens(JSON.stringify(e)) <= budget.maxTokens;
+    /** The outline the last plan shows. */
+    let outline: Record<string, unknown> | undefined;
     const planFor = (tokens: number): PreviewPlan => {
       const opts = { budgetTokens: tokens, maxDepth: budget.maxDepth };
-      if (outline === undefined) return planPreview(structured, textField, opts);
+      if (outlines === undefined) return planPreview(structured, textField, opts);
       const { full, fullText, itemCount, maxDepth } = planPreview(structured, undefined, { ...opts, budgetTokens: 0 });
-      // The outline is cut down already: its depth is what it shows.
-      const shown = planPreview(outline, undefined, { ...opts, maxDepth: Number.MAX_SAFE_INTEGER });
-      return { ...shown, full, fullText, itemCount, maxDepth };
+      let shown: PreviewPlan | undefined;
+      for (outline of outlines) {
+        // The outline is cut down already: its depth is what it shows.
+        shown = planPreview(outline, undefined, { ...opts, maxDepth: Number.MAX_SAFE_INTEGER });
+        const all = outline.results as unknown[];
+        if ((shown.preview.results as unknown[] | undefined)?.length === all.length) break;
+      }
+      return { ...shown!, full, fullText, itemCount, maxDepth };
     };
     let plan = planFor(previewTokens);
     // An empty text has nothing to page through: alwaysBuffer leaves it as it is.
@@ -282,6 +302,14 @@ export function createBudget(opts: BudgetOptions): Budget {
       plan = planFor(previewTokens);
       envelope = envelopeOf(plan);
     }
+    // Cut that hard, the preview may have given way more than it had to: it takes back what still fits.
+    for (let lo = previewTokens + 1, hi = planned; lo <= hi && fits(envelope);) {
+      const mid = (lo + hi) >>> 1;
+      const tried = planFor(mid);
+      const e = envelopeOf(tried);
+      if (fits(e)) [lo, plan, envelope] = [mid + 1, tried, e];
+      else hi = mid - 1;
+    }
     // Still over (a budget of a few hundred tokens): the note and suggestions give way too, down to where the full
     // result is and the one show-buffer call that reads it from the start, then that note alone, then the least
     // note (the required fields alone are about 120 tokens: the smallest budget taken, MIN_MAX_TOKENS, holds them).
@@ -316,14 +344,15 @@ export function createBudget(opts: BudgetOptions): Budget {
    * each kept in a result buffer of their own with their own tool's preview, fitted to a share of the budget
    * (the smaller ones first take what they need), so the answer shows every call's outcome. The result as it
    * is when it fits, holds no such list, or would not fit even so: it is then kept whole, in one buffer, and
-   * previewed by its `outline`, each call's outcome with its result's own fields, their values cut short.
+   * previewed by its outlines: each call's outcome with its result's own fields, their values cut short, or when
+   * those do not all fit, the later calls' tool and outcome alone.
    */
   async function keepInnerResults(
     result: CallToolResult,
     ctx: Services,
     budget: ToolBudget,
     toolNamed: (name: string) => AnyTool | undefined,
-  ): Promise<{ result: CallToolResult; outline?: Record<string, unknown> }> {
+  ): Promise<{ result: CallToolResult; outlines?: Record<string, unknown>[] }> {
     const whole = resultTokens(result, budget.maxTokens);
     const structured = result.structuredContent as { results?: unknown } | undefined;
     if (whole === undefined || whole <= budget.maxTokens || !Array.isArray(structured?.results)) return { result };
@@ -393,7 +422,16 @@ export function createBudget(opts: BudgetOptions): Budget {
     }
     // A call's result shows its fields (not a summary of the whole object), and no string is long.
     const outlined = entries.map((e) => shrink(e, { maxDepth: 2, maxStringChars: OUTLINE_STRING_CHARS }).value);
-    return { result, outline: { ...structured, results: outlined } };
+    // When not every call's result fits, every call's tool and outcome still does (the gist of an error with it):
+    // the first calls with their results, as many as fit, the rest by their outcome alone.
+    const outcomes = entries.map(({ tool, ok, error }) => ({
+      tool,
+      ok,
+      ...(typeof error === "string" ? { error: capString(error, OUTCOME_ERROR_CHARS) } : {}),
+    }));
+    const outlines = outlined.map((_, i) => outlined.length - i).concat(0)
+      .map((k) => ({ ...structured, results: [...outlined.slice(0, k), ...outcomes.slice(k)] }));
+    return { result, outlines };
   }
 
   /**
