@@ -122,6 +122,28 @@ Deno.test("a batch over its budget keeps its largest results in buffers of their
   }, { args: ["--max-tokens", "1000"] });
 });
 
+Deno.test("a batch stores its calls' results in buffers only when its answer then fits: none is left unnamed", async () => {
+  // Fitted with a stand-in buffer name cheaper than most real ones, an answer was then over the budget: it was
+  // buffered whole, and the buffers of its calls, already stored, pushed older results out unnamed.
+  await withServer(async (mcp, tmux) => {
+    const kinds = new Set<string>();
+    for (let i = 0; i < 24; i++) {
+      await tmux.tmux("set-buffer", "-b", "big", Array.from({ length: 60 + i * 3 }, (_, n) => `line ${n}`).join("\n"));
+      const calls = [0, 1, 2].map(() => ({ tool: "show-buffer", arguments: { name: "big" } }));
+      const raw = await mcp.call("batch", { calls });
+      const tokens = estimateTokens(JSON.stringify(raw.structuredContent));
+      assert.ok(tokens <= 500, `the batch is ${tokens} tokens`);
+      const named = JSON.stringify(raw.structuredContent);
+      kinds.add(named.startsWith(`{"type":"buffered_response"`) ? "whole" : "each");
+      for (const b of await resultBuffers(tmux)) {
+        assert.ok(named.includes(b), `${i}: result buffer ${b} is named nowhere in ${named}`);
+        await tmux.tmux("delete-buffer", "-b", b);
+      }
+    }
+    assert.ok(kinds.has("each"), "some answers keep each call's result in a buffer of its own");
+  }, { args: ["--max-tokens", "500"] });
+});
+
 Deno.test("an inner result buffered under its own budget is not buffered again: its buffer and facts stay in view", async () => {
   await withServer(async (mcp, tmux) => {
     const target = (await mcp.ok<{ pane_id: string }>("new", { what: "session", name: "seq" })).pane_id;

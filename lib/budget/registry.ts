@@ -18,6 +18,11 @@ import { deadOwners } from "../host/process.ts";
 
 /** `mcp-result-<pid>-`: the owner's pid lets a later server sweep what a killed one left. */
 export const RESULT_BUFFER_PREFIX = `mcp-result-${Deno.pid}-`;
+/**
+ * A result buffer name estimated at as many tokens as any stored one (letters and digits alternating: each of its
+ * 8 hex digits a token of its own): an answer that fits with it in place of the real name fits with the real one.
+ */
+export const COSTLIEST_RESULT_NAME = `${RESULT_BUFFER_PREFIX}a0a0a0a0`;
 
 export interface ResultRegistryOptions {
   ttlMs: number;
@@ -34,9 +39,15 @@ export interface ResultRegistry {
   /**
    * Writes `content` to a new result buffer and returns its name, then
    * deletes expired buffers and the oldest ones beyond the caps (never the
-   * one just written). Throws what the buffer store throws (no tmux server…).
+   * one just written). Throws what the buffer store throws (no tmux server…). `name`, if given, is one from
+   * `newName`.
    */
-  store(content: Uint8Array): Promise<string>;
+  store(content: Uint8Array, name?: string): Promise<string>;
+  /**
+   * A name for a result buffer not stored yet, none kept has: a caller that must know the name before it stores
+   * (an answer fitted with it) passes it to `store`.
+   */
+  newName(): string;
   /** Names kept, oldest first. */
   names(): string[];
   /** Deletes every result buffer and stops the expiry timer. */
@@ -58,6 +69,11 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
   const entries: Entry[] = []; // oldest first
   let totalBytes = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const newName = () => {
+    let name = RESULT_BUFFER_PREFIX + shortId();
+    while (entries.some((e) => e.name === name)) name = RESULT_BUFFER_PREFIX + shortId();
+    return name;
+  };
   let swept = false;
 
   // Best effort: the model may have deleted or renamed the buffer, or tmux may be gone.
@@ -103,15 +119,15 @@ export function createResultRegistry(buffers: BufferStore, opts: ResultRegistryO
   }
 
   return {
-    async store(content) {
+    newName,
+    async store(content, given) {
       // Where there are result buffers, there may be some of a killed server: sweep once (the start may have
       // found no tmux server).
       if (!swept && opts.sweep) {
         swept = true;
         void sweepResultBuffers(buffers.unscoped).catch(() => {});
       }
-      let name = RESULT_BUFFER_PREFIX + shortId();
-      while (entries.some((e) => e.name === name)) name = RESULT_BUFFER_PREFIX + shortId();
+      const name = given ?? newName();
       await buffers.write(name, content);
       entries.push({ name, bytes: content.length, expiresAt: Date.now() + opts.ttlMs });
       totalBytes += content.length;

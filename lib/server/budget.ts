@@ -43,7 +43,7 @@ import {
   tailStart,
   trimMiddle,
 } from "../budget/preview.ts";
-import { registriesOf, RESULT_BUFFER_PREFIX, type ResultRegistry } from "../budget/registry.ts";
+import { COSTLIEST_RESULT_NAME, registriesOf, type ResultRegistry } from "../budget/registry.ts";
 import { capString, shrink } from "../budget/shape.ts";
 import {
   type BudgetSettings,
@@ -160,14 +160,20 @@ export function createBudget(opts: BudgetOptions): Budget {
     return out;
   }
 
+  /** Why no full result is kept on this server, or undefined when it is. */
+  function notKept(): string | undefined {
+    if (settings.autoTruncate) return "The full result was not kept (autoTruncate is on)";
+    if (!opts.isServed("show-buffer")) {
+      return "The full result was not kept (show-buffer, needed to read it, is not served)";
+    }
+  }
+
   async function keep(
     plan: PreviewPlan,
     svc: Services,
   ): Promise<{ id: string; why?: never } | { id: null; why: string }> {
-    if (settings.autoTruncate) return { id: null, why: "The full result was not kept (autoTruncate is on)" };
-    if (!opts.isServed("show-buffer")) {
-      return { id: null, why: "The full result was not kept (show-buffer, needed to read it, is not served)" };
-    }
+    const why = notKept();
+    if (why !== undefined) return { id: null, why };
     try {
       // As a later call names it: `HOST::NAME` on a server with several hosts.
       return { id: hostAddress(svc, await registryOf(svc).store(plan.full)) };
@@ -252,7 +258,7 @@ export function createBudget(opts: BudgetOptions): Budget {
         would_exceed_limit: over,
         limit_tokens: budget.maxTokens,
       },
-      buffer_id: hostAddress(ctx, `${RESULT_BUFFER_PREFIX}00000000`),
+      buffer_id: hostAddress(ctx, COSTLIEST_RESULT_NAME),
       suggested_refinements: [],
     };
     if (
@@ -365,7 +371,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     );
     const order = costs.map((_, i) => i).filter((i) => costs[i] > 0).sort((a, b) => costs[a] - costs[b]);
     // Each kept result costs a buffer of the few the server keeps (older ones give way): they are kept only when
-    // the answer then fits, found by a first pass that stores nothing (a stored result's name has the same length).
+    // the answer then fits.
     const replaced = async (store: typeof keep, slack: number): Promise<CallToolResult> => {
       let left = budget.maxTokens - fixed - slack;
       const out = [...entries];
@@ -411,12 +417,28 @@ export function createBudget(opts: BudgetOptions): Budget {
       const next = { ...structured, results: out };
       return { content: [{ type: "text", text: structuredJson(next) }], structuredContent: next };
     };
-    const placeholder = { id: hostAddress(ctx, `${RESULT_BUFFER_PREFIX}00000000`) };
     // Estimates of parts do not add up exactly to the whole's: what the whole is over is taken off, harder each time.
     for (let tries = 0, slack = 0; tries < 4; tries++) {
-      const tried = await replaced(() => Promise.resolve(placeholder), slack);
+      // Each result under the name it will be stored under, stored only once the answer that names it fits.
+      const staged: Array<() => Promise<string>> = [];
+      const tried = await replaced((plan, svc) => {
+        const why = notKept();
+        if (why !== undefined) return Promise.resolve({ id: null, why });
+        const registry = registryOf(svc);
+        const name = registry.newName();
+        staged.push(() => registry.store(plan.full, name));
+        return Promise.resolve({ id: hostAddress(svc, name) });
+      }, slack);
       const excess = (resultTokens(tried, budget.maxTokens) ?? 0) - budget.maxTokens;
-      if (excess <= 0) return { result: await replaced(keep, slack) };
+      if (excess <= 0) {
+        try {
+          for (const store of staged) await store();
+          return { result: tried };
+        } catch {
+          // The answer names buffers that could not all be kept: each result then says so itself.
+          return { result: await replaced(keep, slack) };
+        }
+      }
       // At least a few tokens more each time: a greedy fit of fields fills any share up again.
       slack += Math.max(excess, 8) * 2 ** tries;
     }
