@@ -149,7 +149,8 @@ exec sleep 3600
       "Password for a:",
     );
     s.human.beforePost = async () => {
-      await s.call("pty-send-keys", { pty_id: two, keys: "other\r" });
+      // Someone answers it by keys (text is refused at a password prompt; key names are typed as asked).
+      await s.call("pty-send-keys", { pty_id: two, key_names: ["o", "t", "h", "e", "r", "Enter"] });
       await waitUntil("the second prompt", async () => (await s.screen(two)).includes("Password for b:"), 30_000);
     };
     const r2 = await s.call("request-input", { pty_id: two, prompt: "Enter the password for a", timeout_ms: 120_000 });
@@ -507,19 +508,19 @@ Deno.test("pinentryField: pinentry-curses' box in ASCII and Unicode borders; tex
 });
 
 for (const backend of ["tmux", "pty"]) {
-  Deno.test(`${backend} backend: pty-send-keys typing into a password prompt without Enter says to call request-input`, async () => {
+  Deno.test(`${backend} backend: pty-send-keys typing text into a password prompt is refused and says to call request-input`, async () => {
     await withHuman(undefined, async (s) => {
       const id = await s.launch("read -r -s -p 'Your word> ' pw; echo\necho got=${#pw}\nexec sleep 3600\n", "word>");
       const typed = await s.call("pty-send-keys", { pty_id: id, keys: "abc" });
-      assert(!typed.isError, textOf(typed));
+      assert(typed.isError, textOf(typed));
       assertMatch(
         textOf(typed),
-        new RegExp(`pty session ${id} reads input without echo .*call request-input \\{pty_id: "${id}"\\}`),
+        new RegExp(`pty session ${id} reads input without echo .*not typed.*call request-input \\{pty_id: "${id}"\\}`),
       );
-      // Enter answers it: nothing more to say.
+      // Enter answers it (empty, the refused text was not typed): nothing more to say.
       const answered = await s.call("pty-send-keys", { pty_id: id, key_names: ["Enter"] });
       assertEquals(answered.content.length, 1);
-      await waitUntil("the answer to be read", async () => (await s.screen(id)).includes("got=3"), 30_000);
+      await waitUntil("the answer to be read", async () => (await s.screen(id)).includes("got=0"), 30_000);
     }, backend);
   });
 }
@@ -585,9 +586,11 @@ for (const backend of ["tmux", "pty"]) {
         hidden ?? "",
         new RegExp(`^pty session ${id} reads input without echo .*call request-input \\{pty_id: "${id}"\\}`),
       );
-      // The answer with Enter is read; the shell is back at its prompt: nothing to say.
-      assertEquals((await send("abc\n")).said, []);
-      await waitUntil("the answer to be read", async () => (await s.screen(id)).includes("got=3"), 30_000);
+      // Text there would be its answer: refused. Enter alone answers (empty); back at the prompt: nothing to say.
+      const typed = await s.call("pty-send-keys", { pty_id: id, keys: "abc\n" });
+      assertMatch(textOf(typed), /reads input without echo .*so the text was not typed/);
+      assertEquals((await send("\n")).said, []);
+      await waitUntil("the answer to be read", async () => (await s.screen(id)).includes("got=0"), 30_000);
       await atPrompt();
       assertEquals((await send("echo hi\n")).said, []);
       assertEquals((await send("true\n")).said, []);
