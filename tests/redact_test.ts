@@ -8,6 +8,7 @@
  * The secrets are built at run time from pieces, so that this file itself
  * holds none of the shapes a scanner looks for.
  */
+import fc from "fast-check";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { withServer } from "./helpers.ts";
 import { withShell } from "./exec_fixtures.ts";
@@ -615,5 +616,111 @@ Deno.test("redaction: a name about a secret (secretName, tokenURL, token_type) o
   const r = await loadRedactor();
   for (const name of ["GITHUB_TOKEN", "secret_key", "client_secret", "apiKey", "TOKEN_SECRET", "db.password"]) {
     assertMatch(r.redact(`${name}: Hunter2horse`), /^[A-Za-z_.]+: \[redacted:password:[0-9a-f]{8}\]$/, name);
+  }
+});
+
+/** Keys of a known prefix (built from pieces), each with its body's alphabet for generated ones. */
+const PREFIXED: readonly { kind: string; value: string; prefix: string; alphabet: string; length: number }[] = (() => {
+  const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return [
+    { kind: "github", value: CORPUS[2].value, prefix: "gh" + "p_", alphabet: alnum, length: 36 },
+    { kind: "github", value: CORPUS[3].value, prefix: "github" + "_pat_", alphabet: alnum, length: 82 },
+    { kind: "anthropic", value: CORPUS[7].value, prefix: "sk-ant-" + "api03-", alphabet: alnum + "_-", length: 95 },
+    { kind: "aws", value: CORPUS[0].value, prefix: "AK" + "IA", alphabet: alnum.slice(0, 26) + "234567", length: 16 },
+    { kind: "npm", value: "npm" + "_" + rep("Xa7Q2b", 36), prefix: "npm" + "_", alphabet: alnum, length: 36 },
+  ];
+})();
+
+Deno.test("redaction: a key glued to the prompt after it (printf without a newline) is hidden in capture-pane", async () => {
+  const dir = await tempDir("tmcp-redact-");
+  await withShell("bash", async (fx) => {
+    await fx.tmux("resize-window", "-t", fx.pane, "-x", "250", "-y", "40");
+    for (const [i, k] of PREFIXED.entries()) {
+      await Deno.writeTextFile(`${dir}/k${i}`, k.value);
+      // The key is read from a file: the command line shows none of it, the output row shows it and the prompt.
+      await fx.tmux("send-keys", "-t", fx.pane, "-l", `printf 'x %s' "$(cat ${dir}/k${i})"`);
+      await fx.tmux("send-keys", "-t", fx.pane, "Enter");
+    }
+    await waitForPane(fx, fx.pane, new RegExp(`^x ${PREFIXED.at(-1)!.prefix}.*[$#] $`, "m"));
+    const cap = await fx.mcp.call("capture-pane", { target: fx.pane, max_lines: 100 });
+    const all = JSON.stringify(cap);
+    for (const k of PREFIXED) {
+      assert(!all.includes(k.value.slice(k.prefix.length, k.prefix.length + 12)), `${k.kind}: ${all.slice(0, 2000)}`);
+      assertMatch(all, new RegExp(`x \\[redacted:${k.kind}:[0-9a-f]{8}\\][@#$]`));
+    }
+  });
+});
+
+Deno.test("redactor: keys of a known prefix glued to any text after them are hidden; prose and code are kept", async () => {
+  const r = await loadRedactor();
+  const glue = fc.stringMatching(/^[A-Za-z0-9_]{0,12}(?:[@:.$#/ ][ -~]{0,20})?$/);
+  const key = fc.constantFrom(...PREFIXED).chain((k) =>
+    fc.tuple(
+      fc.constant(k),
+      fc.string({ unit: fc.constantFrom(...k.alphabet), minLength: k.length, maxLength: k.length }),
+    )
+      .filter(([, body]) => /[0-9]/.test(body) && /[A-Za-z]/.test(body)).map(([k, body]) => k.prefix + body)
+  );
+  fc.assert(
+    fc.property(fc.constantFrom("x ", "", "echo '", "$ ", "KEY="), key, glue, (before, k, after) => {
+      const out = r.redact(`${before}${k}${after}\nnext line`);
+      const body = k.slice(-Math.min(16, k.length - 4));
+      return !out.includes(body) && out.endsWith("\nnext line");
+    }),
+    { numRuns: 300 },
+  );
+  // Words and names that start with, or are, a prefix stay as printed: snake_case, camelCase, placeholders.
+  const word = fc.constantFrom(
+    "ghp_",
+    "gho_token",
+    "github_pat_",
+    "sk-ant-",
+    "sk-proj-",
+    "AKIA",
+    "ASIA",
+    "ASIAPACIFICSOUTHEASTREGION",
+    "AKIAXXXXXXXXXXXXXXXXEXAMPLE",
+    "npm_package_devDependencies_typescript_version",
+    "npm_config_user_agent",
+    "hf_hub_download",
+    "gsk_",
+    "ghp_someVeryLongCamelCaseIdentifierForTheDocs",
+    "ghp_" + "x".repeat(40),
+    "xoxb-",
+    "glpat-",
+    "the",
+    "token",
+    "build",
+    "release",
+    "v2.4.0",
+    "main.ts:42",
+    "root@vm:~#",
+  );
+  const ident = fc.array(fc.stringMatching(/^[a-z]{2,9}$/), { minLength: 1, maxLength: 6 }).map((w) => w.join("_"));
+  const line = fc.array(fc.oneof(word, ident, fc.stringMatching(/^[a-z]{1,12}$/)), { maxLength: 12 })
+    .chain((ws) => fc.constantFrom(" ", " (", ", ").map((sep) => ws.join(sep)));
+  // AWS's documentation example key, which the preset leaves as printed.
+  const example = "see AKIA" + "IOSFODNN7EXAMPLE in the docs";
+  assertEquals(r.redact(example), example);
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 6 }), (lines) => {
+      const text = lines.join("\n");
+      return r.redact(text) === text;
+    }),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("redactor: a long run of glued key prefixes is answered in milliseconds, not after seconds", async () => {
+  const r = await loadRedactor();
+  // Each prefix starts a glued key whose span reaches the run's end: widened once, not once per prefix.
+  for (const unit of ["sk-ant-" + "api03-", "gh" + "p_a1B2", "AK" + "IA7Q2W"]) {
+    const text = `x ${unit.repeat(Math.ceil(300_000 / unit.length))}\n`;
+    const started = performance.now();
+    const out = r.redact(text);
+    const ms = performance.now() - started;
+    // Linear work takes tens of milliseconds here; widening per prefix took tens of seconds.
+    assert(ms < 5_000, `${unit}: ${ms.toFixed(0)} ms`);
+    assertMatch(out, /^x \[redacted:[a-z]+:[0-9a-f]{8}\]\n$/);
   }
 });

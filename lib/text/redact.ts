@@ -96,6 +96,35 @@ function notAPassword(text: string, m: RegExpMatchArray, at: number, value: stri
 }
 
 /**
+ * Keys with a known prefix, by kind (the preset's rule's name) and shape: the prefix and the body's fixed or
+ * least length, with no boundary after it (see the "glued" shape in {@linkcode EXTRA}).
+ */
+const GLUED: readonly (readonly [string, string])[] = [
+  ["github", "gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82}"],
+  ["anthropic", "sk-ant-[a-z]{3,5}0\\d-[A-Za-z0-9_-]{90}"],
+  ["openai", "sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{58,74}T3BlbkFJ"],
+  ["aws", "(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}"],
+  ["npm", "npm_[A-Za-z0-9]{36}"],
+  ["huggingface", "hf_[A-Za-z]{34}"],
+  ["groq", "gsk_[A-Za-z0-9]{52}"],
+  ["notion", "ntn_[0-9]{11}[A-Za-z0-9]{35}"],
+  ["docker", "dckr_pat_[A-Za-z0-9_-]{27}"],
+];
+
+/**
+ * A match of a known prefix whose body is not random, as placeholders and names are: without a digit and a
+ * letter (`ghp_xxxxxxxx…`, `ASIAPACIFICSOUTHREGION`, `ghp_someLongCamelCaseName…`), or for a body of letters
+ * alone (huggingface), without both cases. Names in snake_case (`npm_package_…`) the bodies' classes leave out.
+ * And AWS's documentation example key, which the preset's rule leaves as printed too.
+ */
+function notRandom(_text: string, _m: RegExpMatchArray, _at: number, value: string): boolean {
+  if (value === "AKIA" + "IOSFODNN7EXAMPLE") return true;
+  const body = value.slice(/^[a-z]+(?:_pat)?_|^sk-[a-z]+-|^[A-Z0-9]{4}/.exec(value)?.[0].length ?? 0);
+  const upper = /[A-Z]/.test(body), lower = /[a-z]/.test(body);
+  return !(/[0-9]/.test(body) ? upper || lower : value.startsWith("hf_") && upper && lower);
+}
+
+/**
  * Shapes the preset lacks, each with the group that holds the secret (0: the whole match) and, for some, what
  * looks like one and is not.
  */
@@ -104,8 +133,24 @@ const EXTRA: readonly {
   pattern: RegExp;
   group: number;
   hint: RegExp;
+  /** The kind of a match by its first capture group that took part, for a pattern of several. */
+  kinds?: readonly string[];
   not?: (text: string, m: RegExpMatchArray, at: number, value: string) => boolean;
 }[] = [
+  {
+    // A key of a known prefix glued to what follows it (`printf 'x TOKEN'` and the prompt on the same row:
+    // `TOKENroot@vm:~#`): the preset's patterns need a boundary after the key. Its prefix and its body's fixed
+    // or least length are enough; the range is widened over the rest of the run, the glued text with it.
+    kind: "glued",
+    hint: /gh[pousr]_|github_pat_|sk-|A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|npm_|hf_|gsk_|ntn_|dckr_pat_/,
+    pattern: new RegExp(
+      "(?<![A-Za-z0-9])(?:" + GLUED.map(([, p]) => `(${p})`).join("|") + ")",
+      "g",
+    ),
+    group: 0,
+    kinds: GLUED.map(([kind]) => kind),
+    not: notRandom,
+  },
   { kind: "jwt", hint: /eyJ/, pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, group: 0 },
   {
     kind: "auth-header",
@@ -313,10 +358,12 @@ export interface CleanLines {
  */
 export function findSecrets(rules: readonly Rule[] | undefined, text: string, cleanLines?: CleanLines): SecretSpan[] {
   const spans: SecretSpan[] = [];
+  /** Adds [start, end) widened; returns where the span added ends (`end` when none is). */
   const add = (start: number, end: number, kind: string) => {
-    if (end <= start) return;
+    if (end <= start) return end;
     const [s, e] = widen(text, start, end);
     spans.push({ start: s, end: e, kind });
+    return e;
   };
   // The preset's rules run over the lines that may hold one of its shapes (most lines of most screens do not),
   // joined; a range found there is mapped back line by line. Key blocks spanning lines are EXTRA's.
@@ -358,15 +405,19 @@ export function findSecrets(rules: readonly Rule[] | undefined, text: string, cl
       }
     }
   }
-  for (const { kind, pattern, group, hint, not } of EXTRA) {
+  for (const { kind, pattern, group, hint, kinds, not } of EXTRA) {
     // A cheap test first: most text holds none of these words, and the full patterns cost more.
     if (!hint.test(text)) continue;
     pattern.lastIndex = 0;
+    // A match within a span already widened adds nothing: widening each of them again (a run of glued keys) would
+    // cost the run's length squared.
+    let reach = 0;
     for (const m of text.matchAll(pattern)) {
       const value = m[group];
       if (!value) continue;
       const at = m.index! + (group === 0 ? 0 : m[0].lastIndexOf(value));
-      if (!not?.(text, m, at, value)) add(at, at + value.length, kind);
+      if (at + value.length <= reach || not?.(text, m, at, value)) continue;
+      reach = add(at, at + value.length, kinds?.[m.findIndex((g, i) => i > 0 && g) - 1] ?? kind);
     }
   }
   // Text cut from a longer source (a search snippet, a page of a buffer) can end or start inside a secret, and
