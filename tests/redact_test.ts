@@ -724,3 +724,45 @@ Deno.test("redactor: a long run of glued key prefixes is answered in millisecond
     assertMatch(out, /^x \[redacted:[a-z]+:[0-9a-f]{8}\]\n$/);
   }
 });
+
+Deno.test("redaction: a key of a known prefix wrapped over a narrow pane's rows is hidden in every row (join_wrapped false)", async () => {
+  const dir = await tempDir("tmcp-redact-");
+  // On 30 columns: the GitHub token splits 20/20 (each piece shorter than the cut-token rule takes), the
+  // Anthropic key runs over five rows and ends 11 characters into the last.
+  const [gh, ant] = [PREFIXED[0].value, PREFIXED[2].value];
+  await Deno.writeTextFile(`${dir}/wrap.txt`, `MARK abcd ${gh} tail\nMARK abcdefgh ${ant} end of it\n`);
+  await withServer(async (mcp, tmux) => {
+    const pane = (await tmux.tmux(
+      ...["new-session", "-d", "-s", "narrow", "-x", "30", "-y", "20", "-P", "-F", "#{pane_id}", "--"],
+      `cat ${dir}/wrap.txt; exec sleep 600`,
+    )).trim();
+    await waitForPane(tmux, pane, /end of it/);
+    const r = await mcp.ok<{ text: string }>("capture-pane", { target: pane, join_wrapped: false });
+    assert(r.text.split("\n").length >= 7, r.text);
+    for (const value of [gh, ant]) {
+      for (let i = 4; i + 6 <= value.length; i++) assert(!r.text.includes(value.slice(i, i + 6)), r.text);
+    }
+    assertMatch(r.text, /^MARK abcd \[redacted:github:[0-9a-f]{8}\]\n\[redacted:github:[0-9a-f]{8}\] tail$/m);
+  });
+  // Rows of any width from 20 columns, the key starting anywhere in one: every piece is hidden, the rest kept.
+  const r = await loadRedactor();
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...PREFIXED),
+      fc.integer({ min: 20, max: 60 }),
+      fc.integer({ min: 0, max: 59 }),
+      (k, width, column) => {
+        const text = `${"x ".repeat(30).slice(0, column % width).replace(/x$/, " ")}${k.value} y`;
+        const rows = Array.from(
+          { length: Math.ceil(text.length / width) },
+          (_, n) => text.slice(n * width, (n + 1) * width),
+        );
+        const out = r.redact(rows.join("\n"));
+        const body = k.value.slice(k.prefix.length);
+        for (let i = 0; i + 6 <= body.length; i++) if (out.includes(body.slice(i, i + 6))) return false;
+        return out.endsWith("y") && out.startsWith(text.slice(0, text.indexOf(k.prefix)));
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
