@@ -557,6 +557,30 @@ export function ptySuite(backend: Backend): void {
         }
       });
 
+      await t.step("an asciicast capture stops at once after its program exited, its output recorded", async () => {
+        // tmux refuses pipe-pane on a dead pane, so the pipe stays open: the stop waited for its end and hung
+        // until the call budget ran out.
+        const dir = await Deno.makeTempDir({ prefix: "pty-cast-exit-" });
+        const file = `${dir}/exit.cast`;
+        try {
+          const id = await p.launch({ command: "IFS= read -r x; echo bye; exit 2" });
+          await mcp.ok("pty-capture", { pty_id: id, output_file: file, format: "asciicast" });
+          await p.send(id, "hi\n");
+          await until("the exit", p.list, (l) => l.some((x) => x.pty_id === id && x.status === "exited"));
+          const started = Date.now();
+          const stopped = await mcp.ok<{ capturing: boolean }>("pty-capture", { pty_id: id });
+          assert(Date.now() - started < 20_000, `the stop took ${Date.now() - started} ms`);
+          assertEquals(stopped.capturing, false);
+          await p.kill(id);
+          const text = (c: string) =>
+            c.trimEnd().split("\n").slice(1).map((l) => JSON.parse(l)).filter((e) => e[1] === "o").map((e) => e[2])
+              .join("");
+          await until("the cast to hold the output", () => Deno.readTextFile(file), (c) => text(c) === "hi\r\nbye\r\n");
+        } finally {
+          await Deno.remove(dir, { recursive: true });
+        }
+      });
+
       await t.step("a working directory with quotes, # and $ is used exactly as given", async () => {
         const base = await Deno.makeTempDir({ prefix: "pty-cwd-" });
         const dir = `${base}/d'q #{pane_id} #(touch w) $(touch v) %Y`;
@@ -819,10 +843,18 @@ export function exitCleanupTest(backend: Backend): void {
         pids.push(Number(/PID=(\d+)/.exec(screen)![1]));
       }
       assert(pids.every((pid) => !processGone(pid)));
+      // A session whose program ended while an asciicast capture ran: tmux cannot close a dead pane's pipe, and the
+      // exit waited for its end (the tmux session was left behind).
+      const dir = await Deno.makeTempDir({ prefix: "pty-exit-cast-" });
+      const ended = await p.launch({ command: "IFS= read -r x; exit 3" });
+      await mcp.ok("pty-capture", { pty_id: ended, output_file: `${dir}/a.cast`, format: "asciicast" });
+      await p.send(ended, "\n");
+      await until("the exit", p.list, (l) => l.some((x) => x.pty_id === ended && x.status === "exited"));
       await mcp.close();
       await until("the children to end", () => Promise.resolve(pids.filter((pid) => !processGone(pid))), (left) => {
         return left.length === 0;
       }, 5000).finally(() => pids.forEach((pid) => processGone(pid) || Deno.kill(pid, "SIGKILL")));
+      await Deno.remove(dir, { recursive: true });
       if (backend === "tmux") {
         const names = await tmux.tmux("list-sessions", "-F", "#{session_name}");
         assert(!names.includes("mcp-pty-"), `left behind: ${names}`);

@@ -342,6 +342,20 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     return { killed: Promise.resolve() };
   }
 
+  /**
+   * Ends the pane's pipe-pane; false when its program has exited: tmux then refuses pipe-pane, and the pipe (with an
+   * asciicast's reader) stays open until the pane is destroyed, so nothing may wait for its end before that.
+   */
+  async function endPipe(id: string, s: TmuxSession): Promise<boolean> {
+    try {
+      await run(id, ["pipe-pane", "-t", s.pane]);
+      return true;
+    } catch (e) {
+      if (e instanceof TmuxError && /pane has exited/.test(e.message)) return false;
+      throw e;
+    }
+  }
+
   /** Types `bytes` into the session's pane, a {@linkcode SEND_CHUNK} at a time. */
   async function sendInParts(id: string, s: TmuxSession, bytes: Uint8Array, secret: boolean): Promise<void> {
     for (let off = 0; off < bytes.length; off += SEND_CHUNK) {
@@ -579,13 +593,12 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const s = await session(id);
       return await s.captures.run(async () => {
         if (s.capture === undefined) throw notCapturing(id);
-        await run(id, ["pipe-pane", "-t", s.pane]).catch((e) => {
-          // A dead pane produces no more output, and tmux refuses pipe-pane on it: nothing left to stop.
-          if (!(e instanceof TmuxError && /pane has exited/.test(e.message))) throw e;
-        });
+        // A dead pane produces no more output: its reader writes what is still in the pipe and closes the file once
+        // pty-kill-session destroys the pane (waiting for it here hung the call until its budget ran out).
+        const ended = await endPipe(id, s);
         const path = s.capture;
         s.capture = undefined;
-        await s.cast?.done; // the pipe's end reached the reader: the recording is complete
+        if (ended) await s.cast?.done; // the pipe's end reached the reader: the recording is complete
         s.cast = undefined;
         return path;
       });
@@ -645,13 +658,14 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const entries = table.entries();
       for (const [id] of entries) table.delete(id);
       await Promise.all(entries.map(async ([id, s]) => {
-        if (s.capture !== undefined) await tmux.run(["pipe-pane", "-t", s.pane]).catch(() => {});
-        await s.cast?.done;
+        const ended = s.capture === undefined || await endPipe(id, s).catch(() => false);
+        if (ended) await s.cast?.done;
         if (opts.keepSessions) return;
         // As pty-kill-session does, so that a job ignoring SIGHUP (nohup) does not outlive the server either.
         const dead = await tmux.text(["display-message", "-p", "-t", s.pane, "#{pane_dead}"]).catch(() => undefined);
         const { killed } = dead === undefined ? { killed: undefined } : await hangUp(id, s, dead.trim() === "1");
         await tmux.run(["kill-session", "-t", `=${s.name}`]).catch(() => {});
+        await s.cast?.done; // the pane's pipe closed with it
         await killed;
       }));
       if (linkDir) await Deno.remove(await linkDir, { recursive: true }).catch(() => {});
