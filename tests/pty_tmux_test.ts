@@ -276,3 +276,28 @@ Deno.test({
     }
   },
 });
+
+Deno.test("a session whose tmux session was killed outside the server is gone for every pty tool", async () => {
+  // display-message answers for a pane it cannot find, every field empty: pty-capture failed with an internal
+  // error, and pty-kill-session took the gone program for a running one and hung up whatever had its pid since.
+  await withPty("tmux", async (mcp, tmux) => {
+    const p = pty(mcp);
+    const dir = await Deno.makeTempDir({ prefix: "pty-gone-" });
+    try {
+      const calls: [string, (id: string) => Record<string, unknown>][] = [
+        ["pty-capture", (id) => ({ pty_id: id, output_file: `${dir}/raw`, format: "raw" })],
+        ["pty-capture", (id) => ({ pty_id: id, output_file: `${dir}/a.cast`, format: "asciicast" })],
+        ["pty-kill-session", (id) => ({ pty_id: id })],
+      ];
+      for (const [name, args] of calls) {
+        const id = await p.launch({ command: "exec sleep 60" });
+        await tmux.tmux("kill-session", "-t", `=${await tmuxSessionOf(tmux, id)}`);
+        assertMatch(await mcp.err(name, args(id)), new RegExp(`^no pty session "${id}": call pty-list-sessions`));
+        assertEquals((await p.list()).map((s) => s.pty_id), []);
+      }
+      assertEquals([...Deno.readDirSync(dir)], []);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});

@@ -274,8 +274,23 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
     return table.get(id);
   }
 
+  /**
+   * `display-message -p` of `format` on the session's pane, then the commands of `rest` (after a separator). A
+   * pane killed outside this server is the error for an unknown id: display-message answers for a pane it cannot
+   * find, with every field empty (an empty pane_dead read as "running", an empty row as an internal error).
+   */
+  async function paneFacts(id: string, s: TmuxSession, format: string, rest: TmuxArg[] = []): Promise<Uint8Array> {
+    const out = await runBytes(id, ["display-message", "-p", "-t", s.pane, `#{pane_id} ${format}`, ...rest]);
+    const head = encoder.encode(`${s.pane} `);
+    if (out.length < head.length || head.some((b, i) => out[i] !== b)) {
+      table.delete(id);
+      throw noSuchSession(id);
+    }
+    return out.subarray(head.length);
+  }
+
   async function display(id: string, s: TmuxSession, format: string): Promise<string> {
-    return (await run(id, ["display-message", "-p", "-t", s.pane, format])).replace(/\n$/, "");
+    return decoder.decode(await paneFacts(id, s, format)).replace(/\n$/, "");
   }
 
   async function links(): Promise<string> {
@@ -567,7 +582,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         // A dead pane: tmux would refuse pipe-pane with its own words, after the file was made.
         const { dead, status, signal } = parseRow(
           EXIT,
-          await runBytes(id, ["display-message", "-p", "-t", s.pane, rowFormat(EXIT)]),
+          await paneFacts(id, s, rowFormat(EXIT)),
         );
         if (dead) throw sessionExited(id, exitCode(status, signal));
         if (format === "asciicast") return await castStart(id, s, path, policy);
@@ -614,8 +629,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const s = await session(id);
       // Control-mode clients (this server's own read-only ones, while it waits on output or reads a buffer) are
       // not a human at a terminal, so only the others count.
-      const out = await runBytes(id, [
-        ...["display-message", "-p", "-t", s.pane, rowFormat(FACTS)],
+      const out = await paneFacts(id, s, rowFormat(FACTS), [
         COMMAND_SEPARATOR,
         ...["list-clients", "-t", s.pane, "-F", rowFormat(CLIENT)],
       ]);
@@ -643,7 +657,7 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
       const s = await session(id);
       const { dead, tty, pid } = parseRow(
         PROCESS,
-        await runBytes(id, ["display-message", "-p", "-t", s.pane, rowFormat(PROCESS)]),
+        await paneFacts(id, s, rowFormat(PROCESS)),
       );
       return dead ? undefined : { tty, pid };
     },
@@ -662,8 +676,8 @@ export function createTmuxBackend(tmux: TmuxExecutor, opts: TmuxBackendOptions):
         if (ended) await s.cast?.done;
         if (opts.keepSessions) return;
         // As pty-kill-session does, so that a job ignoring SIGHUP (nohup) does not outlive the server either.
-        const dead = await tmux.text(["display-message", "-p", "-t", s.pane, "#{pane_dead}"]).catch(() => undefined);
-        const { killed } = dead === undefined ? { killed: undefined } : await hangUp(id, s, dead.trim() === "1");
+        const dead = await display(id, s, "#{pane_dead}").catch(() => undefined);
+        const { killed } = dead === undefined ? { killed: undefined } : await hangUp(id, s, dead === "1");
         await tmux.run(["kill-session", "-t", `=${s.name}`]).catch(() => {});
         await s.cast?.done; // the pane's pipe closed with it
         await killed;
