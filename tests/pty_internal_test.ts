@@ -61,3 +61,19 @@ Deno.test({
     assertEquals(listed?.sort((a, b) => a - b), proc.sort((a, b) => a - b));
   },
 });
+
+Deno.test("a session flooding output that is slow to parse can be killed, and the list answers", async () => {
+  // Each ESC # 8 fills the whole 500x1000 screen: parsing what the program writes takes minutes. The list waited
+  // for every session's output to be parsed and the kill for the parser, both past their call budget.
+  await withPty("pty", async (mcp) => {
+    const p = pty(mcp);
+    const flood = await p.launch({ command: "yes \"$(printf '\\033#8')\" | tr -d '\\n'", rows: 500, cols: 1000 });
+    const idle = await p.launch({ command: "echo ready; exec sleep 60" });
+    await p.waitScreen(idle, "the other session", (s) => s.startsWith("ready"));
+    const listed = await p.list();
+    assertEquals(listed.map((s) => [s.pty_id, s.status]), [[flood, "running"], [idle, "running"]]);
+    await p.kill(flood);
+    assertEquals((await p.list()).map((s) => s.pty_id), [idle]);
+    await p.kill(idle);
+  });
+});

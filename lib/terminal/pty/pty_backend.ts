@@ -67,6 +67,8 @@ interface PtySession {
   eof: boolean;
   /** Kill requested: the loop stops, then the descriptor is closed. */
   closed: boolean;
+  /** Resolves when the kill is requested: the loop waits no longer for the emulator. */
+  closing: PromiseWithResolvers<void>;
   loop: Promise<void>;
   capture?: { path: string; file: Deno.FsFile; cast?: AsciicastWriter };
   writes: Turns;
@@ -214,7 +216,9 @@ export function createPtyBackend(): TerminalBackend {
       if (s.closed) break;
       if (events & POLLNVAL) break;
       if (events & (POLLIN | POLLHUP | POLLERR)) drain(c, s);
-      await s.em.flushed();
+      // Output that is slow to parse (a flood of escapes that each fill a large screen) takes minutes: a kill
+      // must not wait for it.
+      await Promise.race([s.em.flushed(), s.closing.promise]);
       reap(c, s);
       if (s.eof && s.exit) break;
       if (s.eof) {
@@ -284,11 +288,12 @@ export function createPtyBackend(): TerminalBackend {
   /** Ends a session; `killed` settles after the SIGKILL pass a second later. */
   async function kill(c: Libc, s: PtySession): Promise<{ killed: Promise<unknown> }> {
     s.closed = true;
+    s.closing.resolve();
     const { killed } = await hangUpSession(s.pid, { leaderGone: s.exit !== undefined });
     await s.loop;
     stopCapture(s);
     hangUp(c, s);
-    s.em.dispose();
+    s.em.dispose(); // drops the output still queued for its parser (its callbacks run, nothing more is parsed)
     reap(c, s);
     if (!s.exit) reapLater(c, s);
     return { killed };
@@ -323,6 +328,7 @@ export function createPtyBackend(): TerminalBackend {
           em: createEmulator(spec.rows, spec.cols),
           eof: false,
           closed: false,
+          closing: Promise.withResolvers(),
           loop: Promise.resolve(),
           writes: new Turns(),
           captures: new Turns(),
@@ -357,13 +363,15 @@ export function createPtyBackend(): TerminalBackend {
       return { rows: s.em.rows, cols: s.em.cols, lines, cursor: s.em.cursor(), ...exited };
     },
 
-    async list() {
-      const out: SessionInfo[] = [];
-      for (const [id, s] of table.entries()) {
-        await settle(libc(), s);
-        out.push(info(id, s));
-      }
-      return out;
+    list() {
+      // Reaped, not settled: a list tells no output, and waiting for each session's output to be parsed made one
+      // flooding session hold up the list past its budget.
+      return Promise.resolve(
+        table.entries().map(([id, s]) => {
+          reap(libc(), s);
+          return info(id, s);
+        }),
+      );
     },
 
     async kill(id) {
