@@ -1,7 +1,8 @@
 // The shared pty-* suite on the internal PTY backend (Deno FFI + @xterm/headless).
 import { deepStrictEqual as assertEquals, match as assertMatch, ok as assert } from "node:assert/strict";
 import { libc } from "../lib/terminal/pty/ffi.ts";
-import { cursorSnapshotTest, exitCleanupTest, pty, ptySuite, ptyWaitTest, withPty } from "./pty_suite.ts";
+import { textOf } from "./helpers.ts";
+import { cursorSnapshotTest, exitCleanupTest, pty, ptySuite, ptyWaitTest, until, withPty } from "./pty_suite.ts";
 
 ptySuite("pty");
 exitCleanupTest("pty");
@@ -76,4 +77,20 @@ Deno.test("a session flooding output that is slow to parse can be killed, and th
     assertEquals((await p.list()).map((s) => s.pty_id), [idle]);
     await p.kill(idle);
   });
+});
+
+Deno.test("a pty call cut at its budget by a session's flood says so, not that tmux is stuck", async () => {
+  // The internal backend runs no tmux: the error blamed it (and pointed at list {what: "hosts"}).
+  await withPty("pty", async (mcp) => {
+    const p = pty(mcp);
+    const flood = await p.launch({ command: "yes \"$(printf '\\033#8')\" | tr -d '\\n'", rows: 500, cols: 1000 });
+    // Once output is queued (not before the program wrote any), a screen waits for its parse.
+    const cut = await until("a screen cut at the budget", () => mcp.call("pty-get-screen", { pty_id: flood }), (r) => {
+      return r.isError === true;
+    }, 120_000);
+    const message = textOf(cut);
+    assertMatch(message, /^pty-get-screen did not finish within the call budget .*pty-kill-session ends it\)$/);
+    assert(!message.includes("tmux"), message);
+    await p.kill(flood);
+  }, ["--call-budget-ms", "10000"]);
 });

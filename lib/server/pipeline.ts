@@ -551,6 +551,10 @@ export function createPipeline(opts: PipelineOptions): Pipeline {
           const why = svc.tmux.loggingIn
             ? `the login on ${named ? `host "${svc.host}"` : `ssh host "${svc.tmux.remote}"`} is still running ` +
               "(it may take up to --connect-timeout-ms): call again in a moment"
+            // No tmux answers a pty session of the internal backend: its reader was behind the program's output.
+            : cfg.terminalBackend === "pty" && typeof (data as { pty_id?: unknown }).pty_id === "string"
+            ? "the internal pty backend was still parsing the session's output (a program flooding its terminal? " +
+              "pty-kill-session ends it)"
             : `${named ? `tmux on host "${svc.host}" (or the connection to it)` : "tmux"} may be stuck or ` +
               `overloaded (list {what: "hosts"} shows a host's last error)`;
           // A work left running under a token goes on: the call that follows it names the same `what` (a family's).
