@@ -21,7 +21,7 @@
  * const r = await handOff(paneSubject(tmux, "%3"), "Enter the sudo password", opts);
  * ```
  */
-import { COMMAND_SEPARATOR, type TmuxExecutor } from "../tmux/executor.ts";
+import type { TmuxExecutor } from "../tmux/executor.ts";
 import { getPane, type PaneInfo } from "../tmux/panes.ts";
 import { formatLiteral } from "../tmux/quote.ts";
 import { parseRows, rowFormat, type RowSpec } from "../tmux/rows.ts";
@@ -34,7 +34,7 @@ import { libc, type TtyState } from "../terminal/pty/ffi.ts";
 import { splitRows, trimTrailingBlank } from "../text/columns.ts";
 import { shellActivity } from "./prompt.ts";
 import { shellFlavor } from "./shell.ts";
-import { hiddenReadRefusal, noEchoWarning, secretPromptAtCursor, toldForMode, type Warning } from "./warnings.ts";
+import { noEchoWarning, toldForMode, type Warning } from "./warnings.ts";
 
 const CLIENT = { control: ["client_control_mode", "bool"] } as const satisfies RowSpec;
 const decoder = new TextDecoder();
@@ -79,40 +79,6 @@ export function withTerminalMode(
     return [...warnings, noEchoWarning({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` })];
   }
   return [...warnings];
-}
-
-/**
- * Refuses `text` typed into a pane whose program waits at a prompt that reads a line without echo (a password
- * prompt: {@linkcode secretPromptAtCursor}), as its terminal says where this process can ask it: the text would be
- * taken as the answer (a command meant for the shell sent as a password, to sudo or a remote login), and a secret
- * is the human's to type. Keys alone pass (Enter for an empty answer, C-c to abort).
- *
- * @example
- * ```ts
- * declare const tmux: Parameters<typeof refuseHiddenRead>[0]; // the call's ctx.tmux
- * declare const pane: Parameters<typeof refuseHiddenRead>[1]; // the target's facts
- * await refuseHiddenRead(tmux, pane, "make test", AbortSignal.timeout(5000)); // throws at `Password:` (read -s, sudo)
- * ```
- */
-export async function refuseHiddenRead(
-  tmux: TmuxExecutor,
-  pane: Pick<PaneInfo, "pane_id" | "tty" | "dead"> | undefined,
-  text: string | undefined,
-  signal: AbortSignal,
-): Promise<void> {
-  if (!text || !pane || pane.dead) return;
-  const mode = ttyMode(tmux, pane.tty);
-  if (!mode?.canonical || mode.echo) return;
-  // The cursor and the rows it is on, in one call (rows as the terminal has them: not joined).
-  const out = await tmux.text([
-    ...["display-message", "-p", "-t", pane.pane_id, "#{cursor_x} #{cursor_y}"],
-    COMMAND_SEPARATOR,
-    ...["capture-pane", "-p", "-t", pane.pane_id],
-  ], { signal });
-  const [at, ...rows] = out.split("\n");
-  const [col, row] = at.split(" ").map(Number);
-  if (!secretPromptAtCursor(rows, { row, col })) return;
-  throw hiddenReadRefusal({ name: `pane ${pane.pane_id}`, arg: `target: "${pane.pane_id}"` });
 }
 
 /** The pane as a {@linkcode HandOffSubject}. */

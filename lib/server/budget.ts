@@ -249,7 +249,7 @@ export function createBudget(opts: BudgetOptions): Budget {
     // budget too small for them all, the whole result is kept as JSON instead, whose preview may leave some out.
     const least = {
       type: "buffered_response",
-      note: `Over the ${budget.maxTokens}-token budget: page buffer_id with show-buffer.`,
+      note: shortestNote(budget.maxTokens, true),
       metadata: {
         total_tokens: tokens,
         total_bytes: plan.full.length,
@@ -319,13 +319,11 @@ export function createBudget(opts: BudgetOptions): Budget {
     // Still over (a budget of a few hundred tokens): the note and suggestions give way too, down to where the full
     // result is and the one show-buffer call that reads it from the start, then that note alone, then the least
     // note (the required fields alone are about 120 tokens: the smallest budget taken, MIN_MAX_TOKENS, holds them).
-    const fromStart = envelope.suggested_refinements.filter((r) => r.includes(`"offset_bytes":0,`));
+    const fromStart = readsFromStart(envelope.suggested_refinements);
     const short = kept.id !== null
       ? `${head} The full ${what} is in tmux buffer "${kept.id}": page it with show-buffer.`
       : `${head} ${kept.why}: narrow the call to see it.`;
-    const shortest = kept.id !== null
-      ? `Over the ${budget.maxTokens}-token budget: page buffer_id with show-buffer.`
-      : `Over the ${budget.maxTokens}-token budget: narrow the call.`;
+    const shortest = shortestNote(budget.maxTokens, kept.id !== null);
     for (const [note, refs] of [[short, fromStart], [short, []], [shortest, []]] as const) {
       if (estimateTokens(JSON.stringify(envelope)) <= budget.maxTokens) break;
       envelope = { ...envelope, note, suggested_refinements: [...refs], preview: planFor(0).preview };
@@ -462,13 +460,9 @@ export function createBudget(opts: BudgetOptions): Budget {
    */
   function squeezed(envelope: BufferedResponse, maxTokens: number): BufferedResponse {
     const fits = (e: BufferedResponse) => estimateTokens(JSON.stringify(e)) <= maxTokens;
-    const fromStart = envelope.suggested_refinements.filter((r) => r.includes(`"offset_bytes":0,`));
-    const note = envelope.buffer_id !== null
-      ? `Over the ${envelope.metadata.limit_tokens}-token budget: page buffer_id with show-buffer.`
-      : `Over the ${envelope.metadata.limit_tokens}-token budget: narrow the call.`;
-    for (const e of [{ ...envelope, suggested_refinements: fromStart }, { ...envelope, suggested_refinements: [] }]) {
-      if (fits(e)) return fits(envelope) ? envelope : e;
-    }
+    const fromStart = { ...envelope, suggested_refinements: readsFromStart(envelope.suggested_refinements) };
+    for (const e of [envelope, fromStart, { ...envelope, suggested_refinements: [] }]) if (fits(e)) return e;
+    const note = shortestNote(envelope.metadata.limit_tokens, envelope.buffer_id !== null);
     return previewFieldsThatFit({ ...envelope, note, suggested_refinements: [] }, maxTokens);
   }
 
@@ -500,6 +494,16 @@ export function createBudget(opts: BudgetOptions): Budget {
     trimError: (message, tool) =>
       trimMiddle(message, tool === undefined ? settings.maxTokensPerResponse : budgetOf(tool).maxTokens),
   };
+}
+
+/** The least note of a buffered answer over a `limit`-token budget, its result `kept` in a buffer or not. */
+function shortestNote(limit: number, kept: boolean): string {
+  return `Over the ${limit}-token budget: ${kept ? "page buffer_id with show-buffer" : "narrow the call"}.`;
+}
+
+/** Of a buffered answer's suggested calls, the one that reads its buffer from the start. */
+function readsFromStart(refinements: readonly string[]): string[] {
+  return refinements.filter((r) => r.includes(`"offset_bytes":0,`));
 }
 
 /**

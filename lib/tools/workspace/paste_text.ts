@@ -6,7 +6,7 @@ import { typingRead, typingRefusal } from "../../tmux/sync.ts";
 import { resolvedTarget } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 import { UserError } from "../../errors.ts";
-import { refuseHiddenRead } from "../../exec/pane_handoff.ts";
+import { refuseHiddenRead } from "../../exec/keys_warning.ts";
 
 /** The end of a bracketed paste, as a program that asked for bracketed paste mode reads it. */
 const PASTE_END = "\x1b[201~";

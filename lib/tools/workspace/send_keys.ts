@@ -10,7 +10,7 @@ import { resolve } from "../declared.ts";
 import { refuseSelfInput } from "../../tmux/self.ts";
 import { warningsSchema } from "../../exec/warnings.ts";
 import { keysWarning, paneReadCounts } from "../../exec/keys_warning.ts";
-import { refuseHiddenRead } from "../../exec/pane_handoff.ts";
+import { refuseHiddenRead } from "../../exec/keys_warning.ts";
 
 /** Keys that end a line, lower-cased (tmux reads key names case-insensitively): after them a program may prompt. */
 const LINE_ENDS = new Set(["enter", "c-m", "c-j"]);
